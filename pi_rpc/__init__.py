@@ -1,0 +1,11 @@
+"""pi_rpc: a Python re-implementation of the pi coding agent's RPC mode.
+
+Layers, from the outside in (each imports only the layers inside it):
+  modes/ (rpc, json, print) and modes/wire/ (framing, stdout ownership, protocol models)
+  -> runtime/ (the session facade every mode uses)
+  -> agent/, tools/, session/, compaction/, resources/
+  -> ai/ (LLM types, streaming providers, model registry)
+  config/ (agent dir, settings) is a leaf utility used by every layer.
+"""
+
+__version__ = "0.1.0"

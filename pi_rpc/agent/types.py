@@ -1,0 +1,53 @@
+"""Contracts between the agent loop, the tools and the session runtime.
+
+A tool is any object satisfying ``AgentTool``. Its ``execute`` returns an ``AgentToolResult``
+dict, passed through to the wire unchanged as ``tool_execution_end.result`` (upstream's shape:
+``{content, details?, structuredContent?, isError?}``). A tool signals failure by raising
+``ToolError`` (or any exception): the loop turns the message into an error result.
+
+Agent events are dicts in upstream pi-agent-core's in-process shape, e.g.
+``{"type":"message_update","message":partial,"assistantMessageEvent":ev}``; the wire layer of
+each mode transforms them (drops ``partial``, adds ``usage``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
+
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import UserContent
+
+
+class AgentToolResult(TypedDict):
+    content: list[UserContent]
+    details: NotRequired[Any]
+    structuredContent: NotRequired[Any]
+    isError: NotRequired[bool]
+
+
+ToolUpdateCallback = Callable[[AgentToolResult], Awaitable[None] | None]
+
+
+class ToolError(Exception):
+    """Raised by a tool to produce an error result whose text is the exception message."""
+
+
+@runtime_checkable
+class AgentTool(Protocol):
+    name: str
+    label: str
+    description: str
+    parameters: dict[str, Any]  # JSON Schema (upstream's exact parameter schema)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult: ...
+
+
+AgentEvent = dict[str, Any]
+AgentEventListener = Callable[[AgentEvent], Awaitable[None]]

@@ -1,0 +1,227 @@
+"""Shapes of everything that crosses the LLM layer: messages, content blocks, usage, models,
+stream events and stream options.
+
+Messages, content blocks, usage and models are plain ``dict`` objects at run time (typed here
+with ``TypedDict``) whose keys are exactly upstream pi's camelCase wire keys, in upstream's key
+order. They go to stdout, into session files and back without any renaming, and an absent key
+stays absent (never ``None``) unless upstream writes ``null``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Union
+
+if TYPE_CHECKING:
+    import httpx
+
+    from pi_rpc.ai.abort import AbortSignal
+
+# --------------------------------------------------------------------------- content blocks
+
+
+class TextContent(TypedDict):
+    type: Literal["text"]
+    text: str
+    textSignature: NotRequired[str]
+
+
+class ImageContent(TypedDict):
+    type: Literal["image"]
+    data: str  # base64
+    mimeType: str
+
+
+class ThinkingContent(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    thinkingSignature: NotRequired[str]
+    redacted: NotRequired[bool]
+
+
+class ToolCall(TypedDict):
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    thoughtSignature: NotRequired[str]
+    argumentsError: NotRequired[str]
+
+
+AssistantContent = Union[TextContent, ThinkingContent, ToolCall]
+UserContent = Union[TextContent, ImageContent]
+
+# --------------------------------------------------------------------------- usage
+
+
+class UsageCost(TypedDict):
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+    total: float
+    totalFromProvider: NotRequired[bool]
+
+
+class Usage(TypedDict):
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+    cacheWrite1h: NotRequired[int]
+    reasoning: NotRequired[int]
+    totalTokens: int
+    cost: UsageCost
+
+
+StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
+
+# --------------------------------------------------------------------------- messages
+
+
+class UserMessage(TypedDict):
+    role: Literal["user"]
+    content: str | list[UserContent]
+    timestamp: int  # Unix ms
+
+
+class AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: list[AssistantContent]
+    api: str
+    provider: str
+    model: str
+    usage: Usage
+    stopReason: StopReason
+    timestamp: int  # Unix ms, request start
+    responseModel: NotRequired[str]
+    responseId: NotRequired[str]
+    errorMessage: NotRequired[str]
+    rawStopReason: NotRequired[str]
+    durationMs: NotRequired[int]
+    thinkingLevel: NotRequired[str]
+    providerThinkingLevel: NotRequired[str]
+
+
+class ToolResultMessage(TypedDict):
+    role: Literal["toolResult"]
+    toolCallId: str
+    toolName: str
+    content: list[UserContent]
+    details: NotRequired[Any]
+    isError: bool
+    timestamp: int
+    durationMs: NotRequired[int]
+
+
+class SystemMessage(TypedDict):
+    role: Literal["system"]
+    content: str | list[TextContent]
+    sections: NotRequired[dict[str, str | None]]
+    timestamp: int
+    toolsAdded: NotRequired[list[dict[str, Any]]]
+    toolsRemoved: NotRequired[list[dict[str, Any]]]
+
+
+# The agent also carries coding-agent roles (bashExecution, custom, compactionSummary,
+# branchSummary); they are converted to LLM messages before a provider sees them.
+Message = dict[str, Any]
+
+# --------------------------------------------------------------------------- tools and context
+
+
+class Tool(TypedDict):
+    """A tool as offered to a model: name, description and a JSON Schema for the arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class Context:
+    """What one model request sees. ``messages`` hold only LLM roles (user, assistant,
+    toolResult); the system prompt travels separately."""
+
+    system_prompt: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- model
+
+
+class ModelCost(TypedDict):
+    input: float
+    output: float
+    cacheRead: float
+    cacheWrite: float
+
+
+class Model(TypedDict):
+    """Key order is upstream's observed order; optional keys only when defined."""
+
+    id: str
+    name: str
+    api: str
+    provider: str
+    baseUrl: str
+    reasoning: bool
+    input: list[str]
+    cost: ModelCost
+    contextWindow: int
+    maxTokens: int
+    type: NotRequired[str]
+    thinkingLevelMap: NotRequired[dict[str, str | None]]
+    compat: NotRequired[dict[str, Any]]
+    headers: NotRequired[dict[str, str]]
+
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+# --------------------------------------------------------------------------- stream events
+#
+# Each event is a dict, exactly upstream pi-ai's in-process shape:
+#   {"type":"start","partial":msg}
+#   {"type":"text_start"|"thinking_start"|"toolcall_start","contentIndex":i,"partial":msg}
+#   {"type":"text_delta"|"thinking_delta"|"toolcall_delta","contentIndex":i,"delta":s,"partial":msg}
+#   {"type":"text_end"|"thinking_end","contentIndex":i,"content":s,"partial":msg}
+#   {"type":"toolcall_end","contentIndex":i,"toolCall":tc,"partial":msg}
+#   {"type":"done","reason":"stop"|"length"|"toolUse","message":msg}
+#   {"type":"error","reason":"error"|"aborted","error":msg}
+# ``partial`` is the same live AssistantMessage object throughout the stream. Exactly one
+# terminal event (done or error) ends every stream; a stream never raises to its caller.
+AssistantMessageEvent = dict[str, Any]
+
+
+@dataclass
+class StreamOptions:
+    """Per-request options. ``api_key`` is resolved by the caller right before the request."""
+
+    api_key: str | None = None
+    signal: AbortSignal | None = None
+    reasoning: str | None = None  # thinking level, None when "off"
+    max_tokens: int | None = None
+    temperature: float | None = None
+    session_id: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    # Injected HTTP client (tests, connection reuse). None -> the provider makes its own.
+    http_client: httpx.AsyncClient | None = None
+    timeout_s: float | None = None
+    # Provider-level HTTP retries for 429/5xx before the stream starts (upstream default 0).
+    max_retries: int = 0
+    max_retry_delay_ms: int = 60_000
+    cache_retention: Literal["none", "short", "long"] = "short"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def empty_usage() -> Usage:
+    return {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
