@@ -1,1 +1,38 @@
-"""agent layer."""
+"""agent layer: the run/turn loop, tool execution, steering and follow-up queues, abort."""
+
+from pi_rpc.agent.agent import Agent, PendingMessageQueue
+from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
+from pi_rpc.agent.loop import LoopConfig, TurnSnapshot, TurnUpdate, run_agent_loop, run_agent_loop_continue
+from pi_rpc.agent.types import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    AgentContext,
+    AgentEvent,
+    AgentTool,
+    AgentToolResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    ToolError,
+)
+
+__all__ = [
+    "AfterToolCallContext",
+    "AfterToolCallResult",
+    "Agent",
+    "AgentContext",
+    "AgentEvent",
+    "AgentTool",
+    "AgentToolResult",
+    "BeforeToolCallContext",
+    "BeforeToolCallResult",
+    "LoopConfig",
+    "PendingMessageQueue",
+    "ToolError",
+    "TurnSnapshot",
+    "TurnUpdate",
+    "build_llm_context",
+    "convert_to_llm",
+    "run_agent_loop",
+    "run_agent_loop_continue",
+    "transform_messages",
+]

@@ -51,3 +51,65 @@ class AgentTool(Protocol):
 
 AgentEvent = dict[str, Any]
 AgentEventListener = Callable[[AgentEvent], Awaitable[None]]
+
+
+# --------------------------------------------------------------------------- loop contracts
+# (added by the agent-loop engineer; additive only)
+
+from dataclasses import dataclass, field  # noqa: E402
+
+from pi_rpc.ai.types import Message  # noqa: E402
+
+
+@dataclass
+class AgentContext:
+    """What one run works on: a copy of the transcript plus the executable tools.
+
+    ``system_prompt`` is only the fallback used when the transcript has no system message."""
+
+    messages: list[Message] = field(default_factory=list)
+    tools: list[Any] = field(default_factory=list)
+    system_prompt: str = ""
+
+
+@dataclass
+class BeforeToolCallContext:
+    assistant_message: Message
+    tool_call: dict[str, Any]
+    args: Any  # validated arguments
+    context: AgentContext
+
+
+@dataclass
+class AfterToolCallContext:
+    assistant_message: Message
+    tool_call: dict[str, Any]
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+class BeforeToolCallResult(TypedDict, total=False):
+    block: bool
+    reason: str
+    terminate: bool
+
+
+class AfterToolCallResult(TypedDict, total=False):
+    """Each present key replaces the result's field wholesale; ``isError`` flips the flag."""
+
+    content: list[UserContent]
+    details: Any
+    structuredContent: Any
+    usage: Any
+    terminate: bool
+    isError: bool
+
+
+BeforeToolCallHook = Callable[
+    [BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]
+]
+AfterToolCallHook = Callable[
+    [AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]
+]

@@ -1,0 +1,196 @@
+"""System messages as transcript state: the system prompt and the declared tool set.
+
+Since pi 1.x the prompt and the tools travel inside the transcript as ``system`` messages: the
+first one carries the base prompt (``content`` and named ``sections``) and ``toolsAdded``; later
+ones patch it (a section set to ``None`` is removed, ``toolsRemoved`` drops tools). These helpers
+replay those messages exactly as upstream's ``pi-ai/utils/transcript`` does, and compute the tool
+delta the loop declares before a request when the executable tool set changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.types import Message
+
+
+def content_text(content: Any, separator: str = "\n") -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return separator.join(
+        block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"
+    )
+
+
+def _is_system(message: Message) -> bool:
+    return isinstance(message, dict) and message.get("role") == "system"
+
+
+def to_tool_declaration(tool: Any) -> dict[str, Any]:
+    """A tool as the model sees it: ``{name, description, parameters, constrainedSampling?}``.
+
+    Accepts an ``AgentTool`` object or an already declared tool dict.
+    """
+    if isinstance(tool, dict):
+        name, description, parameters = tool["name"], tool.get("description", ""), tool.get("parameters", {})
+        constrained = tool.get("constrainedSampling")
+    else:
+        name, description, parameters = tool.name, tool.description, tool.parameters
+        constrained = getattr(tool, "constrained_sampling", None)
+    decl: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        # A deep copy, like upstream's JSON round trip: the declaration must not alias the tool.
+        "parameters": orjson.loads(orjson.dumps(parameters)),
+    }
+    if constrained is not None:
+        decl["constrainedSampling"] = constrained
+    return decl
+
+
+def declarations_equal(left: Any, right: Any) -> bool:
+    return orjson.dumps(to_tool_declaration(left)) == orjson.dumps(to_tool_declaration(right))
+
+
+def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """The tools declared after replaying every system message in order."""
+    tools: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if not _is_system(message):
+            continue
+        for tool in message.get("toolsRemoved") or []:
+            tools.pop(tool["name"], None)
+        for tool in message.get("toolsAdded") or []:
+            tools[tool["name"]] = tool
+    return list(tools.values())
+
+
+def get_current_system_message(messages: Sequence[Message]) -> dict[str, Any] | None:
+    """Every system message folded into one: contents joined by a blank line, sections patched
+    by name (``None`` removes), tools replayed."""
+    content: list[str] = []
+    sections: dict[str, str] = {}
+    timestamp: int | None = None
+    for message in messages:
+        if not _is_system(message):
+            continue
+        if timestamp is None:
+            timestamp = message.get("timestamp", 0)
+        text = content_text(message.get("content", ""))
+        if text:
+            content.append(text)
+        for name, value in (message.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+    tools = get_current_tools(messages)
+    if timestamp is None and not tools:
+        return None
+    folded: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
+    if sections:
+        folded["sections"] = sections
+    if tools:
+        folded["toolsAdded"] = tools
+    folded["timestamp"] = timestamp if timestamp is not None else 0
+    return folded
+
+
+def system_message_text(message: Message) -> str:
+    """A system message rendered as a prompt: its content, then its section texts."""
+    parts = [content_text(message.get("content", ""))]
+    parts.extend(v for v in (message.get("sections") or {}).values() if v is not None)
+    return "\n\n".join(p for p in parts if p)
+
+
+def get_current_system_prompt(messages: Sequence[Message]) -> str:
+    message = get_current_system_message(messages)
+    return system_message_text(message) if message else ""
+
+
+def has_system_message(messages: Iterable[Message]) -> bool:
+    return any(_is_system(m) for m in messages)
+
+
+def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any] | None) -> dict[str, Any] | None:
+    """The leading system message for a prompt and tool set, or ``None`` when both are empty."""
+    has_prompt = bool(system_prompt)
+    has_tools = bool(tools)
+    if not has_prompt and not has_tools:
+        return None
+    message: dict[str, Any] = {"role": "system", "content": system_prompt or ""}
+    if has_tools:
+        message["toolsAdded"] = [to_tool_declaration(t) for t in tools or []]
+    message["timestamp"] = 0
+    return message
+
+
+def get_tool_state_changes(previous: Sequence[Any], current: Sequence[Any]) -> tuple[list[dict], list[dict]]:
+    """``(toolsAdded, toolsRemoved)`` turning ``previous`` into ``current``; a changed definition
+    is a removal plus an addition."""
+    prev = {(t["name"] if isinstance(t, dict) else t.name): t for t in previous}
+    cur = {(t["name"] if isinstance(t, dict) else t.name): t for t in current}
+    added = [
+        to_tool_declaration(t)
+        for name, t in cur.items()
+        if name not in prev or not declarations_equal(prev[name], t)
+    ]
+    removed = [
+        {"name": name} for name, t in prev.items() if name not in cur or not declarations_equal(t, cur[name])
+    ]
+    return added, removed
+
+
+def _with_tool_changes(message: Message, added: list[dict], removed: list[dict]) -> dict[str, Any]:
+    rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+    # Upstream spreads ``rest`` first, then the tool fields, so they land after ``timestamp``.
+    if added:
+        rest["toolsAdded"] = added
+    if removed:
+        rest["toolsRemoved"] = removed
+    return rest
+
+
+def declare_tool_changes(
+    context_messages: Sequence[Message], executable_tools: Sequence[Any], pending: list[Message]
+) -> list[Message]:
+    """Make the transcript declare exactly ``executable_tools`` once ``pending`` is appended.
+
+    A pending system message gets the delta as its tool fields; otherwise a new
+    ``{role:"system", content:"", timestamp, toolsAdded?, toolsRemoved?}`` is inserted before the
+    first non-system pending message. Returns ``pending`` itself when nothing changes.
+    """
+    system_index = -1
+    for i in range(len(pending) - 1, -1, -1):
+        if _is_system(pending[i]):
+            system_index = i
+            break
+    pending_system = pending[system_index] if system_index >= 0 else None
+    if pending_system is not None:
+        baseline = [_with_tool_changes(m, [], []) if i == system_index else m for i, m in enumerate(pending)]
+    else:
+        baseline = pending
+    added, removed = get_tool_state_changes(
+        get_current_tools([*context_messages, *baseline]), [to_tool_declaration(t) for t in executable_tools]
+    )
+    unchanged = not added and not removed
+    if pending_system is not None:
+        if unchanged and not pending_system.get("toolsAdded") and not pending_system.get("toolsRemoved"):
+            return pending
+        return [
+            _with_tool_changes(pending_system, added, removed) if i == system_index else m
+            for i, m in enumerate(baseline)
+        ]
+    if unchanged:
+        return pending
+    update = _with_tool_changes(
+        {"role": "system", "content": "", "timestamp": int(time.time() * 1000)}, added, removed
+    )
+    index = next((i for i, m in enumerate(pending) if not _is_system(m)), len(pending))
+    return [*pending[:index], update, *pending[index:]]

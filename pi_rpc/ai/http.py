@@ -1,0 +1,195 @@
+"""HTTP plumbing shared by the httpx providers: open a streaming POST, provider-level retries,
+and SSE iteration whose every network read is cancellable by the abort signal.
+
+Abort design: each ``await`` on the network (sending the request, reading the next chunk, a retry
+sleep) runs inside its own ``with signal.scope():``. Nothing is awaited inside a scope while the
+provider is suspended at a ``yield``, so an abort never cancels the consumer's code; an abort that
+fires during a read cancels that read at once and the response is closed (the server sees the
+disconnect). Provider generators translate ``AbortedError`` into the ``aborted`` terminal event.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import ssl
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+import orjson
+
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.errors import AbortedError, ProviderHTTPError
+from pi_rpc.ai.sse import SSEEvent, SSEParser
+from pi_rpc.ai.types import StreamOptions
+
+_SSL_CONTEXT: ssl.SSLContext | None = None
+DEFAULT_TIMEOUT_S = 300.0
+USER_AGENT = "pi/1.6.0 (pi-rpc; python)"
+
+
+def _ssl_context() -> ssl.SSLContext:
+    # Building a verified context costs milliseconds; every request client shares one.
+    global _SSL_CONTEXT
+    if _SSL_CONTEXT is None:
+        _SSL_CONTEXT = httpx.create_ssl_context()
+    return _SSL_CONTEXT
+
+
+def make_client(timeout_s: float | None) -> httpx.AsyncClient:
+    t = timeout_s if timeout_s is not None else DEFAULT_TIMEOUT_S
+    return httpx.AsyncClient(verify=_ssl_context(), timeout=httpx.Timeout(t, connect=min(t, 30.0)))
+
+
+async def _checkpoint_scope(signal: AbortSignal | None, fn: Callable[[], Any]) -> Any:
+    """Await ``fn()`` inside the abort scope; raise AbortedError if the signal fired."""
+    if signal is None:
+        return await fn()
+    result = None
+    with signal.scope():
+        result = await fn()
+    if signal.aborted:
+        raise AbortedError()
+    return result
+
+
+def _should_retry(err: ProviderHTTPError) -> bool:
+    should = err.headers.get("x-should-retry")
+    if should == "true":
+        return True
+    if should == "false":
+        return False
+    return err.status in (408, 409, 429) or err.status >= 500
+
+
+def retry_delay_ms(headers: dict[str, str], attempt: int, max_retry_delay_ms: int, message: str) -> float:
+    """SDK policy: retry-after-ms, retry-after (seconds or date), else capped exponential backoff."""
+    delay: float | None = None
+    if headers.get("retry-after-ms"):
+        try:
+            delay = float(headers["retry-after-ms"])
+        except ValueError:
+            delay = None
+    if delay is None and headers.get("retry-after"):
+        value = headers["retry-after"]
+        try:
+            delay = float(value) * 1000
+        except ValueError:
+            parsed = email.utils.parsedate_to_datetime(value) if value else None
+            if parsed is not None:
+                delay = parsed.timestamp() * 1000 - time.time() * 1000
+    if delay is not None:
+        if max_retry_delay_ms > 0 and delay > max_retry_delay_ms:
+            raise RuntimeError(
+                f"Server requested {-(-int(delay) // 1000)}s retry delay "
+                f"(max: {-(-max_retry_delay_ms // 1000)}s). {message}"
+            )
+        return max(0.0, delay)
+    return min(0.5 * 2**attempt, 8) * 1000 * (1 - random.random() * 0.25)
+
+
+@asynccontextmanager
+async def open_stream(
+    options: StreamOptions,
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    format_error: Callable[[int, str], str],
+) -> AsyncIterator[httpx.Response]:
+    """POST ``body`` and yield the 2xx streaming response; non-2xx raises ProviderHTTPError whose
+    message is ``format_error(status, body_text)``."""
+    signal = options.signal
+    own_client = options.http_client is None
+    client = options.http_client or make_client(options.timeout_s)
+    payload = orjson.dumps(body)
+    attempt = 0
+    response: httpx.Response | None = None
+    try:
+        while True:
+            request = client.build_request("POST", url, headers=headers, content=payload)
+            try:
+                response = await _checkpoint_scope(signal, lambda: client.send(request, stream=True))
+            except AbortedError:
+                raise
+            except httpx.HTTPError as exc:
+                if attempt < options.max_retries and not (signal and signal.aborted):
+                    delay = min(0.5 * 2**attempt, 8) * (1 - random.random() * 0.25)
+                    attempt += 1
+                    await _checkpoint_scope(signal, lambda: anyio.sleep(delay))
+                    continue
+                raise ConnectionError(_transport_message(exc)) from exc
+            assert response is not None
+            if response.status_code < 300:
+                break
+            try:
+                raw = await _checkpoint_scope(signal, response.aread)
+            finally:
+                await response.aclose()
+            text = raw.decode("utf-8", errors="replace") if raw else ""
+            err = ProviderHTTPError(
+                response.status_code, text, dict(response.headers), format_error(response.status_code, text)
+            )
+            response = None
+            if attempt < options.max_retries and _should_retry(err):
+                delay_ms = retry_delay_ms(err.headers, attempt, options.max_retry_delay_ms, str(err))
+                attempt += 1
+                await _checkpoint_scope(signal, lambda: anyio.sleep(delay_ms / 1000))
+                continue
+            raise err
+        yield response
+    finally:
+        if response is not None:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        if own_client:
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+
+
+def _transport_message(exc: httpx.HTTPError) -> str:
+    # Upstream's OpenAI SDK says "Connection error." and appends the root cause.
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        return f"Request timed out: {detail}"
+    return f"Connection error: {detail}"
+
+
+async def iter_sse(response: httpx.Response, signal: AbortSignal | None) -> AsyncIterator[SSEEvent]:
+    """SSE events of a streaming response; each network read is abortable."""
+    parser = SSEParser()
+    chunks = response.aiter_bytes()
+    nxt = chunks.__anext__
+    try:
+        while True:
+            try:
+                if signal is None:
+                    chunk = await nxt()
+                else:
+                    with signal.scope():
+                        chunk = await nxt()
+                    if signal.aborted:
+                        raise AbortedError()
+            except StopAsyncIteration:
+                break
+            except httpx.HTTPError as exc:
+                raise ConnectionError(_stream_drop_message(exc)) from exc
+            if chunk:
+                for event in parser.feed(chunk):
+                    yield event
+        for event in parser.flush():
+            yield event
+    finally:
+        with anyio.CancelScope(shield=True):
+            await response.aclose()
+
+
+def _stream_drop_message(exc: httpx.HTTPError) -> str:
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return f"terminated: {exc}"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"Request timed out: {exc}"
+    return f"Connection error: {exc}"

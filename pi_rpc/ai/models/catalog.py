@@ -1,0 +1,32 @@
+"""Built-in model catalogue: ``catalog.json`` beside this file, generated from upstream pi-ai
+1.6.0's own catalogue data (MIT) and restricted to the APIs pi_rpc implements. Model dicts keep
+upstream's key order (id, name, api, provider, baseUrl, reasoning, input, cost, contextWindow,
+maxTokens, then thinkingLevelMap, compat, promptCache, inputLimits, type)."""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+CATALOG_PATH = Path(__file__).with_name("catalog.json")
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> dict[str, list[dict[str, Any]]]:
+    return orjson.loads(CATALOG_PATH.read_bytes())["providers"]
+
+
+def builtin_providers() -> list[str]:
+    return list(_catalog())
+
+
+def builtin_models(provider: str | None = None) -> list[dict[str, Any]]:
+    """Copies of the built-in models (all, or one provider's)."""
+    data = _catalog()
+    if provider is not None:
+        return copy.deepcopy(data.get(provider, []))
+    return [copy.deepcopy(m) for models in data.values() for m in models]

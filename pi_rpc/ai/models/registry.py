@@ -1,0 +1,443 @@
+"""``ModelRegistry``: built-in catalogue + faux + ``<agentDir>/models.json``, and auth resolution.
+
+models.json (protocol §7.3, upstream 1.6 provider-composer): a provider id naming a built-in
+provider modifies it (``baseUrl``/``compat`` applied to all its models, ``models`` entries replace
+by id or are added, ``modelOverrides`` patch built-in models); a new provider needs ``baseUrl`` and
+an ``api`` (provider or model level). Model defaults: name = id, reasoning false, input
+["text"], zero cost, contextWindow 128000, maxTokens 16384. Model key order follows upstream's
+``modelFromJson``. A broken file leaves the built-ins loaded and sets ``error``.
+
+API key order (1.6): runtime ``--api-key`` override, ``auth.json`` ``{"<p>": {"type":
+"api_key", "key": ...}}``, models.json ``apiKey``, then the provider's environment variables.
+Values go through ``config_value`` (literal, ``$VAR``/``${VAR}``, ``!command``). ``faux`` needs no key.
+Keys are only returned by ``get_api_key``/``request_auth``; nothing here logs or stores them.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.models.catalog import builtin_models
+from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
+from pi_rpc.ai.models.patterns import resolve_model_reference
+from pi_rpc.ai.providers.faux import FAUX_MODELS, set_faux_config_script
+
+# Protocol §7.2, first variable wins.
+ENV_API_KEYS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
+    "google": ("GEMINI_API_KEY",),
+    "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "nvidia": ("NVIDIA_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
+    "zai": ("ZAI_API_KEY",),
+    "zai-coding-cn": ("ZAI_CODING_CN_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "minimax": ("MINIMAX_API_KEY",),
+    "minimax-cn": ("MINIMAX_CN_API_KEY",),
+    "moonshotai": ("MOONSHOT_API_KEY",),
+    "moonshotai-cn": ("MOONSHOT_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "baseten": ("BASETEN_API_KEY",),
+    "opencode": ("OPENCODE_API_KEY",),
+    "opencode-go": ("OPENCODE_API_KEY",),
+    "kimi-coding": ("KIMI_API_KEY",),
+    "meta": ("META_API_KEY",),
+    "radius": ("RADIUS_API_KEY",),
+    "typesafe": ("TYPESAFE_API_KEY",),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN",),
+    "cloudflare-workers-ai": ("CLOUDFLARE_API_KEY",),
+    "cloudflare-ai-gateway": ("CLOUDFLARE_API_KEY",),
+    "ant-ling": ("ANT_LING_API_KEY",),
+    "xiaomi": ("XIAOMI_API_KEY",),
+}
+
+FAUX_PROVIDER = "faux"
+MODEL_DEFAULTS = {"contextWindow": 128000, "maxTokens": 16384}
+_NESTED_COMPAT = ("openRouterRouting", "vercelGatewayRouting", "chatTemplateKwargs", "chatTemplateArgs")
+
+
+def strip_json_comments(text: str) -> str:
+    """Drop // and /* */ comments outside strings (models.json may carry them)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_str = False
+    while i < n:
+        c = text[i]
+        if in_str:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if c == '"':
+                in_str = False
+            i += 1
+            continue
+        if c == '"':
+            in_str = True
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _merge_compat(base: Any, override: Any) -> Any:
+    if not override:
+        return base
+    merged = {**(base or {}), **override}
+    for key in _NESTED_COMPAT:
+        b, o = (base or {}).get(key), override.get(key)
+        if isinstance(b, dict) or isinstance(o, dict):
+            merged[key] = {**(b or {}), **(o or {})}
+    return merged
+
+
+def _put(model: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        model[key] = value
+
+
+def model_from_json(provider_id: str, definition: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    api = definition.get("api") or config.get("api")
+    if not api:
+        raise ValueError(f'Provider {provider_id}, model {definition.get("id")}: no "api" specified. Set at provider or model level.')
+    base_url = definition.get("baseUrl") or config.get("baseUrl")
+    if not base_url:
+        raise ValueError(f'Provider {provider_id}: "baseUrl" is required when defining custom models.')
+    for key in ("contextWindow", "maxTokens"):
+        if key in definition and not (isinstance(definition[key], (int, float)) and definition[key] > 0):
+            raise ValueError(f"Provider {provider_id}, model {definition.get('id')}: invalid {key}")
+    model: dict[str, Any] = {
+        "id": definition["id"],
+        "name": definition.get("name") or definition["id"],
+        "api": api,
+        "provider": provider_id,
+        "baseUrl": base_url,
+        "reasoning": bool(definition.get("reasoning", False)),
+    }
+    _put(model, "thinkingLevelMap", definition.get("thinkingLevelMap"))
+    model["input"] = list(definition.get("input") or ["text"])
+    _put(model, "inputLimits", definition.get("inputLimits"))
+    model["cost"] = definition.get("cost") or {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    _put(model, "promptCache", definition.get("promptCache"))
+    model["contextWindow"] = definition.get("contextWindow", MODEL_DEFAULTS["contextWindow"])
+    model["maxTokens"] = definition.get("maxTokens", MODEL_DEFAULTS["maxTokens"])
+    _put(model, "samplingParams", definition.get("samplingParams"))
+    _put(model, "samplingParamsByThinkingLevel", definition.get("samplingParamsByThinkingLevel"))
+    _put(model, "compat", _merge_compat(config.get("compat"), definition.get("compat")))
+    return model
+
+
+def apply_model_override(model: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(model)
+    for key in ("name", "reasoning", "input", "contextWindow", "maxTokens"):
+        if override.get(key) is not None:
+            out[key] = override[key]
+    if override.get("thinkingLevelMap"):
+        out["thinkingLevelMap"] = {**(model.get("thinkingLevelMap") or {}), **override["thinkingLevelMap"]}
+    if override.get("inputLimits"):
+        out["inputLimits"] = {**(model.get("inputLimits") or {}), **override["inputLimits"]}
+    if override.get("cost"):
+        base = model.get("cost") or {}
+        cost = {k: override["cost"].get(k, base.get(k, 0)) for k in ("input", "output", "cacheRead", "cacheWrite")}
+        tiers = override["cost"].get("tiers", base.get("tiers"))
+        if tiers is not None:
+            cost["tiers"] = tiers
+        out["cost"] = cost
+    if override.get("promptCache"):
+        out["promptCache"] = {**(model.get("promptCache") or {}), **override["promptCache"]}
+    if override.get("samplingParams"):
+        out["samplingParams"] = {**(model.get("samplingParams") or {}), **override["samplingParams"]}
+    merged = _merge_compat(model.get("compat"), override.get("compat"))
+    if merged is not None:
+        out["compat"] = merged
+    return out
+
+
+class ModelRegistry:
+    """All models pi can use and how to authenticate them. Construct with the agent dir."""
+
+    def __init__(
+        self,
+        agent_dir: Path | str,
+        *,
+        env: Mapping[str, str] | None = None,
+        include_builtins: bool = True,
+    ) -> None:
+        self.agent_dir = Path(agent_dir)
+        self._env = env
+        self._include_builtins = include_builtins
+        self._runtime_keys: dict[str, str] = {}
+        self.error: str | None = None
+        self.errors: list[str] = []
+        self._config: dict[str, dict[str, Any]] = {}
+        self._auth: dict[str, Any] = {}
+        self._models: list[dict[str, Any]] = []
+        self.reload()
+
+    # ------------------------------------------------------------------ loading
+
+    @property
+    def models_json_path(self) -> Path:
+        return self.agent_dir / "models.json"
+
+    @property
+    def auth_json_path(self) -> Path:
+        return self.agent_dir / "auth.json"
+
+    def reload(self) -> None:
+        """Re-read models.json and auth.json (upstream reloads when the model list is needed)."""
+        self.error = None
+        self.errors = []
+        self._config = self._load_models_json()
+        self._auth = self._load_auth_json()
+        faux_cfg = self._config.get(FAUX_PROVIDER) or {}
+        script = faux_cfg.get("script")
+        if isinstance(script, str) and script:
+            path = Path(os.path.expanduser(script))
+            if not path.is_absolute():
+                path = self.agent_dir / path
+            set_faux_config_script(str(path))
+        else:
+            set_faux_config_script(None)
+        self._models = self._compose()
+
+    def _load_models_json(self) -> dict[str, dict[str, Any]]:
+        path = self.models_json_path
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            self.error = f"Failed to load models.json: {exc}\n\nFile: {path}"
+            return {}
+        try:
+            data = orjson.loads(strip_json_comments(text))
+        except orjson.JSONDecodeError as exc:
+            self.error = f"Failed to parse models.json: {exc}\n\nFile: {path}"
+            return {}
+        problems = _validate(data)
+        if problems:
+            self.error = "Invalid models.json schema:\n" + "\n".join(f"  - {p}" for p in problems) + f"\n\nFile: {path}"
+            return {}
+        return dict(data["providers"])
+
+    def _load_auth_json(self) -> dict[str, Any]:
+        try:
+            data = orjson.loads(self.auth_json_path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _compose(self) -> list[dict[str, Any]]:
+        by_provider: dict[str, list[dict[str, Any]]] = {}
+        if self._include_builtins:
+            for m in builtin_models():
+                by_provider.setdefault(m["provider"], []).append(copy.deepcopy(m))
+        by_provider[FAUX_PROVIDER] = [copy.deepcopy(m) for m in FAUX_MODELS]
+        for provider_id, config in self._config.items():
+            if provider_id == FAUX_PROVIDER:
+                continue
+            try:
+                by_provider[provider_id] = self._apply_models_json(provider_id, by_provider.get(provider_id, []), config)
+            except ValueError as exc:
+                self.errors.append(str(exc))
+        out: list[dict[str, Any]] = []
+        for provider_id, models in by_provider.items():
+            overrides = (self._config.get(provider_id) or {}).get("modelOverrides") or {}
+            for m in models:
+                out.append(apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m)
+        return out
+
+    @staticmethod
+    def _apply_models_json(provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[str, Any]]:
+        has_any = any(
+            config.get(k) for k in ("models", "baseUrl", "headers", "compat", "modelOverrides", "apiKey", "oauth")
+        ) or "authHeader" in config
+        if not has_any:
+            raise ValueError(f'Provider {provider_id}: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".')
+        models = []
+        for m in base:
+            m = dict(m)
+            if config.get("baseUrl"):
+                m["baseUrl"] = config["baseUrl"]
+            merged = _merge_compat(m.get("compat"), config.get("compat"))
+            if merged is not None:
+                m["compat"] = merged
+            models.append(m)
+        for definition in config.get("models") or []:
+            model = model_from_json(provider_id, definition, config)
+            for i, existing in enumerate(models):
+                if existing["id"] == model["id"]:
+                    models[i] = model
+                    break
+            else:
+                models.append(model)
+        return models
+
+    # ------------------------------------------------------------------ queries
+
+    def all_models(self) -> list[dict[str, Any]]:
+        """Every known model (with or without auth), faux included."""
+        return list(self._models)
+
+    def get_all(self) -> list[dict[str, Any]]:
+        return self.all_models()
+
+    def providers(self) -> list[str]:
+        seen: list[str] = []
+        for m in self._models:
+            if m["provider"] not in seen:
+                seen.append(m["provider"])
+        return seen
+
+    def find(self, provider: str, model_id: str) -> dict[str, Any] | None:
+        for m in self._models:
+            if m["provider"] == provider and m["id"] == model_id:
+                return m
+        return None
+
+    def has_auth(self, provider: str) -> bool:
+        """Whether a key can be resolved for ``provider`` without running commands."""
+        if provider == FAUX_PROVIDER:
+            return True
+        if provider in self._runtime_keys:
+            return True
+        entry = self._auth.get(provider)
+        if isinstance(entry, dict) and entry.get("type") == "api_key" and entry.get("key"):
+            return True
+        if isinstance(entry, dict) and entry.get("type") == "oauth":
+            return True
+        config_key = (self._config.get(provider) or {}).get("apiKey")
+        if isinstance(config_key, str) and config_key:
+            return is_configured(config_key, self._env)
+        return any(self._env_value(name) for name in ENV_API_KEYS.get(provider, ()))
+
+    def get_available(self) -> list[dict[str, Any]]:
+        """Models whose provider has auth; faux is always available."""
+        cache: dict[str, bool] = {}
+        out = []
+        for m in self._models:
+            p = m["provider"]
+            if p not in cache:
+                cache[p] = self.has_auth(p)
+            if cache[p]:
+                out.append(m)
+        return out
+
+    def set_runtime_api_key(self, provider: str, key: str | None) -> None:
+        """The ``--api-key`` override for the selected provider (not persisted)."""
+        if key:
+            self._runtime_keys[provider] = key
+        else:
+            self._runtime_keys.pop(provider, None)
+
+    def _env_value(self, name: str) -> str | None:
+        source = os.environ if self._env is None else self._env
+        return source.get(name) or None
+
+    def get_api_key(self, provider: str) -> str | None:
+        """Resolve the key for ``provider`` (runtime, auth.json, models.json, env). None if none."""
+        if provider == FAUX_PROVIDER:
+            return None
+        if provider in self._runtime_keys:
+            return self._runtime_keys[provider]
+        entry = self._auth.get(provider)
+        if isinstance(entry, dict) and entry.get("type") == "api_key" and isinstance(entry.get("key"), str):
+            env = dict(os.environ if self._env is None else self._env)
+            env.update({k: str(v) for k, v in (entry.get("env") or {}).items()})
+            value = resolve_config_value(entry["key"], env)
+            if value:
+                return value
+        if isinstance(entry, dict) and entry.get("type") == "oauth" and isinstance(entry.get("access"), str):
+            return entry["access"]
+        config_key = (self._config.get(provider) or {}).get("apiKey")
+        if isinstance(config_key, str) and config_key:
+            value = resolve_config_value(config_key, self._env)
+            if value:
+                return value
+        for name in ENV_API_KEYS.get(provider, ()):
+            value = self._env_value(name)
+            if value:
+                return value
+        return None
+
+    def get_headers(self, model: dict[str, Any], api_key: str | None = None) -> dict[str, str]:
+        """Resolved request headers for ``model``: provider headers, modelOverrides headers, the
+        models.json model headers, and ``Authorization: Bearer`` when ``authHeader`` is set."""
+        config = self._config.get(model["provider"]) or {}
+        raw: dict[str, str] = dict(config.get("headers") or {})
+        raw.update(((config.get("modelOverrides") or {}).get(model["id"]) or {}).get("headers") or {})
+        for definition in config.get("models") or []:
+            if definition.get("id") == model["id"]:
+                raw.update(definition.get("headers") or {})
+        headers: dict[str, str] = {}
+        for key, value in raw.items():
+            resolved = resolve_config_value(str(value), self._env, cached=False)
+            if resolved:
+                headers[key] = resolved
+        if config.get("authHeader"):
+            key = api_key if api_key is not None else self.get_api_key(model["provider"])
+            if not key:
+                raise RuntimeError("authHeader requires a resolved API key")
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def request_auth(self, model: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
+        """(api key, headers) to put into ``StreamOptions`` right before a request."""
+        key = self.get_api_key(model["provider"])
+        return key, self.get_headers(model, key)
+
+    def resolve(self, pattern: str, *, provider: str | None = None, fuzzy: bool = True) -> dict[str, Any]:
+        """Resolve ``--model`` text (``provider/id[:thinking]``, bare id, fuzzy) against all models;
+        ties between providers go to one with auth. See ``patterns.resolve_model_reference``."""
+        return resolve_model_reference(pattern, self._models, self.has_auth, provider=provider, fuzzy=fuzzy)
+
+
+def _validate(data: Any) -> list[str]:
+    problems: list[str] = []
+    if not isinstance(data, dict):
+        return ["root: Expected object"]
+    providers = data.get("providers")
+    if not isinstance(providers, dict):
+        return ["providers: Expected object"]
+    for pid, cfg in providers.items():
+        if not isinstance(cfg, dict):
+            problems.append(f"providers.{pid}: Expected object")
+            continue
+        for key in ("baseUrl", "apiKey", "api", "name"):
+            if key in cfg and not (isinstance(cfg[key], str) and cfg[key]):
+                problems.append(f"providers.{pid}.{key}: Expected non-empty string")
+        models = cfg.get("models", [])
+        if not isinstance(models, list):
+            problems.append(f"providers.{pid}.models: Expected array")
+            continue
+        for i, m in enumerate(models):
+            if not isinstance(m, dict) or not isinstance(m.get("id"), str) or not m.get("id"):
+                problems.append(f"providers.{pid}.models.{i}.id: Expected string")
+        if "modelOverrides" in cfg and not isinstance(cfg["modelOverrides"], dict):
+            problems.append(f"providers.{pid}.modelOverrides: Expected object")
+    return problems

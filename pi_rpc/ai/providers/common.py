@@ -1,0 +1,63 @@
+"""Helpers every provider shares: request limits, key checks, header merging, stop-event
+plumbing, and the terminal error event built from whatever went wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_rpc.ai.errors import AbortedError, ProviderHTTPError, redact
+from pi_rpc.ai.estimate import clamp_max_tokens_to_context, estimate_context_tokens
+from pi_rpc.ai.thinking import clamp_thinking_level
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+
+def request_max_tokens(model: Model, context: Context, system_prompt: str, messages: list[dict[str, Any]], options: StreamOptions) -> int:
+    """``options.max_tokens ?? model.maxTokens`` fitted into the context window (upstream 1.6)."""
+    pseudo: list[dict[str, Any]] = []
+    if system_prompt or context.tools:
+        sys_msg: dict[str, Any] = {"role": "system", "content": system_prompt, "timestamp": 0}
+        if context.tools:
+            sys_msg["toolsAdded"] = list(context.tools)
+        pseudo.append(sys_msg)
+    tokens = estimate_context_tokens(pseudo + messages)
+    wanted = options.max_tokens if options.max_tokens is not None else model.get("maxTokens", 16384)
+    return clamp_max_tokens_to_context(model, tokens, wanted)
+
+
+def reasoning_level(model: Model, options: StreamOptions) -> str | None:
+    """The clamped thinking level, or None when off / unsupported."""
+    if not options.reasoning or options.reasoning == "off":
+        return None
+    level = clamp_thinking_level(model, options.reasoning)
+    return None if level == "off" else level
+
+
+def require_api_key(model: Model, options: StreamOptions, headers: dict[str, str] | None = None) -> str:
+    if options.api_key:
+        return options.api_key
+    for name in list((headers or {}).keys()) + list((options.headers or {}).keys()):
+        if name.lower() in ("authorization", "x-api-key", "x-goog-api-key", "cf-aig-authorization"):
+            return ""
+    raise RuntimeError(f"No API key for provider: {model['provider']}")
+
+
+def merged_headers(model: Model, base: dict[str, str], options: StreamOptions) -> dict[str, str]:
+    headers = dict(base)
+    headers.update(model.get("headers") or {})
+    headers.update(options.headers or {})
+    return headers
+
+
+def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOptions) -> AssistantMessageEvent:
+    """The terminal ``error`` event for ``exc`` (aborted when the signal fired)."""
+    aborted = bool(options.signal and options.signal.aborted) or isinstance(exc, AbortedError)
+    if aborted:
+        message = "Request was aborted"
+    elif isinstance(exc, ProviderHTTPError):
+        message = str(exc)
+    else:
+        message = str(exc) or type(exc).__name__
+    message = redact(message, [options.api_key])
+    output["stopReason"] = "aborted" if aborted else "error"
+    output["errorMessage"] = message
+    return {"type": "error", "reason": output["stopReason"], "error": output}

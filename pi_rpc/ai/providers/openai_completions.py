@@ -1,0 +1,495 @@
+"""``openai-completions``: OpenAI Chat Completions and every compatible server (Ollama, vLLM,
+llama.cpp, OpenRouter, Groq, DeepSeek, z.ai, ...), over httpx, following pi-ai 1.6.
+
+Request body field for field as upstream sends it (key order model, messages, stream,
+stream_options, store, max_completion_tokens|max_tokens, temperature, tools, tool_choice,
+reasoning fields); ``compat`` is auto-detected from provider id and baseUrl then overridden by
+``model["compat"]``. Stream handling is 1.6's: at most one text and one thinking block per
+message, reasoning read before content, tool calls keyed by ``index`` (``id`` fallback), and all
+``*_end`` events emitted after the stream finishes, in content order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.cost import calculate_cost
+from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, format_openai_stream_error
+from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.partial_json import ToolCallArgumentsStream
+from pi_rpc.ai.providers.common import (
+    failure_event,
+    merged_headers,
+    reasoning_level,
+    request_max_tokens,
+    require_api_key,
+)
+from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transform import collapse_context, transform_messages
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+API = "openai-completions"
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+_ID_SANITIZE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def detect_compat(model: Model) -> dict[str, Any]:
+    provider = model.get("provider", "")
+    base = model.get("baseUrl", "")
+    is_zai = provider in ("zai", "zai-coding-cn") or "api.z.ai" in base or "open.bigmodel.cn" in base
+    is_together = provider == "together" or "api.together.ai" in base or "api.together.xyz" in base
+    is_moonshot = provider in ("moonshotai", "moonshotai-cn") or "api.moonshot." in base
+    is_openrouter = provider == "openrouter" or "openrouter.ai" in base
+    is_cf_workers = provider == "cloudflare-workers-ai" or "api.cloudflare.com" in base
+    is_cf_gateway = provider == "cloudflare-ai-gateway" or "gateway.ai.cloudflare.com" in base
+    is_nvidia = provider == "nvidia" or "integrate.api.nvidia.com" in base
+    is_ant_ling = provider == "ant-ling" or "api.ant-ling.com" in base
+    is_cerebras = provider == "cerebras" or "cerebras.ai" in base
+    is_deepseek = provider == "deepseek" or "deepseek.com" in base.lower()
+    is_grok = provider == "xai" or "api.x.ai" in base
+    non_standard = (
+        is_nvidia or is_cerebras or is_grok or is_together or "chutes.ai" in base or is_deepseek or is_zai
+        or is_moonshot or provider == "opencode" or "opencode.ai" in base or is_cf_workers or is_cf_gateway
+        or is_ant_ling
+    )
+    use_max_tokens = (
+        "chutes.ai" in base or is_deepseek or is_moonshot or is_cf_gateway or is_together or is_nvidia
+        or is_ant_ling or is_zai
+    )
+    is_openai = provider == "openai" or "api.openai.com" in base
+    if is_deepseek:
+        thinking_format = "deepseek"
+    elif is_zai:
+        thinking_format = "zai"
+    elif is_together:
+        thinking_format = "together"
+    elif is_openrouter:
+        thinking_format = "openrouter"
+    else:
+        thinking_format = "openai"
+    return {
+        "supportsStore": not non_standard,
+        "supportsDeveloperRole": is_openai,
+        "supportsReasoningEffort": not (is_grok or is_zai or is_moonshot or is_together or is_cf_gateway or is_nvidia or is_ant_ling),
+        "supportsUsageInStreaming": True,
+        "supportsFinishReason": True,
+        "maxTokensField": "max_tokens" if use_max_tokens else "max_completion_tokens",
+        "requiresToolResultName": False,
+        "requiresAssistantAfterToolResult": False,
+        "requiresNonNullAssistantContent": False,
+        "requiresToolsWithToolHistory": False,
+        "requiresThinkingAsText": False,
+        "requiresReasoningContentOnAssistantMessages": is_deepseek,
+        "thinkingFormat": thinking_format,
+        "supportsStrictMode": False,
+        "openRouterRouting": None,
+        "sendSessionAffinityHeaders": is_openrouter,
+    }
+
+
+def get_compat(model: Model) -> dict[str, Any]:
+    compat = detect_compat(model)
+    for key, value in (model.get("compat") or {}).items():
+        if value is not None:
+            compat[key] = value
+    return compat
+
+
+def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] | None = None) -> str:
+    if "|" in tool_id:
+        call_id, _, item_id = tool_id.partition("|")
+        call_id = _ID_SANITIZE.sub("_", call_id)
+        item_id = _ID_SANITIZE.sub("_", item_id)
+        combined = f"{call_id}_{item_id}" if item_id else call_id
+        if len(combined) <= 40:
+            return combined
+        digest = hashlib.sha256(tool_id.encode()).hexdigest()[:8]
+        return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
+    if model.get("provider") == "openai" and len(tool_id) > 40:
+        return tool_id[:40]
+    return tool_id
+
+
+def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = []
+    role = "developer" if model.get("reasoning") and compat.get("supportsDeveloperRole") else "system"
+    if system_prompt:
+        params.append({"role": role, "content": system_prompt})
+    transformed = transform_messages(messages, model, normalize_tool_call_id)
+    last_role: str | None = None
+    i = 0
+    while i < len(transformed):
+        msg = transformed[i]
+        mrole = msg.get("role")
+        if compat.get("requiresAssistantAfterToolResult") and last_role == "toolResult" and mrole == "user":
+            params.append({"role": "assistant", "content": "I have processed the tool results."})
+        if mrole == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                params.append({"role": "user", "content": content})
+            else:
+                parts = []
+                for item in content or []:
+                    if item.get("type") == "text":
+                        if item.get("text"):
+                            parts.append({"type": "text", "text": item["text"]})
+                    elif item.get("type") == "image":
+                        parts.append({"type": "image_url", "image_url": {"url": f"data:{item['mimeType']};base64,{item['data']}"}})
+                if not parts:
+                    i += 1
+                    continue
+                params.append({"role": "user", "content": parts})
+        elif mrole == "assistant":
+            non_null = compat.get("requiresAssistantAfterToolResult") or compat.get("requiresNonNullAssistantContent")
+            out: dict[str, Any] = {"role": "assistant", "content": "" if non_null else None}
+            blocks = msg.get("content") or []
+            text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b.get("text", "").strip())
+            thinking = [b for b in blocks if b.get("type") == "thinking" and b.get("thinking", "").strip()]
+            calls = [b for b in blocks if b.get("type") == "toolCall"]
+            details = None
+            for b in blocks:
+                if b.get("type") == "thinking" and b.get("thinkingSignature", "").startswith("["):
+                    try:
+                        parsed = orjson.loads(b["thinkingSignature"])
+                    except orjson.JSONDecodeError:
+                        parsed = None
+                    if isinstance(parsed, list) and parsed and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed):
+                        details = parsed
+                        break
+            if thinking and compat.get("requiresThinkingAsText"):
+                parts = [{"type": "text", "text": "\n\n".join(b["thinking"] for b in thinking)}]
+                parts += [{"type": "text", "text": b["text"]} for b in blocks if b.get("type") == "text" and b.get("text", "").strip()]
+                out["content"] = parts
+            else:
+                if text:
+                    out["content"] = text
+                if thinking and details is None:
+                    sig = thinking[0].get("thinkingSignature")
+                    if sig in REASONING_FIELDS:
+                        out[sig] = "\n".join(b["thinking"] for b in thinking)
+            if calls:
+                out["tool_calls"] = [
+                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": orjson.dumps(tc.get("arguments", {})).decode()}}
+                    for tc in calls
+                ]
+            if details is not None:
+                out["reasoning_details"] = details
+            if compat.get("requiresReasoningContentOnAssistantMessages") and model.get("reasoning") and "reasoning_content" not in out:
+                out["reasoning_content"] = ""
+            has_content = bool(out["content"])
+            if not has_content and "tool_calls" not in out:
+                i += 1
+                continue
+            params.append(out)
+        elif mrole == "toolResult":
+            images: list[dict[str, Any]] = []
+            j = i
+            while j < len(transformed) and transformed[j].get("role") == "toolResult":
+                tm = transformed[j]
+                content = tm.get("content") or []
+                text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+                has_images = any(b.get("type") == "image" for b in content)
+                body_text = text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
+                tr: dict[str, Any] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}
+                if compat.get("requiresToolResultName") and tm.get("toolName"):
+                    tr["name"] = tm["toolName"]
+                params.append(tr)
+                if has_images and "image" in (model.get("input") or []):
+                    for b in content:
+                        if b.get("type") == "image":
+                            images.append({"type": "image_url", "image_url": {"url": f"data:{b['mimeType']};base64,{b['data']}"}})
+                j += 1
+            i = j
+            if images:
+                if compat.get("requiresAssistantAfterToolResult"):
+                    params.append({"role": "assistant", "content": "I have processed the tool results."})
+                params.append({"role": "user", "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images]})
+                last_role = "user"
+            else:
+                last_role = "toolResult"
+            continue
+        last_role = mrole
+        i += 1
+    return params
+
+
+def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for tool in tools:
+        fn: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", ""), "parameters": tool.get("parameters", {})}
+        if compat.get("supportsStrictMode"):
+            fn["strict"] = False
+        out.append({"type": "function", "function": fn})
+    return out
+
+
+def build_params(model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
+    system_prompt, messages, tools = collapse_context(context)
+    params: dict[str, Any] = {
+        "model": model["id"],
+        "messages": convert_messages(model, system_prompt, messages, compat),
+        "stream": True,
+    }
+    if options.cache_retention != "none" and options.session_id and "api.openai.com" in model.get("baseUrl", ""):
+        params["prompt_cache_key"] = options.session_id[:64]
+    if compat.get("supportsUsageInStreaming") is not False:
+        params["stream_options"] = {"include_usage": True}
+    if compat.get("supportsStore"):
+        params["store"] = False
+    max_tokens = request_max_tokens(model, context, system_prompt, messages, options)
+    if max_tokens:
+        params["max_tokens" if compat.get("maxTokensField") == "max_tokens" else "max_completion_tokens"] = max_tokens
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if tools:
+        params["tools"] = convert_tools(tools, compat)
+    elif compat.get("requiresToolsWithToolHistory") and any(
+        m.get("role") == "toolResult" or (m.get("role") == "assistant" and any(b.get("type") == "toolCall" for b in m.get("content") or []))
+        for m in messages
+    ):
+        params["tools"] = []
+    if options.extra.get("toolChoice") is not None:
+        params["tool_choice"] = options.extra["toolChoice"]
+    level = reasoning_level(model, options)
+    level_map = model.get("thinkingLevelMap") or {}
+    fmt = compat.get("thinkingFormat")
+    if model.get("reasoning"):
+        if fmt == "zai":
+            params["thinking"] = {"type": "enabled", "clear_thinking": False} if level else {"type": "disabled"}
+            if level and compat.get("supportsReasoningEffort"):
+                effort = level_map.get(level, level)
+                if isinstance(effort, str):
+                    params["reasoning_effort"] = effort
+        elif fmt == "qwen":
+            params["enable_thinking"] = bool(level)
+        elif fmt == "qwen-chat-template":
+            params["chat_template_kwargs"] = {"enable_thinking": bool(level), "preserve_thinking": True}
+        elif fmt == "deepseek":
+            if level:
+                params["thinking"] = {"type": "enabled"}
+            elif level_map.get("off", "") is not None:
+                params["thinking"] = {"type": "disabled"}
+            if level and compat.get("supportsReasoningEffort"):
+                params["reasoning_effort"] = level_map.get(level) or level
+        elif fmt == "openrouter":
+            if level:
+                params["reasoning"] = {"effort": level_map.get(level) or level}
+            elif level_map.get("off", "") is not None:
+                params["reasoning"] = {"effort": level_map.get("off") or "none"}
+        elif fmt == "together":
+            params["reasoning"] = {"enabled": bool(level)}
+            if level and compat.get("supportsReasoningEffort"):
+                params["reasoning_effort"] = level_map.get(level) or level
+        elif level and compat.get("supportsReasoningEffort"):
+            params["reasoning_effort"] = level_map.get(level) or level
+        elif not level and compat.get("supportsReasoningEffort") and isinstance(level_map.get("off"), str):
+            params["reasoning_effort"] = level_map["off"]
+    routing = (model.get("compat") or {}).get("openRouterRouting")
+    if routing:
+        params["provider"] = routing
+    return params
+
+
+def parse_chunk_usage(raw: dict[str, Any], model: Model) -> dict[str, Any]:
+    prompt = raw.get("prompt_tokens") or 0
+    details = raw.get("prompt_tokens_details") or {}
+    cache_read = details.get("cached_tokens")
+    if cache_read is None:
+        cache_read = raw.get("prompt_cache_hit_tokens")
+    if cache_read is None:
+        cache_read = raw.get("cached_tokens")
+    cache_read = cache_read or 0
+    cache_write = details.get("cache_write_tokens") or 0
+    inp = max(0, prompt - cache_read - cache_write)
+    out = raw.get("completion_tokens") or 0
+    usage: dict[str, Any] = {
+        "input": inp,
+        "output": out,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "reasoning": (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or raw.get("reasoning_tokens") or 0,
+        "totalTokens": inp + out + cache_read + cache_write,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+    calculate_cost(model, usage)
+    if (model.get("provider") == "openrouter" or "openrouter.ai" in model.get("baseUrl", "")) and isinstance(raw.get("cost"), (int, float)):
+        usage["cost"]["total"] = raw["cost"]
+        usage["cost"]["totalFromProvider"] = True
+    return usage
+
+
+def map_stop_reason(reason: str) -> tuple[str, str | None]:
+    if reason in ("stop", "end"):
+        return "stop", None
+    if reason == "length":
+        return "length", None
+    if reason in ("function_call", "tool_calls"):
+        return "toolUse", None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+async def stream_openai_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    output = new_output(model)
+    blocks: list[dict[str, Any]] = output["content"]
+    try:
+        compat = get_compat(model)
+        api_key = require_api_key(model, options, model.get("headers"))
+        headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        if options.session_id and compat.get("sendSessionAffinityHeaders") and options.cache_retention != "none":
+            headers["x-session-id"] = options.session_id
+        headers = merged_headers(model, headers, options)
+        body = build_params(model, context, options, compat)
+        url = model.get("baseUrl", "").rstrip("/") + "/chat/completions"
+        async with open_stream(options, url, headers, body, format_openai_sdk_error) as response:
+            yield {"type": "start", "partial": output}
+            text_block: dict[str, Any] | None = None
+            thinking_block: dict[str, Any] | None = None
+            reasoning_details: list[dict[str, Any]] | None = None
+            by_index: dict[int, dict[str, Any]] = {}
+            by_id: dict[str, dict[str, Any]] = {}
+            arg_streams: dict[int, ToolCallArgumentsStream] = {}
+            has_finish = False
+            async for sse in iter_sse(response, options.signal):
+                data_text = sse.data
+                if data_text.startswith("[DONE]"):
+                    break
+                try:
+                    chunk = orjson.loads(data_text)
+                except orjson.JSONDecodeError as exc:
+                    if sse.event == "error":
+                        raise ProviderStreamError(data_text) from exc
+                    raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data_text[:200]}") from exc
+                if sse.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+                    raise ProviderStreamError(format_openai_stream_error(chunk))
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("id") and not output.get("responseId"):
+                    output["responseId"] = chunk["id"]
+                cm = chunk.get("model")
+                if isinstance(cm, str) and cm and cm != model["id"] and not output.get("responseModel"):
+                    output["responseModel"] = cm
+                if chunk.get("usage"):
+                    output["usage"] = parse_chunk_usage(chunk["usage"], model)
+                choices = chunk.get("choices")
+                choice = choices[0] if isinstance(choices, list) and choices else None
+                if not choice:
+                    continue
+                if not chunk.get("usage") and choice.get("usage"):
+                    output["usage"] = parse_chunk_usage(choice["usage"], model)
+                finish = choice.get("finish_reason")
+                if finish:
+                    output["rawStopReason"] = finish
+                    stop, err = map_stop_reason(finish)
+                    output["stopReason"] = stop
+                    if err:
+                        output["errorMessage"] = err
+                    has_finish = True
+                delta = choice.get("delta")
+                if not delta:
+                    continue
+                for field in REASONING_FIELDS:
+                    value = delta.get(field)
+                    if isinstance(value, str) and value:
+                        sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
+                        if thinking_block is None:
+                            thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
+                            blocks.append(thinking_block)
+                            yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                        thinking_block["thinking"] += value
+                        yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
+                        break
+                rd = delta.get("reasoning_details")
+                if isinstance(rd, list):
+                    for detail in rd:
+                        if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
+                            continue
+                        if thinking_block is None:
+                            thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
+                            blocks.append(thinking_block)
+                            yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                        if reasoning_details is None:
+                            reasoning_details = []
+                        _append_reasoning_detail(reasoning_details, detail)
+                content = delta.get("content")
+                if isinstance(content, str) and content:
+                    if text_block is None:
+                        text_block = {"type": "text", "text": ""}
+                        blocks.append(text_block)
+                        yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
+                    text_block["text"] += content
+                    yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
+                for tc in delta.get("tool_calls") or []:
+                    idx = tc.get("index") if isinstance(tc.get("index"), int) else None
+                    fn = tc.get("function") or {}
+                    name = fn.get("name") or ""
+                    block = by_index.get(idx) if idx is not None else None
+                    if block is None and tc.get("id"):
+                        block = by_id.get(tc["id"])
+                    if block is None:
+                        block = {"type": "toolCall", "id": tc.get("id") or "", "name": name, "arguments": {}}
+                        blocks.append(block)
+                        arg_streams[id(block)] = ToolCallArgumentsStream()
+                        if idx is not None:
+                            by_index[idx] = block
+                        if tc.get("id"):
+                            by_id[tc["id"]] = block
+                        yield {"type": "toolcall_start", "contentIndex": len(blocks) - 1, "partial": output}
+                    elif idx is not None and idx not in by_index:
+                        by_index[idx] = block
+                    if not block["id"] and tc.get("id"):
+                        block["id"] = tc["id"]
+                        by_id[tc["id"]] = block
+                    if not block["name"] and name:
+                        block["name"] = name
+                    piece = fn.get("arguments") or ""
+                    if piece:
+                        block["arguments"] = arg_streams[id(block)].append(piece)
+                    yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
+            for ci, block in enumerate(blocks):
+                btype = block["type"]
+                if btype == "text":
+                    yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
+                elif btype == "thinking":
+                    if reasoning_details is not None:
+                        block["thinkingSignature"] = orjson.dumps(reasoning_details).decode()
+                    yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+                else:
+                    final = arg_streams.pop(id(block)).finish()
+                    block["arguments"] = final["arguments"]
+                    if "argumentsError" in final:
+                        block["argumentsError"] = final["argumentsError"]
+                    yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output}
+        if options.signal is not None and options.signal.aborted:
+            raise RuntimeError("Request was aborted")
+        if not has_finish and not compat.get("supportsFinishReason", True):
+            output["stopReason"] = "toolUse" if any(b["type"] == "toolCall" for b in blocks) else "stop"
+        if output["stopReason"] == "error":
+            raise ProviderStreamError(output.get("errorMessage") or "Provider returned an error stop reason")
+        if (compat.get("supportsFinishReason", True) and not has_finish) or output["stopReason"] == "pending":
+            raise ProviderStreamError("Stream ended without finish_reason")
+        yield {"type": "done", "reason": output["stopReason"], "message": output}
+    except Exception as exc:
+        yield failure_event(output, exc, options)
+
+
+def _append_reasoning_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
+    last = details[-1] if details else None
+    if detail.get("type") == "reasoning.text" and last and last.get("type") == "reasoning.text":
+        last["text"] = last.get("text", "") + (detail.get("text") or "")
+        if not last.get("signature") and detail.get("signature"):
+            last["signature"] = detail["signature"]
+        for key in ("id", "format", "index"):
+            if last.get(key) is None and detail.get(key) is not None:
+                last[key] = detail[key]
+        return
+    if detail.get("type") == "reasoning.summary" and last and last.get("type") == "reasoning.summary":
+        last["summary"] = last.get("summary", "") + (detail.get("summary") or "")
+        return
+    details.append(dict(detail))

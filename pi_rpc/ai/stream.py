@@ -1,0 +1,141 @@
+"""The one streaming entry point: ``stream(model, context, options)`` dispatches on
+``model["api"]`` to a registered provider and guarantees upstream's contract:
+
+- events are upstream pi-ai dicts (see ``types.py``), ``partial`` is the live message;
+- exactly one terminal event (``done`` or ``error``) ends the stream, and the stream never raises
+  (a provider bug becomes an ``error`` event too);
+- the terminal message gets ``durationMs`` (monotonic, from the call) like upstream's
+  ``AssistantMessageEventStream``; the caller adds ``thinkingLevel``.
+
+Providers are async generators ``fn(model, context, options) -> AsyncIterator[event]`` registered
+with ``register_provider(api, fn)``. The built-in ones register lazily on first use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from typing import Any
+
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions, empty_usage
+
+ProviderFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+
+_REGISTRY: dict[str, ProviderFn] = {}
+_BUILTINS_LOADED = False
+
+
+def register_provider(api: str, fn: ProviderFn) -> None:
+    """Register (or replace) the stream function for an ``api`` value."""
+    _REGISTRY[api] = fn
+
+
+def unregister_provider(api: str) -> None:
+    _REGISTRY.pop(api, None)
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if _BUILTINS_LOADED:
+        return
+    _BUILTINS_LOADED = True
+    from pi_rpc.ai.providers import register_builtin_providers
+
+    register_builtin_providers()
+
+
+def get_provider(api: str) -> ProviderFn | None:
+    _load_builtins()
+    return _REGISTRY.get(api)
+
+
+def registered_apis() -> list[str]:
+    _load_builtins()
+    return sorted(_REGISTRY)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_output(model: Model) -> dict[str, Any]:
+    """The initial (``pending``) assistant message, keys in upstream order."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": empty_usage(),
+        "stopReason": "pending",
+        "timestamp": now_ms(),
+    }
+
+
+def error_event(output: dict[str, Any], message: str, aborted: bool) -> AssistantMessageEvent:
+    output["stopReason"] = "aborted" if aborted else "error"
+    output["errorMessage"] = message
+    return {"type": "error", "reason": output["stopReason"], "error": output}
+
+
+async def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one assistant response. Never raises; always ends with ``done`` or ``error``."""
+    options = options or StreamOptions()
+    started_ms = now_ms()
+    started = time.monotonic()
+
+    def timed(msg: dict[str, Any]) -> None:
+        if "durationMs" not in msg and msg.get("timestamp", 0) >= started_ms:
+            msg["durationMs"] = max(0, round((time.monotonic() - started) * 1000))
+
+    fn = get_provider(model.get("api", ""))
+    if fn is None:
+        out = new_output(model)
+        ev = error_event(out, f"No API provider registered for api: {model.get('api')}", False)
+        timed(out)
+        yield ev
+        return
+
+    last_partial: dict[str, Any] | None = None
+    try:
+        async with aclosing(fn(model, context, options)) as events:
+            async for ev in events:
+                etype = ev.get("type")
+                if etype == "done":
+                    timed(ev["message"])
+                    yield ev
+                    return
+                if etype == "error":
+                    timed(ev["error"])
+                    yield ev
+                    return
+                if "partial" in ev:
+                    last_partial = ev["partial"]
+                yield ev
+    except Exception as exc:  # a provider bug must still end the stream properly
+        out = last_partial if last_partial is not None else new_output(model)
+        aborted = bool(options.signal and options.signal.aborted)
+        ev = error_event(out, "Request was aborted" if aborted else (str(exc) or type(exc).__name__), aborted)
+        timed(out)
+        yield ev
+        return
+    out = last_partial if last_partial is not None else new_output(model)
+    aborted = bool(options.signal and options.signal.aborted)
+    ev = error_event(out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted)
+    timed(out)
+    yield ev
+
+
+async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> dict[str, Any]:
+    """Run ``stream`` to the end and return the final assistant message."""
+    final: dict[str, Any] | None = None
+    async for ev in stream(model, context, options):
+        if ev["type"] == "done":
+            final = ev["message"]
+        elif ev["type"] == "error":
+            final = ev["error"]
+    assert final is not None
+    return final

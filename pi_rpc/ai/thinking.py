@@ -1,0 +1,49 @@
+"""Thinking levels per model (protocol §2.13) and upstream's clamping rule (§4.6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_rpc.ai.types import THINKING_LEVELS
+
+
+def supported_thinking_levels(model: dict[str, Any] | None) -> list[str]:
+    """``["off"]`` for non-reasoning models; otherwise off..high minus levels mapped to null,
+    plus xhigh/max only when the model's ``thinkingLevelMap`` defines them. No model: all seven."""
+    if model is None:
+        return list(THINKING_LEVELS)
+    if not model.get("reasoning"):
+        return ["off"]
+    level_map = model.get("thinkingLevelMap") or {}
+    out = []
+    for level in THINKING_LEVELS:
+        if level in level_map and level_map[level] is None:
+            continue
+        if level in ("xhigh", "max") and level not in level_map:
+            continue
+        out.append(level)
+    return out
+
+
+def clamp_thinking_level(model: dict[str, Any] | None, level: str) -> str:
+    available = supported_thinking_levels(model)
+    if level in available:
+        return level
+    if level not in THINKING_LEVELS:
+        return available[0] if available else "off"
+    idx = THINKING_LEVELS.index(level)
+    for candidate in THINKING_LEVELS[idx:]:
+        if candidate in available:
+            return candidate
+    for candidate in reversed(THINKING_LEVELS[:idx]):
+        if candidate in available:
+            return candidate
+    return available[0] if available else "off"
+
+
+def provider_thinking_value(model: dict[str, Any], level: str | None) -> str | None:
+    """The provider-side value for a level (``thinkingLevelMap`` override, else the level)."""
+    if not level or level == "off":
+        return None
+    mapped = (model.get("thinkingLevelMap") or {}).get(level, level)
+    return mapped if isinstance(mapped, str) else None

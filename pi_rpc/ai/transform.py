@@ -1,0 +1,180 @@
+"""What a provider sees: the transcript collapse and upstream 1.6 ``transformMessages`` replay rules.
+
+``collapse_context``: ``Context.system_prompt`` + ``Context.tools`` form the leading system
+message; later ``system`` messages in ``Context.messages`` are replayed into it (content appended,
+``sections`` patched by name, ``toolsAdded``/``toolsRemoved`` applied), then dropped from the
+list, exactly like upstream's ``collapseSystemMessages`` for APIs without mid-conversation
+system messages (every API we implement).
+
+``transform_messages`` (cross-provider replay, 1.6 source; providers.md 2(e) summarises 0.58):
+- assistant messages with stopReason error/aborted are dropped;
+- thinking from a different model (provider, api or id differ) is DROPPED (1.6; 0.58 turned it
+  into text); same-model thinking is kept when redacted or signed, dropped when empty;
+- text from a different model loses ``textSignature``; ``thoughtSignature`` dropped likewise;
+- tool-call ids of other models go through ``normalize_tool_call_id`` and results follow;
+- images are replaced by a placeholder for models without image input;
+- tool calls left without a result get a synthetic ``"No result provided"`` error result,
+  placed before the next assistant or user message (system messages in between wait).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pi_rpc.ai.types import Context, Model
+
+NON_VISION_USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
+NON_VISION_TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
+
+
+def content_text(content: Any, sep: str = "\n") -> str:
+    if isinstance(content, str):
+        return content
+    return sep.join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+
+
+def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """(system prompt text, messages without system roles, current tools)."""
+    content: list[str] = []
+    sections: dict[str, str] = {}
+    tools: dict[str, dict[str, Any]] = {}
+    if context.system_prompt:
+        content.append(context.system_prompt)
+    for tool in context.tools or []:
+        tools[tool["name"]] = tool
+    messages: list[dict[str, Any]] = []
+    for msg in context.messages:
+        if msg.get("role") != "system":
+            messages.append(msg)
+            continue
+        text = content_text(msg.get("content", ""))
+        if text:
+            content.append(text)
+        for name, value in (msg.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+        for tool in msg.get("toolsRemoved") or []:
+            tools.pop(tool.get("name"), None)
+        for tool in msg.get("toolsAdded") or []:
+            tools[tool["name"]] = tool
+    parts = ["\n\n".join(content), *sections.values()]
+    prompt = "\n\n".join(p for p in parts if p)
+    return prompt, messages, list(tools.values())
+
+
+def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    prev_placeholder = False
+    for block in content:
+        if block.get("type") == "image":
+            if not prev_placeholder:
+                out.append({"type": "text", "text": placeholder})
+            prev_placeholder = True
+            continue
+        out.append(block)
+        prev_placeholder = block.get("text") == placeholder
+    return out
+
+
+def transform_messages(
+    messages: list[dict[str, Any]],
+    model: Model,
+    normalize_tool_call_id: Callable[[str, Model, dict[str, Any]], str] | None = None,
+) -> list[dict[str, Any]]:
+    id_map: dict[str, str] = {}
+    vision = "image" in (model.get("input") or [])
+    transformed: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.get("content") is None:
+            msg = {**msg, "content": []}
+        role = msg.get("role")
+        if not vision and role == "user" and isinstance(msg["content"], list):
+            msg = {**msg, "content": _replace_images(msg["content"], NON_VISION_USER_IMAGE_PLACEHOLDER)}
+        elif not vision and role == "toolResult":
+            msg = {**msg, "content": _replace_images(msg["content"], NON_VISION_TOOL_IMAGE_PLACEHOLDER)}
+        if role == "toolResult":
+            new_id = id_map.get(msg.get("toolCallId", ""))
+            if new_id and new_id != msg["toolCallId"]:
+                msg = {**msg, "toolCallId": new_id}
+        elif role == "assistant":
+            same = (
+                msg.get("provider") == model["provider"]
+                and msg.get("api") == model["api"]
+                and msg.get("model") == model["id"]
+            )
+            blocks: list[dict[str, Any]] = []
+            for block in msg["content"]:
+                btype = block.get("type")
+                if btype == "thinking":
+                    if not same:
+                        continue
+                    if block.get("redacted") or block.get("thinkingSignature"):
+                        blocks.append(block)
+                    elif block.get("thinking", "").strip():
+                        blocks.append(block)
+                elif btype == "text":
+                    blocks.append(block if same else {"type": "text", "text": block.get("text", "")})
+                elif btype == "toolCall":
+                    tc = block
+                    if not same and "thoughtSignature" in tc:
+                        tc = {k: v for k, v in tc.items() if k != "thoughtSignature"}
+                    if not same and normalize_tool_call_id is not None:
+                        new_id = normalize_tool_call_id(tc["id"], model, msg)
+                        if new_id != tc["id"]:
+                            id_map[tc["id"]] = new_id
+                            tc = {**tc, "id": new_id}
+                    blocks.append(tc)
+                else:
+                    blocks.append(block)
+            msg = {**msg, "content": blocks}
+        transformed.append(msg)
+
+    result: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    answered: set[str] = set()
+    held: list[dict[str, Any]] = []
+
+    def close_pending() -> None:
+        nonlocal pending, answered
+        for tc in pending:
+            if tc["id"] not in answered:
+                result.append(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": tc["id"],
+                        "toolName": tc.get("name", ""),
+                        "content": [{"type": "text", "text": "No result provided"}],
+                        "isError": True,
+                        "timestamp": int(time.time() * 1000),
+                    }
+                )
+        pending, answered = [], set()
+        result.extend(held)
+        held.clear()
+
+    for msg in transformed:
+        role = msg.get("role")
+        if role == "assistant":
+            close_pending()
+            if msg.get("stopReason") in ("error", "aborted"):
+                continue
+            calls = [b for b in msg["content"] if b.get("type") == "toolCall"]
+            if calls:
+                pending, answered = calls, set()
+            result.append(msg)
+        elif role == "toolResult":
+            answered.add(msg.get("toolCallId", ""))
+            result.append(msg)
+        elif role == "system":
+            (held if pending else result).append(msg)
+        elif role == "user":
+            close_pending()
+            result.append(msg)
+        else:
+            result.append(msg)
+    close_pending()
+    return result

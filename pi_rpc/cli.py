@@ -1,0 +1,138 @@
+"""The ``pi`` command (console script ``pi = pi_rpc.cli:main``; also ``python -m pi_rpc``).
+
+Startup cost matters (clients spawn pi per session), so this module imports only the
+argument parser; each mode imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from pi_rpc import __version__
+from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mode
+
+HELP = """\
+pi - coding agent (Python implementation of pi's RPC, JSON and print modes)
+
+Usage:
+  pi [options] [@files...] [messages...]
+
+Modes:
+  --mode <mode>                  text, json or rpc
+  --print, -p                    Non-interactive: process the messages and exit
+
+Model:
+  --provider <name>              Provider (used together with --model)
+  --model <pattern>              Model id, provider/id, optionally :<thinking>
+  --models <patterns>            Comma-separated scoped models for cycling
+  --thinking <level>             off, minimal, low, medium, high, xhigh, max
+  --api-key <key>                API key for the selected model's provider (not saved)
+
+Session:
+  --no-session                   In-memory session, nothing written
+  --session <path|id>            Open a session file or id (prefix)
+  --session-id <id>              Open or create the session with this id
+  --session-dir <dir>            Directory for session storage and lookup
+  --continue, -c                 Continue the most recent session
+  --fork <path|id>               Copy a session into a new one under the current cwd
+  --name, -n <name>              Initial session name
+
+Prompt, tools and resources:
+  --system-prompt <text|path>    Replace the system prompt body
+  --append-system-prompt <text|path>  Append to the system prompt (repeatable)
+  --tools, -t <list>             Tools to enable (read,bash,edit,write,grep,find,ls)
+  --no-tools, -nt                Disable built-in tools
+  --exclude-tools, -xt <list>    Tools to remove from the active set
+  --skill <path>                 Load a skill (repeatable)
+  --no-skills, -ns               Disable skill discovery
+  --prompt-template <path>       Load a prompt template (repeatable)
+  --no-prompt-templates, -np     Disable prompt template discovery
+  --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
+  --extension, -e <path>         Accepted; extensions are not supported (warning)
+  --no-extensions, -ne           Accepted
+
+Process:
+  --approve, -a                  Trust the project (.pi/settings.json and resources)
+  --no-approve, -na              Do not trust the project
+  --offline                      No network refreshes (also PI_OFFLINE=1)
+  --faux-script <path>           Use the offline scripted (faux) provider
+  --max-frame-bytes <n>          RPC input record size limit (default 67108864)
+  --verbose                      Verbose startup
+  --help, -h                     Show this help
+  --version, -v                  Show the version
+
+Environment:
+  PI_CODING_AGENT_DIR            Agent dir (default ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR    Session dir
+  PI_OFFLINE                     1/true/yes: offline
+"""
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _run_other_mode(mode: str, args: CliArgs) -> int:
+    """json/print modes live with the runtime; report clearly until they exist."""
+    import importlib
+    import importlib.util
+
+    target = {"json": ("pi_rpc.modes.json_mode", "run_json_mode"), "print": ("pi_rpc.modes.print_mode", "run_print_mode")}
+    if mode == "interactive":
+        _err("Error: interactive mode is not supported; use --mode rpc, --mode json or -p")
+        return 1
+    module_name, func_name = target[mode]
+    if importlib.util.find_spec(module_name) is None:
+        _err(f"Error: {'--mode json' if mode == 'json' else 'print mode'} is not implemented yet")
+        return 1
+    module = importlib.import_module(module_name)
+    return int(getattr(module, func_name)(args))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parse_args(argv)
+    except CliError as exc:
+        _err(exc.message)
+        return exc.exit_code
+
+    if args.version:
+        sys.stdout.write(__version__ + "\n")
+        return 0
+    if args.help:
+        sys.stdout.write(HELP)
+        return 0
+
+    for warning in args.warnings:
+        _err(warning)
+
+    if args.api_key is not None and args.model is None and not args.models:
+        _err("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+        return 1
+    if args.offline:
+        os.environ["PI_OFFLINE"] = "1"
+
+    mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
+    if mode == "rpc":
+        if args.file_args:
+            _err("Error: @file arguments are not supported in RPC mode")
+            return 1
+        from pi_rpc.modes.rpc.main import run_rpc_mode
+
+        return run_rpc_mode(args)
+    return _run_other_mode(mode, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

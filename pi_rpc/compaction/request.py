@@ -1,0 +1,238 @@
+"""One summary request: a tool-less, cache-less model call whose reply must be complete.
+
+The call goes through an injectable ``stream_fn`` with the signature of
+``pi_rpc.ai.stream.stream`` (an async iterator of pi-ai events ending in ``done`` or
+``error``). Transient errors are retried with the session's retry policy, reported through
+``on_retry`` as ``summarization_retry_*`` event dicts that the runtime forwards.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import nullcontext
+from typing import Any
+
+import anyio
+
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import Context, StreamOptions, empty_usage
+from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
+from pi_rpc.compaction.overflow import is_retryable_error
+from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
+from pi_rpc.compaction.settings import RetrySettings
+
+Message = dict[str, Any]
+StreamFn = Callable[[Any, Context, StreamOptions], "AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]"]
+RetryCallback = Callable[[dict[str, Any]], "Awaitable[None] | None"]
+
+TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
+
+
+def uuid7() -> str:
+    """A time-ordered UUIDv7 string (Python 3.11 has no ``uuid.uuid7``)."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | ((rand >> 62) & 0xFFF) << 64 | 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def resolve_stream_fn(stream_fn: StreamFn | None) -> StreamFn:
+    if stream_fn is not None:
+        return stream_fn
+    from pi_rpc.ai.stream import stream  # type: ignore[import-not-found]  # lazy: written by the ai layer
+
+    return stream
+
+
+def summary_context(prompt_text: str) -> Context:
+    return Context(
+        system_prompt=SUMMARIZER_SYSTEM_PROMPT,
+        messages=[
+            {"role": "user", "content": [{"type": "text", "text": prompt_text}], "timestamp": int(time.time() * 1000)}
+        ],
+        tools=[],
+    )
+
+
+def summary_options(
+    model: dict[str, Any],
+    *,
+    max_tokens: int,
+    api_key: str | None,
+    signal: AbortSignal | None,
+    reasoning: str | None = None,
+    session_id: str | None = None,
+) -> StreamOptions:
+    model_max = model.get("maxTokens") or 0
+    if isinstance(model_max, (int, float)) and model_max > 0:
+        max_tokens = min(max_tokens, int(model_max))
+    use_reasoning = reasoning if (model.get("reasoning") and reasoning and reasoning != "off") else None
+    return StreamOptions(
+        api_key=api_key,
+        signal=signal,
+        reasoning=use_reasoning,
+        max_tokens=max_tokens,
+        # A one-off summary is never read again: writing it to the prompt cache only costs.
+        cache_retention="none",
+        session_id=session_id or uuid7(),
+    )
+
+
+def _aborted_message(model: dict[str, Any]) -> Message:
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model.get("api", ""),
+        "provider": model.get("provider", ""),
+        "model": model.get("id", ""),
+        "usage": empty_usage(),
+        "stopReason": "aborted",
+        "errorMessage": "Request was aborted",
+        "timestamp": int(time.time() * 1000),
+    }
+
+
+def _error_message(model: dict[str, Any], text: str) -> Message:
+    return {**_aborted_message(model), "stopReason": "error", "errorMessage": text}
+
+
+async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None:
+    if callback is None:
+        return
+    result = callback(event)
+    if inspect.isawaitable(result):
+        await result
+
+
+async def run_stream(
+    stream_fn: StreamFn, model: dict[str, Any], context: Context, options: StreamOptions
+) -> Message:
+    """Drain one stream to its final assistant message. An abort cancels the read even if
+    the stream ignores the signal; the message then says ``aborted``."""
+    signal = options.signal
+    final: Message | None = None
+    iterator: Any = None
+    try:
+        with signal.scope() if signal is not None else nullcontext():
+            iterator = stream_fn(model, context, options)
+            if inspect.isawaitable(iterator):
+                iterator = await iterator
+            async for event in iterator:
+                kind = event.get("type") if isinstance(event, dict) else None
+                if kind == "done":
+                    final = event.get("message")
+                    break
+                if kind == "error":
+                    final = event.get("error")
+                    break
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            with anyio.CancelScope(shield=True):
+                await aclose()
+    if signal is not None and signal.aborted:
+        return final if isinstance(final, dict) and final.get("stopReason") == "aborted" else _aborted_message(model)
+    if not isinstance(final, dict):
+        return _error_message(model, "Summary stream ended without a result")
+    return final
+
+
+async def complete_summarization(
+    model: dict[str, Any],
+    context: Context,
+    options: StreamOptions,
+    *,
+    stream_fn: StreamFn | None = None,
+    retry: RetrySettings | None = None,
+    on_retry: RetryCallback | None = None,
+) -> Message:
+    """Run the request, retrying transient errors: delay min(base·2^(n−1), max) before retry
+    n. Returns the final message (which may still be an error or aborted)."""
+    fn = resolve_stream_fn(stream_fn)
+    signal = options.signal
+    retry = retry or RetrySettings(enabled=False, max_retries=0)
+    attempt = 0
+    while True:
+        message = await run_stream(fn, model, context, options)
+        can_retry = (
+            retry.enabled
+            and attempt < retry.max_retries
+            and message.get("stopReason") == "error"
+            and not (signal is not None and signal.aborted)
+            and is_retryable_error(message)
+        )
+        if not can_retry:
+            if attempt > 0:
+                await _notify(on_retry, {"type": "summarization_retry_finished"})
+            return message
+        attempt += 1
+        delay_ms = retry.delay_ms(attempt)
+        await _notify(
+            on_retry,
+            {
+                "type": "summarization_retry_scheduled",
+                "attempt": attempt,
+                "maxAttempts": retry.max_retries,
+                "delayMs": delay_ms,
+                "errorMessage": message.get("errorMessage") or "Unknown error",
+            },
+        )
+        with signal.scope() if signal is not None else nullcontext():
+            await anyio.sleep(delay_ms / 1000)
+        if signal is not None and signal.aborted:
+            await _notify(on_retry, {"type": "summarization_retry_finished"})
+            return _aborted_message(model)
+        await _notify(on_retry, {"type": "summarization_retry_attempt_start"})
+
+
+def summary_text(message: Message, label: str, cancelled_message: str | None = None) -> str:
+    """The text of a complete summary reply, or raise: aborted -> ``CompactionCancelled``;
+    error, truncation (``length``) or any tool call -> ``CompactionError``."""
+    stop = message.get("stopReason")
+    if stop == "aborted":
+        raise CompactionCancelled(cancelled_message) if cancelled_message else CompactionCancelled()
+    if stop == "error":
+        raise CompactionError(f"{label} failed: {message.get('errorMessage') or 'Unknown error'}")
+    if stop == "length":
+        raise CompactionError(f"{label} failed: {TRUNCATED_DETAIL}")
+    content = [b for b in message.get("content") or [] if isinstance(b, dict)]
+    if stop == "toolUse" or any(b.get("type") == "toolCall" for b in content):
+        raise CompactionError(f"{label} attempted to call a tool")
+    if stop != "stop":
+        raise CompactionError(f"{label} failed: unexpected stop reason {stop!r}")
+    return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
+
+
+_USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+_OPTIONAL_USAGE_KEYS = ("cacheWrite1h", "reasoning")
+_COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
+
+
+def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any]:
+    """Sum two ``Usage`` dicts (optional counters only when either side has them)."""
+    result: dict[str, Any] = dict(total) if total else empty_usage()
+    result["cost"] = dict(result.get("cost") or {})
+    if not isinstance(usage, dict):
+        return result
+    for key in _USAGE_KEYS:
+        result[key] = (result.get(key) or 0) + (usage.get(key) or 0)
+    for key in _OPTIONAL_USAGE_KEYS:
+        if key in usage or key in result:
+            result[key] = (result.get(key) or 0) + (usage.get(key) or 0)
+    result["totalTokens"] = (result.get("totalTokens") or 0) + (usage.get("totalTokens") or 0)
+    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    for key in _COST_KEYS:
+        result["cost"][key] = (result["cost"].get(key) or 0) + (cost.get(key) or 0)
+    # Key order as upstream writes a Usage: counters, totalTokens, cost.
+    ordered = {k: result[k] for k in ("input", "output", "cacheRead", "cacheWrite") if k in result}
+    for key in _OPTIONAL_USAGE_KEYS:
+        if key in result:
+            ordered[key] = result[key]
+    ordered["totalTokens"] = result["totalTokens"]
+    ordered["cost"] = result["cost"]
+    return ordered

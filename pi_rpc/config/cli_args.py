@@ -1,0 +1,282 @@
+"""Command-line arguments: ``parse_args(argv) -> CliArgs`` (frozen), and mode resolution.
+
+Follows upstream pi 1.6's flags and quirks (protocol reference §1.1, §5.9, §7.5; internals
+§1.1/§1.2): a value flag with nothing after it is ignored; unknown long flags are kept (for
+extensions) and ignored; unknown short flags are errors; ``@path`` arguments are file
+arguments; everything else is a positional message. ``--`` ends option parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+VALID_MODES = ("text", "json", "rpc")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
+SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+SESSION_ID_ERROR = (
+    "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
+    "and start and end with an alphanumeric character"
+)
+
+
+class CliError(Exception):
+    """A fatal argument error: print ``message`` on stderr and exit with ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True, slots=True)
+class CliArgs:
+    mode: str | None = None  # "text" | "json" | "rpc" | None (unset)
+    print: bool = False
+    provider: str | None = None
+    model: str | None = None  # raw pattern: id, provider/id, fuzzy, optional ":<thinking>"
+    models: tuple[str, ...] | None = None
+    thinking: str | None = None
+    api_key: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: tuple[str, ...] = ()
+    no_session: bool = False
+    session: str | None = None
+    session_dir: str | None = None
+    session_id: str | None = None
+    continue_session: bool = False
+    resume: bool = False
+    fork: str | None = None
+    name: str | None = None
+    tools: tuple[str, ...] | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    exclude_tools: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()
+    no_extensions: bool = False
+    no_mcp: bool = False
+    skills: tuple[str, ...] = ()
+    no_skills: bool = False
+    prompt_templates: tuple[str, ...] = ()
+    no_prompt_templates: bool = False
+    themes: tuple[str, ...] = ()
+    no_themes: bool = False
+    no_context_files: bool = False
+    approve: bool | None = None  # -a -> True, -na -> False, unset -> None
+    offline: bool = False
+    faux_script: str | None = None
+    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    export: tuple[str, ...] | None = None  # (in,) or (in, out)
+    list_models: str | bool | None = None
+    verbose: bool = False
+    version: bool = False
+    help: bool = False
+    messages: tuple[str, ...] = ()
+    file_args: tuple[str, ...] = ()
+    unknown_flags: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+
+# flag -> (field, kind). kinds: "bool", "str", "append", "csv"
+_VALUE_FLAGS: dict[str, tuple[str, str]] = {
+    "--provider": ("provider", "str"),
+    "--model": ("model", "str"),
+    "--api-key": ("api_key", "str"),
+    "--system-prompt": ("system_prompt", "str"),
+    "--append-system-prompt": ("append_system_prompt", "append"),
+    "--session": ("session", "str"),
+    "--session-dir": ("session_dir", "str"),
+    "--session-id": ("session_id", "str"),
+    "--fork": ("fork", "str"),
+    "--name": ("name", "str"),
+    "-n": ("name", "str"),
+    "--models": ("models", "csv"),
+    "--tools": ("tools", "csv"),
+    "-t": ("tools", "csv"),
+    "--exclude-tools": ("exclude_tools", "csv"),
+    "-xt": ("exclude_tools", "csv"),
+    "--extension": ("extensions", "append"),
+    "-e": ("extensions", "append"),
+    "--skill": ("skills", "append"),
+    "--prompt-template": ("prompt_templates", "append"),
+    "--theme": ("themes", "append"),
+    "--faux-script": ("faux_script", "str"),
+}
+
+_BOOL_FLAGS: dict[str, str] = {
+    "--print": "print",
+    "-p": "print",
+    "--continue": "continue_session",
+    "-c": "continue_session",
+    "--resume": "resume",
+    "-r": "resume",
+    "--no-session": "no_session",
+    "--no-tools": "no_tools",
+    "-nt": "no_tools",
+    "--no-builtin-tools": "no_builtin_tools",
+    "-nbt": "no_builtin_tools",
+    "--no-extensions": "no_extensions",
+    "-ne": "no_extensions",
+    "--no-mcp": "no_mcp",
+    "--no-skills": "no_skills",
+    "-ns": "no_skills",
+    "--no-prompt-templates": "no_prompt_templates",
+    "-np": "no_prompt_templates",
+    "--no-themes": "no_themes",
+    "--no-context-files": "no_context_files",
+    "-nc": "no_context_files",
+    "--offline": "offline",
+    "--verbose": "verbose",
+    "--version": "version",
+    "-v": "version",
+    "--help": "help",
+    "-h": "help",
+}
+
+# Upstream flags we accept and ignore (interactive-only); they take a value.
+_IGNORED_VALUE_FLAGS = frozenset({"--use-theme", "--tui-mode"})
+
+
+def _split_csv(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def parse_args(argv: Sequence[str]) -> CliArgs:
+    """Parse ``argv`` (without the program name). Raises ``CliError`` on fatal errors."""
+    values: dict[str, object] = {}
+    appends: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    messages: list[str] = []
+    file_args: list[str] = []
+    unknown: list[str] = []
+    args = list(argv)
+    i = 0
+    n = len(args)
+    while i < n:
+        arg = args[i]
+        has_next = i + 1 < n
+        if arg == "--":
+            messages.extend(args[i + 1 :])
+            break
+        if arg == "--mode":
+            if has_next:
+                i += 1
+                mode = args[i]
+                if mode not in VALID_MODES:
+                    raise CliError(f'Invalid mode "{mode}". Valid values: {", ".join(VALID_MODES)}')
+                values["mode"] = mode
+        elif arg in _BOOL_FLAGS:
+            values[_BOOL_FLAGS[arg]] = True
+        elif arg in ("-a", "--approve"):
+            values["approve"] = True
+        elif arg in ("-na", "--no-approve"):
+            values["approve"] = False
+        elif arg == "--thinking":
+            if has_next:
+                i += 1
+                level = args[i]
+                if level in THINKING_LEVELS:
+                    values["thinking"] = level
+                else:
+                    warnings.append(
+                        f'Warning: Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}'
+                    )
+        elif arg == "--max-frame-bytes":
+            if has_next:
+                i += 1
+                raw = args[i]
+                try:
+                    limit = int(raw)
+                except ValueError:
+                    limit = 0
+                if limit <= 0:
+                    raise CliError(f'Error: Invalid --max-frame-bytes "{raw}": expected a positive integer')
+                values["max_frame_bytes"] = limit
+        elif arg == "--export":
+            if has_next:
+                i += 1
+                parts = [args[i]]
+                if i + 1 < n and not args[i + 1].startswith("-"):
+                    i += 1
+                    parts.append(args[i])
+                values["export"] = tuple(parts)
+        elif arg == "--list-models":
+            if has_next and not args[i + 1].startswith("-") and not args[i + 1].startswith("@"):
+                i += 1
+                values["list_models"] = args[i]
+            else:
+                values["list_models"] = True
+        elif arg in _VALUE_FLAGS:
+            name, kind = _VALUE_FLAGS[arg]
+            if has_next:
+                i += 1
+                value = args[i]
+                if kind == "str":
+                    values[name] = value
+                elif kind == "append":
+                    appends.setdefault(name, []).append(value)
+                else:
+                    values[name] = _split_csv(value)
+        elif arg in _IGNORED_VALUE_FLAGS:
+            if has_next:
+                i += 1
+        elif arg.startswith("@"):
+            file_args.append(arg[1:])
+        elif arg.startswith("--"):
+            unknown.append(arg)
+        elif arg.startswith("-"):
+            raise CliError(f"Error: Unknown option: {arg}")
+        else:
+            messages.append(arg)
+        i += 1
+
+    for name, items in appends.items():
+        values[name] = tuple(items)
+
+    tools = values.get("tools")
+    if isinstance(tools, tuple):
+        kept = []
+        for tool in tools:
+            if tool in BUILTIN_TOOLS:
+                kept.append(tool)
+            else:
+                warnings.append(f'Warning: Unknown tool "{tool}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
+        values["tools"] = tuple(kept)
+
+    session_id = values.get("session_id")
+    if isinstance(session_id, str) and not SESSION_ID_RE.match(session_id):
+        raise CliError(f"Error: {SESSION_ID_ERROR}")
+
+    if values.get("fork") is not None and (
+        values.get("session") is not None
+        or values.get("continue_session")
+        or values.get("resume")
+        or values.get("no_session")
+    ):
+        raise CliError("Error: --fork cannot be combined with --session, --continue, --resume, or --no-session")
+
+    if values.get("extensions"):
+        warnings.append("Warning: extensions are not supported by this implementation; -e/--extension ignored")
+
+    return CliArgs(
+        **values,  # type: ignore[arg-type]
+        messages=tuple(messages),
+        file_args=tuple(file_args),
+        unknown_flags=tuple(unknown),
+        warnings=tuple(warnings),
+    )
+
+
+def resolve_app_mode(args: CliArgs, *, stdin_is_tty: bool, stdout_is_tty: bool) -> str:
+    """Upstream 1.x ``resolveAppMode``: ``rpc``, ``json``, then ``print`` when ``-p``,
+    ``--mode text``, or stdin/stdout is not a TTY; else ``interactive``."""
+    if args.mode == "rpc":
+        return "rpc"
+    if args.mode == "json":
+        return "json"
+    if args.print or args.mode == "text" or not stdin_is_tty or not stdout_is_tty:
+        return "print"
+    return "interactive"

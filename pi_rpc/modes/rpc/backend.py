@@ -1,0 +1,158 @@
+"""What the RPC server needs from the rest of pi, and a minimal in-memory stand-in.
+
+A backend registers command handlers and may run background work (agent runs) in the task
+group it is given. The runtime's backend replaces ``InMemoryBackend`` (see
+``main.create_backend``); until then, ``get_state`` and ``set_session_name`` work and every
+other command answers ``Not implemented yet: <type>``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pi_rpc.modes.rpc.registry import CommandContext, CommandError, HandlerRegistry
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.rpc.events import EventEmitter
+
+
+@dataclass(slots=True)
+class ServerHandle:
+    """Given to ``Backend.start``: the event stream and a task group that lives until
+    shutdown (cancelled after ``Backend.aclose`` returns)."""
+
+    events: EventEmitter
+    task_group: TaskGroup
+
+
+class Backend(Protocol):
+    def register(self, registry: HandlerRegistry) -> None:
+        """Register command handlers (``registry.register("get_state", handler)``)."""
+
+    async def start(self, server: ServerHandle) -> None:
+        """Called once inside the event loop, before stdin is read."""
+
+    async def aclose(self) -> None:
+        """Shutdown: abort runs, wait for idle, release resources. Events are already off."""
+
+
+class StartupError(Exception):
+    """Raised by a backend factory for a fatal startup problem: message to stderr, exit code."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+# Agent-core's placeholder when no model is configured (protocol reference §1.1).
+def placeholder_model() -> dict[str, Any]:
+    return {
+        "id": "unknown",
+        "name": "unknown",
+        "api": "unknown",
+        "provider": "unknown",
+        "baseUrl": "",
+        "reasoning": False,
+        "input": [],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 0,
+        "maxTokens": 0,
+    }
+
+
+def uuid7() -> str:
+    """A UUIDv7 string (48-bit Unix ms timestamp, version 7, variant 10, random rest)."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def normalise_session_name(raw: str) -> str:
+    """Upstream: trim; then each run of CR/LF becomes one space; trim again. Raises
+    ``CommandError("Session name cannot be empty")`` when nothing is left."""
+    name = raw.strip()
+    if not name:
+        raise CommandError("Session name cannot be empty")
+    return _LINE_BREAKS.sub(" ", name).strip()
+
+
+class InMemoryBackend:
+    """No model, no session file: enough for ``get_state`` and ``set_session_name``."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        session_name: str | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.session_id = session_id or uuid7()
+        self.session_name: str | None = None
+        if session_name:
+            try:
+                self.session_name = normalise_session_name(session_name)
+            except CommandError:
+                self.session_name = None
+        self.ui_responses: list[dict[str, Any]] = []
+        self.closed = False
+
+    def register(self, registry: HandlerRegistry) -> None:
+        registry.register("get_state", self.get_state)
+        registry.register("set_session_name", self.set_session_name)
+        registry.register("extension_ui_response", self.extension_ui_response)
+
+    async def start(self, server: ServerHandle) -> None:
+        self.server = server
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    # ------------------------------------------------------------------ handlers
+
+    async def get_state(self, ctx: CommandContext, cmd: dict[str, Any]) -> dict[str, Any]:
+        settings = self.settings
+        state: dict[str, Any] = {
+            "model": placeholder_model(),
+            # The placeholder is non-reasoning, so any level clamps to "off".
+            "thinkingLevel": "off",
+            "isStreaming": False,
+            "isCompacting": False,
+            "steeringMode": settings.steering_mode if settings else "one-at-a-time",
+            "followUpMode": settings.follow_up_mode if settings else "one-at-a-time",
+            "sessionId": self.session_id,
+        }
+        if self.session_name is not None:
+            state["sessionName"] = self.session_name
+        state["autoCompactionEnabled"] = settings.compaction_enabled if settings else True
+        state["messageCount"] = 0
+        state["pendingMessageCount"] = 0
+        return state
+
+    async def set_session_name(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        name = normalise_session_name(cmd["name"])
+        self.session_name = name
+        await ctx.emit({"type": "session_info_changed", "name": name})
+        return None
+
+    async def extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        # No extensions yet: nothing is pending, so every answer is stale and ignored.
+        self.ui_responses.append(cmd)
+

@@ -1,0 +1,166 @@
+"""Transport-agnostic command dispatch.
+
+Feed it one inbound item at a time (a parsed JSON value, a ``ParseFailure`` or a
+``FrameTooLarge``); it writes exactly one response per command through the sink (none for
+``extension_ui_response``), after any events the handler emitted. The transport decides the
+concurrency: the stdio server runs every ``dispatch`` call in its own task, so no command ever
+waits behind another (``abort``, ``abort_bash``, ``abort_retry``, ``clear_queue`` and
+``extension_ui_response`` included).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any
+
+from pi_rpc.modes.rpc.events import EventEmitter, RecordSink
+from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
+from pi_rpc.modes.rpc.validation import validate_command
+from pi_rpc.modes.wire.framing import FrameTooLarge
+from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
+from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES, EXTENSION_UI_RESPONSE
+
+_KNOWN = frozenset(COMMAND_TYPES)
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` as JS would print it (for ``Unknown command: <type>``)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return str(value)
+
+
+def frame_too_large_error(limit: int) -> str:
+    return (
+        f"{PARSE_ERROR_PREFIX}frame too large: record exceeds the {limit}-byte limit "
+        f"(--max-frame-bytes); it was discarded up to the next newline"
+    )
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        registry: HandlerRegistry,
+        sink: RecordSink,
+        *,
+        events: EventEmitter | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.registry = registry
+        self.sink = sink
+        self.events = events if events is not None else EventEmitter(sink)
+        self.verbose = verbose
+        self.responses_sent = 0
+
+    async def _respond(self, response: dict[str, Any]) -> None:
+        try:
+            await self.sink.send(response)
+        except Exception as exc:
+            if type(exc).__name__ != "WriterClosed":
+                raise
+            return
+        self.responses_sent += 1
+
+    async def dispatch(self, item: Any) -> None:
+        if type(item) is dict:
+            await self._dispatch_object(item)
+            return
+        if isinstance(item, ParseFailure):
+            await self._respond(
+                {"type": "response", "command": "parse", "success": False, "error": item.error}
+            )
+            return
+        if isinstance(item, FrameTooLarge):
+            await self._respond(
+                {
+                    "type": "response",
+                    "command": "parse",
+                    "success": False,
+                    "error": frame_too_large_error(item.limit),
+                }
+            )
+            return
+        # Valid JSON that is not an object (42, "s", [], true, null): upstream answers
+        # "Unknown command: undefined" (and crashes on null; we do not).
+        await self._respond({"type": "response", "success": False, "error": "Unknown command: undefined"})
+
+    async def _dispatch_object(self, cmd: dict[str, Any]) -> None:
+        has_id = "id" in cmd
+        cmd_id = cmd.get("id")
+        has_type = "type" in cmd
+        ctype = cmd.get("type")
+
+        if ctype == EXTENSION_UI_RESPONSE:
+            handler = self.registry.get(EXTENSION_UI_RESPONSE)
+            if handler is not None:
+                ctx = CommandContext(EXTENSION_UI_RESPONSE, has_id, cmd_id, self.events)
+                try:
+                    await handler(ctx, cmd)
+                except Exception:
+                    self._log_exception(EXTENSION_UI_RESPONSE)
+            return  # never answered
+
+        response: dict[str, Any] = {"id": cmd_id} if has_id else {}
+        response["type"] = "response"
+        if has_type:
+            response["command"] = ctype
+        response["success"] = False
+
+        if not isinstance(ctype, str):
+            response["error"] = "Unknown command: " + ("undefined" if not has_type else js_string(ctype))
+            await self._respond(response)
+            return
+
+        handler = self.registry.get(ctype)
+        if handler is None and ctype not in _KNOWN:
+            response["error"] = f"Unknown command: {ctype}"
+            await self._respond(response)
+            return
+
+        problem = validate_command(ctype, cmd)
+        if problem is not None:
+            response["error"] = problem
+            await self._respond(response)
+            return
+
+        if handler is None:
+            response["error"] = f"Not implemented yet: {ctype}"
+            await self._respond(response)
+            return
+
+        ctx = CommandContext(ctype, has_id, cmd_id, self.events)
+        try:
+            result = await handler(ctx, cmd)
+        except CommandError as exc:
+            response["error"] = exc.message
+        except Exception as exc:
+            self._log_exception(ctype)
+            response["error"] = str(exc) or type(exc).__name__
+        else:
+            response["success"] = True
+            if result is JSON_NULL:
+                response["data"] = None
+            elif result is not None:
+                response["data"] = result
+        await self._respond(response)
+
+    def _log_exception(self, ctype: str) -> None:
+        try:
+            sys.stderr.write(f"pi_rpc: unexpected error in command {ctype!r}:\n")
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+        except Exception:
+            pass

@@ -1,0 +1,55 @@
+"""Session-event output: agent-loop events wait for queue space (backpressure), all other
+events are queued without waiting; after shutdown begins, events are dropped (upstream
+unsubscribes the event stream first thing when it shuts down)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
+
+
+class RecordSink(Protocol):
+    """Where records go: the stdio ``RecordWriter`` or the in-memory transport."""
+
+    async def send(self, record: Any) -> None: ...
+
+    def send_nowait(self, record: Any) -> None: ...
+
+
+class EventEmitter:
+    def __init__(self, sink: RecordSink) -> None:
+        self._sink = sink
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def emit(self, event: dict[str, Any]) -> None:
+        if self._closed:
+            return
+        try:
+            if event.get("type") in BLOCKING_EVENT_TYPES:
+                await self._sink.send(event)
+            else:
+                self._sink.send_nowait(event)
+        except Exception as exc:  # writer closed: shutting down
+            if type(exc).__name__ != "WriterClosed":
+                raise
+
+    def emit_nowait(self, event: dict[str, Any]) -> None:
+        if self._closed:
+            return
+        try:
+            self._sink.send_nowait(event)
+        except Exception as exc:
+            if type(exc).__name__ != "WriterClosed":
+                raise
+
+    async def send_raw(self, record: dict[str, Any]) -> None:
+        """Any other outbound record (e.g. ``extension_ui_request``), written in order."""
+        await self.emit(record)

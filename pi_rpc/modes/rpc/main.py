@@ -1,0 +1,82 @@
+"""``run_rpc_mode(args)``: take over stdout, build the backend, serve stdin until EOF/signal.
+
+``create_backend`` is the seam where the runtime plugs in: if ``pi_rpc.runtime.rpc_backend``
+exists and defines ``create_backend(args, settings) -> Backend``, it is used; otherwise the
+small ``InMemoryBackend``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_rpc.config.cli_args import CliArgs
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.rpc.backend import Backend
+
+RUNTIME_BACKEND_MODULE = "pi_rpc.runtime.rpc_backend"
+TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
+
+
+def create_backend(args: CliArgs, settings: Settings) -> Backend:
+    if importlib.util.find_spec(RUNTIME_BACKEND_MODULE) is not None:
+        module = importlib.import_module(RUNTIME_BACKEND_MODULE)
+        factory = getattr(module, "create_backend", None)
+        if factory is not None:
+            return factory(args, settings)
+    from pi_rpc.modes.rpc.backend import InMemoryBackend
+
+    return InMemoryBackend(settings=settings, session_name=args.name, session_id=args.session_id)
+
+
+def _test_only_stray_output() -> None:
+    """TEST-ONLY (env PI_RPC_TEST_STRAY=1): write to "stdout" from Python, from the raw fd and
+    from a child process, to prove none of it reaches the protocol stream."""
+    import subprocess
+
+    print("stray: python print")
+    sys.stdout.flush()
+    os.write(1, b"stray: raw fd 1\n")
+    subprocess.run(["echo", "stray: child process"], check=False)
+
+
+def run_rpc_mode(args: CliArgs) -> int:
+    from pi_rpc.modes.wire.output import take_over_stdout
+
+    takeover = take_over_stdout()
+    if os.environ.get(TEST_STRAY_ENV) == "1":
+        _test_only_stray_output()
+
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.rpc.backend import StartupError
+
+    settings = Settings.load(cwd=os.getcwd(), approve=args.approve)
+    try:
+        backend = create_backend(args, settings)
+    except StartupError as exc:
+        sys.stderr.write(exc.message + "\n")
+        return exc.exit_code
+
+    import anyio
+
+    from pi_rpc.modes.rpc.server import RpcServer
+
+    server = RpcServer(
+        backend,
+        output_fd=takeover.protocol_fd,
+        max_frame_bytes=args.max_frame_bytes,
+        verbose=args.verbose,
+    )
+    code = anyio.run(server.serve)
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
+    if code != 0:
+        # Skip interpreter teardown: worker threads (blocked writes) must not delay exit.
+        os._exit(code)
+    return code

@@ -1,0 +1,211 @@
+"""The RPC backend over the session runtime: one handler per command, each a thin adapter from
+the validated command dict to an ``AgentSession`` method, plus the session-event subscription
+(with the wire transform of ``message_update``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from pi_rpc.modes.rpc.backend import ServerHandle
+from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
+from pi_rpc.modes.wire.event_transform import to_wire_event
+from pi_rpc.runtime.errors import RuntimeCommandError
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
+
+
+def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
+    images = cmd.get("images")
+    return list(images) if images else None
+
+
+class RuntimeBackend:
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self._unsubscribe: Any = None
+
+    # ------------------------------------------------------------------ Backend protocol
+
+    def register(self, registry: HandlerRegistry) -> None:
+        for name in COMMANDS:
+            registry.register(name, self._wrap(name))
+        registry.register("extension_ui_response", self._extension_ui_response)
+
+    async def start(self, server: ServerHandle) -> None:
+        self.server = server
+        self.session.bind_task_group(server.task_group)
+
+        async def forward(event: dict[str, Any]) -> None:
+            await server.events.emit(to_wire_event(event))
+
+        self._unsubscribe = self.session.subscribe(forward)
+
+    async def aclose(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.session.shutdown()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _wrap(self, name: str) -> Any:
+        method = getattr(self, f"cmd_{name}")
+
+        async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+            try:
+                return await method(ctx, cmd)
+            except RuntimeCommandError as exc:
+                raise CommandError(str(exc)) from None
+
+        return handler
+
+    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        # No extension dialogs exist, so every answer is stale and silently ignored.
+        return None
+
+    # ------------------------------------------------------------------ prompting
+
+    async def cmd_prompt(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        gate = anyio.Event()
+        ctx.extras["after_response"] = gate.set
+        disposition = await self.session.prompt(
+            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate
+        )
+        return {"disposition": disposition}
+
+    async def cmd_steer(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"disposition": await self.session.steer(cmd["message"], _images(cmd))}
+
+    async def cmd_follow_up(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd))}
+
+    async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        await self.session.abort()
+        return None
+
+    async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.clear_queue()
+
+    # ------------------------------------------------------------------ session replacement
+
+    async def cmd_new_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.new_session(cmd.get("parentSession") or None)
+
+    async def cmd_switch_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.switch_session(cmd["sessionPath"])
+
+    async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.fork(cmd.get("entryId"), cmd.get("position") or "before")
+
+    async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.clone()
+
+    # ------------------------------------------------------------------ state and models
+
+    async def cmd_get_state(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return self.session.get_state()
+
+    async def cmd_set_model(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.set_model(cmd["provider"], cmd["modelId"])
+
+    async def cmd_cycle_model(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        result = await self.session.cycle_model()
+        return JSON_NULL if result is None else result
+
+    async def cmd_get_available_models(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"models": self.session.get_available_models()}
+
+    async def cmd_set_thinking_level(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        await self.session.set_thinking_level(cmd["level"])
+        return None
+
+    async def cmd_cycle_thinking_level(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        result = await self.session.cycle_thinking_level()
+        return JSON_NULL if result is None else result
+
+    async def cmd_get_available_thinking_levels(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"levels": self.session.get_available_thinking_levels()}
+
+    async def cmd_set_steering_mode(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self.session.set_steering_mode(cmd["mode"])
+        return None
+
+    async def cmd_set_follow_up_mode(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self.session.set_follow_up_mode(cmd["mode"])
+        return None
+
+    # ------------------------------------------------------------------ compaction and retry
+
+    async def cmd_compact(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return await self.session.compact(cmd.get("customInstructions"))
+
+    async def cmd_set_auto_compaction(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self.session.set_auto_compaction(cmd["enabled"])
+        return None
+
+    async def cmd_set_auto_retry(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self.session.set_auto_retry(cmd["enabled"])
+        return None
+
+    async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        await self.session.abort_retry()
+        return None
+
+    # ------------------------------------------------------------------ bash
+
+    async def cmd_bash(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        async def on_chunk(delta: str) -> None:
+            await ctx.emit(ctx.with_id({"type": "bash_execution_update", "delta": delta}))
+
+        return await self.session.bash(cmd["command"], cmd.get("excludeFromContext"), on_chunk)
+
+    async def cmd_abort_bash(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self.session.abort_bash()
+        return None
+
+    # ------------------------------------------------------------------ queries
+
+    async def cmd_get_session_stats(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return self.session.get_session_stats()
+
+    async def cmd_export_html(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return self.session.export_html(cmd.get("outputPath"))
+
+    async def cmd_get_fork_messages(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"messages": self.session.session.get_fork_messages()}
+
+    async def cmd_get_entries(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        since = cmd.get("since")
+        try:
+            entries = self.session.session.get_entries(since)
+        except KeyError:
+            raise CommandError(f"Entry not found: {since}") from None
+        return {"entries": entries, "leafId": self.session.session.get_leaf_id()}
+
+    async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"tree": self.session.session.get_tree(), "leafId": self.session.session.get_leaf_id()}
+
+    async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return self.session.get_last_assistant_text()
+
+    async def cmd_set_session_name(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        await self.session.set_session_name(cmd["name"])
+        return None
+
+    async def cmd_get_messages(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"messages": self.session.get_messages()}
+
+    async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return {"commands": self.session.get_commands()}
+
+
+COMMANDS = (
+    "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state", "set_model",
+    "cycle_model", "get_available_models", "set_thinking_level", "cycle_thinking_level",
+    "get_available_thinking_levels", "set_steering_mode", "set_follow_up_mode", "compact",
+    "set_auto_compaction", "set_auto_retry", "abort_retry", "bash", "abort_bash", "get_session_stats",
+    "export_html", "switch_session", "fork", "clone", "get_fork_messages", "get_entries", "get_tree",
+    "get_last_assistant_text", "set_session_name", "get_messages", "get_commands",
+)

@@ -1,0 +1,149 @@
+"""The stdio transport and the process lifecycle of ``pi --mode rpc``.
+
+- stdin (fd 0) is framed (``wire.framing``) and parsed (``wire.jsonparse``); every record is
+  dispatched in its own task as soon as it arrives.
+- All output goes through one ``RecordWriter`` on the private protocol fd.
+- stdin EOF: commands already in flight are answered first (upstream drops them), then events
+  stop, the backend is closed, stdout is flushed; exit 0.
+- SIGTERM -> 143 (no flush), SIGHUP -> 129 (flush). Every signal first kills tracked child
+  processes. A second signal during shutdown exits at once with its code, except that the
+  very first signal ever received is ignored while an EOF shutdown is running (upstream rule).
+- A stdout write error (EPIPE: the client went away) exits 1 without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any
+
+import anyio
+
+from pi_rpc.config import children
+from pi_rpc.modes.rpc.backend import Backend, ServerHandle
+from pi_rpc.modes.rpc.dispatch import Dispatcher
+from pi_rpc.modes.rpc.events import EventEmitter
+from pi_rpc.modes.rpc.registry import HandlerRegistry
+from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
+from pi_rpc.modes.wire.jsonparse import parse_record
+from pi_rpc.modes.wire.output import RecordWriter
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+_SIGNAL_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
+
+
+def _hard_exit(code: int) -> None:
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(code)
+
+
+class RpcServer:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        output_fd: int,
+        input_fd: int = 0,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        verbose: bool = False,
+        handle_signals: bool = True,
+    ) -> None:
+        self.backend = backend
+        self.input_fd = input_fd
+        self.output_fd = output_fd
+        self.max_frame_bytes = max_frame_bytes
+        self.verbose = verbose
+        self.handle_signals = handle_signals
+        self.registry = HandlerRegistry()
+        backend.register(self.registry)
+        self.exit_code = 0
+        self._shutting_down = False
+        self._flush_on_exit = True
+        self._signal_count = 0
+        self._backend_closed = False
+        self._main_scope: anyio.CancelScope | None = None
+
+    # ------------------------------------------------------------------ entry
+
+    async def serve(self) -> int:
+        self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
+        self.events = EventEmitter(self.writer)
+        self.dispatcher = Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+        async with anyio.create_task_group() as root:
+            root.start_soon(self.writer.run)
+            if self.handle_signals:
+                root.start_soon(self._watch_signals)
+            with anyio.CancelScope() as scope:
+                self._main_scope = scope
+                await self._main()
+            await self._finish()
+            root.cancel_scope.cancel()
+        return self.exit_code
+
+    async def _main(self) -> None:
+        async with anyio.create_task_group() as backend_tg:
+            await self.backend.start(ServerHandle(self.events, backend_tg))
+            async with anyio.create_task_group() as commands:
+                dispatch = self.dispatcher.dispatch
+                async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
+                    item: Any = parse_record(frame) if type(frame) is bytes else frame
+                    commands.start_soon(dispatch, item)
+            # stdin EOF and every in-flight command answered.
+            self._shutting_down = True
+            self.events.close()
+            await self._close_backend()
+            backend_tg.cancel_scope.cancel()
+
+    async def _close_backend(self) -> None:
+        if self._backend_closed:
+            return
+        self._backend_closed = True
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+            try:
+                await self.backend.aclose()
+            except Exception as exc:  # never a traceback on stdout; keep stderr short
+                sys.stderr.write(f"pi_rpc: error during shutdown: {exc}\n")
+
+    async def _finish(self) -> None:
+        self._shutting_down = True
+        self.events.close()
+        await self._close_backend()
+        if self.writer.failed is None and self._flush_on_exit:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                await self.writer.drain()
+        self.writer.close()
+
+    # ------------------------------------------------------------------ triggers
+
+    def _on_write_error(self, exc: BaseException) -> None:
+        if self.exit_code == 0:
+            self.exit_code = 1
+        self._flush_on_exit = False
+        self._shutting_down = True
+        self.events.close()
+        if self._main_scope is not None:
+            self._main_scope.cancel()
+
+    def begin_signal_shutdown(self, code: int, *, flush: bool) -> None:
+        self.exit_code = code
+        self._flush_on_exit = flush
+        self._shutting_down = True
+        self.events.close()
+        if self._main_scope is not None:
+            self._main_scope.cancel()
+
+    async def _watch_signals(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for signum in signals:
+                self._signal_count += 1
+                code = _SIGNAL_CODES.get(signum, 128 + int(signum))
+                children.kill_all()
+                if self._shutting_down:
+                    if self._signal_count == 1 and self.exit_code == 0:
+                        continue  # first signal ever, during an EOF shutdown: ignored
+                    _hard_exit(code)
+                self.begin_signal_shutdown(code, flush=signum != signal.SIGTERM)

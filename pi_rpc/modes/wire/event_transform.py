@@ -1,0 +1,23 @@
+"""The wire form of session events (upstream ``rpc-mode`` / ``json-event`` transform):
+``message_update`` loses the cumulative ``message`` and ``assistantMessageEvent.partial`` and
+gains the partial reply's ``usage``; ``toolcall_start`` gains the tool call's ``id`` and
+``toolName``. Without this, output would grow quadratically with the reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def to_wire_event(event: dict[str, Any]) -> dict[str, Any]:
+    if event.get("type") != "message_update":
+        return event
+    inner = event.get("assistantMessageEvent") or {}
+    partial = inner.get("partial") or event.get("message") or {}
+    wire_inner: dict[str, Any] = {k: v for k, v in inner.items() if k != "partial"}
+    if wire_inner.get("type") == "toolcall_start":
+        content = partial.get("content") or []
+        index = wire_inner.get("contentIndex")
+        block = content[index] if isinstance(index, int) and 0 <= index < len(content) else {}
+        wire_inner["id"] = block.get("id", "")
+        wire_inner["toolName"] = block.get("name", "")
+    return {"type": "message_update", "usage": partial.get("usage"), "assistantMessageEvent": wire_inner}

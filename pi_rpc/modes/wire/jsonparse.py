@@ -1,0 +1,277 @@
+"""Record bytes -> JSON value, with upstream-compatible parse-error texts.
+
+The fast path is ``orjson.loads``. Only when it fails do we work out what Node's
+``JSON.parse`` (V8) would have said, so a client sees the same
+``Failed to parse command: <message>`` text as from upstream pi, e.g.
+``Unexpected end of JSON input`` or ``Unexpected token 'o', "not json" is not valid JSON``.
+
+Deliberate difference: malformed UTF-8 is an error (upstream silently substitutes U+FFFD).
+Inputs V8 accepts but orjson refuses (lone surrogate escapes, integers beyond 64 bits) are
+parsed with the stdlib ``json`` module instead, so they are not rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+PARSE_ERROR_PREFIX = "Failed to parse command: "
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    """A record that is not valid JSON; ``message`` is the text after the prefix."""
+
+    message: str
+
+    @property
+    def error(self) -> str:
+        return PARSE_ERROR_PREFIX + self.message
+
+
+def parse_record(record: bytes) -> Any:
+    """Parse one record. Returns the JSON value, or a ``ParseFailure``."""
+    try:
+        return orjson.loads(record)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        text = record.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ParseFailure(
+            f"invalid UTF-8 at byte {exc.start} ({exc.reason}); commands must be UTF-8 encoded JSON"
+        )
+    message = v8_json_error(text)
+    if message is None:
+        # V8 would accept it; so do we (stdlib json is laxer than orjson in the same ways).
+        try:
+            return json.loads(text)
+        except ValueError as exc:  # pragma: no cover - scanner and stdlib disagree
+            return ParseFailure(str(exc))
+    return ParseFailure(message)
+
+
+# --------------------------------------------------------------------------- V8 emulation
+
+_WS = " \t\n\r"
+_MAX_CONTEXT = 10  # V8 kMaxContextCharacters
+_MIN_LEN_FOR_CONTEXT = _MAX_CONTEXT * 2 + 1
+_PLAIN_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_DIGITS = re.compile(r"[0-9]*")
+
+
+class _V8Error(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _utf16_len(s: str) -> int:
+    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+
+
+class _Scanner:
+    """A JSON validator that fails exactly where, and with the message that, V8 does."""
+
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.n = len(text)
+
+    # -- error helpers ---------------------------------------------------------------
+
+    def _position(self, i: int) -> tuple[int, int, int]:
+        prefix = self.s[:i]
+        pos = _utf16_len(prefix)
+        line = 1
+        last_break = 0
+        j = 0
+        while j < i:
+            ch = prefix[j]
+            if ch == "\r" and j < i - 1 and prefix[j + 1] == "\n":
+                j += 1
+                ch = "\n"
+            if ch in "\r\n":
+                line += 1
+                last_break = j + 1
+            j += 1
+        col = 1 + _utf16_len(prefix[last_break:i])
+        return pos, line, col
+
+    def fail_at(self, template: str, i: int) -> _V8Error:
+        pos, line, col = self._position(i)
+        return _V8Error(f"{template} in JSON at position {pos} (line {line} column {col})")
+
+    def unexpected(self, i: int) -> _V8Error:
+        """V8 ReportUnexpectedToken for the token starting at ``i``."""
+        if i >= self.n:
+            return _V8Error("Unexpected end of JSON input")
+        ch = self.s[i]
+        if ch == '"':
+            return self.fail_at("Unexpected string", i)
+        if ch == "-" or ch.isdigit() and ch.isascii():
+            return self.fail_at("Unexpected number", i)
+        if self.s in ("NaN", "Infinity", "undefined", "[object Object]"):
+            return _V8Error(f'"{self.s}" is not valid JSON')
+        src = self.s
+        length = self.n
+        if length <= _MIN_LEN_FOR_CONTEXT:
+            return _V8Error(f"Unexpected token '{ch}', \"{src}\" is not valid JSON")
+        if i < _MAX_CONTEXT:
+            return _V8Error(f"Unexpected token '{ch}', \"{src[: i + _MAX_CONTEXT]}\"... is not valid JSON")
+        if i < length - _MAX_CONTEXT:
+            snippet = src[i - _MAX_CONTEXT : i + _MAX_CONTEXT]
+            return _V8Error(f"Unexpected token '{ch}', ...\"{snippet}\"... is not valid JSON")
+        return _V8Error(f"Unexpected token '{ch}', ...\"{src[i - _MAX_CONTEXT :]}\" is not valid JSON")
+
+    # -- grammar ---------------------------------------------------------------------
+
+    def ws(self, i: int) -> int:
+        s, n = self.s, self.n
+        while i < n and s[i] in _WS:
+            i += 1
+        return i
+
+    def run(self) -> None:
+        i = self.value(self.ws(0))
+        i = self.ws(i)
+        if i < self.n:
+            pos, line, col = self._position(i)
+            raise _V8Error(
+                f"Unexpected non-whitespace character after JSON at position {pos} (line {line} column {col})"
+            )
+
+    def value(self, i: int) -> int:
+        if i >= self.n:
+            raise self.unexpected(i)
+        ch = self.s[i]
+        if ch == "{":
+            return self.obj(i)
+        if ch == "[":
+            return self.arr(i)
+        if ch == '"':
+            return self.string(i)
+        if ch == "-" or "0" <= ch <= "9":
+            return self.number(i)
+        for word in ("true", "false", "null"):
+            if ch == word[0]:
+                for k, expected in enumerate(word):
+                    if i + k >= self.n:
+                        raise _V8Error("Unexpected end of JSON input")
+                    if self.s[i + k] != expected:
+                        raise self.unexpected(i + k)
+                return i + len(word)
+        raise self.unexpected(i)
+
+    def obj(self, i: int) -> int:
+        i = self.ws(i + 1)
+        if i < self.n and self.s[i] == "}":
+            return i + 1
+        if i >= self.n:
+            raise self.unexpected(i)
+        if self.s[i] != '"':
+            raise self.fail_at("Expected property name or '}'", i)
+        while True:
+            i = self.string(i)
+            i = self.ws(i)
+            if i >= self.n:
+                raise self.unexpected(i)
+            if self.s[i] != ":":
+                raise self.fail_at("Expected ':' after property name", i)
+            i = self.value(self.ws(i + 1))
+            i = self.ws(i)
+            if i >= self.n:
+                raise self.unexpected(i)
+            if self.s[i] == "}":
+                return i + 1
+            if self.s[i] != ",":
+                raise self.fail_at("Expected ',' or '}' after property value", i)
+            i = self.ws(i + 1)
+            if i >= self.n:
+                raise self.unexpected(i)
+            if self.s[i] != '"':
+                raise self.fail_at("Expected double-quoted property name", i)
+
+    def arr(self, i: int) -> int:
+        i = self.ws(i + 1)
+        if i < self.n and self.s[i] == "]":
+            return i + 1
+        while True:
+            i = self.value(self.ws(i))
+            i = self.ws(i)
+            if i >= self.n:
+                raise self.unexpected(i)
+            if self.s[i] == "]":
+                return i + 1
+            if self.s[i] != ",":
+                raise self.fail_at("Expected ',' or ']' after array element", i)
+            i += 1
+
+    def string(self, i: int) -> int:
+        s, n = self.s, self.n
+        i += 1
+        while True:
+            i = _PLAIN_STRING_RUN.match(s, i).end()
+            if i >= n:
+                raise self.fail_at("Unterminated string", i)
+            ch = s[i]
+            if ch == '"':
+                return i + 1
+            if ch == "\\":
+                if i + 1 >= n:
+                    raise self.fail_at("Bad escaped character", i + 1)
+                esc = s[i + 1]
+                if esc == "u":
+                    if not _HEX4.match(s, i + 2):
+                        # V8 points at the first bad hex digit (or the end).
+                        j = i + 2
+                        while j < min(i + 6, n) and s[j] in "0123456789abcdefABCDEF":
+                            j += 1
+                        raise self.fail_at("Bad Unicode escape", j)
+                    i += 6
+                elif esc in '"\\/bfnrt':
+                    i += 2
+                else:
+                    raise self.fail_at("Bad escaped character", i + 1)
+            else:
+                raise self.fail_at("Bad control character in string literal", i)
+
+    def number(self, i: int) -> int:
+        s, n = self.s, self.n
+        if s[i] == "-":
+            i += 1
+            if i >= n or not ("0" <= s[i] <= "9"):
+                raise self.fail_at("No number after minus sign", i)
+        if s[i] == "0":
+            i += 1
+            if i < n and "0" <= s[i] <= "9":
+                raise self.fail_at("Unexpected number", i)
+        else:
+            i = _DIGITS.match(s, i).end()
+        if i < n and s[i] == ".":
+            i += 1
+            if i >= n or not ("0" <= s[i] <= "9"):
+                raise self.fail_at("Unterminated fractional number", i)
+            i = _DIGITS.match(s, i).end()
+        if i < n and s[i] in "eE":
+            i += 1
+            if i < n and s[i] in "+-":
+                i += 1
+            if i >= n or not ("0" <= s[i] <= "9"):
+                raise self.fail_at("Exponent part is missing a number", i)
+            i = _DIGITS.match(s, i).end()
+        return i
+
+
+def v8_json_error(text: str) -> str | None:
+    """The message V8's ``JSON.parse(text)`` throws, or None if it would parse."""
+    try:
+        _Scanner(text).run()
+    except _V8Error as err:
+        return err.message
+    except RecursionError:
+        return "Maximum call stack size exceeded"
+    return None

@@ -1,0 +1,288 @@
+"""Stdout ownership and the serialised protocol writer.
+
+``take_over_stdout()`` runs first thing in rpc/json/print modes: fd 1 is duplicated to a
+private descriptor reserved for protocol records, then fd 2 is copied onto fd 1. From then
+on, anything else that writes to "stdout" (``print``, ``sys.stdout``, C extensions, child
+processes that inherit fd 1) lands on stderr and cannot corrupt the stream.
+
+``RecordWriter`` owns that private descriptor. One task writes; records are encoded by the
+caller (``dumps_line``) and queued in order:
+- ``await writer.send(obj)`` waits while the queue is full (backpressure: a slow reader
+  slows the agent loop, as upstream);
+- ``writer.send_nowait(obj)`` never waits (session-level events, like upstream's
+  non-blocking queue); the record still keeps its place in the order.
+A write error other than EAGAIN (EPIPE: the reader went away) calls ``on_fatal`` once; the
+RPC server then exits with code 1, no traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import sys
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from pi_rpc.modes.wire.jsonout import dumps_line
+
+DEFAULT_QUEUE_RECORDS = 256
+_MAX_BATCH_BYTES = 1 << 20
+
+
+class StdoutTakeover:
+    """Result of ``take_over_stdout``: the private protocol fd and how to undo it."""
+
+    def __init__(self, protocol_fd: int, saved_stdout_fd: int) -> None:
+        self.protocol_fd = protocol_fd
+        self._saved = saved_stdout_fd
+        self.restored = False
+
+    def restore(self) -> None:
+        """Put the original stdout back on fd 1 (used by tests and on orderly exit)."""
+        if self.restored:
+            return
+        self.restored = True
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.dup2(self._saved, 1)
+        except OSError:
+            pass
+        try:
+            os.close(self._saved)
+        except OSError:
+            pass
+
+
+def take_over_stdout() -> StdoutTakeover:
+    """Reserve the real stdout for protocol records and point fd 1 at stderr."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    protocol_fd = os.dup(1)  # non-inheritable: children never see the protocol stream
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    return StdoutTakeover(protocol_fd, saved)
+
+
+class WriterClosed(Exception):
+    """The writer was closed (shutdown or fatal write error); the record was dropped."""
+
+
+class RecordWriter:
+    """Serialises protocol records onto one file descriptor. See the module docstring."""
+
+    def __init__(
+        self,
+        fd: int,
+        *,
+        max_queue: int = DEFAULT_QUEUE_RECORDS,
+        on_fatal: Callable[[BaseException], None] | None = None,
+        encode: Callable[[Any], bytes] = dumps_line,
+    ) -> None:
+        import anyio
+
+        self.fd = fd
+        self.max_queue = max_queue
+        self._encode = encode
+        self._on_fatal = on_fatal
+        self._queue: deque[bytes] = deque()
+        self._wakeup = anyio.Event()
+        self._space = anyio.Event()
+        self._idle = anyio.Event()
+        self._idle.set()
+        self._closed = False
+        self._failed: BaseException | None = None
+        self.records_written = 0
+        self._nonblocking_set = False
+        self._pollable = self._prepare_fd()
+
+    # -------------------------------------------------------------- fd setup
+
+    def _prepare_fd(self) -> bool:
+        """Pipes and sockets are written non-blocking + wait_writable (no thread per write);
+        TTYs and regular files use blocking writes in a worker thread."""
+        try:
+            mode = os.fstat(self.fd).st_mode
+        except OSError:
+            return False
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            try:
+                flags = fcntl.fcntl(self.fd, fcntl.F_GETFL)
+                if not flags & os.O_NONBLOCK:
+                    fcntl.fcntl(self.fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+                    self._nonblocking_set = True
+                return True
+            except OSError:
+                return False
+        return False
+
+    def _restore_fd_flags(self) -> None:
+        # The file description may be shared with the parent (shell pipelines): leave it
+        # blocking, as we found it.
+        if self._nonblocking_set:
+            self._nonblocking_set = False
+            try:
+                flags = fcntl.fcntl(self.fd, fcntl.F_GETFL)
+                fcntl.fcntl(self.fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+            except OSError:
+                pass
+
+    # -------------------------------------------------------------- producers
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def failed(self) -> BaseException | None:
+        return self._failed
+
+    def _push(self, line: bytes) -> None:
+        self._queue.append(line)
+        if self._idle.is_set():
+            self._idle = _new_event()
+        self._wakeup.set()
+
+    async def send(self, obj: Any) -> None:
+        """Queue one record, waiting while the queue is full."""
+        if self._closed:
+            raise WriterClosed()
+        line = self._encode(obj)
+        while len(self._queue) >= self.max_queue:
+            if self._space.is_set():
+                self._space = _new_event()
+            await self._space.wait()
+            if self._closed:
+                raise WriterClosed()
+        self._push(line)
+
+    def send_nowait(self, obj: Any) -> None:
+        """Queue one record without waiting (the queue may exceed ``max_queue``)."""
+        if self._closed:
+            raise WriterClosed()
+        self._push(self._encode(obj))
+
+    async def send_bytes(self, line: bytes) -> None:
+        """Queue one pre-encoded line (must end with ``\\n``)."""
+        if self._closed:
+            raise WriterClosed()
+        while len(self._queue) >= self.max_queue:
+            if self._space.is_set():
+                self._space = _new_event()
+            await self._space.wait()
+            if self._closed:
+                raise WriterClosed()
+        self._push(line)
+
+    async def drain(self) -> None:
+        """Wait until every queued record has been written (or the writer failed/closed)."""
+        while (self._queue or not self._idle.is_set()) and self._failed is None:
+            await self._idle.wait()
+
+    def close(self) -> None:
+        """Stop accepting records; queued records are discarded; wake everybody."""
+        self._closed = True
+        self._queue.clear()
+        self._wakeup.set()
+        self._space.set()
+        self._idle.set()
+
+    # -------------------------------------------------------------- the writer task
+
+    async def run(self) -> None:
+        """Write queued records until ``close()``. Never raises for write errors."""
+        import anyio
+
+        try:
+            while not self._closed:
+                if not self._queue:
+                    self._idle.set()
+                    self._wakeup = _new_event()
+                    if self._queue:  # pragma: no cover - defensive
+                        continue
+                    await self._wakeup.wait()
+                    continue
+                batch = [self._queue.popleft()]
+                size = len(batch[0])
+                while self._queue and size < _MAX_BATCH_BYTES:
+                    nxt = self._queue.popleft()
+                    batch.append(nxt)
+                    size += len(nxt)
+                if len(self._queue) < self.max_queue:
+                    self._space.set()
+                data = batch[0] if len(batch) == 1 else b"".join(batch)
+                try:
+                    await self._write_all(data, anyio)
+                except OSError as exc:
+                    self._fail(exc)
+                    return
+                self.records_written += len(batch)
+                if not self._queue:
+                    self._idle.set()
+        finally:
+            self._restore_fd_flags()
+
+    def _fail(self, exc: BaseException) -> None:
+        self._failed = exc
+        self.close()
+        if self._on_fatal is not None:
+            self._on_fatal(exc)
+
+    async def _write_all(self, data: bytes, anyio: Any) -> None:
+        view = memoryview(data)
+        while view:
+            if self._pollable:
+                try:
+                    n = os.write(self.fd, view)
+                except BlockingIOError:
+                    await anyio.wait_writable(self.fd)
+                    continue
+                except InterruptedError:
+                    continue
+                except OSError as exc:
+                    if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.ENOBUFS):
+                        await anyio.sleep(0.01)
+                        continue
+                    raise
+            else:
+                n = await anyio.to_thread.run_sync(_blocking_write, self.fd, view)
+            view = view[n:]
+
+    def write_sync(self, obj: Any) -> None:
+        """Best-effort synchronous write (outside the event loop: fatal startup errors)."""
+        data = self._encode(obj)
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.fd, view)
+            except BlockingIOError:
+                import select
+
+                select.select([], [self.fd], [], 1.0)
+                continue
+            view = view[n:]
+
+
+def _blocking_write(fd: int, view: memoryview) -> int:
+    while True:
+        try:
+            return os.write(fd, view)
+        except InterruptedError:
+            continue
+        except BlockingIOError:
+            import select
+
+            select.select([], [fd], [], 0.05)
+
+
+def _new_event() -> Any:
+    import anyio
+
+    return anyio.Event()

@@ -1,0 +1,238 @@
+"""The 33 commands (client -> pi) plus ``extension_ui_response``.
+
+Field types follow upstream's declared types, with two deliberate leniencies that mirror what
+upstream observably accepts (so clients recorded against it keep working):
+``set_thinking_level.level`` and ``set_*_mode.mode`` take any string (upstream clamps the level
+and stores the mode verbatim), and ``prompt.streamingBehavior`` takes any string (upstream
+treats any value other than ``followUp`` as ``steer``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field
+
+from pi_rpc.modes.wire.protocol.base import WireModel
+from pi_rpc.modes.wire.protocol.shapes import ImageContent
+
+
+class CommandBase(WireModel):
+    id: Any = Field(
+        default=None,
+        description="Optional correlation id: any JSON value, echoed verbatim in the response.",
+    )
+
+
+class PromptCommand(CommandBase):
+    type: Literal["prompt"]
+    message: str
+    images: list[ImageContent] | None = None
+    streaming_behavior: str | None = Field(
+        default=None,
+        description='"steer" or "followUp"; read only while a run is active.',
+    )
+
+
+class SteerCommand(CommandBase):
+    type: Literal["steer"]
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class FollowUpCommand(CommandBase):
+    type: Literal["follow_up"]
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class AbortCommand(CommandBase):
+    type: Literal["abort"]
+
+
+class ClearQueueCommand(CommandBase):
+    type: Literal["clear_queue"]
+
+
+class NewSessionCommand(CommandBase):
+    type: Literal["new_session"]
+    parent_session: str | None = None
+
+
+class GetStateCommand(CommandBase):
+    type: Literal["get_state"]
+
+
+class SetModelCommand(CommandBase):
+    type: Literal["set_model"]
+    provider: str
+    model_id: str
+
+
+class CycleModelCommand(CommandBase):
+    type: Literal["cycle_model"]
+
+
+class GetAvailableModelsCommand(CommandBase):
+    type: Literal["get_available_models"]
+
+
+class SetThinkingLevelCommand(CommandBase):
+    type: Literal["set_thinking_level"]
+    level: str = Field(description="A thinking level; unknown strings clamp to the model's first level.")
+
+
+class CycleThinkingLevelCommand(CommandBase):
+    type: Literal["cycle_thinking_level"]
+
+
+class GetAvailableThinkingLevelsCommand(CommandBase):
+    type: Literal["get_available_thinking_levels"]
+
+
+class SetSteeringModeCommand(CommandBase):
+    type: Literal["set_steering_mode"]
+    mode: str = Field(description='"all" or "one-at-a-time" (stored verbatim).')
+
+
+class SetFollowUpModeCommand(CommandBase):
+    type: Literal["set_follow_up_mode"]
+    mode: str = Field(description='"all" or "one-at-a-time" (stored verbatim).')
+
+
+class CompactCommand(CommandBase):
+    type: Literal["compact"]
+    custom_instructions: str | None = None
+
+
+class SetAutoCompactionCommand(CommandBase):
+    type: Literal["set_auto_compaction"]
+    enabled: bool
+
+
+class SetAutoRetryCommand(CommandBase):
+    type: Literal["set_auto_retry"]
+    enabled: bool
+
+
+class AbortRetryCommand(CommandBase):
+    type: Literal["abort_retry"]
+
+
+class BashCommand(CommandBase):
+    type: Literal["bash"]
+    command: str
+    exclude_from_context: bool | None = None
+
+
+class AbortBashCommand(CommandBase):
+    type: Literal["abort_bash"]
+
+
+class GetSessionStatsCommand(CommandBase):
+    type: Literal["get_session_stats"]
+
+
+class ExportHtmlCommand(CommandBase):
+    type: Literal["export_html"]
+    output_path: str | None = None
+
+
+class SwitchSessionCommand(CommandBase):
+    type: Literal["switch_session"]
+    session_path: str
+
+
+class ForkCommand(CommandBase):
+    type: Literal["fork"]
+    entry_id: str
+
+
+class CloneCommand(CommandBase):
+    type: Literal["clone"]
+
+
+class GetForkMessagesCommand(CommandBase):
+    type: Literal["get_fork_messages"]
+
+
+class GetEntriesCommand(CommandBase):
+    type: Literal["get_entries"]
+    since: str | None = None
+
+
+class GetTreeCommand(CommandBase):
+    type: Literal["get_tree"]
+
+
+class GetLastAssistantTextCommand(CommandBase):
+    type: Literal["get_last_assistant_text"]
+
+
+class SetSessionNameCommand(CommandBase):
+    type: Literal["set_session_name"]
+    name: str
+
+
+class GetMessagesCommand(CommandBase):
+    type: Literal["get_messages"]
+
+
+class GetCommandsCommand(CommandBase):
+    type: Literal["get_commands"]
+
+
+class ExtensionUiResponse(CommandBase):
+    """Answer to an ``extension_ui_request`` dialog; never gets a response."""
+
+    type: Literal["extension_ui_response"]
+    value: str | None = None
+    confirmed: bool | None = None
+    cancelled: bool | None = None
+
+
+COMMAND_MODELS: dict[str, type[CommandBase]] = {
+    "prompt": PromptCommand,
+    "steer": SteerCommand,
+    "follow_up": FollowUpCommand,
+    "abort": AbortCommand,
+    "clear_queue": ClearQueueCommand,
+    "new_session": NewSessionCommand,
+    "get_state": GetStateCommand,
+    "set_model": SetModelCommand,
+    "cycle_model": CycleModelCommand,
+    "get_available_models": GetAvailableModelsCommand,
+    "set_thinking_level": SetThinkingLevelCommand,
+    "cycle_thinking_level": CycleThinkingLevelCommand,
+    "get_available_thinking_levels": GetAvailableThinkingLevelsCommand,
+    "set_steering_mode": SetSteeringModeCommand,
+    "set_follow_up_mode": SetFollowUpModeCommand,
+    "compact": CompactCommand,
+    "set_auto_compaction": SetAutoCompactionCommand,
+    "set_auto_retry": SetAutoRetryCommand,
+    "abort_retry": AbortRetryCommand,
+    "bash": BashCommand,
+    "abort_bash": AbortBashCommand,
+    "get_session_stats": GetSessionStatsCommand,
+    "export_html": ExportHtmlCommand,
+    "switch_session": SwitchSessionCommand,
+    "fork": ForkCommand,
+    "clone": CloneCommand,
+    "get_fork_messages": GetForkMessagesCommand,
+    "get_entries": GetEntriesCommand,
+    "get_tree": GetTreeCommand,
+    "get_last_assistant_text": GetLastAssistantTextCommand,
+    "set_session_name": SetSessionNameCommand,
+    "get_messages": GetMessagesCommand,
+    "get_commands": GetCommandsCommand,
+}
+
+Command = Annotated[
+    Union[tuple(COMMAND_MODELS.values())],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+
+InboundRecord = Annotated[
+    Union[tuple([*COMMAND_MODELS.values(), ExtensionUiResponse])],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]

@@ -1,0 +1,221 @@
+"""The 24 session events (pi -> client) and the extension UI request family.
+
+The runtime emits plain dicts on the hot path; these models document the shapes, feed the
+JSON Schema export and let tests validate what goes on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field
+
+from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
+from pi_rpc.modes.wire.protocol.shapes import AgentMessage, CompactionResult, SessionEntry, Usage
+
+
+class AgentStart(WireModel):
+    type: Literal["agent_start"]
+
+
+class AgentEnd(WireModel):
+    type: Literal["agent_end"]
+    messages: list[AgentMessage]
+    will_retry: bool
+
+
+class AgentSettled(WireModel):
+    type: Literal["agent_settled"]
+    aborted: bool
+
+
+class TurnStart(WireModel):
+    type: Literal["turn_start"]
+
+
+class TurnEnd(WireModel):
+    type: Literal["turn_end"]
+    message: AgentMessage
+    tool_results: list[AgentMessage]
+
+
+class MessageStart(WireModel):
+    type: Literal["message_start"]
+    message: AgentMessage
+
+
+class AssistantMessageEvent(OpenWireModel):
+    """``text_*``, ``thinking_*``, ``toolcall_*`` (with ``contentIndex``), ``done``, ``error``."""
+
+    type: str
+    content_index: int | None = None
+
+
+class MessageUpdate(WireModel):
+    """No ``message`` key on the wire: only usage plus the delta event."""
+
+    type: Literal["message_update"]
+    usage: Usage
+    assistant_message_event: AssistantMessageEvent
+
+
+class MessageEnd(WireModel):
+    type: Literal["message_end"]
+    message: AgentMessage
+
+
+class ToolExecutionStart(WireModel):
+    type: Literal["tool_execution_start"]
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    parent_tool_call_id: str | None = None
+
+
+class ToolExecutionUpdate(WireModel):
+    type: Literal["tool_execution_update"]
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    partial_result: Any
+    parent_tool_call_id: str | None = None
+
+
+class ToolExecutionEnd(WireModel):
+    type: Literal["tool_execution_end"]
+    tool_call_id: str
+    tool_name: str
+    result: Any
+    is_error: bool
+    duration_ms: float | None = None
+    parent_tool_call_id: str | None = None
+
+
+class QueueUpdate(WireModel):
+    type: Literal["queue_update"]
+    steering: list[str]
+    follow_up: list[str]
+
+
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+
+class CompactionStart(WireModel):
+    type: Literal["compaction_start"]
+    reason: CompactionReason
+
+
+class CompactionEnd(WireModel):
+    type: Literal["compaction_end"]
+    reason: CompactionReason
+    result: CompactionResult | None = Field(default=None, description="absent on failure/abort")
+    aborted: bool
+    will_retry: bool
+    error_message: str | None = None
+
+
+class AutoRetryStart(WireModel):
+    type: Literal["auto_retry_start"]
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+class AutoRetryEnd(WireModel):
+    type: Literal["auto_retry_end"]
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+
+class SummarizationRetryScheduled(WireModel):
+    type: Literal["summarization_retry_scheduled"]
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+class SummarizationRetryAttemptStart(WireModel):
+    type: Literal["summarization_retry_attempt_start"]
+    source: Literal["compaction", "branchSummary"]
+    reason: CompactionReason | None = Field(default=None, description='only for source "compaction"')
+
+
+class SummarizationRetryFinished(WireModel):
+    type: Literal["summarization_retry_finished"]
+
+
+class EntryAppended(WireModel):
+    type: Literal["entry_appended"]
+    entry: SessionEntry
+
+
+class SessionInfoChanged(WireModel):
+    type: Literal["session_info_changed"]
+    name: str | None = Field(default=None, description="absent = name cleared")
+
+
+class ThinkingLevelChanged(WireModel):
+    type: Literal["thinking_level_changed"]
+    level: str
+
+
+class BashExecutionUpdate(WireModel):
+    type: Literal["bash_execution_update"]
+    id: Any = Field(default=None, description="the bash command's id, when it had one")
+    delta: str
+
+
+class ExtensionError(WireModel):
+    type: Literal["extension_error"]
+    extension_path: str
+    event: str
+    error: str
+
+
+class ExtensionUiRequest(OpenWireModel):
+    """Dialog (select/confirm/input/editor) or fire-and-forget UI request (§6)."""
+
+    type: Literal["extension_ui_request"]
+    id: str
+    method: str
+
+
+EVENT_MODELS: dict[str, type[WireModel]] = {
+    "agent_start": AgentStart,
+    "agent_end": AgentEnd,
+    "agent_settled": AgentSettled,
+    "turn_start": TurnStart,
+    "turn_end": TurnEnd,
+    "message_start": MessageStart,
+    "message_update": MessageUpdate,
+    "message_end": MessageEnd,
+    "tool_execution_start": ToolExecutionStart,
+    "tool_execution_update": ToolExecutionUpdate,
+    "tool_execution_end": ToolExecutionEnd,
+    "queue_update": QueueUpdate,
+    "compaction_start": CompactionStart,
+    "compaction_end": CompactionEnd,
+    "auto_retry_start": AutoRetryStart,
+    "auto_retry_end": AutoRetryEnd,
+    "summarization_retry_scheduled": SummarizationRetryScheduled,
+    "summarization_retry_attempt_start": SummarizationRetryAttemptStart,
+    "summarization_retry_finished": SummarizationRetryFinished,
+    "entry_appended": EntryAppended,
+    "session_info_changed": SessionInfoChanged,
+    "thinking_level_changed": ThinkingLevelChanged,
+    "bash_execution_update": BashExecutionUpdate,
+    "extension_error": ExtensionError,
+}
+
+Event = Annotated[
+    Union[tuple(EVENT_MODELS.values())],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+
+OutboundRecord = Annotated[
+    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest])],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]

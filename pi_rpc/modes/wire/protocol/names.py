@@ -1,0 +1,116 @@
+"""Command and event type names (no pydantic; safe to import at startup)."""
+
+from __future__ import annotations
+
+# The 33 commands of pi 1.6 RPC, in upstream's table order.
+COMMAND_TYPES: tuple[str, ...] = (
+    "prompt",
+    "steer",
+    "follow_up",
+    "abort",
+    "clear_queue",
+    "new_session",
+    "get_state",
+    "set_model",
+    "cycle_model",
+    "get_available_models",
+    "set_thinking_level",
+    "cycle_thinking_level",
+    "get_available_thinking_levels",
+    "set_steering_mode",
+    "set_follow_up_mode",
+    "compact",
+    "set_auto_compaction",
+    "set_auto_retry",
+    "abort_retry",
+    "bash",
+    "abort_bash",
+    "get_session_stats",
+    "export_html",
+    "switch_session",
+    "fork",
+    "clone",
+    "get_fork_messages",
+    "get_entries",
+    "get_tree",
+    "get_last_assistant_text",
+    "set_session_name",
+    "get_messages",
+    "get_commands",
+)
+
+EXTENSION_UI_RESPONSE = "extension_ui_response"
+
+# Commands whose only fields are ``id`` and ``type``: nothing to validate.
+FIELDLESS_COMMANDS: frozenset[str] = frozenset(
+    {
+        "abort",
+        "clear_queue",
+        "get_state",
+        "cycle_model",
+        "get_available_models",
+        "cycle_thinking_level",
+        "get_available_thinking_levels",
+        "abort_retry",
+        "abort_bash",
+        "get_session_stats",
+        "clone",
+        "get_fork_messages",
+        "get_tree",
+        "get_last_assistant_text",
+        "get_messages",
+        "get_commands",
+    }
+)
+
+# Control commands: must never wait behind other work (every command already runs in its
+# own task; this set documents the guarantee and is asserted by tests).
+CONTROL_COMMANDS: frozenset[str] = frozenset(
+    {"abort", "abort_bash", "abort_retry", "clear_queue", EXTENSION_UI_RESPONSE}
+)
+
+# The 24 session events of pi 1.6 (plus ``extension_ui_request``, a separate family).
+EVENT_TYPES: tuple[str, ...] = (
+    "agent_start",
+    "agent_end",
+    "agent_settled",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
+    "queue_update",
+    "compaction_start",
+    "compaction_end",
+    "auto_retry_start",
+    "auto_retry_end",
+    "summarization_retry_scheduled",
+    "summarization_retry_attempt_start",
+    "summarization_retry_finished",
+    "entry_appended",
+    "session_info_changed",
+    "thinking_level_changed",
+    "bash_execution_update",
+    "extension_error",
+)
+
+# Agent-loop events are written with backpressure; the rest are queued without waiting.
+BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(
+    {
+        "agent_start",
+        "agent_end",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+    }
+)
+
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")

@@ -1,0 +1,194 @@
+"""The response envelope and the ``data`` shape of every command's success response.
+
+Envelope key order on the wire: ``id``, ``type``, ``command``, ``success``, then ``data`` or
+``error``. ``id`` is present iff the request had one (echoed verbatim, any JSON type, ``null``
+included); ``command`` is absent when the request had no ``type`` (and is ``"parse"`` for
+records that are not JSON); ``data`` is absent when a command returns nothing, and ``null``
+only for ``cycle_model``/``cycle_thinking_level`` with nothing to cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
+from pi_rpc.modes.wire.protocol.shapes import (
+    AgentMessage,
+    BashResult,
+    CompactionResult,
+    ModelInfo,
+    SessionEntry,
+    SessionTreeNode,
+    SlashCommand,
+)
+
+
+class Response(WireModel):
+    id: Any = Field(default=None, description="The request's id, verbatim; absent if it had none.")
+    type: Literal["response"]
+    command: Any = Field(
+        default=None,
+        description='The request\'s type; "parse" for unparseable input; absent without a type.',
+    )
+    success: bool
+    data: Any = Field(default=None, description="Success payload; absent when there is none.")
+    error: str | None = Field(default=None, description="Failure text (success:false only).")
+
+
+class PromptData(WireModel):
+    disposition: Literal["started", "queued", "handled"]
+
+
+class QueueData(WireModel):
+    disposition: Literal["queued", "handled"]
+
+
+class ClearQueueData(WireModel):
+    steering: list[str]
+    follow_up: list[str]
+
+
+class CancelledData(WireModel):
+    cancelled: bool
+
+
+class SessionState(WireModel):
+    model: ModelInfo
+    thinking_level: str
+    is_streaming: bool
+    is_compacting: bool
+    steering_mode: str
+    follow_up_mode: str
+    session_file: str | None = Field(default=None, description="absent for in-memory sessions")
+    session_id: str
+    session_name: str | None = Field(default=None, description="absent when unset")
+    auto_compaction_enabled: bool
+    message_count: int
+    pending_message_count: int
+
+
+class CycleModelData(WireModel):
+    model: ModelInfo
+    thinking_level: str
+    is_scoped: bool
+
+
+class ModelsData(WireModel):
+    models: list[ModelInfo]
+
+
+class LevelData(WireModel):
+    level: str
+
+
+class LevelsData(WireModel):
+    levels: list[str]
+
+
+class TokenTotals(WireModel):
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    total: int
+
+
+class ContextUsage(WireModel):
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+class SessionStats(OpenWireModel):
+    session_file: str | None = None
+    session_id: str
+    user_messages: int
+    assistant_messages: int
+    tool_calls: int
+    tool_results: int
+    total_messages: int
+    tokens: TokenTotals
+    cost: float
+    context_usage: ContextUsage | None = None
+
+
+class PathData(WireModel):
+    path: str
+
+
+class ForkData(WireModel):
+    text: str | None = Field(default=None, description="absent when cancelled")
+    cancelled: bool
+
+
+class ForkMessage(WireModel):
+    entry_id: str
+    text: str
+
+
+class ForkMessagesData(WireModel):
+    messages: list[ForkMessage]
+
+
+class EntriesData(WireModel):
+    entries: list[SessionEntry]
+    leaf_id: str | None
+
+
+class TreeData(WireModel):
+    tree: list[SessionTreeNode]
+    leaf_id: str | None
+
+
+class LastAssistantTextData(WireModel):
+    text: str | None = Field(default=None, description="absent when there is no such text")
+
+
+class MessagesData(WireModel):
+    messages: list[AgentMessage]
+
+
+class CommandsData(WireModel):
+    commands: list[SlashCommand]
+
+
+# ``None``: success responses carry no ``data`` key.
+RESPONSE_DATA: dict[str, type[WireModel] | None] = {
+    "prompt": PromptData,
+    "steer": QueueData,
+    "follow_up": QueueData,
+    "abort": None,
+    "clear_queue": ClearQueueData,
+    "new_session": CancelledData,
+    "get_state": SessionState,
+    "set_model": ModelInfo,
+    "cycle_model": CycleModelData,  # or data: null
+    "get_available_models": ModelsData,
+    "set_thinking_level": None,
+    "cycle_thinking_level": LevelData,  # or data: null
+    "get_available_thinking_levels": LevelsData,
+    "set_steering_mode": None,
+    "set_follow_up_mode": None,
+    "compact": CompactionResult,
+    "set_auto_compaction": None,
+    "set_auto_retry": None,
+    "abort_retry": None,
+    "bash": BashResult,
+    "abort_bash": None,
+    "get_session_stats": SessionStats,
+    "export_html": PathData,
+    "switch_session": CancelledData,
+    "fork": ForkData,
+    "clone": CancelledData,
+    "get_fork_messages": ForkMessagesData,
+    "get_entries": EntriesData,
+    "get_tree": TreeData,
+    "get_last_assistant_text": LastAssistantTextData,
+    "set_session_name": None,
+    "get_messages": MessagesData,
+    "get_commands": CommandsData,
+}
+
+NULLABLE_DATA: frozenset[str] = frozenset({"cycle_model", "cycle_thinking_level"})

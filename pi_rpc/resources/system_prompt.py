@@ -1,0 +1,268 @@
+"""The structured system prompt and the 1.6 ``system`` transcript messages built from it.
+
+The prompt is an ordered dict of named sections, as upstream 1.6 keeps it:
+
+``preamble`` (untagged), ``tools``, ``rules``, ``docs`` (these four are replaced by a custom
+prompt from ``--system-prompt``/SYSTEM.md, which becomes the preamble), then ``addendum``
+(``--append-system-prompt``/APPEND_SYSTEM.md), ``project_context`` (AGENTS.md/CLAUDE.md),
+``skills``, an optional ``date`` (upstream 1.6 sends none; off unless asked for), ``cwd``, and
+finally any caller sections. Every section except the preamble is wrapped as
+``<name>\\n...\\n</name>`` so a later patch can replace it by name.
+
+The request's system prompt is the section values joined by blank lines. The first run of a
+session records ``{role:"system", content:"", sections, timestamp, toolsAdded}``; later changes
+record a patch holding only the changed sections (``null`` for a removed one) and
+``toolsAdded``/``toolsRemoved``. The wording of every section is this project's own.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pi_rpc.resources.context_files import ContextFile
+from pi_rpc.resources.skills import Skill, format_skills_for_prompt
+
+SECTION_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+PREAMBLE = (
+    "You are a software engineering assistant working inside pi, a coding agent harness. "
+    "You act in the user's project through tools: you read and search files, run shell commands, "
+    "and change or create code."
+)
+TOOLS_FOOTER = "Other tools may be offered to you later in the session."
+NO_TOOLS = "(none)"
+BASH_FILE_OPS_RULE = "Do file listing, searching and finding through bash (ls, rg, find)"
+ALWAYS_RULES = (
+    "Keep your replies short and to the point",
+    "Name file paths explicitly whenever you refer to files",
+)
+PROJECT_CONTEXT_LEAD = "Instructions that apply to this project:"
+
+
+def default_docs_paths() -> dict[str, str]:
+    """Where this project's documentation lives: the README, the protocol reference and the
+    examples next to the installed ``pi_rpc`` package."""
+    package = Path(__file__).resolve().parent.parent
+    # A source checkout keeps the docs next to the package; an installed wheel may not, in
+    # which case the package directory is the best pointer left.
+    root = package.parent if (package.parent / "protocol").exists() else package
+    return {
+        "readme": str(root / "README.md"),
+        "docs": str(root / "protocol"),
+        "examples": str(root / "examples"),
+    }
+
+
+def _docs_text(paths: Mapping[str, str]) -> str:
+    return "\n".join(
+        [
+            "Documentation of this harness (read it only when the user asks about pi itself: its RPC "
+            "protocol, sessions, settings, skills, prompt templates or extensions):",
+            f"- Overview and usage: {paths['readme']}",
+            f"- Protocol reference: {paths['docs']}",
+            f"- Example clients and scripts: {paths['examples']}",
+            "- Relative references inside these docs point into those folders, not into the working directory",
+            "- Read the relevant documents completely, following their cross-references, before changing how pi is set up or extended",
+        ]
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _tool_summary(tool: Mapping[str, Any]) -> str:
+    summary = tool.get("summary") or tool.get("promptSnippet") or tool.get("description") or ""
+    return _one_line(str(summary))
+
+
+def _rules(tool_names: Sequence[str], tools: Sequence[Mapping[str, Any]], guidelines: Iterable[str]) -> str:
+    rules: list[str] = []
+    seen: set[str] = set()
+
+    def add(rule: str) -> None:
+        text = rule.strip()
+        if text and text not in seen:
+            seen.add(text)
+            rules.append(text)
+
+    names = set(tool_names)
+    if "bash" in names and not names & {"grep", "find", "ls"}:
+        add(BASH_FILE_OPS_RULE)
+    for tool in tools:
+        for rule in tool.get("guidelines") or ():
+            add(rule)
+    for rule in guidelines:
+        add(rule)
+    for rule in ALWAYS_RULES:
+        add(rule)
+    return "\n".join(f"- {rule}" for rule in rules)
+
+
+def _project_context(files: Sequence[ContextFile]) -> str:
+    blocks = [PROJECT_CONTEXT_LEAD]
+    blocks.extend(
+        f'<project_instructions path="{f.path}">\n{f.content}\n</project_instructions>' for f in files
+    )
+    return "\n\n".join(blocks)
+
+
+def build_system_sections(
+    *,
+    cwd: str,
+    tools: Sequence[Mapping[str, Any]],
+    guidelines: Iterable[str] = (),
+    skills: Iterable[Skill] = (),
+    context_files: Sequence[ContextFile] = (),
+    custom_prompt: str | None = None,
+    append_prompts: Sequence[str] = (),
+    date: str | None = None,
+    docs_paths: Mapping[str, str] | None = None,
+    extra_sections: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Ordered prompt sections (see the module docstring).
+
+    ``tools`` are the active tools in order, each ``{name, summary?|description?,
+    guidelines?}``; a tool without any summary is left out of the tool list but still counts
+    for the rules and the skills listing. ``guidelines`` are extra rule bullets.
+    """
+    for name in (extra_sections or {}):
+        if not SECTION_NAME.match(name) or name == "preamble":
+            raise ValueError(f"Invalid system prompt section name: {name}")
+    tool_names = [str(t["name"]) for t in tools]
+    raw: dict[str, str] = {}
+    if custom_prompt:
+        raw["preamble"] = custom_prompt
+    else:
+        raw["preamble"] = PREAMBLE
+        listed = [(str(t["name"]), _tool_summary(t)) for t in tools]
+        lines = [f"- {name}: {summary}" for name, summary in listed if summary]
+        raw["tools"] = f"{chr(10).join(lines) if lines else NO_TOOLS}\n\n{TOOLS_FOOTER}"
+        raw["rules"] = _rules(tool_names, tools, guidelines)
+        raw["docs"] = _docs_text(docs_paths or default_docs_paths())
+
+    addendum = "\n\n".join(p for p in append_prompts if p)
+    if addendum:
+        raw["addendum"] = addendum
+    if context_files:
+        raw["project_context"] = _project_context(context_files)
+    read_tool = next((t for t in ("read", "bash") if t in tool_names), None)
+    if read_tool is not None:
+        listing = format_skills_for_prompt(skills, read_tool).strip()  # type: ignore[arg-type]
+        if listing:
+            raw["skills"] = listing
+    if date:
+        raw["date"] = date
+    raw["cwd"] = cwd.replace("\\", "/")
+    for name, content in (extra_sections or {}).items():
+        if content:
+            raw[name] = content
+
+    return {
+        name: content if name == "preamble" else f"<{name}>\n{content}\n</{name}>"
+        for name, content in raw.items()
+    }
+
+
+def join_sections(sections: Mapping[str, str | None]) -> str:
+    """The system prompt text sent with a request: the sections joined by blank lines."""
+    return "\n\n".join(v for v in sections.values() if v)
+
+
+# --------------------------------------------------------------------------- transcript messages
+
+
+def build_system_message(
+    sections: Mapping[str, str], tool_definitions: Sequence[Mapping[str, Any]], timestamp: int
+) -> dict[str, Any]:
+    """The first ``system`` message of a session (key order as upstream writes it)."""
+    message: dict[str, Any] = {
+        "role": "system",
+        "content": "",
+        "sections": dict(sections),
+        "timestamp": timestamp,
+    }
+    if tool_definitions:
+        message["toolsAdded"] = [copy.deepcopy(dict(t)) for t in tool_definitions]
+    return message
+
+
+def diff_sections(previous: Mapping[str, str | None], current: Mapping[str, str]) -> dict[str, str | None]:
+    """Changed or new sections in ``current`` order, then ``None`` for each removed one."""
+    patch: dict[str, str | None] = {}
+    for name, text in current.items():
+        if previous.get(name) != text:
+            patch[name] = text
+    for name in previous:
+        if name not in current:
+            patch[name] = None
+    return patch
+
+
+def diff_system_message(
+    old_sections: Mapping[str, str | None],
+    old_tools: Sequence[Mapping[str, Any]],
+    new_sections: Mapping[str, str],
+    new_tools: Sequence[Mapping[str, Any]],
+    timestamp: int = 0,
+) -> dict[str, Any] | None:
+    """The patch ``system`` message taking the model from the old prompt and tools to the new
+    ones, or ``None`` when nothing changed. A tool whose definition changed is re-added."""
+    patch = diff_sections(old_sections, new_sections)
+    old_by_name = {str(t["name"]): t for t in old_tools}
+    new_names = {str(t["name"]) for t in new_tools}
+    added = [copy.deepcopy(dict(t)) for t in new_tools if old_by_name.get(str(t["name"])) != t]
+    removed = [{"name": name} for name in old_by_name if name not in new_names]
+    if not patch and not added and not removed:
+        return None
+    message: dict[str, Any] = {"role": "system", "content": ""}
+    if patch:
+        message["sections"] = patch
+    message["timestamp"] = timestamp
+    if added:
+        message["toolsAdded"] = added
+    if removed:
+        message["toolsRemoved"] = removed
+    return message
+
+
+def replay_system_messages(messages: Iterable[Mapping[str, Any]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The sections and tools the model currently has, replayed from a transcript's ``system``
+    messages in order (sections patched by name, ``null`` removes; removals before additions
+    within one message)."""
+    sections: dict[str, str] = {}
+    tools: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        for name, text in (message.get("sections") or {}).items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+        for ref in message.get("toolsRemoved") or ():
+            tools.pop(ref["name"] if isinstance(ref, Mapping) else str(ref), None)
+        for tool in message.get("toolsAdded") or ():
+            tools[str(tool["name"])] = dict(tool)
+    return sections, list(tools.values())
+
+
+def system_prompt_text(sections: Mapping[str, str | None]) -> str:
+    """Alias of :func:`join_sections` for callers thinking in terms of the request body."""
+    return join_sections(sections)
+
+
+__all__ = [
+    "build_system_message",
+    "build_system_sections",
+    "default_docs_paths",
+    "diff_sections",
+    "diff_system_message",
+    "join_sections",
+    "replay_system_messages",
+    "system_prompt_text",
+]

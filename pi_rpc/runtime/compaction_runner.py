@@ -1,0 +1,217 @@
+"""Compaction as the session runs it: manual ``compact``, the threshold check after a run and
+before a prompt, and context-overflow recovery; with upstream's ``compaction_start`` /
+``compaction_end`` and ``summarization_retry_*`` events, and abort that cancels a compaction
+with nothing written."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from pi_rpc.ai.abort import AbortController
+from pi_rpc.compaction import (
+    CompactionCancelled,
+    CompactionError,
+    compact,
+    compaction_failed_message,
+    decide_compaction,
+    is_overflow,
+    prepare_compaction,
+    prepare_compaction_or_raise,
+)
+from pi_rpc.compaction.errors import COMPACTION_CANCELLED
+from pi_rpc.compaction.settings import CompactionSettings, RetrySettings
+from pi_rpc.runtime.errors import RuntimeCommandError, no_model_error
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
+
+
+class CompactionRunner:
+    def __init__(self, session: AgentSession) -> None:
+        self.s = session
+        self.active = False
+        self.manual_active = False
+        self._controller: AbortController | None = None
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    # ------------------------------------------------------------------ settings
+
+    def settings(self) -> CompactionSettings:
+        model = self.s.model
+        key = f"{model['provider']}/{model['id']}" if model else None
+        section = self.s.settings.get("compaction") or {}
+        return CompactionSettings.from_dict(section if isinstance(section, dict) else {}, key)
+
+    def is_overflow(self, message: dict[str, Any]) -> bool:
+        if not self.s.settings.compaction_enabled or message.get("stopReason") == "aborted":
+            return False
+        model = self.s.model
+        window = int((model or {}).get("contextWindow") or 0) or None
+        return message.get("stopReason") == "error" and is_overflow(message, window)
+
+    # ------------------------------------------------------------------ abort
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort()
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+    # ------------------------------------------------------------------ the core
+
+    async def _summarize(self, reason: str, custom_instructions: str | None) -> dict[str, Any]:
+        """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
+        model = self.s.model
+        if model is None:
+            raise CompactionError(no_model_error())
+        branch = self.s.session.get_branch()
+        preparation = prepare_compaction_or_raise(branch, self.settings())
+        api_key = self.s.registry.get_api_key(model["provider"])
+        controller = AbortController()
+        self._controller = controller
+
+        async def on_retry(event: dict[str, Any]) -> None:
+            if event.get("type") == "summarization_retry_attempt_start":
+                event = {"type": event["type"], "source": "compaction", "reason": reason}
+            await self.s.emit(event)
+
+        try:
+            result = await compact(
+                preparation,
+                model,
+                api_key,
+                custom_instructions,
+                controller.signal,
+                self.s.options.stream_fn,
+                on_retry,
+                RetrySettings(
+                    enabled=self.s.retry.policy.enabled,
+                    max_retries=self.s.retry.policy.max_retries,
+                    base_delay_ms=self.s.retry.policy.base_delay_ms,
+                    max_delay_ms=self.s.retry.policy.max_agent_delay_ms,
+                ),
+                session_id=self.s.session.session_id,
+            )
+        finally:
+            self._controller = None
+        if controller.signal.aborted:
+            raise CompactionCancelled()
+        self.s.session.append_compaction(
+            result["summary"],
+            result["firstKeptEntryId"],
+            result["tokensBefore"],
+            details=result.get("details"),
+            usage=result.get("usage"),
+            from_hook=False,
+        )
+        context = self.s.session.build_session_context()
+        self.s.agent.messages = list(context.get("messages") or [])
+        return dict(result)
+
+    async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, Any] | None:
+        """One compaction with its start/end events. Returns the result, or None on failure
+        (the failure text is in ``self.last_error``)."""
+        self.active = True
+        self._idle = anyio.Event()
+        self.last_error: str | None = None
+        self.last_cancelled = False
+        await self.s.emit({"type": "compaction_start", "reason": reason})
+        try:
+            result = await self._summarize(reason, custom_instructions)
+        except CompactionCancelled:
+            self.last_cancelled = True
+            self.last_error = COMPACTION_CANCELLED
+            await self.s.emit(
+                {"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False}
+            )
+            return None
+        except Exception as exc:  # noqa: BLE001 - any failure is reported, nothing written
+            self.last_error = str(exc)
+            await self.s.emit(
+                {
+                    "type": "compaction_end",
+                    "reason": reason,
+                    "aborted": False,
+                    "willRetry": False,
+                    "errorMessage": compaction_failed_message(reason, str(exc)),  # type: ignore[arg-type]
+                }
+            )
+            return None
+        finally:
+            self.active = False
+            self._idle.set()
+        await self.s.emit(
+            {"type": "compaction_end", "reason": reason, "result": result, "aborted": False, "willRetry": will_retry}
+        )
+        return result
+
+    # ------------------------------------------------------------------ triggers
+
+    async def run_manual(self, custom_instructions: str | None) -> dict[str, Any]:
+        self.manual_active = True
+        try:
+            result = await self._run("manual", custom_instructions, False)
+        finally:
+            self.manual_active = False
+        if result is None:
+            raise RuntimeCommandError(self.last_error or "Compaction failed")
+        return result
+
+    def _decision(self, message: dict[str, Any], *, skip_aborted: bool) -> str:
+        model = self.s.model
+        if model is None:
+            return "none"
+        window = int(model.get("contextWindow") or 0)
+        if window <= 0:
+            return "none"
+        decision = decide_compaction(
+            message,
+            settings=self.settings(),
+            context_window=window,
+            skip_aborted=skip_aborted,
+            model_max_tokens=int(model.get("maxTokens") or 0) or None,
+        )
+        return decision.action
+
+    async def check_after_run(self, last: dict[str, Any] | None) -> None:
+        if last is None or not self.s.settings.compaction_enabled:
+            return
+        if last.get("stopReason") in ("error", "aborted"):
+            return
+        if self._decision(last, skip_aborted=True) == "threshold":
+            await self._run("threshold", None, False)
+
+    async def check_before_prompt(self) -> None:
+        if not self.s.settings.compaction_enabled:
+            return
+        last = next((m for m in reversed(self.s.agent.messages) if m.get("role") == "assistant"), None)
+        if last is None or last.get("stopReason") in ("error", "aborted"):
+            return
+        if self._decision(last, skip_aborted=False) == "threshold":
+            if prepare_compaction(self.s.session.get_branch(), self.settings()) is not None:
+                await self._run("threshold", None, False)
+
+    async def recover_from_overflow(self, failed: dict[str, Any]) -> bool:
+        """Hide the failed reply, compact, and report whether the turn should be retried."""
+        if self.s._overflow_attempted:
+            await self.s.emit(
+                {
+                    "type": "compaction_end",
+                    "reason": "overflow",
+                    "aborted": False,
+                    "willRetry": False,
+                    "errorMessage": (
+                        "Context overflow recovery failed after one compact-and-retry attempt. "
+                        "Try reducing context or switching to a larger-context model."
+                    ),
+                }
+            )
+            return False
+        self.s._overflow_attempted = True
+        await self.s.hide_failed_reply(failed)
+        result = await self._run("overflow", None, True)
+        return result is not None

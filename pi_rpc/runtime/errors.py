@@ -1,0 +1,33 @@
+"""Errors raised by the session runtime. Their ``str`` is the exact text a client sees in a
+failed response (upstream pi 1.6's strings where upstream has one)."""
+
+from __future__ import annotations
+
+
+class RuntimeCommandError(Exception):
+    """A command could not be carried out; the message goes to the response's ``error``."""
+
+
+ERR_ALREADY_PROCESSING = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+ERR_COMPACTING = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
+ERR_SESSION_NAME_EMPTY = "Session name cannot be empty"
+ERR_EXPORT_IN_MEMORY = "Cannot export in-memory session to HTML"
+ERR_EXPORT_NOTHING = "Nothing to export yet - start a conversation first"
+ERR_INVALID_FORK_ENTRY = "Invalid entry ID for forking"
+
+LOGIN_HELP = (
+    "Configure a provider key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
+    "add a provider to <agent dir>/models.json, or use the built-in offline model with "
+    "--model faux/faux-1."
+)
+
+
+def no_model_error() -> str:
+    return f"No model selected.\n\n{LOGIN_HELP}"
+
+
+def no_api_key_error(provider: str) -> str:
+    who = "the selected model" if provider == "unknown" else provider
+    return f"No API key found for {who}.\n\n{LOGIN_HELP}"

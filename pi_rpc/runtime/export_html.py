@@ -1,0 +1,100 @@
+"""``export_html``: a self-contained HTML page of a session (no external assets), readable in
+any browser: header facts, then every message of the active branch with tool calls, tool
+results, thinking and bash executions, and the raw entries embedded as JSON."""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;background:#fafafa;color:#222}
+h1{font-size:1.4em} .meta{color:#666;font-size:.9em}
+.msg{border-radius:8px;padding:.6em 1em;margin:.8em 0;background:#fff;border:1px solid #ddd}
+.role{font-weight:600;font-size:.8em;text-transform:uppercase;color:#555}
+.user{border-left:4px solid #3b82f6} .assistant{border-left:4px solid #10b981}
+.toolResult{border-left:4px solid #f59e0b} .system{border-left:4px solid #9ca3af}
+.bashExecution{border-left:4px solid #8b5cf6} .error{color:#b91c1c}
+pre{white-space:pre-wrap;word-wrap:break-word;background:#f3f4f6;padding:.5em;border-radius:4px}
+.thinking{color:#6b7280;font-style:italic}
+"""
+
+
+def _text(value: str) -> str:
+    return f"<pre>{html.escape(value)}</pre>"
+
+
+def _render_block(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return _text(block.get("text", ""))
+    if kind == "thinking":
+        return f'<div class="thinking">{_text(block.get("thinking", ""))}</div>'
+    if kind == "toolCall":
+        args = orjson.dumps(block.get("arguments") or {}, option=orjson.OPT_INDENT_2).decode()
+        return f"<div>Tool call <code>{html.escape(str(block.get('name')))}</code>{_text(args)}</div>"
+    if kind == "image":
+        mime = html.escape(str(block.get("mimeType", "image/png")))
+        return f'<img alt="image" src="data:{mime};base64,{html.escape(str(block.get("data", "")))}">'
+    return _text(orjson.dumps(block).decode())
+
+
+def _render_message(message: dict[str, Any]) -> str:
+    role = str(message.get("role", "unknown"))
+    parts: list[str] = []
+    if role == "system":
+        sections = message.get("sections") or {}
+        parts.append(_text("\n\n".join(v for v in sections.values() if v) or str(message.get("content", ""))))
+    elif role == "bashExecution":
+        parts.append(f"<div><code>$ {html.escape(str(message.get('command', '')))}</code></div>")
+        parts.append(_text(str(message.get("output", ""))))
+    elif role in ("compactionSummary", "branchSummary"):
+        parts.append(_text(str(message.get("summary", ""))))
+    else:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(_text(content))
+        else:
+            parts.extend(_render_block(b) for b in content or [] if isinstance(b, dict))
+    if message.get("errorMessage"):
+        parts.append(f'<div class="error">{html.escape(str(message["errorMessage"]))}</div>')
+    label = role if role != "toolResult" else f"tool result: {message.get('toolName', '')}"
+    return f'<div class="msg {html.escape(role)}"><div class="role">{html.escape(label)}</div>{"".join(parts)}</div>'
+
+
+def render_session_html(s: AgentSession) -> str:
+    header = s.session.get_header()
+    name = s.session.get_session_name() or f"Session {s.session.session_id}"
+    messages = [e["message"] for e in s.session.get_branch() if e.get("type") == "message"]
+    entries_json = orjson.dumps(s.session.get_entries()).decode().replace("</", "<\\/")
+    body = "\n".join(_render_message(m) for m in messages)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(name)}</title><style>{_STYLE}</style></head><body>"
+        f"<h1>{html.escape(name)}</h1>"
+        f'<div class="meta">Session {html.escape(str(header.get("id")))} · '
+        f'{html.escape(str(header.get("timestamp")))} · {html.escape(str(header.get("cwd")))}</div>'
+        f"{body}"
+        f'<script type="application/json" id="pi-session-entries">{entries_json}</script>'
+        "</body></html>\n"
+    )
+
+
+def export_session_html(s: AgentSession, output_path: str | None) -> str:
+    session_file = s.session.session_file
+    if session_file is None:
+        raise RuntimeCommandError(ERR_EXPORT_IN_MEMORY)
+    if not os.path.exists(session_file):
+        raise RuntimeCommandError(ERR_EXPORT_NOTHING)
+    path = output_path or f"pi-session-{Path(session_file).stem}.html"
+    Path(path).expanduser().write_text(render_session_html(s), encoding="utf-8")
+    return path

@@ -1,0 +1,37 @@
+"""``RuntimeOptions``: everything a session runtime is built from, already resolved (paths,
+settings, model registry, store, initial model and thinking level, resource flags). The
+factory builds it from the command line; SDK users may build it directly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_rpc.config.settings import Settings
+from pi_rpc.session.manager import SessionManager
+
+
+@dataclass
+class RuntimeOptions:
+    cwd: str
+    agent_dir: Path
+    settings: Settings
+    registry: Any  # pi_rpc.ai.models.ModelRegistry
+    session: SessionManager
+    model: dict[str, Any] | None
+    thinking_level: str = "off"
+    model_explicit: bool = False  # --model given: a restored session does not override it
+    thinking_explicit: bool = False
+    scoped_models: list[dict[str, Any]] = field(default_factory=list)
+    tool_names: list[str] | None = None  # None -> settings defaultTools / upstream defaults
+    no_tools: bool = False
+    system_prompt: str | None = None
+    append_system_prompts: list[str] = field(default_factory=list)
+    skill_paths: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    template_paths: list[str] = field(default_factory=list)
+    no_templates: bool = False
+    no_context_files: bool = False
+    project_trusted: bool = False
+    stream_fn: Any = None  # override of pi_rpc.ai.stream.stream (tests)

@@ -1,0 +1,152 @@
+"""What a session loads from disk and the command line besides the transcript: the active
+tools, skills, prompt templates, context files and custom system prompts; and what the session
+derives from them: the leading ``system`` message (or its patch), prompt expansion and the
+``get_commands`` listing. Diagnostics from loading go to stderr once."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc.resources.commands import list_slash_commands
+from pi_rpc.resources.context_files import (
+    load_append_system_prompts,
+    load_context_files,
+    load_custom_system_prompt,
+)
+from pi_rpc.resources.skills import discover_skills, expand_skill_command
+from pi_rpc.resources.system_prompt import (
+    build_system_message,
+    build_system_sections,
+    diff_system_message,
+    replay_system_messages,
+)
+from pi_rpc.resources.templates import discover_templates, expand_prompt_template
+from pi_rpc.tools import DEFAULT_TOOL_NAMES, create_tools, tool_definition, tool_guidelines
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.options import RuntimeOptions
+
+
+def _resolve_tool_names(options: RuntimeOptions) -> list[str]:
+    if options.no_tools:
+        return []
+    if options.tool_names is not None:
+        return list(options.tool_names)
+    configured = options.settings.default_tools
+    names = list(DEFAULT_TOOL_NAMES)
+    if isinstance(configured, str):
+        configured = [part.strip() for part in configured.split(",") if part.strip()]
+    if isinstance(configured, list) and configured:
+        if all(str(item).startswith(("+", "-")) for item in configured):
+            for item in configured:
+                name = str(item)[1:]
+                if str(item).startswith("+") and name not in names:
+                    names.append(name)
+                elif str(item).startswith("-") and name in names:
+                    names.remove(name)
+        else:
+            names = [str(item) for item in configured]
+    return names
+
+
+def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
+    for diag in diagnostics:
+        if isinstance(diag, dict):
+            where = f" ({diag.get('path')})" if diag.get("path") else ""
+            print(f"Warning: {kind}: {diag.get('message')}{where}", file=sys.stderr)
+        else:
+            print(f"Warning: {kind}: {diag}", file=sys.stderr)
+
+
+class ResourcesState:
+    def __init__(self, options: RuntimeOptions) -> None:
+        self.options = options
+        self.cwd = options.cwd
+        self.session_env: dict[str, str] = {}
+        self.tools = create_tools(
+            options.cwd,
+            _resolve_tool_names(options),
+            shell_path=options.settings.shell_path,
+            shell_command_prefix=options.settings.shell_command_prefix,
+            session_env=lambda: dict(self.session_env),
+        )
+        agent_dir = str(options.agent_dir)
+        skills = discover_skills(
+            cwd=options.cwd,
+            agent_dir=agent_dir,
+            skill_paths=options.skill_paths,
+            no_skills=options.no_skills,
+            project_trusted=options.project_trusted,
+        )
+        _print_diagnostics("skill", list(skills.diagnostics))
+        self.skills = list(skills.skills)
+        templates = discover_templates(
+            cwd=options.cwd,
+            agent_dir=agent_dir,
+            template_paths=options.template_paths,
+            no_prompt_templates=options.no_templates,
+            project_trusted=options.project_trusted,
+        )
+        _print_diagnostics("prompt template", list(templates.diagnostics))
+        self.templates = list(templates.templates)
+        warnings: list[str] = []
+        self.context_files = load_context_files(
+            cwd=options.cwd, agent_dir=agent_dir, no_context_files=options.no_context_files, warnings=warnings
+        )
+        self.custom_prompt = load_custom_system_prompt(
+            cwd=options.cwd, agent_dir=agent_dir, system_prompt=options.system_prompt, warnings=warnings
+        )
+        self.append_prompts = load_append_system_prompts(
+            cwd=options.cwd,
+            agent_dir=agent_dir,
+            append_system_prompt=options.append_system_prompts or None,
+            warnings=warnings,
+        )
+        for line in warnings:
+            print(line, file=sys.stderr)
+
+    # ------------------------------------------------------------------ system message
+
+    def current_sections(self) -> dict[str, str]:
+        tools = [
+            {
+                "name": tool.name,
+                "summary": getattr(tool, "prompt_snippet", "") or tool.description.split(". ")[0],
+            }
+            for tool in self.tools
+        ]
+        return build_system_sections(
+            cwd=self.cwd,
+            tools=tools,
+            guidelines=tool_guidelines(self.tools),
+            skills=self.skills,
+            context_files=self.context_files,
+            custom_prompt=self.custom_prompt,
+            append_prompts=self.append_prompts,
+        )
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        return [tool_definition(tool) for tool in self.tools]
+
+    def system_message_for(self, messages: list[dict[str, Any]], timestamp: int) -> dict[str, Any] | None:
+        """The full system message for a context without one, the patch when the prompt or
+        tools changed, or None."""
+        sections = self.current_sections()
+        tools = self.tool_definitions()
+        if not any(m.get("role") == "system" for m in messages):
+            return build_system_message(sections, tools, timestamp)
+        old_sections, old_tools = replay_system_messages(messages)
+        return diff_system_message(old_sections, old_tools, sections, tools, timestamp)
+
+    # ------------------------------------------------------------------ expansion and commands
+
+    def expand(self, text: str) -> str:
+        expanded = expand_skill_command(text, self.skills)
+        if expanded is not None:
+            return expanded
+        expanded = expand_prompt_template(text, self.templates)
+        return expanded if expanded is not None else text
+
+    def commands(self) -> list[dict[str, Any]]:
+        return list_slash_commands(self.templates, self.skills)

@@ -1,0 +1,304 @@
+"""Where sessions live and how they are found: the per-cwd default directory, listing with
+upstream's ``SessionInfo`` fields, ``--continue`` (most recent), ``--session <path|id|prefix>``
+and ``--session-id`` lookups. Paths are passed in; nothing here reads pi's config."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+import orjson
+
+from pi_rpc.session.errors import SessionNotFoundError
+from pi_rpc.session.ids import iso_to_ms
+from pi_rpc.session.loader import _parse_line, is_valid_header, read_header
+
+_CWD_SEPARATORS = re.compile(r"[/\\:]")
+
+
+def _resolve(path: str, base: str | None = None) -> str:
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path):
+        path = os.path.join(base or os.getcwd(), path)
+    return os.path.normpath(path)
+
+
+def encode_cwd(cwd: str) -> str:
+    """``--<cwd without one leading / or \\, with / \\ : replaced by ->--``."""
+    resolved = _resolve(cwd)
+    if resolved[:1] in ("/", "\\"):
+        resolved = resolved[1:]
+    return f"--{_CWD_SEPARATORS.sub('-', resolved)}--"
+
+
+def sessions_root(agent_dir: str) -> str:
+    """``<agentDir>/sessions``: parent of every per-cwd session dir (``listAll``)."""
+    return os.path.join(_resolve(agent_dir), "sessions")
+
+
+def default_session_dir(cwd: str, agent_dir: str, *, create: bool = True) -> str:
+    """``<agentDir>/sessions/--<encoded cwd>--`` (created, like upstream, unless told not to)."""
+    path = os.path.join(sessions_root(agent_dir), encode_cwd(cwd))
+    if create:
+        os.makedirs(path, exist_ok=True)
+    return path
+
+
+@dataclass
+class SessionInfo:
+    """Upstream ``SessionInfo`` (dates as aware UTC datetimes)."""
+
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: datetime | None
+    modified: datetime
+    message_count: int
+    first_message: str
+    all_messages_text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """camelCase form, dates as ISO strings, absent optionals left out."""
+        out: dict[str, Any] = {"path": self.path, "id": self.id, "cwd": self.cwd}
+        if self.name is not None:
+            out["name"] = self.name
+        if self.parent_session_path is not None:
+            out["parentSessionPath"] = self.parent_session_path
+        out["created"] = _iso(self.created)
+        out["modified"] = _iso(self.modified)
+        out["messageCount"] = self.message_count
+        out["firstMessage"] = self.first_message
+        out["allMessagesText"] = self.all_messages_text
+        return out
+
+
+def _iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def _from_ms(ms: float) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def build_session_info(path: str) -> SessionInfo | None:
+    """Summarise one file; None when it is unreadable or not a session."""
+    try:
+        stat = os.stat(path)
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    header: dict[str, Any] | None = None
+    message_count = 0
+    first_message = ""
+    all_messages: list[str] = []
+    name: str | None = None
+    last_activity: float | None = None
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            entry = _parse_line(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        if header is None:
+            if entry.get("type") != "session":
+                return None
+            header = entry
+            continue
+        etype = entry.get("type")
+        if etype == "session_info":
+            raw = entry.get("name")
+            name = (raw.strip() or None) if isinstance(raw, str) else None
+        if etype != "message":
+            continue
+        message_count += 1
+        message = entry.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str) or "content" not in message:
+            continue
+        if message["role"] not in ("user", "assistant"):
+            continue
+        ts = message.get("timestamp")
+        activity = ts if isinstance(ts, (int, float)) and not isinstance(ts, bool) else iso_to_ms(entry.get("timestamp"))
+        if activity is not None:
+            last_activity = max(last_activity or 0, activity)
+        text = _text_of(message)
+        if not text:
+            continue
+        all_messages.append(text)
+        if not first_message and message["role"] == "user":
+            first_message = text
+    if header is None:
+        return None
+    header_ms = iso_to_ms(header.get("timestamp"))
+    if last_activity is not None and last_activity > 0:
+        modified = _from_ms(last_activity)
+    elif header_ms is not None:
+        modified = _from_ms(header_ms)
+    else:
+        modified = _from_ms(stat.st_mtime * 1000)
+    cwd = header.get("cwd")
+    parent = header.get("parentSession")
+    return SessionInfo(
+        path=path,
+        id=str(header.get("id")),
+        cwd=cwd if isinstance(cwd, str) else "",
+        name=name,
+        parent_session_path=parent if isinstance(parent, str) else None,
+        created=_from_ms(header_ms) if header_ms is not None else None,
+        modified=modified,
+        message_count=message_count,
+        first_message=first_message or "(no messages)",
+        all_messages_text=" ".join(all_messages),
+    )
+
+
+def _cwd_matches(session_cwd: Any, cwd: str) -> bool:
+    return isinstance(session_cwd, str) and session_cwd != "" and _resolve(session_cwd) == _resolve(cwd)
+
+
+def _sorted(infos: list[SessionInfo]) -> list[SessionInfo]:
+    return sorted(infos, key=lambda s: s.modified, reverse=True)
+
+
+def _jsonl_files(directory: str) -> list[str]:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in sorted(names, reverse=True) if n.endswith(".jsonl")]
+
+
+def list_sessions(session_dir: str, cwd_filter: str | None = None) -> list[SessionInfo]:
+    """Every session file in ``session_dir`` (not recursive), newest ``modified`` first.
+    ``cwd_filter``: keep only sessions whose header cwd is that directory (custom dirs)."""
+    infos = [i for i in (build_session_info(p) for p in _jsonl_files(session_dir)) if i is not None]
+    if cwd_filter is not None:
+        infos = [i for i in infos if _cwd_matches(i.cwd, cwd_filter)]
+    return _sorted(infos)
+
+
+def list_all_sessions(sessions_dir: str, *, custom: bool = False) -> list[SessionInfo]:
+    """Every session of every project: each subdirectory of ``<agentDir>/sessions``
+    (``sessions_root``), or the flat ``sessions_dir`` itself when ``custom``."""
+    if custom:
+        return list_sessions(sessions_dir)
+    files: list[str] = []
+    try:
+        subdirs = [os.path.join(sessions_dir, n) for n in os.listdir(sessions_dir)]
+    except OSError:
+        return []
+    for sub in subdirs:
+        if os.path.isdir(sub):
+            files.extend(_jsonl_files(sub))
+    infos = [i for i in (build_session_info(p) for p in files) if i is not None]
+    return _sorted(infos)
+
+
+def find_most_recent(session_dir: str, cwd: str | None = None) -> str | None:
+    """``--continue``: the valid session file with the newest mtime; with ``cwd`` only those
+    whose header cwd matches (used for custom session dirs)."""
+    files = []
+    for path in _jsonl_files(session_dir):
+        try:
+            files.append((os.stat(path).st_mtime_ns, path))
+        except OSError:
+            continue
+    files.sort(key=lambda t: t[0], reverse=True)
+    for _, path in files:
+        header = read_header(path)
+        if header is not None and (cwd is None or _cwd_matches(header.get("cwd"), cwd)):
+            return path
+    return None
+
+
+def find_by_id(session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
+    """The file whose header id is exactly ``session_id`` (``--session-id``, exact
+    ``--session``); with ``cwd`` only sessions of that cwd."""
+    for path in _jsonl_files(session_dir):
+        header = read_header(path)
+        if header is None or header.get("id") != session_id:
+            continue
+        if cwd is not None and not _cwd_matches(header.get("cwd"), cwd):
+            continue
+        return path
+    return None
+
+
+@dataclass
+class ResolvedSession:
+    """``type``: ``"path"`` (looked like a path), ``"local"`` (this project's dir) or
+    ``"global"`` (another project: upstream asks before forking it in)."""
+
+    type: Literal["path", "local", "global"]
+    path: str
+    cwd: str | None = None
+
+
+def resolve_session_arg(
+    value: str,
+    *,
+    cwd: str,
+    session_dir: str,
+    all_sessions_dir: str | None,
+    custom_dir: bool = False,
+) -> ResolvedSession:
+    """``--session``/``--fork`` argument: a path when it contains ``/`` or ``\\`` or ends in
+    ``.jsonl`` (resolved against ``cwd``); otherwise an exact id, then an id prefix in
+    ``session_dir``, then exact/prefix among all sessions. Raises
+    ``SessionNotFoundError`` (``No session found matching '<x>'``)."""
+    if "/" in value or "\\" in value or value.endswith(".jsonl"):
+        return ResolvedSession("path", _resolve(value, cwd))
+    filter_cwd = cwd if custom_dir else None
+    exact = find_by_id(session_dir, value, filter_cwd)
+    if exact:
+        return ResolvedSession("local", exact)
+    local = next((s for s in list_sessions(session_dir, filter_cwd) if s.id.startswith(value)), None)
+    if local:
+        return ResolvedSession("local", local.path)
+    if custom_dir:
+        everything = list_all_sessions(session_dir, custom=True)
+    elif all_sessions_dir:
+        everything = list_all_sessions(all_sessions_dir)
+    else:
+        everything = []
+    match = next((s for s in everything if s.id == value), None) or next(
+        (s for s in everything if s.id.startswith(value)), None
+    )
+    if match:
+        return ResolvedSession("global", match.path, match.cwd)
+    raise SessionNotFoundError(value)
+
+
+__all__ = [
+    "ResolvedSession",
+    "SessionInfo",
+    "build_session_info",
+    "default_session_dir",
+    "encode_cwd",
+    "find_by_id",
+    "find_most_recent",
+    "is_valid_header",
+    "list_all_sessions",
+    "list_sessions",
+    "resolve_session_arg",
+    "sessions_root",
+]

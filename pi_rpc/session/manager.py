@@ -1,0 +1,916 @@
+"""``SessionManager``: one session as an append-only tree of entries in a JSONL file
+(format v3), mirroring upstream pi 1.6's ``SessionManager`` in snake_case.
+
+Writing: nothing reaches disk until the session holds a user or assistant message; then the
+header and all entries are written at once into a file created exclusively (``O_EXCL``,
+mode 0600), and afterwards each entry is appended as one complete line with one
+``os.write``. The appending process holds the single-writer lock (``lock.py``).
+
+Loading is permissive (malformed lines skipped) but every skipped line is reported in
+``diagnostics``, and crash damage at the end of the file is repaired: a torn last line is
+moved into ``<file>.torn-<timestamp>`` and the file truncated to its valid prefix; a valid
+last line without LF gets one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
+
+from pi_rpc.session import entries as E
+from pi_rpc.session.context import (
+    build_session_path,
+    build_session_projection,
+    build_context_entries,
+    get_current_system_message,
+)
+from pi_rpc.session.errors import (
+    EntryNotFoundError,
+    MissingSessionCwdError,
+    SessionError,
+    SessionInvalidError,
+    SessionReadOnlyError,
+)
+from pi_rpc.session.ids import (
+    assert_valid_session_id,
+    file_timestamp,
+    iso_to_ms,
+    new_entry_id,
+    now_iso,
+    uuid7,
+)
+from pi_rpc.session.jsonfmt import dumps_line
+from pi_rpc.session.loader import LoadedFile, is_valid_header, read_session_file
+from pi_rpc.session.lock import SessionLock, holder_pid
+from pi_rpc.session.migrations import migrate_to_current_version
+from pi_rpc.session.tree import build_tree
+
+Entry = dict[str, Any]
+FsyncMode = Literal["none", "entry", "turn"]
+_FSYNC_MODES = ("none", "entry", "turn")
+
+
+@dataclass
+class ForkResult:
+    """Outcome of ``create_branched_session``: the session to continue with and, for
+    position ``"before"``, the forked user message's text (to pre-fill an editor)."""
+
+    manager: SessionManager
+    selected_text: str | None = None
+
+
+def _abspath(path: str, base: str | None = None) -> str:
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path):
+        path = os.path.join(base or os.getcwd(), path)
+    return os.path.normpath(path)
+
+
+def session_file_name(timestamp: str, session_id: str) -> str:
+    """``<ISO timestamp with : and . replaced by ->_<id>.jsonl``."""
+    return f"{file_timestamp(timestamp)}_{session_id}.jsonl"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(
+        p["text"] for p in content or [] if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+    )
+
+
+class SessionManager:
+    """One session. Construct with the class methods ``create``, ``in_memory``, ``open``,
+    ``continue_recent`` or ``fork_from``."""
+
+    def __init__(
+        self,
+        cwd: str,
+        session_dir: str | None,
+        *,
+        persist: bool,
+        fsync: FsyncMode = "none",
+        read_only: bool = False,
+    ) -> None:
+        if fsync not in _FSYNC_MODES:
+            raise ValueError(f"fsync must be one of {_FSYNC_MODES}, not {fsync!r}")
+        self._cwd = _abspath(cwd)
+        self._session_dir = _abspath(session_dir) if session_dir else ""
+        self._persist = persist
+        self._fsync: FsyncMode = fsync
+        self._read_only = read_only
+        self._session_id = ""
+        self._session_file: str | None = None
+        self._header: Entry = {}
+        self._entries: list[Entry] = []
+        self._by_id: dict[str, Entry] = {}
+        self._labels: dict[str, str] = {}
+        self._label_ts: dict[str, str] = {}
+        self._leaf_id: str | None = None
+        self._flushed = False
+        self._has_conversation = False
+        self._fd: int | None = None
+        self._lock: SessionLock | None = None
+        self._dirty = False
+        self.diagnostics: list[str] = []
+        if persist and self._session_dir and not read_only:
+            os.makedirs(self._session_dir, exist_ok=True)
+
+    # ------------------------------------------------------------------ constructors
+
+    @classmethod
+    def create(
+        cls,
+        cwd: str,
+        session_dir: str,
+        *,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        fsync: FsyncMode = "none",
+    ) -> SessionManager:
+        """A new persisted session in ``session_dir``; its file appears at the first user or
+        assistant message."""
+        manager = cls(cwd, session_dir, persist=True, fsync=fsync)
+        manager._new_session(session_id=session_id, parent_session=parent_session)
+        return manager
+
+    @classmethod
+    def in_memory(
+        cls, cwd: str, *, session_id: str | None = None, entries: Iterable[Entry] | None = None
+    ) -> SessionManager:
+        """A session that never touches disk (``--no-session``)."""
+        manager = cls(cwd, None, persist=False)
+        manager._new_session(session_id=session_id)
+        if entries:
+            for entry in entries:
+                if entry.get("type") != "session":
+                    manager._entries.append(entry)
+            manager._build_index()
+        return manager
+
+    @classmethod
+    def open(
+        cls,
+        path: str,
+        *,
+        session_dir: str | None = None,
+        cwd_override: str | None = None,
+        fsync: FsyncMode = "none",
+        read_only: bool = False,
+        base_cwd: str | None = None,
+    ) -> SessionManager:
+        """Open ``path`` in place (``--session``, ``--continue``, ``switch_session``).
+
+        A missing file gives a new empty session that will be written exactly there; an
+        existing empty file is initialised with a header; a non-empty file without a
+        session header raises ``SessionInvalidError``. Unless ``read_only``, the
+        single-writer lock is taken now (``SessionLockedError`` if another process has
+        it) and crash damage is repaired. ``cwd`` is the header's cwd unless overridden.
+        """
+        resolved = _abspath(path, base_cwd)
+        directory = _abspath(session_dir) if session_dir else os.path.dirname(resolved)
+        lock: SessionLock | None = None
+        loaded: LoadedFile | None = None
+        if os.path.exists(resolved):
+            if not read_only:
+                lock = SessionLock(resolved)
+                lock.acquire()
+            try:
+                loaded = read_session_file(resolved)
+            except BaseException:
+                if lock:
+                    lock.release()
+                raise
+        header = loaded.entries[0] if loaded and loaded.entries and is_valid_header(loaded.entries[0]) else None
+        cwd = cwd_override or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None) or (base_cwd or os.getcwd())
+        manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
+        manager._lock = lock
+        if lock is not None and lock.stale_pid is not None:
+            manager.diagnostics.append(f"recovered a stale lock left by pid {lock.stale_pid}")
+            lock.stale_pid = None
+        try:
+            manager._set_session_file(resolved, loaded)
+        except BaseException:
+            manager.close()
+            raise
+        return manager
+
+    @classmethod
+    def continue_recent(
+        cls, cwd: str, session_dir: str, *, filter_cwd: bool = False, fsync: FsyncMode = "none"
+    ) -> SessionManager:
+        """``--continue``: the most recently modified session file in ``session_dir`` (only
+        those whose header cwd is ``cwd`` when ``filter_cwd``, i.e. a custom dir), or a new
+        session there."""
+        from pi_rpc.session.listing import find_most_recent
+
+        recent = find_most_recent(session_dir, cwd if filter_cwd else None)
+        if recent:
+            return cls.open(recent, session_dir=session_dir, fsync=fsync)
+        return cls.create(cwd, session_dir, fsync=fsync)
+
+    @classmethod
+    def fork_from(
+        cls,
+        source_path: str,
+        target_cwd: str,
+        session_dir: str,
+        *,
+        session_id: str | None = None,
+        fsync: FsyncMode = "none",
+    ) -> SessionManager:
+        """``--fork <path>``: copy every entry of the source into a new file in
+        ``session_dir`` with ``cwd`` = ``target_cwd`` and ``parentSession`` = the source.
+        Written immediately."""
+        source = _abspath(source_path)
+        target = _abspath(target_cwd)
+        loaded = read_session_file(source) if os.path.exists(source) else LoadedFile()
+        if not loaded.entries or not is_valid_header(loaded.entries[0]):
+            raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
+        if session_id is not None:
+            assert_valid_session_id(session_id)
+        manager = cls(target, session_dir, persist=True, fsync=fsync)
+        manager._new_session(session_id=session_id, parent_session=source)
+        # Upstream copies v1/v2 entries verbatim under a v3 header; migrate them first.
+        migrate_to_current_version(loaded.entries)
+        manager._entries = [e for e in loaded.entries[1:] if e.get("type") != "session"]
+        manager.diagnostics.extend(f"{source}: {d}" for d in loaded.diagnostics)
+        manager._build_index()
+        manager._write_new_file()
+        return manager
+
+    # ------------------------------------------------------------------ setup internals
+
+    def _new_session(self, *, session_id: str | None = None, parent_session: str | None = None) -> None:
+        if session_id is not None:
+            assert_valid_session_id(session_id)
+        self._session_id = session_id or uuid7()
+        timestamp = now_iso()
+        self._header = E.make_header(self._session_id, timestamp, self._cwd, parent_session or None)
+        self._entries = []
+        self._by_id = {}
+        self._labels = {}
+        self._label_ts = {}
+        self._leaf_id = None
+        self._flushed = False
+        self._has_conversation = False
+        if self._persist:
+            self._session_file = os.path.join(self._session_dir, session_file_name(timestamp, self._session_id))
+
+    def _set_session_file(self, path: str, loaded: LoadedFile | None) -> None:
+        self._session_file = path
+        if loaded is None:  # missing file: a new session bound to exactly this path
+            self._new_session()
+            self._session_file = path
+            return
+        header_ok = bool(loaded.entries) and is_valid_header(loaded.entries[0])
+        if not header_ok:
+            # Validate before any repair: a file that is not a session is never modified.
+            if loaded.size > 0:
+                raise SessionInvalidError(path)
+            self._new_session()
+            self._session_file = path
+            if not self._read_only:
+                self._rewrite_file()
+                self._flushed = True
+                self.diagnostics.append("empty session file initialised with a header")
+            return
+        self.diagnostics.extend(loaded.diagnostics)
+        if loaded.torn_tail is not None:
+            self._repair_torn_tail(path, loaded)
+        if loaded.missing_newline and loaded.torn_tail is None:
+            if self._read_only:
+                self.diagnostics.append("last line has no newline (not repaired: opened read-only)")
+            else:
+                self._append_raw(b"\n")
+                self.diagnostics.append("appended the missing newline after the last line")
+        file_entries = loaded.entries
+        header = file_entries[0]
+        migrated_from = migrate_to_current_version(file_entries)
+        self._header = header
+        self._session_id = header["id"]
+        self._entries = [e for e in file_entries[1:] if e.get("type") != "session"]
+        if migrated_from is not None:
+            if self._read_only:
+                self.diagnostics.append(f"format v{migrated_from} migrated to v3 in memory (read-only: file not rewritten)")
+            else:
+                self._rewrite_file()
+                self.diagnostics.append(f"migrated from format v{migrated_from} to v3 (file rewritten)")
+        self._build_index()
+        self._flushed = True
+
+    def _repair_torn_tail(self, path: str, loaded: LoadedFile) -> None:
+        tail = loaded.torn_tail or b""
+        if self._read_only:
+            pid = holder_pid(path)
+            who = f"; in use by pid {pid}" if pid is not None else ""
+            self.diagnostics.append(f"torn last line left in place (opened read-only{who})")
+            return
+        sidecar = f"{path}.torn-{file_timestamp(now_iso())}"
+        n = 0
+        while True:
+            candidate = sidecar if n == 0 else f"{sidecar}-{n}"
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                n += 1
+                continue
+            break
+        try:
+            _write_all(fd, tail)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.truncate(path, loaded.valid_len)
+        if self._fsync != "none":
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        self.diagnostics.append(
+            f"moved the torn last line ({len(tail)} bytes) to {candidate} and truncated the file to "
+            f"{loaded.valid_len} bytes"
+        )
+
+    def _build_index(self) -> None:
+        by_id: dict[str, Entry] = {}
+        labels: dict[str, str] = {}
+        label_ts: dict[str, str] = {}
+        leaf: str | None = None
+        has_conversation = False
+        kept: list[Entry] = []
+        for entry in self._entries:
+            entry_id = entry.get("id")
+            if not isinstance(entry_id, str):
+                self.diagnostics.append(f"skipped a {entry.get('type')!s} entry without an id")
+                continue
+            kept.append(entry)
+            by_id[entry_id] = entry
+            leaf = entry_id
+            etype = entry.get("type")
+            if etype == "label":
+                target = entry.get("targetId")
+                if entry.get("label"):
+                    labels[target] = entry["label"]
+                    label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
+                else:
+                    labels.pop(target, None)
+                    label_ts.pop(target, None)
+            elif etype == "message" and not has_conversation:
+                message = entry.get("message")
+                if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+                    has_conversation = True
+        if len(kept) != len(self._entries):
+            self._entries = kept
+        self._by_id = by_id
+        self._labels = labels
+        self._label_ts = label_ts
+        self._leaf_id = leaf
+        self._has_conversation = has_conversation
+
+    # ------------------------------------------------------------------ file I/O
+
+    def _ensure_lock(self) -> None:
+        if self._lock is None:
+            assert self._session_file is not None
+            self._lock = SessionLock(self._session_file)
+        if not self._lock.held:
+            self._lock.acquire()
+        if self._lock.stale_pid is not None:
+            self.diagnostics.append(f"recovered a stale lock left by pid {self._lock.stale_pid}")
+            self._lock.stale_pid = None
+
+    def _open_append_fd(self) -> int:
+        if self._fd is None:
+            assert self._session_file is not None
+            self._fd = os.open(self._session_file, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        return self._fd
+
+    def _append_raw(self, data: bytes) -> None:
+        self._ensure_lock()
+        fd = self._open_append_fd()
+        _write_all(fd, data)
+        if self._fsync == "entry":
+            os.fsync(fd)
+        elif self._fsync == "turn":
+            self._dirty = True
+
+    def _serialise_all(self) -> bytes:
+        return b"".join(dumps_line(e) for e in [self._header, *self._entries])
+
+    def _write_new_file(self) -> None:
+        """Exclusive create of the file with header and every in-memory entry, one write."""
+        assert self._session_file is not None
+        if self._read_only:
+            raise SessionReadOnlyError(self._session_file)
+        self._ensure_lock()
+        data = self._serialise_all()
+        fd = os.open(
+            self._session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600
+        )
+        self._fd = fd
+        try:
+            _write_all(fd, data)
+        except BaseException:
+            # Leave no half-written new file behind.
+            os.close(fd)
+            self._fd = None
+            try:
+                os.unlink(self._session_file)
+            except OSError:
+                pass
+            raise
+        if self._fsync != "none":
+            os.fsync(fd)
+            _fsync_dir(self._session_file)
+        self._flushed = True
+
+    def _rewrite_file(self) -> None:
+        """Replace the whole file (migration, empty-file header) via a temp file + rename."""
+        if not self._persist or not self._session_file or self._read_only:
+            return
+        self._ensure_lock()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        tmp = f"{self._session_file}.tmp-{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            _write_all(fd, self._serialise_all())
+            if self._fsync != "none":
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self._session_file)
+        if self._fsync != "none":
+            _fsync_dir(self._session_file)
+
+    def _persist_entry(self, entry: Entry) -> None:
+        if not self._persist or not self._session_file:
+            return
+        if self._read_only:
+            raise SessionReadOnlyError(self._session_file)
+        if not self._flushed:
+            if not self._has_conversation:
+                return
+            self._write_new_file()
+        else:
+            self._append_raw(dumps_line(entry))
+
+    def _append_entry(self, entry: Entry) -> None:
+        previous_leaf = self._leaf_id
+        previous_conv = self._has_conversation
+        self._entries.append(entry)
+        self._by_id[entry["id"]] = entry
+        self._leaf_id = entry["id"]
+        if entry["type"] == "message" and entry["message"].get("role") in ("user", "assistant"):
+            self._has_conversation = True
+        try:
+            self._persist_entry(entry)
+        except BaseException:
+            # An entry that was not written must not become the parent of later entries.
+            self._entries.pop()
+            self._by_id.pop(entry["id"], None)
+            self._leaf_id = previous_leaf
+            self._has_conversation = previous_conv
+            raise
+
+    def _next_id(self) -> str:
+        return new_entry_id(self._by_id)
+
+    def sync(self) -> None:
+        """Per-turn durability point: with ``fsync="turn"`` flush appended lines to stable
+        storage (no-op otherwise, and when nothing was written since the last sync)."""
+        if self._fd is not None and self._dirty:
+            os.fsync(self._fd)
+            self._dirty = False
+
+    def close(self) -> None:
+        """Sync (``turn`` mode), close the file and release the single-writer lock."""
+        try:
+            self.sync()
+        finally:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if self._lock is not None:
+                self._lock.release()
+
+    def __enter__(self) -> SessionManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort; callers should close()
+        try:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if self._lock is not None:
+                self._lock.release()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ properties
+
+    def is_persisted(self) -> bool:
+        return self._persist
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    @property
+    def session_dir(self) -> str:
+        return self._session_dir
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def session_file(self) -> str | None:
+        """The file path (it may not exist yet); None for in-memory sessions."""
+        return self._session_file
+
+    @property
+    def is_written(self) -> bool:
+        """True once the session file exists on disk with this session's header."""
+        return bool(self._persist and self._session_file and self._flushed)
+
+    @property
+    def fsync_mode(self) -> FsyncMode:
+        return self._fsync
+
+    def get_header(self) -> Entry:
+        return self._header
+
+    def print_diagnostics(self, stream: TextIO | None = None) -> None:
+        print_diagnostics(self, stream)
+
+    # ------------------------------------------------------------------ appends
+
+    def append_message(self, message: dict[str, Any]) -> str:
+        entry = E.message_entry(self._next_id(), self._leaf_id, now_iso(), message)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        entry = E.thinking_level_change_entry(self._next_id(), self._leaf_id, now_iso(), thinking_level)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        entry = E.model_change_entry(self._next_id(), self._leaf_id, now_iso(), provider, model_id)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None
+    ) -> Entry:
+        """Metered usage that never enters the context. Returns the entry (like upstream)."""
+        entry = E.usage_entry(self._next_id(), self._leaf_id, now_iso(), kind, provider, model, usage, note)
+        self._append_entry(entry)
+        return entry
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str | None,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
+    ) -> str:
+        """``firstKeptEntryId`` None = keep nothing (the compaction's own id). The current
+        system message is checkpointed into ``systemMessage``."""
+        timestamp = now_iso()
+        system = get_current_system_message(self.build_session_projection()["messages"])
+        entry_id = self._next_id()
+        checkpoint = None
+        if system:
+            checkpoint = {**system, "timestamp": iso_to_ms(timestamp)}
+        entry = E.compaction_entry(
+            entry_id, self._leaf_id, timestamp, summary, first_kept_entry_id or entry_id, tokens_before,
+            details=details, usage=usage, from_hook=from_hook, system_message=checkpoint,
+        )
+        self._append_entry(entry)
+        return entry_id
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        entry = E.custom_entry(self._next_id(), self._leaf_id, now_iso(), custom_type, data)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_custom_message_entry(
+        self, custom_type: str, content: Any, display: bool, details: Any = None
+    ) -> str:
+        entry = E.custom_message_entry(self._next_id(), self._leaf_id, now_iso(), custom_type, content, display, details)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_session_info(self, name: str) -> str:
+        sanitized = re.sub(r"[\r\n]+", " ", name).strip()
+        entry = E.session_info_entry(self._next_id(), self._leaf_id, now_iso(), sanitized)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+        """Replace (``{"content": ...}``) or omit (None) an earlier entry's model content on
+        the active branch."""
+        if replacement is not None and (
+            not isinstance(replacement, dict)
+            or "content" not in replacement
+            or not isinstance(replacement["content"], (str, list))
+        ):
+            raise SessionError("Context edit replacement must be null or contain string/array content")
+        target = self._by_id.get(target_id)
+        if target is None:
+            raise EntryNotFoundError(f"Entry {target_id} not found")
+        if not any(e.get("id") == target_id for e in self.get_branch()):
+            raise SessionError(f"Entry {target_id} is not on the active branch")
+        role = target["message"].get("role") if target.get("type") == "message" else "custom"
+        editable = target.get("type") == "custom_message" or (
+            target.get("type") == "message" and role in ("user", "assistant", "toolResult")
+        )
+        if not editable:
+            raise SessionError(f"Entry {target_id} does not contribute editable model content")
+        normalized = replacement
+        if replacement is not None and role in ("assistant", "toolResult") and isinstance(replacement["content"], str):
+            normalized = {"content": [{"type": "text", "text": replacement["content"]}]}
+        entry = E.context_edit_entry(self._next_id(), self._leaf_id, now_iso(), target_id, normalized)
+        self._append_entry(entry)
+        return entry["id"]
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set (non-empty) or clear (None/empty) the label of an entry."""
+        if target_id not in self._by_id:
+            raise EntryNotFoundError(f"Entry {target_id} not found")
+        entry = E.label_entry(self._next_id(), self._leaf_id, now_iso(), target_id, label)
+        self._append_entry(entry)
+        if label:
+            self._labels[target_id] = label
+            self._label_ts[target_id] = entry["timestamp"]
+        else:
+            self._labels.pop(target_id, None)
+            self._label_ts.pop(target_id, None)
+        return entry["id"]
+
+    def branch_with_summary(
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
+    ) -> str:
+        """Move the leaf to ``branch_from_id`` (None = before the root) and append a
+        ``branch_summary`` there; ``fromId`` is the abandoned leaf (or ``"root"``)."""
+        if branch_from_id is not None and branch_from_id not in self._by_id:
+            raise EntryNotFoundError(f"Entry {branch_from_id} not found")
+        from_id = self._leaf_id or "root"
+        self._leaf_id = branch_from_id
+        entry = E.branch_summary_entry(
+            self._next_id(), branch_from_id, now_iso(), from_id, summary, details=details, usage=usage,
+            from_hook=from_hook,
+        )
+        self._append_entry(entry)
+        return entry["id"]
+
+    # ------------------------------------------------------------------ tree
+
+    def get_leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    def get_leaf_entry(self) -> Entry | None:
+        return self._by_id.get(self._leaf_id) if self._leaf_id else None
+
+    def get_entry(self, entry_id: str) -> Entry | None:
+        return self._by_id.get(entry_id)
+
+    def get_entry_count(self) -> int:
+        return len(self._by_id)
+
+    def get_children(self, parent_id: str) -> list[Entry]:
+        return [e for e in self._entries if e.get("parentId") == parent_id]
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._labels.get(entry_id)
+
+    def get_session_name(self) -> str | None:
+        """The latest ``session_info`` in file order (all branches); an empty name clears."""
+        for entry in reversed(self._entries):
+            if entry.get("type") == "session_info":
+                name = entry.get("name")
+                return (name.strip() or None) if isinstance(name, str) else None
+        return None
+
+    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+        """Root -> ``from_id`` (default: the leaf), all entry types."""
+        start = from_id if from_id is not None else self._leaf_id
+        path: list[Entry] = []
+        current = self._by_id.get(start) if start else None
+        while current is not None and len(path) <= len(self._by_id):
+            path.append(current)
+            parent = current.get("parentId")
+            current = self._by_id.get(parent) if parent else None
+        path.reverse()
+        return path
+
+    def get_entries(self, since: str | None = None) -> list[Entry]:
+        """All entries (no header) in append order; with ``since`` only those appended
+        strictly after it (``Entry not found: <since>`` for an unknown id)."""
+        if since is None:
+            return list(self._entries)
+        for index, entry in enumerate(self._entries):
+            if entry.get("id") == since:
+                return self._entries[index + 1:]
+        raise EntryNotFoundError(f"Entry not found: {since}")
+
+    def get_tree(self) -> list[dict[str, Any]]:
+        """Root nodes ``{entry, children, label?, labelTimestamp?}`` (RPC ``get_tree.tree``)."""
+        return build_tree(self._entries, self._labels, self._label_ts)
+
+    def branch(self, branch_from_id: str) -> None:
+        """Move the leaf; the next append becomes a child of ``branch_from_id``."""
+        if branch_from_id not in self._by_id:
+            raise EntryNotFoundError(f"Entry {branch_from_id} not found")
+        self._leaf_id = branch_from_id
+
+    def reset_leaf(self) -> None:
+        """Leaf = None: the next append is a new root."""
+        self._leaf_id = None
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        """``[{entryId, text}]`` for every user message with text, all branches, append order."""
+        out: list[dict[str, str]] = []
+        for entry in self._entries:
+            if entry.get("type") != "message":
+                continue
+            message = entry.get("message") or {}
+            if message.get("role") != "user":
+                continue
+            content = message.get("content")
+            if isinstance(content, str):
+                text = content
+            else:
+                text = "\n".join(
+                    b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+                )
+            if text:
+                out.append({"entryId": entry["id"], "text": text})
+        return out
+
+    # ------------------------------------------------------------------ projection
+
+    def build_context_entries(self) -> list[Entry]:
+        return build_context_entries(build_session_path(self._entries, self._leaf_id, self._by_id))
+
+    def build_session_projection(self) -> dict[str, Any]:
+        """``{entries:[{sourceEntry, messages}], messages, thinkingLevel, model}``."""
+        return build_session_projection(self._entries, self._leaf_id, self._by_id)
+
+    def build_session_context(self) -> dict[str, Any]:
+        """``{messages, thinkingLevel, model:{provider, modelId}|None}`` from the active branch:
+        the model-visible context that ``get_messages`` returns."""
+        projection = self.build_session_projection()
+        return {"messages": projection["messages"], "thinkingLevel": projection["thinkingLevel"],
+                "model": projection["model"]}
+
+    # ------------------------------------------------------------------ new / fork / clone
+
+    def new_session(self, *, parent_session: str | None = None, session_id: str | None = None) -> SessionManager:
+        """A fresh session in the same directory (in memory if this one is), written lazily.
+        This manager is left untouched; close it when switching."""
+        if self._persist:
+            return SessionManager.create(
+                self._cwd, self._session_dir, session_id=session_id, parent_session=parent_session,
+                fsync=self._fsync,
+            )
+        manager = SessionManager.in_memory(self._cwd, session_id=session_id)
+        if parent_session:
+            manager._header = E.make_header(manager._session_id, manager._header["timestamp"], manager._cwd, parent_session)
+        return manager
+
+    def create_branched_session(self, entry_id: str | None, position: Literal["before", "at"] = "before") -> ForkResult:
+        """fork/clone (upstream runtime ``fork(entryId, {position})``).
+
+        ``"before"``: ``entry_id`` must be a user message; the new session holds the path up
+        to its parent (a root user message gives an empty session). ``"at"``: any entry; the
+        path up to and including it. Persisted: a new file in the same dir with
+        ``parentSession`` = this file, written now if the path has a user/assistant message;
+        in-memory: a new in-memory session. This manager is left untouched.
+        """
+        selected = self._by_id.get(entry_id) if entry_id else None
+        if selected is None:
+            raise SessionError("Invalid entry ID for forking")
+        selected_text: str | None = None
+        if position == "at":
+            target_leaf: str | None = selected["id"]
+        else:
+            if selected.get("type") != "message" or (selected.get("message") or {}).get("role") != "user":
+                raise SessionError("Invalid entry ID for forking")
+            target_leaf = selected.get("parentId")
+            selected_text = _user_text(selected["message"].get("content"))
+        previous_file = self._session_file if self._persist else None
+        if target_leaf is None:
+            return ForkResult(self.new_session(parent_session=previous_file), selected_text)
+        if self._persist:
+            if not self._session_file:
+                raise SessionError("Persisted session is missing a session file")
+            if not os.path.exists(self._session_file):
+                raise SessionError(
+                    "This session has not been saved yet. Send a message before cloning or forking it."
+                )
+        return ForkResult(self._branched_copy(target_leaf, previous_file), selected_text)
+
+    def clone(self) -> ForkResult:
+        """RPC ``clone``: fork ``"at"`` the current leaf."""
+        if not self._leaf_id:
+            raise SessionError("Cannot clone session: no current entry selected")
+        return self.create_branched_session(self._leaf_id, "at")
+
+    def _branched_copy(self, leaf_id: str, parent_session: str | None) -> SessionManager:
+        """Upstream ``createBranchedSession``: the path without its label entries (labels are
+        re-created at the end), re-chained, compaction targets re-pointed off dropped labels."""
+        path = self.get_branch(leaf_id)
+        if not path:
+            raise EntryNotFoundError(f"Entry {leaf_id} not found")
+        kept: list[Entry] = []
+        replacement_by_label: dict[str, str] = {}
+        pending_labels: list[str] = []
+        path_parent: str | None = None
+        for entry in path:
+            if entry.get("type") == "label":
+                pending_labels.append(entry["id"])
+                continue
+            for label_id in pending_labels:
+                replacement_by_label[label_id] = entry["id"]
+            pending_labels.clear()
+            copy = {**entry, "parentId": path_parent}
+            if entry.get("type") == "compaction":
+                fk = entry.get("firstKeptEntryId")
+                copy["firstKeptEntryId"] = fk if fk == entry["id"] else replacement_by_label.get(fk, fk)
+            kept.append(copy)
+            path_parent = entry["id"]
+        ids = {e["id"] for e in kept}
+        labels = [(t, lbl, self._label_ts.get(t)) for t, lbl in self._labels.items() if t in ids]
+        manager = SessionManager(self._cwd, self._session_dir or None, persist=self._persist, fsync=self._fsync)
+        manager._new_session(parent_session=parent_session)
+        parent = kept[-1]["id"] if kept else None
+        label_entries: list[Entry] = []
+        for target, label, ts in labels:
+            entry = E.label_entry(new_entry_id(ids), parent, ts, target, label)  # type: ignore[arg-type]
+            ids.add(entry["id"])
+            label_entries.append(entry)
+            parent = entry["id"]
+        manager._entries = kept + label_entries
+        manager._build_index()
+        if manager._persist and manager._has_conversation:
+            manager._write_new_file()
+        return manager
+
+    # ------------------------------------------------------------------ checks
+
+    def check_cwd_exists(self, fallback_cwd: str) -> None:
+        """Raise ``MissingSessionCwdError`` (upstream's text) when a persisted session's
+        stored cwd no longer exists."""
+        if not self._session_file:
+            return
+        if self._cwd and not os.path.exists(self._cwd):
+            raise MissingSessionCwdError(self._cwd, self._session_file, fallback_cwd)
+
+
+def print_diagnostics(manager: SessionManager, stream: TextIO | None = None) -> None:
+    """Write the manager's load/repair diagnostics to stderr, one line each."""
+    out = stream if stream is not None else sys.stderr
+    where = manager.session_file or "(in-memory session)"
+    for diagnostic in manager.diagnostics:
+        out.write(f"pi: session {where}: {diagnostic}\n")
+    out.flush()

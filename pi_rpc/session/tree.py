@@ -1,0 +1,64 @@
+"""``get_tree``: the session as nested nodes ``{entry, children, label?, labelTimestamp?}``.
+
+Roots are entries whose ``parentId`` is null or their own id, and orphans whose parent is
+missing, in append order. Every ``children`` list is sorted by the child's entry timestamp
+(stable, so equal timestamps keep append order). Built without recursion: a long linear
+session is a very deep tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pi_rpc.session.ids import iso_to_ms
+
+Entry = dict[str, Any]
+
+
+def build_tree(
+    entries: Sequence[Entry], labels: Mapping[str, str], label_timestamps: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    nodes: dict[Any, dict[str, Any]] = {}
+    ordered: list[tuple[Entry, dict[str, Any]]] = []
+    for entry in entries:
+        node: dict[str, Any] = {"entry": entry, "children": []}
+        entry_id = entry.get("id")
+        label = labels.get(entry_id)
+        if label is not None:
+            node["label"] = label
+            ts = label_timestamps.get(entry_id)
+            if ts is not None:
+                node["labelTimestamp"] = ts
+        nodes[entry_id] = node
+        ordered.append((entry, node))
+    roots: list[dict[str, Any]] = []
+    for entry, node in ordered:
+        parent_id = entry.get("parentId")
+        if parent_id is None or parent_id == entry.get("id"):
+            roots.append(node)
+            continue
+        parent = nodes.get(parent_id)
+        if parent is not None:
+            parent["children"].append(node)
+        else:
+            roots.append(node)
+    cache: dict[Any, float] = {}
+
+    def key(node: dict[str, Any]) -> float:
+        ts = node["entry"].get("timestamp")
+        value = cache.get(ts)
+        if value is None:
+            ms = iso_to_ms(ts)
+            value = float(ms) if ms is not None else 0.0
+            cache[ts] = value
+        return value
+
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        children = node["children"]
+        if len(children) > 1:
+            children.sort(key=key)
+        stack.extend(children)
+    return roots

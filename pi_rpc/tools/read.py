@@ -1,0 +1,151 @@
+"""The ``read`` tool: text files with offset/limit and head truncation, images as attachments."""
+
+from __future__ import annotations
+
+import base64
+import errno
+import os
+from typing import Any
+
+from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.tools._js import js_string
+from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.paths import resolve_read_path
+from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, byte_len, format_size, truncate_head
+
+READ_PARAMETERS = object_schema(
+    {
+        "path": string_prop("Path to the file to read (relative or absolute)"),
+        "offset": number_prop("Line number to start reading from (1-indexed)"),
+        "limit": number_prop("Maximum number of lines to read"),
+    },
+    ["path"],
+)
+
+
+def detect_image_mime(head: bytes) -> str | None:
+    """Sniff the formats the read tool sends as images (by content, not extension)."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head.startswith(b"BM") and len(head) >= 14:
+        return "image/bmp"
+    return None
+
+
+def node_error_text(exc: OSError, syscall: str, path: str) -> str:
+    """Node-style ``CODE: description, syscall 'path'`` text for a filesystem error."""
+    code = errno.errorcode.get(exc.errno or 0, "EIO")
+    descriptions = {
+        "ENOENT": "no such file or directory",
+        "EACCES": "permission denied",
+        "EISDIR": "illegal operation on a directory",
+        "ENOTDIR": "not a directory",
+        "ELOOP": "too many symbolic links encountered",
+    }
+    desc = descriptions.get(code, (exc.strerror or "unknown error").lower())
+    if code == "EISDIR":
+        return f"{code}: {desc}, {syscall}"
+    return f"{code}: {desc}, {syscall} '{path}'"
+
+
+class ReadTool(BuiltinTool):
+    name = "read"
+    label = "read"
+    description = (
+        "Show the contents of a file. Text files and images (jpg, png, gif, webp, bmp) are "
+        f"supported; images come back as attachments. Text output stops at {DEFAULT_MAX_LINES} lines "
+        f"or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first; page through large files with "
+        "offset/limit and keep going with offset until you have what you need."
+    )
+    parameters = READ_PARAMETERS
+    prompt_snippet = "Read file contents"
+    prompt_guidelines = ("Use read to examine files instead of cat or sed.",)
+
+    def __init__(self, cwd: str, *, auto_resize_images: bool = True) -> None:
+        super().__init__(cwd)
+        self.auto_resize_images = auto_resize_images
+
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+    ) -> AgentToolResult:
+        path = args["path"]
+        offset = args.get("offset")
+        limit = args.get("limit")
+        absolute = resolve_read_path(path, self.cwd)
+        if not os.access(absolute, os.R_OK):
+            try:
+                os.stat(absolute)
+                raise ToolError(f"EACCES: permission denied, access '{absolute}'")
+            except OSError as exc:
+                raise ToolError(node_error_text(exc, "access", absolute)) from exc
+        try:
+            with open(absolute, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ToolError(node_error_text(exc, "read", absolute)) from exc
+        check_aborted(signal)
+
+        mime = detect_image_mime(data[:32])
+        if mime is not None:
+            # Without an image library the bytes go out unchanged (no auto-resize).
+            encoded = base64.b64encode(data).decode("ascii")
+            return {
+                "content": [
+                    {"type": "text", "text": f"Read image file [{mime}]"},
+                    {"type": "image", "data": encoded, "mimeType": mime},
+                ]
+            }
+        return self._read_text(data.decode("utf-8", "replace"), path, offset, limit)
+
+    def _read_text(self, text: str, path: str, offset: Any, limit: Any) -> AgentToolResult:
+        all_lines = text.split("\n")
+        total = len(all_lines)
+        start = max(0, int(offset) - 1) if offset else 0
+        start_display = start + 1
+        if start >= total:
+            raise ToolError(f"Offset {js_string(offset)} is beyond end of file ({total} lines total)")
+
+        user_limited: int | None = None
+        if limit is not None:
+            end = min(start + int(limit), total)
+            selected = "\n".join(all_lines[start:end])
+            user_limited = end - start
+        else:
+            selected = "\n".join(all_lines[start:])
+
+        truncation = truncate_head(selected)
+        details: dict[str, Any] | None = None
+        if truncation["firstLineExceedsLimit"]:
+            size = format_size(byte_len(all_lines[start]))
+            out = (
+                f"[Line {start_display} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+                f"Use bash: sed -n '{start_display}p' {path} | head -c {DEFAULT_MAX_BYTES}]"
+            )
+            details = {"truncation": truncation}
+        elif truncation["truncated"]:
+            end_display = start_display + truncation["outputLines"] - 1
+            out = truncation["content"]
+            if truncation["truncatedBy"] == "lines":
+                out += f"\n\n[Showing lines {start_display}-{end_display} of {total}. Use offset={end_display + 1} to continue.]"
+            else:
+                out += (
+                    f"\n\n[Showing lines {start_display}-{end_display} of {total} "
+                    f"({format_size(DEFAULT_MAX_BYTES)} limit). Use offset={end_display + 1} to continue.]"
+                )
+            details = {"truncation": truncation}
+        elif user_limited is not None and start + user_limited < total:
+            remaining = total - (start + user_limited)
+            out = f"{truncation['content']}\n\n[{remaining} more lines in file. Use offset={start + user_limited + 1} to continue.]"
+        else:
+            out = truncation["content"]
+        result: AgentToolResult = {"content": [{"type": "text", "text": out}]}
+        if details is not None:
+            result["details"] = details
+        return result

@@ -1,0 +1,26 @@
+"""Helpers shared by the tools tests."""
+
+import os
+
+
+def text_of(result) -> str:
+    return "".join(block["text"] for block in result["content"] if block["type"] == "text")
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is ``pgid``, read from /proc."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # Fields after the parenthesised command name: state ppid pgrp ...
+        rest = stat.rsplit(")", 1)[1].split()
+        state, pgrp = rest[0], int(rest[2])
+        if pgrp == pgid and state not in ("Z", "X"):
+            alive.append(int(entry))
+    return alive
