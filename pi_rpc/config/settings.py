@@ -11,7 +11,6 @@ import copy
 import json
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -184,6 +183,8 @@ class Settings:
     @classmethod
     def in_memory(cls, data: Mapping[str, Any] | None = None, *, agent_dir: Path | None = None) -> Settings:
         """Settings not backed by a readable file (tests); writers still target ``agent_dir``."""
+        import tempfile
+
         agent = agent_dir if agent_dir is not None else Path(tempfile.gettempdir()) / "pi-rpc-settings"
         return cls(
             agent_dir=agent,
@@ -386,6 +387,8 @@ class Settings:
             self._merged = deep_merge(self._global, self._project)
 
     def _write_atomic(self, data: dict[str, Any]) -> None:
+        import tempfile
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=str(self.path.parent))

@@ -37,6 +37,7 @@ from pi_rpc.runtime.errors import (
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
+from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
@@ -633,8 +634,11 @@ class AgentSession:
         if not path.is_absolute():
             path = Path.cwd() / path
         await self.abort()
-        new_manager = SessionManager.open(str(path), fallback_cwd=self.cwd)
-        new_manager.check_cwd_exists(self.cwd)
+        try:
+            new_manager = SessionManager.open(str(path), base_cwd=self.cwd)
+            new_manager.check_cwd_exists(self.cwd)
+        except SessionError as exc:
+            raise RuntimeCommandError(str(exc)) from None
         new_manager.print_diagnostics()
         self.cwd = new_manager.cwd
         await self._replace_session(new_manager)

@@ -169,11 +169,6 @@ def _type_name(validator_value: Any) -> str:
 def _format_errors(error: ValidationError) -> list[str]:
     base = _error_path(error)
     kind = error.validator
-    if kind == "required":
-        missing = [p for p in error.validator_value if isinstance(error.instance, dict) and p not in error.instance]
-        return [f"  - {base + '.' if base else ''}{name}: missing" for name in missing[:1]] or [
-            f"  - {base or 'root'}: missing"
-        ]
     path = base or "root"
     value = error.validator_value
     messages = {

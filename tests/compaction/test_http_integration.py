@@ -63,7 +63,9 @@ def server() -> Iterator[Server]:
 
 async def test_compact_over_http(server: Server) -> None:
     prep = prepare_compaction(load_session("c_tool_bash.session.jsonl"), CompactionSettings(keep_recent_tokens=20))
-    assert prep is not None and not prep.is_split_turn
+    # Cumulative estimates from the end: 3, 4, 5, 17, 24 -> the budget of 20 is crossed on
+    # the user message "Run two commands in parallel".
+    assert prep is not None and not prep.is_split_turn and prep.first_kept_entry_id == "02d476a1"
     server.script = [
         (503, b'{"error":{"message":"upstream unavailable"}}'),
         (200, sse_reply("## Goal\nRun commands.")),

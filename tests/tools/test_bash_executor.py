@@ -151,3 +151,21 @@ def test_bash_execution_message_and_text():
     assert bash_execution_to_text(cancelled) == (
         "Ran `sleep 9`\n(no output)\n\n(command cancelled)\n\n[Output truncated. Full output: /tmp/f.log]"
     )
+
+
+async def test_outer_cancellation_kills_group(tmp_path):
+    pgids: list[int] = []
+
+    def on_chunk(text: str) -> None:
+        pgids.extend(process_registry.registered())
+
+    with anyio.fail_after(20):
+        with anyio.move_on_after(0.5):
+            await execute_bash("echo go; sleep 100 & sleep 100; wait", str(tmp_path), on_chunk=on_chunk)
+    assert pgids
+    for pgid in set(pgids):
+        assert pgid not in process_registry.registered()
+        # SIGKILL went to the leader's group; give the kernel a moment to finish the kill.
+        with anyio.fail_after(5):
+            while group_alive(pgid):
+                await anyio.sleep(0.05)

@@ -8,8 +8,8 @@ other command answers ``Not implemented yet: <type>``.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import time
 import uuid
 from dataclasses import dataclass
@@ -72,7 +72,7 @@ def placeholder_model() -> dict[str, Any]:
 def uuid7() -> str:
     """A UUIDv7 string (48-bit Unix ms timestamp, version 7, variant 10, random rest)."""
     ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    rand = int.from_bytes(os.urandom(10), "big")
     value = (ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76
     value |= ((rand >> 62) & 0xFFF) << 64

@@ -155,7 +155,13 @@ class Dispatcher:
                 response["data"] = None
             elif result is not None:
                 response["data"] = result
-        await self._respond(response)
+        try:
+            await self._respond(response)
+        finally:
+            # e.g. prompt: the run's agent_start must follow the response on the wire.
+            after = ctx.extras.get("after_response")
+            if after is not None:
+                after()
 
     def _log_exception(self, ctype: str) -> None:
         try:

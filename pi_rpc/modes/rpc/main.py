@@ -7,8 +7,6 @@ small ``InMemoryBackend``.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -18,19 +16,21 @@ if TYPE_CHECKING:
     from pi_rpc.config.settings import Settings
     from pi_rpc.modes.rpc.backend import Backend
 
-RUNTIME_BACKEND_MODULE = "pi_rpc.runtime.rpc_backend"
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
 
 def create_backend(args: CliArgs, settings: Settings) -> Backend:
-    if importlib.util.find_spec(RUNTIME_BACKEND_MODULE) is not None:
-        module = importlib.import_module(RUNTIME_BACKEND_MODULE)
-        factory = getattr(module, "create_backend", None)
-        if factory is not None:
-            return factory(args, settings)
-    from pi_rpc.modes.rpc.backend import InMemoryBackend
+    """The RPC backend over the session runtime (startup problems become ``StartupError``)."""
+    from pi_rpc.modes.rpc.backend import StartupError
+    from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
+    from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+    from pi_rpc.runtime.session import AgentSession
 
-    return InMemoryBackend(settings=settings, session_name=args.name, session_id=args.session_id)
+    try:
+        session = AgentSession(build_runtime_options(args))
+    except StartupProblem as exc:
+        raise StartupError(exc.message, exc.exit_code) from None
+    return RuntimeBackend(session, initial_name=args.name)
 
 
 def _test_only_stray_output() -> None:

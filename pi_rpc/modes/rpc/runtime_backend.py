@@ -23,8 +23,9 @@ def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 
 class RuntimeBackend:
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: AgentSession, initial_name: str | None = None) -> None:
         self.session = session
+        self._initial_name = initial_name
         self._unsubscribe: Any = None
 
     # ------------------------------------------------------------------ Backend protocol
@@ -41,6 +42,11 @@ class RuntimeBackend:
         async def forward(event: dict[str, Any]) -> None:
             await server.events.emit(to_wire_event(event))
 
+        if self._initial_name:
+            try:
+                await self.session.set_session_name(self._initial_name)
+            except RuntimeCommandError:
+                pass  # an empty --name is ignored
         self._unsubscribe = self.session.subscribe(forward)
 
     async def aclose(self) -> None:

@@ -1,0 +1,201 @@
+"""Build a session runtime from the command line (every mode) or from explicit options (SDK):
+settings, the model registry, the session store (``--no-session``, ``--session``,
+``--continue``, ``--fork``, ``--session-id``), the initial model and thinking level, and the
+resource flags. Fatal startup problems raise ``StartupProblem`` with upstream's texts."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_rpc.ai.models.registry import ModelRegistry
+from pi_rpc.ai.thinking import clamp_thinking_level
+from pi_rpc.config import paths
+from pi_rpc.config.cli_args import CliArgs
+from pi_rpc.config.settings import Settings
+from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.session import AgentSession
+from pi_rpc.session.errors import SessionError
+from pi_rpc.session.listing import resolve_session_arg
+from pi_rpc.session.manager import SessionManager
+
+FAUX_MODEL = ("faux", "faux-1")
+# Preferred defaults per provider when the settings name none (upstream picks a default model
+# for the first provider with credentials).
+_PREFERRED = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-5",
+    "google": "gemini-2.5-pro",
+}
+
+
+class StartupProblem(Exception):
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:
+    if args.no_session:
+        return SessionManager.in_memory(cwd, session_id=args.session_id)
+    choice = paths.resolve_session_dir(
+        cwd=cwd, agent=agent_dir, cli_session_dir=args.session_dir, settings_session_dir=settings.session_dir
+    )
+    session_dir = str(choice.path)
+    try:
+        if args.fork:
+            resolved = resolve_session_arg(
+                args.fork,
+                cwd=cwd,
+                session_dir=session_dir,
+                all_sessions_dir=str(paths.sessions_root(agent_dir)),
+                custom_dir=choice.custom,
+            )
+            return SessionManager.fork_from(resolved.path, cwd, session_dir, session_id=args.session_id)
+        if args.session:
+            resolved = resolve_session_arg(
+                args.session,
+                cwd=cwd,
+                session_dir=session_dir,
+                all_sessions_dir=str(paths.sessions_root(agent_dir)),
+                custom_dir=choice.custom,
+            )
+            manager = SessionManager.open(resolved.path, base_cwd=cwd)
+            manager.check_cwd_exists(cwd)
+            return manager
+        if args.continue_session:
+            return SessionManager.continue_recent(cwd, session_dir, filter_cwd=choice.custom)
+        if args.session_id:
+            from pi_rpc.session.listing import find_by_id
+
+            existing = find_by_id(session_dir, args.session_id, cwd if choice.custom else None)
+            if existing:
+                return SessionManager.open(existing, base_cwd=cwd)
+            _warn(f"No session with id {args.session_id}; creating a new session with that id")
+            return SessionManager.create(cwd, session_dir, session_id=args.session_id)
+        return SessionManager.create(cwd, session_dir)
+    except SessionError as exc:
+        raise StartupProblem(str(exc)) from None
+
+
+def _default_model(registry: ModelRegistry, settings: Settings) -> dict[str, Any] | None:
+    available = registry.get_available()
+    if settings.default_provider and settings.default_model:
+        found = registry.find(settings.default_provider, settings.default_model)
+        if found is not None and registry.has_auth(found["provider"]):
+            return found
+    real = [m for m in available if m["provider"] != "faux"]
+    if settings.default_provider:
+        same = [m for m in real if m["provider"] == settings.default_provider]
+        if same:
+            return same[0]
+    for provider, model_id in _PREFERRED.items():
+        found = next((m for m in real if m["provider"] == provider and m["id"] == model_id), None)
+        if found is not None:
+            return found
+    if real:
+        return real[0]
+    return registry.find(*FAUX_MODEL)
+
+
+def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -> tuple[dict[str, Any] | None, str | None]:
+    if args.model:
+        result = registry.resolve(args.model, provider=args.provider)
+        if result.get("warning"):
+            _warn(f"Warning: {result['warning']}")
+        if result.get("status") != "resolved":
+            if result.get("status") == "ambiguous":
+                names = ", ".join(f"{m['provider']}/{m['id']}" for m in result.get("candidates", []))
+                raise StartupProblem(f'Model "{args.model}" is ambiguous: {names}')
+            raise StartupProblem(f'Model "{args.model}" not found')
+        return result["model"], result.get("thinkingLevel")
+    return _default_model(registry, settings), None
+
+
+def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None) -> RuntimeOptions:
+    cwd = os.path.abspath(cwd or os.getcwd())
+    agent_dir = paths.agent_dir()
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
+    registry = ModelRegistry(agent_dir)
+    for error in registry.errors:
+        _warn(f"Warning: {error}")
+    if args.faux_script:
+        from pi_rpc.ai.providers.faux import set_faux_script
+
+        set_faux_script(args.faux_script)
+
+    model, pattern_level = _resolve_model(args, registry, settings)
+    if model is not None and args.api_key:
+        registry.set_runtime_api_key(model["provider"], args.api_key)
+    if model is None or not registry.has_auth(model["provider"]):
+        if model is not None and args.model:
+            _warn(f"Warning: No API key found for {model['provider']}")
+        else:
+            _warn("Warning: No models available. Using the built-in offline model faux/faux-1.")
+
+    level = args.thinking or pattern_level
+    if level is None and model is not None:
+        level = settings.model_thinking_levels.get(f"{model['provider']}/{model['id']}")
+    if level is None:
+        level = settings.default_thinking_level
+    thinking = clamp_thinking_level(model, level) if model is not None else "off"
+
+    scoped: list[dict[str, Any]] = []
+    for pattern in args.models or settings.enabled_models or []:
+        result = registry.resolve(pattern)
+        if result.get("status") == "resolved" and result["model"] not in scoped:
+            scoped.append(result["model"])
+
+    session = _open_session(args, cwd, agent_dir, settings)
+    session.print_diagnostics()
+    session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
+
+    tool_names: list[str] | None = list(args.tools) if args.tools is not None else None
+    if args.no_builtin_tools:
+        tool_names = []
+    if args.exclude_tools:
+        from pi_rpc.tools import DEFAULT_TOOL_NAMES
+
+        base = tool_names if tool_names is not None else list(DEFAULT_TOOL_NAMES)
+        tool_names = [t for t in base if t not in args.exclude_tools]
+
+    return RuntimeOptions(
+        cwd=session_cwd,
+        agent_dir=agent_dir,
+        settings=settings,
+        registry=registry,
+        session=session,
+        model=model,
+        thinking_level=thinking,
+        model_explicit=bool(args.model),
+        thinking_explicit=bool(args.thinking or pattern_level),
+        scoped_models=scoped,
+        tool_names=tool_names,
+        no_tools=args.no_tools,
+        system_prompt=args.system_prompt,
+        append_system_prompts=list(args.append_system_prompt),
+        skill_paths=list(args.skills),
+        no_skills=args.no_skills,
+        template_paths=list(args.prompt_templates),
+        no_templates=args.no_prompt_templates,
+        no_context_files=args.no_context_files,
+        project_trusted=settings.project_trusted,
+        stream_fn=stream_fn,
+    )
+
+
+async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:
+    session = AgentSession(build_runtime_options(args, **kwargs))
+    if args.name:
+        try:
+            await session.set_session_name(args.name)
+        except Exception:  # noqa: BLE001 - an empty --name is ignored like upstream
+            pass
+    return session
