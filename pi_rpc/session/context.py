@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.ids import iso_to_ms
 
 Entry = dict[str, Any]
@@ -169,6 +170,12 @@ def project_context_entry(entry: Entry, edit: Entry | None) -> list[Message]:
 def build_session_projection(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *,
                              leaf_given: bool = True) -> dict[str, Any]:
     """``{entries:[{sourceEntry, messages}], messages, thinkingLevel, model}``."""
+    with gc_paused():
+        return _build_session_projection(entries, leaf_id, by_id, leaf_given)
+
+
+def _build_session_projection(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry],
+                              leaf_given: bool) -> dict[str, Any]:
     path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
     thinking_level, model = session_context_settings(path)
     context_entries = build_context_entries(path)

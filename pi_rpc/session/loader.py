@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.session._gc import gc_paused
+
 _TYPE_MARK = b'{"type":"'
 
 
@@ -61,6 +63,11 @@ def _salvage(line: bytes) -> Any | None:
 
 def parse_session_bytes(data: bytes) -> LoadedFile:
     """Parse the bytes of a session file (no header validation here)."""
+    with gc_paused():
+        return _parse_session_bytes(data)
+
+
+def _parse_session_bytes(data: bytes) -> LoadedFile:
     out = LoadedFile(size=len(data))
     entries = out.entries
     diags = out.diagnostics

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from pi_rpc.session import entries as E
+from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.context import (
     build_session_path,
     build_session_projection,
@@ -358,6 +359,10 @@ class SessionManager:
         )
 
     def _build_index(self) -> None:
+        with gc_paused():
+            self._build_index_inner()
+
+    def _build_index_inner(self) -> None:
         by_id: dict[str, Entry] = {}
         labels: dict[str, str] = {}
         label_ts: dict[str, str] = {}

@@ -11,12 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.ids import iso_to_ms
 
 Entry = dict[str, Any]
 
 
 def build_tree(
+    entries: Sequence[Entry], labels: Mapping[str, str], label_timestamps: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    with gc_paused():
+        return _build_tree(entries, labels, label_timestamps)
+
+
+def _build_tree(
     entries: Sequence[Entry], labels: Mapping[str, str], label_timestamps: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     nodes: dict[Any, dict[str, Any]] = {}

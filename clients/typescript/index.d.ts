@@ -1,0 +1,137 @@
+// Hand-written API of the client (src/index.mjs). Protocol shapes come from types/protocol.d.ts, which is
+// GENERATED from protocol/schema/*.json by scripts/gen-types.mjs.
+import type { ChildProcess } from "node:child_process";
+import type { AgentMessage, Command, CompactionResult, Event, ImageContent, Response, SessionEntry } from "./types/protocol.js";
+
+export * from "./types/protocol.js";
+
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+export type QueueMode = "all" | "one-at-a-time";
+export type PromptDisposition = "started" | "queued" | "handled";
+export type QueuedDisposition = "queued" | "handled";
+
+/** Every stdout record that is not a correlated response: session events, extension UI requests, stray responses. */
+export type RpcRecord = Event | Response | ({ type: "extension_ui_request"; id: string; method: string } & Record<string, unknown>);
+
+export interface ModelInfo {
+  id: string; name: string; api: string; provider: string; baseUrl: string; reasoning: boolean;
+  input: string[]; cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  contextWindow: number; maxTokens: number; [key: string]: unknown;
+}
+export interface SessionState {
+  model: ModelInfo; thinkingLevel: ThinkingLevel; isStreaming: boolean; isCompacting: boolean;
+  steeringMode: QueueMode; followUpMode: QueueMode; sessionFile?: string; sessionId: string; sessionName?: string;
+  autoCompactionEnabled: boolean; messageCount: number; pendingMessageCount: number;
+}
+export interface BashResult { output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string }
+export interface SessionStats {
+  sessionFile?: string; sessionId: string; userMessages: number; assistantMessages: number; toolCalls: number;
+  toolResults: number; totalMessages: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+  cost: number; contextUsage?: { tokens: number | null; contextWindow: number; percent: number | null };
+}
+export interface SessionTreeNode { entry: SessionEntry; children: SessionTreeNode[]; label?: string; labelTimestamp?: string }
+export interface SlashCommand { name: string; description?: string; source: string; sourceInfo: Record<string, unknown> }
+
+export declare const COMMAND_TYPES: readonly Command["type"][];
+
+export declare class RpcError extends Error {}
+export declare class RpcCommandError extends RpcError {
+  readonly response: Response; readonly command?: string; readonly error: string;
+  constructor(response: Response);
+}
+export declare class RpcTimeoutError extends RpcError {
+  readonly what: string; readonly timeoutMs: number;
+  constructor(what: string, timeoutMs: number);
+}
+export declare class RpcProcessExited extends RpcError {
+  readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string;
+  constructor(exitCode: number | null, signal: string | null, stderrTail: string, context?: string);
+}
+
+export declare function encodeRecord(obj: unknown): string;
+export declare class LineSplitter {
+  feed(chunk: Buffer): Buffer[];
+  rest(): Buffer;
+}
+
+export declare class EventStream implements AsyncIterable<RpcRecord> {
+  readonly closed: boolean;
+  next(timeoutMs?: number): Promise<RpcRecord>;
+  waitFor(match: string | ((r: RpcRecord) => boolean), timeoutMs?: number): Promise<RpcRecord>;
+  drain(): RpcRecord[];
+  [Symbol.asyncIterator](): AsyncIterator<RpcRecord>;
+  close(): void;
+}
+
+export interface PiRpcClientOptions {
+  /** Executable, e.g. "pi" or a python / node path. */
+  command: string;
+  /** Arguments, e.g. ["--mode", "rpc", "--no-session"]. */
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Start from process.env (default true). */
+  inheritEnv?: boolean;
+  /** Per-call default; null = wait forever (default 60000). */
+  defaultTimeoutMs?: number | null;
+  stderrTailBytes?: number;
+  onStderr?: (chunk: Buffer) => void;
+}
+export interface CallOptions { timeoutMs?: number | null }
+export interface PromptResult { response: Response; disposition: PromptDisposition | undefined; events: RpcRecord[] }
+
+export declare class PiRpcClient {
+  constructor(options: PiRpcClientOptions);
+  readonly process: ChildProcess | null;
+  readonly pid: number | undefined;
+  readonly exitCode: number | null;
+  /** Captured stderr tail. */
+  readonly stderr: string;
+  readonly unmatchedResponses: Response[];
+  readonly protocolErrors: { line: string; reason: string }[];
+  start(): Promise<this>;
+  close(opts?: { timeoutMs?: number }): Promise<number | null>;
+  events(): EventStream;
+  onEvent(listener: (record: RpcRecord) => void): () => void;
+  sendRaw(data: string | Uint8Array): Promise<void>;
+  notify(record: Record<string, unknown>): Promise<void>;
+  newId(): string;
+  request(command: Command | Record<string, unknown>, opts?: CallOptions & { check?: boolean }): Promise<Response>;
+  promptAndWait(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): Promise<PromptResult>;
+
+  prompt(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): Promise<PromptDisposition>;
+  steer(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
+  followUp(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
+  abort(opts?: CallOptions): Promise<void>;
+  clearQueue(opts?: CallOptions): Promise<{ steering: string[]; followUp: string[] }>;
+  newSession(opts?: CallOptions & { parentSession?: string }): Promise<{ cancelled: boolean }>;
+  getState(opts?: CallOptions): Promise<SessionState>;
+  setModel(provider: string, modelId: string, opts?: CallOptions): Promise<ModelInfo>;
+  cycleModel(opts?: CallOptions): Promise<{ model: ModelInfo; thinkingLevel: ThinkingLevel; isScoped: boolean } | null>;
+  getAvailableModels(opts?: CallOptions): Promise<ModelInfo[]>;
+  setThinkingLevel(level: ThinkingLevel, opts?: CallOptions): Promise<void>;
+  cycleThinkingLevel(opts?: CallOptions): Promise<{ level: ThinkingLevel } | null>;
+  getAvailableThinkingLevels(opts?: CallOptions): Promise<ThinkingLevel[]>;
+  setSteeringMode(mode: QueueMode, opts?: CallOptions): Promise<void>;
+  setFollowUpMode(mode: QueueMode, opts?: CallOptions): Promise<void>;
+  compact(opts?: CallOptions & { customInstructions?: string }): Promise<CompactionResult>;
+  setAutoCompaction(enabled: boolean, opts?: CallOptions): Promise<void>;
+  setAutoRetry(enabled: boolean, opts?: CallOptions): Promise<void>;
+  abortRetry(opts?: CallOptions): Promise<void>;
+  bash(command: string, opts?: CallOptions & { excludeFromContext?: boolean }): Promise<BashResult>;
+  abortBash(opts?: CallOptions): Promise<void>;
+  getSessionStats(opts?: CallOptions): Promise<SessionStats>;
+  exportHtml(opts?: CallOptions & { outputPath?: string }): Promise<string>;
+  switchSession(sessionPath: string, opts?: CallOptions): Promise<{ cancelled: boolean }>;
+  fork(entryId: string, opts?: CallOptions): Promise<{ text?: string; cancelled: boolean }>;
+  clone(opts?: CallOptions): Promise<{ cancelled: boolean }>;
+  getForkMessages(opts?: CallOptions): Promise<{ entryId: string; text: string }[]>;
+  getEntries(opts?: CallOptions & { since?: string }): Promise<{ entries: SessionEntry[]; leafId: string | null }>;
+  getTree(opts?: CallOptions): Promise<{ tree: SessionTreeNode[]; leafId: string | null }>;
+  getLastAssistantText(opts?: CallOptions): Promise<string | null>;
+  setSessionName(name: string, opts?: CallOptions): Promise<void>;
+  getMessages(opts?: CallOptions): Promise<AgentMessage[]>;
+  getCommands(opts?: CallOptions): Promise<SlashCommand[]>;
+}
+export default PiRpcClient;

@@ -1,0 +1,369 @@
+"""``anthropic-messages``: Anthropic Messages API (and Anthropic-compatible endpoints) over httpx,
+following pi-ai 1.6: system as text blocks with ``cache_control``, tools with
+``eager_input_streaming``, budget or adaptive thinking, consecutive tool results merged into one
+user message, tool-call ids normalised to ``[a-zA-Z0-9_-]{1,64}``.
+
+Stream: blocks are looked up by Anthropic ``index`` (so server-side blocks such as
+``server_tool_use`` and their deltas are skipped); ``redacted_thinking`` becomes a thinking block
+"[Reasoning redacted]" with the data as signature; signatures arrive silently; ``message_delta``
+usage is cumulative and only overwrites fields that are present. ``event: error`` fails with the
+raw data string; a stream that closes after ``message_start`` without ``message_stop`` fails with
+"Anthropic stream ended before message_stop". Not implemented: message threads, mid-conversation
+effort markers, Claude Code tool renaming (OAuth tokens are sent as Bearer with the OAuth betas).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.cost import calculate_cost
+from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
+from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
+from pi_rpc.ai.providers.common import failure_event, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transform import collapse_context, transform_messages
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+API = "anthropic-messages"
+_EVENTS = {"message_start", "message_delta", "message_stop", "content_block_start", "content_block_delta", "content_block_stop"}
+_ID_SANITIZE = re.compile(r"[^a-zA-Z0-9_-]")
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+
+def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _src: Any = None) -> str:
+    return _ID_SANITIZE.sub("_", tool_id)[:64]
+
+
+def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | None:
+    retention = options.cache_retention
+    if retention == "none":
+        return None
+    long_ok = (model.get("compat") or {}).get("supportsLongCacheRetention", True)
+    cc: dict[str, Any] = {"type": "ephemeral"}
+    if retention == "long" and long_ok:
+        cc["ttl"] = "1h"
+    return cc
+
+
+def _image(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
+
+
+def _content_blocks(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for b in content:
+        if b.get("type") == "text":
+            if b.get("text", "").strip():
+                out.append({"type": "text", "text": b["text"]})
+        elif b.get("type") == "image":
+            out.append(_image(b))
+    return out
+
+
+def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
+    content = msg.get("content") or []
+    has_images = any(b.get("type") == "image" for b in content)
+    if not has_images:
+        value: Any = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+    else:
+        value = _content_blocks(content)
+        if not any(b["type"] == "text" for b in value):
+            value.insert(0, {"type": "text", "text": "(see attached image)"})
+    return {"type": "tool_result", "tool_use_id": msg["toolCallId"], "content": value, "is_error": bool(msg.get("isError"))}
+
+
+def convert_messages(messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    transformed = transform_messages(messages, model, normalize_tool_call_id)
+    i = 0
+    while i < len(transformed):
+        msg = transformed[i]
+        role = msg.get("role")
+        if role == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                if content.strip():
+                    out.append({"role": "user", "content": content})
+            else:
+                blocks = _content_blocks(content or [])
+                if blocks:
+                    out.append({"role": "user", "content": blocks})
+        elif role == "assistant":
+            blocks = []
+            for b in msg.get("content") or []:
+                t = b.get("type")
+                if t == "text":
+                    if b.get("text"):
+                        blocks.append({"type": "text", "text": b["text"]})
+                elif t == "thinking":
+                    if b.get("redacted"):
+                        blocks.append({"type": "redacted_thinking", "data": b.get("thinkingSignature", "")})
+                    elif not b.get("thinkingSignature"):
+                        if b.get("thinking", "").strip():
+                            blocks.append({"type": "text", "text": b["thinking"]})
+                    else:
+                        blocks.append({"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]})
+                elif t == "toolCall":
+                    blocks.append({"type": "tool_use", "id": b["id"], "name": b["name"], "input": b.get("arguments") or {}})
+            if blocks:
+                out.append({"role": "assistant", "content": blocks})
+        elif role == "toolResult":
+            results = []
+            while i < len(transformed) and transformed[i].get("role") == "toolResult":
+                results.append(_tool_result(transformed[i]))
+                i += 1
+            out.append({"role": "user", "content": results})
+            continue
+        i += 1
+    if cache is not None:
+        for m in reversed(out):
+            if m["role"] == "user":
+                if isinstance(m["content"], str):
+                    m["content"] = [{"type": "text", "text": m["content"]}]
+                if m["content"]:
+                    m["content"][-1]["cache_control"] = cache
+                break
+    return out
+
+
+def convert_tools(tools: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None) -> list[dict[str, Any]]:
+    compat = model.get("compat") or {}
+    eager = compat.get("supportsEagerToolInputStreaming", True)
+    out = []
+    for idx, tool in enumerate(tools):
+        schema = tool.get("parameters") or {}
+        input_schema: dict[str, Any] = {"type": "object", "properties": schema.get("properties", {}), "required": schema.get("required", [])}
+        for key in ("additionalProperties", "$defs", "definitions"):
+            if key in schema:
+                input_schema[key] = schema[key]
+        entry: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", "")}
+        if eager:
+            entry["eager_input_streaming"] = True
+        entry["input_schema"] = input_schema
+        if cache is not None and compat.get("supportsCacheControlOnTools", True) and idx == len(tools) - 1:
+            entry["cache_control"] = cache
+        out.append(entry)
+    return out
+
+
+def build_request(model: Model, context: Context, options: StreamOptions, oauth: bool) -> tuple[dict[str, Any], list[str]]:
+    system_prompt, messages, tools = collapse_context(context)
+    cache = _cache_control(model, options)
+    compat = model.get("compat") or {}
+    level = reasoning_level(model, options)
+    max_tokens = request_max_tokens(model, context, system_prompt, messages, options)
+    budget = 0
+    if level and model.get("reasoning") and not compat.get("forceAdaptiveThinking"):
+        budget = THINKING_BUDGETS.get("high" if level in ("xhigh", "max") else level, 1024)
+        base = options.max_tokens
+        max_tokens = model["maxTokens"] if base is None else min(base + budget, model["maxTokens"])
+        if max_tokens <= budget:
+            budget = min(budget, max(0, max_tokens - 1024))
+        budget = min(budget, max(0, max_tokens - 1024))
+    params: dict[str, Any] = {
+        "model": model["id"],
+        "messages": convert_messages(messages, model, cache),
+        "max_tokens": max_tokens,
+        "stream": True,
+    }
+    system_blocks = []
+    if oauth:
+        system_blocks.append({"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."})
+    if system_prompt:
+        system_blocks.append({"type": "text", "text": system_prompt})
+    if system_blocks:
+        if cache is not None:
+            for b in system_blocks:
+                b["cache_control"] = cache
+        params["system"] = system_blocks
+    if options.temperature is not None and not level and compat.get("supportsTemperature", True):
+        params["temperature"] = options.temperature
+    if tools:
+        params["tools"] = convert_tools(tools, model, cache)
+    level_map = model.get("thinkingLevelMap") or {}
+    if model.get("reasoning") and not level and level_map.get("off", "") is not None:
+        params["thinking"] = {"type": "disabled"}
+    elif model.get("reasoning") and level:
+        if compat.get("forceAdaptiveThinking"):
+            params["thinking"] = {"type": "adaptive", "display": "summarized"}
+            mapped = level_map.get(level)
+            effort = mapped if isinstance(mapped, str) else {"minimal": "low", "low": "low", "medium": "medium"}.get(level, "high")
+            params["output_config"] = {"effort": effort}
+        else:
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget or 1024, "display": "summarized"}
+    tool_choice = options.extra.get("toolChoice")
+    if tool_choice:
+        params["tool_choice"] = {"type": tool_choice} if isinstance(tool_choice, str) else tool_choice
+    betas: list[str] = []
+    if oauth:
+        betas += ["claude-code-20250219", "oauth-2025-04-20"]
+    if tools and not compat.get("supportsEagerToolInputStreaming", True):
+        betas.append("fine-grained-tool-streaming-2025-05-14")
+    if model.get("reasoning") and level and not compat.get("forceAdaptiveThinking"):
+        betas.append("interleaved-thinking-2025-05-14")
+    return params, betas
+
+
+def map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
+    if reason in ("end_turn", "pause_turn", "stop_sequence"):
+        return "stop", None
+    if reason == "max_tokens":
+        return "length", None
+    if reason == "tool_use":
+        return "toolUse", None
+    if reason == "refusal":
+        explanation = details.get("explanation") if isinstance(details, dict) else None
+        return "error", explanation or "The model refused to complete the request"
+    if reason == "sensitive":
+        return "error", "Provider stopped with: sensitive"
+    raise ProviderStreamError(f"Unhandled stop reason: {reason}")
+
+
+def _set_total(usage: dict[str, Any]) -> None:
+    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+
+
+async def stream_anthropic_messages(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    output = new_output(model)
+    content = output["content"]
+    try:
+        headers_in = {**(model.get("headers") or {}), **(options.headers or {})}
+        api_key = require_api_key(model, options, headers_in)
+        oauth = "sk-ant-oat" in api_key
+        params, betas = build_request(model, context, options, oauth)
+        headers = {"accept": "application/json", "content-type": "application/json", "anthropic-version": "2023-06-01", "user-agent": "pi-rpc"}
+        if oauth:
+            headers["authorization"] = f"Bearer {api_key}"
+            headers["x-app"] = "cli"
+        elif api_key:
+            headers["x-api-key"] = api_key
+        configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
+        if configured_beta is None and betas:
+            headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
+        headers.update(headers_in)
+        url = model.get("baseUrl", "").rstrip("/") + "/v1/messages"
+        async with open_stream(options, url, headers, params, format_anthropic_sdk_error) as response:
+            yield {"type": "start", "partial": output}
+            open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
+            saw_start = saw_stop = False
+            async for sse in iter_sse(response, options.signal):
+                if sse.event == "error":
+                    raise ProviderStreamError(sse.data)
+                if sse.event not in _EVENTS:
+                    continue
+                try:
+                    event = _loads_with_repair(sse.data)
+                except (ValueError, orjson.JSONDecodeError) as exc:
+                    raise ProviderStreamError(f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}") from exc
+                etype = event.get("type")
+                if etype == "message_start":
+                    saw_start = True
+                    msg = event.get("message") or {}
+                    if msg.get("id"):
+                        output["responseId"] = msg["id"]
+                    if msg.get("model") and msg["model"] != model["id"]:
+                        output["responseModel"] = msg["model"]
+                    u = msg.get("usage") or {}
+                    usage = output["usage"]
+                    usage["input"] = u.get("input_tokens") or 0
+                    usage["output"] = u.get("output_tokens") or 0
+                    usage["cacheRead"] = u.get("cache_read_input_tokens") or 0
+                    usage["cacheWrite"] = u.get("cache_creation_input_tokens") or 0
+                    usage["cacheWrite1h"] = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+                    _set_total(usage)
+                    calculate_cost(model, usage)
+                elif etype == "content_block_start":
+                    cb = event.get("content_block") or {}
+                    index = event.get("index")
+                    ctype = cb.get("type")
+                    if ctype == "text":
+                        content.append({"type": "text", "text": cb.get("text") or ""})
+                        open_blocks[index] = (len(content) - 1, None)
+                        yield {"type": "text_start", "contentIndex": len(content) - 1, "partial": output}
+                    elif ctype == "thinking":
+                        content.append({"type": "thinking", "thinking": cb.get("thinking") or "", "thinkingSignature": cb.get("signature") or ""})
+                        open_blocks[index] = (len(content) - 1, None)
+                        yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
+                    elif ctype == "redacted_thinking":
+                        content.append({"type": "thinking", "thinking": "[Reasoning redacted]", "thinkingSignature": cb.get("data", ""), "redacted": True})
+                        open_blocks[index] = (len(content) - 1, None)
+                        yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
+                    elif ctype == "tool_use":
+                        content.append({"type": "toolCall", "id": cb.get("id", ""), "name": cb.get("name", ""), "arguments": cb.get("input") or {}})
+                        open_blocks[index] = (len(content) - 1, ToolCallArgumentsStream())
+                        yield {"type": "toolcall_start", "contentIndex": len(content) - 1, "partial": output}
+                elif etype == "content_block_delta":
+                    entry = open_blocks.get(event.get("index"))
+                    if entry is None:
+                        continue
+                    ci, args = entry
+                    block = content[ci]
+                    delta = event.get("delta") or {}
+                    dtype = delta.get("type")
+                    if dtype == "text_delta" and block["type"] == "text":
+                        block["text"] += delta.get("text", "")
+                        yield {"type": "text_delta", "contentIndex": ci, "delta": delta.get("text", ""), "partial": output}
+                    elif dtype == "thinking_delta" and block["type"] == "thinking":
+                        block["thinking"] += delta.get("thinking", "")
+                        yield {"type": "thinking_delta", "contentIndex": ci, "delta": delta.get("thinking", ""), "partial": output}
+                    elif dtype == "input_json_delta" and block["type"] == "toolCall" and args is not None:
+                        piece = delta.get("partial_json", "")
+                        block["arguments"] = args.append(piece)
+                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": piece, "partial": output}
+                    elif dtype == "signature_delta" and block["type"] == "thinking":
+                        block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.get("signature", "")
+                elif etype == "content_block_stop":
+                    entry = open_blocks.pop(event.get("index"), None)
+                    if entry is None:
+                        continue
+                    ci, args = entry
+                    block = content[ci]
+                    if block["type"] == "text":
+                        yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
+                    elif block["type"] == "thinking":
+                        yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+                    elif args is not None:
+                        final = args.finish()
+                        block["arguments"] = final["arguments"]
+                        if "argumentsError" in final:
+                            block["argumentsError"] = final["argumentsError"]
+                        yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output}
+                elif etype == "message_delta":
+                    delta = event.get("delta") or {}
+                    if delta.get("stop_reason"):
+                        output["rawStopReason"] = delta["stop_reason"]
+                        stop, err = map_stop_reason(delta["stop_reason"], delta.get("stop_details"))
+                        output["stopReason"] = stop
+                        if err:
+                            output["errorMessage"] = err
+                    u = event.get("usage") or {}
+                    usage = output["usage"]
+                    for src, dst in (("input_tokens", "input"), ("output_tokens", "output"), ("cache_read_input_tokens", "cacheRead"), ("cache_creation_input_tokens", "cacheWrite")):
+                        if u.get(src) is not None:
+                            usage[dst] = u[src]
+                    one_hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+                    if one_hour is not None:
+                        usage["cacheWrite1h"] = one_hour
+                    thinking_tokens = (u.get("output_tokens_details") or {}).get("thinking_tokens")
+                    if thinking_tokens is not None:
+                        usage["reasoning"] = thinking_tokens
+                    _set_total(usage)
+                    calculate_cost(model, usage)
+                elif etype == "message_stop":
+                    saw_stop = True
+            if saw_start and not saw_stop:
+                raise ProviderStreamError("Anthropic stream ended before message_stop")
+        if options.signal is not None and options.signal.aborted:
+            raise RuntimeError("Request was aborted")
+        if output["stopReason"] == "pending":
+            raise ProviderStreamError("Anthropic stream ended without a stop reason")
+        if output["stopReason"] in ("aborted", "error"):
+            raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+        yield {"type": "done", "reason": output["stopReason"], "message": output}
+    except Exception as exc:
+        yield failure_event(output, exc, options)
