@@ -40,6 +40,7 @@ from pi_rpc.session.listing import (
     sessions_root,
 )
 from pi_rpc.session.lock import holder_pid
+from pi_rpc.session.tree import dumps_tree
 from pi_rpc.session.manager import ForkResult, SessionManager, print_diagnostics, session_file_name
 from pi_rpc.session.stats import (
     compute_context_usage,
@@ -72,6 +73,7 @@ __all__ = [
     "default_session_dir",
     "dumps_js",
     "dumps_line",
+    "dumps_tree",
     "encode_cwd",
     "estimate_context_tokens",
     "estimate_tokens",

@@ -70,3 +70,39 @@ def _build_tree(
             children.sort(key=key)
         stack.extend(children)
     return roots
+
+
+def dumps_tree(roots: Sequence[dict[str, Any]]) -> bytes:
+    """JSON (JS number formatting) of ``get_tree()``'s node list, without recursion.
+
+    A linear session is a tree as deep as it is long; orjson refuses nesting deeper than
+    254 levels and Python's recursion limit is ~1000, so the RPC layer must splice this
+    into the ``get_tree`` response instead of serialising the nodes directly.
+    """
+    from pi_rpc.session.jsonfmt import dumps_js
+
+    out: list[bytes] = []
+    # Work items: a node to open, or raw bytes to emit.
+    stack: list[Any] = [b"]"]
+    for index in range(len(roots) - 1, -1, -1):
+        stack.append(roots[index])
+        if index:
+            stack.append(b",")
+    out.append(b"[")
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bytes):
+            out.append(item)
+            continue
+        out.append(b'{"entry":' + dumps_js(item["entry"]) + b',"children":[')
+        tail = b"]"
+        for key in ("label", "labelTimestamp"):
+            if key in item:
+                tail += b',"' + key.encode() + b'":' + dumps_js(item[key])
+        stack.append(tail + b"}")
+        children = item["children"]
+        for index in range(len(children) - 1, -1, -1):
+            stack.append(children[index])
+            if index:
+                stack.append(b",")
+    return b"".join(out)

@@ -256,3 +256,33 @@ def _deep_merge(dst: dict, src: dict) -> None:
             _deep_merge(dst[k], v)
         else:
             dst[k] = v
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python scripted_llm.py --script JSON_OR_PATH [--agent-dir D]``: serve until stdin closes.
+
+    Prints ``LISTENING <port>`` once ready (for test harnesses in other languages).
+    """
+    import argparse
+    import os
+    import sys
+
+    ap = argparse.ArgumentParser(description="scripted OpenAI-compatible SSE model")
+    ap.add_argument("--script", default="[]", help="JSON text, or a path to a JSON file")
+    ap.add_argument("--agent-dir", help="also write models.json/settings.json for provider 'conf' here")
+    ap.add_argument("--settings", default="{}", help="JSON merged into settings.json")
+    a = ap.parse_args(argv)
+    text = a.script
+    if os.path.exists(text):
+        with open(text, encoding="utf-8") as f:
+            text = f.read()
+    with ScriptedLLM(json.loads(text)) as llm:
+        if a.agent_dir:
+            write_agent_config(a.agent_dir, llm.base_url, json.loads(a.settings))
+        print(f"LISTENING {llm.port}", flush=True)
+        sys.stdin.read()  # parent closes stdin (or dies) to stop us
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

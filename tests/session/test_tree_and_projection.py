@@ -177,3 +177,37 @@ def test_null_content_is_normalised_in_projection():
         {"role": "system", "timestamp": 0, "content": ""},
         {"role": "user", "content": [], "timestamp": 0},
     ]
+
+
+def test_dumps_tree_matches_orjson_and_handles_deep_sessions():
+    from pi_rpc.session import dumps_js, dumps_tree
+    import orjson
+
+    m = SessionManager.in_memory("/w")
+    a = m.append_message(user("a"))
+    m.append_message(assistant("b"))
+    m.branch(a)
+    m.append_message(assistant("c"))
+    m.append_label_change(a, "L")
+    m.reset_leaf()
+    m.append_message(user("root2"))
+    tree = m.get_tree()
+    assert dumps_tree(tree) == dumps_js(tree)
+    assert dumps_tree([]) == b"[]"
+    deep = SessionManager.in_memory("/w")
+    for i in range(3000):  # far beyond orjson's 254-level and Python's recursion limits
+        deep.append_message(user(str(i)))
+    data = dumps_tree(deep.get_tree())
+    import json, sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(20000)
+    try:
+        parsed = json.loads(data)
+    finally:
+        sys.setrecursionlimit(old)
+    depth = 0
+    node = parsed[0]
+    while node["children"]:
+        node = node["children"][0]
+        depth += 1
+    assert depth == 2999 and node["entry"]["message"]["content"][0]["text"] == "2999"

@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import orjson
 
 from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
@@ -191,7 +193,10 @@ class RuntimeBackend:
         return {"entries": entries, "leafId": self.session.session.get_leaf_id()}
 
     async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return {"tree": self.session.session.get_tree(), "leafId": self.session.session.get_leaf_id()}
+        # A linear session is a tree as deep as it is long: serialise it without recursion
+        # (orjson refuses nesting beyond 254 levels) and splice the bytes in.
+        tree = orjson.Fragment(dumps_tree(self.session.session.get_tree()))
+        return {"tree": tree, "leafId": self.session.session.get_leaf_id()}
 
     async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return self.session.get_last_assistant_text()

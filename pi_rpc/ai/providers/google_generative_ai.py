@@ -1,0 +1,254 @@
+"""``google-generative-ai``: Gemini ``models/{id}:streamGenerateContent?alt=sse`` over httpx,
+following pi-ai 1.6: each SSE chunk is a full GenerateContentResponse; a switch between
+``thought:true`` parts and plain text closes the previous block; function calls arrive whole
+(start, one delta with the JSON arguments, end); ``thoughtSignature`` is kept on the part's block
+and replayed only to the same model; usage is cumulative per chunk (input = prompt - cached,
+output = candidates + thoughts). HTTP errors are the compact JSON of the body (@google/genai).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.cost import calculate_cost
+from pi_rpc.ai.errors import ProviderStreamError, format_google_error
+from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.providers.common import failure_event, merged_headers, reasoning_level, request_max_tokens
+from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transform import collapse_context, transform_messages
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+API = "google-generative-ai"
+_SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_COUNTER = itertools.count(1)
+_ERROR_REASONS = {
+    "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE", "OTHER",
+    "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "FINISH_REASON_UNSPECIFIED",
+}
+BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
+BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+
+
+def _sig(value: Any) -> str | None:
+    return value if isinstance(value, str) and value and _SIG.match(value) else None
+
+
+def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    contents: list[dict[str, Any]] = []
+    is_gemini3 = "gemini-3" in model["id"]
+    for msg in transform_messages(messages, model):
+        role = msg.get("role")
+        if role == "user":
+            content = msg.get("content")
+            parts: list[dict[str, Any]] = []
+            if isinstance(content, str):
+                parts = [{"text": content}]
+            else:
+                for b in content or []:
+                    if b.get("type") == "text":
+                        parts.append({"text": b.get("text", "")})
+                    elif b.get("type") == "image":
+                        parts.append({"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}})
+            if parts:
+                contents.append({"role": "user", "parts": parts})
+        elif role == "assistant":
+            same = msg.get("provider") == model["provider"] and msg.get("model") == model["id"]
+            parts = []
+            for b in msg.get("content") or []:
+                t = b.get("type")
+                if t == "text" and b.get("text", "").strip():
+                    part: dict[str, Any] = {"text": b["text"]}
+                    if same and _sig(b.get("textSignature")):
+                        part["thoughtSignature"] = b["textSignature"]
+                    parts.append(part)
+                elif t == "thinking" and b.get("thinking", "").strip():
+                    if same:
+                        part = {"thought": True, "text": b["thinking"]}
+                        if _sig(b.get("thinkingSignature")):
+                            part["thoughtSignature"] = b["thinkingSignature"]
+                    else:
+                        part = {"text": b["thinking"]}
+                    parts.append(part)
+                elif t == "toolCall":
+                    call: dict[str, Any] = {"name": b["name"], "args": b.get("arguments") or {}}
+                    if b.get("id") and not b["id"].startswith(f"{b['name']}_"):
+                        call["id"] = b["id"]
+                    part = {"functionCall": call}
+                    sig = _sig(b.get("thoughtSignature")) if same else None
+                    if sig:
+                        part["thoughtSignature"] = sig
+                    elif is_gemini3:
+                        part["thoughtSignature"] = "skip_thought_signature_validator"
+                    parts.append(part)
+            if parts:
+                contents.append({"role": "model", "parts": parts})
+        elif role == "toolResult":
+            content = msg.get("content") or []
+            text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+            images = [b for b in content if b.get("type") == "image"]
+            response = {"error": text} if msg.get("isError") else {"output": text or ("(see attached image)" if images else "")}
+            fr: dict[str, Any] = {"name": msg.get("toolName", ""), "response": response}
+            if msg.get("toolCallId") and not msg["toolCallId"].startswith(f"{msg.get('toolName')}_"):
+                fr["id"] = msg["toolCallId"]
+            part = {"functionResponse": fr}
+            if contents and contents[-1]["role"] == "user" and all("functionResponse" in p for p in contents[-1]["parts"]):
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+            if images and "image" in (model.get("input") or []):
+                contents[-1]["parts"].extend({"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}} for b in images)
+    return contents
+
+
+def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    system_prompt, messages, tools = collapse_context(context)
+    body: dict[str, Any] = {"contents": convert_contents(model, messages)}
+    if system_prompt:
+        body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
+    if tools:
+        body["tools"] = [{"functionDeclarations": [{"name": t["name"], "description": t.get("description", ""), "parametersJsonSchema": t.get("parameters", {})} for t in tools]}]
+    choice = options.extra.get("toolChoice")
+    if choice:
+        body["toolConfig"] = {"functionCallingConfig": {"mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")}}
+    config: dict[str, Any] = {}
+    if options.temperature is not None:
+        config["temperature"] = options.temperature
+    config["maxOutputTokens"] = request_max_tokens(model, context, system_prompt, messages, options)
+    level = reasoning_level(model, options)
+    if model.get("reasoning"):
+        if level:
+            thinking: dict[str, Any] = {"includeThoughts": True}
+            mid = model["id"]
+            if "gemini-3" in mid:
+                if "pro" in mid:
+                    thinking["thinkingLevel"] = "LOW" if level in ("minimal", "low") else "HIGH"
+                else:
+                    thinking["thinkingLevel"] = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM"}.get(level, "HIGH")
+            else:
+                budgets = BUDGETS_25_PRO if "2.5-pro" in mid else BUDGETS_25_FLASH if "2.5-flash" in mid else None
+                key = "high" if level in ("xhigh", "max") else level
+                thinking["thinkingBudget"] = budgets[key] if budgets else -1
+            config["thinkingConfig"] = thinking
+        else:
+            config["thinkingConfig"] = {"thinkingBudget": 0} if "gemini-2.5" in model["id"] and "pro" not in model["id"] else {"includeThoughts": False}
+    body["generationConfig"] = config
+    return body
+
+
+def _map_finish(reason: str) -> str:
+    if reason == "STOP":
+        return "stop"
+    if reason in ("MAX_TOKENS", "CONTINUATION"):
+        return "length"
+    return "error"
+
+
+async def stream_google_generative_ai(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    output = new_output(model)
+    blocks = output["content"]
+    try:
+        if not options.api_key:
+            raise RuntimeError(f"No API key for provider: {model['provider']}")
+        headers = {"accept": "*/*", "content-type": "application/json", "x-goog-api-key": options.api_key, "user-agent": "pi-rpc"}
+        headers = merged_headers(model, headers, options)
+        body = build_body(model, context, options)
+        url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
+        async with open_stream(options, url, headers, body, format_google_error) as response:
+            yield {"type": "start", "partial": output}
+            current: dict[str, Any] | None = None
+
+            def close_current() -> AssistantMessageEvent | None:
+                if current is None:
+                    return None
+                if current["type"] == "text":
+                    return {"type": "text_end", "contentIndex": len(blocks) - 1, "content": current["text"], "partial": output}
+                return {"type": "thinking_end", "contentIndex": len(blocks) - 1, "content": current["thinking"], "partial": output}
+
+            async for sse in iter_sse(response, options.signal):
+                try:
+                    chunk = orjson.loads(sse.data)
+                except orjson.JSONDecodeError as exc:
+                    raise ProviderStreamError(f"Could not parse Gemini chunk as JSON: {sse.data[:200]}") from exc
+                if isinstance(chunk, dict) and chunk.get("error"):
+                    raise ProviderStreamError(orjson.dumps(chunk).decode())
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("responseId") and not output.get("responseId"):
+                    output["responseId"] = chunk["responseId"]
+                candidates = chunk.get("candidates") or []
+                candidate = candidates[0] if candidates else None
+                for part in ((candidate or {}).get("content") or {}).get("parts") or []:
+                    if "text" in part and part["text"] is not None:
+                        thinking = part.get("thought") is True
+                        if current is None or (thinking and current["type"] != "thinking") or (not thinking and current["type"] != "text"):
+                            ev = close_current()
+                            if ev:
+                                yield ev
+                            current = {"type": "thinking", "thinking": ""} if thinking else {"type": "text", "text": ""}
+                            blocks.append(current)
+                            yield {"type": "thinking_start" if thinking else "text_start", "contentIndex": len(blocks) - 1, "partial": output}
+                        sig = part.get("thoughtSignature")
+                        if current["type"] == "thinking":
+                            current["thinking"] += part["text"]
+                            if isinstance(sig, str) and sig:
+                                current["thinkingSignature"] = sig
+                            yield {"type": "thinking_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}
+                        else:
+                            current["text"] += part["text"]
+                            if isinstance(sig, str) and sig:
+                                current["textSignature"] = sig
+                            yield {"type": "text_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}
+                    if part.get("functionCall"):
+                        ev = close_current()
+                        if ev:
+                            yield ev
+                        current = None
+                        fc = part["functionCall"]
+                        provided = fc.get("id")
+                        if not provided or any(b["type"] == "toolCall" and b["id"] == provided for b in blocks):
+                            provided = f"{fc.get('name', '')}_{int(time.time() * 1000)}_{next(_COUNTER)}"
+                        call: dict[str, Any] = {"type": "toolCall", "id": provided, "name": fc.get("name") or "", "arguments": fc.get("args") or {}}
+                        if part.get("thoughtSignature"):
+                            call["thoughtSignature"] = part["thoughtSignature"]
+                        blocks.append(call)
+                        ci = len(blocks) - 1
+                        yield {"type": "toolcall_start", "contentIndex": ci, "partial": output}
+                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": orjson.dumps(call["arguments"]).decode(), "partial": output}
+                        yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output}
+                if candidate and candidate.get("finishReason"):
+                    output["rawStopReason"] = candidate["finishReason"]
+                    output["stopReason"] = _map_finish(candidate["finishReason"])
+                    if output["stopReason"] == "stop" and any(b["type"] == "toolCall" for b in blocks):
+                        output["stopReason"] = "toolUse"
+                meta = chunk.get("usageMetadata")
+                if meta:
+                    cached = meta.get("cachedContentTokenCount") or 0
+                    output["usage"] = {
+                        "input": (meta.get("promptTokenCount") or 0) - cached,
+                        "output": (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0),
+                        "cacheRead": cached,
+                        "cacheWrite": 0,
+                        "reasoning": meta.get("thoughtsTokenCount") or 0,
+                        "totalTokens": meta.get("totalTokenCount") or 0,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+                    }
+                    calculate_cost(model, output["usage"])
+            ev = close_current()
+            if ev:
+                yield ev
+        if options.signal is not None and options.signal.aborted:
+            raise RuntimeError("Request was aborted")
+        if output["stopReason"] == "pending":
+            raise ProviderStreamError("Google stream ended without a finish reason")
+        if output["stopReason"] in ("aborted", "error"):
+            raw = output.get("rawStopReason")
+            raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
+        yield {"type": "done", "reason": output["stopReason"], "message": output}
+    except Exception as exc:
+        yield failure_event(output, exc, options)

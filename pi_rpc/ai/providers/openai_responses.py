@@ -1,0 +1,324 @@
+"""``openai-responses``: OpenAI Responses API over httpx, following pi-ai 1.6's stream mapping:
+output items become blocks by ``output_index`` (reasoning -> thinking, message -> text, function
+call -> toolCall with id ``"<call_id>|<item id>"``); a reasoning item's JSON becomes the thinking
+signature (replayed verbatim, encrypted content included); summary parts are separated by
+``"\\n\\n"``; ``response.completed``/``incomplete`` set usage and stop reason (toolUse when a tool
+call is present); ``response.failed`` fails with ``"<code>: <message>"``; an ``event: error``
+fails with the NESTED ``error.message`` (what the OpenAI SDK raises), so overflow and quota
+detection still work. HTTP errors read ``"OpenAI API error (<status>): <body>"``.
+Not implemented: custom/grammar tools, tool search, service-tier pricing, Codex/Copilot specifics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+import orjson
+
+from pi_rpc.ai.cost import calculate_cost
+from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error
+from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.partial_json import ToolCallArgumentsStream
+from pi_rpc.ai.providers.common import failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transform import collapse_context, transform_messages
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+API = "openai-responses"
+MIN_OUTPUT_TOKENS = 16
+
+
+def _normalize_id(tool_id: str, model: Model, source: dict[str, Any]) -> str:
+    # A call made by another model keeps its call_id but loses the fc_ item id (reasoning pairing).
+    call_id, sep, item_id = tool_id.partition("|")
+    if not sep:
+        return tool_id
+    return f"{call_id}|{item_id}" if source.get("model") == model["id"] else call_id
+
+
+def _msg_id(text_signature: str | None, fallback: str) -> str:
+    if text_signature and text_signature.startswith("{"):
+        try:
+            parsed = orjson.loads(text_signature)
+            if isinstance(parsed, dict) and isinstance(parsed.get("id"), str):
+                fallback = parsed["id"]
+        except orjson.JSONDecodeError:
+            pass
+    elif text_signature:
+        fallback = text_signature
+    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(fallback.encode()).hexdigest()[:40]
+
+
+def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    if system_prompt:
+        items.append({"role": "developer" if model.get("reasoning") else "system", "content": system_prompt})
+    for n, msg in enumerate(transform_messages(messages, model, _normalize_id)):
+        role = msg.get("role")
+        if role == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                parts = [{"type": "input_text", "text": content}]
+            else:
+                parts = []
+                for b in content or []:
+                    if b.get("type") == "text":
+                        parts.append({"type": "input_text", "text": b.get("text", "")})
+                    elif b.get("type") == "image":
+                        parts.append({"type": "input_image", "detail": "auto", "image_url": f"data:{b['mimeType']};base64,{b['data']}"})
+            if parts:
+                items.append({"role": "user", "content": parts})
+        elif role == "assistant":
+            for k, b in enumerate(msg.get("content") or []):
+                t = b.get("type")
+                if t == "thinking" and b.get("thinkingSignature", "").startswith("{"):
+                    try:
+                        items.append(orjson.loads(b["thinkingSignature"]))
+                    except orjson.JSONDecodeError:
+                        pass
+                elif t == "text" and b.get("text"):
+                    items.append({
+                        "type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
+                        "status": "completed", "id": _msg_id(b.get("textSignature"), f"msg_{n}_{k}"),
+                    })
+                elif t == "toolCall":
+                    call_id, sep, item_id = b["id"].partition("|")
+                    item: dict[str, Any] = {"type": "function_call"}
+                    if sep and item_id:
+                        item["id"] = item_id
+                    item.update({"call_id": call_id, "name": b["name"], "arguments": orjson.dumps(b.get("arguments", {})).decode()})
+                    items.append(item)
+        elif role == "toolResult":
+            content = msg.get("content") or []
+            text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+            images = [b for b in content if b.get("type") == "image"]
+            output: Any = text if not images else [
+                *([{"type": "input_text", "text": text}] if text else []),
+                *[{"type": "input_image", "detail": "auto", "image_url": f"data:{b['mimeType']};base64,{b['data']}"} for b in images],
+            ]
+            items.append({"type": "function_call_output", "call_id": msg["toolCallId"].partition("|")[0], "output": output or "(no tool output)"})
+    return items
+
+
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    system_prompt, messages, tools = collapse_context(context)
+    params: dict[str, Any] = {"model": model["id"], "input": convert_input(model, system_prompt, messages), "stream": True}
+    if options.cache_retention != "none" and options.session_id:
+        params["prompt_cache_key"] = options.session_id[:64]
+    if options.cache_retention == "long" and "api.openai.com" in model.get("baseUrl", ""):
+        params["prompt_cache_retention"] = "24h"
+    params["store"] = False
+    max_tokens = request_max_tokens(model, context, system_prompt, messages, options)
+    if max_tokens:
+        params["max_output_tokens"] = max(max_tokens, MIN_OUTPUT_TOKENS)
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if tools:
+        params["tools"] = [{"type": "function", "name": t["name"], "description": t.get("description", ""), "parameters": t.get("parameters", {}), "strict": False} for t in tools]
+    if options.extra.get("toolChoice") is not None:
+        params["tool_choice"] = options.extra["toolChoice"]
+    level = reasoning_level(model, options)
+    level_map = model.get("thinkingLevelMap") or {}
+    if model.get("reasoning"):
+        if level:
+            params["reasoning"] = {"effort": level_map.get(level) or level, "summary": "auto"}
+            params["include"] = ["reasoning.encrypted_content"]
+        elif level_map.get("off", "") is not None:
+            params["reasoning"] = {"effort": level_map.get("off") or "none"}
+    return params
+
+
+def _map_status(status: str | None, reason: str | None) -> tuple[str, str | None]:
+    if status in (None, "", "completed", "in_progress", "queued"):
+        return "stop", None
+    if status == "incomplete":
+        if reason == "max_output_tokens":
+            return "length", None
+        return "error", f"Response incomplete: {reason}" if reason else "Response incomplete without a provider reason"
+    if status in ("failed", "cancelled"):
+        return "error", None
+    raise ProviderStreamError(f"Unhandled stop reason: {status}")
+
+
+async def stream_openai_responses(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    output = new_output(model)
+    content = output["content"]
+    try:
+        api_key = require_api_key(model, options, model.get("headers"))
+        headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        headers = merged_headers(model, headers, options)
+        params = build_params(model, context, options)
+        url = model.get("baseUrl", "").rstrip("/") + "/responses"
+        fmt = partial(_format_http, provider=model["provider"])
+        async with open_stream(options, url, headers, params, fmt) as response:
+            yield {"type": "start", "partial": output}
+            slots: dict[int, dict[str, Any]] = {}
+            unfinished: list[dict[str, Any]] = []
+            terminal = False
+            async for sse in iter_sse(response, options.signal):
+                if sse.data.startswith("[DONE]"):
+                    break
+                try:
+                    event = orjson.loads(sse.data)
+                except orjson.JSONDecodeError as exc:
+                    raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
+                if not isinstance(event, dict):
+                    continue
+                etype = event.get("type") or sse.event
+                if sse.event == "error" or etype == "error":
+                    raise ProviderStreamError(format_openai_stream_error(event))
+                idx = event.get("output_index")
+                if etype == "response.created":
+                    output["responseId"] = (event.get("response") or {}).get("id", output.get("responseId"))
+                elif etype == "response.output_item.added":
+                    slot = _create_slot(event.get("item") or {}, content, unfinished)
+                    if slot is not None:
+                        slots[idx] = slot
+                        yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
+                elif etype in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.reasoning_summary_part.done"):
+                    slot = slots.get(idx)
+                    if slot and slot["block"]["type"] == "thinking":
+                        delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
+                        slot["block"]["thinking"] += delta
+                        yield {"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
+                elif etype in ("response.output_text.delta", "response.refusal.delta"):
+                    slot = slots.get(idx)
+                    if slot and slot["block"]["type"] == "text":
+                        slot["block"]["text"] += event.get("delta", "")
+                        yield {"type": "text_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": output}
+                elif etype == "response.function_call_arguments.delta":
+                    slot = slots.get(idx)
+                    if slot and slot["block"]["type"] == "toolCall":
+                        slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
+                        yield {"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": output}
+                elif etype == "response.function_call_arguments.done":
+                    slot = slots.get(idx)
+                    if slot and slot["block"]["type"] == "toolCall":
+                        delta, args = slot["args"].replace(event.get("arguments", ""))
+                        slot["block"]["arguments"] = args
+                        if delta:
+                            yield {"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
+                elif etype == "response.output_item.done":
+                    item = event.get("item") or {}
+                    slot = slots.get(idx)
+                    if slot is None:
+                        slot = _create_slot(item, content, unfinished)
+                        if slot is None:
+                            continue
+                        yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
+                    block = slot["block"]
+                    if item.get("type") == "reasoning" and block["type"] == "thinking":
+                        summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
+                        text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
+                        block["thinking"] = summary or text or block["thinking"]
+                        block["thinkingSignature"] = orjson.dumps(item).decode()
+                        yield {"type": "thinking_end", "contentIndex": slot["ci"], "content": block["thinking"], "partial": output}
+                    elif item.get("type") == "message" and block["type"] == "text":
+                        block["text"] = "".join(c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "") for c in item.get("content") or [])
+                        sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
+                        if item.get("phase"):
+                            sig["phase"] = item["phase"]
+                        block["textSignature"] = orjson.dumps(sig).decode()
+                        yield {"type": "text_end", "contentIndex": slot["ci"], "content": block["text"], "partial": output}
+                    elif item.get("type") == "function_call" and block["type"] == "toolCall":
+                        if item.get("arguments"):
+                            slot["args"].replace(item["arguments"])
+                        final = slot["args"].finish()
+                        block["arguments"] = final["arguments"]
+                        if "argumentsError" in final:
+                            block["argumentsError"] = final["argumentsError"]
+                        if block in unfinished:
+                            unfinished.remove(block)
+                        yield {"type": "toolcall_end", "contentIndex": slot["ci"], "toolCall": block, "partial": output}
+                    slots.pop(idx, None)
+                elif etype in ("response.completed", "response.incomplete"):
+                    terminal = True
+                    resp = event.get("response") or {}
+                    if resp.get("id"):
+                        output["responseId"] = resp["id"]
+                    u = resp.get("usage")
+                    if u:
+                        details = u.get("input_tokens_details") or {}
+                        cached = details.get("cached_tokens") or 0
+                        written = details.get("cache_write_tokens") or 0
+                        output["usage"] = {
+                            "input": max(0, (u.get("input_tokens") or 0) - cached - written),
+                            "output": u.get("output_tokens") or 0,
+                            "cacheRead": cached,
+                            "cacheWrite": written,
+                            "reasoning": (u.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
+                            "totalTokens": u.get("total_tokens") or 0,
+                            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+                        }
+                    calculate_cost(model, output["usage"])
+                    tier = resp.get("service_tier")
+                    mult = {"flex": 0.5, "priority": 2}.get(tier or "", 1)
+                    if mult != 1:
+                        for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
+                            output["usage"]["cost"][key] *= mult
+                    status = resp.get("status")
+                    reason = (resp.get("incomplete_details") or {}).get("reason")
+                    output["rawStopReason"] = f"{status}.{reason}" if reason else status
+                    stop, err = _map_status(status, reason)
+                    output["stopReason"] = stop
+                    if err:
+                        output["errorMessage"] = err
+                    else:
+                        output.pop("errorMessage", None)
+                    if stop == "stop" and any(b["type"] == "toolCall" for b in content):
+                        output["stopReason"] = "toolUse"
+                elif etype == "response.failed":
+                    resp = event.get("response") or {}
+                    output["rawStopReason"] = resp.get("status")
+                    error = resp.get("error")
+                    if error:
+                        msg = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
+                    elif (resp.get("incomplete_details") or {}).get("reason"):
+                        msg = f"incomplete: {resp['incomplete_details']['reason']}"
+                    else:
+                        msg = "Unknown error (no error details in response)"
+                    raise ProviderStreamError(msg)
+            if not terminal:
+                raise ProviderStreamError("OpenAI Responses stream ended before a terminal response event")
+            if output["stopReason"] == "toolUse" and unfinished:
+                tc = unfinished[0]
+                raise ProviderStreamError(f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})")
+        if options.signal is not None and options.signal.aborted:
+            raise RuntimeError("Request was aborted")
+        if output["stopReason"] in ("error", "aborted"):
+            raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+        yield {"type": "done", "reason": output["stopReason"], "message": output}
+    except Exception as exc:
+        yield failure_event(output, exc, options)
+
+
+def _format_http(status: int, body: str, provider: str) -> str:
+    return format_responses_error(status, body, provider)
+
+
+def _create_slot(item: dict[str, Any], content: list[dict[str, Any]], unfinished: list[dict[str, Any]]) -> dict[str, Any] | None:
+    itype = item.get("type")
+    if itype == "reasoning":
+        block: dict[str, Any] = {"type": "thinking", "thinking": ""}
+        start = "thinking_start"
+        args = None
+    elif itype == "message":
+        block = {"type": "text", "text": ""}
+        start = "text_start"
+        args = None
+    elif itype == "function_call":
+        args = ToolCallArgumentsStream()
+        block = {"type": "toolCall", "id": f"{item.get('call_id')}|{item.get('id')}", "name": item.get("name", ""),
+                 "arguments": args.append(item["arguments"]) if item.get("arguments") else {}}
+        unfinished.append(block)
+        start = "toolcall_start"
+    else:
+        return None
+    content.append(block)
+    return {"block": block, "ci": len(content) - 1, "start": start, "args": args}

@@ -1,0 +1,384 @@
+"""The one-shot runner shared by print (text) mode and ``--mode json`` (upstream 1.6
+``modes/print-mode.ts`` plus the tail of ``main.ts``).
+
+Order of operations, as upstream:
+1. stdout is taken over at fd level (``wire.output``); only this module writes to the real
+   stdout, through one ``RecordWriter``;
+2. the runtime is built (startup problems: message on stderr, their exit code);
+3. piped stdin (stdin not a TTY) is read to EOF, decoded as UTF-8 and trimmed; empty means none;
+4. ``@file`` arguments are inlined (``Error: File not found: <abs>`` -> exit 1);
+5. the initial prompt is ``stdin + file text + first message`` joined with nothing (upstream
+   ``buildInitialMessage``); each remaining positional message is its own prompt; every prompt
+   is awaited until the session settles (retries and compaction included);
+6. json: the session header first, then every session event in wire form; text: the final
+   assistant reply's text blocks, one per line.
+
+Exit codes: text 0, or 1 when the last reply is an error/aborted (its ``errorMessage`` on
+stderr) or was cut at the output limit; json 0 even when the model failed; 1 when a prompt is
+refused (no API key...) or stdout breaks; SIGTERM 143, SIGHUP 129 (tracked children are
+killed first, the runtime is disposed; a second signal exits at once).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.config.cli_args import CliArgs
+    from pi_rpc.modes.wire.output import RecordWriter
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.session import AgentSession
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
+IMAGE_OMITTED = "[Image omitted: could not be converted to a supported inline image format.]"
+# Formats providers accept inline; anything else sniffed as an image needs a converter we lack.
+_INLINE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_SIGNAL_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
+
+
+class OneshotError(Exception):
+    """Fatal before any prompt ran: ``message`` on stderr, exit ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+# ---------------------------------------------------------------------- input assembly
+
+
+def read_piped_stdin(fd: int = 0) -> str | None:
+    """All of stdin when it is not a TTY, decoded and trimmed; ``None`` if a TTY or empty.
+    Like upstream, a pipe that never closes blocks startup."""
+    try:
+        if os.isatty(fd):
+            return None
+    except OSError:
+        return None
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    text = b"".join(chunks).decode("utf-8", "replace").strip()
+    return text or None
+
+
+@dataclass
+class ProcessedFiles:
+    text: str = ""
+    images: list[dict[str, Any]] = field(default_factory=list)
+
+
+def process_file_args(file_args: tuple[str, ...] | list[str], cwd: str) -> ProcessedFiles:
+    """Upstream ``processFileArguments`` (images are not resized, as upstream 1.6 at startup):
+    a text file becomes ``<file name="ABS">\\n<content>\\n</file>\\n``, an image an attachment
+    plus ``<file name="ABS"></file>\\n``; zero-byte files are skipped."""
+    from pi_rpc.tools.paths import resolve_read_path
+    from pi_rpc.tools.read import detect_image_mime
+
+    out = ProcessedFiles()
+    for arg in file_args:
+        path = os.path.abspath(resolve_read_path(arg, cwd))
+        if not os.path.exists(path):
+            raise OneshotError(f"Error: File not found: {path}")
+        try:
+            if os.path.getsize(path) == 0:
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise OneshotError(f"Error: Could not read file {path}: {exc.strerror or exc}") from None
+        mime = detect_image_mime(data[:4100])
+        if mime is not None:
+            if mime not in _INLINE_IMAGE_TYPES:
+                out.text += f'<file name="{path}">{IMAGE_OMITTED}</file>\n'
+                continue
+            out.images.append({"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")})
+            out.text += f'<file name="{path}"></file>\n'
+            continue
+        content = data.decode("utf-8", "replace")
+        if content.startswith("\ufeff"):
+            content = content[1:]
+        out.text += f'<file name="{path}">\n{content}\n</file>\n'
+    return out
+
+
+@dataclass
+class Prompts:
+    """What to send: ``initial`` (may be None) with ``images``, then each of ``rest``."""
+
+    initial: str | None
+    images: list[dict[str, Any]] | None
+    rest: list[str]
+
+    def sequence(self) -> list[tuple[str, list[dict[str, Any]] | None]]:
+        items: list[tuple[str, list[dict[str, Any]] | None]] = []
+        if self.initial:  # an empty initial message is skipped, like upstream
+            items.append((self.initial, self.images))
+        items.extend((message, None) for message in self.rest)
+        return items
+
+
+def build_prompts(
+    messages: tuple[str, ...] | list[str],
+    *,
+    stdin_content: str | None = None,
+    files: ProcessedFiles | None = None,
+) -> Prompts:
+    """Upstream ``buildInitialMessage``: stdin, file text and the first message, joined."""
+    parts: list[str] = []
+    if stdin_content is not None:
+        parts.append(stdin_content)
+    if files is not None and files.text:
+        parts.append(files.text)
+    rest = list(messages)
+    if rest:
+        parts.append(rest.pop(0))
+    images = files.images if files is not None and files.images else None
+    return Prompts("".join(parts) if parts else None, images, rest)
+
+
+# ---------------------------------------------------------------------- text-mode result
+
+
+def final_text_result(messages: list[dict[str, Any]]) -> tuple[list[str], str | None, int]:
+    """(stdout lines, stderr message, exit code) for text mode from the session's messages:
+    only the LAST message counts, and only when it is an assistant reply."""
+    last = messages[-1] if messages else None
+    if last is None or last.get("role") != "assistant":
+        return [], None, 0
+    stop = last.get("stopReason")
+    if stop in ("error", "aborted"):
+        return [], last.get("errorMessage") or f"Request {stop}", 1
+    lines = [block.get("text", "") for block in last.get("content") or [] if block.get("type") == "text"]
+    if stop == "length":
+        return lines, TRUNCATED_MESSAGE, 1
+    return lines, None, 0
+
+
+# ---------------------------------------------------------------------- the runner
+
+
+def _stderr(message: str) -> None:
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _hard_exit(code: int) -> None:
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(code)
+
+
+class OneshotRunner:
+    """One process lifetime of ``-p``/``--mode json``; see the module docstring."""
+
+    def __init__(
+        self,
+        options: RuntimeOptions,
+        prompts: Prompts,
+        *,
+        mode: str,
+        output_fd: int,
+        session_name: str | None = None,
+        handle_signals: bool = True,
+    ) -> None:
+        assert mode in ("text", "json")
+        self.options = options
+        self.prompts = prompts
+        self.mode = mode
+        self.output_fd = output_fd
+        self.session_name = session_name
+        self.handle_signals = handle_signals
+        self.exit_code = 0
+        self._signal_count = 0
+        self._stopping = False
+        self._output_closed = False
+        self._unsubscribe: Any = None
+        self.session: AgentSession | None = None
+        self.writer: RecordWriter | None = None
+
+    # ------------------------------------------------------------------ entry
+
+    async def run(self) -> int:
+        import anyio
+
+        from pi_rpc.modes.wire.output import RecordWriter
+        from pi_rpc.runtime.session import AgentSession
+
+        self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
+        async with anyio.create_task_group() as root:
+            root.start_soon(self.writer.run)
+            if self.handle_signals:
+                root.start_soon(self._watch_signals)
+            with anyio.CancelScope() as scope:
+                self._main_scope = scope
+                async with anyio.create_task_group() as runs:
+                    self.session = AgentSession(self.options)
+                    self.session.bind_task_group(runs)
+                    await self._prompt_all(self.session)
+            await self._finish()
+            root.cancel_scope.cancel()
+        return self.exit_code
+
+    async def _prompt_all(self, session: AgentSession) -> None:
+        from pi_rpc.runtime.errors import RuntimeCommandError
+
+        if self.session_name:
+            try:
+                await session.set_session_name(self.session_name)
+            except RuntimeCommandError:
+                pass  # an empty --name is ignored
+        if self.mode == "json":
+            # Upstream prints the header before it subscribes; always present (even in memory).
+            self.writer.send_nowait(session.session.get_header())  # type: ignore[union-attr]
+            self._unsubscribe = session.subscribe(self._forward_event)
+        try:
+            for text, images in self.prompts.sequence():
+                if self._stopping:
+                    return
+                await session.prompt(text, images)
+                await session.wait_for_settled()
+        except Exception as exc:  # noqa: BLE001 - upstream prints the message and exits 1
+            self.exit_code = 1
+            _stderr(str(exc) or type(exc).__name__)
+            return
+        if self.mode == "text" and not self._stopping:
+            lines, error, code = final_text_result(session.get_messages())
+            for line in lines:
+                await self.writer.send_bytes(line.encode("utf-8", "surrogatepass") + b"\n")  # type: ignore[union-attr]
+            if error is not None:
+                _stderr(error)
+            self.exit_code = code
+
+    async def _forward_event(self, event: dict[str, Any]) -> None:
+        from pi_rpc.modes.wire.event_transform import to_wire_event
+        from pi_rpc.modes.wire.output import WriterClosed
+        from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
+
+        if self._output_closed or self.writer is None:
+            return
+        try:
+            wire = to_wire_event(event)
+            # Agent-loop events wait for the queue (a slow reader slows the run, as upstream).
+            if event.get("type") in BLOCKING_EVENT_TYPES:
+                await self.writer.send(wire)
+            else:
+                self.writer.send_nowait(wire)
+        except WriterClosed:
+            pass
+
+    def _stop_output(self) -> None:
+        self._output_closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    async def _dispose(self) -> None:
+        import anyio
+
+        if self.session is None:
+            return
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+            try:
+                await self.session.shutdown()
+            except Exception as exc:  # noqa: BLE001 - never a traceback on the way out
+                _stderr(f"pi_rpc: error during shutdown: {exc}")
+
+    async def _finish(self) -> None:
+        import anyio
+
+        self._stop_output()
+        await self._dispose()
+        assert self.writer is not None
+        if self.writer.failed is None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                await self.writer.drain()
+        self.writer.close()
+
+    # ------------------------------------------------------------------ failures and signals
+
+    def _on_write_error(self, exc: BaseException) -> None:
+        # Upstream exits 1 when a raw stdout write fails (EPIPE: the reader went away).
+        self.exit_code = 1
+        self._stopping = True
+        self._stop_output()
+        scope = getattr(self, "_main_scope", None)
+        if scope is not None:
+            scope.cancel()
+
+    async def _watch_signals(self) -> None:
+        import anyio
+
+        from pi_rpc.config import children
+
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for signum in signals:
+                self._signal_count += 1
+                code = _SIGNAL_CODES.get(signum, 128 + int(signum))
+                children.kill_all()
+                if self._signal_count > 1:
+                    _hard_exit(code)
+                self._stopping = True
+                self._stop_output()
+                await self._dispose()
+                if signum != signal.SIGTERM and self.writer is not None and self.writer.failed is None:
+                    with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                        await self.writer.drain()
+                _hard_exit(code)
+
+
+# ---------------------------------------------------------------------- process entry
+
+
+def run_oneshot(args: CliArgs, mode: str) -> int:
+    """The whole process for ``mode`` ``"text"`` (print) or ``"json"``."""
+    from pi_rpc.modes.wire.output import take_over_stdout
+
+    takeover = take_over_stdout()
+
+    from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+
+    try:
+        options = build_runtime_options(args)
+        stdin_content = read_piped_stdin()
+        files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
+    except StartupProblem as exc:
+        _stderr(exc.message)
+        return exc.exit_code
+    except OneshotError as exc:
+        _stderr(exc.message)
+        return exc.exit_code
+    prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
+
+    import anyio
+
+    runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
+    code = anyio.run(runner.run)
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
+    if code != 0:
+        # Skip interpreter teardown: worker threads (blocked writes) must not delay exit.
+        os._exit(code)
+    return code
