@@ -1,7 +1,10 @@
 // Hand-written API of the client (src/index.mjs). Protocol shapes come from types/protocol.d.ts, which is
 // GENERATED from protocol/schema/*.json by scripts/gen-types.mjs.
 import type { ChildProcess } from "node:child_process";
-import type { AgentMessage, Command, CompactionResult, Event, ImageContent, Response, SessionEntry } from "./types/protocol.js";
+import type {
+  AgentMessage, BashResult, Command, CompactionResult, Event, ImageContent, ModelInfo, Response, SessionEntry, SessionState,
+  SessionStats, SessionTreeNode, SlashCommand,
+} from "./types/protocol.js";
 
 export * from "./types/protocol.js";
 
@@ -11,27 +14,7 @@ export type PromptDisposition = "started" | "queued" | "handled";
 export type QueuedDisposition = "queued" | "handled";
 
 /** Every stdout record that is not a correlated response: session events, extension UI requests, stray responses. */
-export type RpcRecord = Event | Response | ({ type: "extension_ui_request"; id: string; method: string } & Record<string, unknown>);
-
-export interface ModelInfo {
-  id: string; name: string; api: string; provider: string; baseUrl: string; reasoning: boolean;
-  input: string[]; cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  contextWindow: number; maxTokens: number; [key: string]: unknown;
-}
-export interface SessionState {
-  model: ModelInfo; thinkingLevel: ThinkingLevel; isStreaming: boolean; isCompacting: boolean;
-  steeringMode: QueueMode; followUpMode: QueueMode; sessionFile?: string; sessionId: string; sessionName?: string;
-  autoCompactionEnabled: boolean; messageCount: number; pendingMessageCount: number;
-}
-export interface BashResult { output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string }
-export interface SessionStats {
-  sessionFile?: string; sessionId: string; userMessages: number; assistantMessages: number; toolCalls: number;
-  toolResults: number; totalMessages: number;
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-  cost: number; contextUsage?: { tokens: number | null; contextWindow: number; percent: number | null };
-}
-export interface SessionTreeNode { entry: SessionEntry; children: SessionTreeNode[]; label?: string; labelTimestamp?: string }
-export interface SlashCommand { name: string; description?: string; source: string; sourceInfo: Record<string, unknown> }
+export type RpcRecord = Event | Response;
 
 export declare const COMMAND_TYPES: readonly Command["type"][];
 

@@ -62,9 +62,7 @@ def format_openai_sdk_error(status: int, body: str) -> str:
     """Chat Completions HTTP error as pi 1.6 words it (OpenAI SDK message + formatProviderError)."""
     parsed = _try_json(body)
     if parsed is None:
-        text = body
-        msg = f"{status} {text}" if text else f"{status} status code (no body)"
-        return truncate_error_text(msg, MAX_PROVIDER_ERROR_BODY_CHARS + 16) if len(msg) > 20000 else msg
+        return f"{status} {body}" if body else f"{status} status code (no body)"
     if isinstance(parsed, dict) and parsed.get("error") is None:
         parsed = {"error": parsed}
     error = parsed.get("error") if isinstance(parsed, dict) else None

@@ -23,16 +23,25 @@ from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 ProviderFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
 _REGISTRY: dict[str, ProviderFn] = {}
+_LAZY: dict[str, tuple[str, str]] = {}
 _BUILTINS_LOADED = False
 
 
 def register_provider(api: str, fn: ProviderFn) -> None:
     """Register (or replace) the stream function for an ``api`` value."""
     _REGISTRY[api] = fn
+    _LAZY.pop(api, None)
+
+
+def register_lazy_provider(api: str, module: str, attr: str) -> None:
+    """Register ``module.attr`` for ``api``, imported on first use (unless ``api`` is taken)."""
+    if api not in _REGISTRY:
+        _LAZY.setdefault(api, (module, attr))
 
 
 def unregister_provider(api: str) -> None:
     _REGISTRY.pop(api, None)
+    _LAZY.pop(api, None)
 
 
 def _load_builtins() -> None:
@@ -47,12 +56,18 @@ def _load_builtins() -> None:
 
 def get_provider(api: str) -> ProviderFn | None:
     _load_builtins()
-    return _REGISTRY.get(api)
+    fn = _REGISTRY.get(api)
+    if fn is None and api in _LAZY:
+        import importlib
+
+        module, attr = _LAZY.pop(api)
+        fn = _REGISTRY[api] = getattr(importlib.import_module(module), attr)
+    return fn
 
 
 def registered_apis() -> list[str]:
     _load_builtins()
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | set(_LAZY))
 
 
 def now_ms() -> int:

@@ -28,9 +28,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
+from pi_rpc.modes.wire.event_transform import to_wire_event
+from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
+from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
+
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
-    from pi_rpc.modes.wire.output import RecordWriter
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.session import AgentSession
 
@@ -214,15 +219,14 @@ class OneshotRunner:
         self._stopping = False
         self._output_closed = False
         self._unsubscribe: Any = None
+        self._flush_on_exit = True  # SIGTERM skips the final stdout flush (as rpc mode)
+        self._main_scope: anyio.CancelScope | None = None
         self.session: AgentSession | None = None
         self.writer: RecordWriter | None = None
 
     # ------------------------------------------------------------------ entry
 
     async def run(self) -> int:
-        import anyio
-
-        from pi_rpc.modes.wire.output import RecordWriter
         from pi_rpc.runtime.session import AgentSession
 
         self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
@@ -259,22 +263,22 @@ class OneshotRunner:
                 await session.prompt(text, images)
                 await session.wait_for_settled()
         except Exception as exc:  # noqa: BLE001 - upstream prints the message and exits 1
-            self.exit_code = 1
+            if self.exit_code == 0:
+                self.exit_code = 1
             _stderr(str(exc) or type(exc).__name__)
             return
         if self.mode == "text" and not self._stopping:
             lines, error, code = final_text_result(session.get_messages())
-            for line in lines:
-                await self.writer.send_bytes(line.encode("utf-8", "surrogatepass") + b"\n")  # type: ignore[union-attr]
+            try:
+                for line in lines:
+                    await self.writer.send_bytes(line.encode("utf-8", "replace") + b"\n")  # type: ignore[union-attr]
+            except WriterClosed:
+                return  # stdout broke: _on_write_error set the exit code
             if error is not None:
                 _stderr(error)
             self.exit_code = code
 
     async def _forward_event(self, event: dict[str, Any]) -> None:
-        from pi_rpc.modes.wire.event_transform import to_wire_event
-        from pi_rpc.modes.wire.output import WriterClosed
-        from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
-
         if self._output_closed or self.writer is None:
             return
         try:
@@ -294,8 +298,6 @@ class OneshotRunner:
             self._unsubscribe = None
 
     async def _dispose(self) -> None:
-        import anyio
-
         if self.session is None:
             return
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
@@ -305,12 +307,10 @@ class OneshotRunner:
                 _stderr(f"pi_rpc: error during shutdown: {exc}")
 
     async def _finish(self) -> None:
-        import anyio
-
         self._stop_output()
         await self._dispose()
         assert self.writer is not None
-        if self.writer.failed is None:
+        if self.writer.failed is None and self._flush_on_exit:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await self.writer.drain()
         self.writer.close()
@@ -319,32 +319,37 @@ class OneshotRunner:
 
     def _on_write_error(self, exc: BaseException) -> None:
         # Upstream exits 1 when a raw stdout write fails (EPIPE: the reader went away).
-        self.exit_code = 1
+        if self.exit_code == 0:
+            self.exit_code = 1
         self._stopping = True
         self._stop_output()
-        scope = getattr(self, "_main_scope", None)
-        if scope is not None:
-            scope.cancel()
+        if self._main_scope is not None:
+            self._main_scope.cancel()
 
     async def _watch_signals(self) -> None:
-        import anyio
-
         from pi_rpc.config import children
 
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-            async for signum in signals:
-                self._signal_count += 1
-                code = _SIGNAL_CODES.get(signum, 128 + int(signum))
-                children.kill_all()
-                if self._signal_count > 1:
-                    _hard_exit(code)
-                self._stopping = True
-                self._stop_output()
-                await self._dispose()
-                if signum != signal.SIGTERM and self.writer is not None and self.writer.failed is None:
-                    with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
-                        await self.writer.drain()
-                _hard_exit(code)
+            async with anyio.create_task_group() as tg:
+                async for signum in signals:
+                    self._signal_count += 1
+                    code = _SIGNAL_CODES.get(signum, 128 + int(signum))
+                    children.kill_all()
+                    if self._signal_count > 1:
+                        _hard_exit(code)  # a repeated signal does not wait for disposal
+                    # The code holds even if the prompt loop finishes first and returns.
+                    self.exit_code = code
+                    self._flush_on_exit = signum != signal.SIGTERM
+                    self._stopping = True
+                    self._stop_output()
+                    tg.start_soon(self._signal_shutdown, code)
+
+    async def _signal_shutdown(self, code: int) -> None:
+        await self._dispose()
+        if self._flush_on_exit and self.writer is not None and self.writer.failed is None:
+            with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                await self.writer.drain()
+        _hard_exit(code)
 
 
 # ---------------------------------------------------------------------- process entry
@@ -352,8 +357,6 @@ class OneshotRunner:
 
 def run_oneshot(args: CliArgs, mode: str) -> int:
     """The whole process for ``mode`` ``"text"`` (print) or ``"json"``."""
-    from pi_rpc.modes.wire.output import take_over_stdout
-
     takeover = take_over_stdout()
 
     from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
@@ -369,8 +372,6 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
         _stderr(exc.message)
         return exc.exit_code
     prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
-
-    import anyio
 
     runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
     code = anyio.run(runner.run)

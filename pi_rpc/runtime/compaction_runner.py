@@ -5,6 +5,7 @@ with nothing written."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -12,11 +13,11 @@ import anyio
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.compaction import (
     CompactionCancelled,
+    CompactionDecision,
     CompactionError,
     compact,
     compaction_failed_message,
     decide_compaction,
-    is_overflow,
     prepare_compaction,
     prepare_compaction_or_raise,
 )
@@ -44,13 +45,6 @@ class CompactionRunner:
         key = f"{model['provider']}/{model['id']}" if model else None
         section = self.s.settings.get("compaction") or {}
         return CompactionSettings.from_dict(section if isinstance(section, dict) else {}, key)
-
-    def is_overflow(self, message: dict[str, Any]) -> bool:
-        if not self.s.settings.compaction_enabled or message.get("stopReason") == "aborted":
-            return False
-        model = self.s.model
-        window = int((model or {}).get("contextWindow") or 0) or None
-        return message.get("stopReason") == "error" and is_overflow(message, window)
 
     # ------------------------------------------------------------------ abort
 
@@ -121,6 +115,13 @@ class CompactionRunner:
         self.last_cancelled = False
         await self.s.emit({"type": "compaction_start", "reason": reason})
         try:
+            if reason != "manual" and (
+                self.s.model is None or prepare_compaction(self.s.session.get_branch(), self.settings()) is None
+            ):
+                # Upstream's automatic compaction ends quietly when it has nothing to do.
+                self.last_error = "Nothing to compact"
+                await self.s.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False})
+                return None
             result = await self._summarize(reason, custom_instructions)
         except CompactionCancelled:
             self.last_cancelled = True
@@ -161,57 +162,68 @@ class CompactionRunner:
             raise RuntimeCommandError(self.last_error or "Compaction failed")
         return result
 
-    def _decision(self, message: dict[str, Any], *, skip_aborted: bool) -> str:
+    def _latest_compaction_ms(self) -> int | None:
+        for entry in reversed(self.s.session.get_branch()):
+            if entry.get("type") == "compaction":
+                stamp = entry.get("timestamp")
+                if isinstance(stamp, str):
+                    try:
+                        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+                    except ValueError:
+                        return None
+                return None
+        return None
+
+    def decide(self, message: dict[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
+        """What follows ``message`` (the last reply): nothing, threshold compaction, overflow
+        recovery, or giving up on a second overflow (upstream ``_checkCompaction``)."""
         model = self.s.model
-        if model is None:
-            return "none"
-        window = int(model.get("contextWindow") or 0)
-        if window <= 0:
-            return "none"
-        decision = decide_compaction(
+        if message is None or model is None or not self.s.settings.compaction_enabled:
+            return CompactionDecision("none")
+        same_model = message.get("provider") == model.get("provider") and message.get("model") == model.get("id")
+        return decide_compaction(
             message,
             settings=self.settings(),
-            context_window=window,
-            skip_aborted=skip_aborted,
+            context_window=int(model.get("contextWindow") or 0),
+            same_model=same_model,
             model_max_tokens=int(model.get("maxTokens") or 0) or None,
+            recovery_attempted=self.s._overflow_attempted,
+            skip_aborted=skip_aborted,
+            latest_compaction_ms=self._latest_compaction_before(),
         )
-        return decision.action
 
-    async def check_after_run(self, last: dict[str, Any] | None) -> None:
-        if last is None or not self.s.settings.compaction_enabled:
-            return
-        if last.get("stopReason") in ("error", "aborted"):
-            return
-        if self._decision(last, skip_aborted=True) == "threshold":
-            await self._run("threshold", None, False)
+    def _latest_compaction_before(self) -> int | None:
+        # decide_compaction skips replies with timestamp <= this; a reply whose request started
+        # in the same millisecond as the compaction entry came after it, so compare strictly.
+        latest = self._latest_compaction_ms()
+        return None if latest is None else latest - 1
+
+    async def run_threshold(self) -> bool:
+        return await self._run("threshold", None, False) is not None
 
     async def check_before_prompt(self) -> None:
-        if not self.s.settings.compaction_enabled:
-            return
         last = next((m for m in reversed(self.s.agent.messages) if m.get("role") == "assistant"), None)
         if last is None or last.get("stopReason") in ("error", "aborted"):
             return
-        if self._decision(last, skip_aborted=False) == "threshold":
-            if prepare_compaction(self.s.session.get_branch(), self.settings()) is not None:
-                await self._run("threshold", None, False)
+        if self.decide(last, skip_aborted=False).action == "threshold":
+            await self._run("threshold", None, False)
 
-    async def recover_from_overflow(self, failed: dict[str, Any]) -> bool:
+    async def give_up(self, error_message: str) -> None:
+        """A second overflow after one recovery: ``compaction_end`` with no ``compaction_start``."""
+        await self.s.emit(
+            {
+                "type": "compaction_end",
+                "reason": "overflow",
+                "aborted": False,
+                "willRetry": False,
+                "errorMessage": error_message,
+            }
+        )
+
+    async def recover_from_overflow(self, failed: dict[str, Any], will_retry: bool) -> bool:
         """Hide the failed reply, compact, and report whether the turn should be retried."""
-        if self.s._overflow_attempted:
-            await self.s.emit(
-                {
-                    "type": "compaction_end",
-                    "reason": "overflow",
-                    "aborted": False,
-                    "willRetry": False,
-                    "errorMessage": (
-                        "Context overflow recovery failed after one compact-and-retry attempt. "
-                        "Try reducing context or switching to a larger-context model."
-                    ),
-                }
-            )
-            return False
         self.s._overflow_attempted = True
-        await self.s.hide_failed_reply(failed)
-        result = await self._run("overflow", None, True)
-        return result is not None
+        if will_retry:
+            await self.s.hide_failed_reply(failed)
+        result = await self._run("overflow", None, will_retry)
+        return result is not None and will_retry

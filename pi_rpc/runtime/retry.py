@@ -79,6 +79,10 @@ class RetryController:
                 self._sleep_scope = None
         return not scope.cancelled_caught
 
+    @property
+    def sleeping(self) -> bool:
+        return self._sleep_scope is not None
+
     def cancel_sleep(self) -> bool:
         if self._sleep_scope is not None:
             self._sleep_scope.cancel()

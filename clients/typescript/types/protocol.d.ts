@@ -65,6 +65,16 @@ export interface ExportHtmlCommand {
   outputPath?: string;
 }
 
+/** Answer to an ``extension_ui_request`` dialog; never gets a response. */
+export interface ExtensionUiResponse {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "extension_ui_response";
+  value?: string;
+  confirmed?: boolean;
+  cancelled?: boolean;
+}
+
 export interface FollowUpCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -233,7 +243,8 @@ export interface SwitchSessionCommand {
   sessionPath: string;
 }
 
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand;
+/** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (33 types) or an extension_ui_response. */
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | ExtensionUiResponse;
 
 export interface AgentEnd {
   type: "agent_end";
@@ -325,6 +336,14 @@ export interface ExtensionError {
   extensionPath: string;
   event: string;
   error: string;
+}
+
+/** Dialog (select/confirm/input/editor) or fire-and-forget UI request (§6). */
+export interface ExtensionUiRequest {
+  type: "extension_ui_request";
+  id: string;
+  method: string;
+  [key: string]: unknown;
 }
 
 export interface MessageEnd {
@@ -448,8 +467,218 @@ export interface UsageCost {
   [key: string]: unknown;
 }
 
-export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError;
+/** pi RPC events: Session events (24 types) and extension UI requests written on pi's stdout. */
+export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | ExtensionUiRequest;
 
+export interface BashResult {
+  output: string;
+  /** absent when cancelled */
+  exitCode?: number;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  [key: string]: unknown;
+}
+
+export interface CancelledData {
+  cancelled: boolean;
+}
+
+export interface ClearQueueData {
+  steering: string[];
+  followUp: string[];
+}
+
+export interface CommandsData {
+  commands: SlashCommand[];
+}
+
+export interface ContextUsage {
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+}
+
+export interface CycleModelData {
+  model: ModelInfo;
+  thinkingLevel: string;
+  isScoped: boolean;
+}
+
+export interface EntriesData {
+  entries: SessionEntry[];
+  leafId: string | null;
+}
+
+export interface ForkData {
+  /** absent when cancelled */
+  text?: string;
+  cancelled: boolean;
+}
+
+export interface ForkMessage {
+  entryId: string;
+  text: string;
+}
+
+export interface ForkMessagesData {
+  messages: ForkMessage[];
+}
+
+export interface LastAssistantTextData {
+  /** absent when there is no such text */
+  text?: string;
+}
+
+export interface LevelData {
+  level: string;
+}
+
+export interface LevelsData {
+  levels: string[];
+}
+
+export interface MessagesData {
+  messages: AgentMessage[];
+}
+
+export interface ModelCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  [key: string]: unknown;
+}
+
+/** A model object (``get_state.model``, ``set_model``, ``get_available_models``). */
+export interface ModelInfo {
+  id: string;
+  name: string;
+  api: string;
+  provider: string;
+  baseUrl: string;
+  reasoning: boolean;
+  input: string[];
+  cost: ModelCost;
+  contextWindow: number;
+  maxTokens: number;
+  [key: string]: unknown;
+}
+
+export interface ModelsData {
+  models: ModelInfo[];
+}
+
+export interface PathData {
+  path: string;
+}
+
+export interface PromptData {
+  disposition: "started" | "queued" | "handled";
+}
+
+export interface QueueData {
+  disposition: "queued" | "handled";
+}
+
+export interface SessionState {
+  model: ModelInfo;
+  thinkingLevel: string;
+  isStreaming: boolean;
+  isCompacting: boolean;
+  steeringMode: string;
+  followUpMode: string;
+  /** absent for in-memory sessions */
+  sessionFile?: string;
+  sessionId: string;
+  /** absent when unset */
+  sessionName?: string;
+  autoCompactionEnabled: boolean;
+  messageCount: number;
+  pendingMessageCount: number;
+}
+
+export interface SessionStats {
+  sessionFile?: string;
+  sessionId: string;
+  userMessages: number;
+  assistantMessages: number;
+  toolCalls: number;
+  toolResults: number;
+  totalMessages: number;
+  tokens: TokenTotals;
+  cost: number;
+  contextUsage?: ContextUsage;
+  [key: string]: unknown;
+}
+
+export interface SessionTreeNode {
+  entry: SessionEntry;
+  children: SessionTreeNode[];
+  label?: string;
+  labelTimestamp?: string;
+  [key: string]: unknown;
+}
+
+export interface SlashCommand {
+  name: string;
+  description?: string;
+  source: string;
+  sourceInfo: SourceInfo;
+  [key: string]: unknown;
+}
+
+export interface SourceInfo {
+  path: string;
+  source: string;
+  scope: "user" | "project" | "temporary";
+  origin: "top-level" | "package";
+  baseDir?: string;
+  changelogPath?: string;
+  [key: string]: unknown;
+}
+
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+}
+
+export interface TreeData {
+  tree: SessionTreeNode[];
+  leafId: string | null;
+}
+
+export interface ResponseDataByCommand {
+  prompt: PromptData;
+  steer: QueueData;
+  follow_up: QueueData;
+  clear_queue: ClearQueueData;
+  new_session: CancelledData;
+  get_state: SessionState;
+  set_model: ModelInfo;
+  cycle_model: CycleModelData | null;
+  get_available_models: ModelsData;
+  cycle_thinking_level: LevelData | null;
+  get_available_thinking_levels: LevelsData;
+  compact: CompactionResult;
+  bash: BashResult;
+  get_session_stats: SessionStats;
+  export_html: PathData;
+  switch_session: CancelledData;
+  fork: ForkData;
+  clone: CancelledData;
+  get_fork_messages: ForkMessagesData;
+  get_entries: EntriesData;
+  get_tree: TreeData;
+  get_last_assistant_text: LastAssistantTextData;
+  get_messages: MessagesData;
+  get_commands: CommandsData;
+}
+
+/** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */
 export interface Response {
   /** The request's id, verbatim; absent if it had none. */
   id?: unknown;

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import AsyncIterator
-from typing import Any
-
 BUILTIN_APIS: dict[str, tuple[str, str]] = {
     "faux": ("pi_rpc.ai.providers.faux", "stream_faux"),
     "openai-completions": ("pi_rpc.ai.providers.openai_completions", "stream_openai_completions"),
@@ -15,18 +11,8 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
 }
 
 
-def _lazy(module: str, attr: str) -> Any:
-    async def run(model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
-        fn = getattr(importlib.import_module(module), attr)
-        async for event in fn(model, context, options):
-            yield event
-
-    return run
-
-
 def register_builtin_providers() -> None:
-    from pi_rpc.ai.stream import _REGISTRY, register_provider
+    from pi_rpc.ai.stream import register_lazy_provider
 
     for api, (module, attr) in BUILTIN_APIS.items():
-        if api not in _REGISTRY:  # an explicit registration wins over the built-in
-            register_provider(api, _lazy(module, attr))
+        register_lazy_provider(api, module, attr)

@@ -105,7 +105,10 @@ class RuntimeBackend:
         return await self.session.switch_session(cmd["sessionPath"])
 
     async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return await self.session.fork(cmd.get("entryId"), cmd.get("position") or "before")
+        # Upstream's RPC ignores `position` (always "before"); ours accepts "before" | "at"
+        # like upstream's runtime fork(). Omitted, it is exactly upstream's behaviour.
+        position = cmd.get("position")
+        return await self.session.fork(cmd.get("entryId"), position if position in ("before", "at") else "before")
 
     async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.clone()
@@ -158,7 +161,9 @@ class RuntimeBackend:
         return None
 
     async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        await self.session.abort_retry()
+        gate = anyio.Event()
+        ctx.extras["after_response"] = gate.set
+        await self.session.abort_retry(gate)
         return None
 
     # ------------------------------------------------------------------ bash

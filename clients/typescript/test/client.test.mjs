@@ -1,0 +1,194 @@
+// Tests for the Node client: `node --test clients/typescript/test/`.
+// Real-server tests spawn the command in PI_TS_TEST_CMD (JSON argv; default: python -m pi_rpc --mode rpc)
+// against a scripted model (protocol/conformance/scripted_llm.py). PI_TS_TEST_MISSING (comma list of
+// server features, e.g. "runs,bash") turns the tests needing them into todo tests.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+import { PiRpcClient, LineSplitter, encodeRecord, COMMAND_TYPES, RpcCommandError, RpcProcessExited, RpcTimeoutError } from "../src/index.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, "../../..");
+const PYTHON = process.env.PI_TS_TEST_PYTHON || "python3";
+const STUB = join(REPO, "tests/clients/stub_rpc_server.py");
+const LLM = join(REPO, "protocol/conformance/scripted_llm.py");
+const CMD = process.env.PI_TS_TEST_CMD ? JSON.parse(process.env.PI_TS_TEST_CMD) : [PYTHON, "-m", "pi_rpc", "--mode", "rpc"];
+const MISSING = new Set((process.env.PI_TS_TEST_MISSING || "").split(",").filter(Boolean));
+const LS = "\u2028", PS = "\u2029";
+const TEN_MB = 10 * 1024 * 1024;
+
+const needs = (...features) => {
+  const missing = features.filter((f) => MISSING.has(f));
+  return missing.length ? { todo: `server feature missing: ${missing.join(", ")}` } : {};
+};
+
+/** Start a scripted model + agent dir, return {client, cleanup}. */
+async function startReal(script = [], clientOpts = {}) {
+  const base = mkdtempSync(join(tmpdir(), "pi-ts-test-"));
+  for (const d of ["agent", "sessions", "cwd", "home"]) mkdirSync(join(base, d));
+  // The model server: this readline only reads its "LISTENING <port>" banner (our own text, plain ASCII).
+  const llm = spawn(PYTHON, [LLM, "--script", JSON.stringify(script), "--agent-dir", join(base, "agent")], { stdio: ["pipe", "pipe", "inherit"] });
+  const banner = await new Promise((res, rej) => {
+    const rl = createInterface({ input: llm.stdout });
+    rl.once("line", (l) => { rl.close(); res(l); });
+    llm.once("exit", (c) => rej(new Error(`scripted model exited ${c}`)));
+  });
+  assert.match(banner, /^LISTENING \d+$/);
+  const env = {
+    PATH: process.env.PATH, HOME: join(base, "home"), PI_CODING_AGENT_DIR: join(base, "agent"), PI_OFFLINE: "1",
+    PI_TELEMETRY: "0", PI_SKIP_VERSION_CHECK: "1", LANG: "C.UTF-8", SHELL: "/bin/bash",
+    PYTHONPATH: [REPO, process.env.PYTHONPATH].filter(Boolean).join(":"),
+  };
+  const client = new PiRpcClient({
+    command: CMD[0], args: [...CMD.slice(1), "--session-dir", join(base, "sessions")], cwd: join(base, "cwd"),
+    env, inheritEnv: false, defaultTimeoutMs: 20_000, ...clientOpts,
+  });
+  await client.start();
+  const cleanup = async () => {
+    await client.close({ timeoutMs: 3000 });
+    llm.stdin.end();
+    llm.kill();
+    rmSync(base, { recursive: true, force: true });
+  };
+  return { client, cleanup };
+}
+
+// ---------------------------------------------------------------- framing
+test("LineSplitter splits on LF only; U+2028 stays inside records", () => {
+  const rec = Buffer.from(encodeRecord({ type: "x", name: `a${LS}b${PS}c\r\v\f` }));
+  assert.equal(rec.indexOf(Buffer.from(LS)) > 0, true);
+  const sp = new LineSplitter();
+  const lines = [...sp.feed(rec.subarray(0, 5)), ...sp.feed(Buffer.concat([rec.subarray(5), Buffer.from('{"type":"y"}\n{"par')]))];
+  assert.equal(lines.length, 2);
+  assert.deepEqual(JSON.parse(lines[0].toString()), { type: "x", name: `a${LS}b${PS}c\r\v\f` });
+  assert.equal(sp.rest().toString(), '{"par');
+});
+
+test("33 commands, each with a method", () => {
+  assert.equal(COMMAND_TYPES.length, 33);
+  const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+  for (const t of COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
+});
+
+// ---------------------------------------------------------------- stub server
+test("out-of-order responses are correlated by id; stray responses go to the event stream", async () => {
+  const c = new PiRpcClient({ command: PYTHON, args: [STUB, "reverse"], defaultTimeoutMs: 10_000 });
+  await c.start();
+  const stream = c.events();
+  const [a, b] = await Promise.all([c.request({ type: "get_state" }), c.request({ type: "get_messages" })]);
+  assert.equal(a.command, "get_state");
+  assert.equal(a.data.echo, a.id);
+  assert.equal(b.data.echo, b.id);
+  assert.equal((await stream.waitFor("session_info_changed", 5000)).name, `x${LS}y`);
+  assert.equal((await stream.waitFor((r) => r.type === "response", 5000)).command, "parse");
+  assert.equal(c.unmatchedResponses.length, 1);
+  assert.equal(await c.close(), 0);
+});
+
+test("process death mid-run rejects with exit code and stderr tail", async () => {
+  const c = new PiRpcClient({ command: PYTHON, args: [STUB, "die"], defaultTimeoutMs: 10_000 });
+  await c.start();
+  await assert.rejects(c.promptAndWait("hello"), (e) => e instanceof RpcProcessExited && e.exitCode === 3 && /exploded mid-run/.test(e.stderrTail));
+  await assert.rejects(c.getState(), RpcProcessExited);
+  await c.close();
+});
+
+test("per-call timeout, then clean shutdown on stdin EOF", async () => {
+  const c = new PiRpcClient({ command: PYTHON, args: [STUB, "silent"] });
+  await c.start();
+  await assert.rejects(c.getState({ timeoutMs: 300 }), RpcTimeoutError);
+  assert.equal(await c.close(), 0);
+});
+
+test("close escalates to SIGKILL for a process ignoring EOF and SIGTERM", async () => {
+  const c = new PiRpcClient({ command: PYTHON, args: [STUB, "stubborn"] });
+  await c.start();
+  await new Promise((r) => setTimeout(r, 300)); // let python install its SIGTERM handler
+  await c.close({ timeoutMs: 500 });
+  assert.equal(c.process.signalCode, "SIGKILL");
+});
+
+// ---------------------------------------------------------------- real server
+test("real: get_state, command error, U+2028 session name, EOF exit 0", needs("server"), async () => {
+  const { client, cleanup } = await startReal();
+  try {
+    const st = await client.getState();
+    assert.equal(st.model.provider, "conf");
+    await assert.rejects(client.setSessionName("  "), (e) => e instanceof RpcCommandError && e.response.error === "Session name cannot be empty");
+    const stream = client.events();
+    await client.setSessionName(`a${LS}b${PS}c`);
+    assert.equal((await stream.waitFor("session_info_changed", 10_000)).name, `a${LS}b${PS}c`);
+    stream.close();
+    assert.equal((await client.getState()).sessionName, `a${LS}b${PS}c`);
+    assert.equal(await client.close(), 0);
+    assert.deepEqual(client.protocolErrors, []);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: 10 MB session name round trip", needs("server"), async () => {
+  const { client, cleanup } = await startReal([], { defaultTimeoutMs: 60_000 });
+  try {
+    const name = "n".repeat(TEN_MB - 3) + "end";
+    await client.setSessionName(name);
+    assert.equal((await client.getState()).sessionName, name);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: promptAndWait with U+2028 in the model reply waits for agent_settled", needs("server", "runs"), async () => {
+  const { client, cleanup } = await startReal([{ chunks: ["line", LS, "sep", PS, "para"] }]);
+  try {
+    const r = await client.promptAndWait("Answer with separators");
+    assert.equal(r.disposition, "started");
+    const types = r.events.map((e) => e.type);
+    assert.equal(types.at(-1), "agent_settled");
+    assert.ok(types.indexOf("agent_end") < types.indexOf("agent_settled"));
+    assert.equal(await client.getLastAssistantText(), `line${LS}sep${PS}para`);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: 10 MB prompt", needs("server", "runs"), async () => {
+  const { client, cleanup } = await startReal([{ text: "got it" }], { defaultTimeoutMs: 120_000 });
+  try {
+    const message = "p".repeat(TEN_MB - 3) + "end";
+    const r = await client.promptAndWait(message);
+    const user = r.events.find((e) => e.type === "message_end" && e.message.role === "user");
+    assert.equal(user.message.content[0].text, message);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: server killed mid-run is reported", needs("server", "runs"), async () => {
+  const { client, cleanup } = await startReal([{ repeat: { chunk: "slow ", count: 400 }, delay_ms: 50 }]);
+  try {
+    client.onEvent((r) => {
+      if (r.type === "message_update" && client.exitCode === null) client.process.kill("SIGKILL");
+    });
+    await assert.rejects(client.promptAndWait("stream forever", { timeoutMs: 60_000 }), (e) => e instanceof RpcProcessExited && e.signal === "SIGKILL");
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: bash timeout then abort_bash", needs("server", "bash"), async () => {
+  const { client, cleanup } = await startReal();
+  try {
+    await assert.rejects(client.bash("sleep 20", { timeoutMs: 500 }), RpcTimeoutError);
+    await client.abortBash();
+    assert.equal((await client.bash("echo ok")).output, "ok\n");
+  } finally {
+    await cleanup();
+  }
+});

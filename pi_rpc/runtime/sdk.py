@@ -1,0 +1,348 @@
+"""The in-process Python SDK: drive a pi session from a Python host without a subprocess.
+
+A thin layer over :class:`~pi_rpc.runtime.session.AgentSession` (the facade every mode uses),
+so the SDK behaves exactly like ``pi --mode rpc``: same session files, settings, model
+registry, tools, retries and compaction. Example::
+
+    import anyio
+    from pi_rpc.runtime import open_session
+
+    async def main() -> None:
+        async with open_session(cwd=".", model="faux/faux-1") as session:
+            result = await session.prompt_and_wait("hello")
+            print(result.text)          # the final assistant text
+            print(len(result.events))   # every session event of that run
+
+    anyio.run(main)
+
+Configuration comes from the usual places (``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``:
+settings.json, models.json, auth). Events are the runtime's dicts (upstream camelCase shape;
+``message_update`` still carries the cumulative ``assistantMessageEvent.partial``).
+Listeners may be sync or async functions; they run in the session's task.
+Startup problems (unknown model, session not found...) raise ``StartupProblem``; refused
+commands raise ``RuntimeCommandError`` with upstream's error text.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
+from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+from pi_rpc.runtime.session import AgentSession
+
+__all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
+
+Event = dict[str, Any]
+Listener = Callable[[Event], Awaitable[None] | None]
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+@dataclass
+class PromptResult:
+    """Everything one prompt produced, from ``agent_start`` to ``agent_settled``."""
+
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Messages completed during the run (``message_end`` order; all roles)."""
+        return [e["message"] for e in self.events if e.get("type") == "message_end"]
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The final assistant message (None if the run produced none)."""
+        for message in reversed(self.messages):
+            if message.get("role") == "assistant":
+                return message
+        return None
+
+    @property
+    def text(self) -> str:
+        """The final assistant message's text blocks, concatenated."""
+        message = self.message or {}
+        return "".join(b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text")
+
+    @property
+    def stop_reason(self) -> str | None:
+        return (self.message or {}).get("stopReason")
+
+    @property
+    def error_message(self) -> str | None:
+        return (self.message or {}).get("errorMessage")
+
+    @property
+    def aborted(self) -> bool:
+        settled = next((e for e in reversed(self.events) if e.get("type") == "agent_settled"), None)
+        return bool(settled and settled.get("aborted"))
+
+    @property
+    def ok(self) -> bool:
+        """True when the final reply exists and did not end in an error or an abort."""
+        return self.message is not None and self.stop_reason not in ("error", "aborted")
+
+
+def _as_async(listener: Listener) -> Callable[[Event], Awaitable[None]]:
+    async def call(event: Event) -> None:
+        result = listener(event)
+        if inspect.isawaitable(result):
+            await result
+
+    return call
+
+
+class PiSession:
+    """A live session opened by :func:`open_session`. ``agent_session`` is the underlying
+    runtime facade for anything this wrapper does not expose."""
+
+    def __init__(self, agent_session: AgentSession) -> None:
+        self.agent_session = agent_session
+
+    # ------------------------------------------------------------------ events
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every session event; returns an unsubscribe function."""
+        return self.agent_session.subscribe(_as_async(listener))
+
+    # ------------------------------------------------------------------ prompting
+
+    async def prompt(
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        streaming_behavior: str | None = None,
+    ) -> str:
+        """Start a run (``"started"``) or, while one is running and ``streaming_behavior`` is
+        ``"steer"``/``"followUp"``, queue the message (``"queued"``). Does not wait."""
+        return await self.agent_session.prompt(text, images, streaming_behavior)
+
+    async def prompt_and_wait(self, text: str, images: list[dict[str, Any]] | None = None) -> PromptResult:
+        """Run one prompt to the end (retries and compaction included) and return its events."""
+        result = PromptResult()
+
+        async def collect(event: Event) -> None:
+            result.events.append(event)
+
+        unsubscribe = self.agent_session.subscribe(collect)
+        try:
+            await self.agent_session.prompt(text, images)
+            await self.agent_session.wait_for_settled()
+        finally:
+            unsubscribe()
+        return result
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self.agent_session.steer(text, images)
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self.agent_session.follow_up(text, images)
+
+    async def wait_for_idle(self) -> None:
+        """Return once the current run (if any) has settled."""
+        await self.agent_session.wait_for_settled()
+
+    async def abort(self) -> None:
+        """Abort the run, retry wait and compaction; returns once idle."""
+        await self.agent_session.abort()
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.agent_session.is_streaming
+
+    # ------------------------------------------------------------------ session tree
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
+        """Continue in a new session branched at a user message entry (``{"text", "cancelled"}``)."""
+        return await self.agent_session.fork(entry_id, position)
+
+    async def clone(self) -> dict[str, Any]:
+        return await self.agent_session.clone()
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        return await self.agent_session.new_session(parent_session)
+
+    async def switch_session(self, session_path: str) -> dict[str, Any]:
+        return await self.agent_session.switch_session(session_path)
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Summarise older context now (aborts a running prompt first)."""
+        return await self.agent_session.compact(custom_instructions)
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        """User messages that can be forked from: ``[{"entryId", "text"}]``."""
+        return self.agent_session.session.get_fork_messages()
+
+    def get_entries(self, since: str | None = None) -> list[dict[str, Any]]:
+        return self.agent_session.session.get_entries(since)
+
+    def get_tree(self) -> list[dict[str, Any]]:
+        return self.agent_session.session.get_tree()
+
+    # ------------------------------------------------------------------ model and state
+
+    async def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
+        return await self.agent_session.set_model(provider, model_id)
+
+    async def set_thinking_level(self, level: str) -> None:
+        await self.agent_session.set_thinking_level(level)
+
+    async def set_session_name(self, name: str) -> None:
+        await self.agent_session.set_session_name(name)
+
+    def get_state(self) -> dict[str, Any]:
+        return self.agent_session.get_state()
+
+    def get_messages(self) -> list[dict[str, Any]]:
+        return self.agent_session.get_messages()
+
+    def get_last_assistant_text(self) -> str | None:
+        return self.agent_session.get_last_assistant_text().get("text")
+
+    def get_session_stats(self) -> dict[str, Any]:
+        return self.agent_session.get_session_stats()
+
+    def get_available_models(self) -> list[dict[str, Any]]:
+        return self.agent_session.get_available_models()
+
+    @property
+    def model(self) -> dict[str, Any] | None:
+        return self.agent_session.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent_session.thinking_level
+
+    @property
+    def session_id(self) -> str:
+        return self.agent_session.session.session_id
+
+    @property
+    def session_file(self) -> str | None:
+        return self.agent_session.session.session_file
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The session header (``{"type":"session","version":3,"id",...}``)."""
+        return dict(self.agent_session.session.get_header())
+
+
+def _check_names(values: Sequence[str], valid: Sequence[str], what: str) -> tuple[str, ...]:
+    unknown = [v for v in values if v not in valid]
+    if unknown:
+        raise ValueError(f"Unknown {what}: {', '.join(unknown)}. Valid: {', '.join(valid)}")
+    return tuple(values)
+
+
+def build_cli_args(
+    *,
+    model: str | None = None,
+    provider: str | None = None,
+    thinking: str | None = None,
+    api_key: str | None = None,
+    no_session: bool | None = None,
+    session: str | None = None,
+    session_dir: str | None = None,
+    session_id: str | None = None,
+    continue_session: bool = False,
+    fork: str | None = None,
+    name: str | None = None,
+    tools: Sequence[str] | None = None,
+    no_tools: bool = False,
+    exclude_tools: Sequence[str] = (),
+    system_prompt: str | None = None,
+    append_system_prompt: Sequence[str] = (),
+    skills: Sequence[str] = (),
+    no_skills: bool = False,
+    prompt_templates: Sequence[str] = (),
+    no_prompt_templates: bool = False,
+    no_context_files: bool = False,
+    approve: bool | None = None,
+    faux_script: str | os.PathLike[str] | None = None,
+) -> CliArgs:
+    """The ``CliArgs`` equivalent of SDK options (validated like the command line).
+    ``no_session=None``: in memory unless a session, session dir, continue or fork is given."""
+    persistent_hint = bool(session or session_dir or continue_session or fork)
+    in_memory = (not persistent_hint) if no_session is None else no_session
+    if fork is not None and (session is not None or continue_session or in_memory):
+        raise ValueError("fork cannot be combined with session, continue_session or no_session")
+    if thinking is not None:
+        _check_names([thinking], THINKING_LEVELS, "thinking level")
+    return CliArgs(
+        model=model,
+        provider=provider,
+        thinking=thinking,
+        api_key=api_key,
+        no_session=in_memory,
+        session=session,
+        session_dir=None if session_dir is None else os.fspath(session_dir),
+        session_id=session_id,
+        continue_session=continue_session,
+        fork=fork,
+        name=name,
+        tools=None if tools is None else _check_names(list(tools), BUILTIN_TOOLS, "tool"),
+        no_tools=no_tools,
+        exclude_tools=tuple(exclude_tools),
+        system_prompt=system_prompt,
+        append_system_prompt=tuple(append_system_prompt),
+        skills=tuple(os.fspath(s) for s in skills),
+        no_skills=no_skills,
+        prompt_templates=tuple(os.fspath(p) for p in prompt_templates),
+        no_prompt_templates=no_prompt_templates,
+        no_context_files=no_context_files,
+        approve=approve,
+        faux_script=None if faux_script is None else os.fspath(faux_script),
+    )
+
+
+@asynccontextmanager
+async def open_session(
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    stream_fn: Any = None,
+    **options: Any,
+) -> AsyncIterator[PiSession]:
+    """Open a session for the duration of the ``async with`` block.
+
+    ``cwd``: the project directory (default: the process cwd). ``stream_fn``: replaces the
+    LLM streaming function (``pi_rpc.ai.stream.stream`` signature). Every other keyword is a
+    command-line equivalent accepted by :func:`build_cli_args`: ``model`` ("faux/faux-1",
+    "anthropic/claude-sonnet-4-5:high", ...), ``provider``, ``thinking``, ``api_key``,
+    ``no_session``, ``session``, ``session_dir``, ``session_id``, ``continue_session``,
+    ``fork``, ``name``, ``tools``, ``no_tools``, ``exclude_tools``, ``system_prompt``,
+    ``append_system_prompt``, ``skills``, ``no_skills``, ``prompt_templates``,
+    ``no_prompt_templates``, ``no_context_files``, ``approve``, ``faux_script``.
+
+    On exit the session is shut down like the CLI does (running work aborted, files closed).
+    """
+    args = build_cli_args(**options)
+    runtime_options = build_runtime_options(args, cwd=None if cwd is None else os.fspath(cwd), stream_fn=stream_fn)
+    agent_session = AgentSession(runtime_options)
+    # An error in the caller's block is re-raised as itself after the task group closes,
+    # not wrapped in an ExceptionGroup.
+    body_error: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        agent_session.bind_task_group(tg)
+        try:
+            if args.name:
+                try:
+                    await agent_session.set_session_name(args.name)
+                except RuntimeCommandError:
+                    pass  # an empty name is ignored, like --name
+            yield PiSession(agent_session)
+        except Exception as exc:  # noqa: BLE001 - re-raised below
+            body_error = exc
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                await agent_session.shutdown()
+            tg.cancel_scope.cancel()
+    if body_error is not None:
+        raise body_error

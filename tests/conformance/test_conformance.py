@@ -1,0 +1,93 @@
+"""The conformance runner (protocol/conformance/run.py) against our server, per tier, plus its matcher."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+RUNNER = REPO / "protocol" / "conformance" / "run.py"
+sys.path.insert(0, str(RUNNER.parent))
+
+from matcher import match, substitute  # noqa: E402
+from run import load_scenarios  # noqa: E402
+
+OURS = f"{sys.executable} -m pi_rpc --mode rpc --session-dir {{session_dir}}"
+
+
+def _run_tier(tier: str, tmp_path: Path) -> dict:
+    report = tmp_path / "report.json"
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--target", "ours", "--tier", tier,
+                           "--report", str(report)], capture_output=True, text=True, env=env, timeout=300)
+    assert report.exists(), proc.stdout + proc.stderr
+    data = json.loads(report.read_text())
+    failed = [r for r in data["results"] if r["status"] not in ("pass", "skip")]
+    assert not failed, proc.stdout[-20000:]
+    assert proc.returncode == 0
+    return data
+
+
+def test_core_tier_against_ours(tmp_path: Path) -> None:
+    data = _run_tier("core", tmp_path)
+    statuses = {r["name"]: r["status"] for r in data["results"]}
+    assert statuses["core.null_line"] == "pass"  # ours-only step set ran
+    assert statuses["core.null_line_upstream"] == "skip"
+    assert sum(s == "pass" for s in statuses.values()) >= 9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tier", ["session", "run", "compaction"])
+def test_other_tiers_against_ours(tier: str, tmp_path: Path) -> None:
+    data = _run_tier(tier, tmp_path)
+    assert data["totals"][tier]["pass"] >= 2
+
+
+def test_failure_report_carries_transcript(tmp_path: Path) -> None:
+    """A scenario that cannot pass must fail with the full wire transcript and stderr in the report."""
+    sc_dir = tmp_path / "scenarios" / "core"
+    sc_dir.mkdir(parents=True)
+    (sc_dir / "bad.json").write_text(json.dumps({"model": [], "steps": [
+        {"send": {"id": "s1", "type": "get_state"}},
+        {"expect": {"type": "response", "id": "s1", "data": {"isStreaming": True}}, "timeout": 1}]}))
+    report = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
+                           "--report", str(report)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=120)
+    assert proc.returncode == 1
+    res = json.loads(report.read_text())["results"][0]
+    assert res["status"] == "fail" and res["failed_step"] == 1
+    dirs = [ln["dir"] for ln in res["transcript"]]
+    assert dirs[:2] == ["in", "out"] and '"id":"s1"' in res["transcript"][1]["raw"]
+    assert "FAIL  core.bad" in proc.stdout
+
+
+def test_scenarios_are_valid_and_tiered() -> None:
+    scenarios = load_scenarios(RUNNER.parent / "scenarios")
+    names = [s["name"] for s in scenarios]
+    assert len(names) == len(set(names))
+    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction"}
+    for s in scenarios:
+        assert s.get("only") in (None, "ours", "upstream"), s["name"]
+        assert s["steps"] and all(isinstance(st, dict) for st in s["steps"]), s["name"]
+
+
+def test_matcher_semantics() -> None:
+    caps: dict = {}
+    rec = {"type": "response", "id": 7, "success": True, "data": {"a": [1, 2], "t": "x\u2028y"}}
+    assert match({"id": 7, "data": {"a": [1, 2.0]}}, rec, caps)
+    assert not match({"id": "7"}, rec, caps)
+    assert not match({"success": 1}, rec, caps)  # booleans are not numbers
+    assert match({"error": "$absent", "data": {"t": {"$contains": "\u2028"}}}, rec, caps)
+    assert not match({"data": "$absent"}, rec, caps)
+    assert match({"data": {"a": {"$contains": 2}, "t": {"$save": "t"}}}, rec, caps) and caps["t"] == "x\u2028y"
+    assert match({"data": {"t": "${t}"}}, rec, caps)
+    assert match({"id": {"$any": ["no", {"$type": "integer"}]}}, rec, caps)
+    assert not match({"data": {"$exact": {"a": "*"}}}, rec, caps)
+    assert match({"$raw": {"$prefix": "{\"id\""}}, rec, caps, raw='{"id":7}')
+    assert match({"data": {"a": {"$len": 2, "$each": {"$gte": 1}}}}, rec, caps)
+    assert substitute({"x": "${t}", "y": "p-${n}"}, {"t": [1], "n": 3}) == {"x": [1], "y": "p-3"}

@@ -1,0 +1,158 @@
+"""The in-process SDK (pi_rpc.runtime.open_session) against the offline faux model, with an
+isolated agent dir; real session files under tmp."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from modes_support import read_jsonl, session_files, user_texts
+from pi_rpc.runtime import PiSession, PromptResult, RuntimeCommandError, StartupProblem, open_session
+
+
+@pytest.mark.anyio
+async def test_prompt_and_wait_returns_the_runs_events_and_reply(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"text": "hello from faux"}])
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
+        assert isinstance(session, PiSession)
+        result = await session.prompt_and_wait("hi")
+        assert isinstance(result, PromptResult)
+        types = [e["type"] for e in result.events]
+        assert types[0] == "agent_start" and types[-1] == "agent_settled"
+        assert result.text == "hello from faux"
+        assert result.ok and result.stop_reason == "stop" and not result.aborted
+        assert [m["role"] for m in result.messages] == ["system", "user", "assistant"]
+        assert session.get_last_assistant_text() == "hello from faux"
+        assert session.model["id"] == "faux-1"
+        assert not session.is_streaming
+        assert session.session_file is None  # in memory by default
+
+
+@pytest.mark.anyio
+async def test_listeners_sync_and_async_and_unsubscribe(isolated_env, tmp_path):
+    seen_sync: list[str] = []
+    seen_async: list[str] = []
+
+    async def async_listener(event: dict[str, Any]) -> None:
+        await anyio.sleep(0)
+        seen_async.append(event["type"])
+
+    async with open_session(cwd=tmp_path, model="faux/faux-1") as session:
+        unsubscribe = session.subscribe(lambda e: seen_sync.append(e["type"]))
+        session.subscribe(async_listener)
+        first = await session.prompt_and_wait("one")
+        unsubscribe()
+        await session.prompt_and_wait("two")
+    assert seen_sync == [e["type"] for e in first.events]
+    assert seen_async.count("agent_settled") == 2
+
+
+@pytest.mark.anyio
+async def test_error_reply_is_reported_not_raised(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"error": {"status": 400, "body": "broken"}}])
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
+        result = await session.prompt_and_wait("hi")
+    assert not result.ok
+    assert result.stop_reason == "error" and result.error_message == "400 broken"
+
+
+@pytest.mark.anyio
+async def test_session_file_fork_and_header(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"text": "A1"}, {"text": "A2"}, {"text": "A3"}])
+    sessions = tmp_path / "sessions-here"
+    async with open_session(cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script) as session:
+        await session.prompt_and_wait("q1")
+        await session.prompt_and_wait("q2")
+        original = session.session_file
+        assert original is not None
+        assert read_jsonl(Path(original))[0] == session.header
+        forkable = session.get_fork_messages()
+        assert [f["text"] for f in forkable] == ["q1", "q2"]
+        result = await session.fork(forkable[-1]["entryId"])
+        assert result == {"text": "q2", "cancelled": False}
+        assert session.session_file != original
+        after = await session.prompt_and_wait("q2 again")
+        assert after.text == "A3"
+        assert user_texts(session.get_entries()) == ["q1", "q2 again"]
+    files = sorted(sessions.rglob("*.jsonl"))
+    assert len(files) == 2
+    assert session_files(isolated_env) == []  # nothing in the default dir
+
+
+@pytest.mark.anyio
+async def test_abort_a_running_prompt(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"text": "z" * 3000, "chunkChars": 1, "delayMs": 10}])
+    streaming = anyio.Event()
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event["type"] == "message_update":
+            streaming.set()
+
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
+        session.subscribe(on_event)
+        assert await session.prompt("go") == "started"
+        with anyio.fail_after(20):
+            await streaming.wait()
+        assert session.is_streaming
+        with pytest.raises(RuntimeCommandError, match="Agent is already processing"):
+            await session.prompt("again")
+        await session.abort()
+        assert not session.is_streaming
+        last = session.get_messages()[-1]
+        assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+
+
+@pytest.mark.anyio
+async def test_compact(isolated_env, tmp_path, faux_script):
+    # Keep almost nothing recent so a two-exchange session has something to summarise.
+    (isolated_env / "settings.json").write_text('{"compaction": {"keepRecentTokens": 1}}')
+    script = faux_script([{"text": "first reply " * 20}, {"text": "second reply " * 20}, {"text": "SUMMARY"}])
+    events: list[str] = []
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
+        await session.prompt_and_wait("one")
+        await session.prompt_and_wait("two")
+        session.subscribe(lambda e: events.append(e["type"]))
+        result = await session.compact()
+        assert "SUMMARY" in result["summary"]
+    assert "compaction_start" in events and "compaction_end" in events
+
+
+@pytest.mark.anyio
+async def test_startup_problem_and_invalid_options(isolated_env, tmp_path):
+    with pytest.raises(StartupProblem, match='Model "nosuch/model" not found'):
+        async with open_session(cwd=tmp_path, model="nosuch/model"):
+            pass
+    with pytest.raises(ValueError, match="Unknown tool"):
+        async with open_session(cwd=tmp_path, tools=["read", "teleport"]):
+            pass
+    with pytest.raises(ValueError, match="fork cannot be combined"):
+        async with open_session(cwd=tmp_path, fork="abc", no_session=True):
+            pass
+
+
+@pytest.mark.anyio
+async def test_errors_in_the_block_propagate_unwrapped(isolated_env, tmp_path):
+    with pytest.raises(KeyError):
+        async with open_session(cwd=tmp_path, model="faux/faux-1"):
+            raise KeyError("from the host")
+
+
+def test_sdk_example_runs(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(HOME=str(tmp_path), PI_CODING_AGENT_DIR=str(tmp_path / "agent"), PI_OFFLINE="1")
+    env["PYTHONPATH"] = str(root)
+    proc = subprocess.run(
+        [sys.executable, str(root / "examples" / "sdk_example.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "[tool] bash {'command': 'ls'}" in proc.stdout
+    assert "assistant: You're welcome." in proc.stdout
+    assert "forked; re-editable text was 'Thanks!'" in proc.stdout

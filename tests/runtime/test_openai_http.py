@@ -1,0 +1,143 @@
+"""A prompt through a REAL local OpenAI-compatible SSE server configured in
+``<agentDir>/models.json`` (api ``openai-completions``), text and a bash tool call; the request
+bodies are compared with what upstream pi 1.6 sent in the oracle scenario c_tool_bash
+(tests/fixtures/runtime/c_tool_bash.requests.min.json)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rt_client import kinds
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runtime" / "c_tool_bash.requests.min.json"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        server: _Server = self.server  # type: ignore[assignment]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        server.requests.append({"path": self.path, "headers": headers, "body": body})
+        turn = server.turns.pop(0) if server.turns else {"text": "out of script"}
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+        def sse(obj: Any) -> None:
+            data = obj if isinstance(obj, str) else json.dumps(obj)
+            self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.flush()
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": body.get("model"),
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        sse(chunk({"role": "assistant", "content": ""}))
+        if "text" in turn:
+            for piece in (turn["text"][:5], turn["text"][5:]):
+                sse(chunk({"content": piece}))
+        calls = turn.get("tool_calls", [])
+        for idx, call in enumerate(calls):
+            args = json.dumps(call["arguments"], separators=(",", ":"))
+            sse(chunk({"tool_calls": [{"index": idx, "id": call["id"], "type": "function",
+                                       "function": {"name": call["name"], "arguments": ""}}]}))
+            for piece in (args[:7], args[7:]):
+                sse(chunk({"tool_calls": [{"index": idx, "function": {"arguments": piece}}]}))
+        sse(chunk({}, "tool_calls" if calls else "stop"))
+        sse({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": body.get("model"),
+             "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}})
+        sse("[DONE]")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, turns: list[dict[str, Any]]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.turns = turns
+        self.requests: list[dict[str, Any]] = []
+
+
+@pytest.fixture
+def llm_server():
+    servers: list[_Server] = []
+
+    def start(turns: list[dict[str, Any]]) -> _Server:
+        server = _Server(turns)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _models_json(port: int) -> dict[str, Any]:
+    zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    return {"providers": {"fake": {
+        "baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "fake-key",
+        "models": [{"id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096,
+                    "cost": zero}],
+    }}}
+
+
+def test_openai_compatible_server_text_and_tool_call(pi, llm_server):
+    server = llm_server([
+        {"text": "Let me run it.", "tool_calls": [{"id": "call_1", "name": "bash",
+                                                   "arguments": {"command": "echo hi"}}]},
+        {"text": "The command printed hi."},
+        {"text": "Hello again."},
+    ])
+    p = pi(models=_models_json(server.server_address[1]),
+           settings={"defaultProvider": "fake", "defaultModel": "fake-model"})
+    state = p.ok("get_state")
+    assert (state["model"]["provider"], state["model"]["id"]) == ("fake", "fake-model")
+    p.cmd("prompt", message="Run echo hi")
+    p.settle(timeout=20)
+    seq = kinds(p.records)
+    assert seq.count("tool_execution_end") == 1 and seq.count("turn_start") == 2
+    ends = [r["message"] for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
+    assert [m["stopReason"] for m in ends] == ["toolUse", "stop"]
+    assert ends[0]["content"][1] == {"type": "toolCall", "id": "call_1", "name": "bash",
+                                     "arguments": {"command": "echo hi"}}
+    assert ends[0]["api"] == "openai-completions" and ends[0]["provider"] == "fake"
+    assert ends[1]["content"] == [{"type": "text", "text": "The command printed hi."}]
+    assert ends[1]["usage"]["input"] == 100
+    tool_end = p.wait_for("tool_execution_end")
+    assert tool_end["result"]["content"] == [{"type": "text", "text": "hi\n"}]
+
+    expected = json.loads(FIXTURE.read_text())
+    assert len(server.requests) == 2
+    for got, want in zip(server.requests, expected):
+        body = got["body"]
+        assert got["path"] == "/v1/chat/completions"
+        assert got["headers"].get("authorization") == "Bearer fake-key"
+        assert body["model"] == want["model"] and body["stream"] is True
+        assert body["stream_options"] == want["stream_options"]
+        assert body["messages"][0]["role"] == "system"
+        assert body["messages"][1:] == want["messages"]
+        assert [t["function"]["name"] for t in body["tools"]] == want["tools"]
+        assert "Run echo hi" not in body["messages"][0]["content"]
+
+    # A second prompt carries the whole history, tool call paired with its result.
+    mark = p.mark()
+    p.cmd("prompt", message="And now?")
+    p.settle(mark, timeout=20)
+    roles = [(m["role"], m.get("tool_call_id")) for m in server.requests[2]["body"]["messages"]]
+    assert roles == [("system", None), ("user", None), ("assistant", None), ("tool", "call_1"),
+                     ("assistant", None), ("user", None)]
+    assert p.ok("get_last_assistant_text") == {"text": "Hello again."}
