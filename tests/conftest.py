@@ -1,7 +1,8 @@
-"""Shared test helpers.
+"""Shared test helpers (use them through fixtures: ``from conftest import`` is ambiguous when
+several test directories have a conftest.py).
 
 - ``split_lf(data)``: split bytes on LF only (never ``splitlines``: U+2028 is content).
-- ``PiProcess`` / the ``spawn_pi`` fixture: run the REAL ``python -m pi_rpc`` subprocess with
+- ``PiProcess`` / the ``spawn_pi`` fixture (and ``pi_environ``): run the REAL ``python -m pi_rpc`` subprocess with
   an isolated ``PI_CODING_AGENT_DIR``/HOME/cwd under tmp, write raw bytes to its stdin and
   read protocol records from its stdout.
 """
@@ -184,6 +185,12 @@ def pi_env(tmp: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     if extra:
         env.update(extra)
     return env
+
+
+@pytest.fixture
+def pi_environ(tmp_path: Path) -> Callable[[dict[str, str] | None], dict[str, str]]:
+    """``pi_environ(extra=None)`` -> the isolated environment ``spawn_pi`` uses."""
+    return lambda extra=None: pi_env(tmp_path, extra)
 
 
 @pytest.fixture

@@ -87,7 +87,8 @@ export interface ForkCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
   type: "fork";
-  entryId: string;
+  entryId?: string;
+  position?: "before" | "at";
 }
 
 export interface GetAvailableModelsCommand {

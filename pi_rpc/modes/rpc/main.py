@@ -1,8 +1,8 @@
 """``run_rpc_mode(args)``: take over stdout, build the backend, serve stdin until EOF/signal.
 
-``create_backend`` is the seam where the runtime plugs in: if ``pi_rpc.runtime.rpc_backend``
-exists and defines ``create_backend(args, settings) -> Backend``, it is used; otherwise the
-small ``InMemoryBackend``.
+``create_backend`` is the seam where the runtime plugs in: it builds the session runtime and
+wraps it in ``RuntimeBackend``. Tests that need no runtime use ``InMemoryBackend`` directly
+(through ``RpcServer`` or ``MemoryTransport``).
 """
 
 from __future__ import annotations

@@ -107,8 +107,10 @@ class RuntimeBackend:
     async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         # Upstream's RPC ignores `position` (always "before"); ours accepts "before" | "at"
         # like upstream's runtime fork(). Omitted, it is exactly upstream's behaviour.
-        position = cmd.get("position")
-        return await self.session.fork(cmd.get("entryId"), position if position in ("before", "at") else "before")
+        position = cmd.get("position", "before")
+        if position not in ("before", "at"):
+            raise CommandError('Invalid command "fork": field "position": expected "before" or "at"')
+        return await self.session.fork(cmd.get("entryId"), position)
 
     async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.clone()

@@ -38,7 +38,7 @@ _FAST_SPECS: dict[str, tuple[tuple[str, type, bool], ...]] = {
     "bash": (("command", str, True), ("excludeFromContext", bool, False)),
     "export_html": (("outputPath", str, False),),
     "switch_session": (("sessionPath", str, True),),
-    "fork": (("entryId", str, True),),
+    "fork": (("entryId", str, False),),
     "get_entries": (("since", str, False),),
     "set_session_name": (("name", str, True),),
 }

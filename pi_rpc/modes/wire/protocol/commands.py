@@ -145,7 +145,11 @@ class SwitchSessionCommand(CommandBase):
 
 class ForkCommand(CommandBase):
     type: Literal["fork"]
-    entry_id: str
+    # Optional on the wire: a missing or unknown id is answered with upstream's
+    # "Invalid entry ID for forking".
+    entry_id: str | None = None
+    # Our extension (upstream's runtime has it; its RPC does not): omitted means "before".
+    position: Literal["before", "at"] | None = None
 
 
 class CloneCommand(CommandBase):
