@@ -25,6 +25,7 @@ from pi_rpc.agent.agent import Agent
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
+from pi_rpc.ai.types import THINKING_LEVELS
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -42,6 +43,7 @@ from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
+QUEUE_MODES = ("all", "one-at-a-time")
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 # Roles the store persists on message_end (bashExecution is recorded by the bash command).
@@ -596,6 +598,11 @@ class AgentSession:
         return supported_thinking_levels(model)
 
     async def set_thinking_level(self, level: str) -> None:
+        # Deliberate difference: upstream silently clamps unknown strings (usually to "off").
+        if level not in THINKING_LEVELS:
+            raise RuntimeCommandError(
+                f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}'
+            )
         await self._set_effective_thinking(self._clamp(level))
 
     async def cycle_thinking_level(self) -> dict[str, str] | None:
@@ -611,11 +618,19 @@ class AgentSession:
 
     # ------------------------------------------------------------------ settings setters
 
+    @staticmethod
+    def _check_queue_mode(kind: str, mode: str) -> None:
+        # Deliberate difference: upstream stores any string in settings.json.
+        if mode not in QUEUE_MODES:
+            raise RuntimeCommandError(f'Invalid {kind} mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
+
     def set_steering_mode(self, mode: str) -> None:
+        self._check_queue_mode("steering", mode)
         self.agent.steering_mode = mode
         self.settings.set_steering_mode(mode)
 
     def set_follow_up_mode(self, mode: str) -> None:
+        self._check_queue_mode("follow-up", mode)
         self.agent.follow_up_mode = mode
         self.settings.set_follow_up_mode(mode)
 

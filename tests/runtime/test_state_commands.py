@@ -111,8 +111,12 @@ def test_thinking_levels(pi):
     again = p.cmd("set_thinking_level", level="high")
     assert p.since(mark) == [again]  # same effective level: no event
     mark = p.mark()
-    p.ok("set_thinking_level", level="bogus")
-    assert p.records[mark] == {"type": "thinking_level_changed", "level": "off"}
+    # Deliberate difference (protocol/README.md): an unknown level is refused, not clamped.
+    bad = p.cmd("set_thinking_level", level="bogus")
+    assert bad["success"] is False
+    assert bad["error"] == 'Invalid thinking level "bogus". Valid values: off, minimal, low, medium, high, xhigh, max'
+    assert p.since(mark) == [bad]
+    p.ok("set_thinking_level", level="off")
     cyc = p.cmd("cycle_thinking_level")
     assert cyc["data"] == {"level": "minimal"}
     assert p.records[-2] == {"type": "thinking_level_changed", "level": "minimal"}
@@ -135,8 +139,13 @@ def test_setters_persist_to_global_settings(pi):
     state = p.ok("get_state")
     assert state["steeringMode"] == "all" and state["followUpMode"] == "all"
     assert state["autoCompactionEnabled"] is False
-    p.ok("set_steering_mode", mode="bogus")  # not validated, stored as is
-    assert json.loads((p.agent_dir / "settings.json").read_text())["steeringMode"] == "bogus"
+    # Deliberate difference: an invalid mode is refused and nothing is stored.
+    bad = p.cmd("set_steering_mode", mode="bogus")
+    assert bad["success"] is False and bad["error"] == 'Invalid steering mode "bogus". Valid values: all, one-at-a-time'
+    bad = p.cmd("set_follow_up_mode", mode="sometimes")
+    assert bad["success"] is False and bad["error"].startswith('Invalid follow-up mode "sometimes"')
+    assert json.loads((p.agent_dir / "settings.json").read_text())["steeringMode"] == "all"
+    assert json.loads((p.agent_dir / "settings.json").read_text())["followUpMode"] == "all"
 
 
 def test_steering_mode_all_delivers_together(pi):
