@@ -55,6 +55,20 @@ class CompactionRunner:
     async def wait_idle(self) -> None:
         await self._idle.wait()
 
+    def begin_external(self, controller: AbortController) -> None:
+        """A branch summary runs: it counts as compacting (``isCompacting``, prompts refused)
+        and ``abort`` cancels it."""
+        self.active = True
+        self.manual_active = True
+        self._controller = controller
+        self._idle = anyio.Event()
+
+    def end_external(self) -> None:
+        self.active = False
+        self.manual_active = False
+        self._controller = None
+        self._idle.set()
+
     # ------------------------------------------------------------------ the core
 
     async def _summarize(self, reason: str, custom_instructions: str | None) -> dict[str, Any]:

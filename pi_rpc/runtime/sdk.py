@@ -167,6 +167,26 @@ class PiSession:
     async def clone(self) -> dict[str, Any]:
         return await self.agent_session.clone()
 
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]:
+        """Move to another entry of this session's tree (same file). With ``summarize`` the
+        abandoned branch is summarized into a ``branch_summary`` entry the model sees.
+        Returns ``{"cancelled", "editorText"?, "aborted"?}``."""
+        return await self.agent_session.navigate_tree(
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
         return await self.agent_session.new_session(parent_session)
 

@@ -207,6 +207,34 @@ class AgentSession:
             self.session.append_model_change(model["provider"], model["id"])
             self.session.append_thinking_level_change(self.agent.thinking_level)
 
+    def reload_context_from_store(self) -> None:
+        """Rebuild the agent's context after the leaf moved inside the same file."""
+        context = self.session.build_session_context()
+        self.agent.messages = list(context.get("messages") or [])
+        self._entry_id_by_message.clear()
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]:
+        """Move to another entry of this session's tree (SDK; upstream has no RPC command),
+        optionally summarizing the abandoned branch into a ``branch_summary`` entry."""
+        from pi_rpc.runtime.navigation import navigate_tree
+
+        return await navigate_tree(
+            self,
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+
     async def _replace_session(self, new_manager: SessionManager, *, keep_queue_texts: bool = False) -> None:
         await self.abort()
         old = self.session

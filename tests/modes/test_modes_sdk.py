@@ -156,3 +156,50 @@ def test_sdk_example_runs(tmp_path):
     assert "[tool] bash {'command': 'ls'}" in proc.stdout
     assert "assistant: You're welcome." in proc.stdout
     assert "forked; re-editable text was 'Thanks!'" in proc.stdout
+
+
+@pytest.mark.anyio
+async def test_navigate_tree_with_branch_summary(isolated_env, tmp_path, faux_script):
+    script = faux_script([
+        {"text": "Answer one."},
+        {"text": "Answer two, explored the database layer."},
+        {"text": "The branch looked at the database layer.", "match": "<conversation>"},
+        {"text": "Back on the main line."},
+    ])
+    sessions = tmp_path / "nav-sessions"
+    async with open_session(cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script) as session:
+        await session.prompt_and_wait("first question")
+        await session.prompt_and_wait("explore the database")
+        second_user = session.get_fork_messages()[1]["entryId"]
+        result = await session.navigate_tree(second_user, summarize=True)
+        assert result == {"cancelled": False, "editorText": "explore the database"}
+        entries = session.get_entries()
+        summary = entries[-1]
+        assert summary["type"] == "branch_summary"
+        assert "database layer" in summary["summary"]
+        assert summary["details"] == {"readFiles": [], "modifiedFiles": []}
+        roles = [m["role"] for m in session.get_messages()]
+        assert roles == ["system", "user", "assistant", "branchSummary"]
+        after = await session.prompt_and_wait("continue on main")
+        assert after.text == "Back on the main line."
+        # the summary is in the projection the model sees, and in the file after a reload
+        lines = read_jsonl(Path(session.session_file))
+        assert any(e.get("type") == "branch_summary" for e in lines)
+        tree_children = [e for e in session.get_entries() if e.get("parentId") == summary["id"]]
+        assert tree_children and tree_children[0]["message"]["role"] == "user"
+
+
+@pytest.mark.anyio
+async def test_navigate_tree_without_summary_and_errors(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"text": "A1"}, {"text": "A2"}])
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
+        await session.prompt_and_wait("q1")
+        await session.prompt_and_wait("q2")
+        assistant_one = [e for e in session.get_entries() if e.get("type") == "message"
+                         and e["message"]["role"] == "assistant"][0]["id"]
+        result = await session.navigate_tree(assistant_one, label="checkpoint")
+        assert result == {"cancelled": False}
+        assert [m["role"] for m in session.get_messages()] == ["system", "user", "assistant"]
+        assert session.agent_session.session.get_label(assistant_one) == "checkpoint"
+        with pytest.raises(RuntimeCommandError, match="Entry nope not found"):
+            await session.navigate_tree("nope")

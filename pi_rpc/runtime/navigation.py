@@ -1,0 +1,115 @@
+"""Tree navigation inside one session file (upstream ``navigateTree``, which 1.6 offers to
+extensions and the SDK but not over RPC): move the leaf to another entry, optionally leaving a
+``branch_summary`` of the abandoned branch at the new position so the model keeps what was
+learned there."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc.ai.abort import AbortController
+from pi_rpc.compaction import CompactionCancelled, collect_entries_for_branch_summary, generate_branch_summary
+from pi_rpc.compaction.settings import RetrySettings
+from pi_rpc.runtime.errors import RuntimeCommandError
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+async def navigate_tree(
+    s: AgentSession,
+    target_id: str,
+    *,
+    summarize: bool = False,
+    custom_instructions: str | None = None,
+    replace_instructions: bool = False,
+    label: str | None = None,
+) -> dict[str, Any]:
+    """Returns ``{cancelled, editorText?, aborted?}`` like upstream."""
+    store = s.session
+    old_leaf = store.get_leaf_id()
+    if target_id == old_leaf:
+        return {"cancelled": False}
+    target = store.get_entry(target_id)
+    if target is None:
+        raise RuntimeCommandError(f"Entry {target_id} not found")
+    model = s.model
+    if summarize and model is None:
+        raise RuntimeCommandError("No model available for summarization")
+    await s.abort()
+
+    summary: dict[str, Any] | None = None
+    if summarize:
+        by_id = {e["id"]: e for e in store.get_entries()}
+        entries = collect_entries_for_branch_summary(by_id, old_leaf, target_id)["entries"]
+        if entries:
+            controller = AbortController()
+            s.compaction.begin_external(controller)
+
+            async def on_retry(event: dict[str, Any]) -> None:
+                if event.get("type") == "summarization_retry_attempt_start":
+                    event = {"type": event["type"], "source": "branchSummary"}
+                await s.emit(event)
+
+            try:
+                assert model is not None
+                summary = dict(
+                    await generate_branch_summary(
+                        entries,
+                        model,
+                        s.registry.get_api_key(model["provider"]),
+                        controller.signal,
+                        custom_instructions,
+                        replace_instructions,
+                        s.settings.branch_summary_reserve_tokens,
+                        s.options.stream_fn,
+                        on_retry,
+                        RetrySettings(
+                            enabled=s.retry.policy.enabled,
+                            max_retries=s.retry.policy.max_retries,
+                            base_delay_ms=s.retry.policy.base_delay_ms,
+                            max_delay_ms=s.retry.policy.max_agent_delay_ms,
+                        ),
+                        session_id=store.session_id,
+                    )
+                )
+            except CompactionCancelled:
+                return {"cancelled": True, "aborted": True}
+            except Exception as exc:  # noqa: BLE001 - reported as the command's error
+                raise RuntimeCommandError(str(exc)) from None
+            finally:
+                s.compaction.end_external()
+
+    result: dict[str, Any] = {"cancelled": False}
+    message = target.get("message") if target.get("type") == "message" else None
+    if message is not None and message.get("role") == "user":
+        new_leaf = target.get("parentId")
+        result["editorText"] = _text_of(message)
+    elif target.get("type") == "custom_message":
+        new_leaf = target.get("parentId")
+        result["editorText"] = _text_of(target)
+    else:
+        new_leaf = target_id
+
+    if summary is not None:
+        summary_id = store.branch_with_summary(
+            new_leaf, summary["summary"], details=summary.get("details"), usage=summary.get("usage")
+        )
+        if label:
+            store.append_label_change(summary_id, label)
+    else:
+        if new_leaf is None:
+            store.reset_leaf()
+        else:
+            store.branch(new_leaf)
+        if label:
+            store.append_label_change(target_id, label)
+    s.reload_context_from_store()
+    return result
