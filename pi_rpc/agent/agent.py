@@ -141,7 +141,8 @@ class Agent:
         self._follow_up = PendingMessageQueue(follow_up_mode)
         self._listeners: list[AgentEventListener] = []
         self._active: _ActiveRun | None = None
-        self._emit_lock = anyio.Lock()
+        # fast_acquire: no scheduler round-trip when uncontended (one per streamed delta).
+        self._emit_lock = anyio.Lock(fast_acquire=True)
         # id(message) -> "steer" | "follow_up" for dequeued messages not yet started.
         self._dequeued: dict[int, tuple[Message, str]] = {}
 
