@@ -158,8 +158,14 @@ def _transport_message(exc: httpx.HTTPError) -> str:
     return f"Connection error: {detail}"
 
 
-async def iter_sse(response: httpx.Response, signal: AbortSignal | None) -> AsyncIterator[SSEEvent]:
-    """SSE events of a streaming response; each network read is abortable."""
+async def iter_sse(
+    response: httpx.Response, signal: AbortSignal | None, *, end_on_abort: bool = False
+) -> AsyncIterator[SSEEvent]:
+    """SSE events of a streaming response; each network read is abortable.
+
+    An abort raises ``AbortedError``, or with ``end_on_abort`` simply ends the iteration (the
+    provider then closes its open blocks before failing as aborted, as upstream's
+    openai-completions does when its SDK stream stops on abort)."""
     parser = SSEParser()
     chunks = response.aiter_bytes()
     nxt = chunks.__anext__
@@ -172,6 +178,8 @@ async def iter_sse(response: httpx.Response, signal: AbortSignal | None) -> Asyn
                     with signal.scope():
                         chunk = await nxt()
                     if signal.aborted:
+                        if end_on_abort:
+                            return
                         raise AbortedError()
             except StopAsyncIteration:
                 break

@@ -24,7 +24,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
-from pi_rpc.ai.providers.common import failure_event, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -306,10 +306,10 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                     delta = event.get("delta") or {}
                     dtype = delta.get("type")
                     if dtype == "text_delta" and block["type"] == "text":
-                        block["text"] += delta.get("text", "")
+                        append_text(block, "text", delta.get("text", ""))
                         yield {"type": "text_delta", "contentIndex": ci, "delta": delta.get("text", ""), "partial": output}
                     elif dtype == "thinking_delta" and block["type"] == "thinking":
-                        block["thinking"] += delta.get("thinking", "")
+                        append_text(block, "thinking", delta.get("thinking", ""))
                         yield {"type": "thinking_delta", "contentIndex": ci, "delta": delta.get("thinking", ""), "partial": output}
                     elif dtype == "input_json_delta" and block["type"] == "toolCall" and args is not None:
                         piece = delta.get("partial_json", "")

@@ -11,6 +11,20 @@ from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 
+def append_text(block: dict[str, Any], key: str, piece: str) -> None:
+    """``block[key] += piece`` in amortised linear time.
+
+    A plain ``+=`` on a dict value copies the whole growing string on every delta (CPython
+    only resizes in place when the string has no other reference), which makes a long
+    streamed reply quadratic: 2 MB in 10-byte deltas took 70 s. Dropping the dict's reference
+    first (keeping the key's position) lets the concatenation resize in place.
+    """
+    value = block[key]
+    block[key] = None
+    value += piece
+    block[key] = value
+
+
 def request_max_tokens(model: Model, context: Context, system_prompt: str, messages: list[dict[str, Any]], options: StreamOptions) -> int:
     """``options.max_tokens ?? model.maxTokens`` fitted into the context window (upstream 1.6)."""
     pseudo: list[dict[str, Any]] = []

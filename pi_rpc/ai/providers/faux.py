@@ -46,7 +46,7 @@ import orjson
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import AbortedError
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
-from pi_rpc.ai.providers.common import failure_event, reasoning_level
+from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -267,7 +267,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
             yield {"type": "thinking_start", "contentIndex": ci, "partial": output}
             for piece in _chunks(str(turn["thinking"]), size):
                 await _pause(delay, options)
-                block["thinking"] += piece
+                append_text(block, "thinking", piece)
                 yield {"type": "thinking_delta", "contentIndex": ci, "delta": piece, "partial": output}
             yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
         if "text" in turn:
@@ -277,7 +277,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
             yield {"type": "text_start", "contentIndex": ci, "partial": output}
             for piece in _chunks(str(turn["text"]), size):
                 await _pause(delay, options)
-                block["text"] += piece
+                append_text(block, "text", piece)
                 yield {"type": "text_delta", "contentIndex": ci, "delta": piece, "partial": output}
             yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
         for k, call in enumerate(turn.get("toolCalls") or []):

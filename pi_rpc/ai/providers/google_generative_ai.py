@@ -19,7 +19,7 @@ import orjson
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_google_error
 from pi_rpc.ai.http import iter_sse, open_stream
-from pi_rpc.ai.providers.common import failure_event, merged_headers, reasoning_level, request_max_tokens
+from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -195,12 +195,12 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                             yield {"type": "thinking_start" if thinking else "text_start", "contentIndex": len(blocks) - 1, "partial": output}
                         sig = part.get("thoughtSignature")
                         if current["type"] == "thinking":
-                            current["thinking"] += part["text"]
+                            append_text(current, "thinking", part["text"])
                             if isinstance(sig, str) and sig:
                                 current["thinkingSignature"] = sig
                             yield {"type": "thinking_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}
                         else:
-                            current["text"] += part["text"]
+                            append_text(current, "text", part["text"])
                             if isinstance(sig, str) and sig:
                                 current["textSignature"] = sig
                             yield {"type": "text_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}

@@ -23,6 +23,7 @@ from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, forma
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
+    append_text,
     failure_event,
     merged_headers,
     reasoning_level,
@@ -356,7 +357,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
             by_id: dict[str, dict[str, Any]] = {}
             arg_streams: dict[int, ToolCallArgumentsStream] = {}
             has_finish = False
-            async for sse in iter_sse(response, options.signal):
+            async for sse in iter_sse(response, options.signal, end_on_abort=True):
                 data_text = sse.data
                 if data_text.startswith("[DONE]"):
                     break
@@ -402,7 +403,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                             thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
                             blocks.append(thinking_block)
                             yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
-                        thinking_block["thinking"] += value
+                        append_text(thinking_block, "thinking", value)
                         yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
                         break
                 rd = delta.get("reasoning_details")
@@ -423,7 +424,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         text_block = {"type": "text", "text": ""}
                         blocks.append(text_block)
                         yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
-                    text_block["text"] += content
+                    append_text(text_block, "text", content)
                     yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
                 for tc in delta.get("tool_calls") or []:
                     idx = tc.get("index") if isinstance(tc.get("index"), int) else None

@@ -22,7 +22,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
-from pi_rpc.ai.providers.common import failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -185,12 +185,12 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "thinking":
                         delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
-                        slot["block"]["thinking"] += delta
+                        append_text(slot["block"], "thinking", delta)
                         yield {"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
                 elif etype in ("response.output_text.delta", "response.refusal.delta"):
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "text":
-                        slot["block"]["text"] += event.get("delta", "")
+                        append_text(slot["block"], "text", event.get("delta", ""))
                         yield {"type": "text_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": output}
                 elif etype == "response.function_call_arguments.delta":
                     slot = slots.get(idx)
