@@ -15,7 +15,6 @@ former, a bare error string.
 
 from __future__ import annotations
 
-import email.utils
 import re
 import time
 from collections.abc import Mapping
@@ -202,6 +201,8 @@ def parse_retry_after(headers: Mapping[str, str] | None = None, body: str | None
             return max(0.0, float(value) * 1000)
         except ValueError:
             try:
+                import email.utils
+
                 when = email.utils.parsedate_to_datetime(value)
                 return max(0.0, when.timestamp() * 1000 - time.time() * 1000)
             except (TypeError, ValueError):

