@@ -117,6 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in args.warnings:
         _err(warning)
 
+    if args.export:
+        from pi_rpc.modes.commands import export_session
+
+        output = args.export[1] if len(args.export) > 1 else (args.messages[0] if args.messages else None)
+        return export_session(args.export[0], output)
+    if args.list_models is not None and args.list_models is not False:
+        from pi_rpc.modes.commands import list_models
+
+        return list_models(args.list_models if isinstance(args.list_models, str) else None)
+
     if args.api_key is not None and args.model is None and not args.models:
         _err("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         return 1

@@ -15,6 +15,7 @@ from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, Runt
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.session.manager import SessionManager
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;background:#fafafa;color:#222}
@@ -71,11 +72,11 @@ def _render_message(message: dict[str, Any]) -> str:
     return f'<div class="msg {html.escape(role)}"><div class="role">{html.escape(label)}</div>{"".join(parts)}</div>'
 
 
-def render_session_html(s: AgentSession) -> str:
-    header = s.session.get_header()
-    name = s.session.get_session_name() or f"Session {s.session.session_id}"
-    messages = [e["message"] for e in s.session.get_branch() if e.get("type") == "message"]
-    entries_json = orjson.dumps(s.session.get_entries()).decode().replace("</", "<\\/")
+def render_session_html(store: SessionManager) -> str:
+    header = store.get_header()
+    name = store.get_session_name() or f"Session {store.session_id}"
+    messages = [e["message"] for e in store.get_branch() if e.get("type") == "message"]
+    entries_json = orjson.dumps(store.get_entries()).decode().replace("</", "<\\/")
     body = "\n".join(_render_message(m) for m in messages)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -89,6 +90,22 @@ def render_session_html(s: AgentSession) -> str:
     )
 
 
+def export_session_file(input_path: str, output_path: str | None = None) -> str:
+    """``pi --export <session.jsonl> [out.html]``: the same page from a file on disk (read-only)."""
+    resolved = os.path.abspath(os.path.expanduser(input_path))
+    if not os.path.exists(resolved):
+        raise RuntimeCommandError(f"File not found: {resolved}")
+    from pi_rpc.session.manager import SessionManager
+
+    store = SessionManager.open(resolved, read_only=True)
+    try:
+        path = output_path or f"pi-session-{Path(resolved).stem}.html"
+        Path(path).expanduser().write_text(render_session_html(store), encoding="utf-8")
+    finally:
+        store.close()
+    return path
+
+
 def export_session_html(s: AgentSession, output_path: str | None) -> str:
     session_file = s.session.session_file
     if session_file is None:
@@ -96,5 +113,5 @@ def export_session_html(s: AgentSession, output_path: str | None) -> str:
     if not os.path.exists(session_file):
         raise RuntimeCommandError(ERR_EXPORT_NOTHING)
     path = output_path or f"pi-session-{Path(session_file).stem}.html"
-    Path(path).expanduser().write_text(render_session_html(s), encoding="utf-8")
+    Path(path).expanduser().write_text(render_session_html(s.session), encoding="utf-8")
     return path

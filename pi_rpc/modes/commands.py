@@ -1,0 +1,78 @@
+"""One-shot CLI commands that run no session: ``--list-models [search]`` and
+``--export <session.jsonl> [out.html]`` (upstream's output formats)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def format_token_count(count: int) -> str:
+    """200000 -> "200K", 1000000 -> "1M", 1500000 -> "1.5M" (upstream's formatting)."""
+    if count >= 1_000_000:
+        millions = count / 1_000_000
+        return f"{int(millions)}M" if millions % 1 == 0 else f"{millions:.1f}M"
+    if count >= 1_000:
+        thousands = count / 1_000
+        return f"{int(thousands)}K" if thousands % 1 == 0 else f"{thousands:.1f}K"
+    return str(count)
+
+
+def _fuzzy_match(pattern: str, text: str) -> bool:
+    """Every character of the pattern appears in order (case-insensitive), like upstream's
+    ``fuzzyFilter`` for each whitespace-separated token."""
+    haystack = text.lower()
+    for token in pattern.lower().split():
+        position = 0
+        for char in token:
+            position = haystack.find(char, position)
+            if position < 0:
+                return False
+            position += 1
+    return True
+
+
+def list_models(search: str | None) -> int:
+    from pi_rpc.ai.models.registry import ModelRegistry
+    from pi_rpc.config import paths
+
+    registry = ModelRegistry(paths.agent_dir())
+    if registry.errors:
+        print("Warning: errors loading models.json:\n" + "\n".join(registry.errors), file=sys.stderr)
+    models: list[dict[str, Any]] = registry.get_available()
+    if search:
+        models = [m for m in models if _fuzzy_match(search, f"{m['provider']} {m['id']}")]
+        if not models:
+            print(f'No models matching "{search}"')
+            return 0
+    models.sort(key=lambda m: (m["provider"], m["id"]))
+    headers = ["provider", "model", "context", "max-out", "thinking", "images"]
+    rows = [
+        [
+            m["provider"],
+            m["id"],
+            format_token_count(int(m.get("contextWindow") or 0)),
+            format_token_count(int(m.get("maxTokens") or 0)),
+            "yes" if m.get("reasoning") else "no",
+            "yes" if "image" in (m.get("input") or []) else "no",
+        ]
+        for m in models
+    ]
+    widths = [max(len(headers[i]), *(len(r[i]) for r in rows)) for i in range(len(headers))]
+    for row in [headers, *rows]:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)))
+    return 0
+
+
+def export_session(input_path: str, output_path: str | None) -> int:
+    from pi_rpc.runtime.errors import RuntimeCommandError
+    from pi_rpc.runtime.export_html import export_session_file
+    from pi_rpc.session.errors import SessionError
+
+    try:
+        path = export_session_file(input_path, output_path)
+    except (RuntimeCommandError, SessionError, OSError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Exported to: {path}")
+    return 0
