@@ -200,3 +200,51 @@ def test_g_threshold_compaction_between_turns_inside_a_run(pi):
     assert "compactionSummary" in roles and roles[-1] == "assistant"
     # the tool call and its result survive the compaction, still paired
     assert roles[-3:] == ["assistant", "toolResult", "assistant"]
+
+
+def test_h_summary_request_retried_with_summarization_retry_events(pi):
+    # The first summary request fails with a retryable 503, the retry succeeds.
+    failing = {"error": {"status": 503, "body": "overloaded"}, "match": "<conversation>"}
+    p = pi(script=[PREFIX, failing, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+           settings={"compaction": {"keepRecentTokens": 10}, "retry": {"baseDelayMs": 20}})
+    for text in ("one", "two"):
+        mark = p.mark()
+        p.cmd("prompt", message=text)
+        p.settle(mark)
+    mark = p.mark()
+    c = p.request("compact")
+    resp = p.response(c, timeout=20)
+    assert resp["success"] is True and resp["data"]["summary"].startswith("SUMMARY OF WORK")
+    seq = kinds(p.since(mark))
+    assert seq == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+        f"response:{c}",
+    ]
+    scheduled = p.records[mark + 1]
+    assert scheduled == {"type": "summarization_retry_scheduled", "attempt": 1, "maxAttempts": 3,
+                         "delayMs": 20, "errorMessage": "503 overloaded"}
+    assert p.records[mark + 2] == {"type": "summarization_retry_attempt_start", "source": "compaction",
+                                   "reason": "manual"}
+    assert p.records[mark + 3] == {"type": "summarization_retry_finished"}
+
+
+def test_h_summary_failure_writes_nothing(pi):
+    # A summary that calls a tool is not a summary: compaction fails and nothing is written.
+    tool_reply = {"toolCalls": [{"name": "bash", "arguments": {"command": "ls"}}], "match": "<conversation>"}
+    p = pi(script=[PREFIX, tool_reply, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+           settings={"compaction": {"keepRecentTokens": 10}})
+    for text in ("one", "two"):
+        mark = p.mark()
+        p.cmd("prompt", message=text)
+        p.settle(mark)
+    before = p.ok("get_entries")["entries"]
+    mark = p.mark()
+    resp = p.cmd("compact")
+    assert resp["success"] is False and "tool" in resp["error"]
+    end = p.wait_for("compaction_end", start=mark)
+    assert end["errorMessage"].startswith("Compaction failed: ") and "result" not in end
+    assert p.ok("get_entries")["entries"] == before
