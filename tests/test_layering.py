@@ -1,0 +1,50 @@
+"""The package's layers import only layers inside them (README "Layout"): modes -> runtime ->
+agent/tools/session/compaction/resources -> ai, with config as a leaf anyone may use."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "pi_rpc"
+
+# layer -> layers it may import (besides itself and the package root).
+ALLOWED: dict[str, set[str]] = {
+    "config": set(),
+    "ai": set(),
+    "resources": set(),
+    "session": set(),
+    "compaction": {"ai"},
+    "tools": {"ai", "agent"},  # tools implement agent.types.AgentTool
+    "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator
+    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
+    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime"},
+}
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pi_rpc."):
+            found.add(_layer(node.module))
+        elif isinstance(node, ast.Import):
+            found.update(_layer(a.name) for a in node.names if a.name.startswith("pi_rpc."))
+    return found
+
+
+def test_layers_import_only_inner_layers() -> None:
+    problems = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE)
+        layer = rel.parts[0] if len(rel.parts) > 1 else ""
+        if layer not in ALLOWED:
+            continue
+        for imported in _imports(path) - {layer, ""}:
+            if imported not in ALLOWED[layer]:
+                problems.append(f"{rel} imports pi_rpc.{imported}")
+    assert problems == []
