@@ -12,8 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pi_rpc"
 ALLOWED: dict[str, set[str]] = {
     "config": set(),
     "ai": set(),
-    "resources": set(),
-    "session": set(),
+    "resources": {"ai"},  # system-transcript helpers
+    "session": {"ai"},  # message and system-transcript helpers
     "compaction": {"ai"},
     "tools": {"ai", "agent"},  # tools implement agent.types.AgentTool
     "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator

@@ -9,6 +9,8 @@ delta the loop declares before a request when the executable tool set changed.
 
 from __future__ import annotations
 
+from pi_rpc.ai.transcript import content_text, get_current_system_message, get_current_tools
+
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -16,16 +18,6 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.types import Message
-
-
-def content_text(content: Any, separator: str = "\n") -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return separator.join(
-        block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"
-    )
 
 
 def _is_system(message: Message) -> bool:
@@ -56,50 +48,6 @@ def to_tool_declaration(tool: Any) -> dict[str, Any]:
 
 def declarations_equal(left: Any, right: Any) -> bool:
     return orjson.dumps(to_tool_declaration(left)) == orjson.dumps(to_tool_declaration(right))
-
-
-def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
-    """The tools declared after replaying every system message in order."""
-    tools: dict[str, dict[str, Any]] = {}
-    for message in messages:
-        if not _is_system(message):
-            continue
-        for tool in message.get("toolsRemoved") or []:
-            tools.pop(tool["name"], None)
-        for tool in message.get("toolsAdded") or []:
-            tools[tool["name"]] = tool
-    return list(tools.values())
-
-
-def get_current_system_message(messages: Sequence[Message]) -> dict[str, Any] | None:
-    """Every system message folded into one: contents joined by a blank line, sections patched
-    by name (``None`` removes), tools replayed."""
-    content: list[str] = []
-    sections: dict[str, str] = {}
-    timestamp: int | None = None
-    for message in messages:
-        if not _is_system(message):
-            continue
-        if timestamp is None:
-            timestamp = message.get("timestamp", 0)
-        text = content_text(message.get("content", ""))
-        if text:
-            content.append(text)
-        for name, value in (message.get("sections") or {}).items():
-            if value is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = value
-    tools = get_current_tools(messages)
-    if timestamp is None and not tools:
-        return None
-    folded: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
-    if sections:
-        folded["sections"] = sections
-    if tools:
-        folded["toolsAdded"] = tools
-    folded["timestamp"] = timestamp if timestamp is not None else 0
-    return folded
 
 
 def system_message_text(message: Message) -> str:

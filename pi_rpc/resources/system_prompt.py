@@ -17,6 +17,8 @@ record a patch holding only the changed sections (``null`` for a removed one) an
 
 from __future__ import annotations
 
+from pi_rpc.ai.transcript import get_current_system_message
+
 import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -232,23 +234,11 @@ def diff_system_message(
 
 def replay_system_messages(messages: Iterable[Mapping[str, Any]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The sections and tools the model currently has, replayed from a transcript's ``system``
-    messages in order (sections patched by name, ``null`` removes; removals before additions
-    within one message)."""
-    sections: dict[str, str] = {}
-    tools: dict[str, dict[str, Any]] = {}
-    for message in messages:
-        if message.get("role") != "system":
-            continue
-        for name, text in (message.get("sections") or {}).items():
-            if text is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = text
-        for ref in message.get("toolsRemoved") or ():
-            tools.pop(ref["name"] if isinstance(ref, Mapping) else str(ref), None)
-        for tool in message.get("toolsAdded") or ():
-            tools[str(tool["name"])] = dict(tool)
-    return sections, list(tools.values())
+    messages in order (sections patched by name, ``null`` removes)."""
+    folded = get_current_system_message([dict(m) for m in messages])
+    if folded is None:
+        return {}, []
+    return dict(folded.get("sections") or {}), [dict(t) for t in folded.get("toolsAdded") or []]
 
 
 def system_prompt_text(sections: Mapping[str, str | None]) -> str:

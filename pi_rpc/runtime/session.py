@@ -24,6 +24,7 @@ from anyio.abc import TaskGroup
 from pi_rpc.agent.agent import Agent
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.ai.abort import AbortController
+from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.ai.types import THINKING_LEVELS
 from pi_rpc.runtime import queries
@@ -171,18 +172,7 @@ class AgentSession:
         return self.registry.get_api_key(model["provider"])
 
     def _placeholder_model(self) -> dict[str, Any]:
-        return {
-            "id": "unknown",
-            "name": "unknown",
-            "api": "unknown",
-            "provider": "unknown",
-            "baseUrl": "",
-            "reasoning": False,
-            "input": [],
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-            "contextWindow": 0,
-            "maxTokens": 0,
-        }
+        return placeholder_model()
 
     # ------------------------------------------------------------------ session binding
 

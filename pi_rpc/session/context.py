@@ -10,6 +10,8 @@ their target's content (the latest edit wins).
 
 from __future__ import annotations
 
+from pi_rpc.ai.transcript import get_current_system_message, get_current_tools
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -208,54 +210,3 @@ def build_session_context(entries: Sequence[Entry], leaf_id: str | None, by_id: 
 # --------------------------------------------------------------------------- system messages
 
 
-def _content_text(content: Any, separator: str = "\n") -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return separator.join(
-        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )
-
-
-def get_current_tools(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    tools: dict[str, dict[str, Any]] = {}
-    for message in messages:
-        if message.get("role") != "system":
-            continue
-        for tool in message.get("toolsRemoved") or []:
-            tools.pop(tool.get("name"), None)
-        for tool in message.get("toolsAdded") or []:
-            # JS Map.set keeps the original insertion slot for an existing key.
-            tools[tool.get("name")] = tool
-    return list(tools.values())
-
-
-def get_current_system_message(messages: Sequence[Message]) -> Message | None:
-    """pi-ai ``getCurrentSystemMessage``: every system message replayed into one."""
-    content: list[str] = []
-    sections: dict[str, Any] = {}
-    timestamp: Any = None
-    for message in messages:
-        if message.get("role") != "system":
-            continue
-        if timestamp is None:
-            timestamp = message.get("timestamp")
-        text = _content_text(message.get("content"))
-        if text:
-            content.append(text)
-        for name, value in (message.get("sections") or {}).items():
-            if value is None:
-                sections.pop(name, None)
-            else:
-                sections[name] = value
-    tools = get_current_tools(messages)
-    if timestamp is None and not tools:
-        return None
-    out: Message = {"role": "system", "content": "\n\n".join(content)}
-    if sections:
-        out["sections"] = sections
-    if tools:
-        out["toolsAdded"] = tools
-    out["timestamp"] = timestamp if timestamp is not None else 0
-    return out

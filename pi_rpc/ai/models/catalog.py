@@ -31,3 +31,19 @@ def builtin_models(provider: str | None = None) -> list[dict[str, Any]]:
     if provider is not None:
         return list(data.get(provider, []))
     return [m for models in data.values() for m in models]
+
+
+def placeholder_model() -> dict[str, Any]:
+    """Upstream agent-core's stand-in when no model is configured (protocol reference §1.1)."""
+    return {
+        "id": "unknown",
+        "name": "unknown",
+        "api": "unknown",
+        "provider": "unknown",
+        "baseUrl": "",
+        "reasoning": False,
+        "input": [],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 0,
+        "maxTokens": 0,
+    }

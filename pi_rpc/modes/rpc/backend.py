@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.modes.rpc.registry import CommandContext, CommandError, HandlerRegistry
 
 if TYPE_CHECKING:
@@ -51,22 +52,6 @@ class StartupError(Exception):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
-
-
-# Agent-core's placeholder when no model is configured (protocol reference §1.1).
-def placeholder_model() -> dict[str, Any]:
-    return {
-        "id": "unknown",
-        "name": "unknown",
-        "api": "unknown",
-        "provider": "unknown",
-        "baseUrl": "",
-        "reasoning": False,
-        "input": [],
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-        "contextWindow": 0,
-        "maxTokens": 0,
-    }
 
 
 def uuid7() -> str:

@@ -1,0 +1,65 @@
+"""System messages as a transcript (upstream pi-ai ``utils/transcript``): a session's prompt and
+tool set are ``system`` messages, the first one full and later ones patches (``sections`` by
+name, ``null`` removes; ``toolsAdded``/``toolsRemoved``). Replaying them in order gives the
+prompt and tools the model currently has."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+Message = dict[str, Any]
+
+
+def content_text(content: Any, separator: str = "\n") -> str:
+    """Text of a string or a content-block list (text blocks joined by ``separator``)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return separator.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """The tools declared after replaying every system message in order."""
+    tools: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        for tool in message.get("toolsRemoved") or []:
+            tools.pop(tool.get("name"), None)
+        for tool in message.get("toolsAdded") or []:
+            # Like JS Map.set: a re-declared tool keeps its original position.
+            tools[tool.get("name")] = tool
+    return list(tools.values())
+
+
+def get_current_system_message(messages: Sequence[Message]) -> Message | None:
+    """Every system message folded into one: contents joined by a blank line, sections patched
+    by name (``None`` removes), tools replayed; ``None`` when there is none."""
+    content: list[str] = []
+    sections: dict[str, Any] = {}
+    timestamp: Any = None
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        if timestamp is None:
+            timestamp = message.get("timestamp")
+        text = content_text(message.get("content"))
+        if text:
+            content.append(text)
+        for name, value in (message.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+    tools = get_current_tools(messages)
+    if timestamp is None and not tools:
+        return None
+    folded: Message = {"role": "system", "content": "\n\n".join(content)}
+    if sections:
+        folded["sections"] = sections
+    if tools:
+        folded["toolsAdded"] = tools
+    folded["timestamp"] = timestamp if timestamp is not None else 0
+    return folded
