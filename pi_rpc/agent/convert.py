@@ -15,7 +15,6 @@ Three steps, in the order the loop applies them before every request:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 

@@ -5,8 +5,8 @@ switch file effects, discovery and listing, and session statistics."""
 from pi_rpc.session.context import (
     build_session_context,
     build_session_projection,
-    get_current_system_message,
 )
+from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.entries import CURRENT_SESSION_VERSION, ENTRY_TYPES
 from pi_rpc.session.errors import (
     EntryNotFoundError,

@@ -10,7 +10,6 @@ their target's content (the latest edit wins).
 
 from __future__ import annotations
 
-from pi_rpc.ai.transcript import get_current_system_message, get_current_tools
 
 from collections.abc import Mapping, Sequence
 from typing import Any

@@ -27,8 +27,8 @@ from pi_rpc.session.context import (
     build_session_path,
     build_session_projection,
     build_context_entries,
-    get_current_system_message,
 )
+from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.errors import (
     EntryNotFoundError,
     MissingSessionCwdError,

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from pi_rpc.session.context import get_current_system_message
+from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import js_len, js_normalize
 
 Entry = dict[str, Any]

@@ -47,6 +47,36 @@ def text_result(text: str, details: Any = None) -> AgentToolResult:
     return result
 
 
+Notice = tuple[str, str, Any]  # (text for the [..] footer, details key, details value)
+
+
+def listing_result(lines: list[str], before: list[Notice], after: list[Notice] = ()) -> AgentToolResult:  # type: ignore[assignment]
+    """The shared tail of grep/find/ls: head-truncate to the byte limit, then a ``[...]``
+    footer of notices (``before`` ones, the byte-limit one, ``after`` ones, in that order as
+    upstream prints them) with the matching ``details`` keys."""
+    from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+    truncation = truncate_head("\n".join(lines), max_lines=2**53 - 1)
+    output = truncation["content"]
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    for text, key, value in before:
+        notices.append(text)
+        details[key] = value
+    if truncation["truncated"]:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation
+    for text, key, value in after:
+        notices.append(text)
+        details[key] = value
+    if notices:
+        output += f"\n\n[{'. '.join(notices)}]"
+    result: AgentToolResult = {"content": [{"type": "text", "text": output}]}
+    if details:
+        result["details"] = details
+    return result
+
+
 def check_aborted(signal: AbortSignal | None) -> None:
     if signal is not None and signal.aborted:
         raise ToolError(OPERATION_ABORTED)

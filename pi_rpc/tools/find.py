@@ -14,9 +14,9 @@ import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, check_aborted, number_prop, object_schema, string_prop
 from pi_rpc.tools.paths import resolve_to_cwd
-from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES
 from pi_rpc.tools.walk import glob_matches, walk
 
 DEFAULT_FIND_LIMIT = 1000
@@ -77,22 +77,11 @@ class FindTool(BuiltinTool):
         if not found:
             return {"content": [{"type": "text", "text": "No files found matching pattern"}]}
 
-        truncation = truncate_head("\n".join(found), max_lines=2**53 - 1)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        before: list[Notice] = []
         if len(found) >= limit:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        result: AgentToolResult = {"content": [{"type": "text", "text": output}]}
-        if details:
-            result["details"] = details
-        return result
+            before.append((f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern",
+                           "resultLimitReached", limit))
+        return listing_result(found, before)
 
     async def _run_fd(self, pattern: str, search_path: str, limit: int) -> list[str]:
         assert self.fd_path is not None

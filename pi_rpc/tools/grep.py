@@ -18,9 +18,9 @@ import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, boolean_prop, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, boolean_prop, check_aborted, number_prop, object_schema, string_prop
 from pi_rpc.tools.paths import resolve_to_cwd
-from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, format_size, truncate_head, truncate_line
+from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_rpc.tools.walk import glob_matches, walk
 
 DEFAULT_GREP_LIMIT = 100
@@ -59,7 +59,6 @@ class GrepTool(BuiltinTool):
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
-        pattern: str = args["pattern"]
         search_path = resolve_to_cwd(args.get("path") or ".", self.cwd)
         if not os.path.exists(search_path):
             raise ToolError(f"Path not found: {search_path}")
@@ -118,25 +117,15 @@ class GrepTool(BuiltinTool):
                 sep = ":" if current == line_no else "-"
                 out_lines.append(f"{rp}{sep}{current}{sep} {text}")
 
-        truncation = truncate_head("\n".join(out_lines), max_lines=2**53 - 1)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        before: list[Notice] = []
         if limit_reached:
-            notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["matchLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
+            before.append((f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
+                           "matchLimitReached", limit))
+        after: list[Notice] = []
         if lines_truncated:
-            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-            details["linesTruncated"] = True
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        result: AgentToolResult = {"content": [{"type": "text", "text": output}]}
-        if details:
-            result["details"] = details
-        return result
+            after.append((f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
+                          "linesTruncated", True))
+        return listing_result(out_lines, before, after)
 
     def _search_python(
         self, args: dict[str, Any], search_path: str, is_dir: bool, limit: int, signal: AbortSignal | None

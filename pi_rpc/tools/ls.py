@@ -7,9 +7,9 @@ from typing import Any
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, check_aborted, number_prop, object_schema, string_prop
 from pi_rpc.tools.paths import resolve_to_cwd
-from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500
 
@@ -63,19 +63,7 @@ class LsTool(BuiltinTool):
         if not results:
             return {"content": [{"type": "text", "text": "(empty directory)"}]}
 
-        truncation = truncate_head("\n".join(results), max_lines=2**53 - 1)
-        output = truncation["content"]
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        before: list[Notice] = []
         if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation["truncated"]:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        result: AgentToolResult = {"content": [{"type": "text", "text": output}]}
-        if details:
-            result["details"] = details
-        return result
+            before.append((f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit))
+        return listing_result(results, before)

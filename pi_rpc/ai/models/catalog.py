@@ -5,7 +5,6 @@ maxTokens, then thinkingLevelMap, compat, promptCache, inputLimits, type)."""
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
