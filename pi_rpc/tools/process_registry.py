@@ -1,32 +1,28 @@
-"""Process groups spawned by tools, so the process can kill them all when it shuts down.
+"""Process groups spawned by tools, tracked in the process-wide child registry
+(``pi_rpc.config.children``) so that a signal or shutdown kills them all, whoever started them.
 
 Each bash command runs in its own session (``start_new_session=True``), whose process group
-id equals the shell's pid. ``kill_all`` sends SIGKILL to every registered group.
+id equals the shell's pid.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import threading
 
-_lock = threading.Lock()
-_groups: set[int] = set()
+from pi_rpc.config import children
 
 
 def register(pgid: int) -> None:
-    with _lock:
-        _groups.add(pgid)
+    children.register(pgid, pgid=pgid)
 
 
 def unregister(pgid: int) -> None:
-    with _lock:
-        _groups.discard(pgid)
+    children.unregister(pgid)
 
 
 def registered() -> frozenset[int]:
-    with _lock:
-        return frozenset(_groups)
+    return frozenset(child.pgid for child in children.tracked() if child.pgid is not None)
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
@@ -34,15 +30,9 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
     try:
         os.killpg(pgid, sig)
         return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    except (ProcessLookupError, PermissionError):
         return False
 
 
 def kill_all() -> None:
-    with _lock:
-        groups = list(_groups)
-        _groups.clear()
-    for pgid in groups:
-        kill_group(pgid, signal.SIGKILL)
+    children.kill_all(signal.SIGKILL)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
+
+import pytest
 
 from rt_client import is_event, kinds
 
@@ -63,3 +67,48 @@ def test_bash_during_run_is_recorded_after_the_run(pi):
     assert roles == ["system", "user", "assistant", "bashExecution"]
     entries = p.ok("get_entries")["entries"]
     assert [e["message"]["role"] for e in entries if e["type"] == "message"][-1] == "bashExecution"
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{entry}/stat").read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":  # pgrp; zombies are already dead
+            members.append(int(entry))
+    return members
+
+
+@pytest.mark.parametrize("signals", [1, 2], ids=["sigterm", "sigterm-twice"])
+def test_sigterm_during_a_tool_kills_its_process_group(pi, tmp_path, signals):
+    # A running bash tool with a sleeping grandchild: SIGTERM must leave no orphan behind.
+    pidfile = tmp_path / "pgid.txt"
+    command = f"echo $$ > {pidfile}; sleep 100 & sleep 100; wait"
+    p = pi(script=[{"toolCalls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "done"}])
+    p.cmd("prompt", message="run it")
+    p.wait_for(is_event("tool_execution_start"), timeout=10)
+    for _ in range(100):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.05)
+    pgid = int(pidfile.read_text().strip())
+    for _ in range(100):
+        if len(_group_members(pgid)) >= 2:  # the shell and its sleepers are up
+            break
+        time.sleep(0.05)
+    assert _group_members(pgid)
+    # A second signal exits at once: the tracked process groups must already be gone
+    # (killed on the first signal, before the orderly shutdown).
+    for _ in range(signals):
+        p.popen.send_signal(signal.SIGTERM)
+    assert p.popen.wait(timeout=10) == 143
+    for _ in range(100):
+        if not _group_members(pgid):
+            break
+        time.sleep(0.05)
+    assert _group_members(pgid) == []

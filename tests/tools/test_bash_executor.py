@@ -6,6 +6,9 @@ import pytest
 
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools import process_registry
+
+# Groups other tests in this process may have registered (the registry is process-wide).
+_BEFORE: frozenset[int] = frozenset()
 from pi_rpc.tools.bash_executor import (
     BashExecutionError,
     BashExecutionResult,
@@ -53,7 +56,7 @@ async def test_abort_cancels_without_exit_code_and_kills_group(tmp_path):
 
     def on_chunk(text: str) -> None:
         if "up" in text:
-            pgids.extend(process_registry.registered())
+            pgids.extend(process_registry.registered() - _BEFORE)
             ctl.abort()
 
     with anyio.fail_after(20):
@@ -69,7 +72,7 @@ async def test_sigterm_ignoring_group_is_killed_after_grace(tmp_path):
 
     def on_chunk(text: str) -> None:
         if "ready" in text:
-            pgids.extend(process_registry.registered())
+            pgids.extend(process_registry.registered() - _BEFORE)
             ctl.abort()
 
     with anyio.fail_after(20):
@@ -88,7 +91,7 @@ async def test_background_child_holding_pipe_does_not_block(tmp_path):
     pgids: list[int] = []
 
     def on_chunk(text: str) -> None:
-        pgids.extend(process_registry.registered())
+        pgids.extend(process_registry.registered() - _BEFORE)
 
     with anyio.fail_after(20):
         result = await execute_bash("sleep 30 & echo done", str(tmp_path), on_chunk=on_chunk)
@@ -157,7 +160,7 @@ async def test_outer_cancellation_kills_group(tmp_path):
     pgids: list[int] = []
 
     def on_chunk(text: str) -> None:
-        pgids.extend(process_registry.registered())
+        pgids.extend(process_registry.registered() - _BEFORE)
 
     with anyio.fail_after(20):
         with anyio.move_on_after(0.5):
@@ -169,3 +172,10 @@ async def test_outer_cancellation_kills_group(tmp_path):
         with anyio.fail_after(5):
             while group_alive(pgid):
                 await anyio.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def _snapshot_registry():
+    global _BEFORE
+    _BEFORE = process_registry.registered()
+    yield
