@@ -42,6 +42,16 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def session_fsync_mode(settings: Settings) -> str:
+    """``sessionFsync`` setting: "none" (default, upstream's cost), "entry" (fsync every
+    appended entry) or "turn" (fsync at the end of every turn)."""
+    mode = settings.get("sessionFsync", "none")
+    if mode not in ("none", "entry", "turn"):
+        _warn(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
+        return "none"
+    return str(mode)
+
+
 def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:
     if args.no_session:
         return SessionManager.in_memory(cwd, session_id=args.session_id)
@@ -49,6 +59,7 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
         cwd=cwd, agent=agent_dir, cli_session_dir=args.session_dir, settings_session_dir=settings.session_dir
     )
     session_dir = str(choice.path)
+    fsync = session_fsync_mode(settings)
     try:
         if args.fork:
             resolved = resolve_session_arg(
@@ -58,7 +69,7 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
                 all_sessions_dir=str(paths.sessions_root(agent_dir)),
                 custom_dir=choice.custom,
             )
-            return SessionManager.fork_from(resolved.path, cwd, session_dir, session_id=args.session_id)
+            return SessionManager.fork_from(resolved.path, cwd, session_dir, session_id=args.session_id, fsync=fsync)
         if args.session:
             resolved = resolve_session_arg(
                 args.session,
@@ -67,20 +78,20 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
                 all_sessions_dir=str(paths.sessions_root(agent_dir)),
                 custom_dir=choice.custom,
             )
-            manager = SessionManager.open(resolved.path, base_cwd=cwd)
+            manager = SessionManager.open(resolved.path, base_cwd=cwd, fsync=fsync)
             manager.check_cwd_exists(cwd)
             return manager
         if args.continue_session:
-            return SessionManager.continue_recent(cwd, session_dir, filter_cwd=choice.custom)
+            return SessionManager.continue_recent(cwd, session_dir, filter_cwd=choice.custom, fsync=fsync)
         if args.session_id:
             from pi_rpc.session.listing import find_by_id
 
             existing = find_by_id(session_dir, args.session_id, cwd if choice.custom else None)
             if existing:
-                return SessionManager.open(existing, base_cwd=cwd)
+                return SessionManager.open(existing, base_cwd=cwd, fsync=fsync)
             _warn(f"No session with id {args.session_id}; creating a new session with that id")
-            return SessionManager.create(cwd, session_dir, session_id=args.session_id)
-        return SessionManager.create(cwd, session_dir)
+            return SessionManager.create(cwd, session_dir, session_id=args.session_id, fsync=fsync)
+        return SessionManager.create(cwd, session_dir, fsync=fsync)
     except SessionError as exc:
         raise StartupProblem(str(exc)) from None
 

@@ -253,6 +253,8 @@ class AgentSession:
             await self.emit({"type": "agent_end", "messages": event.get("messages") or [], "willRetry": will_retry})
             return
         await self.emit(event)
+        if etype == "turn_end":
+            self.session.sync()  # the per-turn durability point (sessionFsync: "turn")
         if etype == "message_end":
             message = event["message"]
             if message.get("role") in _PERSISTED_ROLES:
@@ -723,7 +725,9 @@ class AgentSession:
             path = Path.cwd() / path
         await self.abort()
         try:
-            new_manager = SessionManager.open(str(path), base_cwd=self.cwd)
+            from pi_rpc.runtime.factory import session_fsync_mode
+
+            new_manager = SessionManager.open(str(path), base_cwd=self.cwd, fsync=session_fsync_mode(self.settings))
             new_manager.check_cwd_exists(self.cwd)
         except SessionError as exc:
             raise RuntimeCommandError(str(exc)) from None

@@ -206,3 +206,26 @@ def test_fork_keeps_queued_texts_and_new_session_clears_them(pi):
     assert p.ok("get_state")["pendingMessageCount"] == 1
     p.ok("new_session")
     assert p.ok("get_state")["pendingMessageCount"] == 0
+
+
+def test_session_fsync_setting_entry_mode_writes_each_entry_durably(pi):
+    # sessionFsync "entry": every entry is fsynced as it is appended; the session works as usual.
+    p = pi(script=[{"text": "one"}, {"text": "two"}], settings={"sessionFsync": "entry"})
+    for text in ("a", "b"):
+        mark = p.mark()
+        p.cmd("prompt", message=text)
+        p.settle(mark)
+    state = p.ok("get_state")
+    lines = Path(state["sessionFile"]).read_text().splitlines()
+    assert [json.loads(line)["type"] for line in lines][:3] == ["session", "model_change", "thinking_level_change"]
+    assert sum(1 for line in lines if '"role":"assistant"' in line) == 2
+
+
+def test_session_fsync_setting_invalid_value_warns_and_falls_back(pi):
+    p = pi(script=[{"text": "one"}], settings={"sessionFsync": "sometimes"})
+    mark = p.mark()
+    p.cmd("prompt", message="a")
+    p.settle(mark)
+    assert Path(p.ok("get_state")["sessionFile"]).exists()
+    p.close()
+    assert 'invalid sessionFsync "sometimes"' in p.stderr
