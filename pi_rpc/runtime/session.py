@@ -376,8 +376,31 @@ class AgentSession:
             self._run_done.set()
             raise
         self._update_session_env()
+        self._refresh_stream_options()
         self._start_background(self._session_run, messages, start_gate)
         return "started"
+
+    def _refresh_stream_options(self) -> None:
+        """Per-request options from settings and models.json: provider-level HTTP retries
+        (``retry.provider.*``, Retry-After honoured up to ``maxRetryDelayMs``), the request
+        timeout, and the model's resolved headers (``$ENV``/``!command`` values, authHeader)."""
+        options: dict[str, Any] = {
+            "max_retries": self.settings.retry_provider_max_retries,
+            "max_retry_delay_ms": self.settings.retry_provider_max_retry_delay_ms,
+        }
+        timeout_ms = self.settings.retry_provider_timeout_ms
+        if timeout_ms:
+            options["timeout_s"] = timeout_ms / 1000
+        model = self.agent.model
+        if model is not None and model.get("provider") != "faux":
+            try:
+                headers = self.registry.get_headers(model)
+            except Exception as exc:  # noqa: BLE001 - a header command failing must not kill the prompt
+                print(f"Warning: could not resolve headers for {model.get('provider')}: {exc}", file=sys.stderr)
+                headers = {}
+            if headers:
+                options["headers"] = headers
+        self.agent.stream_options = options
 
     def _update_session_env(self) -> None:
         """PI_* variables the LLM bash tool passes to commands."""

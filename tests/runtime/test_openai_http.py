@@ -29,6 +29,16 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         server.requests.append({"path": self.path, "headers": headers, "body": body})
         turn = server.turns.pop(0) if server.turns else {"text": "out of script"}
+        if "status" in turn:
+            payload = json.dumps({"error": {"message": turn.get("message", "rate limited"), "type": "rate_limit"}})
+            self.send_response(turn["status"])
+            for name, value in (turn.get("headers") or {}).items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload.encode())
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
@@ -141,3 +151,26 @@ def test_openai_compatible_server_text_and_tool_call(pi, llm_server):
     assert roles == [("system", None), ("user", None), ("assistant", None), ("tool", "call_1"),
                      ("assistant", None), ("user", None)]
     assert p.ok("get_last_assistant_text") == {"text": "Hello again."}
+
+
+def test_models_json_headers_and_provider_level_retry(pi, llm_server):
+    # Headers from models.json are resolved ($ENV) and sent; a 429 with Retry-After is retried
+    # by the provider layer (retry.provider.maxRetries) inside ONE agent attempt: no auto_retry.
+    server = llm_server([
+        {"status": 429, "headers": {"Retry-After": "0"}, "message": "Rate limit reached"},
+        {"text": "Hello after a retry."},
+    ])
+    models = _models_json(server.server_address[1])
+    models["providers"]["fake"]["headers"] = {"X-Team": "$PI_TEST_TEAM_HEADER", "X-Literal": "lit"}
+    p = pi(models=models, env={"PI_TEST_TEAM_HEADER": "blue"},
+           settings={"defaultProvider": "fake", "defaultModel": "fake-model",
+                     "retry": {"provider": {"maxRetries": 2}}})
+    p.cmd("prompt", message="hi")
+    p.settle(timeout=20)
+    assert len(server.requests) == 2
+    for request in server.requests:
+        assert request["headers"].get("x-team") == "blue"
+        assert request["headers"].get("x-literal") == "lit"
+    seq = kinds(p.records)
+    assert "auto_retry_start" not in seq
+    assert p.ok("get_last_assistant_text") == {"text": "Hello after a retry."}
