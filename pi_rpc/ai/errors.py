@@ -15,6 +15,8 @@ Bodies are capped at 4000 characters like upstream.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from collections.abc import Mapping
 from typing import Any
 
@@ -131,3 +133,27 @@ def redact(text: str, secrets: list[str | None]) -> str:
         if secret and len(secret) >= 6 and secret in text:
             text = text.replace(secret, "[redacted]")
     return text
+
+
+# --------------------------------------------------------------------------- retry hints
+#
+# A failed reply is a plain message dict that goes to the wire and into session files, so the
+# delay a server asked for (Retry-After) travels beside it instead of as an extra field:
+# keyed by the message object, checked against the message's own timestamp and error text.
+_RETRY_HINTS: OrderedDict[int, tuple[Any, Any, float]] = OrderedDict()
+_MAX_HINTS = 64
+
+
+def set_retry_hint(message: dict[str, Any], delay_ms: float) -> None:
+    _RETRY_HINTS[id(message)] = (message.get("timestamp"), message.get("errorMessage"), delay_ms)
+    _RETRY_HINTS.move_to_end(id(message))
+    while len(_RETRY_HINTS) > _MAX_HINTS:
+        _RETRY_HINTS.popitem(last=False)
+
+
+def retry_hint_ms(message: dict[str, Any]) -> float | None:
+    """The server-requested delay recorded for this failed reply, if any."""
+    hint = _RETRY_HINTS.get(id(message))
+    if hint is None or hint[0] != message.get("timestamp") or hint[1] != message.get("errorMessage"):
+        return None
+    return hint[2]

@@ -24,6 +24,7 @@ from anyio.abc import TaskGroup
 from pi_rpc.agent.agent import Agent
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.ai.abort import AbortController
+from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.ai.types import THINKING_LEVELS
@@ -511,7 +512,8 @@ class AgentSession:
         self.retry.attempt += 1
         attempt = self.retry.attempt
         error = (failed or {}).get("errorMessage") or "Unknown error"
-        delay = self.retry.policy.delay_ms(attempt, (failed or {}).get("retryAfterMs"))
+        hint = retry_hint_ms(failed) if failed is not None else None
+        delay = self.retry.policy.delay_ms(attempt, int(hint) if hint is not None else None)
         await self.emit(
             {
                 "type": "auto_retry_start",

@@ -174,3 +174,22 @@ def test_models_json_headers_and_provider_level_retry(pi, llm_server):
     seq = kinds(p.records)
     assert "auto_retry_start" not in seq
     assert p.ok("get_last_assistant_text") == {"text": "Hello after a retry."}
+
+
+def test_agent_retry_waits_for_the_servers_retry_after(pi, llm_server):
+    # Deliberate difference (protocol/README.md): the session's backoff honours Retry-After
+    # when the server asks for longer than baseDelayMs * 2^(n-1) (upstream ignores it).
+    server = llm_server([
+        {"status": 503, "headers": {"Retry-After": "1"}, "message": "Service unavailable"},
+        {"text": "Recovered."},
+    ])
+    p = pi(models=_models_json(server.server_address[1]),
+           settings={"defaultProvider": "fake", "defaultModel": "fake-model", "retry": {"baseDelayMs": 10}})
+    p.cmd("prompt", message="hi")
+    p.settle(timeout=20)
+    start = p.wait_for("auto_retry_start")
+    assert start["attempt"] == 1 and start["delayMs"] == 1000
+    assert start["errorMessage"].startswith("503")
+    end = p.wait_for("auto_retry_end")
+    assert end == {"type": "auto_retry_end", "success": True, "attempt": 1}
+    assert p.ok("get_last_assistant_text") == {"text": "Recovered."}

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_rpc.ai.errors import AbortedError, ProviderHTTPError, redact
+from pi_rpc.ai.classify import parse_retry_after
+from pi_rpc.ai.errors import AbortedError, ProviderHTTPError, redact, set_retry_hint
 from pi_rpc.ai.estimate import clamp_max_tokens_to_context, estimate_context_tokens
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -74,4 +75,8 @@ def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOpt
     message = redact(message, [options.api_key])
     output["stopReason"] = "aborted" if aborted else "error"
     output["errorMessage"] = message
+    if not aborted and isinstance(exc, ProviderHTTPError):
+        delay = parse_retry_after(exc.headers, exc.body)
+        if delay is not None:
+            set_retry_hint(output, delay)
     return {"type": "error", "reason": output["stopReason"], "error": output}
