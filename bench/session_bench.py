@@ -120,11 +120,24 @@ def main() -> None:
             capture_output=True, text=True, check=True).stdout)
         timing = measure(path, "time")
         traced = measure(path, "tracemalloc")
+        # Physical baseline in the same run: read the file and orjson-parse every line, nothing else.
+        raw = json.loads(subprocess.run(
+            [sys.executable, "-c",
+             "import orjson,sys,time; t=time.perf_counter(); "
+             "rows=[orjson.loads(l) for l in open(sys.argv[1],'rb')]; "
+             "peak=next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))/1024; "
+             "print(orjson.dumps({'s': time.perf_counter()-t, 'rss': peak}).decode())", path],
+            capture_output=True, text=True, check=True).stdout)
     report = {"entries": args.entries, "file_mb": round(size / 2**20, 1), "write_file_s": round(build_s, 3),
               "baseline_peak_rss_mb_after_import": round(baseline, 1)}
     report.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in timing.items()})
     report.update({k: round(v, 1) for k, v in traced.items()})
+    report["baseline_parse_lines_s"] = round(raw["s"], 3)
+    report["baseline_parse_peak_rss_mb"] = round(raw["rss"], 1)
     print(json.dumps(report, indent=1))
+    print(f"open / raw parse:      {timing['open_s'] / raw['s']:.2f}x")
+    print(f"open+context / raw:    {(timing['open_s'] + timing['context_s']) / raw['s']:.2f}x")
+    print(f"peak RSS / raw parse:  {timing['peak_rss_mb'] / raw['rss']:.2f}x")
 
 
 if __name__ == "__main__":
