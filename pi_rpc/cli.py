@@ -132,6 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
+    # Markers upstream sets for everything it spawns (tools, bash commands, hooks).
+    os.environ["PI_CODING_AGENT"] = "true"
+    os.environ["AI_AGENT"] = "pi"
 
     mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
     if mode == "rpc":

@@ -112,3 +112,23 @@ def test_sigterm_during_a_tool_kills_its_process_group(pi, tmp_path, signals):
             break
         time.sleep(0.05)
     assert _group_members(pgid) == []
+
+
+def test_children_see_upstreams_agent_markers(pi):
+    p = pi()
+    resp = p.cmd("bash", command='echo "$PI_CODING_AGENT/$AI_AGENT"')
+    assert resp["data"]["output"] == "true/pi\n"
+
+
+def test_llm_bash_tool_gets_session_variables_but_rpc_bash_does_not(pi):
+    command = 'echo "$PI_SESSION_ID|$PI_PROVIDER|$PI_MODEL|$PI_REASONING_LEVEL|${PI_SESSION_FILE:+file}"'
+    p = pi(script=[{"toolCalls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}])
+    p.cmd("prompt", message="env please")
+    p.settle(timeout=20)
+    state = p.ok("get_state")
+    end = p.wait_for("tool_execution_end")
+    text = end["result"]["content"][0]["text"]
+    assert text.strip() == f"{state['sessionId']}|faux|faux-1|off|file"
+    # The RPC bash command runs without them (upstream: only LLM bash-tool commands get them).
+    rpc = p.cmd("bash", command=command)
+    assert rpc["data"]["output"].strip() in ("||||", "")
