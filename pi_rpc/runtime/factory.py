@@ -145,11 +145,14 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     model, pattern_level = _resolve_model(args, registry, settings)
     if model is not None and args.api_key:
         registry.set_runtime_api_key(model["provider"], args.api_key)
-    if model is None or not registry.has_auth(model["provider"]):
-        if model is not None and args.model:
-            _warn(f"Warning: No API key found for {model['provider']}")
-        else:
-            _warn("Warning: No models available. Using the built-in offline model faux/faux-1.")
+    if model is not None and args.model and not registry.has_auth(model["provider"]):
+        _warn(f"Warning: No API key found for {model['provider']}")
+    elif not args.model and (model is None or model["provider"] == "faux"):
+        # Upstream warns and runs with a placeholder model; we say so and use the offline model.
+        _warn(
+            "Warning: No models available (no provider key or models.json provider configured). "
+            "Using the built-in offline model faux/faux-1."
+        )
 
     level = args.thinking or pattern_level
     if level is None and model is not None:

@@ -230,3 +230,11 @@ def test_model_without_key_is_not_available_and_prompt_fails_preflight(pi):
 def test_name_flag_sets_session_name(pi):
     p = pi(args=("--name", "Started named"))
     assert p.ok("get_state")["sessionName"] == "Started named"
+
+
+def test_no_configured_provider_falls_back_to_faux_and_says_so(pi):
+    p = pi()
+    state = p.ok("get_state")
+    assert (state["model"]["provider"], state["model"]["id"]) == ("faux", "faux-1")
+    p.close()
+    assert "No models available" in p.stderr and "faux/faux-1" in p.stderr
