@@ -26,8 +26,15 @@ MAX_PROVIDER_ERROR_BODY_CHARS = 4000
 
 
 class AbortedError(Exception):
-    def __init__(self) -> None:
-        super().__init__("Request was aborted")
+    """The caller's signal fired. Upstream's texts: ``Request was aborted`` once the stream is
+    open; ``This operation was aborted`` (fetch's AbortError) while the request is being sent,
+    e.g. the next turn's call after an abort during tool execution."""
+
+    def __init__(self, message: str = "Request was aborted") -> None:
+        super().__init__(message)
+
+
+FETCH_ABORTED = "This operation was aborted"
 
 
 class ProviderStreamError(Exception):

@@ -23,7 +23,7 @@ import httpx
 import orjson
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.errors import AbortedError, ProviderHTTPError
+from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
 from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
 
@@ -46,14 +46,17 @@ def make_client(timeout_s: float | None) -> httpx.AsyncClient:
 
 
 async def _checkpoint_scope(signal: AbortSignal | None, fn: Callable[[], Any]) -> Any:
-    """Await ``fn()`` inside the abort scope; raise AbortedError if the signal fired."""
+    """Await ``fn()`` (sending the request, a retry sleep) inside the abort scope; raise
+    AbortedError with fetch's text if the signal fired."""
     if signal is None:
         return await fn()
+    if signal.aborted:
+        raise AbortedError(FETCH_ABORTED)
     result = None
     with signal.scope():
         result = await fn()
     if signal.aborted:
-        raise AbortedError()
+        raise AbortedError(FETCH_ABORTED)
     return result
 
 

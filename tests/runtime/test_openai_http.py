@@ -193,3 +193,29 @@ def test_agent_retry_waits_for_the_servers_retry_after(pi, llm_server):
     end = p.wait_for("auto_retry_end")
     assert end == {"type": "auto_retry_end", "success": True, "attempt": 1}
     assert p.ok("get_last_assistant_text") == {"text": "Recovered."}
+
+
+def test_abort_during_tool_matches_upstream_texts(pi, llm_server):
+    # Upstream 1.6 (oracle run): the running tool fails, turn_end, then the next turn's model
+    # call fails at once as aborted with fetch's "This operation was aborted".
+    server = llm_server([
+        {"tool_calls": [{"id": "call_s", "name": "bash", "arguments": {"command": "sleep 5"}}]},
+        {"text": "never"},
+    ])
+    p = pi(models=_models_json(server.server_address[1]),
+           settings={"defaultProvider": "fake", "defaultModel": "fake-model"})
+    p.cmd("prompt", message="run sleep")
+    p.wait_for("tool_execution_start", timeout=10)
+    mark = p.mark()
+    abort = p.cmd("abort", timeout=20)
+    assert abort["success"] is True
+    seq = kinds(p.since(mark))
+    assert seq == ["tool_execution_end", "message_start:toolResult", "message_end:toolResult", "turn_end",
+                   "turn_start", "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
+                   "agent_settled", "response:" + str(abort["id"])]
+    tool_end = p.wait_for("tool_execution_end", start=mark)
+    assert tool_end["isError"] is True
+    last = [r["message"] for r in p.since(mark) if r["type"] == "message_end"][-1]
+    assert last["stopReason"] == "aborted" and last["errorMessage"] == "This operation was aborted"
+    assert last["content"] == []
+    assert len(server.requests) == 1  # the aborted call never reached the server

@@ -67,7 +67,7 @@ def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOpt
     """The terminal ``error`` event for ``exc`` (aborted when the signal fired)."""
     aborted = bool(options.signal and options.signal.aborted) or isinstance(exc, AbortedError)
     if aborted:
-        message = "Request was aborted"
+        message = str(exc) if isinstance(exc, AbortedError) else "Request was aborted"
     elif isinstance(exc, ProviderHTTPError):
         message = str(exc)
     else:
