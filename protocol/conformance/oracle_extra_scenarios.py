@@ -1,13 +1,13 @@
 """Extra scenarios for the upstream oracle (``../shared/oracle/run_all.py --scenarios``): runs the
 recorded fixtures do not cover (queueing during and between runs, abort during a tool, model and
 thinking commands with the bash command and new_session, auto-retry success and exhaustion,
-manual compaction). Ours and upstream 1.6.0 compare ``same`` on all of them in signature mode:
+manual compaction, overflow recovery, threshold compaction, new/switch session). Ours and upstream 1.6.0 compare ``same`` on all of them in signature mode:
 
     export PI_ORACLE_DIR=/tmp/oracle        # a writable copy of ../shared/oracle
     python3 $PI_ORACLE_DIR/run_all.py --scenarios protocol/conformance/oracle_extra_scenarios.py \
-        --only x_queue,x_abort_tool,x_state,x_retry,x_compact --out /tmp/x-up --node-dir /tmp/pi-node
+        --only x_queue,x_abort_tool,x_state,x_retry,x_compact,x_overflow,x_threshold,x_switch --out /tmp/x-up --node-dir /tmp/pi-node
     python3 $PI_ORACLE_DIR/run_all.py --scenarios protocol/conformance/oracle_extra_scenarios.py \
-        --only x_queue,x_abort_tool,x_state,x_retry,x_compact --out /tmp/x-ours \
+        --only x_queue,x_abort_tool,x_state,x_retry,x_compact,x_overflow,x_threshold,x_switch --out /tmp/x-ours \
         --cmd 'python -m pi_rpc --mode rpc --session-dir {session_dir}'
     python3 $PI_ORACLE_DIR/compare.py /tmp/x-up /tmp/x-ours
 """
@@ -113,6 +113,54 @@ SCENARIOS["x_compact"] = {
         *QUERY("ss", "get_session_stats"),
         P("p3", "three"), SETTLED(),
         *QUERY("c2", "compact"),
+        {"wait_quiet": 0.3},
+    ],
+}
+SCENARIOS["x_overflow"] = {
+    "doc": "context overflow error -> compaction -> retry",
+    "settings": {"compaction": {"keepRecentTokens": 10}},
+    "script": {"turns": [
+        {"chunks": ["answer one " * 10]},
+        {"error": {"status": 400, "body": {"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}}},
+        {"chunks": ["after recovery"]},
+    ], "rules": [SUMMARY_RULE]},
+    "steps": [
+        P("p1", "one"), SETTLED(),
+        P("p2", "two"), SETTLED(),
+        *QUERY("gm", "get_messages"),
+        *QUERY("ge", "get_entries"),
+        {"wait_quiet": 0.3},
+    ],
+}
+SCENARIOS["x_threshold"] = {
+    "doc": "usage above contextWindow - reserveTokens -> threshold compaction after the run",
+    "settings": {"compaction": {"keepRecentTokens": 10, "reserveTokens": 16384}},
+    "script": {"turns": [
+        {"chunks": ["answer one " * 10]},
+        {"chunks": ["big"], "usage": {"prompt_tokens": 120000, "completion_tokens": 10, "total_tokens": 120010}},
+        {"chunks": ["after"]},
+    ], "rules": [SUMMARY_RULE]},
+    "steps": [
+        P("p1", "one"), SETTLED(),
+        P("p2", "two"), SETTLED(),
+        *QUERY("ss", "get_session_stats"),
+        P("p3", "three"), SETTLED(),
+        {"wait_quiet": 0.3},
+    ],
+}
+SCENARIOS["x_switch"] = {
+    "doc": "new_session, switch back, fork at, get_tree",
+    "script": [{"chunks": ["A1"]}, {"chunks": ["B1"]}, {"chunks": ["A2"]}],
+    "steps": [
+        P("p1", "in A"), SETTLED(),
+        *QUERY("s1", "get_state"),
+        *QUERY("n1", "new_session"),
+        P("p2", "in B"), SETTLED(),
+        *QUERY("sw", "switch_session", sessionPath="${resp:s1:data.sessionFile}"),
+        *QUERY("gm", "get_messages"),
+        P("p3", "back in A"), SETTLED(),
+        *QUERY("gt", "get_tree"),
+        *QUERY("ss", "get_session_stats"),
         {"wait_quiet": 0.3},
     ],
 }
