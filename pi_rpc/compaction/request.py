@@ -12,7 +12,7 @@ import inspect
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import nullcontext
 from typing import Any
 
