@@ -4,12 +4,26 @@
     with RpcClient(["pi", "--mode", "rpc", "--no-session"]) as pi:
         result = pi.prompt_and_wait("hello", timeout=60)
         print(result.text())
+
+The async flavour (anyio; ``pip install 'pi-rpc-client[async]'``) lives in ``pi_rpc_client.aio``;
+``pi_rpc_client.AsyncRpcClient`` imports it on first access, so the sync client stays stdlib-only.
 """
 
 from .client import EventStream, PromptResult, RpcClient
 from .commands import COMMAND_TYPES
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+
+_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient")
+
+
+def __getattr__(name: str) -> object:
+    # lazy: importing the package must not require anyio
+    if name in _ASYNC_NAMES:
+        from . import aio
+
+        return getattr(aio, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "COMMAND_TYPES",

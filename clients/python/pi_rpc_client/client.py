@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import EllipsisType
 from typing import Any
 
-from .commands import CommandsMixin
+from .commands import CommandsMixin, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
 
@@ -441,9 +441,7 @@ class RpcClient(CommandsMixin):
         return pending.response
 
     def _call(self, type_: str, timeout: Timeout = ..., **fields: Any) -> Any:
-        cmd: Record = {"type": type_}
-        cmd.update({k: v for k, v in fields.items() if v is not None})
-        return self.request(cmd, timeout).get("data")
+        return self.request(build_command(type_, fields), timeout).get("data")
 
     # ------------------------------------------------------------------ runs
     def prompt_and_wait(

@@ -1,19 +1,32 @@
-"""Typed wrappers for the 33 commands of the pi 1.6 RPC protocol (one method each, snake_case).
+"""Typed wrappers for the 33 commands of the pi 1.6 RPC protocol (one method each, snake_case), shared by
+the sync client (``CommandsMixin``) and the async one (``AsyncCommandsMixin``).
 
 Every method takes an optional ``timeout`` (seconds; ``...`` = the client's default) and returns the
-response's ``data`` (absent data -> None). Failures raise RpcCommandError carrying the response.
+response's ``data`` (absent data -> None), reshaped by a small pure function where the command has an
+obvious single value. Failures raise RpcCommandError carrying the response.
 Field names on the wire stay camelCase; optional fields are omitted when None, never sent as null.
+
+Each command is written once (in ``_CommandSet``), as a method that calls
+``self._command(type, timeout, post, **fields)``. The sync client's ``_command`` returns ``post(data)``; the
+async client's is a coroutine. The ``_Command`` descriptor hands out the plain method on sync clients and an
+``async def`` wrapper (same signature and docstring) on async ones, and tells type checkers the same.
 """
 
 from __future__ import annotations
 
+import functools
+import types
+from collections.abc import Callable, Coroutine
 from types import EllipsisType
-from typing import Any, Literal
+from typing import Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, overload
 
 Record = dict[str, Any]
 Timeout = float | None | EllipsisType
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
+Post = Callable[[Any], Any] | None
+P = ParamSpec("P")
+R = TypeVar("R")
 
 COMMAND_TYPES: tuple[str, ...] = (
     "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state", "set_model",
@@ -25,121 +38,234 @@ COMMAND_TYPES: tuple[str, ...] = (
 )
 
 
-class CommandsMixin:
+def build_command(type_: str, fields: dict[str, Any]) -> Record:
+    """The wire record for a command: ``type`` plus every field that is not None (absent, never null)."""
+    cmd: Record = {"type": type_}
+    cmd.update({k: v for k, v in fields.items() if v is not None})
+    return cmd
+
+
+# -- result shapers (pure; applied to the response's ``data``) ---------------------------------------
+def _nothing(_data: Any) -> None:
+    return None
+
+
+def _field(key: str) -> Callable[[Any], Any]:
+    return lambda data: (data or {}).get(key)
+
+
+def _str_field(key: str) -> Callable[[Any], str]:
+    return lambda data: str((data or {}).get(key))
+
+
+def _list_field(key: str) -> Callable[[Any], list[Any]]:
+    return lambda data: list((data or {}).get(key, []))
+
+
+_disposition = _str_field("disposition")
+
+
+def _asyncify(method: Callable[..., Any]) -> Callable[..., Any]:
+    # The shared body returns whatever ``self._command`` returns: a coroutine on the async client.
+    @functools.wraps(method)
+    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return await method(self, *args, **kwargs)
+
+    wrapper.__qualname__ = f"AsyncCommandsMixin.{method.__name__}"
+    return wrapper
+
+
+class _Command(Generic[P, R]):
+    """Descriptor around one command method: the method itself on sync clients, a coroutine on async ones."""
+
+    def __init__(self, fn: Callable[Concatenate[Any, P], R]) -> None:
+        self._fn = fn
+        self._async = _asyncify(fn)
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Callable[..., Any]: ...
+    @overload
+    def __get__(self, obj: "AsyncCommandsMixin", owner: type | None = None) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    @overload
+    def __get__(self, obj: "CommandsMixin", owner: type | None = None) -> Callable[P, R]: ...
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Callable[..., Any]:
+        if obj is None:
+            return self._async if owner is not None and issubclass(owner, AsyncCommandsMixin) else self._fn
+        return types.MethodType(self._async if isinstance(obj, AsyncCommandsMixin) else self._fn, obj)
+
+
+class _CommandSet:
+    """The 33 commands, written once; subclasses provide ``_command``."""
+
+    def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- input --------------------------------------------------------------
+    @_Command
+    def prompt(self, message: str, images: list[Record] | None = None,
+               streaming_behavior: Literal["steer", "followUp"] | None = None, *, timeout: Timeout = ...) -> str:
+        """Returns the disposition: "started" | "queued" | "handled". Events follow on the event stream."""
+        return self._command("prompt", timeout, _disposition,
+                             message=message, images=images, streamingBehavior=streaming_behavior)
+
+    @_Command
+    def steer(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
+        return self._command("steer", timeout, _disposition, message=message, images=images)
+
+    @_Command
+    def follow_up(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
+        return self._command("follow_up", timeout, _disposition, message=message, images=images)
+
+    @_Command
+    def abort(self, *, timeout: Timeout = ...) -> None:
+        """Returns after the run settled (the response follows ``agent_settled{aborted:true}``)."""
+        return self._command("abort", timeout, _nothing)
+
+    @_Command
+    def clear_queue(self, *, timeout: Timeout = ...) -> Record:
+        """``{"steering": [...], "followUp": [...]}`` — the texts that were dropped."""
+        return self._command("clear_queue", timeout, None)
+
+    # -- session ------------------------------------------------------------
+    @_Command
+    def new_session(self, parent_session: str | None = None, *, timeout: Timeout = ...) -> Record:
+        return self._command("new_session", timeout, None, parentSession=parent_session)
+
+    @_Command
+    def get_state(self, *, timeout: Timeout = ...) -> Record:
+        return self._command("get_state", timeout, None)
+
+    @_Command
+    def switch_session(self, session_path: str, *, timeout: Timeout = ...) -> Record:
+        return self._command("switch_session", timeout, None, sessionPath=session_path)
+
+    @_Command
+    def fork(self, entry_id: str, *, timeout: Timeout = ...) -> Record:
+        """``{"text"?: str, "cancelled": bool}``."""
+        return self._command("fork", timeout, None, entryId=entry_id)
+
+    @_Command
+    def clone(self, *, timeout: Timeout = ...) -> Record:
+        return self._command("clone", timeout, None)
+
+    @_Command
+    def get_fork_messages(self, *, timeout: Timeout = ...) -> list[Record]:
+        return self._command("get_fork_messages", timeout, _list_field("messages"))
+
+    @_Command
+    def get_entries(self, since: str | None = None, *, timeout: Timeout = ...) -> Record:
+        """``{"entries": [...], "leafId": str | None}``; ``since`` is an exclusive entry-id cursor."""
+        return self._command("get_entries", timeout, None, since=since)
+
+    @_Command
+    def get_tree(self, *, timeout: Timeout = ...) -> Record:
+        return self._command("get_tree", timeout, None)
+
+    @_Command
+    def get_last_assistant_text(self, *, timeout: Timeout = ...) -> str | None:
+        return self._command("get_last_assistant_text", timeout, _field("text"))
+
+    @_Command
+    def set_session_name(self, name: str, *, timeout: Timeout = ...) -> None:
+        return self._command("set_session_name", timeout, _nothing, name=name)
+
+    @_Command
+    def get_messages(self, *, timeout: Timeout = ...) -> list[Record]:
+        return self._command("get_messages", timeout, _list_field("messages"))
+
+    @_Command
+    def get_session_stats(self, *, timeout: Timeout = ...) -> Record:
+        return self._command("get_session_stats", timeout, None)
+
+    @_Command
+    def export_html(self, output_path: str | None = None, *, timeout: Timeout = ...) -> str:
+        return self._command("export_html", timeout, _str_field("path"), outputPath=output_path)
+
+    @_Command
+    def get_commands(self, *, timeout: Timeout = ...) -> list[Record]:
+        return self._command("get_commands", timeout, _list_field("commands"))
+
+    # -- model / thinking ---------------------------------------------------
+    @_Command
+    def set_model(self, provider: str, model_id: str, *, timeout: Timeout = ...) -> Record:
+        return self._command("set_model", timeout, None, provider=provider, modelId=model_id)
+
+    @_Command
+    def cycle_model(self, *, timeout: Timeout = ...) -> Record | None:
+        return self._command("cycle_model", timeout, None)
+
+    @_Command
+    def get_available_models(self, *, timeout: Timeout = ...) -> list[Record]:
+        return self._command("get_available_models", timeout, _list_field("models"))
+
+    @_Command
+    def set_thinking_level(self, level: ThinkingLevel | str, *, timeout: Timeout = ...) -> None:
+        return self._command("set_thinking_level", timeout, _nothing, level=level)
+
+    @_Command
+    def cycle_thinking_level(self, *, timeout: Timeout = ...) -> Record | None:
+        return self._command("cycle_thinking_level", timeout, None)
+
+    @_Command
+    def get_available_thinking_levels(self, *, timeout: Timeout = ...) -> list[str]:
+        return self._command("get_available_thinking_levels", timeout, _list_field("levels"))
+
+    # -- queue modes / compaction / retry -----------------------------------
+    @_Command
+    def set_steering_mode(self, mode: QueueMode | str, *, timeout: Timeout = ...) -> None:
+        return self._command("set_steering_mode", timeout, _nothing, mode=mode)
+
+    @_Command
+    def set_follow_up_mode(self, mode: QueueMode | str, *, timeout: Timeout = ...) -> None:
+        return self._command("set_follow_up_mode", timeout, _nothing, mode=mode)
+
+    @_Command
+    def compact(self, custom_instructions: str | None = None, *, timeout: Timeout = ...) -> Record:
+        """CompactionResult ``{summary, firstKeptEntryId, tokensBefore, ...}``."""
+        return self._command("compact", timeout, None, customInstructions=custom_instructions)
+
+    @_Command
+    def set_auto_compaction(self, enabled: bool, *, timeout: Timeout = ...) -> None:
+        return self._command("set_auto_compaction", timeout, _nothing, enabled=enabled)
+
+    @_Command
+    def set_auto_retry(self, enabled: bool, *, timeout: Timeout = ...) -> None:
+        return self._command("set_auto_retry", timeout, _nothing, enabled=enabled)
+
+    @_Command
+    def abort_retry(self, *, timeout: Timeout = ...) -> None:
+        return self._command("abort_retry", timeout, _nothing)
+
+    # -- bash ---------------------------------------------------------------
+    @_Command
+    def bash(self, command: str, exclude_from_context: bool | None = None, *, timeout: Timeout = ...) -> Record:
+        """BashResult ``{output, exitCode?, cancelled, truncated, fullOutputPath?}``; a non-zero exit is not an error."""
+        return self._command("bash", timeout, None, command=command, excludeFromContext=exclude_from_context)
+
+    @_Command
+    def abort_bash(self, *, timeout: Timeout = ...) -> None:
+        return self._command("abort_bash", timeout, _nothing)
+
+
+
+class CommandsMixin(_CommandSet):
     """Mixed into RpcClient; relies on its ``_call(type, timeout, **fields)``."""
 
     def _call(self, type_: str, timeout: Timeout = ..., **fields: Any) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    # -- input --------------------------------------------------------------
-    def prompt(self, message: str, images: list[Record] | None = None,
-               streaming_behavior: Literal["steer", "followUp"] | None = None, *, timeout: Timeout = ...) -> str:
-        """Returns the disposition: "started" | "queued" | "handled". Events follow on the event stream."""
-        data = self._call("prompt", timeout, message=message, images=images, streamingBehavior=streaming_behavior)
-        return str((data or {}).get("disposition"))
+    def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:
+        data = self._call(type_, timeout, **fields)
+        return data if post is None else post(data)
 
-    def steer(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
-        return str((self._call("steer", timeout, message=message, images=images) or {}).get("disposition"))
 
-    def follow_up(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
-        return str((self._call("follow_up", timeout, message=message, images=images) or {}).get("disposition"))
+class AsyncCommandsMixin(_CommandSet):
+    """Mixed into AsyncRpcClient: the same 33 methods as ``CommandsMixin``, as coroutines
+    (``await client.get_state()``). Relies on an ``async def _command(type, timeout, post, /, **fields)``.
+    """
 
-    def abort(self, *, timeout: Timeout = ...) -> None:
-        """Returns after the run settled (the response follows ``agent_settled{aborted:true}``)."""
-        self._call("abort", timeout)
-
-    def clear_queue(self, *, timeout: Timeout = ...) -> Record:
-        """``{"steering": [...], "followUp": [...]}`` — the texts that were dropped."""
-        return self._call("clear_queue", timeout)
-
-    # -- session ------------------------------------------------------------
-    def new_session(self, parent_session: str | None = None, *, timeout: Timeout = ...) -> Record:
-        return self._call("new_session", timeout, parentSession=parent_session)
-
-    def get_state(self, *, timeout: Timeout = ...) -> Record:
-        return self._call("get_state", timeout)
-
-    def switch_session(self, session_path: str, *, timeout: Timeout = ...) -> Record:
-        return self._call("switch_session", timeout, sessionPath=session_path)
-
-    def fork(self, entry_id: str, *, timeout: Timeout = ...) -> Record:
-        """``{"text"?: str, "cancelled": bool}``."""
-        return self._call("fork", timeout, entryId=entry_id)
-
-    def clone(self, *, timeout: Timeout = ...) -> Record:
-        return self._call("clone", timeout)
-
-    def get_fork_messages(self, *, timeout: Timeout = ...) -> list[Record]:
-        return list((self._call("get_fork_messages", timeout) or {}).get("messages", []))
-
-    def get_entries(self, since: str | None = None, *, timeout: Timeout = ...) -> Record:
-        """``{"entries": [...], "leafId": str | None}``; ``since`` is an exclusive entry-id cursor."""
-        return self._call("get_entries", timeout, since=since)
-
-    def get_tree(self, *, timeout: Timeout = ...) -> Record:
-        return self._call("get_tree", timeout)
-
-    def get_last_assistant_text(self, *, timeout: Timeout = ...) -> str | None:
-        return (self._call("get_last_assistant_text", timeout) or {}).get("text")
-
-    def set_session_name(self, name: str, *, timeout: Timeout = ...) -> None:
-        self._call("set_session_name", timeout, name=name)
-
-    def get_messages(self, *, timeout: Timeout = ...) -> list[Record]:
-        return list((self._call("get_messages", timeout) or {}).get("messages", []))
-
-    def get_session_stats(self, *, timeout: Timeout = ...) -> Record:
-        return self._call("get_session_stats", timeout)
-
-    def export_html(self, output_path: str | None = None, *, timeout: Timeout = ...) -> str:
-        return str((self._call("export_html", timeout, outputPath=output_path) or {}).get("path"))
-
-    def get_commands(self, *, timeout: Timeout = ...) -> list[Record]:
-        return list((self._call("get_commands", timeout) or {}).get("commands", []))
-
-    # -- model / thinking ---------------------------------------------------
-    def set_model(self, provider: str, model_id: str, *, timeout: Timeout = ...) -> Record:
-        return self._call("set_model", timeout, provider=provider, modelId=model_id)
-
-    def cycle_model(self, *, timeout: Timeout = ...) -> Record | None:
-        return self._call("cycle_model", timeout)
-
-    def get_available_models(self, *, timeout: Timeout = ...) -> list[Record]:
-        return list((self._call("get_available_models", timeout) or {}).get("models", []))
-
-    def set_thinking_level(self, level: ThinkingLevel | str, *, timeout: Timeout = ...) -> None:
-        self._call("set_thinking_level", timeout, level=level)
-
-    def cycle_thinking_level(self, *, timeout: Timeout = ...) -> Record | None:
-        return self._call("cycle_thinking_level", timeout)
-
-    def get_available_thinking_levels(self, *, timeout: Timeout = ...) -> list[str]:
-        return list((self._call("get_available_thinking_levels", timeout) or {}).get("levels", []))
-
-    # -- queue modes / compaction / retry -----------------------------------
-    def set_steering_mode(self, mode: QueueMode | str, *, timeout: Timeout = ...) -> None:
-        self._call("set_steering_mode", timeout, mode=mode)
-
-    def set_follow_up_mode(self, mode: QueueMode | str, *, timeout: Timeout = ...) -> None:
-        self._call("set_follow_up_mode", timeout, mode=mode)
-
-    def compact(self, custom_instructions: str | None = None, *, timeout: Timeout = ...) -> Record:
-        """CompactionResult ``{summary, firstKeptEntryId, tokensBefore, ...}``."""
-        return self._call("compact", timeout, customInstructions=custom_instructions)
-
-    def set_auto_compaction(self, enabled: bool, *, timeout: Timeout = ...) -> None:
-        self._call("set_auto_compaction", timeout, enabled=enabled)
-
-    def set_auto_retry(self, enabled: bool, *, timeout: Timeout = ...) -> None:
-        self._call("set_auto_retry", timeout, enabled=enabled)
-
-    def abort_retry(self, *, timeout: Timeout = ...) -> None:
-        self._call("abort_retry", timeout)
-
-    # -- bash ---------------------------------------------------------------
-    def bash(self, command: str, exclude_from_context: bool | None = None, *, timeout: Timeout = ...) -> Record:
-        """BashResult ``{output, exitCode?, cancelled, truncated, fullOutputPath?}``; a non-zero exit is not an error."""
-        return self._call("bash", timeout, command=command, excludeFromContext=exclude_from_context)
-
-    def abort_bash(self, *, timeout: Timeout = ...) -> None:
-        self._call("abort_bash", timeout)
+    async def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError

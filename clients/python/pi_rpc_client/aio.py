@@ -1,0 +1,499 @@
+"""Async pi RPC client on anyio (asyncio or trio): owns the child process, the reader tasks, id correlation
+and event fan-out. Needs the ``async`` extra (``pip install 'pi-rpc-client[async]'``); the sync client does not.
+
+Same wire semantics as :mod:`pi_rpc_client.client`: stdout is split on ``b"\\n"`` only, commands are
+correlated by generated ids, everything that is not a correlated response goes to the event streams and
+listeners, and a dead process fails every pending call and stream at once (RpcProcessExited).
+
+Task model: ``start()`` (or ``async with``) enters a task group holding two reader tasks (stdout, stderr);
+``aclose()`` leaves it, so both must run in the same task — which ``async with`` guarantees.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+try:
+    import anyio
+    import anyio.abc
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError("pi_rpc_client.aio needs anyio: pip install 'pi-rpc-client[async]'") from exc
+
+from .client import PromptResult, _key
+from .commands import AsyncCommandsMixin, Post, Record, Timeout, build_command
+from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
+from .framing import LineSplitter, decode_record, encode_record
+
+EventListener = Callable[[Record], Awaitable[None] | None]
+_PIPE_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+
+
+class _Pending:
+    __slots__ = ("command", "done", "response", "error")
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.done = anyio.Event()
+        self.response: Record | None = None
+        self.error: BaseException | None = None
+
+
+class AsyncEventStream:
+    """A subscription to every record that is not a correlated response (events, UI requests, stray responses).
+
+    Created by :meth:`AsyncRpcClient.events`; buffers (unbounded) from the moment it is created, so
+    subscribe *before* sending the command whose events you want. ``async for`` ends when the process
+    is gone. Used bare (``async for ev in client.events()``) the subscription closes when the loop is
+    left; inside ``with client.events() as stream:`` it stays open until the ``with`` block ends.
+    """
+
+    def __init__(self, client: "AsyncRpcClient") -> None:
+        self._client = client
+        self._send, self._recv = anyio.create_memory_object_stream[Record](math.inf)
+        self._managed = False
+        self.closed = False
+
+    def _push(self, rec: Record) -> None:
+        try:
+            self._send.send_nowait(rec)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+
+    def _end(self) -> None:
+        # closing the send side makes receive() raise EndOfStream once the buffer is drained
+        self._send.close()
+
+    async def next(self, timeout: float | None = None) -> Record:
+        """Next record; RpcTimeoutError after ``timeout`` s, RpcProcessExited when the stream ended."""
+        try:
+            with anyio.fail_after(timeout):
+                return await self._recv.receive()
+        except TimeoutError:
+            raise RpcTimeoutError("next event", timeout or 0.0) from None
+        except anyio.EndOfStream:
+            raise self._client._exit_error("waiting for events") from None
+        except anyio.ClosedResourceError:
+            raise RpcError("event stream is closed") from None
+
+    async def wait_for(self, match: str | Callable[[Record], bool], timeout: float | None = None) -> Record:
+        """Skip records until one has ``type == match`` (or ``match(record)`` is true)."""
+        pred = (lambda r: r.get("type") == match) if isinstance(match, str) else match
+        try:
+            with anyio.fail_after(timeout):
+                while True:
+                    rec = await self.next()
+                    if pred(rec):
+                        return rec
+        except TimeoutError:
+            what = match if isinstance(match, str) else "<predicate>"
+            raise RpcTimeoutError(f"event {what}", timeout or 0.0) from None
+
+    def drain(self) -> list[Record]:
+        """Everything buffered right now, without waiting."""
+        out: list[Record] = []
+        while True:
+            try:
+                out.append(self._recv.receive_nowait())
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                return out
+
+    async def __aiter__(self) -> AsyncIterator[Record]:
+        try:
+            while True:
+                try:
+                    rec = await self.next()
+                except RpcProcessExited:
+                    return
+                yield rec
+        finally:
+            if not self._managed:
+                self.close()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._client._unsubscribe(self)
+            self._send.close()
+            self._recv.close()
+
+    def __enter__(self) -> "AsyncEventStream":
+        self._managed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "AsyncEventStream":
+        return self.__enter__()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+
+async def _await_quietly(awaitable: Awaitable[Any]) -> None:
+    try:
+        await awaitable
+    except Exception:  # noqa: BLE001 - a faulty listener must not take down the client's task group
+        pass
+
+
+class AsyncRpcClient(AsyncCommandsMixin):
+    """Spawn ``argv`` (e.g. ``["pi", "--mode", "rpc"]``) and talk JSONL to it, asynchronously.
+
+    ``async with AsyncRpcClient(argv) as pi: await pi.get_state()``; or ``await start()`` / ``await aclose()``
+    from the same task. The 33 command methods are coroutines with the sync client's signatures.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        inherit_env: bool = True,
+        default_timeout: float | None = 60.0,
+        stderr_tail_bytes: int = 64 * 1024,
+        stderr_callback: Callable[[bytes], None] | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env: dict[str, str] = dict(os.environ) if inherit_env else {}
+        self.env.update(env or {})
+        self.default_timeout = default_timeout
+        self._stderr_limit = stderr_tail_bytes
+        self._stderr_cb = stderr_callback
+        self._stderr = bytearray()
+        self._pending: dict[str, _Pending] = {}
+        self._streams: list[AsyncEventStream] = []
+        self._listeners: list[EventListener] = []
+        self._next_id = 0
+        self._closed_stream = False
+        self._stdin_closed = False
+        self._protocol_errors: list[RpcProtocolError] = []
+        self.unmatched_responses: list[Record] = []
+        self.proc: anyio.abc.Process | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._write_lock: anyio.Lock | None = None
+        self._stdout_done: anyio.Event | None = None
+        self._stderr_done: anyio.Event | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> "AsyncRpcClient":
+        if self.proc is not None:
+            raise RpcError("client already started")
+        self._write_lock = anyio.Lock()
+        self._stdout_done = anyio.Event()
+        self._stderr_done = anyio.Event()
+        self.proc = await anyio.open_process(
+            self.argv, cwd=self.cwd, env=self.env, start_new_session=True,  # own group: SIGKILL reaches tools
+        )
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._read_stderr, name="pi-rpc-stderr")
+        self._tg.start_soon(self._read_stdout, name="pi-rpc-stdout")
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode if self.proc else None
+
+    @property
+    def stderr_text(self) -> str:
+        """Captured stderr tail (last ``stderr_tail_bytes`` bytes), decoded leniently."""
+        return bytes(self._stderr).decode("utf-8", errors="replace")
+
+    @property
+    def protocol_errors(self) -> list[RpcProtocolError]:
+        """Stdout lines that were not JSON objects (kept, not raised, so one bad line cannot kill a session)."""
+        return list(self._protocol_errors)
+
+    async def aclose(self, timeout: float = 5.0) -> int | None:
+        """Close stdin, wait; then SIGTERM, wait; then SIGKILL the process group. Returns the exit code.
+
+        Shielded: it completes even when the calling task is being cancelled.
+        """
+        proc = self.proc
+        if proc is None:
+            return None
+        if self._closed:
+            return proc.returncode
+        self._closed = True
+        assert self._write_lock is not None and self._tg is not None and self._stdout_done is not None
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(timeout):
+                async with self._write_lock:  # never cut a record in half
+                    self._stdin_closed = True
+                    if proc.stdin is not None:
+                        try:
+                            await proc.stdin.aclose()
+                        except _PIPE_ERRORS:
+                            pass
+            for sig in (None, signal.SIGTERM, signal.SIGKILL):
+                if sig is not None and proc.returncode is None:
+                    try:
+                        if sig == signal.SIGKILL:
+                            os.killpg(proc.pid, sig)  # also take down tool subprocesses in its group
+                        else:
+                            proc.send_signal(sig)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                with anyio.move_on_after(timeout):
+                    await proc.wait()
+                if proc.returncode is not None:
+                    break
+            # the readers end at EOF; a grandchild still holding the pipe must not keep us here
+            with anyio.move_on_after(2.0):
+                await self._stdout_done.wait()
+        # outside the shield: the task group's scope encloses it, so it must be left first
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                await stream.aclose()
+        return proc.returncode
+
+    async def __aenter__(self) -> "AsyncRpcClient":
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------ reading
+    async def _read_stdout(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        splitter = LineSplitter()
+        try:
+            async for chunk in self.proc.stdout:
+                for line in splitter.feed(chunk):
+                    self._dispatch_line(line)
+            tail = splitter.rest()
+            if tail.strip():
+                self._dispatch_line(tail)
+        except _PIPE_ERRORS:
+            pass
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._on_stream_end()
+
+    async def _read_stderr(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        try:
+            async for chunk in self.proc.stderr:
+                self._stderr += chunk
+                if len(self._stderr) > self._stderr_limit:
+                    del self._stderr[: len(self._stderr) - self._stderr_limit]
+                if self._stderr_cb:
+                    try:
+                        self._stderr_cb(chunk)
+                    except Exception:  # noqa: BLE001 - diagnostics callback must not kill the reader
+                        pass
+        except _PIPE_ERRORS:
+            pass
+        finally:
+            assert self._stderr_done is not None
+            self._stderr_done.set()
+
+    def _dispatch_line(self, line: bytes) -> None:
+        try:
+            rec = decode_record(line)
+        except ValueError as e:
+            self._protocol_errors.append(RpcProtocolError(line, f"invalid JSON on stdout ({e})"))
+            return
+        if not isinstance(rec, dict):
+            self._protocol_errors.append(RpcProtocolError(line, "stdout record is not an object"))
+            return
+        if rec.get("type") == "response" and "id" in rec:
+            pending = self._pending.pop(_key(rec["id"]), None)
+            if pending is not None:
+                pending.response = rec
+                pending.done.set()
+                return
+        if rec.get("type") == "response":
+            self.unmatched_responses.append(rec)
+        self._fan_out(rec)
+
+    def _fan_out(self, rec: Record) -> None:
+        for s in list(self._streams):
+            s._push(rec)
+        for fn in list(self._listeners):
+            try:
+                result = fn(rec)
+            except Exception:  # noqa: BLE001 - a faulty listener must not stop the reader
+                continue
+            if inspect.isawaitable(result) and self._tg is not None:
+                self._tg.start_soon(_await_quietly, result)
+
+    async def _on_stream_end(self) -> None:
+        # stdout closed: the process is exiting; collect its code and the rest of stderr for the report
+        assert self.proc is not None and self._stderr_done is not None and self._stdout_done is not None
+        try:
+            with anyio.move_on_after(5.0):
+                await self.proc.wait()
+            with anyio.move_on_after(2.0):
+                await self._stderr_done.wait()
+        finally:
+            self._closed_stream = True
+            pending = list(self._pending.values())
+            self._pending.clear()
+            for p in pending:
+                p.error = self._exit_error(f"waiting for the response to {p.command}")
+                p.done.set()
+            for s in list(self._streams):
+                s._end()
+            self._stdout_done.set()
+
+    def _exit_error(self, context: str) -> RpcProcessExited:
+        code = self.proc.returncode if self.proc else None
+        return RpcProcessExited(code, self.stderr_text[-4000:], context)
+
+    # ------------------------------------------------------------------ events
+    def events(self) -> AsyncEventStream:
+        """Subscribe to records from now on (events, extension UI requests, uncorrelated responses)."""
+        s = AsyncEventStream(self)
+        self._streams.append(s)
+        if self._closed_stream:
+            s._end()
+        return s
+
+    def _unsubscribe(self, s: AsyncEventStream) -> None:
+        if s in self._streams:
+            self._streams.remove(s)
+
+    def on_event(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener(record)`` for every non-response record; returns unsubscribe.
+
+        A plain function runs inline on the reader task (keep it quick, never block); a coroutine
+        function runs as its own task, so it may await commands. Exceptions are swallowed.
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    # ------------------------------------------------------------------ writing
+    async def send_raw(self, data: bytes) -> None:
+        """Write bytes to stdin as-is (tests of framing edge cases).
+
+        The write itself is shielded from cancellation: a record cut in half would corrupt the stream
+        for every later command. Waiting for the write lock is cancellable.
+        """
+        proc = self.proc
+        if proc is None or proc.stdin is None or self._write_lock is None:
+            raise RpcError("client not started")
+        async with self._write_lock:
+            if self._stdin_closed:
+                raise RpcError("client is closed")
+            try:
+                with anyio.CancelScope(shield=True):
+                    await proc.stdin.send(data)
+            except _PIPE_ERRORS as e:
+                with anyio.move_on_after(2.0):
+                    await proc.wait()
+                raise self._exit_error("writing to stdin") from e
+
+    async def notify(self, record: Record) -> None:
+        """Send a record that gets no response (``extension_ui_response``)."""
+        await self.send_raw(encode_record(record))
+
+    def new_id(self) -> str:
+        self._next_id += 1
+        return f"aio-{self._next_id}"
+
+    async def request(self, command: Record, timeout: Timeout = ..., *, check: bool = True) -> Record:
+        """Send one command, wait for its response (correlated by ``id``, generated when absent).
+
+        Raises RpcCommandError for ``success: false`` when ``check``, RpcTimeoutError, RpcProcessExited.
+        """
+        if timeout is ...:
+            timeout = self.default_timeout
+        cmd = dict(command)
+        if "id" not in cmd:
+            cmd["id"] = self.new_id()
+        if self.proc is None:
+            raise RpcError("client not started")
+        if self._closed_stream:
+            raise self._exit_error(f"sending {cmd.get('type')}")
+        pending = _Pending(str(cmd.get("type")))
+        key = _key(cmd["id"])
+        self._pending[key] = pending
+        try:
+            await self.send_raw(encode_record(cmd))
+            try:
+                with anyio.fail_after(timeout):
+                    await pending.done.wait()
+            except TimeoutError:
+                if not pending.done.is_set():
+                    raise RpcTimeoutError(f"response to {cmd.get('type')} (id {cmd['id']!r})", timeout or 0.0) from None
+        finally:
+            if self._pending.get(key) is pending:  # timed out, cancelled or failed to send
+                del self._pending[key]
+        if pending.error is not None:
+            raise pending.error
+        assert pending.response is not None
+        if check and not pending.response.get("success"):
+            raise RpcCommandError(pending.response)
+        return pending.response
+
+    async def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:
+        data = (await self.request(build_command(type_, fields), timeout)).get("data")
+        return data if post is None else post(data)
+
+    # ------------------------------------------------------------------ runs
+    async def prompt_and_wait(
+        self,
+        message: str,
+        images: list[Record] | None = None,
+        *,
+        streaming_behavior: str | None = None,
+        timeout: Timeout = ...,
+    ) -> PromptResult:
+        """Send a prompt and collect events until ``agent_settled`` (not ``agent_end``: retries,
+        compaction and queued follow-ups happen after it). A ``handled`` prompt returns at once.
+        ``timeout`` bounds the whole run."""
+        if timeout is ...:
+            timeout = self.default_timeout
+        waiting_for = "response to prompt"
+        with self.events() as stream:
+            cmd = build_command("prompt", {"message": message, "images": images,
+                                           "streamingBehavior": streaming_behavior})
+            try:
+                with anyio.fail_after(timeout):
+                    response = await self.request(cmd, None)
+                    disposition = (response.get("data") or {}).get("disposition")
+                    result = PromptResult(response, disposition)
+                    if disposition == "handled":
+                        return result
+                    waiting_for = "agent_settled"
+                    while True:
+                        ev = await stream.next()
+                        result.events.append(ev)
+                        if ev.get("type") == "agent_settled":
+                            return result
+            except TimeoutError as e:
+                if isinstance(e, RpcError):
+                    raise
+                raise RpcTimeoutError(waiting_for, timeout or 0.0) from None
+
+
+__all__ = [
+    "AsyncEventStream",
+    "AsyncRpcClient",
+    "PromptResult",
+    "RpcCommandError",
+    "RpcError",
+    "RpcProcessExited",
+    "RpcTimeoutError",
+]
