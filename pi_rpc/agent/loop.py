@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import Message, StreamOptions
@@ -266,7 +266,8 @@ async def stream_assistant_response(
 
     api_key = None
     if config.get_api_key is not None:
-        api_key = await maybe_await(config.get_api_key(config.model.get("provider")))
+        provider = cast(str, config.model.get("provider"))  # every resolved model names its provider
+        api_key = await maybe_await(config.get_api_key(provider))
     api_key = api_key or config.api_key
 
     options = StreamOptions(api_key=api_key, signal=signal, reasoning=config.reasoning, session_id=config.session_id)

@@ -18,10 +18,10 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -191,7 +191,11 @@ async def finalize_executed_tool_call(
             with _scope(signal):
                 after = await maybe_await(
                     config.after_tool_call(
-                        AfterToolCallContext(assistant_message, prepared.tool_call, prepared.args, result, is_error, context),
+                        AfterToolCallContext(
+                            assistant_message, prepared.tool_call, prepared.args,
+                            # the tool's (or error_result's) dict, AgentToolResult-shaped by contract
+                            cast(AgentToolResult, result), is_error, context,
+                        ),
                         signal,
                     )
                 )
@@ -234,7 +238,7 @@ async def emit_tool_execution_end(outcome: ToolOutcome, emit: Emit) -> None:
 
 
 def create_tool_result_message(outcome: ToolOutcome) -> Message:
-    result = outcome.result
+    result: Mapping[str, Any] = outcome.result
     message: dict[str, Any] = {
         "role": "toolResult",
         "toolCallId": outcome.tool_call.get("id"),

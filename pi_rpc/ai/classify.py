@@ -225,6 +225,6 @@ def parse_retry_after(headers: Mapping[str, str] | None = None, body: str | None
         for pattern in (_RETRY_IN, _RETRY_DELAY):
             m = pattern.search(body)
             if m:
-                value = float(m.group(1))
-                return value if m.group(2).lower() == "ms" else value * 1000
+                amount = float(m.group(1))
+                return amount if m.group(2).lower() == "ms" else amount * 1000
     return None

@@ -4,6 +4,7 @@ serialise like JavaScript numbers (``0``, not ``0.0``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -14,7 +15,7 @@ def js_number(value: float) -> float | int:
     return value
 
 
-def calculate_cost(model: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     """Fill ``usage["cost"]`` in place (upstream key order) and return it."""
     prices = model.get("cost") or {}
     rates: dict[str, Any] = prices

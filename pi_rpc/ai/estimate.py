@@ -5,6 +5,7 @@ image, and the last successful assistant usage as the base for everything before
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -86,7 +87,7 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> int:
     return base_tokens + sum(estimate_message_tokens(m) for m in messages[base_index + 1 :])
 
 
-def clamp_max_tokens_to_context(model: dict[str, Any], input_tokens: int, max_tokens: int) -> int:
+def clamp_max_tokens_to_context(model: Mapping[str, Any], input_tokens: int, max_tokens: int) -> int:
     window = model.get("contextWindow", 0)
     if window <= 0:
         return max(1, max_tokens)

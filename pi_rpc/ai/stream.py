@@ -14,13 +14,14 @@ with ``register_provider(api, fn)``. The built-in ones register lazily on first 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions, empty_usage
 
-ProviderFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+# An async generator, not any async iterator: ``stream`` closes it with ``aclosing``.
+ProviderFn = Callable[[Model, Context, StreamOptions], AsyncGenerator[AssistantMessageEvent, None]]
 
 _REGISTRY: dict[str, ProviderFn] = {}
 _LAZY: dict[str, tuple[str, str]] = {}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pi_rpc.ai.types import THINKING_LEVELS
 
 
-def supported_thinking_levels(model: dict[str, Any] | None) -> list[str]:
+def supported_thinking_levels(model: Mapping[str, Any] | None) -> list[str]:
     """``["off"]`` for non-reasoning models; otherwise off..high minus levels mapped to null,
     plus xhigh/max only when the model's ``thinkingLevelMap`` defines them. No model: all seven."""
     if model is None:
@@ -25,7 +26,7 @@ def supported_thinking_levels(model: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def clamp_thinking_level(model: dict[str, Any] | None, level: str) -> str:
+def clamp_thinking_level(model: Mapping[str, Any] | None, level: str) -> str:
     available = supported_thinking_levels(model)
     if level in available:
         return level
@@ -41,7 +42,7 @@ def clamp_thinking_level(model: dict[str, Any] | None, level: str) -> str:
     return available[0] if available else "off"
 
 
-def provider_thinking_value(model: dict[str, Any], level: str | None) -> str | None:
+def provider_thinking_value(model: Mapping[str, Any], level: str | None) -> str | None:
     """The provider-side value for a level (``thinkingLevelMap`` override, else the level)."""
     if not level or level == "off":
         return None

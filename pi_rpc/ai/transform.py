@@ -20,10 +20,10 @@ system messages (every API we implement).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast
 
-from pi_rpc.ai.types import Context, Model
+from pi_rpc.ai.types import Context
 
 NON_VISION_USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 NON_VISION_TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -43,7 +43,7 @@ def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[
     if context.system_prompt:
         content.append(context.system_prompt)
     for tool in context.tools or []:
-        tools[tool["name"]] = tool
+        tools[tool["name"]] = cast("dict[str, Any]", tool)  # a Tool is a plain dict at run time
     messages: list[dict[str, Any]] = []
     for msg in context.messages:
         if msg.get("role") != "system":
@@ -80,10 +80,14 @@ def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dic
     return out
 
 
+# A provider's full Model, or the agent's plain model dict (it passes no normalizer).
+_ModelT = TypeVar("_ModelT", bound=Mapping[str, Any])
+
+
 def transform_messages(
     messages: list[dict[str, Any]],
-    model: Model,
-    normalize_tool_call_id: Callable[[str, Model, dict[str, Any]], str] | None = None,
+    model: _ModelT,
+    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, Any]], str] | None = None,
 ) -> list[dict[str, Any]]:
     id_map: dict[str, str] = {}
     vision = "image" in (model.get("input") or [])

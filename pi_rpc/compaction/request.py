@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -26,8 +26,8 @@ from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 from pi_rpc.compaction.settings import RetrySettings
 
 Message = dict[str, Any]
-StreamFn = Callable[[Any, Context, StreamOptions], "AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]"]
-RetryCallback = Callable[[dict[str, Any]], "Awaitable[None] | None"]
+StreamFn = Callable[[Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]]
+RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
 
@@ -215,7 +215,7 @@ _COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 
 def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any]:
     """Sum two ``Usage`` dicts (optional counters only when either side has them)."""
-    result: dict[str, Any] = dict(total) if total else empty_usage()
+    result: dict[str, Any] = dict(total) if total else cast("dict[str, Any]", empty_usage())
     result["cost"] = dict(result.get("cost") or {})
     if not isinstance(usage, dict):
         return result
@@ -225,11 +225,12 @@ def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dic
         if key in usage or key in result:
             result[key] = (result.get(key) or 0) + (usage.get(key) or 0)
     result["totalTokens"] = (result.get("totalTokens") or 0) + (usage.get("totalTokens") or 0)
-    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    raw_cost = usage.get("cost")
+    cost = raw_cost if isinstance(raw_cost, dict) else {}
     for key in _COST_KEYS:
         result["cost"][key] = (result["cost"].get(key) or 0) + (cost.get(key) or 0)
     # Key order as upstream writes a Usage: counters, totalTokens, cost.
-    ordered = {k: result[k] for k in ("input", "output", "cacheRead", "cacheWrite") if k in result}
+    ordered: dict[str, Any] = {k: result[k] for k in ("input", "output", "cacheRead", "cacheWrite") if k in result}
     for key in _OPTIONAL_USAGE_KEYS:
         if key in result:
             ordered[key] = result[key]

@@ -97,7 +97,8 @@ def serialize_conversation(messages: list[Message]) -> str:
             calls = []
             for b in blocks:
                 if b.get("type") == "toolCall":
-                    args = b.get("arguments") if isinstance(b.get("arguments"), dict) else {}
+                    raw_args = b.get("arguments")
+                    args = raw_args if isinstance(raw_args, dict) else {}
                     rendered = ", ".join(f"{k}={js_json(v)}" for k, v in args.items())
                     calls.append(f"{b.get('name', '')}({rendered})")
             if thinking:

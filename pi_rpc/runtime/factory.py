@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -19,7 +19,7 @@ from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.session import AgentSession
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.listing import resolve_session_arg
-from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.manager import FsyncMode, SessionManager
 
 FAUX_MODEL = ("faux", "faux-1")
 # Preferred defaults per provider when the settings name none (upstream picks a default model
@@ -42,14 +42,14 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def session_fsync_mode(settings: Settings) -> str:
+def session_fsync_mode(settings: Settings) -> FsyncMode:
     """``sessionFsync`` setting: "none" (default, upstream's cost), "entry" (fsync every
     appended entry) or "turn" (fsync at the end of every turn)."""
     mode = settings.get("sessionFsync", "none")
     if mode not in ("none", "entry", "turn"):
         _warn(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
         return "none"
-    return str(mode)
+    return cast(FsyncMode, str(mode))  # one of the three, checked above
 
 
 def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:

@@ -14,7 +14,7 @@ import re
 import sys
 import time
 from dataclasses import replace
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -416,7 +416,7 @@ class AgentSession:
             env["PI_SESSION_FILE"] = self.session.session_file
         self.resources.session_env = env
 
-    def _start_background(self, fn: Callable[..., Awaitable[None]], *args: Any) -> None:
+    def _start_background(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         if self._tg is None:
             raise RuntimeError("AgentSession has no task group bound")
         self._tg.start_soon(fn, *args)

@@ -54,9 +54,10 @@ def build_session_path(entries: Sequence[Entry], leaf_id: str | None, by_id: Map
     return path
 
 
-def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, str] | None]:
+def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any] | None]:
     thinking_level = "off"
-    model: dict[str, str] | None = None
+    # Values come straight from the file: a hand-edited entry may lack either key (None).
+    model: dict[str, Any] | None = None
     for entry in path:
         etype = entry.get("type")
         if etype == "thinking_level_change":

@@ -8,6 +8,7 @@ payload before ``id`` because upstream builds them that way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 CURRENT_SESSION_VERSION = 3
@@ -92,7 +93,7 @@ def usage_entry(
 
 def compaction_entry(
     id: str, parent_id: str | None, timestamp: str, summary: str, first_kept_entry_id: str,
-    tokens_before: int, details: Any = None, usage: dict[str, Any] | None = None,
+    tokens_before: int, details: Any = None, usage: Mapping[str, Any] | None = None,
     from_hook: bool | None = None, system_message: dict[str, Any] | None = None,
 ) -> Entry:
     head: Entry = {"type": "compaction", "id": id, "parentId": parent_id, "timestamp": timestamp}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -339,8 +339,8 @@ class SessionManager:
                 fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
             except FileExistsError:
                 n += 1
-                continue
-            break
+            else:
+                break
         try:
             _write_all(fd, tail)
             os.fsync(fd)
@@ -379,7 +379,7 @@ class SessionManager:
             leaf = entry_id
             etype = entry.get("type")
             if etype == "label":
-                target = entry.get("targetId")
+                target: Any = entry.get("targetId")  # as written; not validated here
                 if entry.get("label"):
                     labels[target] = entry["label"]
                     label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
@@ -611,7 +611,7 @@ class SessionManager:
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
-        usage: dict[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
     ) -> str:
         """``firstKeptEntryId`` None = keep nothing (the compaction's own id). The current
         system message is checkpointed into ``systemMessage``."""
@@ -880,7 +880,7 @@ class SessionManager:
             pending_labels.clear()
             copy = {**entry, "parentId": path_parent}
             if entry.get("type") == "compaction":
-                fk = entry.get("firstKeptEntryId")
+                fk: Any = entry.get("firstKeptEntryId")
                 copy["firstKeptEntryId"] = fk if fk == entry["id"] else replacement_by_label.get(fk, fk)
             kept.append(copy)
             path_parent = entry["id"]

@@ -31,7 +31,7 @@ def _build_tree(
     ordered: list[tuple[Entry, dict[str, Any]]] = []
     for entry in entries:
         node: dict[str, Any] = {"entry": entry, "children": []}
-        entry_id = entry.get("id")
+        entry_id: Any = entry.get("id")  # whatever the file holds; a missing id matches no label
         label = labels.get(entry_id)
         if label is not None:
             node["label"] = label

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -167,8 +167,9 @@ class BashTool(BuiltinTool):
         if result.cancelled:
             raise ToolError(_with_status(self._format(snap, acc, "")[0], "Command aborted"))
         if result.timed_out:
+            seconds = cast(float, timeout)  # execute_bash times out only after validating a numeric timeout
             raise ToolError(
-                _with_status(self._format(snap, acc, "")[0], f"Command timed out after {js_number(timeout)} seconds")
+                _with_status(self._format(snap, acc, "")[0], f"Command timed out after {js_number(seconds)} seconds")
             )
 
         text, details = self._format(snap, acc, "(no output)")

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -137,6 +138,7 @@ class GrepTool(BuiltinTool):
         except re.error as exc:
             raise ToolError(f"regex parse error:\n    {args['pattern']}\nerror: {exc}") from exc
         glob = args.get("glob")
+        files: Iterator[str]
         if is_dir:
             files = (
                 p for p, r, d in walk(search_path) if not d and (not glob or glob_matches(glob, r, anchored=True))

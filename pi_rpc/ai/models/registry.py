@@ -400,10 +400,10 @@ class ModelRegistry:
             if resolved:
                 headers[key] = resolved
         if config.get("authHeader"):
-            key = api_key if api_key is not None else self.get_api_key(model["provider"])
-            if not key:
+            auth_key = api_key if api_key is not None else self.get_api_key(model["provider"])
+            if not auth_key:
                 raise RuntimeError("authHeader requires a resolved API key")
-            headers["Authorization"] = f"Bearer {key}"
+            headers["Authorization"] = f"Bearer {auth_key}"
         return headers
 
     def request_auth(self, model: dict[str, Any]) -> tuple[str | None, dict[str, str]]:

@@ -171,7 +171,7 @@ def build_request(model: Model, context: Context, options: StreamOptions, oauth:
         "max_tokens": max_tokens,
         "stream": True,
     }
-    system_blocks = []
+    system_blocks: list[dict[str, Any]] = []
     if oauth:
         system_blocks.append({"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."})
     if system_prompt:

@@ -173,7 +173,7 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                 etype = event.get("type") or sse.event
                 if sse.event == "error" or etype == "error":
                     raise ProviderStreamError(format_openai_stream_error(event))
-                idx = event.get("output_index")
+                idx: Any = event.get("output_index")  # the server's value (an int, or absent)
                 if etype == "response.created":
                     output["responseId"] = (event.get("response") or {}).get("id", output.get("responseId"))
                 elif etype == "response.output_item.added":

@@ -65,6 +65,13 @@ _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 _DIGITS = re.compile(r"[0-9]*")
 
 
+def _run_end(pattern: re.Pattern[str], s: str, i: int) -> int:
+    """End of ``pattern``'s match at ``i``; only for ``*`` patterns, which always match."""
+    m = pattern.match(s, i)
+    assert m is not None
+    return m.end()
+
+
 class _V8Error(Exception):
     def __init__(self, message: str) -> None:
         self.message = message
@@ -214,7 +221,7 @@ class _Scanner:
         s, n = self.s, self.n
         i += 1
         while True:
-            i = _PLAIN_STRING_RUN.match(s, i).end()
+            i = _run_end(_PLAIN_STRING_RUN, s, i)
             if i >= n:
                 raise self.fail_at("Unterminated string", i)
             ch = s[i]
@@ -250,19 +257,19 @@ class _Scanner:
             if i < n and "0" <= s[i] <= "9":
                 raise self.fail_at("Unexpected number", i)
         else:
-            i = _DIGITS.match(s, i).end()
+            i = _run_end(_DIGITS, s, i)
         if i < n and s[i] == ".":
             i += 1
             if i >= n or not ("0" <= s[i] <= "9"):
                 raise self.fail_at("Unterminated fractional number", i)
-            i = _DIGITS.match(s, i).end()
+            i = _run_end(_DIGITS, s, i)
         if i < n and s[i] in "eE":
             i += 1
             if i < n and s[i] in "+-":
                 i += 1
             if i >= n or not ("0" <= s[i] <= "9"):
                 raise self.fail_at("Exponent part is missing a number", i)
-            i = _DIGITS.match(s, i).end()
+            i = _run_end(_DIGITS, s, i)
         return i
 
 

@@ -231,12 +231,12 @@ COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "get_commands": GetCommandsCommand,
 }
 
-Command = Annotated[
-    Union[tuple(COMMAND_MODELS.values())],  # type: ignore[valid-type]
+Command = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
+    Union[tuple(COMMAND_MODELS.values())],
     Field(discriminator="type"),
 ]
 
-InboundRecord = Annotated[
-    Union[tuple([*COMMAND_MODELS.values(), ExtensionUiResponse])],  # type: ignore[valid-type]
+InboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
+    Union[tuple([*COMMAND_MODELS.values(), ExtensionUiResponse])],
     Field(discriminator="type"),
 ]

@@ -210,12 +210,12 @@ EVENT_MODELS: dict[str, type[WireModel]] = {
     "extension_error": ExtensionError,
 }
 
-Event = Annotated[
-    Union[tuple(EVENT_MODELS.values())],  # type: ignore[valid-type]
+Event = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
+    Union[tuple(EVENT_MODELS.values())],
     Field(discriminator="type"),
 ]
 
-OutboundRecord = Annotated[
-    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest])],  # type: ignore[valid-type]
+OutboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
+    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest])],
     Field(discriminator="type"),
 ]
