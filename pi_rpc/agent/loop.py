@@ -44,7 +44,7 @@ _BLOCK_EVENTS = frozenset(
 
 
 def default_stream_fn() -> StreamFn:
-    from pi_rpc.ai.stream import stream  # type: ignore[import-not-found]  # built by the ai layer
+    from pi_rpc.ai.stream import stream
 
     return stream
 

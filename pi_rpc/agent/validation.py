@@ -78,7 +78,7 @@ def resolve_validator() -> ValidateArgs:
 
         fn = getattr(tools_pkg, "validate_tool_arguments", None)
         if fn is None:
-            from pi_rpc.tools import validation as tools_validation  # type: ignore[attr-defined]
+            from pi_rpc.tools import validation as tools_validation
 
             fn = getattr(tools_validation, "validate_tool_arguments", None)
         if callable(fn):

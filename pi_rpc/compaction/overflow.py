@@ -105,7 +105,7 @@ def local_is_retryable_error(msg: Message, context_window: int | None = None) ->
 
 def _shared(name: str) -> Callable[..., bool] | None:
     try:
-        from pi_rpc.ai import classify  # type: ignore[attr-defined]
+        from pi_rpc.ai import classify
     except ImportError:
         return None
     fn = getattr(classify, name, None)

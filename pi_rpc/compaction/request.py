@@ -44,7 +44,7 @@ def uuid7() -> str:
 def resolve_stream_fn(stream_fn: StreamFn | None) -> StreamFn:
     if stream_fn is not None:
         return stream_fn
-    from pi_rpc.ai.stream import stream  # type: ignore[import-not-found]  # lazy: written by the ai layer
+    from pi_rpc.ai.stream import stream
 
     return stream
 

@@ -154,7 +154,7 @@ def build_system_sections(
         raw["project_context"] = _project_context(context_files)
     read_tool = next((t for t in ("read", "bash") if t in tool_names), None)
     if read_tool is not None:
-        listing = format_skills_for_prompt(skills, read_tool).strip()  # type: ignore[arg-type]
+        listing = format_skills_for_prompt(skills, read_tool).strip()
         if listing:
             raw["skills"] = listing
     if date:

@@ -54,7 +54,7 @@ def build_schemas() -> dict[str, dict[str, Any]]:
             continue
         annotation: Any = model | None if command in NULLABLE_DATA else model
         fields[command] = (annotation, ...)
-    data_container: type[BaseModel] = create_model("ResponseDataByCommand", **fields)  # type: ignore[call-overload]
+    data_container: type[BaseModel] = create_model("ResponseDataByCommand", **fields)
     responses = _adapter_schema(
         Response,
         "pi RPC response envelope",
