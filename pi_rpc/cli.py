@@ -58,6 +58,8 @@ Process:
   --no-approve, -na              Do not trust the project
   --offline                      No network refreshes (also PI_OFFLINE=1)
   --faux-script <path>           Use the offline scripted (faux) provider
+  --list-models [search]         List available models (fuzzy search) and exit
+  --export <session> [out.html]  Export a session file to HTML and exit
   --max-frame-bytes <n>          RPC input record size limit (default 67108864)
   --verbose                      Verbose startup
   --help, -h                     Show this help
