@@ -138,8 +138,12 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     for error in registry.errors:
         _warn(f"Warning: {error}")
     if args.faux_script:
-        from pi_rpc.ai.providers.faux import set_faux_script
+        from pi_rpc.ai.providers.faux import load_script, set_faux_script
 
+        try:
+            load_script(args.faux_script)  # fail at startup, not at the first prompt
+        except ValueError as exc:
+            raise StartupProblem(f"Error: {exc}") from None
         set_faux_script(args.faux_script)
 
     model, pattern_level = _resolve_model(args, registry, settings)

@@ -61,3 +61,14 @@ def test_export_writes_a_self_contained_page(tmp_path: Path) -> None:
     assert (tmp_path / f"pi-session-{session.stem}.html").exists()
     missing = run_pi(["--export", str(tmp_path / "nope.jsonl")], tmp_path / "agent", tmp_path)
     assert missing.returncode == 1 and "File not found" in missing.stderr
+
+
+def test_bad_faux_script_is_a_clear_startup_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    for mode_args in (["--mode", "rpc"], ["-p", "hi"]):
+        result = run_pi([*mode_args, "--no-session", "--faux-script", str(bad)], tmp_path / "agent", tmp_path)
+        assert result.returncode == 1
+        assert f"Faux script {bad}: not JSON or JSONL" in result.stderr
+    missing = run_pi(["--mode", "rpc", "--faux-script", str(tmp_path / "nope.json")], tmp_path / "agent", tmp_path)
+    assert missing.returncode == 1 and "cannot read it" in missing.stderr

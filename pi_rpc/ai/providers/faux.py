@@ -125,14 +125,19 @@ def current_faux_script() -> str | None:
 
 def load_script(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Parse a script file: JSON array, ``{"turns": [...]}`` or JSONL."""
-    raw = Path(path).read_bytes()
-    text = raw.decode("utf-8-sig").strip()
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"Faux script {path}: cannot read it: {exc}") from None
     if not text:
         return []
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
-        data = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        try:
+            data = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"Faux script {path}: not JSON or JSONL: {exc}") from None
     if isinstance(data, dict):
         data = data.get("turns", [data] if "turns" not in data else [])
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
