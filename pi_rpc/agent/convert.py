@@ -2,7 +2,8 @@
 
 Three steps, in the order the loop applies them before every request:
 
-1. ``convert_to_llm``: coding-agent roles become LLM roles (upstream ``core/messages.ts``):
+1. ``convert_to_llm``: coding-agent roles become LLM roles (upstream ``core/messages.ts``;
+   the session then applies ``block_images`` when ``images.blockImages`` is on):
    ``bashExecution`` -> user text (nothing when ``excludeFromContext``), ``custom`` -> user
    content, ``compactionSummary``/``branchSummary`` -> user text in upstream's wrappers.
    ``system`` messages pass through (they carry the prompt and tools).
@@ -62,6 +63,43 @@ def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
         elif role in ("system", "user", "assistant", "toolResult"):
             out.append(m)
         # Unknown roles (extensions) never reach the model.
+    return out
+
+
+IMAGES_DISABLED_TEXT = "Image reading is disabled."
+
+
+def block_images(messages: Sequence[Message]) -> list[Message]:
+    """``images.blockImages`` (upstream ``sdk.ts``, applied after ``convert_to_llm`` on every
+    request): image blocks of user and toolResult messages become the text
+    ``Image reading is disabled.``, one for a run of them. Only the request changes; the
+    transcript and the session file keep the images."""
+    out: list[Message] = []
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") not in ("user", "toolResult") or not isinstance(content, list):
+            out.append(m)
+            continue
+        if not any(block.get("type") == "image" for block in content):
+            out.append(m)
+            continue
+        mapped = [
+            {"type": "text", "text": IMAGES_DISABLED_TEXT} if block.get("type") == "image" else block
+            for block in content
+        ]
+        # A placeholder right after another one (the original, mapped list) is dropped.
+        kept = [
+            block
+            for i, block in enumerate(mapped)
+            if not (
+                i > 0
+                and block.get("type") == "text"
+                and block.get("text") == IMAGES_DISABLED_TEXT
+                and mapped[i - 1].get("type") == "text"
+                and mapped[i - 1].get("text") == IMAGES_DISABLED_TEXT
+            )
+        ]
+        out.append({**m, "content": kept})
     return out
 
 

@@ -6,6 +6,7 @@ derives from them: the leading ``system`` message (or its patch), prompt expansi
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.resources.commands import list_slash_commands
@@ -60,7 +61,9 @@ def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
 
 
 class ResourcesState:
-    def __init__(self, options: RuntimeOptions) -> None:
+    def __init__(
+        self, options: RuntimeOptions, get_model: Callable[[], dict[str, Any] | None] | None = None
+    ) -> None:
         self.options = options
         self.cwd = options.cwd
         self.session_env: dict[str, str] = {}
@@ -70,6 +73,8 @@ class ResourcesState:
             shell_path=options.settings.shell_path,
             shell_command_prefix=options.settings.shell_command_prefix,
             session_env=lambda: dict(self.session_env),
+            auto_resize_images=options.settings.images_auto_resize,
+            get_model=get_model,
         )
         agent_dir = str(options.agent_dir)
         skills = discover_skills(

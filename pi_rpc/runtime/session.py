@@ -40,6 +40,11 @@ from pi_rpc.runtime.errors import (
     no_model_error,
 )
 from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.prompt_images import (
+    convert_to_llm_blocking_images,
+    normalize_prompt_images,
+    normalize_queued_message,
+)
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.session.errors import SessionError
@@ -78,7 +83,7 @@ class AgentSession:
         self.registry = options.registry
         self.cwd = options.cwd
         self.session: SessionManager = options.session
-        self.resources = ResourcesState(options)
+        self.resources = ResourcesState(options, get_model=lambda: self.agent.model)
         self._listeners: list[SessionListener] = []
         self._tg: TaskGroup | None = None
 
@@ -105,6 +110,8 @@ class AgentSession:
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
+        # Queued user messages whose images are normalized on delivery (by id; value = the message).
+        self._queued_with_images: dict[int, dict[str, Any]] = {}
 
         self.agent = Agent(
             model=options.model,
@@ -117,6 +124,7 @@ class AgentSession:
             session_id=self.session.session_id,
             on_dequeue=self._on_dequeue,
             prepare_next_turn=self._prepare_next_turn,
+            convert_to_llm=self._convert_to_llm,
         )
         self.agent.subscribe(self._on_agent_event)
         self._restore_from_session(initial=True)
@@ -289,6 +297,14 @@ class AgentSession:
         if text in texts:
             texts.remove(text)
         await self._emit_queue_update()
+        if self._queued_with_images.pop(id(message), None) is message:
+            await normalize_queued_message(
+                message, auto_resize=self.settings.images_auto_resize, model=self.agent.model
+            )
+
+    def _convert_to_llm(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        # The setting is read per request, so a change takes effect mid-session (as upstream).
+        return convert_to_llm_blocking_images(messages, self.settings.images_block_images)
 
     async def _emit_queue_update(self) -> None:
         await self.emit(
@@ -366,6 +382,9 @@ class AgentSession:
         self._run_done = anyio.Event()
         try:
             await self.compaction.check_before_prompt()
+            expanded, images = await normalize_prompt_images(
+                expanded, images, auto_resize=self.settings.images_auto_resize, model=self.agent.model
+            )
             self._flush_pending_bash()
             messages: list[dict[str, Any]] = []
             system = self.resources.system_message_for(self.agent.messages, _now_ms())
@@ -421,13 +440,19 @@ class AgentSession:
             raise RuntimeError("AgentSession has no task group bound")
         self._tg.start_soon(fn, *args)
 
+    def _queued_message(self, text: str, images: list[dict[str, Any]] | None) -> dict[str, Any]:
+        message = _user_message(text, images)
+        if images:
+            self._queued_with_images[id(message)] = message
+        return message
+
     async def _queue_steer(self, text: str, images: list[dict[str, Any]] | None) -> None:
-        self.agent.steer(_user_message(text, images))
+        self.agent.steer(self._queued_message(text, images))
         self._steering_texts.append(text)
         await self._emit_queue_update()
 
     async def _queue_follow_up(self, text: str, images: list[dict[str, Any]] | None) -> None:
-        self.agent.follow_up(_user_message(text, images))
+        self.agent.follow_up(self._queued_message(text, images))
         self._follow_up_texts.append(text)
         await self._emit_queue_update()
 
@@ -442,6 +467,7 @@ class AgentSession:
     async def clear_queue(self) -> dict[str, list[str]]:
         steering, follow_up = list(self._steering_texts), list(self._follow_up_texts)
         self.agent.clear_all_queues()
+        self._queued_with_images.clear()
         self._steering_texts.clear()
         self._follow_up_texts.clear()
         await self._emit_queue_update()
@@ -767,7 +793,7 @@ class AgentSession:
         tools, context files and the system prompt's cwd section follow it."""
         self.cwd = cwd
         self.options = replace(self.options, cwd=cwd, session=self.session)
-        self.resources = ResourcesState(self.options)
+        self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
         self.agent.tools = self.resources.tools
 
     async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:

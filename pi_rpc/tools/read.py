@@ -1,16 +1,21 @@
-"""The ``read`` tool: text files with offset/limit and head truncation, images as attachments."""
+"""The ``read`` tool: text files with offset/limit and head truncation, images as attachments
+(normalized and, with ``images.autoResize``, fitted to the model's limits: ``tools/images.py``)."""
 
 from __future__ import annotations
 
-import base64
 import errno
 import os
+from collections.abc import Callable
+from functools import partial
 from typing import Any
+
+import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools._js import js_string
 from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_supported_image_mime, process_image, resize_options_for
 from pi_rpc.tools.paths import resolve_read_path
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, byte_len, format_size, truncate_head
 
@@ -25,7 +30,8 @@ READ_PARAMETERS = object_schema(
 
 
 def detect_image_mime(head: bytes) -> str | None:
-    """Sniff the formats the read tool sends as images (by content, not extension)."""
+    """Loose sniffing of image formats by their magic bytes (the read tool itself uses the stricter
+    :func:`pi_rpc.tools.images.detect_supported_image_mime`, as upstream)."""
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
     if head.startswith(b"\xff\xd8\xff"):
@@ -68,9 +74,17 @@ class ReadTool(BuiltinTool):
     prompt_snippet = "Read file contents"
     prompt_guidelines = ("Use read to examine files instead of cat or sed.",)
 
-    def __init__(self, cwd: str, *, auto_resize_images: bool = True) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        auto_resize_images: bool = True,
+        get_model: Callable[[], dict[str, Any] | None] | None = None,
+    ) -> None:
         super().__init__(cwd)
         self.auto_resize_images = auto_resize_images
+        # The session's current model: its inputLimits.images.resize, and whether it takes images.
+        self.get_model = get_model
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
@@ -92,17 +106,36 @@ class ReadTool(BuiltinTool):
             raise ToolError(node_error_text(exc, "read", absolute)) from exc
         check_aborted(signal)
 
-        mime = detect_image_mime(data[:32])
+        mime = detect_supported_image_mime(data[:IMAGE_TYPE_SNIFF_BYTES])
         if mime is not None:
-            # Without an image library the bytes go out unchanged (no auto-resize).
-            encoded = base64.b64encode(data).decode("ascii")
-            return {
-                "content": [
-                    {"type": "text", "text": f"Read image file [{mime}]"},
-                    {"type": "image", "data": encoded, "mimeType": mime},
-                ]
-            }
+            return await self._read_image(data, mime)
         return self._read_text(data.decode("utf-8", "replace"), path, offset, limit)
+
+    async def _read_image(self, data: bytes, mime: str) -> AgentToolResult:
+        model = self.get_model() if self.get_model is not None else None
+        processed = await anyio.to_thread.run_sync(
+            partial(
+                process_image,
+                data,
+                mime,
+                auto_resize=self.auto_resize_images,
+                resize_options=resize_options_for(model),
+            )
+        )
+        if not processed.ok:
+            # Upstream sends the note alone: no image block when it could not be made to fit.
+            return {"content": [{"type": "text", "text": f"Read image file [{mime}]\n{processed.message}"}]}
+        note = "\n".join([f"Read image file [{processed.mime_type}]", *processed.hints])
+        result: AgentToolResult = {
+            "content": [
+                {"type": "text", "text": note},
+                {"type": "image", "data": processed.data, "mimeType": processed.mime_type},
+            ]
+        }
+        inputs = model.get("input") if model else None
+        if model and isinstance(inputs, list) and "image" not in inputs:
+            result["details"] = {"imageUnsupportedByModel": model.get("id")}
+        return result
 
     def _read_text(self, text: str, path: str, offset: Any, limit: Any) -> AgentToolResult:
         all_lines = text.split("\n")

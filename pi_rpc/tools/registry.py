@@ -24,10 +24,15 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
     Options: ``shell_path``, ``shell_command_prefix``, ``session_env`` (mapping or callable giving
     PI_SESSION_ID / PI_SESSION_FILE / PI_PROVIDER / PI_MODEL / PI_REASONING_LEVEL), ``bin_dir``
     (``<agentDir>/bin``, put first on PATH), ``update_throttle_s`` (bash), ``auto_resize_images``
-    (read), ``rg_path`` / ``use_ripgrep`` (grep), ``fd_path`` / ``use_fd`` (find).
+    and ``get_model`` (read: callable giving the session's current model), ``rg_path`` /
+    ``use_ripgrep`` (grep), ``fd_path`` / ``use_fd`` (find).
     """
     if name == "read":
-        return ReadTool(cwd, auto_resize_images=options.get("auto_resize_images", True))
+        return ReadTool(
+            cwd,
+            auto_resize_images=options.get("auto_resize_images", True),
+            get_model=options.get("get_model"),
+        )
     if name == "bash":
         return BashTool(
             cwd,

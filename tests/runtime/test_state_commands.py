@@ -204,12 +204,13 @@ def test_export_html(pi):
 
 def test_prompt_with_images_stores_content_array(pi):
     p = pi(script=[{"text": "I see it"}])
-    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    png_1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    image = {"type": "image", "data": png_1x1, "mimeType": "image/png"}
     p.cmd("prompt", message="look", images=[image])
     p.settle()
     user = [m for m in p.ok("get_messages")["messages"] if m["role"] == "user"][0]
     assert user["content"][0] == {"type": "text", "text": "look"}
-    assert user["content"][1]["type"] == "image"
+    assert user["content"][1] == image  # a small decodable image goes through normalization unchanged
 
 
 def test_model_without_key_is_not_available_and_prompt_fails_preflight(pi):

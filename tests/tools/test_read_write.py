@@ -46,7 +46,10 @@ async def test_read_first_line_too_long_hint(tmp_path):
 
 
 async def test_read_image_detected_by_content(tmp_path):
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
+    # A real 1x1 PNG (upstream's sniffing wants the IHDR chunk; auto-resize decodes it).
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
     (tmp_path / "pic.dat").write_bytes(png)
     r = await ReadTool(str(tmp_path)).execute("c", {"path": "pic.dat"}, None, None)
     assert r["content"][0] == {"type": "text", "text": "Read image file [image/png]"}
