@@ -21,7 +21,6 @@ killed first, the runtime is disposed; a second signal exits at once).
 
 from __future__ import annotations
 
-import base64
 import os
 import signal
 import sys
@@ -41,9 +40,6 @@ if TYPE_CHECKING:
 
 SHUTDOWN_GRACE_SECONDS = 5.0
 TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
-IMAGE_OMITTED = "[Image omitted: could not be converted to a supported inline image format.]"
-# Formats providers accept inline; anything else sniffed as an image needs a converter we lack.
-_INLINE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _SIGNAL_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
@@ -92,8 +88,8 @@ def process_file_args(file_args: tuple[str, ...] | list[str], cwd: str) -> Proce
     """Upstream ``processFileArguments`` (images are not resized, as upstream 1.6 at startup):
     a text file becomes ``<file name="ABS">\\n<content>\\n</file>\\n``, an image an attachment
     plus ``<file name="ABS"></file>\\n``; zero-byte files are skipped."""
+    from pi_rpc.tools.images import detect_supported_image_mime, process_image
     from pi_rpc.tools.paths import resolve_read_path
-    from pi_rpc.tools.read import detect_image_mime
 
     out = ProcessedFiles()
     for arg in file_args:
@@ -107,13 +103,16 @@ def process_file_args(file_args: tuple[str, ...] | list[str], cwd: str) -> Proce
                 data = fh.read()
         except OSError as exc:
             raise OneshotError(f"Error: Could not read file {path}: {exc.strerror or exc}") from None
-        mime = detect_image_mime(data[:4100])
+        mime = detect_supported_image_mime(data[:4100])
         if mime is not None:
-            if mime not in _INLINE_IMAGE_TYPES:
-                out.text += f'<file name="{path}">{IMAGE_OMITTED}</file>\n'
+            # Upstream processes file-argument images without resizing (the prompt path resizes
+            # later); formats providers do not take inline are converted to PNG.
+            processed = process_image(data, mime, auto_resize=False)
+            if not processed.ok:
+                out.text += f'<file name="{path}">{processed.message}</file>\n'
                 continue
-            out.images.append({"type": "image", "mimeType": mime, "data": base64.b64encode(data).decode("ascii")})
-            out.text += f'<file name="{path}"></file>\n'
+            out.images.append({"type": "image", "mimeType": processed.mime_type, "data": processed.data})
+            out.text += f'<file name="{path}">{chr(10).join(processed.hints)}</file>\n'
             continue
         content = data.decode("utf-8", "replace")
         if content.startswith("\ufeff"):

@@ -8,7 +8,6 @@ import os
 import pytest
 
 from pi_rpc.modes._oneshot import (
-    IMAGE_OMITTED,
     TRUNCATED_MESSAGE,
     OneshotError,
     ProcessedFiles,
@@ -81,12 +80,23 @@ def test_process_file_args_text_image_empty_and_bom(tmp_path):
     assert out.images == [{"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG_1X1).decode()}]
 
 
-def test_process_file_args_unsupported_image_is_omitted(tmp_path):
+def test_process_file_args_converts_bmp_to_png_like_upstream(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (3, 2), (200, 10, 10)).save(tmp_path / "x.bmp", format="BMP")
+    out = process_file_args(["x.bmp"], str(tmp_path))
+    assert out.text == f'<file name="{tmp_path / "x.bmp"}">[Image converted from image/bmp to image/png.]</file>\n'
+    assert [i["mimeType"] for i in out.images] == ["image/png"]
+    assert base64.b64decode(out.images[0]["data"]).startswith(b"\x89PNG")
+
+
+def test_process_file_args_bad_bmp_header_is_text_like_upstream(tmp_path):
+    # Upstream's strict sniffing does not take a BMP with an inconsistent header for an image.
     bmp = b"BM" + (70).to_bytes(4, "little") + b"\0\0\0\0" + (54).to_bytes(4, "little") + (40).to_bytes(4, "little")
     (tmp_path / "x.bmp").write_bytes(bmp + b"\0" * 56)
     out = process_file_args(["x.bmp"], str(tmp_path))
-    assert out.text == f'<file name="{tmp_path / "x.bmp"}">{IMAGE_OMITTED}</file>\n'
     assert out.images == []
+    assert out.text.startswith(f'<file name="{tmp_path / "x.bmp"}">\nBM')
 
 
 def test_process_file_args_missing_file(tmp_path):
