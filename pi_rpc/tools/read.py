@@ -29,22 +29,6 @@ READ_PARAMETERS = object_schema(
 )
 
 
-def detect_image_mime(head: bytes) -> str | None:
-    """Loose sniffing of image formats by their magic bytes (the read tool itself uses the stricter
-    :func:`pi_rpc.tools.images.detect_supported_image_mime`, as upstream)."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith(b"BM") and len(head) >= 14:
-        return "image/bmp"
-    return None
-
-
 def node_error_text(exc: OSError, syscall: str, path: str) -> str:
     """Node-style ``CODE: description, syscall 'path'`` text for a filesystem error."""
     code = errno.errorcode.get(exc.errno or 0, "EIO")
