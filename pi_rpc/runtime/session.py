@@ -15,7 +15,6 @@ import sys
 import time
 from dataclasses import replace
 from collections.abc import Awaitable, Callable, Coroutine
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,20 +25,22 @@ from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
-from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
-from pi_rpc.ai.types import THINKING_LEVELS
+from pi_rpc.ai.thinking import clamp_thinking_level
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
     ERR_COMPACTING,
-    ERR_INVALID_FORK_ENTRY,
     ERR_SESSION_NAME_EMPTY,
     RuntimeCommandError,
     no_api_key_error,
     no_model_error,
 )
+from pi_rpc.runtime.bash_commands import BashCommands
+from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.replacement import SessionReplacement
 from pi_rpc.runtime.prompt_images import (
     convert_to_llm_blocking_images,
     normalize_prompt_images,
@@ -47,10 +48,8 @@ from pi_rpc.runtime.prompt_images import (
 )
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
-from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
-QUEUE_MODES = ("all", "one-at-a-time")
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 # Roles the store persists on message_end (bashExecution is recorded by the bash command).
@@ -67,14 +66,7 @@ def _user_message(text: str, images: list[dict[str, Any]] | None) -> dict[str, A
     return {"role": "user", "content": content, "timestamp": _now_ms()}
 
 
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-
-
-class AgentSession:
+class AgentSession(ModelControl, BashCommands, SessionReplacement):
     """One live session. Create with :func:`pi_rpc.runtime.factory.create_session`."""
 
     def __init__(self, options: RuntimeOptions) -> None:
@@ -183,71 +175,6 @@ class AgentSession:
     def _placeholder_model(self) -> dict[str, Any]:
         return placeholder_model()
 
-    # ------------------------------------------------------------------ session binding
-
-    def _restore_from_session(self, *, initial: bool = False) -> None:
-        """Load the agent's context from the store (startup, switch, fork, clone, new)."""
-        context = self.session.build_session_context()
-        self.agent.messages = list(context.get("messages") or [])
-        self.agent.session_id = self.session.session_id
-        self._entry_id_by_message.clear()
-        self._overflow_attempted = False
-        stored_model = context.get("model")
-        if stored_model and not (initial and self.options.model_explicit):
-            found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
-            if found is not None and self.registry.has_auth(found["provider"]):
-                self.agent.model = found
-        stored_level = context.get("thinkingLevel")
-        if stored_level and not (initial and self.options.thinking_explicit) and self.session.get_entry_count() > 0:
-            self.agent.thinking_level = self._clamp(stored_level)
-        if self.session.get_entry_count() == 0:
-            # A new session starts with the current selection recorded (upstream order).
-            model = self.agent.model or self._placeholder_model()
-            self.session.append_model_change(model["provider"], model["id"])
-            self.session.append_thinking_level_change(self.agent.thinking_level)
-
-    def reload_context_from_store(self) -> None:
-        """Rebuild the agent's context after the leaf moved inside the same file."""
-        context = self.session.build_session_context()
-        self.agent.messages = list(context.get("messages") or [])
-        self._entry_id_by_message.clear()
-
-    async def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-    ) -> dict[str, Any]:
-        """Move to another entry of this session's tree (SDK; upstream has no RPC command),
-        optionally summarizing the abandoned branch into a ``branch_summary`` entry."""
-        from pi_rpc.runtime.navigation import navigate_tree
-
-        return await navigate_tree(
-            self,
-            target_id,
-            summarize=summarize,
-            custom_instructions=custom_instructions,
-            replace_instructions=replace_instructions,
-            label=label,
-        )
-
-    async def _replace_session(self, new_manager: SessionManager, *, keep_queue_texts: bool = False) -> None:
-        await self.abort()
-        old = self.session
-        self.session = new_manager
-        if old is not new_manager:
-            old.close()
-        if not keep_queue_texts:
-            # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
-            # drops the texts behind pendingMessageCount; new_session clears everything.
-            self._steering_texts.clear()
-            self._follow_up_texts.clear()
-        self._pending_bash_messages.clear()
-        self._restore_from_session()
-
     # ------------------------------------------------------------------ events from the agent
 
     async def _on_agent_event(self, event: dict[str, Any]) -> None:
@@ -292,7 +219,7 @@ class AgentSession:
         return TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
 
     async def _on_dequeue(self, message: dict[str, Any], kind: str) -> None:
-        text = _message_text(message)
+        text = content_text(message.get("content"))
         texts = self._steering_texts if kind == "steer" else self._follow_up_texts
         if text in texts:
             texts.remove(text)
@@ -605,216 +532,12 @@ class AgentSession:
         with anyio.move_on_after(5):
             await ended.wait()
 
-    # ------------------------------------------------------------------ model and thinking
-
-    def get_available_models(self) -> list[dict[str, Any]]:
-        return self.registry.get_available()
-
-    async def _apply_model(self, model: dict[str, Any]) -> None:
-        self.agent.model = model
-        self.session.append_model_change(model["provider"], model["id"])
-        key = f"{model['provider']}/{model['id']}"
-        per_model = self.settings.model_thinking_levels.get(key)
-        if per_model:
-            wanted = per_model
-        elif self.settings.has_default_thinking_level:
-            wanted = self.settings.default_thinking_level
-        else:
-            wanted = self.agent.thinking_level
-        await self._set_effective_thinking(clamp_thinking_level(model, wanted))
-
-    async def _set_effective_thinking(self, level: str) -> None:
-        if level == self.agent.thinking_level:
-            return
-        self.agent.thinking_level = level
-        self.session.append_thinking_level_change(level)
-        await self.emit({"type": "thinking_level_changed", "level": level})
-
-    async def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
-        model = next(
-            (m for m in self.get_available_models() if m["provider"] == provider and m["id"] == model_id), None
-        )
-        if model is None:
-            raise RuntimeCommandError(f"Model not found: {provider}/{model_id}")
-        await self._apply_model(model)
-        return model
-
-    async def cycle_model(self) -> dict[str, Any] | None:
-        scoped = [m for m in self.options.scoped_models if self.registry.has_auth(m["provider"])]
-        candidates = scoped if self.options.scoped_models else self.get_available_models()
-        current = self.agent.model
-        if not candidates:
-            return None
-        index = next(
-            (
-                i
-                for i, m in enumerate(candidates)
-                if current and m["provider"] == current["provider"] and m["id"] == current["id"]
-            ),
-            None,
-        )
-        if index is None:
-            chosen = candidates[0]
-        else:
-            if len(candidates) == 1:
-                return None
-            chosen = candidates[(index + 1) % len(candidates)]
-        await self._apply_model(chosen)
-        return {"model": chosen, "thinkingLevel": self.agent.thinking_level, "isScoped": bool(self.options.scoped_models)}
-
-    def get_available_thinking_levels(self) -> list[str]:
-        model = self.agent.model
-        if model is None:
-            return ["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-        return supported_thinking_levels(model)
-
-    async def set_thinking_level(self, level: str) -> None:
-        # Deliberate difference: upstream silently clamps unknown strings (usually to "off").
-        if level not in THINKING_LEVELS:
-            raise RuntimeCommandError(
-                f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}'
-            )
-        await self._set_effective_thinking(self._clamp(level))
-
-    async def cycle_thinking_level(self) -> dict[str, str] | None:
-        model = self.agent.model
-        if model is None or not model.get("reasoning"):
-            return None
-        levels = self.get_available_thinking_levels()
-        current = self.agent.thinking_level
-        index = levels.index(current) if current in levels else -1
-        level = levels[(index + 1) % len(levels)]
-        await self._set_effective_thinking(level)
-        return {"level": self.agent.thinking_level}
-
-    # ------------------------------------------------------------------ settings setters
-
-    @staticmethod
-    def _check_queue_mode(kind: str, mode: str) -> None:
-        # Deliberate difference: upstream stores any string in settings.json.
-        if mode not in QUEUE_MODES:
-            raise RuntimeCommandError(f'Invalid {kind} mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
-
-    def set_steering_mode(self, mode: str) -> None:
-        self._check_queue_mode("steering", mode)
-        self.agent.steering_mode = mode
-        self.settings.set_steering_mode(mode)
-
-    def set_follow_up_mode(self, mode: str) -> None:
-        self._check_queue_mode("follow-up", mode)
-        self.agent.follow_up_mode = mode
-        self.settings.set_follow_up_mode(mode)
-
-    def set_auto_compaction(self, enabled: bool) -> None:
-        self.settings.set_compaction_enabled(enabled)
-
-    def set_auto_retry(self, enabled: bool) -> None:
-        self.retry.policy.enabled = enabled
-        self.settings.set_retry_enabled(enabled)
-
     # ------------------------------------------------------------------ compaction
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         if self._is_streaming:
             await self.abort()
         return await self.compaction.run_manual(custom_instructions)
-
-    # ------------------------------------------------------------------ bash command
-
-    async def bash(
-        self,
-        command: str,
-        exclude_from_context: bool | None = None,
-        on_chunk: Callable[[str], Awaitable[None]] | None = None,
-    ) -> dict[str, Any]:
-        from pi_rpc.runtime.bash_runner import run_bash_command
-
-        controller = AbortController()
-        self._bash_controllers.add(controller)
-        try:
-            result, message = await run_bash_command(
-                command,
-                cwd=self.cwd,
-                settings=self.settings,
-                signal=controller.signal,
-                on_chunk=on_chunk,
-                exclude_from_context=exclude_from_context,
-            )
-        finally:
-            self._bash_controllers.discard(controller)
-        if self._is_streaming:
-            self._pending_bash_messages.append(message)
-        else:
-            self._record_bash_message(message)
-        return result
-
-    def _record_bash_message(self, message: dict[str, Any]) -> None:
-        self.session.append_message(message)
-        self.agent.messages.append(message)
-
-    def _flush_pending_bash(self) -> None:
-        pending, self._pending_bash_messages = self._pending_bash_messages, []
-        for message in pending:
-            self._record_bash_message(message)
-
-    def abort_bash(self) -> None:
-        for controller in list(self._bash_controllers):
-            controller.abort()
-
-    # ------------------------------------------------------------------ session replacement
-
-    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        await self.abort()
-        new_manager = self.session.new_session(parent_session=parent_session or None)
-        self.agent.clear_all_queues()
-        await self._replace_session(new_manager)
-        return {"cancelled": False}
-
-    async def switch_session(self, session_path: str) -> dict[str, Any]:
-        path = Path(session_path).expanduser()
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        await self.abort()
-        try:
-            from pi_rpc.runtime.factory import session_fsync_mode
-
-            new_manager = SessionManager.open(str(path), base_cwd=self.cwd, fsync=session_fsync_mode(self.settings))
-            new_manager.check_cwd_exists(self.cwd)
-        except SessionError as exc:
-            raise RuntimeCommandError(str(exc)) from None
-        new_manager.print_diagnostics()
-        await self._replace_session(new_manager)
-        if new_manager.cwd != self.cwd:
-            self._rebind_cwd(new_manager.cwd)
-        return {"cancelled": False}
-
-    def _rebind_cwd(self, cwd: str) -> None:
-        """The switched-to session works in its own cwd (upstream builds a new runtime there):
-        tools, context files and the system prompt's cwd section follow it."""
-        self.cwd = cwd
-        self.options = replace(self.options, cwd=cwd, session=self.session)
-        self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
-        self.agent.tools = self.resources.tools
-
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
-        entry = self.session.get_entry(entry_id) if isinstance(entry_id, str) else None
-        if (
-            entry is None
-            or entry.get("type") != "message"
-            or (entry.get("message") or {}).get("role") != "user"
-        ):
-            raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
-        text = _message_text(entry["message"])
-        await self.abort()
-        result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
-        await self._replace_session(result.manager, keep_queue_texts=True)
-        return {"text": text, "cancelled": False}
-
-    async def clone(self) -> dict[str, Any]:
-        await self.abort()
-        result = self.session.clone()
-        await self._replace_session(result.manager)
-        return {"cancelled": False}
 
     # ------------------------------------------------------------------ queries
 

@@ -1,0 +1,73 @@
+"""The RPC ``bash`` command as a session runs it (a mixin of ``AgentSession``): run it with the
+configured shell, stream its output, and record the ``bashExecution`` message now or, during a
+run, when the run ends."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc.ai.abort import AbortController
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.session.manager import SessionManager
+
+
+class BashCommands:
+    if TYPE_CHECKING:  # provided by AgentSession
+        agent: Agent
+        session: SessionManager
+        settings: Settings
+        registry: Any
+        options: RuntimeOptions
+        cwd: str
+
+        async def emit(self, event: dict[str, Any]) -> None: ...
+        async def abort(self) -> None: ...
+        _bash_controllers: set[AbortController]
+        _pending_bash_messages: list[dict[str, Any]]
+        _is_streaming: bool
+
+    async def bash(
+        self,
+        command: str,
+        exclude_from_context: bool | None = None,
+        on_chunk: Callable[[str], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        from pi_rpc.runtime.bash_runner import run_bash_command
+
+        controller = AbortController()
+        self._bash_controllers.add(controller)
+        try:
+            result, message = await run_bash_command(
+                command,
+                cwd=self.cwd,
+                settings=self.settings,
+                signal=controller.signal,
+                on_chunk=on_chunk,
+                exclude_from_context=exclude_from_context,
+            )
+        finally:
+            self._bash_controllers.discard(controller)
+        if self._is_streaming:
+            self._pending_bash_messages.append(message)
+        else:
+            self._record_bash_message(message)
+        return result
+
+    def _record_bash_message(self, message: dict[str, Any]) -> None:
+        self.session.append_message(message)
+        self.agent.messages.append(message)
+
+    def _flush_pending_bash(self) -> None:
+        pending, self._pending_bash_messages = self._pending_bash_messages, []
+        for message in pending:
+            self._record_bash_message(message)
+
+    def abort_bash(self) -> None:
+        for controller in list(self._bash_controllers):
+            controller.abort()
+
