@@ -373,12 +373,6 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
     prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
 
     runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
-    code = anyio.run(runner.run)
-    try:
-        sys.stderr.flush()
-    except Exception:
-        pass
-    if code != 0:
-        # Skip interpreter teardown: worker threads (blocked writes) must not delay exit.
-        os._exit(code)
-    return code
+    from pi_rpc.modes.exit import run_to_exit_code
+
+    return run_to_exit_code(runner.run)

@@ -5,32 +5,14 @@ run, when the run ends."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_rpc.ai.abort import AbortController
-
-if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.runtime.options import RuntimeOptions
-    from pi_rpc.session.manager import SessionManager
+from pi_rpc.runtime.host import SessionHost
 
 
-class BashCommands:
-    if TYPE_CHECKING:  # provided by AgentSession
-        agent: Agent
-        session: SessionManager
-        settings: Settings
-        registry: Any
-        options: RuntimeOptions
-        cwd: str
 
-        async def emit(self, event: dict[str, Any]) -> None: ...
-        async def abort(self) -> None: ...
-        _bash_controllers: set[AbortController]
-        _pending_bash_messages: list[dict[str, Any]]
-        _is_streaming: bool
-
+class BashCommands(SessionHost):
     async def bash(
         self,
         command: str,

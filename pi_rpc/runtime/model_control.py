@@ -4,37 +4,17 @@ compaction and retry switches), as a mixin of :class:`~pi_rpc.runtime.session.Ag
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.ai.types import THINKING_LEVELS
 from pi_rpc.runtime.errors import RuntimeCommandError
-
-if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.runtime.options import RuntimeOptions
-    from pi_rpc.runtime.retry import RetryController
-    from pi_rpc.session.manager import SessionManager
+from pi_rpc.runtime.host import SessionHost
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
 
-class ModelControl:
-    if TYPE_CHECKING:  # provided by AgentSession
-        agent: Agent
-        session: SessionManager
-        settings: Settings
-        registry: Any
-        options: RuntimeOptions
-        cwd: str
-
-        async def emit(self, event: dict[str, Any]) -> None: ...
-        async def abort(self) -> None: ...
-        retry: RetryController
-
-        def _clamp(self, level: str) -> str: ...
-
+class ModelControl(SessionHost):
     def get_available_models(self) -> list[dict[str, Any]]:
         return self.registry.get_available()
 

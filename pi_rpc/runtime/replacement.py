@@ -10,14 +10,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
+from pi_rpc.runtime.host import SessionHost
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.session import AgentSession
 
 
@@ -25,27 +23,7 @@ def _message_text(message: dict[str, Any]) -> str:
     return content_text(message.get("content"))
 
 
-class SessionReplacement:
-    if TYPE_CHECKING:  # provided by AgentSession
-        agent: Agent
-        session: SessionManager
-        settings: Settings
-        registry: Any
-        options: RuntimeOptions
-        cwd: str
-
-        async def emit(self, event: dict[str, Any]) -> None: ...
-        async def abort(self) -> None: ...
-        resources: ResourcesState
-        _entry_id_by_message: dict[int, str]
-        _overflow_attempted: bool
-        _steering_texts: list[str]
-        _follow_up_texts: list[str]
-        _pending_bash_messages: list[dict[str, Any]]
-
-        def _clamp(self, level: str) -> str: ...
-        def _placeholder_model(self) -> dict[str, Any]: ...
-
+class SessionReplacement(SessionHost):
     def _restore_from_session(self, *, initial: bool = False) -> None:
         """Load the agent's context from the store (startup, switch, fork, clone, new)."""
         context = self.session.build_session_context()

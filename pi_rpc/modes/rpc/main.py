@@ -61,8 +61,6 @@ def run_rpc_mode(args: CliArgs) -> int:
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
 
-    import anyio
-
     from pi_rpc.modes.rpc.server import RpcServer
 
     server = RpcServer(
@@ -71,12 +69,6 @@ def run_rpc_mode(args: CliArgs) -> int:
         max_frame_bytes=args.max_frame_bytes,
         verbose=args.verbose,
     )
-    code = anyio.run(server.serve)
-    try:
-        sys.stderr.flush()
-    except Exception:
-        pass
-    if code != 0:
-        # Skip interpreter teardown: worker threads (blocked writes) must not delay exit.
-        os._exit(code)
-    return code
+    from pi_rpc.modes.exit import run_to_exit_code
+
+    return run_to_exit_code(server.serve)
