@@ -86,3 +86,39 @@ def test_compacted_session_crosses_programs(tmp_path: Path, writer: list[str], r
     assert [m["role"] for m in other_view] == ["system", "compactionSummary", "user", "assistant", "user", "assistant"]
     assert other_view == ours_view
     assert read_by_other["st"]["data"]["messageCount"] == reread_by_writer["st"]["data"]["messageCount"]
+
+
+def _json_mode_signature(argv: list[str], tmp_path: Path) -> tuple[int, list[str], list[str]]:
+    script = {"turns": [
+        {"text": "Let me check.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "c1"}]},
+        {"text": "Done: hi"},
+        {"text": "second answer"},
+    ]}
+    with ScriptedLLM(script) as llm:
+        agent, cwd = tmp_path / "agent", tmp_path / "cwd"
+        cwd.mkdir(parents=True)
+        write_agent_config(str(agent), llm.base_url)
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent),
+               "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PYTHONPATH": str(ROOT)}
+        proc = subprocess.run([*argv, "--mode", "json", "--no-session", "run echo", "and again"],
+                              capture_output=True, env=env, cwd=cwd, timeout=60, stdin=subprocess.DEVNULL)
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    signature: list[str] = []
+    for rec in records:
+        kind = rec.get("type")
+        if kind == "message_update":
+            kind = "update:" + rec["assistantMessageEvent"]["type"]
+        elif kind in ("message_start", "message_end"):
+            kind = f"{kind}:{rec['message']['role']}"
+        if signature and signature[-1] == kind and kind.endswith("_delta"):
+            continue  # chunking differs
+        signature.append(str(kind))
+    return proc.returncode, sorted(records[0]), signature
+
+
+def test_json_mode_event_stream_matches_upstream(tmp_path: Path) -> None:
+    ours = _json_mode_signature(OURS, tmp_path / "ours")
+    upstream = _json_mode_signature(UPSTREAM, tmp_path / "upstream")
+    assert ours[0] == upstream[0] == 0
+    assert ours[1] == upstream[1] == ["cwd", "id", "timestamp", "type", "version"]  # the header line
+    assert ours[2] == upstream[2]
