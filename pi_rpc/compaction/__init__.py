@@ -20,7 +20,6 @@ from pi_rpc.compaction.compact import (
     compact,
 )
 from pi_rpc.compaction.context import (
-    calculate_context_usage,
     estimate_branch_context_tokens,
     estimate_projected_context_tokens,
 )
@@ -97,7 +96,6 @@ __all__ = [
     "build_compaction_entry_fields",
     "build_projection",
     "calculate_context_tokens",
-    "calculate_context_usage",
     "collect_entries_for_branch_summary",
     "compact",
     "compaction_failed_message",

@@ -1,91 +1,47 @@
 """What the model sees of a branch, entry by entry: the compaction-aware projection the
 cut-point search, the token estimates and the summary input all work on.
 
-This mirrors the session layer's context projection (protocol §5.4) but keeps the source
-entry of every projected message, which compaction needs and a flat message list loses:
-latest compaction first (its system checkpoint and summary), then the kept entries from
-``firstKeptEntryId`` up to it (system messages dropped), then everything after it, with the
-latest ``context_edit`` per target applied (``replacement: null`` omits the target).
+It is the session store's own projection (``pi_rpc.session.context``: latest compaction first
+with its system checkpoint and summary, kept entries from ``firstKeptEntryId``, everything
+after it, the latest ``context_edit`` per target applied), with each message's source entry and
+its index on the path kept, which compaction needs and a flat message list loses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
+
+from pi_rpc.session.context import (
+    build_context_entries,
+    create_compaction_summary_message,
+    entry_to_context_messages,
+    project_context_entry,
+)
 
 Entry = dict[str, Any]
 Message = dict[str, Any]
 
 
-def iso_to_ms(timestamp: Any) -> int:
-    """An entry's ISO-8601 timestamp as Unix milliseconds (0 when unparsable)."""
-    if isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
-        return int(timestamp)
-    if not isinstance(timestamp, str):
-        return 0
-    try:
-        text = timestamp[:-1] + "+00:00" if timestamp.endswith("Z") else timestamp
-        return int(datetime.fromisoformat(text).timestamp() * 1000)
-    except ValueError:
-        return 0
-
-
 def compaction_summary_message(entry: Entry) -> Message:
-    return {
-        "role": "compactionSummary",
-        "summary": entry.get("summary") or "",
-        "tokensBefore": entry.get("tokensBefore") or 0,
-        "timestamp": iso_to_ms(entry.get("timestamp")),
-    }
+    return create_compaction_summary_message(entry.get("summary"), entry.get("tokensBefore"), entry.get("timestamp"))
 
 
-def collect_context_edits(path_entries: list[Entry]) -> dict[str, dict[str, Any] | None]:
-    """targetId -> replacement of the latest ``context_edit`` for it on the path."""
-    edits: dict[str, dict[str, Any] | None] = {}
-    for entry in path_entries:
+def collect_context_edits(entries: list[Entry]) -> dict[str, Entry]:
+    """targetId -> the latest ``context_edit`` entry for it."""
+    edits: dict[str, Entry] = {}
+    for entry in entries:
         if entry.get("type") == "context_edit" and isinstance(entry.get("targetId"), str):
-            replacement = entry.get("replacement")
-            edits[entry["targetId"]] = replacement if isinstance(replacement, dict) else None
+            edits[entry["targetId"]] = entry
     return edits
 
 
-def entry_to_messages(entry: Entry, edits: dict[str, dict[str, Any] | None] | None = None) -> list[Message]:
-    """The agent messages one entry contributes to context (compactions excluded: only the
-    projection head speaks for a compaction)."""
-    kind = entry.get("type")
-    message: Message | None = None
-    if kind == "message":
-        raw = entry.get("message")
-        message = raw if isinstance(raw, dict) else None
-    elif kind == "custom_message":
-        message = {
-            "role": "custom",
-            "customType": entry.get("customType"),
-            "content": entry.get("content", ""),
-            "display": bool(entry.get("display", False)),
-            "timestamp": iso_to_ms(entry.get("timestamp")),
-        }
-        if "details" in entry:
-            message["details"] = entry["details"]
-    elif kind == "branch_summary":
-        if entry.get("summary"):
-            message = {
-                "role": "branchSummary",
-                "summary": entry["summary"],
-                "fromId": entry.get("fromId"),
-                "timestamp": iso_to_ms(entry.get("timestamp")),
-            }
-    if message is None:
+def entry_to_messages(entry: Entry, edits: dict[str, Entry] | None = None) -> list[Message]:
+    """The agent messages one entry contributes to context, its edit applied (compactions
+    excluded: only the projection head speaks for a compaction)."""
+    if entry.get("type") == "compaction":
         return []
-    entry_id = entry.get("id")
-    if edits and entry_id in edits:
-        replacement = edits[entry_id]
-        if replacement is None:
-            return []
-        if "content" in replacement:
-            message = {**message, "content": replacement["content"]}
-    return [message]
+    return project_context_entry(entry, (edits or {}).get(str(entry.get("id"))))
 
 
 @dataclass
@@ -109,31 +65,17 @@ def latest_compaction_index(path_entries: list[Entry]) -> int:
 def build_projection(path_entries: list[Entry]) -> list[ProjectedEntry]:
     """Project a root→leaf path. Entries that contribute no message are kept (with an empty
     list) so callers can still see settings changes next to a cut."""
-    edits = collect_context_edits(path_entries)
-    k = latest_compaction_index(path_entries)
-    if k < 0:
-        return [ProjectedEntry(e, i, entry_to_messages(e, edits)) for i, e in enumerate(path_entries)]
-
-    compaction = path_entries[k]
-    head: list[Message] = []
-    checkpoint = compaction.get("systemMessage")
-    if isinstance(checkpoint, dict):
-        head.append(checkpoint)
-    head.append(compaction_summary_message(compaction))
-    projected = [ProjectedEntry(compaction, k, head)]
-
-    first_kept = compaction.get("firstKeptEntryId")
-    start = None
-    for i in range(k):
-        if path_entries[i].get("id") == first_kept:
-            start = i
-            break
-    if start is not None:
-        for i in range(start, k):
-            messages = [m for m in entry_to_messages(path_entries[i], edits) if m.get("role") != "system"]
-            projected.append(ProjectedEntry(path_entries[i], i, messages))
-    for i in range(k + 1, len(path_entries)):
-        projected.append(ProjectedEntry(path_entries[i], i, entry_to_messages(path_entries[i], edits)))
+    index_on_path = {id(entry): i for i, entry in enumerate(path_entries)}
+    context = build_context_entries(path_entries)
+    edits = collect_context_edits(context)
+    projected: list[ProjectedEntry] = []
+    for position, entry in enumerate(context):
+        if entry.get("type") == "compaction":
+            # Only the newest compaction (the head) contributes its checkpoint and summary.
+            messages = entry_to_context_messages(entry) if position == 0 else []
+        else:
+            messages = entry_to_messages(entry, edits)
+        projected.append(ProjectedEntry(entry, index_on_path[id(entry)], messages))
     return projected
 
 

@@ -12,7 +12,7 @@ from pi_rpc.compaction import (
     decide_compaction,
     is_recoverable_length,
 )
-from pi_rpc.compaction.overflow import local_is_context_overflow, local_is_retryable_error
+from pi_rpc.compaction.overflow import is_overflow, is_retryable_error
 
 from .conftest import usage
 
@@ -40,7 +40,7 @@ def ok(input_tokens: int, output: int = 10, stop: str = "stop", timestamp: int =
     ],
 )
 def test_explicit_overflow_patterns(text: str) -> None:
-    assert local_is_context_overflow(err(text))
+    assert is_overflow(err(text))
 
 
 @pytest.mark.parametrize(
@@ -53,20 +53,20 @@ def test_explicit_overflow_patterns(text: str) -> None:
     ],
 )
 def test_not_overflow(text: str) -> None:
-    assert not local_is_context_overflow(err(text))
+    assert not is_overflow(err(text))
 
 
 def test_cerebras_no_body_rule_is_provider_specific() -> None:
-    assert local_is_context_overflow(err("400 status code (no body)", provider="cerebras"))
-    assert not local_is_context_overflow(err("400 status code (no body)", provider="openai"))
+    assert is_overflow(err("400 status code (no body)", provider="cerebras"))
+    assert not is_overflow(err("400 status code (no body)", provider="openai"))
 
 
 def test_silent_and_length_overflow() -> None:
-    assert local_is_context_overflow(ok(100_001), 100_000)
-    assert not local_is_context_overflow(ok(100_000), 100_000)
-    assert not local_is_context_overflow(ok(100_001))  # window unknown
-    assert local_is_context_overflow(ok(99_000, output=0, stop="length"), 100_000)
-    assert not local_is_context_overflow(ok(99_000, output=5, stop="length"), 100_000)
+    assert is_overflow(ok(100_001), 100_000)
+    assert not is_overflow(ok(100_000), 100_000)
+    assert not is_overflow(ok(100_001))  # window unknown
+    assert is_overflow(ok(99_000, output=0, stop="length"), 100_000)
+    assert not is_overflow(ok(99_000, output=5, stop="length"), 100_000)
 
 
 @pytest.mark.parametrize(
@@ -85,11 +85,11 @@ def test_silent_and_length_overflow() -> None:
     ],
 )
 def test_retryable_classification(text: str, retryable: bool) -> None:
-    assert local_is_retryable_error(err(text)) is retryable
+    assert is_retryable_error(err(text)) is retryable
 
 
 def test_only_errors_are_retryable() -> None:
-    assert not local_is_retryable_error({**ok(1), "errorMessage": "503"})
+    assert not is_retryable_error({**ok(1), "errorMessage": "503"})
 
 
 SETTINGS = CompactionSettings()

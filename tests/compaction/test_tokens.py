@@ -7,13 +7,23 @@ import math
 from pi_rpc.compaction import (
     CompactionSettings,
     calculate_context_tokens,
-    calculate_context_usage,
     estimate_context_tokens,
     estimate_tokens,
     should_compact,
 )
 
+from pi_rpc.session.context import build_session_projection
+from pi_rpc.session.stats import compute_context_usage
+
 from .conftest import SessionBuilder, load_session, usage
+
+
+def calculate_context_usage(path: list[dict], context_window: int) -> dict | None:
+    """contextUsage of a root->leaf path through the one shared implementation (session stats),
+    which compaction's thresholds use too."""
+    by_id = {e["id"]: e for e in path}
+    leaf = path[-1]["id"] if path else None
+    return compute_context_usage(build_session_projection(path, leaf, by_id), path, context_window)
 
 
 def test_estimate_user_text_and_images() -> None:
