@@ -14,7 +14,8 @@ ALLOWED: dict[str, set[str]] = {
     "ai": set(),
     "resources": {"ai"},  # system-transcript helpers
     "session": {"ai"},  # message and system-transcript helpers
-    "compaction": {"ai", "session"},  # the store's projection and token estimates (pure functions)
+    # the store's projection and token estimates (pure functions), the agent's message conversion
+    "compaction": {"ai", "session", "agent"},
     "tools": {"ai", "agent"},  # tools implement agent.types.AgentTool
     "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator
     "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
