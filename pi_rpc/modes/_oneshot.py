@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
@@ -38,9 +39,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.session import AgentSession
 
-SHUTDOWN_GRACE_SECONDS = 5.0
 TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
-_SIGNAL_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
 class OneshotError(Exception):
@@ -185,14 +184,6 @@ def _stderr(message: str) -> None:
         pass
 
 
-def _hard_exit(code: int) -> None:
-    try:
-        sys.stderr.flush()
-    except Exception:
-        pass
-    os._exit(code)
-
-
 class OneshotRunner:
     """One process lifetime of ``-p``/``--mode json``; see the module docstring."""
 
@@ -332,10 +323,10 @@ class OneshotRunner:
             async with anyio.create_task_group() as tg:
                 async for signum in signals:
                     self._signal_count += 1
-                    code = _SIGNAL_CODES.get(signum, 128 + int(signum))
+                    code = signal_exit_code(signum)
                     children.kill_all()
                     if self._signal_count > 1:
-                        _hard_exit(code)  # a repeated signal does not wait for disposal
+                        hard_exit(code)  # a repeated signal does not wait for disposal
                     # The code holds even if the prompt loop finishes first and returns.
                     self.exit_code = code
                     self._flush_on_exit = signum != signal.SIGTERM
@@ -348,7 +339,7 @@ class OneshotRunner:
         if self._flush_on_exit and self.writer is not None and self.writer.failed is None:
             with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await self.writer.drain()
-        _hard_exit(code)
+        hard_exit(code)
 
 
 # ---------------------------------------------------------------------- process entry

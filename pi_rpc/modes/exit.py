@@ -1,10 +1,29 @@
-"""Running a mode's event loop to its exit code (shared by rpc, json and print modes)."""
+"""Exit codes and the way out, shared by the rpc, json and print modes: upstream's signal codes,
+the grace period for an orderly shutdown, the immediate exit, and running the event loop to
+its exit code."""
 
 from __future__ import annotations
 
 import os
 import sys
+import signal
 from collections.abc import Awaitable, Callable
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
+
+
+def signal_exit_code(signum: int) -> int:
+    return SIGNAL_EXIT_CODES.get(signal.Signals(signum), 128 + int(signum))
+
+
+def hard_exit(code: int) -> None:
+    """Exit now (a repeated signal, a fatal write error): flush stderr, skip teardown."""
+    try:
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - stderr may already be gone
+        pass
+    os._exit(code)
 
 
 def run_to_exit_code(main: Callable[[], Awaitable[int]]) -> int:
@@ -13,10 +32,10 @@ def run_to_exit_code(main: Callable[[], Awaitable[int]]) -> int:
     import anyio
 
     code = anyio.run(main)
+    if code != 0:
+        hard_exit(code)
     try:
         sys.stderr.flush()
     except Exception:  # noqa: BLE001 - stderr may already be gone
         pass
-    if code != 0:
-        os._exit(code)
     return code

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import anyio
 
 from pi_rpc.config import children
+from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.rpc.backend import Backend, ServerHandle
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
@@ -29,16 +29,6 @@ from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
 from pi_rpc.modes.wire.jsonparse import parse_record
 from pi_rpc.modes.wire.output import RecordWriter
 
-SHUTDOWN_GRACE_SECONDS = 5.0
-_SIGNAL_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
-
-
-def _hard_exit(code: int) -> None:
-    try:
-        sys.stderr.flush()
-    except Exception:
-        pass
-    os._exit(code)
 
 
 class RpcServer:
@@ -140,10 +130,10 @@ class RpcServer:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
             async for signum in signals:
                 self._signal_count += 1
-                code = _SIGNAL_CODES.get(signum, 128 + int(signum))
+                code = signal_exit_code(signum)
                 children.kill_all()
                 if self._shutting_down:
                     if self._signal_count == 1 and self.exit_code == 0:
                         continue  # first signal ever, during an EOF shutdown: ignored
-                    _hard_exit(code)
+                    hard_exit(code)
                 self.begin_signal_shutdown(code, flush=signum != signal.SIGTERM)
