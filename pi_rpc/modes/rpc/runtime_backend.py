@@ -12,6 +12,7 @@ import orjson
 from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
+from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.session.tree import dumps_tree
 
@@ -33,7 +34,7 @@ class RuntimeBackend:
     # ------------------------------------------------------------------ Backend protocol
 
     def register(self, registry: HandlerRegistry) -> None:
-        for name in COMMANDS:
+        for name in COMMAND_TYPES:
             registry.register(name, self._wrap(name))
         registry.register("extension_ui_response", self._extension_ui_response)
 
@@ -218,12 +219,3 @@ class RuntimeBackend:
     async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return {"commands": self.session.get_commands()}
 
-
-COMMANDS = (
-    "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state", "set_model",
-    "cycle_model", "get_available_models", "set_thinking_level", "cycle_thinking_level",
-    "get_available_thinking_levels", "set_steering_mode", "set_follow_up_mode", "compact",
-    "set_auto_compaction", "set_auto_retry", "abort_retry", "bash", "abort_bash", "get_session_stats",
-    "export_html", "switch_session", "fork", "clone", "get_fork_messages", "get_entries", "get_tree",
-    "get_last_assistant_text", "set_session_name", "get_messages", "get_commands",
-)
