@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.ai.estimate import calculate_context_tokens
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import js_len, js_normalize
 
@@ -72,12 +73,6 @@ def estimate_tokens(message: Message) -> int:
     else:
         return 0
     return math.ceil(chars / 4)
-
-
-def calculate_context_tokens(usage: dict[str, Any]) -> int:
-    return usage.get("totalTokens") or (
-        usage.get("input", 0) + usage.get("output", 0) + usage.get("cacheRead", 0) + usage.get("cacheWrite", 0)
-    )
 
 
 def _assistant_usage(message: Message) -> dict[str, Any] | None:
