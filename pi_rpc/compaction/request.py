@@ -9,9 +9,7 @@ The call goes through an injectable ``stream_fn`` with the signature of
 from __future__ import annotations
 
 import inspect
-import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import nullcontext
 from typing import Any, cast
@@ -24,21 +22,13 @@ from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
 from pi_rpc.compaction.overflow import is_retryable_error
 from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 from pi_rpc.compaction.settings import RetrySettings
+from pi_rpc.session.ids import uuid7
 
 Message = dict[str, Any]
 StreamFn = Callable[[Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]]
 RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
-
-
-def uuid7() -> str:
-    """A time-ordered UUIDv7 string (Python 3.11 has no ``uuid.uuid7``)."""
-    ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | ((rand >> 62) & 0xFFF) << 64 | 0b10 << 62
-    value |= rand & ((1 << 62) - 1)
-    return str(uuid.UUID(int=value))
 
 
 def resolve_stream_fn(stream_fn: StreamFn | None) -> StreamFn:

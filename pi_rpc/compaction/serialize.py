@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_rpc.agent.convert import convert_to_llm as agent_convert_to_llm
+from pi_rpc.ai.errors import js_json
 from pi_rpc.ai.transcript import content_text
-from pi_rpc.compaction.tokens import js_json
 
 Message = dict[str, Any]
 

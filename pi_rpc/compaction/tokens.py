@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from pi_rpc.compaction.settings import CompactionSettings
 from pi_rpc.session.stats import calculate_context_tokens, estimate_tokens
 from pi_rpc.session.stats import estimate_context_tokens as _estimate_context_tokens
@@ -19,17 +17,8 @@ __all__ = [
     "calculate_context_tokens",
     "estimate_context_tokens",
     "estimate_tokens",
-    "js_json",
     "should_compact",
 ]
-
-
-def js_json(value: Any) -> str:
-    """Compact JSON text close to ``JSON.stringify`` (non-ASCII kept raw)."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return orjson.dumps(value, default=str).decode()
 
 
 @dataclass(frozen=True)

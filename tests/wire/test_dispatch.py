@@ -7,7 +7,8 @@ from typing import Any
 import anyio
 import pytest
 
-from pi_rpc.modes.rpc.backend import InMemoryBackend, ServerHandle, uuid7
+from pi_rpc.modes.rpc.backend import InMemoryBackend, ServerHandle
+from pi_rpc.session.ids import uuid7
 from pi_rpc.modes.rpc.memory import MemoryTransport
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.rpc.validation import _FAST_SPECS, validate_command, validate_with_model

@@ -8,15 +8,13 @@ other command answers ``Not implemented yet: <type>``.
 
 from __future__ import annotations
 
-import os
 import re
-import time
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.modes.rpc.registry import CommandContext, CommandError, HandlerRegistry
+from pi_rpc.session.ids import uuid7
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -52,18 +50,6 @@ class StartupError(Exception):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
-
-
-def uuid7() -> str:
-    """A UUIDv7 string (48-bit Unix ms timestamp, version 7, variant 10, random rest)."""
-    ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= ((rand >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= rand & ((1 << 62) - 1)
-    return str(uuid.UUID(int=value))
 
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
