@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from pi_rpc.config.paths import CONFIG_DIR_NAME
 from pi_rpc.mcp.naming import EXPOSURES, mcp_namespace, resolve_exposure_alias
+from pi_rpc.tools._js import js_stringify
 
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 OVERRIDE_KEYS = ("enabled", "exposure", "toolExposure")
@@ -347,7 +348,7 @@ def _edit_servers(path: str, edit: Callable[[dict[str, Any] | None, dict[str, An
     if not edit(servers, parsed):
         return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    body = json.dumps(parsed, indent=_detect_indent(text), ensure_ascii=False)
+    body = js_stringify(parsed, indent=_detect_indent(text))
     with open(path, "w", encoding="utf-8") as f:
         f.write(body + "\n")
 
