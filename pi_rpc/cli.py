@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from pi_rpc import __version__
+from pi_rpc import COMPATIBLE_PI_VERSION, __version__
 from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mode
 
 HELP = """\
@@ -118,7 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
 
     if args.version:
-        sys.stdout.write(__version__ + "\n")
+        # Report the upstream version we are wire-compatible with (clients and adapters gate on
+        # it, as Valkey reports redis_version); our own version only with --verbose.
+        sys.stdout.write(COMPATIBLE_PI_VERSION + "\n")
+        if args.verbose:
+            sys.stdout.write(f"pi_rpc {__version__}\n")
         return 0
     if args.help:
         sys.stdout.write(HELP)
@@ -135,7 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_models is not None and args.list_models is not False:
         from pi_rpc.modes.commands import list_models
 
-        return list_models(args.list_models if isinstance(args.list_models, str) else None)
+        return list_models(
+            args.list_models if isinstance(args.list_models, str) else None,
+            faux=bool(args.faux_script) or args.provider == "faux" or str(args.model or "").startswith("faux/"),
+        )
 
     if args.api_key is not None and args.model is None and not args.models:
         _err("--api-key requires a model to be specified via --model, --provider/--model, or --models")
