@@ -113,6 +113,7 @@ def discover_extension_sources(
     cwd: str,
     agent_dir: str,
     cli_paths: Sequence[str] = (),
+    cli_base: str | None = None,
     no_extensions: bool = False,
     project_trusted: bool = False,
     global_settings: Mapping[str, Any] | None = None,
@@ -120,7 +121,8 @@ def discover_extension_sources(
     disabled_builtins: Iterable[str] = (),
     warnings: list[str] | None = None,
 ) -> list[ExtensionSource]:
-    """The extensions to load, in load order (see the module docstring)."""
+    """The extensions to load, in load order (see the module docstring). ``-e`` paths are
+    relative to ``cli_base`` (the process cwd; default ``cwd``)."""
     sources: list[ExtensionSource] = []
     seen: set[str] = set()
 
@@ -136,7 +138,7 @@ def discover_extension_sources(
             name = raw[len(BUILTIN_PREFIX) :]
             add(raw, _source_info(raw, "builtin", "temporary"), explicit=True, module_name=BUILTIN_EXTENSIONS.get(name))
             continue
-        for path in _explicit_entries(resolve_path(raw, cwd)):
+        for path in _explicit_entries(resolve_path(raw, cli_base or cwd)):
             add(path, _source_info(path, "cli", "temporary"), explicit=True)
     if no_extensions:
         return sources

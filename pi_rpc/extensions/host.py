@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 class ExtensionHost(Protocol):
     """Actions of the live session that extensions may use (implemented by the runtime)."""
 
-    cwd: str
+    @property
+    def cwd(self) -> str: ...
 
     @property
     def session_manager(self) -> SessionManager: ...

@@ -32,6 +32,7 @@ from pi_rpc.extensions.events import CANCELLABLE_EVENTS
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.types import Extension, ExtensionErrorRecord, Handler, RegisteredCommand, RegisteredTool
 from pi_rpc.extensions.ui import PromptTrackingUI
+from pi_rpc.resources.commands import command_entry
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.host import ExtensionHost
@@ -224,15 +225,10 @@ class ExtensionRunner:
 
     def command_listing(self) -> list[dict[str, Any]]:
         """``get_commands`` entries of the extension commands (they come first)."""
-        listing: list[dict[str, Any]] = []
-        for name, command in self.registered_commands():
-            entry: dict[str, Any] = {"name": name}
-            if command.description is not None:
-                entry["description"] = command.description
-            entry["source"] = "extension"
-            entry["sourceInfo"] = dict(command.source_info)
-            listing.append(entry)
-        return listing
+        return [
+            command_entry(name, command.description, "extension", command.source_info)
+            for name, command in self.registered_commands()
+        ]
 
     def flags(self) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
