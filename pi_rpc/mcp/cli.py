@@ -487,7 +487,7 @@ def _provider_token(agent_dir: str) -> Callable[[str], str | None]:
 
             registry.append(ModelRegistry(Path(agent_dir)))
         try:
-            return registry[0].get_api_key(provider)  # type: ignore[no-any-return]
+            return registry[0].get_api_key(provider)
         except Exception:  # noqa: BLE001 - the server's 401 then reports the missing sign-in
             return None
 

@@ -81,10 +81,6 @@ def _is_string_record(value: Any) -> bool:
     return _is_record(value) and all(isinstance(v, str) for v in value.values())
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _url_host(parsed: Any) -> str:
     host = parsed.hostname or ""
     return f"[{host}]" if ":" in host else host
@@ -129,7 +125,7 @@ def _check_base_fields(entry: Mapping[str, Any]) -> str | None:
         return "enabled must be a boolean"
     if "description" in entry and not isinstance(description, str):
         return "description must be a string"
-    if "timeout" in entry and not (_is_number(timeout) and timeout > 0):
+    if "timeout" in entry and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
         return "timeout must be a positive number of seconds"
     return None
 

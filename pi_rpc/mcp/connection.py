@@ -115,7 +115,7 @@ def is_transient(error: BaseException) -> bool:
 
 def _dump(model: Any) -> dict[str, Any]:
     """An SDK model as a dict with exactly the fields the server sent."""
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)  # type: ignore[no-any-return]
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def expand_home(value: str) -> str:
@@ -328,7 +328,7 @@ class McpConnection:
                         write,
                         logging_callback=self._on_log,
                         message_handler=self._on_message,
-                        list_roots_callback=self._list_roots,
+                        list_roots_callback=self._list_roots,  # type: ignore[arg-type]
                         client_info=types.Implementation(name=CLIENT_NAME, version=_version()),
                     )
                 )
@@ -581,6 +581,7 @@ class McpConnection:
 
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         request: Any
+        result_type: Any
         if method == "tools/list":
             request, result_type = types.ListToolsRequest(params=params), types.ListToolsResult
         elif method == "resources/list":
@@ -602,7 +603,7 @@ class McpConnection:
             request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
             return _dump(await self._request(live, request, types.CallToolResult, signal, on_progress))
 
-        return await self._with_session(run)  # type: ignore[no-any-return]
+        return await self._with_session(run)
 
     async def read_resource(self, uri: str, signal: AbortSignal | None = None) -> dict[str, Any]:
         from mcp import types
@@ -611,10 +612,10 @@ class McpConnection:
             request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri))  # type: ignore[arg-type]
             return _dump(await self._request(live, request, types.ReadResourceResult, signal))
 
-        return await self._with_session(run, read_only=True)  # type: ignore[no-any-return]
+        return await self._with_session(run, read_only=True)
 
     async def resources_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, Any]:
-        return await self._with_session(lambda live: self._page(live, "resources/list", cursor, signal), True)  # type: ignore[no-any-return]
+        return await self._with_session(lambda live: self._page(live, "resources/list", cursor, signal), True)
 
     async def templates_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, Any]:
         async def run(live: _Live) -> dict[str, Any]:
@@ -625,10 +626,10 @@ class McpConnection:
                     return {"resourceTemplates": []}
                 raise
 
-        return await self._with_session(run, True)  # type: ignore[no-any-return]
+        return await self._with_session(run, True)
 
     async def all_resources(self, signal: AbortSignal | None = None) -> list[dict[str, Any]]:
-        return await self._with_session(lambda live: self._list_all(live, "resources/list", "resources", signal), True)  # type: ignore[no-any-return]
+        return await self._with_session(lambda live: self._list_all(live, "resources/list", "resources", signal), True)
 
     async def all_templates(self, signal: AbortSignal | None = None) -> list[dict[str, Any]]:
         async def run(live: _Live) -> list[dict[str, Any]]:
@@ -639,7 +640,7 @@ class McpConnection:
                     return []
                 raise
 
-        return await self._with_session(run, True)  # type: ignore[no-any-return]
+        return await self._with_session(run, True)
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from pi_rpc.config.tool_patterns import tool_pattern
 
 MAX_TOOL_NAME_LENGTH = 64
 
@@ -52,19 +54,6 @@ def server_summary(description: str | None, instructions: str | None) -> str:
 def is_mcp_tool_name(name: str) -> bool:
     """A server tool (``mcp__…``) or one of the resource tools."""
     return name.startswith("mcp__") or name in RESOURCE_TOOL_NAMES
-
-
-def tool_pattern(pattern: str) -> re.Pattern[str]:
-    """A whole-name pattern where ``*`` matches any characters."""
-    return re.compile("^" + ".*".join(re.escape(part) for part in pattern.split("*")) + "$", re.DOTALL)
-
-
-def tool_name_matcher(entries: Iterable[str]) -> Callable[[str], bool]:
-    """Whether a name equals one of the exact entries or matches one of the ``*`` patterns."""
-    items = list(entries)
-    names = {entry for entry in items if "*" not in entry}
-    patterns = [tool_pattern(entry) for entry in items if "*" in entry]
-    return lambda name: name in names or any(p.match(name) for p in patterns)
 
 
 def resolve_exposure_alias(value: Any) -> Any:

@@ -235,18 +235,18 @@ async def run_script(
     if admission != "reserved":
         waited = f"{time.monotonic() - started:.1f}"
         if admission == "aborted":
-            error = f"Script aborted: {(signal.reason if signal else None) or 'Execution aborted'}"
+            refusal = f"Script aborted: {(signal.reason if signal else None) or 'Execution aborted'}"
         elif deadline_s <= WORKER_WAIT_S:
-            error = f"Script timed out: Execution timed out after {options.timeout_ms} ms while waiting for a free codemode worker"
+            refusal = f"Script timed out: Execution timed out after {options.timeout_ms} ms while waiting for a free codemode worker"
         else:
-            error = (
+            refusal = (
                 f"No codemode worker became free within {int(WORKER_WAIT_S)} seconds. All {max_workers()} workers, "
                 "shared by every session in this process, are held by other scripts. Retry after they finish."
             )
         return {
             "content": [
                 {"type": "text", "text": f"Script failed\nWall time {waited} seconds\nOutput:\n"},
-                {"type": "text", "text": f"Script error:\n{error}\n\nThe script did not start."},
+                {"type": "text", "text": f"Script error:\n{refusal}\n\nThe script did not start."},
             ],
             "details": {"calls": []},
             "isError": True,

@@ -58,7 +58,7 @@ class _OutputLimit(Exception):
 
 
 def _identifier(name: str) -> str:
-    out = []
+    out: list[str] = []
     for ch in name:
         ok = (ch.isascii() and (ch.isalpha() or ch == "_")) if not out else (ch.isascii() and (ch.isalnum() or ch == "_"))
         out.append(ch if ok else "_")
