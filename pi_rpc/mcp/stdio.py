@@ -9,6 +9,8 @@ would have to manage, and does not tell us the process group pi must kill on a s
   (so wrappers such as ``npx``/``uvx`` are stopped with their children) and is registered in
   ``pi_rpc.config.children``, which every signal handler kills first.
 - Its stderr is kept as a bounded tail, reported when it fails to connect or drops.
+- On Linux the server also gets SIGKILL when pi dies without cleaning up (the parent death
+  signal), so not even a ``kill -9`` of pi leaves it running.
 - Stopping follows the MCP spec and upstream: close stdin, wait 0.5 s, SIGTERM to the group,
   wait 2 s, SIGKILL to the group; once the server exited, the group gets SIGTERM as well so
   children that ignored stdin closing do not outlive it.
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -56,6 +60,23 @@ def spawn_error(command: str, exc: OSError) -> str:
     """Upstream's spawn failure text (``spawn <command> ENOENT``)."""
     code = errno.errorcode.get(exc.errno or 0)
     return f"spawn {command} {code}" if code else f"spawn {command}: {exc}"
+
+
+# Linux: the server dies with pi even when pi is killed outright (SIGKILL), through the parent
+# death signal, which survives exec; the check of the parent closes the race with pi dying
+# before prctl ran.
+_DEATH_SIGNAL_WRAPPER = (
+    "import ctypes,os,signal,sys\n"
+    "ctypes.CDLL(None).prctl(1,signal.SIGKILL)\n"
+    "os.getppid()!=int(sys.argv[1]) and os._exit(1)\n"
+    "os.execvp(sys.argv[2],sys.argv[2:])"
+)
+
+
+def _argv(command: str, args: list[str]) -> list[str]:
+    if sys.platform.startswith("linux"):
+        return [sys.executable, "-I", "-S", "-c", _DEATH_SIGNAL_WRAPPER, str(os.getpid()), command, *args]
+    return [command, *args]
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -101,13 +122,16 @@ async def stdio_transport(
     from mcp.shared.message import SessionMessage
     from mcp.types import JSONRPCMessage
 
+    full_env = {**os.environ, **env}
+    if shutil.which(command, path=full_env.get("PATH")) is None and not os.access(os.path.join(cwd, command), os.X_OK):
+        raise ConnectionError(f"spawn {command} ENOENT")
     try:
         process = await anyio.open_process(
-            [command, *args],
+            _argv(command, args),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={**os.environ, **env},
+            env=full_env,
             cwd=cwd,
             start_new_session=True,
         )

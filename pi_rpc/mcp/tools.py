@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.mcp.content import convert_result, normalize_input_schema
 from pi_rpc.tools._js import js_number
@@ -123,7 +125,11 @@ def create_tool_definition(
                 if outcome is not None and hasattr(outcome, "__await__"):
                     await outcome
 
-        result = await connection.call_tool(tool_name, params if isinstance(params, dict) else {}, signal, progress)
+        # The call watches the signal itself: an abort cancels the request on the server
+        # (notifications/cancelled) and fails it at once with upstream's "MCP request aborted",
+        # instead of the generic cancellation of the surrounding scope.
+        with anyio.CancelScope(shield=True):
+            result = await connection.call_tool(tool_name, params if isinstance(params, dict) else {}, signal, progress)
         return convert_result(server, tool_name, result, readable_resources())
 
     definition: dict[str, Any] = {

@@ -219,10 +219,9 @@ async def run_script(
     calls: list[dict[str, Any]] = []
 
     async def publish() -> None:
+        # Queued, not awaited (as upstream): a nested call's start event goes out first.
         if on_update is not None:
-            outcome = on_update({"content": [], "details": {"calls": [dict(c) for c in calls]}})
-            if isinstance(outcome, Awaitable):
-                await outcome
+            on_update({"content": [], "details": {"calls": [dict(c) for c in calls]}})
 
     await publish()
     callable_tools = [t for t in (host.callable_tools() if host else []) if t["name"] != CODEMODE_TOOL_NAME]
