@@ -364,43 +364,46 @@ async def _run_worker(
             tg.start_soon(read_stderr)
             catalog = [{"id": identifier(n), "name": n, "description": discovery.samples[n]} for n in by_name]
             await send({"type": "start", "code": code, "tools": catalog, "store": host.read_store() if host else {}})
+            with anyio.CancelScope() as reading:
 
-            async def watch_abort() -> None:
-                nonlocal failure
-                assert signal is not None
-                await signal.wait()
-                failure = f"Script aborted: {signal.reason or 'Execution aborted'}"
-                tg.cancel_scope.cancel()
+                async def watch_abort() -> None:
+                    nonlocal failure
+                    assert signal is not None
+                    await signal.wait()
+                    failure = f"Script aborted: {signal.reason or 'Execution aborted'}"
+                    reading.cancel()
 
-            if signal is not None:
-                tg.start_soon(watch_abort)
-            with anyio.move_on_after(remaining_s) as deadline:
-                buffer = b""
-                async for chunk in stdout:
-                    buffer += chunk
-                    *lines, buffer = buffer.split(b"\n")
-                    for line in lines:
-                        try:
-                            message = json.loads(line)
-                        except ValueError:
-                            continue
-                        kind = message.get("type")
-                        if kind == "output":
-                            output.append(message.get("item") or {})
-                        elif kind == "call":
-                            running.add(id(message))
-                            tg.start_soon(tracked, message)
-                        elif kind == "done":
-                            result = message
+                if signal is not None:
+                    tg.start_soon(watch_abort)
+                with anyio.move_on_after(remaining_s) as deadline:
+                    buffer = b""
+                    async for chunk in stdout:
+                        buffer += chunk
+                        *lines, buffer = buffer.split(b"\n")
+                        for line in lines:
+                            try:
+                                message = json.loads(line)
+                            except ValueError:
+                                continue
+                            kind = message.get("type")
+                            if kind == "output":
+                                output.append(message.get("item") or {})
+                            elif kind == "call":
+                                running.add(id(message))
+                                tg.start_soon(tracked, message)
+                            elif kind == "done":
+                                result = message
+                                break
+                        if result:
                             break
-                    if result:
-                        break
-            if deadline.cancelled_caught:
-                failure = f"Script timed out: Execution timed out after {round(remaining_s * 1000)} ms"
-            elif not result and failure is None:
+                if deadline.cancelled_caught and failure is None:
+                    failure = f"Script timed out: Execution timed out after {round(remaining_s * 1000)} ms"
+            if not result and failure is None:
                 tail = stderr_tail.decode("utf-8", "replace").strip()
                 failure = "Script sandbox failed: the script process exited" + (f"\n{tail}" if tail else "")
-            # Calls still running are cancelled; they report their end before the script's.
+            # The script is over: kill it, then cancel its calls still running and let them
+            # report their end before the script's.
+            _kill(process.pid)
             nested.abort("The script ended")
             with anyio.move_on_after(5):
                 while running:

@@ -229,7 +229,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=None)
     parser.add_argument("--port-file", default=None)
-    args = parser.parse_args()
+    args, _unknown = parser.parse_known_args()  # extra arguments are accepted and ignored
     pid_file = os.environ.get("DEMO_PID_FILE")
     if pid_file:
         with open(pid_file, "a", encoding="utf-8") as f:
