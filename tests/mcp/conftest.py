@@ -47,6 +47,9 @@ def mcp_pi(spawn_pi: Callable[..., Any], tmp_path: Path) -> Iterator[Callable[..
         llms.append(llm)
         agent = tmp_path / "agent"
         write_agent_config(str(agent), llm.base_url, settings)
+        models = json.loads((agent / "models.json").read_text())
+        models["providers"]["conf"]["models"][0]["input"] = ["text", "image"]  # images pass through
+        (agent / "models.json").write_text(json.dumps(models))
         (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers, **(mcp_extra or {})}, indent=2))
         proc = spawn_pi("--no-session", *args, env=env, faux=False)
         return McpSession(proc, llm, agent)

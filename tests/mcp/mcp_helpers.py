@@ -68,7 +68,8 @@ class McpSession:
         start = len(self.proc.seen)
         response = self.command({"type": "prompt", "message": message}, timeout)
         assert response["success"], response
-        self.proc.read_until(lambda r: r.get("type") == "agent_settled" and self.proc.seen.index(r) >= start, timeout)
+        while not any(r.get("type") == "agent_settled" for r in self.proc.seen[start:]):
+            self.proc.read_record(timeout)
         return self.proc.seen[start:]
 
     def bodies(self) -> list[dict[str, Any]]:
