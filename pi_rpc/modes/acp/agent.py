@@ -25,12 +25,12 @@ from pi_rpc.modes.acp.jsonrpc import (
     RpcError,
     invalid_params,
 )
-from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from pi_rpc.config.cli_args import CliArgs
+    from pi_rpc.modes.acp.session import AcpSession
     from pi_rpc.modes.rpc.backend import ServerHandle
     from pi_rpc.modes.rpc.registry import HandlerRegistry
 
@@ -169,6 +169,7 @@ class AcpAgent:
     def _open(self, cwd: str, **overrides: Any) -> AcpSession:
         """Build a session runtime like every mode does, with the client's cwd and file access."""
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
+        from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
         from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
         from pi_rpc.runtime.session import AgentSession
 
