@@ -72,3 +72,17 @@ def test_async_client_with_default_options(pi_on_path: Path) -> None:
             assert stats["userMessages"] == 2
 
     asyncio.run(main())
+
+
+def test_every_option_the_sdk_passes_through_is_a_known_flag() -> None:
+    # The SDK's extra_args allow-list names upstream's flags; ours must know every one of them
+    # (an unknown flag would be taken for an extension flag and silently do nothing).
+    from pi_agent._launch import _FLAGS, _VALUES
+
+    from pi_rpc.config.cli_args import parse_args
+
+    values = {"--thinking": "high", "--tools": "read", "-t": "read", "--exclude-tools": "bash", "-xt": "bash"}
+    for flag in sorted(_FLAGS):
+        assert parse_args(["--mode", "rpc", flag]).unknown_flags == (), flag
+    for flag in sorted(_VALUES):
+        assert parse_args(["--mode", "rpc", flag, values.get(flag, "x")]).unknown_flags == (), flag
