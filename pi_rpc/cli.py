@@ -20,7 +20,7 @@ Usage:
   pi [options] [@files...] [messages...]
 
 Modes:
-  --mode <mode>                  text, json or rpc
+  --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
   --print, -p                    Non-interactive: process the messages and exit
 
 Model:
@@ -153,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.modes.rpc.main import run_rpc_mode
 
         return run_rpc_mode(args)
+    if mode == "acp":
+        from pi_rpc.modes.acp.main import run_acp_mode
+
+        return run_acp_mode(args)
     return _run_other_mode(mode, args)
 
 
