@@ -43,3 +43,5 @@ class RuntimeOptions:
     extension_sources: list[Any] = field(default_factory=list)
     # ``--name[=value]`` flags from the command line, for flags extensions register.
     extension_flag_values: list[tuple[str, str | bool]] = field(default_factory=list)
+    # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
+    file_access: Any = None

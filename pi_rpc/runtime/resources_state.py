@@ -82,6 +82,7 @@ class ResourcesState:
             "session_env": lambda: dict(self.session_env),
             "auto_resize_images": options.settings.images_auto_resize,
             "get_model": get_model,
+            "file_access": options.file_access,
         }
         self.tools = create_tools(options.cwd, _resolve_tool_names(options), **self._tool_options)
         agent_dir = str(options.agent_dir)

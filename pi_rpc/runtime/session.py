@@ -35,7 +35,6 @@ from pi_rpc.runtime.errors import (
     ERR_SESSION_NAME_EMPTY,
     RuntimeCommandError,
     no_api_key_error,
-    no_model_error,
 )
 from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.model_control import ModelControl
@@ -379,7 +378,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
         model = self.agent.model
         if model is None:
-            raise RuntimeCommandError(no_model_error())
+            # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
+            raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
         return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate)
@@ -431,7 +431,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             return
         model = self.agent.model
         if model is None:
-            raise RuntimeCommandError(no_model_error())
+            raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
         await self._start_run({"messageType": "custom", "message": message})
