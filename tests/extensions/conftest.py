@@ -16,9 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 
 from rt_client import RpcProc  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO / "tests" / "fixtures" / "extensions"
-EXAMPLES = REPO / "examples" / "extensions"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import FIXTURES
+from ext_support import FIXTURES
 
 RECORDER = textwrap.dedent(
     """

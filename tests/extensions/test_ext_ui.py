@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import EXAMPLES
+from ext_support import EXAMPLES
 
 UI = textwrap.dedent(
     """
