@@ -171,3 +171,10 @@ def test_no_extensions_imports_nothing_of_the_extension_runtime(tmp_path: Path, 
     ext.write_text("def setup(pi):\n    pass\n")
     loaded = imported("-e", str(ext))
     assert {"pi_rpc.extensions.runner", "pi_rpc.runtime.extension_host"} <= loaded
+
+
+def test_readme_shows_the_permission_gate_example_verbatim() -> None:
+    from ext_support import EXAMPLES, REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "```python\n" + (EXAMPLES / "permission_gate.py").read_text(encoding="utf-8") + "```" in readme
