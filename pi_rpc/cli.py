@@ -21,7 +21,7 @@ Usage:
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
 
 Modes:
-  --mode <mode>                  text, json or rpc
+  --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
   --print, -p                    Non-interactive: process the messages and exit
 
 Model:
@@ -161,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.modes.rpc.main import run_rpc_mode
 
         return run_rpc_mode(args)
+    if mode == "acp":
+        from pi_rpc.modes.acp.main import run_acp_mode
+
+        return run_acp_mode(args)
     return _run_other_mode(mode, args)
 
 

@@ -12,6 +12,9 @@ the built-ins it turns off.
 
 from __future__ import annotations
 
+# A path that is not a file: built-in extensions are named ``builtin:<name>``, as upstream.
+BUILTIN_PREFIX = "builtin:"
+
 # name -> module defining setup(pi).
 BUILTIN_EXTENSIONS: dict[str, str] = {
     "mcp": "pi_rpc.mcp.extension",

@@ -23,10 +23,29 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pi_rpc.extensions.builtin import BUILTIN_EXTENSIONS
-from pi_rpc.extensions.types import BUILTIN_PREFIX, ExtensionSource
+from pi_rpc.extensions.builtin import BUILTIN_EXTENSIONS, BUILTIN_PREFIX
 
 CONFIG_DIR_NAME = ".pi"
+
+
+class ExtensionSource:
+    """Where an extension comes from, before it is loaded: the path ``extensionPath`` reports
+    (absolute file path, or ``builtin:<name>``), its ``sourceInfo``, the module of a built-in,
+    and whether it was named explicitly (``-e`` or a setting; a load failure's hint says so).
+    A plain class: this module is imported at every startup."""
+
+    __slots__ = ("path", "source_info", "module_name", "explicit")
+
+    def __init__(
+        self, path: str, source_info: dict[str, Any], module_name: str | None = None, explicit: bool = False
+    ) -> None:
+        self.path = path
+        self.source_info = source_info
+        self.module_name = module_name
+        self.explicit = explicit
+
+    def __repr__(self) -> str:
+        return f"ExtensionSource({self.path!r}, explicit={self.explicit})"
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
 
 

@@ -26,7 +26,8 @@ from typing import Any
 
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime, error_message
 from pi_rpc.extensions.bus import EventBus
-from pi_rpc.extensions.types import Extension, ExtensionSource, LoadFailure
+from pi_rpc.extensions.discovery import ExtensionSource
+from pi_rpc.extensions.types import Extension, LoadFailure
 
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
 _module_cache: dict[str, ModuleType] = {}

@@ -10,8 +10,7 @@ from typing import Any, TypedDict
 
 Handler = Callable[..., Any]
 
-# A path that is not a file: built-in extensions are named ``builtin:<name>``, as upstream.
-BUILTIN_PREFIX = "builtin:"
+from pi_rpc.extensions.builtin import BUILTIN_PREFIX  # noqa: F401 - re-exported
 
 
 class ExtensionErrorRecord(TypedDict):
@@ -60,17 +59,6 @@ class Extension:
     flags: dict[str, dict[str, Any]] = field(default_factory=dict)
     shortcuts: dict[str, dict[str, Any]] = field(default_factory=dict)
     renderers: list[Any] = field(default_factory=list)  # accepted, unused outside a terminal UI
-
-
-@dataclass(frozen=True)
-class ExtensionSource:
-    """Where an extension comes from, before it is loaded: the path to import (or the built-in's
-    module name) and its ``sourceInfo``."""
-
-    path: str  # what extensionPath reports: absolute file path, or builtin:<name>
-    source_info: dict[str, Any]
-    module_name: str | None = None  # built-ins: the Python module defining setup(pi)
-    explicit: bool = False  # given with -e (a load failure names the flag in the hint)
 
 
 @dataclass

@@ -271,7 +271,13 @@ class OneshotRunner:
         if self.mode == "json":
             # Upstream prints the header before it subscribes; always present (even in memory).
             self.writer.send_nowait(session.session.get_header())  # type: ignore[union-attr]
-            self._unsubscribe = session.subscribe(self._forward_event)
+            forward = self._forward_event
+
+            async def listener(event: dict[str, Any]) -> None:
+                await forward(event)
+
+            listener.emit_nowait = self._forward_event_nowait  # type: ignore[attr-defined]
+            self._unsubscribe = session.subscribe(listener)
         await self._bind_extensions(session)
         try:
             for text, images in self.prompts.sequence():
@@ -305,6 +311,14 @@ class OneshotRunner:
                 await self.writer.send(wire)
             else:
                 self.writer.send_nowait(wire)
+        except WriterClosed:
+            pass
+
+    def _forward_event_nowait(self, event: dict[str, Any]) -> None:
+        if self._output_closed or self.writer is None:
+            return
+        try:
+            self.writer.send_nowait(to_wire_event(event))
         except WriterClosed:
             pass
 

@@ -245,7 +245,7 @@ class SessionExtensions:
             # Appending now could split a tool call from its result: after the turn ends.
             self.pending_custom_messages.append(msg)
         else:
-            self.spawn(s.append_custom_message(msg))
+            s.append_custom_message_now(msg)
 
     def send_user_message(self, content: Any, options: dict[str, Any] | None) -> None:
         options = options or {}
@@ -278,10 +278,16 @@ class SessionExtensions:
         entry_id = self.s.session.append_custom_entry(custom_type, data)
         entry = self.s.session.get_entry(entry_id)
         if entry is not None:
-            self.spawn(self.s.emit({"type": "entry_appended", "entry": entry}))
+            self.s.emit_now({"type": "entry_appended", "entry": entry})
 
     def set_session_name(self, name: str) -> None:
-        self.spawn(self.s.set_session_name(name))
+        self.s.session.append_session_info(str(name))
+        event: dict[str, Any] = {"type": "session_info_changed"}
+        current = self.s.session.get_session_name()
+        if current is not None:
+            event["name"] = current
+        self.s.emit_now(event)
+        self.emit_later(dict(event))
 
     def get_session_name(self) -> str | None:
         return self.s.session.get_session_name()
@@ -372,7 +378,18 @@ class SessionExtensions:
         return self.s.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
-        self.spawn(self.s.set_thinking_level(level))
+        from pi_rpc.ai.types import THINKING_LEVELS
+
+        if level not in THINKING_LEVELS:
+            raise RuntimeCommandError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+        previous = self.s.thinking_level
+        effective = self.s._clamp(level)
+        if effective == previous:
+            return
+        self.s.agent.thinking_level = effective
+        self.s.session.append_thinking_level_change(effective)
+        self.s.emit_now({"type": "thinking_level_changed", "level": effective})
+        self.emit_later({"type": "thinking_level_select", "level": effective, "previousLevel": previous})
 
     def get_settings(self) -> dict[str, Any]:
         return self.s.settings.as_dict()
@@ -646,7 +663,7 @@ class SessionExtensions:
         """Custom messages sent while the turn ran (``triggerTurn: False``) land after it."""
         pending, self.pending_custom_messages = self.pending_custom_messages, []
         for message in pending:
-            await self.s.append_custom_message(message)
+            self.s.append_custom_message_now(message)
 
     # ================================================================== tool and request hooks
 

@@ -41,7 +41,9 @@ class RuntimeOptions:
     no_context_files: bool = False
     project_trusted: bool = False
     stream_fn: Any = None  # override of pi_rpc.ai.stream.stream (tests)
-    # Extensions to load (pi_rpc.extensions.types.ExtensionSource); empty: none, at no cost.
+    # Extensions to load (pi_rpc.extensions.discovery.ExtensionSource); empty: none, at no cost.
     extension_sources: list[Any] = field(default_factory=list)
     # ``--name[=value]`` flags from the command line, for flags extensions register.
     extension_flag_values: list[tuple[str, str | bool]] = field(default_factory=list)
+    # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
+    file_access: Any = None

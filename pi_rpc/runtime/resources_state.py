@@ -90,6 +90,7 @@ class ResourcesState:
             "session_env": lambda: dict(self.session_env),
             "auto_resize_images": options.settings.images_auto_resize,
             "get_model": get_model,
+            "file_access": options.file_access,
         }
         selection = _resolve_tool_names(options)
         # Names of tools extensions register; activated by the loadout once they exist.

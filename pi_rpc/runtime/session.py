@@ -156,6 +156,23 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         for listener in list(self._listeners):
             await listener(event)
 
+    def emit_now(self, event: dict[str, Any]) -> None:
+        """Emit without awaiting, for effects an extension causes synchronously (upstream emits
+        them at once, so they stay in order with the extension's UI requests): a listener with
+        an ``emit_nowait`` attribute gets the event now, any other one in the background."""
+        if self._shutting_down:
+            return
+        for listener in list(self._listeners):
+            nowait = getattr(listener, "emit_nowait", None)
+            if nowait is not None:
+                nowait(event)
+            else:
+                self._start_background(self._deliver, listener, event)
+
+    @staticmethod
+    async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
+        await listener(event)
+
     async def start_extensions(self, binding: ModeBinding) -> None:
         """Load the discovered extensions, bind them to the running mode and emit
         ``session_start``. Raises ``ExtensionStartupError`` when one fails to load. Without
@@ -430,13 +447,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
         )
 
-    async def append_custom_message(self, message: dict[str, Any]) -> None:
+    def append_custom_message_now(self, message: dict[str, Any]) -> None:
         """Record an extension's custom message outside a run (no turn starts)."""
         entry_id = self._record_custom_message(message)
         self._entry_id_by_message[id(message)] = entry_id
         self.agent.messages.append(message)
-        await self.emit({"type": "message_start", "message": message})
-        await self.emit({"type": "message_end", "message": message})
+        self.emit_now({"type": "message_start", "message": message})
+        self.emit_now({"type": "message_end", "message": message})
 
     def _refresh_stream_options(self) -> None:
         """Per-request options from settings and models.json: provider-level HTTP retries

@@ -239,17 +239,6 @@ class ModelRegistry:
             set_faux_config_script(None)
         self._models = self._compose()
 
-    @property
-    def faux_enabled(self) -> bool:
-        """Whether the offline ``faux`` models are offered (see the module docstring)."""
-        return self._faux_requested or bool(self._env_value(FAUX_ENV_VAR)) or FAUX_PROVIDER in self._config
-
-    def enable_faux(self) -> None:
-        """Offer the ``faux`` models from now on (the command line opted in)."""
-        if not self._faux_requested:
-            self._faux_requested = True
-            self._models = self._compose()
-
     def _merged_config(self) -> dict[str, dict[str, Any]]:
         merged = {name: dict(config) for name, config in self._extension_config.items()}
         for name, config in self._file_config.items():
@@ -272,6 +261,17 @@ class ModelRegistry:
         """Remove a provider registered at run time; built-in models it overrode come back."""
         if self._extension_config.pop(name, None) is not None:
             self._config = self._merged_config()
+            self._models = self._compose()
+
+    @property
+    def faux_enabled(self) -> bool:
+        """Whether the offline ``faux`` models are offered (see the module docstring)."""
+        return self._faux_requested or bool(self._env_value(FAUX_ENV_VAR)) or FAUX_PROVIDER in self._file_config
+
+    def enable_faux(self) -> None:
+        """Offer the ``faux`` models from now on (the command line opted in)."""
+        if not self._faux_requested:
+            self._faux_requested = True
             self._models = self._compose()
 
     def _load_models_json(self) -> dict[str, dict[str, Any]]:

@@ -51,6 +51,9 @@ class RuntimeBackend:
             if event.get("type") == "agent_settled" and self._shutdown_requested:
                 self._check_shutdown()
 
+        # Events extensions cause synchronously are written at once (AgentSession.emit_now).
+        forward.emit_nowait = lambda event: server.events.emit_nowait(to_wire_event(event))  # type: ignore[attr-defined]
+
         if self._initial_name:
             try:
                 await self.session.set_session_name(self._initial_name)
