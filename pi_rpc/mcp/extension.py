@@ -22,12 +22,13 @@ def setup(pi: Any) -> None:
         return state.get("manager")
 
     async def on_session_start(_event: dict[str, Any], ctx: Any) -> None:
-        from pi_rpc.mcp.config import global_config_path, project_config_path
         import os
 
         agent_dir = str(paths.agent_dir())
         trusted = ctx.is_project_trusted()
-        if not os.path.exists(global_config_path(agent_dir)) and not (trusted and os.path.exists(project_config_path(ctx.cwd))):
+        global_file = os.path.join(agent_dir, "mcp.json")
+        project_file = os.path.join(ctx.cwd, paths.CONFIG_DIR_NAME, "mcp.json")
+        if not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
             return  # nothing configured: nothing to load
         from pi_rpc.mcp.manager import McpManager
 

@@ -153,6 +153,7 @@ class SessionExtensions:
         runner.bind(self, self.binding)
         self._bound = True
         self.refresh_tools()
+        self._restore_declared_tools()
         await runner.emit(start_event)
         if runner.has_handlers("resources_discover"):
             reason = "reload" if start_event.get("reason") == "reload" else "startup"
@@ -316,6 +317,16 @@ class SessionExtensions:
         tools = self.loadout.active_tools()
         self.s.resources.tools = list(tools)
         self.s.agent.tools = list(tools)
+
+    def _restore_declared_tools(self) -> None:
+        """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
+        declared; those whose server has not connected yet once they register."""
+        from pi_rpc.ai.transcript import get_current_tools
+
+        declared = [str(tool.get("name")) for tool in get_current_tools(self.s.agent.messages) if tool.get("name")]
+        if declared:
+            self.loadout.restore(declared)
+            self._apply_loadout()
 
     def _loadout_error(self, path: str, error: str) -> None:
         if self.runner is not None:
@@ -566,6 +577,9 @@ class SessionExtensions:
         """``before_agent_start``; returns the custom messages to add to the run. A forced
         system prompt applies to this run's requests."""
         self.forced_system_prompt = None
+        # The run records the loadout in the transcript: restored tools that did not register by
+        # now are dropped, so a tool that never registers does not stay pending (upstream).
+        self.loadout.pending.clear()
         runner = self.runner
         if runner is None or not runner.has_handlers("before_agent_start"):
             return []

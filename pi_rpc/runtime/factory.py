@@ -249,6 +249,17 @@ def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Pa
     from pi_rpc.extensions.discovery import discover_extension_sources
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
+    from pi_rpc.mcp.activation import unneeded_mcp_builtins
+
+    # MCP's built-ins load only when something uses them (an mcp.json, a tool selection naming
+    # codemode or tool_search): a session without MCP loads no extension runtime for them.
+    disabled += unneeded_mcp_builtins(
+        agent_dir=str(agent_dir),
+        cwd=cwd,
+        project_trusted=settings.project_trusted,
+        tool_entries=args.tools or (),
+        default_tools=settings.default_tools,
+    )
     warnings: list[str] = []
     sources = discover_extension_sources(
         cwd=cwd,

@@ -161,7 +161,7 @@ class ToolLoadout:
                 self._activated_on_registration.discard(name)
             if name in self.pending:
                 self.pending.remove(name)
-                activate = True
+                activate = self.exposure(name) != "hidden"
             elif self._allow is not None:
                 # Naming or matching a tool activates it even when it is inactive by default.
                 activate = declarable and self._allow(name) and (first_time or became)
@@ -181,14 +181,15 @@ class ToolLoadout:
         self._seen.clear()
 
     def restore(self, declared: list[str]) -> None:
-        """Tools a resumed transcript declares (for example loaded by ``tool_search``) stay
-        active; those not registered yet (an MCP server still connecting) once they are."""
+        """Deferred tools a resumed transcript declares (loaded by ``tool_search`` on that
+        branch) stay active; MCP tools not registered yet (their server is still connecting)
+        once they are. Other tools follow the session's own selection."""
         registry = self.registry()
         for name in declared:
             if name in registry:
-                if name not in self.active_names:
+                if self.exposure(name) == "deferred" and name not in self.active_names:
                     self.active_names.append(name)
-            elif name not in self.pending:
+            elif is_mcp_tool(name) and self.allowed(name) and name not in self.pending:
                 self.pending.append(name)
 
     def set_active(self, names: list[str]) -> None:

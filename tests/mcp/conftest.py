@@ -32,7 +32,7 @@ def http_demo(tmp_path: Path) -> Iterator[Callable[..., HttpDemo]]:
 
 @pytest.fixture
 def mcp_pi(spawn_pi: Callable[..., Any], tmp_path: Path) -> Iterator[Callable[..., McpSession]]:
-    """``mcp_pi(servers, script=[], settings=None, args=(), mcp_extra=None, env=None)``."""
+    """``mcp_pi(servers, script=[], settings=None, args=(), mcp_extra=None, env=None, no_session=True)``."""
     llms: list[ScriptedLLM] = []
 
     def start(
@@ -42,6 +42,7 @@ def mcp_pi(spawn_pi: Callable[..., Any], tmp_path: Path) -> Iterator[Callable[..
         args: tuple[str, ...] = (),
         mcp_extra: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
+        no_session: bool = True,
     ) -> McpSession:
         llm = ScriptedLLM(script or []).start()
         llms.append(llm)
@@ -51,7 +52,7 @@ def mcp_pi(spawn_pi: Callable[..., Any], tmp_path: Path) -> Iterator[Callable[..
         models["providers"]["conf"]["models"][0]["input"] = ["text", "image"]  # images pass through
         (agent / "models.json").write_text(json.dumps(models))
         (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers, **(mcp_extra or {})}, indent=2))
-        proc = spawn_pi("--no-session", *args, env=env, faux=False)
+        proc = spawn_pi(*(("--no-session",) if no_session else ()), *args, env=env, faux=False)
         return McpSession(proc, llm, agent)
 
     yield start

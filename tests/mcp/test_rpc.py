@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -295,3 +297,59 @@ def test_nothing_changes_without_mcp_servers(spawn_pi: Any) -> None:
     assert notify["message"].startswith("No MCP servers configured. Add them to ") and notify["message"].endswith("mcp.json or .pi/mcp.json.")
     assert proc.response("m")["data"] == {"disposition": "handled"}
     assert json.loads(json.dumps(notify))["notifyType"] == "info"
+
+
+def _imported(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], list[str]]:
+    """Modules a session imports while answering ``get_commands``, and the command names."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pi_rpc", "--mode", "rpc", "--no-session"],
+        input=b'{"id":"c","type":"get_commands"}\n',
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    response = json.loads(run.stdout.splitlines()[0])
+    names = {line.rsplit("|", 1)[1].strip() for line in run.stderr.decode().splitlines() if line.startswith("import time:") and "|" in line}
+    return names, [c["name"] for c in response["data"]["commands"]]
+
+
+def test_startup_without_mcp_servers_loads_nothing_of_mcp(tmp_path: Path, pi_environ: Any) -> None:
+    env = pi_environ()
+    plain, commands = _imported(tmp_path, env)
+    assert "mcp" not in commands
+    loaded = {n for n in plain if n == "mcp" or n.startswith(("mcp.", "pi_rpc.mcp.", "pi_rpc.extensions.runner"))}
+    assert loaded <= {"pi_rpc.mcp.activation"}
+    (Path(env["PI_CODING_AGENT_DIR"]) / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    _configured, commands = _imported(tmp_path, env)
+    assert "mcp" in commands
+
+
+def test_codemode_without_mcp_servers(mcp_pi: Any, tmp_path: Path) -> None:
+    (tmp_path / "cwd").mkdir(exist_ok=True)
+    (tmp_path / "cwd" / "notes.txt").write_text("first line\nsecond line\n")
+    script = 'a, b = await asyncio.gather(tools.read(path="notes.txt"), tools.bash(command="echo from bash"))\ntext(a.splitlines()[1])\ntext(b.strip())'
+    session = mcp_pi({}, script=[{"tool_call": {"name": "codemode", "arguments": {"code": script}, "id": "cm"}}, {"text": "ok"}], args=("--tools", "+codemode"))
+    (tmp_path / "agent" / "mcp.json").unlink()  # no MCP at all: the built-in loads for --tools +codemode
+    records = session.prompt("go")
+    first, second = session.bodies()
+    assert tool_names(first) == ["read", "bash", "edit", "write", "codemode"]
+    assert "mcp_servers" not in _system_prompt(first)
+    (result,) = tool_messages(second)
+    assert "==> text 1/2 <==\nsecond line\n==> text 2/2 <==\nfrom bash" in result["content"]
+    assert [s.get("parentToolCallId") for s in _events(records, "tool_execution_start")] == [None, "cm", "cm"]
+
+
+def test_tools_loaded_by_tool_search_are_declared_again_on_resume(mcp_pi: Any, tmp_path: Path) -> None:
+    sessions = ("--session-dir", str(tmp_path / "sessions"))
+    servers = {"demo": demo_stdio(exposure="deferred")}
+    first = mcp_pi(servers, script=[{"tool_call": {"name": "tool_search", "arguments": {"query": "echo", "limit": 1}, "id": "s1"}}, {"text": "loaded"}], args=sessions, no_session=False)
+    first.prompt("load echo")
+    assert "mcp__demo__echo" in tool_names(first.bodies()[-1])
+    first.proc.close_stdin()
+    first.proc.wait(30)
+    resumed = mcp_pi(servers, script=[{"text": "resumed"}], args=(*sessions, "--continue"), no_session=False)
+    resumed.command({"type": "prompt", "message": "/mcp"})  # waits for the servers to connect
+    resumed.prompt("again")
+    (body,) = resumed.bodies()
+    assert tool_names(body) == ["read", "bash", "edit", "write", "tool_search", "mcp__demo__echo"]
