@@ -289,14 +289,14 @@ def test_server_log_notifications_go_to_mcp_log(mcp_pi: Any, tmp_path: Path) -> 
 
 
 def test_nothing_changes_without_mcp_servers(spawn_pi: Any) -> None:
+    """Without an mcp.json the MCP built-ins do not load: no command, no tools, /mcp is text."""
     proc = spawn_pi("--no-session")
-    proc.send({"id": "s", "type": "get_state"})
-    assert proc.response("s")["success"] is True
+    proc.send({"id": "c", "type": "get_commands"})
+    assert all(c["name"] != "mcp" for c in proc.response("c")["data"]["commands"])
     proc.send({"id": "m", "type": "prompt", "message": "/mcp"})
-    notify = proc.read_until(lambda r: r.get("method") == "notify")
-    assert notify["message"].startswith("No MCP servers configured. Add them to ") and notify["message"].endswith("mcp.json or .pi/mcp.json.")
-    assert proc.response("m")["data"] == {"disposition": "handled"}
-    assert json.loads(json.dumps(notify))["notifyType"] == "info"
+    assert proc.response("m")["data"] == {"disposition": "started"}
+    system = proc.read_until(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "system")
+    assert [t["name"] for t in system["message"]["toolsAdded"]] == ["read", "bash", "edit", "write"]
 
 
 def _imported(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], list[str]]:
