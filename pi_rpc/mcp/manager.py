@@ -576,13 +576,10 @@ class McpManager:
         from pi_rpc.mcp.oauth import sign_in
 
         def show(url: str) -> None:
-            ctx.ui.notify(f'Sign in to MCP server "{name}" in your browser:\n{url}', "info")
-            import webbrowser
+            from pi_rpc.mcp.oauth import open_browser
 
-            try:
-                webbrowser.open(url)
-            except Exception:  # noqa: BLE001
-                pass
+            ctx.ui.notify(f'Sign in to MCP server "{name}" in your browser:\n{url}', "info")
+            open_browser(url)
 
         _log, oauth = self._support()
         try:

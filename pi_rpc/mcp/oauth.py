@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import re
+import threading
 import time
 import webbrowser
 from collections.abc import AsyncGenerator, Callable, Iterator
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import anyio
+from anyio.abc import SocketAttribute
 
 from pi_rpc.mcp.configvalue import resolve_or_raise
 from pi_rpc.mcp.naming import mcp_namespace
@@ -277,8 +279,11 @@ class _Callback:
     async def start(self, tg: Any) -> None:
         self._listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self.port)
         if self.port == 0:
-            self.port = self._listener.extra(anyio.abc.SocketAttribute.local_port)
-        tg.start_soon(self._listener.serve, self._handle)
+            self.port = self._listener.extra(SocketAttribute.local_port)
+        tg.start_soon(self._serve)
+
+    async def _serve(self) -> None:
+        await self._listener.serve(self._handle)
 
     async def _handle(self, stream: Any) -> None:
         async with stream:
@@ -327,6 +332,15 @@ def _callback_target(settings: dict[str, Any]) -> tuple[str, int, str]:
     return "127.0.0.1", int(port) if port else 0, "/callback"
 
 
+def _registered_redirect(state: dict[str, Any], host: str, path: str) -> int | None:
+    """The port of the stored client's loopback redirect URI on ``host`` and ``path``."""
+    for uri in (state.get("clientInformation") or {}).get("redirect_uris") or []:
+        parts = urlsplit(str(uri))
+        if parts.hostname == host and (parts.path or "/") == path and parts.port:
+            return parts.port
+    return None
+
+
 class _Storage:
     """The SDK's ``TokenStorage`` over the credential store (a configured client wins)."""
 
@@ -361,9 +375,15 @@ class _Storage:
         self.store.update(self.name, self.url, lambda state: {**state, "clientInformation": data})
 
 
-def _open_browser(url: str) -> None:
-    with contextlib.suppress(Exception):
-        webbrowser.open(url)
+def open_browser(url: str) -> None:
+    """Open the authorization page without blocking: a browser command may wait for the page,
+    which needs our loopback callback to answer."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            webbrowser.open(url)
+
+    threading.Thread(target=run, name="open-browser", daemon=True).start()
 
 
 async def sign_in(
@@ -379,56 +399,70 @@ async def sign_in(
 
     url = str(entry.config["url"])
     host, port, path = _callback_target(settings)
+    registered = _registered_redirect(store.load(entry.name, url), host, path)
+    if not port and registered is not None:
+        port = registered  # a client registered before stays in use while its redirect URI matches
     callback = _Callback(host, port, path)
-    async with anyio.create_task_group() as tg:
-        await callback.start(tg)
-        try:
-            metadata = {
-                "client_name": settings.get("clientName") or CLIENT_NAME,
-                "redirect_uris": [callback.redirect_url],
-                "grant_types": ["authorization_code", "refresh_token"],
-                "response_types": ["code"],
-                "token_endpoint_auth_method": "client_secret_post" if settings.get("clientSecret") else "none",
-            }
-            if settings.get("scope"):
-                metadata["scope"] = settings["scope"]
+    try:
+        async with anyio.create_task_group() as tg:
+            try:
+                await callback.start(tg)
+            except OSError:
+                if port != registered:
+                    raise
+                callback = _Callback(host, 0, path)  # that port is taken: register again
+                await callback.start(tg)
+            if registered is not None and callback.port != registered and not settings.get("clientId"):
+                store.update(entry.name, url, lambda state: {k: v for k, v in state.items() if k != "clientInformation"})
+            try:
+                metadata = {
+                    "client_name": settings.get("clientName") or CLIENT_NAME,
+                    "redirect_uris": [callback.redirect_url],
+                    "grant_types": ["authorization_code", "refresh_token"],
+                    "response_types": ["code"],
+                    "token_endpoint_auth_method": "client_secret_post" if settings.get("clientSecret") else "none",
+                }
+                if settings.get("scope"):
+                    metadata["scope"] = settings["scope"]
 
-            async def redirect_handler(authorization_url: str) -> None:
-                show_url(authorization_url)
+                async def redirect_handler(authorization_url: str) -> None:
+                    show_url(authorization_url)
 
-            async def callback_handler() -> tuple[str, str | None]:
-                await callback.result.wait()
-                if "code" not in callback.params:
-                    raise RuntimeError(callback.params.get("error_description") or callback.params.get("error") or "no authorization code")
-                return callback.params["code"], callback.params.get("state")
+                async def callback_handler() -> tuple[str, str | None]:
+                    await callback.result.wait()
+                    if "code" not in callback.params:
+                        raise RuntimeError(callback.params.get("error_description") or callback.params.get("error") or "no authorization code")
+                    return callback.params["code"], callback.params.get("state")
 
-            provider = OAuthClientProvider(
-                server_url=url,
-                client_metadata=OAuthClientMetadata.model_validate(metadata),
-                storage=_Storage(store, entry.name, url, settings),
-                redirect_handler=redirect_handler,
-                callback_handler=callback_handler,
-                client_metadata_url=CLIENT_METADATA_DOCUMENT if settings.get("clientRegistration") == "cimd" else None,
-            )
-            # Any request to the server answered 401 runs the flow in-band; an MCP ping is enough.
-            async with httpx.AsyncClient(auth=provider, timeout=30.0) as client:
-                response = await client.post(
-                    url,
-                    json={"jsonrpc": "2.0", "id": 0, "method": "ping"},
-                    headers={"Accept": "application/json, text/event-stream"},
+                provider = OAuthClientProvider(
+                    server_url=url,
+                    client_metadata=OAuthClientMetadata.model_validate(metadata),
+                    storage=_Storage(store, entry.name, url, settings),
+                    redirect_handler=redirect_handler,
+                    callback_handler=callback_handler,
+                    client_metadata_url=CLIENT_METADATA_DOCUMENT if settings.get("clientRegistration") == "cimd" else None,
                 )
-                await response.aread()
-            context = provider.context
-            if context.oauth_metadata is None or context.current_tokens is None:
-                raise RuntimeError(f"the server answered {response.status_code} without an OAuth challenge")
-            discovery = {
-                "authorizationServerUrl": str(context.auth_server_url or ""),
-                "authorizationServerMetadata": context.oauth_metadata.model_dump(mode="json", exclude_none=True),
-            }
-            store.update(entry.name, url, lambda state: {**state, "discovery": discovery})
-        finally:
+                # Any request to the server answered 401 runs the flow in-band; an MCP ping is enough.
+                async with httpx.AsyncClient(auth=provider, timeout=30.0) as client:
+                    response = await client.post(
+                        url,
+                        json={"jsonrpc": "2.0", "id": 0, "method": "ping"},
+                        headers={"Accept": "application/json, text/event-stream"},
+                    )
+                    await response.aread()
+                context = provider.context
+                if context.oauth_metadata is None or context.current_tokens is None:
+                    raise RuntimeError(f"the server answered {response.status_code} without an OAuth challenge")
+                discovery = {
+                    "authorizationServerUrl": str(context.auth_server_url or ""),
+                    "authorizationServerMetadata": context.oauth_metadata.model_dump(mode="json", exclude_none=True),
+                }
+                store.update(entry.name, url, lambda state: {**state, "discovery": discovery})
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
             await callback.close()
-            tg.cancel_scope.cancel()
 
 
 async def login(
@@ -459,7 +493,7 @@ async def login(
                 error(f'MCP server "{name}" failed to connect: {connection.error or "unknown error"}')
                 await connection.close()
                 return 1
-        opener = open_url or _open_browser
+        opener = open_url or open_browser
 
         def show(url: str) -> None:
             log(f'Sign in to MCP server "{name}" in your browser:\n{url}')

@@ -17,7 +17,8 @@ sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
-DEMO = str(Path(__file__).resolve().parent / "servers" / "demo_server.py")
+SERVERS = Path(__file__).resolve().parent / "servers"
+DEMO = str(SERVERS / "demo_server.py")
 
 
 def demo_stdio(**extra: Any) -> dict[str, Any]:
