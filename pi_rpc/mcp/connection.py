@@ -77,6 +77,17 @@ class McpSignInRequired(Exception):
 METHOD_NOT_FOUND = -32601
 
 
+def _quiet_sdk_logging() -> None:
+    """The SDK logs transport failures with tracebacks; pi reports them through the server's
+    state instead, so they must not reach stderr through logging's last-resort handler."""
+    import logging
+
+    logger = logging.getLogger("mcp")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
 def _version() -> str:
     from pi_rpc import __version__
 
@@ -315,6 +326,8 @@ class McpConnection:
     async def _run_live(self, *, task_status: TaskStatus[_Live]) -> None:
         from mcp.client.session import ClientSession
         from mcp import types
+
+        _quiet_sdk_logging()
 
         stop = anyio.Event()
         started = False
