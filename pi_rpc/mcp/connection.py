@@ -77,6 +77,31 @@ class McpSignInRequired(Exception):
 METHOD_NOT_FOUND = -32601
 
 
+_SDK_MODULES = (
+    "httpx",
+    "mcp.types",
+    "mcp.shared.message",
+    "mcp.client.session",
+    "mcp.client.streamable_http",
+)
+_sdk_loaded: anyio.Event | None = None
+
+
+async def load_sdk() -> None:
+    """Import the SDK (half a second of CPU) in a worker thread, once, so the event loop keeps
+    serving the session meanwhile instead of stalling for the whole import."""
+    global _sdk_loaded
+    if _sdk_loaded is None:
+        _sdk_loaded = anyio.Event()
+        try:
+            import importlib
+
+            await anyio.to_thread.run_sync(lambda: [importlib.import_module(name) for name in _SDK_MODULES])
+        finally:
+            _sdk_loaded.set()
+    await _sdk_loaded.wait()
+
+
 def _quiet_sdk_logging() -> None:
     """The SDK logs transport failures with tracebacks; pi reports them through the server's
     state instead, so they must not reach stderr through logging's last-resort handler."""
@@ -219,6 +244,7 @@ class McpConnection:
     async def _open(self, flight: _Flight) -> None:
         self.state = "connecting"
         self._changed()
+        await load_sdk()
         retries = CONNECT_RETRY_DELAYS_S if self.entry.is_http else ()
         attempt = 0
         try:
