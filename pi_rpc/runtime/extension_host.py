@@ -60,6 +60,21 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
+    """A system message without the declarations ``prepareLoadout`` hooks hide from requests
+    (codemode's ``only`` mode): the tools stay executable, the model reaches them by script."""
+    if message.get("role") != "system" or not (message.get("toolsAdded") or message.get("toolsRemoved")):
+        return message
+    out = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+    added = [t for t in message.get("toolsAdded") or [] if t.get("name") not in hidden]
+    removed = [t for t in message.get("toolsRemoved") or [] if t.get("name") not in hidden]
+    if added:
+        out["toolsAdded"] = added
+    if removed:
+        out["toolsRemoved"] = removed
+    return out
+
+
 def custom_message(message: dict[str, Any]) -> dict[str, Any]:
     """An extension's message (``customType``, ``content``, ``display``, ``details``) as the
     ``custom`` role message the session records; absent fields stay absent."""
@@ -725,6 +740,9 @@ class SessionExtensions:
                 head["toolsAdded"] = current["toolsAdded"]
             head["timestamp"] = current.get("timestamp") if current is not None else _now_ms()
             messages = [head, *[m for m in messages if m.get("role") != "system"]]
+        hidden = self.loadout.hidden_declarations
+        if hidden:
+            messages = [_without_declarations(m, hidden) for m in messages]
         return messages
 
     def request_hooks(self) -> dict[str, Any]:

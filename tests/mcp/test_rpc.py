@@ -353,3 +353,19 @@ def test_tools_loaded_by_tool_search_are_declared_again_on_resume(mcp_pi: Any, t
     resumed.prompt("again")
     (body,) = resumed.bodies()
     assert tool_names(body) == ["read", "bash", "edit", "write", "tool_search", "mcp__demo__echo"]
+
+
+def test_codemode_only_mode_hides_declared_tools_behind_scripts(mcp_pi: Any) -> None:
+    script = 'return await tools.read(path="f.txt")'
+    session = mcp_pi(
+        {"demo": demo_stdio()},
+        script=[{"tool_call": {"name": "codemode", "arguments": {"code": script}, "id": "cm"}}, {"text": "ok"}],
+        settings={"codemode": {"mode": "only"}},
+    )
+    (session.proc.cwd / "f.txt").write_text("file text")
+    session.prompt("go")
+    first, second = session.bodies()
+    assert tool_names(first) == ["codemode"]
+    description = tool_decl(first, "codemode")["description"]
+    assert "### `read`" in description and "### `bash`" in description
+    assert "file text" in tool_messages(second)[0]["content"]
