@@ -369,3 +369,33 @@ def test_codemode_only_mode_hides_declared_tools_behind_scripts(mcp_pi: Any) -> 
     description = tool_decl(first, "codemode")["description"]
     assert "### `read`" in description and "### `bash`" in description
     assert "file text" in tool_messages(second)[0]["content"]
+
+
+GATE = '''
+def setup(pi):
+    @pi.on("tool_call")
+    def gate(event, ctx):
+        tool = next(t for t in pi.get_all_tools() if t["name"] == event["toolName"])
+        ctx.ui.notify(f"{event['toolName']} {tool.get('annotations')} {tool['exposure']}", "info")
+        if not (tool.get("annotations") or {}).get("readOnlyHint"):
+            return {"block": True, "reason": "only read-only MCP tools"}
+
+    @pi.on("tool_result")
+    def tag(event, ctx):
+        return {"content": event["content"] + [{"type": "text", "text": "(checked)"}]}
+'''
+
+
+def test_extension_hooks_gate_mcp_tools_by_their_annotations(mcp_pi: Any, tmp_path: Path) -> None:
+    (tmp_path / "gate.py").write_text(GATE)
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct")},
+        script=[_calls(("mcp__demo__echo", {"text": "ok"}), ("mcp__demo__fail", {})), {"text": "done"}],
+        args=("-e", str(tmp_path / "gate.py")),
+    )
+    records = session.prompt("go")
+    notes = sorted(r["message"] for r in records if r.get("method") == "notify")
+    assert notes == ["mcp__demo__echo {'readOnlyHint': True, 'openWorldHint': False} direct", "mcp__demo__fail None direct"]
+    ends = {e["toolCallId"]: e for e in _events(records, "tool_execution_end")}
+    assert ends["call_0"]["result"]["content"] == [{"type": "text", "text": "echo: ok"}, {"type": "text", "text": "(checked)"}]
+    assert ends["call_1"]["isError"] is True and ends["call_1"]["result"]["content"][0]["text"] == "only read-only MCP tools"

@@ -205,3 +205,29 @@ def test_codemode_store_follows_the_branch() -> None:
     ]
     assert read_store(branch) == {"b": 2, "c": 3}
     assert json.dumps(read_store([])) == "{}"
+
+
+def test_server_log_lines_and_rotation(tmp_path: Path) -> None:
+    from pi_rpc.mcp import log
+
+    path = tmp_path / "mcp.log"
+    assert log.format_log_message("s", {"level": "warning", "logger": "db", "data": "a\nb"}, now="T") == "T [s] warning db: a\n    b\n"
+    assert log.format_log_message("s", {"data": {"k": 1}}, now="T") == 'T [s] info {"k":1}\n'
+    assert log.format_log_message("s", "plain", now="T") == "T [s] info plain\n"
+    path.write_bytes(b"x" * (log.MAX_LOG_BYTES + 1))
+    writer = log.ServerLog(str(path))
+    writer.write("s", {"data": "after rotation"})
+    assert (tmp_path / "mcp.log.1").stat().st_size == log.MAX_LOG_BYTES + 1
+    assert path.read_text().endswith("[s] info after rotation\n")
+
+
+def test_config_values_from_the_environment_and_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_rpc.mcp.configvalue import resolve_headers_or_raise, resolve_or_raise
+
+    monkeypatch.setenv("PI_T_A", "alpha")
+    assert resolve_or_raise("Bearer ${PI_T_A}-$PI_T_A", "x") == "Bearer alpha-alpha"
+    assert resolve_or_raise("!echo from-command", "x") == "from-command"
+    with pytest.raises(ValueError, match='Failed to resolve MCP server "s" header "H" from environment variables: PI_T_B, PI_T_C'):
+        resolve_headers_or_raise({"H": "${PI_T_B}${PI_T_C}"}, 'MCP server "s"')
+    with pytest.raises(ValueError, match="from shell command: exit 3"):
+        resolve_or_raise("!exit 3", "x")
