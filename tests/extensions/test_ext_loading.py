@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ext_support import FIXTURES
+from ext_support import FIXTURES, stderr_contains
 
 RECORDER = textwrap.dedent(
     """
@@ -64,7 +64,7 @@ def test_discovery_order_and_places(pi) -> None:
     assert info["pkg"]["path"] == str(proc.agent_dir / "extensions/pkg/__init__.py")
     assert info["project"]["scope"] == "project"
     assert info["settings"]["source"] == "local"
-    assert "Skipping extension" in proc.stderr and "legacy.ts" in proc.stderr
+    assert stderr_contains(proc, "Skipping extension") and "legacy.ts" in proc.stderr
     assert proc.close() == 0
 
 
@@ -86,6 +86,7 @@ def test_startup_failure_exits_1_naming_file_cause_and_remedy(pi) -> None:
     assert proc.popen.wait(20) == 1
     assert proc.popen.stdout is not None and proc.close() == 1
     assert proc.records == []  # nothing on the protocol stream
+    assert stderr_contains(proc, "pi -ne")
     err = proc.stderr
     assert f'Error: Failed to load extension "{FIXTURES / "fail_setup.py"}": Failed to load extension: this gate could not start' in err
     assert 'Start without extensions using "pi -ne"' in err and "-e/--extension" in err
@@ -94,20 +95,21 @@ def test_startup_failure_exits_1_naming_file_cause_and_remedy(pi) -> None:
 def test_startup_failure_of_a_discovered_extension_and_of_missing_or_typescript_files(pi) -> None:
     discovered = pi(files={"agent/extensions/broken.py": "def setup(pi):\n    pi.on('tool_call')(1/0)\n"})
     assert discovered.popen.wait(20) == 1
+    assert stderr_contains(discovered, 'Hint: Start without extensions using "pi -ne".')
     assert "Failed to load extension: division by zero" in discovered.stderr
     assert discovered.stderr.rstrip().endswith('Hint: Start without extensions using "pi -ne".')
 
     missing = pi(args=("-e", "nope.py"))
     assert missing.popen.wait(20) == 1
-    assert f"Extension path does not exist: {missing.cwd / 'nope.py'}" in missing.stderr
+    assert stderr_contains(missing, f"Extension path does not exist: {missing.cwd / 'nope.py'}")
 
     typescript = pi(args=("-e", str(FIXTURES / "pick.ts")))
     assert typescript.popen.wait(20) == 1
-    assert "TypeScript/JavaScript extensions are not supported" in typescript.stderr
+    assert stderr_contains(typescript, "TypeScript/JavaScript extensions are not supported")
 
     no_setup = pi(files={"ext/empty.py": "X = 1\n"}, args=("-e", "../ext/empty.py"))
     assert no_setup.popen.wait(20) == 1
-    assert "Extension does not define a setup(pi) function" in no_setup.stderr
+    assert stderr_contains(no_setup, "Extension does not define a setup(pi) function")
 
 
 def test_startup_failure_in_print_mode(tmp_path: Path, pi_environ) -> None:
@@ -137,7 +139,9 @@ def test_setup_runs_again_on_replacement_and_a_failure_there_is_only_reported(pi
     (proc.root / "ext" / "fail-now").write_text("1")
     assert proc.ok("new_session") == {"cancelled": False}
     assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["steady"]
-    assert f'Error: Failed to load extension "{proc.root / "ext/flaky.py"}": Failed to load extension: flaky extension failed on re-creation' in proc.stderr
+    assert stderr_contains(
+        proc, f'Error: Failed to load extension "{proc.root / "ext/flaky.py"}": Failed to load extension: flaky extension failed on re-creation'
+    )
     events = [json.loads(line) for line in (proc.root / "ext" / "events.log").read_text().splitlines()]
     assert [(e["event"], e["reason"]) for e in events] == [
         ("session_start", "startup"), ("session_shutdown", "new"), ("session_start", "new")

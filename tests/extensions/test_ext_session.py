@@ -266,3 +266,50 @@ def test_user_bash_result_replaces_execution_and_a_raising_hook_fails_the_comman
     error = [r for r in proc.records if r.get("type") == "extension_error"][-1]
     assert error["event"] == "user_bash" and error["error"] == "bash hook failed"
     assert proc.ok("bash", command="echo local")["output"] == "local\n"
+
+
+SETTLED = textwrap.dedent(
+    """
+    def setup(pi):
+        state = {"asked": False}
+
+        @pi.on("agent_settled")
+        def follow(event, ctx):
+            if not state["asked"]:
+                state["asked"] = True
+                pi.send_user_message("follow-up from agent_settled")
+
+        @pi.on("turn_end")
+        def during(event, ctx):
+            # Sent while the run streams and without a turn: recorded after this turn.
+            pi.send_message({"customType": "aside", "content": "noted", "display": False}, {"triggerTurn": False})
+
+        async def squash(args, ctx):
+            ctx.compact({"on_complete": lambda result: ctx.ui.notify("compacted " + str(bool(result["summary"]))),
+                         "on_error": lambda error: ctx.ui.notify("failed " + str(error))})
+        pi.register_command("squash", {"handler": squash})
+    """
+)
+
+
+def test_work_requested_from_agent_settled_starts_after_it_and_deferred_custom_messages(pi) -> None:
+    proc = pi(files={"ext/settled.py": SETTLED}, args=("-e", "../ext/settled.py"),
+              script=[{"text": "first"}, {"text": "second"}], settings={"compaction": {"keepRecentTokens": 1}})
+    proc.ok("prompt", message="start")
+    first = proc.wait_for("agent_settled")
+    second = proc.wait_for(lambda r: r.get("type") == "agent_settled" and r is not first, timeout=20)
+    order = kinds(proc.records[: proc.index_of(second) + 1])
+    assert order.count("agent_settled") == 2
+    assert order.index("agent_settled") < order.index("agent_start", order.index("agent_settled"))
+    users = [r["message"]["content"] for r in proc.records if r.get("type") == "message_end" and r["message"]["role"] == "user"]
+    assert users[-1] == [{"type": "text", "text": "follow-up from agent_settled"}]
+    customs = [r for r in proc.records if r.get("type") == "message_end" and r["message"]["role"] == "custom"]
+    assert customs and all(c["message"]["content"] == "noted" for c in customs)
+    turn_end = proc.index_of(next(r for r in proc.records if r.get("type") == "turn_end"))
+    assert proc.index_of(customs[0]) > turn_end
+    entries = proc.ok("get_entries")["entries"]
+    assert any(e["type"] == "custom_message" and e["display"] is False for e in entries)
+    start = proc.mark()
+    proc.ok("prompt", message="/squash")
+    note = proc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r.get("message", "").startswith(("compacted", "failed")), start=start)
+    assert note["message"] == "compacted True"

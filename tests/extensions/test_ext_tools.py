@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
+from ext_support import stderr_contains
+
 TOOLS = textwrap.dedent(
     """
     import anyio
@@ -110,7 +112,7 @@ def test_tools_filters_and_set_active_tools(pi) -> None:
     proc.ok("prompt", message="/tools")
     note = [r for r in proc.since(start) if r.get("type") == "extension_ui_request"][0]["message"]
     assert note == "read,double,hidden_helper | read,double,hidden_helper"
-    assert 'Unknown tool "nosuch"' in proc.stderr
+    assert stderr_contains(proc, 'Unknown tool "nosuch"')
 
     excluded = pi(files={"ext/tools.py": TOOLS}, args=("-e", "../ext/tools.py", "--exclude-tools", "nap,bash"))
     start = excluded.mark()

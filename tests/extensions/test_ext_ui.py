@@ -64,6 +64,11 @@ def test_ui_request_shapes(pi) -> None:
         '{"type":"extension_ui_request","id":"ID","method":"notify","message":"{\'success\': False, \'error\': \'Theme switching not supported in RPC mode\'}"}',
     ]
     assert len({json.loads(line)["id"] for line in lines}) == len(lines)
+    # Every request validates against the protocol model behind protocol/schema.
+    from pi_rpc.modes.wire.protocol.events import ExtensionUiRequest
+
+    for line in lines:
+        ExtensionUiRequest.model_validate(json.loads(line))
 
 
 def _raw(proc) -> list[str]:
