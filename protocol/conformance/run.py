@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 from matcher import Unresolved, match, substitute  # noqa: E402
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
-TIERS = ("core", "session", "run", "compaction", "extensions")
+TIERS = ("core", "session", "run", "compaction", "extension_api")
 DEFAULT_NODE_DIR = os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")
 UPSTREAM_CMD = "{node} {pi_cli} --mode rpc --session-dir {session_dir}"
 OURS_CMD = "{python} -m pi_rpc --mode rpc --session-dir {session_dir}"

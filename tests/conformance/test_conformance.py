@@ -51,8 +51,8 @@ def test_extensions_tier_against_ours(tmp_path: Path) -> None:
     """Python ports of upstream's example extensions and paired fixtures (tests/fixtures/
     extensions) in the real subprocess: the same expectations upstream passes with the
     TypeScript originals."""
-    data = _run_tier("extensions", tmp_path)
-    assert data["totals"]["extensions"]["pass"] >= 10
+    data = _run_tier("extension_api", tmp_path)
+    assert data["totals"]["extension_api"]["pass"] >= 10
 
 
 def test_failure_report_carries_transcript(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_scenarios_are_valid_and_tiered() -> None:
     scenarios = load_scenarios(RUNNER.parent / "scenarios")
     names = [s["name"] for s in scenarios]
     assert len(names) == len(set(names))
-    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extensions"}
+    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extension_api"}
     for s in scenarios:
         assert s.get("only") in (None, "ours", "upstream"), s["name"]
         assert s["steps"] and all(isinstance(st, dict) for st in s["steps"]), s["name"]
