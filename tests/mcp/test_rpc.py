@@ -399,3 +399,20 @@ def test_extension_hooks_gate_mcp_tools_by_their_annotations(mcp_pi: Any, tmp_pa
     ends = {e["toolCallId"]: e for e in _events(records, "tool_execution_end")}
     assert ends["call_0"]["result"]["content"] == [{"type": "text", "text": "echo: ok"}, {"type": "text", "text": "(checked)"}]
     assert ends["call_1"]["isError"] is True and ends["call_1"]["result"]["content"][0]["text"] == "only read-only MCP tools"
+
+
+def test_a_new_session_stops_the_servers_and_connects_them_again(mcp_pi: Any, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})},
+        script=[{"text": "first"}, _calls(("mcp__demo__echo", {"text": "second session"})), {"text": "ok"}],
+    )
+    session.prompt("one")
+    (first,) = (int(p) for p in pids.read_text().split())
+    assert session.command({"type": "new_session"})["data"] == {"cancelled": False}
+    records = session.prompt("two")
+    assert _events(records, "tool_execution_end")[0]["result"]["content"] == [{"type": "text", "text": "echo: second session"}]
+    deadline = time.monotonic() + 10
+    while alive(first) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(first) and len(pids.read_text().split()) == 2
