@@ -37,6 +37,7 @@ def setup(pi: Any) -> None:
         mcp.load(ctx.cwd, trusted)
         mcp.ensure_discovery_active(ctx)
         if any(server.enabled for server in mcp.servers):
+            mcp.prepare()
             pi.spawn(mcp.serve())
             pi.spawn(mcp.start(ctx))
         else:

@@ -130,13 +130,24 @@ class McpManager:
             await self._stopped.wait()
             tg.cancel_scope.cancel()
 
+    def prepare(self) -> None:
+        """Mark the enabled servers as starting, before their connections are spawned: a
+        prompt arriving at once (print mode) must find them and wait for the direct ones."""
+        self._pending = anyio.Event()
+        for server in self.servers:
+            if server.enabled:
+                server.ready = anyio.Event()
+
     async def start(self, ctx: Any) -> None:
         """Connect every enabled server; announce problems once they all settled."""
         enabled = [s for s in self.servers if s.enabled]
         if not enabled:
             self.report_problems(ctx)
             return
-        pending = self._pending = anyio.Event()
+        if self._pending is None:
+            self.prepare()
+        pending = self._pending
+        assert pending is not None
         try:
             await self._tg_ready.wait()
             async with anyio.create_task_group() as tg:
@@ -163,7 +174,8 @@ class McpManager:
     async def start_connection(self, server: Server) -> None:
         from pi_rpc.mcp.connection import McpConnection
 
-        ready = server.ready = anyio.Event()
+        ready = server.ready if server.ready is not None and not server.ready.is_set() else anyio.Event()
+        server.ready = ready
         try:
             if self._closed or not server.enabled or self._tg is None:
                 return
@@ -389,7 +401,6 @@ class McpManager:
         waiting = [s for s in self.servers if s.enabled and has_direct_tools(s.entry.config)]
         if not waiting:
             return
-        await self._wait_started(waiting)
         finished = False
         with anyio.move_on_after(self.startup_wait_s):
             for server in waiting:
@@ -398,12 +409,6 @@ class McpManager:
             finished = True
         if not finished:
             ctx.ui.notify("MCP servers are still connecting; their tools become available once connected.", "info")
-
-    async def _wait_started(self, servers: list[Server]) -> None:
-        # A prompt can arrive before session_start's connections were even created.
-        with anyio.move_on_after(self.startup_wait_s):
-            while any(s.enabled and s.ready is None for s in servers) and self._pending is not None and not self._pending.is_set():
-                await anyio.sleep(0.01)
 
     async def wait_for_servers(self, servers: list[Server], signal: AbortSignal | None) -> None:
         waiting = [s for s in servers if s.enabled and s.ready is not None and not s.ready.is_set()]

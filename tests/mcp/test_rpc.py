@@ -416,3 +416,29 @@ def test_a_new_session_stops_the_servers_and_connects_them_again(mcp_pi: Any, tm
     while alive(first) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(first) and len(pids.read_text().split()) == 2
+
+
+@pytest.mark.parametrize("mode", ["print", "json"])
+def test_print_and_json_modes_wait_for_direct_servers_and_stop_them(tmp_path: Path, pi_environ: Any, mode: str) -> None:
+    env = pi_environ()
+    pids = tmp_path / "pids"
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    (agent / "mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})}}))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"toolCalls": [{"name": "mcp__demo__echo", "arguments": {"text": "one shot"}}]}, {"text": "done"}]))
+    (tmp_path / "cwd").mkdir(exist_ok=True)
+    args = ["-p"] if mode == "print" else ["--mode", "json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pi_rpc", *args, "--model", "faux/faux-1", "--faux-script", str(script), "hi"],
+        cwd=tmp_path / "cwd", env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    if mode == "print":
+        assert run.stdout == "done\n"
+    else:
+        ends = [json.loads(line) for line in run.stdout.splitlines() if '"tool_execution_end"' in line]
+        assert ends[0]["result"]["content"] == [{"type": "text", "text": "echo: one shot"}]
+    deadline = time.monotonic() + 10
+    while any(alive(int(p)) for p in pids.read_text().split()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(int(p)) for p in pids.read_text().split())
