@@ -16,6 +16,10 @@ ERR_SESSION_NAME_EMPTY = "Session name cannot be empty"
 ERR_EXPORT_IN_MEMORY = "Cannot export in-memory session to HTML"
 ERR_EXPORT_NOTHING = "Nothing to export yet - start a conversation first"
 ERR_INVALID_FORK_ENTRY = "Invalid entry ID for forking"
+ERR_NAVIGATE_WHILE_STREAMING = "Wait for the current response to finish before navigating the session tree."
+ERR_NAVIGATE_WHILE_COMPACTING = (
+    "Wait for the current compaction or tree navigation to finish before navigating the session tree."
+)
 
 LOGIN_HELP = (
     "Configure a provider key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "

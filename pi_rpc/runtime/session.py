@@ -10,7 +10,6 @@ observable effect reaches clients as an event dict through ``subscribe``.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from dataclasses import replace
@@ -32,7 +31,6 @@ from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
     ERR_COMPACTING,
-    ERR_SESSION_NAME_EMPTY,
     RuntimeCommandError,
     no_api_key_error,
     no_model_error,
@@ -48,6 +46,8 @@ from pi_rpc.runtime.prompt_images import (
 )
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
+from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
+from pi_rpc.runtime.run_context import bind_run_id, new_run_id
 from pi_rpc.session.manager import SessionManager
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
@@ -66,7 +66,7 @@ def _user_message(text: str, images: list[dict[str, Any]] | None) -> dict[str, A
     return {"role": "user", "content": content, "timestamp": _now_ms()}
 
 
-class AgentSession(ModelControl, BashCommands, SessionReplacement):
+class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalog):
     """One live session. Create with :func:`pi_rpc.runtime.factory.create_session`."""
 
     def __init__(self, options: RuntimeOptions) -> None:
@@ -280,10 +280,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         images: list[dict[str, Any]] | None = None,
         streaming_behavior: str | None = None,
         start_gate: anyio.Event | None = None,
+        run_id: str | None = None,
     ) -> str:
         """Submit a prompt. Returns the disposition (``started`` | ``queued``) once the run has
         been accepted. With ``start_gate`` the run waits for it before ``agent_start`` (the RPC
-        mode sets it once the prompt's response is written)."""
+        mode sets it once the prompt's response is written). A started run works under
+        ``run_id`` (``run_context``; a new id when None)."""
         if self.compaction.manual_active:
             raise RuntimeCommandError(ERR_COMPACTING)
         expanded = self._expand(text)
@@ -324,7 +326,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             raise
         self._update_session_env()
         self._refresh_stream_options()
-        self._start_background(self._session_run, messages, start_gate)
+        self._start_background(self._session_run, messages, start_gate, run_id or new_run_id())
         return "started"
 
     def _refresh_stream_options(self) -> None:
@@ -402,7 +404,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
     # ------------------------------------------------------------------ the session-level run
 
-    async def _session_run(self, messages: list[dict[str, Any]], start_gate: anyio.Event | None = None) -> None:
+    async def _session_run(
+        self, messages: list[dict[str, Any]], start_gate: anyio.Event | None = None, run_id: str | None = None
+    ) -> None:
+        bind_run_id(run_id)  # this task is the run: everything it emits belongs to it
         try:
             if start_gate is not None:
                 await start_gate.wait()
@@ -507,8 +512,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
     # ------------------------------------------------------------------ abort
 
-    async def abort(self) -> None:
-        """Abort the run, retry wait and compaction; returns once the session is idle."""
+    async def abort(self) -> bool:
+        """Abort the run, retry wait, compaction and branch summary; returns once the session
+        is idle, True when one of them was running."""
         running = self._is_streaming or self.compaction.active
         if self._is_streaming:
             self._run_aborted = True
@@ -519,6 +525,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         if running:
             await self.wait_for_settled()
             await self.compaction.wait_idle()
+        return running
 
     async def abort_retry(self, after_response: anyio.Event | None = None) -> None:
         """Cancel a retry backoff. Returns once ``auto_retry_end`` is out; with
@@ -557,10 +564,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         return self.resources.commands()
 
     async def set_session_name(self, name: str) -> None:
-        trimmed = name.strip()
-        if not trimmed:
-            raise RuntimeCommandError(ERR_SESSION_NAME_EMPTY)
-        normalized = re.sub(r"[\r\n]+", " ", trimmed).strip()
+        normalized = normalize_session_name(name)
         self.session.append_session_info(normalized)
         await self.emit({"type": "session_info_changed", "name": normalized})
 

@@ -20,16 +20,18 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.rpc.event_options import EventOptions
     from pi_rpc.modes.rpc.events import EventEmitter
 
 
 @dataclass(slots=True)
 class ServerHandle:
-    """Given to ``Backend.start``: the event stream and a task group that lives until
-    shutdown (cancelled after ``Backend.aclose`` returns)."""
+    """Given to ``Backend.start``: the event stream, a task group that lives until shutdown
+    (cancelled after ``Backend.aclose`` returns) and the ``set_event_options`` state."""
 
     events: EventEmitter
     task_group: TaskGroup
+    event_options: EventOptions | None = None
 
 
 class Backend(Protocol):
