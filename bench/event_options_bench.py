@@ -10,7 +10,7 @@ Two measurements:
   the figure "before" the feature was taken).
 * per record: the writer's encode + enqueue path (`RecordWriter.send_nowait` into an unbounded
   queue, nothing written) for a typical `message_update`, with the options off and on, in
-  microseconds per record.
+  microseconds per record (best of five passes).
 
     python bench/event_options_bench.py [--chunks 20000] [--rounds 5] [--records 200000]
 """
@@ -156,18 +156,26 @@ def per_record(records: int) -> dict[str, float]:
             writer = RecordWriter(write_fd)
             if EventOptions is not None and (seq or run_id):
                 options = EventOptions(writer, ring_records=10_000)
-                options.update(seq=seq, run_id=run_id, activation=None)
+                data = await options.update(seq=seq, run_id=run_id)
+                # the response that switches seq on, as the dispatcher would queue it
+                send_response = writer.send_nowait
+                send_response({"id": "o", "type": "response", "command": "set_event_options", "success": True,
+                               "data": data})
                 from pi_rpc.runtime.run_context import bind_run_id
 
                 bind_run_id("run_0190f0e2-0000-7000-8000-000000000000")
             elif seq or run_id:
                 return
             send = writer.send_nowait
-            t = time.perf_counter()
-            for _ in range(records):
-                send(event)
-            elapsed = time.perf_counter() - t
-            results[name] = round(elapsed / records * 1e6, 3)
+            queue = writer._queue  # nothing drains it here: clear it between passes
+            best = float("inf")
+            for _ in range(5):  # best of five passes: the least disturbed by other processes
+                queue.clear()
+                t = time.perf_counter()
+                for _ in range(records // 5):
+                    send(event)
+                best = min(best, time.perf_counter() - t)
+            results[name] = round(best / (records // 5) * 1e6, 3)
         finally:
             os.close(read_fd)
             os.close(write_fd)

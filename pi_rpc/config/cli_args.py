@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-VALID_MODES = ("text", "json", "rpc")
+VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -35,7 +35,7 @@ class CliError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class CliArgs:
-    mode: str | None = None  # "text" | "json" | "rpc" | None (unset)
+    mode: str | None = None  # "text" | "json" | "rpc" | "acp" | None (unset)
     print: bool = False
     provider: str | None = None
     model: str | None = None  # raw pattern: id, provider/id, fuzzy, optional ":<thinking>"
@@ -285,6 +285,8 @@ def resolve_app_mode(args: CliArgs, *, stdin_is_tty: bool, stdout_is_tty: bool) 
     ``--mode text``, or stdin/stdout is not a TTY; else ``interactive``."""
     if args.mode == "rpc":
         return "rpc"
+    if args.mode == "acp":
+        return "acp"
     if args.mode == "json":
         return "json"
     if args.print or args.mode == "text" or not stdin_is_tty or not stdout_is_tty:

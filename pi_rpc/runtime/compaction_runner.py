@@ -23,7 +23,7 @@ from pi_rpc.compaction import (
 )
 from pi_rpc.compaction.errors import COMPACTION_CANCELLED
 from pi_rpc.compaction.settings import CompactionSettings, RetrySettings
-from pi_rpc.runtime.errors import RuntimeCommandError, no_model_error
+from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
@@ -74,10 +74,12 @@ class CompactionRunner:
     async def _summarize(self, reason: str, custom_instructions: str | None) -> dict[str, Any]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self.s.model
-        if model is None:
-            raise CompactionError(no_model_error())
         branch = self.s.session.get_branch()
         preparation = prepare_compaction_or_raise(branch, self.settings())
+        if model is None:
+            # Upstream runs on a placeholder model (provider "unknown") that has no key; the
+            # session-size checks come first there too.
+            raise CompactionError(no_api_key_error("unknown"))
         api_key = self.s.registry.get_api_key(model["provider"])
         controller = AbortController()
         self._controller = controller

@@ -15,6 +15,7 @@ from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
+from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.session import AgentSession
 from pi_rpc.session.errors import SessionError
@@ -105,6 +106,14 @@ def _custom_session_dir(args: CliArgs, cwd: str, agent_dir: Path, settings: Sett
     return str(choice.path) if choice.custom else None
 
 
+def _command_line_opts_into_faux(args: CliArgs) -> bool:
+    """``--faux-script`` or a model named ``faux/…`` (or ``--provider faux``) turn the offline
+    provider on; otherwise only its environment variable or models.json do (see ModelRegistry)."""
+    if args.faux_script or args.provider == FAUX_MODEL[0]:
+        return True
+    return bool(args.model) and str(args.model).startswith(f"{FAUX_MODEL[0]}/")
+
+
 def _default_model(registry: ModelRegistry, settings: Settings) -> dict[str, Any] | None:
     available = registry.get_available()
     if settings.default_provider and settings.default_model:
@@ -143,7 +152,7 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
     settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
-    registry = ModelRegistry(agent_dir)
+    registry = ModelRegistry(agent_dir, faux=_command_line_opts_into_faux(args))
     for error in registry.errors:
         _warn(f"Warning: {error}")
     if args.faux_script:
@@ -160,12 +169,9 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         registry.set_runtime_api_key(model["provider"], args.api_key)
     if model is not None and args.model and not registry.has_auth(model["provider"]):
         _warn(f"Warning: No API key found for {model['provider']}")
-    elif not args.model and (model is None or model["provider"] == "faux"):
-        # Upstream warns and runs with a placeholder model; we say so and use the offline model.
-        _warn(
-            "Warning: No models available (no provider key or models.json provider configured). "
-            "Using the built-in offline model faux/faux-1."
-        )
+    elif model is None:
+        # As upstream: warn and run with no model (get_state shows the placeholder; prompts fail).
+        _warn(f"Warning: {no_models_available_message()}")
 
     level = args.thinking or pattern_level
     if level is None and model is not None:

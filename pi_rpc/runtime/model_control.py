@@ -73,7 +73,7 @@ class ModelControl(SessionHost):
     def get_available_thinking_levels(self) -> list[str]:
         model = self.agent.model
         if model is None:
-            return ["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+            return ["off"]  # upstream's placeholder model does not reason
         return supported_thinking_levels(model)
 
     async def set_thinking_level(self, level: str) -> None:

@@ -38,3 +38,5 @@ class RuntimeOptions:
     no_context_files: bool = False
     project_trusted: bool = False
     stream_fn: Any = None  # override of pi_rpc.ai.stream.stream (tests)
+    # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
+    file_access: Any = None

@@ -75,6 +75,7 @@ class ResourcesState:
             session_env=lambda: dict(self.session_env),
             auto_resize_images=options.settings.images_auto_resize,
             get_model=get_model,
+            file_access=options.file_access,
         )
         agent_dir = str(options.agent_dir)
         skills = discover_skills(

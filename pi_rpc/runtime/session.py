@@ -33,7 +33,6 @@ from pi_rpc.runtime.errors import (
     ERR_COMPACTING,
     RuntimeCommandError,
     no_api_key_error,
-    no_model_error,
 )
 from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.model_control import ModelControl
@@ -300,7 +299,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
         model = self.agent.model
         if model is None:
-            raise RuntimeCommandError(no_model_error())
+            # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
+            raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
         # Claim the session before any await so two prompts cannot both start a run.

@@ -8,6 +8,7 @@ from typing import Any
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
+from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.paths import resolve_to_cwd
 
 WRITE_PARAMETERS = object_schema(
@@ -35,6 +36,10 @@ class WriteTool(BuiltinTool):
     prompt_snippet = "Create or overwrite files"
     prompt_guidelines = ("Use write only for new files or complete rewrites.",)
 
+    def __init__(self, cwd: str, *, file_access: TextFileAccess | None = None) -> None:
+        super().__init__(cwd)
+        self.file_access = file_access
+
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
@@ -44,6 +49,13 @@ class WriteTool(BuiltinTool):
 
         async def write() -> AgentToolResult:
             check_aborted(signal)
+            if self.file_access is not None:
+                try:
+                    await self.file_access.write_text(absolute, content)
+                except FileAccessError as exc:
+                    raise ToolError(str(exc)) from exc
+                check_aborted(signal)
+                return {"content": [{"type": "text", "text": f"Successfully wrote {js_length(content)} bytes to {path}"}]}
             try:
                 os.makedirs(os.path.dirname(absolute), exist_ok=True)
                 check_aborted(signal)

@@ -100,8 +100,13 @@ def _run(*argv: str) -> subprocess.CompletedProcess[bytes]:
 def test_version_and_help_exit_zero() -> None:
     from pi_rpc import __version__
 
-    out = _run("--version")
-    assert out.returncode == 0 and out.stdout.decode().strip() == __version__
+    # The upstream version we are compatible with (adapters and SDKs parse a bare N.N.N);
+    # ours only with --verbose, on a second line.
+    for flag in ("--version", "-v"):
+        out = _run(flag)
+        assert out.returncode == 0 and out.stdout == b"1.6.0\n"
+    out = _run("--version", "--verbose")
+    assert out.returncode == 0 and out.stdout.decode() == f"1.6.0\npi_rpc {__version__}\n"
     out = _run("-h")
     assert out.returncode == 0 and b"--mode" in out.stdout
 

@@ -4,7 +4,8 @@ Each process gets its own agent dir, HOME and cwd under the test's tmp_path (set
 models.json, a faux script, prompt templates and skills are written there before start). Stdout
 is read as bytes and split on ``b"\\n"`` only (U+2028 inside strings is content, not a line
 break). Every record read is kept in ``records`` (and its exact line in ``raw``) so orders and
-bytes can be asserted afterwards.
+bytes can be asserted afterwards. The offline ``faux`` provider is opted in through
+``PI_FAUX_SCRIPT`` (the given script, or an empty one) unless ``faux=False``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class RpcProc:
         args: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
         files: dict[str, str] | None = None,
+        faux: bool = True,
     ) -> None:
         self.root = root
         self.agent_dir = root / "agent"
@@ -91,6 +93,8 @@ class RpcProc:
             script_path = root / "faux-script.json"
             script_path.write_text(json.dumps(script))
             full_env["PI_FAUX_SCRIPT"] = str(script_path)
+        elif faux:
+            full_env["PI_FAUX_SCRIPT"] = os.devnull  # opt in to faux with no scripted turns
         full_env.update(env or {})
         self.popen = subprocess.Popen(
             [sys.executable, "-m", "pi_rpc", "--mode", "rpc", *args],

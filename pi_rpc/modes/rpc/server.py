@@ -69,7 +69,7 @@ class RpcServer:
             self.registry, self.writer, max_frame_bytes=self.max_frame_bytes, event_buffer=self.event_buffer
         )
         self.events = EventEmitter(self.writer)
-        self.dispatcher = Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+        self.dispatcher = self._make_dispatcher()
         async with anyio.create_task_group() as root:
             root.start_soon(self.writer.run)
             if self.handle_signals:
@@ -89,11 +89,19 @@ class RpcServer:
                 async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
                     item: Any = parse_record(frame) if type(frame) is bytes else frame
                     commands.start_soon(dispatch, item)
+                await self._input_ended()
             # stdin EOF and every in-flight command answered.
             self._shutting_down = True
             self.events.close()
             await self._close_backend()
             backend_tg.cancel_scope.cancel()
+
+    def _make_dispatcher(self) -> Any:
+        """What handles each input item (``dispatch(item)``); the ACP server speaks JSON-RPC."""
+        return Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+
+    async def _input_ended(self) -> None:
+        """stdin reached EOF; in-flight commands are still running (RPC answers them)."""
 
     async def _close_backend(self) -> None:
         if self._backend_closed:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pi_rpc import COMPATIBLE_PI_VERSION
+
 # The 33 commands of pi 1.6 RPC, in upstream's table order.
 COMMAND_TYPES: tuple[str, ...] = (
     "prompt",
@@ -62,7 +64,8 @@ ACCEPTED_COMMAND_TYPES: tuple[str, ...] = COMMAND_TYPES + BEYOND_UPSTREAM_COMMAN
 # ``get_protocol_info.protocolVersion``: bump whenever the set of commands and events beyond
 # upstream, or one of their shapes, changes.
 PROTOCOL_VERSION = 1
-UPSTREAM_COMPAT = "1.6"
+# The upstream release line this protocol is compatible with ("1.6" for pi 1.6.x).
+UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
 
 EXTENSION_UI_RESPONSE = "extension_ui_response"
 EXTENSION_UI_REQUEST = "extension_ui_request"
