@@ -83,7 +83,7 @@ class RpcServer:
 
     async def _main(self) -> None:
         async with anyio.create_task_group() as backend_tg:
-            await self.backend.start(ServerHandle(self.events, backend_tg, self.event_options))
+            await self.backend.start(ServerHandle(self.events, backend_tg, event_options=self.event_options))
             async with anyio.create_task_group() as commands:
                 dispatch = self.dispatcher.dispatch
                 async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
