@@ -9,8 +9,8 @@ order it reaches stdout (one writer task, FIFO), and rewrites it there:
   responses never do;
 - ``seq``: every line gets ``"seq":<n>``, n growing by exactly 1; events also go to the ring.
 
-Both are spliced in before the line's closing brace (after every other key), so a line costs
-one bytes copy and no re-encoding. ``seq`` changes exactly at the response that changes it:
+Both are spliced into the encoded line before its closing brace (after every other key): no
+dict copy, no re-encoding. ``seq`` changes exactly at the response that changes it:
 the response that turns it on is numbered 1 (the ring starts empty), the response that turns
 it off is the first line without a number. A ``set_event_options`` that changes ``seq`` waits
 until the previous such response is queued, so concurrent calls still apply in order.
