@@ -105,10 +105,9 @@ def _is_falsy_json(value: Any) -> bool:
     return value is None or value is False or (type(value) in (int, float) and value == 0) or value == ""
 
 
-def scan_session(data: bytes, *, with_texts: bool = False, cwd_matches: Any = None) -> ScannedSession | None:
-    """Summarise a session file's bytes; None when it is not a session (or, with
-    ``cwd_matches``, when ``cwd_matches(header_cwd)`` is false). ``texts`` is filled only
-    ``with_texts`` (every non-empty user/assistant text, for searching)."""
+def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | None:
+    """Summarise a session file's bytes; None when it is not a session. ``texts`` is filled
+    only ``with_texts`` (every non-empty user/assistant text, for searching)."""
     lines = data.split(b"\n")
     found: ScannedSession | None = None
     start = 0
@@ -123,30 +122,50 @@ def scan_session(data: bytes, *, with_texts: bool = False, cwd_matches: Any = No
             continue  # JSON.parse gave a falsy value: skipped like a bad line
         if not isinstance(entry, dict) or entry.get("type") != "session":
             return None
-        if cwd_matches is not None and not cwd_matches(entry.get("cwd")):
-            return None
         found = ScannedSession(entry)
         break
     if found is None:
         return None
     s = found
+    # The loop below runs for every line of thousands of files: locals instead of attribute
+    # and global lookups, the timestamp check inlined.
+    count = 0
+    latest: float = 0
+    any_activity = False
+    message, role_mark, typed, session_info = _MESSAGE, _ROLE, _TYPED, _SESSION_INFO
+    user_content, assistant_content, count_only = _USER_CONTENT, _ASSISTANT_CONTENT, _COUNT_ONLY_ROLES
+    ts_key, number = _TIMESTAMP_KEY, _NUMBER
+    message_len, role_len, ts_len = len(_MESSAGE), len(_ROLE), len(_TIMESTAMP_KEY)
     for line in lines[start:]:
-        if line.startswith(_MESSAGE):
-            at = line.find(_ROLE, len(_MESSAGE))
+        if line.startswith(message):
+            at = line.find(role_mark, message_len)
             if at > 0 and line.find(b"{", 1) == at + _ROLE_OBJECT_OFFSET:
-                role_at = at + len(_ROLE)
-                user = line.startswith(_USER_CONTENT, role_at)
-                if user or line.startswith(_ASSISTANT_CONTENT, role_at):
-                    if not (with_texts or (user and not s.first_message)):
-                        stamp = _own_timestamp(line)
-                        if stamp is not _INCONCLUSIVE:
-                            s.message_count += 1
-                            s.last_activity = max(s.last_activity or 0, stamp)
-                            continue
-                elif line[role_at : line.find(b'"', role_at)] in _COUNT_ONLY_ROLES and line.endswith(b"}"):
-                    s.message_count += 1
+                role_at = at + role_len
+                user = line.startswith(user_content, role_at)
+                if user or line.startswith(assistant_content, role_at):
+                    if not with_texts and not (user and not s.first_message):
+                        # message.timestamp read off the bytes (see ``_own_timestamp``)
+                        key = line.rfind(ts_key)
+                        if key > 0 and line.count(b"}", key) == 2 and line.endswith(b"}}") and line.find(b"{", key) < 0:
+                            raw = line[key + ts_len : -2]
+                            if raw.isdigit():
+                                count += 1
+                                stamp: float = int(raw)
+                                if stamp > latest:
+                                    latest = stamp
+                                any_activity = True
+                                continue
+                            stamp_any = _own_timestamp(line)
+                            if stamp_any is not _INCONCLUSIVE:
+                                count += 1
+                                if stamp_any > latest:
+                                    latest = stamp_any
+                                any_activity = True
+                                continue
+                elif line[role_at : line.find(b'"', role_at)] in count_only and line.endswith(b"}"):
+                    count += 1
                     continue
-        elif line.startswith(_TYPED) and not line.startswith(_SESSION_INFO):
+        elif line.startswith(typed) and not line.startswith(session_info):
             end = line.find(b'"', _TYPE_AT)
             etype = line[_TYPE_AT:end]
             if end > 0 and b"\\" not in etype and etype != b"message":
@@ -159,6 +178,9 @@ def scan_session(data: bytes, *, with_texts: bool = False, cwd_matches: Any = No
             continue
         if isinstance(entry, dict):
             _absorb(s, entry, with_texts)
+    s.message_count += count
+    if any_activity:
+        s.last_activity = max(s.last_activity or 0, latest)
     return s
 
 

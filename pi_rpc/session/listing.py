@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -101,16 +101,15 @@ def _from_ms(ms: float) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
-def _read(path: str) -> tuple[os.stat_result, bytes] | None:
+def _read(path: str) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        stat = os.fstat(fd)
         chunks = []
         while True:
-            chunk = os.read(fd, max(stat.st_size + 1, 65536))
+            chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
                 break
             chunks.append(chunk)
@@ -118,19 +117,73 @@ def _read(path: str) -> tuple[os.stat_result, bytes] | None:
         return None
     finally:
         os.close(fd)
-    return stat, chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 20  # most session files are read in one call
+
+
+class _SummaryCache:
+    """Summaries of the files listed before, by path and (device, inode, size, mtime): a file
+    that did not change since is not read again, so listing the same thousands of sessions
+    again costs a ``stat`` each. Message texts are never kept (searches read the files)."""
+
+    MAX_ENTRIES = 100_000
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, int, int, int], SessionInfo | None]] = {}
+
+    @staticmethod
+    def key(stat: os.stat_result) -> tuple[int, int, int, int]:
+        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+    def get(self, path: str, key: tuple[int, int, int, int]) -> tuple[SessionInfo | None] | None:
+        """``(summary,)`` (``(None,)``: not a session) when this state of the file was seen."""
+        found = self._entries.get(path)
+        if found is None or found[0] != key:
+            return None
+        return (found[1],)
+
+    def put(self, path: str, key: tuple[int, int, int, int], info: SessionInfo | None) -> None:
+        if len(self._entries) >= self.MAX_ENTRIES:
+            self._entries.clear()
+        if info is not None and info.message_texts:
+            info = replace(info, all_messages_text="", message_texts=())
+        self._entries[path] = (key, info)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+SUMMARY_CACHE = _SummaryCache()
 
 
 def build_session_info(path: str, cwd_filter: str | None = None, *, with_texts: bool = False) -> SessionInfo | None:
     """Summarise one file as upstream's ``buildSessionInfo`` does (``info_scan``); None when it
     is unreadable, not a session, or (with ``cwd_filter``) a session of another directory.
-    ``allMessagesText`` and ``message_texts`` are filled only ``with_texts``."""
-    read = _read(path)
-    if read is None:
+    ``allMessagesText`` and ``message_texts`` are filled only ``with_texts``. An unchanged file
+    summarised before is not read again (``SUMMARY_CACHE``), unless its texts are wanted."""
+    try:
+        stat = os.stat(path)
+    except OSError:
         return None
-    stat, data = read
-    matches = None if cwd_filter is None else (lambda session_cwd: _cwd_matches(session_cwd, cwd_filter))
-    scanned = scan_session(data, with_texts=with_texts, cwd_matches=matches)
+    key = _SummaryCache.key(stat)
+    cached = None if with_texts else SUMMARY_CACHE.get(path, key)
+    if cached is None:
+        info = _summarise(path, stat, with_texts)
+        SUMMARY_CACHE.put(path, key, info)
+    else:
+        info = cached[0]
+    if info is None or (cwd_filter is not None and not _cwd_matches(info.cwd, cwd_filter)):
+        return None
+    return info
+
+
+def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo | None:
+    data = _read(path)
+    if data is None:
+        return None
+    scanned = scan_session(data, with_texts=with_texts)
     if scanned is None:
         return None
     header = scanned.header

@@ -198,3 +198,24 @@ def test_listing_query_needs_and_uses_the_texts(tmp_path: Path) -> None:
     assert infos[0].matches("parser") and infos[0].matches("TOKENIZER") and not infos[0].matches("lexer")
     assert not infos[0].matches("parser done")  # one message at a time, not across messages
     assert list_sessions(str(tmp_path))[0].message_texts == ()
+
+
+def test_unchanged_files_are_not_read_again_and_changed_ones_are(tmp_path: Path) -> None:
+    from pi_rpc.session.listing import SUMMARY_CACHE
+
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join([HEADER, msg("a", "user", "first")]) + "\n")
+    assert list_sessions(str(tmp_path))[0].first_message == "first"
+    stat = os.stat(path)
+    # Same size and times, other bytes: only a re-read could notice, and none happens.
+    path.write_text("\n".join([HEADER, msg("a", "user", "FIRST")]) + "\n")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert list_sessions(str(tmp_path))[0].first_message == "first"
+    # An appended entry changes size and mtime: read again.
+    with open(path, "a") as f:
+        f.write(msg("b", "assistant", "answer", 1_736_000_009_999) + "\n")
+    infos = list_sessions(str(tmp_path))
+    assert infos[0].first_message == "FIRST" and infos[0].message_count == 2
+    # A search reads the texts from the file, never from the cache.
+    assert list_sessions(str(tmp_path), with_texts=True)[0].message_texts == ("FIRST", "answer")
+    SUMMARY_CACHE.clear()
