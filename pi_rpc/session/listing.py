@@ -66,12 +66,20 @@ class SessionInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """camelCase form, dates as ISO strings, absent optionals left out."""
-        out = self.to_summary()
+        out = self._build_summary()
         out["allMessagesText"] = self.all_messages_text
         return out
 
     def to_summary(self) -> dict[str, Any]:
-        """``to_dict`` without ``allMessagesText`` (what ``list_sessions`` answers over RPC)."""
+        """``to_dict`` without ``allMessagesText`` (what ``list_sessions`` answers over RPC).
+        Built once per summary (a listing of thousands is answered again and again); a copy is
+        returned."""
+        summary = self.__dict__.get("_summary")
+        if summary is None:
+            summary = self.__dict__["_summary"] = self._build_summary()
+        return dict(summary)
+
+    def _build_summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "id": self.id, "cwd": self.cwd}
         if self.name is not None:
             out["name"] = self.name
