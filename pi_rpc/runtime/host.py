@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
     from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.resources_state import ResourcesState
     from pi_rpc.runtime.retry import RetryController
     from pi_rpc.session.manager import SessionManager
@@ -28,6 +29,7 @@ class SessionHost:
         retry: RetryController
         compaction: CompactionRunner
         cwd: str
+        ext: SessionExtensions | None
         _is_streaming: bool
         _overflow_attempted: bool
         _entry_id_by_message: dict[int, str]
@@ -39,5 +41,6 @@ class SessionHost:
         async def emit(self, event: dict[str, Any]) -> None: ...
         async def abort(self) -> bool: ...
         async def set_session_name(self, name: str) -> None: ...
+        def reload_context_from_store(self) -> None: ...
         def _clamp(self, level: str) -> str: ...
         def _placeholder_model(self) -> dict[str, Any]: ...

@@ -47,6 +47,14 @@ def test_other_tiers_against_ours(tier: str, tmp_path: Path) -> None:
     assert data["totals"][tier]["pass"] >= 2
 
 
+def test_extensions_tier_against_ours(tmp_path: Path) -> None:
+    """Python ports of upstream's example extensions and paired fixtures (tests/fixtures/
+    extensions) in the real subprocess: the same expectations upstream passes with the
+    TypeScript originals."""
+    data = _run_tier("extension_api", tmp_path)
+    assert data["totals"]["extension_api"]["pass"] >= 10
+
+
 def test_failure_report_carries_transcript(tmp_path: Path) -> None:
     """A scenario that cannot pass must fail with the full wire transcript and stderr in the report."""
     sc_dir = tmp_path / "scenarios" / "core"
@@ -66,7 +74,8 @@ def test_failure_report_carries_transcript(tmp_path: Path) -> None:
     assert "FAIL  core.bad" in proc.stdout
 
 
-def test_extensions_tier_against_ours(tmp_path: Path) -> None:
+def test_beyond_upstream_tier_against_ours(tmp_path: Path) -> None:
+    """The ``extensions`` tier: the protocol beyond upstream (protocol/README.md §11)."""
     data = _run_tier("extensions", tmp_path)
     assert data["totals"]["extensions"]["pass"] >= 3
     assert data["totals"]["extensions"]["xfail"] == 0
@@ -125,7 +134,7 @@ def test_scenarios_are_valid_and_tiered() -> None:
     scenarios = load_scenarios(RUNNER.parent / "scenarios")
     names = [s["name"] for s in scenarios]
     assert len(names) == len(set(names))
-    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extensions"}
+    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extension_api", "extensions"}
     for s in scenarios:
         assert s.get("only") in (None, "ours", "upstream"), s["name"]
         # The protocol beyond upstream 1.6, and only that, is expected to fail against upstream.

@@ -41,8 +41,8 @@ class CatalogCommands:
             summarize=bool(cmd.get("summarize")),
             custom_instructions=cmd.get("customInstructions"),
         )
-        # The SDK's result also says ``aborted`` for a cancelled summary; over RPC a
-        # cancellation is only ever an abort, so the answer is {cancelled, editorText?}.
+        # The SDK's result also says ``aborted`` when an abort cancelled the summary; the RPC
+        # answer is {cancelled, editorText?} (an abort or an extension's session_before_tree).
         data: dict[str, Any] = {"cancelled": bool(result.get("cancelled"))}
         if "editorText" in result:
             data["editorText"] = result["editorText"]
