@@ -384,11 +384,16 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
-        return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate)
+        return await self._start_run(
+            {"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id
+        )
 
-    async def _start_run(self, trigger: dict[str, Any], start_gate: anyio.Event | None = None) -> str:
+    async def _start_run(
+        self, trigger: dict[str, Any], start_gate: anyio.Event | None = None, run_id: str | None = None
+    ) -> str:
         """Claim the session and start a run from a user prompt or (extensions) a custom
-        message: compaction check, ``before_agent_start``, the starting messages."""
+        message: compaction check, ``before_agent_start``, the starting messages. The run
+        works under ``run_id`` (a new one when None)."""
         # Claim the session before any await so two prompts cannot both start a run.
         self._is_streaming = True
         self._run_aborted = False
