@@ -2,7 +2,7 @@
 real MCP server (the demo server, stdio) and the same scripted model. Compared: the event
 sequence (types, tool names, error flags, roles, stop reasons, response shapes), the tools each
 request declares with their parameter schemas, and every tool result as the model receives it.
-Deliberate differences (protocol/README §8.14 and §8.18) are masked: descriptions and prompt
+Deliberate differences (protocol/README §8.14 and §8.20) are masked: descriptions and prompt
 wording, the codemode script language (each side gets a script in its own language).
 
 Needs upstream pi 1.6 in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node``; skipped without it.
@@ -92,7 +92,9 @@ def _signature(records: list[dict[str, Any]]) -> list[str]:
             if kind == "tool_execution_update":
                 sig = f"{kind} {record['toolName']}"
         elif kind == "response":
-            sig = f"response {record['command']} {record['success']} {sorted((record.get('data') or {}).keys())}"
+            # Our `abort` answers data {outcome} (protocol/README §8.18); upstream's has none.
+            keys = [] if record["command"] == "abort" else sorted((record.get("data") or {}).keys())
+            sig = f"response {record['command']} {record['success']} {keys}"
         elif kind == "extension_ui_request":
             sig = f"ui {record['method']} {record.get('notifyType', '')}"
         else:
