@@ -8,6 +8,8 @@ strings) and parsed with ``orjson.loads`` on bytes, one call per line.
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,74 +65,92 @@ def _salvage(line: bytes) -> Any | None:
 
 def parse_session_bytes(data: bytes) -> LoadedFile:
     """Parse the bytes of a session file (no header validation here)."""
+    return _parse_all(io.BytesIO(data))
+
+
+def read_session_file(path: str) -> LoadedFile:
+    with open(path, "rb") as f:
+        return _parse_all(f)
+
+
+def _parse_all(lines: Iterable[bytes]) -> LoadedFile:
+    out = LoadedFile()
     with gc_paused():
-        return _parse_session_bytes(data)
+        out.entries.extend(iter_parsed_lines(lines, out))
+    return out
 
 
-def _parse_session_bytes(data: bytes) -> LoadedFile:
-    out = LoadedFile(size=len(data))
-    entries = out.entries
+def iter_parsed_lines(lines: Iterable[bytes], out: LoadedFile) -> Iterator[dict[str, Any]]:
+    """Parse LF-terminated lines as binary file iteration yields them (LF kept; only the
+    last one may lack it) and yield each entry as soon as it is parsed, so the caller can
+    index it while it is in the CPU cache. ``out`` gets everything else (diagnostics, sizes,
+    the torn tail) and is complete once the iterator is exhausted; its ``entries`` are left
+    alone. Streaming keeps neither the whole file nor a list of its lines alive next to the
+    parsed entries."""
     diags = out.diagnostics
-    last_lf = data.rfind(b"\n")
-    body_end = last_lf + 1
-    out.valid_len = body_end
-    out.blank = not data.strip()
-    body = data[:body_end]
-    tail = data[body_end:]
-    lines = body.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
     loads = orjson.loads
-    for number, line in enumerate(lines, start=1):
+    decode_error = orjson.JSONDecodeError
+    size = 0
+    number = 0
+    blank = True
+    tail = b""
+    for line in lines:
+        number += 1
+        if line[-1:] != b"\n":
+            tail = line  # only the last line lacks its LF
+            break
         try:
+            # The LF is JSON whitespace: a line parses with it exactly when without it.
             value = loads(line)
-        except orjson.JSONDecodeError:
+        except decode_error:
+            line = line[:-1]
+            size += len(line) + 1
             if not line.strip():
                 continue
+            blank = False
             try:
                 value = _parse_line(line)
-            except orjson.JSONDecodeError:
+            except decode_error:
                 salvaged = _salvage(line)
                 if salvaged is not None:
                     diags.append(
                         f"line {number}: malformed JSON ({len(line)} bytes); recovered the entry "
                         f"appended after a torn line"
                     )
-                    entries.append(salvaged)
+                    yield salvaged
                 else:
                     diags.append(f"line {number}: skipped malformed JSON ({len(line)} bytes)")
                 continue
+        else:
+            size += len(line)
+            blank = False
         if type(value) is not dict:
             diags.append(f"line {number}: skipped a JSON value that is not an object")
             continue
-        entries.append(value)
+        yield value
+    out.valid_len = size
+    out.size = size + len(tail)
     if tail.strip():
-        number = len(lines) + 1
+        blank = False
         try:
             value = _parse_line(tail)
-        except orjson.JSONDecodeError:
+        except decode_error:
             out.torn_tail = tail
             diags.append(f"line {number}: torn last line ({len(tail)} bytes, no newline, not valid JSON)")
         else:
             out.missing_newline = True
             if type(value) is dict:
-                entries.append(value)
+                yield value
             else:
                 diags.append(f"line {number}: skipped a JSON value that is not an object")
     elif tail:
         # Trailing whitespace without LF: harmless, treat like a missing newline.
         out.missing_newline = True
-    return out
+    out.blank = blank
 
 
 def is_valid_header(entry: Any) -> bool:
     return isinstance(entry, dict) and entry.get("type") == "session" and isinstance(entry.get("id"), str)
-
-
-def read_session_file(path: str) -> LoadedFile:
-    with open(path, "rb") as f:
-        data = f.read()
-    return parse_session_bytes(data)
 
 
 def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
