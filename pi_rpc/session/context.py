@@ -79,26 +79,28 @@ def _path_stopping_at_cycle(leaf: Entry, lookup: Any) -> list[Entry]:
     return path
 
 
-def context_settings(last_thinking_level_change: Entry | None,
-                     last_model_source: Entry | None) -> tuple[str, dict[str, Any] | None]:
-    """``(thinkingLevel, model)`` from the last ``thinking_level_change`` and the last
-    ``model_change`` or assistant message on the path."""
-    # Values come straight from the file: a hand-edited entry may lack either key (None).
-    thinking_level = "off"
-    if last_thinking_level_change is not None:
-        thinking_level = last_thinking_level_change.get("thinkingLevel")  # type: ignore[assignment]
-    if last_model_source is None:
-        return thinking_level, None
-    if last_model_source.get("type") == "model_change":
-        return thinking_level, {"provider": last_model_source.get("provider"),
-                                "modelId": last_model_source.get("modelId")}
-    message = last_model_source["message"]
-    return thinking_level, {"provider": message.get("provider"), "modelId": message.get("model")}
+def thinking_level_of(last_thinking_level_change: Entry | None) -> Any:
+    """The context's thinking level: the last ``thinking_level_change``'s, else ``"off"``."""
+    # Values come straight from the file: a hand-edited entry may lack the key (None).
+    if last_thinking_level_change is None:
+        return "off"
+    return last_thinking_level_change.get("thinkingLevel")
+
+
+def model_of_change(entry: Entry) -> dict[str, Any]:
+    return {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+
+
+def model_of_message(message: Message) -> dict[str, Any]:
+    return {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
 def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any] | None]:
+    """``(thinkingLevel, model)``: from the last ``thinking_level_change`` on the path and
+    the last ``model_change`` or assistant message."""
     last_thinking: Entry | None = None
-    last_model: Entry | None = None
+    model: dict[str, Any] | None = None
+    model_found = False
     # From the leaf back: the deciding entries are usually near it.
     for index in range(len(path) - 1, -1, -1):
         entry = path[index]
@@ -106,16 +108,16 @@ def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any]
         if etype == "thinking_level_change":
             if last_thinking is None:
                 last_thinking = entry
-                if last_model is not None:
+                if model_found:
                     break
-        elif last_model is None and (
-            etype == "model_change"
-            or (etype == "message" and _is_assistant_message(entry.get("message")))
-        ):
-            last_model = entry
-            if last_thinking is not None:
+        elif not model_found:
+            if etype == "model_change":
+                model, model_found = model_of_change(entry), True
+            elif etype == "message" and _is_assistant_message(entry.get("message")):
+                model, model_found = model_of_message(entry["message"]), True
+            if model_found and last_thinking is not None:
                 break
-    return context_settings(last_thinking, last_model)
+    return thinking_level_of(last_thinking), model
 
 
 def _is_assistant_message(message: Any) -> bool:

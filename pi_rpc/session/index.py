@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_rpc.session.context import entry_to_context_messages
+from pi_rpc.session.context import entry_to_context_messages, model_of_change, model_of_message, thinking_level_of
 from pi_rpc.session.entries import ENTRY_TYPES
 
 Entry = dict[str, Any]
@@ -34,6 +34,7 @@ Entry = dict[str, Any]
 _TYPE_NAMES: dict[str, str] = {sys.intern(name): sys.intern(name) for name in (*ENTRY_TYPES, "session")}
 # Entry types whose presence needs the general projection (path filtering, content edits).
 _REPROJECTING = frozenset(("compaction", "context_edit"))
+_CONVERSATION_ROLES = ("user", "assistant")
 
 
 @dataclass
@@ -41,12 +42,29 @@ class LinearProjection:
     """What the projection of a one-chain session needs, gathered while indexing."""
 
     messages: list[dict[str, Any]]
-    # The last entry (file order) of each kind that decides a context setting.
     last_thinking_level_change: Entry | None
-    last_model_source: Entry | None
+    # The last model_change entry, and how many messages came before it: a later assistant
+    # message (found from the end of ``messages``) overrides it.
+    last_model_change: Entry | None
+    messages_before_model_change: int
     # The session as indexed: its last entry (the leaf) and its entry count.
     last_entry: Entry
     entry_count: int
+
+    def settings(self) -> tuple[Any, dict[str, Any] | None]:
+        """``(thinkingLevel, model)`` of the chain (see ``session_context_settings``)."""
+        messages = self.messages
+        model: dict[str, Any] | None = None
+        # The newest assistant message after the last model_change wins; usually the last few.
+        for index in range(len(messages) - 1, self.messages_before_model_change - 1, -1):
+            message = messages[index]
+            if message.get("role") == "assistant":
+                model = model_of_message(message)
+                break
+        else:
+            if self.last_model_change is not None:
+                model = model_of_change(self.last_model_change)
+        return thinking_level_of(self.last_thinking_level_change), model
 
 
 @dataclass
@@ -70,53 +88,58 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
     by_id = index.by_id
     labels = index.labels
     label_ts = index.label_timestamps
-    type_names = _TYPE_NAMES
+    # Every message any kept entry contributes, in order (message entries, custom messages,
+    # branch summaries): the linear projection, and where conversation and model are found.
     messages: list[dict[str, Any]] = []
     add_message = messages.append
     add_messages = messages.extend
-    has_conversation = False
     chained = True  # every kept entry's parentId is the previous kept entry's id
     reprojecting = False
     last_thinking: Entry | None = None
-    last_model: Entry | None = None
+    last_model_change: Entry | None = None
+    messages_before_model_change = 0
     previous_id: str | None = None
+    # The loop body runs per entry of a long session: the common path (a message entry) is
+    # kept to as few operations as possible; other types take the branches at the end.
     for entry in entries:
         etype = entry.get("type")
-        if etype == "session":
-            continue
         entry_id = entry.get("id")
-        if not isinstance(entry_id, str):
-            index.diagnostics.append(f"skipped a {etype!s} entry without an id")
+        if entry_id.__class__ is not str:
+            if etype == "session":
+                continue
+            if not isinstance(entry_id, str):
+                index.diagnostics.append(f"skipped a {etype!s} entry without an id")
+                continue
+        elif etype == "session":
             continue
         keep(entry)
         by_id[entry_id] = entry
-        if chained and previous_id is not None:
+        if chained:
             parent = entry.get("parentId")
-            if parent is previous_id:
-                pass
-            elif parent == previous_id:
-                entry["parentId"] = previous_id
-            else:
-                chained = False
+            if parent is not previous_id:
+                if parent == previous_id:
+                    entry["parentId"] = previous_id
+                elif previous_id is not None:
+                    chained = False
+                # The first entry's parent may be anything: the walk from the leaf stops
+                # there either way (nothing, or an entry already on the path).
         previous_id = entry_id
-        if etype.__class__ is str:
-            name = type_names.get(etype)
-            if name is not None and name is not etype:
-                entry["type"] = etype = name
         if etype == "message":
+            entry["type"] = "message"
             message = entry.get("message")
-            if isinstance(message, dict):
-                role = message.get("role")
-                if role == "assistant":
-                    has_conversation = True
-                    last_model = entry
-                elif role == "user":
-                    has_conversation = True
+            try:
                 if message.get("content") is not None:
                     add_message(message)
                     continue
+            except AttributeError:  # not an object: contributes nothing (below)
+                pass
             add_messages(entry_to_context_messages(entry))
-        elif etype == "label":
+            continue
+        if etype.__class__ is str:
+            name = _TYPE_NAMES.get(etype)
+            if name is not None:
+                entry["type"] = etype = name
+        if etype == "label":
             target: Any = entry.get("targetId")  # as written; not validated here
             if entry.get("label"):
                 labels[target] = entry["label"]
@@ -127,13 +150,15 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         elif etype == "thinking_level_change":
             last_thinking = entry
         elif etype == "model_change":
-            last_model = entry
+            last_model_change = entry
+            messages_before_model_change = len(messages)
         elif etype in _REPROJECTING:
             reprojecting = True
         else:
             add_messages(entry_to_context_messages(entry))
     index.leaf_id = previous_id
-    index.has_conversation = has_conversation
+    index.has_conversation = any(message.get("role") in _CONVERSATION_ROLES for message in messages)
     if kept and chained and not reprojecting and len(by_id) == len(kept):
-        index.linear = LinearProjection(messages, last_thinking, last_model, kept[-1], len(kept))
+        index.linear = LinearProjection(messages, last_thinking, last_model_change, messages_before_model_change,
+                                        kept[-1], len(kept))
     return index

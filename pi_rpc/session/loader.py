@@ -9,9 +9,9 @@ strings) and parsed with ``orjson.loads`` on bytes, one call per line.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -73,80 +73,79 @@ def read_session_file(path: str) -> LoadedFile:
         return _parse_all(f)
 
 
-def _parse_all(lines: Iterable[bytes]) -> LoadedFile:
+def _parse_all(f: BinaryIO) -> LoadedFile:
     out = LoadedFile()
     with gc_paused():
-        out.entries.extend(iter_parsed_lines(lines, out))
+        out.entries.extend(iter_parsed_lines(f, out))
     return out
 
 
-def iter_parsed_lines(lines: Iterable[bytes], out: LoadedFile) -> Iterator[dict[str, Any]]:
-    """Parse LF-terminated lines as binary file iteration yields them (LF kept; only the
-    last one may lack it) and yield each entry as soon as it is parsed, so the caller can
-    index it while it is in the CPU cache. ``out`` gets everything else (diagnostics, sizes,
-    the torn tail) and is complete once the iterator is exhausted; its ``entries`` are left
-    alone. Streaming keeps neither the whole file nor a list of its lines alive next to the
-    parsed entries."""
+def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, Any]]:
+    """Parse the lines of the binary file ``f`` (split on LF only, as binary iteration does)
+    and yield each entry as soon as it is parsed, so the caller can index it while it is in
+    the CPU cache. ``out`` gets everything else (diagnostics, sizes, the torn tail) and is
+    complete once the iterator is exhausted; its ``entries`` are left alone. Streaming keeps
+    neither the whole file nor a list of its lines alive next to the parsed entries.
+
+    The common case costs one ``orjson.loads`` per line: a line is parsed with its LF (JSON
+    whitespace, so it parses with it exactly when without it); everything else is worked
+    out on the rare lines that do not parse and once at the end."""
     diags = out.diagnostics
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    size = 0
     number = 0
-    blank = True
-    tail = b""
-    for line in lines:
-        number += 1
-        if line[-1:] != b"\n":
-            tail = line  # only the last line lacks its LF
-            break
+    line = b""
+    blank_lines = 0
+    torn: bytes | None = None
+    for number, line in enumerate(f, 1):
         try:
-            # The LF is JSON whitespace: a line parses with it exactly when without it.
             value = loads(line)
         except decode_error:
-            line = line[:-1]
-            size += len(line) + 1
-            if not line.strip():
+            if line[-1:] != b"\n":
+                torn = line  # the last line, without its LF, and it does not parse: see below
+                break
+            text = line[:-1]
+            if not text.strip():
+                blank_lines += 1
                 continue
-            blank = False
             try:
-                value = _parse_line(line)
+                value = _parse_line(text)
             except decode_error:
-                salvaged = _salvage(line)
+                salvaged = _salvage(text)
                 if salvaged is not None:
                     diags.append(
-                        f"line {number}: malformed JSON ({len(line)} bytes); recovered the entry "
+                        f"line {number}: malformed JSON ({len(text)} bytes); recovered the entry "
                         f"appended after a torn line"
                     )
                     yield salvaged
                 else:
-                    diags.append(f"line {number}: skipped malformed JSON ({len(line)} bytes)")
+                    diags.append(f"line {number}: skipped malformed JSON ({len(text)} bytes)")
                 continue
+        if value.__class__ is dict:
+            yield value
         else:
-            size += len(line)
-            blank = False
-        if type(value) is not dict:
             diags.append(f"line {number}: skipped a JSON value that is not an object")
-            continue
+    out.size = f.tell()
+    tail = line if line[-1:] != b"\n" else b""  # what follows the last LF
+    out.valid_len = out.size - len(tail)
+    out.missing_newline = bool(tail)
+    if torn is None or not torn.strip():
+        # Without a torn line, a last line without LF parsed (or is whitespace): only the
+        # newline is missing.
+        out.blank = blank_lines == number - (1 if torn is not None else 0)
+        return
+    out.blank = False
+    try:
+        value = _parse_line(torn)
+    except decode_error:
+        out.missing_newline = False
+        out.torn_tail = torn
+        diags.append(f"line {number}: torn last line ({len(torn)} bytes, no newline, not valid JSON)")
+        return
+    if type(value) is dict:
         yield value
-    out.valid_len = size
-    out.size = size + len(tail)
-    if tail.strip():
-        blank = False
-        try:
-            value = _parse_line(tail)
-        except decode_error:
-            out.torn_tail = tail
-            diags.append(f"line {number}: torn last line ({len(tail)} bytes, no newline, not valid JSON)")
-        else:
-            out.missing_newline = True
-            if type(value) is dict:
-                yield value
-            else:
-                diags.append(f"line {number}: skipped a JSON value that is not an object")
-    elif tail:
-        # Trailing whitespace without LF: harmless, treat like a missing newline.
-        out.missing_newline = True
-    out.blank = blank
+    else:
+        diags.append(f"line {number}: skipped a JSON value that is not an object")
 
 
 def is_valid_header(entry: Any) -> bool:

@@ -28,7 +28,6 @@ from pi_rpc.session.context import (
     build_session_context,
     build_session_path,
     build_session_projection,
-    context_settings,
 )
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.errors import (
@@ -821,7 +820,7 @@ class SessionManager:
         the model-visible context that ``get_messages`` returns."""
         linear = self._take_linear_projection()
         if linear is not None:
-            thinking_level, model = context_settings(linear.last_thinking_level_change, linear.last_model_source)
+            thinking_level, model = linear.settings()
             return {"messages": linear.messages, "thinkingLevel": thinking_level, "model": model}
         return build_session_context(self._entries, self._leaf_id, self._by_id)
 
