@@ -126,7 +126,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         previous_id = entry_id
         if etype == "message":
             entry["type"] = "message"
-            message = entry.get("message")
+            message: Any = entry.get("message")
             try:
                 if message.get("content") is not None:
                     add_message(message)
