@@ -144,7 +144,7 @@ def _check_store(manager: SessionManager, store: ref.Store) -> None:
     assert manager.get_leaf_id() == store.leaf_id
     assert manager._labels == store.labels and manager._label_ts == store.label_ts
     assert manager._has_conversation == store.has_conversation
-    assert manager.get_entry_count() == len(store.by_id)
+    assert manager.get_entry_count() == len(store.by_id) and manager._by_id == store.by_id
 
 
 CASES = [(seed, linear, damage) for seed in range(120) for linear in (True, False) for damage in (False, True)]
