@@ -50,8 +50,8 @@ Prompt, tools and resources:
   --prompt-template <path>       Load a prompt template (repeatable)
   --no-prompt-templates, -np     Disable prompt template discovery
   --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
-  --extension, -e <path>         Accepted; extensions are not supported (warning)
-  --no-extensions, -ne           Accepted
+  --extension, -e <path>         Load a Python extension (file or package; repeatable)
+  --no-extensions, -ne           Do not discover extensions (explicit -e still load)
 
 Process:
   --approve, -a                  Trust the project (.pi/settings.json and resources)

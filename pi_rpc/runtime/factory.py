@@ -181,7 +181,18 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     session.print_diagnostics()
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
-    tool_names: list[str] | None = list(args.tools) if args.tools is not None else None
+    extension_sources = discover_extensions(args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    allowlist = list(args.tools) if args.tools is not None else None
+    tool_names: list[str] | None = None
+    if allowlist is not None:
+        from pi_rpc.config.cli_args import BUILTIN_TOOLS
+
+        tool_names = [t for t in allowlist if t in BUILTIN_TOOLS]
+        if not extension_sources:
+            # With extensions, the names may be theirs: checked once they are loaded.
+            for name in allowlist:
+                if name not in BUILTIN_TOOLS:
+                    _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
     if args.no_builtin_tools:
         tool_names = []
     if args.exclude_tools:
@@ -203,6 +214,8 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         scoped_models=scoped,
         tool_names=tool_names,
         no_tools=args.no_tools,
+        tool_allowlist=allowlist,
+        excluded_tools=list(args.exclude_tools),
         system_prompt=args.system_prompt,
         append_system_prompts=list(args.append_system_prompt),
         skill_paths=list(args.skills),
@@ -212,7 +225,34 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         no_context_files=args.no_context_files,
         project_trusted=settings.project_trusted,
         stream_fn=stream_fn,
+        extension_sources=extension_sources,
+        extension_flag_values=list(args.flag_values),
     )
+
+
+def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings) -> list[Any]:
+    """The extensions this session loads (``-e``, settings, discovery, built-ins); only lists
+    directories, so a session without extensions imports nothing more."""
+    from pi_rpc.extensions.builtin import DISABLED_BY_FLAGS
+    from pi_rpc.extensions.discovery import discover_extension_sources
+
+    disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
+    warnings: list[str] = []
+    sources = discover_extension_sources(
+        cwd=cwd,
+        agent_dir=str(agent_dir),
+        cli_paths=args.extensions,
+        cli_base=cli_base,
+        no_extensions=args.no_extensions,
+        project_trusted=settings.project_trusted,
+        global_settings=settings.global_dict(),
+        project_settings=settings.project_dict(),
+        disabled_builtins=disabled,
+        warnings=warnings,
+    )
+    for warning in warnings:
+        _warn(warning)
+    return list(sources)
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:

@@ -20,11 +20,6 @@ WRITE_PARAMETERS = object_schema(
 )
 
 
-def js_length(text: str) -> int:
-    """JavaScript ``string.length``: UTF-16 code units, which is what upstream reports."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 class WriteTool(BuiltinTool):
     name = "write"
     label = "write"
@@ -55,7 +50,7 @@ class WriteTool(BuiltinTool):
                 except FileAccessError as exc:
                     raise ToolError(str(exc)) from exc
                 check_aborted(signal)
-                return {"content": [{"type": "text", "text": f"Successfully wrote {js_length(content)} bytes to {path}"}]}
+                return {"content": [{"type": "text", "text": f"Successfully wrote to {path}"}]}
             try:
                 os.makedirs(os.path.dirname(absolute), exist_ok=True)
                 check_aborted(signal)
@@ -66,6 +61,6 @@ class WriteTool(BuiltinTool):
 
                 raise ToolError(node_error_text(exc, "open", absolute)) from exc
             check_aborted(signal)
-            return {"content": [{"type": "text", "text": f"Successfully wrote {js_length(content)} bytes to {path}"}]}
+            return {"content": [{"type": "text", "text": f"Successfully wrote to {path}"}]}
 
         return await file_mutation_queue.run(absolute, write)

@@ -203,6 +203,10 @@ class ModelRegistry:
         self.error: str | None = None
         self.errors: list[str] = []
         self._config: dict[str, dict[str, Any]] = {}
+        self._file_config: dict[str, dict[str, Any]] = {}
+        # Providers registered by extensions (pi.register_provider), models.json shape; the
+        # models.json entry of the same provider still applies above them.
+        self._extension_config: dict[str, dict[str, Any]] = {}
         self._auth: dict[str, Any] = {}
         self._models: list[dict[str, Any]] = []
         self.reload()
@@ -221,7 +225,8 @@ class ModelRegistry:
         """Re-read models.json and auth.json (upstream reloads when the model list is needed)."""
         self.error = None
         self.errors = []
-        self._config = self._load_models_json()
+        self._file_config = self._load_models_json()
+        self._config = self._merged_config()
         self._auth = self._load_auth_json()
         faux_cfg = self._config.get(FAUX_PROVIDER) or {}
         script = faux_cfg.get("script")
@@ -234,10 +239,34 @@ class ModelRegistry:
             set_faux_config_script(None)
         self._models = self._compose()
 
+    def _merged_config(self) -> dict[str, dict[str, Any]]:
+        merged = {name: dict(config) for name, config in self._extension_config.items()}
+        for name, config in self._file_config.items():
+            merged[name] = {**merged.get(name, {}), **config}
+        return merged
+
+    def register_provider(self, name: str, config: Mapping[str, Any]) -> None:
+        """Register or override provider ``name`` at run time (an extension's
+        ``pi.register_provider``), with the models.json provider shape."""
+        if not isinstance(name, str) or not name:
+            raise ValueError("Provider name must be a non-empty string")
+        problems = _validate({"providers": {name: dict(config)}})
+        if problems:
+            raise ValueError("Invalid provider config: " + "; ".join(problems))
+        self._extension_config[name] = copy.deepcopy(dict(config))
+        self._config = self._merged_config()
+        self._models = self._compose()
+
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider registered at run time; built-in models it overrode come back."""
+        if self._extension_config.pop(name, None) is not None:
+            self._config = self._merged_config()
+            self._models = self._compose()
+
     @property
     def faux_enabled(self) -> bool:
         """Whether the offline ``faux`` models are offered (see the module docstring)."""
-        return self._faux_requested or bool(self._env_value(FAUX_ENV_VAR)) or FAUX_PROVIDER in self._config
+        return self._faux_requested or bool(self._env_value(FAUX_ENV_VAR)) or FAUX_PROVIDER in self._file_config
 
     def enable_faux(self) -> None:
         """Offer the ``faux`` models from now on (the command line opted in)."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_rpc import __version__
 from pi_rpc.modes.acp.jsonrpc import (
+    INTERNAL_ERROR,
     AUTH_REQUIRED,
     RESOURCE_NOT_FOUND,
     JsonRpcPeer,
@@ -203,10 +204,28 @@ class AcpAgent:
             from pi_rpc.runtime.errors import no_models_available_message
 
             raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": no_models_available_message()})
+        if session.runtime.ext is not None:
+            await self._start_extensions(session)
         previous = self.sessions.pop(session.id, None)
         if previous is not None and previous is not session:
             await previous.close()
         self.sessions[session.id] = session
+
+    async def _start_extensions(self, session: AcpSession) -> None:
+        """Extensions run in ACP sessions without dialogs (``ctx.has_ui`` false, ``ctx.mode``
+        "acp"); their errors go to stderr. One that fails to load fails the session request:
+        a permission gate must not be skipped silently."""
+        from pi_rpc.extensions.host import ModeBinding
+        from pi_rpc.runtime.extension_host import ExtensionStartupError
+
+        def on_error(error: Any) -> None:
+            sys.stderr.write(f"Extension error ({error['extensionPath']}): {error['error']}\n")
+
+        try:
+            await session.runtime.start_extensions(ModeBinding(mode="acp", on_error=on_error))
+        except ExtensionStartupError as exc:
+            await session.close()
+            raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 
     def _ready(self, session: AcpSession, result: dict[str, Any]) -> Reply:
         result["configOptions"] = session.config_options()
