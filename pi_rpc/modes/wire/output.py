@@ -100,6 +100,9 @@ class RecordWriter:
         self._closed = False
         self._failed: BaseException | None = None
         self.records_written = 0
+        # set_event_options (modes.rpc.event_options): sees each line as it is queued, in
+        # write order, with the record it encodes, and may rewrite it. None: not called.
+        self.on_enqueue: Callable[[bytes, Any], bytes] | None = None
         self._nonblocking_set = False
         self._pollable = self._prepare_fd()
 
@@ -144,7 +147,9 @@ class RecordWriter:
     def failed(self) -> BaseException | None:
         return self._failed
 
-    def _push(self, line: bytes) -> None:
+    def _push(self, line: bytes, record: Any = None) -> None:
+        if self.on_enqueue is not None:
+            line = self.on_enqueue(line, record)
         self._queue.append(line)
         if self._idle.is_set():
             self._idle = _new_event()
@@ -161,13 +166,13 @@ class RecordWriter:
             await self._space.wait()
             if self._closed:
                 raise WriterClosed()
-        self._push(line)
+        self._push(line, obj)
 
     def send_nowait(self, obj: Any) -> None:
         """Queue one record without waiting (the queue may exceed ``max_queue``)."""
         if self._closed:
             raise WriterClosed()
-        self._push(self._encode(obj))
+        self._push(self._encode(obj), obj)
 
     async def send_bytes(self, line: bytes) -> None:
         """Queue one pre-encoded line (must end with ``\\n``)."""
