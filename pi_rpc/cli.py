@@ -18,6 +18,7 @@ pi - coding agent (Python implementation of pi's RPC, JSON and print modes)
 
 Usage:
   pi [options] [@files...] [messages...]
+  pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
 
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
@@ -52,6 +53,7 @@ Prompt, tools and resources:
   --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
   --extension, -e <path>         Load a Python extension (file or package; repeatable)
   --no-extensions, -ne           Do not discover extensions (explicit -e still load)
+  --no-mcp                       Disable MCP servers for this run (no connections, tools or /mcp)
 
 Process:
   --approve, -a                  Trust the project (.pi/settings.json and resources)
@@ -104,6 +106,12 @@ def _run_other_mode(mode: str, args: CliArgs) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "mcp":
+        # `pi mcp ...` configures and checks MCP servers without a session (upstream's order:
+        # before the regular flags are parsed).
+        from pi_rpc.mcp.cli import run_mcp_command
+
+        return run_mcp_command(argv[1:])
     try:
         args = parse_args(argv)
     except CliError as exc:

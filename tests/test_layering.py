@@ -20,8 +20,10 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator
     # extensions sit between the runtime and the inner layers (the runtime wires them in)
     "extensions": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
-    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions"},
-    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime", "extensions"},
+    # MCP sits outside extensions: its session integration is a built-in extension
+    "mcp": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions"},
+    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions", "mcp"},
+    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime", "extensions", "mcp"},
 }
 
 

@@ -15,8 +15,12 @@ from __future__ import annotations
 # A path that is not a file: built-in extensions are named ``builtin:<name>``, as upstream.
 BUILTIN_PREFIX = "builtin:"
 
-# name -> module defining setup(pi). Empty until a built-in extension lands.
-BUILTIN_EXTENSIONS: dict[str, str] = {}
+# name -> module defining setup(pi).
+BUILTIN_EXTENSIONS: dict[str, str] = {
+    "mcp": "pi_rpc.mcp.extension",
+    "codemode": "pi_rpc.mcp.codemode.tool",
+    "tool-search": "pi_rpc.mcp.tool_search",
+}
 
 # CliArgs attribute -> built-in names it disables (upstream: --no-mcp disables builtin:mcp).
 DISABLED_BY_FLAGS: dict[str, tuple[str, ...]] = {"no_mcp": ("mcp",)}

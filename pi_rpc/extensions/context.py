@@ -188,9 +188,26 @@ class ExtensionCommandContext(ExtensionContext):
 
 
 class ExtensionToolContext(ExtensionContext):
-    """``ctx`` of a registered tool's ``execute`` (upstream's tool context without nested tool
-    calls, which this implementation does not offer)."""
+    """``ctx`` of a registered tool's ``execute``: it may call other tools."""
 
     def __init__(self, runner: ExtensionRunner, tool_call_id: str) -> None:
         super().__init__(runner)
         self.tool_call_id = tool_call_id
+
+    async def execute_tool(
+        self, name: str, args: Any = None, *, signal: AbortSignal | None = None, on_update: Any = None
+    ) -> dict[str, Any]:
+        """Call another tool through the agent's tool pipeline (validation, ``tool_call``/
+        ``tool_result`` handlers, events with ``parentToolCallId``). Returns ``{toolCall,
+        result, isError, durationMs?}``; a failure is ``isError: True``, never an exception.
+        Callable: the active ``direct`` tools and every ``deferred`` one (MCP tools)."""
+        outcome: dict[str, Any] = await self._host().execute_tool(
+            self.tool_call_id, name, args if args is not None else {}, signal, on_update
+        )
+        return outcome
+
+    def get_callable_tools(self) -> list[dict[str, Any]]:
+        """The tools ``execute_tool`` may call, with ``name``, ``description``, ``parameters``,
+        ``exposure`` and, when they have them, ``namespace``, ``outputSchema``, ``annotations``."""
+        tools: list[dict[str, Any]] = self._host().get_callable_tools()
+        return tools

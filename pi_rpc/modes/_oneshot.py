@@ -213,6 +213,7 @@ class OneshotRunner:
         self._main_scope: anyio.CancelScope | None = None
         self.session: AgentSession | None = None
         self.writer: RecordWriter | None = None
+        self._disposed = False
 
     # ------------------------------------------------------------------ entry
 
@@ -231,6 +232,9 @@ class OneshotRunner:
                     self.session.bind_task_group(runs)
                     if await self._load_extensions(self.session):
                         await self._prompt_all(self.session)
+                    # Extensions' background work (MCP connections) ends with the session.
+                    await self._dispose()
+                    runs.cancel_scope.cancel()
             await self._finish()
             root.cancel_scope.cancel()
         return self.exit_code
@@ -329,8 +333,9 @@ class OneshotRunner:
             self._unsubscribe = None
 
     async def _dispose(self) -> None:
-        if self.session is None:
+        if self.session is None or self._disposed:
             return
+        self._disposed = True
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
             try:
                 await self.session.shutdown()

@@ -60,6 +60,21 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
+    """A system message without the declarations ``prepareLoadout`` hooks hide from requests
+    (codemode's ``only`` mode): the tools stay executable, the model reaches them by script."""
+    if message.get("role") != "system" or not (message.get("toolsAdded") or message.get("toolsRemoved")):
+        return message
+    out = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
+    added = [t for t in message.get("toolsAdded") or [] if t.get("name") not in hidden]
+    removed = [t for t in message.get("toolsRemoved") or [] if t.get("name") not in hidden]
+    if added:
+        out["toolsAdded"] = added
+    if removed:
+        out["toolsRemoved"] = removed
+    return out
+
+
 def custom_message(message: dict[str, Any]) -> dict[str, Any]:
     """An extension's message (``customType``, ``content``, ``display``, ``details``) as the
     ``custom`` role message the session records; absent fields stay absent."""
@@ -93,6 +108,8 @@ class SessionExtensions:
         self.turn_index = 0
         self.emitting_settled = False
         self.deferred: list[Callable[[], Awaitable[Any]]] = []
+        self.nested: Any = None  # NestedToolCalls, once a tool calls ctx.execute_tool
+        self.loadout.on_error = self._loadout_error
         self._bound = False
 
     # ================================================================== lifecycle
@@ -140,6 +157,8 @@ class SessionExtensions:
 
         registered = {str(t.definition["name"]) for t in self.runner.registered_tools()} if self.runner else set()
         for name in allowlist:
+            if "*" in name or name.startswith("mcp__"):
+                continue  # patterns, and MCP tools that register once their server connects
             if name not in ALL_TOOL_NAMES and name not in registered:
                 _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(ALL_TOOL_NAMES)} and extension tools')
 
@@ -149,6 +168,7 @@ class SessionExtensions:
         runner.bind(self, self.binding)
         self._bound = True
         self.refresh_tools()
+        self._restore_declared_tools()
         await runner.emit(start_event)
         if runner.has_handlers("resources_discover"):
             reason = "reload" if start_event.get("reason") == "reload" else "startup"
@@ -313,6 +333,59 @@ class SessionExtensions:
         self.s.resources.tools = list(tools)
         self.s.agent.tools = list(tools)
 
+    def _restore_declared_tools(self) -> None:
+        """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
+        declared; those whose server has not connected yet once they register."""
+        from pi_rpc.ai.transcript import get_current_tools
+
+        declared = [str(tool.get("name")) for tool in get_current_tools(self.s.agent.messages) if tool.get("name")]
+        if declared:
+            self.loadout.restore(declared)
+            self._apply_loadout()
+
+    def _loadout_error(self, path: str, error: str) -> None:
+        if self.runner is not None:
+            self.runner.emit_error({"extensionPath": path, "event": "prepare_loadout", "error": error})
+
+    def get_callable_tools(self) -> list[dict[str, Any]]:
+        """The tools other tools may call, as ``ctx.get_callable_tools()`` describes them."""
+        return [self.loadout.describe(tool) for tool in self.loadout.callable_tools()]
+
+    async def execute_tool(
+        self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None
+    ) -> dict[str, Any]:
+        """``ctx.execute_tool``: a nested call through the agent's tool pipeline."""
+        if self.nested is None:
+            from pi_rpc.runtime.nested_tools import NestedToolCalls
+
+            agent = self.s.agent
+
+            async def emit(event: dict[str, Any]) -> None:
+                await self.on_agent_event(event)
+                await self.s.emit(event)
+
+            self.nested = NestedToolCalls(
+                get_tools=self.loadout.callable_tools,
+                get_messages=lambda: agent.messages,
+                get_validator=lambda: agent._validate_args,
+                before_tool_call=self.before_tool_call,
+                after_tool_call=self.after_tool_call,
+                emit=emit,
+            )
+        return await self.nested.execute(caller_id, name, args, signal, on_update)
+
+    def take_nested_record(self, message: dict[str, Any]) -> None:
+        """Record a model-issued call's nested calls (and their usage) on its result message."""
+        if self.nested is None:
+            return
+        calls, usage = self.nested.take_record(str(message.get("toolCallId")))
+        if calls is not None:
+            message["nestedCalls"] = calls
+        if usage is not None:
+            from pi_rpc.runtime.nested_tools import _add_usage
+
+            message["usage"] = _add_usage(message.get("usage"), usage) if message.get("usage") else usage
+
     def on_resources_replaced(self) -> None:
         """The session's ResourcesState was rebuilt (cwd change, reload): keep the loadout."""
         self.loadout.attach(self.s.resources)
@@ -415,6 +488,7 @@ class SessionExtensions:
             "toolGuidelines": {t.name: list(getattr(t, "prompt_guidelines", ()) or ()) for t in r.tools},
             "contextFiles": [{"path": f.path, "content": f.content} for f in r.context_files],
             "skills": [{"name": sk.name, "description": sk.description, "filePath": sk.file_path} for sk in r.skills],
+            "sections": dict(r.extra_sections),
         }
 
     # ================================================================== ExtensionHost: command ctx.*
@@ -518,13 +592,20 @@ class SessionExtensions:
         """``before_agent_start``; returns the custom messages to add to the run. A forced
         system prompt applies to this run's requests."""
         self.forced_system_prompt = None
+        # The run records the loadout in the transcript: restored tools that did not register by
+        # now are dropped, so a tool that never registers does not stay pending (upstream).
+        self.loadout.pending.clear()
         runner = self.runner
         if runner is None or not runner.has_handlers("before_agent_start"):
             return []
-        injected, forced = await runner.emit_before_agent_start(
-            trigger, self.get_system_prompt(), self.get_system_prompt_options()
-        )
+        options = self.get_system_prompt_options()
+        injected, forced = await runner.emit_before_agent_start(trigger, self.get_system_prompt(), options)
         self.forced_system_prompt = forced
+        # Sections handlers set in systemPromptOptions.sections (MCP's mcp_servers) become
+        # sections of the prompt; a changed one is recorded as a system message patch.
+        sections = options.get("sections")
+        if isinstance(sections, dict):
+            self.s.resources.extra_sections = {str(k): str(v) for k, v in sections.items() if isinstance(v, str) and v}
         return [custom_message(message) for message in injected]
 
     def take_next_turn_messages(self) -> list[dict[str, Any]]:
@@ -557,6 +638,10 @@ class SessionExtensions:
         if runner is None:
             return
         etype = event.get("type")
+        if etype == "message_start" and (event.get("message") or {}).get("role") == "toolResult" and "parentToolCallId" not in event:
+            self.take_nested_record(event["message"])
+        elif etype == "agent_end" and self.nested is not None:
+            self.nested.clear()
         if etype == "agent_start":
             self.turn_index = 0
             if runner.has_handlers("agent_start"):
@@ -655,6 +740,9 @@ class SessionExtensions:
                 head["toolsAdded"] = current["toolsAdded"]
             head["timestamp"] = current.get("timestamp") if current is not None else _now_ms()
             messages = [head, *[m for m in messages if m.get("role") != "system"]]
+        hidden = self.loadout.hidden_declarations
+        if hidden:
+            messages = [_without_declarations(m, hidden) for m in messages]
         return messages
 
     def request_hooks(self) -> dict[str, Any]:

@@ -192,23 +192,34 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
 
     extension_sources = discover_extensions(args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
     allowlist = list(args.tools) if args.tools is not None else None
+    modifiers: list[str] = []
+    if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):
+        # Only +name/-name entries: not an allowlist, changes to the default selection.
+        modifiers, allowlist = allowlist, None
     tool_names: list[str] | None = None
     if allowlist is not None:
         from pi_rpc.config.cli_args import BUILTIN_TOOLS
 
+        from pi_rpc.config.tool_patterns import tool_name_matcher
+
+        # Exact names in their order, then built-ins matched by `*` patterns.
+        patterns = tool_name_matcher([entry for entry in allowlist if "*" in entry])
         tool_names = [t for t in allowlist if t in BUILTIN_TOOLS]
+        tool_names += [t for t in BUILTIN_TOOLS if t not in tool_names and patterns(t)]
         if not extension_sources:
             # With extensions, the names may be theirs: checked once they are loaded.
             for name in allowlist:
-                if name not in BUILTIN_TOOLS:
+                if name not in BUILTIN_TOOLS and "*" not in name:
                     _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
     if args.no_builtin_tools:
         tool_names = []
     if args.exclude_tools:
+        from pi_rpc.config.tool_patterns import tool_name_matcher
         from pi_rpc.tools import DEFAULT_TOOL_NAMES
 
+        excluded = tool_name_matcher(args.exclude_tools)
         base = tool_names if tool_names is not None else list(DEFAULT_TOOL_NAMES)
-        tool_names = [t for t in base if t not in args.exclude_tools]
+        tool_names = [t for t in base if not excluded(t)]
 
     return RuntimeOptions(
         cwd=session_cwd,
@@ -225,6 +236,7 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         tool_names=tool_names,
         no_tools=args.no_tools,
         tool_allowlist=allowlist,
+        tool_modifiers=modifiers,
         excluded_tools=list(args.exclude_tools),
         system_prompt=args.system_prompt,
         append_system_prompts=list(args.append_system_prompt),
@@ -247,6 +259,17 @@ def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Pa
     from pi_rpc.extensions.discovery import discover_extension_sources
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
+    from pi_rpc.mcp.activation import unneeded_mcp_builtins
+
+    # MCP's built-ins load only when something uses them (an mcp.json, a tool selection naming
+    # codemode or tool_search): a session without MCP loads no extension runtime for them.
+    disabled += unneeded_mcp_builtins(
+        agent_dir=str(agent_dir),
+        cwd=cwd,
+        project_trusted=settings.project_trusted,
+        tool_entries=args.tools or (),
+        default_tools=settings.default_tools,
+    )
     warnings: list[str] = []
     sources = discover_extension_sources(
         cwd=cwd,

@@ -32,6 +32,8 @@ class RuntimeOptions:
     # ``--tools`` as given (built-in and extension tool names) and ``--exclude-tools``: they
     # filter extension tools too.
     tool_allowlist: list[str] | None = None
+    # --tools of only +name/-name entries: changes to the default selection, not an allowlist
+    tool_modifiers: list[str] = field(default_factory=list)
     excluded_tools: list[str] = field(default_factory=list)
     system_prompt: str | None = None
     append_system_prompts: list[str] = field(default_factory=list)

@@ -23,13 +23,26 @@ from pi_rpc.resources.system_prompt import (
     replay_system_messages,
 )
 from pi_rpc.resources.templates import discover_templates, expand_prompt_template
-from pi_rpc.tools import DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition, tool_guidelines
+from pi_rpc.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition, tool_guidelines
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
 
 
+def _apply_modifiers(names: list[str], modifiers: list[str]) -> list[str]:
+    """``+name`` adds a tool to the selection, ``-name`` removes it."""
+    for item in modifiers:
+        name = item[1:]
+        if item.startswith("+") and name not in names:
+            names.append(name)
+        elif item.startswith("-") and name in names:
+            names.remove(name)
+    return names
+
+
 def _resolve_tool_names(options: RuntimeOptions) -> list[str]:
+    """The session's tool selection. It may name tools extensions register (``codemode``,
+    ``tool_search``): those are activated once registered."""
     if options.no_tools:
         return []
     if options.tool_names is not None:
@@ -40,15 +53,10 @@ def _resolve_tool_names(options: RuntimeOptions) -> list[str]:
         configured = [part.strip() for part in configured.split(",") if part.strip()]
     if isinstance(configured, list) and configured:
         if all(str(item).startswith(("+", "-")) for item in configured):
-            for item in configured:
-                name = str(item)[1:]
-                if str(item).startswith("+") and name not in names:
-                    names.append(name)
-                elif str(item).startswith("-") and name in names:
-                    names.remove(name)
+            names = _apply_modifiers(names, [str(item) for item in configured])
         else:
             names = [str(item) for item in configured]
-    return names
+    return _apply_modifiers(names, list(options.tool_modifiers))
 
 
 def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
@@ -84,7 +92,12 @@ class ResourcesState:
             "get_model": get_model,
             "file_access": options.file_access,
         }
-        self.tools = create_tools(options.cwd, _resolve_tool_names(options), **self._tool_options)
+        selection = _resolve_tool_names(options)
+        # Names of tools extensions register; activated by the loadout once they exist.
+        self.requested_extension_tools = [name for name in selection if name not in ALL_TOOL_NAMES]
+        self.tools = create_tools(options.cwd, [n for n in selection if n in ALL_TOOL_NAMES], **self._tool_options)
+        # Sections extensions add to the system prompt (``before_agent_start``), by name.
+        self.extra_sections: dict[str, str] = {}
         agent_dir = str(options.agent_dir)
         skills = discover_skills(
             cwd=options.cwd,
@@ -136,6 +149,7 @@ class ResourcesState:
             context_files=self.context_files,
             custom_prompt=self.custom_prompt,
             append_prompts=self.append_prompts,
+            extra_sections=self.extra_sections or None,
         )
 
     def tool_definitions(self) -> list[dict[str, Any]]:

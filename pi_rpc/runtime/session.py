@@ -272,11 +272,17 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         loop goes on from the compacted context."""
         if self._abort_requested or turn.message.get("stopReason") in ("error", "aborted"):
             return None
-        if self.compaction.decide(turn.message, skip_aborted=True).action != "threshold":
-            return None
-        if not await self.compaction.run_threshold():
-            return None
-        return TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
+        update: TurnUpdate | None = None
+        if self.compaction.decide(turn.message, skip_aborted=True).action == "threshold":
+            if await self.compaction.run_threshold():
+                update = TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
+        if self.ext is not None:
+            # Extensions may change the active tools during a run (tool_search loads tools for
+            # the next call): the next request declares the tools active now.
+            context = update.context if update is not None and update.context is not None else turn.context
+            update = update or TurnUpdate()
+            update.context = replace(context, tools=list(self.agent.tools))
+        return update
 
     async def _on_dequeue(self, message: dict[str, Any], kind: str) -> None:
         if message.get("role") != "user":

@@ -39,8 +39,9 @@ def _jsify(value: Any) -> Any:
     return value
 
 
-def js_stringify(value: Any, indent: int | None = None) -> str:
-    """``JSON.stringify(value, null, indent)`` for JSON-like Python values."""
+def js_stringify(value: Any, indent: int | str | None = None) -> str:
+    """``JSON.stringify(value, null, indent)`` for JSON-like Python values (``indent``: a
+    number of spaces or the indentation string itself)."""
     if indent:
         return json.dumps(_jsify(value), ensure_ascii=False, indent=indent)
     return json.dumps(_jsify(value), ensure_ascii=False, separators=(",", ":"))

@@ -8,10 +8,9 @@ bytes of everything seen, and once the output exceeds the truncation limits copi
 from __future__ import annotations
 
 import os
-import secrets
-import tempfile
 from typing import IO
 
+from pi_rpc.tools.output_files import open_output_file
 from pi_rpc.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -110,8 +109,7 @@ class OutputAccumulator:
     def _ensure_file(self) -> None:
         if self.full_output_path is not None:
             return
-        path = os.path.join(tempfile.gettempdir(), f"{self._prefix}-{secrets.token_hex(8)}.log")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        path, fd = open_output_file(self._prefix, ".log")
         self._file = os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass")
         self.full_output_path = path
         for chunk in self._pending:

@@ -1,0 +1,113 @@
+"""``builtin:mcp``: MCP servers in a session, as a built-in extension (``setup(pi)``).
+
+Importing this module costs nothing: ``session_start`` only reads ``mcp.json``; the manager,
+the SDK and the connections load when a server is configured and enabled. ``--no-mcp`` (or
+``"extensions": ["-builtin:mcp"]``) keeps the extension from loading at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMMAND = "mcp"
+COMMAND_DESCRIPTION = "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
+
+
+def setup(pi: Any) -> None:
+    from pi_rpc.config import paths
+
+    state: dict[str, Any] = {}
+
+    def manager() -> Any:
+        return state.get("manager")
+
+    async def on_session_start(_event: dict[str, Any], ctx: Any) -> None:
+        import os
+
+        agent_dir = str(paths.agent_dir())
+        trusted = ctx.is_project_trusted()
+        global_file = os.path.join(agent_dir, "mcp.json")
+        project_file = os.path.join(ctx.cwd, paths.CONFIG_DIR_NAME, "mcp.json")
+        if not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
+            return  # nothing configured: nothing to load
+        from pi_rpc.mcp.manager import McpManager
+
+        mcp = McpManager(pi, agent_dir=agent_dir)
+        state["manager"] = mcp
+        mcp.load(ctx.cwd, trusted)
+        mcp.ensure_discovery_active(ctx)
+        if any(server.enabled for server in mcp.servers):
+            mcp.prepare()
+            pi.spawn(mcp.serve())
+            pi.spawn(mcp.start(ctx))
+        else:
+            mcp.report_problems(ctx)
+
+    async def on_before_agent_start(event: dict[str, Any], ctx: Any) -> None:
+        mcp = manager()
+        if mcp is None:
+            return
+        await mcp.wait_for_direct_servers(ctx)
+        options = event.get("systemPromptOptions")
+        if not isinstance(options, dict):
+            return
+        sections = options.setdefault("sections", {})
+        section = mcp.servers_section()
+        from pi_rpc.mcp.prompt import SECTION_NAME
+
+        if section:
+            sections[SECTION_NAME] = section
+        else:
+            sections.pop(SECTION_NAME, None)
+
+    async def on_tool_call(event: dict[str, Any], ctx: Any) -> None:
+        mcp = manager()
+        if mcp is None or not mcp.servers:
+            return
+        name = event.get("toolName")
+        tool = next((t for t in pi.get_all_tools() if t.get("name") == name), None)
+        if tool is None:
+            return
+        servers = mcp.servers_for_call(str(name), tool, event.get("input"))
+        await mcp.wait_for_servers(servers, ctx.signal)
+
+    async def on_turn_start(_event: dict[str, Any], ctx: Any) -> None:
+        mcp = manager()
+        if mcp is not None:
+            await mcp.reconnect_signed_in(ctx)
+
+    async def on_session_shutdown(_event: dict[str, Any], _ctx: Any) -> None:
+        mcp = state.pop("manager", None)
+        if mcp is not None:
+            await mcp.shutdown()
+
+    async def command(args: str, ctx: Any) -> None:
+        mcp = manager()
+        if mcp is None:
+            import os
+
+            from pi_rpc.mcp.manager import MCP_USAGE
+
+            if args.strip():
+                words = args.split()
+                if words[0] in ("login", "logout", "reconnect") and len(words) <= 2:
+                    if words[0] == "reconnect":
+                        ctx.ui.notify("No enabled MCP server to reconnect.", "info")
+                    else:
+                        ctx.ui.notify(
+                            "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.", "info"
+                        )
+                else:
+                    ctx.ui.notify(MCP_USAGE, "warning")
+                return
+            path = os.path.join(str(paths.agent_dir()), "mcp.json")
+            ctx.ui.notify(f"No MCP servers configured. Add them to {path} or .pi/mcp.json.", "info")
+            return
+        await mcp.command(args, ctx)
+
+    pi.on("session_start", on_session_start)
+    pi.on("before_agent_start", on_before_agent_start)
+    pi.on("tool_call", on_tool_call)
+    pi.on("turn_start", on_turn_start)
+    pi.on("session_shutdown", on_session_shutdown)
+    pi.register_command(COMMAND, {"description": COMMAND_DESCRIPTION, "handler": command})
