@@ -20,12 +20,12 @@ from typing import Any
 
 import anyio
 import httpx
-import orjson
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
 from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
+from pi_rpc.ai.jsjson import stringify
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
 DEFAULT_TIMEOUT_S = 300.0
@@ -108,7 +108,7 @@ async def open_stream(
     signal = options.signal
     own_client = options.http_client is None
     client = options.http_client or make_client(options.timeout_s)
-    payload = orjson.dumps(body)
+    payload = stringify(body)
     attempt = 0
     response: httpx.Response | None = None
     try:

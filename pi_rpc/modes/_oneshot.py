@@ -277,7 +277,7 @@ class OneshotRunner:
             if event.get("type") in BLOCKING_EVENT_TYPES:
                 await self.writer.send(wire)
             else:
-                self.writer.send_nowait(wire)
+                await self.writer.send_bounded(wire)
         except WriterClosed:
             pass
 

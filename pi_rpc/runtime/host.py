@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
     from pi_rpc.runtime.retry import RetryController
+    from pi_rpc.runtime.store_faults import StoreFaultReporter
     from pi_rpc.session.manager import SessionManager
 
 
@@ -25,6 +26,7 @@ class SessionHost:
         options: RuntimeOptions
         resources: ResourcesState
         retry: RetryController
+        store_faults: StoreFaultReporter
         cwd: str
         _is_streaming: bool
         _overflow_attempted: bool

@@ -77,6 +77,7 @@ class SessionReplacement(SessionHost):
         await self.abort()
         old = self.session
         self.session = new_manager
+        self.store_faults.attach(new_manager)
         if old is not new_manager:
             old.close()
         if not keep_queue_texts:

@@ -48,6 +48,7 @@ from pi_rpc.runtime.prompt_images import (
 )
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
+from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
@@ -119,6 +120,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             convert_to_llm=self._convert_to_llm,
         )
         self.agent.subscribe(self._on_agent_event)
+        # Session-file write faults become events (session_write_error / _resumed).
+        self.store_faults = StoreFaultReporter(self.emit, lambda: self._tg)
+        self.store_faults.attach(self.session)
         self._restore_from_session(initial=True)
 
     # ------------------------------------------------------------------ lifecycle
@@ -139,6 +143,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
+        if self.store_faults.has_notices:
+            await self.store_faults.flush()  # a write fault is reported before what follows it
         for listener in list(self._listeners):
             await listener(event)
 
@@ -412,7 +418,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             print(f"pi: run failed: {exc!r}", file=sys.stderr)
         finally:
             self._is_streaming = False
-            self._flush_pending_bash()
+            try:
+                self._flush_pending_bash()
+            except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
+                print(f"pi: could not record pending bash output: {exc!r}", file=sys.stderr)
             done = self._run_done
             await self.emit({"type": "agent_settled", "aborted": self._run_aborted})
             if done is not None:

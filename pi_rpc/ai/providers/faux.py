@@ -50,6 +50,7 @@ from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_lev
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.errors import js_json
 
 API = "faux"
 PROVIDER = "faux"
@@ -187,7 +188,7 @@ def _message_text(msg: dict[str, Any]) -> str:
             elif b.get("type") == "thinking":
                 out.append(b.get("thinking", ""))
             elif b.get("type") == "toolCall":
-                out.append(f"{b.get('name')}:{orjson.dumps(b.get('arguments', {})).decode()}")
+                out.append(f"{b.get('name')}:{js_json(b.get('arguments', {}))}")
         return "\n".join(out)
     if role == "toolResult":
         return "\n".join([msg.get("toolName", ""), *[_content_text([b]) for b in msg.get("content") or []]])
@@ -237,7 +238,7 @@ def _error_message(error: dict[str, Any]) -> str:
     status = error.get("status")
     body = error.get("body", "")
     if not isinstance(body, str):
-        body = orjson.dumps(body).decode()
+        body = js_json(body)
     if status:
         return f"{status} {body}" if body else f"{status} status code (no body)"
     return body or "faux error"
@@ -287,7 +288,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
             yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
         for k, call in enumerate(turn.get("toolCalls") or []):
             args = call.get("arguments", {})
-            args_text = args if isinstance(args, str) else orjson.dumps(args).decode()
+            args_text = args if isinstance(args, str) else js_json(args)
             call_id = call.get("id") or f"call_faux_{n}_{k}"
             block = {"type": "toolCall", "id": call_id, "name": call["name"], "arguments": {}}
             blocks.append(block)

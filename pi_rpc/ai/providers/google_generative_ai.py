@@ -23,6 +23,8 @@ from pi_rpc.ai.providers.common import append_text, failure_event, merged_header
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.errors import js_json
+from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -172,11 +174,11 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
 
             async for sse in iter_sse(response, options.signal):
                 try:
-                    chunk = orjson.loads(sse.data)
+                    chunk = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse Gemini chunk as JSON: {sse.data[:200]}") from exc
                 if isinstance(chunk, dict) and chunk.get("error"):
-                    raise ProviderStreamError(orjson.dumps(chunk).decode())
+                    raise ProviderStreamError(js_json(chunk))
                 if not isinstance(chunk, dict):
                     continue
                 if chunk.get("responseId") and not output.get("responseId"):
@@ -219,7 +221,7 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                         blocks.append(call)
                         ci = len(blocks) - 1
                         yield {"type": "toolcall_start", "contentIndex": ci, "partial": output}
-                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": orjson.dumps(call["arguments"]).decode(), "partial": output}
+                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": js_json(call["arguments"]), "partial": output}
                         yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output}
                 if candidate and candidate.get("finishReason"):
                     output["rawStopReason"] = candidate["finishReason"]

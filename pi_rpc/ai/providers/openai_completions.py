@@ -33,6 +33,8 @@ from pi_rpc.ai.providers.common import (
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.errors import js_json
+from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "openai-completions"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -175,7 +177,7 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                         out[sig] = "\n".join(b["thinking"] for b in thinking)
             if calls:
                 out["tool_calls"] = [
-                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": orjson.dumps(tc.get("arguments", {})).decode()}}
+                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))}}
                     for tc in calls
                 ]
             if details is not None:
@@ -362,7 +364,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                 if data_text.startswith("[DONE]"):
                     break
                 try:
-                    chunk = orjson.loads(data_text)
+                    chunk = js_loads(data_text)
                 except orjson.JSONDecodeError as exc:
                     if sse.event == "error":
                         raise ProviderStreamError(data_text) from exc
@@ -459,7 +461,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                     yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
                 elif btype == "thinking":
                     if reasoning_details is not None:
-                        block["thinkingSignature"] = orjson.dumps(reasoning_details).decode()
+                        block["thinkingSignature"] = js_json(reasoning_details)
                     yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
                 else:
                     final = arg_streams.pop(id(block)).finish()

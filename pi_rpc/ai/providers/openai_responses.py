@@ -26,6 +26,8 @@ from pi_rpc.ai.providers.common import append_text, failure_event, merged_header
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.errors import js_json
+from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "openai-responses"
 MIN_OUTPUT_TOKENS = 16
@@ -90,7 +92,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     item: dict[str, Any] = {"type": "function_call"}
                     if sep and item_id:
                         item["id"] = item_id
-                    item.update({"call_id": call_id, "name": b["name"], "arguments": orjson.dumps(b.get("arguments", {})).decode()})
+                    item.update({"call_id": call_id, "name": b["name"], "arguments": js_json(b.get("arguments", {}))})
                     items.append(item)
         elif role == "toolResult":
             content = msg.get("content") or []
@@ -165,7 +167,7 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                 if sse.data.startswith("[DONE]"):
                     break
                 try:
-                    event = orjson.loads(sse.data)
+                    event = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
                 if not isinstance(event, dict):
@@ -217,14 +219,14 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                         summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
                         text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
                         block["thinking"] = summary or text or block["thinking"]
-                        block["thinkingSignature"] = orjson.dumps(item).decode()
+                        block["thinkingSignature"] = js_json(item)
                         yield {"type": "thinking_end", "contentIndex": slot["ci"], "content": block["thinking"], "partial": output}
                     elif item.get("type") == "message" and block["type"] == "text":
                         block["text"] = "".join(c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "") for c in item.get("content") or [])
                         sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
                         if item.get("phase"):
                             sig["phase"] = item["phase"]
-                        block["textSignature"] = orjson.dumps(sig).decode()
+                        block["textSignature"] = js_json(sig)
                         yield {"type": "text_end", "contentIndex": slot["ci"], "content": block["text"], "partial": output}
                     elif item.get("type") == "function_call" and block["type"] == "toolCall":
                         if item.get("arguments"):

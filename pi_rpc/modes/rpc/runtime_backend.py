@@ -67,6 +67,11 @@ class RuntimeBackend:
                 return await method(ctx, cmd)
             except RuntimeCommandError as exc:
                 raise CommandError(str(exc)) from None
+            finally:
+                # A session-file write fault this command ran into is reported before its
+                # response (session_write_error).
+                if self.session.store_faults.has_notices:
+                    await self.session.store_faults.flush()
 
         return handler
 

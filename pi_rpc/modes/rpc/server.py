@@ -26,9 +26,17 @@ from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import HandlerRegistry
 from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
-from pi_rpc.modes.wire.jsonparse import parse_record
+from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
 from pi_rpc.modes.wire.output import RecordWriter
 
+
+
+def _parse(frame: bytes) -> Any:
+    """``parse_record``, which must never take the reader loop down with it."""
+    try:
+        return parse_record(frame)
+    except Exception as exc:  # noqa: BLE001 - e.g. MemoryError on a huge record
+        return ParseFailure(f"{type(exc).__name__}: {exc}")
 
 
 class RpcServer:
@@ -80,7 +88,7 @@ class RpcServer:
             async with anyio.create_task_group() as commands:
                 dispatch = self.dispatcher.dispatch
                 async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
-                    item: Any = parse_record(frame) if type(frame) is bytes else frame
+                    item: Any = _parse(frame) if type(frame) is bytes else frame
                     commands.start_soon(dispatch, item)
             # stdin EOF and every in-flight command answered.
             self._shutting_down = True

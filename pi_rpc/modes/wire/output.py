@@ -10,7 +10,13 @@ caller (``dumps_line``) and queued in order:
 - ``await writer.send(obj)`` waits while the queue is full (backpressure: a slow reader
   slows the agent loop, as upstream);
 - ``writer.send_nowait(obj)`` never waits (session-level events, like upstream's
-  non-blocking queue); the record still keeps its place in the order.
+  non-blocking queue); the record still keeps its place in the order;
+- ``await writer.send_bounded(obj)`` is ``send_nowait`` until the queue is over its hard
+  limit (``HARD_LIMIT_FACTOR`` times the record bound, or ``max_queue_bytes``), then waits
+  like ``send``: session events stay non-blocking for a reading client, and a client that
+  stops reading cannot grow memory without bound (e.g. a ``bash`` command's output).
+The queue is bounded in records and in bytes (one record larger than the byte bound still
+goes through on its own).
 A write error other than EAGAIN (EPIPE: the reader went away) calls ``on_fatal`` once; the
 RPC server then exits with code 1, no traceback.
 """
@@ -29,6 +35,8 @@ from typing import Any
 from pi_rpc.modes.wire.jsonout import dumps_line
 
 DEFAULT_QUEUE_RECORDS = 256
+DEFAULT_QUEUE_BYTES = 8 << 20
+HARD_LIMIT_FACTOR = 4
 _MAX_BATCH_BYTES = 1 << 20
 
 
@@ -83,6 +91,7 @@ class RecordWriter:
         fd: int,
         *,
         max_queue: int = DEFAULT_QUEUE_RECORDS,
+        max_queue_bytes: int = DEFAULT_QUEUE_BYTES,
         on_fatal: Callable[[BaseException], None] | None = None,
         encode: Callable[[Any], bytes] = dumps_line,
     ) -> None:
@@ -90,6 +99,8 @@ class RecordWriter:
 
         self.fd = fd
         self.max_queue = max_queue
+        self.max_queue_bytes = max_queue_bytes
+        self._queued_bytes = 0
         self._encode = encode
         self._on_fatal = on_fatal
         self._queue: deque[bytes] = deque()
@@ -144,8 +155,34 @@ class RecordWriter:
     def failed(self) -> BaseException | None:
         return self._failed
 
+    @property
+    def queued_bytes(self) -> int:
+        return self._queued_bytes
+
+    def _full(self) -> bool:
+        """At the normal bound (``send`` waits here); an empty queue always takes a record."""
+        return bool(self._queue) and (
+            len(self._queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes
+        )
+
+    def _over_hard_limit(self) -> bool:
+        """At the hard bound (``send_bounded`` waits here)."""
+        return bool(self._queue) and (
+            len(self._queue) >= self.max_queue * HARD_LIMIT_FACTOR
+            or self._queued_bytes >= self.max_queue_bytes * HARD_LIMIT_FACTOR
+        )
+
+    async def _wait_for_space(self, full: Callable[[], bool]) -> None:
+        while full():
+            if self._space.is_set():
+                self._space = _new_event()
+            await self._space.wait()
+            if self._closed:
+                raise WriterClosed()
+
     def _push(self, line: bytes) -> None:
         self._queue.append(line)
+        self._queued_bytes += len(line)
         if self._idle.is_set():
             self._idle = _new_event()
         self._wakeup.set()
@@ -155,12 +192,16 @@ class RecordWriter:
         if self._closed:
             raise WriterClosed()
         line = self._encode(obj)
-        while len(self._queue) >= self.max_queue:
-            if self._space.is_set():
-                self._space = _new_event()
-            await self._space.wait()
-            if self._closed:
-                raise WriterClosed()
+        await self._wait_for_space(self._full)
+        self._push(line)
+
+    async def send_bounded(self, obj: Any) -> None:
+        """Queue one record without waiting, unless the queue is over its hard limit."""
+        if self._closed:
+            raise WriterClosed()
+        line = self._encode(obj)
+        if self._over_hard_limit():
+            await self._wait_for_space(self._over_hard_limit)
         self._push(line)
 
     def send_nowait(self, obj: Any) -> None:
@@ -173,12 +214,7 @@ class RecordWriter:
         """Queue one pre-encoded line (must end with ``\\n``)."""
         if self._closed:
             raise WriterClosed()
-        while len(self._queue) >= self.max_queue:
-            if self._space.is_set():
-                self._space = _new_event()
-            await self._space.wait()
-            if self._closed:
-                raise WriterClosed()
+        await self._wait_for_space(self._full)
         self._push(line)
 
     async def drain(self) -> None:
@@ -190,6 +226,7 @@ class RecordWriter:
         """Stop accepting records; queued records are discarded; wake everybody."""
         self._closed = True
         self._queue.clear()
+        self._queued_bytes = 0
         self._wakeup.set()
         self._space.set()
         self._idle.set()
@@ -215,7 +252,8 @@ class RecordWriter:
                     nxt = self._queue.popleft()
                     batch.append(nxt)
                     size += len(nxt)
-                if len(self._queue) < self.max_queue:
+                self._queued_bytes -= size
+                if not self._full():
                     self._space.set()
                 data = batch[0] if len(batch) == 1 else b"".join(batch)
                 try:

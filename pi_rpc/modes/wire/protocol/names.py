@@ -97,6 +97,13 @@ EVENT_TYPES: tuple[str, ...] = (
     "extension_error",
 )
 
+# Events pi_rpc adds to upstream's 24 (§6 of protocol/README.md). Each reports a fault that
+# upstream does not survive, so a client of upstream sees them only when that fault happens.
+OUR_EVENT_TYPES: tuple[str, ...] = (
+    "session_write_error",
+    "session_write_resumed",
+)
+
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(
     {
