@@ -23,9 +23,9 @@ import httpx
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
+from pi_rpc.ai.jsjson import stringify
 from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
-from pi_rpc.ai.jsjson import stringify
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
 DEFAULT_TIMEOUT_S = 300.0

@@ -31,10 +31,6 @@ _JS_INT_LIMIT = 2.0**63
 _INT_MIN = -(2**63)
 _INT_MAX = 2**64
 
-# orjson refuses nesting deeper than 254 levels; subtrees this tall are written on their own
-# and spliced in as fragments, which orjson does not count.
-_FRAGMENT_HEIGHT = 128
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
@@ -121,15 +117,6 @@ def string_literal(text: str) -> bytes:
     return b"".join(parts)
 
 
-def _string_value(text: str) -> Any:
-    if not has_surrogates(text):
-        return text
-    joined = join_surrogate_pairs(text)
-    if _SURROGATE.search(joined) is None:
-        return joined
-    return orjson.Fragment(string_literal(joined))
-
-
 # --------------------------------------------------------------------------- stringify
 
 
@@ -137,122 +124,117 @@ def stringify(value: Any, *, newline: bool = False) -> bytes:
     """``JSON.stringify(value)`` as UTF-8 bytes (plus LF with ``newline``); never raises
     for JSON-like data (see the module docstring)."""
     try:
-        return orjson.dumps(js_normalize(value), option=orjson.OPT_APPEND_NEWLINE if newline else None)
+        return dumps_normalized(value, orjson.OPT_APPEND_NEWLINE if newline else None)
     except (TypeError, orjson.JSONEncodeError, RecursionError):
         out = stringify_fallback(value)
         return out + b"\n" if newline else out
 
 
-def _scalar(value: Any) -> Any:
-    """The orjson-encodable form of a non-container value, as ``JSON.stringify`` writes it."""
-    if value is None or value is True or value is False:
-        return value
+# orjson prints integral floats as "1.0" or, from 1e16 up, "1e+16" (JS prints digits); the
+# pattern may also match inside strings, which only costs a normalising second pass.
+_MAYBE_INTEGRAL_FLOAT = re.compile(rb"[0-9]\.0(?:[,}\]\n]|$)|[0-9]e\+")
+
+
+def dumps_normalized(value: Any, option: int | None = None) -> bytes:
+    """orjson's bytes for ``value`` with integral floats printed as JS prints them (the
+    common float-free value is written once, never walked in Python). Raises what orjson
+    raises (lone surrogates, nesting beyond 254 levels, huge ints)."""
+    out = orjson.dumps(value, option=option)
+    if _MAYBE_INTEGRAL_FLOAT.search(out):
+        out = orjson.dumps(js_normalize(value), option=option)
+    return out
+
+
+def _scalar_bytes(value: Any) -> bytes:
+    """``JSON.stringify`` of a non-container value."""
+    if value is None:
+        return b"null"
+    if value is True:
+        return b"true"
+    if value is False:
+        return b"false"
     if isinstance(value, str):
-        return _string_value(value)
+        return string_literal(value) if has_surrogates(value) else orjson.dumps(value)
     if isinstance(value, int):
         value = int(value)
-        # A JS number: integers beyond what orjson writes become doubles.
-        return value if _INT_MIN <= value < _INT_MAX else float(value)
+        if _INT_MIN <= value < _INT_MAX:
+            return str(value).encode()
+        return orjson.dumps(float(value))  # a JS number: beyond 64 bits it is a double
     if isinstance(value, float):
         value = float(value)
         if math.isnan(value) or math.isinf(value):
-            return None  # JSON.stringify(NaN) === "null"
+            return b"null"  # JSON.stringify(NaN) === "null"
         if value.is_integer() and abs(value) < _JS_INT_LIMIT:
-            return int(value)
-        return value
+            return str(int(value)).encode()
+        return orjson.dumps(value)
     if isinstance(value, orjson.Fragment):
-        return value
-    return _string_value(str(value))
+        return orjson.dumps(value)  # a fragment's own bytes
+    text = str(value)
+    return string_literal(text) if has_surrogates(text) else orjson.dumps(text)
 
 
-def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, bool):
-        return "null" if key is None else ("true" if key else "false")
-    return str(key)
-
-
-class _Frame:
-    """One container being converted: its remaining items and the converted output."""
-
-    __slots__ = ("source", "items", "is_dict", "out", "keys", "height", "manual", "key")
-
-    def __init__(self, source: Any) -> None:
-        self.source = source
-        self.is_dict = isinstance(source, dict)
-        self.items = iter(source.items()) if self.is_dict else iter(source)
-        self.out: list[Any] = []
-        self.keys: list[str] = []
-        self.height = 1
-        self.manual = False  # a key needs escapes orjson cannot write
-        self.key = ""
-
-    def add(self, value: Any, height: int) -> None:
-        if self.is_dict:
-            self.keys.append(self.key)
-        self.out.append(value)
-        if height + 1 > self.height:
-            self.height = height + 1
-
-    def finish(self) -> Any:
-        if not self.is_dict:
-            return self.out
-        if not self.manual:
-            return dict(zip(self.keys, self.out))
-        pieces = [
-            string_literal(key) + b":" + orjson.dumps(value) for key, value in zip(self.keys, self.out)
-        ]
-        return orjson.Fragment(b"{" + b",".join(pieces) + b"}")
+def _key_bytes(key: Any) -> bytes:
+    if not isinstance(key, str):
+        key = "null" if key is None else ("true" if key is True else "false" if key is False else str(key))
+    return string_literal(key) if has_surrogates(key) else orjson.dumps(key)
 
 
 def _is_container(value: Any) -> bool:
     return isinstance(value, (dict, list, tuple))
 
 
-def _encodable(root: Any) -> Any:
-    """``root`` rebuilt so orjson can write it with ``JSON.stringify``'s result. Iterative,
-    so nesting depth is bounded by memory, not by the Python stack."""
-    if not _is_container(root):
-        return _scalar(root)
-    active = {id(root)}
-    stack = [_Frame(root)]
-    while True:
-        frame = stack[-1]
+def stringify_fallback(value: Any) -> bytes:
+    """The slow, total path of ``stringify`` (see the module docstring).
+
+    An iterative writer, so nesting depth is bounded by memory rather than by a stack:
+    subtrees orjson can write are written by orjson (C speed); only the containers on the
+    way to what it refuses are written here. (orjson ``Fragment`` is deliberately not used
+    to splice bytes in: orjson 3.13 writes past its buffer when a fragment is followed by
+    deep closing brackets.)
+    """
+    if not _is_container(value):
+        return _scalar_bytes(value)
+    out: list[bytes] = []
+    # Open containers: [items iterator, is_dict, no item written yet, the container].
+    stack: list[list[Any]] = []
+    active: set[int] = set()
+
+    def open_container(container: Any) -> None:
+        if id(container) in active:
+            raise ValueError("Converting circular structure to JSON")
+        active.add(id(container))
+        is_dict = isinstance(container, dict)
+        out.append(b"{" if is_dict else b"[")
+        stack.append([iter(container.items()) if is_dict else iter(container), is_dict, True, container])
+
+    open_container(value)
+    while stack:
+        top = stack[-1]
         try:
-            item = next(frame.items)
+            item = next(top[0])
         except StopIteration:
+            out.append(b"}" if top[1] else b"]")
+            active.discard(id(top[3]))
             stack.pop()
-            active.discard(id(frame.source))
-            converted = frame.finish()
-            height = frame.height
-            if height >= _FRAGMENT_HEIGHT and not isinstance(converted, orjson.Fragment):
-                converted = orjson.Fragment(orjson.dumps(converted))
-                height = 0
-            if not stack:
-                return converted
-            stack[-1].add(converted, 0 if isinstance(converted, orjson.Fragment) else height)
             continue
-        if frame.is_dict:
-            raw_key, child = item
-            key = _key(raw_key)
-            if has_surrogates(key):
-                frame.manual = True
-            frame.key = key
+        if top[2]:
+            top[2] = False
+        else:
+            out.append(b",")
+        if top[1]:
+            key, child = item
+            out.append(_key_bytes(key))
+            out.append(b":")
         else:
             child = item
-        if _is_container(child):
-            if id(child) in active:
-                raise ValueError("Converting circular structure to JSON")
-            active.add(id(child))
-            stack.append(_Frame(child))
-        else:
-            frame.add(_scalar(child), 0)
-
-
-def stringify_fallback(value: Any) -> bytes:
-    """The slow, total path of ``stringify`` (see the module docstring)."""
-    return orjson.dumps(_encodable(value))
+        if not _is_container(child):
+            out.append(_scalar_bytes(child))
+            continue
+        try:
+            out.append(dumps_normalized(child))
+        except (TypeError, orjson.JSONEncodeError, RecursionError):
+            open_container(child)
+    return b"".join(out)
 
 
 # --------------------------------------------------------------------------- parse

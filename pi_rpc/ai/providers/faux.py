@@ -44,13 +44,13 @@ import anyio
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import AbortedError
+from pi_rpc.ai.errors import AbortedError, js_json
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
-from pi_rpc.ai.errors import js_json
 
 API = "faux"
 PROVIDER = "faux"
@@ -133,10 +133,10 @@ def load_script(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if not text:
         return []
     try:
-        data = orjson.loads(text)
+        data = js_loads(text)  # lone surrogate escapes are valid script text, as in JS
     except orjson.JSONDecodeError:
         try:
-            data = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+            data = [js_loads(line) for line in text.splitlines() if line.strip()]
         except orjson.JSONDecodeError as exc:
             raise ValueError(f"Faux script {path}: not JSON or JSONL: {exc}") from None
     if isinstance(data, dict):

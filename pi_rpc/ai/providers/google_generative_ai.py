@@ -17,14 +17,13 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_google_error
+from pi_rpc.ai.errors import format_google_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
-from pi_rpc.ai.errors import js_json
-from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")

@@ -19,8 +19,9 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, format_openai_stream_error
+from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -33,8 +34,6 @@ from pi_rpc.ai.providers.common import (
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
-from pi_rpc.ai.errors import js_json
-from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "openai-completions"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")

@@ -19,15 +19,14 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error
+from pi_rpc.ai.errors import format_openai_stream_error, format_responses_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
-from pi_rpc.ai.errors import js_json
-from pi_rpc.ai.jsjson import loads as js_loads
 
 API = "openai-responses"
 MIN_OUTPUT_TOKENS = 16

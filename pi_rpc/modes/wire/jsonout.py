@@ -12,31 +12,24 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
 
-from pi_rpc.ai.jsjson import js_normalize, stringify_fallback
+from pi_rpc.ai.jsjson import dumps_normalized, stringify_fallback
 from pi_rpc.ai.jsjson import loads as js_loads
 
-# orjson prints integral floats as "1.0" or, from 1e16 up, "1e+16"; either pattern may also
-# occur inside strings, which only costs a (correct) slow path.
-_MAYBE_INTEGRAL_FLOAT = re.compile(rb"[0-9]\.0[,}\]]|[0-9]e\+")
 _LS = "\u2028".encode()
 _PS = "\u2029".encode()
 
 
 def dumps_record(value: Any) -> bytes:
-    """Serialise one record WITHOUT the trailing newline."""
+    """Serialise one record WITHOUT the trailing newline. Never raises for JSON-like data."""
     try:
-        out = orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError):
-        # Lone surrogates, nesting beyond orjson's limit, huge ints, NaN, odd keys.
+        out = dumps_normalized(value)
+    except (TypeError, orjson.JSONEncodeError, RecursionError):
+        # Lone surrogates, nesting beyond orjson's limit, huge ints, odd keys.
         out = stringify_fallback(value)
-    else:
-        if _MAYBE_INTEGRAL_FLOAT.search(out):
-            out = orjson.dumps(js_normalize(value))
     if b"\xe2\x80" in out:
         out = out.replace(_LS, b"\\u2028").replace(_PS, b"\\u2029")
     return out
