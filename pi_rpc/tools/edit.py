@@ -13,6 +13,7 @@ from typing import Any
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
 from pi_rpc.tools.edit_diff import (
     apply_edits,
@@ -129,8 +130,8 @@ class EditTool(BuiltinTool):
             ending = detect_line_ending(content)
             base, new_content = apply_edits(normalize_to_lf(content), edits, path)
             check_aborted(signal)
-            with open(absolute, "w", encoding="utf-8", newline="", errors="surrogatepass") as fh:
-                fh.write(bom + restore_line_endings(new_content, ending))
+            with open(absolute, "wb") as fh:  # lone surrogates become U+FFFD, as node writes
+                fh.write(to_utf8(bom + restore_line_endings(new_content, ending)))
             check_aborted(signal)
             diff, first_changed = generate_diff_string(base, new_content)
             details: dict[str, Any] = {"diff": diff, "patch": generate_unified_patch(path, base, new_content)}
