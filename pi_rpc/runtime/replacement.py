@@ -79,7 +79,7 @@ class SessionReplacement(SessionHost):
         self.session = new_manager
         self.store_faults.attach(new_manager)
         if old is not new_manager:
-            old.close()
+            self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
         if not keep_queue_texts:
             # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
             # drops the texts behind pendingMessageCount; new_session clears everything.

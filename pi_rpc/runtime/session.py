@@ -160,6 +160,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         if self._run_done is not None:
             with anyio.move_on_after(5):
                 await self._run_done.wait()
+        self.store_faults.close()
         self.session.close()
 
     # ------------------------------------------------------------------ model and keys

@@ -12,7 +12,9 @@ module turns those reports into events, in order with the session's other events
 Reports arrive synchronously from inside the store; they are queued and emitted before the
 session's next event, or at the end of the command that caused them (``flush``). While a
 fault lasts, a background task retries the writes with a growing interval, so an idle
-session's backlog reaches the file soon after the fault is gone.
+session's backlog reaches the file soon after the fault is gone. A session replaced while its
+entries are still held back (new_session, switch, fork during the fault) is kept and retried
+the same way until they are written, then closed (``retire``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class StoreFaultReporter:
         self._task_group = task_group
         self._notices: list[dict[str, Any]] = []
         self._store: SessionManager | None = None
+        self._retired: list[SessionManager] = []
         self._retrying = False
 
     @property
@@ -57,9 +60,31 @@ class StoreFaultReporter:
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
+    def retire(self, store: SessionManager) -> None:
+        """``store`` is no longer the session's: close it, or keep retrying what a fault
+        still holds back and close it once that is written."""
+        if store is self._store:
+            self._store = None
+        if store.write_error is None or store.pending_entry_count() == 0:
+            store.on_write_state = None
+            store.close()
+            return
+        store.on_write_state = lambda error, pending, written: self._report(store, error, pending, written)
+        self._retired.append(store)
+        self._start_retrying()
+
+    def close(self) -> None:
+        """Shutdown: last attempt for retired stores (``close`` reports what is lost)."""
+        retired, self._retired = self._retired, []
+        for store in retired:
+            store.close()
+
     def _on_write_state(self, error: str | None, pending: int, written: int) -> None:
-        store = self._store
-        session_file = (store.session_file if store is not None else None) or ""
+        if self._store is not None:
+            self._report(self._store, error, pending, written)
+
+    def _report(self, store: SessionManager, error: str | None, pending: int, written: int) -> None:
+        session_file = store.session_file or ""
         if error is not None:
             self._notices.append(
                 {"type": "session_write_error", "sessionFile": session_file, "error": error, "pendingEntries": pending}
@@ -89,14 +114,24 @@ class StoreFaultReporter:
         try:
             while True:
                 await anyio.sleep(delay)
-                store = self._store
-                if store is None or store.write_error is None:
-                    return
-                try:
-                    store.retry_writes()
-                except Exception:  # noqa: BLE001 - e.g. a lock taken by another process
-                    pass
+                for store in list(self._retired):
+                    if _retry(store):
+                        self._retired.remove(store)
+                        store.on_write_state = None
+                        store.close()
+                current = self._store
+                if current is not None and current.write_error is not None:
+                    _retry(current)
                 await self.flush()
+                if not self._retired and (self._store is None or self._store.write_error is None):
+                    return
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
         finally:
             self._retrying = False
+
+
+def _retry(store: SessionManager) -> bool:
+    try:
+        return store.retry_writes()
+    except Exception:  # noqa: BLE001 - e.g. the lock taken by another process meanwhile
+        return False

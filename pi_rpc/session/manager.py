@@ -948,7 +948,8 @@ class SessionManager:
         if self._persist:
             if not self._session_file:
                 raise SessionError("Persisted session is missing a session file")
-            if not os.path.exists(self._session_file):
+            # A write fault keeps a saved conversation off disk for now: it can still be forked.
+            if not os.path.exists(self._session_file) and self.write_error is None:
                 raise SessionError(
                     "This session has not been saved yet. Send a message before cloning or forking it."
                 )
