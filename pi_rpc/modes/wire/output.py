@@ -35,7 +35,7 @@ from typing import Any
 from pi_rpc.modes.wire.jsonout import dumps_line
 
 DEFAULT_QUEUE_RECORDS = 256
-DEFAULT_QUEUE_BYTES = 8 << 20
+DEFAULT_QUEUE_BYTES = 4 << 20
 HARD_LIMIT_FACTOR = 4
 _MAX_BATCH_BYTES = 1 << 20
 
