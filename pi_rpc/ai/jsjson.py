@@ -13,13 +13,15 @@ strings which came from outside (clients, models, tools, files, the environment)
   lone surrogate escapes and huge integers orjson refuses).
 - ``well_formed(text)`` / ``to_utf8(text)``: ``String.prototype.toWellFormed`` and
   ``Buffer.from(text)``: lone surrogates become U+FFFD, as node does whenever it turns a
-  string into bytes (files, command lines, process environments).
+  string into bytes (files, command lines, process environments); ``fs_path(path)`` does
+  the same for a path, keeping what Python's own file-system decoding produced.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from typing import Any
 
@@ -99,6 +101,21 @@ def to_utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return well_formed(text).encode("utf-8")
+
+
+_NOT_FS_ENCODABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def fs_path(path: str) -> str:
+    """A path as node would hand it to the file system: a lone surrogate from a client (which
+    no file name can hold) becomes U+FFFD. The surrogates Python itself uses for undecodable
+    bytes of real file names (U+DC80..U+DCFF, ``surrogateescape``) are kept, so such names
+    still resolve."""
+    try:
+        os.fsencode(path)
+        return path
+    except UnicodeEncodeError:
+        return _NOT_FS_ENCODABLE.sub("\ufffd", join_surrogate_pairs(path))
 
 
 def string_literal(text: str) -> bytes:

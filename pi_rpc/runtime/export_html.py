@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pi_rpc.ai.jsjson import stringify, to_utf8
+from pi_rpc.ai.jsjson import fs_path, stringify, to_utf8
 from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
 
 if TYPE_CHECKING:
@@ -116,6 +116,6 @@ def export_session_html(s: AgentSession, output_path: str | None) -> str:
         raise RuntimeCommandError(ERR_EXPORT_IN_MEMORY)
     if not os.path.exists(session_file):
         raise RuntimeCommandError(ERR_EXPORT_NOTHING)
-    path = output_path or f"pi-session-{Path(session_file).stem}.html"
+    path = fs_path(output_path or f"pi-session-{Path(session_file).stem}.html")
     Path(path).expanduser().write_bytes(to_utf8(render_session_html(s.session)))
     return path

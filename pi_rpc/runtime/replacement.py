@@ -132,13 +132,19 @@ class SessionReplacement(SessionHost):
             raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
         text = _message_text(entry["message"])
         await self.abort()
-        result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
+        try:
+            result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
+        except SessionError as exc:  # e.g. not saved yet: upstream's text as the error
+            raise RuntimeCommandError(str(exc)) from None
         await self._replace_session(result.manager, keep_queue_texts=True)
         return {"text": text, "cancelled": False}
 
     async def clone(self) -> dict[str, Any]:
         await self.abort()
-        result = self.session.clone()
+        try:
+            result = self.session.clone()
+        except SessionError as exc:
+            raise RuntimeCommandError(str(exc)) from None
         await self._replace_session(result.manager)
         return {"cancelled": False}
 

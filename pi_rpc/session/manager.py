@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
+from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.context import (
@@ -73,7 +74,7 @@ class ForkResult:
 
 
 def _abspath(path: str, base: str | None = None) -> str:
-    path = os.path.expanduser(path)
+    path = os.path.expanduser(fs_path(path))  # a client's lone surrogate: U+FFFD, as node
     if not os.path.isabs(path):
         path = os.path.join(base or os.getcwd(), path)
     return os.path.normpath(path)
@@ -559,8 +560,9 @@ class SessionManager:
             elif self._unwritten:
                 self._append_raw(b"".join(self._unwritten))
                 self._unwritten.clear()
-        except OSError as exc:
-            error = f"Could not write session file {self._session_file}: {describe_os_error(exc)}"
+        except (OSError, ValueError) as exc:  # ValueError: a path no file system can hold
+            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+            error = f"Could not write session file {self._session_file}: {reason}"
             changed = error != self.write_error
             self.write_error = error
             if changed:
