@@ -99,9 +99,15 @@ class Generator:
     # -- field values ------------------------------------------------------------
 
     def text(self) -> str:
+        # Huge strings: 100 KB now and then, 1 MB rarely. (Prompts are kept by the session,
+        # echoed by the offline model ``cycle_model`` can switch to, and re-sent whole by
+        # get_messages/get_tree: a session full of megabyte prompts holds that much memory,
+        # as upstream's would.)
         r = self.rng.random()
-        if r < 0.002:
-            return "y" * self.rng.choice([100_000, 1_000_000])
+        if r < 0.0002:
+            return "y" * 1_000_000
+        if r < 0.003:
+            return "y" * 100_000
         return self.rng.choice(TEXTS)
 
     def any_id(self) -> Any:

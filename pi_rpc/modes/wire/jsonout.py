@@ -23,21 +23,25 @@ _LS = "\u2028".encode()
 _PS = "\u2029".encode()
 
 
-def dumps_record(value: Any) -> bytes:
-    """Serialise one record WITHOUT the trailing newline. Never raises for JSON-like data."""
+def _dumps(value: Any, newline: bool) -> bytes:
     try:
-        out = dumps_normalized(value)
+        out = dumps_normalized(value, orjson.OPT_APPEND_NEWLINE if newline else None)
     except (TypeError, orjson.JSONEncodeError, RecursionError):
         # Lone surrogates, nesting beyond orjson's limit, huge ints, odd keys.
-        out = stringify_fallback(value)
+        out = stringify_fallback(value) + (b"\n" if newline else b"")
     if b"\xe2\x80" in out:
         out = out.replace(_LS, b"\\u2028").replace(_PS, b"\\u2029")
     return out
 
 
+def dumps_record(value: Any) -> bytes:
+    """Serialise one record WITHOUT the trailing newline. Never raises for JSON-like data."""
+    return _dumps(value, False)
+
+
 def dumps_line(value: Any) -> bytes:
-    """``dumps_record(value) + b"\\n"``."""
-    return dumps_record(value) + b"\n"
+    """``dumps_record(value) + b"\\n"``, written in one piece (no copy of a large record)."""
+    return _dumps(value, True)
 
 
 def loads(data: bytes | str) -> Any:

@@ -34,6 +34,7 @@ from typing import Any
 
 from pi_rpc.modes.wire.jsonout import dumps_line
 
+_TRIM_AFTER_BYTES = 4 << 20
 DEFAULT_QUEUE_RECORDS = 256
 DEFAULT_QUEUE_BYTES = 4 << 20
 HARD_LIMIT_FACTOR = 4
@@ -262,6 +263,8 @@ class RecordWriter:
                     self._fail(exc)
                     return
                 self.records_written += len(batch)
+                if size >= _TRIM_AFTER_BYTES:
+                    release_free_memory()
                 if not self._queue:
                     self._idle.set()
         finally:
@@ -324,3 +327,21 @@ def _new_event() -> Any:
     import anyio
 
     return anyio.Event()
+
+
+_malloc_trim: Any = None
+
+
+def release_free_memory() -> None:
+    """Give the heap memory freed after a large record back to the OS (glibc keeps it
+    otherwise, and a few multi-megabyte responses would ratchet RSS up for good)."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
