@@ -22,6 +22,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -110,7 +111,7 @@ def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] |
         combined = f"{call_id}_{item_id}" if item_id else call_id
         if len(combined) <= 40:
             return combined
-        digest = hashlib.sha256(tool_id.encode()).hexdigest()[:8]
+        digest = hashlib.sha256(to_utf8(tool_id)).hexdigest()[:8]
         return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
     if model.get("provider") == "openai" and len(tool_id) > 40:
         return tool_id[:40]
@@ -157,7 +158,7 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
             for b in blocks:
                 if b.get("type") == "thinking" and b.get("thinkingSignature", "").startswith("["):
                     try:
-                        parsed = orjson.loads(b["thinkingSignature"])
+                        parsed = js_loads(b["thinkingSignature"])
                     except orjson.JSONDecodeError:
                         parsed = None
                     if isinstance(parsed, list) and parsed and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed):

@@ -22,6 +22,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import format_openai_stream_error, format_responses_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
@@ -43,14 +44,14 @@ def _normalize_id(tool_id: str, model: Model, source: dict[str, Any]) -> str:
 def _msg_id(text_signature: str | None, fallback: str) -> str:
     if text_signature and text_signature.startswith("{"):
         try:
-            parsed = orjson.loads(text_signature)
+            parsed = js_loads(text_signature)
             if isinstance(parsed, dict) and isinstance(parsed.get("id"), str):
                 fallback = parsed["id"]
         except orjson.JSONDecodeError:
             pass
     elif text_signature:
         fallback = text_signature
-    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(fallback.encode()).hexdigest()[:40]
+    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(to_utf8(fallback)).hexdigest()[:40]
 
 
 def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -77,7 +78,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                 t = b.get("type")
                 if t == "thinking" and b.get("thinkingSignature", "").startswith("{"):
                     try:
-                        items.append(orjson.loads(b["thinkingSignature"]))
+                        items.append(js_loads(b["thinkingSignature"]))
                     except orjson.JSONDecodeError:
                         pass
                 elif t == "text" and b.get("text"):

@@ -32,9 +32,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from pi_rpc.modes.heap import release_free_memory
 from pi_rpc.modes.wire.jsonout import dumps_line
 
-_TRIM_AFTER_BYTES = 4 << 20
+_TRIM_AFTER_BYTES = 1 << 20  # after writing this much at once, give freed heap back
 DEFAULT_QUEUE_RECORDS = 256
 DEFAULT_QUEUE_BYTES = 4 << 20
 HARD_LIMIT_FACTOR = 4
@@ -328,20 +329,3 @@ def _new_event() -> Any:
 
     return anyio.Event()
 
-
-_malloc_trim: Any = None
-
-
-def release_free_memory() -> None:
-    """Give the heap memory freed after a large record back to the OS (glibc keeps it
-    otherwise, and a few multi-megabyte responses would ratchet RSS up for good)."""
-    global _malloc_trim
-    if _malloc_trim is None:
-        try:
-            import ctypes
-
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
