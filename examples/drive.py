@@ -4,7 +4,10 @@ Each command is written to pi's stdin; the driver waits for its response (and, a
 that started a run, for `agent_settled`) before sending the next, so the whole event stream of
 each run is shown. Standard library only.
 
-    python examples/drive.py examples/hello.jsonl [-- extra pi args]
+    python examples/drive.py examples/hello.jsonl [-- pi args]
+
+The pi arguments choose the model, e.g. ``-- --faux-script examples/hello-faux-script.json`` for
+the offline scripted model (the README's quick start) or ``-- --model provider/id``.
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ HERE = Path(__file__).resolve().parent
 def main(argv: list[str]) -> int:
     commands_file = Path(argv[0]) if argv else HERE / "hello.jsonl"
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
-    cmd = [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session",
-           "--faux-script", str(HERE / "hello-faux-script.json"), *extra]
+    cmd = [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session", *extra]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin and proc.stdout
     for line in commands_file.read_text().splitlines():

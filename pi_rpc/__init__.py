@@ -9,3 +9,6 @@ Layers, from the outside in (each imports only the layers inside it):
 """
 
 __version__ = "0.1.0"
+# The upstream pi release whose RPC protocol, flags and session format we implement; what
+# `pi --version` prints (our own version is in `pi --version --verbose`).
+COMPATIBLE_PI_VERSION = "1.6.0"

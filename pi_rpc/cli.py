@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from pi_rpc import __version__
+from pi_rpc import COMPATIBLE_PI_VERSION, __version__
 from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mode
 
 HELP = """\
@@ -20,7 +20,7 @@ Usage:
   pi [options] [@files...] [messages...]
 
 Modes:
-  --mode <mode>                  text, json or rpc
+  --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
   --print, -p                    Non-interactive: process the messages and exit
 
 Model:
@@ -50,8 +50,8 @@ Prompt, tools and resources:
   --prompt-template <path>       Load a prompt template (repeatable)
   --no-prompt-templates, -np     Disable prompt template discovery
   --no-context-files, -nc        Do not load AGENTS.md / CLAUDE.md
-  --extension, -e <path>         Accepted; extensions are not supported (warning)
-  --no-extensions, -ne           Accepted
+  --extension, -e <path>         Load a Python extension (file or package; repeatable)
+  --no-extensions, -ne           Do not discover extensions (explicit -e still load)
 
 Process:
   --approve, -a                  Trust the project (.pi/settings.json and resources)
@@ -110,7 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
 
     if args.version:
-        sys.stdout.write(__version__ + "\n")
+        # Report the upstream version we are wire-compatible with (clients and adapters gate on
+        # it, as Valkey reports redis_version); our own version only with --verbose.
+        sys.stdout.write(COMPATIBLE_PI_VERSION + "\n")
+        if args.verbose:
+            sys.stdout.write(f"pi_rpc {__version__}\n")
         return 0
     if args.help:
         sys.stdout.write(HELP)
@@ -127,7 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_models is not None and args.list_models is not False:
         from pi_rpc.modes.commands import list_models
 
-        return list_models(args.list_models if isinstance(args.list_models, str) else None)
+        return list_models(
+            args.list_models if isinstance(args.list_models, str) else None,
+            faux=bool(args.faux_script) or args.provider == "faux" or str(args.model or "").startswith("faux/"),
+        )
 
     if args.api_key is not None and args.model is None and not args.models:
         _err("--api-key requires a model to be specified via --model, --provider/--model, or --models")
@@ -146,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.modes.rpc.main import run_rpc_mode
 
         return run_rpc_mode(args)
+    if mode == "acp":
+        from pi_rpc.modes.acp.main import run_acp_mode
+
+        return run_acp_mode(args)
     return _run_other_mode(mode, args)
 
 

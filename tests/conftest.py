@@ -3,8 +3,9 @@ several test directories have a conftest.py).
 
 - ``split_lf(data)``: split bytes on LF only (never ``splitlines``: U+2028 is content).
 - ``PiProcess`` / the ``spawn_pi`` fixture (and ``pi_environ``): run the REAL ``python -m pi_rpc`` subprocess with
-  an isolated ``PI_CODING_AGENT_DIR``/HOME/cwd under tmp, write raw bytes to its stdin and
-  read protocol records from its stdout.
+  an isolated ``PI_CODING_AGENT_DIR``/HOME/cwd under tmp (the offline ``faux`` provider opted in
+  through ``PI_FAUX_SCRIPT``, see ``FAUX_OPT_IN``), write raw bytes to its stdin and read
+  protocol records from its stdout.
 """
 
 from __future__ import annotations
@@ -169,8 +170,16 @@ class PiProcess:
                 pass
 
 
-def pi_env(tmp: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Environment with an isolated agent dir and HOME, offline, no inherited pi settings."""
+# The offline ``faux`` provider is opt-in (with nothing configured pi has no model, as upstream).
+# The isolated test environment opts in through faux's own environment variable, pointing it at
+# an empty script so faux answers on its own; ``--faux-script`` or a test's own PI_FAUX_SCRIPT
+# still wins. Pass ``faux=False`` for the nothing-configured (or real-provider-only) case.
+FAUX_OPT_IN = {"PI_FAUX_SCRIPT": os.devnull}
+
+
+def pi_env(tmp: Path, extra: dict[str, str] | None = None, *, faux: bool = True) -> dict[str, str]:
+    """Environment with an isolated agent dir and HOME, offline, no inherited pi settings, and
+    the offline ``faux`` provider opted in unless ``faux=False``."""
     home = tmp / "home"
     agent = tmp / "agent"
     home.mkdir(parents=True, exist_ok=True)
@@ -182,6 +191,8 @@ def pi_env(tmp: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
         PI_OFFLINE="1",
         PYTHONUNBUFFERED="1",
     )
+    if faux:
+        env.update(FAUX_OPT_IN)
     if extra:
         env.update(extra)
     return env
@@ -189,16 +200,16 @@ def pi_env(tmp: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
 
 @pytest.fixture
 def pi_environ(tmp_path: Path) -> Callable[[dict[str, str] | None], dict[str, str]]:
-    """``pi_environ(extra=None)`` -> the isolated environment ``spawn_pi`` uses."""
-    return lambda extra=None: pi_env(tmp_path, extra)
+    """``pi_environ(extra=None, faux=True)`` -> the isolated environment ``spawn_pi`` uses."""
+    return lambda extra=None, faux=True: pi_env(tmp_path, extra, faux=faux)
 
 
 @pytest.fixture
 def spawn_pi(tmp_path: Path) -> Iterator[Callable[..., PiProcess]]:
-    """``spawn_pi(*args, env=None, mode="rpc")`` -> ``PiProcess`` (killed at teardown)."""
+    """``spawn_pi(*args, env=None, mode="rpc", faux=True)`` -> ``PiProcess`` (killed at teardown)."""
     procs: list[PiProcess] = []
 
-    def spawn(*args: str, env: dict[str, str] | None = None, mode: str | None = "rpc") -> PiProcess:
+    def spawn(*args: str, env: dict[str, str] | None = None, mode: str | None = "rpc", faux: bool = True) -> PiProcess:
         cwd = tmp_path / "cwd"
         cwd.mkdir(exist_ok=True)
         argv = [sys.executable, "-m", "pi_rpc"]
@@ -208,7 +219,7 @@ def spawn_pi(tmp_path: Path) -> Iterator[Callable[..., PiProcess]]:
         popen = subprocess.Popen(
             argv,
             cwd=cwd,
-            env=pi_env(tmp_path, env),
+            env=pi_env(tmp_path, env, faux=faux),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,5 +1,5 @@
 """The package's layers import only layers inside them (README "Layout"): modes -> runtime ->
-agent/tools/session/compaction/resources -> ai, with config as a leaf anyone may use."""
+extensions -> agent/tools/session/compaction/resources -> ai, with config as a leaf anyone may use."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ ALLOWED: dict[str, set[str]] = {
     "compaction": {"ai", "session", "agent"},
     "tools": {"ai", "agent"},  # tools implement agent.types.AgentTool
     "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator
-    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
-    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime"},
+    # extensions sit between the runtime and the inner layers (the runtime wires them in)
+    "extensions": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
+    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions"},
+    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime", "extensions"},
 }
 
 

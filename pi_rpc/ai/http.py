@@ -106,6 +106,9 @@ async def open_stream(
     """POST ``body`` and yield the 2xx streaming response; non-2xx raises ProviderHTTPError whose
     message is ``format_error(status, body_text)``."""
     signal = options.signal
+    if options.on_request is not None:
+        hooked_headers, body = await options.on_request(dict(headers), body)
+        headers = {k: str(v) for k, v in hooked_headers.items() if v is not None}
     own_client = options.http_client is None
     client = options.http_client or make_client(options.timeout_s)
     payload = stringify(body)
@@ -126,6 +129,8 @@ async def open_stream(
                     continue
                 raise ConnectionError(_transport_message(exc)) from exc
             assert response is not None
+            if options.on_response is not None:
+                await options.on_response(response.status_code, dict(response.headers))
             if response.status_code < 300:
                 break
             try:

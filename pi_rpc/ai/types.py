@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Union
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     import httpx
 
     from pi_rpc.ai.abort import AbortSignal
@@ -214,6 +216,11 @@ class StreamOptions:
     max_retry_delay_ms: int = 60_000
     cache_retention: Literal["none", "short", "long"] = "short"
     extra: dict[str, Any] = field(default_factory=dict)
+    # Extension hooks around each HTTP request (None: no hook, nothing extra runs).
+    # ``on_request(headers, body)`` returns the headers and body to send (a header set to None
+    # is removed); ``on_response(status, headers)`` sees the response before its body is read.
+    on_request: Callable[[dict[str, Any], Any], Awaitable[tuple[dict[str, Any], Any]]] | None = None
+    on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
 
 
 def empty_usage() -> Usage:

@@ -29,7 +29,7 @@ from pi_rpc.compaction.prompts import (
 from pi_rpc.compaction.request import (
     RetryCallback,
     StreamFn,
-    add_usage,
+    combine_usage,
     complete_summarization,
     summary_context,
     summary_options,
@@ -143,13 +143,12 @@ async def compact(
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         (history_text, history_usage), (prefix_text, prefix_usage) = await _both(history, turn_prefix)
         summary = history_text + SPLIT_TURN_SEPARATOR + prefix_text
-        for part in (history_usage, prefix_usage):
-            if part is not None:
-                usage = add_usage(usage, part)
+        if history_usage is not None and prefix_usage is not None:
+            usage = combine_usage(history_usage, prefix_usage)
+        else:
+            usage = prefix_usage if prefix_usage is not None else history_usage
     else:
-        summary, history_usage = await history()
-        if history_usage is not None:
-            usage = add_usage(None, history_usage)
+        summary, usage = await history()
 
     read_files, modified_files = preparation.file_ops.lists()
     summary += format_file_operations(read_files, modified_files)

@@ -198,32 +198,23 @@ def summary_text(message: Message, label: str, cancelled_message: str | None = N
     return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
 
 
-_USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
-_OPTIONAL_USAGE_KEYS = ("cacheWrite1h", "reasoning")
+_COUNTERS = ("input", "output", "cacheRead", "cacheWrite")
+_OPTIONAL_COUNTERS = ("cacheWrite1h", "reasoning")
 _COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 
 
-def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any]:
-    """Sum two ``Usage`` dicts (optional counters only when either side has them)."""
-    result: dict[str, Any] = dict(total) if total else cast("dict[str, Any]", empty_usage())
-    result["cost"] = dict(result.get("cost") or {})
-    if not isinstance(usage, dict):
-        return result
-    for key in _USAGE_KEYS:
-        result[key] = (result.get(key) or 0) + (usage.get(key) or 0)
-    for key in _OPTIONAL_USAGE_KEYS:
-        if key in usage or key in result:
-            result[key] = (result.get(key) or 0) + (usage.get(key) or 0)
-    result["totalTokens"] = (result.get("totalTokens") or 0) + (usage.get("totalTokens") or 0)
-    raw_cost = usage.get("cost")
-    cost = raw_cost if isinstance(raw_cost, dict) else {}
-    for key in _COST_KEYS:
-        result["cost"][key] = (result["cost"].get(key) or 0) + (cost.get(key) or 0)
-    # Key order as upstream writes a Usage: counters, totalTokens, cost.
-    ordered: dict[str, Any] = {k: result[k] for k in ("input", "output", "cacheRead", "cacheWrite") if k in result}
-    for key in _OPTIONAL_USAGE_KEYS:
-        if key in result:
-            ordered[key] = result[key]
-    ordered["totalTokens"] = result["totalTokens"]
-    ordered["cost"] = result["cost"]
-    return ordered
+def combine_usage(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Sum of two ``Usage`` dicts as upstream's ``combineUsage``: optional counters only when
+    either side has them, and ``cost.totalFromProvider`` only when both totals came from the
+    provider. (A single usage is passed through untouched, never rebuilt.)"""
+    out: dict[str, Any] = {k: (first.get(k) or 0) + (second.get(k) or 0) for k in _COUNTERS}
+    for key in _OPTIONAL_COUNTERS:
+        if key in first or key in second:
+            out[key] = (first.get(key) or 0) + (second.get(key) or 0)
+    out["totalTokens"] = (first.get("totalTokens") or 0) + (second.get("totalTokens") or 0)
+    a: dict[str, Any] = first.get("cost") or {}
+    b: dict[str, Any] = second.get("cost") or {}
+    cost: dict[str, Any] = {k: (a.get(k) or 0) + (b.get(k) or 0) for k in _COST_KEYS}
+    cost["totalFromProvider"] = a.get("totalFromProvider") is True and b.get("totalFromProvider") is True
+    out["cost"] = cost
+    return out

@@ -2,7 +2,7 @@
 
 Follows upstream pi 1.6's flags and quirks (protocol reference §1.1, §5.9, §7.5; internals
 §1.1/§1.2): a value flag with nothing after it is ignored; unknown long flags are kept (for
-extensions) and ignored; unknown short flags are errors; ``@path`` arguments are file
+extensions, with their values: ``--name value`` / ``--name=value``); unknown short flags are errors; ``@path`` arguments are file
 arguments; everything else is a positional message. ``--`` ends option parsing.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-VALID_MODES = ("text", "json", "rpc")
+VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -34,7 +34,7 @@ class CliError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class CliArgs:
-    mode: str | None = None  # "text" | "json" | "rpc" | None (unset)
+    mode: str | None = None  # "text" | "json" | "rpc" | "acp" | None (unset)
     print: bool = False
     provider: str | None = None
     model: str | None = None  # raw pattern: id, provider/id, fuzzy, optional ":<thinking>"
@@ -77,6 +77,9 @@ class CliArgs:
     messages: tuple[str, ...] = ()
     file_args: tuple[str, ...] = ()
     unknown_flags: tuple[str, ...] = ()
+    # Unknown ``--name[=value]`` flags with their values (``True`` when none), as upstream keeps
+    # them for extensions that register flags.
+    flag_values: tuple[tuple[str, str | bool], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -152,6 +155,7 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
     messages: list[str] = []
     file_args: list[str] = []
     unknown: list[str] = []
+    flag_values: list[tuple[str, str | bool]] = []
     args = list(argv)
     i = 0
     n = len(args)
@@ -226,7 +230,18 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
         elif arg.startswith("@"):
             file_args.append(arg[1:])
         elif arg.startswith("--"):
-            unknown.append(arg)
+            # Upstream: --name=value, or --name value when the next argument is not an option
+            # or @file; otherwise a boolean. Extensions read them with pi.get_flag().
+            if "=" in arg:
+                unknown.append(arg[: arg.index("=")])
+                flag_values.append((arg[2 : arg.index("=")], arg[arg.index("=") + 1 :]))
+            else:
+                unknown.append(arg)
+                if has_next and not args[i + 1].startswith(("-", "@")):
+                    i += 1
+                    flag_values.append((arg[2:], args[i]))
+                else:
+                    flag_values.append((arg[2:], True))
         elif arg.startswith("-"):
             raise CliError(f"Error: Unknown option: {arg}")
         else:
@@ -235,16 +250,6 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
 
     for name, items in appends.items():
         values[name] = tuple(items)
-
-    tools = values.get("tools")
-    if isinstance(tools, tuple):
-        kept = []
-        for tool in tools:
-            if tool in BUILTIN_TOOLS:
-                kept.append(tool)
-            else:
-                warnings.append(f'Warning: Unknown tool "{tool}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
-        values["tools"] = tuple(kept)
 
     session_id = values.get("session_id")
     if isinstance(session_id, str) and not SESSION_ID_RE.match(session_id):
@@ -258,14 +263,12 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
     ):
         raise CliError("Error: --fork cannot be combined with --session, --continue, --resume, or --no-session")
 
-    if values.get("extensions"):
-        warnings.append("Warning: extensions are not supported by this implementation; -e/--extension ignored")
-
     return CliArgs(
         **values,  # type: ignore[arg-type]
         messages=tuple(messages),
         file_args=tuple(file_args),
         unknown_flags=tuple(unknown),
+        flag_values=tuple(flag_values),
         warnings=tuple(warnings),
     )
 
@@ -275,6 +278,8 @@ def resolve_app_mode(args: CliArgs, *, stdin_is_tty: bool, stdout_is_tty: bool) 
     ``--mode text``, or stdin/stdout is not a TTY; else ``interactive``."""
     if args.mode == "rpc":
         return "rpc"
+    if args.mode == "acp":
+        return "acp"
     if args.mode == "json":
         return "json"
     if args.print or args.mode == "text" or not stdin_is_tty or not stdout_is_tty:

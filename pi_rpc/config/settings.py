@@ -207,6 +207,10 @@ class Settings:
     def global_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._global)
 
+    def project_dict(self) -> dict[str, Any]:
+        """The project's settings (empty for an untrusted project)."""
+        return copy.deepcopy(self._project)
+
     def get(self, dotted: str, default: Any = None) -> Any:
         node: Any = self._merged
         for part in dotted.split("."):

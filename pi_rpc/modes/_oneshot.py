@@ -230,10 +230,36 @@ class OneshotRunner:
                 async with anyio.create_task_group() as runs:
                     self.session = AgentSession(self.options)
                     self.session.bind_task_group(runs)
-                    await self._prompt_all(self.session)
+                    if await self._load_extensions(self.session):
+                        await self._prompt_all(self.session)
             await self._finish()
             root.cancel_scope.cancel()
         return self.exit_code
+
+    async def _load_extensions(self, session: AgentSession) -> bool:
+        """Load the discovered extensions; a failure is fatal (exit 1, message on stderr)."""
+        if session.ext is None:
+            return True
+        from pi_rpc.runtime.extension_host import ExtensionStartupError
+
+        try:
+            await session.load_extensions()
+        except ExtensionStartupError as exc:
+            _stderr(exc.message)
+            self.exit_code = exc.exit_code
+            return False
+        return True
+
+    async def _bind_extensions(self, session: AgentSession) -> None:
+        if session.ext is None:
+            return
+        from pi_rpc.extensions.host import ModeBinding
+
+        def on_error(error: Any) -> None:
+            _stderr(f"Extension error ({error['extensionPath']}): {error['error']}")
+
+        # No user on the other end: ctx.has_ui is false, dialogs return their defaults.
+        await session.bind_extensions(ModeBinding(mode="json" if self.mode == "json" else "print", on_error=on_error))
 
     async def _prompt_all(self, session: AgentSession) -> None:
         from pi_rpc.runtime.errors import RuntimeCommandError
@@ -246,7 +272,14 @@ class OneshotRunner:
         if self.mode == "json":
             # Upstream prints the header before it subscribes; always present (even in memory).
             self.writer.send_nowait(session.session.get_header())  # type: ignore[union-attr]
-            self._unsubscribe = session.subscribe(self._forward_event)
+            forward = self._forward_event
+
+            async def listener(event: dict[str, Any]) -> None:
+                await forward(event)
+
+            listener.emit_nowait = self._forward_event_nowait  # type: ignore[attr-defined]
+            self._unsubscribe = session.subscribe(listener)
+        await self._bind_extensions(session)
         try:
             for text, images in self.prompts.sequence():
                 if self._stopping:
@@ -279,6 +312,14 @@ class OneshotRunner:
                 await self.writer.send(wire)
             else:
                 await self.writer.send_bounded(wire)
+        except WriterClosed:
+            pass
+
+    def _forward_event_nowait(self, event: dict[str, Any]) -> None:
+        if self._output_closed or self.writer is None:
+            return
+        try:
+            self.writer.send_nowait(to_wire_event(event))
         except WriterClosed:
             pass
 

@@ -32,14 +32,21 @@ def _fuzzy_match(pattern: str, text: str) -> bool:
     return True
 
 
-def list_models(search: str | None) -> int:
+def list_models(search: str | None, *, faux: bool = False) -> int:
+    """``--list-models [search]``: the models with auth (``faux`` only when opted in)."""
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config import paths
+    from pi_rpc.runtime.errors import no_models_available_message
 
-    registry = ModelRegistry(paths.agent_dir())
+    registry = ModelRegistry(paths.agent_dir(), faux=faux)
     if registry.errors:
         print("Warning: errors loading models.json:\n" + "\n".join(registry.errors), file=sys.stderr)
     models: list[dict[str, Any]] = registry.get_available()
+    if not models:
+        # As upstream: the startup warning on stderr, the same text as the listing.
+        print(f"Warning: {no_models_available_message()}", file=sys.stderr)
+        print(no_models_available_message())
+        return 0
     if search:
         models = [m for m in models if _fuzzy_match(search, f"{m['provider']} {m['id']}")]
         if not models:

@@ -13,7 +13,8 @@ from pi_rpc.resources.skills import Skill, expand_skill_command
 from pi_rpc.resources.templates import PromptTemplate, expand_prompt_template
 
 
-def _command(name: str, description: Any, source: str, source_info: Mapping[str, str]) -> dict[str, Any]:
+def command_entry(name: str, description: Any, source: str, source_info: Mapping[str, str]) -> dict[str, Any]:
+    """One ``get_commands`` entry (``description`` left out when absent)."""
     entry: dict[str, Any] = {"name": name}
     if description is not None:
         entry["description"] = description
@@ -30,9 +31,9 @@ def list_slash_commands(
     """``data.commands`` of a ``get_commands`` response, in upstream's order."""
     commands: list[dict[str, Any]] = [dict(c) for c in extension_commands]
     for template in templates:
-        commands.append(_command(template.name, template.description, "prompt", template.source_info))
+        commands.append(command_entry(template.name, template.description, "prompt", template.source_info))
     for skill in skills:
-        commands.append(_command(f"skill:{skill.name}", skill.description, "skill", skill.source_info))
+        commands.append(command_entry(f"skill:{skill.name}", skill.description, "skill", skill.source_info))
     return commands
 
 

@@ -19,8 +19,17 @@ class BashCommands(SessionHost):
         exclude_from_context: bool | None = None,
         on_chunk: Callable[[str], Awaitable[None]] | None = None,
     ) -> dict[str, Any]:
-        from pi_rpc.runtime.bash_runner import run_bash_command
+        from pi_rpc.runtime.bash_runner import record_external_result, run_bash_command
 
+        hooked = await self.ext.user_bash(command, bool(exclude_from_context)) if self.ext is not None else None
+        if hooked is not None and hooked.get("result") is not None:
+            # An extension ran (or refused) the command itself: record what it reported.
+            result, message = record_external_result(command, hooked["result"], exclude_from_context)
+            if self._is_streaming:
+                self._pending_bash_messages.append(message)
+            else:
+                self._record_bash_message(message)
+            return result
         controller = AbortController()
         self._bash_controllers.add(controller)
         try:
@@ -31,6 +40,7 @@ class BashCommands(SessionHost):
                 signal=controller.signal,
                 on_chunk=on_chunk,
                 exclude_from_context=exclude_from_context,
+                operations=hooked.get("operations") if hooked is not None else None,
             )
         finally:
             self._bash_controllers.discard(controller)

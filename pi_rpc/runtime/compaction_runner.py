@@ -23,10 +23,32 @@ from pi_rpc.compaction import (
 )
 from pi_rpc.compaction.errors import COMPACTION_CANCELLED
 from pi_rpc.compaction.settings import CompactionSettings, RetrySettings
-from pi_rpc.runtime.errors import RuntimeCommandError, no_model_error
+from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
+
+
+def preparation_dict(preparation: Any) -> dict[str, Any]:
+    """A compaction plan as extensions see it (upstream ``CompactionPreparation`` keys)."""
+    read_files, modified_files = preparation.file_ops.lists()
+    return {
+        "firstKeptEntryId": preparation.first_kept_entry_id,
+        "messagesToSummarize": preparation.messages_to_summarize,
+        "turnPrefixMessages": preparation.turn_prefix_messages,
+        "isSplitTurn": preparation.is_split_turn,
+        "tokensBefore": preparation.tokens_before,
+        "previousSummary": preparation.previous_summary,
+        "fileOps": {"read": sorted(preparation.file_ops.read), "written": sorted(preparation.file_ops.written),
+                    "edited": sorted(preparation.file_ops.edited)},
+        "readFiles": read_files,
+        "modifiedFiles": modified_files,
+        "settings": {
+            "enabled": preparation.settings.enabled,
+            "reserveTokens": preparation.settings.reserve_tokens,
+            "keepRecentTokens": preparation.settings.keep_recent_tokens,
+        },
+    }
 
 
 class CompactionRunner:
@@ -71,16 +93,54 @@ class CompactionRunner:
 
     # ------------------------------------------------------------------ the core
 
-    async def _summarize(self, reason: str, custom_instructions: str | None) -> dict[str, Any]:
+    async def _ask_extensions(
+        self, preparation: Any, branch: list[dict[str, Any]], reason: str, custom_instructions: str | None,
+        will_retry: bool, controller: AbortController,
+    ) -> dict[str, Any] | None:
+        """``session_before_compact``: ``{"cancel": True}`` cancels (as an abort would), a
+        ``compaction`` result replaces the summary (recorded with ``fromHook``)."""
+        ext = self.s.ext
+        if ext is None:
+            return None
+        result = await ext.emit(
+            {
+                "type": "session_before_compact",
+                "preparation": preparation_dict(preparation),
+                "branchEntries": branch,
+                "customInstructions": custom_instructions,
+                "reason": reason,
+                "willRetry": will_retry,
+                "signal": controller.signal,
+            }
+        )
+        if not isinstance(result, dict):
+            return None
+        if result.get("cancel"):
+            raise CompactionCancelled()
+        compaction = result.get("compaction")
+        return dict(compaction) if isinstance(compaction, dict) else None
+
+    async def _summarize(self, reason: str, custom_instructions: str | None, will_retry: bool = False) -> dict[str, Any]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self.s.model
-        if model is None:
-            raise CompactionError(no_model_error())
         branch = self.s.session.get_branch()
         preparation = prepare_compaction_or_raise(branch, self.settings())
+        if model is None:
+            # Upstream runs on a placeholder model (provider "unknown") that has no key; the
+            # session-size checks come first there too.
+            raise CompactionError(no_api_key_error("unknown"))
         api_key = self.s.registry.get_api_key(model["provider"])
         controller = AbortController()
-        self._controller = controller
+        self._controller = controller  # abort() cancels from here on, extension handlers included
+        self.from_extension = False
+        try:
+            from_hook = await self._ask_extensions(preparation, branch, reason, custom_instructions, will_retry, controller)
+        except BaseException:
+            self._controller = None
+            raise
+        if from_hook is not None:
+            self.from_extension = True
+            return await self._record(from_hook, reason, will_retry, controller, from_hook=True)
 
         async def on_retry(event: dict[str, Any]) -> None:
             if event.get("type") == "summarization_retry_attempt_start":
@@ -106,19 +166,49 @@ class CompactionRunner:
             )
         finally:
             self._controller = None
+        return await self._record(dict(result), reason, will_retry, controller, from_hook=False)
+
+    async def _record(
+        self, result: dict[str, Any], reason: str, will_retry: bool, controller: AbortController, *, from_hook: bool
+    ) -> dict[str, Any]:
+        """Append the compaction entry and reload the context (then ``session_compact``)."""
+        self._controller = None
         if controller.signal.aborted:
             raise CompactionCancelled()
-        self.s.session.append_compaction(
+        entry_id = self.s.session.append_compaction(
             result["summary"],
             result["firstKeptEntryId"],
             result["tokensBefore"],
             details=result.get("details"),
             usage=result.get("usage"),
-            from_hook=False,
+            from_hook=from_hook,
         )
         context = self.s.session.build_session_context()
         self.s.agent.messages = list(context.get("messages") or [])
-        return dict(result)
+        if from_hook:
+            # What the model keeps after this summary (upstream estimates the new context).
+            from pi_rpc.ai.estimate import estimate_message_tokens
+
+            messages = self.s.session.build_session_projection()["messages"]
+            result = {
+                "summary": result["summary"],
+                "firstKeptEntryId": result["firstKeptEntryId"],
+                "tokensBefore": result["tokensBefore"],
+                "estimatedTokensAfter": sum(estimate_message_tokens(m) for m in messages),
+                **({"usage": result["usage"]} if result.get("usage") is not None else {}),
+                **({"details": result["details"]} if result.get("details") is not None else {}),
+            }
+        if self.s.ext is not None:
+            await self.s.ext.emit(
+                {
+                    "type": "session_compact",
+                    "compactionEntry": self.s.session.get_entry(entry_id),
+                    "fromExtension": from_hook,
+                    "reason": reason,
+                    "willRetry": will_retry,
+                }
+            )
+        return result
 
     async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, Any] | None:
         """One compaction with its start/end events. Returns the result, or None on failure
@@ -127,6 +217,7 @@ class CompactionRunner:
         self._idle = anyio.Event()
         self.last_error: str | None = None
         self.last_cancelled = False
+        self.from_extension = False
         await self.s.emit({"type": "compaction_start", "reason": reason})
         try:
             if reason != "manual" and (
@@ -136,25 +227,28 @@ class CompactionRunner:
                 self.last_error = "Nothing to compact"
                 await self.s.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False})
                 return None
-            result = await self._summarize(reason, custom_instructions)
+            result = await self._summarize(reason, custom_instructions, will_retry)
         except CompactionCancelled:
             self.last_cancelled = True
             self.last_error = COMPACTION_CANCELLED
             await self.s.emit(
                 {"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False}
             )
+            await self._failed(reason, None, aborted=True, will_retry=will_retry)
             return None
         except Exception as exc:  # noqa: BLE001 - any failure is reported, nothing written
             self.last_error = str(exc)
+            message = compaction_failed_message(reason, str(exc))  # type: ignore[arg-type]
             await self.s.emit(
                 {
                     "type": "compaction_end",
                     "reason": reason,
                     "aborted": False,
                     "willRetry": False,
-                    "errorMessage": compaction_failed_message(reason, str(exc)),  # type: ignore[arg-type]
+                    "errorMessage": message,
                 }
             )
+            await self._failed(reason, message, aborted=False, will_retry=will_retry)
             return None
         finally:
             self.active = False
@@ -163,6 +257,15 @@ class CompactionRunner:
             {"type": "compaction_end", "reason": reason, "result": result, "aborted": False, "willRetry": will_retry}
         )
         return result
+
+    async def _failed(self, reason: str, error_message: str | None, *, aborted: bool, will_retry: bool) -> None:
+        if self.s.ext is None:
+            return
+        event: dict[str, Any] = {"type": "session_compact_failed", "reason": reason}
+        if error_message is not None:
+            event["errorMessage"] = error_message
+        event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
+        await self.s.ext.emit(event)
 
     # ------------------------------------------------------------------ triggers
 

@@ -17,6 +17,8 @@ ERR_EXPORT_IN_MEMORY = "Cannot export in-memory session to HTML"
 ERR_EXPORT_NOTHING = "Nothing to export yet - start a conversation first"
 ERR_INVALID_FORK_ENTRY = "Invalid entry ID for forking"
 
+# Upstream's first sentences are kept verbatim (clients and adapters match on them); the help
+# that follows points at what exists here (no /login, no providers.md) instead of upstream's docs.
 LOGIN_HELP = (
     "Configure a provider key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
     "add a provider to <agent dir>/models.json, or use the built-in offline model with "
@@ -24,10 +26,13 @@ LOGIN_HELP = (
 )
 
 
-def no_model_error() -> str:
-    return f"No model selected.\n\n{LOGIN_HELP}"
+def no_models_available_message() -> str:
+    """Upstream's startup warning (and ``--list-models`` output) when no provider is configured."""
+    return f"No models available. {LOGIN_HELP}"
 
 
 def no_api_key_error(provider: str) -> str:
+    """The prompt preflight's error; ``unknown`` is the placeholder model of a runtime with no
+    model (upstream's wording: "No API key found for the selected model.")."""
     who = "the selected model" if provider == "unknown" else provider
     return f"No API key found for {who}.\n\n{LOGIN_HELP}"

@@ -15,6 +15,7 @@ from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
+from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.session import AgentSession
 from pi_rpc.session.errors import SessionError
@@ -96,6 +97,14 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
         raise StartupProblem(str(exc)) from None
 
 
+def _command_line_opts_into_faux(args: CliArgs) -> bool:
+    """``--faux-script`` or a model named ``faux/…`` (or ``--provider faux``) turn the offline
+    provider on; otherwise only its environment variable or models.json do (see ModelRegistry)."""
+    if args.faux_script or args.provider == FAUX_MODEL[0]:
+        return True
+    return bool(args.model) and str(args.model).startswith(f"{FAUX_MODEL[0]}/")
+
+
 def _default_model(registry: ModelRegistry, settings: Settings) -> dict[str, Any] | None:
     available = registry.get_available()
     if settings.default_provider and settings.default_model:
@@ -134,7 +143,7 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
     settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
-    registry = ModelRegistry(agent_dir)
+    registry = ModelRegistry(agent_dir, faux=_command_line_opts_into_faux(args))
     for error in registry.errors:
         _warn(f"Warning: {error}")
     if args.faux_script:
@@ -151,12 +160,9 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         registry.set_runtime_api_key(model["provider"], args.api_key)
     if model is not None and args.model and not registry.has_auth(model["provider"]):
         _warn(f"Warning: No API key found for {model['provider']}")
-    elif not args.model and (model is None or model["provider"] == "faux"):
-        # Upstream warns and runs with a placeholder model; we say so and use the offline model.
-        _warn(
-            "Warning: No models available (no provider key or models.json provider configured). "
-            "Using the built-in offline model faux/faux-1."
-        )
+    elif model is None:
+        # As upstream: warn and run with no model (get_state shows the placeholder; prompts fail).
+        _warn(f"Warning: {no_models_available_message()}")
 
     level = args.thinking or pattern_level
     if level is None and model is not None:
@@ -175,7 +181,18 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     session.print_diagnostics()
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
-    tool_names: list[str] | None = list(args.tools) if args.tools is not None else None
+    extension_sources = discover_extensions(args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    allowlist = list(args.tools) if args.tools is not None else None
+    tool_names: list[str] | None = None
+    if allowlist is not None:
+        from pi_rpc.config.cli_args import BUILTIN_TOOLS
+
+        tool_names = [t for t in allowlist if t in BUILTIN_TOOLS]
+        if not extension_sources:
+            # With extensions, the names may be theirs: checked once they are loaded.
+            for name in allowlist:
+                if name not in BUILTIN_TOOLS:
+                    _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
     if args.no_builtin_tools:
         tool_names = []
     if args.exclude_tools:
@@ -197,6 +214,8 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         scoped_models=scoped,
         tool_names=tool_names,
         no_tools=args.no_tools,
+        tool_allowlist=allowlist,
+        excluded_tools=list(args.exclude_tools),
         system_prompt=args.system_prompt,
         append_system_prompts=list(args.append_system_prompt),
         skill_paths=list(args.skills),
@@ -206,7 +225,34 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         no_context_files=args.no_context_files,
         project_trusted=settings.project_trusted,
         stream_fn=stream_fn,
+        extension_sources=extension_sources,
+        extension_flag_values=list(args.flag_values),
     )
+
+
+def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings) -> list[Any]:
+    """The extensions this session loads (``-e``, settings, discovery, built-ins); only lists
+    directories, so a session without extensions imports nothing more."""
+    from pi_rpc.extensions.builtin import DISABLED_BY_FLAGS
+    from pi_rpc.extensions.discovery import discover_extension_sources
+
+    disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
+    warnings: list[str] = []
+    sources = discover_extension_sources(
+        cwd=cwd,
+        agent_dir=str(agent_dir),
+        cli_paths=args.extensions,
+        cli_base=cli_base,
+        no_extensions=args.no_extensions,
+        project_trusted=settings.project_trusted,
+        global_settings=settings.global_dict(),
+        project_settings=settings.project_dict(),
+        disabled_builtins=disabled,
+        warnings=warnings,
+    )
+    for warning in warnings:
+        _warn(warning)
+    return list(sources)
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:

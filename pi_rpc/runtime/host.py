@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortController
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.resources_state import ResourcesState
     from pi_rpc.runtime.retry import RetryController
     from pi_rpc.runtime.store_faults import StoreFaultReporter
@@ -28,6 +29,7 @@ class SessionHost:
         retry: RetryController
         store_faults: StoreFaultReporter
         cwd: str
+        ext: SessionExtensions | None
         _is_streaming: bool
         _overflow_attempted: bool
         _entry_id_by_message: dict[int, str]
@@ -38,5 +40,6 @@ class SessionHost:
 
         async def emit(self, event: dict[str, Any]) -> None: ...
         async def abort(self) -> None: ...
+        def reload_context_from_store(self) -> None: ...
         def _clamp(self, level: str) -> str: ...
         def _placeholder_model(self) -> dict[str, Any]: ...

@@ -18,7 +18,8 @@ class ModelControl(SessionHost):
     def get_available_models(self) -> list[dict[str, Any]]:
         return self.registry.get_available()
 
-    async def _apply_model(self, model: dict[str, Any]) -> None:
+    async def _apply_model(self, model: dict[str, Any], source: str = "set") -> None:
+        previous = self.agent.model
         self.agent.model = model
         self.session.append_model_change(model["provider"], model["id"])
         key = f"{model['provider']}/{model['id']}"
@@ -30,13 +31,27 @@ class ModelControl(SessionHost):
         else:
             wanted = self.agent.thinking_level
         await self._set_effective_thinking(clamp_thinking_level(model, wanted))
+        ext = self.ext
+        if ext is not None and not (
+            previous is not None and previous.get("provider") == model.get("provider") and previous.get("id") == model.get("id")
+        ):
+            await ext.emit({"type": "model_select", "model": model, "previousModel": previous, "source": source})
+
+    async def select_model(self, model: dict[str, Any], source: str = "set") -> None:
+        """Select ``model`` (an extension's ``pi.set_model``), as ``set_model`` does."""
+        await self._apply_model(model, source)
 
     async def _set_effective_thinking(self, level: str) -> None:
-        if level == self.agent.thinking_level:
+        previous = self.agent.thinking_level
+        if level == previous:
             return
         self.agent.thinking_level = level
         self.session.append_thinking_level_change(level)
         await self.emit({"type": "thinking_level_changed", "level": level})
+        if self.ext is not None:
+            # Upstream does not await these handlers but they start at once, before the
+            # command's response; awaiting them keeps that order.
+            await self.ext.emit({"type": "thinking_level_select", "level": level, "previousLevel": previous})
 
     async def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
         model = next(
@@ -67,13 +82,13 @@ class ModelControl(SessionHost):
             if len(candidates) == 1:
                 return None
             chosen = candidates[(index + 1) % len(candidates)]
-        await self._apply_model(chosen)
+        await self._apply_model(chosen, "cycle")
         return {"model": chosen, "thinkingLevel": self.agent.thinking_level, "isScoped": bool(self.options.scoped_models)}
 
     def get_available_thinking_levels(self) -> list[str]:
         model = self.agent.model
         if model is None:
-            return ["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+            return ["off"]  # upstream's placeholder model does not reason
         return supported_thinking_levels(model)
 
     async def set_thinking_level(self, level: str) -> None:

@@ -45,10 +45,41 @@ async def navigate_tree(
         raise RuntimeCommandError("No model available for summarization")
     await s.abort()
 
-    summary: dict[str, Any] | None = None
-    if summarize:
-        by_id = {e["id"]: e for e in store.get_entries()}
-        entries = collect_entries_for_branch_summary(by_id, old_leaf, target_id)["entries"]
+    by_id = {e["id"]: e for e in store.get_entries()}
+    collected = collect_entries_for_branch_summary(by_id, old_leaf, target_id)
+    entries = collected["entries"]
+    hook_summary: dict[str, Any] | None = None
+    if s.ext is not None:
+        hook = await s.ext.emit(
+            {
+                "type": "session_before_tree",
+                "preparation": {
+                    "targetId": target_id,
+                    "oldLeafId": old_leaf,
+                    "commonAncestorId": collected.get("commonAncestorId"),
+                    "entriesToSummarize": entries,
+                    "userWantsSummary": summarize,
+                    "customInstructions": custom_instructions,
+                    "replaceInstructions": replace_instructions,
+                    "label": label,
+                },
+                "signal": None,
+            }
+        )
+        if isinstance(hook, dict):
+            if hook.get("cancel"):
+                return {"cancelled": True}
+            if isinstance(hook.get("summary"), dict) and summarize:
+                hook_summary = dict(hook["summary"])
+            if "customInstructions" in hook and hook["customInstructions"] is not None:
+                custom_instructions = hook["customInstructions"]
+            if "replaceInstructions" in hook and hook["replaceInstructions"] is not None:
+                replace_instructions = bool(hook["replaceInstructions"])
+            if "label" in hook and hook["label"] is not None:
+                label = hook["label"]
+
+    summary: dict[str, Any] | None = hook_summary
+    if summarize and hook_summary is None:
         if entries:
             controller = AbortController()
             s.compaction.begin_external(controller)
@@ -98,10 +129,16 @@ async def navigate_tree(
     else:
         new_leaf = target_id
 
-    if summary is not None:
+    summary_entry: dict[str, Any] | None = None
+    if summary is not None and summary.get("summary"):
         summary_id = store.branch_with_summary(
-            new_leaf, summary["summary"], details=summary.get("details"), usage=summary.get("usage")
+            new_leaf,
+            summary["summary"],
+            details=summary.get("details"),
+            usage=summary.get("usage"),
+            **({"from_hook": True} if hook_summary is not None else {}),
         )
+        summary_entry = store.get_entry(summary_id)
         if label:
             store.append_label_change(summary_id, label)
     else:
@@ -112,4 +149,14 @@ async def navigate_tree(
         if label:
             store.append_label_change(target_id, label)
     s.reload_context_from_store()
+    if s.ext is not None:
+        await s.ext.emit(
+            {
+                "type": "session_tree",
+                "newLeafId": store.get_leaf_id(),
+                "oldLeafId": old_leaf,
+                "summaryEntry": summary_entry,
+                "fromExtension": (hook_summary is not None) if summary_entry is not None else None,
+            }
+        )
     return result

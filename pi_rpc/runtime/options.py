@@ -26,6 +26,10 @@ class RuntimeOptions:
     scoped_models: list[dict[str, Any]] = field(default_factory=list)
     tool_names: list[str] | None = None  # None -> settings defaultTools / upstream defaults
     no_tools: bool = False
+    # ``--tools`` as given (built-in and extension tool names) and ``--exclude-tools``: they
+    # filter extension tools too.
+    tool_allowlist: list[str] | None = None
+    excluded_tools: list[str] = field(default_factory=list)
     system_prompt: str | None = None
     append_system_prompts: list[str] = field(default_factory=list)
     skill_paths: list[str] = field(default_factory=list)
@@ -35,3 +39,9 @@ class RuntimeOptions:
     no_context_files: bool = False
     project_trusted: bool = False
     stream_fn: Any = None  # override of pi_rpc.ai.stream.stream (tests)
+    # Extensions to load (pi_rpc.extensions.discovery.ExtensionSource); empty: none, at no cost.
+    extension_sources: list[Any] = field(default_factory=list)
+    # ``--name[=value]`` flags from the command line, for flags extensions register.
+    extension_flag_values: list[tuple[str, str | bool]] = field(default_factory=list)
+    # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
+    file_access: Any = None

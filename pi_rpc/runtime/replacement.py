@@ -89,17 +89,35 @@ class SessionReplacement(SessionHost):
         self._restore_from_session()
 
 
-    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
+        """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
+        session before it starts."""
+        ext = self.ext
+        if ext is not None and await ext.before_switch("new"):
+            return {"cancelled": True}
         await self.abort()
+        previous_file = self.session.session_file
         new_manager = self.session.new_session(parent_session=parent_session or None)
         self.agent.clear_all_queues()
+        if ext is not None:
+            await ext.shutdown("new", new_manager.session_file)
         await self._replace_session(new_manager)
+        if setup is not None:
+            result = setup(new_manager)
+            if hasattr(result, "__await__"):
+                await result
+            self.reload_context_from_store()
+        if ext is not None:
+            await ext.recreate("new", previous_file)
         return {"cancelled": False}
 
     async def switch_session(self, session_path: str) -> dict[str, Any]:
         path = Path(session_path).expanduser()
         if not path.is_absolute():
             path = Path.cwd() / path
+        ext = self.ext
+        if ext is not None and await ext.before_switch("resume", str(path)):
+            return {"cancelled": True}
         await self.abort()
         try:
             from pi_rpc.runtime.factory import session_fsync_mode
@@ -109,9 +127,14 @@ class SessionReplacement(SessionHost):
         except SessionError as exc:
             raise RuntimeCommandError(str(exc)) from None
         new_manager.print_diagnostics()
+        previous_file = self.session.session_file
+        if ext is not None:
+            await ext.shutdown("resume", new_manager.session_file)
         await self._replace_session(new_manager)
         if new_manager.cwd != self.cwd:
             self._rebind_cwd(new_manager.cwd)
+        if ext is not None:
+            await ext.recreate("resume", previous_file)
         return {"cancelled": False}
 
     def _rebind_cwd(self, cwd: str) -> None:
@@ -120,9 +143,16 @@ class SessionReplacement(SessionHost):
         self.cwd = cwd
         self.options = replace(self.options, cwd=cwd, session=self.session)
         self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
-        self.agent.tools = self.resources.tools
+        if self.ext is not None:
+            self.ext.on_resources_replaced()
+        else:
+            self.agent.tools = self.resources.tools
 
     async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
+        ext = self.ext
+        # Upstream asks extensions before it checks the entry.
+        if ext is not None and await ext.before_fork(entry_id, position):
+            return {"cancelled": True}
         entry = self.session.get_entry(entry_id) if isinstance(entry_id, str) else None
         if (
             entry is None
@@ -132,19 +162,32 @@ class SessionReplacement(SessionHost):
             raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
         text = _message_text(entry["message"])
         await self.abort()
+        previous_file = self.session.session_file
         try:
             result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
         except SessionError as exc:  # e.g. not saved yet: upstream's text as the error
             raise RuntimeCommandError(str(exc)) from None
+        if ext is not None:
+            await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager, keep_queue_texts=True)
+        if ext is not None:
+            await ext.recreate("fork", previous_file)
         return {"text": text, "cancelled": False}
 
     async def clone(self) -> dict[str, Any]:
+        ext = self.ext
+        leaf = self.session.get_leaf_id()
+        if ext is not None and leaf is not None and await ext.before_fork(leaf, "at"):
+            return {"cancelled": True}
         await self.abort()
+        previous_file = self.session.session_file
         try:
             result = self.session.clone()
         except SessionError as exc:
             raise RuntimeCommandError(str(exc)) from None
+        if ext is not None:
+            await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager)
+        if ext is not None:
+            await ext.recreate("fork", previous_file)
         return {"cancelled": False}
-

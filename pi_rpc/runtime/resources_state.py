@@ -23,7 +23,7 @@ from pi_rpc.resources.system_prompt import (
     replay_system_messages,
 )
 from pi_rpc.resources.templates import discover_templates, expand_prompt_template
-from pi_rpc.tools import DEFAULT_TOOL_NAMES, create_tools, tool_definition, tool_guidelines
+from pi_rpc.tools import DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition, tool_guidelines
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
@@ -60,6 +60,15 @@ def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
             print(f"Warning: {kind}: {diag}", file=sys.stderr)
 
 
+def _prompt_summary(tool: Any) -> str:
+    """The tool's line in the prompt: its snippet, else (built-ins) the first sentence of its
+    description. Extension tools without a ``promptSnippet`` are not listed, as upstream."""
+    snippet = getattr(tool, "prompt_snippet", "")
+    if snippet or getattr(tool, "extension_tool", False):
+        return str(snippet)
+    return str(tool.description.split(". ")[0])
+
+
 class ResourcesState:
     def __init__(
         self, options: RuntimeOptions, get_model: Callable[[], dict[str, Any] | None] | None = None
@@ -67,15 +76,15 @@ class ResourcesState:
         self.options = options
         self.cwd = options.cwd
         self.session_env: dict[str, str] = {}
-        self.tools = create_tools(
-            options.cwd,
-            _resolve_tool_names(options),
-            shell_path=options.settings.shell_path,
-            shell_command_prefix=options.settings.shell_command_prefix,
-            session_env=lambda: dict(self.session_env),
-            auto_resize_images=options.settings.images_auto_resize,
-            get_model=get_model,
-        )
+        self._tool_options: dict[str, Any] = {
+            "shell_path": options.settings.shell_path,
+            "shell_command_prefix": options.settings.shell_command_prefix,
+            "session_env": lambda: dict(self.session_env),
+            "auto_resize_images": options.settings.images_auto_resize,
+            "get_model": get_model,
+            "file_access": options.file_access,
+        }
+        self.tools = create_tools(options.cwd, _resolve_tool_names(options), **self._tool_options)
         agent_dir = str(options.agent_dir)
         skills = discover_skills(
             cwd=options.cwd,
@@ -111,16 +120,14 @@ class ResourcesState:
         for line in warnings:
             print(line, file=sys.stderr)
 
+    def create_builtin_tool(self, name: str) -> Any:
+        """Another built-in tool with this session's options (extensions can activate any)."""
+        return create_tool(name, self.cwd, **self._tool_options)
+
     # ------------------------------------------------------------------ system message
 
     def current_sections(self) -> dict[str, str]:
-        tools = [
-            {
-                "name": tool.name,
-                "summary": getattr(tool, "prompt_snippet", "") or tool.description.split(". ")[0],
-            }
-            for tool in self.tools
-        ]
+        tools = [{"name": tool.name, "summary": _prompt_summary(tool)} for tool in self.tools]
         return build_system_sections(
             cwd=self.cwd,
             tools=tools,
@@ -153,5 +160,5 @@ class ResourcesState:
         expanded = expand_prompt_template(text, self.templates)
         return expanded if expanded is not None else text
 
-    def commands(self) -> list[dict[str, Any]]:
-        return list_slash_commands(self.templates, self.skills)
+    def commands(self, extension_commands: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        return list_slash_commands(self.templates, self.skills, extension_commands or ())

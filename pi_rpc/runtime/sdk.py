@@ -16,7 +16,11 @@ registry, tools, retries and compaction. Example::
     anyio.run(main)
 
 Configuration comes from the usual places (``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``:
-settings.json, models.json, auth). Events are the runtime's dicts (upstream camelCase shape;
+settings.json, models.json, auth). Extensions load as for the command line (discovered ones,
+plus ``extensions=[paths]``; ``no_extensions=True`` disables discovery); by default they run
+without a user (``ctx.has_ui`` false, dialogs return their defaults) unless ``extension_ui``
+(a ``pi_rpc.extensions.ExtensionUI`` subclass) is given, and their errors are collected in
+``PiSession.extension_errors`` (and passed to ``on_extension_error`` when given). Events are the runtime's dicts (upstream camelCase shape;
 ``message_update`` still carries the cumulative ``assistantMessageEvent.partial``).
 Listeners may be sync or async functions; they run in the session's task.
 Startup problems (unknown model, session not found...) raise ``StartupProblem``; refused
@@ -106,6 +110,8 @@ class PiSession:
 
     def __init__(self, agent_session: AgentSession) -> None:
         self.agent_session = agent_session
+        # ``extension_error`` records ({extensionPath, event, error}) of this session.
+        self.extension_errors: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ events
 
@@ -287,6 +293,8 @@ def build_cli_args(
     no_context_files: bool = False,
     approve: bool | None = None,
     faux_script: str | os.PathLike[str] | None = None,
+    extensions: Sequence[str | os.PathLike[str]] = (),
+    no_extensions: bool = False,
 ) -> CliArgs:
     """The ``CliArgs`` equivalent of SDK options (validated like the command line).
     ``no_session=None``: in memory unless a session, session dir, continue or fork is given."""
@@ -308,7 +316,8 @@ def build_cli_args(
         continue_session=continue_session,
         fork=fork,
         name=name,
-        tools=None if tools is None else _check_names(list(tools), BUILTIN_TOOLS, "tool"),
+        # A tool name may be an extension's: checked by open_session once they are loaded.
+        tools=None if tools is None else tuple(tools),
         no_tools=no_tools,
         exclude_tools=tuple(exclude_tools),
         system_prompt=system_prompt,
@@ -320,7 +329,37 @@ def build_cli_args(
         no_context_files=no_context_files,
         approve=approve,
         faux_script=None if faux_script is None else os.fspath(faux_script),
+        extensions=tuple(os.fspath(e) for e in extensions),
+        no_extensions=no_extensions,
     )
+
+
+
+def _check_tool_names(agent_session: AgentSession, names: Sequence[str]) -> None:
+    valid = list(BUILTIN_TOOLS)
+    if agent_session.ext is not None:
+        valid += [t["name"] for t in agent_session.ext.get_all_tools() if t["name"] not in valid]
+    _check_names(list(names), valid, "tool")
+
+
+async def _start_extensions(
+    pi_session: PiSession,
+    ui: Any,
+    mode: str,
+    on_error: Callable[[dict[str, Any]], Any] | None,
+) -> None:
+    from pi_rpc.extensions.host import ModeBinding
+    from pi_rpc.runtime.extension_host import ExtensionStartupError
+
+    def record(error: Any) -> None:
+        pi_session.extension_errors.append(dict(error))
+        if on_error is not None:
+            on_error(dict(error))
+
+    try:
+        await pi_session.agent_session.start_extensions(ModeBinding(mode=mode, ui=ui, on_error=record))
+    except ExtensionStartupError as exc:
+        raise StartupProblem(exc.message, exc.exit_code) from None
 
 
 @asynccontextmanager
@@ -328,6 +367,9 @@ async def open_session(
     *,
     cwd: str | os.PathLike[str] | None = None,
     stream_fn: Any = None,
+    extension_ui: Any = None,
+    extension_mode: str = "print",
+    on_extension_error: Callable[[dict[str, Any]], Any] | None = None,
     **options: Any,
 ) -> AsyncIterator[PiSession]:
     """Open a session for the duration of the ``async with`` block.
@@ -339,7 +381,12 @@ async def open_session(
     ``no_session``, ``session``, ``session_dir``, ``session_id``, ``continue_session``,
     ``fork``, ``name``, ``tools``, ``no_tools``, ``exclude_tools``, ``system_prompt``,
     ``append_system_prompt``, ``skills``, ``no_skills``, ``prompt_templates``,
-    ``no_prompt_templates``, ``no_context_files``, ``approve``, ``faux_script``.
+    ``no_prompt_templates``, ``no_context_files``, ``approve``, ``faux_script``,
+    ``extensions`` (paths, like ``-e``), ``no_extensions``.
+
+    ``extension_ui``: ``ctx.ui`` for extensions (an ``ExtensionUI`` subclass; default: none);
+    ``extension_mode``: ``ctx.mode`` (default ``"print"``); ``on_extension_error(record)``.
+    An extension that fails to load raises ``StartupProblem`` naming the file.
 
     On exit the session is shut down like the CLI does (running work aborted, files closed).
     """
@@ -349,6 +396,7 @@ async def open_session(
     # An error in the caller's block is re-raised as itself after the task group closes,
     # not wrapped in an ExceptionGroup.
     body_error: Exception | None = None
+    pi_session = PiSession(agent_session)
     async with anyio.create_task_group() as tg:
         agent_session.bind_task_group(tg)
         try:
@@ -357,7 +405,11 @@ async def open_session(
                     await agent_session.set_session_name(args.name)
                 except RuntimeCommandError:
                     pass  # an empty name is ignored, like --name
-            yield PiSession(agent_session)
+            if agent_session.ext is not None:
+                await _start_extensions(pi_session, extension_ui, extension_mode, on_extension_error)
+            if args.tools is not None:
+                _check_tool_names(agent_session, args.tools)
+            yield pi_session
         except Exception as exc:  # noqa: BLE001 - re-raised below
             body_error = exc
         finally:

@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import replace
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -35,7 +35,6 @@ from pi_rpc.runtime.errors import (
     ERR_SESSION_NAME_EMPTY,
     RuntimeCommandError,
     no_api_key_error,
-    no_model_error,
 )
 from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.model_control import ModelControl
@@ -51,10 +50,15 @@ from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
+if TYPE_CHECKING:
+    from pi_rpc.extensions.host import ModeBinding
+    from pi_rpc.runtime.extension_host import SessionExtensions
+
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 # Roles the store persists on message_end (bashExecution is recorded by the bash command).
-_PERSISTED_ROLES = {"system", "user", "assistant", "toolResult", "custom"}
+# (custom messages from extensions are recorded as custom_message entries.)
+_PERSISTED_ROLES = {"system", "user", "assistant", "toolResult"}
 
 
 def _now_ms() -> int:
@@ -124,6 +128,16 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         self.store_faults = StoreFaultReporter(self.emit, lambda: self._tg)
         self.store_faults.attach(self.session)
         self._restore_from_session(initial=True)
+        # Extensions exist only when some were discovered: otherwise nothing is imported and
+        # no hook is installed (the session behaves byte for byte as without extensions).
+        self.ext: SessionExtensions | None = None
+        if options.extension_sources:
+            from pi_rpc.runtime.extension_host import SessionExtensions
+
+            self.ext = SessionExtensions(self)
+            self.agent.before_tool_call = self.ext.before_tool_call
+            self.agent.after_tool_call = self.ext.after_tool_call
+            self.agent.transform_context = self.ext.transform_context
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -148,8 +162,46 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         for listener in list(self._listeners):
             await listener(event)
 
+    def emit_now(self, event: dict[str, Any]) -> None:
+        """Emit without awaiting, for effects an extension causes synchronously (upstream emits
+        them at once, so they stay in order with the extension's UI requests): a listener with
+        an ``emit_nowait`` attribute gets the event now, any other one in the background."""
+        if self._shutting_down:
+            return
+        for listener in list(self._listeners):
+            nowait = getattr(listener, "emit_nowait", None)
+            if nowait is not None:
+                nowait(event)
+            else:
+                self._start_background(self._deliver, listener, event)
+
+    @staticmethod
+    async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
+        await listener(event)
+
+    async def start_extensions(self, binding: ModeBinding) -> None:
+        """Load the discovered extensions, bind them to the running mode and emit
+        ``session_start``. Raises ``ExtensionStartupError`` when one fails to load. Without
+        extensions this does nothing."""
+        if self.ext is not None:
+            await self.ext.start(binding)
+
+    async def load_extensions(self) -> None:
+        """The loading half of ``start_extensions`` (raises ``ExtensionStartupError``)."""
+        if self.ext is not None:
+            await self.ext.load_startup()
+
+    async def bind_extensions(self, binding: ModeBinding) -> None:
+        """The binding half of ``start_extensions`` (``session_start``)."""
+        if self.ext is not None:
+            await self.ext.bind(binding)
+
     async def shutdown(self) -> None:
         """Stop emitting, abort everything, wait for idle (upstream dispose)."""
+        if self.ext is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await self.abort()
+                await self.ext.shutdown("quit")
         self._shutting_down = True
         self._abort_requested = True
         self.retry.cancel_sleep()
@@ -190,6 +242,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             # An abort that arrived after the prompt's response but before the low-level run
             # existed (nothing to abort yet): abort the run now that it does.
             self.agent.abort()
+        if self.ext is not None:
+            # Extensions see every agent event before clients do (upstream order); a
+            # message_end handler may replace the message before it is recorded.
+            await self.ext.on_agent_event(event)
         if etype == "agent_end":
             last = self._last_assistant(event.get("messages") or [])
             will_retry = self.retry.decide(last, self._context_window())
@@ -198,9 +254,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         await self.emit(event)
         if etype == "turn_end":
             self.session.sync()  # the per-turn durability point (sessionFsync: "turn")
+            if self.ext is not None:
+                await self.ext.after_turn_end()
         if etype == "message_end":
             message = event["message"]
-            if message.get("role") in _PERSISTED_ROLES:
+            if message.get("role") == "custom":
+                self._entry_id_by_message[id(message)] = self._record_custom_message(message)
+            elif message.get("role") in _PERSISTED_ROLES:
                 entry_id = self.session.append_message(message)
                 self._entry_id_by_message[id(message)] = entry_id
             if message.get("role") == "assistant" and message.get("stopReason") in ("stop", "toolUse"):
@@ -226,6 +286,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         return TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
 
     async def _on_dequeue(self, message: dict[str, Any], kind: str) -> None:
+        if message.get("role") != "user":
+            return  # an extension's custom message: it never was in the listed queues
         text = content_text(message.get("content"))
         texts = self._steering_texts if kind == "steer" else self._follow_up_texts
         if text in texts:
@@ -287,13 +349,31 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         images: list[dict[str, Any]] | None = None,
         streaming_behavior: str | None = None,
         start_gate: anyio.Event | None = None,
+        *,
+        source: str = "interactive",
+        expand_templates: bool = True,
     ) -> str:
-        """Submit a prompt. Returns the disposition (``started`` | ``queued``) once the run has
-        been accepted. With ``start_gate`` the run waits for it before ``agent_start`` (the RPC
-        mode sets it once the prompt's response is written)."""
+        """Submit a prompt. Returns the disposition (``started`` | ``queued`` | ``handled``) once
+        the run has been accepted. With ``start_gate`` the run waits for it before
+        ``agent_start`` (the RPC mode sets it once the prompt's response is written).
+
+        With extensions (upstream order): an extension command (``/name args``) runs and the
+        prompt is handled; ``input`` handlers may transform or handle the text (``source``:
+        ``rpc``, ``interactive`` or ``extension``); then skills and templates expand (unless
+        ``expand_templates`` is false, as for ``pi.send_user_message``)."""
+        ext = self.ext
+        if ext is not None and expand_templates and text.startswith("/") and await ext.try_command(text):
+            return "handled"
         if self.compaction.manual_active:
             raise RuntimeCommandError(ERR_COMPACTING)
-        expanded = self._expand(text)
+        if ext is not None:
+            processed = await ext.run_input(
+                text, images, source, streaming_behavior if self._is_streaming else None
+            )
+            if processed is None:
+                return "handled"
+            text, images = processed
+        expanded = self._expand(text) if expand_templates else text
         if self._is_streaming:
             if streaming_behavior is None:
                 raise RuntimeCommandError(ERR_ALREADY_PROCESSING)
@@ -305,9 +385,15 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
         model = self.agent.model
         if model is None:
-            raise RuntimeCommandError(no_model_error())
+            # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
+            raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+        return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate)
+
+    async def _start_run(self, trigger: dict[str, Any], start_gate: anyio.Event | None = None) -> str:
+        """Claim the session and start a run from a user prompt or (extensions) a custom
+        message: compaction check, ``before_agent_start``, the starting messages."""
         # Claim the session before any await so two prompts cannot both start a run.
         self._is_streaming = True
         self._run_aborted = False
@@ -316,15 +402,25 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         self._run_done = anyio.Event()
         try:
             await self.compaction.check_before_prompt()
-            expanded, images = await normalize_prompt_images(
-                expanded, images, auto_resize=self.settings.images_auto_resize, model=self.agent.model
-            )
+            injected = await self.ext.before_agent_start(trigger) if self.ext is not None else []
             self._flush_pending_bash()
             messages: list[dict[str, Any]] = []
             system = self.resources.system_message_for(self.agent.messages, _now_ms())
             if system is not None:
                 messages.append(system)
-            messages.append(_user_message(expanded, images))
+            if trigger["messageType"] == "custom":
+                messages.append(trigger["message"])
+            else:
+                expanded, images = await normalize_prompt_images(
+                    trigger["prompt"],
+                    trigger.get("images"),
+                    auto_resize=self.settings.images_auto_resize,
+                    model=self.agent.model,
+                )
+                messages.append(_user_message(expanded, images))
+            if self.ext is not None:
+                messages.extend(self.ext.take_next_turn_messages())
+                messages.extend(injected)
         except BaseException:
             self._is_streaming = False
             self._run_done.set()
@@ -333,6 +429,32 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         self._refresh_stream_options()
         self._start_background(self._session_run, messages, start_gate)
         return "started"
+
+    async def start_custom_run(self, message: dict[str, Any]) -> None:
+        """An extension's ``send_message(..., {"triggerTurn": True})`` while idle: a run that
+        starts from that custom message."""
+        if self._is_streaming:
+            self.agent.steer(message)
+            return
+        model = self.agent.model
+        if model is None:
+            raise RuntimeCommandError(no_api_key_error("unknown"))
+        if not self.registry.has_auth(model["provider"]):
+            raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+        await self._start_run({"messageType": "custom", "message": message})
+
+    def _record_custom_message(self, message: dict[str, Any]) -> str:
+        return self.session.append_custom_message_entry(
+            str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
+        )
+
+    def append_custom_message_now(self, message: dict[str, Any]) -> None:
+        """Record an extension's custom message outside a run (no turn starts)."""
+        entry_id = self._record_custom_message(message)
+        self._entry_id_by_message[id(message)] = entry_id
+        self.agent.messages.append(message)
+        self.emit_now({"type": "message_start", "message": message})
+        self.emit_now({"type": "message_end", "message": message})
 
     def _refresh_stream_options(self) -> None:
         """Per-request options from settings and models.json: provider-level HTTP retries
@@ -354,6 +476,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
                 headers = {}
             if headers:
                 options["headers"] = headers
+        if self.ext is not None:
+            options.update(self.ext.request_hooks())
         self.agent.stream_options = options
 
     def _update_session_env(self) -> None:
@@ -390,12 +514,29 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         self._follow_up_texts.append(text)
         await self._emit_queue_update()
 
-    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
-        await self._queue_steer(self._expand(text), images)
-        return "queued"
+    async def steer(
+        self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive"
+    ) -> str:
+        return await self._queue_user_input(text, images, "steer", source)
 
-    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
-        await self._queue_follow_up(self._expand(text), images)
+    async def follow_up(
+        self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive"
+    ) -> str:
+        return await self._queue_user_input(text, images, "followUp", source)
+
+    async def _queue_user_input(
+        self, text: str, images: list[dict[str, Any]] | None, behavior: str, source: str
+    ) -> str:
+        if self.ext is not None:
+            self.ext.check_not_command(text)
+            processed = await self.ext.run_input(text, images, source, behavior if self._is_streaming else None)
+            if processed is None:
+                return "handled"
+            text, images = processed
+        if behavior == "steer":
+            await self._queue_steer(self._expand(text), images)
+        else:
+            await self._queue_follow_up(self._expand(text), images)
         return "queued"
 
     async def clear_queue(self) -> dict[str, list[str]]:
@@ -424,9 +565,14 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
                 print(f"pi: could not record pending bash output: {exc!r}", file=sys.stderr)
             done = self._run_done
+            if self.ext is not None:
+                self.ext.end_run()
+                await self.ext.emit_settled(self._run_aborted)
             await self.emit({"type": "agent_settled", "aborted": self._run_aborted})
             if done is not None:
                 done.set()
+            if self.ext is not None:
+                self.ext.run_deferred()
 
     async def _after_runs(self) -> None:
         """What follows a low-level run: retry, overflow recovery, threshold compaction, and
@@ -564,7 +710,27 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         return queries.session_stats(self)
 
     def get_commands(self) -> list[dict[str, Any]]:
-        return self.resources.commands()
+        runner = self.ext.runner if self.ext is not None else None
+        return self.resources.commands(runner.command_listing() if runner is not None else None)
+
+    # ------------------------------------------------------------------ extension support
+
+    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None:
+        """Skills and prompt templates an extension contributed (``resources_discover``)."""
+        self.options = replace(
+            self.options,
+            skill_paths=[*self.options.skill_paths, *skill_paths],
+            template_paths=[*self.options.template_paths, *prompt_paths],
+        )
+        self.reload_resources()
+
+    def reload_resources(self) -> None:
+        """Load skills, templates, context files and prompts again (``ctx.reload()``)."""
+        self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
+        if self.ext is not None:
+            self.ext.on_resources_replaced()
+        else:
+            self.agent.tools = self.resources.tools
 
     async def set_session_name(self, name: str) -> None:
         trimmed = name.strip()
@@ -572,7 +738,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             raise RuntimeCommandError(ERR_SESSION_NAME_EMPTY)
         normalized = re.sub(r"[\r\n]+", " ", trimmed).strip()
         self.session.append_session_info(normalized)
-        await self.emit({"type": "session_info_changed", "name": normalized})
+        event = {"type": "session_info_changed", "name": normalized}
+        await self.emit(event)
+        if self.ext is not None:
+            await self.ext.emit(dict(event))
 
     def export_html(self, output_path: str | None = None) -> dict[str, Any]:
         from pi_rpc.runtime.export_html import export_session_html

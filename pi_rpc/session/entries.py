@@ -129,10 +129,12 @@ def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: st
 
 
 def custom_message_entry(
-    id: str, parent_id: str | None, timestamp: str, custom_type: str, content: Any, display: bool,
+    id: str, parent_id: str | None, timestamp: str, custom_type: str, content: Any, display: bool | None,
     details: Any = None,
 ) -> Entry:
-    entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content, "display": display}
+    entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content}
+    if display is not None:  # upstream's JSON leaves an undefined display out
+        entry["display"] = display
     if details is not None:
         entry["details"] = details
     entry["id"] = id

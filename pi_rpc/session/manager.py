@@ -735,7 +735,7 @@ class SessionManager:
         return entry["id"]
 
     def append_custom_message_entry(
-        self, custom_type: str, content: Any, display: bool, details: Any = None
+        self, custom_type: str, content: Any, display: bool | None, details: Any = None
     ) -> str:
         entry = E.custom_message_entry(self._next_id(), self._leaf_id, now_iso(), custom_type, content, display, details)
         self._append_entry(entry)

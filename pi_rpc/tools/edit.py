@@ -24,6 +24,7 @@ from pi_rpc.tools.edit_diff import (
     restore_line_endings,
     strip_bom,
 )
+from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.paths import resolve_to_cwd
 
 _REPLACE_EDIT = object_schema(
@@ -101,8 +102,38 @@ class EditTool(BuiltinTool):
         "non-overlapping; merge nearby changes without including large unchanged regions.",
     )
 
+    def __init__(self, cwd: str, *, file_access: TextFileAccess | None = None) -> None:
+        super().__init__(cwd)
+        self.file_access = file_access
+
     def prepare_arguments(self, args: Any) -> Any:
         return prepare_edit_arguments(args)
+
+    async def _read(self, absolute: str, path: str) -> str:
+        if self.file_access is not None:
+            try:
+                return await self.file_access.read_text(absolute)
+            except FileAccessError as exc:
+                raise ToolError(f"Could not edit file: {path}. {exc}") from exc
+        if not os.path.exists(absolute):
+            raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
+        if not os.access(absolute, os.R_OK | os.W_OK):
+            raise ToolError(f"Could not edit file: {path}. Error code: EACCES.")
+        try:
+            with open(absolute, "rb") as fh:
+                return fh.read().decode("utf-8", "replace")
+        except IsADirectoryError as exc:
+            raise ToolError("EISDIR: illegal operation on a directory, read") from exc
+
+    async def _write(self, absolute: str, text: str) -> None:
+        if self.file_access is not None:
+            try:
+                await self.file_access.write_text(absolute, text)
+            except FileAccessError as exc:
+                raise ToolError(str(exc)) from exc
+            return
+        with open(absolute, "wb") as fh:  # lone surrogates become U+FFFD, as node writes
+            fh.write(to_utf8(text))
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
@@ -116,22 +147,13 @@ class EditTool(BuiltinTool):
 
         async def edit() -> AgentToolResult:
             check_aborted(signal)
-            if not os.path.exists(absolute):
-                raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
-            if not os.access(absolute, os.R_OK | os.W_OK):
-                raise ToolError(f"Could not edit file: {path}. Error code: EACCES.")
-            try:
-                with open(absolute, "rb") as fh:
-                    raw = fh.read().decode("utf-8", "replace")
-            except IsADirectoryError as exc:
-                raise ToolError("EISDIR: illegal operation on a directory, read") from exc
+            raw = await self._read(absolute, path)
             check_aborted(signal)
             bom, content = strip_bom(raw)
             ending = detect_line_ending(content)
             base, new_content = apply_edits(normalize_to_lf(content), edits, path)
             check_aborted(signal)
-            with open(absolute, "wb") as fh:  # lone surrogates become U+FFFD, as node writes
-                fh.write(to_utf8(bom + restore_line_endings(new_content, ending)))
+            await self._write(absolute, bom + restore_line_endings(new_content, ending))
             check_aborted(signal)
             diff, first_changed = generate_diff_string(base, new_content)
             details: dict[str, Any] = {"diff": diff, "patch": generate_unified_patch(path, base, new_content)}

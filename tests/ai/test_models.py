@@ -45,7 +45,7 @@ def test_custom_model_serialises_like_upstream(tmp_path):
         b'"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":128000,"maxTokens":4096}'
     )
     available = [(m["provider"], m["id"]) for m in reg.get_available()]
-    assert available == [("faux", "faux-1"), ("faux", "faux-reasoner"), ("fake", "fake-model"), ("fake", "fake-reasoner")]
+    assert available == [("fake", "fake-model"), ("fake", "fake-reasoner")]  # faux is opt-in
 
 
 def test_defaults_and_validation(tmp_path):
@@ -78,14 +78,14 @@ def test_builtin_override_baseurl_and_model_overrides(tmp_path):
     assert haiku["cost"]["input"] == 9 and haiku["cost"]["output"] == builtin_models("anthropic")[3]["cost"]["output"]
     assert list(haiku)[:10] == ["id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens"]
     assert reg.find("anthropic", "my-claude")["baseUrl"] == "http://proxy.local"
-    assert all(m["provider"] in ("faux", "anthropic") for m in reg.get_available())
+    assert {m["provider"] for m in reg.get_available()} == {"anthropic"}
 
 
 def test_api_key_resolution_order(tmp_path):
     cfg = {"providers": {"p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "$P_KEY", "models": [{"id": "m"}]}}}
     reg = registry(tmp_path, cfg, env={})
     assert not reg.has_auth("p") and reg.get_api_key("p") is None
-    assert [m["provider"] for m in reg.get_available()] == ["faux", "faux"]
+    assert reg.get_available() == []
     reg = registry(tmp_path, cfg, env={"P_KEY": "from-env-template"})
     assert reg.get_api_key("p") == "from-env-template"
     reg = registry(tmp_path, cfg, env={"P_KEY": "x"}, auth={"p": {"type": "api_key", "key": "from-auth"}})
@@ -95,7 +95,7 @@ def test_api_key_resolution_order(tmp_path):
     env_reg = ModelRegistry(tmp_path / "nothing-here", env={"OPENAI_API_KEY": "sk-env", "ANTHROPIC_OAUTH_TOKEN": "oat", "ANTHROPIC_API_KEY": "ak"})
     assert env_reg.get_api_key("openai") == "sk-env"
     assert env_reg.get_api_key("anthropic") == "oat"
-    assert {m["provider"] for m in env_reg.get_available()} == {"faux", "openai", "anthropic"}
+    assert {m["provider"] for m in env_reg.get_available()} == {"openai", "anthropic"}
 
 
 def test_config_values_and_headers(tmp_path):
@@ -125,6 +125,8 @@ def test_model_patterns(tmp_path):
     r = reg.resolve("fake-model:bogus")
     assert r["status"] == "resolved" and "Invalid thinking level" in r["warning"]
     assert reg.resolve("nothing-like-this")["status"] == "not-found"
+    assert reg.resolve("faux-1")["status"] == "not-found"  # faux is opt-in
+    reg.enable_faux()
     r = reg.resolve("faux-1")
     assert r["model"]["provider"] == "faux"
 
@@ -155,3 +157,23 @@ def test_cost_js_numbers():
     assert calculate_cost(tiered, usage)["output"] == pytest.approx(40 / 1e6)
     usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 100, "cacheWrite1h": 40, "cost": {}}
     assert calculate_cost(model, usage)["cacheWrite"] == pytest.approx((3.75 * 60 + 3 * 2 * 40) / 1e6)
+
+
+def test_faux_is_opt_in(tmp_path):
+    """Offered only when asked for: the constructor flag / enable_faux() (the command line),
+    PI_FAUX_SCRIPT, or a ``faux`` entry in models.json; otherwise unknown like any other name."""
+    plain = registry(tmp_path / "a")
+    assert not plain.faux_enabled and plain.find("faux", "faux-1") is None and plain.all_models()
+    assert "faux" not in plain.providers()
+    forced = ModelRegistry(tmp_path / "a", env={}, faux=True)
+    assert [m["id"] for m in forced.get_available()] == ["faux-1", "faux-reasoner"]
+    by_env = ModelRegistry(tmp_path / "a", env={"PI_FAUX_SCRIPT": str(tmp_path / "script.json")})
+    assert by_env.faux_enabled and by_env.find("faux", "faux-reasoner") is not None
+    configured = tmp_path / "b"
+    configured.mkdir()
+    cfg = {"providers": {"faux": {}, "p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "k", "models": [{"id": "m"}]}}}
+    by_config = registry(configured, cfg)
+    assert [(m["provider"], m["id"]) for m in by_config.get_available()] == [("faux", "faux-1"), ("faux", "faux-reasoner"), ("p", "m")]
+    late = registry(tmp_path / "a")
+    late.enable_faux()
+    assert late.find("faux", "faux-1") is not None

@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_SESSIONS = ROOT / "tests" / "fixtures" / "pi-oracle"
 
 
-def run_pi(args: list[str], agent_dir: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_pi(args: list[str], agent_dir: Path, cwd: Path, faux: bool = True) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "PI_CODING_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
+    if faux:
+        env["PI_FAUX_SCRIPT"] = os.devnull  # opt in to the offline faux provider
     return subprocess.run([sys.executable, "-m", "pi_rpc", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
 
 
@@ -43,6 +45,17 @@ def test_list_models_table_and_search(tmp_path: Path) -> None:
     assert [line.split()[1] for line in found.stdout.splitlines()[1:]] == ["coder-7b"]
     none = run_pi(["--list-models", "zzzz"], agent, tmp_path)
     assert none.stdout.strip() == 'No models matching "zzzz"'
+
+
+def test_list_models_without_faux_or_providers_says_so_like_upstream(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    empty = run_pi(["--list-models"], agent, tmp_path, faux=False)
+    assert empty.returncode == 0
+    assert empty.stdout.startswith("No models available. ") and "faux" not in empty.stdout.split(".")[0]
+    assert empty.stderr.startswith("Warning: No models available. ")
+    opted = run_pi(["--list-models", "--faux-script", os.devnull], agent, tmp_path, faux=False)
+    assert [line.split()[:2] for line in opted.stdout.splitlines()[1:]] == [["faux", "faux-1"], ["faux", "faux-reasoner"]]
 
 
 def test_export_writes_a_self_contained_page(tmp_path: Path) -> None:

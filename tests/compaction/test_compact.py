@@ -345,3 +345,32 @@ def test_entry_fields() -> None:
     assert list(fields) == ["summary", "firstKeptEntryId", "tokensBefore", "details", "usage", "fromHook"]
     assert fields["fromHook"] is False and "estimatedTokensAfter" not in fields
     assert build_compaction_entry_fields(result, from_hook=True)["fromHook"] is True  # type: ignore[arg-type]
+
+
+async def test_single_summary_usage_passes_through_with_every_field() -> None:
+    # The provider layer's usage (cost.totalFromProvider, optional counters, unknown extras)
+    # reaches the result unchanged; upstream keeps it as the reply's usage object.
+    provider_usage = usage(300, 40, cost=0.5)
+    provider_usage["reasoning"] = 7
+    provider_usage["cost"]["totalFromProvider"] = True
+    provider_usage["serviceTier"] = "flex"
+    stream = ScriptedStream(reply("S", usage_=provider_usage))
+    result = await compact(simple_preparation(), MODEL, None, stream_fn=stream)
+    assert result["usage"] == provider_usage
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [(True, True, True), (True, False, False), (None, True, False)])
+async def test_split_turn_usage_combines_like_upstream(first: bool | None, second: bool, expected: bool) -> None:
+    path = load_session("c_tool_bash.session.jsonl")
+    prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=1))
+    assert prep is not None and prep.is_split_turn
+    a, b = usage(100, 10, cost=0.25), usage(50, 5, cost=0.5)
+    if first is not None:
+        a["cost"]["totalFromProvider"] = first
+    b["cost"]["totalFromProvider"] = second
+    b["reasoning"] = 3
+    result = await compact(prep, MODEL, None, stream_fn=ScriptedStream(reply("H", usage_=a), reply("P", usage_=b)))
+    assert result["usage"] == {
+        "input": 150, "output": 15, "cacheRead": 0, "cacheWrite": 0, "reasoning": 3, "totalTokens": 165,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.75, "totalFromProvider": expected},
+    }

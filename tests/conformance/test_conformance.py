@@ -47,6 +47,14 @@ def test_other_tiers_against_ours(tier: str, tmp_path: Path) -> None:
     assert data["totals"][tier]["pass"] >= 2
 
 
+def test_extensions_tier_against_ours(tmp_path: Path) -> None:
+    """Python ports of upstream's example extensions and paired fixtures (tests/fixtures/
+    extensions) in the real subprocess: the same expectations upstream passes with the
+    TypeScript originals."""
+    data = _run_tier("extension_api", tmp_path)
+    assert data["totals"]["extension_api"]["pass"] >= 10
+
+
 def test_failure_report_carries_transcript(tmp_path: Path) -> None:
     """A scenario that cannot pass must fail with the full wire transcript and stderr in the report."""
     sc_dir = tmp_path / "scenarios" / "core"
@@ -70,7 +78,7 @@ def test_scenarios_are_valid_and_tiered() -> None:
     scenarios = load_scenarios(RUNNER.parent / "scenarios")
     names = [s["name"] for s in scenarios]
     assert len(names) == len(set(names))
-    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction"}
+    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extension_api"}
     for s in scenarios:
         assert s.get("only") in (None, "ours", "upstream"), s["name"]
         assert s["steps"] and all(isinstance(st, dict) for st in s["steps"]), s["name"]

@@ -4,7 +4,9 @@
 agent dir/HOME/cwd under tmp (offline, no inherited ``PI_*``) and returns
 ``(returncode, stdout bytes, stderr text)``. ``faux_script(turns)`` writes a faux script.
 ``isolated_env`` points the current process at the same kind of tmp agent dir (SDK tests)
-and resets the process-global faux script afterwards.
+and resets the process-global faux script afterwards. Both opt in to the offline ``faux``
+provider through ``PI_FAUX_SCRIPT`` pointing at an empty script (as ``tests/conftest.py``'s
+``pi_env``); ``run_pi(..., faux=False)`` leaves it off.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _env(tmp: Path) -> dict[str, str]:
+def _env(tmp: Path, faux: bool = True) -> dict[str, str]:
     home, agent = tmp / "home", tmp / "agent"
     home.mkdir(parents=True, exist_ok=True)
     agent.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
     env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PYTHONUNBUFFERED="1")
+    if faux:
+        env["PI_FAUX_SCRIPT"] = os.devnull  # opt in to faux, no scripted turns
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -46,11 +50,11 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def run_pi(tmp_path: Path, project: Path) -> Callable[..., tuple[int, bytes, str]]:
-    def run(*args: str, stdin: bytes = b"", timeout: float = 60) -> tuple[int, bytes, str]:
+    def run(*args: str, stdin: bytes = b"", timeout: float = 60, faux: bool = True) -> tuple[int, bytes, str]:
         proc = subprocess.run(
             [sys.executable, "-m", "pi_rpc", *args],
             cwd=project,
-            env=_env(tmp_path),
+            env=_env(tmp_path, faux),
             input=stdin,
             capture_output=True,
             timeout=timeout,
@@ -79,7 +83,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
         if key.startswith("PI_"):
             monkeypatch.delenv(key)
     env = _env(tmp_path)
-    for key in ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE"):
+    for key in ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT"):
         monkeypatch.setenv(key, env[key])
     yield tmp_path / "agent"
     from pi_rpc.ai.providers.faux import reset_faux, set_faux_script

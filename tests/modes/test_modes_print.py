@@ -129,3 +129,11 @@ def test_text_mode_via_mode_flag(run_pi, tmp_path: Path):
     rc, out, err = run_pi("--mode", "text", "--no-session", "hey")
     assert rc == 0, err
     assert out == b"You said: hey\n"
+
+
+def test_nothing_configured_warns_and_fails_like_upstream(run_pi):
+    # faux is opt-in: without it and without a provider, upstream's warning and refusal, exit 1.
+    rc, out, err = run_pi("-p", "--no-session", "hi", faux=False)
+    assert rc == 1 and out == b""
+    assert err.startswith("Warning: No models available. ")
+    assert "\nNo API key found for the selected model.\n\n" in err

@@ -203,3 +203,49 @@ async def test_navigate_tree_without_summary_and_errors(isolated_env, tmp_path, 
         assert session.agent_session.session.get_label(assistant_one) == "checkpoint"
         with pytest.raises(RuntimeCommandError, match="Entry nope not found"):
             await session.navigate_tree("nope")
+
+
+@pytest.mark.anyio
+async def test_extensions_load_into_an_sdk_session(isolated_env, tmp_path, faux_script):
+    from pi_rpc.extensions import ExtensionUI
+
+    ext = tmp_path / "sdk_ext.py"
+    ext.write_text(
+        "def setup(pi):\n"
+        "    async def gate(event, ctx):\n"
+        "        if event['toolName'] == 'bash' and not await ctx.ui.confirm('Run?', event['input']['command']):\n"
+        "            return {'block': True, 'reason': 'denied by ' + ctx.mode}\n"
+        "    pi.on('tool_call', gate)\n"
+        "    pi.on('turn_start', lambda e, ctx: 1 / 0)\n"
+        "    pi.register_tool({'name': 'shout', 'label': 'Shout', 'description': 'Upper-case text',\n"
+        "                      'parameters': {'type': 'object', 'required': ['text'], 'properties': {'text': {'type': 'string'}}},\n"
+        "                      'execute': lambda i, p, s, u, c: {'content': [{'type': 'text', 'text': p['text'].upper()}]}})\n"
+    )
+    script = faux_script([
+        {"toolCalls": [{"name": "shout", "arguments": {"text": "hi"}, "id": "c1"},
+                       {"name": "bash", "arguments": {"command": "echo no"}, "id": "c2"}]},
+        {"text": "done"},
+    ])
+
+    class AlwaysNo(ExtensionUI):
+        has_ui = True
+
+        async def confirm(self, title, message, timeout=None, signal=None):
+            return False
+
+    errors: list[dict[str, Any]] = []
+    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script, extensions=[ext],
+                            tools=["read", "bash", "shout"], extension_ui=AlwaysNo(), extension_mode="sdk",
+                            on_extension_error=errors.append) as session:
+        result = await session.prompt_and_wait("go")
+        ends = {e["toolCallId"]: e for e in result.events if e["type"] == "tool_execution_end"}
+        assert ends["c1"]["result"]["content"] == [{"type": "text", "text": "HI"}]
+        assert ends["c2"]["isError"] and ends["c2"]["result"]["content"][0]["text"] == "denied by sdk"
+        assert session.extension_errors == errors
+        assert errors[0] == {"extensionPath": str(ext), "event": "turn_start", "error": "division by zero"}
+
+    broken = tmp_path / "broken.py"
+    broken.write_text("def setup(pi):\n    raise RuntimeError('no')\n")
+    with pytest.raises(StartupProblem, match="broken.py"):
+        async with open_session(cwd=tmp_path, model="faux/faux-1", extensions=[broken]):
+            pass

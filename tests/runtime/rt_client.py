@@ -3,7 +3,9 @@
 Each process gets its own agent dir, HOME and cwd under the test's tmp_path (settings.json,
 models.json, a faux script, prompt templates and skills are written there before start). Stdout
 is read as bytes and split on ``b"\\n"`` only (U+2028 inside strings is content, not a line
-break). Every record read is kept in ``records`` so orders can be asserted afterwards.
+break). Every record read is kept in ``records`` so orders can be asserted afterwards. The
+offline ``faux`` provider is opted in through ``PI_FAUX_SCRIPT`` (the given script, or an empty
+one) unless ``faux=False``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class RpcProc:
         args: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
         files: dict[str, str] | None = None,
+        faux: bool = True,
     ) -> None:
         self.root = root
         self.agent_dir = root / "agent"
@@ -90,6 +93,8 @@ class RpcProc:
             script_path = root / "faux-script.json"
             script_path.write_text(json.dumps(script))
             full_env["PI_FAUX_SCRIPT"] = str(script_path)
+        elif faux:
+            full_env["PI_FAUX_SCRIPT"] = os.devnull  # opt in to faux with no scripted turns
         full_env.update(env or {})
         self.popen = subprocess.Popen(
             [sys.executable, "-m", "pi_rpc", "--mode", "rpc", *args],

@@ -79,6 +79,10 @@ def test_h_manual_compact(pi):
     assert end["reason"] == "manual" and end["aborted"] is False and end["willRetry"] is False
     assert resp["success"] is True and resp["data"] == end["result"]
     assert resp["data"]["summary"].startswith("SUMMARY OF WORK")
+    # The provider layer's usage keeps every field (upstream keeps cost.totalFromProvider).
+    usage = resp["data"]["usage"]
+    assert list(usage) == ["input", "output", "cacheRead", "cacheWrite", "reasoning", "totalTokens", "cost"]
+    assert usage["cost"]["totalFromProvider"] is False
     assert resp["data"]["details"] == {"readFiles": [], "modifiedFiles": []} or "details" in resp["data"]
     messages = p.ok("get_messages")["messages"]
     summary = [m for m in messages if m["role"] == "compactionSummary"]

@@ -73,8 +73,10 @@ def test_undecodable_prompt_image_is_dropped_with_upstreams_note(pi):
 
 
 def test_steered_images_are_normalized_on_delivery(pi):
+    # The reply streams for ~2 s so the steer (a big image to encode and send) lands during the
+    # run even on a loaded machine.
     p = pi(script=[
-        {"text": "slow reply that takes a while", "delayMs": 60, "chunkChars": 3},
+        {"text": "slow reply that takes a while " * 4, "delayMs": 50, "chunkChars": 3},
         {"text": "answer to steer"},
     ])
     p.cmd("prompt", message="start")

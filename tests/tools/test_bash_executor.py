@@ -17,7 +17,7 @@ from pi_rpc.tools.bash_executor import (
     bash_execution_to_user_message,
     execute_bash,
 )
-from tools_helpers import group_alive
+from tools_helpers import group_alive, group_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +63,7 @@ async def test_abort_cancels_without_exit_code_and_kills_group(tmp_path):
         result = await execute_bash("echo up; sleep 100 & sleep 100; wait", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal)
     assert result.cancelled and result.exit_code is None and result.output == "up\n"
     assert "exitCode" not in result.to_dict()
-    assert pgids and all(group_alive(p) == [] for p in pgids)
+    assert pgids and all(group_gone(p) == [] for p in pgids)
 
 
 async def test_sigterm_ignoring_group_is_killed_after_grace(tmp_path):
@@ -78,7 +78,7 @@ async def test_sigterm_ignoring_group_is_killed_after_grace(tmp_path):
     with anyio.fail_after(20):
         result = await execute_bash("trap '' TERM; echo ready; sleep 100", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal)
     assert result.cancelled
-    assert pgids and all(group_alive(p) == [] for p in pgids)
+    assert pgids and all(group_gone(p) == [] for p in pgids)
 
 
 async def test_timeout_result(tmp_path):

@@ -8,7 +8,7 @@ from pi_rpc.agent.types import ToolError
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools import process_registry
 from pi_rpc.tools.bash import BashTool
-from tools_helpers import group_alive, text_of
+from tools_helpers import group_gone, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -102,7 +102,7 @@ async def test_abort_kills_whole_process_group_including_grandchildren(tmp_path)
     assert str(exc.value) == "started\n\n\nCommand aborted"
     assert seen_pgids, "process group was not registered while running"
     for pgid in seen_pgids:
-        assert group_alive(pgid) == []
+        assert group_gone(pgid) == []
         assert pgid not in process_registry.registered()
 
 

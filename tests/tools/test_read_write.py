@@ -71,11 +71,11 @@ async def test_read_errors(tmp_path):
         await tool.execute("c", {"path": "ok.txt"}, ctl.signal, None)
 
 
-async def test_write_creates_parents_and_reports_js_length(tmp_path):
+async def test_write_creates_parents_and_reports_like_upstream(tmp_path):
     tool = WriteTool(str(tmp_path))
     r = await tool.execute("c", {"path": "deep/er/f.txt", "content": "héllo 😀\n"}, None, None)
-    # JS string length: the emoji counts as two UTF-16 code units.
-    assert r == {"content": [{"type": "text", "text": "Successfully wrote 9 bytes to deep/er/f.txt"}]}
+    # upstream 1.6's text (core/tools/write.ts): no byte count.
+    assert r == {"content": [{"type": "text", "text": "Successfully wrote to deep/er/f.txt"}]}
     assert (tmp_path / "deep/er/f.txt").read_bytes() == "héllo 😀\n".encode()
     await tool.execute("c", {"path": "deep/er/f.txt", "content": "a\r\nb"}, None, None)
     assert (tmp_path / "deep/er/f.txt").read_bytes() == b"a\r\nb"

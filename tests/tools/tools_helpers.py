@@ -24,3 +24,18 @@ def group_alive(pgid: int) -> list[int]:
         if pgrp == pgid and state not in ("Z", "X"):
             alive.append(int(entry))
     return alive
+
+
+def group_gone(pgid: int, within_s: float = 10.0) -> list[int]:
+    """``group_alive(pgid)`` once the group is gone, or what is still alive after ``within_s``.
+
+    SIGKILL is delivered asynchronously: on a loaded machine a killed process can stay runnable
+    for a moment before it dies, so the check polls instead of reading /proc once."""
+    import time
+
+    deadline = time.monotonic() + within_s
+    while True:
+        alive = group_alive(pgid)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.02)

@@ -339,11 +339,43 @@ export interface ExtensionError {
   error: string;
 }
 
-/** Dialog (select/confirm/input/editor) or fire-and-forget UI request (§6). */
+/**
+ * An extension's dialog (``select``/``confirm``/``input``/``editor``: answer with an
+ * ``extension_ui_response`` carrying this ``id``) or fire-and-forget request (``notify``,
+ * ``setStatus``, ``setWidget``, ``setTitle``, ``set_editor_text``); protocol/README §10.4.
+ * Fields a method does not use, or whose value is undefined, are absent.
+ */
 export interface ExtensionUiRequest {
   type: "extension_ui_request";
+  /** a fresh UUID v4 */
   id: string;
-  method: string;
+  method: "select" | "confirm" | "input" | "editor" | "notify" | "setStatus" | "setWidget" | "setTitle" | "set_editor_text";
+  /** select, confirm, input, editor, setTitle */
+  title?: string;
+  /** select */
+  options?: string[];
+  /** confirm, notify */
+  message?: string;
+  /** input */
+  placeholder?: string;
+  /** editor */
+  prefill?: string;
+  /** select, confirm, input: milliseconds */
+  timeout?: number;
+  /** notify */
+  notifyType?: "info" | "warning" | "error";
+  /** setStatus */
+  statusKey?: string;
+  /** setStatus (absent: clear) */
+  statusText?: string;
+  /** setWidget */
+  widgetKey?: string;
+  /** setWidget (absent: clear) */
+  widgetLines?: string[];
+  /** setWidget */
+  widgetPlacement?: "aboveEditor" | "belowEditor";
+  /** set_editor_text */
+  text?: string;
   [key: string]: unknown;
 }
 

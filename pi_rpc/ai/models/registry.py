@@ -1,4 +1,5 @@
-"""``ModelRegistry``: built-in catalogue + faux + ``<agentDir>/models.json``, and auth resolution.
+"""``ModelRegistry``: built-in catalogue + ``<agentDir>/models.json`` (+ faux when opted in), and
+auth resolution.
 
 models.json (protocol §7.3, upstream 1.6 provider-composer): a provider id naming a built-in
 provider modifies it (``baseUrl``/``compat`` applied to all its models, ``models`` entries replace
@@ -11,6 +12,11 @@ API key order (1.6): runtime ``--api-key`` override, ``auth.json`` ``{"<p>": {"t
 "api_key", "key": ...}}``, models.json ``apiKey``, then the provider's environment variables.
 Values go through ``config_value`` (literal, ``$VAR``/``${VAR}``, ``!command``). ``faux`` needs no key.
 Keys are only returned by ``get_api_key``/``request_auth``; nothing here logs or stores them.
+
+The offline ``faux`` provider is opt-in, so that with nothing configured pi behaves as upstream
+(no models): its models exist only when ``PI_FAUX_SCRIPT`` is set, models.json has a ``faux``
+provider entry, or the caller asked for it (``faux=True`` / ``enable_faux()``: the command line's
+``--faux-script`` or ``--model faux/…``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.models.catalog import builtin_models
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
 from pi_rpc.ai.models.patterns import resolve_model_reference
+from pi_rpc.ai.providers.faux import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux import FAUX_MODELS, set_faux_config_script
 
 # Protocol §7.2, first variable wins.
@@ -187,14 +194,20 @@ class ModelRegistry:
         *,
         env: Mapping[str, str] | None = None,
         include_builtins: bool = True,
+        faux: bool = False,
     ) -> None:
         self.agent_dir = Path(agent_dir)
         self._env = env
         self._include_builtins = include_builtins
+        self._faux_requested = faux
         self._runtime_keys: dict[str, str] = {}
         self.error: str | None = None
         self.errors: list[str] = []
         self._config: dict[str, dict[str, Any]] = {}
+        self._file_config: dict[str, dict[str, Any]] = {}
+        # Providers registered by extensions (pi.register_provider), models.json shape; the
+        # models.json entry of the same provider still applies above them.
+        self._extension_config: dict[str, dict[str, Any]] = {}
         self._auth: dict[str, Any] = {}
         self._models: list[dict[str, Any]] = []
         self.reload()
@@ -213,7 +226,8 @@ class ModelRegistry:
         """Re-read models.json and auth.json (upstream reloads when the model list is needed)."""
         self.error = None
         self.errors = []
-        self._config = self._load_models_json()
+        self._file_config = self._load_models_json()
+        self._config = self._merged_config()
         self._auth = self._load_auth_json()
         faux_cfg = self._config.get(FAUX_PROVIDER) or {}
         script = faux_cfg.get("script")
@@ -225,6 +239,41 @@ class ModelRegistry:
         else:
             set_faux_config_script(None)
         self._models = self._compose()
+
+    def _merged_config(self) -> dict[str, dict[str, Any]]:
+        merged = {name: dict(config) for name, config in self._extension_config.items()}
+        for name, config in self._file_config.items():
+            merged[name] = {**merged.get(name, {}), **config}
+        return merged
+
+    def register_provider(self, name: str, config: Mapping[str, Any]) -> None:
+        """Register or override provider ``name`` at run time (an extension's
+        ``pi.register_provider``), with the models.json provider shape."""
+        if not isinstance(name, str) or not name:
+            raise ValueError("Provider name must be a non-empty string")
+        problems = _validate({"providers": {name: dict(config)}})
+        if problems:
+            raise ValueError("Invalid provider config: " + "; ".join(problems))
+        self._extension_config[name] = copy.deepcopy(dict(config))
+        self._config = self._merged_config()
+        self._models = self._compose()
+
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider registered at run time; built-in models it overrode come back."""
+        if self._extension_config.pop(name, None) is not None:
+            self._config = self._merged_config()
+            self._models = self._compose()
+
+    @property
+    def faux_enabled(self) -> bool:
+        """Whether the offline ``faux`` models are offered (see the module docstring)."""
+        return self._faux_requested or bool(self._env_value(FAUX_ENV_VAR)) or FAUX_PROVIDER in self._file_config
+
+    def enable_faux(self) -> None:
+        """Offer the ``faux`` models from now on (the command line opted in)."""
+        if not self._faux_requested:
+            self._faux_requested = True
+            self._models = self._compose()
 
     def _load_models_json(self) -> dict[str, dict[str, Any]]:
         path = self.models_json_path
@@ -258,7 +307,8 @@ class ModelRegistry:
         if self._include_builtins:
             for m in builtin_models():  # already fresh copies
                 by_provider.setdefault(m["provider"], []).append(m)
-        by_provider[FAUX_PROVIDER] = [copy.deepcopy(m) for m in FAUX_MODELS]
+        if self.faux_enabled:
+            by_provider[FAUX_PROVIDER] = [copy.deepcopy(m) for m in FAUX_MODELS]
         for provider_id, config in self._config.items():
             if provider_id == FAUX_PROVIDER:
                 continue
@@ -302,7 +352,7 @@ class ModelRegistry:
     # ------------------------------------------------------------------ queries
 
     def all_models(self) -> list[dict[str, Any]]:
-        """Every known model (with or without auth), faux included."""
+        """Every known model (with or without auth), faux included when it is enabled."""
         return list(self._models)
 
     def get_all(self) -> list[dict[str, Any]]:
@@ -338,7 +388,7 @@ class ModelRegistry:
         return any(self._env_value(name) for name in ENV_API_KEYS.get(provider, ()))
 
     def get_available(self) -> list[dict[str, Any]]:
-        """Models whose provider has auth; faux is always available."""
+        """Models whose provider has auth; faux (when enabled) needs none."""
         cache: dict[str, bool] = {}
         out = []
         for m in self._models:

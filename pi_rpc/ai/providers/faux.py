@@ -5,7 +5,7 @@ providers, reports usage, honours aborts mid-stream, and serves a SCRIPT of turn
 Script: a JSON array of turns, a JSON object ``{"turns": [...]}``, or a JSONL file (one turn per
 line). Where it comes from, first match wins:
   1. ``set_faux_script(path)`` (the CLI's ``--faux-script PATH``),
-  2. the environment variable ``PI_FAUX_SCRIPT``,
+  2. the environment variable ``PI_FAUX_SCRIPT`` (setting it also opts in to the provider),
   3. models.json ``{"providers": {"faux": {"script": "<path>"}}}`` (the model registry calls
      ``set_faux_config_script``).
 The file is re-read when the chosen path changes; ``reset_faux()`` rewinds it.
@@ -25,7 +25,8 @@ Turn format (every key optional):
                                         #   text contains this (checked before the queue)
 Turns without ``match`` are consumed one per request in order. When the script is exhausted or
 absent, faux answers on its own: ``You said: <last user text>``, or a short summary of the last
-tool result, so a newcomer with no key sees a working agent.
+tool result. The provider is opt-in (see ``ModelRegistry``): ``PI_FAUX_SCRIPT=/dev/null`` turns
+it on with no scripted turns.
 
 Usage is estimated like upstream's faux provider: ceil(characters / 4) of the prompt
 (``role:text`` per message, joined by blank lines) and of the output.

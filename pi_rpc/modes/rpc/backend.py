@@ -9,7 +9,8 @@ other command answers ``Not implemented yet: <type>``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.ai.models.catalog import placeholder_model
@@ -23,13 +24,19 @@ if TYPE_CHECKING:
     from pi_rpc.modes.rpc.events import EventEmitter
 
 
+def _no_shutdown() -> None:
+    return None
+
+
 @dataclass(slots=True)
 class ServerHandle:
-    """Given to ``Backend.start``: the event stream and a task group that lives until
-    shutdown (cancelled after ``Backend.aclose`` returns)."""
+    """Given to ``Backend.start``: the event stream, a task group that lives until shutdown
+    (cancelled after ``Backend.aclose`` returns), and ``request_shutdown()`` to stop reading
+    stdin and shut down as at EOF (an extension's ``ctx.shutdown()``)."""
 
     events: EventEmitter
     task_group: TaskGroup
+    request_shutdown: Callable[[], None] = field(default=_no_shutdown)
 
 
 class Backend(Protocol):

@@ -71,6 +71,16 @@ class EventEmitter:
             if not _writer_closed(exc):
                 report_dropped(event, exc)
 
+    def send_direct(self, record: dict[str, Any]) -> None:
+        """A record that is not part of the event stream and is written even after the stream
+        stopped (extension UI requests and errors, which upstream writes straight to stdout,
+        e.g. from ``session_shutdown`` handlers at exit)."""
+        try:
+            self._sink.send_nowait(record)
+        except Exception as exc:
+            if type(exc).__name__ != "WriterClosed":
+                raise
+
     async def send_raw(self, record: dict[str, Any]) -> None:
         """Any other outbound record (e.g. ``extension_ui_request``), written in order."""
         await self.emit(record)

@@ -1,6 +1,7 @@
 """The RPC backend over the session runtime: one handler per command, each a thin adapter from
 the validated command dict to an ``AgentSession`` method, plus the session-event subscription
-(with the wire transform of ``message_update``)."""
+(with the wire transform of ``message_update``) and, when extensions are loaded, their binding
+to RPC mode: the extension UI sub-protocol, ``extension_error`` records and ``ctx.shutdown()``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import orjson
 
-from pi_rpc.modes.rpc.backend import ServerHandle
+from pi_rpc.modes.rpc.backend import ServerHandle, StartupError
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES
@@ -30,6 +31,9 @@ class RuntimeBackend:
         self.session = session
         self._initial_name = initial_name
         self._unsubscribe: Any = None
+        self._ui: Any = None  # RpcExtensionUI once extensions are bound
+        self._active_commands = 0
+        self._shutdown_requested = False
 
     # ------------------------------------------------------------------ Backend protocol
 
@@ -44,13 +48,60 @@ class RuntimeBackend:
 
         async def forward(event: dict[str, Any]) -> None:
             await server.events.emit(to_wire_event(event))
+            if event.get("type") == "agent_settled" and self._shutdown_requested:
+                self._check_shutdown()
+
+        # Events extensions cause synchronously are written at once (AgentSession.emit_now).
+        forward.emit_nowait = lambda event: server.events.emit_nowait(to_wire_event(event))  # type: ignore[attr-defined]
 
         if self._initial_name:
             try:
                 await self.session.set_session_name(self._initial_name)
             except RuntimeCommandError:
                 pass  # an empty --name is ignored
+        # Subscribed before extensions bind, so what session_start handlers do reaches clients.
         self._unsubscribe = self.session.subscribe(forward)
+        if self.session.ext is not None:
+            await self._bind_extensions(server)
+
+    async def _bind_extensions(self, server: ServerHandle) -> None:
+        from pi_rpc.extensions.host import ModeBinding
+        from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
+        from pi_rpc.runtime.extension_host import ExtensionStartupError
+
+        self._ui = RpcExtensionUI(server.events.send_direct)
+
+        def on_error(error: dict[str, Any]) -> None:
+            server.events.send_direct(
+                {"type": "extension_error", "extensionPath": error["extensionPath"], "event": error["event"], "error": error["error"]}
+            )
+
+        binding = ModeBinding(mode="rpc", ui=self._ui, on_error=on_error, shutdown=self._request_shutdown)  # type: ignore[arg-type]
+        try:
+            await self.session.start_extensions(binding)
+        except ExtensionStartupError as exc:
+            raise StartupError(exc.message, exc.exit_code) from None
+
+    # ------------------------------------------------------------------ ctx.shutdown()
+
+    def _request_shutdown(self) -> None:
+        """Upstream: at once when idle and no command is being handled, else once the current
+        command is answered or the run settles. Checked on the next tick so the requesting
+        handler finishes first."""
+        self._shutdown_requested = True
+
+        async def check_soon() -> None:
+            await anyio.sleep(0)
+            self._check_shutdown()
+
+        self.server.task_group.start_soon(check_soon)
+
+    def _check_shutdown(self) -> None:
+        if not self._shutdown_requested or self._active_commands > 0:
+            return
+        if self.session.is_streaming or self.session.is_compacting:
+            return
+        self.server.request_shutdown()
 
     async def aclose(self) -> None:
         if self._unsubscribe is not None:
@@ -63,11 +114,23 @@ class RuntimeBackend:
         method = getattr(self, f"cmd_{name}")
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+            self._active_commands += 1
             try:
                 return await method(ctx, cmd)
             except RuntimeCommandError as exc:
                 raise CommandError(str(exc)) from None
             finally:
+                self._active_commands -= 1
+                if self._shutdown_requested:
+                    # After the response is written (a deferred shutdown keeps upstream's order).
+                    previous = ctx.extras.get("after_response")
+
+                    def after() -> None:
+                        if previous is not None:
+                            previous()
+                        self._check_shutdown()
+
+                    ctx.extras["after_response"] = after
                 # A session-file write fault this command ran into is reported before its
                 # response (session_write_error).
                 if self.session.store_faults.has_notices:
@@ -76,8 +139,9 @@ class RuntimeBackend:
         return handler
 
     async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
-        # No extension dialogs exist, so every answer is stale and silently ignored.
-        return None
+        # Routed to the pending dialog with that id; stale or unknown answers are ignored.
+        if self._ui is not None:
+            self._ui.resolve(cmd)
 
     # ------------------------------------------------------------------ prompting
 
@@ -85,15 +149,15 @@ class RuntimeBackend:
         gate = anyio.Event()
         ctx.extras["after_response"] = gate.set
         disposition = await self.session.prompt(
-            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate
+            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate, source="rpc"
         )
         return {"disposition": disposition}
 
     async def cmd_steer(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return {"disposition": await self.session.steer(cmd["message"], _images(cmd))}
+        return {"disposition": await self.session.steer(cmd["message"], _images(cmd), source="rpc")}
 
     async def cmd_follow_up(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd))}
+        return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd), source="rpc")}
 
     async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         await self.session.abort()

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import signal
 import sys
+from contextlib import aclosing
 from typing import Any
 
 import anyio
 
 from pi_rpc.config import children
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
-from pi_rpc.modes.rpc.backend import Backend, ServerHandle
+from pi_rpc.modes.rpc.backend import Backend, ServerHandle, StartupError
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import HandlerRegistry
@@ -64,13 +65,14 @@ class RpcServer:
         self._signal_count = 0
         self._backend_closed = False
         self._main_scope: anyio.CancelScope | None = None
+        self._input_scope: anyio.CancelScope | None = None
 
     # ------------------------------------------------------------------ entry
 
     async def serve(self) -> int:
         self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
         self.events = EventEmitter(self.writer)
-        self.dispatcher = Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+        self.dispatcher = self._make_dispatcher()
         async with anyio.create_task_group() as root:
             root.start_soon(self.writer.run)
             if self.handle_signals:
@@ -84,17 +86,40 @@ class RpcServer:
 
     async def _main(self) -> None:
         async with anyio.create_task_group() as backend_tg:
-            await self.backend.start(ServerHandle(self.events, backend_tg))
+            try:
+                await self.backend.start(ServerHandle(self.events, backend_tg, self.request_shutdown))
+            except StartupError as exc:
+                # E.g. an extension failed to load: nothing was read or written on stdout.
+                sys.stderr.write(exc.message + "\n")
+                self.exit_code = exc.exit_code
+                self._flush_on_exit = False
+                self._shutting_down = True
+                self.events.close()
+                await self._close_backend()
+                backend_tg.cancel_scope.cancel()
+                return
             async with anyio.create_task_group() as commands:
                 dispatch = self.dispatcher.dispatch
-                async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
-                    item: Any = _parse(frame) if type(frame) is bytes else frame
-                    commands.start_soon(dispatch, item)
+                with anyio.CancelScope() as input_scope:
+                    self._input_scope = input_scope
+                    frames = read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes)
+                    async with aclosing(frames):
+                        async for frame in frames:
+                            item: Any = _parse(frame) if type(frame) is bytes else frame
+                            commands.start_soon(dispatch, item)
+                await self._input_ended()
             # stdin EOF and every in-flight command answered.
             self._shutting_down = True
             self.events.close()
             await self._close_backend()
             backend_tg.cancel_scope.cancel()
+
+    def _make_dispatcher(self) -> Any:
+        """What handles each input item (``dispatch(item)``); the ACP server speaks JSON-RPC."""
+        return Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+
+    async def _input_ended(self) -> None:
+        """stdin reached EOF; in-flight commands are still running (RPC answers them)."""
 
     async def _close_backend(self) -> None:
         if self._backend_closed:
@@ -116,6 +141,11 @@ class RpcServer:
         self.writer.close()
 
     # ------------------------------------------------------------------ triggers
+
+    def request_shutdown(self) -> None:
+        """Stop reading stdin and shut down as at EOF (in-flight commands are answered)."""
+        if self._input_scope is not None:
+            self._input_scope.cancel()
 
     def _on_write_error(self, exc: BaseException) -> None:
         if self.exit_code == 0:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -126,7 +126,7 @@ async def read_frames(
     *,
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
     chunk_size: int = READ_CHUNK,
-) -> AsyncIterator[Frame]:
+) -> AsyncGenerator[Frame, None]:
     """Yield frames from ``fd`` until EOF (including the unterminated last record).
 
     Pipes, sockets and TTYs are awaited with ``anyio.wait_readable`` and read without

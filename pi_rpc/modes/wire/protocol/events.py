@@ -195,11 +195,27 @@ class SessionWriteResumed(WireModel):
 
 
 class ExtensionUiRequest(OpenWireModel):
-    """Dialog (select/confirm/input/editor) or fire-and-forget UI request (§6)."""
+    """An extension's dialog (``select``/``confirm``/``input``/``editor``: answer with an
+    ``extension_ui_response`` carrying this ``id``) or fire-and-forget request (``notify``,
+    ``setStatus``, ``setWidget``, ``setTitle``, ``set_editor_text``); protocol/README §10.4.
+    Fields a method does not use, or whose value is undefined, are absent."""
 
     type: Literal["extension_ui_request"]
-    id: str
-    method: str
+    id: str = Field(description="a fresh UUID v4")
+    method: Literal["select", "confirm", "input", "editor", "notify", "setStatus", "setWidget", "setTitle", "set_editor_text"]
+    title: str | None = Field(default=None, description="select, confirm, input, editor, setTitle")
+    options: list[str] | None = Field(default=None, description="select")
+    message: str | None = Field(default=None, description="confirm, notify")
+    placeholder: str | None = Field(default=None, description="input")
+    prefill: str | None = Field(default=None, description="editor")
+    timeout: float | None = Field(default=None, description="select, confirm, input: milliseconds")
+    notify_type: Literal["info", "warning", "error"] | None = Field(default=None, description="notify")
+    status_key: str | None = Field(default=None, description="setStatus")
+    status_text: str | None = Field(default=None, description="setStatus (absent: clear)")
+    widget_key: str | None = Field(default=None, description="setWidget")
+    widget_lines: list[str] | None = Field(default=None, description="setWidget (absent: clear)")
+    widget_placement: Literal["aboveEditor", "belowEditor"] | None = Field(default=None, description="setWidget")
+    text: str | None = Field(default=None, description="set_editor_text")
 
 
 EVENT_MODELS: dict[str, type[WireModel]] = {

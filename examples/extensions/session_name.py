@@ -1,0 +1,25 @@
+"""Session naming: ``/session-name [name]`` sets or shows the session's display name.
+
+Python port of upstream pi's ``examples/extensions/session-name.ts`` (``pi.set_session_name``
+and ``pi.get_session_name``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def setup(pi: Any) -> None:
+    async def handler(args: str, ctx: Any) -> None:
+        name = args.strip()
+        if name:
+            pi.set_session_name(name)
+            ctx.ui.notify(f"Session named: {name}", "info")
+        else:
+            current = pi.get_session_name()
+            ctx.ui.notify(f"Session: {current}" if current else "No session name set", "info")
+
+    pi.register_command(
+        "session-name",
+        {"description": "Set or show session name (usage: /session-name [new name])", "handler": handler},
+    )

@@ -1,0 +1,358 @@
+"""``pi``: the object ``setup(pi)`` receives (upstream ``ExtensionAPI``, names in snake_case).
+
+Registration methods (``on``, ``register_tool``, ``register_command``, ``register_flag`` ...) write
+to the extension being loaded and are valid while it loads and afterwards. Action methods
+(``send_message``, ``set_model``, ``get_active_tools`` ...) act on the live session through the
+``ExtensionHost`` the runtime binds once the session exists; called from ``setup`` itself they
+raise, as upstream's do. Provider registrations made while loading are queued and applied when
+the runtime binds. After the session is replaced, every method of the old ``pi`` raises with
+upstream's "stale" explanation.
+
+Events, tool definitions and results are plain dicts with upstream's camelCase keys.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc.extensions.bus import EventBus
+from pi_rpc.extensions.types import Extension, ExtensionErrorRecord, Handler, RegisteredCommand, RegisteredTool
+
+if TYPE_CHECKING:
+    from pi_rpc.extensions.context import ExtensionContext
+    from pi_rpc.extensions.host import ExtensionHost
+
+STALE_MESSAGE = (
+    "This extension ctx is stale after session replacement or reload. Do not use a captured pi or "
+    "command ctx after ctx.new_session(), ctx.fork(), ctx.switch_session(), or ctx.reload(). For "
+    "new_session, fork, and switch_session, move post-replacement work into with_session and use the "
+    "ctx passed to with_session. For reload, do not use the old ctx after await ctx.reload()."
+)
+NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading."
+
+_JS_TYPEOF = {bool: "boolean", str: "string", int: "number", float: "number"}
+
+
+def _js_typeof(value: Any) -> str:
+    return _JS_TYPEOF.get(type(value), "object" if value is not None else "undefined")
+
+
+class SharedRuntime:
+    """State shared by the ``pi`` objects of one load of the extensions: flag values, provider
+    registrations queued during loading, the bound host, the error reporter and staleness."""
+
+    def __init__(self, bus: EventBus, flag_values: dict[str, Any] | None = None) -> None:
+        self.bus = bus
+        self.flag_values: dict[str, Any] = dict(flag_values or {})
+        self.pending_provider_changes: list[tuple[str, str, Any, str]] = []  # (op, name, config, path)
+        self.host: ExtensionHost | None = None
+        self.stale_message: str | None = None
+        self.report_error: Callable[[ExtensionErrorRecord], None] = lambda _error: None
+        self.create_context: Callable[[], ExtensionContext] | None = None
+        self._bus_unsubscribers: list[Callable[[], None]] = []
+
+    def assert_active(self) -> None:
+        if self.stale_message is not None:
+            raise RuntimeError(self.stale_message)
+
+    def require_host(self) -> ExtensionHost:
+        self.assert_active()
+        if self.host is None:
+            raise RuntimeError(NOT_INITIALIZED)
+        return self.host
+
+    def track_bus_subscription(self, unsubscribe: Callable[[], None]) -> Callable[[], None]:
+        self._bus_unsubscribers.append(unsubscribe)
+        return unsubscribe
+
+    def invalidate(self, message: str = STALE_MESSAGE) -> None:
+        if self.stale_message is not None:
+            return
+        self.stale_message = message
+        for unsubscribe in self._bus_unsubscribers:
+            unsubscribe()
+        self._bus_unsubscribers.clear()
+
+
+class ExtensionEvents:
+    """``pi.events``: ``on(channel, handler)`` -> unsubscribe, ``emit(channel, data)``."""
+
+    def __init__(self, extension: Extension, runtime: SharedRuntime, api: ExtensionAPI) -> None:
+        self._extension = extension
+        self._runtime = runtime
+        self._api = api
+
+    def emit(self, channel: str, data: Any = None) -> None:
+        self._api._assert_active()
+        self._runtime.bus.emit(channel, data)
+
+    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+        self._api._assert_active()
+        path = self._extension.path
+        runtime = self._runtime
+
+        def report(exc: BaseException) -> None:
+            runtime.report_error(
+                {"extensionPath": path, "event": f"events:{channel}", "error": error_message(exc)}
+            )
+
+        def reporting(data: Any) -> Any:
+            try:
+                result = handler(data)
+            except Exception as exc:  # noqa: BLE001 - reported like every extension error
+                report(exc)
+                return None
+            if inspect.isawaitable(result):
+                return _await_reporting(result, report)
+            return None
+
+        return runtime.track_bus_subscription(runtime.bus.on(channel, reporting))
+
+
+async def _await_reporting(awaitable: Any, report: Callable[[BaseException], None]) -> None:
+    try:
+        await awaitable
+    except Exception as exc:  # noqa: BLE001
+        report(exc)
+
+
+def error_message(exc: BaseException) -> str:
+    """What ``extension_error.error`` carries: the message only (upstream ``err.message``)."""
+    return str(exc) or type(exc).__name__
+
+
+class ExtensionAPI:
+    """The ``pi`` object of one extension."""
+
+    def __init__(self, extension: Extension, runtime: SharedRuntime) -> None:
+        self._extension = extension
+        self._runtime = runtime
+        self._state = "loading"  # loading -> active | failed
+        self.events = ExtensionEvents(extension, runtime, self)
+
+    # ------------------------------------------------------------------ lifecycle (loader)
+
+    def _assert_active(self) -> None:
+        if self._state == "failed":
+            raise RuntimeError(f'Extension "{self._extension.path}" failed to load and its API is no longer active.')
+        self._runtime.assert_active()
+
+    def _commit(self) -> None:
+        self._state = "active"
+
+    def _discard(self) -> None:
+        self._state = "failed"
+
+    @property
+    def extension_path(self) -> str:
+        """The path ``extension_error`` reports for this extension."""
+        return self._extension.path
+
+    # ------------------------------------------------------------------ registration
+
+    def on(self, event: str, handler: Handler | None = None) -> Any:
+        """Subscribe ``handler(event, ctx)`` (sync or async) to ``event``. Returns an
+        unsubscribe function; without ``handler`` it is a decorator: ``@pi.on("tool_call")``."""
+        self._assert_active()
+        if handler is None:
+
+            def decorate(fn: Handler) -> Handler:
+                self.on(event, fn)
+                return fn
+
+            return decorate
+        handlers = self._extension.handlers.setdefault(event, [])
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            current = self._extension.handlers.get(event)
+            if current and handler in current:
+                current.remove(handler)
+                if not current:
+                    del self._extension.handlers[event]
+
+        return unsubscribe
+
+    def register_tool(self, tool: dict[str, Any]) -> None:
+        """Register a tool the model can call: ``name``, ``label``, ``description``,
+        ``parameters`` (JSON Schema object), ``execute(tool_call_id, params, signal, on_update,
+        ctx)``; optional ``promptSnippet``, ``promptGuidelines``, ``prepareArguments``,
+        ``executionMode`` ("sequential"), ``defaultActive``. A tool named like a built-in one
+        replaces it."""
+        self._assert_active()
+        name = tool.get("name") if isinstance(tool, dict) else None
+        parameters = tool.get("parameters") if isinstance(tool, dict) else None
+        if not isinstance(parameters, dict):
+            raise ValueError(
+                f'Tool "{name}" registered by extension "{self._extension.path}" must define an object parameter schema.'
+            )
+        if not isinstance(name, str) or not name:
+            raise ValueError(f'A tool registered by extension "{self._extension.path}" must have a non-empty string name.')
+        if not callable(tool.get("execute")):
+            raise ValueError(f'Tool "{name}" registered by extension "{self._extension.path}" must define execute().')
+        self._extension.tools[name] = RegisteredTool(dict(tool), self._extension.source_info, self._extension.path)
+        host = self._runtime.host
+        if host is not None and self._runtime.stale_message is None:
+            host.refresh_tools()
+
+    def register_command(self, name: str, options: dict[str, Any]) -> None:
+        """Register ``/name``: ``{"description": ..., "handler": fn(args, ctx)}``."""
+        self._assert_active()
+        if not isinstance(name, str) or not name:
+            raise ValueError(
+                f'Command registered by extension "{self._extension.path}" must have a non-empty string name. '
+                'Use pi.register_command("name", {"description": ..., "handler": ...}).'
+            )
+        if not isinstance(options, dict) or not callable(options.get("handler")):
+            raise ValueError(f'Command "/{name}" registered by extension "{self._extension.path}" must define handler().')
+        self._extension.commands[name] = RegisteredCommand(
+            name, dict(options), self._extension.source_info, self._extension.path
+        )
+
+    def register_flag(self, name: str, options: dict[str, Any]) -> None:
+        """Register ``--name`` (``{"type": "boolean"|"string", "default"?, "description"?}``)."""
+        self._assert_active()
+        flag_type = options.get("type", "boolean")
+        default = options.get("default")
+        if default is not None and _js_typeof(default) != flag_type:
+            raise ValueError(f'Invalid default for flag "{name}": expected {flag_type}, got {_js_typeof(default)}')
+        self._extension.flags[name] = {"name": name, "extensionPath": self._extension.path, **options}
+        if default is not None and name not in self._runtime.flag_values:
+            self._runtime.flag_values[name] = default
+
+    def get_flag(self, name: str) -> Any:
+        """The flag's value (from the command line, else its default); ``None`` for a flag this
+        extension did not register."""
+        self._assert_active()
+        if name not in self._extension.flags:
+            return None
+        return self._runtime.flag_values.get(name)
+
+    def register_shortcut(self, shortcut: str, options: dict[str, Any]) -> None:
+        """Accepted; keyboard shortcuts need a terminal UI."""
+        self._assert_active()
+        self._extension.shortcuts[shortcut] = {"shortcut": shortcut, "extensionPath": self._extension.path, **options}
+
+    def register_message_renderer(self, custom_type: str, renderer: Any) -> None:
+        """Accepted; rendering needs a terminal UI."""
+        self._assert_active()
+        self._extension.renderers.append(("message", custom_type, renderer))
+
+    def register_entry_renderer(self, custom_type: str, renderer: Any) -> None:
+        """Accepted; rendering needs a terminal UI."""
+        self._assert_active()
+        self._extension.renderers.append(("entry", custom_type, renderer))
+
+    def register_tool_renderer(self, resolver: Any) -> None:
+        """Accepted; rendering needs a terminal UI."""
+        self._assert_active()
+        self._extension.renderers.append(("tool", None, resolver))
+
+    def register_markdown_transformer(self, transformer: Any, options: Any = None) -> None:
+        """Accepted; rendering needs a terminal UI."""
+        self._assert_active()
+        self._extension.renderers.append(("markdown", None, transformer))
+
+    # ------------------------------------------------------------------ actions
+
+    def _host(self) -> ExtensionHost:
+        self._assert_active()
+        return self._runtime.require_host()
+
+    def send_message(self, message: dict[str, Any], options: dict[str, Any] | None = None) -> None:
+        """Add a custom message (``customType``, ``content``, ``display``, ``details``) to the
+        session. ``options``: ``triggerTurn``, ``deliverAs`` ("steer" | "followUp" | "nextTurn")."""
+        self._host().send_message(message, options)
+
+    def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
+        """Send a user message (text or content blocks) as if typed. ``options``: ``deliverAs``
+        ("steer" | "followUp", required while a run is active), ``expandPromptTemplates``."""
+        self._host().send_user_message(content, options)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """Persist extension state as a ``custom`` entry (never sent to the model)."""
+        self._host().append_entry(custom_type, data)
+
+    def set_session_name(self, name: str) -> None:
+        self._host().set_session_name(name)
+
+    def get_session_name(self) -> str | None:
+        return self._host().get_session_name()
+
+    def set_label(self, entry_id: str, label: str | None = None) -> None:
+        self._host().set_label(entry_id, label)
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """Slash commands of this session as ``get_commands`` lists them."""
+        return self._host().get_commands()
+
+    async def exec(self, command: str, args: list[str] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run ``command`` with ``args`` without a shell. ``options``: ``cwd``, ``timeout`` (ms),
+        ``signal``, ``maxBuffer``. Returns ``{stdout, stderr, code, killed, truncated}``."""
+        self._assert_active()
+        from pi_rpc.extensions.exec import exec_command
+
+        host = self._runtime.host
+        cwd = (options or {}).get("cwd") or (host.cwd if host is not None else None)
+        return await exec_command(command, list(args or []), cwd, options or {})
+
+    def get_active_tools(self) -> list[str]:
+        return self._host().get_active_tools()
+
+    def get_all_tools(self) -> list[dict[str, Any]]:
+        return self._host().get_all_tools()
+
+    def set_active_tools(self, names: list[str]) -> None:
+        self._host().set_active_tools(list(names))
+
+    async def set_model(self, model: dict[str, Any]) -> bool:
+        """Select ``model`` (a model dict, e.g. from ``ctx.model_registry``) for this session;
+        ``False`` when its provider has no credentials."""
+        return await self._host().set_model(model)
+
+    def get_thinking_level(self) -> str:
+        return self._host().get_thinking_level()
+
+    def set_thinking_level(self, level: str) -> None:
+        self._host().set_thinking_level(level)
+
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the effective settings (global and project merged)."""
+        return self._host().get_settings()
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> None:
+        """Register or override a model provider (``models.json`` provider shape). Calls made
+        while loading are applied when the runtime binds; later ones at once."""
+        self._assert_active()
+        if not isinstance(config, dict):
+            raise ValueError("Provider config is required when registering by name")
+        if self._runtime.host is None:
+            self._runtime.pending_provider_changes.append(("register", name, config, self._extension.path))
+        else:
+            self._runtime.host.register_provider(name, config)
+
+    def unregister_provider(self, name: str) -> None:
+        self._assert_active()
+        if self._runtime.host is None:
+            self._runtime.pending_provider_changes = [
+                change for change in self._runtime.pending_provider_changes if change[1] != name
+            ]
+        else:
+            self._runtime.host.unregister_provider(name)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` in the session's task group (background work of an extension, e.g. a
+        connection opened in ``session_start``); its failure is reported as an extension error."""
+        host = self._host()
+        path = self._extension.path
+        runtime = self._runtime
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except Exception as exc:  # noqa: BLE001
+                runtime.report_error({"extensionPath": path, "event": "spawn", "error": error_message(exc)})
+
+        host.spawn(guarded())

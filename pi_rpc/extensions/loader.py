@@ -1,0 +1,163 @@
+"""Importing extensions and running their ``setup(pi)``.
+
+A file is imported under a private module name derived from its path (a package directory is
+imported as a package, so its relative imports work); a built-in is imported by its module name.
+Modules are cached by path for the life of the process, so replacing the session (new, switch,
+fork) runs ``setup(pi)`` again on the same module, as upstream re-runs its cached factories;
+``fresh=True`` (``ctx.reload()``) imports the files again.
+
+A failure is reported as upstream words it (``Extension path does not exist: ...``,
+``Failed to load extension: <message>``) and the extension is left out; the caller decides
+whether that is fatal (startup) or a warning (session replacement).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime, error_message
+from pi_rpc.extensions.bus import EventBus
+from pi_rpc.extensions.discovery import ExtensionSource
+from pi_rpc.extensions.types import Extension, LoadFailure
+
+_FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+_module_cache: dict[str, ModuleType] = {}
+
+
+@dataclass
+class LoadResult:
+    extensions: list[Extension] = field(default_factory=list)
+    failures: list[LoadFailure] = field(default_factory=list)
+    runtime: SharedRuntime | None = None
+
+
+def clear_module_cache() -> None:
+    _module_cache.clear()
+
+
+def _module_name(path: str) -> str:
+    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.splitext(os.path.basename(path))[0]
+    safe = re.sub(r"\W", "_", stem) or "ext"
+    digest = hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"pi_rpc_extension_{safe}_{digest}"
+
+
+def _import_file(path: str) -> ModuleType:
+    name = _module_name(path)
+    is_package = os.path.basename(path) == "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[os.path.dirname(path)] if is_package else None
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def import_extension_module(source: ExtensionSource, *, fresh: bool = False) -> ModuleType:
+    """The module of ``source`` (cached by path unless ``fresh``)."""
+    if source.module_name is not None:
+        return importlib.import_module(source.module_name)
+    if not fresh and source.path in _module_cache:
+        return _module_cache[source.path]
+    module = _import_file(source.path)
+    _module_cache[source.path] = module
+    return module
+
+
+def _check_path(source: ExtensionSource) -> str | None:
+    if source.module_name is not None:
+        return None
+    if source.path.startswith("builtin:"):
+        return f"Unknown built-in extension: {source.path}"
+    if not os.path.exists(source.path):
+        return f"Extension path does not exist: {source.path}"
+    if source.path.endswith(_FOREIGN_SUFFIXES):
+        return (
+            "Failed to load extension: TypeScript/JavaScript extensions are not supported; pi_rpc loads "
+            "Python extensions (a .py file or a package with __init__.py defining setup(pi))"
+        )
+    return None
+
+
+async def load_extension(source: ExtensionSource, runtime: SharedRuntime, *, fresh: bool = False) -> Extension | LoadFailure:
+    problem = _check_path(source)
+    if problem is not None:
+        return LoadFailure(source.path, problem, source.explicit)
+    try:
+        module = import_extension_module(source, fresh=fresh)
+    except Exception as exc:  # noqa: BLE001 - any import failure is a load failure
+        return LoadFailure(source.path, f"Failed to load extension: {error_message(exc)}", source.explicit)
+    setup = getattr(module, "setup", None)
+    if not callable(setup):
+        return LoadFailure(
+            source.path, f"Extension does not define a setup(pi) function: {source.path}", source.explicit
+        )
+    extension = Extension(
+        path=source.path, source_info=dict(source.source_info), module=module, builtin=source.module_name is not None
+    )
+    api = ExtensionAPI(extension, runtime)
+    try:
+        result: Any = setup(api)
+        if inspect.isawaitable(result):
+            await result
+    except Exception as exc:  # noqa: BLE001 - setup raising is a load failure
+        api._discard()
+        return LoadFailure(source.path, f"Failed to load extension: {error_message(exc)}", source.explicit)
+    api._commit()
+    return extension
+
+
+async def load_extensions(
+    sources: list[ExtensionSource],
+    *,
+    bus: EventBus | None = None,
+    flag_values: dict[str, Any] | None = None,
+    fresh: bool = False,
+) -> LoadResult:
+    """Load ``sources`` in order into one shared runtime; failures are collected, not raised."""
+    runtime = SharedRuntime(bus or EventBus(), flag_values)
+    result = LoadResult(runtime=runtime)
+    for source in sources:
+        loaded = await load_extension(source, runtime, fresh=fresh)
+        if isinstance(loaded, LoadFailure):
+            result.failures.append(loaded)
+        else:
+            result.extensions.append(loaded)
+    return result
+
+
+def apply_flag_values(result: LoadResult, given: list[tuple[str, str | bool]]) -> list[str]:
+    """Apply ``--name[=value]`` flags from the command line to the flags extensions registered
+    (upstream ``applyExtensionFlagValues``). Returns error texts for string flags given without
+    a value; flags no extension registered are ignored, as before extensions existed."""
+    if result.runtime is None:
+        return []
+    registered = {name: flag for ext in result.extensions for name, flag in ext.flags.items()}
+    errors: list[str] = []
+    for name, value in given:
+        flag = registered.get(name)
+        if flag is None:
+            continue
+        if flag.get("type", "boolean") == "boolean":
+            result.runtime.flag_values[name] = True
+        elif isinstance(value, str):
+            result.runtime.flag_values[name] = value
+        else:
+            errors.append(f'Extension flag "--{name}" requires a value')
+    return errors

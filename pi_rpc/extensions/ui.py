@@ -1,0 +1,204 @@
+"""``ctx.ui``: what extensions may ask of the user, and the bridge a mode provides.
+
+``ExtensionUI`` is the whole surface with upstream's method names in snake_case. Its own
+implementation is "no UI" (print and JSON modes, the SDK by default): dialogs return their
+defaults at once (``select``/``input``/``editor`` -> ``None``, ``confirm`` -> ``False``) and
+every other method does nothing. A mode with a user on the other end subclasses it: the RPC mode
+turns dialogs into ``extension_ui_request`` records (``pi_rpc.modes.rpc.extension_ui``).
+
+Dialogs are coroutines; ``timeout`` is in milliseconds as on the wire, and ``signal`` (an
+``AbortSignal``) dismisses the dialog with its default when it aborts. Rendering-only methods
+(footers, headers, editor components, themes, autocomplete) are accepted and do nothing outside
+a terminal UI, as upstream's RPC mode does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+class PlainTheme:
+    """A theme that styles nothing: ``fg``/``bg``/``bold``... return the text unchanged, so
+    extensions written for the terminal UI still produce readable strings."""
+
+    appearance = "dark"
+    colors: dict[str, str] = {}
+
+    def fg(self, _color: str, text: str) -> str:
+        return text
+
+    def bg(self, _color: str, text: str) -> str:
+        return text
+
+    def style(self, text: str, _style: Any = None) -> str:
+        return text
+
+    def bold(self, text: str) -> str:
+        return text
+
+    def italic(self, text: str) -> str:
+        return text
+
+    def underline(self, text: str) -> str:
+        return text
+
+    def strikethrough(self, text: str) -> str:
+        return text
+
+
+class ExtensionUI:
+    """The no-UI implementation of ``ctx.ui``; modes with a user override what they support."""
+
+    has_ui = False
+    theme = PlainTheme()
+
+    # ---------------------------------------------------------------- dialogs (awaitable)
+
+    async def select(
+        self, title: str, options: list[str], timeout: int | None = None, signal: Any = None
+    ) -> str | None:
+        return None
+
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
+        return False
+
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> str | None:
+        return None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return None
+
+    async def custom(self, factory: Any = None, options: Any = None) -> Any:
+        return None
+
+    # ---------------------------------------------------------------- fire-and-forget
+
+    def notify(self, message: str, type: str | None = None) -> None:
+        return None
+
+    def set_status(self, key: str, text: str | None = None) -> None:
+        return None
+
+    def set_widget(self, key: str, lines: list[str] | None = None, placement: str | None = None) -> None:
+        return None
+
+    def set_title(self, title: str) -> None:
+        return None
+
+    def set_editor_text(self, text: str) -> None:
+        return None
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    # ---------------------------------------------------------------- terminal-only (no-ops)
+
+    def set_working_message(self, message: str | None = None) -> None:
+        return None
+
+    def set_working_visible(self, visible: bool = True) -> None:
+        return None
+
+    def set_working_indicator(self, options: Any = None) -> None:
+        return None
+
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        return None
+
+    def set_footer(self, factory: Any = None) -> None:
+        return None
+
+    def set_header(self, factory: Any = None) -> None:
+        return None
+
+    def add_autocomplete_provider(self, factory: Any = None) -> None:
+        return None
+
+    def set_editor_component(self, factory: Any = None) -> None:
+        return None
+
+    def get_editor_component(self) -> Any:
+        return None
+
+    def on_terminal_input(self, handler: Any = None) -> Callable[[], None]:
+        return lambda: None
+
+    def get_all_themes(self) -> list[dict[str, Any]]:
+        return []
+
+    def get_theme(self, name: str) -> Any:
+        return None
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "UI not available"}
+
+    def get_tools_expanded(self) -> bool:
+        return False
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        return None
+
+
+NO_UI = ExtensionUI()
+
+DIALOG_KINDS = ("select", "confirm", "input", "editor", "custom")
+
+
+class PromptTrackingUI:
+    """Wraps a mode's UI so blocking dialogs are announced to extensions as ``ui_prompt_start``
+    / ``ui_prompt_end`` (nested dialogs coalesce into one outer span, as upstream). ``notify``
+    receives those notification events; it must not block."""
+
+    def __init__(self, inner: ExtensionUI, notify: Callable[[dict[str, Any]], None]) -> None:
+        self._inner = inner
+        self._notify = notify
+        self._depth = 0
+        self._active: tuple[str, str | None] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def _track(self, kind: str, title: str | None, call: Any) -> Any:
+        outer = self._depth == 0
+        self._depth += 1
+        if outer:
+            self._active = (kind, title)
+            self._notify({"type": "ui_prompt_start", "reason": "ui_prompt", "kind": kind, **({"title": title} if title else {})})
+        try:
+            return await call
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                active_kind, active_title = self._active or (kind, title)
+                self._active = None
+                self._notify(
+                    {
+                        "type": "ui_prompt_end",
+                        "reason": "ui_prompt",
+                        "kind": active_kind,
+                        **({"title": active_title} if active_title else {}),
+                    }
+                )
+
+    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> Any:
+        return await self._track("select", title, self._inner.select(title, options, timeout, signal))
+
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> Any:
+        return await self._track("confirm", title, self._inner.confirm(title, message, timeout, signal))
+
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> Any:
+        return await self._track("input", title, self._inner.input(title, placeholder, timeout, signal))
+
+    async def editor(self, title: str, prefill: str | None = None) -> Any:
+        return await self._track("editor", title, self._inner.editor(title, prefill))
+
+    async def custom(self, factory: Any = None, options: Any = None) -> Any:
+        return await self._track("custom", None, self._inner.custom(factory, options))

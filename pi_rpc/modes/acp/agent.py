@@ -1,0 +1,349 @@
+"""The ACP agent: the methods an editor calls (``initialize``, ``authenticate``, ``session/new``,
+``session/load``, ``session/list``, ``session/prompt``, ``session/cancel``,
+``session/set_config_option`` and the unstable ``session/fork``, ``session/resume``,
+``session/close``) and the live sessions they create.
+
+Each session is built exactly like the other modes build theirs (``runtime.factory``, from the
+command line's flags, with the request's ``cwd``), so settings, models.json, sessions on disk,
+skills and prompt templates behave as in ``pi --mode rpc``. The runtime is imported at the
+first session, not at ``initialize``, to keep the editor's handshake fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc import __version__
+from pi_rpc.modes.acp.jsonrpc import (
+    INTERNAL_ERROR,
+    AUTH_REQUIRED,
+    RESOURCE_NOT_FOUND,
+    JsonRpcPeer,
+    Reply,
+    RpcError,
+    invalid_params,
+)
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from pi_rpc.config.cli_args import CliArgs
+    from pi_rpc.modes.acp.session import AcpSession
+    from pi_rpc.modes.rpc.backend import ServerHandle
+    from pi_rpc.modes.rpc.registry import HandlerRegistry
+
+PROTOCOL_VERSION = 1
+AUTH_METHOD_ID = "pi-configuration"
+AUTH_METHODS = [
+    {
+        "id": AUTH_METHOD_ID,
+        "name": "Configure a model provider",
+        "description": (
+            "pi reads its keys from its own configuration: set a provider key (ANTHROPIC_API_KEY, "
+            "OPENAI_API_KEY, GEMINI_API_KEY, …) in the environment the editor starts pi with, add it "
+            "to <agent dir>/auth.json, or add a provider to <agent dir>/models.json; then retry."
+        ),
+    }
+]
+LIST_PAGE_SIZE = 100
+
+
+def _string(params: dict[str, Any], key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise invalid_params(f'"{key}" must be a non-empty string')
+    return value
+
+
+def _cwd(params: dict[str, Any]) -> str:
+    cwd = _string(params, "cwd")
+    if not os.path.isabs(cwd):
+        raise invalid_params(f'"cwd" must be an absolute path, got "{cwd}"')
+    if not os.path.isdir(cwd):
+        raise invalid_params(f'"cwd" is not a directory: {cwd}')
+    return cwd
+
+
+def _mcp_servers(params: dict[str, Any]) -> list[Any]:
+    servers = params.get("mcpServers", [])
+    if not isinstance(servers, list):
+        raise invalid_params('"mcpServers" must be an array')
+    return servers
+
+
+def _not_found(session_id: str) -> RpcError:
+    return RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"details": f"Unknown session: {session_id}"})
+
+
+class AcpAgent:
+    """The ACP server's backend (``RpcServer`` lifecycle: ``start``, ``aclose``)."""
+
+    def __init__(self, args: CliArgs) -> None:
+        self.args = args
+        self.sessions: dict[str, AcpSession] = {}
+        self.client_capabilities: dict[str, Any] = {}
+        self._task_group: TaskGroup | None = None
+        self.peer: JsonRpcPeer | None = None
+
+    # ------------------------------------------------------------------ server lifecycle
+
+    def register(self, registry: HandlerRegistry) -> None:
+        """(RPC command registry: unused; methods are registered on the JSON-RPC peer.)"""
+
+    def attach(self, peer: JsonRpcPeer) -> None:
+        self.peer = peer
+        for name, handler in (
+            ("initialize", self.initialize),
+            ("authenticate", self.authenticate),
+            ("session/new", self.new_session),
+            ("session/load", self.load_session),
+            ("session/resume", self.resume_session),
+            ("session/fork", self.fork_session),
+            ("session/close", self.close_session),
+            ("session/list", self.list_sessions),
+            ("session/prompt", self.prompt),
+            ("session/set_config_option", self.set_config_option),
+        ):
+            peer.method(name, handler)
+        peer.notification("session/cancel", self.cancel)
+
+    async def start(self, server: ServerHandle) -> None:
+        self._task_group = server.task_group
+
+    async def input_ended(self) -> None:
+        """The client closed stdin: fail its unanswered requests and cancel running turns."""
+        if self.peer is not None:
+            self.peer.close()
+        for session in list(self.sessions.values()):
+            await session.cancel()
+
+    async def aclose(self) -> None:
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            await session.close()
+
+    # ------------------------------------------------------------------ handshake
+
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        version = params.get("protocolVersion")
+        if type(version) is not int or not 0 <= version <= 65535:
+            raise invalid_params('"protocolVersion" must be an integer (ACP protocol version)')
+        capabilities = params.get("clientCapabilities")
+        self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "agentCapabilities": {
+                "loadSession": not self.args.no_session,
+                "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
+                "mcpCapabilities": {"http": False, "sse": False},
+                "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}},
+            },
+            "authMethods": AUTH_METHODS,
+            "agentInfo": {"name": "pi_rpc", "title": "pi", "version": __version__},
+        }
+
+    async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        method = _string(params, "methodId")
+        if method != AUTH_METHOD_ID:
+            raise invalid_params(f'unknown methodId "{method}" (this agent offers "{AUTH_METHOD_ID}")')
+        from pi_rpc.ai.models.registry import ModelRegistry
+        from pi_rpc.config import paths
+        from pi_rpc.runtime.errors import no_models_available_message
+
+        registry = ModelRegistry(paths.agent_dir(), faux=bool(self.args.faux_script) or str(self.args.model or "").startswith("faux/"))
+        if not registry.get_available():
+            raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": no_models_available_message()})
+        return {}
+
+    # ------------------------------------------------------------------ sessions
+
+    def _session(self, params: dict[str, Any]) -> AcpSession:
+        session_id = _string(params, "sessionId")
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise _not_found(session_id)
+        return session
+
+    def _open(self, cwd: str, **overrides: Any) -> AcpSession:
+        """Build a session runtime like every mode does, with the client's cwd and file access."""
+        from pi_rpc.modes.acp.client_fs import ClientFileAccess
+        from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
+        from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+        from pi_rpc.runtime.session import AgentSession
+
+        assert self.peer is not None and self._task_group is not None
+        args = replace(self.args, session=None, continue_session=False, resume=False, fork=None, session_id=None)
+        args = replace(args, **overrides)
+        try:
+            options = build_runtime_options(args, cwd=cwd)
+        except StartupProblem as exc:
+            if overrides.get("session") or overrides.get("fork"):
+                raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
+            raise invalid_params(exc.message) from None
+        session_id = options.session.session_id
+        fs_caps = self.client_capabilities.get("fs")
+        fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
+        files = ClientFileAccess(self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True)
+        if files.delegates_read or files.delegates_write:
+            options.file_access = files
+        permissions = options.settings.get("acp.permissions", "never")
+        if permissions not in PERMISSION_MODES:
+            sys.stderr.write(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"\n')
+            permissions = "never"
+        runtime = AgentSession(options)
+        session = AcpSession(runtime, self.peer, permissions=permissions, files=files)
+        session.start(self._task_group)
+        return session
+
+    async def _register(self, session: AcpSession, *, require_model: bool) -> None:
+        if require_model and session.runtime.model is None:
+            await session.close()
+            from pi_rpc.runtime.errors import no_models_available_message
+
+            raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": no_models_available_message()})
+        if session.runtime.ext is not None:
+            await self._start_extensions(session)
+        previous = self.sessions.pop(session.id, None)
+        if previous is not None and previous is not session:
+            await previous.close()
+        self.sessions[session.id] = session
+
+    async def _start_extensions(self, session: AcpSession) -> None:
+        """Extensions run in ACP sessions without dialogs (``ctx.has_ui`` false, ``ctx.mode``
+        "acp"); their errors go to stderr. One that fails to load fails the session request:
+        a permission gate must not be skipped silently."""
+        from pi_rpc.extensions.host import ModeBinding
+        from pi_rpc.runtime.extension_host import ExtensionStartupError
+
+        def on_error(error: Any) -> None:
+            sys.stderr.write(f"Extension error ({error['extensionPath']}): {error['error']}\n")
+
+        try:
+            await session.runtime.start_extensions(ModeBinding(mode="acp", on_error=on_error))
+        except ExtensionStartupError as exc:
+            await session.close()
+            raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
+
+    def _ready(self, session: AcpSession, result: dict[str, Any]) -> Reply:
+        result["configOptions"] = session.config_options()
+
+        async def after() -> None:
+            await session.update({"sessionUpdate": "available_commands_update", "availableCommands": session.available_commands()})
+
+        return Reply(result, after)
+
+    def _note_mcp(self, servers: list[Any]) -> None:
+        if servers:
+            sys.stderr.write(f"pi_rpc acp: {len(servers)} MCP server(s) from the client ignored (no MCP support yet)\n")
+
+    async def new_session(self, params: dict[str, Any]) -> Reply:
+        cwd = _cwd(params)
+        self._note_mcp(_mcp_servers(params))
+        session = self._open(cwd)
+        await self._register(session, require_model=True)
+        return self._ready(session, {"sessionId": session.id})
+
+    def _existing(self, session_id: str) -> dict[str, Any]:
+        if "/" in session_id or "\\" in session_id or session_id.endswith(".jsonl"):
+            raise _not_found(session_id)
+        return {"session": session_id}
+
+    async def _reopen(self, params: dict[str, Any]) -> AcpSession:
+        session_id = _string(params, "sessionId")
+        cwd = _cwd(params)
+        self._note_mcp(_mcp_servers(params))
+        if self.args.no_session:
+            raise _not_found(session_id)
+        live = self.sessions.pop(session_id, None)
+        if live is not None:
+            await live.close()
+        session = self._open(cwd, **self._existing(session_id))
+        if session.id != session_id:  # an id prefix matched another session: not this one
+            await session.close()
+            raise _not_found(session_id)
+        await self._register(session, require_model=False)
+        return session
+
+    async def load_session(self, params: dict[str, Any]) -> Reply:
+        session = await self._reopen(params)
+        await session.replay()  # the whole history before the result
+        return self._ready(session, {})
+
+    async def resume_session(self, params: dict[str, Any]) -> Reply:
+        return self._ready(await self._reopen(params), {})
+
+    async def fork_session(self, params: dict[str, Any]) -> Reply:
+        source = _string(params, "sessionId")
+        cwd = _cwd(params)
+        self._note_mcp(_mcp_servers(params))
+        if self.args.no_session:
+            raise _not_found(source)
+        live = self.sessions.get(source)
+        origin = live.runtime.session.session_file if live is not None else None
+        session = self._open(cwd, fork=origin or self._existing(source)["session"])
+        await self._register(session, require_model=False)
+        return self._ready(session, {"sessionId": session.id})
+
+    async def close_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        self.sessions.pop(session.id, None)
+        await session.close()
+        return {}
+
+    async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
+        from pi_rpc.config import paths
+        from pi_rpc.config.settings import Settings
+        from pi_rpc.session.listing import list_all_sessions, list_sessions
+
+        cwd = params.get("cwd")
+        if cwd is not None and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
+            raise invalid_params('"cwd" must be an absolute path')
+        cursor = params.get("cursor")
+        start = 0
+        if cursor is not None:
+            if not isinstance(cursor, str) or not cursor.isdigit():
+                raise invalid_params('"cursor" is not one this agent returned')
+            start = int(cursor)
+        agent_dir = paths.agent_dir()
+        if cwd is not None:
+            settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
+            choice = paths.resolve_session_dir(
+                cwd=cwd, agent=agent_dir, cli_session_dir=self.args.session_dir, settings_session_dir=settings.session_dir
+            )
+            infos = list_sessions(str(choice.path), cwd if choice.custom else None)
+        else:
+            infos = list_all_sessions(str(paths.sessions_root(agent_dir)))
+        page = infos[start : start + LIST_PAGE_SIZE]
+        sessions = []
+        for info in page:
+            entry: dict[str, Any] = {"sessionId": info.id, "cwd": info.cwd}
+            title = info.name or info.first_message.strip().split("\n", 1)[0][:120]
+            if title:
+                entry["title"] = title
+            entry["updatedAt"] = info.to_dict()["modified"]
+            sessions.append(entry)
+        result: dict[str, Any] = {"sessions": sessions}
+        if start + LIST_PAGE_SIZE < len(infos):
+            result["nextCursor"] = str(start + LIST_PAGE_SIZE)
+        return result
+
+    # ------------------------------------------------------------------ turns
+
+    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        if "prompt" not in params:
+            raise invalid_params('"prompt" is required')
+        return await session.prompt(params["prompt"])
+
+    async def cancel(self, params: dict[str, Any]) -> None:
+        session = self.sessions.get(params.get("sessionId"))  # type: ignore[arg-type]
+        if session is not None:
+            await session.cancel()
+
+    async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(params)
+        config_id = _string(params, "configId")
+        return {"configOptions": await session.set_config_option(config_id, params.get("value"))}

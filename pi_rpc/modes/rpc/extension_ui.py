@@ -1,0 +1,125 @@
+"""The extension UI sub-protocol of RPC mode: ``ctx.ui`` over stdout/stdin.
+
+Dialogs (``select``, ``confirm``, ``input``, ``editor``) write an ``extension_ui_request``
+with a fresh UUID v4 ``id`` and wait for the ``extension_ui_response`` with that ``id``; a
+``timeout`` (ms, sent in the request) or an aborted ``signal`` resolves them with the default
+(``None``, or ``False`` for ``confirm``) without telling the client, and a response that comes
+later, or names no pending dialog, is ignored. Fire-and-forget methods (``notify``,
+``set_status``, ``set_widget``, ``set_title``, ``set_editor_text``) write a request and return.
+Keys whose value is undefined upstream are left out (``notify`` without a type sends no
+``notifyType``). Terminal-only methods behave as upstream's RPC mode (no-ops, ``custom`` ->
+``None``, ``set_theme`` fails with upstream's text).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from pi_rpc.extensions.ui import ExtensionUI
+
+Parse = Callable[[dict[str, Any]], Any]
+
+
+def _value(response: dict[str, Any]) -> Any:
+    if response.get("cancelled"):
+        return None
+    return response.get("value") if "value" in response else None
+
+
+def _confirmed(response: dict[str, Any]) -> Any:
+    if response.get("cancelled"):
+        return False
+    return response.get("confirmed") if "confirmed" in response else False
+
+
+class RpcExtensionUI(ExtensionUI):
+    has_ui = True
+
+    def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
+        self._write = write
+        self._pending: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+
+    # ------------------------------------------------------------------ responses
+
+    def resolve(self, response: dict[str, Any]) -> bool:
+        """Route an ``extension_ui_response`` to its dialog; False when none is pending."""
+        key = response.get("id")
+        pending = self._pending.pop(key, None) if isinstance(key, str) else None
+        if pending is None:
+            return False
+        event, box = pending
+        box.append(response)
+        event.set()
+        return True
+
+    def _request(self, method: str, **fields: Any) -> dict[str, Any]:
+        record: dict[str, Any] = {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": method}
+        record.update((key, value) for key, value in fields.items() if value is not None)
+        return record
+
+    async def _dialog(self, record: dict[str, Any], default: Any, parse: Parse, timeout: Any = None, signal: Any = None) -> Any:
+        if signal is not None and getattr(signal, "aborted", False):
+            return default
+        event = anyio.Event()
+        box: list[dict[str, Any]] = []
+        key = record["id"]
+        self._pending[key] = (event, box)
+        remove_callback = signal.add_callback(event.set) if signal is not None and hasattr(signal, "add_callback") else None
+        try:
+            self._write(record)
+            seconds = timeout / 1000 if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout else None
+            with anyio.move_on_after(seconds):
+                await event.wait()
+        finally:
+            # Timed out, aborted or cancelled: a late response must find nothing.
+            self._pending.pop(key, None)
+            if remove_callback is not None:
+                remove_callback()
+        return parse(box[0]) if box else default
+
+    # ------------------------------------------------------------------ dialogs
+
+    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> Any:
+        record = self._request("select", title=title, options=list(options), timeout=timeout)
+        return await self._dialog(record, None, _value, timeout, signal)
+
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> Any:
+        record = self._request("confirm", title=title, message=message, timeout=timeout)
+        return await self._dialog(record, False, _confirmed, timeout, signal)
+
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> Any:
+        record = self._request("input", title=title, placeholder=placeholder, timeout=timeout)
+        return await self._dialog(record, None, _value, timeout, signal)
+
+    async def editor(self, title: str, prefill: str | None = None) -> Any:
+        # Upstream's RPC editor has no timeout.
+        record = self._request("editor", title=title, prefill=prefill)
+        return await self._dialog(record, None, _value)
+
+    # ------------------------------------------------------------------ fire-and-forget
+
+    def notify(self, message: str, type: str | None = None) -> None:
+        self._write(self._request("notify", message=message, notifyType=type))
+
+    def set_status(self, key: str, text: str | None = None) -> None:
+        self._write(self._request("setStatus", statusKey=key, statusText=text))
+
+    def set_widget(self, key: str, lines: list[str] | None = None, placement: str | None = None) -> None:
+        if lines is not None and not isinstance(lines, list):
+            return  # component factories need a terminal UI
+        self._write(self._request("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement=placement))
+
+    def set_title(self, title: str) -> None:
+        self._write(self._request("setTitle", title=title))
+
+    def set_editor_text(self, text: str) -> None:
+        self._write(self._request("set_editor_text", text=text))
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "Theme switching not supported in RPC mode"}
