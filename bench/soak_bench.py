@@ -5,7 +5,9 @@ Measured after a warm-up (the baseline of this same run):
   * RSS growth from the end of warm-up to the end (VmRSS, idle, after a GC-friendly pause);
   * open file descriptors and child processes at idle, at the baseline and at the end;
   * per-prompt latency (prompt written -> agent_settled): median of the first and of the last
-    window of prompts after warm-up, and their ratio (drift; 1.0 = none).
+    window of prompts after warm-up, and their ratio (drift; 1.0 = none), plus the median of
+    each tenth of the run; and the server's own CPU time per prompt (first vs last window),
+    which other load on the machine disturbs much less than wall time.
 ``--rotate N`` (default 100) starts a new session every N prompts, as a harness running many
 tasks does; ``--rotate 0`` keeps one session, whose context (sent whole with every request)
 and entries grow with each prompt, so latency and RSS grow with it by design.
@@ -52,6 +54,13 @@ def children(pid: int) -> int:
     return count
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the process (less sensitive to machine load than wall time)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -72,6 +81,7 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
         pi = Pi([*OURS, "--mode", "rpc", "--session-dir", str(work / "sessions")], isolated_env(work),
                 work / "cwd", stderr_to=open(os.devnull, "wb"))
         latencies: list[float] = []
+        cpu: list[float] = []
         baseline: dict[str, int] = {}
         try:
             for i in range(warmup + prompts):
@@ -81,6 +91,7 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
                     pi.send({"id": f"n{i}", "type": "new_session"})
                     pi.response(f"n{i}")
                 t0 = time.perf_counter()
+                c0 = cpu_seconds(pi.pid)
                 pi.send({"id": f"p{i}", "type": "prompt", "message": f"soak prompt {i}"})
                 response = pi.response(f"p{i}")
                 if not response.get("success"):
@@ -88,6 +99,7 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
                 pi.wait_for(lambda r: r.get("type") == "agent_settled")
                 if i >= warmup:
                     latencies.append(time.perf_counter() - t0)
+                    cpu.append(cpu_seconds(pi.pid) - c0)
                 del pi.records[:]  # the client keeps nothing: only the server's memory counts
                 del pi.lines[:]
             end = idle_figures(pi)
@@ -96,6 +108,7 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
         finally:
             pi.kill()
     first, last = latencies[:window], latencies[-window:]
+    cpu_first, cpu_last = sum(cpu[:window]) / window, sum(cpu[-window:]) / window
     return {
         "prompts": prompts,
         "warmup": warmup,
@@ -112,6 +125,11 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
         "latency_first_ms": round(statistics.median(first) * 1000, 1),
         "latency_last_ms": round(statistics.median(last) * 1000, 1),
         "latency_drift_ratio": round(statistics.median(last) / statistics.median(first), 2),
+        "cpu_ms_per_prompt_first": round(cpu_first * 1000, 1),
+        "cpu_ms_per_prompt_last": round(cpu_last * 1000, 1),
+        "cpu_drift_ratio": round(cpu_last / cpu_first, 2) if cpu_first else None,
+        "latency_ms_by_decile": [round(statistics.median(latencies[k * len(latencies) // 10:(k + 1) * len(latencies) // 10]) * 1000, 1)
+                                 for k in range(10)],
         "exit_code": rc,
     }
 
