@@ -61,6 +61,7 @@ Process:
   --list-models [search]         List available models (fuzzy search) and exit
   --export <session> [out.html]  Export a session file to HTML and exit
   --max-frame-bytes <n>          RPC input record size limit (default 67108864)
+  --event-buffer <n>             RPC events kept for get_events replay (default 10000)
   --verbose                      Verbose startup
   --help, -h                     Show this help
   --version, -v                  Show the version

@@ -2,8 +2,9 @@
 // GENERATED from protocol/schema/*.json by scripts/gen-types.mjs.
 import type { ChildProcess } from "node:child_process";
 import type {
-  AgentMessage, BashResult, Command, CompactionResult, Event, ImageContent, ModelInfo, Response, SessionEntry, SessionState,
-  SessionStats, SessionTreeNode, SlashCommand,
+  AgentMessage, BashResult, Command, CompactionResult, Event, EventOptionsData, EventsData, ImageContent, ModelInfo,
+  NavigateTreeData, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
+  SlashCommand,
 } from "./types/protocol.js";
 
 export * from "./types/protocol.js";
@@ -17,6 +18,8 @@ export type QueuedDisposition = "queued" | "handled";
 export type RpcRecord = Event | Response;
 
 export declare const COMMAND_TYPES: readonly Command["type"][];
+/** Commands beyond upstream 1.6 (pi_rpc only). */
+export declare const BEYOND_UPSTREAM_COMMAND_TYPES: readonly Command["type"][];
 
 export declare class RpcError extends Error {}
 export declare class RpcCommandError extends RpcError {
@@ -32,6 +35,12 @@ export declare class RpcProcessExited extends RpcError {
   constructor(exitCode: number | null, signal: string | null, stderrTail: string, context?: string);
 }
 
+/** Events after `sinceSeq` are no longer in the server's ring (get_events: truncated): rebuild from state. */
+export declare class EventsLost extends RpcError {
+  readonly sinceSeq: number; readonly untilSeq: number;
+  constructor(sinceSeq: number, untilSeq: number);
+}
+
 export declare function encodeRecord(obj: unknown): string;
 export declare class LineSplitter {
   feed(chunk: Buffer): Buffer[];
@@ -43,6 +52,32 @@ export declare class EventStream implements AsyncIterable<RpcRecord> {
   next(timeoutMs?: number): Promise<RpcRecord>;
   waitFor(match: string | ((r: RpcRecord) => boolean), timeoutMs?: number): Promise<RpcRecord>;
   drain(): RpcRecord[];
+  [Symbol.asyncIterator](): AsyncIterator<RpcRecord>;
+  close(): void;
+}
+
+/** Gap bookkeeping without I/O for seq-numbered records (pi_rpc beyond upstream). */
+export declare class SeqTracker {
+  static readonly DELIVER: "deliver"; static readonly OLD: "old"; static readonly GAP: "gap";
+  lastSeq: number;
+  constructor(lastSeq?: number);
+  noteResponse(seq: number): void;
+  classify(event: { seq?: number }): "deliver" | "old" | "gap";
+  /** Missed events of a get_events answer (below untilSeq); throws EventsLost when truncated. */
+  fill(replay: Partial<EventsData>, untilSeq?: number): RpcRecord[];
+}
+
+/** Events in seq order, each once, gaps filled from get_events (PiRpcClient.sequencedEvents). */
+export declare class SequencedEventStream implements AsyncIterable<RpcRecord> {
+  readonly closed: boolean;
+  /** Records a bounded buffer let go (then fetched again with get_events). */
+  readonly dropped: number;
+  /** Events delivered from get_events answers. */
+  readonly replayed: number;
+  /** The last number accounted for: store it to resume later (`since`). */
+  readonly lastSeq: number;
+  readonly tracker: SeqTracker;
+  next(timeoutMs?: number): Promise<RpcRecord>;
   [Symbol.asyncIterator](): AsyncIterator<RpcRecord>;
   close(): void;
 }
@@ -86,7 +121,7 @@ export declare class PiRpcClient {
   prompt(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): Promise<PromptDisposition>;
   steer(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
   followUp(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
-  abort(opts?: CallOptions): Promise<void>;
+  abort(opts?: CallOptions): Promise<"aborted" | "idle" | null>;
   clearQueue(opts?: CallOptions): Promise<{ steering: string[]; followUp: string[] }>;
   newSession(opts?: CallOptions & { parentSession?: string }): Promise<{ cancelled: boolean }>;
   getState(opts?: CallOptions): Promise<SessionState>;
@@ -116,5 +151,18 @@ export declare class PiRpcClient {
   setSessionName(name: string, opts?: CallOptions): Promise<void>;
   getMessages(opts?: CallOptions): Promise<AgentMessage[]>;
   getCommands(opts?: CallOptions): Promise<SlashCommand[]>;
+
+  // beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream"). abort() resolves to the outcome
+  // ("aborted" | "idle") from pi_rpc and to null from upstream.
+  getProtocolInfo(opts?: CallOptions): Promise<ProtocolInfoData>;
+  setEventOptions(opts?: CallOptions & { seq?: boolean; runId?: boolean }): Promise<EventOptionsData>;
+  getEvents(sinceSeq: number, opts?: CallOptions): Promise<EventsData>;
+  listSessions(opts?: CallOptions & { scope?: "cwd" | "all"; limit?: number; query?: string }): Promise<SessionSummary[]>;
+  renameSession(sessionPath: string, name: string, opts?: CallOptions): Promise<void>;
+  deleteSession(sessionPath: string, opts?: CallOptions): Promise<void>;
+  navigateTree(targetId: string, opts?: CallOptions & { summarize?: boolean; customInstructions?: string }): Promise<NavigateTreeData>;
+  setLabel(entryId: string, label: string | null, opts?: CallOptions): Promise<void>;
+  /** Turn seq on (runId too when given) and read events in order with gap recovery; `since` resumes. */
+  sequencedEvents(opts?: CallOptions & { maxBuffer?: number; since?: number; runId?: boolean }): Promise<SequencedEventStream>;
 }
 export default PiRpcClient;

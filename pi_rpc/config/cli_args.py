@@ -16,6 +16,7 @@ VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Prot
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
+DEFAULT_EVENT_BUFFER = 10_000  # events get_events can replay (modes.wire.event_ring)
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 SESSION_ID_ERROR = (
     "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
@@ -69,6 +70,7 @@ class CliArgs:
     offline: bool = False
     faux_script: str | None = None
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    event_buffer: int = DEFAULT_EVENT_BUFFER
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
@@ -199,6 +201,14 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 if limit <= 0:
                     raise CliError(f'Error: Invalid --max-frame-bytes "{raw}": expected a positive integer')
                 values["max_frame_bytes"] = limit
+        elif arg == "--event-buffer":
+            if has_next:
+                i += 1
+                raw = args[i]
+                count = int(raw) if raw.isascii() and raw.isdigit() else -1
+                if count < 0:
+                    raise CliError(f'Error: Invalid --event-buffer "{raw}": expected a non-negative integer')
+                values["event_buffer"] = count
         elif arg == "--export":
             if has_next:
                 i += 1

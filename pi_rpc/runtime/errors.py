@@ -16,6 +16,10 @@ ERR_SESSION_NAME_EMPTY = "Session name cannot be empty"
 ERR_EXPORT_IN_MEMORY = "Cannot export in-memory session to HTML"
 ERR_EXPORT_NOTHING = "Nothing to export yet - start a conversation first"
 ERR_INVALID_FORK_ENTRY = "Invalid entry ID for forking"
+ERR_NAVIGATE_WHILE_STREAMING = "Wait for the current response to finish before navigating the session tree."
+ERR_NAVIGATE_WHILE_COMPACTING = (
+    "Wait for the current compaction or tree navigation to finish before navigating the session tree."
+)
 
 # Upstream's first sentences are kept verbatim (clients and adapters match on them); the help
 # that follows points at what exists here (no /login, no providers.md) instead of upstream's docs.

@@ -97,6 +97,15 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
         raise StartupProblem(str(exc)) from None
 
 
+def _custom_session_dir(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> str | None:
+    """The configured flat session directory (``--session-dir``, the environment or the
+    ``sessionDir`` setting), resolved once from the startup cwd; None for the default layout."""
+    choice = paths.resolve_session_dir(
+        cwd=cwd, agent=agent_dir, cli_session_dir=args.session_dir, settings_session_dir=settings.session_dir
+    )
+    return str(choice.path) if choice.custom else None
+
+
 def _command_line_opts_into_faux(args: CliArgs) -> bool:
     """``--faux-script`` or a model named ``faux/…`` (or ``--provider faux``) turn the offline
     provider on; otherwise only its environment variable or models.json do (see ModelRegistry)."""
@@ -208,6 +217,7 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         registry=registry,
         session=session,
         model=model,
+        session_dir=_custom_session_dir(args, cwd, agent_dir, settings),
         thinking_level=thinking,
         model_explicit=bool(args.model),
         thinking_explicit=bool(args.thinking or pattern_level),

@@ -1,5 +1,5 @@
 """``SessionHost``: what the ``AgentSession`` mixins (model control, bash commands, session
-replacement) may use of the session they are part of. Declarations for type checking only;
+replacement, session catalogue) may use of the session they are part of. Declarations for type checking only;
 ``AgentSession`` provides the real attributes and methods."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.ai.abort import AbortController
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.compaction_runner import CompactionRunner
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.resources_state import ResourcesState
@@ -27,6 +28,7 @@ class SessionHost:
         options: RuntimeOptions
         resources: ResourcesState
         retry: RetryController
+        compaction: CompactionRunner
         store_faults: StoreFaultReporter
         cwd: str
         ext: SessionExtensions | None
@@ -39,7 +41,8 @@ class SessionHost:
         _bash_controllers: set[AbortController]
 
         async def emit(self, event: dict[str, Any]) -> None: ...
-        async def abort(self) -> None: ...
+        async def abort(self) -> bool: ...
+        async def set_session_name(self, name: str) -> None: ...
         def reload_context_from_store(self) -> None: ...
         def _clamp(self, level: str) -> str: ...
         def _placeholder_model(self) -> dict[str, Any]: ...

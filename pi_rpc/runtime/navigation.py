@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.compaction import CompactionCancelled, collect_entries_for_branch_summary, generate_branch_summary
 from pi_rpc.compaction.settings import RetrySettings
-from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WHILE_STREAMING, RuntimeCommandError
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
@@ -32,18 +32,22 @@ async def navigate_tree(
     replace_instructions: bool = False,
     label: str | None = None,
 ) -> dict[str, Any]:
-    """Returns ``{cancelled, editorText?, aborted?}`` like upstream."""
+    """Returns ``{cancelled, editorText?, aborted?}`` like upstream. Refused while a run or a
+    compaction (or another navigation's summary) is in progress, as upstream refuses it."""
+    if s.is_streaming:
+        raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
+    if s.is_compacting:
+        raise RuntimeCommandError(ERR_NAVIGATE_WHILE_COMPACTING)
     store = s.session
     old_leaf = store.get_leaf_id()
     if target_id == old_leaf:
         return {"cancelled": False}
-    target = store.get_entry(target_id)
-    if target is None:
-        raise RuntimeCommandError(f"Entry {target_id} not found")
     model = s.model
     if summarize and model is None:
         raise RuntimeCommandError("No model available for summarization")
-    await s.abort()
+    target = store.get_entry(target_id)
+    if target is None:
+        raise RuntimeCommandError(f"Entry {target_id} not found")
 
     by_id = {e["id"]: e for e in store.get_entries()}
     collected = collect_entries_for_branch_summary(by_id, old_leaf, target_id)

@@ -20,6 +20,9 @@ class RuntimeOptions:
     registry: Any  # pi_rpc.ai.models.ModelRegistry
     session: SessionManager
     model: dict[str, Any] | None
+    # The flat session directory configured by --session-dir, $PI_CODING_AGENT_SESSION_DIR or
+    # the sessionDir setting (absolute); None: <agentDir>/sessions/--<cwd>--, one per cwd.
+    session_dir: str | None = None
     thinking_level: str = "off"
     model_explicit: bool = False  # --model given: a restored session does not override it
     thinking_explicit: bool = False

@@ -10,7 +10,6 @@ observable effect reaches clients as an event dict through ``subscribe``.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from dataclasses import replace
@@ -32,7 +31,6 @@ from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
     ERR_COMPACTING,
-    ERR_SESSION_NAME_EMPTY,
     RuntimeCommandError,
     no_api_key_error,
 )
@@ -47,6 +45,8 @@ from pi_rpc.runtime.prompt_images import (
 )
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
+from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
+from pi_rpc.runtime.run_context import bind_run_id, new_run_id
 from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
@@ -71,7 +71,7 @@ def _user_message(text: str, images: list[dict[str, Any]] | None) -> dict[str, A
     return {"role": "user", "content": content, "timestamp": _now_ms()}
 
 
-class AgentSession(ModelControl, BashCommands, SessionReplacement):
+class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalog):
     """One live session. Create with :func:`pi_rpc.runtime.factory.create_session`."""
 
     def __init__(self, options: RuntimeOptions) -> None:
@@ -352,6 +352,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         *,
         source: str = "interactive",
         expand_templates: bool = True,
+        run_id: str | None = None,
     ) -> str:
         """Submit a prompt. Returns the disposition (``started`` | ``queued`` | ``handled``) once
         the run has been accepted. With ``start_gate`` the run waits for it before
@@ -360,7 +361,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         With extensions (upstream order): an extension command (``/name args``) runs and the
         prompt is handled; ``input`` handlers may transform or handle the text (``source``:
         ``rpc``, ``interactive`` or ``extension``); then skills and templates expand (unless
-        ``expand_templates`` is false, as for ``pi.send_user_message``)."""
+        ``expand_templates`` is false, as for ``pi.send_user_message``). A started run works
+        under ``run_id`` (``run_context``; a new id when None)."""
         ext = self.ext
         if ext is not None and expand_templates and text.startswith("/") and await ext.try_command(text):
             return "handled"
@@ -389,11 +391,16 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             raise RuntimeCommandError(no_api_key_error("unknown"))
         if not self.registry.has_auth(model["provider"]):
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
-        return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate)
+        return await self._start_run(
+            {"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id
+        )
 
-    async def _start_run(self, trigger: dict[str, Any], start_gate: anyio.Event | None = None) -> str:
+    async def _start_run(
+        self, trigger: dict[str, Any], start_gate: anyio.Event | None = None, run_id: str | None = None
+    ) -> str:
         """Claim the session and start a run from a user prompt or (extensions) a custom
-        message: compaction check, ``before_agent_start``, the starting messages."""
+        message: compaction check, ``before_agent_start``, the starting messages. The run
+        works under ``run_id`` (a new one when None)."""
         # Claim the session before any await so two prompts cannot both start a run.
         self._is_streaming = True
         self._run_aborted = False
@@ -427,7 +434,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             raise
         self._update_session_env()
         self._refresh_stream_options()
-        self._start_background(self._session_run, messages, start_gate)
+        self._start_background(self._session_run, messages, start_gate, run_id or new_run_id())
         return "started"
 
     async def start_custom_run(self, message: dict[str, Any]) -> None:
@@ -550,7 +557,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
     # ------------------------------------------------------------------ the session-level run
 
-    async def _session_run(self, messages: list[dict[str, Any]], start_gate: anyio.Event | None = None) -> None:
+    async def _session_run(
+        self, messages: list[dict[str, Any]], start_gate: anyio.Event | None = None, run_id: str | None = None
+    ) -> None:
+        bind_run_id(run_id)  # this task is the run: everything it emits belongs to it
         try:
             if start_gate is not None:
                 await start_gate.wait()
@@ -663,8 +673,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
 
     # ------------------------------------------------------------------ abort
 
-    async def abort(self) -> None:
-        """Abort the run, retry wait and compaction; returns once the session is idle."""
+    async def abort(self) -> bool:
+        """Abort the run, retry wait, compaction and branch summary; returns once the session
+        is idle, True when one of them was running."""
         running = self._is_streaming or self.compaction.active
         if self._is_streaming:
             self._run_aborted = True
@@ -675,6 +686,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
         if running:
             await self.wait_for_settled()
             await self.compaction.wait_idle()
+        return running
 
     async def abort_retry(self, after_response: anyio.Event | None = None) -> None:
         """Cancel a retry backoff. Returns once ``auto_retry_end`` is out; with
@@ -733,10 +745,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement):
             self.agent.tools = self.resources.tools
 
     async def set_session_name(self, name: str) -> None:
-        trimmed = name.strip()
-        if not trimmed:
-            raise RuntimeCommandError(ERR_SESSION_NAME_EMPTY)
-        normalized = re.sub(r"[\r\n]+", " ", trimmed).strip()
+        normalized = normalize_session_name(name)
         self.session.append_session_info(normalized)
         event = {"type": "session_info_changed", "name": normalized}
         await self.emit(event)

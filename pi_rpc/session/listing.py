@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-import orjson
-
+from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.errors import SessionNotFoundError
 from pi_rpc.session.ids import iso_to_ms
-from pi_rpc.session.loader import _parse_line, is_valid_header, read_header
+from pi_rpc.session.info_scan import scan_session
+from pi_rpc.session.loader import is_valid_header, read_header
 
 _CWD_SEPARATORS = re.compile(r"[/\\:]")
 
@@ -61,9 +61,25 @@ class SessionInfo:
     message_count: int
     first_message: str
     all_messages_text: str
+    # The text of each user and assistant message, for per-message search.
+    message_texts: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """camelCase form, dates as ISO strings, absent optionals left out."""
+        out = self._build_summary()
+        out["allMessagesText"] = self.all_messages_text
+        return out
+
+    def to_summary(self) -> dict[str, Any]:
+        """``to_dict`` without ``allMessagesText`` (what ``list_sessions`` answers over RPC).
+        Built once per summary (a listing of thousands is answered again and again); a copy is
+        returned."""
+        summary = self.__dict__.get("_summary")
+        if summary is None:
+            summary = self.__dict__["_summary"] = self._build_summary()
+        return dict(summary)
+
+    def _build_summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path, "id": self.id, "cwd": self.cwd}
         if self.name is not None:
             out["name"] = self.name
@@ -73,8 +89,14 @@ class SessionInfo:
         out["modified"] = _iso(self.modified)
         out["messageCount"] = self.message_count
         out["firstMessage"] = self.first_message
-        out["allMessagesText"] = self.all_messages_text
         return out
+
+    def matches(self, query: str) -> bool:
+        """Case-insensitive substring match on the name and on each user/assistant text."""
+        needle = query.casefold()
+        if self.name is not None and needle in self.name.casefold():
+            return True
+        return any(needle in text.casefold() for text in self.message_texts)
 
 
 def _iso(dt: datetime | None) -> str | None:
@@ -87,70 +109,95 @@ def _from_ms(ms: float) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-
-
-def build_session_info(path: str) -> SessionInfo | None:
-    """Summarise one file; None when it is unreadable or not a session."""
+def _read(path: str) -> bytes | None:
     try:
-        stat = os.stat(path)
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
-    header: dict[str, Any] | None = None
-    message_count = 0
-    first_message = ""
-    all_messages: list[str] = []
-    name: str | None = None
-    last_activity: float | None = None
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            entry = _parse_line(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        if header is None:
-            if entry.get("type") != "session":
-                return None
-            header = entry
-            continue
-        etype = entry.get("type")
-        if etype == "session_info":
-            raw = entry.get("name")
-            name = (raw.strip() or None) if isinstance(raw, str) else None
-        if etype != "message":
-            continue
-        message_count += 1
-        message = entry.get("message")
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str) or "content" not in message:
-            continue
-        if message["role"] not in ("user", "assistant"):
-            continue
-        ts = message.get("timestamp")
-        activity = ts if isinstance(ts, (int, float)) and not isinstance(ts, bool) else iso_to_ms(entry.get("timestamp"))
-        if activity is not None:
-            last_activity = max(last_activity or 0, activity)
-        text = _text_of(message)
-        if not text:
-            continue
-        all_messages.append(text)
-        if not first_message and message["role"] == "user":
-            first_message = text
-    if header is None:
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError:
         return None
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 20  # most session files are read in one call
+
+
+class _SummaryCache:
+    """Summaries of the files listed before, by path and (device, inode, size, mtime): a file
+    that did not change since is not read again, so listing the same thousands of sessions
+    again costs a ``stat`` each. Message texts are never kept (searches read the files)."""
+
+    MAX_ENTRIES = 100_000
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, int, int, int], SessionInfo | None]] = {}
+
+    @staticmethod
+    def key(stat: os.stat_result) -> tuple[int, int, int, int]:
+        return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+    def get(self, path: str, key: tuple[int, int, int, int]) -> tuple[SessionInfo | None] | None:
+        """``(summary,)`` (``(None,)``: not a session) when this state of the file was seen."""
+        found = self._entries.get(path)
+        if found is None or found[0] != key:
+            return None
+        return (found[1],)
+
+    def put(self, path: str, key: tuple[int, int, int, int], info: SessionInfo | None) -> None:
+        if len(self._entries) >= self.MAX_ENTRIES:
+            self._entries.clear()
+        if info is not None and info.message_texts:
+            info = replace(info, all_messages_text="", message_texts=())
+        self._entries[path] = (key, info)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+SUMMARY_CACHE = _SummaryCache()
+
+
+def build_session_info(path: str, cwd_filter: str | None = None, *, with_texts: bool = False) -> SessionInfo | None:
+    """Summarise one file as upstream's ``buildSessionInfo`` does (``info_scan``); None when it
+    is unreadable, not a session, or (with ``cwd_filter``) a session of another directory.
+    ``allMessagesText`` and ``message_texts`` are filled only ``with_texts``. An unchanged file
+    summarised before is not read again (``SUMMARY_CACHE``), unless its texts are wanted."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = _SummaryCache.key(stat)
+    cached = None if with_texts else SUMMARY_CACHE.get(path, key)
+    if cached is None:
+        info = _summarise(path, stat, with_texts)
+        SUMMARY_CACHE.put(path, key, info)
+    else:
+        info = cached[0]
+    if info is None or (cwd_filter is not None and not _cwd_matches(info.cwd, cwd_filter)):
+        return None
+    return info
+
+
+def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo | None:
+    data = _read(path)
+    if data is None:
+        return None
+    scanned = scan_session(data, with_texts=with_texts)
+    if scanned is None:
+        return None
+    header = scanned.header
     header_ms = iso_to_ms(header.get("timestamp"))
-    if last_activity is not None and last_activity > 0:
-        modified = _from_ms(last_activity)
+    if scanned.last_activity is not None and scanned.last_activity > 0:
+        modified = _from_ms(scanned.last_activity)
     elif header_ms is not None:
         modified = _from_ms(header_ms)
     else:
@@ -161,13 +208,14 @@ def build_session_info(path: str) -> SessionInfo | None:
         path=path,
         id=str(header.get("id")),
         cwd=cwd if isinstance(cwd, str) else "",
-        name=name,
+        name=scanned.name,
         parent_session_path=parent if isinstance(parent, str) else None,
         created=_from_ms(header_ms) if header_ms is not None else None,
         modified=modified,
-        message_count=message_count,
-        first_message=first_message or "(no messages)",
-        all_messages_text=" ".join(all_messages),
+        message_count=scanned.message_count,
+        first_message=scanned.first_message or "(no messages)",
+        all_messages_text=" ".join(scanned.texts),
+        message_texts=tuple(scanned.texts),
     )
 
 
@@ -187,20 +235,25 @@ def _jsonl_files(directory: str) -> list[str]:
     return [os.path.join(directory, n) for n in sorted(names, reverse=True) if n.endswith(".jsonl")]
 
 
-def list_sessions(session_dir: str, cwd_filter: str | None = None) -> list[SessionInfo]:
+def _infos(files: list[str], cwd_filter: str | None = None, with_texts: bool = False) -> list[SessionInfo]:
+    # Thousands of small dicts are parsed and dropped here: the cyclic GC has nothing to find.
+    with gc_paused():
+        infos = (build_session_info(p, cwd_filter, with_texts=with_texts) for p in files)
+        return [i for i in infos if i is not None]
+
+
+def list_sessions(session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False) -> list[SessionInfo]:
     """Every session file in ``session_dir`` (not recursive), newest ``modified`` first.
-    ``cwd_filter``: keep only sessions whose header cwd is that directory (custom dirs)."""
-    infos = [i for i in (build_session_info(p) for p in _jsonl_files(session_dir)) if i is not None]
-    if cwd_filter is not None:
-        infos = [i for i in infos if _cwd_matches(i.cwd, cwd_filter)]
-    return _sorted(infos)
+    ``cwd_filter``: keep only sessions whose header cwd is that directory (custom dirs).
+    ``with_texts``: keep every message text (``SessionInfo.matches``, ``allMessagesText``)."""
+    return _sorted(_infos(_jsonl_files(session_dir), cwd_filter, with_texts))
 
 
-def list_all_sessions(sessions_dir: str, *, custom: bool = False) -> list[SessionInfo]:
+def list_all_sessions(sessions_dir: str, *, custom: bool = False, with_texts: bool = False) -> list[SessionInfo]:
     """Every session of every project: each subdirectory of ``<agentDir>/sessions``
     (``sessions_root``), or the flat ``sessions_dir`` itself when ``custom``."""
     if custom:
-        return list_sessions(sessions_dir)
+        return list_sessions(sessions_dir, with_texts=with_texts)
     files: list[str] = []
     try:
         subdirs = [os.path.join(sessions_dir, n) for n in os.listdir(sessions_dir)]
@@ -209,8 +262,7 @@ def list_all_sessions(sessions_dir: str, *, custom: bool = False) -> list[Sessio
     for sub in subdirs:
         if os.path.isdir(sub):
             files.extend(_jsonl_files(sub))
-    infos = [i for i in (build_session_info(p) for p in files) if i is not None]
-    return _sorted(infos)
+    return _sorted(_infos(files, with_texts=with_texts))
 
 
 def find_most_recent(session_dir: str, cwd: str | None = None) -> str | None:

@@ -1,7 +1,8 @@
 """Extra scenarios for the upstream oracle (``../shared/oracle/run_all.py --scenarios``): runs the
 recorded fixtures do not cover (queueing during and between runs, abort during a tool, model and
 thinking commands with the bash command and new_session, auto-retry success and exhaustion,
-manual compaction, overflow recovery, threshold compaction, new/switch session). Ours and upstream 1.6.0 compare ``same`` on all of them in signature mode:
+manual compaction, overflow recovery, threshold compaction, new/switch session). Ours and upstream 1.6.0 compare ``same`` on all of them in signature mode,
+except for the data of the ``abort`` response in ``x_abort_tool`` (ours answers ``{outcome}``, protocol/README.md §8.18):
 
     export PI_ORACLE_DIR=/tmp/oracle        # a writable copy of ../shared/oracle
     python3 $PI_ORACLE_DIR/run_all.py --scenarios protocol/conformance/oracle_extra_scenarios.py \

@@ -74,13 +74,71 @@ def test_failure_report_carries_transcript(tmp_path: Path) -> None:
     assert "FAIL  core.bad" in proc.stdout
 
 
+def test_beyond_upstream_tier_against_ours(tmp_path: Path) -> None:
+    """The ``extensions`` tier: the protocol beyond upstream (protocol/README.md §11)."""
+    data = _run_tier("extensions", tmp_path)
+    assert data["totals"]["extensions"]["pass"] >= 3
+    assert data["totals"]["extensions"]["xfail"] == 0
+
+
+def test_expected_failures_and_unexpected_passes(tmp_path: Path) -> None:
+    """A scenario marked {"xfail": "upstream"} that fails against that target is an expected
+    failure (exit 0); one that passes there is an unexpected pass (exit 1)."""
+    sc_dir = tmp_path / "scenarios" / "extensions"
+    sc_dir.mkdir(parents=True)
+    failing = {"xfail": "upstream", "model": [], "steps": [
+        {"send": {"id": "i1", "type": "get_protocol_info"}},
+        {"expect": {"type": "response", "id": "i1", "data": {"name": "not-this-one"}}, "timeout": 1}]}
+    (sc_dir / "fails.json").write_text(json.dumps(failing))
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
+
+    def run(*extra: str) -> tuple[int, dict]:
+        report = tmp_path / "r.json"
+        proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
+                               "--tier", "extensions", "--report", str(report), *extra],
+                              capture_output=True, text=True, env=env, timeout=120)
+        return proc.returncode, json.loads(report.read_text())
+
+    code, data = run("--target", "upstream")
+    assert code == 0 and data["results"][0]["status"] == "xfail"
+    code, data = run("--target", "ours")
+    assert code == 1 and data["results"][0]["status"] == "fail"
+    passing = {"xfail": "upstream", "model": [], "steps": [
+        {"send": {"id": "i1", "type": "get_protocol_info"}},
+        {"expect": {"type": "response", "id": "i1", "success": True}}]}
+    (sc_dir / "fails.json").write_text(json.dumps(passing))
+    code, data = run("--target", "upstream")
+    assert code == 1 and data["results"][0]["status"] == "xpass"
+
+
+def test_seq_gapless_step(tmp_path: Path) -> None:
+    sc_dir = tmp_path / "scenarios" / "extensions"
+    sc_dir.mkdir(parents=True)
+    steps = [{"mark": "m"}, {"send": {"id": "o", "type": "set_event_options", "seq": True}},
+             {"send": {"id": "s", "type": "get_state"}}, {"expect": {"id": "s", "seq": 2}},
+             {"seq_gapless": {"first": 1}, "since": "mark:m"}]
+    (sc_dir / "ok.json").write_text(json.dumps({"model": [], "steps": steps}))
+    numbering_before = [{"send": {"id": "s0", "type": "get_state"}}, {"expect": {"id": "s0"}}, *steps]
+    numbering_before[-1] = {"seq_gapless": {}, "since": "start"}  # s0 has no seq: must fail
+    (sc_dir / "bad.json").write_text(json.dumps({"model": [], "steps": numbering_before}))
+    report = tmp_path / "r.json"
+    subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
+                    "--tier", "extensions", "--report", str(report)], capture_output=True, text=True,
+                   env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=120)
+    status = {r["name"]: r for r in json.loads(report.read_text())["results"]}
+    assert status["extensions.ok"]["status"] == "pass"
+    assert status["extensions.bad"]["status"] == "fail" and "seq_gapless" in status["extensions.bad"]["error"]
+
+
 def test_scenarios_are_valid_and_tiered() -> None:
     scenarios = load_scenarios(RUNNER.parent / "scenarios")
     names = [s["name"] for s in scenarios]
     assert len(names) == len(set(names))
-    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extension_api"}
+    assert {s["tier"] for s in scenarios} == {"core", "session", "run", "compaction", "extension_api", "extensions"}
     for s in scenarios:
         assert s.get("only") in (None, "ours", "upstream"), s["name"]
+        # The protocol beyond upstream 1.6, and only that, is expected to fail against upstream.
+        assert (s.get("xfail") == "upstream") == (s["tier"] == "extensions"), s["name"]
         assert s["steps"] and all(isinstance(st, dict) for st in s["steps"]), s["name"]
 
 

@@ -3,9 +3,9 @@
 Each process gets its own agent dir, HOME and cwd under the test's tmp_path (settings.json,
 models.json, a faux script, prompt templates and skills are written there before start). Stdout
 is read as bytes and split on ``b"\\n"`` only (U+2028 inside strings is content, not a line
-break). Every record read is kept in ``records`` so orders can be asserted afterwards. The
-offline ``faux`` provider is opted in through ``PI_FAUX_SCRIPT`` (the given script, or an empty
-one) unless ``faux=False``.
+break). Every record read is kept in ``records`` (and its exact line in ``raw``) so orders and
+bytes can be asserted afterwards. The offline ``faux`` provider is opted in through
+``PI_FAUX_SCRIPT`` (the given script, or an empty one) unless ``faux=False``.
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ class RpcProc:
             stderr=subprocess.PIPE,
         )
         self.records: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []  # the stdout line of each record, byte for byte
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._stderr = bytearray()
         self._ids = itertools.count(1)
@@ -179,6 +180,7 @@ class RpcProc:
         assert not line.startswith(b"\x00UNTERMINATED"), f"unterminated stdout record: {line!r}"
         record = json.loads(line)
         self.records.append(record)
+        self.raw.append(line)
         return record
 
     def wait_for(self, pred: Pred | str, timeout: float = 10.0, start: int = 0) -> dict[str, Any]:

@@ -151,7 +151,8 @@ def test_d_abort_while_streaming(pi):
     assert p.wait_for("agent_end", start=mark)["willRetry"] is False
     assert p.wait_for("agent_settled", start=mark)["aborted"] is True
     abort_resp = p.response(ab)
-    assert "data" not in abort_resp
+    # Our only addition to an upstream command (protocol/README.md §8): what the abort met.
+    assert abort_resp["data"] == {"outcome": "aborted"}
     state = p.ok("get_state")
     assert state["isStreaming"] is False and state["pendingMessageCount"] == 1
     # An aborted reply with non-blank text still counts (only blank non-"stop" replies are skipped).

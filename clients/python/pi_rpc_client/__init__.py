@@ -10,11 +10,12 @@ The async flavour (anyio; ``pip install 'pi-rpc-client[async]'``) lives in ``pi_
 """
 
 from .client import EventStream, PromptResult, RpcClient
-from .commands import COMMAND_TYPES
+from .commands import BEYOND_UPSTREAM_COMMAND_TYPES, COMMAND_TYPES, JSON_NULL
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .sequence import EventsLost, SeqTracker, SequencedEvents
 
-_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient")
+_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents")
 
 
 def __getattr__(name: str) -> object:
@@ -26,8 +27,11 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "BEYOND_UPSTREAM_COMMAND_TYPES",
     "COMMAND_TYPES",
     "EventStream",
+    "EventsLost",
+    "JSON_NULL",
     "LineSplitter",
     "PromptResult",
     "RpcClient",
@@ -36,6 +40,8 @@ __all__ = [
     "RpcProcessExited",
     "RpcProtocolError",
     "RpcTimeoutError",
+    "SeqTracker",
+    "SequencedEvents",
     "decode_record",
     "encode_record",
 ]

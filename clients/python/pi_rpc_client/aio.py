@@ -15,6 +15,7 @@ import inspect
 import math
 import os
 import signal
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from .client import PromptResult, _key
 from .commands import AsyncCommandsMixin, Post, Record, Timeout, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .sequence import EventsLost, SeqTracker
 
 EventListener = Callable[[Record], Awaitable[None] | None]
 _PIPE_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
@@ -135,6 +137,123 @@ class AsyncEventStream:
         self.close()
 
 
+class AsyncSequencedEvents:
+    """:class:`pi_rpc_client.sequence.SequencedEvents` on anyio: events in ``seq`` order, each once,
+    gaps (a bounded buffer that overflowed, a resumed consumer) filled from ``get_events``. Create
+    with ``await client.sequenced_events()``; ``await next()``, ``async for``; ``close()``."""
+
+    def __init__(self, client: "AsyncRpcClient", *, max_buffer: int | None = None) -> None:
+        if max_buffer is not None and max_buffer < 1:
+            raise ValueError("max_buffer must be positive")
+        self._client = client
+        self._max = max_buffer
+        self._send, self._recv = anyio.create_memory_object_stream[Record](math.inf)
+        self._size = 0
+        self._ready: deque[Record] = deque()
+        self._resume = False
+        self.dropped = 0
+        self._dropped_through = 0
+        self.replayed = 0
+        self.closed = False
+        self.tracker = SeqTracker()
+        self._unobserve = client._observe_records(self._on_record)
+
+    async def _begin(self, since: int | None, run_id: bool | None, timeout: Timeout) -> "AsyncSequencedEvents":
+        try:
+            if since is None:
+                command: Record = {"type": "set_event_options", "seq": True}
+                if run_id is not None:
+                    command["runId"] = run_id
+                response = await self._client.request(command, timeout)
+                self.tracker.last_seq = int(response.get("seq", 0))
+            else:
+                self.tracker.last_seq = since
+                self._resume = True
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _on_record(self, rec: Record | None) -> None:
+        if rec is None:
+            self._send.close()
+            return
+        if rec.get("type") == "response":
+            seq = rec.get("seq")
+            if type(seq) is int:
+                self.tracker.note_response(seq)
+            return
+        if self._max is not None and self._size >= self._max:
+            self.dropped += 1
+            seq = rec.get("seq")
+            if type(seq) is int:
+                self._dropped_through = max(self._dropped_through, seq)
+            return
+        try:
+            self._send.send_nowait(rec)
+            self._size += 1
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+
+    async def _catch_up(self, timeout: Timeout, until_seq: int | None = None) -> None:
+        replay = await self._client.request({"type": "get_events", "sinceSeq": self.tracker.last_seq}, timeout)
+        missed = self.tracker.fill(replay.get("data") or {}, until_seq)
+        self.replayed += len(missed)
+        self._ready.extend(missed)
+
+    async def next(self, timeout: float | None = None) -> Record:
+        """The next event in order; RpcTimeoutError, RpcProcessExited, or EventsLost (see sequence.py)."""
+        if self._resume:
+            self._resume = False
+            await self._catch_up(timeout)
+        while True:
+            if self._ready:
+                return self._ready.popleft()
+            if self._dropped_through > self.tracker.last_seq and self._size == 0:
+                await self._catch_up(timeout)  # the newest records were let go: fetch them now
+                continue
+            try:
+                with anyio.fail_after(timeout):
+                    item = await self._recv.receive()
+            except TimeoutError:
+                raise RpcTimeoutError("next event", timeout or 0.0) from None
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                raise self._client._exit_error("waiting for events") from None
+            self._size -= 1
+            verdict = self.tracker.classify(item)
+            if verdict == SeqTracker.DELIVER:
+                return item
+            if verdict == SeqTracker.GAP:
+                try:
+                    await self._catch_up(timeout, until_seq=item["seq"])
+                finally:  # after EventsLost too, the stream goes on with this event
+                    self.tracker.last_seq = item["seq"]
+                    self._ready.append(item)
+
+    async def __aiter__(self) -> AsyncIterator[Record]:
+        while True:
+            try:
+                yield await self.next()
+            except RpcProcessExited:
+                return
+
+    @property
+    def last_seq(self) -> int:
+        return self.tracker.last_seq
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._unobserve()
+            self._send.close()
+
+    def __enter__(self) -> "AsyncSequencedEvents":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 async def _await_quietly(awaitable: Awaitable[Any]) -> None:
     try:
         await awaitable
@@ -171,6 +290,8 @@ class AsyncRpcClient(AsyncCommandsMixin):
         self._pending: dict[str, _Pending] = {}
         self._streams: list[AsyncEventStream] = []
         self._listeners: list[EventListener] = []
+        # Called on the reader task with every record (correlated responses too), then None at the end.
+        self._record_observers: list[Callable[[Record | None], None]] = []
         self._next_id = 0
         self._closed_stream = False
         self._stdin_closed = False
@@ -312,6 +433,8 @@ class AsyncRpcClient(AsyncCommandsMixin):
         if not isinstance(rec, dict):
             self._protocol_errors.append(RpcProtocolError(line, "stdout record is not an object"))
             return
+        for observe in list(self._record_observers):
+            observe(rec)
         if rec.get("type") == "response" and "id" in rec:
             pending = self._pending.pop(_key(rec["id"]), None)
             if pending is not None:
@@ -350,6 +473,8 @@ class AsyncRpcClient(AsyncCommandsMixin):
                 p.done.set()
             for s in list(self._streams):
                 s._end()
+            for observe in list(self._record_observers):
+                observe(None)
             self._stdout_done.set()
 
     def _exit_error(self, context: str) -> RpcProcessExited:
@@ -368,6 +493,24 @@ class AsyncRpcClient(AsyncCommandsMixin):
     def _unsubscribe(self, s: AsyncEventStream) -> None:
         if s in self._streams:
             self._streams.remove(s)
+
+    async def sequenced_events(self, *, max_buffer: int | None = None, since: int | None = None,
+                               run_id: bool | None = None, timeout: Timeout = ...) -> AsyncSequencedEvents:
+        """Turn ``seq`` on (pi_rpc beyond upstream) and get the events in order, each once, gaps
+        recovered with ``get_events``; as :meth:`RpcClient.sequenced_events`."""
+        stream = AsyncSequencedEvents(self, max_buffer=max_buffer)
+        return await stream._begin(since, run_id, self.default_timeout if timeout is ... else timeout)
+
+    def _observe_records(self, observer: Callable[[Record | None], None]) -> Callable[[], None]:
+        self._record_observers.append(observer)
+        if self._closed_stream:
+            observer(None)
+
+        def unobserve() -> None:
+            if observer in self._record_observers:
+                self._record_observers.remove(observer)
+
+        return unobserve
 
     def on_event(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener(record)`` for every non-response record; returns unsubscribe.
@@ -491,6 +634,8 @@ class AsyncRpcClient(AsyncCommandsMixin):
 __all__ = [
     "AsyncEventStream",
     "AsyncRpcClient",
+    "AsyncSequencedEvents",
+    "EventsLost",
     "PromptResult",
     "RpcCommandError",
     "RpcError",

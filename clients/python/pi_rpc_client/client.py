@@ -21,6 +21,7 @@ from typing import Any
 from .commands import CommandsMixin, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .sequence import SequencedEvents
 
 Record = dict[str, Any]
 Timeout = float | None | EllipsisType  # ... means "the client's default_timeout"
@@ -174,6 +175,8 @@ class RpcClient(CommandsMixin):
         self._pending: dict[str, _Pending] = {}
         self._streams: list[EventStream] = []
         self._listeners: list[EventListener] = []
+        # Called on the reader thread with every record (correlated responses too), then None at the end.
+        self._record_observers: list[Callable[[Record | None], None]] = []
         self._next_id = 0
         self._closed_stream = False
         self._protocol_errors: list[RpcProtocolError] = []
@@ -303,6 +306,8 @@ class RpcClient(CommandsMixin):
         if not isinstance(rec, dict):
             self._protocol_errors.append(RpcProtocolError(line, "stdout record is not an object"))
             return
+        for observe in self._record_observers:
+            observe(rec)
         if rec.get("type") == "response" and "id" in rec:
             with self._state_lock:
                 pending = self._pending.pop(_key(rec["id"]), None)
@@ -346,6 +351,8 @@ class RpcClient(CommandsMixin):
             p.done.set()
         for s in streams:
             s._push(_EXITED)
+        for observe in list(self._record_observers):
+            observe(None)
 
     def _exit_error(self, context: str) -> RpcProcessExited:
         code = self.proc.poll() if self.proc else None
@@ -366,6 +373,28 @@ class RpcClient(CommandsMixin):
         with self._state_lock:
             if s in self._streams:
                 self._streams.remove(s)
+
+    def sequenced_events(self, *, max_buffer: int | None = None, since: int | None = None,
+                         run_id: bool | None = None, timeout: Timeout = ...) -> SequencedEvents:
+        """Turn ``seq`` numbering on (pi_rpc beyond upstream; ``run_id`` sets ``runId`` too) and get the
+        events in order, each once, gaps recovered with ``get_events`` (:mod:`pi_rpc_client.sequence`).
+        ``max_buffer`` bounds what waits for the consumer; ``since`` resumes after a stored ``last_seq``
+        instead of turning numbering on."""
+        return SequencedEvents(self, max_buffer=max_buffer, since=since, run_id=run_id,
+                               timeout=self.default_timeout if timeout is ... else timeout)
+
+    def _observe_records(self, observer: Callable[[Record | None], None]) -> Callable[[], None]:
+        with self._state_lock:
+            self._record_observers = [*self._record_observers, observer]
+            ended = self._closed_stream
+        if ended:
+            observer(None)
+
+        def unobserve() -> None:
+            with self._state_lock:
+                self._record_observers = [o for o in self._record_observers if o is not observer]
+
+        return unobserve
 
     def on_event(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener(record)`` on the reader thread for every non-response record; returns unsubscribe."""

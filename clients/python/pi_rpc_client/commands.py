@@ -1,4 +1,5 @@
-"""Typed wrappers for the 33 commands of the pi 1.6 RPC protocol (one method each, snake_case), shared by
+"""Typed wrappers for the 33 commands of the pi 1.6 RPC protocol and the commands pi_rpc adds beyond it
+(one method each, snake_case), shared by
 the sync client (``CommandsMixin``) and the async one (``AsyncCommandsMixin``).
 
 Every method takes an optional ``timeout`` (seconds; ``...`` = the client's default) and returns the
@@ -38,10 +39,28 @@ COMMAND_TYPES: tuple[str, ...] = (
 )
 
 
+# Commands beyond upstream 1.6 (pi_rpc only; upstream answers "Unknown command: <type>").
+BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
+    "get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
+    "delete_session", "navigate_tree", "set_label",
+)
+
+
+class _JsonNull:
+    """A field value sent as JSON ``null`` (``None`` means "leave the field out")."""
+
+    def __repr__(self) -> str:
+        return "JSON_NULL"
+
+
+JSON_NULL: Any = _JsonNull()
+
+
 def build_command(type_: str, fields: dict[str, Any]) -> Record:
-    """The wire record for a command: ``type`` plus every field that is not None (absent, never null)."""
+    """The wire record for a command: ``type`` plus every field that is not None (absent, never null;
+    ``JSON_NULL`` for an explicit null)."""
     cmd: Record = {"type": type_}
-    cmd.update({k: v for k, v in fields.items() if v is not None})
+    cmd.update({k: (None if v is JSON_NULL else v) for k, v in fields.items() if v is not None})
     return cmd
 
 
@@ -98,7 +117,7 @@ class _Command(Generic[P, R]):
 
 
 class _CommandSet:
-    """The 33 commands, written once; subclasses provide ``_command``."""
+    """The 33 commands and the ones beyond upstream, written once; subclasses provide ``_command``."""
 
     def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
@@ -120,9 +139,10 @@ class _CommandSet:
         return self._command("follow_up", timeout, _disposition, message=message, images=images)
 
     @_Command
-    def abort(self, *, timeout: Timeout = ...) -> None:
-        """Returns after the run settled (the response follows ``agent_settled{aborted:true}``)."""
-        return self._command("abort", timeout, _nothing)
+    def abort(self, *, timeout: Timeout = ...) -> str | None:
+        """Returns after the run settled (the response follows ``agent_settled{aborted:true}``):
+        ``"aborted"`` or ``"idle"`` (nothing was running) from pi_rpc, None from upstream pi."""
+        return self._command("abort", timeout, _field("outcome"))
 
     @_Command
     def clear_queue(self, *, timeout: Timeout = ...) -> Record:
@@ -248,6 +268,54 @@ class _CommandSet:
     @_Command
     def abort_bash(self, *, timeout: Timeout = ...) -> None:
         return self._command("abort_bash", timeout, _nothing)
+
+    # -- beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream") ---------------------
+    @_Command
+    def get_protocol_info(self, *, timeout: Timeout = ...) -> Record:
+        """``{name, version, protocolVersion, upstreamCompat, commands, events, limits, features}``."""
+        return self._command("get_protocol_info", timeout, None)
+
+    @_Command
+    def set_event_options(self, seq: bool | None = None, run_id: bool | None = None, *,
+                          timeout: Timeout = ...) -> Record:
+        """Turn ``seq`` / ``runId`` on or off (None leaves one as it is); returns the effective
+        ``{seq, runId}``. :meth:`sequenced_events` does this and recovers gaps for you."""
+        return self._command("set_event_options", timeout, None, seq=seq, runId=run_id)
+
+    @_Command
+    def get_events(self, since_seq: int, *, timeout: Timeout = ...) -> Record:
+        """``{events, lastSeq, truncated}``: the events numbered above ``since_seq`` (seq must be on)."""
+        return self._command("get_events", timeout, None, sinceSeq=since_seq)
+
+    @_Command
+    def list_sessions(self, scope: Literal["cwd", "all"] | None = None, limit: int | None = None,
+                      query: str | None = None, *, timeout: Timeout = ...) -> list[Record]:
+        """Session infos (``path, id, cwd, name?, parentSessionPath?, created, modified, messageCount,
+        firstMessage``), newest first."""
+        return self._command("list_sessions", timeout, _list_field("sessions"), scope=scope, limit=limit, query=query)
+
+    @_Command
+    def rename_session(self, session_path: str, name: str, *, timeout: Timeout = ...) -> None:
+        return self._command("rename_session", timeout, _nothing, sessionPath=session_path, name=name)
+
+    @_Command
+    def delete_session(self, session_path: str, *, timeout: Timeout = ...) -> None:
+        """Refused for the current session, a session another process has open, and paths outside
+        the sessions directory."""
+        return self._command("delete_session", timeout, _nothing, sessionPath=session_path)
+
+    @_Command
+    def navigate_tree(self, target_id: str, summarize: bool | None = None, custom_instructions: str | None = None,
+                      *, timeout: Timeout = ...) -> Record:
+        """``{cancelled, editorText?}``; with ``summarize`` the abandoned branch is summarized first."""
+        return self._command("navigate_tree", timeout, None, targetId=target_id, summarize=summarize,
+                             customInstructions=custom_instructions)
+
+    @_Command
+    def set_label(self, entry_id: str, label: str | None, *, timeout: Timeout = ...) -> None:
+        """Label an entry (shown by ``get_tree``); None or "" clears it."""
+        return self._command("set_label", timeout, _nothing, entryId=entry_id,
+                             label=JSON_NULL if label is None else label)
 
 
 

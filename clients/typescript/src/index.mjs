@@ -13,7 +13,23 @@ export const COMMAND_TYPES = Object.freeze([
   "get_last_assistant_text", "set_session_name", "get_messages", "get_commands",
 ]);
 
+// Commands beyond upstream 1.6 (pi_rpc only; upstream answers "Unknown command: <type>").
+export const BEYOND_UPSTREAM_COMMAND_TYPES = Object.freeze([
+  "get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
+  "delete_session", "navigate_tree", "set_label",
+]);
+
 export class RpcError extends Error {}
+
+/** Events after `sinceSeq` are no longer in the server's ring (get_events: truncated): rebuild from state. */
+export class EventsLost extends RpcError {
+  constructor(sinceSeq, untilSeq) {
+    super(`events after seq ${sinceSeq} (before ${untilSeq}) are no longer kept by the server (get_events: truncated); rebuild the view from getState / getMessages`);
+    this.name = "EventsLost";
+    this.sinceSeq = sinceSeq;
+    this.untilSeq = untilSeq;
+  }
+}
 
 export class RpcCommandError extends RpcError {
   constructor(response) {
@@ -155,8 +171,180 @@ export class EventStream {
   }
 }
 
+/**
+ * Gap bookkeeping without I/O (seq numbers, pi_rpc beyond upstream): which events to deliver, in order,
+ * exactly once. Responses are numbered too; report the numbers of consumed responses with noteResponse.
+ */
+export class SeqTracker {
+  static DELIVER = "deliver";
+  static OLD = "old";
+  static GAP = "gap";
+  #responses = new Set();
+  constructor(lastSeq = 0) { this.lastSeq = lastSeq; }
+  noteResponse(seq) { if (seq > this.lastSeq) this.#responses.add(seq); }
+  #skipResponses() {
+    while (this.#responses.has(this.lastSeq + 1)) { this.#responses.delete(this.lastSeq + 1); this.lastSeq += 1; }
+  }
+  #prune() { for (const s of this.#responses) if (s <= this.lastSeq) this.#responses.delete(s); }
+  /** "deliver" (next in order; lastSeq advances), "old" (drop it) or "gap" (events before it are missing). */
+  classify(event) {
+    const seq = event?.seq;
+    if (!Number.isInteger(seq)) return SeqTracker.DELIVER;
+    this.#skipResponses();
+    if (seq <= this.lastSeq) return SeqTracker.OLD;
+    if (seq === this.lastSeq + 1) { this.lastSeq = seq; return SeqTracker.DELIVER; }
+    return SeqTracker.GAP;
+  }
+  /**
+   * The missed events of a `get_events {sinceSeq: lastSeq}` answer (those below untilSeq when given), in
+   * order; lastSeq moves past them. A truncated answer throws EventsLost after moving past the whole gap.
+   */
+  fill(replay, untilSeq) {
+    const since = this.lastSeq;
+    const events = (replay?.events ?? []).filter((e) => e.seq > since && (untilSeq == null || e.seq < untilSeq));
+    if (replay?.truncated) {
+      const end = untilSeq != null ? untilSeq - 1 : Number(replay.lastSeq ?? since);
+      this.lastSeq = Math.max(since, end);
+      this.#prune();
+      throw new EventsLost(since, this.lastSeq + 1);
+    }
+    if (events.length) this.lastSeq = events[events.length - 1].seq;
+    if (untilSeq != null) this.lastSeq = Math.max(this.lastSeq, untilSeq - 1); // the rest were responses
+    this.#prune();
+    return events;
+  }
+}
+
+/**
+ * Events in `seq` order, each once, gaps filled from `get_events` (create with client.sequencedEvents()).
+ * With `maxBuffer`, a consumer that falls behind costs bounded memory: newer records are let go and fetched
+ * again with get_events when it catches up (as long as the server's ring holds them; else EventsLost).
+ */
+export class SequencedEventStream {
+  #client;
+  #queue = [];
+  #ready = [];
+  #waiters = [];
+  #max;
+  #ended = false;
+  #droppedThrough = 0;
+  #resume = false;
+  #unobserve;
+  closed = false;
+  dropped = 0;
+  replayed = 0;
+  constructor(client, { maxBuffer } = {}) {
+    if (maxBuffer != null && !(maxBuffer >= 1)) throw new RangeError("maxBuffer must be positive");
+    this.#client = client;
+    this.#max = maxBuffer ?? null;
+    this.tracker = new SeqTracker();
+    this.#unobserve = client._observeRecords((rec) => this.#onRecord(rec));
+  }
+  async _begin({ since, runId, timeoutMs } = {}) {
+    try {
+      if (since == null) {
+        const cmd = { type: "set_event_options", seq: true };
+        if (runId != null) cmd.runId = runId;
+        const response = await this.#client.request(cmd, { timeoutMs });
+        this.tracker.lastSeq = Number(response.seq ?? 0);
+      } else {
+        this.tracker.lastSeq = since;
+        this.#resume = true;
+      }
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+    return this;
+  }
+  get lastSeq() { return this.tracker.lastSeq; }
+  #onRecord(rec) {
+    if (rec === EXITED) {
+      this.#ended = true;
+      for (const w of this.#waiters.splice(0)) w();
+      return;
+    }
+    if (rec.type === "response") {
+      if (Number.isInteger(rec.seq)) this.tracker.noteResponse(rec.seq);
+      return;
+    }
+    if (this.#max != null && this.#queue.length >= this.#max) {
+      this.dropped += 1;
+      if (Number.isInteger(rec.seq)) this.#droppedThrough = Math.max(this.#droppedThrough, rec.seq);
+      return;
+    }
+    this.#queue.push(rec);
+    const w = this.#waiters.shift();
+    if (w) w();
+  }
+  async #catchUp(timeoutMs, untilSeq) {
+    const replay = await this.#client.request({ type: "get_events", sinceSeq: this.tracker.lastSeq }, { timeoutMs });
+    const missed = this.tracker.fill(replay.data ?? {}, untilSeq);
+    this.replayed += missed.length;
+    this.#ready.push(...missed);
+  }
+  #wait(timeoutMs) {
+    return new Promise((resolve, reject) => {
+      let timer;
+      const waiter = () => { if (timer) clearTimeout(timer); resolve(); };
+      this.#waiters.push(waiter);
+      if (timeoutMs != null) {
+        timer = setTimeout(() => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i >= 0) this.#waiters.splice(i, 1);
+          reject(new RpcTimeoutError("next event", timeoutMs));
+        }, timeoutMs);
+      }
+    });
+  }
+  /** The next event in order; rejects with RpcTimeoutError, RpcProcessExited or EventsLost. */
+  async next(timeoutMs) {
+    if (this.#resume) {
+      this.#resume = false;
+      await this.#catchUp(timeoutMs);
+    }
+    for (;;) {
+      if (this.#ready.length) return this.#ready.shift();
+      if (!this.#queue.length) {
+        if (this.#droppedThrough > this.tracker.lastSeq) {
+          await this.#catchUp(timeoutMs); // the newest records were let go: fetch them now
+          continue;
+        }
+        if (this.#ended) throw this.#client._exitError("waiting for events");
+        await this.#wait(timeoutMs);
+        continue;
+      }
+      const item = this.#queue.shift();
+      const verdict = this.tracker.classify(item);
+      if (verdict === SeqTracker.DELIVER) return item;
+      if (verdict === SeqTracker.GAP) {
+        try {
+          await this.#catchUp(timeoutMs, item.seq);
+        } finally { // after EventsLost too, the stream goes on with this event
+          this.tracker.lastSeq = item.seq;
+          this.#ready.push(item);
+        }
+      }
+    }
+  }
+  async *[Symbol.asyncIterator]() {
+    try {
+      for (;;) yield await this.next();
+    } catch (e) {
+      if (!(e instanceof RpcProcessExited)) throw e;
+    }
+  }
+  close() {
+    if (!this.closed) {
+      this.closed = true;
+      this.#unobserve();
+    }
+  }
+}
+
 export class PiRpcClient {
   #pending = new Map();
+  #observers = new Set();
   #streams = new Set();
   #listeners = new Set();
   #nextId = 0;
@@ -247,6 +435,7 @@ export class PiRpcClient {
       this.protocolErrors.push({ line: line.toString("utf8"), reason: "not an object" });
       return;
     }
+    for (const observe of this.#observers) observe(rec);
     if (rec.type === "response" && "id" in rec) {
       const key = JSON.stringify(rec.id);
       const p = this.#pending.get(key);
@@ -268,6 +457,24 @@ export class PiRpcClient {
     for (const p of this.#pending.values()) p.reject(this._exitError(`waiting for the response to ${p.command}`));
     this.#pending.clear();
     for (const s of this.#streams) s._push(EXITED);
+    for (const observe of this.#observers) observe(EXITED);
+  }
+
+  /** Called with every record (correlated responses too), then EXITED at the end (SequencedEventStream). */
+  _observeRecords(observer) {
+    this.#observers.add(observer);
+    if (this.#ended) observer(EXITED);
+    return () => this.#observers.delete(observer);
+  }
+
+  /**
+   * Turn `seq` numbering on (pi_rpc beyond upstream; `runId` too when given) and get the events in order,
+   * each once, gaps recovered with get_events. `maxBuffer` bounds what waits for the consumer; `since`
+   * resumes after a stored lastSeq instead of turning numbering on.
+   */
+  sequencedEvents({ maxBuffer, since, runId, timeoutMs } = {}) {
+    const stream = new SequencedEventStream(this, { maxBuffer });
+    return stream._begin({ since, runId, timeoutMs: timeoutMs === undefined ? this.options.defaultTimeoutMs : timeoutMs });
   }
 
   /** Subscribe to events/UI requests/uncorrelated responses from now on. */
@@ -356,7 +563,8 @@ export class PiRpcClient {
   async followUp(message, { images, timeoutMs } = {}) {
     return (await this.#call("follow_up", { message, images }, timeoutMs))?.disposition;
   }
-  async abort({ timeoutMs } = {}) { await this.#call("abort", {}, timeoutMs); }
+  /** Resolves after the run settled: "aborted" or "idle" from pi_rpc, null from upstream (no data). */
+  async abort({ timeoutMs } = {}) { return (await this.#call("abort", {}, timeoutMs))?.outcome ?? null; }
   clearQueue({ timeoutMs } = {}) { return this.#call("clear_queue", {}, timeoutMs); }
   newSession({ parentSession, timeoutMs } = {}) { return this.#call("new_session", { parentSession }, timeoutMs); }
   getState({ timeoutMs } = {}) { return this.#call("get_state", {}, timeoutMs); }
@@ -390,6 +598,25 @@ export class PiRpcClient {
   async setSessionName(name, { timeoutMs } = {}) { await this.#call("set_session_name", { name }, timeoutMs); }
   async getMessages({ timeoutMs } = {}) { return (await this.#call("get_messages", {}, timeoutMs)).messages; }
   async getCommands({ timeoutMs } = {}) { return (await this.#call("get_commands", {}, timeoutMs)).commands; }
+
+  // ---- beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream") ----
+  getProtocolInfo({ timeoutMs } = {}) { return this.#call("get_protocol_info", {}, timeoutMs); }
+  /** Turn seq / runId on or off (undefined leaves one as it is); resolves to the effective {seq, runId}. */
+  setEventOptions({ seq, runId, timeoutMs } = {}) { return this.#call("set_event_options", { seq, runId }, timeoutMs); }
+  /** {events, lastSeq, truncated}: the events numbered above sinceSeq (seq must be on). */
+  getEvents(sinceSeq, { timeoutMs } = {}) { return this.#call("get_events", { sinceSeq }, timeoutMs); }
+  async listSessions({ scope, limit, query, timeoutMs } = {}) {
+    return (await this.#call("list_sessions", { scope, limit, query }, timeoutMs)).sessions;
+  }
+  async renameSession(sessionPath, name, { timeoutMs } = {}) { await this.#call("rename_session", { sessionPath, name }, timeoutMs); }
+  async deleteSession(sessionPath, { timeoutMs } = {}) { await this.#call("delete_session", { sessionPath }, timeoutMs); }
+  navigateTree(targetId, { summarize, customInstructions, timeoutMs } = {}) {
+    return this.#call("navigate_tree", { targetId, summarize, customInstructions }, timeoutMs);
+  }
+  /** Label an entry (shown by getTree); null or "" clears it (null is sent as JSON null). */
+  async setLabel(entryId, label, { timeoutMs } = {}) {
+    await this.request({ type: "set_label", entryId, label: label ?? null }, { timeoutMs });
+  }
 
   /**
    * Prompt and collect events until `agent_settled` (not agent_end: retries, compaction and queued

@@ -1,7 +1,8 @@
 // Tests for the Node client: `node --test clients/typescript/test/`.
 // Real-server tests spawn the command in PI_TS_TEST_CMD (JSON argv; default: python -m pi_rpc --mode rpc)
 // against a scripted model (protocol/conformance/scripted_llm.py). PI_TS_TEST_MISSING (comma list of
-// server features, e.g. "runs,bash") turns the tests needing them into todo tests.
+// server features, e.g. "runs,bash"; "beyond" = the protocol beyond upstream 1.6, which upstream lacks)
+// turns the tests needing them into todo tests.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,7 +12,10 @@ import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 
-import { PiRpcClient, LineSplitter, encodeRecord, COMMAND_TYPES, RpcCommandError, RpcProcessExited, RpcTimeoutError } from "../src/index.mjs";
+import {
+  PiRpcClient, LineSplitter, encodeRecord, COMMAND_TYPES, BEYOND_UPSTREAM_COMMAND_TYPES, RpcCommandError, RpcProcessExited,
+  RpcTimeoutError, EventsLost, SeqTracker,
+} from "../src/index.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "../../..");
@@ -29,7 +33,7 @@ const needs = (...features) => {
 };
 
 /** Start a scripted model + agent dir, return {client, cleanup}. */
-async function startReal(script = [], clientOpts = {}) {
+async function startReal(script = [], clientOpts = {}, extraArgs = []) {
   const base = mkdtempSync(join(tmpdir(), "pi-ts-test-"));
   for (const d of ["agent", "sessions", "cwd", "home"]) mkdirSync(join(base, d));
   // The model server: this readline only reads its "LISTENING <port>" banner (our own text, plain ASCII).
@@ -46,7 +50,7 @@ async function startReal(script = [], clientOpts = {}) {
     PYTHONPATH: [REPO, process.env.PYTHONPATH].filter(Boolean).join(":"),
   };
   const client = new PiRpcClient({
-    command: CMD[0], args: [...CMD.slice(1), "--session-dir", join(base, "sessions")], cwd: join(base, "cwd"),
+    command: CMD[0], args: [...CMD.slice(1), "--session-dir", join(base, "sessions"), ...extraArgs], cwd: join(base, "cwd"),
     env, inheritEnv: false, defaultTimeoutMs: 20_000, ...clientOpts,
   });
   await client.start();
@@ -74,6 +78,22 @@ test("33 commands, each with a method", () => {
   assert.equal(COMMAND_TYPES.length, 33);
   const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   for (const t of COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
+  assert.equal(BEYOND_UPSTREAM_COMMAND_TYPES.length, 8);
+  for (const t of BEYOND_UPSTREAM_COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
+});
+
+test("SeqTracker: responses are not gaps; replays fill gaps; truncation throws EventsLost", () => {
+  const t = new SeqTracker(1);
+  assert.equal(t.classify({ seq: 2 }), "deliver");
+  t.noteResponse(3);
+  assert.equal(t.classify({ seq: 4 }), "deliver");
+  assert.equal(t.classify({ seq: 4 }), "old");
+  assert.equal(t.classify({ type: "x" }), "deliver");
+  assert.equal(t.classify({ seq: 8 }), "gap");
+  assert.deepEqual(t.fill({ events: [{ seq: 5 }, { seq: 7 }, { seq: 8 }], lastSeq: 8, truncated: false }, 8).map((e) => e.seq), [5, 7]);
+  assert.equal(t.lastSeq, 7);
+  assert.throws(() => t.fill({ events: [], lastSeq: 12, truncated: true }, 13), EventsLost);
+  assert.equal(t.lastSeq, 12);
 });
 
 // ---------------------------------------------------------------- stub server
@@ -188,6 +208,82 @@ test("real: bash timeout then abort_bash", needs("server", "bash"), async () => 
     await assert.rejects(client.bash("sleep 20", { timeoutMs: 500 }), RpcTimeoutError);
     await client.abortBash();
     assert.equal((await client.bash("echo ok")).output, "ok\n");
+  } finally {
+    await cleanup();
+  }
+});
+
+// ---------------------------------------------------------------- beyond upstream (pi_rpc)
+const LONG_TEXT = Array.from({ length: 500 }, (_, i) => `w${i} `);
+const textOf = (events) => events.filter((e) => e.type === "message_update" && e.assistantMessageEvent.type === "text_delta")
+  .map((e) => e.assistantMessageEvent.delta).join("");
+
+test("real: typed methods beyond upstream", needs("server", "runs", "beyond"), async () => {
+  const { client, cleanup } = await startReal([{ text: "one" }, { text: "two" }]);
+  try {
+    const info = await client.getProtocolInfo();
+    assert.equal(info.protocolVersion, 1);
+    for (const t of BEYOND_UPSTREAM_COMMAND_TYPES) assert.ok(info.commands.includes(t), t);
+    assert.equal(await client.abort(), "idle");
+    assert.deepEqual(await client.setEventOptions({ runId: true }), { seq: false, runId: true });
+    const r = await client.promptAndWait("first");
+    assert.ok(r.events.every((e) => e.runId === r.response.data.runId));
+    await client.promptAndWait("second");
+    const sessions = await client.listSessions();
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0].firstMessage, "first");
+    assert.equal((await client.listSessions({ scope: "all", query: "SECOND", limit: 1 }))[0].path, sessions[0].path);
+    await client.renameSession(sessions[0].path, "Named");
+    assert.equal((await client.getState()).sessionName, "Named");
+    const user = (await client.getForkMessages())[1].entryId;
+    await client.setLabel(user, "mark");
+    const findNode = (nodes) => nodes.find((n) => n.entry.id === user) ?? findNode(nodes.flatMap((n) => n.children));
+    assert.equal(findNode((await client.getTree()).tree).label, "mark");
+    await client.setLabel(user, null);
+    assert.equal(findNode((await client.getTree()).tree).label, undefined);
+    assert.deepEqual(await client.navigateTree(user), { cancelled: false, editorText: "second" });
+    await assert.rejects(client.deleteSession(sessions[0].path), (e) => e instanceof RpcCommandError && /current session/.test(e.error));
+    await assert.rejects(client.getEvents(0), RpcCommandError); // seq is off
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: sequencedEvents recovers what a bounded buffer let go", needs("server", "runs", "beyond"), async () => {
+  const { client, cleanup } = await startReal([{ chunks: LONG_TEXT }], {}, ["--event-buffer", "5000"]);
+  try {
+    const events = await client.sequencedEvents({ maxBuffer: 15, runId: true });
+    const plain = client.events();
+    await client.prompt("go");
+    await plain.waitFor("agent_settled", 30_000); // the consumer is busy while the whole answer streams
+    plain.close();
+    const got = [];
+    while (!got.length || got.at(-1).type !== "agent_settled") got.push(await events.next(10_000));
+    assert.ok(events.dropped > 0 && events.replayed >= events.dropped);
+    const seqs = got.map((e) => e.seq);
+    assert.deepEqual(seqs, [...new Set(seqs)].sort((a, b) => a - b));
+    assert.equal(textOf(got), LONG_TEXT.join(""));
+    assert.ok(got.every((e) => typeof e.runId === "string"));
+    events.close();
+    // resume after a "reload" from a stored seq, and a stale one that is too old for the ring
+    const again = await client.sequencedEvents({ since: seqs[seqs.length - 5] });
+    const tail = [];
+    while (!tail.length || tail.at(-1).type !== "agent_settled") tail.push(await again.next(10_000));
+    assert.deepEqual(tail.map((e) => e.seq), seqs.slice(-4));
+    again.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: EventsLost when the ring no longer holds the gap", needs("server", "runs", "beyond"), async () => {
+  const { client, cleanup } = await startReal([{ chunks: LONG_TEXT.slice(0, 100) }], {}, ["--event-buffer", "20"]);
+  try {
+    await client.setEventOptions({ seq: true });
+    const stale = await client.sequencedEvents({ since: 1 });
+    await client.promptAndWait("go");
+    await assert.rejects(stale.next(10_000), (e) => e instanceof EventsLost && e.sinceSeq === 1);
+    stale.close();
   } finally {
     await cleanup();
   }

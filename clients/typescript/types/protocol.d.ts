@@ -58,6 +58,13 @@ export interface CycleThinkingLevelCommand {
   type: "cycle_thinking_level";
 }
 
+export interface DeleteSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "delete_session";
+  sessionPath: string;
+}
+
 export interface ExportHtmlCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -116,6 +123,14 @@ export interface GetEntriesCommand {
   since?: string;
 }
 
+export interface GetEventsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "get_events";
+  /** Replay the events numbered above this (0: all that are kept). */
+  sinceSeq: number;
+}
+
 export interface GetForkMessagesCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -132,6 +147,12 @@ export interface GetMessagesCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
   type: "get_messages";
+}
+
+export interface GetProtocolInfoCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "get_protocol_info";
 }
 
 export interface GetSessionStatsCommand {
@@ -159,6 +180,27 @@ export interface ImageContent {
   mimeType: string;
 }
 
+export interface ListSessionsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "list_sessions";
+  /** "cwd" (default) or "all". */
+  scope?: "cwd" | "all";
+  /** At most this many sessions (positive). */
+  limit?: number;
+  /** Case-insensitive substring of the name or of a user/assistant message. */
+  query?: string;
+}
+
+export interface NavigateTreeCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "navigate_tree";
+  targetId: string;
+  summarize?: boolean;
+  customInstructions?: string;
+}
+
 export interface NewSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -176,6 +218,14 @@ export interface PromptCommand {
   streamingBehavior?: string;
 }
 
+export interface RenameSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "rename_session";
+  sessionPath: string;
+  name: string;
+}
+
 export interface SetAutoCompactionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -190,12 +240,31 @@ export interface SetAutoRetryCommand {
   enabled: boolean;
 }
 
+export interface SetEventOptionsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "set_event_options";
+  /** Number every stdout record; left out: unchanged. */
+  seq?: boolean;
+  /** Tag the events of each run; left out: unchanged. */
+  runId?: boolean;
+}
+
 export interface SetFollowUpModeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
   type: "set_follow_up_mode";
   /** "all" or "one-at-a-time" (stored verbatim). */
   mode: string;
+}
+
+export interface SetLabelCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "set_label";
+  entryId: string;
+  /** The label; null or "" clears it. */
+  label: string | null;
 }
 
 export interface SetModelCommand {
@@ -244,10 +313,14 @@ export interface SwitchSessionCommand {
   sessionPath: string;
 }
 
-/** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (33 types) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | ExtensionUiResponse;
+/** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | ExtensionUiResponse;
 
 export interface AgentEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "agent_end";
   messages: AgentMessage[];
   willRetry: boolean;
@@ -261,11 +334,19 @@ export interface AgentMessage {
 }
 
 export interface AgentSettled {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "agent_settled";
   aborted: boolean;
 }
 
 export interface AgentStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "agent_start";
 }
 
@@ -277,6 +358,10 @@ export interface AssistantMessageEvent {
 }
 
 export interface AutoRetryEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "auto_retry_end";
   success: boolean;
   attempt: number;
@@ -284,6 +369,10 @@ export interface AutoRetryEnd {
 }
 
 export interface AutoRetryStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "auto_retry_start";
   attempt: number;
   maxAttempts: number;
@@ -292,6 +381,10 @@ export interface AutoRetryStart {
 }
 
 export interface BashExecutionUpdate {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "bash_execution_update";
   /** the bash command's id, when it had one */
   id?: unknown;
@@ -299,6 +392,10 @@ export interface BashExecutionUpdate {
 }
 
 export interface CompactionEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "compaction_end";
   reason: "manual" | "threshold" | "overflow";
   /** absent on failure/abort */
@@ -323,16 +420,28 @@ export interface CompactionResult {
 }
 
 export interface CompactionStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "compaction_start";
   reason: "manual" | "threshold" | "overflow";
 }
 
 export interface EntryAppended {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "entry_appended";
   entry: SessionEntry;
 }
 
 export interface ExtensionError {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "extension_error";
   extensionPath: string;
   event: string;
@@ -380,23 +489,39 @@ export interface ExtensionUiRequest {
 }
 
 export interface MessageEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "message_end";
   message: AgentMessage;
 }
 
 export interface MessageStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "message_start";
   message: AgentMessage;
 }
 
 /** No ``message`` key on the wire: only usage plus the delta event. */
 export interface MessageUpdate {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "message_update";
   usage: Usage;
   assistantMessageEvent: AssistantMessageEvent;
 }
 
 export interface QueueUpdate {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "queue_update";
   steering: string[];
   followUp: string[];
@@ -412,6 +537,10 @@ export interface SessionEntry {
 }
 
 export interface SessionInfoChanged {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "session_info_changed";
   /** absent = name cleared */
   name?: string;
@@ -437,6 +566,10 @@ export interface SessionWriteResumed {
 }
 
 export interface SummarizationRetryAttemptStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "summarization_retry_attempt_start";
   source: "compaction" | "branchSummary";
   /** only for source "compaction" */
@@ -444,10 +577,18 @@ export interface SummarizationRetryAttemptStart {
 }
 
 export interface SummarizationRetryFinished {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "summarization_retry_finished";
 }
 
 export interface SummarizationRetryScheduled {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "summarization_retry_scheduled";
   attempt: number;
   maxAttempts: number;
@@ -456,11 +597,19 @@ export interface SummarizationRetryScheduled {
 }
 
 export interface ThinkingLevelChanged {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "thinking_level_changed";
   level: string;
 }
 
 export interface ToolExecutionEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "tool_execution_end";
   toolCallId: string;
   toolName: string;
@@ -471,6 +620,10 @@ export interface ToolExecutionEnd {
 }
 
 export interface ToolExecutionStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "tool_execution_start";
   toolCallId: string;
   toolName: string;
@@ -479,6 +632,10 @@ export interface ToolExecutionStart {
 }
 
 export interface ToolExecutionUpdate {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "tool_execution_update";
   toolCallId: string;
   toolName: string;
@@ -488,12 +645,20 @@ export interface ToolExecutionUpdate {
 }
 
 export interface TurnEnd {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "turn_end";
   message: AgentMessage;
   toolResults: AgentMessage[];
 }
 
 export interface TurnStart {
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "turn_start";
 }
 
@@ -521,6 +686,11 @@ export interface UsageCost {
 
 /** pi RPC events: Session events (24 types) and extension UI requests written on pi's stdout. */
 export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest;
+
+export interface AbortData {
+  /** "aborted" when a run, compaction or branch summary was stopped; "idle" when nothing ran. */
+  outcome: "aborted" | "idle";
+}
 
 export interface BashResult {
   output: string;
@@ -560,6 +730,21 @@ export interface CycleModelData {
 export interface EntriesData {
   entries: SessionEntry[];
   leafId: string | null;
+}
+
+/** The effective set_event_options values. */
+export interface EventOptionsData {
+  seq: boolean;
+  runId: boolean;
+}
+
+export interface EventsData {
+  /** The event records, each exactly as it was written. */
+  events: {
+  [key: string]: unknown;
+}[];
+  lastSeq: number;
+  truncated: boolean;
 }
 
 export interface ForkData {
@@ -621,12 +806,37 @@ export interface ModelsData {
   models: ModelInfo[];
 }
 
+export interface NavigateTreeData {
+  cancelled: boolean;
+  /** the target user message's text */
+  editorText?: string;
+}
+
 export interface PathData {
   path: string;
 }
 
 export interface PromptData {
   disposition: "started" | "queued" | "handled";
+  /** With set_event_options runId on and disposition "started": the run's id. */
+  runId?: string;
+}
+
+export interface ProtocolInfoData {
+  name: "pi_rpc";
+  version: string;
+  protocolVersion: number;
+  upstreamCompat: string;
+  commands: string[];
+  events: string[];
+  limits: ProtocolLimits;
+  features: EventOptionsData;
+}
+
+export interface ProtocolLimits {
+  maxFrameBytes: number;
+  /** How many events get_events can replay at most. */
+  eventBuffer: number;
 }
 
 export interface QueueData {
@@ -664,12 +874,30 @@ export interface SessionStats {
   [key: string]: unknown;
 }
 
+export interface SessionSummary {
+  path: string;
+  id: string;
+  cwd: string;
+  /** absent when unnamed */
+  name?: string;
+  /** absent unless forked/cloned */
+  parentSessionPath?: string;
+  created: string | null;
+  modified: string;
+  messageCount: number;
+  firstMessage: string;
+}
+
 export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
   label?: string;
   labelTimestamp?: string;
   [key: string]: unknown;
+}
+
+export interface SessionsData {
+  sessions: SessionSummary[];
 }
 
 export interface SlashCommand {
@@ -707,6 +935,7 @@ export interface ResponseDataByCommand {
   prompt: PromptData;
   steer: QueueData;
   follow_up: QueueData;
+  abort: AbortData;
   clear_queue: ClearQueueData;
   new_session: CancelledData;
   get_state: SessionState;
@@ -728,6 +957,11 @@ export interface ResponseDataByCommand {
   get_last_assistant_text: LastAssistantTextData;
   get_messages: MessagesData;
   get_commands: CommandsData;
+  get_protocol_info: ProtocolInfoData;
+  set_event_options: EventOptionsData;
+  get_events: EventsData;
+  list_sessions: SessionsData;
+  navigate_tree: NavigateTreeData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */
@@ -742,4 +976,6 @@ export interface Response {
   data?: unknown;
   /** Failure text (success:false only). */
   error?: string;
+  /** With set_event_options seq on: the record's sequence number (after every other key). */
+  seq?: number;
 }

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.rpc.event_options import EventOptions
     from pi_rpc.modes.rpc.events import EventEmitter
 
 
@@ -31,12 +32,14 @@ def _no_shutdown() -> None:
 @dataclass(slots=True)
 class ServerHandle:
     """Given to ``Backend.start``: the event stream, a task group that lives until shutdown
-    (cancelled after ``Backend.aclose`` returns), and ``request_shutdown()`` to stop reading
-    stdin and shut down as at EOF (an extension's ``ctx.shutdown()``)."""
+    (cancelled after ``Backend.aclose`` returns), ``request_shutdown()`` to stop reading
+    stdin and shut down as at EOF (an extension's ``ctx.shutdown()``), and the
+    ``set_event_options`` state."""
 
     events: EventEmitter
     task_group: TaskGroup
     request_shutdown: Callable[[], None] = field(default=_no_shutdown)
+    event_options: EventOptions | None = None
 
 
 class Backend(Protocol):

@@ -23,9 +23,9 @@ from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, H
 from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
-from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES, EXTENSION_UI_RESPONSE
+from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE
 
-_KNOWN = frozenset(COMMAND_TYPES)
+_KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
 
 
 def js_string(value: Any) -> str:

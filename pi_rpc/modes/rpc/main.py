@@ -71,6 +71,7 @@ def run_rpc_mode(args: CliArgs) -> int:
         output_fd=takeover.protocol_fd,
         max_frame_bytes=args.max_frame_bytes,
         verbose=args.verbose,
+        event_buffer=args.event_buffer,
     )
     from pi_rpc.modes.exit import run_to_exit_code
 

@@ -11,10 +11,12 @@ import anyio
 import orjson
 
 from pi_rpc.modes.rpc.backend import ServerHandle, StartupError
+from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
-from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES
+from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, SERVER_COMMAND_TYPES
 from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
@@ -26,7 +28,7 @@ def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     return list(images) if images else None
 
 
-class RuntimeBackend:
+class RuntimeBackend(CatalogCommands):
     def __init__(self, session: AgentSession, initial_name: str | None = None) -> None:
         self.session = session
         self._initial_name = initial_name
@@ -38,8 +40,9 @@ class RuntimeBackend:
     # ------------------------------------------------------------------ Backend protocol
 
     def register(self, registry: HandlerRegistry) -> None:
-        for name in COMMAND_TYPES:
-            registry.register(name, self._wrap(name))
+        for name in ACCEPTED_COMMAND_TYPES:
+            if name not in SERVER_COMMAND_TYPES:  # the server answers those itself
+                registry.register(name, self._wrap(name))
         registry.register("extension_ui_response", self._extension_ui_response)
 
     async def start(self, server: ServerHandle) -> None:
@@ -148,10 +151,17 @@ class RuntimeBackend:
     async def cmd_prompt(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         gate = anyio.Event()
         ctx.extras["after_response"] = gate.set
+        # The run is known by the prompt's id when that is a string; a number (or no id) could
+        # collide with a client's string ids, so such runs get a generated one.
+        run_id = ctx.id if ctx.has_id and isinstance(ctx.id, str) else new_run_id()
         disposition = await self.session.prompt(
-            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate, source="rpc"
+            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate, source="rpc", run_id=run_id
         )
-        return {"disposition": disposition}
+        data = {"disposition": disposition}
+        options = self.server.event_options
+        if disposition == "started" and options is not None and options.run_id:
+            data["runId"] = run_id
+        return data
 
     async def cmd_steer(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return {"disposition": await self.session.steer(cmd["message"], _images(cmd), source="rpc")}
@@ -160,8 +170,8 @@ class RuntimeBackend:
         return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd), source="rpc")}
 
     async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        await self.session.abort()
-        return None
+        # Beyond upstream (which answers no data; its clients ignore data): what the abort met.
+        return {"outcome": "aborted" if await self.session.abort() else "idle"}
 
     async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.clear_queue()

@@ -25,9 +25,11 @@ from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_cod
 from pi_rpc.modes.rpc.backend import Backend, ServerHandle, StartupError
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
+from pi_rpc.modes.rpc.protocol_info import register_stream_commands
 from pi_rpc.modes.rpc.registry import HandlerRegistry
 from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
 from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
+from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER
 from pi_rpc.modes.wire.output import RecordWriter
 
 
@@ -50,8 +52,10 @@ class RpcServer:
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         verbose: bool = False,
         handle_signals: bool = True,
+        event_buffer: int = DEFAULT_EVENT_BUFFER,
     ) -> None:
         self.backend = backend
+        self.event_buffer = event_buffer
         self.input_fd = input_fd
         self.output_fd = output_fd
         self.max_frame_bytes = max_frame_bytes
@@ -71,6 +75,9 @@ class RpcServer:
 
     async def serve(self) -> int:
         self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
+        self.event_options = register_stream_commands(
+            self.registry, self.writer, max_frame_bytes=self.max_frame_bytes, event_buffer=self.event_buffer
+        )
         self.events = EventEmitter(self.writer)
         self.dispatcher = self._make_dispatcher()
         async with anyio.create_task_group() as root:
@@ -87,7 +94,7 @@ class RpcServer:
     async def _main(self) -> None:
         async with anyio.create_task_group() as backend_tg:
             try:
-                await self.backend.start(ServerHandle(self.events, backend_tg, self.request_shutdown))
+                await self.backend.start(ServerHandle(self.events, backend_tg, self.request_shutdown, event_options=self.event_options))
             except StartupError as exc:
                 # E.g. an extension failed to load: nothing was read or written on stdout.
                 sys.stderr.write(exc.message + "\n")

@@ -21,9 +21,11 @@ from pi_rpc.modes.wire.protocol.names import EXTENSION_UI_RESPONSE, FIELDLESS_CO
 _MISSING = object()
 
 # Required/optional plain-scalar fields per command. A command passes the fast check only if
-# every listed field is absent-and-optional or has exactly the given type, and no field outside
-# this list that needs deep validation (``images``) is present.
-_FAST_SPECS: dict[str, tuple[tuple[str, type, bool], ...]] = {
+# every listed field is absent-and-optional or has exactly the given type (one of the types of
+# a tuple; one of the strings of a frozenset), and no field outside this list that needs deep
+# validation (``images``) is present.
+_Kind = type | tuple[type, ...] | frozenset[str]
+_FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
     "prompt": (("message", str, True), ("streamingBehavior", str, False)),
     "steer": (("message", str, True),),
     "follow_up": (("message", str, True),),
@@ -41,11 +43,19 @@ _FAST_SPECS: dict[str, tuple[tuple[str, type, bool], ...]] = {
     "fork": (("entryId", str, False),),
     "get_entries": (("since", str, False),),
     "set_session_name": (("name", str, True),),
+    "get_protocol_info": (),
+    "set_event_options": (("seq", bool, False), ("runId", bool, False)),
+    "get_events": (("sinceSeq", int, True),),
+    "list_sessions": (("scope", frozenset({"cwd", "all"}), False), ("limit", int, False), ("query", str, False)),
+    "rename_session": (("sessionPath", str, True), ("name", str, True)),
+    "delete_session": (("sessionPath", str, True),),
+    "navigate_tree": (("targetId", str, True), ("summarize", bool, False), ("customInstructions", str, False)),
+    "set_label": (("entryId", str, True), ("label", (str, type(None)), True)),
 }
 _DEEP_FIELDS = ("images",)
 
 
-def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, type, bool], ...]) -> bool:
+def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, _Kind, bool], ...]) -> bool:
     for key in _DEEP_FIELDS:
         if key in obj:
             return False
@@ -55,7 +65,13 @@ def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, type, bool], ...]) -> b
             if required:
                 return False
             continue
-        if type(value) is not kind:
+        if isinstance(kind, type):
+            if type(value) is not kind:
+                return False
+        elif isinstance(kind, tuple):
+            if type(value) not in kind:
+                return False
+        elif type(value) is not str or value not in kind:
             return False
     return True
 
@@ -73,9 +89,9 @@ def validate_command(command_type: str, obj: dict[str, Any]) -> str | None:
 def validate_with_model(command_type: str, obj: dict[str, Any]) -> str | None:
     from pydantic import ValidationError
 
-    from pi_rpc.modes.wire.protocol.commands import COMMAND_MODELS
+    from pi_rpc.modes.wire.protocol.commands import ALL_COMMAND_MODELS
 
-    model = COMMAND_MODELS.get(command_type)
+    model = ALL_COMMAND_MODELS.get(command_type)
     if model is None:
         return None
     try:

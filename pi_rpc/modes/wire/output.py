@@ -113,6 +113,9 @@ class RecordWriter:
         self._closed = False
         self._failed: BaseException | None = None
         self.records_written = 0
+        # set_event_options (modes.rpc.event_options): sees each line as it is queued, in
+        # write order, with the record it encodes, and may rewrite it. None: not called.
+        self.on_enqueue: Callable[[bytes, Any], bytes] | None = None
         self._nonblocking_set = False
         self._pollable = self._prepare_fd()
 
@@ -182,7 +185,9 @@ class RecordWriter:
             if self._closed:
                 raise WriterClosed()
 
-    def _push(self, line: bytes) -> None:
+    def _push(self, line: bytes, record: Any = None) -> None:
+        if self.on_enqueue is not None:
+            line = self.on_enqueue(line, record)
         self._queue.append(line)
         self._queued_bytes += len(line)
         if self._idle.is_set():
@@ -195,7 +200,7 @@ class RecordWriter:
             raise WriterClosed()
         line = self._encode(obj)
         await self._wait_for_space(self._full)
-        self._push(line)
+        self._push(line, obj)
 
     async def send_bounded(self, obj: Any) -> None:
         """Queue one record without waiting, unless the queue is over its hard limit."""
@@ -204,13 +209,13 @@ class RecordWriter:
         line = self._encode(obj)
         if self._over_hard_limit():
             await self._wait_for_space(self._over_hard_limit)
-        self._push(line)
+        self._push(line, obj)
 
     def send_nowait(self, obj: Any) -> None:
         """Queue one record without waiting (the queue may exceed ``max_queue``)."""
         if self._closed:
             raise WriterClosed()
-        self._push(self._encode(obj))
+        self._push(self._encode(obj), obj)
 
     async def send_bytes(self, line: bytes) -> None:
         """Queue one pre-encoded line (must end with ``\\n``)."""

@@ -4,8 +4,8 @@
     python -m pi_rpc.modes.wire.schema_export --check    # exit 1 if the files are stale
     python -m pi_rpc.modes.wire.schema_export --out DIR
 
-Files: ``commands.schema.json`` (inbound records: the 33 commands and
-``extension_ui_response``), ``responses.schema.json`` (the envelope plus each command's
+Files: ``commands.schema.json`` (inbound records: the 33 commands, the commands beyond
+upstream and ``extension_ui_response``), ``responses.schema.json`` (the envelope plus each command's
 ``data``), ``events.schema.json`` (the 24 events and ``extension_ui_request``).
 """
 
@@ -33,13 +33,18 @@ def build_schemas() -> dict[str, dict[str, Any]]:
 
     from pi_rpc.modes.wire.protocol.commands import InboundRecord
     from pi_rpc.modes.wire.protocol.events import OutboundRecord
-    from pi_rpc.modes.wire.protocol.responses import NULLABLE_DATA, RESPONSE_DATA, Response
+    from pi_rpc.modes.wire.protocol.responses import (
+        BEYOND_UPSTREAM_RESPONSE_DATA,
+        NULLABLE_DATA,
+        RESPONSE_DATA,
+        Response,
+    )
 
     commands = _adapter_schema(
         InboundRecord,
         "pi RPC inbound records",
-        "One JSON object per LF-terminated line on pi's stdin: a command (33 types) or an "
-        "extension_ui_response.",
+        "One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types "
+        "and the ones beyond upstream) or an extension_ui_response.",
     )
     events = _adapter_schema(
         OutboundRecord,
@@ -49,7 +54,7 @@ def build_schemas() -> dict[str, dict[str, Any]]:
 
     # The envelope, plus a map of command type -> schema of its success ``data``.
     fields: dict[str, Any] = {}
-    for command, model in RESPONSE_DATA.items():
+    for command, model in {**RESPONSE_DATA, **BEYOND_UPSTREAM_RESPONSE_DATA}.items():
         if model is None:
             continue
         annotation: Any = model | None if command in NULLABLE_DATA else model

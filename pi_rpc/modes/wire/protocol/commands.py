@@ -1,4 +1,5 @@
-"""The 33 commands (client -> pi) plus ``extension_ui_response``.
+"""The 33 commands (client -> pi), the commands beyond upstream (protocol/README.md "Beyond
+upstream") and ``extension_ui_response``.
 
 Field types follow upstream's declared types, with two deliberate leniencies that mirror what
 upstream observably accepts (so clients recorded against it keep working):
@@ -186,6 +187,57 @@ class GetCommandsCommand(CommandBase):
     type: Literal["get_commands"]
 
 
+# ---------------------------------------------------------------- beyond upstream 1.6
+
+
+class GetProtocolInfoCommand(CommandBase):
+    type: Literal["get_protocol_info"]
+
+
+class SetEventOptionsCommand(CommandBase):
+    type: Literal["set_event_options"]
+    seq: bool | None = Field(default=None, description="Number every stdout record; left out: unchanged.")
+    run_id: bool | None = Field(default=None, description="Tag the events of each run; left out: unchanged.")
+
+
+class GetEventsCommand(CommandBase):
+    type: Literal["get_events"]
+    since_seq: int = Field(description="Replay the events numbered above this (0: all that are kept).")
+
+
+class ListSessionsCommand(CommandBase):
+    type: Literal["list_sessions"]
+    scope: Literal["cwd", "all"] | None = Field(default=None, description='"cwd" (default) or "all".')
+    limit: int | None = Field(default=None, description="At most this many sessions (positive).")
+    query: str | None = Field(
+        default=None, description="Case-insensitive substring of the name or of a user/assistant message."
+    )
+
+
+class RenameSessionCommand(CommandBase):
+    type: Literal["rename_session"]
+    session_path: str
+    name: str
+
+
+class DeleteSessionCommand(CommandBase):
+    type: Literal["delete_session"]
+    session_path: str
+
+
+class NavigateTreeCommand(CommandBase):
+    type: Literal["navigate_tree"]
+    target_id: str
+    summarize: bool | None = None
+    custom_instructions: str | None = None
+
+
+class SetLabelCommand(CommandBase):
+    type: Literal["set_label"]
+    entry_id: str
+    label: str | None = Field(description='The label; null or "" clears it.')
+
+
 class ExtensionUiResponse(CommandBase):
     """Answer to an ``extension_ui_request`` dialog; never gets a response."""
 
@@ -231,12 +283,26 @@ COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "get_commands": GetCommandsCommand,
 }
 
+BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
+    "get_protocol_info": GetProtocolInfoCommand,
+    "set_event_options": SetEventOptionsCommand,
+    "get_events": GetEventsCommand,
+    "list_sessions": ListSessionsCommand,
+    "rename_session": RenameSessionCommand,
+    "delete_session": DeleteSessionCommand,
+    "navigate_tree": NavigateTreeCommand,
+    "set_label": SetLabelCommand,
+}
+
+# Every command this implementation accepts (validation, schema).
+ALL_COMMAND_MODELS: dict[str, type[CommandBase]] = {**COMMAND_MODELS, **BEYOND_UPSTREAM_COMMAND_MODELS}
+
 Command = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple(COMMAND_MODELS.values())],
+    Union[tuple(ALL_COMMAND_MODELS.values())],
     Field(discriminator="type"),
 ]
 
 InboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple([*COMMAND_MODELS.values(), ExtensionUiResponse])],
+    Union[tuple([*ALL_COMMAND_MODELS.values(), ExtensionUiResponse])],
     Field(discriminator="type"),
 ]

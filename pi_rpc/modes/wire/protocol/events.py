@@ -15,32 +15,46 @@ from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
 from pi_rpc.modes.wire.protocol.shapes import AgentMessage, CompactionResult, SessionEntry, Usage
 
 
-class AgentStart(WireModel):
+class EventBase(WireModel):
+    """Fields every session event may carry beyond upstream, only after a client turned them on
+    with ``set_event_options``; both come after every other key."""
+
+    run_id: str | None = Field(
+        default=None,
+        description="With runId on: the session-level run this event belongs to (absent outside runs).",
+    )
+    seq: int | None = Field(
+        default=None,
+        description="With seq on: the record's sequence number on stdout (grows by 1 per record).",
+    )
+
+
+class AgentStart(EventBase):
     type: Literal["agent_start"]
 
 
-class AgentEnd(WireModel):
+class AgentEnd(EventBase):
     type: Literal["agent_end"]
     messages: list[AgentMessage]
     will_retry: bool
 
 
-class AgentSettled(WireModel):
+class AgentSettled(EventBase):
     type: Literal["agent_settled"]
     aborted: bool
 
 
-class TurnStart(WireModel):
+class TurnStart(EventBase):
     type: Literal["turn_start"]
 
 
-class TurnEnd(WireModel):
+class TurnEnd(EventBase):
     type: Literal["turn_end"]
     message: AgentMessage
     tool_results: list[AgentMessage]
 
 
-class MessageStart(WireModel):
+class MessageStart(EventBase):
     type: Literal["message_start"]
     message: AgentMessage
 
@@ -52,7 +66,7 @@ class AssistantMessageEvent(OpenWireModel):
     content_index: int | None = None
 
 
-class MessageUpdate(WireModel):
+class MessageUpdate(EventBase):
     """No ``message`` key on the wire: only usage plus the delta event."""
 
     type: Literal["message_update"]
@@ -60,12 +74,12 @@ class MessageUpdate(WireModel):
     assistant_message_event: AssistantMessageEvent
 
 
-class MessageEnd(WireModel):
+class MessageEnd(EventBase):
     type: Literal["message_end"]
     message: AgentMessage
 
 
-class ToolExecutionStart(WireModel):
+class ToolExecutionStart(EventBase):
     type: Literal["tool_execution_start"]
     tool_call_id: str
     tool_name: str
@@ -73,7 +87,7 @@ class ToolExecutionStart(WireModel):
     parent_tool_call_id: str | None = None
 
 
-class ToolExecutionUpdate(WireModel):
+class ToolExecutionUpdate(EventBase):
     type: Literal["tool_execution_update"]
     tool_call_id: str
     tool_name: str
@@ -82,7 +96,7 @@ class ToolExecutionUpdate(WireModel):
     parent_tool_call_id: str | None = None
 
 
-class ToolExecutionEnd(WireModel):
+class ToolExecutionEnd(EventBase):
     type: Literal["tool_execution_end"]
     tool_call_id: str
     tool_name: str
@@ -92,7 +106,7 @@ class ToolExecutionEnd(WireModel):
     parent_tool_call_id: str | None = None
 
 
-class QueueUpdate(WireModel):
+class QueueUpdate(EventBase):
     type: Literal["queue_update"]
     steering: list[str]
     follow_up: list[str]
@@ -101,12 +115,12 @@ class QueueUpdate(WireModel):
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
 
-class CompactionStart(WireModel):
+class CompactionStart(EventBase):
     type: Literal["compaction_start"]
     reason: CompactionReason
 
 
-class CompactionEnd(WireModel):
+class CompactionEnd(EventBase):
     type: Literal["compaction_end"]
     reason: CompactionReason
     result: CompactionResult | None = Field(default=None, description="absent on failure/abort")
@@ -115,7 +129,7 @@ class CompactionEnd(WireModel):
     error_message: str | None = None
 
 
-class AutoRetryStart(WireModel):
+class AutoRetryStart(EventBase):
     type: Literal["auto_retry_start"]
     attempt: int
     max_attempts: int
@@ -123,14 +137,14 @@ class AutoRetryStart(WireModel):
     error_message: str
 
 
-class AutoRetryEnd(WireModel):
+class AutoRetryEnd(EventBase):
     type: Literal["auto_retry_end"]
     success: bool
     attempt: int
     final_error: str | None = None
 
 
-class SummarizationRetryScheduled(WireModel):
+class SummarizationRetryScheduled(EventBase):
     type: Literal["summarization_retry_scheduled"]
     attempt: int
     max_attempts: int
@@ -138,38 +152,38 @@ class SummarizationRetryScheduled(WireModel):
     error_message: str
 
 
-class SummarizationRetryAttemptStart(WireModel):
+class SummarizationRetryAttemptStart(EventBase):
     type: Literal["summarization_retry_attempt_start"]
     source: Literal["compaction", "branchSummary"]
     reason: CompactionReason | None = Field(default=None, description='only for source "compaction"')
 
 
-class SummarizationRetryFinished(WireModel):
+class SummarizationRetryFinished(EventBase):
     type: Literal["summarization_retry_finished"]
 
 
-class EntryAppended(WireModel):
+class EntryAppended(EventBase):
     type: Literal["entry_appended"]
     entry: SessionEntry
 
 
-class SessionInfoChanged(WireModel):
+class SessionInfoChanged(EventBase):
     type: Literal["session_info_changed"]
     name: str | None = Field(default=None, description="absent = name cleared")
 
 
-class ThinkingLevelChanged(WireModel):
+class ThinkingLevelChanged(EventBase):
     type: Literal["thinking_level_changed"]
     level: str
 
 
-class BashExecutionUpdate(WireModel):
+class BashExecutionUpdate(EventBase):
     type: Literal["bash_execution_update"]
     id: Any = Field(default=None, description="the bash command's id, when it had one")
     delta: str
 
 
-class ExtensionError(WireModel):
+class ExtensionError(EventBase):
     type: Literal["extension_error"]
     extension_path: str
     event: str

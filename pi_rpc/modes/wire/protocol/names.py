@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pi_rpc import COMPATIBLE_PI_VERSION
+
 # The 33 commands of pi 1.6 RPC, in upstream's table order.
 COMMAND_TYPES: tuple[str, ...] = (
     "prompt",
@@ -39,7 +41,34 @@ COMMAND_TYPES: tuple[str, ...] = (
     "get_commands",
 )
 
+# Commands beyond upstream 1.6 (protocol/README.md "Beyond upstream"). A client that never
+# sends them sees exactly upstream's protocol.
+BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
+    "get_protocol_info",
+    "set_event_options",
+    "get_events",
+    "list_sessions",
+    "rename_session",
+    "delete_session",
+    "navigate_tree",
+    "set_label",
+)
+
+# Of those, the ones the RPC server answers itself (the output stream's own features); the
+# backend answers every other command.
+SERVER_COMMAND_TYPES: frozenset[str] = frozenset({"get_protocol_info", "set_event_options", "get_events"})
+
+# Every command type that gets a response.
+ACCEPTED_COMMAND_TYPES: tuple[str, ...] = COMMAND_TYPES + BEYOND_UPSTREAM_COMMAND_TYPES
+
+# ``get_protocol_info.protocolVersion``: bump whenever the set of commands and events beyond
+# upstream, or one of their shapes, changes.
+PROTOCOL_VERSION = 1
+# The upstream release line this protocol is compatible with ("1.6" for pi 1.6.x).
+UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
+
 EXTENSION_UI_RESPONSE = "extension_ui_response"
+EXTENSION_UI_REQUEST = "extension_ui_request"
 
 # Commands whose only fields are ``id`` and ``type``: nothing to validate.
 FIELDLESS_COMMANDS: frozenset[str] = frozenset(
@@ -103,6 +132,10 @@ OUR_EVENT_TYPES: tuple[str, ...] = (
     "session_write_error",
     "session_write_resumed",
 )
+
+# Every record type written on stdout other than ``response``: the session events and the
+# extension UI requests (``get_protocol_info.events``).
+OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST,)
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(

@@ -35,10 +35,23 @@ class Response(WireModel):
     success: bool
     data: Any = Field(default=None, description="Success payload; absent when there is none.")
     error: str | None = Field(default=None, description="Failure text (success:false only).")
+    seq: int | None = Field(
+        default=None,
+        description="With set_event_options seq on: the record's sequence number (after every other key).",
+    )
 
 
 class PromptData(WireModel):
     disposition: Literal["started", "queued", "handled"]
+    run_id: str | None = Field(
+        default=None, description='With set_event_options runId on and disposition "started": the run\'s id.'
+    )
+
+
+class AbortData(WireModel):
+    outcome: Literal["aborted", "idle"] = Field(
+        description='"aborted" when a run, compaction or branch summary was stopped; "idle" when nothing ran.'
+    )
 
 
 class QueueData(WireModel):
@@ -154,12 +167,65 @@ class CommandsData(WireModel):
     commands: list[SlashCommand]
 
 
+# ---------------------------------------------------------------- beyond upstream 1.6
+
+
+class ProtocolLimits(WireModel):
+    max_frame_bytes: int
+    event_buffer: int = Field(description="How many events get_events can replay at most.")
+
+
+class EventOptionsData(WireModel):
+    """The effective set_event_options values."""
+
+    seq: bool
+    run_id: bool
+
+
+class ProtocolInfoData(WireModel):
+    name: Literal["pi_rpc"]
+    version: str
+    protocol_version: int
+    upstream_compat: str
+    commands: list[str]
+    events: list[str]
+    limits: ProtocolLimits
+    features: EventOptionsData
+
+
+class EventsData(WireModel):
+    events: list[dict[str, Any]] = Field(description="The event records, each exactly as it was written.")
+    last_seq: int
+    truncated: bool
+
+
+class SessionSummary(WireModel):
+    path: str
+    id: str
+    cwd: str
+    name: str | None = Field(default=None, description="absent when unnamed")
+    parent_session_path: str | None = Field(default=None, description="absent unless forked/cloned")
+    created: str | None
+    modified: str
+    message_count: int
+    first_message: str
+
+
+class SessionsData(WireModel):
+    sessions: list[SessionSummary]
+
+
+class NavigateTreeData(WireModel):
+    cancelled: bool
+    editor_text: str | None = Field(default=None, description="the target user message's text")
+
+
 # ``None``: success responses carry no ``data`` key.
 RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "prompt": PromptData,
     "steer": QueueData,
     "follow_up": QueueData,
-    "abort": None,
+    "abort": AbortData,  # beyond upstream (upstream answers no data)
     "clear_queue": ClearQueueData,
     "new_session": CancelledData,
     "get_state": SessionState,
@@ -190,5 +256,20 @@ RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "get_messages": MessagesData,
     "get_commands": CommandsData,
 }
+
+BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
+    "get_protocol_info": ProtocolInfoData,
+    "set_event_options": EventOptionsData,
+    "get_events": EventsData,
+    "list_sessions": SessionsData,
+    "rename_session": None,
+    "delete_session": None,
+    "navigate_tree": NavigateTreeData,
+    "set_label": None,
+}
+
+# Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
+# clients ignore data), so a record without it is still a valid response (protocol/README §8).
+DATA_ABSENT_UPSTREAM: frozenset[str] = frozenset({"abort"})
 
 NULLABLE_DATA: frozenset[str] = frozenset({"cycle_model", "cycle_thinking_level"})

@@ -1,0 +1,60 @@
+"""``get_protocol_info`` (feature detection without parsing ``--version``), and the
+registration of the commands the RPC server answers itself: ``get_protocol_info``,
+``set_event_options`` and ``get_events`` (``event_options``).
+
+Everything comes from memory: the protocol's names module (so a command or event type added
+there shows up here by itself), the process's limits and the current ``set_event_options``
+values. No pydantic, no disk.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc import __version__
+from pi_rpc.modes.rpc.event_options import EventOptions
+from pi_rpc.modes.wire.protocol.names import (
+    ACCEPTED_COMMAND_TYPES,
+    EXTENSION_UI_RESPONSE,
+    OUTBOUND_EVENT_TYPES,
+    PROTOCOL_VERSION,
+    UPSTREAM_COMPAT,
+)
+
+if TYPE_CHECKING:
+    from pi_rpc.modes.rpc.registry import CommandContext, HandlerRegistry
+    from pi_rpc.modes.wire.output import RecordWriter
+
+
+def accepted_commands() -> list[str]:
+    """Every command type the process accepts, ``extension_ui_response`` included, once each."""
+    return list(dict.fromkeys((*ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE)))
+
+
+def protocol_info(*, max_frame_bytes: int, options: EventOptions) -> dict[str, Any]:
+    return {
+        "name": "pi_rpc",
+        "version": __version__,
+        "protocolVersion": PROTOCOL_VERSION,
+        "upstreamCompat": UPSTREAM_COMPAT,
+        "commands": accepted_commands(),
+        "events": list(dict.fromkeys(OUTBOUND_EVENT_TYPES)),
+        "limits": {"maxFrameBytes": max_frame_bytes, "eventBuffer": options.ring.max_records},
+        "features": options.features,
+    }
+
+
+def register_stream_commands(
+    registry: HandlerRegistry, writer: RecordWriter, *, max_frame_bytes: int, event_buffer: int
+) -> EventOptions:
+    """Bind ``set_event_options``/``get_events`` to ``writer`` and register the server's own
+    commands; returns the options object (the backend reads ``runId`` from it)."""
+    options = EventOptions(writer, ring_records=event_buffer)
+
+    async def get_protocol_info(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        return protocol_info(max_frame_bytes=max_frame_bytes, options=options)
+
+    registry.register("get_protocol_info", get_protocol_info)
+    registry.register("set_event_options", options.cmd_set_event_options)
+    registry.register("get_events", options.cmd_get_events)
+    return options

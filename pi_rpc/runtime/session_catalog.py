@@ -1,0 +1,167 @@
+"""The session files around the live session, as a mixin of ``AgentSession``: list them with
+upstream's ``SessionInfo`` fields, rename and delete them, and label entries of the live one.
+
+The sessions root is the configured session directory: ``--session-dir``,
+``$PI_CODING_AGENT_SESSION_DIR`` or the ``sessionDir`` setting (a flat directory holding the
+sessions of every cwd), else ``<agentDir>/sessions`` with one folder per cwd. Another file is
+only ever changed under its single-writer lock, so a session another pi process has open is
+refused rather than interleaved with, and a torn last line is moved aside (by
+``SessionManager.open``) before anything is appended.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from pi_rpc.config import paths
+from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
+from pi_rpc.runtime.host import SessionHost
+from pi_rpc.session.errors import EntryNotFoundError, SessionError, SessionLockedError
+from pi_rpc.session.listing import list_all_sessions, list_sessions
+from pi_rpc.session.loader import read_header
+from pi_rpc.session.lock import SessionLock
+from pi_rpc.session.manager import SessionManager
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def normalize_session_name(name: str) -> str:
+    """Upstream's session name rule: trimmed, each run of CR/LF becomes one space; empty is
+    refused (``Session name cannot be empty``)."""
+    trimmed = name.strip()
+    if not trimmed:
+        raise RuntimeCommandError(ERR_SESSION_NAME_EMPTY)
+    return _LINE_BREAKS.sub(" ", trimmed).strip()
+
+
+def _holder(exc: SessionLockedError) -> str:
+    return f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
+
+
+class SessionCatalog(SessionHost):
+    # ------------------------------------------------------------------ where sessions live
+
+    def sessions_root(self) -> str:
+        """The directory every session of this configuration lives under."""
+        if self.options.session_dir:
+            return self.options.session_dir
+        return os.path.abspath(paths.sessions_root(self.options.agent_dir))
+
+    def _resolve(self, session_path: str) -> str:
+        """A client's path, as ``switch_session`` reads it (``~`` expanded, relative to the
+        process's working directory)."""
+        path = Path(session_path).expanduser()
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        return os.path.normpath(str(path))
+
+    def _is_current(self, path: str) -> bool:
+        current = self.session.session_file
+        if not current:
+            return False
+        if os.path.normpath(os.path.abspath(current)) == path:
+            return True
+        try:
+            return os.path.samefile(current, path)
+        except OSError:
+            return False
+
+    # ------------------------------------------------------------------ listing
+
+    def list_sessions(
+        self, scope: str = "cwd", limit: int | None = None, query: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Upstream ``SessionManager.list`` (``scope="cwd"``) or ``listAll`` (``"all"``),
+        newest ``modified`` first; ``query`` keeps sessions whose name or a user/assistant
+        text contains it (case-insensitive); at most ``limit`` sessions."""
+        custom = self.options.session_dir
+        with_texts = query is not None
+        if scope == "all":
+            infos = list_all_sessions(self.sessions_root(), custom=custom is not None, with_texts=with_texts)
+        elif custom is not None:
+            # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
+            default_dir = os.path.abspath(paths.default_session_dir(self.options.agent_dir, self.cwd))
+            filter_cwd = self.cwd if os.path.abspath(custom) != default_dir else None
+            infos = list_sessions(custom, filter_cwd, with_texts=with_texts)
+        else:
+            folder = paths.default_session_dir(self.options.agent_dir, self.cwd)
+            infos = list_sessions(str(folder), with_texts=with_texts)
+        if query is not None:
+            infos = [info for info in infos if info.matches(query)]
+        if limit is not None:
+            infos = infos[:limit]
+        return [info.to_summary() for info in infos]
+
+    # ------------------------------------------------------------------ rename and delete
+
+    async def rename_session(self, session_path: str, name: str) -> None:
+        """Append a ``session_info`` entry to that file (the live session: ``set_session_name``)."""
+        path = self._resolve(session_path)
+        if self._is_current(path):
+            await self.set_session_name(name)
+            return
+        normalized = normalize_session_name(name)
+        self._require_session_file(path)
+        try:
+            manager = SessionManager.open(path)
+        except SessionLockedError as exc:
+            raise RuntimeCommandError(
+                f"Cannot rename {path}: the session is in use by another pi process ({_holder(exc)})"
+            ) from None
+        except SessionError as exc:
+            raise RuntimeCommandError(str(exc)) from None
+        try:
+            manager.print_diagnostics()
+            manager.append_session_info(normalized)
+        finally:
+            manager.close()
+
+    def delete_session(self, session_path: str) -> None:
+        """Remove a session file under the sessions root (never the live one, never one another
+        process has open)."""
+        path = self._resolve(session_path)
+        if self._is_current(path):
+            raise RuntimeCommandError(
+                f"Cannot delete {path}: it is the current session (switch to another session first)"
+            )
+        root = self.sessions_root()
+        real_root = os.path.realpath(root)
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, real_root]) != real_root or real == real_root:
+            raise RuntimeCommandError(f"Cannot delete {path}: it is outside the sessions directory {root}")
+        self._require_session_file(path)
+        lock = SessionLock(path)
+        try:
+            lock.acquire()
+        except SessionLockedError as exc:
+            raise RuntimeCommandError(
+                f"Cannot delete {path}: the session is in use by another pi process ({_holder(exc)})"
+            ) from None
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            raise RuntimeCommandError(f"Session file not found: {path}") from None
+        except OSError as exc:
+            raise RuntimeCommandError(f"Cannot delete {path}: {exc.strerror or exc}") from None
+        finally:
+            lock.release()
+
+    @staticmethod
+    def _require_session_file(path: str) -> None:
+        if not os.path.lexists(path):
+            raise RuntimeCommandError(f"Session file not found: {path}")
+        if not os.path.isfile(path) or read_header(path) is None:
+            raise RuntimeCommandError(f"Session file is not a valid pi session: {path}")
+
+    # ------------------------------------------------------------------ labels
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Set (non-empty) or clear (``None`` or ``""``) an entry's label (a ``label`` entry)."""
+        try:
+            self.session.append_label_change(entry_id, label or None)
+        except EntryNotFoundError as exc:
+            raise RuntimeCommandError(str(exc)) from None
+
