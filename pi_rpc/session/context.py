@@ -10,8 +10,7 @@ their target's content (the latest edit wins).
 
 from __future__ import annotations
 
-
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pi_rpc.session._gc import gc_paused
@@ -41,34 +40,88 @@ def build_session_path(entries: Sequence[Entry], leaf_id: str | None, by_id: Map
             return []
         leaf = entries[-1]
     path: list[Entry] = []
+    add = path.append
+    lookup = by_id.get
+    # Without a cycle the walk meets each entry of ``by_id`` at most once (plus a leaf that
+    # is not in it); a longer walk has gone round a parent cycle in a hand-edited file.
+    limit = len(by_id) + 1
     current: Entry | None = leaf
-    seen: set[int] = set()
     while current is not None:
-        if id(current) in seen:  # a parent cycle in a hand-edited file
-            break
-        seen.add(id(current))
-        path.append(current)
+        add(current)
         parent = current.get("parentId")
-        current = by_id.get(parent) if parent else None
+        if not parent:
+            break
+        try:
+            current = lookup(parent)
+        except TypeError:  # an unhashable parentId (hand-edited) names no entry, as in JS
+            break
+        if len(path) > limit:
+            return _path_stopping_at_cycle(leaf, lookup)
     path.reverse()
     return path
 
 
+def _path_stopping_at_cycle(leaf: Entry, lookup: Any) -> list[Entry]:
+    path: list[Entry] = []
+    seen: set[int] = set()
+    current: Entry | None = leaf
+    while current is not None:
+        if id(current) in seen:
+            break
+        seen.add(id(current))
+        path.append(current)
+        parent = current.get("parentId")
+        try:
+            current = lookup(parent) if parent else None
+        except TypeError:
+            break
+    path.reverse()
+    return path
+
+
+def thinking_level_of(last_thinking_level_change: Entry | None) -> Any:
+    """The context's thinking level: the last ``thinking_level_change``'s, else ``"off"``."""
+    # Values come straight from the file: a hand-edited entry may lack the key (None).
+    if last_thinking_level_change is None:
+        return "off"
+    return last_thinking_level_change.get("thinkingLevel")
+
+
+def model_of_change(entry: Entry) -> dict[str, Any]:
+    return {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+
+
+def model_of_message(message: Message) -> dict[str, Any]:
+    return {"provider": message.get("provider"), "modelId": message.get("model")}
+
+
 def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any] | None]:
-    thinking_level = "off"
-    # Values come straight from the file: a hand-edited entry may lack either key (None).
+    """``(thinkingLevel, model)``: from the last ``thinking_level_change`` on the path and
+    the last ``model_change`` or assistant message."""
+    last_thinking: Entry | None = None
     model: dict[str, Any] | None = None
-    for entry in path:
+    model_found = False
+    # From the leaf back: the deciding entries are usually near it.
+    for index in range(len(path) - 1, -1, -1):
+        entry = path[index]
         etype = entry.get("type")
         if etype == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel")  # type: ignore[assignment]
-        elif etype == "model_change":
-            model = {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
-        elif etype == "message":
-            message = entry.get("message")
-            if isinstance(message, dict) and message.get("role") == "assistant":
-                model = {"provider": message.get("provider"), "modelId": message.get("model")}
-    return thinking_level, model
+            if last_thinking is None:
+                last_thinking = entry
+                if model_found:
+                    break
+        elif not model_found:
+            if etype == "model_change":
+                model, model_found = model_of_change(entry), True
+            elif etype == "message" and _is_assistant_message(entry.get("message")):
+                model, model_found = model_of_message(entry["message"]), True
+            if model_found and last_thinking is not None:
+                break
+    return thinking_level_of(last_thinking), model
+
+
+def _is_assistant_message(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("role") == "assistant"
 
 
 def create_custom_message(custom_type: Any, content: Any, display: Any, details: Any, timestamp: Any) -> Message:
@@ -173,38 +226,43 @@ def build_session_projection(entries: Sequence[Entry], leaf_id: str | None, by_i
                              leaf_given: bool = True) -> dict[str, Any]:
     """``{entries:[{sourceEntry, messages}], messages, thinkingLevel, model}``."""
     with gc_paused():
-        return _build_session_projection(entries, leaf_id, by_id, leaf_given)
+        path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
+        thinking_level, model = session_context_settings(path)
+        projected: list[dict[str, Any]] = []
+        messages: list[Message] = []
+        for source, msgs in _project_path(path):
+            projected.append({"sourceEntry": source, "messages": msgs})
+            messages.extend(msgs)
+        return {"entries": projected, "messages": messages, "thinkingLevel": thinking_level, "model": model}
 
 
-def _build_session_projection(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry],
-                              leaf_given: bool) -> dict[str, Any]:
-    path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
-    thinking_level, model = session_context_settings(path)
+def _project_path(path: Sequence[Entry]) -> Iterator[tuple[Entry, list[Message]]]:
+    """Each context entry of ``path`` with the messages it contributes."""
     context_entries = build_context_entries(path)
     edits: dict[Any, Entry] = {}
     for entry in context_entries:
         if entry.get("type") == "context_edit":
             edits[entry.get("targetId")] = entry
-    projected: list[dict[str, Any]] = []
-    messages: list[Message] = []
     for index, source in enumerate(context_entries):
         # Only the newest compaction (index 0) contributes a checkpoint and summary; an
         # older one can sit inside the kept range.
         if source.get("type") == "compaction" and index > 0:
-            msgs: list[Message] = []
+            yield source, []
         else:
-            msgs = project_context_entry(source, edits.get(source.get("id")))
-        projected.append({"sourceEntry": source, "messages": msgs})
-        messages.extend(msgs)
-    return {"entries": projected, "messages": messages, "thinkingLevel": thinking_level, "model": model}
+            yield source, project_context_entry(source, edits.get(source.get("id")) if edits else None)
 
 
 def build_session_context(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *,
                           leaf_given: bool = True) -> dict[str, Any]:
-    """``{messages, thinkingLevel, model}``: what ``get_messages`` returns as ``messages``."""
-    projection = build_session_projection(entries, leaf_id, by_id, leaf_given=leaf_given)
-    return {"messages": projection["messages"], "thinkingLevel": projection["thinkingLevel"],
-            "model": projection["model"]}
+    """``{messages, thinkingLevel, model}``: what ``get_messages`` returns as ``messages``
+    (the projection without its per-entry list)."""
+    with gc_paused():
+        path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
+        thinking_level, model = session_context_settings(path)
+        messages: list[Message] = []
+        for _source, msgs in _project_path(path):
+            messages.extend(msgs)
+        return {"messages": messages, "thinkingLevel": thinking_level, "model": model}
 
 
 # --------------------------------------------------------------------------- system messages

@@ -8,8 +8,10 @@ strings) and parsed with ``orjson.loads`` on bytes, one call per line.
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -58,74 +60,91 @@ def _salvage(line: bytes) -> Any | None:
 
 def parse_session_bytes(data: bytes) -> LoadedFile:
     """Parse the bytes of a session file (no header validation here)."""
-    with gc_paused():
-        return _parse_session_bytes(data)
-
-
-def _parse_session_bytes(data: bytes) -> LoadedFile:
-    out = LoadedFile(size=len(data))
-    entries = out.entries
-    diags = out.diagnostics
-    last_lf = data.rfind(b"\n")
-    body_end = last_lf + 1
-    out.valid_len = body_end
-    out.blank = not data.strip()
-    body = data[:body_end]
-    tail = data[body_end:]
-    lines = body.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    loads = orjson.loads
-    for number, line in enumerate(lines, start=1):
-        try:
-            value = loads(line)
-        except orjson.JSONDecodeError:
-            if not line.strip():
-                continue
-            try:
-                value = _parse_line(line)
-            except orjson.JSONDecodeError:
-                salvaged = _salvage(line)
-                if salvaged is not None:
-                    diags.append(
-                        f"line {number}: malformed JSON ({len(line)} bytes); recovered the entry "
-                        f"appended after a torn line"
-                    )
-                    entries.append(salvaged)
-                else:
-                    diags.append(f"line {number}: skipped malformed JSON ({len(line)} bytes)")
-                continue
-        if type(value) is not dict:
-            diags.append(f"line {number}: skipped a JSON value that is not an object")
-            continue
-        entries.append(value)
-    if tail.strip():
-        number = len(lines) + 1
-        try:
-            value = _parse_line(tail)
-        except orjson.JSONDecodeError:
-            out.torn_tail = tail
-            diags.append(f"line {number}: torn last line ({len(tail)} bytes, no newline, not valid JSON)")
-        else:
-            out.missing_newline = True
-            if type(value) is dict:
-                entries.append(value)
-            else:
-                diags.append(f"line {number}: skipped a JSON value that is not an object")
-    elif tail:
-        # Trailing whitespace without LF: harmless, treat like a missing newline.
-        out.missing_newline = True
-    return out
-
-
-def is_valid_header(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("type") == "session" and isinstance(entry.get("id"), str)
+    return _parse_all(io.BytesIO(data))
 
 
 def read_session_file(path: str) -> LoadedFile:
     with open(path, "rb") as f:
-        data = f.read()
-    return parse_session_bytes(data)
+        return _parse_all(f)
+
+
+def _parse_all(f: BinaryIO) -> LoadedFile:
+    out = LoadedFile()
+    with gc_paused():
+        out.entries.extend(iter_parsed_lines(f, out))
+    return out
+
+
+def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, Any]]:
+    """Parse the lines of the binary file ``f`` (split on LF only, as binary iteration does)
+    and yield each entry as soon as it is parsed, so the caller can index it while it is in
+    the CPU cache. ``out`` gets everything else (diagnostics, sizes, the torn tail) and is
+    complete once the iterator is exhausted; its ``entries`` are left alone. Streaming keeps
+    neither the whole file nor a list of its lines alive next to the parsed entries.
+
+    The common case costs one ``orjson.loads`` per line: a line is parsed with its LF (JSON
+    whitespace, so it parses with it exactly when without it); everything else is worked
+    out on the rare lines that do not parse and once at the end."""
+    diags = out.diagnostics
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    number = 0
+    line = b""
+    blank_lines = 0
+    torn: bytes | None = None
+    for number, line in enumerate(f, 1):
+        try:
+            value = loads(line)
+        except decode_error:
+            if line[-1:] != b"\n":
+                torn = line  # the last line, without its LF, and it does not parse: see below
+                break
+            text = line[:-1]
+            if not text.strip():
+                blank_lines += 1
+                continue
+            try:
+                value = _parse_line(text)
+            except decode_error:
+                salvaged = _salvage(text)
+                if salvaged is not None:
+                    diags.append(
+                        f"line {number}: malformed JSON ({len(text)} bytes); recovered the entry "
+                        f"appended after a torn line"
+                    )
+                    yield salvaged
+                else:
+                    diags.append(f"line {number}: skipped malformed JSON ({len(text)} bytes)")
+                continue
+        if value.__class__ is dict:
+            yield value
+        else:
+            diags.append(f"line {number}: skipped a JSON value that is not an object")
+    out.size = f.tell()
+    tail = line if line[-1:] != b"\n" else b""  # what follows the last LF
+    out.valid_len = out.size - len(tail)
+    out.missing_newline = bool(tail)
+    if torn is None or not torn.strip():
+        # Without a torn line, a last line without LF parsed (or is whitespace): only the
+        # newline is missing.
+        out.blank = blank_lines == number - (1 if torn is not None else 0)
+        return
+    out.blank = False
+    try:
+        value = _parse_line(torn)
+    except decode_error:
+        out.missing_newline = False
+        out.torn_tail = torn
+        diags.append(f"line {number}: torn last line ({len(torn)} bytes, no newline, not valid JSON)")
+        return
+    if type(value) is dict:
+        yield value
+    else:
+        diags.append(f"line {number}: skipped a JSON value that is not an object")
+
+
+def is_valid_header(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") == "session" and isinstance(entry.get("id"), str)
 
 
 def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:

@@ -31,11 +31,12 @@ from typing import Any, Literal, TextIO
 
 from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.session import entries as E
-from pi_rpc.session._gc import gc_paused
+from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.context import (
+    build_context_entries,
+    build_session_context,
     build_session_path,
     build_session_projection,
-    build_context_entries,
 )
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.errors import (
@@ -54,9 +55,10 @@ from pi_rpc.session.ids import (
     uuid7,
 )
 from pi_rpc.session.jsonfmt import dumps_line
-from pi_rpc.session.loader import LoadedFile, is_valid_header, read_session_file
+from pi_rpc.session.index import EntryIndex, LinearProjection, index_entries
+from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines, read_session_file
 from pi_rpc.session.lock import SessionLock, holder_pid
-from pi_rpc.session.migrations import migrate_to_current_version
+from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
 from pi_rpc.session.tree import build_tree
 
 Entry = dict[str, Any]
@@ -117,6 +119,23 @@ def _fsync_dir(path: str) -> None:
         os.close(dfd)
 
 
+def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
+    """Read a session file; a current-format one is indexed while it is parsed (the index
+    covers the entries after the header, and ``LoadedFile.entries`` holds only the header)."""
+    loaded = LoadedFile()
+    with open(path, "rb") as f:
+        stream = iter_parsed_lines(f, loaded)
+        first = next(stream, None)
+        if first is not None and is_valid_header(first) and not needs_migration(first):
+            index = index_entries(stream)
+            loaded.entries.append(first)
+            return loaded, index
+        if first is not None:
+            loaded.entries.append(first)
+            loaded.entries.extend(stream)
+    return loaded, None
+
+
 def _user_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -158,6 +177,9 @@ class SessionManager:
         self._fd: int | None = None
         self._lock: SessionLock | None = None
         self._dirty = False
+        # The first projection of a one-chain session, gathered while indexing; used once.
+        self._linear: LinearProjection | None = None
+        self._gc_frozen = False
         self.diagnostics: list[str] = []
         # Lines of entries accepted after the file was created but not yet on disk (a fault).
         self._unwritten: list[bytes] = []
@@ -223,28 +245,33 @@ class SessionManager:
         directory = _abspath(session_dir) if session_dir else os.path.dirname(resolved)
         lock: SessionLock | None = None
         loaded: LoadedFile | None = None
-        if os.path.exists(resolved):
-            if not read_only:
-                lock = SessionLock(resolved)
-                lock.acquire()
+        index: EntryIndex | None = None
+        # One collector pause from the first parsed line to the index, then a freeze: see _gc.
+        with gc_paused():
+            if os.path.exists(resolved):
+                if not read_only:
+                    lock = SessionLock(resolved)
+                    lock.acquire()
+                try:
+                    loaded, index = _read_and_index(resolved)
+                except BaseException:
+                    if lock:
+                        lock.release()
+                    raise
+            header = loaded.entries[0] if loaded and loaded.entries and is_valid_header(loaded.entries[0]) else None
+            cwd = cwd_override or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None) or (base_cwd or os.getcwd())
+            manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
+            manager._lock = lock
+            if lock is not None and lock.stale_pid is not None:
+                manager.diagnostics.append(f"recovered a stale lock left by pid {lock.stale_pid}")
+                lock.stale_pid = None
             try:
-                loaded = read_session_file(resolved)
+                manager._set_session_file(resolved, loaded, index)
             except BaseException:
-                if lock:
-                    lock.release()
+                manager.close()
                 raise
-        header = loaded.entries[0] if loaded and loaded.entries and is_valid_header(loaded.entries[0]) else None
-        cwd = cwd_override or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None) or (base_cwd or os.getcwd())
-        manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
-        manager._lock = lock
-        if lock is not None and lock.stale_pid is not None:
-            manager.diagnostics.append(f"recovered a stale lock left by pid {lock.stale_pid}")
-            lock.stale_pid = None
-        try:
-            manager._set_session_file(resolved, loaded)
-        except BaseException:
-            manager.close()
-            raise
+            if len(manager._entries) >= FREEZE_MIN_ENTRIES:
+                manager._gc_frozen = freeze_loaded()
         return manager
 
     @classmethod
@@ -309,7 +336,9 @@ class SessionManager:
         if self._persist:
             self._session_file = os.path.join(self._session_dir, session_file_name(timestamp, self._session_id))
 
-    def _set_session_file(self, path: str, loaded: LoadedFile | None) -> None:
+    def _set_session_file(self, path: str, loaded: LoadedFile | None, index: EntryIndex | None = None) -> None:
+        """Adopt a read file. ``index``: its entries after the header, already indexed while
+        streaming (only for a current-format file with a valid header)."""
         self._session_file = path
         if loaded is None:  # missing file: a new session bound to exactly this path
             self._new_session()
@@ -338,9 +367,13 @@ class SessionManager:
                 self.diagnostics.append("appended the missing newline after the last line")
         file_entries = loaded.entries
         header = file_entries[0]
-        migrated_from = migrate_to_current_version(file_entries)
         self._header = header
         self._session_id = header["id"]
+        if index is not None:
+            self._apply_index(index)
+            self._flushed = True
+            return
+        migrated_from = migrate_to_current_version(file_entries)
         self._entries = [e for e in file_entries[1:] if e.get("type") != "session"]
         if migrated_from is not None:
             if self._read_only:
@@ -387,43 +420,17 @@ class SessionManager:
 
     def _build_index(self) -> None:
         with gc_paused():
-            self._build_index_inner()
+            self._apply_index(index_entries(self._entries))
 
-    def _build_index_inner(self) -> None:
-        by_id: dict[str, Entry] = {}
-        labels: dict[str, str] = {}
-        label_ts: dict[str, str] = {}
-        leaf: str | None = None
-        has_conversation = False
-        kept: list[Entry] = []
-        for entry in self._entries:
-            entry_id = entry.get("id")
-            if not isinstance(entry_id, str):
-                self.diagnostics.append(f"skipped a {entry.get('type')!s} entry without an id")
-                continue
-            kept.append(entry)
-            by_id[entry_id] = entry
-            leaf = entry_id
-            etype = entry.get("type")
-            if etype == "label":
-                target: Any = entry.get("targetId")  # as written; not validated here
-                if entry.get("label"):
-                    labels[target] = entry["label"]
-                    label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
-                else:
-                    labels.pop(target, None)
-                    label_ts.pop(target, None)
-            elif etype == "message" and not has_conversation:
-                message = entry.get("message")
-                if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
-                    has_conversation = True
-        if len(kept) != len(self._entries):
-            self._entries = kept
-        self._by_id = by_id
-        self._labels = labels
-        self._label_ts = label_ts
-        self._leaf_id = leaf
-        self._has_conversation = has_conversation
+    def _apply_index(self, index: EntryIndex) -> None:
+        self.diagnostics.extend(index.diagnostics)
+        self._entries = index.entries
+        self._by_id = index.by_id
+        self._labels = index.labels
+        self._label_ts = index.label_timestamps
+        self._leaf_id = index.leaf_id
+        self._has_conversation = index.has_conversation
+        self._linear = index.linear
 
     # ------------------------------------------------------------------ file I/O
 
@@ -626,6 +633,12 @@ class SessionManager:
                 self._fd = None
             if self._lock is not None:
                 self._lock.release()
+            self._thaw()
+
+    def _thaw(self) -> None:
+        if self._gc_frozen:
+            self._gc_frozen = False
+            thaw()
 
     def __enter__(self) -> SessionManager:
         return self
@@ -640,6 +653,7 @@ class SessionManager:
                 self._fd = None
             if self._lock is not None:
                 self._lock.release()
+            self._thaw()
         except Exception:
             pass
 
@@ -905,9 +919,29 @@ class SessionManager:
     def build_session_context(self) -> dict[str, Any]:
         """``{messages, thinkingLevel, model:{provider, modelId}|None}`` from the active branch:
         the model-visible context that ``get_messages`` returns."""
-        projection = self.build_session_projection()
-        return {"messages": projection["messages"], "thinkingLevel": projection["thinkingLevel"],
-                "model": projection["model"]}
+        linear = self._take_linear_projection()
+        if linear is not None:
+            thinking_level, model = linear.settings()
+            return {"messages": linear.messages, "thinkingLevel": thinking_level, "model": model}
+        return build_session_context(self._entries, self._leaf_id, self._by_id)
+
+    def _take_linear_projection(self) -> LinearProjection | None:
+        """The projection gathered while indexing, if the session is still as indexed (entries
+        are only ever appended or dropped at the end, so the count and the last entry tell);
+        given out once, since its messages list and built messages belong to the caller."""
+        linear = self._linear
+        if linear is None:
+            return None
+        self._linear = None
+        entries = self._entries
+        if (
+            len(entries) == linear.entry_count
+            and entries[-1] is linear.last_entry
+            and self._leaf_id is not None
+            and self._by_id.get(self._leaf_id) is linear.last_entry
+        ):
+            return linear
+        return None
 
     # ------------------------------------------------------------------ new / fork / clone
 

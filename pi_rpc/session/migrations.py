@@ -46,12 +46,18 @@ def _migrate_v2_to_v3(entries: list[dict[str, Any]]) -> None:
                 message["role"] = "custom"
 
 
+def needs_migration(header: dict[str, Any] | None) -> bool:
+    """True when a file with this header (None: no header) is in an older format."""
+    version = header.get("version", 1) if header is not None else 1
+    return isinstance(version, (int, float)) and not version >= CURRENT_SESSION_VERSION
+
+
 def migrate_to_current_version(entries: list[dict[str, Any]]) -> int | None:
     """Migrate in place; returns the version migrated from, or None when already current."""
     header = next((e for e in entries if e.get("type") == "session"), None)
-    version = header.get("version", 1) if header is not None else 1
-    if not isinstance(version, (int, float)) or version >= CURRENT_SESSION_VERSION:
+    if not needs_migration(header):
         return None
+    version = header.get("version", 1) if header is not None else 1
     if version < 2:
         _migrate_v1_to_v2(entries)
     if version < 3:
