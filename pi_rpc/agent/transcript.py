@@ -15,8 +15,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import orjson
-
+from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import stringify
 from pi_rpc.ai.types import Message
 
 
@@ -39,7 +39,7 @@ def to_tool_declaration(tool: Any) -> dict[str, Any]:
         "name": name,
         "description": description,
         # A deep copy, like upstream's JSON round trip: the declaration must not alias the tool.
-        "parameters": orjson.loads(orjson.dumps(parameters)),
+        "parameters": js_loads(stringify(parameters)),
     }
     if constrained is not None:
         decl["constrainedSampling"] = constrained
@@ -47,7 +47,7 @@ def to_tool_declaration(tool: Any) -> dict[str, Any]:
 
 
 def declarations_equal(left: Any, right: Any) -> bool:
-    return orjson.dumps(to_tool_declaration(left)) == orjson.dumps(to_tool_declaration(right))
+    return stringify(to_tool_declaration(left)) == stringify(to_tool_declaration(right))
 
 
 def system_message_text(message: Message) -> str:

@@ -22,6 +22,9 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import stringify
+
 MAX_PROVIDER_ERROR_BODY_CHARS = 4000
 
 
@@ -50,8 +53,9 @@ class ProviderHTTPError(Exception):
 
 
 def js_json(value: Any) -> str:
-    """Compact JSON like ``JSON.stringify`` (key order kept, no spaces, non-ASCII as is)."""
-    return orjson.dumps(value).decode()
+    """Compact JSON like ``JSON.stringify`` (key order kept, no spaces, non-ASCII as is,
+    lone surrogates as ``\\udXXX`` escapes)."""
+    return stringify(value).decode()
 
 
 def truncate_error_text(text: str, max_chars: int = MAX_PROVIDER_ERROR_BODY_CHARS) -> str:
@@ -62,7 +66,7 @@ def truncate_error_text(text: str, max_chars: int = MAX_PROVIDER_ERROR_BODY_CHAR
 
 def _try_json(body: str) -> Any:
     try:
-        return orjson.loads(body) if body.strip() else None
+        return js_loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
         return None
 

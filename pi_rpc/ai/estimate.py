@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
+from pi_rpc.ai.jsjson import stringify
 
 CHARS_PER_TOKEN = 3.5
 ESTIMATED_IMAGE_CHARS = 4800
@@ -35,7 +35,7 @@ def _content_chars(content: Any) -> int:
 
 def _json_len(value: Any) -> int:
     try:
-        return len(orjson.dumps(value))
+        return len(stringify(value))
     except TypeError:
         return len("[unserializable]")
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import anyio
 import httpx
-import orjson
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
+from pi_rpc.ai.jsjson import stringify
 from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
 
@@ -111,7 +111,7 @@ async def open_stream(
         headers = {k: str(v) for k, v in hooked_headers.items() if v is not None}
     own_client = options.http_client is None
     client = options.http_client or make_client(options.timeout_s)
-    payload = orjson.dumps(body)
+    payload = stringify(body)
     attempt = 0
     response: httpx.Response | None = None
     try:

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 import orjson
+from pi_rpc.ai.jsjson import loads as js_loads
 
 _VALID_ESCAPES = set('"\\/bfnrt')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
@@ -63,11 +64,11 @@ def repair_json(text: str) -> str:
 
 def _loads_with_repair(text: str) -> Any:
     try:
-        return orjson.loads(text)
+        return js_loads(text)
     except orjson.JSONDecodeError:
         repaired = repair_json(text)
         if repaired != text:
-            return orjson.loads(repaired)
+            return js_loads(repaired)
         raise
 
 

@@ -397,8 +397,10 @@ class Settings:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=str(self.path.parent))
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                # A lone surrogate can only sit inside a JSON string here: written as the
+                # \\udXXX escape JSON.stringify would use, the file stays valid UTF-8 JSON.
+                fh.write(text.encode("utf-8", "backslashreplace"))
             os.replace(tmp, self.path)
         except BaseException:
             try:

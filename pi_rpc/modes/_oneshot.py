@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
@@ -298,7 +299,7 @@ class OneshotRunner:
             lines, error, code = final_text_result(session.get_messages())
             try:
                 for line in lines:
-                    await self.writer.send_bytes(line.encode("utf-8", "replace") + b"\n")  # type: ignore[union-attr]
+                    await self.writer.send_bytes(to_utf8(line) + b"\n")  # type: ignore[union-attr]
             except WriterClosed:
                 return  # stdout broke: _on_write_error set the exit code
             if error is not None:
@@ -314,7 +315,7 @@ class OneshotRunner:
             if event.get("type") in BLOCKING_EVENT_TYPES:
                 await self.writer.send(wire)
             else:
-                self.writer.send_nowait(wire)
+                await self.writer.send_bounded(wire)
         except WriterClosed:
             pass
 

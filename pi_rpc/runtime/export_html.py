@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from pi_rpc.ai.jsjson import fs_path, stringify, to_utf8
 from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
 
 if TYPE_CHECKING:
@@ -41,12 +42,15 @@ def _render_block(block: dict[str, Any]) -> str:
     if kind == "thinking":
         return f'<div class="thinking">{_text(block.get("thinking", ""))}</div>'
     if kind == "toolCall":
-        args = orjson.dumps(block.get("arguments") or {}, option=orjson.OPT_INDENT_2).decode()
+        try:
+            args = orjson.dumps(block.get("arguments") or {}, option=orjson.OPT_INDENT_2).decode()
+        except (TypeError, orjson.JSONEncodeError):  # lone surrogates, deep nesting
+            args = stringify(block.get("arguments") or {}).decode()
         return f"<div>Tool call <code>{html.escape(str(block.get('name')))}</code>{_text(args)}</div>"
     if kind == "image":
         mime = html.escape(str(block.get("mimeType", "image/png")))
         return f'<img alt="image" src="data:{mime};base64,{html.escape(str(block.get("data", "")))}">'
-    return _text(orjson.dumps(block).decode())
+    return _text(stringify(block).decode())
 
 
 def _render_message(message: dict[str, Any]) -> str:
@@ -76,7 +80,7 @@ def render_session_html(store: SessionManager) -> str:
     header = store.get_header()
     name = store.get_session_name() or f"Session {store.session_id}"
     messages = [e["message"] for e in store.get_branch() if e.get("type") == "message"]
-    entries_json = orjson.dumps(store.get_entries()).decode().replace("</", "<\\/")
+    entries_json = stringify(store.get_entries()).decode().replace("</", "<\\/")
     body = "\n".join(_render_message(m) for m in messages)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -100,7 +104,7 @@ def export_session_file(input_path: str, output_path: str | None = None) -> str:
     store = SessionManager.open(resolved, read_only=True)
     try:
         path = output_path or f"pi-session-{Path(resolved).stem}.html"
-        Path(path).expanduser().write_text(render_session_html(store), encoding="utf-8")
+        Path(path).expanduser().write_bytes(to_utf8(render_session_html(store)))
     finally:
         store.close()
     return path
@@ -112,6 +116,6 @@ def export_session_html(s: AgentSession, output_path: str | None) -> str:
         raise RuntimeCommandError(ERR_EXPORT_IN_MEMORY)
     if not os.path.exists(session_file):
         raise RuntimeCommandError(ERR_EXPORT_NOTHING)
-    path = output_path or f"pi-session-{Path(session_file).stem}.html"
-    Path(path).expanduser().write_text(render_session_html(s.session), encoding="utf-8")
+    path = fs_path(output_path or f"pi-session-{Path(session_file).stem}.html")
+    Path(path).expanduser().write_bytes(to_utf8(render_session_html(s.session)))
     return path

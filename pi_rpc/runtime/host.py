@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.resources_state import ResourcesState
     from pi_rpc.runtime.retry import RetryController
+    from pi_rpc.runtime.store_faults import StoreFaultReporter
     from pi_rpc.session.manager import SessionManager
 
 
@@ -28,6 +29,7 @@ class SessionHost:
         resources: ResourcesState
         retry: RetryController
         compaction: CompactionRunner
+        store_faults: StoreFaultReporter
         cwd: str
         ext: SessionExtensions | None
         _is_streaming: bool

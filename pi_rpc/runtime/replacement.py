@@ -77,8 +77,9 @@ class SessionReplacement(SessionHost):
         await self.abort()
         old = self.session
         self.session = new_manager
+        self.store_faults.attach(new_manager)
         if old is not new_manager:
-            old.close()
+            self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
         if not keep_queue_texts:
             # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
             # drops the texts behind pendingMessageCount; new_session clears everything.
@@ -162,7 +163,10 @@ class SessionReplacement(SessionHost):
         text = _message_text(entry["message"])
         await self.abort()
         previous_file = self.session.session_file
-        result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
+        try:
+            result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
+        except SessionError as exc:  # e.g. not saved yet: upstream's text as the error
+            raise RuntimeCommandError(str(exc)) from None
         if ext is not None:
             await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager, keep_queue_texts=True)
@@ -177,7 +181,10 @@ class SessionReplacement(SessionHost):
             return {"cancelled": True}
         await self.abort()
         previous_file = self.session.session_file
-        result = self.session.clone()
+        try:
+            result = self.session.clone()
+        except SessionError as exc:
+            raise RuntimeCommandError(str(exc)) from None
         if ext is not None:
             await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager)

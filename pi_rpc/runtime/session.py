@@ -47,6 +47,7 @@ from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
 from pi_rpc.runtime.run_context import bind_run_id, new_run_id
+from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -123,6 +124,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             convert_to_llm=self._convert_to_llm,
         )
         self.agent.subscribe(self._on_agent_event)
+        # Session-file write faults become events (session_write_error / _resumed).
+        self.store_faults = StoreFaultReporter(self.emit, lambda: self._tg)
+        self.store_faults.attach(self.session)
         self._restore_from_session(initial=True)
         # Extensions exist only when some were discovered: otherwise nothing is imported and
         # no hook is installed (the session behaves byte for byte as without extensions).
@@ -153,6 +157,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
+        if self.store_faults.has_notices:
+            await self.store_faults.flush()  # a write fault is reported before what follows it
         for listener in list(self._listeners):
             await listener(event)
 
@@ -206,6 +212,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if self._run_done is not None:
             with anyio.move_on_after(5):
                 await self._run_done.wait()
+        self.store_faults.close()
         self.session.close()
 
     # ------------------------------------------------------------------ model and keys
@@ -569,7 +576,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             print(f"pi: run failed: {exc!r}", file=sys.stderr)
         finally:
             self._is_streaming = False
-            self._flush_pending_bash()
+            try:
+                self._flush_pending_bash()
+            except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
+                print(f"pi: could not record pending bash output: {exc!r}", file=sys.stderr)
             done = self._run_done
             if self.ext is not None:
                 self.ext.end_run()

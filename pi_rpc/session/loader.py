@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.session._gc import gc_paused
 
 _TYPE_MARK = b'{"type":"'
@@ -36,16 +37,10 @@ class LoadedFile:
 
 
 def _parse_line(line: bytes) -> Any:
-    """orjson first; on failure decode with replacement like node's StringDecoder would."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        text = line.decode("utf-8", "replace")
-    except Exception:  # pragma: no cover - decode with "replace" does not raise
-        raise orjson.JSONDecodeError("bad", "", 0) from None
-    return orjson.loads(text)
+    """As node reads a line: invalid UTF-8 becomes U+FFFD (StringDecoder), and what
+    ``JSON.parse`` accepts but orjson refuses (lone surrogate escapes, which a JS client's
+    strings put into session files) is parsed too. Raises ``orjson.JSONDecodeError``."""
+    return js_loads(line)
 
 
 def _salvage(line: bytes) -> Any | None:
@@ -54,7 +49,7 @@ def _salvage(line: bytes) -> Any | None:
     pos = line.rfind(_TYPE_MARK)
     while pos > 0:
         try:
-            value = orjson.loads(line[pos:])
+            value = js_loads(line[pos:])
         except orjson.JSONDecodeError:
             value = None
         if isinstance(value, dict) and isinstance(value.get("type"), str):

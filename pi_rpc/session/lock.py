@@ -115,8 +115,8 @@ class SessionLock:
             fd = slot[0]
             try:
                 os.unlink(self.lock_path)
-            except FileNotFoundError:
-                pass
+            except OSError:  # gone already, or the directory became read-only: the
+                pass  # kernel drops the flock at close, and a stale file is recovered later
             os.close(fd)
 
 

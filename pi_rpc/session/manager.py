@@ -6,6 +6,13 @@ header and all entries are written at once into a file created exclusively (``O_
 mode 0600), and afterwards each entry is appended as one complete line with one
 ``os.write``. The appending process holds the single-writer lock (``lock.py``).
 
+Write faults (a read-only directory, a full disk, ``RLIMIT_FSIZE``) never lose or corrupt
+anything already accepted: an append that fails is cut back off the file (no torn line),
+the entry stays in memory and in the tree, and every entry not yet on disk is written, in
+order, at the next append or ``retry_writes()`` once the fault is gone. ``write_error``
+names the fault while one is in effect and ``on_write_state`` hears every change (the
+runtime turns them into ``session_write_error`` / ``session_write_resumed`` events).
+
 Loading is permissive (malformed lines skipped) but every skipped line is reported in
 ``diagnostics``, and crash damage at the end of the file is repaired: a torn last line is
 moved into ``<file>.torn-<timestamp>`` and the file truncated to its valid prefix; a valid
@@ -14,13 +21,15 @@ last line without LF gets one.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
+from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.context import (
@@ -67,7 +76,7 @@ class ForkResult:
 
 
 def _abspath(path: str, base: str | None = None) -> str:
-    path = os.path.expanduser(path)
+    path = os.path.expanduser(fs_path(path))  # a client's lone surrogate: U+FFFD, as node
     if not os.path.isabs(path):
         path = os.path.join(base or os.getcwd(), path)
     return os.path.normpath(path)
@@ -83,6 +92,18 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``File too large (EFBIG)``: the OS text and the errno name, no traceback noise."""
+    code = errno.errorcode.get(exc.errno or 0)
+    text = exc.strerror or str(exc)
+    return f"{text} ({code})" if code else text
+
+
+WriteStateListener = Callable[[str | None, int, int], None]
+"""``(error, pending_entries, written_entries)``: a fault began or changed (``error`` set),
+or the backlog was written (``error`` None, ``written_entries`` > 0)."""
 
 
 def _fsync_dir(path: str) -> None:
@@ -160,6 +181,12 @@ class SessionManager:
         self._linear: LinearProjection | None = None
         self._gc_frozen = False
         self.diagnostics: list[str] = []
+        # Lines of entries accepted after the file was created but not yet on disk (a fault).
+        self._unwritten: list[bytes] = []
+        # Where a failed append that could not be cut back off the file began.
+        self._torn_at: int | None = None
+        self.write_error: str | None = None
+        self.on_write_state: WriteStateListener | None = None
         if persist and self._session_dir and not read_only:
             os.makedirs(self._session_dir, exist_ok=True)
 
@@ -424,13 +451,33 @@ class SessionManager:
         return self._fd
 
     def _append_raw(self, data: bytes) -> None:
+        """Append ``data`` completely or not at all: a write that fails part-way (EFBIG,
+        ENOSPC) is cut back off, so the file never ends in a torn line we wrote."""
         self._ensure_lock()
         fd = self._open_append_fd()
-        _write_all(fd, data)
+        if self._torn_at is not None:
+            os.ftruncate(fd, self._torn_at)
+            self._torn_at = None
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            _write_all(fd, data)
+        except OSError:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                self._torn_at = start
+            raise
         if self._fsync == "entry":
-            os.fsync(fd)
+            self._fsync_quietly(fd)
         elif self._fsync == "turn":
             self._dirty = True
+
+    def _fsync_quietly(self, fd: int) -> None:
+        # The bytes are in the file already; a failed fsync must not make us write them twice.
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            sys.stderr.write(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}\n")
 
     def _serialise_all(self) -> bytes:
         return b"".join(dumps_line(e) for e in [self._header, *self._entries])
@@ -458,7 +505,7 @@ class SessionManager:
                 pass
             raise
         if self._fsync != "none":
-            os.fsync(fd)
+            self._fsync_quietly(fd)
             _fsync_dir(self._session_file)
         self._flushed = True
 
@@ -490,9 +537,57 @@ class SessionManager:
         if not self._flushed:
             if not self._has_conversation:
                 return
-            self._write_new_file()
         else:
-            self._append_raw(dumps_line(entry))
+            self._unwritten.append(dumps_line(entry))
+        self._write_pending()
+
+    # ------------------------------------------------------------------ write faults
+
+    def pending_entry_count(self) -> int:
+        """Entries accepted but not on disk because of a write fault (0 when none)."""
+        if not self._persist or not self._session_file:
+            return 0
+        if not self._flushed:
+            return len(self._entries) if self._has_conversation else 0
+        return len(self._unwritten)
+
+    def retry_writes(self) -> bool:
+        """Try to write what a fault kept off disk; True when nothing is pending any more."""
+        if self.pending_entry_count() == 0 and self.write_error is None:
+            return True
+        if self._read_only:
+            return False
+        return self._write_pending()
+
+    def _write_pending(self) -> bool:
+        pending = self.pending_entry_count()
+        try:
+            if not self._flushed:
+                self._write_new_file()
+            elif self._unwritten:
+                self._append_raw(b"".join(self._unwritten))
+                self._unwritten.clear()
+        except (OSError, ValueError) as exc:  # ValueError: a path no file system can hold
+            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+            error = f"Could not write session file {self._session_file}: {reason}"
+            changed = error != self.write_error
+            self.write_error = error
+            if changed:
+                self._notify_write_state(error, self.pending_entry_count(), 0)
+            return False
+        if self.write_error is not None:
+            self.write_error = None
+            self._notify_write_state(None, 0, pending)
+        return True
+
+    def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
+        listener = self.on_write_state
+        if listener is None:
+            return
+        try:
+            listener(error, pending, written)
+        except Exception as exc:  # a listener bug must not turn into a lost entry
+            sys.stderr.write(f"pi: session write listener failed: {exc!r}\n")
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
@@ -519,12 +614,18 @@ class SessionManager:
         """Per-turn durability point: with ``fsync="turn"`` flush appended lines to stable
         storage (no-op otherwise, and when nothing was written since the last sync)."""
         if self._fd is not None and self._dirty:
-            os.fsync(self._fd)
             self._dirty = False
+            self._fsync_quietly(self._fd)
 
     def close(self) -> None:
-        """Sync (``turn`` mode), close the file and release the single-writer lock."""
+        """Write what a fault kept pending (last chance), sync (``turn`` mode), close the
+        file and release the single-writer lock."""
         try:
+            if self.pending_entry_count() and not self._read_only and not self._write_pending():
+                sys.stderr.write(
+                    f"pi: session {self._session_file}: {self.pending_entry_count()} entries could not be "
+                    f"written and are lost ({self.write_error})\n"
+                )
             self.sync()
         finally:
             if self._fd is not None:
@@ -883,7 +984,8 @@ class SessionManager:
         if self._persist:
             if not self._session_file:
                 raise SessionError("Persisted session is missing a session file")
-            if not os.path.exists(self._session_file):
+            # A write fault keeps a saved conversation off disk for now: it can still be forked.
+            if not os.path.exists(self._session_file) and self.write_error is None:
                 raise SessionError(
                     "This session has not been saved yet. Send a message before cloning or forking it."
                 )
@@ -932,7 +1034,8 @@ class SessionManager:
         manager._entries = kept + label_entries
         manager._build_index()
         if manager._persist and manager._has_conversation:
-            manager._write_new_file()
+            # A fault leaves the copy pending in memory (write_error says why), not failed.
+            manager._write_pending()
         return manager
 
     # ------------------------------------------------------------------ checks

@@ -12,11 +12,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from pi_rpc.ai.estimate import calculate_context_tokens
 from pi_rpc.ai.transcript import get_current_system_message
-from pi_rpc.session.jsonfmt import js_len, js_normalize
+from pi_rpc.session.jsonfmt import dumps_js, js_len
 
 Entry = dict[str, Any]
 Message = dict[str, Any]
@@ -39,7 +37,7 @@ def _content_chars(content: Any) -> int:
 
 
 def _json_len(value: Any) -> int:
-    return js_len(orjson.dumps(js_normalize(value)).decode("utf-8"))
+    return js_len(dumps_js(value).decode("utf-8"))
 
 
 def estimate_tokens(message: Message) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.jsjson import well_formed
 from pi_rpc.tools import process_registry
 from pi_rpc.tools.output_accumulator import OutputAccumulator
 from pi_rpc.tools.sanitize import OutputSanitizer
@@ -167,7 +168,8 @@ async def execute_bash(
     sanitizer = OutputSanitizer()
     try:
         proc = await anyio.open_process(
-            [shell, *shell_args, full_command],
+            # A lone surrogate cannot be an argv byte: node passes U+FFFD, and so do we.
+            [shell, *shell_args, well_formed(full_command)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -13,6 +13,7 @@ from typing import Any
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
 from pi_rpc.tools.edit_diff import (
     apply_edits,
@@ -131,8 +132,8 @@ class EditTool(BuiltinTool):
             except FileAccessError as exc:
                 raise ToolError(str(exc)) from exc
             return
-        with open(absolute, "w", encoding="utf-8", newline="", errors="surrogatepass") as fh:
-            fh.write(text)
+        with open(absolute, "wb") as fh:  # lone surrogates become U+FFFD, as node writes
+            fh.write(to_utf8(text))
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None

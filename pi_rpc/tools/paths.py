@@ -10,6 +10,8 @@ import os
 import re
 import unicodedata
 
+from pi_rpc.ai.jsjson import fs_path
+
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
 
@@ -31,7 +33,7 @@ def expand_path(file_path: str) -> str:
 
 
 def resolve_to_cwd(file_path: str, cwd: str) -> str:
-    expanded = expand_path(file_path)
+    expanded = fs_path(expand_path(file_path))
     if os.path.isabs(expanded):
         return os.path.normpath(expanded)
     return os.path.normpath(os.path.join(os.path.abspath(cwd), expanded))

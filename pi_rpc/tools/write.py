@@ -7,6 +7,7 @@ from typing import Any
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
 from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.paths import resolve_to_cwd
@@ -54,8 +55,9 @@ class WriteTool(BuiltinTool):
             try:
                 os.makedirs(os.path.dirname(absolute), exist_ok=True)
                 check_aborted(signal)
-                with open(absolute, "w", encoding="utf-8", newline="", errors="surrogatepass") as fh:
-                    fh.write(content)
+                # As node writes a string: a lone surrogate becomes U+FFFD, never invalid UTF-8.
+                with open(absolute, "wb") as fh:
+                    fh.write(to_utf8(content))
             except OSError as exc:
                 from pi_rpc.tools.read import node_error_text
 

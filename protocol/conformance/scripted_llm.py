@@ -147,7 +147,11 @@ class _Handler(BaseHTTPRequestHandler):
             if drop_after is not None and sent >= int(drop_after):
                 raise ConnectionAbortedError("scripted drop")
             data = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False)
-            self.wfile.write(f"data: {data}\n\n".encode())
+            try:
+                raw = f"data: {data}\n\n".encode()
+            except UnicodeEncodeError:  # a lone surrogate in the script: send it escaped, as JS would
+                raw = f"data: {json.dumps(obj)}\n\n".encode()
+            self.wfile.write(raw)
             self.wfile.flush()
             sent += 1
 

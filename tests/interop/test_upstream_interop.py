@@ -122,3 +122,30 @@ def test_json_mode_event_stream_matches_upstream(tmp_path: Path) -> None:
     assert ours[0] == upstream[0] == 0
     assert ours[1] == upstream[1] == ["cwd", "id", "timestamp", "type", "version"]  # the header line
     assert ours[2] == upstream[2]
+
+
+@pytest.mark.parametrize("writer,reader", [(OURS, UPSTREAM), (UPSTREAM, OURS)], ids=["ours->upstream", "upstream->ours"])
+def test_lone_surrogates_cross_programs(tmp_path: Path, writer: list[str], reader: list[str]) -> None:
+    """A JS client's half emoji (``"\\ud83d"``) in a name, a prompt and the model's reply is
+    stored by one program and read back identically by the other."""
+    half = "\ud83d"
+    with ScriptedLLM({"turns": [{"chunks": ["reply ", half, " x"]}]}) as llm:
+        agent, cwd, sessions = tmp_path / "agent", tmp_path / "cwd", tmp_path / "sessions"
+        cwd.mkdir()
+        write_agent_config(str(agent), llm.base_url)
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent),
+               "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "PYTHONPATH": str(ROOT)}
+        cmds = [{"id": "n", "type": "set_session_name", "name": f"n{half}"},
+                {"id": "p", "type": "prompt", "message": f"ask \udc00 me"},
+                {"id": "gm", "type": "get_messages"}, {"id": "st", "type": "get_state"}]
+        written = drive([*writer, "--session-dir", str(sessions)], env, cwd, cmds)
+        session_file = written["st"]["data"]["sessionFile"]
+        assert b"\\ud83d" in Path(session_file).read_bytes()
+        queries = [{"id": "gm", "type": "get_messages"}, {"id": "st", "type": "get_state"}]
+        read_by_other = drive([*reader, "--session", session_file], env, cwd, queries)
+    messages = read_by_other["gm"]["data"]["messages"]
+    assert read_by_other["st"]["data"]["sessionName"] == f"n{half}"
+    assert [m for m in messages if m["role"] != "system"] == [
+        m for m in written["gm"]["data"]["messages"] if m["role"] != "system"
+    ]
+    assert any(b.get("text") == f"reply {half} x" for m in messages for b in m.get("content") or [] if isinstance(b, dict))

@@ -30,7 +30,7 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     }
     assert {"get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
             "delete_session", "navigate_tree", "set_label"} <= set(commands)
-    assert info["events"] == [*names.EVENT_TYPES, "extension_ui_request"]
+    assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request"]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000}
     assert info["features"] == {"seq": False, "runId": False}
     # Off by default: a client that never asks sees no seq and no runId anywhere.

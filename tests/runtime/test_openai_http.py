@@ -206,6 +206,8 @@ def test_abort_during_tool_matches_upstream_texts(pi, llm_server):
            settings={"defaultProvider": "fake", "defaultModel": "fake-model"})
     p.cmd("prompt", message="run sleep")
     p.wait_for("tool_execution_start", timeout=10)
+    # bash's first (empty) update follows its start at once: wait for it rather than race it.
+    p.wait_for("tool_execution_update", timeout=10)
     mark = p.mark()
     abort = p.cmd("abort", timeout=20)
     assert abort["success"] is True

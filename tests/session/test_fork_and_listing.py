@@ -115,10 +115,13 @@ def test_exclusive_create_never_overwrites(tmp_path):
     target = tmp_path / "taken.jsonl"
     s = SessionManager.open(str(target), base_cwd=str(tmp_path))
     target.write_bytes(b"someone else's file\n")
-    with pytest.raises(FileExistsError):
-        s.append_message(user("z"))
+    entry_id = s.append_message(user("z"))  # a write fault: kept in memory, never overwriting
     assert target.read_bytes() == b"someone else's file\n"
-    assert s.get_entries() == []  # memory rolled back with the failed write
+    assert [e["id"] for e in s.get_entries()] == [entry_id]
+    assert s.write_error is not None and "EEXIST" in s.write_error and s.pending_entry_count() == 1
+    target.unlink()  # the fault is gone: the pending entries are written
+    assert s.retry_writes() is True and s.write_error is None
+    assert read_lines(str(target))[1]["id"] == entry_id
     s.close()
 
 

@@ -62,10 +62,14 @@ def test_position_counts_utf16_units() -> None:
     assert v8_json_error('["\U0001f600" 1]') == "Expected ',' or ']' after array element in JSON at position 6 (line 1 column 7)"
 
 
-def test_invalid_utf8_is_a_parse_failure() -> None:
-    result = parse_record(b'{"type":"get_state","x":"\xff"}')
+def test_invalid_utf8_is_replaced_as_upstream_decodes_it() -> None:
+    # node's StringDecoder: one U+FFFD per maximal invalid subsequence.
+    assert parse_record(b'{"type":"get_state","x":"\xff"}') == {"type": "get_state", "x": "\ufffd"}
+    assert parse_record(b'{"x":"\xf0\x9fz","y":"\xed\xa0\x80"}') == {"x": "\ufffdz", "y": "\ufffd" * 3}
+    # Still invalid JSON after the replacement: a V8 parse error, not a UTF-8 one.
+    result = parse_record(b'{"x":\xff}')
     assert isinstance(result, ParseFailure)
-    assert result.error.startswith("Failed to parse command: invalid UTF-8 at byte 25")
+    assert result.error.startswith("Failed to parse command: Unexpected token")
 
 
 def test_valid_json_parses() -> None:

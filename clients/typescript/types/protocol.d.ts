@@ -546,6 +546,25 @@ export interface SessionInfoChanged {
   name?: string;
 }
 
+/**
+ * pi_rpc only: entries could not be written to the session file (read-only directory,
+ * full disk, file-size limit). They stay in memory and are written when the fault is gone.
+ */
+export interface SessionWriteError {
+  type: "session_write_error";
+  sessionFile: string;
+  error: string;
+  /** entries accepted but not yet on disk */
+  pendingEntries: number;
+}
+
+/** pi_rpc only: the fault is gone and the entries it held back are in the file. */
+export interface SessionWriteResumed {
+  type: "session_write_resumed";
+  sessionFile: string;
+  writtenEntries: number;
+}
+
 export interface SummarizationRetryAttemptStart {
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
@@ -666,7 +685,7 @@ export interface UsageCost {
 }
 
 /** pi RPC events: Session events (24 types) and extension UI requests written on pi's stdout. */
-export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | ExtensionUiRequest;
+export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest;
 
 export interface AbortData {
   /** "aborted" when a run, compaction or branch summary was stopped; "idle" when nothing ran. */

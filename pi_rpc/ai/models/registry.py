@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.models.catalog import builtin_models
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
 from pi_rpc.ai.models.patterns import resolve_model_reference
@@ -284,7 +285,7 @@ class ModelRegistry:
             self.error = f"Failed to load models.json: {exc}\n\nFile: {path}"
             return {}
         try:
-            data = orjson.loads(strip_json_comments(text))
+            data = js_loads(strip_json_comments(text))
         except orjson.JSONDecodeError as exc:
             self.error = f"Failed to parse models.json: {exc}\n\nFile: {path}"
             return {}
@@ -296,7 +297,7 @@ class ModelRegistry:
 
     def _load_auth_json(self) -> dict[str, Any]:
         try:
-            data = orjson.loads(self.auth_json_path.read_bytes())
+            data = js_loads(self.auth_json_path.read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -45,7 +45,8 @@ import anyio
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import AbortedError
+from pi_rpc.ai.errors import AbortedError, js_json
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
 from pi_rpc.ai.stream import new_output
@@ -133,10 +134,10 @@ def load_script(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if not text:
         return []
     try:
-        data = orjson.loads(text)
+        data = js_loads(text)  # lone surrogate escapes are valid script text, as in JS
     except orjson.JSONDecodeError:
         try:
-            data = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+            data = [js_loads(line) for line in text.splitlines() if line.strip()]
         except orjson.JSONDecodeError as exc:
             raise ValueError(f"Faux script {path}: not JSON or JSONL: {exc}") from None
     if isinstance(data, dict):
@@ -188,7 +189,7 @@ def _message_text(msg: dict[str, Any]) -> str:
             elif b.get("type") == "thinking":
                 out.append(b.get("thinking", ""))
             elif b.get("type") == "toolCall":
-                out.append(f"{b.get('name')}:{orjson.dumps(b.get('arguments', {})).decode()}")
+                out.append(f"{b.get('name')}:{js_json(b.get('arguments', {}))}")
         return "\n".join(out)
     if role == "toolResult":
         return "\n".join([msg.get("toolName", ""), *[_content_text([b]) for b in msg.get("content") or []]])
@@ -238,7 +239,7 @@ def _error_message(error: dict[str, Any]) -> str:
     status = error.get("status")
     body = error.get("body", "")
     if not isinstance(body, str):
-        body = orjson.dumps(body).decode()
+        body = js_json(body)
     if status:
         return f"{status} {body}" if body else f"{status} status code (no body)"
     return body or "faux error"
@@ -288,7 +289,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
             yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
         for k, call in enumerate(turn.get("toolCalls") or []):
             args = call.get("arguments", {})
-            args_text = args if isinstance(args, str) else orjson.dumps(args).decode()
+            args_text = args if isinstance(args, str) else js_json(args)
             call_id = call.get("id") or f"call_faux_{n}_{k}"
             block = {"type": "toolCall", "id": call_id, "name": call["name"], "arguments": {}}
             blocks.append(block)

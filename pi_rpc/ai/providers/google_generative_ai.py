@@ -17,8 +17,9 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_google_error
+from pi_rpc.ai.errors import format_google_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context, transform_messages
@@ -172,11 +173,11 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
 
             async for sse in iter_sse(response, options.signal):
                 try:
-                    chunk = orjson.loads(sse.data)
+                    chunk = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse Gemini chunk as JSON: {sse.data[:200]}") from exc
                 if isinstance(chunk, dict) and chunk.get("error"):
-                    raise ProviderStreamError(orjson.dumps(chunk).decode())
+                    raise ProviderStreamError(js_json(chunk))
                 if not isinstance(chunk, dict):
                     continue
                 if chunk.get("responseId") and not output.get("responseId"):
@@ -219,7 +220,7 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                         blocks.append(call)
                         ci = len(blocks) - 1
                         yield {"type": "toolcall_start", "contentIndex": ci, "partial": output}
-                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": orjson.dumps(call["arguments"]).decode(), "partial": output}
+                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": js_json(call["arguments"]), "partial": output}
                         yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output}
                 if candidate and candidate.get("finishReason"):
                     output["rawStopReason"] = candidate["finishReason"]

@@ -19,8 +19,10 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, format_openai_stream_error
+from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -109,7 +111,7 @@ def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] |
         combined = f"{call_id}_{item_id}" if item_id else call_id
         if len(combined) <= 40:
             return combined
-        digest = hashlib.sha256(tool_id.encode()).hexdigest()[:8]
+        digest = hashlib.sha256(to_utf8(tool_id)).hexdigest()[:8]
         return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
     if model.get("provider") == "openai" and len(tool_id) > 40:
         return tool_id[:40]
@@ -156,7 +158,7 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
             for b in blocks:
                 if b.get("type") == "thinking" and b.get("thinkingSignature", "").startswith("["):
                     try:
-                        parsed = orjson.loads(b["thinkingSignature"])
+                        parsed = js_loads(b["thinkingSignature"])
                     except orjson.JSONDecodeError:
                         parsed = None
                     if isinstance(parsed, list) and parsed and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed):
@@ -175,7 +177,7 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                         out[sig] = "\n".join(b["thinking"] for b in thinking)
             if calls:
                 out["tool_calls"] = [
-                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": orjson.dumps(tc.get("arguments", {})).decode()}}
+                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))}}
                     for tc in calls
                 ]
             if details is not None:
@@ -362,7 +364,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                 if data_text.startswith("[DONE]"):
                     break
                 try:
-                    chunk = orjson.loads(data_text)
+                    chunk = js_loads(data_text)
                 except orjson.JSONDecodeError as exc:
                     if sse.event == "error":
                         raise ProviderStreamError(data_text) from exc
@@ -459,7 +461,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                     yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
                 elif btype == "thinking":
                     if reasoning_details is not None:
-                        block["thinkingSignature"] = orjson.dumps(reasoning_details).decode()
+                        block["thinkingSignature"] = js_json(reasoning_details)
                     yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
                 else:
                     final = arg_streams.pop(id(block)).finish()

@@ -19,8 +19,10 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error
+from pi_rpc.ai.errors import format_openai_stream_error, format_responses_error, js_json, ProviderStreamError
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
@@ -42,14 +44,14 @@ def _normalize_id(tool_id: str, model: Model, source: dict[str, Any]) -> str:
 def _msg_id(text_signature: str | None, fallback: str) -> str:
     if text_signature and text_signature.startswith("{"):
         try:
-            parsed = orjson.loads(text_signature)
+            parsed = js_loads(text_signature)
             if isinstance(parsed, dict) and isinstance(parsed.get("id"), str):
                 fallback = parsed["id"]
         except orjson.JSONDecodeError:
             pass
     elif text_signature:
         fallback = text_signature
-    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(fallback.encode()).hexdigest()[:40]
+    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(to_utf8(fallback)).hexdigest()[:40]
 
 
 def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,7 +78,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                 t = b.get("type")
                 if t == "thinking" and b.get("thinkingSignature", "").startswith("{"):
                     try:
-                        items.append(orjson.loads(b["thinkingSignature"]))
+                        items.append(js_loads(b["thinkingSignature"]))
                     except orjson.JSONDecodeError:
                         pass
                 elif t == "text" and b.get("text"):
@@ -90,7 +92,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     item: dict[str, Any] = {"type": "function_call"}
                     if sep and item_id:
                         item["id"] = item_id
-                    item.update({"call_id": call_id, "name": b["name"], "arguments": orjson.dumps(b.get("arguments", {})).decode()})
+                    item.update({"call_id": call_id, "name": b["name"], "arguments": js_json(b.get("arguments", {}))})
                     items.append(item)
         elif role == "toolResult":
             content = msg.get("content") or []
@@ -165,7 +167,7 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                 if sse.data.startswith("[DONE]"):
                     break
                 try:
-                    event = orjson.loads(sse.data)
+                    event = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
                 if not isinstance(event, dict):
@@ -217,14 +219,14 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                         summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
                         text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
                         block["thinking"] = summary or text or block["thinking"]
-                        block["thinkingSignature"] = orjson.dumps(item).decode()
+                        block["thinkingSignature"] = js_json(item)
                         yield {"type": "thinking_end", "contentIndex": slot["ci"], "content": block["thinking"], "partial": output}
                     elif item.get("type") == "message" and block["type"] == "text":
                         block["text"] = "".join(c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "") for c in item.get("content") or [])
                         sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
                         if item.get("phase"):
                             sig["phase"] = item["phase"]
-                        block["textSignature"] = orjson.dumps(sig).decode()
+                        block["textSignature"] = js_json(sig)
                         yield {"type": "text_end", "contentIndex": slot["ci"], "content": block["text"], "partial": output}
                     elif item.get("type") == "function_call" and block["type"] == "toolCall":
                         if item.get("arguments"):

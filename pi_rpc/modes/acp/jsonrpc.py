@@ -3,7 +3,7 @@ notifications and sends its own requests (``fs/*``, ``session/request_permission
 notifications (``session/update``).
 
 Input items come from ``wire.framing``/``wire.jsonparse`` exactly as in RPC mode (LF-only
-records, the frame cap, strict UTF-8). Every request runs in its own task, so a
+records, the frame cap, invalid UTF-8 as U+FFFD). Every request runs in its own task, so a
 ``session/cancel`` or a client's answer to our request never waits behind a running prompt.
 Bad input never ends the process; it gets the standard error codes:
 

@@ -6,6 +6,10 @@ Feed it one inbound item at a time (a parsed JSON value, a ``ParseFailure`` or a
 concurrency: the stdio server runs every ``dispatch`` call in its own task, so no command ever
 waits behind another (``abort``, ``abort_bash``, ``abort_retry``, ``clear_queue`` and
 ``extension_ui_response`` included).
+
+``dispatch`` never raises: a handler bug, a validation crash or a response that cannot be
+serialised becomes a ``success:false`` response carrying the command's id (and a traceback
+on stderr), so one bad record can never end the process or leave its id unanswered.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import sys
 import traceback
 from typing import Any
 
-from pi_rpc.modes.rpc.events import EventEmitter, RecordSink
+from pi_rpc.modes.rpc.events import EventEmitter, RecordSink, report_dropped
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
@@ -25,7 +29,32 @@ _KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
 
 
 def js_string(value: Any) -> str:
-    """``String(value)`` as JS would print it (for ``Unknown command: <type>``)."""
+    """``String(value)`` as JS would print it (for ``Unknown command: <type>``). Arrays are
+    joined without recursion, so any nesting depth is fine."""
+    if not isinstance(value, list):
+        return _js_scalar_string(value)
+    parts: list[str] = []
+    stack = [iter(value)]
+    first = [True]
+    while stack:
+        try:
+            item = next(stack[-1])
+        except StopIteration:
+            stack.pop()
+            first.pop()
+            continue
+        if not first[-1]:
+            parts.append(",")
+        first[-1] = False
+        if isinstance(item, list):
+            stack.append(iter(item))
+            first.append(True)
+        elif item is not None:  # null and undefined elements print as ""
+            parts.append(_js_scalar_string(item))
+    return "".join(parts)
+
+
+def _js_scalar_string(value: Any) -> str:
     if value is None:
         return "null"
     if value is True:
@@ -38,8 +67,6 @@ def js_string(value: Any) -> str:
         return repr(value)
     if isinstance(value, dict):
         return "[object Object]"
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
     return str(value)
 
 
@@ -69,12 +96,30 @@ class Dispatcher:
         try:
             await self.sink.send(response)
         except Exception as exc:
-            if type(exc).__name__ != "WriterClosed":
-                raise
-            return
+            if type(exc).__name__ == "WriterClosed":
+                return
+            # The response could not be serialised or queued: answer the id with an error.
+            self._log_exception(str(response.get("command", "response")))
+            fallback: dict[str, Any] = {key: response[key] for key in ("id", "type", "command") if key in response}
+            fallback["success"] = False
+            fallback["error"] = f"Failed to write the response: {exc}"
+            try:
+                await self.sink.send(fallback)
+            except Exception as again:
+                report_dropped(fallback, again)
+                return
         self.responses_sent += 1
 
     async def dispatch(self, item: Any) -> None:
+        """Answer one inbound item; never raises (see the module docstring)."""
+        try:
+            await self._dispatch(item)
+        except Exception:
+            # Only reachable through a bug outside the guarded steps; the id was answered
+            # or unreadable. Keep serving.
+            self._log_exception("dispatch")
+
+    async def _dispatch(self, item: Any) -> None:
         if type(item) is dict:
             await self._dispatch_object(item)
             return
@@ -130,7 +175,11 @@ class Dispatcher:
             await self._respond(response)
             return
 
-        problem = validate_command(ctype, cmd)
+        try:
+            problem = validate_command(ctype, cmd)
+        except Exception as exc:
+            self._log_exception(ctype)
+            problem = f'Invalid command "{ctype}": {exc}'
         if problem is not None:
             response["error"] = problem
             await self._respond(response)
@@ -148,7 +197,7 @@ class Dispatcher:
             response["error"] = exc.message
         except Exception as exc:
             self._log_exception(ctype)
-            response["error"] = str(exc) or type(exc).__name__
+            response["error"] = _exception_text(exc)
         else:
             response["success"] = True
             if result is JSON_NULL:
@@ -170,3 +219,10 @@ class Dispatcher:
             sys.stderr.flush()
         except Exception:
             pass
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc) or type(exc).__name__
+    except Exception:  # a broken __str__
+        return type(exc).__name__

@@ -1,9 +1,14 @@
 """Session-event output: agent-loop events wait for queue space (backpressure), all other
-events are queued without waiting; after shutdown begins, events are dropped (upstream
-unsubscribes the event stream first thing when it shuts down)."""
+events are queued without waiting unless the output queue is over its hard limit (a client
+that stops reading cannot grow memory); after shutdown begins, events are dropped (upstream
+unsubscribes the event stream first thing when it shuts down).
+
+An event that cannot be serialised or queued is dropped with one line on stderr; it never
+fails the code that emitted it (an agent run, a command)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol
 
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
@@ -15,6 +20,22 @@ class RecordSink(Protocol):
     async def send(self, record: Any) -> None: ...
 
     def send_nowait(self, record: Any) -> None: ...
+
+    async def send_bounded(self, record: Any) -> None: ...
+
+
+def _writer_closed(exc: BaseException) -> bool:
+    return type(exc).__name__ == "WriterClosed"
+
+
+def report_dropped(record: Any, exc: BaseException) -> None:
+    """One stderr line for a record that could not be written (never raises)."""
+    try:
+        kind = record.get("type") if isinstance(record, dict) else type(record).__name__
+        sys.stderr.write(f"pi_rpc: dropped a {kind!s:.40} record that could not be written: {exc!r:.300}\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 class EventEmitter:
@@ -36,10 +57,10 @@ class EventEmitter:
             if event.get("type") in BLOCKING_EVENT_TYPES:
                 await self._sink.send(event)
             else:
-                self._sink.send_nowait(event)
-        except Exception as exc:  # writer closed: shutting down
-            if type(exc).__name__ != "WriterClosed":
-                raise
+                await self._sink.send_bounded(event)
+        except Exception as exc:  # writer closed: shutting down; anything else: drop it
+            if not _writer_closed(exc):
+                report_dropped(event, exc)
 
     def emit_nowait(self, event: dict[str, Any]) -> None:
         if self._closed:
@@ -47,8 +68,8 @@ class EventEmitter:
         try:
             self._sink.send_nowait(event)
         except Exception as exc:
-            if type(exc).__name__ != "WriterClosed":
-                raise
+            if not _writer_closed(exc):
+                report_dropped(event, exc)
 
     def send_direct(self, record: dict[str, Any]) -> None:
         """A record that is not part of the event stream and is written even after the stream

@@ -48,6 +48,9 @@ def run_rpc_mode(args: CliArgs) -> int:
     from pi_rpc.modes.wire.output import take_over_stdout
 
     takeover = take_over_stdout()
+    from pi_rpc.modes.heap import limit_heap_retention
+
+    limit_heap_retention()  # RSS follows live data in a long-lived server
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
 

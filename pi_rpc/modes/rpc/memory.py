@@ -47,6 +47,9 @@ class MemorySink:
     def send_nowait(self, record: Any) -> None:
         self._add(record)
 
+    async def send_bounded(self, record: Any) -> None:
+        self._add(record)
+
     async def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 5.0) -> Any:
         with anyio.fail_after(timeout):
             while True:

@@ -134,6 +134,10 @@ class RuntimeBackend(CatalogCommands):
                         self._check_shutdown()
 
                     ctx.extras["after_response"] = after
+                # A session-file write fault this command ran into is reported before its
+                # response (session_write_error).
+                if self.session.store_faults.has_notices:
+                    await self.session.store_faults.flush()
 
         return handler
 

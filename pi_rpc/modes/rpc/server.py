@@ -28,10 +28,18 @@ from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.protocol_info import register_stream_commands
 from pi_rpc.modes.rpc.registry import HandlerRegistry
 from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
-from pi_rpc.modes.wire.jsonparse import parse_record
+from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
 from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER
 from pi_rpc.modes.wire.output import RecordWriter
 
+
+
+def _parse(frame: bytes) -> Any:
+    """``parse_record``, which must never take the reader loop down with it."""
+    try:
+        return parse_record(frame)
+    except Exception as exc:  # noqa: BLE001 - e.g. MemoryError on a huge record
+        return ParseFailure(f"{type(exc).__name__}: {exc}")
 
 
 class RpcServer:
@@ -104,7 +112,7 @@ class RpcServer:
                     frames = read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes)
                     async with aclosing(frames):
                         async for frame in frames:
-                            item: Any = parse_record(frame) if type(frame) is bytes else frame
+                            item: Any = _parse(frame) if type(frame) is bytes else frame
                             commands.start_soon(dispatch, item)
                 await self._input_ended()
             # stdin EOF and every in-flight command answered.

@@ -5,9 +5,10 @@ The fast path is ``orjson.loads``. Only when it fails do we work out what Node's
 ``Failed to parse command: <message>`` text as from upstream pi, e.g.
 ``Unexpected end of JSON input`` or ``Unexpected token 'o', "not json" is not valid JSON``.
 
-Deliberate difference: malformed UTF-8 is an error (upstream silently substitutes U+FFFD).
-Inputs V8 accepts but orjson refuses (lone surrogate escapes, integers beyond 64 bits) are
-parsed with the stdlib ``json`` module instead, so they are not rejected.
+Malformed UTF-8 is decoded as upstream's stdin decoder does (each invalid sequence becomes
+U+FFFD) and the command is served. Inputs V8 accepts but orjson refuses (lone surrogate
+escapes, integers beyond 64 bits) are parsed with the stdlib ``json`` module instead, so they
+are not rejected; nesting deeper than either recursive parser takes is parsed iteratively.
 """
 
 from __future__ import annotations
@@ -41,18 +42,117 @@ def parse_record(record: bytes) -> Any:
         pass
     try:
         text = record.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return ParseFailure(
-            f"invalid UTF-8 at byte {exc.start} ({exc.reason}); commands must be UTF-8 encoded JSON"
-        )
+    except UnicodeDecodeError:
+        # As upstream (node's StringDecoder on stdin): each invalid sequence becomes U+FFFD,
+        # and the command is served.
+        text = record.decode("utf-8", "replace")
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
     message = v8_json_error(text)
     if message is None:
         # V8 would accept it; so do we (stdlib json is laxer than orjson in the same ways).
         try:
             return json.loads(text)
+        except RecursionError:
+            message = STACK_OVERFLOW
         except ValueError as exc:  # pragma: no cover - scanner and stdlib disagree
             return ParseFailure(str(exc))
+    if message == STACK_OVERFLOW:
+        # Nesting deeper than the recursive parsers take; V8's parser is iterative.
+        try:
+            return parse_iterative(text)
+        except ValueError:
+            pass
     return ParseFailure(message)
+
+
+# --------------------------------------------------------------------------- deep nesting
+
+STACK_OVERFLOW = "Maximum call stack size exceeded"
+_JSON_WS = re.compile(r"[ \t\n\r]*")
+_STRING_TOKEN = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER_TOKEN = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+
+
+def _skip_ws(text: str, i: int) -> int:
+    return _run_end(_JSON_WS, text, i)
+
+
+def _read_key(text: str, i: int) -> tuple[str, int]:
+    """A property name and its colon at ``i``; returns the name and where its value starts."""
+    match = _STRING_TOKEN.match(text, i)
+    if match is None:
+        raise ValueError(f"expected a property name at {i}")
+    i = _skip_ws(text, match.end())
+    if not text.startswith(":", i):
+        raise ValueError(f"expected ':' at {i}")
+    return json.loads(match.group()), _skip_ws(text, i + 1)
+
+
+def _read_scalar(text: str, i: int) -> tuple[Any, int]:
+    ch = text[i] if i < len(text) else ""
+    if ch == '"':
+        match = _STRING_TOKEN.match(text, i)
+    elif ch == "-" or "0" <= ch <= "9":
+        match = _NUMBER_TOKEN.match(text, i)
+    else:
+        for word, literal in _LITERALS:
+            if text.startswith(word, i):
+                return literal, i + len(word)
+        raise ValueError(f"unexpected character at {i}")
+    if match is None:
+        raise ValueError(f"bad token at {i}")
+    return json.loads(match.group()), match.end()
+
+
+def parse_iterative(text: str) -> Any:
+    """``JSON.parse`` without recursion, for records nested deeper than orjson (1024 levels)
+    and the stdlib (about 1000) accept. Raises ``ValueError`` on invalid JSON."""
+    n = len(text)
+    # Open containers, each with the key its next value goes under (None in arrays).
+    stack: list[tuple[Any, str | None]] = []
+    i = _skip_ws(text, 0)
+    while True:
+        value: Any
+        ch = text[i] if i < n else ""
+        if ch == "{" or ch == "[":
+            i = _skip_ws(text, i + 1)
+            if text.startswith("}" if ch == "{" else "]", i):
+                value, i = ({} if ch == "{" else []), i + 1
+            elif ch == "{":
+                first_key, i = _read_key(text, i)
+                stack.append(({}, first_key))
+                continue
+            else:
+                stack.append(([], None))
+                continue
+        else:
+            value, i = _read_scalar(text, i)
+        # Attach the value, closing every container that ends right after it.
+        while True:
+            i = _skip_ws(text, i)
+            if not stack:
+                if i != n:
+                    raise ValueError(f"unexpected data after JSON at {i}")
+                return value
+            container, key = stack[-1]
+            if key is None:
+                container.append(value)
+            else:
+                container[key] = value
+            if text.startswith(",", i):
+                i = _skip_ws(text, i + 1)
+                if key is not None:
+                    next_key, i = _read_key(text, i)
+                    stack[-1] = (container, next_key)
+                break
+            if not text.startswith("]" if key is None else "}", i):
+                raise ValueError(f"expected ',' or a closing bracket at {i}")
+            stack.pop()
+            value, i = container, i + 1
 
 
 # --------------------------------------------------------------------------- V8 emulation
@@ -280,5 +380,5 @@ def v8_json_error(text: str) -> str | None:
     except _V8Error as err:
         return err.message
     except RecursionError:
-        return "Maximum call stack size exceeded"
+        return STACK_OVERFLOW
     return None

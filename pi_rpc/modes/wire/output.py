@@ -10,7 +10,13 @@ caller (``dumps_line``) and queued in order:
 - ``await writer.send(obj)`` waits while the queue is full (backpressure: a slow reader
   slows the agent loop, as upstream);
 - ``writer.send_nowait(obj)`` never waits (session-level events, like upstream's
-  non-blocking queue); the record still keeps its place in the order.
+  non-blocking queue); the record still keeps its place in the order;
+- ``await writer.send_bounded(obj)`` is ``send_nowait`` until the queue is over its hard
+  limit (``HARD_LIMIT_FACTOR`` times the record bound, or ``max_queue_bytes``), then waits
+  like ``send``: session events stay non-blocking for a reading client, and a client that
+  stops reading cannot grow memory without bound (e.g. a ``bash`` command's output).
+The queue is bounded in records and in bytes (one record larger than the byte bound still
+goes through on its own).
 A write error other than EAGAIN (EPIPE: the reader went away) calls ``on_fatal`` once; the
 RPC server then exits with code 1, no traceback.
 """
@@ -26,9 +32,13 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from pi_rpc.modes.heap import release_free_memory
 from pi_rpc.modes.wire.jsonout import dumps_line
 
+_TRIM_AFTER_BYTES = 1 << 20  # after writing this much at once, give freed heap back
 DEFAULT_QUEUE_RECORDS = 256
+DEFAULT_QUEUE_BYTES = 4 << 20
+HARD_LIMIT_FACTOR = 4
 _MAX_BATCH_BYTES = 1 << 20
 
 
@@ -83,6 +93,7 @@ class RecordWriter:
         fd: int,
         *,
         max_queue: int = DEFAULT_QUEUE_RECORDS,
+        max_queue_bytes: int = DEFAULT_QUEUE_BYTES,
         on_fatal: Callable[[BaseException], None] | None = None,
         encode: Callable[[Any], bytes] = dumps_line,
     ) -> None:
@@ -90,6 +101,8 @@ class RecordWriter:
 
         self.fd = fd
         self.max_queue = max_queue
+        self.max_queue_bytes = max_queue_bytes
+        self._queued_bytes = 0
         self._encode = encode
         self._on_fatal = on_fatal
         self._queue: deque[bytes] = deque()
@@ -147,10 +160,36 @@ class RecordWriter:
     def failed(self) -> BaseException | None:
         return self._failed
 
+    @property
+    def queued_bytes(self) -> int:
+        return self._queued_bytes
+
+    def _full(self) -> bool:
+        """At the normal bound (``send`` waits here); an empty queue always takes a record."""
+        return bool(self._queue) and (
+            len(self._queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes
+        )
+
+    def _over_hard_limit(self) -> bool:
+        """At the hard bound (``send_bounded`` waits here)."""
+        return bool(self._queue) and (
+            len(self._queue) >= self.max_queue * HARD_LIMIT_FACTOR
+            or self._queued_bytes >= self.max_queue_bytes * HARD_LIMIT_FACTOR
+        )
+
+    async def _wait_for_space(self, full: Callable[[], bool]) -> None:
+        while full():
+            if self._space.is_set():
+                self._space = _new_event()
+            await self._space.wait()
+            if self._closed:
+                raise WriterClosed()
+
     def _push(self, line: bytes, record: Any = None) -> None:
         if self.on_enqueue is not None:
             line = self.on_enqueue(line, record)
         self._queue.append(line)
+        self._queued_bytes += len(line)
         if self._idle.is_set():
             self._idle = _new_event()
         self._wakeup.set()
@@ -160,12 +199,16 @@ class RecordWriter:
         if self._closed:
             raise WriterClosed()
         line = self._encode(obj)
-        while len(self._queue) >= self.max_queue:
-            if self._space.is_set():
-                self._space = _new_event()
-            await self._space.wait()
-            if self._closed:
-                raise WriterClosed()
+        await self._wait_for_space(self._full)
+        self._push(line, obj)
+
+    async def send_bounded(self, obj: Any) -> None:
+        """Queue one record without waiting, unless the queue is over its hard limit."""
+        if self._closed:
+            raise WriterClosed()
+        line = self._encode(obj)
+        if self._over_hard_limit():
+            await self._wait_for_space(self._over_hard_limit)
         self._push(line, obj)
 
     def send_nowait(self, obj: Any) -> None:
@@ -178,12 +221,7 @@ class RecordWriter:
         """Queue one pre-encoded line (must end with ``\\n``)."""
         if self._closed:
             raise WriterClosed()
-        while len(self._queue) >= self.max_queue:
-            if self._space.is_set():
-                self._space = _new_event()
-            await self._space.wait()
-            if self._closed:
-                raise WriterClosed()
+        await self._wait_for_space(self._full)
         self._push(line)
 
     async def drain(self) -> None:
@@ -195,6 +233,7 @@ class RecordWriter:
         """Stop accepting records; queued records are discarded; wake everybody."""
         self._closed = True
         self._queue.clear()
+        self._queued_bytes = 0
         self._wakeup.set()
         self._space.set()
         self._idle.set()
@@ -220,7 +259,8 @@ class RecordWriter:
                     nxt = self._queue.popleft()
                     batch.append(nxt)
                     size += len(nxt)
-                if len(self._queue) < self.max_queue:
+                self._queued_bytes -= size
+                if not self._full():
                     self._space.set()
                 data = batch[0] if len(batch) == 1 else b"".join(batch)
                 try:
@@ -229,6 +269,8 @@ class RecordWriter:
                     self._fail(exc)
                     return
                 self.records_written += len(batch)
+                if size >= _TRIM_AFTER_BYTES:
+                    release_free_memory()
                 if not self._queue:
                     self._idle.set()
         finally:
@@ -291,3 +333,4 @@ def _new_event() -> Any:
     import anyio
 
     return anyio.Event()
+

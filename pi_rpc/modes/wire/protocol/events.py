@@ -1,4 +1,5 @@
-"""The 24 session events (pi -> client) and the extension UI request family.
+"""The 24 session events (pi -> client), the two session-file fault events pi_rpc adds, and
+the extension UI request family.
 
 The runtime emits plain dicts on the hot path; these models document the shapes, feed the
 JSON Schema export and let tests validate what goes on the wire.
@@ -189,6 +190,24 @@ class ExtensionError(EventBase):
     error: str
 
 
+class SessionWriteError(WireModel):
+    """pi_rpc only: entries could not be written to the session file (read-only directory,
+    full disk, file-size limit). They stay in memory and are written when the fault is gone."""
+
+    type: Literal["session_write_error"]
+    session_file: str
+    error: str
+    pending_entries: int = Field(description="entries accepted but not yet on disk")
+
+
+class SessionWriteResumed(WireModel):
+    """pi_rpc only: the fault is gone and the entries it held back are in the file."""
+
+    type: Literal["session_write_resumed"]
+    session_file: str
+    written_entries: int
+
+
 class ExtensionUiRequest(OpenWireModel):
     """An extension's dialog (``select``/``confirm``/``input``/``editor``: answer with an
     ``extension_ui_response`` carrying this ``id``) or fire-and-forget request (``notify``,
@@ -238,6 +257,8 @@ EVENT_MODELS: dict[str, type[WireModel]] = {
     "thinking_level_changed": ThinkingLevelChanged,
     "bash_execution_update": BashExecutionUpdate,
     "extension_error": ExtensionError,
+    "session_write_error": SessionWriteError,
+    "session_write_resumed": SessionWriteResumed,
 }
 
 Event = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table

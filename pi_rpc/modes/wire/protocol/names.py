@@ -126,9 +126,16 @@ EVENT_TYPES: tuple[str, ...] = (
     "extension_error",
 )
 
+# Events pi_rpc adds to upstream's 24 (§6 of protocol/README.md). Each reports a fault that
+# upstream does not survive, so a client of upstream sees them only when that fault happens.
+OUR_EVENT_TYPES: tuple[str, ...] = (
+    "session_write_error",
+    "session_write_resumed",
+)
+
 # Every record type written on stdout other than ``response``: the session events and the
 # extension UI requests (``get_protocol_info.events``).
-OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + (EXTENSION_UI_REQUEST,)
+OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST,)
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(

@@ -1,0 +1,80 @@
+"""Fixtures for the reliability tests: ``pi(...)`` starts the real RPC subprocess in an
+isolated tmp dir (``tests/runtime/rt_client.RpcProc``); ``read_only_dir`` makes a directory
+read-only for real, even for root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+
+from rt_client import RpcProc  # noqa: E402
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def pi(tmp_path: Path) -> Iterator[Callable[..., RpcProc]]:
+    procs: list[RpcProc] = []
+
+    def start(**kwargs: Any) -> RpcProc:
+        proc = RpcProc(tmp_path / f"p{len(procs)}", **kwargs)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        proc.kill()
+
+
+def _writable(directory: Path) -> bool:
+    probe = directory / ".probe"
+    try:
+        probe.write_bytes(b"")
+    except OSError:
+        return False
+    probe.unlink()
+    return True
+
+
+@pytest.fixture
+def read_only_dir() -> Iterator[Callable[[Path, bool], None]]:
+    """``set_read_only(path, True|False)``. Root ignores permission bits, so as root the
+    directory is made immutable (``chattr +i``); skipped where neither works."""
+    touched: list[Path] = []
+
+    def set_read_only(directory: Path, on: bool) -> None:
+        if os.geteuid() == 0:
+            chattr = shutil.which("chattr")
+            if chattr is None:
+                pytest.skip("running as root without chattr: cannot make a directory read-only")
+            done = subprocess.run([chattr, "+i" if on else "-i", str(directory)], capture_output=True)
+            if done.returncode != 0:
+                pytest.skip(f"chattr failed: {done.stderr.decode(errors='replace').strip()}")
+        else:
+            mode = stat.S_IRUSR | stat.S_IXUSR if on else stat.S_IRWXU
+            directory.chmod(mode)
+        if on:
+            touched.append(directory)
+            if _writable(directory):
+                set_read_only(directory, False)
+                pytest.skip("this file system does not make the directory read-only")
+
+    yield set_read_only
+    for directory in touched:
+        try:
+            set_read_only(directory, False)
+        except BaseException:
+            pass
