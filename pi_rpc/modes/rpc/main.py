@@ -1,8 +1,10 @@
-"""``run_rpc_mode(args)``: take over stdout, build the backend, serve stdin until EOF/signal.
+"""``run_rpc_mode(args)``: take over stdout, resolve the startup options, answer the first
+``get_state`` early when it is already waiting (``early``), build the backend, serve stdin
+until EOF/signal.
 
-``create_backend`` is the seam where the runtime plugs in: it builds the session runtime and
-wraps it in ``RuntimeBackend``. Tests that need no runtime use ``InMemoryBackend`` directly
-(through ``RpcServer`` or ``MemoryTransport``).
+``create_backend`` is the seam where the runtime plugs in: it builds the session runtime from
+the resolved options and wraps it in ``RuntimeBackend``. Tests that need no runtime use
+``InMemoryBackend`` directly (through ``RpcServer`` or ``MemoryTransport``).
 """
 
 from __future__ import annotations
@@ -13,24 +15,36 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
-    from pi_rpc.config.settings import Settings
     from pi_rpc.modes.rpc.backend import Backend
+    from pi_rpc.modes.wire.framing import ReadSoFar
+    from pi_rpc.runtime.options import RuntimeOptions
 
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
 
-def create_backend(args: CliArgs, settings: Settings) -> Backend:
-    """The RPC backend over the session runtime (startup problems become ``StartupError``)."""
-    from pi_rpc.modes.rpc.backend import StartupError
+def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
+    """The RPC backend over the session runtime built from ``options``."""
     from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
-    from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
     from pi_rpc.runtime.session import AgentSession
 
-    try:
-        session = AgentSession(build_runtime_options(args))
-    except StartupProblem as exc:
-        raise StartupError(exc.message, exc.exit_code) from None
-    return RuntimeBackend(session, initial_name=args.name)
+    return RuntimeBackend(AgentSession(options), initial_name=args.name)
+
+
+def start_early(args: CliArgs, protocol_fd: int, input_fd: int = 0) -> tuple[RuntimeOptions, ReadSoFar | None]:
+    """Resolve the startup options (``StartupProblem`` on a fatal problem) and answer the
+    ``get_state`` commands already waiting, before anything of the runtime is imported
+    (``early``); what was read and not answered goes to the server."""
+    from pi_rpc.modes.rpc.early import answer_first_commands, can_answer_early, exit_on_signals
+    from pi_rpc.runtime.factory import build_runtime_options
+
+    exit_on_signals()  # until the server's signal handling runs
+    options = build_runtime_options(args)
+    so_far = None
+    if can_answer_early(args, options, input_fd):
+        so_far = answer_first_commands(
+            options, input_fd=input_fd, output_fd=protocol_fd, max_frame_bytes=args.max_frame_bytes
+        )
+    return options, so_far
 
 
 def _test_only_stray_output() -> None:
@@ -48,21 +62,20 @@ def run_rpc_mode(args: CliArgs) -> int:
     from pi_rpc.modes.wire.output import take_over_stdout
 
     takeover = take_over_stdout()
-    from pi_rpc.modes.heap import limit_heap_retention
-
-    limit_heap_retention()  # RSS follows live data in a long-lived server
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
 
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.modes.rpc.backend import StartupError
+    from pi_rpc.runtime.factory import StartupProblem
 
-    settings = Settings.load(cwd=os.getcwd(), approve=args.approve)
     try:
-        backend = create_backend(args, settings)
-    except StartupError as exc:
+        options, so_far = start_early(args, takeover.protocol_fd)
+    except StartupProblem as exc:
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
+    from pi_rpc.modes.heap import limit_heap_retention
+
+    limit_heap_retention()  # RSS follows live data in a long-lived server (ctypes: after the early answer)
+    backend = create_backend(args, options)
 
     from pi_rpc.modes.rpc.server import RpcServer
 
@@ -72,6 +85,7 @@ def run_rpc_mode(args: CliArgs) -> int:
         max_frame_bytes=args.max_frame_bytes,
         verbose=args.verbose,
         event_buffer=args.event_buffer,
+        so_far=so_far,
     )
     from pi_rpc.modes.exit import run_to_exit_code
 
