@@ -3,13 +3,17 @@
 For each implementation (upstream only when installed, see below) it measures:
 
   * startup: spawn -> first `get_state` response (median of --runs), and idle RSS (VmHWM of
-    the child right after that response);
+    the child --idle-wait seconds after that response, so startup work done after the first
+    answer counts);
   * first token: spawn -> `get_state` answered -> a short prompt sent -> its first
     `message_update` read (median of --runs): what a client that spawns a process per chat
     waits for, including any startup work done after the first response;
-  * streaming: a fresh process answers `get_state`, then a prompt answered with --chunks text
-    deltas; wall time prompt -> `agent_settled`, stdout bytes and lines of the run (median
-    wall of --stream-runs);
+  * streaming: a prompt answered with --chunks text deltas; wall time prompt ->
+    `agent_settled`, stdout bytes and lines of the run (median of --stream-runs). `stream_wall`
+    is measured in a process that has answered `get_state` and one short prompt (the answer
+    itself); `stream_wall_cold` sends the prompt right after the first `get_state` answer of a
+    fresh process, so it also pays for the first request and for startup work done after that
+    answer (how the issue's first figures were taken);
   * latency: --latency-deltas deltas sent one every --latency-gap-us by the model server;
     for each, the time from the server's write of the delta to the benchmark's read of the
     `message_update` carrying it (p50/p99/max), measured on the same monotonic clock.
@@ -201,6 +205,8 @@ def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) 
     for _ in range(args.runs):
         c = child()
         startup_ms.append(c.get_state())
+        # Idle RSS once whatever startup work follows the first answer is done.
+        time.sleep(args.idle_wait)
         rss_kb.append(_vm_hwm_kb(c.proc.pid))
         c.close()
     for _ in range(args.runs):
@@ -213,17 +219,22 @@ def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) 
         c.close()
 
     walls: list[float] = []
+    cold_walls: list[float] = []
     nbytes = lines = 0
     for _ in range(args.stream_runs):
-        c = child()
-        c.get_state()
-        c.reset_counts()
-        t = time.perf_counter()
-        c.send({"id": "p", "type": "prompt", "message": f"bench:stream:{args.chunks}"})
-        c.read_until(lambda line: line.startswith(SETTLED))
-        walls.append(time.perf_counter() - t)
-        nbytes, lines = c.nbytes, c.nlines
-        c.close()
+        for warm in (True, False):
+            c = child()
+            c.get_state()
+            if warm:  # one short answer first: the process has served a request
+                c.send({"id": "w", "type": "prompt", "message": "warm up"})
+                c.read_until(lambda line: line.startswith(SETTLED))
+            c.reset_counts()
+            t = time.perf_counter()
+            c.send({"id": "p", "type": "prompt", "message": f"bench:stream:{args.chunks}"})
+            c.read_until(lambda line: line.startswith(SETTLED))
+            (walls if warm else cold_walls).append(time.perf_counter() - t)
+            nbytes, lines = c.nbytes, c.nlines
+            c.close()
 
     latencies_us: list[float] = []
     if args.latency_deltas:
@@ -256,6 +267,7 @@ def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) 
         "idle_rss_mb_median": round(statistics.median(rss_kb) / 1024, 1),
         "first_token_ms_median": round(statistics.median(first_token_ms), 1),
         "stream_wall_s": round(statistics.median(walls), 3),
+        "stream_wall_cold_s": round(statistics.median(cold_walls), 3),
         "stream_stdout_bytes": nbytes,
         "stream_stdout_lines": lines,
     }
@@ -265,6 +277,7 @@ def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) 
         result["latency_us_max"] = round(max(latencies_us), 1)
     result["startup_ms_all"] = [round(v, 1) for v in startup_ms]
     result["stream_wall_s_all"] = [round(v, 3) for v in walls]
+    result["stream_wall_cold_s_all"] = [round(v, 3) for v in cold_walls]
     return result
 
 
@@ -291,6 +304,7 @@ def main() -> int:
     ap.add_argument("--stream-runs", type=int, default=3, help="20k-delta answers (median wall)")
     ap.add_argument("--latency-deltas", type=int, default=2000, help="0: skip the latency run")
     ap.add_argument("--latency-gap-us", type=int, default=2000)
+    ap.add_argument("--idle-wait", type=float, default=1.0, help="seconds between the first answer and the idle RSS reading")
     ap.add_argument("--ours", choices=("installed", "dev"), default="installed")
     ap.add_argument("--no-upstream", action="store_true")
     args = ap.parse_args()

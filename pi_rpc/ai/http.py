@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import random
 import ssl
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -28,16 +29,25 @@ from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
+_SSL_CONTEXT_LOCK = threading.Lock()  # built once, possibly first by the warm-up thread
 DEFAULT_TIMEOUT_S = 300.0
 USER_AGENT = "pi/1.6.0 (pi-rpc; python)"
 
 
 def _ssl_context() -> ssl.SSLContext:
-    # Building a verified context costs milliseconds; every request client shares one.
+    # Building a verified context costs tens of milliseconds; every request client shares one.
     global _SSL_CONTEXT
     if _SSL_CONTEXT is None:
-        _SSL_CONTEXT = httpx.create_ssl_context()
+        with _SSL_CONTEXT_LOCK:
+            if _SSL_CONTEXT is None:
+                _SSL_CONTEXT = httpx.create_ssl_context()
     return _SSL_CONTEXT
+
+
+def warm_up() -> None:
+    """Do now, off the request path, what the first request would do first: build the shared
+    TLS context and import what a client's transport imports on creation."""
+    httpx.AsyncHTTPTransport(verify=_ssl_context())
 
 
 def make_client(timeout_s: float | None) -> httpx.AsyncClient:

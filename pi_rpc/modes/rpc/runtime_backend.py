@@ -66,6 +66,12 @@ class RuntimeBackend(CatalogCommands):
         self._unsubscribe = self.session.subscribe(forward)
         if self.session.ext is not None:
             await self._bind_extensions(server)
+        model = self.session.model
+        if model is not None:
+            # While the client has not prompted yet, prepare what the first request needs.
+            from pi_rpc.ai.warmup import start_warm_up
+
+            start_warm_up(str(model.get("api", "")))
 
     async def _bind_extensions(self, server: ServerHandle) -> None:
         from pi_rpc.extensions.host import ModeBinding
