@@ -38,7 +38,12 @@ def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> byte
 def build_turn(model: str, texts: list[str]) -> list[bytes]:
     """Every SSE record of one answer, in order (role chunk, deltas, finish, usage, DONE)."""
     out = [_chunk(model, {"role": "assistant", "content": ""})]
-    out.extend(_chunk(model, {"content": t}) for t in texts)
+    encoded: dict[str, bytes] = {}  # 20,000 equal deltas are encoded once
+    for text in texts:
+        chunk = encoded.get(text)
+        if chunk is None:
+            chunk = encoded[text] = _chunk(model, {"content": text})
+        out.append(chunk)
     out.append(_chunk(model, {}, "stop"))
     usage = {"prompt_tokens": 100, "completion_tokens": max(1, len(texts)), "total_tokens": 100 + max(1, len(texts))}
     out.append(b"data: " + json.dumps({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1700000000,

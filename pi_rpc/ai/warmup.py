@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import threading
 from importlib import import_module
+from typing import Any
 
 
-def warm_up(api: str) -> None:
+def warm_up(api: str, base_url: str) -> None:
     from pi_rpc.ai.providers import BUILTIN_APIS
 
     try:
@@ -25,12 +26,14 @@ def warm_up(api: str) -> None:
         import_module(provider[0])
         from pi_rpc.ai.http import warm_up as warm_up_http
 
-        warm_up_http()
+        warm_up_http(base_url or "https://")
     except Exception:  # noqa: BLE001 - only a head start: the request path does it again and reports
         pass
 
 
-def start_warm_up(api: str) -> threading.Thread:
-    thread = threading.Thread(target=warm_up, args=(api,), name="pi-warm-up", daemon=True)
+def start_warm_up(model: dict[str, Any]) -> threading.Thread:
+    """Warm up for requests to ``model`` (its ``api`` and ``baseUrl``) in a daemon thread."""
+    args = (str(model.get("api", "")), str(model.get("baseUrl", "")))
+    thread = threading.Thread(target=warm_up, args=args, name="pi-warm-up", daemon=True)
     thread.start()
     return thread
