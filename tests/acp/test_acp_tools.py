@@ -143,27 +143,3 @@ async def test_fs_delegation_reads_unsaved_buffers_and_writes_to_the_editor(acp_
         assert draft.read_text() == "print('on disk')\n"  # the editor owns the file now
         assert not (run.cwd / "out.txt").exists()
         assert str(draft) in run.client.reads
-
-
-async def test_extensions_run_in_acp_sessions_without_dialogs(acp_agent, tmp_path):
-    from pathlib import Path
-
-    from acp.exceptions import RequestError
-
-    gate = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "permission_gate.py"
-    script = [{"toolCalls": [{"id": "rm1", "name": "bash", "arguments": {"command": "rm -rf build"}}]}, {"text": "blocked"}]
-    async with acp_agent("-e", str(gate), script=script) as run:
-        await run.initialize()
-        session = await run.new_session()
-        await run.prompt(session.session_id, "clean up")
-        done = _final(run, "rm1")
-        assert done.status == "failed"
-        assert "Dangerous command blocked (no UI for confirmation)" in done.content[0].content.text
-
-    broken = tmp_path / "broken.py"
-    broken.write_text("def setup(pi):\n    raise RuntimeError('gate did not start')\n")
-    async with acp_agent("-e", str(broken)) as run:
-        await run.initialize()
-        with pytest.raises(RequestError) as failure:
-            await run.new_session()
-        assert "gate did not start" in failure.value.data["details"] and "pi -ne" in failure.value.data["details"]

@@ -19,6 +19,7 @@ import anyio
 
 from pi_rpc.modes.acp.client_fs import ClientFileAccess
 from pi_rpc.modes.acp.content import prompt_from_blocks, replay_updates
+from pi_rpc.modes.acp.dialogs import AcpDialogs
 from pi_rpc.modes.acp.jsonrpc import AUTH_REQUIRED, INTERNAL_ERROR, JsonRpcPeer, PeerClosed, RpcError, invalid_params
 from pi_rpc.modes.acp.tool_calls import absolute_path, tool_call_fields
 from pi_rpc.modes.acp.updates import LiveUpdates
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
 
 PERMISSION_MODES = ("never", "ask-writes", "ask-all")
 WRITE_TOOLS = frozenset({"write", "edit", "bash"})
+MCP_TOOL_PREFIX = "mcp__"
+# The providers' own stop reasons (``rawStopReason``) for a refusal or a safety stop: Anthropic
+# ``refusal`` (with or without its own explanation text) and ``sensitive``, OpenAI
+# ``content_filter`` (chat) / ``incomplete.content_filter`` (responses), Google's safety stops.
+REFUSAL_STOP_REASONS = frozenset({
+    "refusal", "sensitive", "content_filter", "incomplete.content_filter",
+    "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "RECITATION",
+})
+# Error texts that mean the same when the raw reason is missing.
 REFUSAL_MARKERS = ("The model refused", "Provider stopped with: sensitive", "content_filter", "content filter")
 NO_KEY_PREFIX = "No API key found"
 
@@ -46,7 +56,7 @@ def stop_reason_for(message: dict[str, Any] | None, cancelled: bool) -> str:
         return "max_tokens"
     if reason == "error":
         text = str((message or {}).get("errorMessage") or "The request failed")
-        if any(marker in text for marker in REFUSAL_MARKERS):
+        if (message or {}).get("rawStopReason") in REFUSAL_STOP_REASONS or any(marker in text for marker in REFUSAL_MARKERS):
             return "refusal"
         if text.startswith(NO_KEY_PREFIX):
             raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": text})
@@ -62,6 +72,7 @@ class AcpSession:
         *,
         permissions: str,
         files: ClientFileAccess,
+        dialogs: AcpDialogs,
     ) -> None:
         self.runtime = runtime
         self.peer = peer
@@ -69,6 +80,7 @@ class AcpSession:
         self.cwd = runtime.options.cwd
         self.permissions = permissions
         self.files = files
+        self.dialogs = dialogs
         self.live = LiveUpdates(self.cwd, files.read_text_or_none)
         self._turn_lock = anyio.Lock()
         self._cancelled = False
@@ -76,9 +88,7 @@ class AcpSession:
         self._always_allowed: set[str] = set()
         self._setting_config = False
         self._unsubscribe: Any = None
-        previous = runtime.agent.before_tool_call
-        self._previous_hook = previous
-        runtime.agent.before_tool_call = self._before_tool_call
+        runtime.set_tool_gate(self._before_tool_call)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -87,10 +97,15 @@ class AcpSession:
         self._unsubscribe = self.runtime.subscribe(self._on_event)
 
     async def close(self) -> None:
+        self.dialogs.dismiss_all()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
         await self.runtime.shutdown()
+
+    async def show_terminal(self, call_id: str, terminal_id: str) -> None:
+        """bash runs in the editor's terminal: embed it in the tool call."""
+        await self.update(self.live.attach_terminal(call_id, terminal_id))
 
     async def update(self, update: dict[str, Any]) -> None:
         await self.peer.notify("session/update", {"sessionId": self.id, "update": update})
@@ -126,9 +141,11 @@ class AcpSession:
 
     async def cancel(self) -> None:
         """``session/cancel``: abort everything running (provider stream, tools, retries,
-        compaction, pending permission requests); the prompt then ends with ``cancelled``."""
-        if self.runtime.is_streaming or self.runtime.is_compacting:
+        compaction, pending permission requests, extension dialogs); a prompt in progress then
+        ends with ``cancelled``."""
+        if self._turn_lock.locked() or self.runtime.is_streaming or self.runtime.is_compacting:
             self._cancelled = True
+        self.dialogs.dismiss_all()
         await self.runtime.abort()
 
     async def replay(self) -> None:
@@ -187,15 +204,21 @@ class AcpSession:
     def _asks_for(self, name: str) -> bool:
         if self.permissions == "ask-all":
             return True
-        return self.permissions == "ask-writes" and name in WRITE_TOOLS
+        if self.permissions != "ask-writes":
+            return False
+        if name in WRITE_TOOLS:
+            return True
+        # MCP server tools may change things unless their server marks them read-only.
+        return name.startswith(MCP_TOOL_PREFIX) and not self._read_only(name)
+
+    def _read_only(self, name: str) -> bool:
+        ext = self.runtime.ext
+        definition = ext.loadout.definition(name) if ext is not None else None
+        annotations = (definition or {}).get("annotations")
+        return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
 
     async def _before_tool_call(self, ctx: Any, signal: Any) -> Any:
-        if self._previous_hook is not None:
-            verdict = self._previous_hook(ctx, signal)
-            if hasattr(verdict, "__await__"):
-                verdict = await verdict
-            if verdict and verdict.get("block"):
-                return verdict
+        """The runtime's tool gate (model-issued and nested calls, after extension hooks)."""
         name = str(ctx.tool_call.get("name", ""))
         if not self._asks_for(name) or name in self._always_allowed:
             return None

@@ -1,0 +1,176 @@
+"""``ctx.ui`` for extensions in an ACP session: their dialogs become requests to the editor.
+
+- ``confirm(title, message)`` -> ``session/request_permission`` with the options ``Yes``
+  (``allow_once``) and ``No`` (``reject_once``); ``select(title, choices)`` -> one
+  ``allow_once`` option per choice. The request needs a tool call, so each dialog is shown as a
+  synthetic one (``toolCallId`` ``ui-<hex>``, kind ``other``, the dialog's title, its message
+  as content): announced ``pending`` with a ``tool_call`` update, then finished with a
+  ``tool_call_update`` — ``completed`` with ``rawOutput`` ``{"confirmed"}`` / ``{"value"}``
+  when answered, ``failed`` (``{"cancelled": true}``) when it was not.
+- ``input``/``editor`` -> a form elicitation (``elicitation/create``, one string field
+  ``value``; ``placeholder`` as its description, ``prefill`` as its default) when the client
+  advertises ``elicitation.form`` (unstable in ACP); without it no ACP request fits free text,
+  and they return ``None`` at once, as without a UI.
+- A client answer ``cancelled`` (or a declined / cancelled elicitation), a ``timeout``, an
+  aborted ``signal``, ``session/cancel`` and input EOF all resolve the dialog with its default
+  (``False`` for ``confirm``, else ``None``); a late answer is ignored.
+- ``notify(message, type)`` -> an ``agent_message_chunk`` on its own paragraph (``Warning:``
+  / ``Error:`` prefixed by type), so the editor shows it in the conversation.
+- Dialogs and notifications raised while the session is being created (``session_start``
+  handlers of ``session/new``/``load``/…) cannot reach the client, which does not know the
+  session id yet: dialogs return their defaults, notifications are held until the session's
+  result has been sent.
+- Status lines, widgets, titles and the editor text have no ACP counterpart: no-ops (the base
+  class), as are the terminal-only methods.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import anyio
+
+from pi_rpc.extensions.ui import ExtensionUI
+from pi_rpc.modes.acp.jsonrpc import JsonRpcPeer, PeerClosed, RpcError
+
+NOTIFY_PREFIX = {"warning": "Warning: ", "error": "Error: "}
+
+
+def _seconds(timeout: Any) -> float | None:
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        return timeout / 1000
+    return None
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "content", "content": {"type": "text", "text": text}}
+
+
+class AcpDialogs(ExtensionUI):
+    has_ui = True
+
+    def __init__(self, peer: JsonRpcPeer, session_id: str, *, elicitation: bool) -> None:
+        self.peer = peer
+        self.session_id = session_id
+        self.elicitation = elicitation
+        self._ready = False
+        self._held: list[dict[str, Any]] = []
+        self._open: set[anyio.CancelScope] = set()
+
+    # ------------------------------------------------------------------ session lifecycle
+
+    async def ready(self) -> None:
+        """The client knows the session now: send what was held, let dialogs through."""
+        self._ready = True
+        held, self._held = self._held, []
+        for update in held:
+            await self._update(update)
+
+    def dismiss_all(self) -> None:
+        """``session/cancel``: every open dialog resolves with its default."""
+        for scope in list(self._open):
+            scope.cancel()
+
+    async def _update(self, update: dict[str, Any]) -> None:
+        await self.peer.notify("session/update", {"sessionId": self.session_id, "update": update})
+
+    async def _ask(self, method: str, params: dict[str, Any], timeout: Any, signal: Any) -> Any:
+        """Send one request and wait for its result; ``None`` when the dialog ended without
+        one (timeout, abort, ``session/cancel``, an error answer, input EOF)."""
+        if signal is not None and getattr(signal, "aborted", False):
+            return None
+        scope = anyio.CancelScope()
+        seconds = _seconds(timeout)
+        if seconds is not None:
+            scope.deadline = anyio.current_time() + seconds
+        remove = signal.add_callback(scope.cancel) if signal is not None and hasattr(signal, "add_callback") else None
+        self._open.add(scope)
+        answer: Any = None
+        try:
+            with scope:
+                answer = await self.peer.request(method, {"sessionId": self.session_id, **params})
+        except (RpcError, PeerClosed):
+            answer = None
+        finally:
+            self._open.discard(scope)
+            if remove is not None:
+                remove()
+        return answer
+
+    # ------------------------------------------------------------------ dialogs
+
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
+        options = [
+            {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
+            {"optionId": "no", "name": "No", "kind": "reject_once"},
+        ]
+        selected, call_id = await self._dialog(title, message, options, timeout, signal)
+        confirmed = selected == "yes"
+        await self._close(call_id, {"confirmed": confirmed} if selected else {"cancelled": True}, selected is not None)
+        return confirmed
+
+    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> str | None:
+        choices = [str(option) for option in options]
+        permission_options = [{"optionId": f"choice-{i}", "name": choice, "kind": "allow_once"} for i, choice in enumerate(choices)]
+        selected, call_id = await self._dialog(title, None, permission_options, timeout, signal)
+        value = choices[int(selected.split("-", 1)[1])] if selected else None
+        await self._close(call_id, {"value": value} if value is not None else {"cancelled": True}, value is not None)
+        return value
+
+    async def _dialog(self, title: str, message: str | None, options: list[dict[str, Any]], timeout: Any, signal: Any) -> tuple[str | None, str | None]:
+        """Announce the synthetic tool call, ask, and return (selected optionId, call id)."""
+        if not self._ready or self.peer.closed or (signal is not None and getattr(signal, "aborted", False)):
+            return None, None
+        call_id = f"ui-{uuid.uuid4().hex[:12]}"
+        call: dict[str, Any] = {"toolCallId": call_id, "title": title or "Question", "kind": "other", "status": "pending"}
+        if message:
+            call["content"] = [_text(message)]
+        await self._update({"sessionUpdate": "tool_call", **call})
+        answer = await self._ask("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
+        outcome = answer.get("outcome") if isinstance(answer, dict) else None
+        selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+        return (selected if selected in {o["optionId"] for o in options} else None), call_id
+
+    async def _close(self, call_id: str | None, raw_output: dict[str, Any], answered: bool) -> None:
+        if call_id is None or self.peer.closed:
+            return
+        await self._update(
+            {"sessionUpdate": "tool_call_update", "toolCallId": call_id,
+             "status": "completed" if answered else "failed", "rawOutput": raw_output}
+        )
+
+    async def _text_field(self, title: str, description: str | None, default: str | None, timeout: Any, signal: Any) -> str | None:
+        if not self.elicitation or not self._ready or self.peer.closed:
+            return None
+        field: dict[str, Any] = {"type": "string", "title": title or "Value"}
+        if description:
+            field["description"] = description
+        if default is not None:
+            field["default"] = default
+        schema = {"type": "object", "properties": {"value": field}, "required": ["value"]}
+        answer = await self._ask("elicitation/create", {"mode": "form", "message": title or "Input", "requestedSchema": schema}, timeout, signal)
+        if not isinstance(answer, dict) or answer.get("action") != "accept":
+            return None
+        content = answer.get("content")
+        value = content.get("value") if isinstance(content, dict) else None
+        return value if isinstance(value, str) else None
+
+    async def input(self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None) -> str | None:
+        return await self._text_field(title, placeholder, None, timeout, signal)
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return await self._text_field(title, None, prefill, None, None)
+
+    # ------------------------------------------------------------------ fire-and-forget
+
+    def notify(self, message: str, type: str | None = None) -> None:
+        text = f"{NOTIFY_PREFIX.get(str(type), '')}{message}"
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"\n\n{text}\n\n"}}
+        if not self._ready:
+            self._held.append(update)
+            return
+        self.peer.notify_nowait("session/update", {"sessionId": self.session_id, "update": update})
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "Theme switching not supported in ACP mode"}
