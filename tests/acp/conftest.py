@@ -2,8 +2,9 @@
 
 ``acp_agent(*args, settings=None, script=None, fs=False, env=None, faux=True)`` is an async
 context manager yielding an ``AcpRun``: the SDK connection (``conn``), the recording client
-(``client``: every ``session/update``, permission requests answered from a script, the editor's
-buffers served for ``fs/read_text_file`` and writes recorded), the project dir (``cwd``) and
+(``client``: every ``session/update``, permission requests and form elicitations answered from
+a script, the editor's buffers served for ``fs/read_text_file`` and writes recorded, terminals
+run as real processes), the project dir (``cwd``) and
 every raw JSON-RPC message the agent sent (``raw``, each also validated against the SDK's
 schema models). The agent gets the isolated environment of ``tests/conftest.py`` (faux opted
 in unless ``faux=False``).

@@ -185,3 +185,25 @@ async def test_a_broken_extension_fails_the_session_request(acp_agent, tmp_path)
         with pytest.raises(RequestError) as failure:
             await run.new_session()
         assert "gate did not start" in failure.value.data["details"] and "pi -ne" in failure.value.data["details"]
+
+
+async def test_model_and_name_changes_by_extensions_reach_the_client(acp_agent, tmp_path):
+    changer = tmp_path / "changer.py"
+    changer.write_text(
+        "def setup(pi):\n"
+        "    async def switch(args, ctx):\n"
+        "        await pi.set_model(ctx.model_registry.find('faux', 'faux-reasoner'))\n"
+        "        pi.set_session_name('Renamed by an extension')\n"
+        "    pi.register_command('switch', {'description': 'switch', 'handler': switch})\n"
+    )
+    async with acp_agent("-e", str(changer), "--model", "faux/faux-1") as run:
+        await run.initialize()
+        session = await run.new_session()
+        await run.prompt(session.session_id, "/switch")
+        (update,) = run.client.of("config_option_update")
+        assert {o.id: o.current_value for o in update.config_options}["model"] == "faux/faux-reasoner"
+        with anyio.fail_after(10):  # the runtime emits the rename in the background
+            await run.client.when(lambda u: u.session_update == "session_info_update").wait()
+        assert [u.title for u in run.client.of("session_info_update")] == ["Renamed by an extension"]
+        await run.prompt(session.session_id, "no change")
+        assert len(run.client.of("config_option_update")) == 1

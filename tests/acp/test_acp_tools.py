@@ -143,3 +143,25 @@ async def test_fs_delegation_reads_unsaved_buffers_and_writes_to_the_editor(acp_
         assert draft.read_text() == "print('on disk')\n"  # the editor owns the file now
         assert not (run.cwd / "out.txt").exists()
         assert str(draft) in run.client.reads
+
+
+async def test_cancel_ends_a_pending_permission_request(acp_agent):
+    script = [{"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "held.txt", "content": "no\n"}}]}, {"text": "never"}]
+    async with acp_agent(script=script, settings={"acp": {"permissions": "ask-writes"}}) as run:
+        run.client.permission_answers = ["hold"]  # this client never answers
+        await run.initialize()
+        session = await run.new_session()
+        result = {}
+
+        async def turn():
+            result["r"] = await run.prompt(session.session_id, "write it")
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(turn)
+                while not run.client.permission_requests:
+                    await anyio.sleep(0.01)
+                await run.conn.cancel(session_id=session.session_id)
+        assert result["r"].stop_reason == "cancelled"
+        assert not (run.cwd / "held.txt").exists()
+        assert _final(run, "w1").status == "failed"

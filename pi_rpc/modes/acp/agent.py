@@ -251,7 +251,7 @@ class AcpAgent:
             raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 
     def _ready(self, session: AcpSession, result: dict[str, Any]) -> Reply:
-        result["configOptions"] = session.config_options()
+        session.sent_config = result["configOptions"] = session.config_options()
 
         async def after() -> None:
             await session.update({"sessionUpdate": "available_commands_update", "availableCommands": session.available_commands()})

@@ -72,10 +72,17 @@ class AcpDialogs(ExtensionUI):
         for scope in list(self._open):
             scope.cancel()
 
+    async def post(self, update: dict[str, Any]) -> None:
+        """A ``session/update`` now, or once the client knows the session."""
+        if self._ready:
+            await self._update(update)
+        else:
+            self._held.append(update)
+
     async def _update(self, update: dict[str, Any]) -> None:
         await self.peer.notify("session/update", {"sessionId": self.session_id, "update": update})
 
-    async def _ask(self, method: str, params: dict[str, Any], timeout: Any, signal: Any) -> Any:
+    async def request(self, method: str, params: dict[str, Any], timeout: Any = None, signal: Any = None) -> Any:
         """Send one request and wait for its result; ``None`` when the dialog ended without
         one (timeout, abort, ``session/cancel``, an error answer, input EOF)."""
         if signal is not None and getattr(signal, "aborted", False):
@@ -127,7 +134,7 @@ class AcpDialogs(ExtensionUI):
         if message:
             call["content"] = [_text(message)]
         await self._update({"sessionUpdate": "tool_call", **call})
-        answer = await self._ask("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
+        answer = await self.request("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
         outcome = answer.get("outcome") if isinstance(answer, dict) else None
         selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
         return (selected if selected in {o["optionId"] for o in options} else None), call_id
@@ -149,7 +156,7 @@ class AcpDialogs(ExtensionUI):
         if default is not None:
             field["default"] = default
         schema = {"type": "object", "properties": {"value": field}, "required": ["value"]}
-        answer = await self._ask("elicitation/create", {"mode": "form", "message": title or "Input", "requestedSchema": schema}, timeout, signal)
+        answer = await self.request("elicitation/create", {"mode": "form", "message": title or "Input", "requestedSchema": schema}, timeout, signal)
         if not isinstance(answer, dict) or answer.get("action") != "accept":
             return None
         content = answer.get("content")

@@ -20,7 +20,7 @@ import anyio
 from pi_rpc.modes.acp.client_fs import ClientFileAccess
 from pi_rpc.modes.acp.content import prompt_from_blocks, replay_updates
 from pi_rpc.modes.acp.dialogs import AcpDialogs
-from pi_rpc.modes.acp.jsonrpc import AUTH_REQUIRED, INTERNAL_ERROR, JsonRpcPeer, PeerClosed, RpcError, invalid_params
+from pi_rpc.modes.acp.jsonrpc import AUTH_REQUIRED, INTERNAL_ERROR, JsonRpcPeer, RpcError, invalid_params
 from pi_rpc.modes.acp.tool_calls import absolute_path, tool_call_fields
 from pi_rpc.modes.acp.updates import LiveUpdates
 from pi_rpc.runtime.errors import RuntimeCommandError
@@ -87,6 +87,7 @@ class AcpSession:
         self._last_assistant: dict[str, Any] | None = None
         self._always_allowed: set[str] = set()
         self._setting_config = False
+        self.sent_config: list[dict[str, Any]] | None = None  # the options the client has
         self._unsubscribe: Any = None
         runtime.set_tool_gate(self._before_tool_call)
 
@@ -117,7 +118,9 @@ class AcpSession:
         if kind == "message_end" and (event.get("message") or {}).get("role") == "assistant":
             self._last_assistant = event["message"]
         if kind == "thinking_level_changed" and not self._setting_config:
-            await self.update({"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
+            await self.push_config_if_changed()
+        if kind == "session_info_changed":
+            await self.dialogs.post({"sessionUpdate": "session_info_update", "title": event.get("name") or None})
         for update in await self.live.translate(event):
             await self.update(update)
 
@@ -137,6 +140,8 @@ class AcpSession:
                 raise RpcError(INTERNAL_ERROR, message) from None
             if disposition == "started":
                 await self.runtime.wait_for_settled()
+            # A command or an extension may have changed the model without an event.
+            await self.push_config_if_changed()
             return {"stopReason": stop_reason_for(self._last_assistant, self._cancelled)}
 
     async def cancel(self) -> None:
@@ -153,6 +158,13 @@ class AcpSession:
             await self.update(update)
 
     # ------------------------------------------------------------------ configuration
+
+    async def push_config_if_changed(self) -> None:
+        """``config_option_update`` when the options differ from what the client last got."""
+        options = self.config_options()
+        if options != self.sent_config:
+            self.sent_config = options
+            await self.dialogs.post({"sessionUpdate": "config_option_update", "configOptions": options})
 
     def config_options(self) -> list[dict[str, Any]]:
         model = self.runtime.model
@@ -188,7 +200,8 @@ class AcpSession:
             raise invalid_params(str(exc)) from None
         finally:
             self._setting_config = False
-        return self.config_options()
+        self.sent_config = self.config_options()
+        return self.sent_config
 
     def available_commands(self) -> list[dict[str, Any]]:
         commands = []
@@ -222,9 +235,11 @@ class AcpSession:
         name = str(ctx.tool_call.get("name", ""))
         if not self._asks_for(name) or name in self._always_allowed:
             return None
-        return await self._ask(str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {})
+        return await self._ask(str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {}, signal)
 
-    async def _ask(self, call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    async def _ask(self, call_id: str, name: str, args: dict[str, Any], signal: Any) -> dict[str, Any] | None:
+        """Ask before the call; it runs unless the answer is allow / always allow. An abort or
+        ``session/cancel`` ends the request (the call is blocked as cancelled)."""
         announced = self.live.announce(call_id, name, args, "pending")
         if announced is not None:
             await self.update(announced)
@@ -238,12 +253,7 @@ class AcpSession:
             {"optionId": "allow_always", "name": f"Always allow {name} in this session", "kind": "allow_always"},
             {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
         ]
-        try:
-            answer = await self.peer.request(
-                "session/request_permission", {"sessionId": self.id, "toolCall": tool_call, "options": options}
-            )
-        except (RpcError, PeerClosed) as exc:
-            return {"block": True, "reason": f"Permission request failed: {exc}"}
+        answer = await self.dialogs.request("session/request_permission", {"toolCall": tool_call, "options": options}, signal=signal)
         outcome = answer.get("outcome") if isinstance(answer, dict) else None
         selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
         if selected == "allow_always":
