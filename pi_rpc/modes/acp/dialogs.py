@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -112,40 +113,51 @@ class AcpDialogs(ExtensionUI):
             {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
             {"optionId": "no", "name": "No", "kind": "reject_once"},
         ]
-        selected, call_id = await self._dialog(title, message, options, timeout, signal)
-        confirmed = selected == "yes"
-        await self._close(call_id, {"confirmed": confirmed} if selected else {"cancelled": True}, selected is not None)
-        return confirmed
+        selected = await self._dialog(title, message, options, timeout, signal, lambda chosen: {"confirmed": chosen == "yes"})
+        return selected == "yes"
 
     async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> str | None:
         choices = [str(option) for option in options]
-        permission_options = [{"optionId": f"choice-{i}", "name": choice, "kind": "allow_once"} for i, choice in enumerate(choices)]
-        selected, call_id = await self._dialog(title, None, permission_options, timeout, signal)
-        value = choices[int(selected.split("-", 1)[1])] if selected else None
-        await self._close(call_id, {"value": value} if value is not None else {"cancelled": True}, value is not None)
-        return value
+        if not choices:
+            return None
+        by_id = {f"choice-{i}": choice for i, choice in enumerate(choices)}
+        permission_options = [{"optionId": key, "name": choice, "kind": "allow_once"} for key, choice in by_id.items()]
+        selected = await self._dialog(title, None, permission_options, timeout, signal, lambda chosen: {"value": by_id[chosen]})
+        return by_id.get(selected) if selected is not None else None
 
-    async def _dialog(self, title: str, message: str | None, options: list[dict[str, Any]], timeout: Any, signal: Any) -> tuple[str | None, str | None]:
-        """Announce the synthetic tool call, ask, and return (selected optionId, call id)."""
+    async def _dialog(
+        self,
+        title: str,
+        message: str | None,
+        options: list[dict[str, Any]],
+        timeout: Any,
+        signal: Any,
+        raw_output: Callable[[str], dict[str, Any]],
+    ) -> str | None:
+        """Show the synthetic tool call, ask, finish the call; the selected ``optionId``."""
         if not self._ready or self.peer.closed or (signal is not None and getattr(signal, "aborted", False)):
-            return None, None
+            return None
         call_id = f"ui-{uuid.uuid4().hex[:12]}"
         call: dict[str, Any] = {"toolCallId": call_id, "title": title or "Question", "kind": "other", "status": "pending"}
         if message:
             call["content"] = [_text(message)]
         await self._update({"sessionUpdate": "tool_call", **call})
-        answer = await self.request("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
-        outcome = answer.get("outcome") if isinstance(answer, dict) else None
-        selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
-        return (selected if selected in {o["optionId"] for o in options} else None), call_id
-
-    async def _close(self, call_id: str | None, raw_output: dict[str, Any], answered: bool) -> None:
-        if call_id is None or self.peer.closed:
-            return
-        await self._update(
-            {"sessionUpdate": "tool_call_update", "toolCallId": call_id,
-             "status": "completed" if answered else "failed", "rawOutput": raw_output}
-        )
+        selected: str | None = None
+        try:
+            answer = await self.request("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
+            outcome = answer.get("outcome") if isinstance(answer, dict) else None
+            chosen = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+            selected = chosen if chosen in {option["optionId"] for option in options} else None
+        finally:
+            # Also when the dialog's task is cancelled: the editor must not keep a pending call.
+            with anyio.CancelScope(shield=True):
+                if not self.peer.closed:
+                    answered = selected is not None
+                    await self._update(
+                        {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "completed" if answered else "failed",
+                         "rawOutput": raw_output(selected) if selected is not None else {"cancelled": True}}
+                    )
+        return selected
 
     async def _text_field(self, title: str, description: str | None, default: str | None, timeout: Any, signal: Any) -> str | None:
         if not self.elicitation or not self._ready or self.peer.closed:
