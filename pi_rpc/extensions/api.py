@@ -322,6 +322,11 @@ class ExtensionAPI:
         """A copy of the effective settings (global and project merged)."""
         return self._host().get_settings()
 
+    def get_mcp_servers(self) -> list[dict[str, Any]]:
+        """The MCP servers registered for this session (``{"name", "config", "extensionPath"}``,
+        in registration order), which MCP support connects next to ``mcp.json``'s."""
+        return self._host().get_mcp_servers()
+
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Register or override a model provider (``models.json`` provider shape). Calls made
         while loading are applied when the runtime binds; later ones at once."""

@@ -1,7 +1,8 @@
 """``builtin:mcp``: MCP servers in a session, as a built-in extension (``setup(pi)``).
 
-Importing this module costs nothing: ``session_start`` only reads ``mcp.json``; the manager,
-the SDK and the connections load when a server is configured and enabled. ``--no-mcp`` (or
+Importing this module costs nothing: ``session_start`` only reads ``mcp.json`` and the servers
+registered for the session (``pi.get_mcp_servers()``: the ACP client's); the manager, the SDK and
+the connections load when a server is configured and enabled. ``--no-mcp`` (or
 ``"extensions": ["-builtin:mcp"]``) keeps the extension from loading at all.
 """
 
@@ -28,13 +29,14 @@ def setup(pi: Any) -> None:
         trusted = ctx.is_project_trusted()
         global_file = os.path.join(agent_dir, "mcp.json")
         project_file = os.path.join(ctx.cwd, paths.CONFIG_DIR_NAME, "mcp.json")
-        if not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
+        registered = pi.get_mcp_servers()
+        if not registered and not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
             return  # nothing configured: nothing to load
         from pi_rpc.mcp.manager import McpManager
 
         mcp = McpManager(pi, agent_dir=agent_dir)
         state["manager"] = mcp
-        mcp.load(ctx.cwd, trusted)
+        mcp.load(ctx.cwd, trusted, registered)
         mcp.ensure_discovery_active(ctx)
         if any(server.enabled for server in mcp.servers):
             mcp.prepare()

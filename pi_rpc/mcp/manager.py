@@ -97,6 +97,7 @@ class McpManager:
         self.server_tools: dict[str, set[str]] = {}
         self.definitions: dict[str, dict[str, Any]] = {}
         self.resource_exposure: str | None = None
+        self.overridden: list[str] = []  # registered servers that mcp.json overrides
         self._tg: TaskGroup | None = None
         self._tg_ready = anyio.Event()
         self._stopped = anyio.Event()
@@ -116,11 +117,23 @@ class McpManager:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def load(self, cwd: str, project_trusted: bool) -> None:
+    def load(self, cwd: str, project_trusted: bool, registered: list[dict[str, Any]] | None = None) -> None:
+        """Read mcp.json, then add the servers registered for the session (``pi.get_mcp_servers()``:
+        the ACP client's), except those whose namespace mcp.json already defines, which take
+        precedence (listed by ``/mcp`` as overridden)."""
         self.cwd = cwd
         self.config = load_mcp_config(self.agent_dir, cwd, project_trusted)
         self.auto_enable_codemode = self.config.auto_enable_codemode is not False
-        self.servers = [Server(entry) for entry in self.config.servers]
+        entries = list(self.config.servers)
+        self.overridden = []
+        for server in registered or []:
+            name, source = str(server["name"]), str(server.get("extensionPath") or "an extension")
+            configured = next((e for e in self.config.servers if mcp_namespace(e.name) == mcp_namespace(name)), None)
+            if configured is not None:
+                self.overridden.append(f'"{name}" registered by {source} is overridden by "{configured.name}" in {configured.source}')
+                continue
+            entries.append(ServerEntry(name, dict(server["config"]), source, "extension"))
+        self.servers = [Server(entry) for entry in entries]
 
     async def serve(self) -> None:
         """The task group the connections live in, for the life of the session."""
@@ -461,7 +474,7 @@ class McpManager:
         ctx.ui.notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
 
     def format_status(self) -> str:
-        if not self.servers and not self.config.errors:
+        if not self.servers and not self.config.errors and not self.overridden:
             return f"No MCP servers configured. Add them to {os.path.join(self.agent_dir, 'mcp.json')} or .pi/mcp.json."
         lines = []
         for server in self.servers:
@@ -483,6 +496,7 @@ class McpManager:
                 error = "\n    " + connection.error.replace("\n", "\n    ")
             lines.append(f"{name}: {state}{tools} ({exposure}){error}")
         lines.extend(f"config error: {error}" for error in self.config.errors)
+        lines.extend(f"overridden: {line}" for line in self.overridden)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ /mcp

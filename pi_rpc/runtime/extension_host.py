@@ -420,6 +420,10 @@ class SessionExtensions:
     def get_settings(self) -> dict[str, Any]:
         return self.s.settings.as_dict()
 
+    def get_mcp_servers(self) -> list[dict[str, Any]]:
+        # Copies: what the mode registered for this session (ACP's mcpServers).
+        return [{**server, "config": dict(server["config"])} for server in self.s.options.mcp_servers]
+
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         self.s.registry.register_provider(name, config)
 
@@ -698,16 +702,20 @@ class SessionExtensions:
 
     async def before_tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None) -> Any:
         runner = self.runner
-        if runner is None or not runner.has_handlers("tool_call"):
-            return None
-        return await runner.emit_tool_call(
-            {
-                "type": "tool_call",
-                "toolName": context.tool_call.get("name"),
-                "toolCallId": context.tool_call.get("id"),
-                "input": context.args,
-            }
-        )
+        verdict = None
+        if runner is not None and runner.has_handlers("tool_call"):
+            verdict = await runner.emit_tool_call(
+                {
+                    "type": "tool_call",
+                    "toolName": context.tool_call.get("name"),
+                    "toolCallId": context.tool_call.get("id"),
+                    "input": context.args,
+                }
+            )
+        gate = self.s.tool_gate
+        if gate is not None and not (isinstance(verdict, dict) and verdict.get("block")):
+            return await gate(context, signal) or verdict
+        return verdict
 
     async def after_tool_call(self, context: AfterToolCallContext, signal: AbortSignal | None) -> Any:
         runner = self.runner

@@ -151,7 +151,9 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
     return _default_model(registry, settings), None
 
 
-def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None) -> RuntimeOptions:
+def build_runtime_options(
+    args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None, mcp_servers: list[dict[str, Any]] | None = None
+) -> RuntimeOptions:
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
     settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
@@ -193,7 +195,9 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     session.print_diagnostics()
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
-    extension_sources = discover_extensions(args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    extension_sources = discover_extensions(
+        args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings, mcp_registered=bool(mcp_servers)
+    )
     allowlist = list(args.tools) if args.tools is not None else None
     modifiers: list[str] = []
     if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):
@@ -252,12 +256,16 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         stream_fn=stream_fn,
         extension_sources=extension_sources,
         extension_flag_values=list(args.flag_values),
+        mcp_servers=list(mcp_servers or []),
     )
 
 
-def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings) -> list[Any]:
+def discover_extensions(
+    args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
+) -> list[Any]:
     """The extensions this session loads (``-e``, settings, discovery, built-ins); only lists
-    directories, so a session without extensions imports nothing more."""
+    directories, so a session without extensions imports nothing more. ``mcp_registered``: the
+    mode registers MCP servers for the session (ACP), so MCP's built-in is needed."""
     from pi_rpc.extensions.builtin import DISABLED_BY_FLAGS
     from pi_rpc.extensions.discovery import discover_extension_sources
 
@@ -272,6 +280,7 @@ def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Pa
         project_trusted=settings.project_trusted,
         tool_entries=args.tools or (),
         default_tools=settings.default_tools,
+        registered_servers=mcp_registered,
     )
     warnings: list[str] = []
     sources = discover_extension_sources(
