@@ -20,7 +20,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import httpx
+
+from pi_rpc.ai.httpx_import import import_httpx_without_cli
+
+import_httpx_without_cli()
+import httpx  # noqa: E402
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError

@@ -1,6 +1,7 @@
 """What the first request does not pay for: a plain-http model server gets a client without
 the CA bundle (which costs tens of milliseconds to load), in a way that fails closed, and the
-warm-up prepares the same things off the request path."""
+warm-up prepares the same things off the request path; httpx is imported without its
+command-line tool (click, pygments, rich)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,33 @@ def test_warm_up_imports_the_provider_without_registering_it() -> None:
     assert get_provider("anthropic-messages") is importlib.import_module(
         "pi_rpc.ai.providers.anthropic_messages"
     ).stream_anthropic_messages
+
+
+HTTPX_CLI_PROBE = """
+import importlib.util, json, sys
+installed = [m for m in ("click", "pygments") if importlib.util.find_spec(m) is not None]
+import pi_rpc.ai.http as http
+loaded = [m for m in ("click", "pygments", "rich") if m in sys.modules]
+stub_main = callable(http.httpx.main)
+try:
+    import httpx._main
+    by_name = "imported"
+except ModuleNotFoundError as exc:
+    by_name = "missing " + str(exc.name)
+print(json.dumps({"installed": installed, "loaded": loaded, "stub_main": stub_main, "by_name": by_name}))
+"""
+
+
+def test_httpx_is_imported_without_its_command_line_tool() -> None:
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", HTTPX_CLI_PROBE], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    probe = json.loads(run.stdout)
+    assert probe["installed"], "the test environment has click/pygments (uvicorn, pytest): the case that costs"
+    assert probe["loaded"] == [] and probe["stub_main"]
+    # Asked for by name afterwards, the CLI module is imported normally (not blocked): it
+    # loads, or fails on a package of its own that is missing (rich is not a dependency).
+    assert probe["by_name"] == "imported" or (probe["by_name"].startswith("missing ") and probe["by_name"] != "missing httpx._main")
