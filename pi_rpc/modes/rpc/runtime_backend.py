@@ -106,6 +106,11 @@ class RuntimeBackend(CatalogCommands):
             return
         self.server.request_shutdown()
 
+    def input_closed(self) -> None:
+        # stdin ended (or ctx.shutdown()): dialogs still waiting can never be answered.
+        if self._ui is not None:
+            self._ui.close()
+
     async def aclose(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
