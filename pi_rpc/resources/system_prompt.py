@@ -125,16 +125,24 @@ def build_system_sections(
     date: str | None = None,
     docs_paths: Mapping[str, str] | None = None,
     extra_sections: Mapping[str, str] | None = None,
+    hidden_tools: Iterable[str] = (),
 ) -> dict[str, str]:
     """Ordered prompt sections (see the module docstring).
 
     ``tools`` are the active tools in order, each ``{name, summary?|description?,
     guidelines?}``; a tool without any summary is left out of the tool list but still counts
     for the rules and the skills listing. ``guidelines`` are extra rule bullets.
+    ``hidden_tools`` are active tools whose declarations requests leave out (codemode's
+    ``only`` mode): as upstream, they are neither listed nor counted for the rules, and a
+    hidden reader makes the skills hint name no tool.
     """
     for name in (extra_sections or {}):
         if not SECTION_NAME.match(name) or name == "preamble":
             raise ValueError(f"Invalid system prompt section name: {name}")
+    hidden = set(hidden_tools)
+    selected_names = [str(t["name"]) for t in tools]
+    if hidden:
+        tools = [t for t in tools if str(t["name"]) not in hidden]
     tool_names = [str(t["name"]) for t in tools]
     raw: dict[str, str] = {}
     if custom_prompt:
@@ -152,7 +160,9 @@ def build_system_sections(
         raw["addendum"] = addendum
     if context_files:
         raw["project_context"] = _project_context(context_files)
-    read_tool = next((t for t in ("read", "bash") if t in tool_names), None)
+    read_tool: Any = next((t for t in ("read", "bash") if t in tool_names), None)
+    if read_tool is None and any(t in selected_names for t in ("read", "bash")):
+        read_tool = "indirect"  # a hidden reader is still reachable through another tool
     if read_tool is not None:
         listing = format_skills_for_prompt(skills, read_tool).strip()
         if listing:

@@ -331,6 +331,7 @@ class SessionExtensions:
     def _apply_loadout(self) -> None:
         tools = self.loadout.active_tools()
         self.s.resources.tools = list(tools)
+        self.s.resources.hidden_tools = set(self.loadout.hidden_declarations)
         self.s.agent.tools = list(tools)
 
     def _restore_declared_tools(self) -> None:

@@ -98,6 +98,8 @@ class ResourcesState:
         self.tools = create_tools(options.cwd, [n for n in selection if n in ALL_TOOL_NAMES], **self._tool_options)
         # Sections extensions add to the system prompt (``before_agent_start``), by name.
         self.extra_sections: dict[str, str] = {}
+        # Active tools whose declarations requests leave out (``prepareLoadout``): not listed.
+        self.hidden_tools: set[str] = set()
         agent_dir = str(options.agent_dir)
         skills = discover_skills(
             cwd=options.cwd,
@@ -141,10 +143,12 @@ class ResourcesState:
 
     def current_sections(self) -> dict[str, str]:
         tools = [{"name": tool.name, "summary": _prompt_summary(tool)} for tool in self.tools]
+        hidden = self.hidden_tools
         return build_system_sections(
             cwd=self.cwd,
             tools=tools,
-            guidelines=tool_guidelines(self.tools),
+            guidelines=tool_guidelines([t for t in self.tools if t.name not in hidden] if hidden else self.tools),
+            hidden_tools=hidden,
             skills=self.skills,
             context_files=self.context_files,
             custom_prompt=self.custom_prompt,

@@ -369,6 +369,15 @@ def test_codemode_only_mode_hides_declared_tools_behind_scripts(mcp_pi: Any) -> 
     description = tool_decl(first, "codemode")["description"]
     assert "### `read`" in description and "### `bash`" in description
     assert "file text" in tool_messages(second)[0]["content"]
+    # The prompt lists only what the request declares (upstream's hiddenTools): the hidden
+    # built-ins are neither in the tool list nor in the rules.
+    prompt = _system_prompt(first)
+    tools_section = prompt.split("<tools>\n", 1)[1].split("\n</tools>", 1)[0]
+    listed = [line.split(":", 1)[0] for line in tools_section.splitlines() if line.startswith("- ")]
+    assert listed == ["- codemode"]
+    rules = prompt.split("<rules>\n", 1)[1].split("\n</rules>", 1)[0]
+    assert "Use codemode to run independent tool calls together" in rules
+    assert "bash" not in rules
 
 
 GATE = '''
