@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-COMMAND = "mcp"
-COMMAND_DESCRIPTION = "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
 
 
 def setup(pi: Any) -> None:
@@ -84,24 +82,10 @@ def setup(pi: Any) -> None:
     async def command(args: str, ctx: Any) -> None:
         mcp = manager()
         if mcp is None:
-            import os
+            from pi_rpc.mcp.command import unconfigured_reply
 
-            from pi_rpc.mcp.manager import MCP_USAGE
-
-            if args.strip():
-                words = args.split()
-                if words[0] in ("login", "logout", "reconnect") and len(words) <= 2:
-                    if words[0] == "reconnect":
-                        ctx.ui.notify("No enabled MCP server to reconnect.", "info")
-                    else:
-                        ctx.ui.notify(
-                            "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.", "info"
-                        )
-                else:
-                    ctx.ui.notify(MCP_USAGE, "warning")
-                return
-            path = os.path.join(str(paths.agent_dir()), "mcp.json")
-            ctx.ui.notify(f"No MCP servers configured. Add them to {path} or .pi/mcp.json.", "info")
+            message, kind = unconfigured_reply(args, str(paths.agent_dir()))
+            ctx.ui.notify(message, kind)
             return
         await mcp.command(args, ctx)
 
@@ -110,4 +94,6 @@ def setup(pi: Any) -> None:
     pi.on("tool_call", on_tool_call)
     pi.on("turn_start", on_turn_start)
     pi.on("session_shutdown", on_session_shutdown)
-    pi.register_command(COMMAND, {"description": COMMAND_DESCRIPTION, "handler": command})
+    from pi_rpc.mcp.command import COMMAND_DESCRIPTION, COMMAND_NAME
+
+    pi.register_command(COMMAND_NAME, {"description": COMMAND_DESCRIPTION, "handler": command})

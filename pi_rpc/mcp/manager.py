@@ -29,6 +29,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.mcp.command import MCP_USAGE, NO_OAUTH, NO_RECONNECTABLE, no_server_named, not_configured
 from pi_rpc.mcp.config import McpConfig, ServerEntry, load_mcp_config
 from pi_rpc.mcp.naming import (
     RESOURCE_TOOL_NAMES,
@@ -44,8 +45,6 @@ from pi_rpc.mcp.prompt import SECTION_NAME, render_servers_section
 DEFAULT_STARTUP_WAIT_S = 10.0
 CODEMODE_TOOL = "codemode"
 TOOL_SEARCH_TOOL = "tool_search"
-MCP_USAGE = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
-COMMAND_DESCRIPTION = "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
 
 
 def _first_line(text: str) -> str:
@@ -462,7 +461,7 @@ class McpManager:
 
     def format_status(self) -> str:
         if not self.servers and not self.config.errors:
-            return f"No MCP servers configured. Add them to {os.path.join(self.agent_dir, 'mcp.json')} or .pi/mcp.json."
+            return not_configured(self.agent_dir)
         lines = []
         for server in self.servers:
             name = server.entry.name
@@ -504,7 +503,7 @@ class McpManager:
                 ctx,
                 eligible=lambda s: s.connection is not None and s.connection.oauth_url is not None,
                 preferred=lambda s: s.connection is not None and s.connection.state == "needs-auth",
-                none="No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
+                none=NO_OAUTH,
             )
             if server is None:
                 return
@@ -527,7 +526,7 @@ class McpManager:
                 ctx,
                 eligible=lambda s: s.connection is not None,
                 preferred=lambda s: s.connection is not None and s.connection.state in ("failed", "disconnected"),
-                none="No enabled MCP server to reconnect.",
+                none=NO_RECONNECTABLE,
             )
             if server is None:
                 return
@@ -555,7 +554,7 @@ class McpManager:
         if name:
             server = self.find(name)
             if server is None:
-                ctx.ui.notify(f'No MCP server named "{name}".', "error")
+                ctx.ui.notify(no_server_named(name), "error")
                 return None
             if not eligible(server):
                 ctx.ui.notify(none, "error")

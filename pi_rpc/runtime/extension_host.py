@@ -24,7 +24,7 @@ from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, load_extensions
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
-from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
@@ -571,9 +571,7 @@ class SessionExtensions:
         space = text.find(" ")
         name = text[1:] if space == -1 else text[1:space]
         if self.runner.get_command(name) is not None:
-            raise RuntimeCommandError(
-                f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command when not streaming.'
-            )
+            raise RuntimeCommandError(command_not_queueable(name))
 
     async def run_input(
         self, text: str, images: list[dict[str, Any]] | None, source: str, streaming_behavior: str | None

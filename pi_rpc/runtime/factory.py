@@ -190,7 +190,9 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     session.print_diagnostics()
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
-    extension_sources = discover_extensions(args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    extension_sources, mcp_command = discover_extensions(
+        args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings
+    )
     allowlist = list(args.tools) if args.tools is not None else None
     modifiers: list[str] = []
     if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):
@@ -249,27 +251,20 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         stream_fn=stream_fn,
         extension_sources=extension_sources,
         extension_flag_values=list(args.flag_values),
+        mcp_command=mcp_command,
     )
 
 
-def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings) -> list[Any]:
-    """The extensions this session loads (``-e``, settings, discovery, built-ins); only lists
-    directories, so a session without extensions imports nothing more."""
-    from pi_rpc.extensions.builtin import DISABLED_BY_FLAGS
+def discover_extensions(
+    args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings
+) -> tuple[list[Any], bool]:
+    """The extensions this session loads (``-e``, settings, discovery, built-ins), and whether
+    the session lists and answers ``/mcp`` itself (``builtin:mcp`` is enabled but not needed).
+    Only lists directories, so a session without extensions imports nothing more."""
+    from pi_rpc.extensions.builtin import BUILTIN_PREFIX, DISABLED_BY_FLAGS
     from pi_rpc.extensions.discovery import discover_extension_sources
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
-    from pi_rpc.mcp.activation import unneeded_mcp_builtins
-
-    # MCP's built-ins load only when something uses them (an mcp.json, a tool selection naming
-    # codemode or tool_search): a session without MCP loads no extension runtime for them.
-    disabled += unneeded_mcp_builtins(
-        agent_dir=str(agent_dir),
-        cwd=cwd,
-        project_trusted=settings.project_trusted,
-        tool_entries=args.tools or (),
-        default_tools=settings.default_tools,
-    )
     warnings: list[str] = []
     sources = discover_extension_sources(
         cwd=cwd,
@@ -285,7 +280,30 @@ def discover_extensions(args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Pa
     )
     for warning in warnings:
         _warn(warning)
-    return list(sources)
+    if any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
+        # The extension runtime loads anyway, and an extension may register MCP servers: the
+        # enabled built-ins load as upstream's do.
+        return list(sources), False
+    from pi_rpc.mcp.activation import unneeded_mcp_builtins
+
+    # Without user extensions, MCP's built-ins load only when something uses them (an mcp.json,
+    # a tool selection naming codemode or tool_search): a session without MCP loads no
+    # extension runtime for them. It still lists `mcp` and answers `/mcp` as upstream.
+    unneeded = {
+        BUILTIN_PREFIX + name
+        for name in unneeded_mcp_builtins(
+            agent_dir=str(agent_dir),
+            cwd=cwd,
+            project_trusted=settings.project_trusted,
+            tool_entries=args.tools or (),
+            default_tools=settings.default_tools,
+        )
+    }
+    kept = [source for source in sources if source.explicit or source.path not in unneeded]
+    mcp_stub = any(source.path == BUILTIN_PREFIX + "mcp" for source in sources) and not any(
+        source.path == BUILTIN_PREFIX + "mcp" for source in kept
+    )
+    return kept, mcp_stub
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:

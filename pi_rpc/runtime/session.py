@@ -52,6 +52,7 @@ from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.host import ModeBinding
+    from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.extension_host import SessionExtensions
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
@@ -131,6 +132,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         # Extensions exist only when some were discovered: otherwise nothing is imported and
         # no hook is installed (the session behaves byte for byte as without extensions).
         self.ext: SessionExtensions | None = None
+        # Upstream's always-present `/mcp`, answered here while builtin:mcp is not loaded.
+        self.mcp_command: McpCommand | None = None
+        if options.mcp_command:
+            from pi_rpc.runtime.builtin_commands import McpCommand
+
+            self.mcp_command = McpCommand(str(options.agent_dir))
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
 
@@ -372,6 +379,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         ext = self.ext
         if ext is not None and expand_templates and text.startswith("/") and await ext.try_command(text):
             return "handled"
+        if self.mcp_command is not None and expand_templates and self.mcp_command.handles(text):
+            self.mcp_command.run(text)
+            return "handled"
         if self.compaction.manual_active:
             raise RuntimeCommandError(ERR_COMPACTING)
         if ext is not None:
@@ -540,6 +550,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     async def _queue_user_input(
         self, text: str, images: list[dict[str, Any]] | None, behavior: str, source: str
     ) -> str:
+        if self.mcp_command is not None:
+            self.mcp_command.check_not_queued(text)
         if self.ext is not None:
             self.ext.check_not_command(text)
             processed = await self.ext.run_input(text, images, source, behavior if self._is_streaming else None)
@@ -729,7 +741,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     def get_commands(self) -> list[dict[str, Any]]:
         runner = self.ext.runner if self.ext is not None else None
-        return self.resources.commands(runner.command_listing() if runner is not None else None)
+        listed = runner.command_listing() if runner is not None else None
+        if self.mcp_command is not None:
+            listed = [*(listed or []), self.mcp_command.listing()]
+        return self.resources.commands(listed)
 
     # ------------------------------------------------------------------ extension support
 

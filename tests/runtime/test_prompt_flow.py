@@ -201,7 +201,8 @@ def test_prompt_expands_skill_and_template(pi):
     assert user["content"][0]["text"] == "/nosuch thing"
     commands = p.ok("get_commands")["commands"]
     names = [(c["name"], c["source"]) for c in commands]
-    assert names == [("review", "prompt"), ("skill:hello", "skill")]
+    # Upstream's built-in `mcp` command is listed first, as an extension command (§8.20).
+    assert names == [("mcp", "extension"), ("review", "prompt"), ("skill:hello", "skill")]
     assert commands[0]["description"] == "Review code"
     assert commands[1]["description"] == "Say hello nicely"
     assert commands[0]["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
