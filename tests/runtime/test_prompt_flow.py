@@ -203,10 +203,11 @@ def test_prompt_expands_skill_and_template(pi):
     names = [(c["name"], c["source"]) for c in commands]
     # Upstream's built-in `mcp` command is listed first, as an extension command (§8.20).
     assert names == [("mcp", "extension"), ("review", "prompt"), ("skill:hello", "skill")]
-    assert commands[0]["description"] == "Review code"
-    assert commands[1]["description"] == "Say hello nicely"
-    assert commands[0]["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
-    assert commands[0]["sourceInfo"]["scope"] == "user"
+    review, hello = commands[1], commands[2]
+    assert review["description"] == "Review code"
+    assert hello["description"] == "Say hello nicely"
+    assert review["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
+    assert review["sourceInfo"]["scope"] == "user"
 
 
 def test_abort_right_after_prompt_aborts_the_run(pi):
