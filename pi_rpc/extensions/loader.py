@@ -142,17 +142,26 @@ async def load_extensions(
     return result
 
 
+def unknown_options_error(names: list[str]) -> str:
+    """Upstream's error for ``--flags`` nothing registered (names without dashes, in order)."""
+    unique = list(dict.fromkeys(names))
+    plural = "" if len(unique) == 1 else "s"
+    return f"Unknown option{plural}: {', '.join(f'--{name}' for name in unique)}"
+
+
 def apply_flag_values(result: LoadResult, given: list[tuple[str, str | bool]]) -> list[str]:
     """Apply ``--name[=value]`` flags from the command line to the flags extensions registered
-    (upstream ``applyExtensionFlagValues``). Returns error texts for string flags given without
-    a value; flags no extension registered are ignored, as before extensions existed."""
+    (upstream ``applyExtensionFlagValues``). Returns error texts: string flags given without a
+    value, then (one text) the flags no extension registered: upstream refuses them."""
     if result.runtime is None:
         return []
     registered = {name: flag for ext in result.extensions for name, flag in ext.flags.items()}
     errors: list[str] = []
+    unknown: list[str] = []
     for name, value in given:
         flag = registered.get(name)
         if flag is None:
+            unknown.append(name)
             continue
         if flag.get("type", "boolean") == "boolean":
             result.runtime.flag_values[name] = True
@@ -160,4 +169,17 @@ def apply_flag_values(result: LoadResult, given: list[tuple[str, str | bool]]) -
             result.runtime.flag_values[name] = value
         else:
             errors.append(f'Extension flag "--{name}" requires a value')
+    if unknown:
+        errors.append(unknown_options_error(unknown))
     return errors
+
+
+def help_lines(extensions: list[Extension]) -> list[str]:
+    """The ``Extension CLI Flags:`` lines of ``--help`` (upstream's layout)."""
+    lines = []
+    for ext in extensions:
+        for name, flag in ext.flags.items():
+            value = " <value>" if flag.get("type") == "string" else ""
+            description = flag.get("description") or f"Registered by {ext.path}"
+            lines.append(f"  --{name}{value}".ljust(30) + str(description))
+    return lines

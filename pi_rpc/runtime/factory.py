@@ -193,6 +193,11 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
     extension_sources, mcp_command = discover_extensions(
         args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings
     )
+    if not extension_sources and args.flag_values:
+        # Upstream refuses --flags that no extension registered (exit 1 before the session).
+        from pi_rpc.extensions.loader import unknown_options_error
+
+        raise StartupProblem("Error: " + unknown_options_error([name for name, _value in args.flag_values]))
     allowlist = list(args.tools) if args.tools is not None else None
     modifiers: list[str] = []
     if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):
@@ -304,6 +309,29 @@ def discover_extensions(
         source.path == BUILTIN_PREFIX + "mcp" for source in kept
     )
     return kept, mcp_stub
+
+
+def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
+    """``--help``'s ``Extension CLI Flags:`` lines: the flags the discovered extensions
+    register (upstream loads them for ``--help``); load failures go to stderr. Without
+    extensions nothing is imported."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    agent_dir = paths.agent_dir()
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
+    sources, _mcp_command = discover_extensions(args, cwd=cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    from pi_rpc.extensions.builtin import BUILTIN_PREFIX
+
+    user_sources = [source for source in sources if not source.path.startswith(BUILTIN_PREFIX)]
+    if not user_sources:
+        return []
+    import anyio
+
+    from pi_rpc.extensions.loader import help_lines, load_extensions
+
+    result = anyio.run(load_extensions, user_sources)
+    for failure in result.failures:
+        _warn(failure.message())
+    return help_lines(result.extensions)
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:
