@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, error_message
@@ -81,6 +82,22 @@ def _valid_bash_result(result: Any) -> bool:
         and isinstance(record.get("truncated"), bool)
         and (record.get("fullOutputPath") is None or isinstance(record.get("fullOutputPath"), str))
     )
+
+
+@dataclass
+class BoundaryResult:
+    """What the handlers of an actionable boundary proposed (``valid`` False: nothing)."""
+
+    entries: Any
+    continue_: bool
+    context: dict[str, Any]
+    valid: bool
+
+
+LOST_SYSTEM_HEAD = (
+    "Handler removed the leading system message; the request has no prompt or initial tool declarations. "
+    "Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage()."
+)
 
 
 class ExtensionRunner:
@@ -258,6 +275,45 @@ class ExtensionRunner:
                     return result
         return result
 
+    async def emit_boundary(
+        self, base_event: dict[str, Any], build_context: Callable[[list[Any]], Awaitable[dict[str, Any]]]
+    ) -> BoundaryResult:
+        """An actionable boundary (``turn_end``, ``agent_before_settle``; upstream
+        ``emitBoundary``): each handler sees the entries and continuation proposed so far and
+        ``context`` rebuilt from them; a returned ``entries`` or ``continue`` replaces only that
+        field. The proposal is checked after every handler (``build_context`` raises for an
+        invalid one: reported as ``Invalid boundary entries: …``; a later handler may fix it).
+        A raising handler is reported and the next one runs. An invalid final proposal commits
+        nothing and does not continue."""
+        etype = str(base_event.get("type"))
+        ctx = self.create_context()
+        entries: Any = []
+        should_continue = False
+        context = await build_context(entries)
+        valid = True
+        for ext, handler in self._snapshot(etype):
+            event = {**base_event, "entries": entries, "continue": should_continue, "context": context}
+            try:
+                result = await call_handler(handler, event, ctx)
+                if isinstance(result, dict):
+                    if result.get("entries") is not None:
+                        entries = result["entries"]
+                    if result.get("continue") is not None:
+                        should_continue = bool(result["continue"])
+            except Exception as exc:  # noqa: BLE001 - reported; later handlers still run
+                self._report(ext, etype, exc)
+            try:
+                context = await build_context(entries)
+                valid = True
+            except Exception as exc:  # noqa: BLE001 - the proposal is invalid
+                valid = False
+                self.emit_error(
+                    {"extensionPath": ext.path, "event": etype, "error": f"Invalid boundary entries: {error_message(exc)}"}
+                )
+        if not valid:
+            return BoundaryResult([], False, context, False)
+        return BoundaryResult(entries, should_continue, context, True)
+
     async def emit_tool_call(self, event: dict[str, Any]) -> dict[str, Any] | None:
         """``tool_call``: handlers may mutate ``event["input"]``; the first ``{"block": True}``
         wins. A raising handler is not caught: the caller blocks the call with its message."""
@@ -325,7 +381,10 @@ class ExtensionRunner:
     async def emit_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``context``: handlers see a deep copy of the conversation without system messages and
         may return ``{"messages": [...]}`` or edit the list in place. A changed list gets the
-        current prompt and tools back as one leading system message."""
+        current prompt and tools back as one leading system message. Then
+        ``context_with_system``: handlers see the full transcript (system messages included)
+        and what they return is sent as it is; dropping the leading system message is
+        reported (upstream's text) but honoured."""
         ctx = self.create_context()
         current = copy.deepcopy(messages)
         for ext, handler in self._snapshot("context"):
@@ -344,6 +403,20 @@ class ExtensionRunner:
                 current = [head, *returned] if head is not None else list(returned)
             except Exception as exc:  # noqa: BLE001
                 self._report(ext, "context", exc)
+        for ext, handler in self._snapshot("context_with_system"):
+            # The whole transcript, system messages included; the result is sent as returned.
+            try:
+                had_head = bool(current) and current[0].get("role") == "system"
+                result = await call_handler(handler, {"type": "context_with_system", "messages": current}, ctx)
+                returned = result.get("messages") if isinstance(result, dict) else None
+                if returned is not None:
+                    current = list(returned)
+                if had_head and not (current and isinstance(current[0], dict) and current[0].get("role") == "system"):
+                    self.emit_error(
+                        {"extensionPath": ext.path, "event": "context_with_system", "error": LOST_SYSTEM_HEAD}
+                    )
+            except Exception as exc:  # noqa: BLE001
+                self._report(ext, "context_with_system", exc)
         return current
 
     async def emit_before_provider_request(self, payload: Any) -> Any:

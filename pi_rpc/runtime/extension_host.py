@@ -24,10 +24,12 @@ from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, load_extensions
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
+from pi_rpc.runtime.boundaries import Boundaries
 from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.loop import TurnSnapshot
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.runtime.session import AgentSession
@@ -109,6 +111,7 @@ class SessionExtensions:
         self.emitting_settled = False
         self.deferred: list[Callable[[], Awaitable[Any]]] = []
         self.nested: Any = None  # NestedToolCalls, once a tool calls ctx.execute_tool
+        self.boundaries = Boundaries(self)
         self.loadout.on_error = self._loadout_error
         self._bound = False
 
@@ -652,15 +655,11 @@ class SessionExtensions:
             if runner.has_handlers("turn_start"):
                 await runner.emit({"type": "turn_start", "turnIndex": self.turn_index, "timestamp": _now_ms()})
         elif etype == "turn_end":
-            if runner.has_handlers("turn_end"):
-                await runner.emit(
-                    {
-                        "type": "turn_end",
-                        "turnIndex": self.turn_index,
-                        "message": event.get("message"),
-                        "toolResults": event.get("toolResults") or [],
-                    }
-                )
+            # turn_end is an actionable boundary: the loop's finish_turn ran its handlers before
+            # this event; a turn the loop did not finish (a failed run) runs them here.
+            message = event.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" and not self.boundaries.take_dispatched(message):
+                await self.boundaries.turn_end(message, event.get("toolResults") or [])
             self.turn_index += 1
         elif etype == "message_end":
             if runner.has_handlers("message_end"):
@@ -686,6 +685,10 @@ class SessionExtensions:
         elif etype in ("tool_execution_start", "tool_execution_update", "tool_execution_end"):
             if runner.has_handlers(etype):
                 await runner.emit(dict(event))
+
+    async def finish_turn(self, turn: TurnSnapshot, signal: AbortSignal | None) -> str | None:
+        """The agent loop's ``finish_turn``: ``turn_end`` handlers may ask for one more request."""
+        return "continue" if await self.boundaries.finish_turn(turn.message, turn.tool_results) else None
 
     async def after_turn_end(self) -> None:
         """Custom messages sent while the turn ran (``triggerTurn: False``) land after it."""
@@ -729,7 +732,7 @@ class SessionExtensions:
 
     async def transform_context(self, messages: list[dict[str, Any]], signal: AbortSignal | None) -> list[dict[str, Any]]:
         runner = self.runner
-        if runner is not None and runner.has_handlers("context"):
+        if runner is not None and (runner.has_handlers("context") or runner.has_handlers("context_with_system")):
             messages = await runner.emit_context(messages)
         forced = self.forced_system_prompt
         if forced is not None:
@@ -746,11 +749,16 @@ class SessionExtensions:
 
     def request_hooks(self) -> dict[str, Any]:
         """``StreamOptions`` hooks for ``before_provider_headers`` / ``before_provider_request``
-        / ``after_provider_response``."""
+        / ``after_provider_response`` / ``provider_stream_event``."""
         runner = self.runner
         if runner is None or not any(
             runner.has_handlers(name)
-            for name in ("before_provider_headers", "before_provider_request", "after_provider_response")
+            for name in (
+                "before_provider_headers",
+                "before_provider_request",
+                "after_provider_response",
+                "provider_stream_event",
+            )
         ):
             return {}
 
@@ -769,7 +777,23 @@ class SessionExtensions:
             if live is not None and live.has_handlers("after_provider_response"):
                 await live.emit({"type": "after_provider_response", "status": status, "headers": headers})
 
-        return {"on_request": on_request, "on_response": on_response}
+        async def on_stream_event(data: Any, model: dict[str, Any]) -> None:
+            live = self.runner
+            if live is not None and live.has_handlers("provider_stream_event"):
+                await live.emit(
+                    {
+                        "type": "provider_stream_event",
+                        "provider": model.get("provider"),
+                        "api": model.get("api"),
+                        "model": model.get("id"),
+                        "data": data,
+                    }
+                )
+
+        hooks: dict[str, Any] = {"on_request": on_request, "on_response": on_response}
+        if runner.has_handlers("provider_stream_event"):
+            hooks["on_stream_event"] = on_stream_event
+        return hooks
 
     # ================================================================== session operations
 

@@ -145,6 +145,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             self.agent.before_tool_call = self.ext.before_tool_call
             self.agent.after_tool_call = self.ext.after_tool_call
             self.agent.transform_context = self.ext.transform_context
+            self.agent.finish_turn = self.ext.finish_turn
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -292,8 +293,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 update = TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
         if self.ext is not None:
             # Extensions may change the active tools during a run (tool_search loads tools for
-            # the next call): the next request declares the tools active now.
+            # the next call): the next request declares the tools active now. Entries a
+            # turn_end handler appended rebuilt the live context: the next request uses it.
             context = update.context if update is not None and update.context is not None else turn.context
+            if self.ext.boundaries.context_replaced:
+                self.ext.boundaries.context_replaced = False
+                context = replace(context, messages=list(self.agent.messages))
             update = update or TurnUpdate()
             update.context = replace(context, tools=list(self.agent.tools))
         return update
@@ -338,6 +343,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if model is None:
             return level
         return clamp_thinking_level(model, level)
+
+    @property
+    def entry_ids_by_message(self) -> dict[int, str]:
+        """Session entry ids of the live messages (by ``id()``), for extension boundaries."""
+        return self._entry_id_by_message
 
     @property
     def is_streaming(self) -> bool:
@@ -584,6 +594,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 await start_gate.wait()
             await self.agent.prompt(messages)
             await self._after_runs()
+            # agent_before_settle: extensions may append entries and ask for one more run.
+            while self.ext is not None and not self._abort_requested and await self.ext.boundaries.before_settle():
+                if self._abort_requested:
+                    break
+                await self.agent.continue_()
+                await self._after_runs()
         except Exception as exc:  # noqa: BLE001 - a run failure must never kill the process
             print(f"pi: run failed: {exc!r}", file=sys.stderr)
         finally:
@@ -698,6 +714,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if self._is_streaming:
             self._run_aborted = True
             self._abort_requested = True
+            if self.ext is not None:
+                self.ext.boundaries.note_abort()
         self.retry.cancel_sleep()
         self.compaction.abort()
         self.agent.abort()
