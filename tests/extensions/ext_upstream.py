@@ -78,8 +78,8 @@ def drive(
 ) -> Run:
     """Run one program in ``root`` (``agent/``, ``cwd/``, ``home/``, ``sessions/``).
 
-    Steps: ``{"cmd": {...}, "wait": "response" | "<event type>" | None}`` sends a command and
-    waits for its response or an event; ``{"answer": {...}, "method": "confirm"}`` waits for
+    Steps: ``{"cmd": {...}, "wait": "response" | "<event type>" | {field: value} | None}``
+    sends a command and waits for its response, an event, or a record with those fields; ``{"answer": {...}, "method": "confirm"}`` waits for
     the next dialog of that method and answers it; ``{"close": True}`` closes stdin and waits
     for the exit."""
     agent, cwd, home, sessions = root / "agent", root / "cwd", root / "home", root / "sessions"
@@ -126,9 +126,11 @@ def drive(
             for step in steps:
                 if "answer" in step:
                     method = step["method"]
-                    dialog = until(
-                        lambda r, m=method: r.get("type") == "extension_ui_request" and r.get("method") == m and r["id"] not in answered
-                    )
+                    def unanswered(r: dict[str, Any], m: str = method) -> bool:
+                        return r.get("type") == "extension_ui_request" and r.get("method") == m and r["id"] not in answered
+
+                    # A dialog an earlier step already waited for counts too.
+                    dialog = next((r for r in records if unanswered(r)), None) or until(unanswered)
                     answered.add(dialog["id"])
                     command = {"type": "extension_ui_response", "id": dialog["id"], **step["answer"]}
                     proc.stdin.write((json.dumps(command) + "\n").encode())
@@ -142,6 +144,8 @@ def drive(
                 wait = step.get("wait", "response")
                 if wait == "response":
                     until(lambda r, c=command: r.get("type") == "response" and r.get("id") == c.get("id"))
+                elif isinstance(wait, dict):
+                    until(lambda r, w=wait: all(r.get(k) == v for k, v in w.items()))
                 elif wait:
                     until(lambda r, w=wait: r.get("type") == w)
         finally:
