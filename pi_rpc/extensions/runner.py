@@ -84,6 +84,27 @@ def _valid_bash_result(result: Any) -> bool:
     )
 
 
+class _PromptEvent(dict):  # type: ignore[type-arg]
+    """A ``before_agent_start`` event whose ``systemPrompt`` is rendered from the options when
+    read (upstream's getter), so it reflects edits made before the read."""
+
+    def __init__(self, fields: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> None:
+        super().__init__(fields)
+        self["systemPrompt"] = ""  # listed among the keys; the value is rendered on access
+        self._options = options
+        self._render = render
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "systemPrompt":
+            return self._render(self._options)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key == "systemPrompt":
+            return self._render(self._options)
+        return super().get(key, default)
+
+
 @dataclass
 class BoundaryResult:
     """What the handlers of an actionable boundary proposed (``valid`` False: nothing)."""
@@ -443,21 +464,17 @@ class ExtensionRunner:
         return headers
 
     async def emit_before_agent_start(
-        self, trigger: dict[str, Any], system_prompt: str, system_prompt_options: dict[str, Any]
-    ) -> tuple[list[dict[str, Any]], str | None]:
-        """``before_agent_start``: returns the messages handlers injected and the system prompt
-        they forced (chained: each handler sees the prompt as earlier handlers left it)."""
+        self, trigger: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]
+    ) -> list[dict[str, Any]]:
+        """``before_agent_start``: handlers see ``systemPromptOptions`` (``options``, edited in
+        place and seen by later handlers) and ``systemPrompt`` rendered from it at the moment
+        they read it; a returned ``systemPrompt`` sets ``options["forceSystemPrompt"]``.
+        Returns the messages handlers injected."""
         ctx = self.create_context()
         messages: list[dict[str, Any]] = []
-        forced: str | None = None
         for ext, handler in self._snapshot("before_agent_start"):
             try:
-                event = {
-                    **trigger,
-                    "type": "before_agent_start",
-                    "systemPrompt": forced if forced is not None else system_prompt,
-                    "systemPromptOptions": system_prompt_options,
-                }
+                event = _PromptEvent({**trigger, "type": "before_agent_start", "systemPromptOptions": options}, options, render)
                 result = await call_handler(handler, event, ctx)
             except Exception as exc:  # noqa: BLE001
                 self._report(ext, "before_agent_start", exc)
@@ -466,8 +483,8 @@ class ExtensionRunner:
                 if result.get("message"):
                     messages.append(result["message"])
                 if result.get("systemPrompt") is not None:
-                    forced = str(result["systemPrompt"])
-        return messages, forced
+                    options["forceSystemPrompt"] = str(result["systemPrompt"])
+        return messages
 
     async def emit_input(
         self, text: str, images: list[dict[str, Any]] | None, source: str, streaming_behavior: str | None

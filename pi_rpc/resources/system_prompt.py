@@ -180,6 +180,58 @@ def build_system_sections(
     }
 
 
+def sections_from_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """The sections of upstream's ``BuildSystemPromptOptions`` (what ``before_agent_start``
+    handlers see and edit as ``systemPromptOptions``): ``selectedTools`` listed with their
+    ``toolSnippets`` (a tool without one is not listed), rules from the declared tools'
+    ``toolGuidelines`` then ``promptGuidelines``, ``hiddenTools`` left out, ``sections`` added.
+    ``forceSystemPrompt`` is not a section: the caller sends it instead of the sections."""
+    selected = [str(name) for name in options.get("selectedTools") or ()]
+    hidden = {str(name) for name in options.get("hiddenTools") or ()}
+    snippets = options.get("toolSnippets") or {}
+    tool_guides = options.get("toolGuidelines") or {}
+    guidelines = [str(g) for name in selected if name not in hidden for g in tool_guides.get(name) or ()]
+    guidelines.extend(str(g) for g in options.get("promptGuidelines") or ())
+    skills = [
+        Skill(
+            name=str(sk.get("name", "")),
+            description=str(sk.get("description", "")),
+            file_path=str(sk.get("filePath", "")),
+            base_dir=str(sk.get("baseDir", "")),
+            source_info=dict(sk.get("sourceInfo") or {}),
+            disable_model_invocation=bool(sk.get("disableModelInvocation")),
+        )
+        for sk in options.get("skills") or ()
+        if isinstance(sk, Mapping)
+    ]
+    context_files = [
+        ContextFile(str(f.get("path", "")), str(f.get("content", "")))
+        for f in options.get("contextFiles") or ()
+        if isinstance(f, Mapping)
+    ]
+    append = options.get("appendSystemPrompt")
+    sections = {str(k): str(v) for k, v in (options.get("sections") or {}).items() if v}
+    return build_system_sections(
+        cwd=str(options.get("cwd", "")),
+        tools=[{"name": name, "summary": str(snippets.get(name) or "")} for name in selected],
+        guidelines=guidelines,
+        hidden_tools=hidden,
+        skills=skills,
+        context_files=context_files,
+        custom_prompt=options.get("customPrompt") or None,
+        append_prompts=[str(append)] if append else [],
+        extra_sections=sections or None,
+    )
+
+
+def render_prompt_options(options: Mapping[str, Any]) -> str:
+    """The system prompt text of ``options`` (the forced prompt when one is set)."""
+    forced = options.get("forceSystemPrompt")
+    if forced is not None:
+        return str(forced)
+    return join_sections(sections_from_options(options))
+
+
 def join_sections(sections: Mapping[str, str | None]) -> str:
     """The system prompt text sent with a request: the sections joined by blank lines."""
     return "\n\n".join(v for v in sections.values() if v)

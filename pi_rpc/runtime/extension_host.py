@@ -112,6 +112,8 @@ class SessionExtensions:
         self.deferred: list[Callable[[], Awaitable[Any]]] = []
         self.nested: Any = None  # NestedToolCalls, once a tool calls ctx.execute_tool
         self.boundaries = Boundaries(self)
+        # systemPromptOptions while before_agent_start handlers run (ctx.get_system_prompt).
+        self._options_in_flight: dict[str, Any] | None = None
         self.loadout.on_error = self._loadout_error
         self._bound = False
 
@@ -475,25 +477,27 @@ class SessionExtensions:
         self.spawn(run())
 
     def get_system_prompt(self) -> str:
+        from pi_rpc.resources.system_prompt import join_sections, render_prompt_options
+
+        if self._options_in_flight is not None:
+            # Inside before_agent_start: the prompt as the handlers so far left it (upstream).
+            return render_prompt_options(self._options_in_flight)
         if self.forced_system_prompt is not None:
             return self.forced_system_prompt
-        from pi_rpc.resources.system_prompt import join_sections
-
         return join_sections(self.s.resources.current_sections())
 
     def get_system_prompt_options(self) -> dict[str, Any]:
-        r = self.s.resources
-        return {
-            "cwd": self.s.cwd,
-            "customPrompt": r.custom_prompt,
-            "appendSystemPrompt": "\n\n".join(r.append_prompts),
-            "selectedTools": [tool.name for tool in r.tools],
-            "toolSnippets": {t.name: getattr(t, "prompt_snippet", "") for t in r.tools if getattr(t, "prompt_snippet", "")},
-            "toolGuidelines": {t.name: list(getattr(t, "prompt_guidelines", ()) or ()) for t in r.tools},
-            "contextFiles": [{"path": f.path, "content": f.content} for f in r.context_files],
-            "skills": [{"name": sk.name, "description": sk.description, "filePath": sk.file_path} for sk in r.skills],
-            "sections": dict(r.extra_sections),
-        }
+        """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
+        every registered tool are included, so a handler that selects a tool gets its line."""
+        options = self.s.resources.prompt_options()
+        for name, tool in self.loadout.registry().items():
+            snippet = getattr(tool, "prompt_snippet", "")
+            if snippet and name not in options["toolSnippets"]:
+                options["toolSnippets"][name] = snippet
+            guidelines = list(getattr(tool, "prompt_guidelines", ()) or ())
+            if guidelines:
+                options["toolGuidelines"].setdefault(name, guidelines)
+        return options
 
     # ================================================================== ExtensionHost: command ctx.*
 
@@ -591,23 +595,35 @@ class SessionExtensions:
         return text, images
 
     async def before_agent_start(self, trigger: dict[str, Any]) -> list[dict[str, Any]]:
-        """``before_agent_start``; returns the custom messages to add to the run. A forced
-        system prompt applies to this run's requests."""
+        """``before_agent_start``; returns the custom messages to add to the run. Handlers may
+        edit ``systemPromptOptions`` in place (upstream): an edited ``selectedTools`` becomes the
+        active tools, the edited options build this run's prompt (a changed section is recorded
+        as a system message patch), and ``forceSystemPrompt`` (or a returned ``systemPrompt``)
+        is sent instead of the prompt for this run."""
         self.forced_system_prompt = None
+        self.s.resources.run_options = None
         # The run records the loadout in the transcript: restored tools that did not register by
         # now are dropped, so a tool that never registers does not stay pending (upstream).
         self.loadout.pending.clear()
         runner = self.runner
         if runner is None or not runner.has_handlers("before_agent_start"):
             return []
+        from pi_rpc.resources.system_prompt import render_prompt_options
+
         options = self.get_system_prompt_options()
-        injected, forced = await runner.emit_before_agent_start(trigger, self.get_system_prompt(), options)
-        self.forced_system_prompt = forced
-        # Sections handlers set in systemPromptOptions.sections (MCP's mcp_servers) become
-        # sections of the prompt; a changed one is recorded as a system message patch.
-        sections = options.get("sections")
-        if isinstance(sections, dict):
-            self.s.resources.extra_sections = {str(k): str(v) for k, v in sections.items() if isinstance(v, str) and v}
+        selected_before = list(options["selectedTools"])
+        self._options_in_flight = options
+        try:
+            injected = await runner.emit_before_agent_start(trigger, options, render_prompt_options)
+        finally:
+            self._options_in_flight = None
+        selected = options.get("selectedTools")
+        if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
+            self.set_active_tools([str(n) for n in selected])  # an explicit edit wins
+        options["selectedTools"] = [tool.name for tool in self.s.agent.tools]
+        forced = options.get("forceSystemPrompt")
+        self.forced_system_prompt = None if forced is None else str(forced)
+        self.s.resources.run_options = options
         return [custom_message(message) for message in injected]
 
     def take_next_turn_messages(self) -> list[dict[str, Any]]:
@@ -616,6 +632,7 @@ class SessionExtensions:
 
     def end_run(self) -> None:
         self.forced_system_prompt = None
+        self.s.resources.run_options = None
 
     async def emit_settled(self, aborted: bool) -> None:
         runner = self.runner
