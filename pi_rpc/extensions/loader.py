@@ -142,6 +142,29 @@ async def load_extensions(
     return result
 
 
+async def complete_load(preloaded: LoadResult, sources: list[ExtensionSource]) -> LoadResult:
+    """``sources`` loaded with what ``preloaded`` already loaded reused (its ``setup`` does not
+    run again) and the rest loaded into its runtime, in ``sources`` order (upstream's
+    pre-trust pass followed by the final load)."""
+    runtime = preloaded.runtime
+    assert runtime is not None
+    loaded = {ext.path: ext for ext in preloaded.extensions}
+    failed = {failure.path: failure for failure in preloaded.failures}
+    result = LoadResult(runtime=runtime)
+    for source in sources:
+        if source.path in loaded:
+            result.extensions.append(loaded[source.path])
+        elif source.path in failed:
+            result.failures.append(failed[source.path])
+        else:
+            outcome = await load_extension(source, runtime)
+            if isinstance(outcome, LoadFailure):
+                result.failures.append(outcome)
+            else:
+                result.extensions.append(outcome)
+    return result
+
+
 def unknown_options_error(names: list[str]) -> str:
     """Upstream's error for ``--flags`` nothing registered (names without dashes, in order)."""
     unique = list(dict.fromkeys(names))

@@ -21,7 +21,7 @@ from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
-from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, load_extensions
+from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, complete_load, load_extensions
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
 from pi_rpc.runtime.boundaries import Boundaries
@@ -99,7 +99,8 @@ class SessionExtensions:
         options = session.options
         self.sources = list(options.extension_sources)
         self.flag_values = list(options.extension_flag_values)
-        self.bus = EventBus()
+        self.preloaded = options.preloaded_extensions
+        self.bus = self.preloaded.runtime.bus if self.preloaded is not None else EventBus()
         self.runner: ExtensionRunner | None = None
         self.binding = ModeBinding()
         self.loadout = ToolLoadout(options)
@@ -123,7 +124,12 @@ class SessionExtensions:
         if fresh:
             clear_module_cache()
         self.loadout.reset_extension_tools()
-        result = await load_extensions(self.sources, bus=self.bus, fresh=fresh)
+        preloaded, self.preloaded = self.preloaded, None
+        if preloaded is not None and not fresh:
+            # project_trust handlers ran in these at startup: reuse them.
+            result = await complete_load(preloaded, self.sources)
+        else:
+            result = await load_extensions(self.sources, bus=self.bus, fresh=fresh)
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
         self.runner = ExtensionRunner(result.extensions, result.runtime)

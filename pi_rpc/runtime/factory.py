@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -30,6 +30,10 @@ _PREFERRED = {
     "openai": "gpt-5",
     "google": "gemini-2.5-pro",
 }
+
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.project_trust import StartupTrust
 
 
 class StartupProblem(Exception):
@@ -148,10 +152,16 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
     return _default_model(registry, settings), None
 
 
-def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None) -> RuntimeOptions:
+def build_runtime_options(
+    args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None, trust: StartupTrust | None = None
+) -> RuntimeOptions:
+    """``trust``: what extensions' ``project_trust`` handlers decided before
+    (``pi_rpc.runtime.project_trust.resolve_startup_trust``); their decision stands in for
+    ``-a``/``-na`` and the extensions they ran in are reused by the session."""
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
-    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
+    approve = args.approve if trust is None or trust.decision is None else trust.decision
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=approve)
     registry = ModelRegistry(agent_dir, faux=_command_line_opts_into_faux(args))
     for error in registry.errors:
         _warn(f"Warning: {error}")
@@ -257,6 +267,7 @@ def build_runtime_options(args: CliArgs, *, cwd: str | None = None, stream_fn: A
         extension_sources=extension_sources,
         extension_flag_values=list(args.flag_values),
         mcp_command=mcp_command,
+        preloaded_extensions=trust.preloaded if trust is not None else None,
     )
 
 

@@ -51,5 +51,8 @@ class RuntimeOptions:
     # No extension runtime, but builtin:mcp is enabled: the session itself lists ``mcp`` in
     # get_commands and answers ``/mcp`` as upstream does without an mcp.json.
     mcp_command: bool = False
+    # Extensions project_trust already loaded at startup (pi_rpc.extensions.loader.LoadResult):
+    # the session loads only the others, into the same runtime.
+    preloaded_extensions: Any = None
     # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
     file_access: Any = None

@@ -74,6 +74,7 @@ def drive(
     args: tuple[str, ...] = (),
     settings: dict[str, Any] | None = None,
     files: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
     timeout: float = 60.0,
 ) -> Run:
     """Run one program in ``root`` (``agent/``, ``cwd/``, ``home/``, ``sessions/``).
@@ -94,6 +95,7 @@ def drive(
         env = {
             "PATH": os.environ["PATH"], "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1",
             "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "LANG": "C.UTF-8", "PYTHONPATH": str(REPO),
+            **(env or {}),
         }
         proc = subprocess.Popen(
             [*argv, "--mode", "rpc", "--session-dir", str(sessions), *args],
