@@ -27,6 +27,7 @@ from typing import Any
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime, error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.discovery import ExtensionSource
+from pi_rpc.extensions.mcp_servers import Validator
 from pi_rpc.extensions.types import Extension, LoadFailure
 
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
@@ -129,9 +130,13 @@ async def load_extensions(
     bus: EventBus | None = None,
     flag_values: dict[str, Any] | None = None,
     fresh: bool = False,
+    mcp_validator: Validator | None = None,
 ) -> LoadResult:
-    """Load ``sources`` in order into one shared runtime; failures are collected, not raised."""
+    """Load ``sources`` in order into one shared runtime; failures are collected, not raised.
+    ``mcp_validator`` checks ``pi.register_mcp_server`` configs (MCP's own rules)."""
     runtime = SharedRuntime(bus or EventBus(), flag_values)
+    if mcp_validator is not None:
+        runtime.mcp_servers.validate = mcp_validator
     result = LoadResult(runtime=runtime)
     for source in sources:
         loaded = await load_extension(source, runtime, fresh=fresh)

@@ -130,6 +130,7 @@ class ExtensionRunner:
         self._host: ExtensionHost | None = None
         self._session_view: ReadonlySessionManager | None = None
         self._error_listeners: list[Callable[[ExtensionErrorRecord], None]] = []
+        self._reported_mcp_servers: set[str] = set()
         runtime.report_error = self._report_from_runtime
         runtime.create_context = self.create_context
 
@@ -154,6 +155,9 @@ class ExtensionRunner:
         self.set_binding(binding)
         self.runtime.host = host
         self.runtime.bus.spawn = host.spawn
+        # Servers registered from now on reach whoever connects them at once (those registered
+        # while loading are read at session_start).
+        self.runtime.mcp_servers.on_change = self._mcp_servers_changed
         pending, self.runtime.pending_provider_changes = self.runtime.pending_provider_changes, []
         for op, name, config, path in pending:
             try:
@@ -163,6 +167,29 @@ class ExtensionRunner:
                     host.unregister_provider(name)
             except Exception as exc:  # noqa: BLE001
                 self.emit_error({"extensionPath": path, "event": "register_provider", "error": error_message(exc)})
+
+    def _mcp_servers_changed(self) -> None:
+        """``mcp_servers_change`` (not awaited, as upstream); with no handler nothing connects
+        registered servers: each is reported once."""
+        if self.stale:
+            return
+        servers = self.runtime.mcp_servers.list()
+        if self.has_handlers("mcp_servers_change"):
+            self.host.spawn(self.emit({"type": "mcp_servers_change", "servers": servers}))
+            return
+        for server in servers:
+            name = str(server["name"])
+            if name in self._reported_mcp_servers:
+                continue
+            self._reported_mcp_servers.add(name)
+            self.emit_error(
+                {
+                    "extensionPath": str(server["extensionPath"]),
+                    "event": "register_mcp_server",
+                    "error": f'MCP server "{name}" is registered, but no loaded extension connects MCP servers; '
+                    "another extension may have replaced the built-in MCP support",
+                }
+            )
 
     def set_binding(self, binding: ModeBinding) -> None:
         self.binding = binding

@@ -1,7 +1,8 @@
 """``builtin:mcp``: MCP servers in a session, as a built-in extension (``setup(pi)``).
 
 Importing this module costs nothing: ``session_start`` only reads ``mcp.json``; the manager,
-the SDK and the connections load when a server is configured and enabled. ``--no-mcp`` (or
+the SDK and the connections load when a server is configured (or registered by an extension
+with ``pi.register_mcp_server``, at load time or later: ``mcp_servers_change``) and enabled. ``--no-mcp`` (or
 ``"extensions": ["-builtin:mcp"]``) keeps the extension from loading at all.
 """
 
@@ -19,6 +20,14 @@ def setup(pi: Any) -> None:
     def manager() -> Any:
         return state.get("manager")
 
+    def new_manager(ctx: Any) -> Any:
+        from pi_rpc.mcp.manager import McpManager
+
+        mcp = McpManager(pi, agent_dir=str(paths.agent_dir()))
+        state["manager"] = mcp
+        mcp.load(ctx.cwd, ctx.is_project_trusted())
+        return mcp
+
     async def on_session_start(_event: dict[str, Any], ctx: Any) -> None:
         import os
 
@@ -26,20 +35,29 @@ def setup(pi: Any) -> None:
         trusted = ctx.is_project_trusted()
         global_file = os.path.join(agent_dir, "mcp.json")
         project_file = os.path.join(ctx.cwd, paths.CONFIG_DIR_NAME, "mcp.json")
-        if not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
-            return  # nothing configured: nothing to load
-        from pi_rpc.mcp.manager import McpManager
-
-        mcp = McpManager(pi, agent_dir=agent_dir)
-        state["manager"] = mcp
-        mcp.load(ctx.cwd, trusted)
+        registrations = pi.get_mcp_servers()
+        if not registrations and not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
+            return  # nothing configured or registered: nothing to load
+        mcp = new_manager(ctx)
+        # Servers extensions registered while loading join the configured ones.
+        mcp.add_registered(registrations)
         mcp.ensure_discovery_active(ctx)
         if any(server.enabled for server in mcp.servers):
             mcp.prepare()
-            pi.spawn(mcp.serve())
+            mcp.ensure_serving()
             pi.spawn(mcp.start(ctx))
         else:
             mcp.report_problems(ctx)
+
+    async def on_servers_change(_event: dict[str, Any], ctx: Any) -> None:
+        # Servers registered or unregistered after startup connect or close at once.
+        mcp = manager()
+        registrations = pi.get_mcp_servers()
+        if mcp is None:
+            if not registrations:
+                return
+            mcp = new_manager(ctx)
+        await mcp.registrations_changed(registrations, ctx)
 
     async def on_before_agent_start(event: dict[str, Any], ctx: Any) -> None:
         mcp = manager()
@@ -94,6 +112,7 @@ def setup(pi: Any) -> None:
     pi.on("tool_call", on_tool_call)
     pi.on("turn_start", on_turn_start)
     pi.on("session_shutdown", on_session_shutdown)
+    pi.on("mcp_servers_change", on_servers_change)
     from pi_rpc.mcp.command import COMMAND_DESCRIPTION, COMMAND_NAME
 
     pi.register_command(COMMAND_NAME, {"description": COMMAND_DESCRIPTION, "handler": command})

@@ -56,6 +56,7 @@ class Server:
     entry: ServerEntry
     connection: Any = None  # McpConnection once started
     ready: anyio.Event | None = None  # set when the latest connection attempt settled
+    registered_config: str | None = None  # an extension's registration, to notice a changed config
 
     @property
     def enabled(self) -> bool:
@@ -103,7 +104,9 @@ class McpManager:
         self._log: Any = None
         self._oauth: Any = None
         self._closed = False
+        self._serving = False
         self._tokens_at_sign_in: dict[int, tuple[Any, str]] = {}
+        self.overridden: list[str] = []  # registered servers an mcp.json entry overrides
 
     # ------------------------------------------------------------------ lookup
 
@@ -120,9 +123,85 @@ class McpManager:
         self.config = load_mcp_config(self.agent_dir, cwd, project_trusted)
         self.auto_enable_codemode = self.config.auto_enable_codemode is not False
         self.servers = [Server(entry) for entry in self.config.servers]
+        self.overridden = []
+
+    # ------------------------------------------------------------------ servers extensions register
+
+    def registered_servers(self, registrations: list[dict[str, Any]]) -> tuple[list[Server], list[str]]:
+        """Servers extensions registered (``pi.get_mcp_servers()``), except names ``mcp.json``
+        defines, which win; and the lines saying which were overridden."""
+        servers: list[Server] = []
+        overridden: list[str] = []
+        for registration in registrations:
+            name, config, path = str(registration["name"]), registration["config"], str(registration["extensionPath"])
+            configured = next((e for e in self.config.servers if mcp_namespace(e.name) == mcp_namespace(name)), None)
+            if configured is not None:
+                overridden.append(f'"{name}" registered by {path} is overridden by "{configured.name}" in {configured.source}')
+                continue
+            entry = ServerEntry(name, config, path, "extension")
+            servers.append(Server(entry, registered_config=json.dumps(config, sort_keys=True)))
+        return servers, overridden
+
+    def add_registered(self, registrations: list[dict[str, Any]]) -> None:
+        """The registered servers join the configured ones when the session starts."""
+        servers, self.overridden = self.registered_servers(registrations)
+        self.servers.extend(servers)
+
+    def ensure_serving(self) -> None:
+        """The connections' task group runs (spawned once, for servers added later)."""
+        if not self._serving:
+            self._serving = True
+            self.pi.spawn(self.serve())
+
+    async def registrations_changed(self, registrations: list[dict[str, Any]], ctx: Any) -> None:
+        """``mcp_servers_change``: unregistered servers (and ones registered again with another
+        config) close and their tools become unreachable; new ones connect at once."""
+        if self._closed:
+            return
+        wanted, self.overridden = self.registered_servers(registrations)
+        by_name = {server.entry.name: server for server in wanted}
+        removed = [
+            s
+            for s in self.servers
+            if s.entry.scope == "extension"
+            and (by_name.get(s.entry.name) is None or by_name[s.entry.name].registered_config != s.registered_config)
+        ]
+        self.servers = [s for s in self.servers if s not in removed]
+        for server in removed:
+            self.hide_tools(server.entry.name)
+        added = [server for server in wanted if self.find(server.entry.name) is None]
+        self.servers.extend(added)
+        self.ensure_discovery_active(ctx)
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for server in removed:
+                    if server.connection is not None:
+                        tg.start_soon(server.connection.close)
+        connecting = [server for server in added if server.enabled]
+        if self._closed or not connecting:
+            return
+        self.ensure_serving()
+        for server in connecting:
+            server.ready = anyio.Event()
+        await self._tg_ready.wait()
+        async with anyio.create_task_group() as tg:
+            for server in connecting:
+                tg.start_soon(self.start_connection, server)
+        if not self._closed:
+            self.report_problems(ctx, connecting)
+
+    def hide_tools(self, server_name: str) -> None:
+        """The tools of a server that went away stay registered, unreachable (``hidden``)."""
+        for name in self.server_tools.get(server_name, set()):
+            definition = self.definitions.get(name)
+            if definition is not None:
+                self.pi.register_tool({**definition, "exposure": "hidden"})
+        self.server_tools[server_name] = set()
+        self.sync_resource_tools()
 
     async def serve(self) -> None:
         """The task group the connections live in, for the life of the session."""
+        self._serving = True
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self._tg_ready.set()
@@ -448,9 +527,9 @@ class McpManager:
 
     # ------------------------------------------------------------------ reports
 
-    def report_problems(self, ctx: Any) -> None:
-        lines = [f"config: {error}" for error in self.config.errors]
-        for server in self.servers:
+    def report_problems(self, ctx: Any, only: list[Server] | None = None) -> None:
+        lines = [] if only is not None else [f"config: {error}" for error in self.config.errors]
+        for server in only if only is not None else self.servers:
             state = server.connection.state if server.connection is not None else None
             if state in ("needs-auth", "failed"):
                 lines.append(f"{server.entry.name}: {describe_state(server)}")
@@ -460,7 +539,7 @@ class McpManager:
         ctx.ui.notify(f"MCP servers need attention:\n{body}\nRun /mcp to fix.", "warning")
 
     def format_status(self) -> str:
-        if not self.servers and not self.config.errors:
+        if not self.servers and not self.config.errors and not self.overridden:
             return not_configured(self.agent_dir)
         lines = []
         for server in self.servers:
@@ -482,6 +561,7 @@ class McpManager:
                 error = "\n    " + connection.error.replace("\n", "\n    ")
             lines.append(f"{name}: {state}{tools} ({exposure}){error}")
         lines.extend(f"config error: {error}" for error in self.config.errors)
+        lines.extend(f"overridden: {line}" for line in self.overridden)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ /mcp

@@ -54,6 +54,13 @@ class ExtensionStartupError(Exception):
         self.exit_code = exit_code
 
 
+def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
+    """``pi.register_mcp_server``'s check: MCP's ``mcp.json`` rules, imported on first use."""
+    from pi_rpc.mcp.config import validate_server_config
+
+    return validate_server_config(name, raw)
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -129,7 +136,7 @@ class SessionExtensions:
             # project_trust handlers ran in these at startup: reuse them.
             result = await complete_load(preloaded, self.sources)
         else:
-            result = await load_extensions(self.sources, bus=self.bus, fresh=fresh)
+            result = await load_extensions(self.sources, bus=self.bus, fresh=fresh, mcp_validator=validate_mcp_registration)
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
         self.runner = ExtensionRunner(result.extensions, result.runtime)

@@ -91,7 +91,9 @@ async def resolve_startup_trust(args: CliArgs, *, cwd: str | None = None, mode: 
     from pi_rpc.extensions.bus import EventBus
     from pi_rpc.extensions.loader import load_extensions
 
-    preloaded = await load_extensions(sources, bus=EventBus())
+    from pi_rpc.runtime.extension_host import validate_mcp_registration
+
+    preloaded = await load_extensions(sources, bus=EventBus(), mcp_validator=validate_mcp_registration)
     decision = await _emit(preloaded, where, mode, agent_dir)
     return StartupTrust(decision, preloaded)
 
