@@ -223,7 +223,7 @@ class StreamOptions:
     on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
     # ``on_stream_event(data, model)`` sees each parsed provider stream event before it is
     # normalized (read-only; awaited in stream order).
-    on_stream_event: Callable[[Any, dict[str, Any]], Awaitable[None]] | None = None
+    on_stream_event: Callable[[Any, Any], Awaitable[None]] | None = None
 
 
 def empty_usage() -> Usage:

@@ -84,7 +84,7 @@ def _valid_bash_result(result: Any) -> bool:
     )
 
 
-class _PromptEvent(dict):  # type: ignore[type-arg]
+class _PromptEvent(dict[str, Any]):
     """A ``before_agent_start`` event whose ``systemPrompt`` is rendered from the options when
     read (upstream's getter), so it reflects edits made before the read."""
 

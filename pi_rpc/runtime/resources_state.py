@@ -160,7 +160,7 @@ class ResourcesState:
             "hiddenTools": [tool.name for tool in tools if tool.name in hidden],
             "toolSnippets": snippets,
             "toolGuidelines": {
-                tool.name: list(tool.prompt_guidelines) for tool in tools if getattr(tool, "prompt_guidelines", None)
+                tool.name: list(getattr(tool, "prompt_guidelines")) for tool in tools if getattr(tool, "prompt_guidelines", None)
             },
             "promptGuidelines": [],
             "appendSystemPrompt": "\n\n".join(p for p in self.append_prompts if p),
