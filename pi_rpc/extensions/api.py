@@ -378,7 +378,8 @@ class ExtensionAPI:
         self._apply(lambda: registry.unregister(str(name), path))
 
     def get_mcp_servers(self) -> list[dict[str, Any]]:
-        """Every registered server: ``{"name", "config", "extensionPath"}`` (copies)."""
+        """Every server registered for this session, in registration order: the mode's (ACP
+        client's) first, then extensions'; ``{"name", "config", "extensionPath"}`` (copies)."""
         self._assert_active()
         return self._runtime.mcp_servers.list()
 

@@ -1,7 +1,8 @@
 """Which of the MCP built-in extensions a session needs, decided at startup from what is on disk
 and on the command line, without importing anything: ``builtin:mcp`` when an ``mcp.json``
-exists (global, or the trusted project's), ``builtin:codemode`` and ``builtin:tool-search`` when
-MCP loads (it may activate them) or the tool selection names them. A session without MCP
+exists (global, or the trusted project's) or the mode registers servers (ACP), and
+``builtin:codemode`` and ``builtin:tool-search`` when MCP loads (it may activate them) or the
+tool selection names them. A session without MCP
 therefore loads no extension runtime at all and behaves byte for byte as without this feature.
 """
 
@@ -28,9 +29,11 @@ def unneeded_mcp_builtins(
     project_trusted: bool,
     tool_entries: Iterable[object] = (),
     default_tools: object = None,
+    registered_servers: bool = False,
 ) -> list[str]:
-    """The MCP built-ins this session does not need (to leave out of extension discovery)."""
-    configured = os.path.exists(os.path.join(agent_dir, "mcp.json")) or (
+    """The MCP built-ins this session does not need (to leave out of extension discovery).
+    ``registered_servers``: the mode registers servers for the session (ACP's ``mcpServers``)."""
+    configured = registered_servers or os.path.exists(os.path.join(agent_dir, "mcp.json")) or (
         project_trusted and os.path.exists(os.path.join(cwd, ".pi", "mcp.json"))
     )
     if configured:

@@ -1,8 +1,10 @@
 """``builtin:mcp``: MCP servers in a session, as a built-in extension (``setup(pi)``).
 
-Importing this module costs nothing: ``session_start`` only reads ``mcp.json``; the manager,
-the SDK and the connections load when a server is configured (or registered by an extension
-with ``pi.register_mcp_server``, at load time or later: ``mcp_servers_change``) and enabled. ``--no-mcp`` (or
+Importing this module costs nothing: ``session_start`` only reads ``mcp.json`` and the servers
+registered for the session (``pi.get_mcp_servers()``: by extensions with
+``pi.register_mcp_server``, at load time or later (``mcp_servers_change``), and by the ACP
+client); the manager, the SDK and the connections load when a server is configured or
+registered, and enabled. ``--no-mcp`` (or
 ``"extensions": ["-builtin:mcp"]``) keeps the extension from loading at all.
 """
 

@@ -119,6 +119,8 @@ class McpManager:
     # ------------------------------------------------------------------ lifecycle
 
     def load(self, cwd: str, project_trusted: bool) -> None:
+        """Read mcp.json; servers registered for the session (``pi.get_mcp_servers()``: by
+        extensions or the ACP client) join with ``add_registered``."""
         self.cwd = cwd
         self.config = load_mcp_config(self.agent_dir, cwd, project_trusted)
         self.auto_enable_codemode = self.config.auto_enable_codemode is not False

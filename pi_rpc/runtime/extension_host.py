@@ -139,6 +139,8 @@ class SessionExtensions:
             result = await load_extensions(self.sources, bus=self.bus, fresh=fresh, mcp_validator=validate_mcp_registration)
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
+        # The mode's servers (ACP's mcpServers) are registered before any extension's.
+        result.runtime.mcp_servers.seed(self.s.options.mcp_servers)
         self.runner = ExtensionRunner(result.extensions, result.runtime)
         return result.failures, flag_errors
 
@@ -730,16 +732,20 @@ class SessionExtensions:
 
     async def before_tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None) -> Any:
         runner = self.runner
-        if runner is None or not runner.has_handlers("tool_call"):
-            return None
-        return await runner.emit_tool_call(
-            {
-                "type": "tool_call",
-                "toolName": context.tool_call.get("name"),
-                "toolCallId": context.tool_call.get("id"),
-                "input": context.args,
-            }
-        )
+        verdict = None
+        if runner is not None and runner.has_handlers("tool_call"):
+            verdict = await runner.emit_tool_call(
+                {
+                    "type": "tool_call",
+                    "toolName": context.tool_call.get("name"),
+                    "toolCallId": context.tool_call.get("id"),
+                    "input": context.args,
+                }
+            )
+        gate = self.s.tool_gate
+        if gate is not None and not (isinstance(verdict, dict) and verdict.get("block")):
+            return await gate(context, signal) or verdict
+        return verdict
 
     async def after_tool_call(self, context: AfterToolCallContext, signal: AbortSignal | None) -> Any:
         runner = self.runner

@@ -153,11 +153,18 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
 
 
 def build_runtime_options(
-    args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None, trust: StartupTrust | None = None
+    args: CliArgs,
+    *,
+    cwd: str | None = None,
+    stream_fn: Any = None,
+    trust: StartupTrust | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
 ) -> RuntimeOptions:
     """``trust``: what extensions' ``project_trust`` handlers decided before
     (``pi_rpc.runtime.project_trust.resolve_startup_trust``); their decision stands in for
-    ``-a``/``-na`` and the extensions they ran in are reused by the session."""
+    ``-a``/``-na`` and the extensions they ran in are reused by the session. ``mcp_servers``:
+    MCP servers the mode registers for the session (ACP's ``mcpServers``), listed by
+    ``pi.get_mcp_servers()`` before any extension's."""
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
     approve = args.approve if trust is None or trust.decision is None else trust.decision
@@ -201,7 +208,7 @@ def build_runtime_options(
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
     extension_sources, mcp_command = discover_extensions(
-        args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings
+        args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings, mcp_registered=bool(mcp_servers)
     )
     if not extension_sources and args.flag_values:
         # Upstream refuses --flags that no extension registered (exit 1 before the session).
@@ -268,15 +275,18 @@ def build_runtime_options(
         extension_flag_values=list(args.flag_values),
         mcp_command=mcp_command,
         preloaded_extensions=trust.preloaded if trust is not None else None,
+        mcp_servers=list(mcp_servers or []),
     )
 
 
 def discover_extensions(
-    args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings
+    args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
 ) -> tuple[list[Any], bool]:
     """The extensions this session loads (``-e``, settings, discovery, built-ins), and whether
     the session lists and answers ``/mcp`` itself (``builtin:mcp`` is enabled but not needed).
-    Only lists directories, so a session without extensions imports nothing more."""
+    Only lists directories, so a session without extensions imports nothing more.
+    ``mcp_registered``: the mode registers MCP servers for the session (ACP), so MCP's built-in
+    is needed."""
     from pi_rpc.extensions.builtin import BUILTIN_PREFIX, DISABLED_BY_FLAGS
     from pi_rpc.extensions.discovery import discover_extension_sources
 
@@ -313,6 +323,7 @@ def discover_extensions(
             project_trusted=settings.project_trusted,
             tool_entries=args.tools or (),
             default_tools=settings.default_tools,
+            registered_servers=mcp_registered,
         )
     }
     kept = [source for source in sources if source.explicit or source.path not in unneeded]

@@ -56,3 +56,9 @@ class RuntimeOptions:
     preloaded_extensions: Any = None
     # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
     file_access: Any = None
+    # bash runs its commands through this BashRunner (ACP: the editor's terminals); None = locally
+    bash_runner: Any = None
+    # MCP servers the running mode registers for this session (ACP: the client's mcpServers),
+    # as ``pi.get_mcp_servers()`` lists them: ``{"name", "config" (an mcp.json entry),
+    # "extensionPath" (who registered it)}``. A server mcp.json defines takes precedence.
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)

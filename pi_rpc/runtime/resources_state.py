@@ -91,6 +91,7 @@ class ResourcesState:
             "auto_resize_images": options.settings.images_auto_resize,
             "get_model": get_model,
             "file_access": options.file_access,
+            "bash_runner": options.bash_runner,
         }
         selection = _resolve_tool_names(options)
         # Names of tools extensions register; activated by the loadout once they exist.

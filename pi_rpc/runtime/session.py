@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 
 from pi_rpc.agent.agent import Agent
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
+from pi_rpc.agent.types import BeforeToolCallHook
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
@@ -138,6 +139,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             from pi_rpc.runtime.builtin_commands import McpCommand
 
             self.mcp_command = McpCommand(str(options.agent_dir))
+        # The running mode's check before every tool call (ACP permission requests), set with
+        # set_tool_gate; with extensions it runs after their tool_call handlers.
+        self.tool_gate: BeforeToolCallHook | None = None
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
 
@@ -148,6 +152,14 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             self.agent.finish_turn = self.ext.finish_turn
 
     # ------------------------------------------------------------------ lifecycle
+
+    def set_tool_gate(self, gate: BeforeToolCallHook | None) -> None:
+        """Install the mode's check before every tool call, model-issued or nested (a tool
+        calling tools, e.g. a codemode script): it may block the call like a ``tool_call``
+        handler. With extensions it runs after their ``tool_call`` handlers, unless one blocked."""
+        self.tool_gate = gate
+        if self.ext is None:
+            self.agent.before_tool_call = gate
 
     def bind_task_group(self, tg: TaskGroup) -> None:
         """Background runs start in ``tg`` (the mode's task group)."""

@@ -18,7 +18,7 @@ from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools._js import js_number
 from pi_rpc.tools.base import BuiltinTool, emit_update, number_prop, object_schema, string_prop
-from pi_rpc.tools.bash_executor import BashExecutionError, execute_bash, shell_env
+from pi_rpc.tools.bash_executor import BashExecutionError, BashRunner, execute_bash, shell_env
 from pi_rpc.tools.output_accumulator import OutputAccumulator, OutputSnapshot
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
@@ -66,8 +66,10 @@ class BashTool(BuiltinTool):
         session_env: SessionEnv = None,
         bin_dir: str | None = None,
         update_throttle_s: float = 0.1,
+        runner: BashRunner | None = None,
     ) -> None:
         super().__init__(cwd)
+        self.runner = runner  # None: a local process (execute_bash)
         self.shell_path = shell_path
         self.command_prefix = command_prefix
         self.session_env = session_env
@@ -92,10 +94,10 @@ class BashTool(BuiltinTool):
     ) -> AgentToolResult:
         # No cancel scope here: the executor turns an abort into killing the process group,
         # so the output gathered so far can still be reported.
-        return await self.run(args, signal, on_update)
+        return await self.run(args, signal, on_update, tool_call_id)
 
     async def run(
-        self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None, tool_call_id: str = ""
     ) -> AgentToolResult:
         command: str = args["command"]
         timeout = args.get("timeout")
@@ -143,17 +145,31 @@ class BashTool(BuiltinTool):
         async with anyio.create_task_group() as tg:
             tg.start_soon(flusher)
             try:
-                result = await execute_bash(
-                    command,
-                    self.cwd,
-                    on_chunk=on_chunk,
-                    signal=signal,
-                    timeout_s=timeout,
-                    shell_path=self.shell_path,
-                    command_prefix=self.command_prefix,
-                    env=self.build_env(),
-                    accumulator=acc,
-                )
+                if self.runner is not None:
+                    result = await self.runner(
+                        command,
+                        self.cwd,
+                        tool_call_id=tool_call_id,
+                        on_chunk=on_chunk,
+                        signal=signal,
+                        timeout_s=timeout,
+                        shell_path=self.shell_path,
+                        command_prefix=self.command_prefix,
+                        env=self.build_env(),
+                        accumulator=acc,
+                    )
+                else:
+                    result = await execute_bash(
+                        command,
+                        self.cwd,
+                        on_chunk=on_chunk,
+                        signal=signal,
+                        timeout_s=timeout,
+                        shell_path=self.shell_path,
+                        command_prefix=self.command_prefix,
+                        env=self.build_env(),
+                        accumulator=acc,
+                    )
             except BashExecutionError as exc:
                 start_error = exc
             finally:

@@ -18,7 +18,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -40,6 +40,26 @@ ChunkCallback = Callable[[str], Awaitable[None] | None]
 
 class BashExecutionError(Exception):
     """The command could not be started (bad shell path, missing cwd, bad timeout)."""
+
+
+class BashRunner(Protocol):
+    """Where the ``bash`` tool runs a command instead of a local process (ACP: the editor's
+    terminal). Same contract as ``execute_bash``, plus the id of the tool call it serves."""
+
+    async def __call__(
+        self,
+        command: str,
+        cwd: str,
+        *,
+        tool_call_id: str,
+        on_chunk: ChunkCallback | None,
+        signal: AbortSignal | None,
+        timeout_s: float | None,
+        shell_path: str | None,
+        command_prefix: str | None,
+        env: Mapping[str, str],
+        accumulator: OutputAccumulator,
+    ) -> BashExecutionResult: ...
 
 
 @dataclass

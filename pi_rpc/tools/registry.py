@@ -26,7 +26,9 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
     (``<agentDir>/bin``, put first on PATH), ``update_throttle_s`` (bash), ``auto_resize_images``
     and ``get_model`` (read: callable giving the session's current model), ``rg_path`` /
     ``use_ripgrep`` (grep), ``fd_path`` / ``use_fd`` (find), ``file_access`` (read/edit/write:
-    a ``TextFileAccess`` delegate for text files, e.g. an editor's buffers; None = local disk).
+    a ``TextFileAccess`` delegate for text files, e.g. an editor's buffers; None = local disk),
+    ``bash_runner`` (bash: a ``BashRunner`` that runs commands elsewhere, e.g. an editor's
+    terminal; None = a local process).
     """
     if name == "read":
         return ReadTool(
@@ -43,6 +45,7 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
             session_env=options.get("session_env"),
             bin_dir=options.get("bin_dir"),
             update_throttle_s=options.get("update_throttle_s", 0.1),
+            runner=options.get("bash_runner"),
         )
     if name == "edit":
         return EditTool(cwd, file_access=options.get("file_access"))

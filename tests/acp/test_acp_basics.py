@@ -3,6 +3,10 @@ answer, configuration options, stop reasons, the offline model and the nothing-c
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 from acp import schema
 from acp.exceptions import RequestError
@@ -97,3 +101,55 @@ async def test_list_sessions_and_close(acp_agent):
         with pytest.raises(RequestError) as gone:
             await run.prompt(session.session_id, "again")
         assert gone.value.code == -32002
+
+
+def _refusal_stream(explanation: str | None) -> bytes:
+    delta: dict = {"stop_reason": "refusal", "stop_sequence": None}
+    if explanation is not None:
+        delta["stop_details"] = {"type": "refusal", "explanation": explanation}
+    events = [
+        ("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+                                                                "model": "claude-test", "stop_reason": None,
+                                                                "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I"}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 3}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
+async def test_an_anthropic_refusal_ends_the_turn_with_refusal(acp_agent):
+    """Anthropic's ``refusal`` stop, with its own explanation or without: ``refusal``, not an error
+    (a local 127.0.0.1 server streams the Messages API's events)."""
+    bodies = [_refusal_stream("This request violates the usage policy on cyber attacks."), _refusal_stream(None)]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = bodies.pop(0)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        async with acp_agent("--model", "anth/claude-test") as run:
+            (run.agent_dir / "models.json").write_text(json.dumps({"providers": {"anth": {
+                "baseUrl": f"http://127.0.0.1:{server.server_address[1]}", "api": "anthropic-messages", "apiKey": "test-key",
+                "models": [{"id": "claude-test", "name": "Claude Test", "contextWindow": 200000, "maxTokens": 4096}]}}}))
+            await run.initialize()
+            session = await run.new_session()
+            assert (await run.prompt(session.session_id, "one")).stop_reason == "refusal"
+            assert (await run.prompt(session.session_id, "two")).stop_reason == "refusal"
+            assert bodies == []
+    finally:
+        server.shutdown()
+        server.server_close()

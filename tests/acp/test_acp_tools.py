@@ -145,25 +145,23 @@ async def test_fs_delegation_reads_unsaved_buffers_and_writes_to_the_editor(acp_
         assert str(draft) in run.client.reads
 
 
-async def test_extensions_run_in_acp_sessions_without_dialogs(acp_agent, tmp_path):
-    from pathlib import Path
-
-    from acp.exceptions import RequestError
-
-    gate = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "permission_gate.py"
-    script = [{"toolCalls": [{"id": "rm1", "name": "bash", "arguments": {"command": "rm -rf build"}}]}, {"text": "blocked"}]
-    async with acp_agent("-e", str(gate), script=script) as run:
+async def test_cancel_ends_a_pending_permission_request(acp_agent):
+    script = [{"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "held.txt", "content": "no\n"}}]}, {"text": "never"}]
+    async with acp_agent(script=script, settings={"acp": {"permissions": "ask-writes"}}) as run:
+        run.client.permission_answers = ["hold"]  # this client never answers
         await run.initialize()
         session = await run.new_session()
-        await run.prompt(session.session_id, "clean up")
-        done = _final(run, "rm1")
-        assert done.status == "failed"
-        assert "Dangerous command blocked (no UI for confirmation)" in done.content[0].content.text
+        result = {}
 
-    broken = tmp_path / "broken.py"
-    broken.write_text("def setup(pi):\n    raise RuntimeError('gate did not start')\n")
-    async with acp_agent("-e", str(broken)) as run:
-        await run.initialize()
-        with pytest.raises(RequestError) as failure:
-            await run.new_session()
-        assert "gate did not start" in failure.value.data["details"] and "pi -ne" in failure.value.data["details"]
+        async def turn():
+            result["r"] = await run.prompt(session.session_id, "write it")
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(turn)
+                while not run.client.permission_requests:
+                    await anyio.sleep(0.01)
+                await run.conn.cancel(session_id=session.session_id)
+        assert result["r"].stop_reason == "cancelled"
+        assert not (run.cwd / "held.txt").exists()
+        assert _final(run, "w1").status == "failed"

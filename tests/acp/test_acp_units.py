@@ -17,6 +17,9 @@ def test_stop_reasons() -> None:
     assert stop_reason_for({"stopReason": "stop"}, True) == "cancelled"
     assert stop_reason_for({"stopReason": "error", "errorMessage": "The model refused to complete the request"}, False) == "refusal"
     assert stop_reason_for({"stopReason": "error", "errorMessage": "Provider stopped with: sensitive"}, False) == "refusal"
+    own_words = {"stopReason": "error", "errorMessage": "I will not help with that.", "rawStopReason": "refusal"}
+    assert stop_reason_for(own_words, False) == "refusal"
+    assert stop_reason_for({"stopReason": "error", "errorMessage": "Provider stopped with: SAFETY", "rawStopReason": "SAFETY"}, False) == "refusal"
     with pytest.raises(RpcError) as failed:
         stop_reason_for({"stopReason": "error", "errorMessage": "503 overloaded"}, False)
     assert (failed.value.code, failed.value.message) == (-32603, "503 overloaded")
@@ -60,3 +63,33 @@ def test_replay_covers_every_role() -> None:
     ]
     kinds = [u["sessionUpdate"] for u in replay_updates(messages, "/w")]
     assert kinds == ["user_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_thought_chunk"]
+
+
+def test_client_mcp_servers_become_literal_mcp_json_entries() -> None:
+    from pi_rpc.modes.acp.mcp_servers import client_mcp_servers, literal
+
+    assert literal("$HOME and $$") == "$$HOME and $$$$" and literal("!rm -rf /") == "$!rm -rf /"
+    from pi_rpc.ai.models.config_value import resolve_config_value
+
+    for text in ("$HOME", "${X}", "!echo hi", "a$!b", "plain"):
+        assert resolve_config_value(literal(text), cached=False) == text
+    servers = client_mcp_servers([
+        {"name": "My Server", "command": "/bin/srv", "args": ["-v"], "env": [{"name": "TOKEN", "value": "$SECRET"}]},
+        {"type": "http", "name": "web", "url": "https://example.com/mcp", "headers": [{"name": "Authorization", "value": "Bearer x"}]},
+    ])
+    assert servers == [
+        {"name": "My_Server", "config": {"command": "/bin/srv", "args": ["-v"], "env": {"TOKEN": "$$SECRET"}}, "extensionPath": "the ACP client"},
+        {"name": "web", "config": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+         "extensionPath": "the ACP client"},
+    ]
+    for bad, detail in (
+        ("nope", '"mcpServers" must be an array'),
+        ([{"name": "x"}], "mcpServers[0].command must be a non-empty string"),
+        ([{"name": "x", "command": "c", "env": {"A": "b"}}], "mcpServers[0].env must be an array"),
+        ([{"name": "x", "command": "c", "args": [1]}], "mcpServers[0].args must be an array of strings"),
+        ([{"type": "acp", "name": "x", "serverId": "s"}], "MCP over ACP is not supported"),
+        ([{"name": "a-b", "command": "c"}, {"name": "a_b", "command": "c"}], 'server "a_b" conflicts with "a-b"'),
+    ):
+        with pytest.raises(RpcError) as failure:
+            client_mcp_servers(bad)
+        assert failure.value.code == -32602 and detail in failure.value.data["details"]

@@ -1,6 +1,6 @@
 """Grammar-based fuzz run of the real ``pi --mode rpc`` against a local OpenAI-compatible model.
 
-Every one of the 33 command types is generated, valid and mutated (missing and wrongly typed
+Every command type (upstream's 33 and ours beyond them) is generated, valid and mutated (missing and wrongly typed
 fields, ids of every JSON type, duplicate ids, lone-surrogate escapes, invalid UTF-8, BOM,
 CR, U+2028, huge strings, deep nesting, garbage lines, empty lines), written packed several
 to a write or split across writes, while prompts with tool calls, bash commands,
@@ -56,7 +56,8 @@ TEXTS = ["hello", "", " ", "line\nbreak", "tab\there", f"half {HALF} emoji", "\u
 # queries; session switches and aborts are rarer (each still appears hundreds of times).
 WEIGHTS = {"prompt": 30, "steer": 6, "follow_up": 6, "bash": 6, "get_state": 6, "get_messages": 4,
            "abort": 0.3, "new_session": 0.2, "switch_session": 0.2, "fork": 0.3, "clone": 0.2, "compact": 0.3,
-           "cycle_model": 0.2, "set_model": 0.4, "export_html": 0.5}
+           "cycle_model": 0.2, "set_model": 0.4, "export_html": 0.5, "delete_session": 0.2,
+           "navigate_tree": 0.4}
 
 
 def model_script(rng: random.Random, turns: int) -> dict[str, Any]:
@@ -167,6 +168,36 @@ class Generator:
             return {"since": r.choice(self.entry_ids)} if self.entry_ids and r.random() < 0.5 else {}
         if ctype == "set_session_name":
             return {"name": self.text()}
+        # The commands beyond upstream (protocol/README.md §11).
+        if ctype == "set_event_options":
+            return {k: r.random() < 0.5 for k in ("seq", "runId") if r.random() < 0.7}
+        if ctype == "get_events":
+            return {"sinceSeq": r.choice([0, 1, self.n, -5, 10**6])}
+        if ctype == "list_sessions":
+            f = {}
+            if r.random() < 0.5:
+                f["scope"] = r.choice(["cwd", "all", "bogus"])
+            if r.random() < 0.3:
+                f["limit"] = r.choice([1, 5, 0, -1])
+            if r.random() < 0.3:
+                f["query"] = self.text()
+            return f
+        if ctype in ("rename_session", "delete_session"):
+            if self.session_files and r.random() < 0.6:
+                path = r.choice(self.session_files)
+            else:
+                path = r.choice(["/etc/passwd", str(self.work / "cwd" / "missing.jsonl"), "relative.jsonl"])
+            return {"sessionPath": path, "name": self.text()} if ctype == "rename_session" else {"sessionPath": path}
+        if ctype == "navigate_tree":
+            f = {"targetId": r.choice(self.entry_ids) if self.entry_ids and r.random() < 0.8 else "nope"}
+            if r.random() < 0.2:
+                f["summarize"] = True
+                if r.random() < 0.5:
+                    f["customInstructions"] = self.text()
+            return f
+        if ctype == "set_label":
+            return {"entryId": r.choice(self.entry_ids) if self.entry_ids and r.random() < 0.8 else "nope",
+                    "label": r.choice([self.text(), None, ""])}
         return {}
 
     # -- records -----------------------------------------------------------------

@@ -67,11 +67,10 @@ def _cwd(params: dict[str, Any]) -> str:
     return cwd
 
 
-def _mcp_servers(params: dict[str, Any]) -> list[Any]:
-    servers = params.get("mcpServers", [])
-    if not isinstance(servers, list):
-        raise invalid_params('"mcpServers" must be an array')
-    return servers
+def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
+    from pi_rpc.modes.acp.mcp_servers import client_mcp_servers
+
+    return client_mcp_servers(params.get("mcpServers", []))
 
 
 def _not_found(session_id: str) -> RpcError:
@@ -138,7 +137,7 @@ class AcpAgent:
             "agentCapabilities": {
                 "loadSession": not self.args.no_session,
                 "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
-                "mcpCapabilities": {"http": False, "sse": False},
+                "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}},
             },
             "authMethods": AUTH_METHODS,
@@ -167,9 +166,11 @@ class AcpAgent:
             raise _not_found(session_id)
         return session
 
-    def _open(self, cwd: str, **overrides: Any) -> AcpSession:
-        """Build a session runtime like every mode does, with the client's cwd and file access."""
+    def _open(self, cwd: str, mcp_servers: list[dict[str, Any]], **overrides: Any) -> AcpSession:
+        """Build a session runtime like every mode does, with the client's cwd, file access
+        and MCP servers."""
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
+        from pi_rpc.modes.acp.dialogs import AcpDialogs
         from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
         from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
         from pi_rpc.runtime.session import AgentSession
@@ -178,7 +179,7 @@ class AcpAgent:
         args = replace(self.args, session=None, continue_session=False, resume=False, fork=None, session_id=None)
         args = replace(args, **overrides)
         try:
-            options = build_runtime_options(args, cwd=cwd)
+            options = build_runtime_options(args, cwd=cwd, mcp_servers=mcp_servers)
         except StartupProblem as exc:
             if overrides.get("session") or overrides.get("fork"):
                 raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
@@ -189,14 +190,33 @@ class AcpAgent:
         files = ClientFileAccess(self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True)
         if files.delegates_read or files.delegates_write:
             options.file_access = files
+        holder: list[AcpSession] = []
+        if self._terminal_enabled(options.settings.get("acp.terminal", False)):
+            from pi_rpc.modes.acp.terminal import ClientTerminals
+
+            async def on_terminal(call_id: str, terminal_id: str) -> None:
+                if holder:
+                    await holder[0].show_terminal(call_id, terminal_id)
+
+            options.bash_runner = ClientTerminals(self.peer, session_id, on_terminal)
         permissions = options.settings.get("acp.permissions", "never")
         if permissions not in PERMISSION_MODES:
             sys.stderr.write(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"\n')
             permissions = "never"
         runtime = AgentSession(options)
-        session = AcpSession(runtime, self.peer, permissions=permissions, files=files)
+        elicitation = self.client_capabilities.get("elicitation")
+        dialogs = AcpDialogs(self.peer, session_id, elicitation=isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict))
+        session = AcpSession(runtime, self.peer, permissions=permissions, files=files, dialogs=dialogs)
+        holder.append(session)
         session.start(self._task_group)
         return session
+
+    def _terminal_enabled(self, setting: Any) -> bool:
+        """``acp.terminal: true`` and a client that offers ``terminal/*``."""
+        if setting not in (True, False):
+            sys.stderr.write(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false\n")
+            return False
+        return setting and self.client_capabilities.get("terminal") is True
 
     async def _register(self, session: AcpSession, *, require_model: bool) -> None:
         if require_model and session.runtime.model is None:
@@ -212,37 +232,36 @@ class AcpAgent:
         self.sessions[session.id] = session
 
     async def _start_extensions(self, session: AcpSession) -> None:
-        """Extensions run in ACP sessions without dialogs (``ctx.has_ui`` false, ``ctx.mode``
-        "acp"); their errors go to stderr. One that fails to load fails the session request:
-        a permission gate must not be skipped silently."""
+        """Extensions run with ``ctx.mode`` "acp" and a UI (``ctx.has_ui`` true): their dialogs
+        become requests to the editor (``dialogs.AcpDialogs``). Their errors go to stderr and,
+        as a notification, to the conversation. One that fails to load fails the session
+        request: a permission gate must not be skipped silently."""
         from pi_rpc.extensions.host import ModeBinding
         from pi_rpc.runtime.extension_host import ExtensionStartupError
 
         def on_error(error: Any) -> None:
-            sys.stderr.write(f"Extension error ({error['extensionPath']}): {error['error']}\n")
+            text = f"Extension error ({error['extensionPath']}): {error['error']}"
+            sys.stderr.write(text + "\n")
+            session.dialogs.notify(text)
 
         try:
-            await session.runtime.start_extensions(ModeBinding(mode="acp", on_error=on_error))
+            await session.runtime.start_extensions(ModeBinding(mode="acp", ui=session.dialogs, on_error=on_error))
         except ExtensionStartupError as exc:
             await session.close()
             raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 
     def _ready(self, session: AcpSession, result: dict[str, Any]) -> Reply:
-        result["configOptions"] = session.config_options()
+        session.sent_config = result["configOptions"] = session.config_options()
 
         async def after() -> None:
             await session.update({"sessionUpdate": "available_commands_update", "availableCommands": session.available_commands()})
+            await session.dialogs.ready()
 
         return Reply(result, after)
 
-    def _note_mcp(self, servers: list[Any]) -> None:
-        if servers:
-            sys.stderr.write(f"pi_rpc acp: {len(servers)} MCP server(s) from the client ignored (no MCP support yet)\n")
-
     async def new_session(self, params: dict[str, Any]) -> Reply:
         cwd = _cwd(params)
-        self._note_mcp(_mcp_servers(params))
-        session = self._open(cwd)
+        session = self._open(cwd, _mcp_servers(params))
         await self._register(session, require_model=True)
         return self._ready(session, {"sessionId": session.id})
 
@@ -254,13 +273,13 @@ class AcpAgent:
     async def _reopen(self, params: dict[str, Any]) -> AcpSession:
         session_id = _string(params, "sessionId")
         cwd = _cwd(params)
-        self._note_mcp(_mcp_servers(params))
+        servers = _mcp_servers(params)
         if self.args.no_session:
             raise _not_found(session_id)
         live = self.sessions.pop(session_id, None)
         if live is not None:
             await live.close()
-        session = self._open(cwd, **self._existing(session_id))
+        session = self._open(cwd, servers, **self._existing(session_id))
         if session.id != session_id:  # an id prefix matched another session: not this one
             await session.close()
             raise _not_found(session_id)
@@ -278,12 +297,12 @@ class AcpAgent:
     async def fork_session(self, params: dict[str, Any]) -> Reply:
         source = _string(params, "sessionId")
         cwd = _cwd(params)
-        self._note_mcp(_mcp_servers(params))
+        servers = _mcp_servers(params)
         if self.args.no_session:
             raise _not_found(source)
         live = self.sessions.get(source)
         origin = live.runtime.session.session_file if live is not None else None
-        session = self._open(cwd, fork=origin or self._existing(source)["session"])
+        session = self._open(cwd, servers, fork=origin or self._existing(source)["session"])
         await self._register(session, require_model=False)
         return self._ready(session, {"sessionId": session.id})
 

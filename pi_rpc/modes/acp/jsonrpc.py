@@ -109,6 +109,13 @@ class JsonRpcPeer:
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         await self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
+    def notify_nowait(self, method: str, params: dict[str, Any]) -> None:
+        """A notification from synchronous code (``ctx.ui.notify``), queued at once."""
+        try:
+            self.writer.send_nowait({"jsonrpc": "2.0", "method": method, "params": params})
+        except WriterClosed:
+            pass
+
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Send a request to the client and wait for its result; ``RpcError`` if it answers
         with an error, ``PeerClosed`` if input ends first. Cancellable (the caller's scope)."""

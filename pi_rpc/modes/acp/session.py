@@ -19,7 +19,8 @@ import anyio
 
 from pi_rpc.modes.acp.client_fs import ClientFileAccess
 from pi_rpc.modes.acp.content import prompt_from_blocks, replay_updates
-from pi_rpc.modes.acp.jsonrpc import AUTH_REQUIRED, INTERNAL_ERROR, JsonRpcPeer, PeerClosed, RpcError, invalid_params
+from pi_rpc.modes.acp.dialogs import AcpDialogs
+from pi_rpc.modes.acp.jsonrpc import AUTH_REQUIRED, INTERNAL_ERROR, JsonRpcPeer, RpcError, invalid_params
 from pi_rpc.modes.acp.tool_calls import absolute_path, tool_call_fields
 from pi_rpc.modes.acp.updates import LiveUpdates
 from pi_rpc.runtime.errors import RuntimeCommandError
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
 
 PERMISSION_MODES = ("never", "ask-writes", "ask-all")
 WRITE_TOOLS = frozenset({"write", "edit", "bash"})
+MCP_TOOL_PREFIX = "mcp__"
+# The providers' own stop reasons (``rawStopReason``) for a refusal or a safety stop: Anthropic
+# ``refusal`` (with or without its own explanation text) and ``sensitive``, OpenAI
+# ``content_filter`` (chat) / ``incomplete.content_filter`` (responses), Google's safety stops.
+REFUSAL_STOP_REASONS = frozenset({
+    "refusal", "sensitive", "content_filter", "incomplete.content_filter",
+    "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "RECITATION",
+})
+# Error texts that mean the same when the raw reason is missing.
 REFUSAL_MARKERS = ("The model refused", "Provider stopped with: sensitive", "content_filter", "content filter")
 NO_KEY_PREFIX = "No API key found"
 
@@ -46,7 +56,7 @@ def stop_reason_for(message: dict[str, Any] | None, cancelled: bool) -> str:
         return "max_tokens"
     if reason == "error":
         text = str((message or {}).get("errorMessage") or "The request failed")
-        if any(marker in text for marker in REFUSAL_MARKERS):
+        if (message or {}).get("rawStopReason") in REFUSAL_STOP_REASONS or any(marker in text for marker in REFUSAL_MARKERS):
             return "refusal"
         if text.startswith(NO_KEY_PREFIX):
             raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": text})
@@ -62,6 +72,7 @@ class AcpSession:
         *,
         permissions: str,
         files: ClientFileAccess,
+        dialogs: AcpDialogs,
     ) -> None:
         self.runtime = runtime
         self.peer = peer
@@ -69,16 +80,16 @@ class AcpSession:
         self.cwd = runtime.options.cwd
         self.permissions = permissions
         self.files = files
+        self.dialogs = dialogs
         self.live = LiveUpdates(self.cwd, files.read_text_or_none)
         self._turn_lock = anyio.Lock()
         self._cancelled = False
         self._last_assistant: dict[str, Any] | None = None
         self._always_allowed: set[str] = set()
         self._setting_config = False
+        self.sent_config: list[dict[str, Any]] | None = None  # the options the client has
         self._unsubscribe: Any = None
-        previous = runtime.agent.before_tool_call
-        self._previous_hook = previous
-        runtime.agent.before_tool_call = self._before_tool_call
+        runtime.set_tool_gate(self._before_tool_call)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -87,10 +98,15 @@ class AcpSession:
         self._unsubscribe = self.runtime.subscribe(self._on_event)
 
     async def close(self) -> None:
+        self.dialogs.dismiss_all()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
         await self.runtime.shutdown()
+
+    async def show_terminal(self, call_id: str, terminal_id: str) -> None:
+        """bash runs in the editor's terminal: embed it in the tool call."""
+        await self.update(self.live.attach_terminal(call_id, terminal_id))
 
     async def update(self, update: dict[str, Any]) -> None:
         await self.peer.notify("session/update", {"sessionId": self.id, "update": update})
@@ -102,7 +118,9 @@ class AcpSession:
         if kind == "message_end" and (event.get("message") or {}).get("role") == "assistant":
             self._last_assistant = event["message"]
         if kind == "thinking_level_changed" and not self._setting_config:
-            await self.update({"sessionUpdate": "config_option_update", "configOptions": self.config_options()})
+            await self.push_config_if_changed()
+        if kind == "session_info_changed":
+            await self.dialogs.post({"sessionUpdate": "session_info_update", "title": event.get("name") or None})
         for update in await self.live.translate(event):
             await self.update(update)
 
@@ -122,13 +140,17 @@ class AcpSession:
                 raise RpcError(INTERNAL_ERROR, message) from None
             if disposition == "started":
                 await self.runtime.wait_for_settled()
+            # A command or an extension may have changed the model without an event.
+            await self.push_config_if_changed()
             return {"stopReason": stop_reason_for(self._last_assistant, self._cancelled)}
 
     async def cancel(self) -> None:
         """``session/cancel``: abort everything running (provider stream, tools, retries,
-        compaction, pending permission requests); the prompt then ends with ``cancelled``."""
-        if self.runtime.is_streaming or self.runtime.is_compacting:
+        compaction, pending permission requests, extension dialogs); a prompt in progress then
+        ends with ``cancelled``."""
+        if self._turn_lock.locked() or self.runtime.is_streaming or self.runtime.is_compacting:
             self._cancelled = True
+        self.dialogs.dismiss_all()
         await self.runtime.abort()
 
     async def replay(self) -> None:
@@ -136,6 +158,13 @@ class AcpSession:
             await self.update(update)
 
     # ------------------------------------------------------------------ configuration
+
+    async def push_config_if_changed(self) -> None:
+        """``config_option_update`` when the options differ from what the client last got."""
+        options = self.config_options()
+        if options != self.sent_config:
+            self.sent_config = options
+            await self.dialogs.post({"sessionUpdate": "config_option_update", "configOptions": options})
 
     def config_options(self) -> list[dict[str, Any]]:
         model = self.runtime.model
@@ -171,7 +200,8 @@ class AcpSession:
             raise invalid_params(str(exc)) from None
         finally:
             self._setting_config = False
-        return self.config_options()
+        self.sent_config = self.config_options()
+        return self.sent_config
 
     def available_commands(self) -> list[dict[str, Any]]:
         commands = []
@@ -187,21 +217,29 @@ class AcpSession:
     def _asks_for(self, name: str) -> bool:
         if self.permissions == "ask-all":
             return True
-        return self.permissions == "ask-writes" and name in WRITE_TOOLS
+        if self.permissions != "ask-writes":
+            return False
+        if name in WRITE_TOOLS:
+            return True
+        # MCP server tools may change things unless their server marks them read-only.
+        return name.startswith(MCP_TOOL_PREFIX) and not self._read_only(name)
+
+    def _read_only(self, name: str) -> bool:
+        ext = self.runtime.ext
+        definition = ext.loadout.definition(name) if ext is not None else None
+        annotations = (definition or {}).get("annotations")
+        return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
 
     async def _before_tool_call(self, ctx: Any, signal: Any) -> Any:
-        if self._previous_hook is not None:
-            verdict = self._previous_hook(ctx, signal)
-            if hasattr(verdict, "__await__"):
-                verdict = await verdict
-            if verdict and verdict.get("block"):
-                return verdict
+        """The runtime's tool gate (model-issued and nested calls, after extension hooks)."""
         name = str(ctx.tool_call.get("name", ""))
         if not self._asks_for(name) or name in self._always_allowed:
             return None
-        return await self._ask(str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {})
+        return await self._ask(str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {}, signal)
 
-    async def _ask(self, call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    async def _ask(self, call_id: str, name: str, args: dict[str, Any], signal: Any) -> dict[str, Any] | None:
+        """Ask before the call; it runs unless the answer is allow / always allow. An abort or
+        ``session/cancel`` ends the request (the call is blocked as cancelled)."""
         announced = self.live.announce(call_id, name, args, "pending")
         if announced is not None:
             await self.update(announced)
@@ -215,12 +253,7 @@ class AcpSession:
             {"optionId": "allow_always", "name": f"Always allow {name} in this session", "kind": "allow_always"},
             {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
         ]
-        try:
-            answer = await self.peer.request(
-                "session/request_permission", {"sessionId": self.id, "toolCall": tool_call, "options": options}
-            )
-        except (RpcError, PeerClosed) as exc:
-            return {"block": True, "reason": f"Permission request failed: {exc}"}
+        answer = await self.dialogs.request("session/request_permission", {"toolCall": tool_call, "options": options}, signal=signal)
         outcome = answer.get("outcome") if isinstance(answer, dict) else None
         selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
         if selected == "allow_always":

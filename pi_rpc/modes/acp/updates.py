@@ -5,7 +5,9 @@
   ``tool_call_update`` (``in_progress`` with streamed output, then ``completed``/``failed``
   with the result; edit/write carry a ``diff`` with the file's old and new text);
 - retries and compaction -> short ``agent_thought_chunk`` notes, so an editor shows them
-  without mixing them into the answer.
+  without mixing them into the answer;
+- bash running in the editor's terminal (``acp.terminal``) -> the terminal embedded in the call
+  (``{"type":"terminal"}``) instead of streamed output.
 Edit/write diffs read the file through the session's text access (the editor's buffer when
 the client serves files, else the disk) before and after the tool runs.
 """
@@ -35,10 +37,21 @@ class _Call:
     announced: bool = False
     path: str | None = None
     old_text: str | None = None
+    terminal_id: str | None = None  # bash running in the editor's terminal (acp.terminal)
 
 
 def _thought(text: str) -> dict[str, Any]:
     return {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}
+
+
+def _terminal(terminal_id: str) -> dict[str, Any]:
+    return {"type": "terminal", "terminalId": terminal_id}
+
+
+def _status_line(block: dict[str, Any]) -> dict[str, Any]:
+    """A text content item reduced to its last paragraph (the output is in the terminal)."""
+    text = str(block.get("content", {}).get("text", ""))
+    return {"type": "content", "content": {"type": "text", "text": text.rsplit("\n\n", 1)[-1]}}
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -65,6 +78,16 @@ class LiveUpdates:
         call.announced = True
         return {"sessionUpdate": "tool_call", "toolCallId": call_id, **tool_call_fields(name, args, self.cwd), "status": status}
 
+    def attach_terminal(self, call_id: str, terminal_id: str) -> dict[str, Any]:
+        """The update embedding the editor's terminal that runs this call; from now on the
+        editor shows its output, so streamed output is not sent for it."""
+        call = self.calls.get(call_id)
+        if call is None:
+            call = self.calls[call_id] = _Call("bash", {})
+        call.terminal_id = terminal_id
+        return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress",
+                "content": [_terminal(terminal_id)]}
+
     async def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         kind = event.get("type")
         if kind == "message_update":
@@ -74,7 +97,7 @@ class LiveUpdates:
         if kind == "tool_execution_update":
             call_id = str(event.get("toolCallId", ""))
             call = self.calls.get(call_id)
-            if call is None or call.name in FILE_MUTATIONS:
+            if call is None or call.name in FILE_MUTATIONS or call.terminal_id is not None:
                 return []
             content = result_blocks(event.get("partialResult"))
             return [{"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress", "content": content}]
@@ -143,5 +166,12 @@ class LiveUpdates:
                 update["content"] = [{"type": "diff", "path": call.path, "oldText": call.old_text, "newText": new_text}]
                 update["locations"] = tool_locations(call.name, call.args, self.cwd, first_changed_line(result))
                 return [update]
+        if call.terminal_id is not None:
+            # The terminal shows the output (editors keep it after release); a failure adds
+            # its closing status line (exit code, aborted, timed out).
+            update["content"] = [_terminal(call.terminal_id)]
+            if failed:
+                update["content"] += [_status_line(block) for block in result_blocks(result)[-1:]]
+            return [update]
         update["content"] = result_blocks(result)
         return [update]

@@ -21,7 +21,8 @@ Resources: ``file:///notes.txt`` (text) and ``file:///pixel.png`` (blob); templa
 ``note://{id}``. Instructions: two lines.
 
 Environment: ``DEMO_PID_FILE`` (append this process's pid), ``DEMO_EVENTS_FILE`` (append one
-line per notable event, e.g. ``cancelled slow``), ``DEMO_NAME`` (server name in initialize).
+line per notable event, e.g. ``cancelled slow``; over HTTP also the ``X-Demo-Token`` request
+header), ``DEMO_NAME`` (server name in initialize).
 """
 
 from __future__ import annotations
@@ -206,6 +207,9 @@ def run_http(port: int, port_file: str | None) -> None:
     manager = StreamableHTTPSessionManager(app=server, json_response=False, stateless=False)
 
     async def handle(scope: Any, receive: Any, send: Any) -> None:
+        for key, value in scope.get("headers") or []:
+            if key == b"x-demo-token":
+                _record(f"header x-demo-token={value.decode('utf-8', 'replace')}")
         await manager.handle_request(scope, receive, send)
 
     @contextlib.asynccontextmanager
