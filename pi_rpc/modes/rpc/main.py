@@ -15,19 +15,21 @@ if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
     from pi_rpc.config.settings import Settings
     from pi_rpc.modes.rpc.backend import Backend
+    from pi_rpc.runtime.project_trust import StartupTrust
 
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
 
-def create_backend(args: CliArgs, settings: Settings) -> Backend:
-    """The RPC backend over the session runtime (startup problems become ``StartupError``)."""
+def create_backend(args: CliArgs, settings: Settings, trust: StartupTrust | None = None) -> Backend:
+    """The RPC backend over the session runtime (startup problems become ``StartupError``);
+    ``trust``: what extensions' ``project_trust`` handlers decided."""
     from pi_rpc.modes.rpc.backend import StartupError
     from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
     from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
     from pi_rpc.runtime.session import AgentSession
 
     try:
-        session = AgentSession(build_runtime_options(args))
+        session = AgentSession(build_runtime_options(args, trust=trust))
     except StartupProblem as exc:
         raise StartupError(exc.message, exc.exit_code) from None
     return RuntimeBackend(session, initial_name=args.name)
@@ -58,21 +60,29 @@ def run_rpc_mode(args: CliArgs) -> int:
     from pi_rpc.modes.rpc.backend import StartupError
 
     settings = Settings.load(cwd=os.getcwd(), approve=args.approve)
-    try:
-        backend = create_backend(args, settings)
-    except StartupError as exc:
-        sys.stderr.write(exc.message + "\n")
-        return exc.exit_code
 
-    from pi_rpc.modes.rpc.server import RpcServer
+    async def main() -> int:
+        from pi_rpc.runtime.project_trust import resolve_startup_trust
 
-    server = RpcServer(
-        backend,
-        output_fd=takeover.protocol_fd,
-        max_frame_bytes=args.max_frame_bytes,
-        verbose=args.verbose,
-        event_buffer=args.event_buffer,
-    )
+        # Extensions may decide project trust before the session is built (project_trust).
+        trust = await resolve_startup_trust(args, mode="rpc")
+        try:
+            backend = create_backend(args, settings, trust)
+        except StartupError as exc:
+            sys.stderr.write(exc.message + "\n")
+            return exc.exit_code
+
+        from pi_rpc.modes.rpc.server import RpcServer
+
+        server = RpcServer(
+            backend,
+            output_fd=takeover.protocol_fd,
+            max_frame_bytes=args.max_frame_bytes,
+            verbose=args.verbose,
+            event_buffer=args.event_buffer,
+        )
+        return await server.serve()
+
     from pi_rpc.modes.exit import run_to_exit_code
 
-    return run_to_exit_code(server.serve)
+    return run_to_exit_code(main)
