@@ -68,11 +68,21 @@ Process:
   --help, -h                     Show this help
   --version, -v                  Show the version
 
-Environment:
+{extension_flags}Environment:
   PI_CODING_AGENT_DIR            Agent dir (default ~/.pi/agent)
   PI_CODING_AGENT_SESSION_DIR    Session dir
   PI_OFFLINE                     1/true/yes: offline
 """
+
+
+def _help(args: CliArgs) -> str:
+    """The help text; flags that the discovered extensions register are listed as upstream
+    lists them (the extensions are loaded for that, only when there are any)."""
+    from pi_rpc.runtime.factory import extension_flag_help
+
+    lines = extension_flag_help(args)
+    block = "Extension CLI Flags:\n" + "\n".join(lines) + "\n\n" if lines else ""
+    return HELP.replace("{extension_flags}", block)
 
 
 def _err(message: str) -> None:
@@ -126,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(f"pi_rpc {__version__}\n")
         return 0
     if args.help:
-        sys.stdout.write(HELP)
+        sys.stdout.write(_help(args))
         return 0
 
     for warning in args.warnings:

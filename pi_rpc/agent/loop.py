@@ -260,8 +260,12 @@ async def stream_assistant_response(
     llm_messages = list(await maybe_await(config.convert_to_llm(messages)))
     if config.transform_messages is not None:
         llm_messages = config.transform_messages(llm_messages, config.model)
+    # A loop that declares its tools in the transcript sends only what the messages declare:
+    # a transform that dropped the system messages drops the declarations too (upstream).
     llm_context = build_llm_context(
-        llm_messages, fallback_system_prompt=context.system_prompt, fallback_tools=context.tools
+        llm_messages,
+        fallback_system_prompt=context.system_prompt,
+        fallback_tools=() if config.declare_tools else context.tools,
     )
 
     api_key = None

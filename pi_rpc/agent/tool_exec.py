@@ -19,7 +19,6 @@ import inspect
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -77,10 +76,6 @@ def error_text(error: BaseException) -> str:
     return str(error)
 
 
-def _scope(signal: AbortSignal | None) -> Any:
-    return signal.scope() if signal is not None else nullcontext()
-
-
 def _aborted(signal: AbortSignal | None) -> bool:
     return signal is not None and signal.aborted
 
@@ -103,14 +98,11 @@ async def prepare_tool_call(
         # The validator owns argument preparation (``tool.prepare_arguments``) and coercion.
         args = config.validate_args(tool, tool_call.get("arguments") or {})
         if config.before_tool_call is not None:
-            before = None
-            # The hook is cancelled with the run: an abort while it waits ends it at once.
-            with _scope(signal):
-                before = await maybe_await(
-                    config.before_tool_call(
-                        BeforeToolCallContext(assistant_message, tool_call, args, context), signal
-                    )
-                )
+            # Not cancelled by an abort (upstream): the hook finishes (a dialog it awaits with
+            # the run's signal resolves with its default), then the call ends as aborted.
+            before = await maybe_await(
+                config.before_tool_call(BeforeToolCallContext(assistant_message, tool_call, args, context), signal)
+            )
             if _aborted(signal):
                 return ToolOutcome(tool_call, error_result(OPERATION_ABORTED), True)
             if before and before.get("block"):
@@ -187,18 +179,17 @@ async def finalize_executed_tool_call(
     is_error = executed.is_error
     if config.after_tool_call is not None:
         try:
-            after = None
-            with _scope(signal):
-                after = await maybe_await(
-                    config.after_tool_call(
-                        AfterToolCallContext(
-                            assistant_message, prepared.tool_call, prepared.args,
-                            # the tool's (or error_result's) dict, AgentToolResult-shaped by contract
-                            cast(AgentToolResult, result), is_error, context,
-                        ),
-                        signal,
-                    )
+            # Runs to completion after an abort too, as upstream's afterToolCall does.
+            after = await maybe_await(
+                config.after_tool_call(
+                    AfterToolCallContext(
+                        assistant_message, prepared.tool_call, prepared.args,
+                        # the tool's (or error_result's) dict, AgentToolResult-shaped by contract
+                        cast(AgentToolResult, result), is_error, context,
+                    ),
+                    signal,
                 )
+            )
             if after:
                 # Structured content that was not replaced along with the content may no longer match it.
                 if after.get("structuredContent") is not None:

@@ -221,6 +221,9 @@ class StreamOptions:
     # is removed); ``on_response(status, headers)`` sees the response before its body is read.
     on_request: Callable[[dict[str, Any], Any], Awaitable[tuple[dict[str, Any], Any]]] | None = None
     on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
+    # ``on_stream_event(data, model)`` sees each parsed provider stream event before it is
+    # normalized (read-only; awaited in stream order).
+    on_stream_event: Callable[[Any, Any], Awaitable[None]] | None = None
 
 
 def empty_usage() -> Usage:

@@ -92,17 +92,17 @@ def _decision(value: Any) -> bool | None:
 
 
 def saved_trust_decision(agent: Path, cwd: Path | str) -> bool | None:
-    """A saved decision for ``cwd`` in ``<agentDir>/trust.json``, if any.
+    """A saved decision for ``cwd`` in ``<agentDir>/trust.json``, if any: the entry of the
+    nearest ancestor (upstream's ``{"<path>": true|false}``; also read under ``projects`` /
+    ``decisions``, with words such as ``"trusted"``/``"never"`` or ``{"trusted": ...}``)."""
+    from pi_rpc.config.trust import nearest_decision
 
-    The upstream file format is not documented in our references; this reader accepts a map
-    keyed by absolute project path (top level or under ``projects``/``decisions``) whose value
-    is a boolean, a word such as ``"trusted"``/``"never"`` or an object with ``trusted``.
-    """
     data = read_json_object(paths.trust_path(agent), warn=None)
-    key = os.path.abspath(str(cwd))
     for container in (data, data.get("projects"), data.get("decisions")):
-        if isinstance(container, dict) and key in container:
-            return _decision(container[key])
+        if isinstance(container, dict):
+            found = nearest_decision(container, cwd, _decision)
+            if found is not None:
+                return found
     return None
 
 
@@ -113,8 +113,13 @@ def resolve_project_trust(
     global_settings: Mapping[str, Any],
     approve: bool | None,
 ) -> bool:
-    """RPC cannot ask, so: ``-a`` -> trusted; ``-na`` -> untrusted; else a saved decision; else
-    ``defaultProjectTrust`` (``always`` trusts; ``ask`` (default) and ``never`` do not)."""
+    """Upstream's order without a user to ask: ``-a`` -> trusted; ``-na`` -> untrusted; a
+    project with nothing that needs trust -> a saved decision, else trusted; else a saved
+    decision; else ``defaultProjectTrust`` (``always`` trusts; ``ask`` (default) and ``never``
+    do not). (Extensions' ``project_trust`` handlers decide before the saved decision:
+    ``pi_rpc.runtime.project_trust`` passes their answer as ``approve``.)"""
+    from pi_rpc.config.trust import needs_trust
+
     if approve is True:
         return True
     if approve is False:
@@ -122,6 +127,8 @@ def resolve_project_trust(
     saved = saved_trust_decision(agent, cwd)
     if saved is not None:
         return saved
+    if not needs_trust(cwd):
+        return True
     return global_settings.get("defaultProjectTrust", "ask") == "always"
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.bus import EventBus
+from pi_rpc.extensions.mcp_servers import McpServerRegistry
 from pi_rpc.extensions.types import Extension, ExtensionErrorRecord, Handler, RegisteredCommand, RegisteredTool
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class SharedRuntime:
         self.report_error: Callable[[ExtensionErrorRecord], None] = lambda _error: None
         self.create_context: Callable[[], ExtensionContext] | None = None
         self._bus_unsubscribers: list[Callable[[], None]] = []
+        self.mcp_servers = McpServerRegistry()
 
     def assert_active(self) -> None:
         if self.stale_message is not None:
@@ -131,6 +133,8 @@ class ExtensionAPI:
         self._runtime = runtime
         self._state = "loading"  # loading -> active | failed
         self.events = ExtensionEvents(extension, runtime, self)
+        # Runtime changes made while loading apply once setup returned (upstream).
+        self._pending_changes: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ lifecycle (loader)
 
@@ -141,9 +145,19 @@ class ExtensionAPI:
 
     def _commit(self) -> None:
         self._state = "active"
+        changes, self._pending_changes = self._pending_changes, []
+        for change in changes:
+            change()
 
     def _discard(self) -> None:
         self._state = "failed"
+        self._pending_changes = []
+
+    def _apply(self, change: Callable[[], None]) -> None:
+        if self._state == "loading":
+            self._pending_changes.append(change)
+        else:
+            change()
 
     @property
     def extension_path(self) -> str:
@@ -322,11 +336,6 @@ class ExtensionAPI:
         """A copy of the effective settings (global and project merged)."""
         return self._host().get_settings()
 
-    def get_mcp_servers(self) -> list[dict[str, Any]]:
-        """The MCP servers registered for this session (``{"name", "config", "extensionPath"}``,
-        in registration order), which MCP support connects next to ``mcp.json``'s."""
-        return self._host().get_mcp_servers()
-
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Register or override a model provider (``models.json`` provider shape). Calls made
         while loading are applied when the runtime binds; later ones at once."""
@@ -346,6 +355,33 @@ class ExtensionAPI:
             ]
         else:
             self._runtime.host.unregister_provider(name)
+
+    # ------------------------------------------------------------------ MCP servers
+
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """Add an MCP server for this session (``mcp.json``'s ``mcpServers`` entry shape): the
+        built-in MCP support connects it (at ``session_start`` when registered while loading,
+        at once later); an ``mcp.json`` server of the same name wins. Registering the name
+        again replaces this extension's registration; another extension's name, an invalid
+        name or config raise."""
+        self._assert_active()
+        registry = self._runtime.mcp_servers
+        server = registry.check(str(name), config, self._extension.path)
+        self._apply(lambda: registry.register(server))
+
+    def unregister_mcp_server(self, name: str) -> None:
+        """Remove a server this extension registered (its connection closes, its tools become
+        unreachable); other names are ignored."""
+        self._assert_active()
+        registry = self._runtime.mcp_servers
+        path = self._extension.path
+        self._apply(lambda: registry.unregister(str(name), path))
+
+    def get_mcp_servers(self) -> list[dict[str, Any]]:
+        """Every server registered for this session, in registration order: the mode's (ACP
+        client's) first, then extensions'; ``{"name", "config", "extensionPath"}`` (copies)."""
+        self._assert_active()
+        return self._runtime.mcp_servers.list()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run ``coro`` in the session's task group (background work of an extension, e.g. a

@@ -9,9 +9,13 @@ what a handler may return (and how several handlers' results compose) is upstrea
 from __future__ import annotations
 
 # Emitted by this implementation, in the order of upstream's lifecycle documentation.
+STARTUP_EVENTS = (
+    "project_trust",  # {cwd} -> {trusted: yes|no|undecided, remember?} (limited ctx; before the session)
+)
 SESSION_EVENTS = (
     "session_start",  # {reason: startup|reload|new|resume|fork, previousSessionFile?}
     "resources_discover",  # {cwd, reason: startup|reload} -> {skillPaths?, promptPaths?}
+    "mcp_servers_change",  # {servers: [{name, config, extensionPath}]} after pi.register_mcp_server changes
     "session_info_changed",  # {name?}
     "session_before_switch",  # {reason: new|resume, targetSessionFile?} -> {cancel?}
     "session_before_fork",  # {entryId, position} -> {cancel?}
@@ -24,12 +28,13 @@ SESSION_EVENTS = (
 )
 AGENT_EVENTS = (
     "input",  # {text, images?, source: rpc|extension|sdk, streamingBehavior?} -> {action: continue|transform|handled}
-    "before_agent_start",  # {messageType, prompt?, images?, message?, systemPrompt, systemPromptOptions} -> {message?, systemPrompt?}
+    "before_agent_start",  # {messageType, prompt?, images?, message?, systemPrompt, systemPromptOptions (edit in place)} -> {message?, systemPrompt?}
     "agent_start",
     "agent_end",  # {messages}
+    "agent_before_settle",  # {outcome, entries, continue, context} -> {entries?, continue?} (actionable boundary)
     "agent_settled",  # {aborted}
     "turn_start",  # {turnIndex, timestamp}
-    "turn_end",  # {turnIndex, message, toolResults}
+    "turn_end",  # {turnIndex, message, toolResults, messageEntryId, toolResultEntryIds, outcome, entries, continue, context} -> {entries?, continue?}
     "message_start",  # {message}
     "message_update",  # {message, assistantMessageEvent}
     "message_end",  # {message} -> {message?} (same role)
@@ -39,28 +44,22 @@ AGENT_EVENTS = (
     "tool_call",  # {toolName, toolCallId, input} -> {block?, reason?, terminate?}; input is mutable
     "tool_result",  # {toolName, toolCallId, input, content, details, isError, usage?} -> patch
     "context",  # {messages} (no system messages; a deep copy) -> {messages?}
+    "context_with_system",  # {messages} (the full transcript) -> {messages?}, sent as returned
     "before_provider_headers",  # {headers} (mutate in place; None deletes)
     "before_provider_request",  # {payload} -> a replacement payload
     "after_provider_response",  # {status, headers}
+    "provider_stream_event",  # {provider, api, model, data} for each parsed stream event (HTTP providers)
     "model_select",  # {model, previousModel?, source: set|cycle}
     "thinking_level_select",  # {level, previousLevel}
     "user_bash",  # {command, excludeFromContext, cwd} -> {result}|{operations}
     "ui_prompt_start",  # {reason: "ui_prompt", kind, title?}
     "ui_prompt_end",
 )
-EMITTED_EVENTS = SESSION_EVENTS + AGENT_EVENTS
+EMITTED_EVENTS = STARTUP_EVENTS + SESSION_EVENTS + AGENT_EVENTS
 
-# Upstream events accepted by ``pi.on`` that this implementation never emits (their sources do
-# not exist here: project trust prompts, terminal UI, cache warming, raw provider streams, MCP
-# connections, actionable turn boundaries).
-NEVER_EMITTED_EVENTS = (
-    "project_trust",
-    "mcp_servers_change",
-    "agent_before_settle",
-    "context_with_system",
-    "provider_stream_event",
-    "cache_warming_decision",
-)
+# Upstream events accepted by ``pi.on`` that this implementation never emits: pi_rpc has no
+# idle prompt-cache refresh, so there is no cache warming decision to make.
+NEVER_EMITTED_EVENTS = ("cache_warming_decision",)
 
 ALL_EVENTS = EMITTED_EVENTS + NEVER_EMITTED_EVENTS
 

@@ -27,6 +27,7 @@ from typing import Any
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime, error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.discovery import ExtensionSource
+from pi_rpc.extensions.mcp_servers import Validator
 from pi_rpc.extensions.types import Extension, LoadFailure
 
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
@@ -129,9 +130,13 @@ async def load_extensions(
     bus: EventBus | None = None,
     flag_values: dict[str, Any] | None = None,
     fresh: bool = False,
+    mcp_validator: Validator | None = None,
 ) -> LoadResult:
-    """Load ``sources`` in order into one shared runtime; failures are collected, not raised."""
+    """Load ``sources`` in order into one shared runtime; failures are collected, not raised.
+    ``mcp_validator`` checks ``pi.register_mcp_server`` configs (MCP's own rules)."""
     runtime = SharedRuntime(bus or EventBus(), flag_values)
+    if mcp_validator is not None:
+        runtime.mcp_servers.validate = mcp_validator
     result = LoadResult(runtime=runtime)
     for source in sources:
         loaded = await load_extension(source, runtime, fresh=fresh)
@@ -142,17 +147,49 @@ async def load_extensions(
     return result
 
 
+async def complete_load(preloaded: LoadResult, sources: list[ExtensionSource]) -> LoadResult:
+    """``sources`` loaded with what ``preloaded`` already loaded reused (its ``setup`` does not
+    run again) and the rest loaded into its runtime, in ``sources`` order (upstream's
+    pre-trust pass followed by the final load)."""
+    runtime = preloaded.runtime
+    assert runtime is not None
+    loaded = {ext.path: ext for ext in preloaded.extensions}
+    failed = {failure.path: failure for failure in preloaded.failures}
+    result = LoadResult(runtime=runtime)
+    for source in sources:
+        if source.path in loaded:
+            result.extensions.append(loaded[source.path])
+        elif source.path in failed:
+            result.failures.append(failed[source.path])
+        else:
+            outcome = await load_extension(source, runtime)
+            if isinstance(outcome, LoadFailure):
+                result.failures.append(outcome)
+            else:
+                result.extensions.append(outcome)
+    return result
+
+
+def unknown_options_error(names: list[str]) -> str:
+    """Upstream's error for ``--flags`` nothing registered (names without dashes, in order)."""
+    unique = list(dict.fromkeys(names))
+    plural = "" if len(unique) == 1 else "s"
+    return f"Unknown option{plural}: {', '.join(f'--{name}' for name in unique)}"
+
+
 def apply_flag_values(result: LoadResult, given: list[tuple[str, str | bool]]) -> list[str]:
     """Apply ``--name[=value]`` flags from the command line to the flags extensions registered
-    (upstream ``applyExtensionFlagValues``). Returns error texts for string flags given without
-    a value; flags no extension registered are ignored, as before extensions existed."""
+    (upstream ``applyExtensionFlagValues``). Returns error texts: string flags given without a
+    value, then (one text) the flags no extension registered: upstream refuses them."""
     if result.runtime is None:
         return []
     registered = {name: flag for ext in result.extensions for name, flag in ext.flags.items()}
     errors: list[str] = []
+    unknown: list[str] = []
     for name, value in given:
         flag = registered.get(name)
         if flag is None:
+            unknown.append(name)
             continue
         if flag.get("type", "boolean") == "boolean":
             result.runtime.flag_values[name] = True
@@ -160,4 +197,17 @@ def apply_flag_values(result: LoadResult, given: list[tuple[str, str | bool]]) -
             result.runtime.flag_values[name] = value
         else:
             errors.append(f'Extension flag "--{name}" requires a value')
+    if unknown:
+        errors.append(unknown_options_error(unknown))
     return errors
+
+
+def help_lines(extensions: list[Extension]) -> list[str]:
+    """The ``Extension CLI Flags:`` lines of ``--help`` (upstream's layout)."""
+    lines = []
+    for ext in extensions:
+        for name, flag in ext.flags.items():
+            value = " <value>" if flag.get("type") == "string" else ""
+            description = flag.get("description") or f"Registered by {ext.path}"
+            lines.append(f"  --{name}{value}".ljust(30) + str(description))
+    return lines

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, error_message
@@ -83,6 +84,43 @@ def _valid_bash_result(result: Any) -> bool:
     )
 
 
+class _PromptEvent(dict[str, Any]):
+    """A ``before_agent_start`` event whose ``systemPrompt`` is rendered from the options when
+    read (upstream's getter), so it reflects edits made before the read."""
+
+    def __init__(self, fields: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> None:
+        super().__init__(fields)
+        self["systemPrompt"] = ""  # listed among the keys; the value is rendered on access
+        self._options = options
+        self._render = render
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "systemPrompt":
+            return self._render(self._options)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key == "systemPrompt":
+            return self._render(self._options)
+        return super().get(key, default)
+
+
+@dataclass
+class BoundaryResult:
+    """What the handlers of an actionable boundary proposed (``valid`` False: nothing)."""
+
+    entries: Any
+    continue_: bool
+    context: dict[str, Any]
+    valid: bool
+
+
+LOST_SYSTEM_HEAD = (
+    "Handler removed the leading system message; the request has no prompt or initial tool declarations. "
+    "Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage()."
+)
+
+
 class ExtensionRunner:
     def __init__(self, extensions: list[Extension], runtime: SharedRuntime) -> None:
         self.extensions = extensions
@@ -92,6 +130,7 @@ class ExtensionRunner:
         self._host: ExtensionHost | None = None
         self._session_view: ReadonlySessionManager | None = None
         self._error_listeners: list[Callable[[ExtensionErrorRecord], None]] = []
+        self._reported_mcp_servers: set[str] = set()
         runtime.report_error = self._report_from_runtime
         runtime.create_context = self.create_context
 
@@ -116,6 +155,9 @@ class ExtensionRunner:
         self.set_binding(binding)
         self.runtime.host = host
         self.runtime.bus.spawn = host.spawn
+        # Servers registered from now on reach whoever connects them at once (those registered
+        # while loading are read at session_start).
+        self.runtime.mcp_servers.on_change = self._mcp_servers_changed
         pending, self.runtime.pending_provider_changes = self.runtime.pending_provider_changes, []
         for op, name, config, path in pending:
             try:
@@ -125,6 +167,29 @@ class ExtensionRunner:
                     host.unregister_provider(name)
             except Exception as exc:  # noqa: BLE001
                 self.emit_error({"extensionPath": path, "event": "register_provider", "error": error_message(exc)})
+
+    def _mcp_servers_changed(self) -> None:
+        """``mcp_servers_change`` (not awaited, as upstream); with no handler nothing connects
+        registered servers: each is reported once."""
+        if self.stale:
+            return
+        servers = self.runtime.mcp_servers.list()
+        if self.has_handlers("mcp_servers_change"):
+            self.host.spawn(self.emit({"type": "mcp_servers_change", "servers": servers}))
+            return
+        for server in servers:
+            name = str(server["name"])
+            if name in self._reported_mcp_servers:
+                continue
+            self._reported_mcp_servers.add(name)
+            self.emit_error(
+                {
+                    "extensionPath": str(server["extensionPath"]),
+                    "event": "register_mcp_server",
+                    "error": f'MCP server "{name}" is registered, but no loaded extension connects MCP servers; '
+                    "another extension may have replaced the built-in MCP support",
+                }
+            )
 
     def set_binding(self, binding: ModeBinding) -> None:
         self.binding = binding
@@ -258,6 +323,45 @@ class ExtensionRunner:
                     return result
         return result
 
+    async def emit_boundary(
+        self, base_event: dict[str, Any], build_context: Callable[[list[Any]], Awaitable[dict[str, Any]]]
+    ) -> BoundaryResult:
+        """An actionable boundary (``turn_end``, ``agent_before_settle``; upstream
+        ``emitBoundary``): each handler sees the entries and continuation proposed so far and
+        ``context`` rebuilt from them; a returned ``entries`` or ``continue`` replaces only that
+        field. The proposal is checked after every handler (``build_context`` raises for an
+        invalid one: reported as ``Invalid boundary entries: …``; a later handler may fix it).
+        A raising handler is reported and the next one runs. An invalid final proposal commits
+        nothing and does not continue."""
+        etype = str(base_event.get("type"))
+        ctx = self.create_context()
+        entries: Any = []
+        should_continue = False
+        context = await build_context(entries)
+        valid = True
+        for ext, handler in self._snapshot(etype):
+            event = {**base_event, "entries": entries, "continue": should_continue, "context": context}
+            try:
+                result = await call_handler(handler, event, ctx)
+                if isinstance(result, dict):
+                    if result.get("entries") is not None:
+                        entries = result["entries"]
+                    if result.get("continue") is not None:
+                        should_continue = bool(result["continue"])
+            except Exception as exc:  # noqa: BLE001 - reported; later handlers still run
+                self._report(ext, etype, exc)
+            try:
+                context = await build_context(entries)
+                valid = True
+            except Exception as exc:  # noqa: BLE001 - the proposal is invalid
+                valid = False
+                self.emit_error(
+                    {"extensionPath": ext.path, "event": etype, "error": f"Invalid boundary entries: {error_message(exc)}"}
+                )
+        if not valid:
+            return BoundaryResult([], False, context, False)
+        return BoundaryResult(entries, should_continue, context, True)
+
     async def emit_tool_call(self, event: dict[str, Any]) -> dict[str, Any] | None:
         """``tool_call``: handlers may mutate ``event["input"]``; the first ``{"block": True}``
         wins. A raising handler is not caught: the caller blocks the call with its message."""
@@ -325,7 +429,10 @@ class ExtensionRunner:
     async def emit_context(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``context``: handlers see a deep copy of the conversation without system messages and
         may return ``{"messages": [...]}`` or edit the list in place. A changed list gets the
-        current prompt and tools back as one leading system message."""
+        current prompt and tools back as one leading system message. Then
+        ``context_with_system``: handlers see the full transcript (system messages included)
+        and what they return is sent as it is; dropping the leading system message is
+        reported (upstream's text) but honoured."""
         ctx = self.create_context()
         current = copy.deepcopy(messages)
         for ext, handler in self._snapshot("context"):
@@ -344,6 +451,20 @@ class ExtensionRunner:
                 current = [head, *returned] if head is not None else list(returned)
             except Exception as exc:  # noqa: BLE001
                 self._report(ext, "context", exc)
+        for ext, handler in self._snapshot("context_with_system"):
+            # The whole transcript, system messages included; the result is sent as returned.
+            try:
+                had_head = bool(current) and current[0].get("role") == "system"
+                result = await call_handler(handler, {"type": "context_with_system", "messages": current}, ctx)
+                returned = result.get("messages") if isinstance(result, dict) else None
+                if returned is not None:
+                    current = list(returned)
+                if had_head and not (current and isinstance(current[0], dict) and current[0].get("role") == "system"):
+                    self.emit_error(
+                        {"extensionPath": ext.path, "event": "context_with_system", "error": LOST_SYSTEM_HEAD}
+                    )
+            except Exception as exc:  # noqa: BLE001
+                self._report(ext, "context_with_system", exc)
         return current
 
     async def emit_before_provider_request(self, payload: Any) -> Any:
@@ -370,21 +491,17 @@ class ExtensionRunner:
         return headers
 
     async def emit_before_agent_start(
-        self, trigger: dict[str, Any], system_prompt: str, system_prompt_options: dict[str, Any]
-    ) -> tuple[list[dict[str, Any]], str | None]:
-        """``before_agent_start``: returns the messages handlers injected and the system prompt
-        they forced (chained: each handler sees the prompt as earlier handlers left it)."""
+        self, trigger: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]
+    ) -> list[dict[str, Any]]:
+        """``before_agent_start``: handlers see ``systemPromptOptions`` (``options``, edited in
+        place and seen by later handlers) and ``systemPrompt`` rendered from it at the moment
+        they read it; a returned ``systemPrompt`` sets ``options["forceSystemPrompt"]``.
+        Returns the messages handlers injected."""
         ctx = self.create_context()
         messages: list[dict[str, Any]] = []
-        forced: str | None = None
         for ext, handler in self._snapshot("before_agent_start"):
             try:
-                event = {
-                    **trigger,
-                    "type": "before_agent_start",
-                    "systemPrompt": forced if forced is not None else system_prompt,
-                    "systemPromptOptions": system_prompt_options,
-                }
+                event = _PromptEvent({**trigger, "type": "before_agent_start", "systemPromptOptions": options}, options, render)
                 result = await call_handler(handler, event, ctx)
             except Exception as exc:  # noqa: BLE001
                 self._report(ext, "before_agent_start", exc)
@@ -393,8 +510,8 @@ class ExtensionRunner:
                 if result.get("message"):
                     messages.append(result["message"])
                 if result.get("systemPrompt") is not None:
-                    forced = str(result["systemPrompt"])
-        return messages, forced
+                    options["forceSystemPrompt"] = str(result["systemPrompt"])
+        return messages
 
     async def emit_input(
         self, text: str, images: list[dict[str, Any]] | None, source: str, streaming_behavior: str | None

@@ -443,7 +443,9 @@ async def _list(loaded: Any, as_json: bool, untrusted_note: str | None, cwd: str
         out(json.dumps(payload, indent=2, ensure_ascii=False))
         return 1 if failed else 0
     if not reports and not loaded.errors:
-        out(f"No MCP servers configured. Add them to {os.path.join(agent_dir, 'mcp.json')} or .pi/mcp.json.")
+        from pi_rpc.mcp.command import not_configured
+
+        out(not_configured(agent_dir))
     for r in reports:
         count = len(r["tools"])
         state = (

@@ -1,8 +1,10 @@
 """``builtin:mcp``: MCP servers in a session, as a built-in extension (``setup(pi)``).
 
 Importing this module costs nothing: ``session_start`` only reads ``mcp.json`` and the servers
-registered for the session (``pi.get_mcp_servers()``: the ACP client's); the manager, the SDK and
-the connections load when a server is configured and enabled. ``--no-mcp`` (or
+registered for the session (``pi.get_mcp_servers()``: by extensions with
+``pi.register_mcp_server``, at load time or later (``mcp_servers_change``), and by the ACP
+client); the manager, the SDK and the connections load when a server is configured or
+registered, and enabled. ``--no-mcp`` (or
 ``"extensions": ["-builtin:mcp"]``) keeps the extension from loading at all.
 """
 
@@ -10,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-COMMAND = "mcp"
-COMMAND_DESCRIPTION = "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
 
 
 def setup(pi: Any) -> None:
@@ -22,6 +22,14 @@ def setup(pi: Any) -> None:
     def manager() -> Any:
         return state.get("manager")
 
+    def new_manager(ctx: Any) -> Any:
+        from pi_rpc.mcp.manager import McpManager
+
+        mcp = McpManager(pi, agent_dir=str(paths.agent_dir()))
+        state["manager"] = mcp
+        mcp.load(ctx.cwd, ctx.is_project_trusted())
+        return mcp
+
     async def on_session_start(_event: dict[str, Any], ctx: Any) -> None:
         import os
 
@@ -29,21 +37,29 @@ def setup(pi: Any) -> None:
         trusted = ctx.is_project_trusted()
         global_file = os.path.join(agent_dir, "mcp.json")
         project_file = os.path.join(ctx.cwd, paths.CONFIG_DIR_NAME, "mcp.json")
-        registered = pi.get_mcp_servers()
-        if not registered and not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
-            return  # nothing configured: nothing to load
-        from pi_rpc.mcp.manager import McpManager
-
-        mcp = McpManager(pi, agent_dir=agent_dir)
-        state["manager"] = mcp
-        mcp.load(ctx.cwd, trusted, registered)
+        registrations = pi.get_mcp_servers()
+        if not registrations and not os.path.exists(global_file) and not (trusted and os.path.exists(project_file)):
+            return  # nothing configured or registered: nothing to load
+        mcp = new_manager(ctx)
+        # Servers extensions registered while loading join the configured ones.
+        mcp.add_registered(registrations)
         mcp.ensure_discovery_active(ctx)
         if any(server.enabled for server in mcp.servers):
             mcp.prepare()
-            pi.spawn(mcp.serve())
+            mcp.ensure_serving()
             pi.spawn(mcp.start(ctx))
         else:
             mcp.report_problems(ctx)
+
+    async def on_servers_change(_event: dict[str, Any], ctx: Any) -> None:
+        # Servers registered or unregistered after startup connect or close at once.
+        mcp = manager()
+        registrations = pi.get_mcp_servers()
+        if mcp is None:
+            if not registrations:
+                return
+            mcp = new_manager(ctx)
+        await mcp.registrations_changed(registrations, ctx)
 
     async def on_before_agent_start(event: dict[str, Any], ctx: Any) -> None:
         mcp = manager()
@@ -86,24 +102,10 @@ def setup(pi: Any) -> None:
     async def command(args: str, ctx: Any) -> None:
         mcp = manager()
         if mcp is None:
-            import os
+            from pi_rpc.mcp.command import unconfigured_reply
 
-            from pi_rpc.mcp.manager import MCP_USAGE
-
-            if args.strip():
-                words = args.split()
-                if words[0] in ("login", "logout", "reconnect") and len(words) <= 2:
-                    if words[0] == "reconnect":
-                        ctx.ui.notify("No enabled MCP server to reconnect.", "info")
-                    else:
-                        ctx.ui.notify(
-                            "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.", "info"
-                        )
-                else:
-                    ctx.ui.notify(MCP_USAGE, "warning")
-                return
-            path = os.path.join(str(paths.agent_dir()), "mcp.json")
-            ctx.ui.notify(f"No MCP servers configured. Add them to {path} or .pi/mcp.json.", "info")
+            message, kind = unconfigured_reply(args, str(paths.agent_dir()))
+            ctx.ui.notify(message, kind)
             return
         await mcp.command(args, ctx)
 
@@ -112,4 +114,7 @@ def setup(pi: Any) -> None:
     pi.on("tool_call", on_tool_call)
     pi.on("turn_start", on_turn_start)
     pi.on("session_shutdown", on_session_shutdown)
-    pi.register_command(COMMAND, {"description": COMMAND_DESCRIPTION, "handler": command})
+    pi.on("mcp_servers_change", on_servers_change)
+    from pi_rpc.mcp.command import COMMAND_DESCRIPTION, COMMAND_NAME
+
+    pi.register_command(COMMAND_NAME, {"description": COMMAND_DESCRIPTION, "handler": command})

@@ -29,6 +29,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.mcp.command import MCP_USAGE, NO_OAUTH, NO_RECONNECTABLE, no_server_named, not_configured
 from pi_rpc.mcp.config import McpConfig, ServerEntry, load_mcp_config
 from pi_rpc.mcp.naming import (
     RESOURCE_TOOL_NAMES,
@@ -44,8 +45,6 @@ from pi_rpc.mcp.prompt import SECTION_NAME, render_servers_section
 DEFAULT_STARTUP_WAIT_S = 10.0
 CODEMODE_TOOL = "codemode"
 TOOL_SEARCH_TOOL = "tool_search"
-MCP_USAGE = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
-COMMAND_DESCRIPTION = "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
 
 
 def _first_line(text: str) -> str:
@@ -57,6 +56,7 @@ class Server:
     entry: ServerEntry
     connection: Any = None  # McpConnection once started
     ready: anyio.Event | None = None  # set when the latest connection attempt settled
+    registered_config: str | None = None  # an extension's registration, to notice a changed config
 
     @property
     def enabled(self) -> bool:
@@ -97,7 +97,6 @@ class McpManager:
         self.server_tools: dict[str, set[str]] = {}
         self.definitions: dict[str, dict[str, Any]] = {}
         self.resource_exposure: str | None = None
-        self.overridden: list[str] = []  # registered servers that mcp.json overrides
         self._tg: TaskGroup | None = None
         self._tg_ready = anyio.Event()
         self._stopped = anyio.Event()
@@ -105,7 +104,9 @@ class McpManager:
         self._log: Any = None
         self._oauth: Any = None
         self._closed = False
+        self._serving = False
         self._tokens_at_sign_in: dict[int, tuple[Any, str]] = {}
+        self.overridden: list[str] = []  # registered servers an mcp.json entry overrides
 
     # ------------------------------------------------------------------ lookup
 
@@ -117,26 +118,92 @@ class McpManager:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def load(self, cwd: str, project_trusted: bool, registered: list[dict[str, Any]] | None = None) -> None:
-        """Read mcp.json, then add the servers registered for the session (``pi.get_mcp_servers()``:
-        the ACP client's), except those whose namespace mcp.json already defines, which take
-        precedence (listed by ``/mcp`` as overridden)."""
+    def load(self, cwd: str, project_trusted: bool) -> None:
+        """Read mcp.json; servers registered for the session (``pi.get_mcp_servers()``: by
+        extensions or the ACP client) join with ``add_registered``."""
         self.cwd = cwd
         self.config = load_mcp_config(self.agent_dir, cwd, project_trusted)
         self.auto_enable_codemode = self.config.auto_enable_codemode is not False
-        entries = list(self.config.servers)
+        self.servers = [Server(entry) for entry in self.config.servers]
         self.overridden = []
-        for server in registered or []:
-            name, source = str(server["name"]), str(server.get("extensionPath") or "an extension")
+
+    # ------------------------------------------------------------------ servers extensions register
+
+    def registered_servers(self, registrations: list[dict[str, Any]]) -> tuple[list[Server], list[str]]:
+        """Servers extensions registered (``pi.get_mcp_servers()``), except names ``mcp.json``
+        defines, which win; and the lines saying which were overridden."""
+        servers: list[Server] = []
+        overridden: list[str] = []
+        for registration in registrations:
+            name, config, path = str(registration["name"]), registration["config"], str(registration["extensionPath"])
             configured = next((e for e in self.config.servers if mcp_namespace(e.name) == mcp_namespace(name)), None)
             if configured is not None:
-                self.overridden.append(f'"{name}" registered by {source} is overridden by "{configured.name}" in {configured.source}')
+                overridden.append(f'"{name}" registered by {path} is overridden by "{configured.name}" in {configured.source}')
                 continue
-            entries.append(ServerEntry(name, dict(server["config"]), source, "extension"))
-        self.servers = [Server(entry) for entry in entries]
+            entry = ServerEntry(name, config, path, "extension")
+            servers.append(Server(entry, registered_config=json.dumps(config, sort_keys=True)))
+        return servers, overridden
+
+    def add_registered(self, registrations: list[dict[str, Any]]) -> None:
+        """The registered servers join the configured ones when the session starts."""
+        servers, self.overridden = self.registered_servers(registrations)
+        self.servers.extend(servers)
+
+    def ensure_serving(self) -> None:
+        """The connections' task group runs (spawned once, for servers added later)."""
+        if not self._serving:
+            self._serving = True
+            self.pi.spawn(self.serve())
+
+    async def registrations_changed(self, registrations: list[dict[str, Any]], ctx: Any) -> None:
+        """``mcp_servers_change``: unregistered servers (and ones registered again with another
+        config) close and their tools become unreachable; new ones connect at once."""
+        if self._closed:
+            return
+        wanted, self.overridden = self.registered_servers(registrations)
+        by_name = {server.entry.name: server for server in wanted}
+        removed = [
+            s
+            for s in self.servers
+            if s.entry.scope == "extension"
+            and (by_name.get(s.entry.name) is None or by_name[s.entry.name].registered_config != s.registered_config)
+        ]
+        self.servers = [s for s in self.servers if s not in removed]
+        for server in removed:
+            self.hide_tools(server.entry.name)
+        added = [server for server in wanted if self.find(server.entry.name) is None]
+        self.servers.extend(added)
+        self.ensure_discovery_active(ctx)
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for server in removed:
+                    if server.connection is not None:
+                        tg.start_soon(server.connection.close)
+        connecting = [server for server in added if server.enabled]
+        if self._closed or not connecting:
+            return
+        self.ensure_serving()
+        for server in connecting:
+            server.ready = anyio.Event()
+        await self._tg_ready.wait()
+        async with anyio.create_task_group() as tg:
+            for server in connecting:
+                tg.start_soon(self.start_connection, server)
+        if not self._closed:
+            self.report_problems(ctx, connecting)
+
+    def hide_tools(self, server_name: str) -> None:
+        """The tools of a server that went away stay registered, unreachable (``hidden``)."""
+        for name in self.server_tools.get(server_name, set()):
+            definition = self.definitions.get(name)
+            if definition is not None:
+                self.pi.register_tool({**definition, "exposure": "hidden"})
+        self.server_tools[server_name] = set()
+        self.sync_resource_tools()
 
     async def serve(self) -> None:
         """The task group the connections live in, for the life of the session."""
+        self._serving = True
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self._tg_ready.set()
@@ -462,9 +529,9 @@ class McpManager:
 
     # ------------------------------------------------------------------ reports
 
-    def report_problems(self, ctx: Any) -> None:
-        lines = [f"config: {error}" for error in self.config.errors]
-        for server in self.servers:
+    def report_problems(self, ctx: Any, only: list[Server] | None = None) -> None:
+        lines = [] if only is not None else [f"config: {error}" for error in self.config.errors]
+        for server in only if only is not None else self.servers:
             state = server.connection.state if server.connection is not None else None
             if state in ("needs-auth", "failed"):
                 lines.append(f"{server.entry.name}: {describe_state(server)}")
@@ -475,7 +542,7 @@ class McpManager:
 
     def format_status(self) -> str:
         if not self.servers and not self.config.errors and not self.overridden:
-            return f"No MCP servers configured. Add them to {os.path.join(self.agent_dir, 'mcp.json')} or .pi/mcp.json."
+            return not_configured(self.agent_dir)
         lines = []
         for server in self.servers:
             name = server.entry.name
@@ -518,7 +585,7 @@ class McpManager:
                 ctx,
                 eligible=lambda s: s.connection is not None and s.connection.oauth_url is not None,
                 preferred=lambda s: s.connection is not None and s.connection.state == "needs-auth",
-                none="No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
+                none=NO_OAUTH,
             )
             if server is None:
                 return
@@ -541,7 +608,7 @@ class McpManager:
                 ctx,
                 eligible=lambda s: s.connection is not None,
                 preferred=lambda s: s.connection is not None and s.connection.state in ("failed", "disconnected"),
-                none="No enabled MCP server to reconnect.",
+                none=NO_RECONNECTABLE,
             )
             if server is None:
                 return
@@ -569,7 +636,7 @@ class McpManager:
         if name:
             server = self.find(name)
             if server is None:
-                ctx.ui.notify(f'No MCP server named "{name}".', "error")
+                ctx.ui.notify(no_server_named(name), "error")
                 return None
             if not eligible(server):
                 ctx.ui.notify(none, "error")

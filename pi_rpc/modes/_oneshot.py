@@ -398,19 +398,25 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
 
     from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
 
-    try:
-        options = build_runtime_options(args)
-        stdin_content = read_piped_stdin()
-        files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
-    except StartupProblem as exc:
-        _stderr(exc.message)
-        return exc.exit_code
-    except OneshotError as exc:
-        _stderr(exc.message)
-        return exc.exit_code
-    prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
+    async def main() -> int:
+        from pi_rpc.runtime.project_trust import resolve_startup_trust
 
-    runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
+        # Extensions may decide project trust before the session is built (project_trust).
+        trust = await resolve_startup_trust(args, mode="json" if mode == "json" else "print")
+        try:
+            options = build_runtime_options(args, trust=trust)
+            stdin_content = read_piped_stdin()
+            files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
+        except StartupProblem as exc:
+            _stderr(exc.message)
+            return exc.exit_code
+        except OneshotError as exc:
+            _stderr(exc.message)
+            return exc.exit_code
+        prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
+        runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
+        return await runner.run()
+
     from pi_rpc.modes.exit import run_to_exit_code
 
-    return run_to_exit_code(runner.run)
+    return run_to_exit_code(main)

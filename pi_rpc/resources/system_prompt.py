@@ -125,16 +125,24 @@ def build_system_sections(
     date: str | None = None,
     docs_paths: Mapping[str, str] | None = None,
     extra_sections: Mapping[str, str] | None = None,
+    hidden_tools: Iterable[str] = (),
 ) -> dict[str, str]:
     """Ordered prompt sections (see the module docstring).
 
     ``tools`` are the active tools in order, each ``{name, summary?|description?,
     guidelines?}``; a tool without any summary is left out of the tool list but still counts
     for the rules and the skills listing. ``guidelines`` are extra rule bullets.
+    ``hidden_tools`` are active tools whose declarations requests leave out (codemode's
+    ``only`` mode): as upstream, they are neither listed nor counted for the rules, and a
+    hidden reader makes the skills hint name no tool.
     """
     for name in (extra_sections or {}):
         if not SECTION_NAME.match(name) or name == "preamble":
             raise ValueError(f"Invalid system prompt section name: {name}")
+    hidden = set(hidden_tools)
+    selected_names = [str(t["name"]) for t in tools]
+    if hidden:
+        tools = [t for t in tools if str(t["name"]) not in hidden]
     tool_names = [str(t["name"]) for t in tools]
     raw: dict[str, str] = {}
     if custom_prompt:
@@ -152,7 +160,9 @@ def build_system_sections(
         raw["addendum"] = addendum
     if context_files:
         raw["project_context"] = _project_context(context_files)
-    read_tool = next((t for t in ("read", "bash") if t in tool_names), None)
+    read_tool: Any = next((t for t in ("read", "bash") if t in tool_names), None)
+    if read_tool is None and any(t in selected_names for t in ("read", "bash")):
+        read_tool = "indirect"  # a hidden reader is still reachable through another tool
     if read_tool is not None:
         listing = format_skills_for_prompt(skills, read_tool).strip()
         if listing:
@@ -168,6 +178,58 @@ def build_system_sections(
         name: content if name == "preamble" else f"<{name}>\n{content}\n</{name}>"
         for name, content in raw.items()
     }
+
+
+def sections_from_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """The sections of upstream's ``BuildSystemPromptOptions`` (what ``before_agent_start``
+    handlers see and edit as ``systemPromptOptions``): ``selectedTools`` listed with their
+    ``toolSnippets`` (a tool without one is not listed), rules from the declared tools'
+    ``toolGuidelines`` then ``promptGuidelines``, ``hiddenTools`` left out, ``sections`` added.
+    ``forceSystemPrompt`` is not a section: the caller sends it instead of the sections."""
+    selected = [str(name) for name in options.get("selectedTools") or ()]
+    hidden = {str(name) for name in options.get("hiddenTools") or ()}
+    snippets = options.get("toolSnippets") or {}
+    tool_guides = options.get("toolGuidelines") or {}
+    guidelines = [str(g) for name in selected if name not in hidden for g in tool_guides.get(name) or ()]
+    guidelines.extend(str(g) for g in options.get("promptGuidelines") or ())
+    skills = [
+        Skill(
+            name=str(sk.get("name", "")),
+            description=str(sk.get("description", "")),
+            file_path=str(sk.get("filePath", "")),
+            base_dir=str(sk.get("baseDir", "")),
+            source_info=dict(sk.get("sourceInfo") or {}),
+            disable_model_invocation=bool(sk.get("disableModelInvocation")),
+        )
+        for sk in options.get("skills") or ()
+        if isinstance(sk, Mapping)
+    ]
+    context_files = [
+        ContextFile(str(f.get("path", "")), str(f.get("content", "")))
+        for f in options.get("contextFiles") or ()
+        if isinstance(f, Mapping)
+    ]
+    append = options.get("appendSystemPrompt")
+    sections = {str(k): str(v) for k, v in (options.get("sections") or {}).items() if v}
+    return build_system_sections(
+        cwd=str(options.get("cwd", "")),
+        tools=[{"name": name, "summary": str(snippets.get(name) or "")} for name in selected],
+        guidelines=guidelines,
+        hidden_tools=hidden,
+        skills=skills,
+        context_files=context_files,
+        custom_prompt=options.get("customPrompt") or None,
+        append_prompts=[str(append)] if append else [],
+        extra_sections=sections or None,
+    )
+
+
+def render_prompt_options(options: Mapping[str, Any]) -> str:
+    """The system prompt text of ``options`` (the forced prompt when one is set)."""
+    forced = options.get("forceSystemPrompt")
+    if forced is not None:
+        return str(forced)
+    return join_sections(sections_from_options(options))
 
 
 def join_sections(sections: Mapping[str, str | None]) -> str:

@@ -21,13 +21,15 @@ from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
-from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, load_extensions
+from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, complete_load, load_extensions
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
-from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.boundaries import Boundaries
+from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.loop import TurnSnapshot
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.runtime.session import AgentSession
@@ -50,6 +52,13 @@ class ExtensionStartupError(Exception):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
+
+
+def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
+    """``pi.register_mcp_server``'s check: MCP's ``mcp.json`` rules, imported on first use."""
+    from pi_rpc.mcp.config import validate_server_config
+
+    return validate_server_config(name, raw)
 
 
 def _now_ms() -> int:
@@ -97,7 +106,8 @@ class SessionExtensions:
         options = session.options
         self.sources = list(options.extension_sources)
         self.flag_values = list(options.extension_flag_values)
-        self.bus = EventBus()
+        self.preloaded = options.preloaded_extensions
+        self.bus = self.preloaded.runtime.bus if self.preloaded is not None else EventBus()
         self.runner: ExtensionRunner | None = None
         self.binding = ModeBinding()
         self.loadout = ToolLoadout(options)
@@ -109,6 +119,9 @@ class SessionExtensions:
         self.emitting_settled = False
         self.deferred: list[Callable[[], Awaitable[Any]]] = []
         self.nested: Any = None  # NestedToolCalls, once a tool calls ctx.execute_tool
+        self.boundaries = Boundaries(self)
+        # systemPromptOptions while before_agent_start handlers run (ctx.get_system_prompt).
+        self._options_in_flight: dict[str, Any] | None = None
         self.loadout.on_error = self._loadout_error
         self._bound = False
 
@@ -118,9 +131,16 @@ class SessionExtensions:
         if fresh:
             clear_module_cache()
         self.loadout.reset_extension_tools()
-        result = await load_extensions(self.sources, bus=self.bus, fresh=fresh)
+        preloaded, self.preloaded = self.preloaded, None
+        if preloaded is not None and not fresh:
+            # project_trust handlers ran in these at startup: reuse them.
+            result = await complete_load(preloaded, self.sources)
+        else:
+            result = await load_extensions(self.sources, bus=self.bus, fresh=fresh, mcp_validator=validate_mcp_registration)
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
+        # The mode's servers (ACP's mcpServers) are registered before any extension's.
+        result.runtime.mcp_servers.seed(self.s.options.mcp_servers)
         self.runner = ExtensionRunner(result.extensions, result.runtime)
         return result.failures, flag_errors
 
@@ -331,6 +351,7 @@ class SessionExtensions:
     def _apply_loadout(self) -> None:
         tools = self.loadout.active_tools()
         self.s.resources.tools = list(tools)
+        self.s.resources.hidden_tools = set(self.loadout.hidden_declarations)
         self.s.agent.tools = list(tools)
 
     def _restore_declared_tools(self) -> None:
@@ -420,10 +441,6 @@ class SessionExtensions:
     def get_settings(self) -> dict[str, Any]:
         return self.s.settings.as_dict()
 
-    def get_mcp_servers(self) -> list[dict[str, Any]]:
-        # Copies: what the mode registered for this session (ACP's mcpServers).
-        return [{**server, "config": dict(server["config"])} for server in self.s.options.mcp_servers]
-
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         self.s.registry.register_provider(name, config)
 
@@ -475,25 +492,27 @@ class SessionExtensions:
         self.spawn(run())
 
     def get_system_prompt(self) -> str:
+        from pi_rpc.resources.system_prompt import join_sections, render_prompt_options
+
+        if self._options_in_flight is not None:
+            # Inside before_agent_start: the prompt as the handlers so far left it (upstream).
+            return render_prompt_options(self._options_in_flight)
         if self.forced_system_prompt is not None:
             return self.forced_system_prompt
-        from pi_rpc.resources.system_prompt import join_sections
-
         return join_sections(self.s.resources.current_sections())
 
     def get_system_prompt_options(self) -> dict[str, Any]:
-        r = self.s.resources
-        return {
-            "cwd": self.s.cwd,
-            "customPrompt": r.custom_prompt,
-            "appendSystemPrompt": "\n\n".join(r.append_prompts),
-            "selectedTools": [tool.name for tool in r.tools],
-            "toolSnippets": {t.name: getattr(t, "prompt_snippet", "") for t in r.tools if getattr(t, "prompt_snippet", "")},
-            "toolGuidelines": {t.name: list(getattr(t, "prompt_guidelines", ()) or ()) for t in r.tools},
-            "contextFiles": [{"path": f.path, "content": f.content} for f in r.context_files],
-            "skills": [{"name": sk.name, "description": sk.description, "filePath": sk.file_path} for sk in r.skills],
-            "sections": dict(r.extra_sections),
-        }
+        """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
+        every registered tool are included, so a handler that selects a tool gets its line."""
+        options = self.s.resources.prompt_options()
+        for name, tool in self.loadout.registry().items():
+            snippet = getattr(tool, "prompt_snippet", "")
+            if snippet and name not in options["toolSnippets"]:
+                options["toolSnippets"][name] = snippet
+            guidelines = list(getattr(tool, "prompt_guidelines", ()) or ())
+            if guidelines:
+                options["toolGuidelines"].setdefault(name, guidelines)
+        return options
 
     # ================================================================== ExtensionHost: command ctx.*
 
@@ -574,9 +593,7 @@ class SessionExtensions:
         space = text.find(" ")
         name = text[1:] if space == -1 else text[1:space]
         if self.runner.get_command(name) is not None:
-            raise RuntimeCommandError(
-                f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command when not streaming.'
-            )
+            raise RuntimeCommandError(command_not_queueable(name))
 
     async def run_input(
         self, text: str, images: list[dict[str, Any]] | None, source: str, streaming_behavior: str | None
@@ -593,23 +610,35 @@ class SessionExtensions:
         return text, images
 
     async def before_agent_start(self, trigger: dict[str, Any]) -> list[dict[str, Any]]:
-        """``before_agent_start``; returns the custom messages to add to the run. A forced
-        system prompt applies to this run's requests."""
+        """``before_agent_start``; returns the custom messages to add to the run. Handlers may
+        edit ``systemPromptOptions`` in place (upstream): an edited ``selectedTools`` becomes the
+        active tools, the edited options build this run's prompt (a changed section is recorded
+        as a system message patch), and ``forceSystemPrompt`` (or a returned ``systemPrompt``)
+        is sent instead of the prompt for this run."""
         self.forced_system_prompt = None
+        self.s.resources.run_options = None
         # The run records the loadout in the transcript: restored tools that did not register by
         # now are dropped, so a tool that never registers does not stay pending (upstream).
         self.loadout.pending.clear()
         runner = self.runner
         if runner is None or not runner.has_handlers("before_agent_start"):
             return []
+        from pi_rpc.resources.system_prompt import render_prompt_options
+
         options = self.get_system_prompt_options()
-        injected, forced = await runner.emit_before_agent_start(trigger, self.get_system_prompt(), options)
-        self.forced_system_prompt = forced
-        # Sections handlers set in systemPromptOptions.sections (MCP's mcp_servers) become
-        # sections of the prompt; a changed one is recorded as a system message patch.
-        sections = options.get("sections")
-        if isinstance(sections, dict):
-            self.s.resources.extra_sections = {str(k): str(v) for k, v in sections.items() if isinstance(v, str) and v}
+        selected_before = list(options["selectedTools"])
+        self._options_in_flight = options
+        try:
+            injected = await runner.emit_before_agent_start(trigger, options, render_prompt_options)
+        finally:
+            self._options_in_flight = None
+        selected = options.get("selectedTools")
+        if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
+            self.set_active_tools([str(n) for n in selected])  # an explicit edit wins
+        options["selectedTools"] = [tool.name for tool in self.s.agent.tools]
+        forced = options.get("forceSystemPrompt")
+        self.forced_system_prompt = None if forced is None else str(forced)
+        self.s.resources.run_options = options
         return [custom_message(message) for message in injected]
 
     def take_next_turn_messages(self) -> list[dict[str, Any]]:
@@ -618,6 +647,7 @@ class SessionExtensions:
 
     def end_run(self) -> None:
         self.forced_system_prompt = None
+        self.s.resources.run_options = None
 
     async def emit_settled(self, aborted: bool) -> None:
         runner = self.runner
@@ -657,15 +687,11 @@ class SessionExtensions:
             if runner.has_handlers("turn_start"):
                 await runner.emit({"type": "turn_start", "turnIndex": self.turn_index, "timestamp": _now_ms()})
         elif etype == "turn_end":
-            if runner.has_handlers("turn_end"):
-                await runner.emit(
-                    {
-                        "type": "turn_end",
-                        "turnIndex": self.turn_index,
-                        "message": event.get("message"),
-                        "toolResults": event.get("toolResults") or [],
-                    }
-                )
+            # turn_end is an actionable boundary: the loop's finish_turn ran its handlers before
+            # this event; a turn the loop did not finish (a failed run) runs them here.
+            message = event.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" and not self.boundaries.take_dispatched(message):
+                await self.boundaries.turn_end(message, event.get("toolResults") or [])
             self.turn_index += 1
         elif etype == "message_end":
             if runner.has_handlers("message_end"):
@@ -691,6 +717,10 @@ class SessionExtensions:
         elif etype in ("tool_execution_start", "tool_execution_update", "tool_execution_end"):
             if runner.has_handlers(etype):
                 await runner.emit(dict(event))
+
+    async def finish_turn(self, turn: TurnSnapshot, signal: AbortSignal | None) -> str | None:
+        """The agent loop's ``finish_turn``: ``turn_end`` handlers may ask for one more request."""
+        return "continue" if await self.boundaries.finish_turn(turn.message, turn.tool_results) else None
 
     async def after_turn_end(self) -> None:
         """Custom messages sent while the turn ran (``triggerTurn: False``) land after it."""
@@ -738,7 +768,7 @@ class SessionExtensions:
 
     async def transform_context(self, messages: list[dict[str, Any]], signal: AbortSignal | None) -> list[dict[str, Any]]:
         runner = self.runner
-        if runner is not None and runner.has_handlers("context"):
+        if runner is not None and (runner.has_handlers("context") or runner.has_handlers("context_with_system")):
             messages = await runner.emit_context(messages)
         forced = self.forced_system_prompt
         if forced is not None:
@@ -755,11 +785,16 @@ class SessionExtensions:
 
     def request_hooks(self) -> dict[str, Any]:
         """``StreamOptions`` hooks for ``before_provider_headers`` / ``before_provider_request``
-        / ``after_provider_response``."""
+        / ``after_provider_response`` / ``provider_stream_event``."""
         runner = self.runner
         if runner is None or not any(
             runner.has_handlers(name)
-            for name in ("before_provider_headers", "before_provider_request", "after_provider_response")
+            for name in (
+                "before_provider_headers",
+                "before_provider_request",
+                "after_provider_response",
+                "provider_stream_event",
+            )
         ):
             return {}
 
@@ -778,7 +813,23 @@ class SessionExtensions:
             if live is not None and live.has_handlers("after_provider_response"):
                 await live.emit({"type": "after_provider_response", "status": status, "headers": headers})
 
-        return {"on_request": on_request, "on_response": on_response}
+        async def on_stream_event(data: Any, model: dict[str, Any]) -> None:
+            live = self.runner
+            if live is not None and live.has_handlers("provider_stream_event"):
+                await live.emit(
+                    {
+                        "type": "provider_stream_event",
+                        "provider": model.get("provider"),
+                        "api": model.get("api"),
+                        "model": model.get("id"),
+                        "data": data,
+                    }
+                )
+
+        hooks: dict[str, Any] = {"on_request": on_request, "on_response": on_response}
+        if runner.has_handlers("provider_stream_event"):
+            hooks["on_stream_event"] = on_stream_event
+        return hooks
 
     # ================================================================== session operations
 

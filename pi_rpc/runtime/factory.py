@@ -33,6 +33,10 @@ _PREFERRED = {
 }
 
 
+if TYPE_CHECKING:
+    from pi_rpc.runtime.project_trust import StartupTrust
+
+
 class StartupProblem(Exception):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
@@ -152,11 +156,22 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
 
 
 def build_runtime_options(
-    args: CliArgs, *, cwd: str | None = None, stream_fn: Any = None, mcp_servers: list[dict[str, Any]] | None = None
+    args: CliArgs,
+    *,
+    cwd: str | None = None,
+    stream_fn: Any = None,
+    trust: StartupTrust | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
 ) -> RuntimeOptions:
+    """``trust``: what extensions' ``project_trust`` handlers decided before
+    (``pi_rpc.runtime.project_trust.resolve_startup_trust``); their decision stands in for
+    ``-a``/``-na`` and the extensions they ran in are reused by the session. ``mcp_servers``:
+    MCP servers the mode registers for the session (ACP's ``mcpServers``), listed by
+    ``pi.get_mcp_servers()`` before any extension's."""
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = paths.agent_dir()
-    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
+    approve = args.approve if trust is None or trust.decision is None else trust.decision
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=approve)
     registry = ModelRegistry(agent_dir, faux=_command_line_opts_into_faux(args))
     for error in registry.errors:
         _warn(f"Warning: {error}")
@@ -195,9 +210,14 @@ def build_runtime_options(
     session.print_diagnostics()
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
-    extension_sources = discover_extensions(
+    extension_sources, mcp_command = discover_extensions(
         args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings, mcp_registered=bool(mcp_servers)
     )
+    if not extension_sources and args.flag_values:
+        # Upstream refuses --flags that no extension registered (exit 1 before the session).
+        from pi_rpc.extensions.loader import unknown_options_error
+
+        raise StartupProblem("Error: " + unknown_options_error([name for name, _value in args.flag_values]))
     allowlist = list(args.tools) if args.tools is not None else None
     modifiers: list[str] = []
     if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):
@@ -256,32 +276,24 @@ def build_runtime_options(
         stream_fn=stream_fn,
         extension_sources=extension_sources,
         extension_flag_values=list(args.flag_values),
+        mcp_command=mcp_command,
+        preloaded_extensions=trust.preloaded if trust is not None else None,
         mcp_servers=list(mcp_servers or []),
     )
 
 
 def discover_extensions(
     args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
-) -> list[Any]:
-    """The extensions this session loads (``-e``, settings, discovery, built-ins); only lists
-    directories, so a session without extensions imports nothing more. ``mcp_registered``: the
-    mode registers MCP servers for the session (ACP), so MCP's built-in is needed."""
-    from pi_rpc.extensions.builtin import DISABLED_BY_FLAGS
+) -> tuple[list[Any], bool]:
+    """The extensions this session loads (``-e``, settings, discovery, built-ins), and whether
+    the session lists and answers ``/mcp`` itself (``builtin:mcp`` is enabled but not needed).
+    Only lists directories, so a session without extensions imports nothing more.
+    ``mcp_registered``: the mode registers MCP servers for the session (ACP), so MCP's built-in
+    is needed."""
+    from pi_rpc.extensions.builtin import BUILTIN_PREFIX, DISABLED_BY_FLAGS
     from pi_rpc.extensions.discovery import discover_extension_sources
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
-    from pi_rpc.mcp.activation import unneeded_mcp_builtins
-
-    # MCP's built-ins load only when something uses them (an mcp.json, a tool selection naming
-    # codemode or tool_search): a session without MCP loads no extension runtime for them.
-    disabled += unneeded_mcp_builtins(
-        agent_dir=str(agent_dir),
-        cwd=cwd,
-        project_trusted=settings.project_trusted,
-        tool_entries=args.tools or (),
-        default_tools=settings.default_tools,
-        registered_servers=mcp_registered,
-    )
     warnings: list[str] = []
     sources = discover_extension_sources(
         cwd=cwd,
@@ -297,7 +309,54 @@ def discover_extensions(
     )
     for warning in warnings:
         _warn(warning)
-    return list(sources)
+    if any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
+        # The extension runtime loads anyway, and an extension may register MCP servers: the
+        # enabled built-ins load as upstream's do.
+        return list(sources), False
+    from pi_rpc.mcp.activation import unneeded_mcp_builtins
+
+    # Without user extensions, MCP's built-ins load only when something uses them (an mcp.json,
+    # a tool selection naming codemode or tool_search): a session without MCP loads no
+    # extension runtime for them. It still lists `mcp` and answers `/mcp` as upstream.
+    unneeded = {
+        BUILTIN_PREFIX + name
+        for name in unneeded_mcp_builtins(
+            agent_dir=str(agent_dir),
+            cwd=cwd,
+            project_trusted=settings.project_trusted,
+            tool_entries=args.tools or (),
+            default_tools=settings.default_tools,
+            registered_servers=mcp_registered,
+        )
+    }
+    kept = [source for source in sources if source.explicit or source.path not in unneeded]
+    mcp_stub = any(source.path == BUILTIN_PREFIX + "mcp" for source in sources) and not any(
+        source.path == BUILTIN_PREFIX + "mcp" for source in kept
+    )
+    return kept, mcp_stub
+
+
+def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
+    """``--help``'s ``Extension CLI Flags:`` lines: the flags the discovered extensions
+    register (upstream loads them for ``--help``); load failures go to stderr. Without
+    extensions nothing is imported."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    agent_dir = paths.agent_dir()
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=args.approve)
+    sources, _mcp_command = discover_extensions(args, cwd=cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings)
+    from pi_rpc.extensions.builtin import BUILTIN_PREFIX
+
+    user_sources = [source for source in sources if not source.path.startswith(BUILTIN_PREFIX)]
+    if not user_sources:
+        return []
+    import anyio
+
+    from pi_rpc.extensions.loader import help_lines, load_extensions
+
+    result = anyio.run(load_extensions, user_sources)
+    for failure in result.failures:
+        _warn(failure.message())
+    return help_lines(result.extensions)
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:

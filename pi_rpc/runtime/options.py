@@ -48,6 +48,12 @@ class RuntimeOptions:
     extension_sources: list[Any] = field(default_factory=list)
     # ``--name[=value]`` flags from the command line, for flags extensions register.
     extension_flag_values: list[tuple[str, str | bool]] = field(default_factory=list)
+    # No extension runtime, but builtin:mcp is enabled: the session itself lists ``mcp`` in
+    # get_commands and answers ``/mcp`` as upstream does without an mcp.json.
+    mcp_command: bool = False
+    # Extensions project_trust already loaded at startup (pi_rpc.extensions.loader.LoadResult):
+    # the session loads only the others, into the same runtime.
+    preloaded_extensions: Any = None
     # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
     file_access: Any = None
     # bash runs its commands through this BashRunner (ACP: the editor's terminals); None = locally

@@ -18,12 +18,12 @@ from pi_rpc.resources.context_files import (
 from pi_rpc.resources.skills import discover_skills, expand_skill_command
 from pi_rpc.resources.system_prompt import (
     build_system_message,
-    build_system_sections,
+    sections_from_options,
     diff_system_message,
     replay_system_messages,
 )
 from pi_rpc.resources.templates import discover_templates, expand_prompt_template
-from pi_rpc.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition, tool_guidelines
+from pi_rpc.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
@@ -97,8 +97,11 @@ class ResourcesState:
         # Names of tools extensions register; activated by the loadout once they exist.
         self.requested_extension_tools = [name for name in selection if name not in ALL_TOOL_NAMES]
         self.tools = create_tools(options.cwd, [n for n in selection if n in ALL_TOOL_NAMES], **self._tool_options)
-        # Sections extensions add to the system prompt (``before_agent_start``), by name.
-        self.extra_sections: dict[str, str] = {}
+        # The system prompt options of the running run, as before_agent_start handlers left
+        # them (upstream _runSystemPromptOptions); None: the options of the current state.
+        self.run_options: dict[str, Any] | None = None
+        # Active tools whose declarations requests leave out (``prepareLoadout``): not listed.
+        self.hidden_tools: set[str] = set()
         agent_dir = str(options.agent_dir)
         skills = discover_skills(
             cwd=options.cwd,
@@ -140,18 +143,60 @@ class ResourcesState:
 
     # ------------------------------------------------------------------ system message
 
+    def prompt_options(self) -> dict[str, Any]:
+        """Upstream's ``BuildSystemPromptOptions`` for the current state (fresh collections,
+        safe to hand to extensions)."""
+        tools = self.tools
+        hidden = self.hidden_tools
+        snippets = {}
+        for tool in tools:
+            summary = _prompt_summary(tool)
+            if summary:
+                snippets[tool.name] = summary
+        return {
+            "cwd": self.cwd,
+            "customPrompt": self.custom_prompt,
+            "forceSystemPrompt": None,
+            "selectedTools": [tool.name for tool in tools],
+            "hiddenTools": [tool.name for tool in tools if tool.name in hidden],
+            "toolSnippets": snippets,
+            "toolGuidelines": {
+                tool.name: list(getattr(tool, "prompt_guidelines")) for tool in tools if getattr(tool, "prompt_guidelines", None)
+            },
+            "promptGuidelines": [],
+            "appendSystemPrompt": "\n\n".join(p for p in self.append_prompts if p),
+            "sections": {},
+            "contextFiles": [{"path": f.path, "content": f.content} for f in self.context_files],
+            "skills": [
+                {
+                    "name": sk.name,
+                    "description": sk.description,
+                    "filePath": sk.file_path,
+                    "baseDir": sk.base_dir,
+                    "sourceInfo": dict(sk.source_info),
+                    "disableModelInvocation": sk.disable_model_invocation,
+                }
+                for sk in self.skills
+            ],
+        }
+
+    def live_options(self) -> dict[str, Any]:
+        """The options the next request's prompt comes from: the run's (with the tools active
+        now, as upstream refreshes them every turn), else the current state's."""
+        base = self.prompt_options()
+        run = self.run_options
+        if run is None:
+            return base
+        return {
+            **run,
+            "selectedTools": base["selectedTools"],
+            "hiddenTools": base["hiddenTools"],
+            "toolSnippets": {**base["toolSnippets"], **(run.get("toolSnippets") or {})},
+            "toolGuidelines": {**base["toolGuidelines"], **(run.get("toolGuidelines") or {})},
+        }
+
     def current_sections(self) -> dict[str, str]:
-        tools = [{"name": tool.name, "summary": _prompt_summary(tool)} for tool in self.tools]
-        return build_system_sections(
-            cwd=self.cwd,
-            tools=tools,
-            guidelines=tool_guidelines(self.tools),
-            skills=self.skills,
-            context_files=self.context_files,
-            custom_prompt=self.custom_prompt,
-            append_prompts=self.append_prompts,
-            extra_sections=self.extra_sections or None,
-        )
+        return sections_from_options(self.live_options())
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         return [tool_definition(tool) for tool in self.tools]

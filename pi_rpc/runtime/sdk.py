@@ -391,7 +391,11 @@ async def open_session(
     On exit the session is shut down like the CLI does (running work aborted, files closed).
     """
     args = build_cli_args(**options)
-    runtime_options = build_runtime_options(args, cwd=None if cwd is None else os.fspath(cwd), stream_fn=stream_fn)
+    from pi_rpc.runtime.project_trust import resolve_startup_trust
+
+    where = None if cwd is None else os.fspath(cwd)
+    trust = await resolve_startup_trust(args, cwd=where, mode=extension_mode)
+    runtime_options = build_runtime_options(args, cwd=where, stream_fn=stream_fn, trust=trust)
     agent_session = AgentSession(runtime_options)
     # An error in the caller's block is re-raised as itself after the task group closes,
     # not wrapped in an ExceptionGroup.

@@ -53,6 +53,7 @@ from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.host import ModeBinding
+    from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.extension_host import SessionExtensions
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
@@ -132,6 +133,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         # Extensions exist only when some were discovered: otherwise nothing is imported and
         # no hook is installed (the session behaves byte for byte as without extensions).
         self.ext: SessionExtensions | None = None
+        # Upstream's always-present `/mcp`, answered here while builtin:mcp is not loaded.
+        self.mcp_command: McpCommand | None = None
+        if options.mcp_command:
+            from pi_rpc.runtime.builtin_commands import McpCommand
+
+            self.mcp_command = McpCommand(str(options.agent_dir))
         # The running mode's check before every tool call (ACP permission requests), set with
         # set_tool_gate; with extensions it runs after their tool_call handlers.
         self.tool_gate: BeforeToolCallHook | None = None
@@ -142,6 +149,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             self.agent.before_tool_call = self.ext.before_tool_call
             self.agent.after_tool_call = self.ext.after_tool_call
             self.agent.transform_context = self.ext.transform_context
+            self.agent.finish_turn = self.ext.finish_turn
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -305,8 +313,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 update = TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
         if self.ext is not None:
             # Extensions may change the active tools during a run (tool_search loads tools for
-            # the next call): the next request declares the tools active now.
+            # the next call): the next request declares the tools active now. Entries a
+            # turn_end handler appended rebuilt the live context: the next request uses it.
             context = update.context if update is not None and update.context is not None else turn.context
+            if self.ext.boundaries.context_replaced:
+                self.ext.boundaries.context_replaced = False
+                context = replace(context, messages=list(self.agent.messages))
             update = update or TurnUpdate()
             update.context = replace(context, tools=list(self.agent.tools))
         return update
@@ -353,6 +365,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         return clamp_thinking_level(model, level)
 
     @property
+    def entry_ids_by_message(self) -> dict[int, str]:
+        """Session entry ids of the live messages (by ``id()``), for extension boundaries."""
+        return self._entry_id_by_message
+
+    @property
     def is_streaming(self) -> bool:
         return self._is_streaming
 
@@ -391,6 +408,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         under ``run_id`` (``run_context``; a new id when None)."""
         ext = self.ext
         if ext is not None and expand_templates and text.startswith("/") and await ext.try_command(text):
+            return "handled"
+        if self.mcp_command is not None and expand_templates and self.mcp_command.handles(text):
+            self.mcp_command.run(text)
             return "handled"
         if self.compaction.manual_active:
             raise RuntimeCommandError(ERR_COMPACTING)
@@ -560,6 +580,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     async def _queue_user_input(
         self, text: str, images: list[dict[str, Any]] | None, behavior: str, source: str
     ) -> str:
+        if self.mcp_command is not None:
+            self.mcp_command.check_not_queued(text)
         if self.ext is not None:
             self.ext.check_not_command(text)
             processed = await self.ext.run_input(text, images, source, behavior if self._is_streaming else None)
@@ -592,6 +614,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 await start_gate.wait()
             await self.agent.prompt(messages)
             await self._after_runs()
+            # agent_before_settle: extensions may append entries and ask for one more run.
+            while self.ext is not None and not self._abort_requested and await self.ext.boundaries.before_settle():
+                if self._abort_requested:
+                    break
+                await self.agent.continue_()
+                await self._after_runs()
         except Exception as exc:  # noqa: BLE001 - a run failure must never kill the process
             print(f"pi: run failed: {exc!r}", file=sys.stderr)
         finally:
@@ -706,6 +734,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if self._is_streaming:
             self._run_aborted = True
             self._abort_requested = True
+            if self.ext is not None:
+                self.ext.boundaries.note_abort()
         self.retry.cancel_sleep()
         self.compaction.abort()
         self.agent.abort()
@@ -749,7 +779,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     def get_commands(self) -> list[dict[str, Any]]:
         runner = self.ext.runner if self.ext is not None else None
-        return self.resources.commands(runner.command_listing() if runner is not None else None)
+        listed = runner.command_listing() if runner is not None else None
+        if self.mcp_command is not None:
+            listed = [*(listed or []), self.mcp_command.listing()]
+        return self.resources.commands(listed)
 
     # ------------------------------------------------------------------ extension support
 

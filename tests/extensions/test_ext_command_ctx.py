@@ -5,6 +5,9 @@ pi.exec, flags from the command line, wait_for_idle and providers registered at 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 import textwrap
 
 from rt_client import kinds
@@ -137,3 +140,64 @@ def test_reload_imports_again_and_runs_setup(pi) -> None:
     assert [(e["event"], e.get("reason"), e.get("imports")) for e in log] == [
         ("setup", None, 1), ("session_start", "startup", None), ("setup", None, 2), ("session_start", "reload", None)
     ]
+
+
+FLAGS = textwrap.dedent(
+    """
+    def setup(pi):
+        pi.register_flag("plan", {"description": "Start in plan mode", "type": "boolean", "default": False})
+        pi.register_flag("level", {"description": "Level name", "type": "string", "default": "x"})
+        pi.register_flag("quiet", {"type": "boolean"})
+    """
+)
+
+
+def _pi(args: list[str], tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pi_rpc", *args], input='{"id":"s","type":"get_state"}\n',
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )
+
+
+def test_help_lists_extension_flags_as_upstream(tmp_path: Path, pi_environ) -> None:
+    ext = tmp_path / "flags.py"
+    ext.write_text(FLAGS)
+    env = pi_environ()
+    plain = _pi(["--help"], tmp_path, env)
+    assert plain.returncode == 0 and "Extension CLI Flags" not in plain.stdout
+    listed = _pi(["--help", "-e", str(ext)], tmp_path, env)
+    assert listed.returncode == 0
+    # Upstream 1.6.0's layout: name (with <value> for string flags) padded to 30 columns, then
+    # the description or "Registered by <path>".
+    assert (
+        "Extension CLI Flags:\n"
+        "  --plan                      Start in plan mode\n"
+        "  --level <value>             Level name\n"
+        f"  --quiet                     Registered by {ext}\n\n"
+    ) in listed.stdout
+    # Discovered extensions count too; one that fails to load is reported and help still works.
+    agent_ext = Path(env["PI_CODING_AGENT_DIR"]) / "extensions"
+    agent_ext.mkdir(parents=True)
+    (agent_ext / "broken.py").write_text("def setup(pi):\n    raise RuntimeError('boom')\n")
+    (agent_ext / "flags.py").write_text(FLAGS)
+    discovered = _pi(["--help"], tmp_path, env)
+    assert discovered.returncode == 0 and "  --plan                      Start in plan mode" in discovered.stdout
+    assert 'Failed to load extension: boom' in discovered.stderr
+
+
+def test_unknown_flags_are_refused_as_upstream(tmp_path: Path, pi_environ) -> None:
+    ext = tmp_path / "flags.py"
+    ext.write_text(FLAGS)
+    env = pi_environ()
+    for args, error in (
+        (["--frob"], "Error: Unknown option: --frob"),
+        (["--frob=1", "--blah", "x", "--frob"], "Error: Unknown options: --frob, --blah"),
+        (["-e", str(ext), "--plan", "--frob"], "Error: Unknown option: --frob"),
+        (["-e", str(ext), "--level"], 'Error: Extension flag "--level" requires a value'),
+    ):
+        for mode in (["--mode", "rpc"], ["-p", "hi"]):
+            run = _pi([*mode, "--no-session", *args], tmp_path, env)
+            assert run.returncode == 1, (args, run.stderr)
+            assert run.stdout == "" and error in run.stderr.splitlines(), (args, run.stderr)
+    ok = _pi(["--mode", "rpc", "--no-session", "-e", str(ext), "--plan", "--level", "L"], tmp_path, env)
+    assert ok.returncode == 0 and '"id":"s"' in ok.stdout

@@ -56,7 +56,8 @@ def test_discovery_order_and_places(pi) -> None:
     commands = proc.ok("get_commands")["commands"]
     names = [c["name"] for c in commands if c["source"] == "extension"]
     # -e first, then settings entries, the trusted project's .pi/extensions, <agentDir>/extensions.
-    assert names == ["cli", "settings", "project", "pkg", "user"]
+    # The built-ins load after user extensions (upstream lists its built-in `mcp` last too).
+    assert names == ["cli", "settings", "project", "pkg", "user", "mcp"]
     info = {c["name"]: c["sourceInfo"] for c in commands}
     assert info["cli"] == {"path": str(proc.root / "elsewhere/cli_ext.py"), "source": "cli", "scope": "temporary", "origin": "top-level"}
     assert info["user"] == {"path": str(proc.agent_dir / "extensions/user_ext.py"), "source": "auto", "scope": "user",
@@ -76,7 +77,7 @@ def test_project_extensions_need_trust_and_no_extensions_keeps_explicit_ones(pi)
     }
     untrusted = pi(files=files, args=("--no-approve",))
     names = [c["name"] for c in untrusted.ok("get_commands")["commands"]]
-    assert names == ["user"]
+    assert names == ["user", "mcp"]  # the built-in mcp comes last, as upstream
     off = pi(files=files, args=("--no-extensions", "-e", "../ext/explicit.py"))
     assert [c["name"] for c in off.ok("get_commands")["commands"]] == ["explicit"]
 
@@ -135,10 +136,10 @@ def test_setup_runs_again_on_replacement_and_a_failure_there_is_only_reported(pi
     )
     proc = pi(files={"ext/flaky.py": flaky, "ext/steady.py": recorder("steady")},
               args=("-e", "../ext/flaky.py", "-e", "../ext/steady.py"))
-    assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["flaky", "steady"]
+    assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["flaky", "steady", "mcp"]
     (proc.root / "ext" / "fail-now").write_text("1")
     assert proc.ok("new_session") == {"cancelled": False}
-    assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["steady"]
+    assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["steady", "mcp"]
     assert stderr_contains(
         proc, f'Error: Failed to load extension "{proc.root / "ext/flaky.py"}": Failed to load extension: flaky extension failed on re-creation'
     )

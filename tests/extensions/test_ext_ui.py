@@ -1,5 +1,6 @@
 """The extension UI sub-protocol (RPC) and the no-UI modes: request shapes and key order,
-undefined keys left out, dialogs dismissed by abort, stale answers ignored; print and JSON modes
+undefined keys left out, abort dismissing only dialogs given the run's signal (upstream),
+stdin EOF resolving pending dialogs, stale answers ignored; print and JSON modes
 where ctx.has_ui is false, dialogs return their defaults and errors go to stderr."""
 
 from __future__ import annotations
@@ -75,21 +76,86 @@ def _raw(proc) -> list[str]:
     return [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in proc.records]
 
 
-def test_abort_dismisses_a_pending_dialog_and_late_answers_are_ignored(pi) -> None:
+def test_abort_waits_for_a_dialog_without_signal_as_upstream(pi) -> None:
+    """Upstream's abort dismisses no dialog by itself: the gate's select keeps waiting, the
+    abort is answered once the handler returned and the run settled, and the call does not run
+    even though the answer allowed it."""
     script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /tmp/nothing-here"}, "id": "c_rm"}]}, {"text": "x"}]
     proc = pi(args=("-e", str(EXAMPLES / "permission_gate.py")), script=script)
     proc.ok("prompt", message="go")
     question = proc.wait_for("extension_ui_request")
     assert question["method"] == "select"
-    proc.ok("abort")
-    end = proc.wait_for("tool_execution_end")
-    assert end["isError"] is True and end["result"]["content"] == [{"type": "text", "text": "Operation aborted"}]
-    assert proc.wait_for("agent_settled")["aborted"] is True
+    abort_id = proc.request("abort")
+    # Commands keep being served while the abort waits for the dialog.
+    state = proc.ok("get_state")
+    assert state["isStreaming"] is True
+    assert not any(r.get("id") == abort_id for r in proc.records)
     start = proc.mark()
     proc.send({"type": "extension_ui_response", "id": question["id"], "value": "Yes"})
+    end = proc.wait_for("tool_execution_end", start=start)
+    assert end["isError"] is True and end["result"]["content"] == [{"type": "text", "text": "Operation aborted"}]
+    assert proc.wait_for("agent_settled", start=start)["aborted"] is True
+    assert proc.response(abort_id)["success"] is True
+    # Nothing told the client about the dialog; an answer now finds nothing.
+    assert not any(r["type"] == "extension_ui_request" for r in proc.since(start))
+    later = proc.mark()
+    proc.send({"type": "extension_ui_response", "id": question["id"], "value": "No"})
     proc.send({"type": "extension_ui_response", "id": "no-such-dialog", "cancelled": True})
     assert proc.ok("get_state")["isStreaming"] is False
-    assert [r["type"] for r in proc.since(start)] == ["response"]
+    assert [r["type"] for r in proc.since(later)] == ["response"]
+
+
+SIGNAL_GATE = textwrap.dedent(
+    """
+    def setup(pi):
+        @pi.on("tool_call")
+        async def gate(event, ctx):
+            ok = await ctx.ui.confirm("Run it?", event["input"]["command"], signal=ctx.signal)
+            ctx.ui.notify(f"gate saw {ok} aborted={ctx.signal.aborted}")
+            if not ok:
+                return {"block": True, "reason": "Blocked by user"}
+    """
+)
+
+
+def test_abort_resolves_a_dialog_given_the_run_signal_silently(pi) -> None:
+    script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "c1"}]}, {"text": "x"}]
+    proc = pi(files={"ext/gate.py": SIGNAL_GATE}, args=("-e", "../ext/gate.py"), script=script)
+    proc.ok("prompt", message="go")
+    question = proc.wait_for("extension_ui_request")
+    start = proc.mark()
+    assert proc.ok("abort") == {"outcome": "aborted"}
+    after = proc.since(start)
+    # The handler went on with the default; no record withdrew the dialog.
+    ui = [r for r in after if r["type"] == "extension_ui_request"]
+    assert [(r["method"], r["message"]) for r in ui] == [("notify", "gate saw False aborted=True")]
+    end = next(r for r in after if r["type"] == "tool_execution_end")
+    assert end["result"]["content"] == [{"type": "text", "text": "Operation aborted"}]
+    proc.send({"type": "extension_ui_response", "id": question["id"], "confirmed": True})
+    later = proc.mark()
+    assert proc.ok("get_state")["isStreaming"] is False
+    assert [r["type"] for r in proc.since(later)] == ["response"]
+
+
+ASKING_COMMAND = textwrap.dedent(
+    """
+    def setup(pi):
+        async def ask(args, ctx):
+            choice = await ctx.ui.select("Pick", ["a", "b"])
+            ctx.ui.notify(f"picked {choice}")
+        pi.register_command("ask", {"handler": ask})
+    """
+)
+
+
+def test_stdin_eof_resolves_pending_dialogs_and_the_process_exits(pi) -> None:
+    proc = pi(files={"ext/ask.py": ASKING_COMMAND}, args=("-e", "../ext/ask.py"))
+    proc.send({"id": "p", "type": "prompt", "message": "/ask"})
+    proc.wait_for("extension_ui_request")
+    assert proc.close() == 0
+    # In-flight commands are answered at EOF (§8.7): the dialog resolved with its default.
+    assert proc.wait_for(lambda r: r.get("method") == "notify")["message"] == "picked None"
+    assert proc.response("p")["data"] == {"disposition": "handled"}
 
 
 def _run(mode_args: list[str], tmp_path: Path, env: dict[str, str], ext: Path) -> subprocess.CompletedProcess[str]:

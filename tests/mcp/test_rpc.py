@@ -289,14 +289,51 @@ def test_server_log_notifications_go_to_mcp_log(mcp_pi: Any, tmp_path: Path) -> 
 
 
 def test_nothing_changes_without_mcp_servers(spawn_pi: Any) -> None:
-    """Without an mcp.json the MCP built-ins do not load: no command, no tools, /mcp is text."""
+    """Without an mcp.json the MCP built-ins do not load: no tools; like upstream, `mcp` is still
+    listed and `/mcp` answers that nothing is configured (without a run)."""
     proc = spawn_pi("--no-session")
     proc.send({"id": "c", "type": "get_commands"})
-    assert all(c["name"] != "mcp" for c in proc.response("c")["data"]["commands"])
-    proc.send({"id": "m", "type": "prompt", "message": "/mcp"})
-    assert proc.response("m")["data"] == {"disposition": "started"}
+    assert proc.response("c")["data"]["commands"] == [
+        {
+            "name": "mcp",
+            "description": "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure",
+            "source": "extension",
+            "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
+        }
+    ]
+    agent = Path(proc.agent_dir)
+    replies = {}
+    for n, args in enumerate(["", "reconnect", "logout", "login x", "reconnect x y", "status"]):
+        start = len(proc.seen)
+        proc.send({"id": f"m{n}", "type": "prompt", "message": f"/mcp {args}".rstrip()})
+        assert proc.response(f"m{n}")["data"] == {"disposition": "handled"}
+        (notify,) = [r for r in proc.seen[start:] if r.get("type") == "extension_ui_request"]
+        assert notify["method"] == "notify"
+        replies[args] = (notify["message"], notify["notifyType"])
+    usage = ("Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]", "warning")
+    assert replies == {  # upstream 1.6.0's answers
+        "": (f"No MCP servers configured. Add them to {agent / 'mcp.json'} or .pi/mcp.json.", "info"),
+        "reconnect": ("No enabled MCP server to reconnect.", "info"),
+        "logout": ("No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.", "info"),
+        "login x": ('No MCP server named "x".', "error"),
+        "reconnect x y": usage,
+        "status": usage,
+    }
+    proc.send({"id": "s", "type": "steer", "message": "/mcp"})
+    assert proc.response("s")["error"] == (
+        'Extension command "/mcp" cannot be queued. Use prompt() or execute the command when not streaming.'
+    )
+    proc.send({"id": "t", "type": "prompt", "message": "hello"})
     system = proc.read_until(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "system")
     assert [t["name"] for t in system["message"]["toolsAdded"]] == ["read", "bash", "edit", "write"]
+
+
+def test_no_mcp_flag_removes_the_command(spawn_pi: Any) -> None:
+    proc = spawn_pi("--no-session", "--no-mcp")
+    proc.send({"id": "c", "type": "get_commands"})
+    assert proc.response("c")["data"]["commands"] == []
+    proc.send({"id": "m", "type": "prompt", "message": "/mcp"})
+    assert proc.response("m")["data"] == {"disposition": "started"}  # plain text for the model
 
 
 def _imported(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], list[str]]:
@@ -317,9 +354,9 @@ def _imported(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], list[str]]
 def test_startup_without_mcp_servers_loads_nothing_of_mcp(tmp_path: Path, pi_environ: Any) -> None:
     env = pi_environ()
     plain, commands = _imported(tmp_path, env)
-    assert "mcp" not in commands
+    assert commands == ["mcp"]  # listed as upstream, without loading MCP or the extension runtime
     loaded = {n for n in plain if n == "mcp" or n.startswith(("mcp.", "pi_rpc.mcp.", "pi_rpc.extensions.runner"))}
-    assert loaded <= {"pi_rpc.mcp.activation"}
+    assert loaded <= {"pi_rpc.mcp.activation", "pi_rpc.mcp.command"}
     (Path(env["PI_CODING_AGENT_DIR"]) / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
     _configured, commands = _imported(tmp_path, env)
     assert "mcp" in commands
@@ -369,6 +406,15 @@ def test_codemode_only_mode_hides_declared_tools_behind_scripts(mcp_pi: Any) -> 
     description = tool_decl(first, "codemode")["description"]
     assert "### `read`" in description and "### `bash`" in description
     assert "file text" in tool_messages(second)[0]["content"]
+    # The prompt lists only what the request declares (upstream's hiddenTools): the hidden
+    # built-ins are neither in the tool list nor in the rules.
+    prompt = _system_prompt(first)
+    tools_section = prompt.split("<tools>\n", 1)[1].split("\n</tools>", 1)[0]
+    listed = [line.split(":", 1)[0] for line in tools_section.splitlines() if line.startswith("- ")]
+    assert listed == ["- codemode"]
+    rules = prompt.split("<rules>\n", 1)[1].split("\n</rules>", 1)[0]
+    assert "Use codemode to run independent tool calls together" in rules
+    assert "bash" not in rules
 
 
 GATE = '''

@@ -198,6 +198,51 @@ def test_early_and_runtime_answers_are_the_same_bytes(spawn_pi: Any) -> None:
         assert proc.wait() == 0
 
 
+TRUST_PROBE = """
+import json, os, sys
+from pi_rpc.config.cli_args import parse_args
+from pi_rpc.modes.rpc.main import start_early
+from pi_rpc.runtime.options import RuntimeOptions
+stdin_r, stdin_w = os.pipe()
+out_r, out_w = os.pipe()
+os.write(stdin_w, b'{"id":1,"type":"get_state"}\\n')
+started, so_far = start_early(parse_args(["--mode", "rpc", "--no-session", *sys.argv[1:]]), out_w, input_fd=stdin_r)
+os.close(out_w)
+os.close(stdin_w)
+print(json.dumps({
+    "options": isinstance(started, RuntimeOptions),
+    "out": os.read(out_r, 1 << 20).decode(),
+    "left_on_stdin": os.read(stdin_r, 1 << 20).decode(),
+}))
+"""
+
+
+def test_no_early_answer_while_extensions_must_decide_project_trust(pi_environ: Any, tmp_path: Path) -> None:
+    # A project resource that needs trust, and an extension that loads without it: its
+    # project_trust handler runs (in the event loop) before the options exist.
+    (tmp_path / ".pi" / "prompts").mkdir(parents=True)
+    (tmp_path / ".pi" / "prompts" / "t.md").write_text("A template\n")
+    ext = tmp_path / "trusting.py"
+    ext.write_text("def setup(pi):\n    pass\n")
+
+    def probe(*argv: str) -> dict[str, Any]:
+        run = subprocess.run([sys.executable, "-c", TRUST_PROBE, *argv], capture_output=True,
+                             env=pi_environ(), cwd=tmp_path, timeout=60)
+        assert run.returncode == 0, run.stderr.decode()
+        return json.loads(run.stdout)
+
+    pending = probe("-e", str(ext))
+    assert pending == {"options": False, "out": "", "left_on_stdin": '{"id":1,"type":"get_state"}\n'}
+    # Trust given on the command line: nothing to decide; the extension still rules out the
+    # early answer (its session_start runs first), so stdin is left to the server.
+    decided = probe("-e", str(ext), "-na")
+    assert decided == {"options": True, "out": "", "left_on_stdin": '{"id":1,"type":"get_state"}\n'}
+    # Only the built-ins (no project_trust handler): answered early.
+    plain = probe()
+    assert plain["options"] is True and plain["left_on_stdin"] == ""
+    assert json.loads(plain["out"])["id"] == 1
+
+
 def test_signals_before_the_server_exits_with_its_codes(tmp_path: Path) -> None:
     code = (
         "import os, signal, sys, time\n"

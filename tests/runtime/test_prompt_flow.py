@@ -201,11 +201,13 @@ def test_prompt_expands_skill_and_template(pi):
     assert user["content"][0]["text"] == "/nosuch thing"
     commands = p.ok("get_commands")["commands"]
     names = [(c["name"], c["source"]) for c in commands]
-    assert names == [("review", "prompt"), ("skill:hello", "skill")]
-    assert commands[0]["description"] == "Review code"
-    assert commands[1]["description"] == "Say hello nicely"
-    assert commands[0]["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
-    assert commands[0]["sourceInfo"]["scope"] == "user"
+    # Upstream's built-in `mcp` command is listed first, as an extension command (§8.20).
+    assert names == [("mcp", "extension"), ("review", "prompt"), ("skill:hello", "skill")]
+    review, hello = commands[1], commands[2]
+    assert review["description"] == "Review code"
+    assert hello["description"] == "Say hello nicely"
+    assert review["sourceInfo"]["path"] == str(p.agent_dir / "prompts" / "review.md")
+    assert review["sourceInfo"]["scope"] == "user"
 
 
 def test_abort_right_after_prompt_aborts_the_run(pi):

@@ -260,6 +260,8 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                     event = _loads_with_repair(sse.data)
                 except (ValueError, orjson.JSONDecodeError) as exc:
                     raise ProviderStreamError(f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}") from exc
+                if options.on_stream_event is not None:
+                    await options.on_stream_event(event, model)
                 etype = event.get("type")
                 if etype == "message_start":
                     saw_start = True

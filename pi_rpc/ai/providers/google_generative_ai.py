@@ -176,6 +176,8 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                     chunk = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse Gemini chunk as JSON: {sse.data[:200]}") from exc
+                if options.on_stream_event is not None:
+                    await options.on_stream_event(chunk, model)
                 if isinstance(chunk, dict) and chunk.get("error"):
                     raise ProviderStreamError(js_json(chunk))
                 if not isinstance(chunk, dict):

@@ -369,6 +369,8 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                     if sse.event == "error":
                         raise ProviderStreamError(data_text) from exc
                     raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data_text[:200]}") from exc
+                if options.on_stream_event is not None:
+                    await options.on_stream_event(chunk, model)
                 if sse.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
                     raise ProviderStreamError(format_openai_stream_error(chunk))
                 if not isinstance(chunk, dict):

@@ -170,6 +170,8 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                     event = js_loads(sse.data)
                 except orjson.JSONDecodeError as exc:
                     raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
+                if options.on_stream_event is not None:
+                    await options.on_stream_event(event, model)
                 if not isinstance(event, dict):
                     continue
                 etype = event.get("type") or sse.event

@@ -52,6 +52,9 @@ class Backend(Protocol):
     async def aclose(self) -> None:
         """Shutdown: abort runs, wait for idle, release resources. Events are already off."""
 
+    # Optional: ``input_closed()`` is called (if defined) when stdin ended or a shutdown was
+    # requested, before the in-flight commands are awaited.
+
 
 class StartupError(Exception):
     """Raised by a backend factory for a fatal startup problem: message to stderr, exit code."""

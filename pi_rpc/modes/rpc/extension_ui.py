@@ -9,6 +9,11 @@ later, or names no pending dialog, is ignored. Fire-and-forget methods (``notify
 Keys whose value is undefined upstream are left out (``notify`` without a type sends no
 ``notifyType``). Terminal-only methods behave as upstream's RPC mode (no-ops, ``custom`` ->
 ``None``, ``set_theme`` fails with upstream's text).
+
+An ``abort`` of the run does not dismiss a dialog by itself (upstream): only a dialog given the
+run's ``signal`` (``signal=ctx.signal``) resolves with its default; the others keep waiting for
+their answer. Once stdin has ended nobody can answer: ``close()`` resolves pending dialogs with
+their defaults and later ones return their default without a request.
 """
 
 from __future__ import annotations
@@ -42,6 +47,15 @@ class RpcExtensionUI(ExtensionUI):
     def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
         self._write = write
         self._pending: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+        self._closed = False
+
+    def close(self) -> None:
+        """The client can no longer answer (stdin ended): every pending dialog resolves with
+        its default, silently, and new dialogs return their default at once."""
+        self._closed = True
+        pending, self._pending = self._pending, {}
+        for event, _box in pending.values():
+            event.set()
 
     # ------------------------------------------------------------------ responses
 
@@ -62,7 +76,7 @@ class RpcExtensionUI(ExtensionUI):
         return record
 
     async def _dialog(self, record: dict[str, Any], default: Any, parse: Parse, timeout: Any = None, signal: Any = None) -> Any:
-        if signal is not None and getattr(signal, "aborted", False):
+        if self._closed or (signal is not None and getattr(signal, "aborted", False)):
             return default
         event = anyio.Event()
         box: list[dict[str, Any]] = []

@@ -2,6 +2,10 @@
 ``get_state`` early when it is already waiting (``early``), build the backend, serve stdin
 until EOF/signal.
 
+When extensions must decide project trust first (``runtime.project_trust``), nothing is
+answered early: their ``project_trust`` handlers run in the event loop, then the options are
+resolved with their decision, as before.
+
 ``create_backend`` is the seam where the runtime plugs in: it builds the session runtime from
 the resolved options and wraps it in ``RuntimeBackend``. Tests that need no runtime use
 ``InMemoryBackend`` directly (through ``RpcServer`` or ``MemoryTransport``).
@@ -18,6 +22,7 @@ if TYPE_CHECKING:
     from pi_rpc.modes.rpc.backend import Backend
     from pi_rpc.modes.wire.framing import ReadSoFar
     from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.project_trust import TrustPass
 
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
@@ -30,14 +35,21 @@ def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
     return RuntimeBackend(AgentSession(options), initial_name=args.name)
 
 
-def start_early(args: CliArgs, protocol_fd: int, input_fd: int = 0) -> tuple[RuntimeOptions, ReadSoFar | None]:
+def start_early(
+    args: CliArgs, protocol_fd: int, input_fd: int = 0
+) -> tuple[RuntimeOptions | TrustPass, ReadSoFar | None]:
     """Resolve the startup options (``StartupProblem`` on a fatal problem) and answer the
     ``get_state`` commands already waiting, before anything of the runtime is imported
-    (``early``); what was read and not answered goes to the server."""
+    (``early``); what was read and not answered goes to the server. When extensions must
+    decide project trust first, their pass instead of the options, and nothing is read."""
     from pi_rpc.modes.rpc.early import answer_first_commands, can_answer_early, exit_on_signals
     from pi_rpc.runtime.factory import build_runtime_options
+    from pi_rpc.runtime.project_trust import pending_trust_pass
 
     exit_on_signals()  # until the server's signal handling runs
+    trust_pass = pending_trust_pass(args)
+    if trust_pass is not None:
+        return trust_pass, None
     options = build_runtime_options(args)
     so_far = None
     if can_answer_early(args, options, input_fd):
@@ -68,25 +80,44 @@ def run_rpc_mode(args: CliArgs) -> int:
     from pi_rpc.runtime.factory import StartupProblem
 
     try:
-        options, so_far = start_early(args, takeover.protocol_fd)
+        started, so_far = start_early(args, takeover.protocol_fd)
     except StartupProblem as exc:
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
     from pi_rpc.modes.heap import limit_heap_retention
 
     limit_heap_retention()  # RSS follows live data in a long-lived server (ctypes: after the early answer)
-    backend = create_backend(args, options)
 
-    from pi_rpc.modes.rpc.server import RpcServer
+    async def main() -> int:
+        from pi_rpc.runtime.options import RuntimeOptions
 
-    server = RpcServer(
-        backend,
-        output_fd=takeover.protocol_fd,
-        max_frame_bytes=args.max_frame_bytes,
-        verbose=args.verbose,
-        event_buffer=args.event_buffer,
-        so_far=so_far,
-    )
+        if isinstance(started, RuntimeOptions):
+            options = started
+        else:
+            from pi_rpc.runtime.factory import build_runtime_options
+            from pi_rpc.runtime.project_trust import run_trust_pass
+
+            # Extensions decide project trust before the session is built (project_trust).
+            trust = await run_trust_pass(started, "rpc")
+            try:
+                options = build_runtime_options(args, trust=trust)
+            except StartupProblem as exc:
+                sys.stderr.write(exc.message + "\n")
+                return exc.exit_code
+        backend = create_backend(args, options)
+
+        from pi_rpc.modes.rpc.server import RpcServer
+
+        server = RpcServer(
+            backend,
+            output_fd=takeover.protocol_fd,
+            max_frame_bytes=args.max_frame_bytes,
+            verbose=args.verbose,
+            event_buffer=args.event_buffer,
+            so_far=so_far,
+        )
+        return await server.serve()
+
     from pi_rpc.modes.exit import run_to_exit_code
 
-    return run_to_exit_code(server.serve)
+    return run_to_exit_code(main)

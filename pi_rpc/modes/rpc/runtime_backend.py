@@ -67,6 +67,8 @@ class RuntimeBackend(CatalogCommands):
                 await self.session.set_session_name(self._initial_name)
             except RuntimeCommandError:
                 pass  # an empty --name is ignored
+        if self.session.mcp_command is not None:
+            self.session.mcp_command.notify = self._notify
         # Subscribed before extensions bind, so what session_start handlers do reaches clients.
         self._unsubscribe = self.session.subscribe(forward)
         if self.session.ext is not None:
@@ -102,6 +104,14 @@ class RuntimeBackend(CatalogCommands):
         except ExtensionStartupError as exc:
             raise StartupError(exc.message, exc.exit_code) from None
 
+    def _notify(self, message: str, kind: str | None) -> None:
+        """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
+        if self._ui is None:
+            from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
+
+            self._ui = RpcExtensionUI(self.server.events.send_direct)
+        self._ui.notify(message, kind)
+
     # ------------------------------------------------------------------ ctx.shutdown()
 
     def _request_shutdown(self) -> None:
@@ -122,6 +132,11 @@ class RuntimeBackend(CatalogCommands):
         if self.session.is_streaming or self.session.is_compacting:
             return
         self.server.request_shutdown()
+
+    def input_closed(self) -> None:
+        # stdin ended (or ctx.shutdown()): dialogs still waiting can never be answered.
+        if self._ui is not None:
+            self._ui.close()
 
     async def aclose(self) -> None:
         if self._unsubscribe is not None:

@@ -117,6 +117,9 @@ class RpcServer:
                         async for frame in frames:
                             item: Any = _parse(frame) if type(frame) is bytes else frame
                             commands.start_soon(dispatch, item)
+                input_closed = getattr(self.backend, "input_closed", None)
+                if input_closed is not None:
+                    input_closed()  # e.g. nobody can answer a dialog any more
                 await self._input_ended()
             # stdin EOF and every in-flight command answered.
             self._shutting_down = True
