@@ -15,8 +15,9 @@ parent's stamp taken just before the spawn is on the same clock):
   * first response: ``answer_first_commands`` reading one waiting ``get_state`` and writing
     its answer;
   * after the answer (not on the first response's path, but before the first prompt is
-    served): malloc settings (ctypes), runtime imports, ``AgentSession`` construction, server imports, and the first
-    request's preparation (``ai.warmup.warm_up``: provider module, HTTP stack, client transport).
+    served): malloc settings (ctypes), runtime imports (with asyncio and anyio's backend),
+    ``AgentSession`` construction, server imports, and the first request's preparation
+    (``ai.warmup.warm_up``: provider module, HTTP stack, client transport).
 
 Per delta (``--deltas``, default 100,000): a process answers a short prompt, then a prompt of N
 text deltas from ``bench/bench_llm.py``; its CPU time (utime + stime from /proc) over that
@@ -89,10 +90,11 @@ from pi_rpc.modes.heap import limit_heap_retention
 limit_heap_retention()
 stamp("heap limit (ctypes)")
 import pi_rpc.modes.rpc.runtime_backend, pi_rpc.runtime.session
+import asyncio, anyio.lowlevel, anyio._backends._asyncio  # (the first anyio.Event() imports them)
 stamp("runtime imports")
 backend = rpc_main.create_backend(args, options)
 stamp("runtime construction")
-import pi_rpc.modes.rpc.server, asyncio, anyio.lowlevel, anyio._backends._asyncio
+import pi_rpc.modes.rpc.server
 stamp("server imports")
 from pi_rpc.ai.warmup import warm_up
 warm_up(str(options.model["api"]), str(options.model["baseUrl"]))
