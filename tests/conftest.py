@@ -231,3 +231,9 @@ def spawn_pi(tmp_path: Path) -> Iterator[Callable[..., PiProcess]]:
     yield spawn
     for proc in procs:
         proc.kill()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Every anyio test runs on asyncio (the backend pi_rpc runs on)."""
+    return "asyncio"

@@ -29,11 +29,6 @@ from acp.stdio import spawn_agent_process  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class RecordingClient:
     """An editor: records updates, answers permission requests, serves buffers."""
 

@@ -17,11 +17,6 @@ import pytest
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "llm-streams"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def _reset_faux(monkeypatch: pytest.MonkeyPatch):
     from pi_rpc.ai.providers import faux

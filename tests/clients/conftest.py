@@ -14,11 +14,6 @@ from pi_rpc_client import RpcClient  # noqa: E402  (path set up by pi_client_tes
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "target" in metafunc.fixturenames:
         params = [pytest.param("ours", id="ours")]

@@ -9,14 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "compaction"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def load_session(name: str) -> list[dict[str, Any]]:

@@ -12,11 +12,6 @@ from mcp_helpers import HttpDemo, McpSession, ScriptedLLM, write_agent_config
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def http_demo(tmp_path: Path) -> Iterator[Callable[..., HttpDemo]]:
     servers: list[HttpDemo] = []
 

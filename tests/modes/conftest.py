@@ -24,11 +24,6 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _env(tmp: Path, faux: bool = True) -> dict[str, str]:
     home, agent = tmp / "home", tmp / "agent"
     home.mkdir(parents=True, exist_ok=True)
@@ -90,4 +85,3 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
     set_faux_script(None)
     reset_faux()
-

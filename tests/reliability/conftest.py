@@ -11,32 +11,12 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 
-from rt_client import RpcProc  # noqa: E402
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def pi(tmp_path: Path) -> Iterator[Callable[..., RpcProc]]:
-    procs: list[RpcProc] = []
-
-    def start(**kwargs: Any) -> RpcProc:
-        proc = RpcProc(tmp_path / f"p{len(procs)}", **kwargs)
-        procs.append(proc)
-        return proc
-
-    yield start
-    for proc in procs:
-        proc.kill()
+from rt_client import pi  # noqa: E402,F401 - the shared fixture
 
 
 def _writable(directory: Path) -> bool:

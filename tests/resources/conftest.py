@@ -8,10 +8,5 @@ from rsrc_helpers import make_layout
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def layout(tmp_path: Path) -> dict[str, Path]:
     return make_layout(tmp_path)

@@ -18,9 +18,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -253,3 +255,19 @@ class RpcProc:
                 self.popen.wait(5)
             except subprocess.TimeoutExpired:
                 pass
+
+
+@pytest.fixture
+def pi(tmp_path: Path) -> Iterator[Callable[..., RpcProc]]:
+    """``pi(**kwargs)`` starts an ``RpcProc`` in its own dir under ``tmp_path``; all are killed at
+    teardown. Conftests re-export it (``from rt_client import pi``)."""
+    procs: list[RpcProc] = []
+
+    def start(**kwargs: Any) -> RpcProc:
+        proc = RpcProc(tmp_path / f"p{len(procs)}", **kwargs)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        proc.kill()

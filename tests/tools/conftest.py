@@ -1,14 +1,8 @@
-import os
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture
