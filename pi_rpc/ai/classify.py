@@ -20,126 +20,133 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-_NON_RETRYABLE = re.compile(
-    "|".join(
-        [
-            "GoUsageLimitError",
-            "FreeUsageLimitError",
-            "Monthly usage limit reached",
-            "available balance",
-            "insufficient_quota",
-            "out of budget",
-            "quota exceeded",
-            "billing",
-            "subscription_sharing_usage_limit_exceeded",
-            "subscription_sharing_workplace_individual_usage_limit_exceeded",
-            r'"code"\s*:\s*"?1308(?![0-9])',
-        ]
-    ),
-    re.IGNORECASE,
-)
-
-_RETRYABLE = re.compile(
-    "|".join(
-        [
-            "overloaded",
-            "server_busy",
-            "servers are currently busy",
-            "currently experiencing high demand",
-            "model is at capacity",
-            "rate.?limit",
-            "too many requests",
-            r"(?<![a-z0-9])(?:429|500|502|503|504|520|524)(?![a-z0-9])",
-            "service.?(?:is.?)?(?:temporarily.?)?unavailable",
-            "server.?error",
-            "internal.?error",
-            "provider.?returned.?(?:an.?)?error",
-            "exceeded request buffer limit while retrying upstream",
-            "unable to forward upstream",
-            "upstream.?request.?failed",
-            "upstream_stream_read_error",
-            "stream was interrupted",
-            "http/?2 stream failed",
-            "network.?error",
-            "connection.?error",
-            "connection.?refused",
-            "connection.?lost",
-            "connection.?closed",
-            "other side closed",
-            "fetch failed",
-            r"request to \S+ failed, reason:",
-            "getaddrinfo",
-            r"(?<![a-z0-9_])(?:ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE)(?![a-z0-9_])",
-            "connection reset by peer",
-            "ENOTFOUND",
-            "EAI_AGAIN",
-            "upstream.?connect",
-            "reset before headers",
-            "socket hang up",
-            "socket connection was closed",
-            "timed? out",
-            "timeout",
-            "terminated",
-            "websocket.?closed",
-            "websocket.?error",
-            "websocket.?connection.?limit.?reached",
-            "ended without",
-            "stream ended before message_stop",
-            "stream ended before a terminal response event",
-            "http2 request did not get a response",
-            "stream disconnected before completion",
-            "cut short after the reply had begun",
-            "pending stream has been canceled",
-            "retry delay",
-            "you can retry your request",
-            "try your request again",
-            "please retry your request",
-            "ResourceExhausted",
-            "subscription_sharing_usage_unavailable",
-            "subscription_sharing_user_unavailable",
-        ]
-    ),
-    re.IGNORECASE,
-)
-
-OVERFLOW_PATTERNS: list[re.Pattern[str]] = [
-    re.compile(p, re.IGNORECASE)
-    for p in [
-        r"prompt (?:is )?too long",
-        r"prompt exceeds max length",
-        r"request_too_large",
-        r"input is too long for requested model",
-        r"exceeds the context window",
-        r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
-        r"context window exceeded",
-        r"input token count.*exceeds the maximum",
-        r"maximum prompt length is \d+",
-        r"reduce the length of the messages",
-        r"maximum context length is \d+ tokens",
-        r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
-        r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)",
-        r"exceeds the limit of \d+",
-        r"exceeds the available context size",
-        r"greater than the context length",
-        r"context window exceeds limit",
-        r"exceeded model token limit",
-        r"too large for model with \d+ maximum context length",
-        r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
-        r"model_context_window_exceeded",
-        r"prompt too long; exceeded (?:max )?context length",
-        r"range of input length should be",
-        r"context[_ ]length[_ ]exceeded",
-        r"too many tokens",
-        r"token limit exceeded",
-        r"^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))",
-    ]
+_NON_RETRYABLE_SOURCES = [
+    "GoUsageLimitError",
+    "FreeUsageLimitError",
+    "Monthly usage limit reached",
+    "available balance",
+    "insufficient_quota",
+    "out of budget",
+    "quota exceeded",
+    "billing",
+    "subscription_sharing_usage_limit_exceeded",
+    "subscription_sharing_workplace_individual_usage_limit_exceeded",
+    r'"code"\s*:\s*"?1308(?![0-9])',
 ]
-_CEREBRAS_BODYLESS = re.compile(r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)", re.IGNORECASE)
-_NON_OVERFLOW = [
-    re.compile(r"^(Throttling error|Service unavailable):", re.IGNORECASE),
-    re.compile(r"rate limit", re.IGNORECASE),
-    re.compile(r"too many requests", re.IGNORECASE),
+
+_RETRYABLE_SOURCES = [
+    "overloaded",
+    "server_busy",
+    "servers are currently busy",
+    "currently experiencing high demand",
+    "model is at capacity",
+    "rate.?limit",
+    "too many requests",
+    r"(?<![a-z0-9])(?:429|500|502|503|504|520|524)(?![a-z0-9])",
+    "service.?(?:is.?)?(?:temporarily.?)?unavailable",
+    "server.?error",
+    "internal.?error",
+    "provider.?returned.?(?:an.?)?error",
+    "exceeded request buffer limit while retrying upstream",
+    "unable to forward upstream",
+    "upstream.?request.?failed",
+    "upstream_stream_read_error",
+    "stream was interrupted",
+    "http/?2 stream failed",
+    "network.?error",
+    "connection.?error",
+    "connection.?refused",
+    "connection.?lost",
+    "connection.?closed",
+    "other side closed",
+    "fetch failed",
+    r"request to \S+ failed, reason:",
+    "getaddrinfo",
+    r"(?<![a-z0-9_])(?:ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE)(?![a-z0-9_])",
+    "connection reset by peer",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "upstream.?connect",
+    "reset before headers",
+    "socket hang up",
+    "socket connection was closed",
+    "timed? out",
+    "timeout",
+    "terminated",
+    "websocket.?closed",
+    "websocket.?error",
+    "websocket.?connection.?limit.?reached",
+    "ended without",
+    "stream ended before message_stop",
+    "stream ended before a terminal response event",
+    "http2 request did not get a response",
+    "stream disconnected before completion",
+    "cut short after the reply had begun",
+    "pending stream has been canceled",
+    "retry delay",
+    "you can retry your request",
+    "try your request again",
+    "please retry your request",
+    "ResourceExhausted",
+    "subscription_sharing_usage_unavailable",
+    "subscription_sharing_user_unavailable",
 ]
+
+_OVERFLOW_SOURCES = [
+    r"prompt (?:is )?too long",
+    r"prompt exceeds max length",
+    r"request_too_large",
+    r"input is too long for requested model",
+    r"exceeds the context window",
+    r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
+    r"context window exceeded",
+    r"input token count.*exceeds the maximum",
+    r"maximum prompt length is \d+",
+    r"reduce the length of the messages",
+    r"maximum context length is \d+ tokens",
+    r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
+    r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)",
+    r"exceeds the limit of \d+",
+    r"exceeds the available context size",
+    r"greater than the context length",
+    r"context window exceeds limit",
+    r"exceeded model token limit",
+    r"too large for model with \d+ maximum context length",
+    r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
+    r"model_context_window_exceeded",
+    r"prompt too long; exceeded (?:max )?context length",
+    r"range of input length should be",
+    r"context[_ ]length[_ ]exceeded",
+    r"too many tokens",
+    r"token limit exceeded",
+    r"^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))",
+]
+_NON_OVERFLOW_SOURCES = [r"^(Throttling error|Service unavailable):", r"rate limit", r"too many requests"]
+
+
+class _Patterns:
+    """The classifiers' expressions, compiled on first use: some 40 patterns (milliseconds at
+    startup) that a session without a failed request never needs."""
+
+    def __init__(self) -> None:
+        self.non_retryable = re.compile("|".join(_NON_RETRYABLE_SOURCES), re.IGNORECASE)
+        self.retryable = re.compile("|".join(_RETRYABLE_SOURCES), re.IGNORECASE)
+        self.overflow = [re.compile(p, re.IGNORECASE) for p in _OVERFLOW_SOURCES]
+        self.non_overflow = [re.compile(p, re.IGNORECASE) for p in _NON_OVERFLOW_SOURCES]
+        self.cerebras_bodyless = re.compile(r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)", re.IGNORECASE)
+        self.retry_in = re.compile(r"Please retry in ([0-9.]+)(ms|s)", re.IGNORECASE)
+        self.retry_delay = re.compile(r'"retryDelay"\s*:\s*"([0-9.]+)(ms|s)"', re.IGNORECASE)
+        self.reset_after = re.compile(r"reset after (?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?", re.IGNORECASE)
+
+
+_COMPILED: _Patterns | None = None
+
+
+def _patterns() -> _Patterns:
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = _Patterns()
+    return _COMPILED
 
 
 def is_retryable_error(message: str | Mapping[str, Any] | None) -> bool:
@@ -152,17 +159,19 @@ def is_retryable_error(message: str | Mapping[str, Any] | None) -> bool:
         text = message or ""
     if not text:
         return False
-    if _NON_RETRYABLE.search(text):
+    patterns = _patterns()
+    if patterns.non_retryable.search(text):
         return False
-    return bool(_RETRYABLE.search(text))
+    return bool(patterns.retryable.search(text))
 
 
 def matches_overflow_text(text: str, provider: str | None = None) -> bool:
-    if any(p.search(text) for p in _NON_OVERFLOW):
+    patterns = _patterns()
+    if any(p.search(text) for p in patterns.non_overflow):
         return False
-    if any(p.search(text) for p in OVERFLOW_PATTERNS):
+    if any(p.search(text) for p in patterns.overflow):
         return True
-    return provider == "cerebras" and bool(_CEREBRAS_BODYLESS.search(text))
+    return provider == "cerebras" and bool(patterns.cerebras_bodyless.search(text))
 
 
 def is_context_overflow(message: Mapping[str, Any] | str, context_window: int | None = None) -> bool:
@@ -182,9 +191,6 @@ def is_context_overflow(message: Mapping[str, Any] | str, context_window: int | 
     return False
 
 
-_RETRY_IN = re.compile(r"Please retry in ([0-9.]+)(ms|s)", re.IGNORECASE)
-_RETRY_DELAY = re.compile(r'"retryDelay"\s*:\s*"([0-9.]+)(ms|s)"', re.IGNORECASE)
-_RESET_AFTER = re.compile(r"reset after (?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?", re.IGNORECASE)
 
 
 def parse_retry_after(headers: Mapping[str, str] | None = None, body: str | None = None) -> float | None:
@@ -218,11 +224,12 @@ def parse_retry_after(headers: Mapping[str, str] | None = None, body: str | None
         except ValueError:
             pass
     if body:
-        m = _RESET_AFTER.search(body)
+        patterns = _patterns()
+        m = patterns.reset_after.search(body)
         if m and any(m.groups()):
             hours, minutes, seconds = (float(g) if g else 0.0 for g in m.groups())
             return (hours * 3600 + minutes * 60 + seconds) * 1000
-        for pattern in (_RETRY_IN, _RETRY_DELAY):
+        for pattern in (patterns.retry_in, patterns.retry_delay):
             m = pattern.search(body)
             if m:
                 amount = float(m.group(1))

@@ -10,16 +10,21 @@ disconnect). Provider generators translate ``AbortedError`` into the ``aborted``
 
 from __future__ import annotations
 
-import email.utils
+import os
 import random
 import ssl
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import httpx
+
+from pi_rpc.ai.httpx_import import import_httpx_without_cli
+
+import_httpx_without_cli()
+import httpx  # noqa: E402
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
@@ -28,21 +33,52 @@ from pi_rpc.ai.sse import SSEEvent, SSEParser
 from pi_rpc.ai.types import StreamOptions
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
+_SSL_CONTEXT_LOCK = threading.Lock()  # built once, possibly first by the warm-up thread
+_NO_CA_CONTEXT: ssl.SSLContext | None = None
+_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 DEFAULT_TIMEOUT_S = 300.0
 USER_AGENT = "pi/1.6.0 (pi-rpc; python)"
 
 
 def _ssl_context() -> ssl.SSLContext:
-    # Building a verified context costs milliseconds; every request client shares one.
+    # Building a verified context (loading the CA bundle) costs tens of milliseconds; every
+    # request client shares one.
     global _SSL_CONTEXT
     if _SSL_CONTEXT is None:
-        _SSL_CONTEXT = httpx.create_ssl_context()
+        with _SSL_CONTEXT_LOCK:
+            if _SSL_CONTEXT is None:
+                _SSL_CONTEXT = httpx.create_ssl_context()
     return _SSL_CONTEXT
 
 
-def make_client(timeout_s: float | None) -> httpx.AsyncClient:
+def _unused_tls_context() -> ssl.SSLContext:
+    """For a client that cannot need TLS: certificates required and none trusted, so a TLS
+    connection it were ever asked for fails verification instead of going unverified."""
+    global _NO_CA_CONTEXT
+    if _NO_CA_CONTEXT is None:
+        _NO_CA_CONTEXT = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return _NO_CA_CONTEXT
+
+
+def tls_possible(url: str) -> bool:
+    """Whether a request to ``url`` can use TLS: an ``https`` URL, or any URL while a proxy
+    is configured in the environment (httpx honours the proxy variables)."""
+    if not url[:7].lower() == "http://":
+        return True
+    return any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES)
+
+
+def warm_up(url: str) -> None:
+    """Do now, off the request path, what the first request to ``url`` would do first: build
+    the TLS context it needs and import what a client's transport imports on creation."""
+    httpx.AsyncHTTPTransport(verify=_ssl_context() if tls_possible(url) else _unused_tls_context())
+
+
+def make_client(timeout_s: float | None, url: str | None = None) -> httpx.AsyncClient:
     t = timeout_s if timeout_s is not None else DEFAULT_TIMEOUT_S
-    return httpx.AsyncClient(verify=_ssl_context(), timeout=httpx.Timeout(t, connect=min(t, 30.0)))
+    # A plain-http model server (a local one, typically) needs no CA bundle loaded.
+    verify = _ssl_context() if url is None or tls_possible(url) else _unused_tls_context()
+    return httpx.AsyncClient(verify=verify, timeout=httpx.Timeout(t, connect=min(t, 30.0)))
 
 
 async def _checkpoint_scope(signal: AbortSignal | None, fn: Callable[[], Any]) -> Any:
@@ -82,6 +118,8 @@ def retry_delay_ms(headers: dict[str, str], attempt: int, max_retry_delay_ms: in
         try:
             delay = float(value) * 1000
         except ValueError:
+            import email.utils  # (an HTTP date in Retry-After: rare, not at startup)
+
             parsed = email.utils.parsedate_to_datetime(value) if value else None
             if parsed is not None:
                 delay = parsed.timestamp() * 1000 - time.time() * 1000
@@ -110,7 +148,7 @@ async def open_stream(
         hooked_headers, body = await options.on_request(dict(headers), body)
         headers = {k: str(v) for k, v in hooked_headers.items() if v is not None}
     own_client = options.http_client is None
-    client = options.http_client or make_client(options.timeout_s)
+    client = options.http_client or make_client(options.timeout_s, url)
     payload = stringify(body)
     attempt = 0
     response: httpx.Response | None = None

@@ -157,7 +157,9 @@ def dumps_normalized(value: Any, option: int | None = None) -> bytes:
     common float-free value is written once, never walked in Python). Raises what orjson
     raises (lone surrogates, nesting beyond 254 levels, huge ints)."""
     out = orjson.dumps(value, option=option)
-    if _MAYBE_INTEGRAL_FLOAT.search(out):
+    # One-byte memchr pre-checks keep the regex off the common float-free line. (``find``, not
+    # ``in``: ``bytes.__contains__`` first tries the needle as an int and formats a TypeError.)
+    if (out.find(b".") >= 0 or out.find(b"+") >= 0) and _MAYBE_INTEGRAL_FLOAT.search(out):
         out = orjson.dumps(js_normalize(value), option=option)
     return out
 

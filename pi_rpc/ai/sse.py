@@ -53,8 +53,22 @@ class SSEParser:
             buf = buf.replace("\r\n", "\n").replace("\r", "\n")
         lines = buf.split("\n")
         self._buf = lines.pop()
+        # The common line, ``data: <json>``, and the blank line that ends an event are handled
+        # inline (one per streamed delta each); any other line goes through ``_line``.
+        data = self._data
         for line in lines:
-            self._line(line, out)
+            if not line:
+                if self._has_data:
+                    out.append(SSEEvent(self._event, data[0] if len(data) == 1 else "\n".join(data)))
+                    data = self._data = []
+                    self._has_data = False
+                self._event = None
+            elif line.startswith("data: "):
+                data.append(line[6:])
+                self._has_data = True
+            else:
+                self._line(line, out)
+                data = self._data
         return out
 
     def flush(self) -> list[SSEEvent]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_rpc.ai.types import THINKING_LEVELS
+# The levels in order (``ai.types`` re-exports them; defined here so that the startup path,
+# which resolves a model's thinking level, need not build the message types).
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 def supported_thinking_levels(model: Mapping[str, Any] | None) -> list[str]:

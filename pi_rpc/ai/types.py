@@ -180,7 +180,7 @@ class Model(TypedDict):
 
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+from pi_rpc.ai.thinking import THINKING_LEVELS  # noqa: E402,F401 - re-exported
 
 # --------------------------------------------------------------------------- stream events
 #

@@ -9,8 +9,9 @@ Curated exports (loaded lazily, so ``import pi_rpc.runtime.<module>`` stays chea
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_rpc._lazy import lazy_exports
 
 _EXPORTS = {
     "open_session": "pi_rpc.runtime.sdk",
@@ -32,15 +33,4 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.sdk import PiSession, PromptResult, open_session
     from pi_rpc.runtime.session import AgentSession
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_rpc.runtime' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

@@ -17,10 +17,11 @@ from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
-from pi_rpc.runtime.session import AgentSession
 from pi_rpc.session.errors import SessionError
-from pi_rpc.session.listing import resolve_session_arg
 from pi_rpc.session.manager import FsyncMode, SessionManager
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
 
 FAUX_MODEL = ("faux", "faux-1")
 # Preferred defaults per provider when the settings name none (upstream picks a default model
@@ -66,6 +67,8 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
     session_dir = str(choice.path)
     fsync = session_fsync_mode(settings)
     try:
+        if args.fork or args.session:
+            from pi_rpc.session.listing import resolve_session_arg
         if args.fork:
             resolved = resolve_session_arg(
                 args.fork,
@@ -357,6 +360,8 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
 
 
 async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:
+    from pi_rpc.runtime.session import AgentSession
+
     session = AgentSession(build_runtime_options(args, **kwargs))
     if args.name:
         try:

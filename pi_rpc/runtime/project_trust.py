@@ -69,9 +69,21 @@ class TrustContext:
         self.ui = _TrustUI()
 
 
-async def resolve_startup_trust(args: CliArgs, *, cwd: str | None = None, mode: str = "rpc") -> StartupTrust | None:
-    """Run the extensions' ``project_trust`` handlers if this startup has to decide trust;
-    None when it does not (or no extension can take part)."""
+@dataclass
+class TrustPass:
+    """A pre-trust pass this startup has to run: the project, the agent dir and the extensions
+    that load without trust (at least one not built in)."""
+
+    cwd: str
+    agent_dir: Path
+    sources: list[Any]
+
+
+def pending_trust_pass(args: CliArgs, *, cwd: str | None = None) -> TrustPass | None:
+    """The pre-trust pass to run, or None when this startup has nothing for extensions to
+    decide (trust given on the command line, no resource that needs it, or no extension that
+    could take part). Synchronous and import-light: the RPC mode asks before it answers a
+    waiting ``get_state`` early, and answers early only when this is None."""
     if args.approve is not None:
         return None
     from pi_rpc.config.trust import needs_trust
@@ -88,14 +100,26 @@ async def resolve_startup_trust(args: CliArgs, *, cwd: str | None = None, mode: 
     sources, _mcp_command = discover_extensions(args, cwd=where, cli_base=where, agent_dir=agent_dir, settings=untrusted)
     if not any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
         return None  # the built-ins have no project_trust handler
+    return TrustPass(where, agent_dir, list(sources))
+
+
+async def run_trust_pass(found: TrustPass, mode: str) -> StartupTrust:
+    """Load the pass's extensions and let their ``project_trust`` handlers decide."""
     from pi_rpc.extensions.bus import EventBus
     from pi_rpc.extensions.loader import load_extensions
 
     from pi_rpc.runtime.extension_host import validate_mcp_registration
 
-    preloaded = await load_extensions(sources, bus=EventBus(), mcp_validator=validate_mcp_registration)
-    decision = await _emit(preloaded, where, mode, agent_dir)
+    preloaded = await load_extensions(found.sources, bus=EventBus(), mcp_validator=validate_mcp_registration)
+    decision = await _emit(preloaded, found.cwd, mode, found.agent_dir)
     return StartupTrust(decision, preloaded)
+
+
+async def resolve_startup_trust(args: CliArgs, *, cwd: str | None = None, mode: str = "rpc") -> StartupTrust | None:
+    """Run the extensions' ``project_trust`` handlers if this startup has to decide trust;
+    None when it does not (or no extension can take part)."""
+    found = pending_trust_pass(args, cwd=cwd)
+    return None if found is None else await run_trust_pass(found, mode)
 
 
 async def _emit(result: LoadResult, cwd: str, mode: str, agent_dir: Path) -> bool | None:

@@ -5,30 +5,80 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_rpc.session.stats import compute_context_usage, compute_session_stats
 
 if TYPE_CHECKING:
+    from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.session.manager import SessionManager
 
 
 def session_state(s: AgentSession) -> dict[str, Any]:
+    return _state(
+        s.model or s._placeholder_model(),
+        thinking_level=s.thinking_level,
+        is_streaming=s.is_streaming,
+        is_compacting=s.is_compacting,
+        steering_mode=s.agent.steering_mode,
+        follow_up_mode=s.agent.follow_up_mode,
+        store=s.session,
+        auto_compaction=s.settings.compaction_enabled,
+        message_count=len(s.agent.messages),
+        pending_message_count=s.pending_message_count,
+    )
+
+
+def initial_state(options: RuntimeOptions) -> dict[str, Any]:
+    """``get_state`` of the session ``AgentSession(options)`` will be, for a new session (no
+    entries) with nothing else bound to it yet: what the RPC mode answers before the runtime
+    is built (``modes.rpc.early``). A test holds it equal to the runtime's answer."""
+    from pi_rpc.ai.models.catalog import placeholder_model
+
+    if options.session.get_entry_count() != 0:
+        raise ValueError("initial_state: the session is not new")
+    return _state(
+        options.model or placeholder_model(),
+        thinking_level=options.thinking_level,
+        is_streaming=False,
+        is_compacting=False,
+        steering_mode=options.settings.steering_mode,
+        follow_up_mode=options.settings.follow_up_mode,
+        store=options.session,
+        auto_compaction=options.settings.compaction_enabled,
+        message_count=0,
+        pending_message_count=0,
+    )
+
+
+def _state(
+    model: dict[str, Any],
+    *,
+    thinking_level: str,
+    is_streaming: bool,
+    is_compacting: bool,
+    steering_mode: str,
+    follow_up_mode: str,
+    store: SessionManager,
+    auto_compaction: bool,
+    message_count: int,
+    pending_message_count: int,
+) -> dict[str, Any]:
     state: dict[str, Any] = {
-        "model": s.model or s._placeholder_model(),
-        "thinkingLevel": s.thinking_level,
-        "isStreaming": s.is_streaming,
-        "isCompacting": s.is_compacting,
-        "steeringMode": s.agent.steering_mode,
-        "followUpMode": s.agent.follow_up_mode,
+        "model": model,
+        "thinkingLevel": thinking_level,
+        "isStreaming": is_streaming,
+        "isCompacting": is_compacting,
+        "steeringMode": steering_mode,
+        "followUpMode": follow_up_mode,
     }
-    if s.session.session_file is not None:
-        state["sessionFile"] = s.session.session_file
-    state["sessionId"] = s.session.session_id
-    name = s.session.get_session_name()
+    if store.session_file is not None:
+        state["sessionFile"] = store.session_file
+    state["sessionId"] = store.session_id
+    name = store.get_session_name()
     if name:
         state["sessionName"] = name
-    state["autoCompactionEnabled"] = s.settings.compaction_enabled
-    state["messageCount"] = len(s.agent.messages)
-    state["pendingMessageCount"] = s.pending_message_count
+    state["autoCompactionEnabled"] = auto_compaction
+    state["messageCount"] = message_count
+    state["pendingMessageCount"] = pending_message_count
     return state
 
 
@@ -48,6 +98,8 @@ def last_assistant_text(messages: list[dict[str, Any]]) -> dict[str, Any]:
 def session_stats(s: AgentSession) -> dict[str, Any]:
     model = s.model
     window = (model or {}).get("contextWindow") or 0
+    from pi_rpc.session.stats import compute_context_usage, compute_session_stats
+
     usage = None
     if model is not None and window > 0:
         usage = compute_context_usage(s.session.build_session_projection(), s.session.get_branch(), window)

@@ -83,7 +83,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self.cwd = options.cwd
         self.session: SessionManager = options.session
         self.resources = ResourcesState(options, get_model=lambda: self.agent.model)
-        self._listeners: list[SessionListener] = []
+        self._listeners: tuple[SessionListener, ...] = ()
         self._tg: TaskGroup | None = None
 
         self.retry = RetryController(
@@ -166,11 +166,14 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self._tg = tg
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        self._listeners.append(listener)
+        # A new tuple on every change: events iterate it without copying it per event.
+        self._listeners = (*self._listeners, listener)
 
         def unsubscribe() -> None:
             if listener in self._listeners:
-                self._listeners.remove(listener)
+                listeners = list(self._listeners)
+                listeners.remove(listener)
+                self._listeners = tuple(listeners)
 
         return unsubscribe
 
@@ -179,7 +182,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             return
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             await listener(event)
 
     def emit_now(self, event: dict[str, Any]) -> None:
@@ -188,7 +191,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         an ``emit_nowait`` attribute gets the event now, any other one in the background."""
         if self._shutting_down:
             return
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             nowait = getattr(listener, "emit_nowait", None)
             if nowait is not None:
                 nowait(event)
@@ -258,6 +261,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     async def _on_agent_event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
+        if etype == "message_update":  # one per streamed delta: nothing else to do for it
+            if self.ext is not None:
+                await self.ext.on_agent_event(event)
+            await self.emit(event)
+            return
         if etype == "agent_start" and self._abort_requested:
             # An abort that arrived after the prompt's response but before the low-level run
             # existed (nothing to abort yet): abort the run now that it does.

@@ -20,7 +20,6 @@ from pi_rpc.config import paths
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
 from pi_rpc.runtime.host import SessionHost
 from pi_rpc.session.errors import EntryNotFoundError, SessionError, SessionLockedError
-from pi_rpc.session.listing import list_all_sessions, list_sessions
 from pi_rpc.session.loader import read_header
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.manager import SessionManager
@@ -77,6 +76,8 @@ class SessionCatalog(SessionHost):
         """Upstream ``SessionManager.list`` (``scope="cwd"``) or ``listAll`` (``"all"``),
         newest ``modified`` first; ``query`` keeps sessions whose name or a user/assistant
         text contains it (case-insensitive); at most ``limit`` sessions."""
+        from pi_rpc.session.listing import list_all_sessions, list_sessions  # (not at startup)
+
         custom = self.options.session_dir
         with_texts = query is not None
         if scope == "all":

@@ -8,7 +8,6 @@ normalised form; other lines keep their original bytes.
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -220,6 +219,8 @@ def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[st
     a = _split_keep(old)
     b = _split_keep(new)
     parts: list[tuple[str, list[str]]] = []
+    import difflib  # (not at startup)
+
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             parts.append(("equal", a[i1:i2]))
@@ -305,6 +306,8 @@ def generate_unified_patch(path: str, old: str, new: str, context_lines: int = 4
     a = _split_keep(old)
     b = _split_keep(new)
     lines = [f"--- {path}", f"+++ {path}"]
+    import difflib  # (not at startup)
+
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context_lines):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]

@@ -19,7 +19,6 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 # Base64 payload ceiling: headroom below Anthropic's 5 MB per-image limit.
@@ -152,6 +151,8 @@ def _js_round(value: float) -> int:
 
 def _to_fixed_2(value: float) -> str:
     # Number.prototype.toFixed rounds the exact binary value half-up (1.125 -> "1.13").
+    from decimal import ROUND_HALF_UP, Decimal  # (not at startup)
+
     return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 

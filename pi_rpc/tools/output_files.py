@@ -8,14 +8,15 @@ following a planted link) and readable only by the user, since output can carry 
 from __future__ import annotations
 
 import os
-import secrets
-import tempfile
 
 OUTPUT_FILE_MODE = 0o600
 
 
 def output_file_path(prefix: str, extension: str) -> str:
     """A new, unused path; ``extension`` includes the dot."""
+    import secrets  # (with tempfile: imported by the first output file, not at startup)
+    import tempfile
+
     return os.path.join(tempfile.gettempdir(), f"{prefix}-{secrets.token_hex(8)}{extension}")
 
 

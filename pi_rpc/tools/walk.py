@@ -12,7 +12,10 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-import pathspec
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")
 ALWAYS_SKIP = frozenset({".git"})
@@ -28,6 +31,8 @@ def _load_spec(directory: str) -> pathspec.PathSpec | None:
             continue
     if not lines:
         return None
+    import pathspec  # (imported by the first walk, not at startup)
+
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 

@@ -15,8 +15,12 @@ Spawn = Callable[..., Any]
 
 
 def ready(proc: PiProcess) -> None:
+    """The whole runtime is up: a first ``get_state`` may be answered before it is built
+    (``modes/rpc/early.py``), any other command only by it."""
     proc.send({"id": "__ready", "type": "get_state"})
     proc.response("__ready")
+    proc.send({"id": "__ready2", "type": "get_available_thinking_levels"})
+    proc.response("__ready2")
 
 
 def test_get_state_with_no_model_and_no_session(spawn_pi: Spawn) -> None:

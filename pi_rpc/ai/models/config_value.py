@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Mapping
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -91,6 +90,8 @@ def is_configured(config: str, env: Mapping[str, str] | None = None) -> bool:
 
 
 def _run(command: str) -> str | None:
+    import subprocess  # only for "!command" values: not on every startup
+
     try:
         out = subprocess.run(
             command, shell=True, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pi_rpc.ai.types import THINKING_LEVELS
+from pi_rpc.ai.thinking import THINKING_LEVELS
 
 _DATED = re.compile(r"-\d{8}$")
 

@@ -33,8 +33,8 @@ from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.models.catalog import builtin_models
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
 from pi_rpc.ai.models.patterns import resolve_model_reference
-from pi_rpc.ai.providers.faux import ENV_VAR as FAUX_ENV_VAR
-from pi_rpc.ai.providers.faux import FAUX_MODELS, set_faux_config_script
+from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
+from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
 # Protocol §7.2, first variable wins.
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {

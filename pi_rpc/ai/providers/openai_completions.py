@@ -380,13 +380,14 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                 cm = chunk.get("model")
                 if isinstance(cm, str) and cm and cm != model["id"] and not output.get("responseModel"):
                     output["responseModel"] = cm
-                if chunk.get("usage"):
-                    output["usage"] = parse_chunk_usage(chunk["usage"], model)
+                chunk_usage = chunk.get("usage")
+                if chunk_usage:
+                    output["usage"] = parse_chunk_usage(chunk_usage, model)
                 choices = chunk.get("choices")
                 choice = choices[0] if isinstance(choices, list) and choices else None
                 if not choice:
                     continue
-                if not chunk.get("usage") and choice.get("usage"):
+                if not chunk_usage and choice.get("usage"):
                     output["usage"] = parse_chunk_usage(choice["usage"], model)
                 finish = choice.get("finish_reason")
                 if finish:
@@ -399,7 +400,10 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                 delta = choice.get("delta")
                 if not delta:
                     continue
-                for field in REASONING_FIELDS:
+                content = delta.get("content")
+                # Most deltas carry only text: no reasoning or tool-call fields to look for.
+                only_content = content is not None and len(delta) == 1
+                for field in () if only_content else REASONING_FIELDS:
                     value = delta.get(field)
                     if isinstance(value, str) and value:
                         sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
@@ -410,7 +414,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         append_text(thinking_block, "thinking", value)
                         yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
                         break
-                rd = delta.get("reasoning_details")
+                rd = None if only_content else delta.get("reasoning_details")
                 if isinstance(rd, list):
                     for detail in rd:
                         if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
@@ -422,7 +426,6 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         if reasoning_details is None:
                             reasoning_details = []
                         _append_reasoning_detail(reasoning_details, detail)
-                content = delta.get("content")
                 if isinstance(content, str) and content:
                     if text_block is None:
                         text_block = {"type": "text", "text": ""}
@@ -430,7 +433,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
                     append_text(text_block, "text", content)
                     yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
-                for tc in delta.get("tool_calls") or []:
+                for tc in () if only_content else delta.get("tool_calls") or []:
                     idx = tc.get("index") if isinstance(tc.get("index"), int) else None
                     fn = tc.get("function") or {}
                     name = fn.get("name") or ""

@@ -19,7 +19,7 @@ import traceback
 from typing import Any
 
 from pi_rpc.modes.rpc.events import EventEmitter, RecordSink, report_dropped
-from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
+from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry, response_head
 from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
@@ -158,11 +158,7 @@ class Dispatcher:
                     self._log_exception(EXTENSION_UI_RESPONSE)
             return  # never answered
 
-        response: dict[str, Any] = {"id": cmd_id} if has_id else {}
-        response["type"] = "response"
-        if has_type:
-            response["command"] = ctype
-        response["success"] = False
+        response = response_head(has_id, cmd_id, has_type, ctype)
 
         if not isinstance(ctype, str):
             response["error"] = "Unknown command: " + ("undefined" if not has_type else js_string(ctype))

@@ -1,8 +1,14 @@
-"""``run_rpc_mode(args)``: take over stdout, build the backend, serve stdin until EOF/signal.
+"""``run_rpc_mode(args)``: take over stdout, resolve the startup options, answer the first
+``get_state`` early when it is already waiting (``early``), build the backend, serve stdin
+until EOF/signal.
 
-``create_backend`` is the seam where the runtime plugs in: it builds the session runtime and
-wraps it in ``RuntimeBackend``. Tests that need no runtime use ``InMemoryBackend`` directly
-(through ``RpcServer`` or ``MemoryTransport``).
+When extensions must decide project trust first (``runtime.project_trust``), nothing is
+answered early: their ``project_trust`` handlers run in the event loop, then the options are
+resolved with their decision, as before.
+
+``create_backend`` is the seam where the runtime plugs in: it builds the session runtime from
+the resolved options and wraps it in ``RuntimeBackend``. Tests that need no runtime use
+``InMemoryBackend`` directly (through ``RpcServer`` or ``MemoryTransport``).
 """
 
 from __future__ import annotations
@@ -13,26 +19,44 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
-    from pi_rpc.config.settings import Settings
     from pi_rpc.modes.rpc.backend import Backend
-    from pi_rpc.runtime.project_trust import StartupTrust
+    from pi_rpc.modes.wire.framing import ReadSoFar
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.project_trust import TrustPass
 
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
 
-def create_backend(args: CliArgs, settings: Settings, trust: StartupTrust | None = None) -> Backend:
-    """The RPC backend over the session runtime (startup problems become ``StartupError``);
-    ``trust``: what extensions' ``project_trust`` handlers decided."""
-    from pi_rpc.modes.rpc.backend import StartupError
+def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
+    """The RPC backend over the session runtime built from ``options``."""
     from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
-    from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
     from pi_rpc.runtime.session import AgentSession
 
-    try:
-        session = AgentSession(build_runtime_options(args, trust=trust))
-    except StartupProblem as exc:
-        raise StartupError(exc.message, exc.exit_code) from None
-    return RuntimeBackend(session, initial_name=args.name)
+    return RuntimeBackend(AgentSession(options), initial_name=args.name)
+
+
+def start_early(
+    args: CliArgs, protocol_fd: int, input_fd: int = 0
+) -> tuple[RuntimeOptions | TrustPass, ReadSoFar | None]:
+    """Resolve the startup options (``StartupProblem`` on a fatal problem) and answer the
+    ``get_state`` commands already waiting, before anything of the runtime is imported
+    (``early``); what was read and not answered goes to the server. When extensions must
+    decide project trust first, their pass instead of the options, and nothing is read."""
+    from pi_rpc.modes.rpc.early import answer_first_commands, can_answer_early, exit_on_signals
+    from pi_rpc.runtime.factory import build_runtime_options
+    from pi_rpc.runtime.project_trust import pending_trust_pass
+
+    exit_on_signals()  # until the server's signal handling runs
+    trust_pass = pending_trust_pass(args)
+    if trust_pass is not None:
+        return trust_pass, None
+    options = build_runtime_options(args)
+    so_far = None
+    if can_answer_early(args, options, input_fd):
+        so_far = answer_first_commands(
+            options, input_fd=input_fd, output_fd=protocol_fd, max_frame_bytes=args.max_frame_bytes
+        )
+    return options, so_far
 
 
 def _test_only_stray_output() -> None:
@@ -50,27 +74,37 @@ def run_rpc_mode(args: CliArgs) -> int:
     from pi_rpc.modes.wire.output import take_over_stdout
 
     takeover = take_over_stdout()
-    from pi_rpc.modes.heap import limit_heap_retention
-
-    limit_heap_retention()  # RSS follows live data in a long-lived server
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
 
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.modes.rpc.backend import StartupError
+    from pi_rpc.runtime.factory import StartupProblem
 
-    settings = Settings.load(cwd=os.getcwd(), approve=args.approve)
+    try:
+        started, so_far = start_early(args, takeover.protocol_fd)
+    except StartupProblem as exc:
+        sys.stderr.write(exc.message + "\n")
+        return exc.exit_code
+    from pi_rpc.modes.heap import limit_heap_retention
+
+    limit_heap_retention()  # RSS follows live data in a long-lived server (ctypes: after the early answer)
 
     async def main() -> int:
-        from pi_rpc.runtime.project_trust import resolve_startup_trust
+        from pi_rpc.runtime.options import RuntimeOptions
 
-        # Extensions may decide project trust before the session is built (project_trust).
-        trust = await resolve_startup_trust(args, mode="rpc")
-        try:
-            backend = create_backend(args, settings, trust)
-        except StartupError as exc:
-            sys.stderr.write(exc.message + "\n")
-            return exc.exit_code
+        if isinstance(started, RuntimeOptions):
+            options = started
+        else:
+            from pi_rpc.runtime.factory import build_runtime_options
+            from pi_rpc.runtime.project_trust import run_trust_pass
+
+            # Extensions decide project trust before the session is built (project_trust).
+            trust = await run_trust_pass(started, "rpc")
+            try:
+                options = build_runtime_options(args, trust=trust)
+            except StartupProblem as exc:
+                sys.stderr.write(exc.message + "\n")
+                return exc.exit_code
+        backend = create_backend(args, options)
 
         from pi_rpc.modes.rpc.server import RpcServer
 
@@ -80,6 +114,7 @@ def run_rpc_mode(args: CliArgs) -> int:
             max_frame_bytes=args.max_frame_bytes,
             verbose=args.verbose,
             event_buffer=args.event_buffer,
+            so_far=so_far,
         )
         return await server.serve()
 

@@ -20,6 +20,17 @@ if TYPE_CHECKING:
     from pi_rpc.modes.rpc.events import EventEmitter
 
 
+def response_head(has_id: bool, cmd_id: Any, has_type: bool, ctype: Any) -> dict[str, Any]:
+    """A response's leading keys in upstream's order (``id`` when the command had one, ``type``,
+    ``command`` when it had a type), with ``success`` false until the handler succeeds."""
+    response: dict[str, Any] = {"id": cmd_id} if has_id else {}
+    response["type"] = "response"
+    if has_type:
+        response["command"] = ctype
+    response["success"] = False
+    return response
+
+
 class CommandError(Exception):
     """A command failed; ``message`` becomes the response's ``error`` verbatim."""
 

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
 
 
+# How long after startup, without a prompt, the first request is prepared in the background.
+WARM_UP_AFTER_S = 0.05
+
+
 def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     images = cmd.get("images")
     return list(images) if images else None
@@ -36,6 +40,7 @@ class RuntimeBackend(CatalogCommands):
         self._ui: Any = None  # RpcExtensionUI once extensions are bound
         self._active_commands = 0
         self._shutdown_requested = False
+        self._prompted = False
 
     # ------------------------------------------------------------------ Backend protocol
 
@@ -68,6 +73,18 @@ class RuntimeBackend(CatalogCommands):
         self._unsubscribe = self.session.subscribe(forward)
         if self.session.ext is not None:
             await self._bind_extensions(server)
+        server.task_group.start_soon(self._warm_up_while_idle)
+
+    async def _warm_up_while_idle(self) -> None:
+        """If the client has not prompted shortly after startup, prepare what the first request
+        needs in the background (``ai.warmup``); a prompt already running does it itself, and
+        a thread doing it alongside would only slow it down (they share the GIL)."""
+        await anyio.sleep(WARM_UP_AFTER_S)
+        model = self.session.model
+        if model is not None and not self._prompted and not self.session.is_streaming:
+            from pi_rpc.ai.warmup import start_warm_up
+
+            start_warm_up(model)
 
     async def _bind_extensions(self, server: ServerHandle) -> None:
         from pi_rpc.extensions.host import ModeBinding
@@ -164,6 +181,7 @@ class RuntimeBackend(CatalogCommands):
     # ------------------------------------------------------------------ prompting
 
     async def cmd_prompt(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        self._prompted = True
         gate = anyio.Event()
         ctx.extras["after_response"] = gate.set
         # The run is known by the prompt's id when that is a string; a number (or no id) could

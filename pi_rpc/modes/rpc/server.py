@@ -27,7 +27,7 @@ from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.protocol_info import register_stream_commands
 from pi_rpc.modes.rpc.registry import HandlerRegistry
-from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, read_frames
+from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, ReadSoFar, read_frames
 from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
 from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER
 from pi_rpc.modes.wire.output import RecordWriter
@@ -53,8 +53,10 @@ class RpcServer:
         verbose: bool = False,
         handle_signals: bool = True,
         event_buffer: int = DEFAULT_EVENT_BUFFER,
+        so_far: ReadSoFar | None = None,
     ) -> None:
         self.backend = backend
+        self.so_far = so_far  # input read (and not answered) before the server existed
         self.event_buffer = event_buffer
         self.input_fd = input_fd
         self.output_fd = output_fd
@@ -109,7 +111,8 @@ class RpcServer:
                 dispatch = self.dispatcher.dispatch
                 with anyio.CancelScope() as input_scope:
                     self._input_scope = input_scope
-                    frames = read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes)
+                    frames = read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes, so_far=self.so_far)
+                    self.so_far = None
                     async with aclosing(frames):
                         async for frame in frames:
                             item: Any = _parse(frame) if type(frame) is bytes else frame

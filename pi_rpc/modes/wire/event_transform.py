@@ -13,7 +13,8 @@ def to_wire_event(event: dict[str, Any]) -> dict[str, Any]:
         return event
     inner = event.get("assistantMessageEvent") or {}
     partial = inner.get("partial") or event.get("message") or {}
-    wire_inner: dict[str, Any] = {k: v for k, v in inner.items() if k != "partial"}
+    wire_inner: dict[str, Any] = dict(inner)  # a C-level copy; the key order is kept
+    wire_inner.pop("partial", None)
     if wire_inner.get("type") == "toolcall_start":
         content = partial.get("content") or []
         index = wire_inner.get("contentIndex")

@@ -121,21 +121,40 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(fd)
 
 
+@dataclass(slots=True)
+class ReadSoFar:
+    """Input already read from the descriptor before ``read_frames`` took over: the framer
+    (with any partial record), the complete records not handled yet, and whether EOF was seen."""
+
+    framer: LineFramer
+    frames: list[Frame]
+    eof: bool = False
+
+
 async def read_frames(
     fd: int = 0,
     *,
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
     chunk_size: int = READ_CHUNK,
+    so_far: ReadSoFar | None = None,
 ) -> AsyncGenerator[Frame, None]:
     """Yield frames from ``fd`` until EOF (including the unterminated last record).
 
     Pipes, sockets and TTYs are awaited with ``anyio.wait_readable`` and read without
     blocking the loop; the descriptor's blocking flag is left alone (it may be shared with
     the parent). Regular files are read directly, yielding to the loop between chunks.
+    With ``so_far``, its frames come first and reading goes on with its framer.
     """
     import anyio
 
-    framer = LineFramer(max_frame_bytes)
+    if so_far is not None:
+        for frame in so_far.frames:
+            yield frame
+        if so_far.eof:
+            return
+        framer = so_far.framer
+    else:
+        framer = LineFramer(max_frame_bytes)
     pollable = _pollable(fd)
     while True:
         if pollable:

@@ -29,7 +29,9 @@ def _dumps(value: Any, newline: bool) -> bytes:
     except (TypeError, orjson.JSONEncodeError, RecursionError):
         # Lone surrogates, nesting beyond orjson's limit, huge ints, odd keys.
         out = stringify_fallback(value) + (b"\n" if newline else b"")
-    if b"\xe2\x80" in out:
+    # A one-byte memchr first (most lines have no U+2xxx); ``find`` because ``bytes.__contains__``
+    # first tries the needle as an int and formats a TypeError.
+    if out.find(b"\xe2") >= 0 and out.find(b"\xe2\x80") >= 0:
         out = out.replace(_LS, b"\\u2028").replace(_PS, b"\\u2029")
     return out
 

@@ -110,6 +110,10 @@ class RecordWriter:
         self._space = anyio.Event()
         self._idle = anyio.Event()
         self._idle.set()
+        # Plain mirrors of "_idle is set" and "the writer task waits on _wakeup": a record is
+        # queued per streamed delta, and these spare it two Event calls each.
+        self._idle_now = True
+        self._asleep = False
         self._closed = False
         self._failed: BaseException | None = None
         self.records_written = 0
@@ -190,16 +194,20 @@ class RecordWriter:
             line = self.on_enqueue(line, record)
         self._queue.append(line)
         self._queued_bytes += len(line)
-        if self._idle.is_set():
+        if self._idle_now:
+            self._idle_now = False
             self._idle = _new_event()
-        self._wakeup.set()
+        if self._asleep:
+            self._asleep = False
+            self._wakeup.set()
 
     async def send(self, obj: Any) -> None:
         """Queue one record, waiting while the queue is full."""
         if self._closed:
             raise WriterClosed()
         line = self._encode(obj)
-        await self._wait_for_space(self._full)
+        if self._queue and self._full():
+            await self._wait_for_space(self._full)
         self._push(line, obj)
 
     async def send_bounded(self, obj: Any) -> None:
@@ -226,7 +234,7 @@ class RecordWriter:
 
     async def drain(self) -> None:
         """Wait until every queued record has been written (or the writer failed/closed)."""
-        while (self._queue or not self._idle.is_set()) and self._failed is None:
+        while (self._queue or not self._idle_now) and self._failed is None:
             await self._idle.wait()
 
     def close(self) -> None:
@@ -236,7 +244,7 @@ class RecordWriter:
         self._queued_bytes = 0
         self._wakeup.set()
         self._space.set()
-        self._idle.set()
+        self._set_idle()
 
     # -------------------------------------------------------------- the writer task
 
@@ -247,10 +255,9 @@ class RecordWriter:
         try:
             while not self._closed:
                 if not self._queue:
-                    self._idle.set()
+                    self._set_idle()
                     self._wakeup = _new_event()
-                    if self._queue:  # pragma: no cover - defensive
-                        continue
+                    self._asleep = True
                     await self._wakeup.wait()
                     continue
                 batch = [self._queue.popleft()]
@@ -272,9 +279,13 @@ class RecordWriter:
                 if size >= _TRIM_AFTER_BYTES:
                     release_free_memory()
                 if not self._queue:
-                    self._idle.set()
+                    self._set_idle()
         finally:
             self._restore_fd_flags()
+
+    def _set_idle(self) -> None:
+        self._idle.set()
+        self._idle_now = True
 
     def _fail(self, exc: BaseException) -> None:
         self._failed = exc
