@@ -9,6 +9,7 @@ fails the code that emitted it (an agent run, a command)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
@@ -42,6 +43,9 @@ class EventEmitter:
     def __init__(self, sink: RecordSink) -> None:
         self._sink = sink
         self._closed = False
+        # The stdio writer queues a record without a coroutine when it has room (one per
+        # streamed delta); other sinks always go through ``send``.
+        self._try_send: Callable[[Any], bool] | None = getattr(sink, "try_send", None)
 
     @property
     def closed(self) -> bool:
@@ -55,7 +59,8 @@ class EventEmitter:
             return
         try:
             if event.get("type") in BLOCKING_EVENT_TYPES:
-                await self._sink.send(event)
+                if self._try_send is None or not self._try_send(event):
+                    await self._sink.send(event)
             else:
                 await self._sink.send_bounded(event)
         except Exception as exc:  # writer closed: shutting down; anything else: drop it
