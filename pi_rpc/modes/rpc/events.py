@@ -54,6 +54,21 @@ class EventEmitter:
     def close(self) -> None:
         self._closed = True
 
+    def try_emit(self, event: dict[str, Any]) -> bool:
+        """``emit`` without a coroutine when it cannot wait: True when the event was handled
+        (queued, or dropped as ``emit`` drops it); False when the caller must ``await
+        emit(event)`` (no room in the queue, a sink without ``try_send``, a non-blocking type)."""
+        if self._closed:
+            return True
+        if self._try_send is None or event.get("type") not in BLOCKING_EVENT_TYPES:
+            return False
+        try:
+            return self._try_send(event)
+        except Exception as exc:  # as in emit
+            if not _writer_closed(exc):
+                report_dropped(event, exc)
+            return True
+
     async def emit(self, event: dict[str, Any]) -> None:
         if self._closed:
             return
