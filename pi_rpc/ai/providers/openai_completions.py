@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
+from orjson import loads as orjson_loads
 
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
@@ -369,7 +370,10 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         stream_done = True
                         break
                     try:
-                        chunk = js_loads(data_text)
+                        try:
+                            chunk = orjson_loads(data_text)  # (js_loads without its frame: every delta)
+                        except orjson.JSONDecodeError:
+                            chunk = js_loads(data_text)  # what JS accepts and orjson refuses
                     except orjson.JSONDecodeError as exc:
                         if sse.event == "error":
                             raise ProviderStreamError(data_text) from exc
