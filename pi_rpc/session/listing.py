@@ -102,7 +102,9 @@ class SessionInfo:
 def _iso(dt: datetime | None) -> str | None:
     if dt is None:
         return None
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # isoformat is C code (strftime here cost a tenth of a second per 10,000 sessions); its
+    # milliseconds are truncated like Date.toISOString's, and its "+00:00" becomes "Z".
+    return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def _from_ms(ms: float) -> datetime:
