@@ -102,33 +102,43 @@ class SessionInfo:
 def _iso(dt: datetime | None) -> str | None:
     if dt is None:
         return None
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # isoformat is C code (strftime here cost a tenth of a second per 10,000 sessions); its
+    # milliseconds are truncated like Date.toISOString's, and its "+00:00" becomes "Z".
+    return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def _from_ms(ms: float) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str, size_hint: int) -> bytes | None:
+    """The file's bytes. Each read asks for what the file holds (``size_hint``, from its
+    ``stat``, plus a byte to see the end) rather than a fixed large buffer: in the RPC server
+    the mmap threshold is pinned (``modes.heap``), and a 1 MiB request per file would be an
+    ``mmap``/``munmap`` pair each, half again the time of a 10,000-file listing."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         chunks = []
+        want = max(size_hint, 0) + 1
         while True:
-            chunk = os.read(fd, _READ_CHUNK)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
+            want = _READ_MORE  # the file grew since its stat
     except OSError:
         return None
     finally:
         os.close(fd)
+    if not chunks:
+        return b""
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-_READ_CHUNK = 1 << 20  # most session files are read in one call
+_READ_MORE = 64 * 1024
 
 
 class _SummaryCache:
@@ -188,7 +198,7 @@ def build_session_info(path: str, cwd_filter: str | None = None, *, with_texts: 
 
 
 def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo | None:
-    data = _read(path)
+    data = _read(path, stat.st_size)
     if data is None:
         return None
     scanned = scan_session(data, with_texts=with_texts)
