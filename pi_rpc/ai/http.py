@@ -15,7 +15,7 @@ import random
 import ssl
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -206,7 +206,7 @@ def _transport_message(exc: httpx.HTTPError) -> str:
 
 async def iter_sse_batches(
     response: httpx.Response, signal: AbortSignal | None, *, end_on_abort: bool = False
-) -> AsyncIterator[list[SSEEvent]]:
+) -> AsyncGenerator[list[SSEEvent], None]:
     """The SSE events of a streaming response, as the list completed by each network read
     (never empty); each read is abortable.
 
