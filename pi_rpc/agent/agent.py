@@ -393,7 +393,12 @@ class Agent:
         await self._process_event({"type": "agent_end", "messages": [failure]})
 
     async def _process_event(self, event: AgentEvent) -> None:
-        async with self._emit_lock:
+        # ``async with self._emit_lock`` without its two coroutines when the lock is free (every
+        # streamed delta); a held lock is waited for in turn, as before.
+        lock = self._emit_lock
+        if not lock.try_acquire():
+            await lock.__aenter__()
+        try:
             etype = event.get("type")
             if etype == "message_update":  # first: one per streamed delta
                 self.stream_message = event["message"]
@@ -418,3 +423,5 @@ class Agent:
 
             for listener in self._listeners:
                 await listener(event)
+        finally:
+            lock.release()

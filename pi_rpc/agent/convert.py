@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pi_rpc.tools.bash_executor import bash_execution_to_text
 from pi_rpc.ai.types import Context, Message
 from pi_rpc.agent.transcript import (
     get_current_system_prompt,
@@ -48,6 +47,8 @@ def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
         if role == "bashExecution":
             if m.get("excludeFromContext"):
                 continue
+            from pi_rpc.tools.bash_executor import bash_execution_to_text  # (the executor: not at startup)
+
             out.append(_user([{"type": "text", "text": bash_execution_to_text(m)}], m.get("timestamp")))
         elif role == "custom":
             content = m.get("content")

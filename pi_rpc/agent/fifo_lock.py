@@ -25,6 +25,18 @@ class FifoLock:
     def locked(self) -> bool:
         return self._held
 
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free, without a coroutine (the per-delta path); False when
+        it is held (then ``async with`` waits its turn)."""
+        if self._held:
+            return False
+        self._held = True
+        return True
+
+    def release(self) -> None:
+        """Release after ``try_acquire`` (or ``__aenter__``)."""
+        self._release()
+
     async def __aenter__(self) -> None:
         if not self._held:
             self._held = True

@@ -15,7 +15,7 @@ import random
 import ssl
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -204,14 +204,18 @@ def _transport_message(exc: httpx.HTTPError) -> str:
     return f"Connection error: {detail}"
 
 
-async def iter_sse(
+async def iter_sse_batches(
     response: httpx.Response, signal: AbortSignal | None, *, end_on_abort: bool = False
-) -> AsyncIterator[SSEEvent]:
-    """SSE events of a streaming response; each network read is abortable.
+) -> AsyncGenerator[list[SSEEvent], None]:
+    """The SSE events of a streaming response, as the list completed by each network read
+    (never empty); each read is abortable.
 
     An abort raises ``AbortedError``, or with ``end_on_abort`` simply ends the iteration (the
     provider then closes its open blocks before failing as aborted, as upstream's
-    openai-completions does when its SDK stream stops on abort)."""
+    openai-completions does when its SDK stream stops on abort). A consumer handles a whole
+    batch per step: one async step per read rather than per event (a read carries many
+    streamed deltas when the model server is fast), with the abort still checked after every
+    read, as before."""
     parser = SSEParser()
     chunks = response.aiter_bytes()
     nxt = chunks.__anext__
@@ -232,13 +236,28 @@ async def iter_sse(
             except httpx.HTTPError as exc:
                 raise ConnectionError(_stream_drop_message(exc)) from exc
             if chunk:
-                for event in parser.feed(chunk):
-                    yield event
-        for event in parser.flush():
-            yield event
+                events = parser.feed(chunk)
+                if events:
+                    yield events
+        events = parser.flush()
+        if events:
+            yield events
     finally:
         with anyio.CancelScope(shield=True):
             await response.aclose()
+
+
+async def iter_sse(
+    response: httpx.Response, signal: AbortSignal | None, *, end_on_abort: bool = False
+) -> AsyncIterator[SSEEvent]:
+    """SSE events of a streaming response one by one (``iter_sse_batches``, flattened)."""
+    batches = iter_sse_batches(response, signal, end_on_abort=end_on_abort)
+    try:
+        async for batch in batches:
+            for event in batch:
+                yield event
+    finally:
+        await batches.aclose()
 
 
 def _stream_drop_message(exc: httpx.HTTPError) -> str:

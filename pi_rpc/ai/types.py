@@ -7,7 +7,10 @@ order. They go to stdout, into session files and back without any renaming, and 
 stays absent (never ``None``) unless upstream writes ``null``.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing turns every string annotation of a
+# TypedDict into a ForwardRef, compiling it at import (80 of them here, on the way to the first
+# request); evaluated annotations cost nothing of the kind. Names imported only for type
+# checking are quoted.
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Union
@@ -202,14 +205,14 @@ class StreamOptions:
     """Per-request options. ``api_key`` is resolved by the caller right before the request."""
 
     api_key: str | None = None
-    signal: AbortSignal | None = None
+    signal: "AbortSignal | None" = None
     reasoning: str | None = None  # thinking level, None when "off"
     max_tokens: int | None = None
     temperature: float | None = None
     session_id: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     # Injected HTTP client (tests, connection reuse). None -> the provider makes its own.
-    http_client: httpx.AsyncClient | None = None
+    http_client: "httpx.AsyncClient | None" = None
     timeout_s: float | None = None
     # Provider-level HTTP retries for 429/5xx before the stream starts (upstream default 0).
     max_retries: int = 0
@@ -219,11 +222,11 @@ class StreamOptions:
     # Extension hooks around each HTTP request (None: no hook, nothing extra runs).
     # ``on_request(headers, body)`` returns the headers and body to send (a header set to None
     # is removed); ``on_response(status, headers)`` sees the response before its body is read.
-    on_request: Callable[[dict[str, Any], Any], Awaitable[tuple[dict[str, Any], Any]]] | None = None
-    on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
+    on_request: "Callable[[dict[str, Any], Any], Awaitable[tuple[dict[str, Any], Any]]] | None" = None
+    on_response: "Callable[[int, dict[str, str]], Awaitable[None]] | None" = None
     # ``on_stream_event(data, model)`` sees each parsed provider stream event before it is
     # normalized (read-only; awaited in stream order).
-    on_stream_event: Callable[[Any, Any], Awaitable[None]] | None = None
+    on_stream_event: "Callable[[Any, Any], Awaitable[None]] | None" = None
 
 
 def empty_usage() -> Usage:

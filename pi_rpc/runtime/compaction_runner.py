@@ -11,17 +11,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from pi_rpc.ai.abort import AbortController
-from pi_rpc.compaction import (
+# The decision after each turn is all a session needs until it compacts: the planner and the
+# summariser (``compaction.preparation``, ``compaction.compact``) load at the first compaction.
+from pi_rpc.compaction.errors import (
+    COMPACTION_CANCELLED,
     CompactionCancelled,
-    CompactionDecision,
     CompactionError,
-    compact,
     compaction_failed_message,
-    decide_compaction,
-    prepare_compaction,
-    prepare_compaction_or_raise,
 )
-from pi_rpc.compaction.errors import COMPACTION_CANCELLED
+from pi_rpc.compaction.overflow import CompactionDecision, decide_compaction
 from pi_rpc.compaction.settings import CompactionSettings, RetrySettings
 from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
@@ -124,6 +122,9 @@ class CompactionRunner:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self.s.model
         branch = self.s.session.get_branch()
+        from pi_rpc.compaction.compact import compact
+        from pi_rpc.compaction.preparation import prepare_compaction_or_raise
+
         preparation = prepare_compaction_or_raise(branch, self.settings())
         if model is None:
             # Upstream runs on a placeholder model (provider "unknown") that has no key; the
@@ -220,6 +221,8 @@ class CompactionRunner:
         self.from_extension = False
         await self.s.emit({"type": "compaction_start", "reason": reason})
         try:
+            from pi_rpc.compaction.preparation import prepare_compaction
+
             if reason != "manual" and (
                 self.s.model is None or prepare_compaction(self.s.session.get_branch(), self.settings()) is None
             ):

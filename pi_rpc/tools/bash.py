@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -18,8 +18,10 @@ from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools._js import js_number
 from pi_rpc.tools.base import BuiltinTool, emit_update, number_prop, object_schema, string_prop
-from pi_rpc.tools.bash_executor import BashExecutionError, BashRunner, execute_bash, shell_env
-from pi_rpc.tools.output_accumulator import OutputAccumulator, OutputSnapshot
+
+if TYPE_CHECKING:
+    from pi_rpc.tools.bash_executor import BashRunner
+    from pi_rpc.tools.output_accumulator import OutputAccumulator, OutputSnapshot
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 BASH_PARAMETERS = object_schema(
@@ -77,6 +79,8 @@ class BashTool(BuiltinTool):
         self.update_throttle_s = update_throttle_s
 
     def build_env(self) -> dict[str, str]:
+        from pi_rpc.tools.bash_executor import shell_env
+
         env = shell_env(self.bin_dir)
         for key in SESSION_ENV_KEYS:
             env.pop(key, None)
@@ -99,6 +103,11 @@ class BashTool(BuiltinTool):
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None, tool_call_id: str = ""
     ) -> AgentToolResult:
+        # The executor (process groups, shutil, the process registry) loads at the first
+        # command, not with the tool's definition.
+        from pi_rpc.tools.bash_executor import BashExecutionError, execute_bash
+        from pi_rpc.tools.output_accumulator import OutputAccumulator
+
         command: str = args["command"]
         timeout = args.get("timeout")
         acc = OutputAccumulator(temp_file_prefix="pi-bash")

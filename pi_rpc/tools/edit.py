@@ -15,15 +15,6 @@ from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.tools.base import BuiltinTool, check_aborted, file_mutation_queue, object_schema, string_prop
-from pi_rpc.tools.edit_diff import (
-    apply_edits,
-    detect_line_ending,
-    generate_diff_string,
-    generate_unified_patch,
-    normalize_to_lf,
-    restore_line_endings,
-    strip_bom,
-)
 from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
 from pi_rpc.tools.paths import resolve_to_cwd
 
@@ -144,6 +135,17 @@ class EditTool(BuiltinTool):
             raise ToolError("Edit tool input is invalid. edits must contain at least one replacement.")
         path: str = args["path"]
         absolute = resolve_to_cwd(path, self.cwd)
+
+        # The diff machinery loads at the first edit, not with the tool's definition.
+        from pi_rpc.tools.edit_diff import (
+            apply_edits,
+            detect_line_ending,
+            generate_diff_string,
+            generate_unified_patch,
+            normalize_to_lf,
+            restore_line_endings,
+            strip_bom,
+        )
 
         async def edit() -> AgentToolResult:
             check_aborted(signal)

@@ -6,7 +6,6 @@ Paths are relative to the search directory with ``/`` separators; directories en
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from typing import Any
 
@@ -52,6 +51,8 @@ class FindTool(BuiltinTool):
     def __init__(self, cwd: str, *, fd_path: str | None = None, use_fd: bool = True) -> None:
         super().__init__(cwd)
         if fd_path is None and use_fd:
+            import shutil  # (shutil and its compression modules: not at startup)
+
             fd_path = shutil.which("fd") or shutil.which("fdfind")
         self.fd_path = fd_path
 

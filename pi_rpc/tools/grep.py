@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -55,7 +54,11 @@ class GrepTool(BuiltinTool):
 
     def __init__(self, cwd: str, *, rg_path: str | None = None, use_ripgrep: bool = True) -> None:
         super().__init__(cwd)
-        self.rg_path = rg_path if rg_path is not None else (shutil.which("rg") if use_ripgrep else None)
+        if rg_path is None and use_ripgrep:
+            import shutil  # (shutil and its compression modules: not at startup)
+
+            rg_path = shutil.which("rg")
+        self.rg_path = rg_path
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None

@@ -16,7 +16,6 @@ from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.tools._js import js_string
 from pi_rpc.tools.base import BuiltinTool, check_aborted, number_prop, object_schema, string_prop
 from pi_rpc.tools.file_access import FileAccessError, TextFileAccess
-from pi_rpc.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_supported_image_mime, process_image, resize_options_for
 from pi_rpc.tools.paths import resolve_read_path
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, byte_len, format_size, truncate_head
 
@@ -49,6 +48,8 @@ def node_error_text(exc: OSError, syscall: str, path: str) -> str:
 def _local_image_head(absolute: str) -> str | None:
     """The image MIME type of a file on disk, if it is one (images never go through a text
     delegate); None for text, missing or unreadable files."""
+    from pi_rpc.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_supported_image_mime  # (at the first read)
+
     try:
         with open(absolute, "rb") as fh:
             head = fh.read(IMAGE_TYPE_SNIFF_BYTES)
@@ -113,12 +114,16 @@ class ReadTool(BuiltinTool):
             raise ToolError(node_error_text(exc, "read", absolute)) from exc
         check_aborted(signal)
 
+        from pi_rpc.tools.images import IMAGE_TYPE_SNIFF_BYTES, detect_supported_image_mime
+
         mime = detect_supported_image_mime(data[:IMAGE_TYPE_SNIFF_BYTES])
         if mime is not None:
             return await self._read_image(data, mime)
         return self._read_text(data.decode("utf-8", "replace"), path, offset, limit)
 
     async def _read_image(self, data: bytes, mime: str) -> AgentToolResult:
+        from pi_rpc.tools.images import process_image, resize_options_for
+
         model = self.get_model() if self.get_model is not None else None
         processed = await anyio.to_thread.run_sync(
             partial(

@@ -17,10 +17,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
+from orjson import loads as orjson_loads
 
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
-from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
@@ -359,107 +360,117 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
             by_id: dict[str, dict[str, Any]] = {}
             arg_streams: dict[int, ToolCallArgumentsStream] = {}
             has_finish = False
-            async for sse in iter_sse(response, options.signal, end_on_abort=True):
-                data_text = sse.data
-                if data_text.startswith("[DONE]"):
-                    break
-                try:
-                    chunk = js_loads(data_text)
-                except orjson.JSONDecodeError as exc:
-                    if sse.event == "error":
-                        raise ProviderStreamError(data_text) from exc
-                    raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data_text[:200]}") from exc
-                if options.on_stream_event is not None:
-                    await options.on_stream_event(chunk, model)
-                if sse.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
-                    raise ProviderStreamError(format_openai_stream_error(chunk))
-                if not isinstance(chunk, dict):
-                    continue
-                if chunk.get("id") and not output.get("responseId"):
-                    output["responseId"] = chunk["id"]
-                cm = chunk.get("model")
-                if isinstance(cm, str) and cm and cm != model["id"] and not output.get("responseModel"):
-                    output["responseModel"] = cm
-                chunk_usage = chunk.get("usage")
-                if chunk_usage:
-                    output["usage"] = parse_chunk_usage(chunk_usage, model)
-                choices = chunk.get("choices")
-                choice = choices[0] if isinstance(choices, list) and choices else None
-                if not choice:
-                    continue
-                if not chunk_usage and choice.get("usage"):
-                    output["usage"] = parse_chunk_usage(choice["usage"], model)
-                finish = choice.get("finish_reason")
-                if finish:
-                    output["rawStopReason"] = finish
-                    stop, err = map_stop_reason(finish)
-                    output["stopReason"] = stop
-                    if err:
-                        output["errorMessage"] = err
-                    has_finish = True
-                delta = choice.get("delta")
-                if not delta:
-                    continue
-                content = delta.get("content")
-                # Most deltas carry only text: no reasoning or tool-call fields to look for.
-                only_content = content is not None and len(delta) == 1
-                for field in () if only_content else REASONING_FIELDS:
-                    value = delta.get(field)
-                    if isinstance(value, str) and value:
-                        sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
-                        if thinking_block is None:
-                            thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
-                            blocks.append(thinking_block)
-                            yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
-                        append_text(thinking_block, "thinking", value)
-                        yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
+            stream_done = False
+            # The events of one network read come as a batch (one async step per read, not
+            # per delta); [DONE] ends both loops.
+            async for batch in iter_sse_batches(response, options.signal, end_on_abort=True):
+                for sse in batch:
+                    data_text = sse.data
+                    if data_text.startswith("[DONE]"):
+                        stream_done = True
                         break
-                rd = None if only_content else delta.get("reasoning_details")
-                if isinstance(rd, list):
-                    for detail in rd:
-                        if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
-                            continue
-                        if thinking_block is None:
-                            thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
-                            blocks.append(thinking_block)
-                            yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
-                        if reasoning_details is None:
-                            reasoning_details = []
-                        _append_reasoning_detail(reasoning_details, detail)
-                if isinstance(content, str) and content:
-                    if text_block is None:
-                        text_block = {"type": "text", "text": ""}
-                        blocks.append(text_block)
-                        yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
-                    append_text(text_block, "text", content)
-                    yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
-                for tc in () if only_content else delta.get("tool_calls") or []:
-                    idx = tc.get("index") if isinstance(tc.get("index"), int) else None
-                    fn = tc.get("function") or {}
-                    name = fn.get("name") or ""
-                    block = by_index.get(idx) if idx is not None else None
-                    if block is None and tc.get("id"):
-                        block = by_id.get(tc["id"])
-                    if block is None:
-                        block = {"type": "toolCall", "id": tc.get("id") or "", "name": name, "arguments": {}}
-                        blocks.append(block)
-                        arg_streams[id(block)] = ToolCallArgumentsStream()
-                        if idx is not None:
+                    try:
+                        try:
+                            chunk = orjson_loads(data_text)  # (js_loads without its frame: every delta)
+                        except orjson.JSONDecodeError:
+                            chunk = js_loads(data_text)  # what JS accepts and orjson refuses
+                    except orjson.JSONDecodeError as exc:
+                        if sse.event == "error":
+                            raise ProviderStreamError(data_text) from exc
+                        raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data_text[:200]}") from exc
+                    if options.on_stream_event is not None:
+                        await options.on_stream_event(chunk, model)
+                    if sse.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+                        raise ProviderStreamError(format_openai_stream_error(chunk))
+                    if not isinstance(chunk, dict):
+                        continue
+                    if chunk.get("id") and not output.get("responseId"):
+                        output["responseId"] = chunk["id"]
+                    cm = chunk.get("model")
+                    if isinstance(cm, str) and cm and cm != model["id"] and not output.get("responseModel"):
+                        output["responseModel"] = cm
+                    chunk_usage = chunk.get("usage")
+                    if chunk_usage:
+                        output["usage"] = parse_chunk_usage(chunk_usage, model)
+                    choices = chunk.get("choices")
+                    choice = choices[0] if isinstance(choices, list) and choices else None
+                    if not choice:
+                        continue
+                    if not chunk_usage and choice.get("usage"):
+                        output["usage"] = parse_chunk_usage(choice["usage"], model)
+                    finish = choice.get("finish_reason")
+                    if finish:
+                        output["rawStopReason"] = finish
+                        stop, err = map_stop_reason(finish)
+                        output["stopReason"] = stop
+                        if err:
+                            output["errorMessage"] = err
+                        has_finish = True
+                    delta = choice.get("delta")
+                    if not delta:
+                        continue
+                    content = delta.get("content")
+                    # Most deltas carry only text: no reasoning or tool-call fields to look for.
+                    only_content = content is not None and len(delta) == 1
+                    for field in () if only_content else REASONING_FIELDS:
+                        value = delta.get(field)
+                        if isinstance(value, str) and value:
+                            sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
+                            if thinking_block is None:
+                                thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
+                                blocks.append(thinking_block)
+                                yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                            append_text(thinking_block, "thinking", value)
+                            yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
+                            break
+                    rd = None if only_content else delta.get("reasoning_details")
+                    if isinstance(rd, list):
+                        for detail in rd:
+                            if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
+                                continue
+                            if thinking_block is None:
+                                thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
+                                blocks.append(thinking_block)
+                                yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                            if reasoning_details is None:
+                                reasoning_details = []
+                            _append_reasoning_detail(reasoning_details, detail)
+                    if isinstance(content, str) and content:
+                        if text_block is None:
+                            text_block = {"type": "text", "text": ""}
+                            blocks.append(text_block)
+                            yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
+                        append_text(text_block, "text", content)
+                        yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
+                    for tc in () if only_content else delta.get("tool_calls") or []:
+                        idx = tc.get("index") if isinstance(tc.get("index"), int) else None
+                        fn = tc.get("function") or {}
+                        name = fn.get("name") or ""
+                        block = by_index.get(idx) if idx is not None else None
+                        if block is None and tc.get("id"):
+                            block = by_id.get(tc["id"])
+                        if block is None:
+                            block = {"type": "toolCall", "id": tc.get("id") or "", "name": name, "arguments": {}}
+                            blocks.append(block)
+                            arg_streams[id(block)] = ToolCallArgumentsStream()
+                            if idx is not None:
+                                by_index[idx] = block
+                            if tc.get("id"):
+                                by_id[tc["id"]] = block
+                            yield {"type": "toolcall_start", "contentIndex": len(blocks) - 1, "partial": output}
+                        elif idx is not None and idx not in by_index:
                             by_index[idx] = block
-                        if tc.get("id"):
+                        if not block["id"] and tc.get("id"):
+                            block["id"] = tc["id"]
                             by_id[tc["id"]] = block
-                        yield {"type": "toolcall_start", "contentIndex": len(blocks) - 1, "partial": output}
-                    elif idx is not None and idx not in by_index:
-                        by_index[idx] = block
-                    if not block["id"] and tc.get("id"):
-                        block["id"] = tc["id"]
-                        by_id[tc["id"]] = block
-                    if not block["name"] and name:
-                        block["name"] = name
-                    piece = fn.get("arguments") or ""
-                    if piece:
-                        block["arguments"] = arg_streams[id(block)].append(piece)
-                    yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
+                        if not block["name"] and name:
+                            block["name"] = name
+                        piece = fn.get("arguments") or ""
+                        if piece:
+                            block["arguments"] = arg_streams[id(block)].append(piece)
+                        yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
+                if stream_done:
+                    break
             for ci, block in enumerate(blocks):
                 btype = block["type"]
                 if btype == "text":

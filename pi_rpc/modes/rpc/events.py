@@ -9,6 +9,7 @@ fails the code that emitted it (an agent run, a command)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
@@ -42,6 +43,9 @@ class EventEmitter:
     def __init__(self, sink: RecordSink) -> None:
         self._sink = sink
         self._closed = False
+        # The stdio writer queues a record without a coroutine when it has room (one per
+        # streamed delta); other sinks always go through ``send``.
+        self._try_send: Callable[[Any], bool] | None = getattr(sink, "try_send", None)
 
     @property
     def closed(self) -> bool:
@@ -50,12 +54,28 @@ class EventEmitter:
     def close(self) -> None:
         self._closed = True
 
+    def try_emit(self, event: dict[str, Any]) -> bool:
+        """``emit`` without a coroutine when it cannot wait: True when the event was handled
+        (queued, or dropped as ``emit`` drops it); False when the caller must ``await
+        emit(event)`` (no room in the queue, a sink without ``try_send``, a non-blocking type)."""
+        if self._closed:
+            return True
+        if self._try_send is None or event.get("type") not in BLOCKING_EVENT_TYPES:
+            return False
+        try:
+            return self._try_send(event)
+        except Exception as exc:  # as in emit
+            if not _writer_closed(exc):
+                report_dropped(event, exc)
+            return True
+
     async def emit(self, event: dict[str, Any]) -> None:
         if self._closed:
             return
         try:
             if event.get("type") in BLOCKING_EVENT_TYPES:
-                await self._sink.send(event)
+                if self._try_send is None or not self._try_send(event):
+                    await self._sink.send(event)
             else:
                 await self._sink.send_bounded(event)
         except Exception as exc:  # writer closed: shutting down; anything else: drop it

@@ -54,8 +54,12 @@ class RuntimeBackend(CatalogCommands):
         self.server = server
         self.session.bind_task_group(server.task_group)
 
+        events = server.events
+
         async def forward(event: dict[str, Any]) -> None:
-            await server.events.emit(to_wire_event(event))
+            wire = to_wire_event(event)
+            if not events.try_emit(wire):  # (queued at once: every streamed delta)
+                await events.emit(wire)
             if event.get("type") == "agent_settled" and self._shutdown_requested:
                 self._check_shutdown()
 

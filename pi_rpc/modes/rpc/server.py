@@ -20,7 +20,6 @@ from typing import Any
 
 import anyio
 
-from pi_rpc.config import children
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.rpc.backend import Backend, ServerHandle, StartupError
 from pi_rpc.modes.rpc.dispatch import Dispatcher
@@ -182,7 +181,11 @@ class RpcServer:
             async for signum in signals:
                 self._signal_count += 1
                 code = signal_exit_code(signum)
-                children.kill_all()
+                # Children are registered through pi_rpc.config.children: when nothing has
+                # imported it, there is none to kill (and it stays off the startup path).
+                children = sys.modules.get("pi_rpc.config.children")
+                if children is not None:
+                    children.kill_all()
                 if self._shutting_down:
                     if self._signal_count == 1 and self.exit_code == 0:
                         continue  # first signal ever, during an EOF shutdown: ignored

@@ -210,6 +210,15 @@ class RecordWriter:
             await self._wait_for_space(self._full)
         self._push(line, obj)
 
+    def try_send(self, obj: Any) -> bool:
+        """``send`` without a coroutine when it would not wait: queue ``obj`` and return True
+        if the writer is open and the queue has room; otherwise queue nothing and return
+        False (the caller then awaits ``send``, which waits or raises as usual)."""
+        if self._closed or (self._queue and self._full()):
+            return False
+        self._push(self._encode(obj), obj)
+        return True
+
     async def send_bounded(self, obj: Any) -> None:
         """Queue one record without waiting, unless the queue is over its hard limit."""
         if self._closed:
