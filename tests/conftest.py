@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from stdout_lines import stream_lines
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -56,17 +58,8 @@ class PiProcess:
 
     def _pump_stdout(self) -> None:
         assert self.popen.stdout is not None
-        buf = b""
-        while True:
-            chunk = self.popen.stdout.read1(1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-            *complete, buf = buf.split(b"\n")
-            for line in complete:
-                self.lines.put(line)
-        if buf:
-            self.lines.put(b"<<UNTERMINATED>>" + buf)
+        for line, complete in stream_lines(self.popen.stdout):
+            self.lines.put(line if complete else b"<<UNTERMINATED>>" + line)
         self.lines.put(None)
 
     def _pump_stderr(self) -> None:

@@ -20,6 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared line reader
+from stdout_lines import stream_lines  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -66,24 +69,18 @@ class Pi:
 
     def _pump(self) -> None:
         assert self.popen.stdout is not None
-        buf = b""
-        while True:
-            chunk = self.popen.stdout.read1(1 << 16)
-            if not chunk:
+        for line, complete in stream_lines(self.popen.stdout):
+            if not complete:
+                self.invalid_lines.append(line)  # an unterminated last line
                 break
-            buf += chunk
-            *complete, buf = buf.split(b"\n")
-            for line in complete:
-                self.lines.append(line)
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    self.invalid_lines.append(line)
-                    continue
-                self.records.append(record)
-                self._queue.put(record)
-        if buf:
-            self.invalid_lines.append(buf)  # an unterminated last line
+            self.lines.append(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                self.invalid_lines.append(line)
+                continue
+            self.records.append(record)
+            self._queue.put(record)
         self._queue.put(None)
 
     def _pump_stderr(self) -> None:

@@ -24,6 +24,9 @@ from typing import Any
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared line reader
+from stdout_lines import stream_lines  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 Pred = Callable[[dict[str, Any]], bool]
@@ -119,17 +122,8 @@ class RpcProc:
 
     def _pump_stdout(self) -> None:
         assert self.popen.stdout is not None
-        buf = b""
-        while True:
-            chunk = self.popen.stdout.read1(1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-            *complete, buf = buf.split(b"\n")
-            for line in complete:
-                self._lines.put(line)
-        if buf:
-            self._lines.put(b"\x00UNTERMINATED" + buf)
+        for line, complete in stream_lines(self.popen.stdout):
+            self._lines.put(line if complete else b"\x00UNTERMINATED" + line)
         self._lines.put(None)
 
     def _pump_stderr(self) -> None:
