@@ -3,15 +3,14 @@ file tracking), summary generation through an injectable stream function, branch
 summaries, and the overflow/threshold decision the runtime acts on.
 
 Operates on plain entry and message dicts (upstream camelCase keys); never touches the
-session store. Public names are re-exported here.
+session store. Public names are re-exported here, except the ``compact`` function: that name
+is its submodule (``from pi_rpc.compaction.compact import compact``).
 
 Exports load lazily (``pi_rpc._lazy``): the threshold check after a turn needs only the
 decision (``overflow``, ``settings``, ``tokens``), not the summariser.
 """
 
-import sys
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc._lazy import lazy_exports
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
         CompactionDetails,
         CompactionResult,
         build_compaction_entry_fields,
-        compact,
     )
     from pi_rpc.compaction.context import (
         estimate_branch_context_tokens,
@@ -87,7 +85,6 @@ _EXPORTS = {
     "CompactionDetails": "pi_rpc.compaction.compact",
     "CompactionResult": "pi_rpc.compaction.compact",
     "build_compaction_entry_fields": "pi_rpc.compaction.compact",
-    "compact": "pi_rpc.compaction.compact",
     "estimate_branch_context_tokens": "pi_rpc.compaction.context",
     "estimate_projected_context_tokens": "pi_rpc.compaction.context",
     "ALREADY_COMPACTED": "pi_rpc.compaction.errors",
@@ -131,18 +128,5 @@ _EXPORTS = {
 
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-
-class _Package(ModuleType):
-    # ``compact`` is both a submodule and the function exported under that name. Importing
-    # the submodule binds its name on the package; the export must keep meaning the function
-    # (as when everything was imported eagerly), so that binding is dropped and the name
-    # resolves through ``__getattr__``.
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "compact" and isinstance(value, ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = sorted(_EXPORTS)

@@ -13,9 +13,9 @@ from pi_rpc.compaction import (
     CompactionSettings,
     RetrySettings,
     build_compaction_entry_fields,
-    compact,
     prepare_compaction,
 )
+from pi_rpc.compaction.compact import compact
 from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 
 from .conftest import MODEL, ScriptedStream, SessionBuilder, load_session, reply, usage

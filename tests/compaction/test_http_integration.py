@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from pi_rpc.compaction import CompactionError, CompactionSettings, RetrySettings, compact, prepare_compaction
+from pi_rpc.compaction import CompactionError, CompactionSettings, RetrySettings, prepare_compaction
+from pi_rpc.compaction.compact import compact
 
 from .conftest import MODEL, load_session
 
