@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import runtime_bench  # noqa: E402
+from procstat import cpu_seconds  # noqa: E402 - bench/ is on sys.path (the script's directory)
 
 # The child: run_rpc_mode's steps with stamps (stdout is left alone: the answer goes to a pipe).
 STARTUP_CHILD = r"""
@@ -154,11 +155,6 @@ def startup_budget(argv_python: str, runs: int, env: dict[str, str], cwd: str) -
     return {name: round(statistics.median(values), 2) for name, values in samples.items()}
 
 
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
 def delta_budget(pi: list[str], spy: str, deltas: int, rate: int, base_url: str, tmp: str) -> dict[str, object]:
     agent, cwd = os.path.join(tmp, "agent"), os.path.join(tmp, "cwd")
     raw = os.path.join(tmp, "spy.txt")
@@ -168,12 +164,12 @@ def delta_budget(pi: list[str], spy: str, deltas: int, rate: int, base_url: str,
         child.get_state()
         child.send({"id": "w", "type": "prompt", "message": "warm up"})
         child.read_until(lambda line: line.startswith(runtime_bench.SETTLED))
-        cpu = _cpu_s(child.proc.pid)
+        cpu = cpu_seconds(child.proc.pid)
         t = time.perf_counter()
         child.send({"id": "p", "type": "prompt", "message": f"bench:stream:{deltas}"})
         child.read_until(lambda line: line.startswith(runtime_bench.SETTLED))
         wall = time.perf_counter() - t
-        cpu = _cpu_s(child.proc.pid) - cpu
+        cpu = cpu_seconds(child.proc.pid) - cpu
         child.close()
         return wall, cpu
 

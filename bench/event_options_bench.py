@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 sys.path.insert(0, str(ROOT))
 
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from procstat import cpu_seconds  # noqa: E402 - bench/ is on sys.path (the script's directory)
 
 OPTION_SETS: dict[str, dict[str, bool] | None] = {
     "off": None,
@@ -86,12 +87,6 @@ class Child:
             self.proc.kill()
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far (less disturbed by other load than wall time)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def stream_once(agent: str, cwd: str, options: dict[str, bool] | None) -> tuple[float, int, float] | None:
     child = Child(agent, cwd)
     try:
@@ -102,10 +97,10 @@ def stream_once(agent: str, cwd: str, options: dict[str, bool] | None) -> tuple[
                 return None  # an implementation without the feature
         child.send({"id": "s", "type": "get_state"})
         child.read_until(lambda r: r.get("id") == "s")
-        t, cpu = time.perf_counter(), _cpu_s(child.proc.pid)
+        t, cpu = time.perf_counter(), cpu_seconds(child.proc.pid)
         child.send({"id": "p", "type": "prompt", "message": "stream please"})
         nbytes, _ = child.read_until(lambda r: r.get("type") == "agent_settled")
-        return time.perf_counter() - t, nbytes, _cpu_s(child.proc.pid) - cpu
+        return time.perf_counter() - t, nbytes, cpu_seconds(child.proc.pid) - cpu
     finally:
         child.close()
 

@@ -32,19 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
 from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from procstat import vmhwm_kb  # noqa: E402 - bench/ is on sys.path (the script's directory)
 
 DEMO = str(ROOT / "tests" / "mcp" / "servers" / "demo_server.py")
-
-
-def _vmhwm_kb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 def _measure(env: dict[str, str], cwd: str, command: dict[str, object], until: str, llm: ScriptedLLM | None = None) -> tuple[float, int | None]:
@@ -66,7 +56,7 @@ def _measure(env: dict[str, str], cwd: str, command: dict[str, object], until: s
             if not line or json.loads(line).get("id") == "x":
                 break
     elapsed = (time.perf_counter() - start) * 1000
-    hwm = _vmhwm_kb(proc.pid)
+    hwm = vmhwm_kb(proc.pid)
     proc.stdin.close()
     proc.wait(timeout=30)
     return elapsed, hwm

@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
 from scripted_llm import write_agent_config  # noqa: E402
+from procstat import vmhwm_kb  # noqa: E402 - bench/ is on sys.path (the script's directory)
 
 SETTLED = b'{"type":"agent_settled"'
 UPDATE = b'{"type":"message_update"'
@@ -99,16 +100,6 @@ def install_ours(dest: Path) -> list[str]:
     script.write_text(CONSOLE_SCRIPT.format(python=python))
     script.chmod(0o755)
     return [str(script)]
-
-
-def _vm_hwm_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 class Child:
@@ -207,7 +198,7 @@ def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) 
         startup_ms.append(c.get_state())
         # Idle RSS once whatever startup work follows the first answer is done.
         time.sleep(args.idle_wait)
-        rss_kb.append(_vm_hwm_kb(c.proc.pid))
+        rss_kb.append(vmhwm_kb(c.proc.pid) or 0)
         c.close()
     for _ in range(args.runs):
         c = child()

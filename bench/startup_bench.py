@@ -18,22 +18,13 @@ import sys
 import tempfile
 import time
 
+from procstat import vmhwm_kb  # noqa: E402 - bench/ is on sys.path (the script's directory)
+
 
 def _time_cmd(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return (time.perf_counter() - start) * 1000
-
-
-def _vmhwm_kb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 def time_first_get_state(env: dict[str, str], extra: list[str]) -> tuple[float, int | None]:
@@ -45,7 +36,7 @@ def time_first_get_state(env: dict[str, str], extra: list[str]) -> tuple[float, 
     proc.stdin.flush()
     line = proc.stdout.readline()
     elapsed = (time.perf_counter() - start) * 1000
-    hwm = _vmhwm_kb(proc.pid)
+    hwm = vmhwm_kb(proc.pid)
     proc.stdin.close()
     proc.wait(timeout=10)
     if b'"id":"s"' not in line:

@@ -154,31 +154,19 @@ class BashTool(BuiltinTool):
         async with anyio.create_task_group() as tg:
             tg.start_soon(flusher)
             try:
-                if self.runner is not None:
-                    result = await self.runner(
-                        command,
-                        self.cwd,
-                        tool_call_id=tool_call_id,
-                        on_chunk=on_chunk,
-                        signal=signal,
-                        timeout_s=timeout,
-                        shell_path=self.shell_path,
-                        command_prefix=self.command_prefix,
-                        env=self.build_env(),
-                        accumulator=acc,
-                    )
+                options: dict[str, Any] = {
+                    "on_chunk": on_chunk,
+                    "signal": signal,
+                    "timeout_s": timeout,
+                    "shell_path": self.shell_path,
+                    "command_prefix": self.command_prefix,
+                    "env": self.build_env(),
+                    "accumulator": acc,
+                }
+                if self.runner is not None:  # e.g. the editor's terminal (ACP)
+                    result = await self.runner(command, self.cwd, tool_call_id=tool_call_id, **options)
                 else:
-                    result = await execute_bash(
-                        command,
-                        self.cwd,
-                        on_chunk=on_chunk,
-                        signal=signal,
-                        timeout_s=timeout,
-                        shell_path=self.shell_path,
-                        command_prefix=self.command_prefix,
-                        env=self.build_env(),
-                        accumulator=acc,
-                    )
+                    result = await execute_bash(command, self.cwd, **options)
             except BashExecutionError as exc:
                 start_error = exc
             finally:
