@@ -80,6 +80,10 @@ async def test_timeout_and_cancel_kill_the_terminal(acp_agent):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(turn)
                 await embedded.wait()
+                # Cancel only once the command has printed: otherwise the kill may race its first
+                # output and the result would rightly be just "Command aborted".
+                while not any(b"waiting" in t.output for t in run.client.terminals.values()):
+                    await anyio.sleep(0.01)
                 await run.conn.cancel(session_id=session.session_id)
         assert result["r"].stop_reason == "cancelled"
         timed_out = _final(run, "slow")
