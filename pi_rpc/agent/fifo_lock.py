@@ -35,7 +35,10 @@ class FifoLock:
 
     def release(self) -> None:
         """Release after ``try_acquire`` (or ``__aenter__``)."""
-        self._release()
+        if self._waiters:
+            self._waiters.popleft().set()  # ownership passes without ever being free
+        else:
+            self._held = False
 
     async def __aenter__(self) -> None:
         if not self._held:
@@ -47,7 +50,7 @@ class FifoLock:
             await turn.wait()
         except BaseException:
             if turn.is_set():
-                self._release()  # handed over while being cancelled: pass it on
+                self.release()  # handed over while being cancelled: pass it on
             else:
                 self._waiters.remove(turn)
             raise
@@ -56,10 +59,4 @@ class FifoLock:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._release()
-
-    def _release(self) -> None:
-        if self._waiters:
-            self._waiters.popleft().set()  # ownership passes without ever being free
-        else:
-            self._held = False
+        self.release()

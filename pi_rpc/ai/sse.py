@@ -51,6 +51,23 @@ class SSEParser:
             if buf.endswith("\r"):
                 self._pending_cr = True
             buf = buf.replace("\r\n", "\n").replace("\r", "\n")
+        if not self._has_data and self._event is None:
+            # No event half read: one blank-line-terminated event at a time. The common one, a
+            # single ``data: <json>`` line, is taken whole; any other goes line by line.
+            events = buf.split("\n\n")
+            buf = events.pop()
+            for event in events:
+                if event.startswith("data: ") and "\n" not in event:
+                    out.append(SSEEvent(None, event[6:]))
+                else:
+                    for line in event.split("\n"):
+                        self._line(line, out)
+                    self._dispatch(out)
+            if "\n" not in buf:
+                self._buf = buf  # a partial line (the usual end of a read)
+                return out
+            # The complete lines of an unfinished event go on below (only the last, partial
+            # line waits for more), so nothing is parsed twice however long the event.
         lines = buf.split("\n")
         self._buf = lines.pop()
         # The common line, ``data: <json>``, and the blank line that ends an event are handled

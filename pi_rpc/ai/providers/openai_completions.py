@@ -412,29 +412,30 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                     content = delta.get("content")
                     # Most deltas carry only text: no reasoning or tool-call fields to look for.
                     only_content = content is not None and len(delta) == 1
-                    for field in () if only_content else REASONING_FIELDS:
-                        value = delta.get(field)
-                        if isinstance(value, str) and value:
-                            sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
-                            if thinking_block is None:
-                                thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
-                                blocks.append(thinking_block)
-                                yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
-                            append_text(thinking_block, "thinking", value)
-                            yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
-                            break
-                    rd = None if only_content else delta.get("reasoning_details")
-                    if isinstance(rd, list):
-                        for detail in rd:
-                            if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
-                                continue
-                            if thinking_block is None:
-                                thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
-                                blocks.append(thinking_block)
-                                yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
-                            if reasoning_details is None:
-                                reasoning_details = []
-                            _append_reasoning_detail(reasoning_details, detail)
+                    if not only_content:
+                        for field in REASONING_FIELDS:
+                            value = delta.get(field)
+                            if isinstance(value, str) and value:
+                                sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
+                                if thinking_block is None:
+                                    thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
+                                    blocks.append(thinking_block)
+                                    yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                                append_text(thinking_block, "thinking", value)
+                                yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
+                                break
+                        rd = delta.get("reasoning_details")
+                        if isinstance(rd, list):
+                            for detail in rd:
+                                if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
+                                    continue
+                                if thinking_block is None:
+                                    thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
+                                    blocks.append(thinking_block)
+                                    yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
+                                if reasoning_details is None:
+                                    reasoning_details = []
+                                _append_reasoning_detail(reasoning_details, detail)
                     if isinstance(content, str) and content:
                         if text_block is None:
                             text_block = {"type": "text", "text": ""}
@@ -442,33 +443,34 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                             yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
                         append_text(text_block, "text", content)
                         yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
-                    for tc in () if only_content else delta.get("tool_calls") or []:
-                        idx = tc.get("index") if isinstance(tc.get("index"), int) else None
-                        fn = tc.get("function") or {}
-                        name = fn.get("name") or ""
-                        block = by_index.get(idx) if idx is not None else None
-                        if block is None and tc.get("id"):
-                            block = by_id.get(tc["id"])
-                        if block is None:
-                            block = {"type": "toolCall", "id": tc.get("id") or "", "name": name, "arguments": {}}
-                            blocks.append(block)
-                            arg_streams[id(block)] = ToolCallArgumentsStream()
-                            if idx is not None:
+                    if not only_content:
+                        for tc in delta.get("tool_calls") or []:
+                            idx = tc.get("index") if isinstance(tc.get("index"), int) else None
+                            fn = tc.get("function") or {}
+                            name = fn.get("name") or ""
+                            block = by_index.get(idx) if idx is not None else None
+                            if block is None and tc.get("id"):
+                                block = by_id.get(tc["id"])
+                            if block is None:
+                                block = {"type": "toolCall", "id": tc.get("id") or "", "name": name, "arguments": {}}
+                                blocks.append(block)
+                                arg_streams[id(block)] = ToolCallArgumentsStream()
+                                if idx is not None:
+                                    by_index[idx] = block
+                                if tc.get("id"):
+                                    by_id[tc["id"]] = block
+                                yield {"type": "toolcall_start", "contentIndex": len(blocks) - 1, "partial": output}
+                            elif idx is not None and idx not in by_index:
                                 by_index[idx] = block
-                            if tc.get("id"):
+                            if not block["id"] and tc.get("id"):
+                                block["id"] = tc["id"]
                                 by_id[tc["id"]] = block
-                            yield {"type": "toolcall_start", "contentIndex": len(blocks) - 1, "partial": output}
-                        elif idx is not None and idx not in by_index:
-                            by_index[idx] = block
-                        if not block["id"] and tc.get("id"):
-                            block["id"] = tc["id"]
-                            by_id[tc["id"]] = block
-                        if not block["name"] and name:
-                            block["name"] = name
-                        piece = fn.get("arguments") or ""
-                        if piece:
-                            block["arguments"] = arg_streams[id(block)].append(piece)
-                        yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
+                            if not block["name"] and name:
+                                block["name"] = name
+                            piece = fn.get("arguments") or ""
+                            if piece:
+                                block["arguments"] = arg_streams[id(block)].append(piece)
+                            yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
                 if stream_done:
                     break
             for ci, block in enumerate(blocks):

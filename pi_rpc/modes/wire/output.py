@@ -214,7 +214,10 @@ class RecordWriter:
         """``send`` without a coroutine when it would not wait: queue ``obj`` and return True
         if the writer is open and the queue has room; otherwise queue nothing and return
         False (the caller then awaits ``send``, which waits or raises as usual)."""
-        if self._closed or (self._queue and self._full()):
+        queue = self._queue
+        if self._closed or (
+            queue and (len(queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes)
+        ):  # (``_full()`` inline: every streamed delta)
             return False
         self._push(self._encode(obj), obj)
         return True
@@ -269,12 +272,19 @@ class RecordWriter:
                     self._asleep = True
                     await self._wakeup.wait()
                     continue
-                batch = [self._queue.popleft()]
-                size = len(batch[0])
-                while self._queue and size < _MAX_BATCH_BYTES:
-                    nxt = self._queue.popleft()
-                    batch.append(nxt)
-                    size += len(nxt)
+                if self._queued_bytes <= _MAX_BATCH_BYTES:
+                    # Everything queued fits in one write (the usual case: the queue is bounded
+                    # by records): take it whole, not record by record (one per streamed delta).
+                    batch = list(self._queue)
+                    self._queue.clear()
+                    size = self._queued_bytes
+                else:
+                    batch = [self._queue.popleft()]
+                    size = len(batch[0])
+                    while self._queue and size < _MAX_BATCH_BYTES:
+                        nxt = self._queue.popleft()
+                        batch.append(nxt)
+                        size += len(nxt)
                 self._queued_bytes -= size
                 if not self._full():
                     self._space.set()
