@@ -23,6 +23,9 @@ def main() -> int:
     mode = sys.argv[1]
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # Tests wait for this line: a SIGTERM sent before the handler is set would end the stub.
+        sys.stderr.write("stubborn: ignoring SIGTERM\n")
+        sys.stderr.flush()
         while True:
             time.sleep(1)
     held = []

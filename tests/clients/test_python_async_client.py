@@ -244,4 +244,7 @@ async def test_stub_death_reports_exit_code_and_stderr() -> None:
 async def test_stub_close_escalates_to_sigkill() -> None:
     c = AsyncRpcClient([sys.executable, STUB, "stubborn"])
     await c.start()
+    with anyio.fail_after(30):
+        while "ignoring SIGTERM" not in c.stderr_text:
+            await anyio.sleep(0.01)  # (a slow start must not meet SIGTERM before the stub ignores it)
     assert await c.aclose(timeout=0.3) == -signal.SIGKILL

@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,9 @@ def test_request_timeout_then_clean_shutdown() -> None:
 
 def test_close_escalates_to_sigkill() -> None:
     c = RpcClient([sys.executable, STUB, "stubborn"])
+    deadline = time.monotonic() + 30
+    while "ignoring SIGTERM" not in c.stderr_text and time.monotonic() < deadline:
+        time.sleep(0.01)  # (a slow start must not meet SIGTERM before the stub ignores it)
     assert c.close(timeout=0.5) == -signal.SIGKILL
 
 

@@ -158,14 +158,16 @@ def test_bash_execution_message_and_text():
 
 async def test_outer_cancellation_kills_group(tmp_path):
     pgids: list[int] = []
+    outer = anyio.CancelScope()
 
     def on_chunk(text: str) -> None:
         pgids.extend(process_registry.registered() - _BEFORE)
+        outer.cancel()  # the command runs (it printed): cancel from outside, as a caller would
 
     with anyio.fail_after(20):
-        with anyio.move_on_after(0.5):
+        with outer:
             await execute_bash("echo go; sleep 100 & sleep 100; wait", str(tmp_path), on_chunk=on_chunk)
-    assert pgids
+    assert outer.cancelled_caught and pgids
     for pgid in set(pgids):
         assert pgid not in process_registry.registered()
         # SIGKILL went to the leader's group; give the kernel a moment to finish the kill.
