@@ -28,8 +28,9 @@ Nothing here is imported when no extension is discovered.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_rpc._lazy import lazy_exports
 
 _EXPORTS = {
     "ExtensionAPI": "pi_rpc.extensions.api",
@@ -62,10 +63,4 @@ if TYPE_CHECKING:
     from pi_rpc.extensions.ui import ExtensionUI
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_rpc.extensions' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

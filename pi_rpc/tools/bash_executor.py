@@ -122,6 +122,19 @@ def validate_timeout(timeout_s: float | None) -> float | None:
     return float(timeout_s)
 
 
+def prepare_command(
+    command: str, cwd: str, timeout_s: float | None, shell_path: str | None, command_prefix: str | None
+) -> tuple[float | None, str, list[str], str]:
+    """What every runner checks and builds before starting a command (here or in the editor's
+    terminal): the validated timeout, the shell and its arguments, and the command with the
+    ``shellCommandPrefix`` setting applied. Raises ``BashExecutionError`` as a run would."""
+    timeout = validate_timeout(timeout_s)
+    shell, shell_args = get_shell_config(shell_path)
+    if not os.path.exists(cwd):
+        raise BashExecutionError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
+    return timeout, shell, shell_args, f"{command_prefix}\n{command}" if command_prefix else command
+
+
 async def _call(callback: ChunkCallback | None, text: str) -> None:
     if callback is None:
         return
@@ -178,11 +191,7 @@ async def execute_bash(
     """
     if signal is not None and signal.aborted:
         return BashExecutionResult(output="", exit_code=None, cancelled=True, truncated=False)
-    timeout = validate_timeout(timeout_s)
-    shell, shell_args = get_shell_config(shell_path)
-    if not os.path.exists(cwd):
-        raise BashExecutionError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
-    full_command = f"{command_prefix}\n{command}" if command_prefix else command
+    timeout, shell, shell_args, full_command = prepare_command(command, cwd, timeout_s, shell_path, command_prefix)
 
     acc = accumulator if accumulator is not None else OutputAccumulator()
     sanitizer = OutputSanitizer()

@@ -27,8 +27,7 @@ from pi_rpc.tools.bash_executor import (
     BashExecutionError,
     BashExecutionResult,
     ChunkCallback,
-    get_shell_config,
-    validate_timeout,
+    prepare_command,
 )
 from pi_rpc.tools.output_accumulator import OutputAccumulator
 from pi_rpc.tools.sanitize import sanitize_text
@@ -70,11 +69,7 @@ class ClientTerminals:
     ) -> BashExecutionResult:
         if signal is not None and signal.aborted:
             return BashExecutionResult(output="", exit_code=None, cancelled=True, truncated=False)
-        timeout = validate_timeout(timeout_s)
-        shell, shell_args = get_shell_config(shell_path)
-        if not os.path.exists(cwd):
-            raise BashExecutionError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
-        full_command = f"{command_prefix}\n{command}" if command_prefix else command
+        timeout, shell, shell_args, full_command = prepare_command(command, cwd, timeout_s, shell_path, command_prefix)
         params: dict[str, Any] = {
             "sessionId": self.session_id,
             "command": shell,
