@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 acp = pytest.importorskip("acp")
@@ -208,6 +209,21 @@ class AcpRun:
 
     async def prompt(self, session_id: str, text: str) -> Any:
         return await self.conn.prompt(session_id=session_id, prompt=[schema.TextContentBlock(type="text", text=text)])
+
+    async def prompt_then_cancel(self, session_id: str, text: str, ready: Callable[[], Awaitable[Any]]) -> Any:
+        """Send a prompt, wait until ``ready()`` returns while the turn runs, send
+        ``session/cancel``; the prompt's result (within 30 s)."""
+        result: dict[str, Any] = {}
+
+        async def turn() -> None:
+            result["r"] = await self.prompt(session_id, text)
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(turn)
+                await ready()
+                await self.conn.cancel(session_id=session_id)
+        return result["r"]
 
 
 @pytest.fixture

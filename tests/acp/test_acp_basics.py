@@ -8,7 +8,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from acp import schema
 from acp.exceptions import RequestError
 
 pytestmark = pytest.mark.anyio

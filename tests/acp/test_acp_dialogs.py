@@ -152,16 +152,8 @@ async def test_dialogs_end_with_their_defaults_on_timeout_and_cancel(acp_agent, 
             assert _final(run, timed_out).status == "failed" and _final(run, timed_out).raw_output == {"cancelled": True}
 
             asked = run.client.when(lambda u: u.session_update == "tool_call" and u.title == "Deploy?")
-            result = {}
-
-            async def turn():
-                result["r"] = await run.prompt(session.session_id, "/ask confirm")
-
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(turn)
-                await asked.wait()
-                await run.conn.cancel(session_id=session.session_id)
-        assert result["r"].stop_reason == "cancelled"
+        result = await run.prompt_then_cancel(session.session_id, "/ask confirm", asked.wait)
+        assert result.stop_reason == "cancelled"
         assert run.client.text().endswith("answer=False\n\n")
 
 

@@ -17,21 +17,7 @@ from acp.exceptions import RequestError
 pytestmark = pytest.mark.anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
-from mcp_helpers import DEMO, HttpDemo  # noqa: E402
-
-
-@pytest.fixture
-def http_server(tmp_path):
-    servers = []
-
-    def start(env=None):
-        server = HttpDemo(tmp_path, env)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+from mcp_helpers import DEMO, http_demo  # noqa: E402, F401 (http_demo: a fixture)
 
 
 def _stdio(name: str, **env: str):
@@ -51,9 +37,9 @@ def _final(run, call_id):
     return [u for u in run.client.of("tool_call_update") if u.tool_call_id == call_id and u.status in ("completed", "failed")][-1]
 
 
-async def test_client_stdio_and_http_servers_reach_the_model(acp_agent, http_server, tmp_path):
+async def test_client_stdio_and_http_servers_reach_the_model(acp_agent, http_demo, tmp_path):  # noqa: F811
     events = tmp_path / "events.txt"
-    remote = http_server({"DEMO_EVENTS_FILE": str(events)})
+    remote = http_demo({"DEMO_EVENTS_FILE": str(events)})
     code = ('a = await tools.mcp__local__echo(text="hi")\ntext(a["content"][0]["text"])\n'
             'b = await tools.mcp__remote_demo__add(a=2, b=3)\ntext(json.dumps(b["structuredContent"]))')
     script = [_codemode("import json\n" + code), {"text": "done"}]

@@ -71,21 +71,16 @@ async def test_timeout_and_cancel_kill_the_terminal(acp_agent):
         session = await run.new_session()
         embedded = run.client.when(lambda u: u.session_update == "tool_call_update" and u.tool_call_id == "slower"
                                    and bool(u.content) and u.content[0].type == "terminal")
-        result = {}
 
-        async def turn():
-            result["r"] = await run.prompt(session.session_id, "wait")
+        async def printed() -> None:
+            await embedded.wait()
+            # Cancel only once the command has printed: otherwise the kill may race its first
+            # output and the result would rightly be just "Command aborted".
+            while not any(b"waiting" in t.output for t in run.client.terminals.values()):
+                await anyio.sleep(0.01)
 
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(turn)
-                await embedded.wait()
-                # Cancel only once the command has printed: otherwise the kill may race its first
-                # output and the result would rightly be just "Command aborted".
-                while not any(b"waiting" in t.output for t in run.client.terminals.values()):
-                    await anyio.sleep(0.01)
-                await run.conn.cancel(session_id=session.session_id)
-        assert result["r"].stop_reason == "cancelled"
+        result = await run.prompt_then_cancel(session.session_id, "wait", printed)
+        assert result.stop_reason == "cancelled"
         timed_out = _final(run, "slow")
         assert timed_out.status == "failed" and timed_out.content[-1].content.text == "Command timed out after 1 seconds"
         assert _final(run, "slower").status == "failed"

@@ -66,17 +66,8 @@ async def test_cancel_during_a_tool_ends_the_turn_cancelled(acp_agent):
         session = await run.new_session()
         running = run.client.when(lambda u: u.session_update == "tool_call_update" and u.tool_call_id == "slow"
                                   and u.status == "in_progress" and u.content)
-        result = {}
-
-        async def turn():
-            result["r"] = await run.prompt(session.session_id, "run the slow thing")
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(turn)
-                await running.wait()
-                await run.conn.cancel(session_id=session.session_id)
-        assert result["r"].stop_reason == "cancelled"
+        result = await run.prompt_then_cancel(session.session_id, "run the slow thing", running.wait)
+        assert result.stop_reason == "cancelled"
         assert _final(run, "slow").status == "failed"
         assert "never" not in run.client.text()
 
@@ -151,17 +142,12 @@ async def test_cancel_ends_a_pending_permission_request(acp_agent):
         run.client.permission_answers = ["hold"]  # this client never answers
         await run.initialize()
         session = await run.new_session()
-        result = {}
 
-        async def turn():
-            result["r"] = await run.prompt(session.session_id, "write it")
+        async def asked() -> None:
+            while not run.client.permission_requests:
+                await anyio.sleep(0.01)
 
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(turn)
-                while not run.client.permission_requests:
-                    await anyio.sleep(0.01)
-                await run.conn.cancel(session_id=session.session_id)
-        assert result["r"].stop_reason == "cancelled"
+        result = await run.prompt_then_cancel(session.session_id, "write it", asked)
+        assert result.stop_reason == "cancelled"
         assert not (run.cwd / "held.txt").exists()
         assert _final(run, "w1").status == "failed"

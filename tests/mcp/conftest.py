@@ -8,21 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import HttpDemo, McpSession, ScriptedLLM, write_agent_config
-
-
-@pytest.fixture
-def http_demo(tmp_path: Path) -> Iterator[Callable[..., HttpDemo]]:
-    servers: list[HttpDemo] = []
-
-    def start(env: dict[str, str] | None = None) -> HttpDemo:
-        server = HttpDemo(tmp_path, env)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+from mcp_helpers import McpSession, ScriptedLLM, http_demo, write_agent_config  # noqa: F401 (http_demo: a fixture)
 
 
 @pytest.fixture

@@ -9,8 +9,11 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
@@ -99,3 +102,19 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return False
+
+
+@pytest.fixture
+def http_demo(tmp_path: Path) -> Iterator[Callable[..., HttpDemo]]:
+    """``http_demo(env=None)`` starts a demo server over streamable HTTP on 127.0.0.1; each one
+    started is stopped after the test (a fixture here so that other test folders import it)."""
+    servers: list[HttpDemo] = []
+
+    def start(env: dict[str, str] | None = None) -> HttpDemo:
+        server = HttpDemo(tmp_path, env)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
