@@ -63,7 +63,7 @@ def _unused_tls_context() -> ssl.SSLContext:
 def tls_possible(url: str) -> bool:
     """Whether a request to ``url`` can use TLS: an ``https`` URL, or any URL while a proxy
     is configured in the environment (httpx honours the proxy variables)."""
-    if not url[:7].lower() == "http://":
+    if url[:7].lower() != "http://":
         return True
     return any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES)
 
