@@ -74,6 +74,8 @@ class TurnUpdate:
 
 @dataclass
 class LoopConfig:
+    """How one agent run calls the model and its hooks (model, keys, transforms, tool policy)."""
+
     model: dict[str, Any]
     reasoning: str | None = None  # thinking level, None when "off"
     session_id: str | None = None
@@ -296,16 +298,16 @@ async def stream_assistant_response(
         nonlocal partial, added_partial
         async for event in iterator:
             etype = event.get("type")
-            if etype == "start":
-                partial = event["partial"]
-                context.messages.append(partial)
-                added_partial = True
-                await emit({"type": "message_start", "message": dict(partial)})
-            elif etype in _BLOCK_EVENTS:
+            if etype in _BLOCK_EVENTS:  # first: one per streamed delta
                 if partial is not None:
                     partial = event.get("partial", partial)
                     context.messages[-1] = partial
                     await emit({"type": "message_update", "assistantMessageEvent": event, "message": dict(partial)})
+            elif etype == "start":
+                partial = event["partial"]
+                context.messages.append(partial)
+                added_partial = True
+                await emit({"type": "message_start", "message": dict(partial)})
             elif etype in ("done", "error"):
                 final = finish(event["message"] if etype == "done" else event["error"])
                 if added_partial:

@@ -40,6 +40,8 @@ OPERATION_ABORTED = "Operation aborted"
 
 @dataclass
 class ToolOutcome:
+    """One finished tool call: its result (or error result) and how long it ran."""
+
     tool_call: dict[str, Any]
     result: AgentToolResult | dict[str, Any]
     is_error: bool
@@ -48,6 +50,8 @@ class ToolOutcome:
 
 @dataclass
 class PreparedToolCall:
+    """A tool call whose tool was found and whose arguments validated, ready to run."""
+
     tool_call: dict[str, Any]
     tool: Any
     args: Any
@@ -55,6 +59,8 @@ class PreparedToolCall:
 
 @dataclass
 class ToolBatch:
+    """The tool-result messages of one assistant turn, and whether every tool asked to end the run."""
+
     messages: list[Message]
     terminate: bool
 

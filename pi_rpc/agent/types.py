@@ -74,6 +74,8 @@ class AgentContext:
 
 @dataclass
 class BeforeToolCallContext:
+    """What a ``before_tool_call`` hook sees: the call, its validated arguments, the agent context."""
+
     assistant_message: Message
     tool_call: dict[str, Any]
     args: Any  # validated arguments
@@ -82,6 +84,8 @@ class BeforeToolCallContext:
 
 @dataclass
 class AfterToolCallContext:
+    """What an ``after_tool_call`` hook sees: the call, its result and whether it failed."""
+
     assistant_message: Message
     tool_call: dict[str, Any]
     args: Any

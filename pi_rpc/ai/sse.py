@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 @dataclass(slots=True)
 class SSEEvent:
+    """One dispatched server-sent event: its ``event`` field (None when absent) and joined data."""
+
     event: str | None
     data: str
 

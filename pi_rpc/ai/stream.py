@@ -26,6 +26,7 @@ ProviderFn = Callable[[Model, Context, StreamOptions], AsyncGenerator[AssistantM
 _REGISTRY: dict[str, ProviderFn] = {}
 _LAZY: dict[str, tuple[str, str]] = {}
 _BUILTINS_LOADED = False
+_TERMINAL = frozenset(("done", "error"))
 
 
 def register_provider(api: str, fn: ProviderFn) -> None:
@@ -115,30 +116,29 @@ async def stream(
         yield ev
         return
 
-    last_partial: dict[str, Any] | None = None
+    # The latest non-terminal event: its ``partial`` is the live message an unexpected provider
+    # failure reports (every non-terminal event of the vocabulary carries it). Kept as the
+    # event rather than unpacked: this loop runs once per streamed delta.
+    last: AssistantMessageEvent | None = None
     try:
         async with aclosing(fn(model, context, options)) as events:
             async for ev in events:
-                etype = ev.get("type")
-                if etype == "done":
-                    timed(ev["message"])
+                if ev.get("type") in _TERMINAL:
+                    timed(ev["message"] if ev["type"] == "done" else ev["error"])
                     yield ev
                     return
-                if etype == "error":
-                    timed(ev["error"])
-                    yield ev
-                    return
-                if "partial" in ev:
-                    last_partial = ev["partial"]
+                last = ev
                 yield ev
     except Exception as exc:  # a provider bug must still end the stream properly
-        out = last_partial if last_partial is not None else new_output(model)
+        partial = last.get("partial") if last is not None else None
+        out = partial if partial is not None else new_output(model)
         aborted = bool(options.signal and options.signal.aborted)
         ev = error_event(out, "Request was aborted" if aborted else (str(exc) or type(exc).__name__), aborted)
         timed(out)
         yield ev
         return
-    out = last_partial if last_partial is not None else new_output(model)
+    partial = last.get("partial") if last is not None else None
+    out = partial if partial is not None else new_output(model)
     aborted = bool(options.signal and options.signal.aborted)
     ev = error_event(out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted)
     timed(out)

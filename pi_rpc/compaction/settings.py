@@ -23,6 +23,8 @@ def _int(value: Any, default: int) -> int:
 
 @dataclass(frozen=True)
 class CompactionSettings:
+    """The ``compaction`` settings: whether it runs and its token budgets."""
+
     enabled: bool = True
     reserve_tokens: int = DEFAULT_RESERVE_TOKENS
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS

@@ -23,6 +23,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ContextEstimate:
+    """Estimated context size: the last reported usage plus the tokens of what followed it."""
+
     tokens: int
     usage_tokens: int
     trailing_tokens: int

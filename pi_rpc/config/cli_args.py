@@ -33,8 +33,10 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CliArgs:
+    """The parsed command line (``parse_args``); unset flags keep their defaults."""
+
     mode: str | None = None  # "text" | "json" | "rpc" | "acp" | None (unset)
     print: bool = False
     provider: str | None = None

@@ -88,7 +88,7 @@ def default_session_dir(agent: Path, cwd: Path | str) -> Path:
     return sessions_root(agent) / encode_cwd(cwd)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionDirChoice:
     """The directory sessions are written to and looked up in.
 

@@ -73,6 +73,8 @@ def find_git_root(start: str) -> str | None:
 
 @dataclass(frozen=True)
 class DirEntry:
+    """One directory entry, with symlinks resolved to what they point at."""
+
     name: str
     path: str
     is_file: bool

@@ -115,6 +115,8 @@ class FrontmatterError(Exception):
 
 @dataclass(frozen=True)
 class Frontmatter:
+    """A markdown file split into its YAML frontmatter and its body."""
+
     data: dict[str, Any]
     body: str
 

@@ -23,6 +23,8 @@ CONFIG_DIR_NAME = ".pi"
 
 @dataclass(frozen=True)
 class ContextFile:
+    """One context file (``AGENTS.md`` / ``CLAUDE.md``) and its text."""
+
     path: str
     content: str
 

@@ -47,6 +47,8 @@ ScanMode = Literal["pi", "agents"]
 
 @dataclass
 class Skill:
+    """One loaded skill (``SKILL.md`` or a markdown file) and where it came from."""
+
     name: str
     description: str
     file_path: str
@@ -57,6 +59,8 @@ class Skill:
 
 @dataclass
 class SkillsResult:
+    """The skills found and the problems met while loading them."""
+
     skills: list[Skill] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

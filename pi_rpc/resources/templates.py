@@ -31,6 +31,8 @@ DESCRIPTION_FALLBACK_LIMIT = 60
 
 @dataclass
 class PromptTemplate:
+    """One prompt template (a markdown file) and where it came from."""
+
     name: str
     description: Any  # normally a string; a non-string frontmatter value is kept as upstream does
     content: str
@@ -41,6 +43,8 @@ class PromptTemplate:
 
 @dataclass
 class TemplatesResult:
+    """The prompt templates found and the problems met while loading them."""
+
     templates: list[PromptTemplate] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

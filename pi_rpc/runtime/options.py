@@ -14,6 +14,8 @@ from pi_rpc.session.manager import SessionManager
 
 @dataclass
 class RuntimeOptions:
+    """Everything ``AgentSession`` is built from, resolved once at startup (``runtime.factory``)."""
+
     cwd: str
     agent_dir: Path
     settings: Settings

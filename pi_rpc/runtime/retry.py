@@ -17,6 +17,8 @@ from pi_rpc.ai.classify import is_context_overflow, is_retryable_error
 
 @dataclass
 class RetryPolicy:
+    """The ``retry`` settings: how often and how long to wait before retrying a failed request."""
+
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000

@@ -70,6 +70,8 @@ class LinearProjection:
 
 @dataclass
 class EntryIndex:
+    """The entries of one session file, by id, with their labels and the current leaf."""
+
     entries: list[Entry] = field(default_factory=list)
     by_id: dict[str, Entry] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)

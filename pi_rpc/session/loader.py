@@ -23,6 +23,8 @@ _TYPE_MARK = b'{"type":"'
 
 @dataclass
 class LoadedFile:
+    """What reading a session file gave: its entries, problems found, and where a torn tail starts."""
+
     entries: list[dict[str, Any]] = field(default_factory=list)  # header first when valid
     diagnostics: list[str] = field(default_factory=list)
     size: int = 0

@@ -361,6 +361,11 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
             arg_streams: dict[int, ToolCallArgumentsStream] = {}
             has_finish = False
             stream_done = False
+            # Hoisted out of the per-chunk loop below (it runs once per streamed delta).
+            on_stream_event = options.on_stream_event
+            model_id = model["id"]
+            need_response_id = True
+            text_index = -1
             # The events of one network read come as a batch (one async step per read, not
             # per delta); [DONE] ends both loops.
             async for batch in iter_sse_batches(response, options.signal, end_on_abort=True):
@@ -378,16 +383,19 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         if sse.event == "error":
                             raise ProviderStreamError(data_text) from exc
                         raise ProviderStreamError(f"Could not parse stream chunk as JSON: {data_text[:200]}") from exc
-                    if options.on_stream_event is not None:
-                        await options.on_stream_event(chunk, model)
-                    if sse.event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
-                        raise ProviderStreamError(format_openai_stream_error(chunk))
+                    if on_stream_event is not None:
+                        await on_stream_event(chunk, model)
                     if not isinstance(chunk, dict):
+                        if sse.event == "error":
+                            raise ProviderStreamError(format_openai_stream_error(chunk))
                         continue
-                    if chunk.get("id") and not output.get("responseId"):
+                    if sse.event == "error" or chunk.get("error"):
+                        raise ProviderStreamError(format_openai_stream_error(chunk))
+                    if need_response_id and chunk.get("id"):
                         output["responseId"] = chunk["id"]
+                        need_response_id = False
                     cm = chunk.get("model")
-                    if isinstance(cm, str) and cm and cm != model["id"] and not output.get("responseModel"):
+                    if cm != model_id and isinstance(cm, str) and cm and not output.get("responseModel"):
                         output["responseModel"] = cm
                     chunk_usage = chunk.get("usage")
                     if chunk_usage:
@@ -440,9 +448,15 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         if text_block is None:
                             text_block = {"type": "text", "text": ""}
                             blocks.append(text_block)
-                            yield {"type": "text_start", "contentIndex": len(blocks) - 1, "partial": output}
-                        append_text(text_block, "text", content)
-                        yield {"type": "text_delta", "contentIndex": blocks.index(text_block), "delta": content, "partial": output}
+                            text_index = len(blocks) - 1  # blocks are only ever appended
+                            yield {"type": "text_start", "contentIndex": text_index, "partial": output}
+                        # ``append_text`` inline (every streamed delta): drop the dict's reference
+                        # so the concatenation resizes the string in place.
+                        text = text_block["text"]
+                        text_block["text"] = None
+                        text += content
+                        text_block["text"] = text
+                        yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
                     if not only_content:
                         for tc in delta.get("tool_calls") or []:
                             idx = tc.get("index") if isinstance(tc.get("index"), int) else None

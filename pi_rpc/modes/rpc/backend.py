@@ -29,7 +29,7 @@ def _no_shutdown() -> None:
     return None
 
 
-@dataclass(slots=True)
+@dataclass
 class ServerHandle:
     """Given to ``Backend.start``: the event stream, a task group that lives until shutdown
     (cancelled after ``Backend.aclose`` returns), ``request_shutdown()`` to stop reading

@@ -50,7 +50,7 @@ JSON_NULL: Any = _JsonNull()
 """Return this from a handler to answer ``"data": null`` (cycle_model / cycle_thinking_level)."""
 
 
-@dataclass(slots=True)
+@dataclass
 class CommandContext:
     """Per-command context passed to handlers."""
 

@@ -60,7 +60,7 @@ class RuntimeBackend(CatalogCommands):
             wire = to_wire_event(event)
             if not events.try_emit(wire):  # (queued at once: every streamed delta)
                 await events.emit(wire)
-            if event.get("type") == "agent_settled" and self._shutdown_requested:
+            if self._shutdown_requested and event.get("type") == "agent_settled":
                 self._check_shutdown()
 
         # Events extensions cause synchronously are written at once (AgentSession.emit_now).

@@ -11,10 +11,9 @@ from typing import Any
 def to_wire_event(event: dict[str, Any]) -> dict[str, Any]:
     if event.get("type") != "message_update":
         return event
-    inner = event.get("assistantMessageEvent") or {}
-    partial = inner.get("partial") or event.get("message") or {}
-    wire_inner: dict[str, Any] = dict(inner)  # a C-level copy; the key order is kept
-    wire_inner.pop("partial", None)
+    # A C-level copy (the key order is kept) without the live message.
+    wire_inner: dict[str, Any] = dict(event.get("assistantMessageEvent") or {})
+    partial = wire_inner.pop("partial", None) or event.get("message") or {}
     if wire_inner.get("type") == "toolcall_start":
         content = partial.get("content") or []
         index = wire_inner.get("contentIndex")

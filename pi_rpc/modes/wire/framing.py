@@ -25,7 +25,7 @@ DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 READ_CHUNK = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FrameTooLarge:
     """Marker for a record that exceeded the cap (its bytes were discarded)."""
 
@@ -121,7 +121,7 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(fd)
 
 
-@dataclass(slots=True)
+@dataclass
 class ReadSoFar:
     """Input already read from the descriptor before ``read_frames`` took over: the framer
     (with any partial record), the complete records not handled yet, and whether EOF was seen."""

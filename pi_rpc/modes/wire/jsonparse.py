@@ -23,7 +23,7 @@ import orjson
 PARSE_ERROR_PREFIX = "Failed to parse command: "
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParseFailure:
     """A record that is not valid JSON; ``message`` is the text after the prefix."""
 
