@@ -18,7 +18,10 @@ For each implementation (upstream only when installed, see below) it measures:
     for each, the time from the server's write of the delta to the benchmark's read of the
     `message_update` carrying it (p50/p99/max), measured on the same monotonic clock.
 
-Then it prints ours/upstream ratios (lower is better for every figure).
+The samples of the two implementations are interleaved (one of ours, one of upstream's, the
+next round in the other order) rather than taken in two blocks: this machine's speed drifts by
+up to ±25% from minute to minute, and a ratio whose sides were measured minutes apart carries
+that drift. Then it prints ours/upstream ratios (lower is better for every figure).
 
 The model is `bench/bench_llm.py`, an OpenAI-compatible server in its own process that sends
 the chunks of `protocol/conformance/scripted_llm.py`, pre-encoded, so it never paces either
@@ -52,8 +55,9 @@ import sys
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
@@ -181,95 +185,136 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def measure(argv: list[str], args: argparse.Namespace, base_url: str, tmp: str) -> dict[str, Any]:
-    agent = os.path.join(tmp, "agent")
-    cwd = os.path.join(tmp, "cwd")
-    os.makedirs(cwd, exist_ok=True)
-    write_agent_config(agent, base_url)
+class Target:
+    """One implementation under test: its command and its own agent dir and cwd."""
 
-    def child() -> Child:
-        return Child(argv, agent, cwd, {})
+    def __init__(self, name: str, argv: list[str], base_url: str, tmp: str) -> None:
+        self.name = name
+        self.argv = argv
+        self.tmp = tmp
+        self.agent = os.path.join(tmp, "agent")
+        self.cwd = os.path.join(tmp, "cwd")
+        os.makedirs(self.cwd, exist_ok=True)
+        write_agent_config(self.agent, base_url)
 
-    startup_ms: list[float] = []
-    rss_kb: list[int] = []
-    first_token_ms: list[float] = []
-    for _ in range(args.runs):
-        c = child()
-        startup_ms.append(c.get_state())
-        # Idle RSS once whatever startup work follows the first answer is done.
-        time.sleep(args.idle_wait)
-        rss_kb.append(vmhwm_kb(c.proc.pid) or 0)
-        c.close()
-    for _ in range(args.runs):
-        c = child()
-        c.get_state()
-        c.send({"id": "p", "type": "prompt", "message": "hello"})
-        c.read_until(lambda line: line.startswith(UPDATE))
-        first_token_ms.append((time.perf_counter() - c.t0) * 1000)
-        c.read_until(lambda line: line.startswith(SETTLED))
-        c.close()
+    def child(self) -> Child:
+        return Child(self.argv, self.agent, self.cwd, {})
 
-    walls: list[float] = []
-    cold_walls: list[float] = []
-    nbytes = lines = 0
-    for _ in range(args.stream_runs):
-        for warm in (True, False):
-            c = child()
-            c.get_state()
-            if warm:  # one short answer first: the process has served a request
-                c.send({"id": "w", "type": "prompt", "message": "warm up"})
-                c.read_until(lambda line: line.startswith(SETTLED))
-            c.reset_counts()
-            t = time.perf_counter()
-            c.send({"id": "p", "type": "prompt", "message": f"bench:stream:{args.chunks}"})
-            c.read_until(lambda line: line.startswith(SETTLED))
-            (walls if warm else cold_walls).append(time.perf_counter() - t)
-            nbytes, lines = c.nbytes, c.nlines
-            c.close()
 
-    latencies_us: list[float] = []
-    if args.latency_deltas:
-        log = os.path.join(tmp, "stamps.json")
-        c = child()
-        c.get_state()
+def sample_startup(t: Target, idle_wait: float) -> tuple[float, int]:
+    c = t.child()
+    ms = c.get_state()
+    # Idle RSS once whatever startup work follows the first answer is done.
+    time.sleep(idle_wait)
+    rss = vmhwm_kb(c.proc.pid) or 0
+    c.close()
+    return ms, rss
+
+
+def sample_first_token(t: Target) -> float:
+    c = t.child()
+    c.get_state()
+    c.send({"id": "p", "type": "prompt", "message": "hello"})
+    c.read_until(lambda line: line.startswith(UPDATE))
+    ms = (time.perf_counter() - c.t0) * 1000
+    c.read_until(lambda line: line.startswith(SETTLED))
+    c.close()
+    return ms
+
+
+def sample_stream(t: Target, chunks: int, warm: bool) -> tuple[float, int, int]:
+    c = t.child()
+    c.get_state()
+    if warm:  # one short answer first: the process has served a request
         c.send({"id": "w", "type": "prompt", "message": "warm up"})
         c.read_until(lambda line: line.startswith(SETTLED))
-        reads: dict[int, int] = {}
-        marker = b'"delta":"w'
+    c.reset_counts()
+    start = time.perf_counter()
+    c.send({"id": "p", "type": "prompt", "message": f"bench:stream:{chunks}"})
+    c.read_until(lambda line: line.startswith(SETTLED))
+    wall = time.perf_counter() - start
+    nbytes, lines = c.nbytes, c.nlines
+    c.close()
+    return wall, nbytes, lines
 
-        def on_line(line: bytes, now: int) -> None:
-            at = line.find(marker) if line.startswith(UPDATE) else -1
-            if at >= 0:
-                end = line.index(b" ", at)
-                reads[int(line[at + len(marker) : end])] = now
 
-        c.send({"id": "l", "type": "prompt",
-                "message": f"bench:paced:{args.latency_deltas}:{args.latency_gap_us}:{log}"})
-        c.read_until(lambda line: line.startswith(SETTLED), on_line)
-        c.close()
-        with open(log) as fh:
-            writes = json.load(fh)
-        latencies_us = [(reads[i] - w) / 1000 for i, w in enumerate(writes) if i in reads]
-        if len(latencies_us) != len(writes):
-            raise RuntimeError(f"latency run: {len(writes) - len(latencies_us)} deltas never read")
+def sample_latency(t: Target, deltas: int, gap_us: int) -> list[float]:
+    log = os.path.join(t.tmp, "stamps.json")
+    c = t.child()
+    c.get_state()
+    c.send({"id": "w", "type": "prompt", "message": "warm up"})
+    c.read_until(lambda line: line.startswith(SETTLED))
+    reads: dict[int, int] = {}
+    marker = b'"delta":"w'
 
-    result: dict[str, Any] = {
-        "startup_ms_median": round(statistics.median(startup_ms), 1),
-        "idle_rss_mb_median": round(statistics.median(rss_kb) / 1024, 1),
-        "first_token_ms_median": round(statistics.median(first_token_ms), 1),
-        "stream_wall_s": round(statistics.median(walls), 3),
-        "stream_wall_cold_s": round(statistics.median(cold_walls), 3),
-        "stream_stdout_bytes": nbytes,
-        "stream_stdout_lines": lines,
+    def on_line(line: bytes, now: int) -> None:
+        at = line.find(marker) if line.startswith(UPDATE) else -1
+        if at >= 0:
+            end = line.index(b" ", at)
+            reads[int(line[at + len(marker) : end])] = now
+
+    c.send({"id": "l", "type": "prompt", "message": f"bench:paced:{deltas}:{gap_us}:{log}"})
+    c.read_until(lambda line: line.startswith(SETTLED), on_line)
+    c.close()
+    with open(log) as fh:
+        writes = json.load(fh)
+    latencies_us = [(reads[i] - w) / 1000 for i, w in enumerate(writes) if i in reads]
+    if len(latencies_us) != len(writes):
+        raise RuntimeError(f"latency run: {len(writes) - len(latencies_us)} deltas never read")
+    return latencies_us
+
+
+def _rounds(targets: list[Target], count: int) -> Iterator[Target]:
+    """``count`` rounds over the targets, each round in the opposite order of the previous one
+    (ours, upstream, upstream, ours, ...): both see the same minutes of the machine, and
+    neither always goes first."""
+    for i in range(count):
+        yield from (targets if i % 2 == 0 else targets[::-1])
+
+
+def measure(targets: list[Target], args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Every figure for every target, the samples of the targets interleaved (``_rounds``):
+    the machine's speed drifts from minute to minute, and a ratio is only as good as the
+    conditions its two sides were measured under."""
+    samples: dict[str, dict[str, list[Any]]] = {
+        t.name: {"startup": [], "rss": [], "first": [], "warm": [], "cold": [], "bytes": []} for t in targets
     }
-    if latencies_us:
-        result["latency_us_p50"] = round(_pct(latencies_us, 0.50), 1)
-        result["latency_us_p99"] = round(_pct(latencies_us, 0.99), 1)
-        result["latency_us_max"] = round(max(latencies_us), 1)
-    result["startup_ms_all"] = [round(v, 1) for v in startup_ms]
-    result["stream_wall_s_all"] = [round(v, 3) for v in walls]
-    result["stream_wall_cold_s_all"] = [round(v, 3) for v in cold_walls]
-    return result
+    for t in _rounds(targets, args.runs):
+        ms, rss = sample_startup(t, args.idle_wait)
+        samples[t.name]["startup"].append(ms)
+        samples[t.name]["rss"].append(rss)
+    for t in _rounds(targets, args.runs):
+        samples[t.name]["first"].append(sample_first_token(t))
+    for r in range(args.stream_runs):
+        for warm in (True, False):
+            for t in targets if r % 2 == 0 else targets[::-1]:
+                wall, nbytes, lines = sample_stream(t, args.chunks, warm)
+                samples[t.name]["warm" if warm else "cold"].append(wall)
+                samples[t.name]["bytes"].append((nbytes, lines))
+
+    results: dict[str, dict[str, Any]] = {}
+    for t in targets:
+        got = samples[t.name]
+        nbytes, lines = got["bytes"][-1]
+        result: dict[str, Any] = {
+            "startup_ms_median": round(statistics.median(got["startup"]), 1),
+            "idle_rss_mb_median": round(statistics.median(got["rss"]) / 1024, 1),
+            "first_token_ms_median": round(statistics.median(got["first"]), 1),
+            "stream_wall_s": round(statistics.median(got["warm"]), 3),
+            "stream_wall_cold_s": round(statistics.median(got["cold"]), 3),
+            "stream_stdout_bytes": nbytes,
+            "stream_stdout_lines": lines,
+        }
+        if args.latency_deltas:
+            latencies_us = sample_latency(t, args.latency_deltas, args.latency_gap_us)
+            result["latency_us_p50"] = round(_pct(latencies_us, 0.50), 1)
+            result["latency_us_p99"] = round(_pct(latencies_us, 0.99), 1)
+            result["latency_us_max"] = round(max(latencies_us), 1)
+        result["startup_ms_all"] = [round(v, 1) for v in got["startup"]]
+        result["stream_wall_s_all"] = [round(v, 3) for v in got["warm"]]
+        result["stream_wall_cold_s_all"] = [round(v, 3) for v in got["cold"]]
+        results[t.name] = result
+    return results
 
 
 class ModelServer:
@@ -308,16 +353,15 @@ def main() -> int:
             else:
                 ours = [sys.executable, "-m", "pi_rpc"]
                 os.environ["PYTHONPATH"] = str(ROOT)
-            os.makedirs(os.path.join(tmp, "ours"))
-            results = {"ours": measure(ours, args, server.base_url, os.path.join(tmp, "ours"))}
+            targets = [Target("ours", ours, server.base_url, os.path.join(tmp, "ours"))]
             up = None if args.no_upstream else upstream_cmd()
             if up:
-                os.makedirs(os.path.join(tmp, "upstream"))
-                results["upstream"] = measure(up, args, server.base_url, os.path.join(tmp, "upstream"))
+                targets.append(Target("upstream", up, server.base_url, os.path.join(tmp, "upstream")))
+            results: dict[str, Any] = measure(targets, args)
     finally:
         server.close()
-    results["ours_cmd"] = " ".join(ours) if args.ours == "dev" else "pi (installed copy)"  # type: ignore[assignment]
-    results["loadavg_before_after"] = [round(load_before[0], 2), round(os.getloadavg()[0], 2)]  # type: ignore[assignment]
+    results["ours_cmd"] = " ".join(ours) if args.ours == "dev" else "pi (installed copy)"
+    results["loadavg_before_after"] = [round(load_before[0], 2), round(os.getloadavg()[0], 2)]
     print(json.dumps(results, indent=2))
     if "upstream" in results:
         print("ratios ours/upstream (lower is better):")
