@@ -11,7 +11,10 @@ the file). A large opened session is long-lived and acyclic, so ``freeze_loaded`
 everything the collector tracks into its permanent generation (``gc.freeze``), where
 collections no longer look. Frozen objects are still freed by reference counting; only a
 reference cycle that was alive at that moment and dies later waits for ``thaw``, which the
-session calls when it is closed. Nothing is frozen when something else already froze.
+session calls when it is closed. One session's freeze at a time: while one is in place, another
+large session is not frozen. The server's own freeze of its startup objects
+(``modes.startup_gc``) does not count; a ``thaw`` hands those back to the collector too, which
+only means later collections walk them again.
 """
 
 from __future__ import annotations
@@ -36,15 +39,22 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_session_frozen = False
+
+
 def freeze_loaded() -> bool:
-    """Freeze everything the collector tracks unless something is frozen already; True when
+    """Freeze everything the collector tracks unless a session's freeze is in place; True when
     this call froze (the caller must ``thaw`` later)."""
-    if gc.get_freeze_count():
+    global _session_frozen
+    if _session_frozen:
         return False
     gc.freeze()
+    _session_frozen = True
     return True
 
 
 def thaw() -> None:
     """Hand the frozen objects back to the collector (its oldest generation)."""
+    global _session_frozen
+    _session_frozen = False
     gc.unfreeze()

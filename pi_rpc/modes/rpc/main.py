@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
     from pi_rpc.modes.rpc.backend import Backend
+    from pi_rpc.modes.rpc.server import RpcServer
     from pi_rpc.modes.wire.framing import ReadSoFar
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.project_trust import TrustPass
@@ -85,10 +86,20 @@ def run_rpc_mode(args: CliArgs) -> int:
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
     from pi_rpc.modes.heap import limit_heap_retention
+    from pi_rpc.modes.startup_gc import freeze_startup, pause_for_startup
 
     limit_heap_retention()  # RSS follows live data in a long-lived server (ctypes: after the early answer)
+    collecting = pause_for_startup()  # until the server is built (startup_gc)
 
     async def main() -> int:
+        try:
+            built = await build_server()
+        finally:
+            freeze_startup(collecting)
+        return built if isinstance(built, int) else await built.serve()
+
+    async def build_server() -> RpcServer | int:
+        """The server over the session runtime, or the exit code of a startup problem."""
         from pi_rpc.runtime.options import RuntimeOptions
 
         if isinstance(started, RuntimeOptions):
@@ -108,7 +119,7 @@ def run_rpc_mode(args: CliArgs) -> int:
 
         from pi_rpc.modes.rpc.server import RpcServer
 
-        server = RpcServer(
+        return RpcServer(
             backend,
             output_fd=takeover.protocol_fd,
             max_frame_bytes=args.max_frame_bytes,
@@ -116,7 +127,6 @@ def run_rpc_mode(args: CliArgs) -> int:
             event_buffer=args.event_buffer,
             so_far=so_far,
         )
-        return await server.serve()
 
     from pi_rpc.modes.exit import run_to_exit_code
 
