@@ -72,8 +72,10 @@ def _test_only_stray_output() -> None:
 
 
 def run_rpc_mode(args: CliArgs) -> int:
+    from pi_rpc.modes.startup_gc import freeze_startup, pause_for_startup, resume_collecting
     from pi_rpc.modes.wire.output import take_over_stdout
 
+    collecting = pause_for_startup()  # until the server is built (startup_gc)
     takeover = take_over_stdout()
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
@@ -83,13 +85,12 @@ def run_rpc_mode(args: CliArgs) -> int:
     try:
         started, so_far = start_early(args, takeover.protocol_fd)
     except StartupProblem as exc:
+        resume_collecting(collecting)
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
     from pi_rpc.modes.heap import limit_heap_retention
-    from pi_rpc.modes.startup_gc import freeze_startup, pause_for_startup
 
     limit_heap_retention()  # RSS follows live data in a long-lived server (ctypes: after the early answer)
-    collecting = pause_for_startup()  # until the server is built (startup_gc)
 
     async def main() -> int:
         try:
