@@ -150,6 +150,11 @@ def stringify(value: Any, *, newline: bool = False) -> bytes:
 # orjson prints integral floats as "1.0" or, from 1e16 up, "1e+16" (JS prints digits); the
 # pattern may also match inside strings, which only costs a normalising second pass.
 _MAYBE_INTEGRAL_FLOAT = re.compile(rb"[0-9]\.0(?:[,}\]\n]|$)|[0-9]e\+")
+# The pre-checks test single bytes by value: ``int in bytes`` is one memchr with no argument
+# parsing (``bytes.find`` parses its arguments, a bytes needle for ``in`` first fails as an int
+# and formats a TypeError); 29 ns against 144 ns per test on a streamed line.
+_DOT = ord(".")
+_PLUS = ord("+")
 
 
 def dumps_normalized(value: Any, option: int | None = None) -> bytes:
@@ -157,9 +162,8 @@ def dumps_normalized(value: Any, option: int | None = None) -> bytes:
     common float-free value is written once, never walked in Python). Raises what orjson
     raises (lone surrogates, nesting beyond 254 levels, huge ints)."""
     out = orjson.dumps(value, option=option)
-    # One-byte memchr pre-checks keep the regex off the common float-free line. (``find``, not
-    # ``in``: ``bytes.__contains__`` first tries the needle as an int and formats a TypeError.)
-    if (out.find(b".") >= 0 or out.find(b"+") >= 0) and _MAYBE_INTEGRAL_FLOAT.search(out):
+    # One-byte pre-checks keep the regex off the common float-free line.
+    if (_DOT in out or _PLUS in out) and _MAYBE_INTEGRAL_FLOAT.search(out):
         out = orjson.dumps(js_normalize(value), option=option)
     return out
 
