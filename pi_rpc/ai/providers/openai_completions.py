@@ -11,7 +11,6 @@ message, reasoning read before content, tool calls keyed by ``index`` (``id`` fa
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -112,6 +111,8 @@ def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] |
         combined = f"{call_id}_{item_id}" if item_id else call_id
         if len(combined) <= 40:
             return combined
+        import hashlib  # (only for long ids: OpenSSL's hashes load in ~2 ms)
+
         digest = hashlib.sha256(to_utf8(tool_id)).hexdigest()[:8]
         return f"{call_id[: max(1, 40 - len(digest) - 1)]}_{digest}"
     if model.get("provider") == "openai" and len(tool_id) > 40:
