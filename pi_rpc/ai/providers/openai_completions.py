@@ -6,7 +6,8 @@ stream_options, store, max_completion_tokens|max_tokens, temperature, tools, too
 reasoning fields); ``compat`` is auto-detected from provider id and baseUrl then overridden by
 ``model["compat"]``. Stream handling is 1.6's: at most one text and one thinking block per
 message, reasoning read before content, tool calls keyed by ``index`` (``id`` fallback), and all
-``*_end`` events emitted after the stream finishes, in content order.
+``*_end`` events emitted after the stream finishes, in content order. A chunk that repeats the
+last text-only chunk around new text is read by difference (``text_template``), not parsed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
+from pi_rpc.ai.providers.text_template import TextTemplate
 from pi_rpc.ai.providers.common import (
     append_text,
     failure_event,
@@ -367,18 +369,33 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
             model_id = model["id"]
             need_response_id = True
             text_index = -1
+            # A chunk that repeats the last text-only chunk around new plain text is read by
+            # difference (``text_template``); never when a hook wants every parsed chunk.
+            template = TextTemplate()
             # The events of one network read come as a batch (one async step per read, not
             # per delta); [DONE] ends both loops.
             async for batch in iter_sse_batches(response, options.signal, end_on_abort=True):
                 for sse in batch:
                     data_text = sse.data
+                    if template.prefix is not None and sse.event is None:
+                        content = template.content_of(data_text)
+                        if content is not None:  # the template's chunk with this text
+                            if content:  # (text_block exists: the template's chunk made it)
+                                text = text_block["text"]  # type: ignore[index]
+                                text_block["text"] = None  # type: ignore[index]
+                                text += content
+                                text_block["text"] = text  # type: ignore[index]
+                                yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
+                            continue
                     if data_text.startswith("[DONE]"):
                         stream_done = True
                         break
+                    exact = True  # parsed by orjson (a template is learnt only from such a chunk)
                     try:
                         try:
                             chunk = orjson_loads(data_text)  # (js_loads without its frame: every delta)
                         except orjson.JSONDecodeError:
+                            exact = False
                             chunk = js_loads(data_text)  # what JS accepts and orjson refuses
                     except orjson.JSONDecodeError as exc:
                         if sse.event == "error":
@@ -457,6 +474,16 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         text_block["text"] = None
                         text += content
                         text_block["text"] = text
+                        if (
+                            only_content
+                            and exact
+                            and sse.event is None
+                            and on_stream_event is None
+                            and not chunk_usage
+                            and not finish
+                            and not choice.get("usage")
+                        ):  # nothing but text: the next chunks may be this one with other text
+                            template.learn(data_text, chunk, content)
                         yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
                     if not only_content:
                         for tc in delta.get("tool_calls") or []:

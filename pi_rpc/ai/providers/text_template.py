@@ -1,0 +1,87 @@
+"""Reading a streamed text chunk by difference from the one before it.
+
+An OpenAI-compatible stream sends one JSON chunk per text delta, and consecutive chunks are
+usually the same text but for the delta itself: same id, model, index, ``finish_reason: null``.
+``TextTemplate`` keeps such a chunk as a prefix and a suffix around its content string. A later
+chunk that is the same prefix, then a run of characters, then the same suffix is the same JSON
+document with only that string changed, as long as the run can sit in a JSON string literal
+as it is (no ``"``, no ``\\``, no control character): the literal starts and ends at the same
+places, so every other value parses as before. Such a chunk's content is the run itself, without
+a JSON parse or the rest of the per-chunk work; anything else (``None``) goes the normal way.
+
+A template is only learnt from a chunk the provider handled fully and found to be nothing but
+text (no usage, no finish reason, no other delta field, no error), and only after checking it
+by a parse: the prefix and suffix around a probe string must give back that chunk with the
+probe as its ``choices[0].delta.content``, so the prefix and suffix cannot be around some other
+string that happens to hold the same text. A stream whose chunks never repeat around their text
+(a field that changes every chunk) stops trying after ``MAX_LEARNS`` templates: OpenAI's own
+API is one (an ``obfuscation`` padding field of random length on every chunk), local and most
+OpenAI-compatible servers are not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+# Printable, and no character JSON must escape in a string literal: kept as it is in the chunk.
+_PROBE = "pi-text-template-probe"
+MAX_LEARNS = 8
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` sits in a JSON string literal exactly as it is written (no escapes
+    needed, none possible). ``str.isprintable`` is False for every control character (and for
+    some other characters too, which only means the normal path takes them)."""
+    return '"' not in text and "\\" not in text and text.isprintable()
+
+
+class TextTemplate:
+    """The prefix and suffix of the last text-only chunk, and how many were learnt."""
+
+    __slots__ = ("_prefix_len", "_suffix_len", "learns", "prefix", "suffix")
+
+    def __init__(self) -> None:
+        self.prefix: str | None = None
+        self.suffix = ""
+        self._prefix_len = 0
+        self._suffix_len = 0
+        self.learns = 0
+
+    def content_of(self, data: str) -> str | None:
+        """The delta text of ``data`` when it is the template with another plain text; else
+        None (parse it)."""
+        prefix = self.prefix
+        if prefix is None:
+            return None
+        end = len(data) - self._suffix_len
+        if end < self._prefix_len or data[: self._prefix_len] != prefix or data[end:] != self.suffix:
+            return None
+        text = data[self._prefix_len : end]
+        return text if _plain(text) else None
+
+    def learn(self, data: str, chunk: dict[str, Any], content: str) -> None:
+        """Take ``data`` (parsed as ``chunk``, a text-only chunk whose delta text is
+        ``content``) as the template, if it checks out; otherwise keep none."""
+        self.prefix = None
+        if self.learns >= MAX_LEARNS or not _plain(content):
+            return
+        self.learns += 1
+        literal = '"' + content + '"'
+        at = data.find(literal)
+        if at < 0 or data.find(literal, at + 1) >= 0:
+            return  # not there as written, or not only once
+        prefix, suffix = data[: at + 1], data[at + 1 + len(content) :]
+        try:
+            probe = orjson.loads(prefix + _PROBE + suffix)
+            delta = probe["choices"][0]["delta"]
+        except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
+            return
+        if not isinstance(delta, dict) or delta.get("content") != _PROBE:
+            return
+        delta["content"] = content
+        if probe != chunk:  # (implied by the two checks above; kept as the rule itself)
+            return
+        self.prefix, self.suffix = prefix, suffix
+        self._prefix_len, self._suffix_len = len(prefix), len(suffix)
