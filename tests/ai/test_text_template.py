@@ -126,11 +126,25 @@ def _sse(chunks: list[str]) -> bytes:
     return b"".join(b"data: " + c.encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
 
 
-def _mixed_stream() -> bytes:
+# What servers put in a text delta besides the text: nothing (vLLM, llama.cpp), the role on
+# every chunk (Ollama, z.ai), null reasoning and empty details (OpenRouter); and reasoning text,
+# which the provider does act on.
+ENVELOPES = {
+    "bare": {},
+    "role": {"role": "assistant"},
+    "openrouter": {"role": "assistant", "reasoning": None, "reasoning_details": []},
+    "reasoning": {"reasoning_content": "thinking"},
+}
+
+
+def _mixed_stream(envelope: str = "bare") -> bytes:
     role = _chunk("")
     role["choices"][0]["delta"] = {"role": "assistant", "content": ""}
     texts = ["Hello", " world", "", ' "quoted"', " back\\slash", "\nnew line", " é", " 😀", " plain", " end"]
-    chunks = [orjson.dumps(role).decode()] + [orjson.dumps(_chunk(t)).decode() for t in texts]
+    text_chunks = [_chunk(t) for t in texts]
+    for chunk in text_chunks:
+        chunk["choices"][0]["delta"] = {**ENVELOPES[envelope], **chunk["choices"][0]["delta"]}
+    chunks = [orjson.dumps(role).decode()] + [orjson.dumps(c).decode() for c in text_chunks]
     finish = _chunk("")
     finish["choices"][0] = {"index": 0, "delta": {}, "finish_reason": "stop"}
     chunks.append(orjson.dumps(finish).decode())
@@ -146,6 +160,9 @@ def _mixed_stream() -> bytes:
     "body",
     [
         pytest.param(_mixed_stream, id="mixed"),
+        pytest.param(lambda: _mixed_stream("role"), id="mixed-role"),
+        pytest.param(lambda: _mixed_stream("openrouter"), id="mixed-openrouter"),
+        pytest.param(lambda: _mixed_stream("reasoning"), id="mixed-reasoning"),
         pytest.param(lambda: fixture_bytes("openai/chat_text_include_usage.sse"), id="openai-recorded"),
         pytest.param(lambda: fixture_bytes("openai/chat_tool_call_include_usage.sse"), id="openai-tool-call"),
         pytest.param(lambda: fixture_bytes("openai-compatible/openrouter_reasoning_details.sse"), id="openrouter"),
@@ -174,8 +191,10 @@ async def test_the_provider_streams_the_same_with_and_without_templates(server, 
 
 
 @pytest.mark.anyio
-async def test_the_mixed_stream_is_read_by_difference(server, monkeypatch) -> None:
-    """The end-to-end comparison above is only worth something if templates are used."""
+@pytest.mark.parametrize("envelope", ["bare", "role", "openrouter", "reasoning"])
+async def test_the_mixed_stream_is_read_by_difference(server, monkeypatch, envelope) -> None:
+    """The end-to-end comparison above is only worth something if templates are used (and
+    they must not be when the delta carries reasoning text)."""
     used: list[str] = []
     real = TextTemplate.content_of
 
@@ -186,7 +205,12 @@ async def test_the_mixed_stream_is_read_by_difference(server, monkeypatch) -> No
         return got
 
     monkeypatch.setattr(TextTemplate, "content_of", spy)
-    server.add(Reply(_mixed_stream()))
+    server.add(Reply(_mixed_stream(envelope)))
     trace = await run(compat_model(server.url + "/v1"))
-    assert trace.final is not None and trace.final["content"][0]["text"] == 'Hello world "quoted" back\\slash\nnew line é 😀 plain end after finish'
-    assert " world" in used and " plain" in used and " 😀" in used and '"quoted"' not in "".join(used)
+    assert trace.final is not None
+    text = next(block["text"] for block in trace.final["content"] if block["type"] == "text")
+    assert text == 'Hello world "quoted" back\\slash\nnew line é 😀 plain end after finish'
+    if envelope == "reasoning":
+        assert used == []
+    else:
+        assert " world" in used and " plain" in used and " 😀" in used and '"quoted"' not in "".join(used)

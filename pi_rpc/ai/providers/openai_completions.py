@@ -475,14 +475,14 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         text += content
                         text_block["text"] = text
                         if (
-                            only_content
+                            (only_content or _inert_besides_content(delta))
                             and exact
                             and sse.event is None
                             and on_stream_event is None
                             and not chunk_usage
                             and not finish
                             and not choice.get("usage")
-                        ):  # nothing but text: the next chunks may be this one with other text
+                        ):  # nothing but text did anything: the next chunks may be this one with other text
                             template.learn(data_text, chunk, content)
                         yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
                     if not only_content:
@@ -540,6 +540,20 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:
         yield failure_event(output, exc, options)
+
+
+def _inert_besides_content(delta: dict[str, Any]) -> bool:
+    """True when nothing in ``delta`` but its ``content`` makes the stream loop do anything (a
+    ``role``, a null reasoning field, empty reasoning details or tool calls, fields it does not
+    read): a chunk that repeats this one around other text does what that text alone does."""
+    for field in REASONING_FIELDS:
+        value = delta.get(field)
+        if isinstance(value, str) and value:
+            return False
+    details = delta.get("reasoning_details")
+    if isinstance(details, list) and details:
+        return False
+    return not delta.get("tool_calls")
 
 
 def _append_reasoning_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:

@@ -9,8 +9,9 @@ as it is (no ``"``, no ``\\``, no control character): the literal starts and end
 places, so every other value parses as before. Such a chunk's content is the run itself, without
 a JSON parse or the rest of the per-chunk work; anything else (``None``) goes the normal way.
 
-A template is only learnt from a chunk the provider handled fully and found to be nothing but
-text (no usage, no finish reason, no other delta field, no error), and only after checking it
+A template is only learnt from a chunk the provider handled fully and found to do nothing but
+add text (no usage, no finish reason, no error, no delta field it acts on besides the text: a
+``role`` or a null reasoning field is fine), and only after checking it
 by a parse: the prefix and suffix around a probe string must give back that chunk with the
 probe as its ``choices[0].delta.content``, so the prefix and suffix cannot be around some other
 string that happens to hold the same text. A stream whose chunks never repeat around their text
