@@ -64,8 +64,9 @@ class TextTemplate:
 
     def learn(self, data: str, chunk: dict[str, Any], content: str) -> None:
         """Take ``data`` (parsed as ``chunk``, a text-only chunk whose delta text is
-        ``content``) as the template, if it checks out; otherwise keep none."""
-        self.prefix = None
+        ``content``) as the template if it checks out; otherwise keep the one there is (a
+        template stays right for the rest of the stream; a delta that is not plain text, say a
+        newline or a quote, just took the normal way and says nothing about the envelope)."""
         if self.learns >= MAX_LEARNS or not _plain(content):
             return
         self.learns += 1
