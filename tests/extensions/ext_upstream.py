@@ -81,8 +81,8 @@ def drive(
 
     Steps: ``{"cmd": {...}, "wait": "response" | "<event type>" | {field: value} | None}``
     sends a command and waits for its response, an event, or a record with those fields; ``{"answer": {...}, "method": "confirm"}`` waits for
-    the next dialog of that method and answers it; ``{"close": True}`` closes stdin and waits
-    for the exit."""
+    the next dialog of that method and answers it; ``{"wait": "<event type>"}`` only waits;
+    ``{"close": True}`` closes stdin and waits for the exit."""
     agent, cwd, home, sessions = root / "agent", root / "cwd", root / "home", root / "sessions"
     for directory in (agent, cwd, home, sessions):
         directory.mkdir(parents=True, exist_ok=True)
@@ -140,6 +140,9 @@ def drive(
                     continue
                 if step.get("close"):
                     break
+                if "cmd" not in step:
+                    until(lambda r, w=step["wait"]: r.get("type") == w)
+                    continue
                 command = step["cmd"]
                 proc.stdin.write((json.dumps(command) + "\n").encode())
                 proc.stdin.flush()

@@ -90,7 +90,9 @@ def _run(argv: list[str], ext: Path, root: Path) -> dict[str, Any]:
 
 def _run_abort(argv: list[str], ext: Path, root: Path) -> Run:
     # The abort goes out once the agent_before_settle dialog is open; it is answered after the
-    # dialog was answered (a dialog without the run's signal keeps waiting, as upstream).
+    # dialog was answered (a dialog without the run's signal keeps waiting, as upstream). s2 goes
+    # out once the handler's entry is in: sent right after the dialog's answer, whether it or the
+    # entry comes first is scheduling in either program (it flipped in upstream under load).
     return drive(
         argv, root, [{"text": "first"}, {"text": "second"}],
         [
@@ -98,6 +100,7 @@ def _run_abort(argv: list[str], ext: Path, root: Path) -> Run:
             {"cmd": {"id": "a", "type": "abort"}, "wait": None},
             {"cmd": {"id": "s1", "type": "get_state"}},
             {"answer": {"confirmed": True}, "method": "confirm"},
+            {"wait": "entry_appended"},
             {"cmd": {"id": "s2", "type": "get_state"}, "wait": "agent_settled"},
         ],
         args=("-e", str(ext)),
