@@ -72,7 +72,7 @@ def test_a_text_read_by_difference_is_what_a_parse_gives(first: str, second: str
     )
     text_a, text_b = encoder(a), encoder(b)
     template = TextTemplate()
-    template.learn(text_a, orjson.loads(text_a), first)
+    template.learn(text_a, first)
     got = template.content_of(text_b)
     if got is not None:
         assert orjson.loads(text_b) == _with_content(a, got)
@@ -86,7 +86,7 @@ def test_plain_texts_in_compact_chunks_are_all_read_by_difference(texts: list[st
     # two other strings of the chunk, and teaches nothing)
     template = TextTemplate()
     first = encoder(_chunk("Hello"))
-    template.learn(first, orjson.loads(first), "Hello")
+    template.learn(first, "Hello")
     for text in texts:
         assert template.content_of(encoder(_chunk(text))) == text
 
@@ -94,7 +94,7 @@ def test_plain_texts_in_compact_chunks_are_all_read_by_difference(texts: list[st
 def test_what_is_not_plain_goes_the_normal_way() -> None:
     template = TextTemplate()
     first = orjson.dumps(_chunk("hello")).decode()
-    template.learn(first, orjson.loads(first), "hello")
+    template.learn(first, "hello")
     for text in ['say "hi"', "back\\slash", "line\nbreak", "tab\t", "\x7f", "\u2028"]:
         assert template.content_of(orjson.dumps(_chunk(text)).decode()) is None
     assert template.content_of(orjson.dumps(_chunk("x", extra={"usage": None})).decode()) is None
@@ -106,12 +106,12 @@ def test_what_is_not_plain_goes_the_normal_way() -> None:
 def test_a_repeated_literal_or_a_decoy_field_teaches_nothing() -> None:
     template = TextTemplate()
     twice = orjson.dumps(_chunk("same", extra={"note": "same"})).decode()
-    template.learn(twice, orjson.loads(twice), "same")
+    template.learn(twice, "same")
     assert template.prefix is None
     # The delta's text escaped (so not found as written) while a decoy field holds it plainly:
     # the probe parse shows the decoy is not the delta's literal.
     decoy = '{"note":"hi","choices":[{"index":0,"delta":{"content":"h\\u0069"},"finish_reason":null}]}'
-    template.learn(decoy, orjson.loads(decoy), "hi")
+    template.learn(decoy, "hi")
     assert template.prefix is None
 
 
@@ -120,11 +120,11 @@ def test_a_template_outlives_text_that_is_not_plain() -> None:
     ones around them are still read by difference, however many there are."""
     template = TextTemplate()
     first = orjson.dumps(_chunk("def f():")).decode()
-    template.learn(first, orjson.loads(first), "def f():")
+    template.learn(first, "def f():")
     for n in range(MAX_LEARNS * 3):
         quoted = orjson.dumps(_chunk(f'\n    return "{n}"')).decode()
         assert template.content_of(quoted) is None
-        template.learn(quoted, orjson.loads(quoted), f'\n    return "{n}"')  # what the provider does
+        template.learn(quoted, f'\n    return "{n}"')  # what the provider does
         assert template.content_of(orjson.dumps(_chunk(f" plain {n}")).decode()) == f" plain {n}"
 
 
@@ -133,7 +133,7 @@ def test_learning_stops_when_chunks_never_repeat() -> None:
     for n in range(MAX_LEARNS + 3):
         text = orjson.dumps(_chunk(f"t{n}", extra={"obfuscation": "x" * n})).decode()
         assert template.content_of(text) is None  # the field differs every chunk
-        template.learn(text, orjson.loads(text), f"t{n}")
+        template.learn(text, f"t{n}")
     assert template.learns == MAX_LEARNS
     # What it learnt last is the eighth chunk's envelope, which no later chunk repeats.
     assert template.prefix is not None and f'"obfuscation":"{"x" * (MAX_LEARNS - 1)}"' in template.suffix

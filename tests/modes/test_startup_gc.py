@@ -39,7 +39,6 @@ def test_paused_while_building_then_frozen_and_running_again(clean_collector: No
     freeze_startup(collecting)
     assert gc.isenabled()
     assert gc.get_freeze_count() >= len(built)
-    assert gc.collect() >= 0  # collections run again
 
 
 def test_a_collector_that_was_off_stays_off(clean_collector: None) -> None:

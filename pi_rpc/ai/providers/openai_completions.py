@@ -390,12 +390,10 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                     if data_text.startswith("[DONE]"):
                         stream_done = True
                         break
-                    exact = True  # parsed by orjson (a template is learnt only from such a chunk)
                     try:
                         try:
                             chunk = orjson_loads(data_text)  # (js_loads without its frame: every delta)
                         except orjson.JSONDecodeError:
-                            exact = False
                             chunk = js_loads(data_text)  # what JS accepts and orjson refuses
                     except orjson.JSONDecodeError as exc:
                         if sse.event == "error":
@@ -476,14 +474,13 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         text_block["text"] = text
                         if (
                             (only_content or _inert_besides_content(delta))
-                            and exact
                             and sse.event is None
                             and on_stream_event is None
                             and not chunk_usage
                             and not finish
                             and not choice.get("usage")
                         ):  # nothing but text did anything: the next chunks may be this one with other text
-                            template.learn(data_text, chunk, content)
+                            template.learn(data_text, content)
                         yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
                     if not only_content:
                         for tc in delta.get("tool_calls") or []:

@@ -12,17 +12,15 @@ a JSON parse or the rest of the per-chunk work; anything else (``None``) goes th
 A template is only learnt from a chunk the provider handled fully and found to do nothing but
 add text (no usage, no finish reason, no error, no delta field it acts on besides the text: a
 ``role`` or a null reasoning field is fine), and only after checking it
-by a parse: the prefix and suffix around a probe string must give back that chunk with the
-probe as its ``choices[0].delta.content``, so the prefix and suffix cannot be around some other
-string that happens to hold the same text. A stream whose chunks never repeat around their text
+by a parse: the prefix and suffix around a probe string must give the probe back as
+``choices[0].delta.content``, so they cannot be around some other string that happens to hold
+the same text. A stream whose chunks never repeat around their text
 (a field that changes every chunk) stops trying after ``MAX_LEARNS`` templates: OpenAI's own
 API is one (an ``obfuscation`` padding field of random length on every chunk), local and most
 OpenAI-compatible servers are not.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import orjson
 
@@ -41,13 +39,11 @@ def _plain(text: str) -> bool:
 class TextTemplate:
     """The prefix and suffix of the last text-only chunk, and how many were learnt."""
 
-    __slots__ = ("_prefix_len", "_suffix_len", "learns", "prefix", "suffix")
+    __slots__ = ("learns", "prefix", "suffix")
 
     def __init__(self) -> None:
         self.prefix: str | None = None
         self.suffix = ""
-        self._prefix_len = 0
-        self._suffix_len = 0
         self.learns = 0
 
     def content_of(self, data: str) -> str | None:
@@ -56,15 +52,15 @@ class TextTemplate:
         prefix = self.prefix
         if prefix is None:
             return None
-        end = len(data) - self._suffix_len
-        if end < self._prefix_len or data[: self._prefix_len] != prefix or data[end:] != self.suffix:
+        start, end = len(prefix), len(data) - len(self.suffix)
+        if end < start or data[:start] != prefix or data[end:] != self.suffix:
             return None
-        text = data[self._prefix_len : end]
+        text = data[start:end]
         return text if _plain(text) else None
 
-    def learn(self, data: str, chunk: dict[str, Any], content: str) -> None:
-        """Take ``data`` (parsed as ``chunk``, a text-only chunk whose delta text is
-        ``content``) as the template if it checks out; otherwise keep the one there is (a
+    def learn(self, data: str, content: str) -> None:
+        """Take ``data`` (a text-only chunk whose delta text is ``content``) as the template if
+        it checks out; otherwise keep the one there is (a
         template stays right for the rest of the stream; a delta that is not plain text, say a
         newline or a quote, just took the normal way and says nothing about the envelope)."""
         if self.learns >= MAX_LEARNS or not _plain(content):
@@ -80,10 +76,8 @@ class TextTemplate:
             delta = probe["choices"][0]["delta"]
         except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
             return
-        if not isinstance(delta, dict) or delta.get("content") != _PROBE:
-            return
-        delta["content"] = content
-        if probe != chunk:  # (implied by the two checks above; kept as the rule itself)
-            return
-        self.prefix, self.suffix = prefix, suffix
-        self._prefix_len, self._suffix_len = len(prefix), len(suffix)
+        # The one literal replaced is the one the delta's text is read from; being the only
+        # token that changed, nothing else in the chunk parses differently (and a chunk only
+        # ``js_loads`` could read keeps orjson's objection, elsewhere, in the probe: no template).
+        if isinstance(delta, dict) and delta.get("content") == _PROBE:
+            self.prefix, self.suffix = prefix, suffix

@@ -190,7 +190,6 @@ class RecordWriter:
                 raise WriterClosed()
 
     def _push(self, line: bytes, record: Any = None) -> None:
-        # (``try_send`` has a copy of this inline: keep the two in step.)
         if self.on_enqueue is not None:
             line = self.on_enqueue(line, record)
         self._queue.append(line)
@@ -220,18 +219,7 @@ class RecordWriter:
             queue and (len(queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes)
         ):  # (``_full()`` inline: every streamed delta)
             return False
-        # ``_push`` inline, for the same reason.
-        line = self._encode(obj)
-        if self.on_enqueue is not None:
-            line = self.on_enqueue(line, obj)
-        queue.append(line)
-        self._queued_bytes += len(line)
-        if self._idle_now:
-            self._idle_now = False
-            self._idle = _new_event()
-        if self._asleep:
-            self._asleep = False
-            self._wakeup.set()
+        self._push(self._encode(obj), obj)
         return True
 
     async def send_bounded(self, obj: Any) -> None:
