@@ -9,7 +9,10 @@ delta the loop declares before a request when the executable tool set changed.
 
 from __future__ import annotations
 
-from pi_rpc.ai.transcript import content_text, get_current_system_message, get_current_tools
+# Re-exported: the agent's transcript helpers are imported from here.
+from pi_rpc.ai.transcript import content_text as content_text
+from pi_rpc.ai.transcript import get_current_system_message as get_current_system_message
+from pi_rpc.ai.transcript import get_current_tools as get_current_tools
 
 import time
 from collections.abc import Iterable, Sequence
@@ -79,7 +82,9 @@ def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any
     return message
 
 
-def get_tool_state_changes(previous: Sequence[Any], current: Sequence[Any]) -> tuple[list[dict], list[dict]]:
+def get_tool_state_changes(
+    previous: Sequence[Any], current: Sequence[Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(toolsAdded, toolsRemoved)`` turning ``previous`` into ``current``; a changed definition
     is a removal plus an addition."""
     prev = {(t["name"] if isinstance(t, dict) else t.name): t for t in previous}
@@ -95,7 +100,9 @@ def get_tool_state_changes(previous: Sequence[Any], current: Sequence[Any]) -> t
     return added, removed
 
 
-def _with_tool_changes(message: Message, added: list[dict], removed: list[dict]) -> dict[str, Any]:
+def _with_tool_changes(
+    message: Message, added: list[dict[str, Any]], removed: list[dict[str, Any]]
+) -> dict[str, Any]:
     rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
     # Upstream spreads ``rest`` first, then the tool fields, so they land after ``timestamp``.
     if added:

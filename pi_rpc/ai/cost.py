@@ -33,7 +33,7 @@ def calculate_cost(model: Mapping[str, Any], usage: dict[str, Any]) -> dict[str,
     c_cr = ((rates.get("cacheRead", 0) or 0) / 1000000) * usage.get("cacheRead", 0)
     c_cw = ((rates.get("cacheWrite", 0) or 0) * short_write + r_in * 2 * long_write) / 1000000
     total = c_in + c_out + c_cr + c_cw
-    cost = usage.setdefault("cost", {})
+    cost: dict[str, Any] = usage.setdefault("cost", {})
     cost.clear()
     cost.update(
         {

@@ -18,9 +18,10 @@ MIN_OUTPUT_WITH_RATIO_MARGIN = 32768
 
 
 def calculate_context_tokens(usage: dict[str, Any]) -> int:
-    return usage.get("totalTokens") or (
+    total: int = usage.get("totalTokens") or (
         usage.get("input", 0) + usage.get("output", 0) + usage.get("cacheRead", 0) + usage.get("cacheWrite", 0)
     )
+    return total
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -88,7 +89,7 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> int:
 
 
 def clamp_max_tokens_to_context(model: Mapping[str, Any], input_tokens: int, max_tokens: int) -> int:
-    window = model.get("contextWindow", 0)
+    window: int = model.get("contextWindow", 0)
     if window <= 0:
         return max(1, max_tokens)
     margin = max(CONTEXT_SAFETY_TOKENS, math.ceil(input_tokens * CONTEXT_SAFETY_RATIO))

@@ -130,7 +130,8 @@ def retry_delay_ms(headers: dict[str, str], attempt: int, max_retry_delay_ms: in
                 f"(max: {-(-max_retry_delay_ms // 1000)}s). {message}"
             )
         return max(0.0, delay)
-    return min(0.5 * 2**attempt, 8) * 1000 * (1 - random.random() * 0.25)
+    backoff_s: float = min(0.5 * 2**attempt, 8)  # (``int ** int`` is typed Any)
+    return backoff_s * 1000 * (1 - random.random() * 0.25)
 
 
 @asynccontextmanager

@@ -183,7 +183,7 @@ class Model(TypedDict):
 
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-from pi_rpc.ai.thinking import THINKING_LEVELS  # noqa: E402,F401 - re-exported
+from pi_rpc.ai.thinking import THINKING_LEVELS as THINKING_LEVELS  # noqa: E402 - re-exported
 
 # --------------------------------------------------------------------------- stream events
 #

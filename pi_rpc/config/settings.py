@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pi_rpc.config import paths
 
@@ -24,6 +24,8 @@ DEFAULT_QUEUE_MODE = "one-at-a-time"
 DEFAULT_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 _MISSING = object()
+_T = TypeVar("_T")
+_D = TypeVar("_D")
 
 Warn = Callable[[str], None]
 
@@ -129,7 +131,8 @@ def resolve_project_trust(
         return saved
     if not needs_trust(cwd):
         return True
-    return global_settings.get("defaultProjectTrust", "ask") == "always"
+    default: object = global_settings.get("defaultProjectTrust", "ask")
+    return default == "always"
 
 
 class Settings:
@@ -226,14 +229,22 @@ class Settings:
             node = node[part]
         return node
 
-    def _typed(self, dotted: str, kind: type | tuple[type, ...], default: Any) -> Any:
+    def _typed(self, dotted: str, kind: type[_T], default: _D) -> _T | _D:
         value = self.get(dotted, _MISSING)
         if value is _MISSING or value is None:
             return default
         # bool is an int subclass; never accept it where a number is wanted.
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        if isinstance(value, bool) and kind is not bool:
             return default
         return value if isinstance(value, kind) else default
+
+    def _number(self, dotted: str, default: _D) -> int | _D:
+        """A JSON number (never a bool). Typed ``int`` for the callers, but a float such as
+        ``1.5`` passes through unchanged, as upstream's JS number would."""
+        value = self.get(dotted, _MISSING)
+        if value is _MISSING or value is None or isinstance(value, bool):
+            return default
+        return cast(int, value) if isinstance(value, (int, float)) else default
 
     # ------------------------------------------------------------------ typed getters
 
@@ -279,11 +290,11 @@ class Settings:
 
     @property
     def compaction_reserve_tokens(self) -> int:
-        return self._typed("compaction.reserveTokens", (int, float), 16384)
+        return self._number("compaction.reserveTokens", 16384)
 
     @property
     def compaction_keep_recent_tokens(self) -> int:
-        return self._typed("compaction.keepRecentTokens", (int, float), 20000)
+        return self._number("compaction.keepRecentTokens", 20000)
 
     @property
     def compaction_model_overrides(self) -> dict[str, dict[str, Any]]:
@@ -291,7 +302,7 @@ class Settings:
 
     @property
     def branch_summary_reserve_tokens(self) -> int:
-        return self._typed("branchSummary.reserveTokens", (int, float), 16384)
+        return self._number("branchSummary.reserveTokens", 16384)
 
     @property
     def branch_summary_skip_prompt(self) -> bool:
@@ -303,27 +314,27 @@ class Settings:
 
     @property
     def retry_max_retries(self) -> int:
-        return self._typed("retry.maxRetries", (int, float), 3)
+        return self._number("retry.maxRetries", 3)
 
     @property
     def retry_base_delay_ms(self) -> int:
-        return self._typed("retry.baseDelayMs", (int, float), 2000)
+        return self._number("retry.baseDelayMs", 2000)
 
     @property
     def retry_max_agent_delay_ms(self) -> int:
-        return self._typed("retry.maxAgentDelayMs", (int, float), 60000)
+        return self._number("retry.maxAgentDelayMs", 60000)
 
     @property
     def retry_provider_timeout_ms(self) -> int | None:
-        return self._typed("retry.provider.timeoutMs", (int, float), None)
+        return self._number("retry.provider.timeoutMs", None)
 
     @property
     def retry_provider_max_retries(self) -> int:
-        return self._typed("retry.provider.maxRetries", (int, float), 0)
+        return self._number("retry.provider.maxRetries", 0)
 
     @property
     def retry_provider_max_retry_delay_ms(self) -> int:
-        return self._typed("retry.provider.maxRetryDelayMs", (int, float), 60000)
+        return self._number("retry.provider.maxRetryDelayMs", 60000)
 
     @property
     def session_dir(self) -> str | None:
@@ -362,7 +373,7 @@ class Settings:
 
     @property
     def http_idle_timeout_ms(self) -> int:
-        return self._typed("httpIdleTimeoutMs", (int, float), 300000)
+        return self._number("httpIdleTimeoutMs", 300000)
 
     @property
     def cache_warming(self) -> str:

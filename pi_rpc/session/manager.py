@@ -697,19 +697,19 @@ class SessionManager:
     # ------------------------------------------------------------------ appends
 
     def append_message(self, message: dict[str, Any]) -> str:
-        entry = E.message_entry(self._next_id(), self._leaf_id, now_iso(), message)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.message_entry(entry_id, self._leaf_id, now_iso(), message))
+        return entry_id
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
-        entry = E.thinking_level_change_entry(self._next_id(), self._leaf_id, now_iso(), thinking_level)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.thinking_level_change_entry(entry_id, self._leaf_id, now_iso(), thinking_level))
+        return entry_id
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        entry = E.model_change_entry(self._next_id(), self._leaf_id, now_iso(), provider, model_id)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.model_change_entry(entry_id, self._leaf_id, now_iso(), provider, model_id))
+        return entry_id
 
     def append_usage(
         self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None
@@ -744,22 +744,22 @@ class SessionManager:
         return entry_id
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
-        entry = E.custom_entry(self._next_id(), self._leaf_id, now_iso(), custom_type, data)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.custom_entry(entry_id, self._leaf_id, now_iso(), custom_type, data))
+        return entry_id
 
     def append_custom_message_entry(
         self, custom_type: str, content: Any, display: bool | None, details: Any = None
     ) -> str:
-        entry = E.custom_message_entry(self._next_id(), self._leaf_id, now_iso(), custom_type, content, display, details)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.custom_message_entry(entry_id, self._leaf_id, now_iso(), custom_type, content, display, details))
+        return entry_id
 
     def append_session_info(self, name: str) -> str:
         sanitized = re.sub(r"[\r\n]+", " ", name).strip()
-        entry = E.session_info_entry(self._next_id(), self._leaf_id, now_iso(), sanitized)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.session_info_entry(entry_id, self._leaf_id, now_iso(), sanitized))
+        return entry_id
 
     def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
         """Replace (``{"content": ...}``) or omit (None) an earlier entry's model content on
@@ -784,15 +784,16 @@ class SessionManager:
         normalized = replacement
         if replacement is not None and role in ("assistant", "toolResult") and isinstance(replacement["content"], str):
             normalized = {"content": [{"type": "text", "text": replacement["content"]}]}
-        entry = E.context_edit_entry(self._next_id(), self._leaf_id, now_iso(), target_id, normalized)
-        self._append_entry(entry)
-        return entry["id"]
+        entry_id = self._next_id()
+        self._append_entry(E.context_edit_entry(entry_id, self._leaf_id, now_iso(), target_id, normalized))
+        return entry_id
 
     def append_label_change(self, target_id: str, label: str | None) -> str:
         """Set (non-empty) or clear (None/empty) the label of an entry."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(f"Entry {target_id} not found")
-        entry = E.label_entry(self._next_id(), self._leaf_id, now_iso(), target_id, label)
+        entry_id = self._next_id()
+        entry = E.label_entry(entry_id, self._leaf_id, now_iso(), target_id, label)
         self._append_entry(entry)
         if label:
             self._labels[target_id] = label
@@ -800,7 +801,7 @@ class SessionManager:
         else:
             self._labels.pop(target_id, None)
             self._label_ts.pop(target_id, None)
-        return entry["id"]
+        return entry_id
 
     def branch_with_summary(
         self,
@@ -816,12 +817,13 @@ class SessionManager:
             raise EntryNotFoundError(f"Entry {branch_from_id} not found")
         from_id = self._leaf_id or "root"
         self._leaf_id = branch_from_id
+        entry_id = self._next_id()
         entry = E.branch_summary_entry(
-            self._next_id(), branch_from_id, now_iso(), from_id, summary, details=details, usage=usage,
+            entry_id, branch_from_id, now_iso(), from_id, summary, details=details, usage=usage,
             from_hook=from_hook,
         )
         self._append_entry(entry)
-        return entry["id"]
+        return entry_id
 
     # ------------------------------------------------------------------ tree
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from pi_rpc.ai.estimate import calculate_context_tokens
+from pi_rpc.ai.estimate import calculate_context_tokens as calculate_context_tokens  # (re-exported)
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import dumps_js, js_len
 

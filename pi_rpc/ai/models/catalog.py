@@ -16,7 +16,8 @@ CATALOG_PATH = Path(__file__).with_name("catalog.json")
 
 @lru_cache(maxsize=1)
 def _catalog() -> dict[str, list[dict[str, Any]]]:
-    return orjson.loads(CATALOG_PATH.read_bytes())["providers"]
+    providers: dict[str, list[dict[str, Any]]] = orjson.loads(CATALOG_PATH.read_bytes())["providers"]
+    return providers
 
 
 def builtin_providers() -> list[str]:

@@ -424,7 +424,8 @@ class ModelRegistry:
             if value:
                 return value
         if isinstance(entry, dict) and entry.get("type") == "oauth" and isinstance(entry.get("access"), str):
-            return entry["access"]
+            access: str = entry["access"]
+            return access
         config_key = (self._config.get(provider) or {}).get("apiKey")
         if isinstance(config_key, str) and config_key:
             value = resolve_config_value(config_key, self._env)

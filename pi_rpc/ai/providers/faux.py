@@ -44,18 +44,18 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import AbortedError, js_json
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
-from pi_rpc.ai.providers.faux_script import (  # noqa: F401 - re-exported: the provider's API
-    API,
-    ENV_VAR,
-    FAUX_MODELS,
-    PROVIDER,
-    current_faux_script,
-    load_script,
-    next_turn,
-    request_count,
-    reset_faux,
-    set_faux_config_script,
-    set_faux_script,
+from pi_rpc.ai.providers.faux_script import (  # re-exported (``X as X``): the provider's API
+    API as API,
+    ENV_VAR as ENV_VAR,
+    FAUX_MODELS as FAUX_MODELS,
+    PROVIDER as PROVIDER,
+    current_faux_script as current_faux_script,
+    load_script as load_script,
+    next_turn as next_turn,
+    request_count as request_count,
+    reset_faux as reset_faux,
+    set_faux_config_script as set_faux_config_script,
+    set_faux_script as set_faux_script,
 )
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context
