@@ -6,9 +6,12 @@ prompt and tools the model currently has."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-Message = dict[str, Any]
+from pi_rpc.ai.types import is_system
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Message, SystemMessage
 
 
 def content_text(content: Any, separator: str = "\n") -> str:
@@ -22,9 +25,9 @@ def content_text(content: Any, separator: str = "\n") -> str:
 
 def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
     """The tools declared after replaying every system message in order."""
-    tools: dict[str, dict[str, Any]] = {}
+    tools: dict[Any, dict[str, Any]] = {}  # keyed by the declared name (a file may give none)
     for message in messages:
-        if message.get("role") != "system":
+        if not is_system(message):
             continue
         for tool in message.get("toolsRemoved") or []:
             tools.pop(tool.get("name"), None)
@@ -34,14 +37,14 @@ def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
     return list(tools.values())
 
 
-def get_current_system_message(messages: Sequence[Message]) -> Message | None:
+def get_current_system_message(messages: Sequence[Message]) -> SystemMessage | None:
     """Every system message folded into one: contents joined by a blank line, sections patched
     by name (``None`` removes), tools replayed; ``None`` when there is none."""
     content: list[str] = []
     sections: dict[str, Any] = {}
     timestamp: Any = None
     for message in messages:
-        if message.get("role") != "system":
+        if not is_system(message):
             continue
         if timestamp is None:
             timestamp = message.get("timestamp")
@@ -56,10 +59,10 @@ def get_current_system_message(messages: Sequence[Message]) -> Message | None:
     tools = get_current_tools(messages)
     if timestamp is None and not tools:
         return None
-    folded: Message = {"role": "system", "content": "\n\n".join(content)}
+    folded: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
     if sections:
         folded["sections"] = sections
     if tools:
         folded["toolsAdded"] = tools
     folded["timestamp"] = timestamp if timestamp is not None else 0
-    return folded
+    return cast("SystemMessage", folded)  # built key by key in upstream's order

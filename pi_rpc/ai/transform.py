@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from pi_rpc.ai.types import Context
+from pi_rpc.ai.types import Context, Message, is_system
 
 NON_VISION_USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 NON_VISION_TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -36,17 +36,20 @@ def content_text(content: Any, sep: str = "\n") -> str:
 
 
 def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
-    """(system prompt text, messages without system roles, current tools)."""
+    """(system prompt text, messages without system roles, current tools).
+
+    The messages are handed on as plain JSON objects: each provider's converter reads them key
+    by key with defaults (a replayed message may come from an older session file)."""
     content: list[str] = []
     sections: dict[str, str] = {}
-    tools: dict[str, dict[str, Any]] = {}
+    tools: dict[str | None, dict[str, Any]] = {}  # (a removal may name no tool)
     if context.system_prompt:
         content.append(context.system_prompt)
     for tool in context.tools or []:
         tools[tool["name"]] = cast("dict[str, Any]", tool)  # a Tool is a plain dict at run time
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     for msg in context.messages:
-        if msg.get("role") != "system":
+        if not is_system(msg):
             messages.append(msg)
             continue
         text = content_text(msg.get("content", ""))
@@ -57,13 +60,13 @@ def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[
                 sections.pop(name, None)
             else:
                 sections[name] = value
-        for tool in msg.get("toolsRemoved") or []:
-            tools.pop(tool.get("name"), None)
-        for tool in msg.get("toolsAdded") or []:
-            tools[tool["name"]] = tool
+        for removed in msg.get("toolsRemoved") or []:
+            tools.pop(removed.get("name"), None)
+        for added in msg.get("toolsAdded") or []:
+            tools[added["name"]] = added
     parts = ["\n\n".join(content), *sections.values()]
     prompt = "\n\n".join(p for p in parts if p)
-    return prompt, messages, list(tools.values())
+    return prompt, cast("list[dict[str, Any]]", messages), list(tools.values())
 
 
 def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ stays absent (never ``None``) unless upstream writes ``null``.
 # checking are quoted.
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, TypeGuard, Union
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -128,9 +128,83 @@ class SystemMessage(TypedDict):
     toolsRemoved: NotRequired[list[dict[str, Any]]]
 
 
-# The agent also carries coding-agent roles (bashExecution, custom, compactionSummary,
-# branchSummary); they are converted to LLM messages before a provider sees them.
-Message = dict[str, Any]
+# The agent also carries the coding agent's roles (upstream ``core/messages.ts``); they are
+# converted to LLM messages (``agent.convert.convert_to_llm``) before a provider sees them.
+
+
+class BashExecutionMessage(TypedDict):
+    """An RPC ``bash`` command's record (``!``; ``!!`` sets ``excludeFromContext``)."""
+
+    role: Literal["bashExecution"]
+    command: str
+    output: str
+    exitCode: NotRequired[int]  # absent when killed, cancelled or timed out
+    cancelled: bool
+    truncated: bool
+    fullOutputPath: NotRequired[str]
+    excludeFromContext: NotRequired[bool]
+    timestamp: int
+
+
+class CustomMessage(TypedDict):
+    """A message an extension sent (``pi.sendMessage``); reaches the model as user content."""
+
+    role: Literal["custom"]
+    customType: str
+    content: str | list[UserContent]
+    display: bool
+    details: NotRequired[Any]
+    timestamp: int
+
+
+class BranchSummaryMessage(TypedDict):
+    role: Literal["branchSummary"]
+    summary: str
+    fromId: str | None
+    timestamp: int
+
+
+class CompactionSummaryMessage(TypedDict):
+    role: Literal["compactionSummary"]
+    summary: str
+    tokensBefore: int
+    timestamp: int
+
+
+#: What a provider sees (after conversion).
+LlmMessage = Union[UserMessage, AssistantMessage, ToolResultMessage, SystemMessage]
+#: Anything in an agent's transcript: the LLM roles plus the coding agent's own.
+Message = Union[
+    UserMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    SystemMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+]
+
+
+# Role tests that narrow a ``Message`` for the type checker. They read ``role`` with ``.get``:
+# a message read back from a hand-edited session file may have none.
+
+
+def is_user(message: Message) -> TypeGuard[UserMessage]:
+    return message.get("role") == "user"
+
+
+def is_assistant(message: Message) -> TypeGuard[AssistantMessage]:
+    return message.get("role") == "assistant"
+
+
+def is_tool_result(message: Message) -> TypeGuard[ToolResultMessage]:
+    return message.get("role") == "toolResult"
+
+
+def is_system(message: Message) -> TypeGuard[SystemMessage]:
+    return message.get("role") == "system"
+
 
 # --------------------------------------------------------------------------- tools and context
 

@@ -11,13 +11,15 @@ their target's content (the latest edit wins).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.ids import iso_to_ms
 
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, Message
+
 Entry = dict[str, Any]
-Message = dict[str, Any]
 
 _EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
@@ -91,7 +93,7 @@ def model_of_change(entry: Entry) -> dict[str, Any]:
     return {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
 
 
-def model_of_message(message: Message) -> dict[str, Any]:
+def model_of_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
@@ -124,19 +126,23 @@ def _is_assistant_message(message: Any) -> bool:
     return isinstance(message, dict) and message.get("role") == "assistant"
 
 
-def create_custom_message(custom_type: Any, content: Any, display: Any, details: Any, timestamp: Any) -> Message:
-    message: Message = {"role": "custom", "customType": custom_type, "content": content, "display": display}
+# The arguments are an entry's fields as read from the file (a hand-edited one may hold any
+# JSON value), hence ``Any`` in and the message type out.
+
+
+def create_custom_message(custom_type: Any, content: Any, display: Any, details: Any, timestamp: Any) -> CustomMessage:
+    message: dict[str, Any] = {"role": "custom", "customType": custom_type, "content": content, "display": display}
     if details is not None:
         message["details"] = details
     message["timestamp"] = _js_date_ms(timestamp)
-    return message
+    return cast("CustomMessage", message)  # built key by key in upstream's order
 
 
-def create_branch_summary_message(summary: Any, from_id: Any, timestamp: Any) -> Message:
+def create_branch_summary_message(summary: Any, from_id: Any, timestamp: Any) -> BranchSummaryMessage:
     return {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": _js_date_ms(timestamp)}
 
 
-def create_compaction_summary_message(summary: Any, tokens_before: Any, timestamp: Any) -> Message:
+def create_compaction_summary_message(summary: Any, tokens_before: Any, timestamp: Any) -> CompactionSummaryMessage:
     return {
         "role": "compactionSummary",
         "summary": summary,
@@ -155,10 +161,11 @@ def entry_to_context_messages(entry: Entry) -> list[Message]:
         role = message.get("role")
         if message.get("content") is None:
             if role == "system":
-                return [{**message, "content": ""}]
-            if role in ("user", "assistant", "toolResult"):
-                return [{**message, "content": []}]
-        return [message]
+                message = {**message, "content": ""}
+            elif role in ("user", "assistant", "toolResult"):
+                message = {**message, "content": []}
+        # A message read back from the file is taken for the shape its role names.
+        return [cast("Message", message)]
     if etype == "custom_message":
         content = entry.get("content")
         return [create_custom_message(
@@ -218,7 +225,7 @@ def project_context_entry(entry: Entry, edit: Entry | None) -> list[Message]:
             new_content: Any = [{"type": "text", "text": content}]
         else:
             new_content = content
-        out.append({**message, "content": new_content})
+        out.append(cast("Message", {**message, "content": new_content}))
     return out
 
 

@@ -24,10 +24,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session.context import entry_to_context_messages, model_of_change, model_of_message, thinking_level_of
 from pi_rpc.session.entries import ENTRY_TYPES
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Message
 
 Entry = dict[str, Any]
 
@@ -42,7 +45,7 @@ _HASH_KEEPING_KEY = object()
 class LinearProjection:
     """What the projection of a one-chain session needs, gathered while indexing."""
 
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     last_thinking_level_change: Entry | None
     # The last model_change entry, and how many messages came before it: a later assistant
     # message (found from the end of ``messages``) overrides it.
@@ -98,7 +101,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
     label_ts = index.label_timestamps
     # Every message any kept entry contributes, in order (message entries, custom messages,
     # branch summaries): the linear projection, and where conversation and model are found.
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     add_message = messages.append
     add_messages = messages.extend
     chained = True  # every kept entry's parentId is the previous kept entry's id

@@ -9,15 +9,15 @@ chars/4 estimate of what follows it, or ``null`` right after a compaction.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_rpc.ai.estimate import calculate_context_tokens as calculate_context_tokens  # (re-exported)
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import dumps_js, js_len
 
+
 Entry = dict[str, Any]
-Message = dict[str, Any]
 
 _IMAGE_CHARS = 4800
 
@@ -40,8 +40,9 @@ def _json_len(value: Any) -> int:
     return js_len(dumps_js(value).decode("utf-8"))
 
 
-def estimate_tokens(message: Message) -> int:
-    """``estimateTokens``: ceil(chars / 4) with upstream's per-role char counts."""
+def estimate_tokens(message: Mapping[str, Any]) -> int:
+    """``estimateTokens``: ceil(chars / 4) with upstream's per-role char counts. Reads any
+    role key by key (a message read back from a file may lack any of them)."""
     role = message.get("role")
     chars = 0
     if role == "system":
@@ -73,7 +74,7 @@ def estimate_tokens(message: Message) -> int:
     return math.ceil(chars / 4)
 
 
-def _assistant_usage(message: Message) -> dict[str, Any] | None:
+def _assistant_usage(message: Mapping[str, Any]) -> dict[str, Any] | None:
     if message.get("role") != "assistant":
         return None
     usage = message.get("usage")
@@ -82,7 +83,7 @@ def _assistant_usage(message: Message) -> dict[str, Any] | None:
     return usage if calculate_context_tokens(usage) > 0 else None
 
 
-def estimate_context_tokens(messages: Sequence[Message]) -> dict[str, Any]:
+def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``{tokens, usageTokens, trailingTokens, lastUsageIndex}``."""
     for index in range(len(messages) - 1, -1, -1):
         usage = _assistant_usage(messages[index])
