@@ -12,27 +12,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
 from pi_rpc.ai.abort import AbortController, AbortSignal
-from pi_rpc.ai.types import Message, empty_usage
+from pi_rpc.ai.types import ImageContent, Message, TextContent, UserMessage, empty_usage
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
 from pi_rpc.agent.fifo_lock import FifoLock
 from pi_rpc.agent.loop import (
+    FinishTurn,
     LoopConfig,
+    PrepareNextTurn,
+    PrepareRequest,
     StreamFn,
-    TurnSnapshot,
-    TurnUpdate,
     default_stream_fn,
     run_agent_loop,
     run_agent_loop_continue,
 )
 from pi_rpc.agent.tool_exec import error_text, maybe_await
 from pi_rpc.agent.transcript import get_current_system_message, get_current_system_prompt, has_system_message
-from pi_rpc.agent.types import AgentContext, AgentEvent, AgentEventListener
+from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEvent, AgentEventListener, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 
 QueueMode = str  # "one-at-a-time" | "all"
@@ -95,8 +96,8 @@ class Agent:
         transform_messages: Callable[[list[Message], dict[str, Any]], list[Message]] | None = default_transform_messages,
         get_api_key: Callable[[str], Awaitable[str | None]] | None = None,
         api_key: str | None = None,
-        before_tool_call: Any = None,
-        after_tool_call: Any = None,
+        before_tool_call: BeforeToolCallHook | None = None,
+        after_tool_call: AfterToolCallHook | None = None,
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
         tool_execution: str = "parallel",
@@ -104,9 +105,9 @@ class Agent:
         stream_options: dict[str, Any] | None = None,
         validate_args: ValidateArgs | None = None,
         on_dequeue: DequeueCallback | None = None,
-        prepare_next_turn: Callable[[TurnSnapshot], Awaitable[TurnUpdate | None]] | None = None,
-        prepare_request: Any = None,
-        finish_turn: Callable[[TurnSnapshot, AbortSignal | None], Awaitable[str | None]] | None = None,
+        prepare_next_turn: PrepareNextTurn | None = None,
+        prepare_request: PrepareRequest | None = None,
+        finish_turn: FinishTurn | None = None,
         declare_tools: bool = True,
     ) -> None:
         # State
@@ -262,7 +263,7 @@ class Agent:
         self.error = None
         self.clear_all_queues()
 
-    async def prompt(self, input: str | Message | Sequence[Message], images: Sequence[dict[str, Any]] | None = None) -> None:
+    async def prompt(self, input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None = None) -> None:
         """Run the loop with new prompt message(s); returns after ``agent_end``."""
         if self._active is not None:
             raise RuntimeError(ERR_BUSY_PROMPT)
@@ -295,14 +296,16 @@ class Agent:
         )
 
     @staticmethod
-    def _normalize_prompt(input: Any, images: Sequence[dict[str, Any]] | None) -> list[Message]:
+    def _normalize_prompt(input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None) -> list[Message]:
         if isinstance(input, (list, tuple)):
             return list(input)
         if isinstance(input, dict):
             return [input]
-        content: list[dict[str, Any]] = [{"type": "text", "text": input}]
+        text: TextContent = {"type": "text", "text": cast(str, input)}
+        content: list[TextContent | ImageContent] = [text]
         content.extend(images or [])
-        return [{"role": "user", "content": content, "timestamp": int(time.time() * 1000)}]
+        message: UserMessage = {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
+        return [message]
 
     async def _run_prompt_messages(self, messages: list[Message], *, skip_initial_steering_poll: bool = False) -> None:
         config = self._loop_config(skip_initial_steering_poll=skip_initial_steering_poll)

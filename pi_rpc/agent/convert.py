@@ -17,9 +17,21 @@ Three steps, in the order the loop applies them before every request:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from pi_rpc.ai.types import Context, Message
+from pi_rpc.ai.types import (
+    Context,
+    Message,
+    UserContent,
+    UserMessage,
+    is_bash_execution,
+    is_branch_summary,
+    is_compaction_summary,
+    is_custom,
+    is_system,
+    is_tool_result,
+    is_user,
+)
 from pi_rpc.agent.transcript import (
     get_current_system_prompt,
     get_current_tools,
@@ -36,33 +48,33 @@ BRANCH_SUMMARY_SUFFIX = "</summary>"
 
 
 
-def _user(content: list[dict[str, Any]], timestamp: Any) -> Message:
+def _user(content: list[UserContent], timestamp: Any) -> UserMessage:
+    # ``timestamp`` is the source message's as stored (a file may hold anything there).
     return {"role": "user", "content": content, "timestamp": timestamp}
 
 
 def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
     out: list[Message] = []
     for m in messages:
-        role = m.get("role")
-        if role == "bashExecution":
+        if m.get("role") in ("system", "user", "assistant", "toolResult"):
+            out.append(m)
+        elif is_bash_execution(m):
             if m.get("excludeFromContext"):
                 continue
             from pi_rpc.tools.bash_executor import bash_execution_to_text  # (the executor: not at startup)
 
             out.append(_user([{"type": "text", "text": bash_execution_to_text(m)}], m.get("timestamp")))
-        elif role == "custom":
+        elif is_custom(m):
             content = m.get("content")
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
             out.append(_user(list(content or []), m.get("timestamp")))
-        elif role == "branchSummary":
+        elif is_branch_summary(m):
             text = BRANCH_SUMMARY_PREFIX + m.get("summary", "") + BRANCH_SUMMARY_SUFFIX
             out.append(_user([{"type": "text", "text": text}], m.get("timestamp")))
-        elif role == "compactionSummary":
+        elif is_compaction_summary(m):
             text = COMPACTION_SUMMARY_PREFIX + m.get("summary", "") + COMPACTION_SUMMARY_SUFFIX
             out.append(_user([{"type": "text", "text": text}], m.get("timestamp")))
-        elif role in ("system", "user", "assistant", "toolResult"):
-            out.append(m)
         # Unknown roles (extensions) never reach the model.
     return out
 
@@ -77,8 +89,11 @@ def block_images(messages: Sequence[Message]) -> list[Message]:
     transcript and the session file keep the images."""
     out: list[Message] = []
     for m in messages:
+        if not (is_user(m) or is_tool_result(m)):
+            out.append(m)
+            continue
         content = m.get("content")
-        if m.get("role") not in ("user", "toolResult") or not isinstance(content, list):
+        if not isinstance(content, list):
             out.append(m)
             continue
         if not any(block.get("type") == "image" for block in content):
@@ -100,7 +115,7 @@ def block_images(messages: Sequence[Message]) -> list[Message]:
                 and mapped[i - 1].get("text") == IMAGES_DISABLED_TEXT
             )
         ]
-        out.append({**m, "content": kept})
+        out.append(cast("Message", {**m, "content": kept}))
     return out
 
 
@@ -110,7 +125,9 @@ def transform_messages(messages: Sequence[Message], model: dict[str, Any] | None
     from pi_rpc.ai.transform import transform_messages as ai_transform
 
     fallback = {"provider": "", "api": "", "id": "", "input": ["text", "image"]}
-    return ai_transform(list(messages), model or fallback)
+    # The ai layer rewrites messages as plain JSON objects (providers call it on their view).
+    plain = cast("list[dict[str, Any]]", list(messages))
+    return cast("list[Message]", ai_transform(plain, model or fallback))
 
 
 def build_llm_context(
@@ -124,8 +141,8 @@ def build_llm_context(
     Without any system message the agent's own ``system_prompt`` and tools are used; tools come
     from the transcript only when some system message declares tool changes.
     """
-    system = [m for m in llm_messages if m.get("role") == "system"]
-    rest = [m for m in llm_messages if m.get("role") != "system"]
+    system = [m for m in llm_messages if is_system(m)]
+    rest = [m for m in llm_messages if not is_system(m)]
     prompt = get_current_system_prompt(system) if has_system_message(system) else fallback_system_prompt
     declares_tools = any("toolsAdded" in m or "toolsRemoved" in m for m in system)
     if declares_tools:

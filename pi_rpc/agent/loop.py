@@ -15,18 +15,20 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Message, StreamOptions
+from pi_rpc.ai.types import AssistantMessage, Message, StreamOptions, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
 from pi_rpc.agent.transcript import declare_tool_changes
-from pi_rpc.agent.types import AgentContext
+from pi_rpc.agent.types import AfterToolCallHook, AgentContext, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 StreamFn = Callable[..., Any]
+#: ``finish_turn``'s verdict: stop the run now, or make one more request; None decides nothing.
+TurnDecision = Literal["end", "continue"]
 
 _BLOCK_EVENTS = frozenset(
     {
@@ -53,8 +55,8 @@ def default_stream_fn() -> StreamFn:
 class TurnSnapshot:
     """What a finished turn looked like; given to ``prepare_next_turn`` and ``finish_turn``."""
 
-    message: Message
-    tool_results: list[Message]
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
     context: AgentContext
     new_messages: list[Message]
 
@@ -72,6 +74,12 @@ class TurnUpdate:
     messages: list[Message] = field(default_factory=list)
 
 
+PrepareNextTurn = Callable[[TurnSnapshot], Awaitable[TurnUpdate | None]]
+#: ``(context, model, thinking level, signal)`` right before each request.
+PrepareRequest = Callable[[AgentContext, dict[str, Any], str, AbortSignal | None], Awaitable[TurnUpdate | None]]
+FinishTurn = Callable[[TurnSnapshot, AbortSignal | None], Awaitable[TurnDecision | None]]
+
+
 @dataclass
 class LoopConfig:
     """How one agent run calls the model and its hooks (model, keys, transforms, tool policy)."""
@@ -86,14 +94,14 @@ class LoopConfig:
     transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None
     transform_messages: Callable[[list[Message], dict[str, Any]], list[Message]] | None = transform_messages
     tool_execution: str = "parallel"
-    before_tool_call: Any = None
-    after_tool_call: Any = None
+    before_tool_call: BeforeToolCallHook | None = None
+    after_tool_call: AfterToolCallHook | None = None
     validate_args: ValidateArgs = field(default_factory=resolve_validator)
     get_steering_messages: Callable[[], Awaitable[list[Message]]] | None = None
     get_follow_up_messages: Callable[[], Awaitable[list[Message]]] | None = None
-    prepare_next_turn: Callable[[TurnSnapshot], Awaitable[TurnUpdate | None]] | None = None
-    prepare_request: Callable[[AgentContext, dict[str, Any], str, AbortSignal | None], Awaitable[TurnUpdate | None]] | None = None
-    finish_turn: Callable[[TurnSnapshot, AbortSignal | None], Awaitable[str | None]] | None = None
+    prepare_next_turn: PrepareNextTurn | None = None
+    prepare_request: PrepareRequest | None = None
+    finish_turn: FinishTurn | None = None
     declare_tools: bool = True
 
 
@@ -208,8 +216,8 @@ async def _run_loop(
                 await emit({"type": "agent_end", "messages": new_messages})
                 return
 
-            tool_calls = [b for b in message.get("content") or [] if b.get("type") == "toolCall"]
-            tool_results: list[Message] = []
+            tool_calls = tool_calls_of(message)
+            tool_results: list[ToolResultMessage] = []
             has_more_tool_calls = False
             if tool_calls:
                 # A "length" stop may have cut every call's arguments: fail them all, run none.
@@ -254,7 +262,7 @@ async def stream_assistant_response(
     signal: AbortSignal | None,
     emit: Emit,
     stream_fn: StreamFn,
-) -> Message:
+) -> AssistantMessage:
     """One LLM call: transform, convert, resolve the key, stream; returns the final message."""
     messages: list[Message] = context.messages
     if config.transform_context is not None:
@@ -282,7 +290,7 @@ async def stream_assistant_response(
 
     thinking_level = config.reasoning or "off"
 
-    def finish(final: Message) -> Message:
+    def finish(final: AssistantMessage) -> AssistantMessage:
         # Upstream records the requested level on whatever the stream function returned.
         final["thinkingLevel"] = thinking_level
         return final
@@ -291,10 +299,10 @@ async def stream_assistant_response(
     if inspect.isawaitable(events):
         events = await events
 
-    partial: Message | None = None
+    partial: AssistantMessage | None = None
     added_partial = False
 
-    async def consume(iterator: Any) -> Message:
+    async def consume(iterator: Any) -> AssistantMessage:
         nonlocal partial, added_partial
         async for event in iterator:
             etype = event.get("type")

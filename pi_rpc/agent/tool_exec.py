@@ -18,14 +18,14 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Message
+from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.types import (
     AfterToolCallContext,
     AgentContext,
@@ -42,7 +42,7 @@ OPERATION_ABORTED = "Operation aborted"
 class ToolOutcome:
     """One finished tool call: its result (or error result) and how long it ran."""
 
-    tool_call: dict[str, Any]
+    tool_call: ToolCall
     result: AgentToolResult | dict[str, Any]
     is_error: bool
     duration_ms: int | None = None
@@ -52,7 +52,7 @@ class ToolOutcome:
 class PreparedToolCall:
     """A tool call whose tool was found and whose arguments validated, ready to run."""
 
-    tool_call: dict[str, Any]
+    tool_call: ToolCall
     tool: Any
     args: Any
 
@@ -61,7 +61,7 @@ class PreparedToolCall:
 class ToolBatch:
     """The tool-result messages of one assistant turn, and whether every tool asked to end the run."""
 
-    messages: list[Message]
+    messages: list[ToolResultMessage]
     terminate: bool
 
 
@@ -88,8 +88,8 @@ def _aborted(signal: AbortSignal | None) -> bool:
 
 async def prepare_tool_call(
     context: AgentContext,
-    assistant_message: Message,
-    tool_call: dict[str, Any],
+    assistant_message: AssistantMessage,
+    tool_call: ToolCall,
     config: Any,
     signal: AbortSignal | None,
 ) -> PreparedToolCall | ToolOutcome:
@@ -175,7 +175,7 @@ async def execute_prepared_tool_call(
 
 async def finalize_executed_tool_call(
     context: AgentContext,
-    assistant_message: Message,
+    assistant_message: AssistantMessage,
     prepared: PreparedToolCall,
     executed: ToolOutcome,
     config: Any,
@@ -234,7 +234,7 @@ async def emit_tool_execution_end(outcome: ToolOutcome, emit: Emit) -> None:
     await emit(event)
 
 
-def create_tool_result_message(outcome: ToolOutcome) -> Message:
+def create_tool_result_message(outcome: ToolOutcome) -> ToolResultMessage:
     result: Mapping[str, Any] = outcome.result
     message: dict[str, Any] = {
         "role": "toolResult",
@@ -250,15 +250,15 @@ def create_tool_result_message(outcome: ToolOutcome) -> Message:
     if outcome.duration_ms is not None:
         message["durationMs"] = outcome.duration_ms
     message["timestamp"] = int(time.time() * 1000)
-    return message
+    return cast("ToolResultMessage", message)  # built key by key in upstream's order
 
 
-async def emit_tool_result_message(message: Message, emit: Emit) -> None:
+async def emit_tool_result_message(message: ToolResultMessage, emit: Emit) -> None:
     await emit({"type": "message_start", "message": message})
     await emit({"type": "message_end", "message": message})
 
 
-async def _emit_start(tool_call: dict[str, Any], emit: Emit) -> None:
+async def _emit_start(tool_call: ToolCall, emit: Emit) -> None:
     await emit(
         {
             "type": "tool_execution_start",
@@ -269,7 +269,7 @@ async def _emit_start(tool_call: dict[str, Any], emit: Emit) -> None:
     )
 
 
-def _update_emitter(tool_call: dict[str, Any], emit: Emit) -> Callable[[Any], Awaitable[None]]:
+def _update_emitter(tool_call: ToolCall, emit: Emit) -> Callable[[Any], Awaitable[None]]:
     async def on_update(partial: Any) -> None:
         await emit(
             {
@@ -288,8 +288,8 @@ def _should_terminate(outcomes: list[ToolOutcome]) -> bool:
     return bool(outcomes) and all(o.result.get("terminate") is True for o in outcomes)
 
 
-async def fail_tool_calls_from_truncated_message(tool_calls: list[dict[str, Any]], emit: Emit) -> ToolBatch:
-    messages: list[Message] = []
+async def fail_tool_calls_from_truncated_message(tool_calls: Sequence[ToolCall], emit: Emit) -> ToolBatch:
+    messages: list[ToolResultMessage] = []
     for tool_call in tool_calls:
         await _emit_start(tool_call, emit)
         outcome = ToolOutcome(
@@ -309,12 +309,12 @@ async def fail_tool_calls_from_truncated_message(tool_calls: list[dict[str, Any]
 
 async def execute_tool_calls(
     context: AgentContext,
-    assistant_message: Message,
+    assistant_message: AssistantMessage,
     config: Any,
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
-    tool_calls = [b for b in assistant_message.get("content") or [] if b.get("type") == "toolCall"]
+    tool_calls = tool_calls_of(assistant_message)
     has_sequential_tool = any(
         getattr(next((t for t in context.tools if t.name == tc.get("name")), None), "execution_mode", None)
         == "sequential"
@@ -327,14 +327,14 @@ async def execute_tool_calls(
 
 async def _execute_sequential(
     context: AgentContext,
-    assistant_message: Message,
-    tool_calls: list[dict[str, Any]],
+    assistant_message: AssistantMessage,
+    tool_calls: Sequence[ToolCall],
     config: Any,
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
     outcomes: list[ToolOutcome] = []
-    messages: list[Message] = []
+    messages: list[ToolResultMessage] = []
     for tool_call in tool_calls:
         await _emit_start(tool_call, emit)
         prepared = await prepare_tool_call(context, assistant_message, tool_call, config, signal)
@@ -353,8 +353,8 @@ async def _execute_sequential(
 
 async def _execute_parallel(
     context: AgentContext,
-    assistant_message: Message,
-    tool_calls: list[dict[str, Any]],
+    assistant_message: AssistantMessage,
+    tool_calls: Sequence[ToolCall],
     config: Any,
     signal: AbortSignal | None,
     emit: Emit,
@@ -386,7 +386,7 @@ async def _execute_parallel(
                 tg.start_soon(run, index, entry)
 
     finished = [o for o in outcomes if o is not None]
-    messages: list[Message] = []
+    messages: list[ToolResultMessage] = []
     for outcome in finished:
         message = create_tool_result_message(outcome)
         await emit_tool_result_message(message, emit)

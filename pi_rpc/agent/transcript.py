@@ -16,14 +16,14 @@ from pi_rpc.ai.transcript import get_current_tools as get_current_tools
 
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import stringify
-from pi_rpc.ai.types import Message
+from pi_rpc.ai.types import Message, SystemMessage
 
 
-def _is_system(message: Message) -> bool:
+def _is_system(message: Message) -> TypeGuard[SystemMessage]:
     return isinstance(message, dict) and message.get("role") == "system"
 
 
@@ -53,7 +53,7 @@ def declarations_equal(left: Any, right: Any) -> bool:
     return stringify(to_tool_declaration(left)) == stringify(to_tool_declaration(right))
 
 
-def system_message_text(message: Message) -> str:
+def system_message_text(message: SystemMessage) -> str:
     """A system message rendered as a prompt: its content, then its section texts."""
     parts = [content_text(message.get("content", ""))]
     parts.extend(v for v in (message.get("sections") or {}).values() if v is not None)
@@ -69,7 +69,7 @@ def has_system_message(messages: Iterable[Message]) -> bool:
     return any(_is_system(m) for m in messages)
 
 
-def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any] | None) -> dict[str, Any] | None:
+def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any] | None) -> SystemMessage | None:
     """The leading system message for a prompt and tool set, or ``None`` when both are empty."""
     has_prompt = bool(system_prompt)
     has_tools = bool(tools)
@@ -79,7 +79,7 @@ def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any
     if has_tools:
         message["toolsAdded"] = [to_tool_declaration(t) for t in tools or []]
     message["timestamp"] = 0
-    return message
+    return cast("SystemMessage", message)  # built key by key in upstream's order
 
 
 def get_tool_state_changes(
@@ -101,15 +101,15 @@ def get_tool_state_changes(
 
 
 def _with_tool_changes(
-    message: Message, added: list[dict[str, Any]], removed: list[dict[str, Any]]
-) -> dict[str, Any]:
+    message: SystemMessage, added: list[dict[str, Any]], removed: list[dict[str, Any]]
+) -> SystemMessage:
     rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
     # Upstream spreads ``rest`` first, then the tool fields, so they land after ``timestamp``.
     if added:
         rest["toolsAdded"] = added
     if removed:
         rest["toolsRemoved"] = removed
-    return rest
+    return cast("SystemMessage", rest)
 
 
 def declare_tool_changes(
@@ -122,13 +122,16 @@ def declare_tool_changes(
     first non-system pending message. Returns ``pending`` itself when nothing changes.
     """
     system_index = -1
+    pending_system: SystemMessage | None = None
     for i in range(len(pending) - 1, -1, -1):
-        if _is_system(pending[i]):
-            system_index = i
+        candidate = pending[i]
+        if _is_system(candidate):
+            system_index, pending_system = i, candidate
             break
-    pending_system = pending[system_index] if system_index >= 0 else None
+    baseline: list[Message]
     if pending_system is not None:
-        baseline = [_with_tool_changes(m, [], []) if i == system_index else m for i, m in enumerate(pending)]
+        stripped = _with_tool_changes(pending_system, [], [])
+        baseline = [stripped if i == system_index else m for i, m in enumerate(pending)]
     else:
         baseline = pending
     added, removed = get_tool_state_changes(

@@ -58,7 +58,7 @@ AgentEventListener = Callable[[AgentEvent], Awaitable[None]]
 
 from dataclasses import dataclass, field  # noqa: E402
 
-from pi_rpc.ai.types import Message  # noqa: E402
+from pi_rpc.ai.types import AssistantMessage, Message, ToolCall  # noqa: E402
 
 
 @dataclass
@@ -76,8 +76,8 @@ class AgentContext:
 class BeforeToolCallContext:
     """What a ``before_tool_call`` hook sees: the call, its validated arguments, the agent context."""
 
-    assistant_message: Message
-    tool_call: dict[str, Any]
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
     args: Any  # validated arguments
     context: AgentContext
 
@@ -86,8 +86,8 @@ class BeforeToolCallContext:
 class AfterToolCallContext:
     """What an ``after_tool_call`` hook sees: the call, its result and whether it failed."""
 
-    assistant_message: Message
-    tool_call: dict[str, Any]
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
     args: Any
     result: AgentToolResult
     is_error: bool

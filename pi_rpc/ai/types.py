@@ -114,6 +114,7 @@ class ToolResultMessage(TypedDict):
     toolName: str
     content: list[UserContent]
     details: NotRequired[Any]
+    usage: NotRequired[Usage]  # the tool's own usage, outside the context accounting
     isError: bool
     timestamp: int
     durationMs: NotRequired[int]
@@ -204,6 +205,31 @@ def is_tool_result(message: Message) -> TypeGuard[ToolResultMessage]:
 
 def is_system(message: Message) -> TypeGuard[SystemMessage]:
     return message.get("role") == "system"
+
+
+def is_bash_execution(message: Message) -> TypeGuard[BashExecutionMessage]:
+    return message.get("role") == "bashExecution"
+
+
+def is_custom(message: Message) -> TypeGuard[CustomMessage]:
+    return message.get("role") == "custom"
+
+
+def is_branch_summary(message: Message) -> TypeGuard[BranchSummaryMessage]:
+    return message.get("role") == "branchSummary"
+
+
+def is_compaction_summary(message: Message) -> TypeGuard[CompactionSummaryMessage]:
+    return message.get("role") == "compactionSummary"
+
+
+def is_tool_call(block: AssistantContent) -> TypeGuard[ToolCall]:
+    return block.get("type") == "toolCall"
+
+
+def tool_calls_of(message: AssistantMessage) -> list[ToolCall]:
+    """The message's tool calls, in order."""
+    return [b for b in message.get("content") or [] if is_tool_call(b)]
 
 
 # --------------------------------------------------------------------------- tools and context
