@@ -115,6 +115,7 @@ class ToolResultMessage(TypedDict):
     content: list[UserContent]
     details: NotRequired[Any]
     usage: NotRequired[Usage]  # the tool's own usage, outside the context accounting
+    nestedCalls: NotRequired[list[dict[str, Any]]]  # tools this tool called (kept, never sent)
     isError: bool
     timestamp: int
     durationMs: NotRequired[int]

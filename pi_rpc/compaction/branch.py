@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Usage
+from pi_rpc.ai.types import Message, Usage
 from pi_rpc.compaction.compact import CompactionDetails
 from pi_rpc.compaction.errors import CompactionCancelled
 from pi_rpc.compaction.file_ops import FileOperations, format_file_operations
-from pi_rpc.compaction.projection import Entry, Message, collect_context_edits, compaction_summary_message, entry_to_messages
+from pi_rpc.compaction.projection import Entry, collect_context_edits, compaction_summary_message, entry_to_messages
 from pi_rpc.compaction.prompts import (
     BRANCH_SUMMARY_PREAMBLE,
     BRANCH_SUMMARY_PROMPT,

@@ -7,16 +7,15 @@ incomplete summary can never be written.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Usage
+from pi_rpc.ai.types import Message, Usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
 from pi_rpc.compaction.file_ops import format_file_operations
 from pi_rpc.compaction.preparation import CompactionPreparation
-from pi_rpc.compaction.projection import Message
 from pi_rpc.compaction.prompts import (
     COMPACTION_PROMPT,
     COMPACTION_UPDATE_PROMPT,
@@ -83,7 +82,8 @@ async def _summarize(
     )
     if signal is not None and signal.aborted:
         raise CompactionCancelled()
-    return summary_text(reply, label), reply.get("usage") or {}
+    usage = cast("dict[str, Any]", reply.get("usage") or {})  # passed on as a plain JSON object
+    return summary_text(reply, label), usage
 
 
 async def compact(

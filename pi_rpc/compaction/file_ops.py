@@ -8,6 +8,7 @@ only as modified: its content has changed since it was read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ class FileOperations:
         elif name == "edit":
             self.edited.add(path)
 
-    def add_message(self, message: dict[str, Any]) -> None:
+    def add_message(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
         if role == "toolResult":
             nested = message.get("nestedCalls")

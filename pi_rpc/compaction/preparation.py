@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pi_rpc.ai.types import Message
 from pi_rpc.compaction.context import estimate_projected_context_tokens
 from pi_rpc.compaction.errors import ALREADY_COMPACTED, NOTHING_TO_COMPACT, CompactionError
 from pi_rpc.compaction.file_ops import FileOperations
-from pi_rpc.compaction.projection import Entry, Message, ProjectedEntry, build_projection
+from pi_rpc.compaction.projection import Entry, ProjectedEntry, build_projection
 from pi_rpc.compaction.settings import CompactionSettings
 from pi_rpc.compaction.tokens import estimate_tokens
 

@@ -10,7 +10,7 @@ its index on the path kept, which compaction needs and a flat message list loses
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session.context import (
     build_context_entries,
@@ -19,8 +19,10 @@ from pi_rpc.session.context import (
     project_context_entry,
 )
 
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Message
+
 Entry = dict[str, Any]
-Message = dict[str, Any]
 
 
 def compaction_summary_message(entry: Entry) -> Message:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import nullcontext
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -24,7 +24,9 @@ from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 from pi_rpc.compaction.settings import RetrySettings
 from pi_rpc.session.ids import uuid7
 
-Message = dict[str, Any]
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import AssistantMessage
+
 StreamFn = Callable[[Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]]
 RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
@@ -73,7 +75,7 @@ def summary_options(
     )
 
 
-def _aborted_message(model: dict[str, Any]) -> Message:
+def _aborted_message(model: dict[str, Any]) -> AssistantMessage:
     return {
         "role": "assistant",
         "content": [],
@@ -87,8 +89,11 @@ def _aborted_message(model: dict[str, Any]) -> Message:
     }
 
 
-def _error_message(model: dict[str, Any], text: str) -> Message:
-    return {**_aborted_message(model), "stopReason": "error", "errorMessage": text}
+def _error_message(model: dict[str, Any], text: str) -> AssistantMessage:
+    message = _aborted_message(model)
+    message["stopReason"] = "error"  # (both keys exist: their places are kept)
+    message["errorMessage"] = text
+    return message
 
 
 async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None:
@@ -101,11 +106,11 @@ async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None
 
 async def run_stream(
     stream_fn: StreamFn, model: dict[str, Any], context: Context, options: StreamOptions
-) -> Message:
+) -> AssistantMessage:
     """Drain one stream to its final assistant message. An abort cancels the read even if
     the stream ignores the signal; the message then says ``aborted``."""
     signal = options.signal
-    final: Message | None = None
+    final: AssistantMessage | None = None
     iterator: Any = None
     try:
         with signal.scope() if signal is not None else nullcontext():
@@ -140,7 +145,7 @@ async def complete_summarization(
     stream_fn: StreamFn | None = None,
     retry: RetrySettings | None = None,
     on_retry: RetryCallback | None = None,
-) -> Message:
+) -> AssistantMessage:
     """Run the request, retrying transient errors: delay min(base·2^(n−1), max) before retry
     n. Returns the final message (which may still be an error or aborted)."""
     fn = resolve_stream_fn(stream_fn)
@@ -180,7 +185,7 @@ async def complete_summarization(
         await _notify(on_retry, {"type": "summarization_retry_attempt_start"})
 
 
-def summary_text(message: Message, label: str, cancelled_message: str | None = None) -> str:
+def summary_text(message: Mapping[str, Any], label: str, cancelled_message: str | None = None) -> str:
     """The text of a complete summary reply, or raise: aborted -> ``CompactionCancelled``;
     error, truncation (``length``) or any tool call -> ``CompactionError``."""
     stop = message.get("stopReason")

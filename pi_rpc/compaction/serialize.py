@@ -6,13 +6,16 @@ turns, so the summarizer reads it as material instead of continuing it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.convert import convert_to_llm as agent_convert_to_llm
 from pi_rpc.ai.errors import js_json
 from pi_rpc.ai.transcript import content_text
 
-Message = dict[str, Any]
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Message
+
 
 TOOL_RESULT_MAX_CHARS = 2000
 
@@ -29,7 +32,7 @@ def _truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n\n[... {len(text) - limit} more characters truncated]"
 
 
-def serialize_conversation(messages: list[Message]) -> str:
+def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     """LLM-form messages as ``[User]: …``, ``[Assistant thinking]: …``, ``[Assistant]: …``,
     ``[Assistant tool calls]: name(k=<json>, …); …`` and ``[Tool result]: …`` blocks
     separated by blank lines. Tool results are cut at 2000 characters; images are skipped."""
