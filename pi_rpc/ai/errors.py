@@ -162,7 +162,7 @@ def set_retry_hint(message: dict[str, Any], delay_ms: float) -> None:
         _RETRY_HINTS.popitem(last=False)
 
 
-def retry_hint_ms(message: dict[str, Any]) -> float | None:
+def retry_hint_ms(message: Mapping[str, Any]) -> float | None:
     """The server-requested delay recorded for this failed reply, if any."""
     hint = _RETRY_HINTS.get(id(message))
     if hint is None or hint[0] != message.get("timestamp") or hint[1] != message.get("errorMessage"):

@@ -1,17 +1,18 @@
 """System messages as a transcript (upstream pi-ai ``utils/transcript``): a session's prompt and
 tool set are ``system`` messages, the first one full and later ones patches (``sections`` by
 name, ``null`` removes; ``toolsAdded``/``toolsRemoved``). Replaying them in order gives the
-prompt and tools the model currently has."""
+prompt and tools the model currently has.
+
+The readers take any message mapping: a transcript may come from a session file, an
+extension or the agent, and they read it key by key."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from pi_rpc.ai.types import is_system
-
 if TYPE_CHECKING:
-    from pi_rpc.ai.types import Message, SystemMessage
+    from pi_rpc.ai.types import SystemMessage
 
 
 def content_text(content: Any, separator: str = "\n") -> str:
@@ -23,11 +24,11 @@ def content_text(content: Any, separator: str = "\n") -> str:
     return separator.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
-def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
+def get_current_tools(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The tools declared after replaying every system message in order."""
     tools: dict[Any, dict[str, Any]] = {}  # keyed by the declared name (a file may give none)
     for message in messages:
-        if not is_system(message):
+        if message.get("role") != "system":
             continue
         for tool in message.get("toolsRemoved") or []:
             tools.pop(tool.get("name"), None)
@@ -37,14 +38,14 @@ def get_current_tools(messages: Iterable[Message]) -> list[dict[str, Any]]:
     return list(tools.values())
 
 
-def get_current_system_message(messages: Sequence[Message]) -> SystemMessage | None:
+def get_current_system_message(messages: Sequence[Mapping[str, Any]]) -> SystemMessage | None:
     """Every system message folded into one: contents joined by a blank line, sections patched
     by name (``None`` removes), tools replayed; ``None`` when there is none."""
     content: list[str] = []
     sections: dict[str, Any] = {}
     timestamp: Any = None
     for message in messages:
-        if not is_system(message):
+        if message.get("role") != "system":
             continue
         if timestamp is None:
             timestamp = message.get("timestamp")

@@ -20,7 +20,7 @@ import copy
 import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, error_message
 from pi_rpc.extensions.context import (
@@ -59,7 +59,8 @@ def _same_items(left: list[Any], right: list[Any]) -> bool:
 def _current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     from pi_rpc.ai.transcript import get_current_system_message
 
-    return get_current_system_message(messages)
+    # The context pipeline hands extensions plain JSON objects.
+    return cast("dict[str, Any] | None", get_current_system_message(messages))
 
 
 def _valid_bash_result(result: Any) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -159,7 +160,7 @@ def build_prompts(
 # ---------------------------------------------------------------------- text-mode result
 
 
-def final_text_result(messages: list[dict[str, Any]]) -> tuple[list[str], str | None, int]:
+def final_text_result(messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], str | None, int]:
     """(stdout lines, stderr message, exit code) for text mode from the session's messages:
     only the LAST message counts, and only when it is an assistant reply."""
     last = messages[-1] if messages else None

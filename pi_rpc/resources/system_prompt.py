@@ -23,10 +23,13 @@ import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.resources.context_files import ContextFile
 from pi_rpc.resources.skills import Skill, format_skills_for_prompt
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import SystemMessage
 
 SECTION_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -242,9 +245,9 @@ def join_sections(sections: Mapping[str, str | None]) -> str:
 
 def build_system_message(
     sections: Mapping[str, str], tool_definitions: Sequence[Mapping[str, Any]], timestamp: int
-) -> dict[str, Any]:
+) -> SystemMessage:
     """The first ``system`` message of a session (key order as upstream writes it)."""
-    message: dict[str, Any] = {
+    message: SystemMessage = {
         "role": "system",
         "content": "",
         "sections": dict(sections),
@@ -273,7 +276,7 @@ def diff_system_message(
     new_sections: Mapping[str, str],
     new_tools: Sequence[Mapping[str, Any]],
     timestamp: int = 0,
-) -> dict[str, Any] | None:
+) -> SystemMessage | None:
     """The patch ``system`` message taking the model from the old prompt and tools to the new
     ones, or ``None`` when nothing changed. A tool whose definition changed is re-added."""
     patch = diff_sections(old_sections, new_sections)
@@ -291,10 +294,12 @@ def diff_system_message(
         message["toolsAdded"] = added
     if removed:
         message["toolsRemoved"] = removed
-    return message
+    return cast("SystemMessage", message)  # built key by key in upstream's order
 
 
-def replay_system_messages(messages: Iterable[Mapping[str, Any]]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def replay_system_messages(
+    messages: Iterable[Mapping[str, Any]],
+) -> tuple[dict[str, str | None], list[dict[str, Any]]]:
     """The sections and tools the model currently has, replayed from a transcript's ``system``
     messages in order (sections patched by name, ``null`` removes)."""
     folded = get_current_system_message([dict(m) for m in messages])

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_rpc.ai.abort import AbortController
+from pi_rpc.ai.types import BashExecutionMessage
 from pi_rpc.runtime.host import SessionHost
 
 
@@ -50,7 +51,7 @@ class BashCommands(SessionHost):
             self._record_bash_message(message)
         return result
 
-    def _record_bash_message(self, message: dict[str, Any]) -> None:
+    def _record_bash_message(self, message: BashExecutionMessage) -> None:
         self.session.append_message(message)
         self.agent.messages.append(message)
 

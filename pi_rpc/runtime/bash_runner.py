@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import BashExecutionMessage
 from pi_rpc.config.settings import Settings
 from pi_rpc.tools import bash_execution_message, execute_bash
 from pi_rpc.tools.bash_executor import BashExecutionResult
@@ -22,7 +23,7 @@ async def run_bash_command(
     on_chunk: Callable[[str], Awaitable[None]] | None,
     exclude_from_context: bool | None,
     operations: Any = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], BashExecutionMessage]:
     if operations is not None:
         result = await _run_with_operations(operations, command, cwd, signal, on_chunk)
     else:
@@ -78,7 +79,7 @@ async def _run_with_operations(
 
 def record_external_result(
     command: str, result: dict[str, Any], exclude_from_context: bool | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], BashExecutionMessage]:
     """The response data and ``bashExecution`` message for a result an extension reported."""
     executed = BashExecutionResult(
         output=str(result.get("output", "")),

@@ -19,6 +19,7 @@ committed entries but suppresses the continuation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.convert import convert_to_llm
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 BOUNDARY_PATH = "<boundary>"
 
 
-def outcome_of(message: dict[str, Any]) -> str:
+def outcome_of(message: Mapping[str, Any]) -> str:
     reason = message.get("stopReason")
     return "aborted" if reason == "aborted" else "error" if reason == "error" else "completed"
 
@@ -150,7 +151,7 @@ class Boundaries:
 
     # ------------------------------------------------------------------ turn_end
 
-    async def finish_turn(self, message: dict[str, Any], tool_results: list[dict[str, Any]]) -> bool:
+    async def finish_turn(self, message: Mapping[str, Any], tool_results: Sequence[Mapping[str, Any]]) -> bool:
         """The loop's ``finish_turn``: ``turn_end`` handlers; True asks for one more request."""
         self._dispatched.add(id(message))
         return await self.turn_end(message, tool_results)
@@ -163,7 +164,7 @@ class Boundaries:
             return True
         return False
 
-    async def turn_end(self, message: dict[str, Any], tool_results: list[dict[str, Any]]) -> bool:
+    async def turn_end(self, message: Mapping[str, Any], tool_results: Sequence[Mapping[str, Any]]) -> bool:
         self.last_outcome = outcome_of(message)
         runner = self.host.runner
         if runner is None or not runner.has_handlers("turn_end"):

@@ -5,6 +5,7 @@ with nothing written."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -294,7 +295,7 @@ class CompactionRunner:
                 return None
         return None
 
-    def decide(self, message: dict[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
+    def decide(self, message: Mapping[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
         """What follows ``message`` (the last reply): nothing, threshold compaction, overflow
         recovery, or giving up on a second overflow (upstream ``_checkCompaction``)."""
         model = self.s.model
@@ -340,7 +341,7 @@ class CompactionRunner:
             }
         )
 
-    async def recover_from_overflow(self, failed: dict[str, Any], will_retry: bool) -> bool:
+    async def recover_from_overflow(self, failed: Mapping[str, Any], will_retry: bool) -> bool:
         """Hide the failed reply, compact, and report whether the turn should be retried."""
         self.s._overflow_attempted = True
         if will_retry:

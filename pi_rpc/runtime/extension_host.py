@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.extensions.api import error_message
@@ -29,9 +29,10 @@ from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.loop import TurnSnapshot
+    from pi_rpc.agent.loop import TurnDecision, TurnSnapshot
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.types import CustomMessage, Message
     from pi_rpc.runtime.session import AgentSession
     from pi_rpc.session.manager import SessionManager
 
@@ -84,7 +85,7 @@ def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str
     return out
 
 
-def custom_message(message: dict[str, Any]) -> dict[str, Any]:
+def custom_message(message: dict[str, Any]) -> CustomMessage:
     """An extension's message (``customType``, ``content``, ``display``, ``details``) as the
     ``custom`` role message the session records; absent fields stay absent."""
     out: dict[str, Any] = {"role": "custom", "customType": message.get("customType")}
@@ -95,7 +96,7 @@ def custom_message(message: dict[str, Any]) -> dict[str, Any]:
     if message.get("details") is not None:
         out["details"] = message["details"]
     out["timestamp"] = _now_ms()
-    return out
+    return cast("CustomMessage", out)  # built key by key in upstream's order
 
 
 class SessionExtensions:
@@ -112,8 +113,8 @@ class SessionExtensions:
         self.binding = ModeBinding()
         self.loadout = ToolLoadout(options)
         self.loadout.attach(session.resources)
-        self.next_turn_messages: list[dict[str, Any]] = []
-        self.pending_custom_messages: list[dict[str, Any]] = []
+        self.next_turn_messages: list[Message] = []
+        self.pending_custom_messages: list[CustomMessage] = []
         self.forced_system_prompt: str | None = None
         self.turn_index = 0
         self.emitting_settled = False
@@ -609,7 +610,7 @@ class SessionExtensions:
             return str(result.get("text", text)), result.get("images")
         return text, images
 
-    async def before_agent_start(self, trigger: dict[str, Any]) -> list[dict[str, Any]]:
+    async def before_agent_start(self, trigger: dict[str, Any]) -> list[CustomMessage]:
         """``before_agent_start``; returns the custom messages to add to the run. Handlers may
         edit ``systemPromptOptions`` in place (upstream): an edited ``selectedTools`` becomes the
         active tools, the edited options build this run's prompt (a changed section is recorded
@@ -641,7 +642,7 @@ class SessionExtensions:
         self.s.resources.run_options = options
         return [custom_message(message) for message in injected]
 
-    def take_next_turn_messages(self) -> list[dict[str, Any]]:
+    def take_next_turn_messages(self) -> list[Message]:
         messages, self.next_turn_messages = self.next_turn_messages, []
         return messages
 
@@ -718,7 +719,7 @@ class SessionExtensions:
             if runner.has_handlers(etype):
                 await runner.emit(dict(event))
 
-    async def finish_turn(self, turn: TurnSnapshot, signal: AbortSignal | None) -> str | None:
+    async def finish_turn(self, turn: TurnSnapshot, signal: AbortSignal | None) -> TurnDecision | None:
         """The agent loop's ``finish_turn``: ``turn_end`` handlers may ask for one more request."""
         return "continue" if await self.boundaries.finish_turn(turn.message, turn.tool_results) else None
 
@@ -766,7 +767,9 @@ class SessionExtensions:
         event["usage"] = result.get("usage")
         return await runner.emit_tool_result(event)
 
-    async def transform_context(self, messages: list[dict[str, Any]], signal: AbortSignal | None) -> list[dict[str, Any]]:
+    async def transform_context(self, agent_messages: list[Message], signal: AbortSignal | None) -> list[Message]:
+        # Extensions see and return plain JSON objects: the steps below work on that view.
+        messages = cast("list[dict[str, Any]]", agent_messages)
         runner = self.runner
         if runner is not None and (runner.has_handlers("context") or runner.has_handlers("context_with_system")):
             messages = await runner.emit_context(messages)
@@ -781,7 +784,7 @@ class SessionExtensions:
         hidden = self.loadout.hidden_declarations
         if hidden:
             messages = [_without_declarations(m, hidden) for m in messages]
-        return messages
+        return cast("list[Message]", messages)
 
     def request_hooks(self) -> dict[str, Any]:
         """``StreamOptions`` hooks for ``before_provider_headers`` / ``before_provider_request``

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.ai.abort import AbortController
+    from pi_rpc.ai.types import BashExecutionMessage
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
     from pi_rpc.runtime.options import RuntimeOptions
@@ -37,7 +38,7 @@ class SessionHost:
         _entry_id_by_message: dict[int, str]
         _steering_texts: list[str]
         _follow_up_texts: list[str]
-        _pending_bash_messages: list[dict[str, Any]]
+        _pending_bash_messages: list[BashExecutionMessage]
         _bash_controllers: set[AbortController]
 
         async def emit(self, event: dict[str, Any]) -> None: ...

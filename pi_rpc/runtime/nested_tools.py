@@ -29,6 +29,7 @@ from pi_rpc.agent.tool_exec import (
 from pi_rpc.agent.types import AgentContext
 from pi_rpc.agent.validation import resolve_validator
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import Message, ToolCall, is_assistant
 
 MAX_CALLS = 256
 MAX_ARGUMENT_BYTES_PER_CALL = 8 * 1024
@@ -64,7 +65,7 @@ class _Recorder:
     argument_bytes: int = 0
     usage: dict[str, Any] | None = None
 
-    def start(self, tool_call: dict[str, Any]) -> dict[str, Any] | None:
+    def start(self, tool_call: ToolCall) -> dict[str, Any] | None:
         if len(self.calls) >= MAX_CALLS:
             self.complete = False
             return None
@@ -107,7 +108,7 @@ class NestedToolCalls:
         self,
         *,
         get_tools: Callable[[], list[Any]],
-        get_messages: Callable[[], list[dict[str, Any]]],
+        get_messages: Callable[[], list[Message]],
         get_validator: Callable[[], Any],
         before_tool_call: Any,
         after_tool_call: Any,
@@ -133,7 +134,7 @@ class NestedToolCalls:
         scope = self._scopes.get(caller_id)
         if scope is None:
             scope = self._scopes[caller_id] = _Scope(_Recorder())
-        tool_call = {"type": "toolCall", "id": f"{caller_id}/{scope.next_id}", "name": name, "arguments": args if args is not None else {}}
+        tool_call: ToolCall = {"type": "toolCall", "id": f"{caller_id}/{scope.next_id}", "name": name, "arguments": args if args is not None else {}}
         scope.next_id += 1
         record = scope.recorder.start(tool_call)
         await self._emit(
@@ -165,10 +166,10 @@ class NestedToolCalls:
         return out
 
     async def _run(
-        self, tool_call: dict[str, Any], caller_id: str, signal: AbortSignal | None, on_update: Callable[[Any], Any] | None
+        self, tool_call: ToolCall, caller_id: str, signal: AbortSignal | None, on_update: Callable[[Any], Any] | None
     ) -> ToolOutcome:
         messages = self._get_messages()
-        assistant = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        assistant = next((m for m in reversed(messages) if is_assistant(m)), None)
         if assistant is None:
             return ToolOutcome(tool_call, {"content": [{"type": "text", "text": "No assistant message issued this call"}], "details": {}}, True)
         tools = self._get_tools()

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from pi_rpc.agent.convert import block_images, convert_to_llm
-from pi_rpc.ai.types import Message
+from pi_rpc.ai.types import Message, UserMessage
 
 
 async def normalize_prompt_images(
@@ -38,19 +38,20 @@ async def normalize_prompt_images(
     return (f"{text}\n\n" + "\n".join(hints) if hints else text), normalized
 
 
-async def normalize_queued_message(message: dict[str, Any], *, auto_resize: bool, model: dict[str, Any] | None) -> None:
+async def normalize_queued_message(message: UserMessage, *, auto_resize: bool, model: dict[str, Any] | None) -> None:
     """Replace a queued user message's images in place: ``[text+hints, other blocks, images]``."""
-    content = message.get("content")
+    content: Any = message.get("content")  # read as the plain blocks the wire delivered
     if not isinstance(content, list) or not content or content[0].get("type") != "text":
         return
     first, rest = content[0], content[1:]
     images = [block for block in rest if block.get("type") == "image"]
     text, normalized = await normalize_prompt_images(first.get("text", ""), images, auto_resize=auto_resize, model=model)
-    message["content"] = [
+    blocks: list[Any] = [  # (the normalized images are the wire's plain image objects)
         {"type": "text", "text": text},
         *[block for block in rest if block.get("type") != "image"],
         *normalized,
     ]
+    message["content"] = blocks
 
 
 def convert_to_llm_blocking_images(messages: list[Message], block: bool) -> list[Message]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 
@@ -82,7 +83,7 @@ def _state(
     return state
 
 
-def last_assistant_text(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def last_assistant_text(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for message in reversed(messages):
         if message.get("role") != "assistant":
             continue

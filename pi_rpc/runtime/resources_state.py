@@ -6,7 +6,7 @@ derives from them: the leading ``system`` message (or its patch), prompt expansi
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.resources.commands import list_slash_commands
@@ -26,6 +26,7 @@ from pi_rpc.resources.templates import discover_templates, expand_prompt_templat
 from pi_rpc.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.types import SystemMessage
     from pi_rpc.runtime.options import RuntimeOptions
 
 
@@ -201,7 +202,7 @@ class ResourcesState:
     def tool_definitions(self) -> list[dict[str, Any]]:
         return [tool_definition(tool) for tool in self.tools]
 
-    def system_message_for(self, messages: list[dict[str, Any]], timestamp: int) -> dict[str, Any] | None:
+    def system_message_for(self, messages: Sequence[Mapping[str, Any]], timestamp: int) -> SystemMessage | None:
         """The full system message for a context without one, the patch when the prompt or
         tools changed, or None."""
         sections = self.current_sections()

@@ -8,6 +8,7 @@ hidden from later model requests with a ``context_edit`` entry by the session.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -34,7 +35,7 @@ class RetryPolicy:
         return int(delay)
 
 
-def is_retryable_reply(message: dict[str, Any], context_window: int | None) -> bool:
+def is_retryable_reply(message: Mapping[str, Any], context_window: int | None) -> bool:
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
     error = message.get("errorMessage") or ""
@@ -55,7 +56,7 @@ class RetryController:
         self.exhausted_error: str | None = None  # set when the budget is spent
         self._sleep_scope: anyio.CancelScope | None = None
 
-    def decide(self, message: dict[str, Any] | None, context_window: int | None) -> bool:
+    def decide(self, message: Mapping[str, Any] | None, context_window: int | None) -> bool:
         """Called at ``agent_end``: True when a retry will follow (``willRetry``)."""
         self.pending = False
         self.exhausted_error = None

@@ -38,6 +38,7 @@ from typing import Any
 
 import anyio
 
+from pi_rpc.ai.types import Message
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
@@ -227,7 +228,7 @@ class PiSession:
     def get_state(self) -> dict[str, Any]:
         return self.agent_session.get_state()
 
-    def get_messages(self) -> list[dict[str, Any]]:
+    def get_messages(self) -> list[Message]:
         return self.agent_session.get_messages()
 
     def get_last_assistant_text(self) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,6 +27,15 @@ from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.transcript import content_text
+from pi_rpc.ai.types import (
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    Message,
+    UserMessage,
+    is_assistant,
+    is_user,
+)
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -67,8 +76,8 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _user_message(text: str, images: list[dict[str, Any]] | None) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+def _user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
+    content: list[Any] = [{"type": "text", "text": text}]  # then the image blocks, as normalized
     content.extend(images or [])
     return {"role": "user", "content": content, "timestamp": _now_ms()}
 
@@ -104,13 +113,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self._overflow_attempted = False
         self._steering_texts: list[str] = []
         self._follow_up_texts: list[str] = []
-        self._pending_bash_messages: list[dict[str, Any]] = []
+        self._pending_bash_messages: list[BashExecutionMessage] = []
         self._bash_controllers: set[AbortController] = set()
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
         # Queued user messages whose images are normalized on delivery (by id; value = the message).
-        self._queued_with_images: dict[int, dict[str, Any]] = {}
+        self._queued_with_images: dict[int, UserMessage] = {}
 
         self.agent = Agent(
             model=options.model,
@@ -329,8 +338,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             update.context = replace(context, tools=list(self.agent.tools))
         return update
 
-    async def _on_dequeue(self, message: dict[str, Any], kind: str) -> None:
-        if message.get("role") != "user":
+    async def _on_dequeue(self, message: Message, kind: str) -> None:
+        if not is_user(message):
             return  # an extension's custom message: it never was in the listed queues
         text = content_text(message.get("content"))
         texts = self._steering_texts if kind == "steer" else self._follow_up_texts
@@ -342,7 +351,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 message, auto_resize=self.settings.images_auto_resize, model=self.agent.model
             )
 
-    def _convert_to_llm(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _convert_to_llm(self, messages: list[Message]) -> list[Message]:
         # The setting is read per request, so a change takes effect mid-session (as upstream).
         return convert_to_llm_blocking_images(messages, self.settings.images_block_images)
 
@@ -354,9 +363,9 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     # ------------------------------------------------------------------ helpers
 
     @staticmethod
-    def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def _last_assistant(messages: list[Message]) -> AssistantMessage | None:
         for message in reversed(messages):
-            if message.get("role") == "assistant":
+            if is_assistant(message):
                 return message
         return None
 
@@ -463,7 +472,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             await self.compaction.check_before_prompt()
             injected = await self.ext.before_agent_start(trigger) if self.ext is not None else []
             self._flush_pending_bash()
-            messages: list[dict[str, Any]] = []
+            messages: list[Message] = []
             system = self.resources.system_message_for(self.agent.messages, _now_ms())
             if system is not None:
                 messages.append(system)
@@ -489,7 +498,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self._start_background(self._session_run, messages, start_gate, run_id or new_run_id())
         return "started"
 
-    async def start_custom_run(self, message: dict[str, Any]) -> None:
+    async def start_custom_run(self, message: CustomMessage) -> None:
         """An extension's ``send_message(..., {"triggerTurn": True})`` while idle: a run that
         starts from that custom message."""
         if self._is_streaming:
@@ -502,12 +511,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
         await self._start_run({"messageType": "custom", "message": message})
 
-    def _record_custom_message(self, message: dict[str, Any]) -> str:
+    def _record_custom_message(self, message: CustomMessage) -> str:
         return self.session.append_custom_message_entry(
             str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
         )
 
-    def append_custom_message_now(self, message: dict[str, Any]) -> None:
+    def append_custom_message_now(self, message: CustomMessage) -> None:
         """Record an extension's custom message outside a run (no turn starts)."""
         entry_id = self._record_custom_message(message)
         self._entry_id_by_message[id(message)] = entry_id
@@ -557,7 +566,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             raise RuntimeError("AgentSession has no task group bound")
         self._tg.start_soon(fn, *args)
 
-    def _queued_message(self, text: str, images: list[dict[str, Any]] | None) -> dict[str, Any]:
+    def _queued_message(self, text: str, images: list[dict[str, Any]] | None) -> UserMessage:
         message = _user_message(text, images)
         if images:
             self._queued_with_images[id(message)] = message
@@ -612,7 +621,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     # ------------------------------------------------------------------ the session-level run
 
     async def _session_run(
-        self, messages: list[dict[str, Any]], start_gate: anyio.Event | None = None, run_id: str | None = None
+        self, messages: list[Message], start_gate: anyio.Event | None = None, run_id: str | None = None
     ) -> None:
         bind_run_id(run_id)  # this task is the run: everything it emits belongs to it
         try:
@@ -686,7 +695,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 return
             await self.agent.continue_()
 
-    async def _retry_wait(self, failed: dict[str, Any] | None) -> bool:
+    async def _retry_wait(self, failed: Mapping[str, Any] | None) -> bool:
         self.retry.pending = False
         self.retry.attempt += 1
         attempt = self.retry.attempt
@@ -719,7 +728,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             return False
         return True
 
-    async def hide_failed_reply(self, failed: dict[str, Any]) -> None:
+    async def hide_failed_reply(self, failed: Mapping[str, Any]) -> None:
         """Drop a failed reply from the live context and hide it in the file (context_edit)."""
         if self.agent.messages and self.agent.messages[-1] is failed:
             self.agent.messages.pop()
@@ -774,7 +783,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     def get_state(self) -> dict[str, Any]:
         return queries.session_state(self)
 
-    def get_messages(self) -> list[dict[str, Any]]:
+    def get_messages(self) -> list[Message]:
         return list(self.agent.messages)
 
     def get_last_assistant_text(self) -> dict[str, Any]:

@@ -47,7 +47,7 @@ def make_header(session_id: str, timestamp: str, cwd: str, parent_session: str |
     return header
 
 
-def message_entry(id: str, parent_id: str | None, timestamp: str, message: dict[str, Any]) -> Entry:
+def message_entry(id: str, parent_id: str | None, timestamp: str, message: Mapping[str, Any]) -> Entry:
     return {"type": "message", "id": id, "parentId": parent_id, "timestamp": timestamp, "message": message}
 
 

@@ -696,7 +696,7 @@ class SessionManager:
 
     # ------------------------------------------------------------------ appends
 
-    def append_message(self, message: dict[str, Any]) -> str:
+    def append_message(self, message: Mapping[str, Any]) -> str:
         entry_id = self._next_id()
         self._append_entry(E.message_entry(entry_id, self._leaf_id, now_iso(), message))
         return entry_id

@@ -18,7 +18,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
@@ -27,6 +27,9 @@ from pi_rpc.ai.jsjson import well_formed
 from pi_rpc.tools import process_registry
 from pi_rpc.tools.output_accumulator import OutputAccumulator
 from pi_rpc.tools.sanitize import OutputSanitizer
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import BashExecutionMessage
 
 # After the shell exits, a background descendant may still hold the pipe open; keep reading
 # while output keeps arriving, and stop once it has been quiet this long.
@@ -303,7 +306,7 @@ def bash_execution_message(
     *,
     exclude_from_context: bool | None = None,
     timestamp: int | None = None,
-) -> dict[str, Any]:
+) -> BashExecutionMessage:
     """The ``bashExecution`` message recorded for an RPC ``bash`` command (protocol §4.2)."""
     msg: dict[str, Any] = {"role": "bashExecution", "command": command, "output": result.output}
     if result.exit_code is not None:
@@ -315,7 +318,7 @@ def bash_execution_message(
     if exclude_from_context is not None:
         msg["excludeFromContext"] = exclude_from_context
     msg["timestamp"] = timestamp if timestamp is not None else int(time.time() * 1000)
-    return msg
+    return cast("BashExecutionMessage", msg)  # built key by key in upstream's order
 
 
 def bash_execution_to_text(msg: Mapping[str, Any]) -> str:

@@ -11,6 +11,7 @@ them).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_rpc.modes.acp.jsonrpc import invalid_params
@@ -65,7 +66,7 @@ def _text_chunks(update: str, content: Any) -> list[dict[str, Any]]:
     return out
 
 
-def replay_updates(messages: list[dict[str, Any]], cwd: str) -> list[dict[str, Any]]:
+def replay_updates(messages: Sequence[Mapping[str, Any]], cwd: str) -> list[dict[str, Any]]:
     """The ``session/update`` payloads that show a stored conversation, oldest first."""
     updates: list[dict[str, Any]] = []
     for message in messages:
