@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
@@ -45,6 +45,11 @@ MAX_LIST_PAGES = 100
 CLIENT_NAME = "pi"
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+
+#: Where a connection is: ``connecting`` (each time it opens), ``connected``, ``needs-auth``
+#: (OAuth required), ``failed``, ``disconnected`` (the server went away), ``closed`` (shut down).
+ConnectionState = Literal["connecting", "connected", "needs-auth", "failed", "disconnected", "closed"]
 
 
 class McpConnectionClosed(Exception):
@@ -197,7 +202,7 @@ class McpConnection:
         self._log = log
         self._oauth = oauth
         self._provider_token = provider_token
-        self.state = "connecting"
+        self.state: ConnectionState = "connecting"
         self.error: str | None = None
         self.tools: list[dict[str, Any]] = []
         self.has_resources = False
