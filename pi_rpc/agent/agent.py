@@ -11,13 +11,13 @@ listener.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, cast
 
 import anyio
 
 from pi_rpc.ai.abort import AbortController, AbortSignal
-from pi_rpc.ai.types import ImageContent, Message, TextContent, UserMessage, empty_usage
+from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
 from pi_rpc.agent.fifo_lock import FifoLock
@@ -85,7 +85,7 @@ class Agent:
     def __init__(
         self,
         *,
-        model: dict[str, Any] | None = None,
+        model: Model | None = None,
         system_prompt: str = "",
         thinking_level: str = "off",
         tools: Sequence[Any] | None = None,
@@ -93,7 +93,7 @@ class Agent:
         stream_fn: StreamFn | None = None,
         convert_to_llm: Callable[[list[Message]], Any] | None = None,
         transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None,
-        transform_messages: Callable[[list[Message], dict[str, Any]], list[Message]] | None = default_transform_messages,
+        transform_messages: Callable[[list[Message], Model], list[Message]] | None = default_transform_messages,
         get_api_key: Callable[[str], Awaitable[str | None]] | None = None,
         api_key: str | None = None,
         before_tool_call: BeforeToolCallHook | None = None,
@@ -378,7 +378,7 @@ class Agent:
             run.done.set()
 
     async def _handle_run_failure(self, error: BaseException, aborted: bool) -> None:
-        model = self.model or {}
+        model: Mapping[str, Any] = self.model or {}
         failure: Message = {
             "role": "assistant",
             "content": [{"type": "text", "text": ""}],

@@ -16,7 +16,7 @@ Three steps, in the order the loop applies them before every request:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from pi_rpc.ai.types import (
@@ -119,7 +119,7 @@ def block_images(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-def transform_messages(messages: Sequence[Message], model: dict[str, Any] | None) -> list[Message]:
+def transform_messages(messages: Sequence[Message], model: Mapping[str, Any] | None) -> list[Message]:
     """Upstream's ``transformMessages`` (cross-model replay rules, failed replies dropped,
     orphaned tool calls answered); the ai layer owns the rules."""
     from pi_rpc.ai.transform import transform_messages as ai_transform

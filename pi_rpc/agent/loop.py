@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import AssistantMessage, Message, StreamOptions, ToolResultMessage, tool_calls_of
+from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
 from pi_rpc.agent.transcript import declare_tool_changes
@@ -69,14 +69,14 @@ class TurnUpdate:
     ``thinking_level`` "off" clears the reasoning option."""
 
     context: AgentContext | None = None
-    model: dict[str, Any] | None = None
+    model: Model | None = None
     thinking_level: str | None = None
     messages: list[Message] = field(default_factory=list)
 
 
 PrepareNextTurn = Callable[[TurnSnapshot], Awaitable[TurnUpdate | None]]
 #: ``(context, model, thinking level, signal)`` right before each request.
-PrepareRequest = Callable[[AgentContext, dict[str, Any], str, AbortSignal | None], Awaitable[TurnUpdate | None]]
+PrepareRequest = Callable[[AgentContext, Model, str, AbortSignal | None], Awaitable[TurnUpdate | None]]
 FinishTurn = Callable[[TurnSnapshot, AbortSignal | None], Awaitable[TurnDecision | None]]
 
 
@@ -84,7 +84,7 @@ FinishTurn = Callable[[TurnSnapshot, AbortSignal | None], Awaitable[TurnDecision
 class LoopConfig:
     """How one agent run calls the model and its hooks (model, keys, transforms, tool policy)."""
 
-    model: dict[str, Any]
+    model: Model
     reasoning: str | None = None  # thinking level, None when "off"
     session_id: str | None = None
     api_key: str | None = None
@@ -92,7 +92,7 @@ class LoopConfig:
     stream_options: dict[str, Any] = field(default_factory=dict)
     convert_to_llm: Callable[[list[Message]], Any] = convert_to_llm
     transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None
-    transform_messages: Callable[[list[Message], dict[str, Any]], list[Message]] | None = transform_messages
+    transform_messages: Callable[[list[Message], Model], list[Message]] | None = transform_messages
     tool_execution: str = "parallel"
     before_tool_call: BeforeToolCallHook | None = None
     after_tool_call: AfterToolCallHook | None = None

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import threading
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
 
 
 def warm_up(api: str, base_url: str) -> None:
@@ -31,7 +34,7 @@ def warm_up(api: str, base_url: str) -> None:
         pass
 
 
-def start_warm_up(model: dict[str, Any]) -> threading.Thread:
+def start_warm_up(model: Model) -> threading.Thread:
     """Warm up for requests to ``model`` (its ``api`` and ``baseUrl``) in a daemon thread."""
     args = (str(model.get("api", "")), str(model.get("baseUrl", "")))
     thread = threading.Thread(target=warm_up, args=args, name="pi-warm-up", daemon=True)

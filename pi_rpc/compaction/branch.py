@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Message, Usage
+from pi_rpc.ai.types import Message, Model, Usage
 from pi_rpc.compaction.compact import CompactionDetails
 from pi_rpc.compaction.errors import CompactionCancelled
 from pi_rpc.compaction.file_ops import FileOperations, format_file_operations
@@ -122,7 +122,7 @@ def prepare_branch_entries(entries: list[Entry], token_budget: int) -> tuple[lis
 
 async def generate_branch_summary(
     entries: list[Entry],
-    model: dict[str, Any],
+    model: Model,
     api_key: str | None,
     signal: AbortSignal | None = None,
     custom_instructions: str | None = None,

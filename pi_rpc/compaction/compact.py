@@ -12,7 +12,7 @@ from typing import Any, TypedDict, cast
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import Message, Usage
+from pi_rpc.ai.types import Message, Model, Usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
 from pi_rpc.compaction.file_ops import format_file_operations
 from pi_rpc.compaction.preparation import CompactionPreparation
@@ -61,7 +61,7 @@ async def _summarize(
     instructions: str,
     *,
     label: str,
-    model: dict[str, Any],
+    model: Model,
     api_key: str | None,
     max_tokens: int,
     signal: AbortSignal | None,
@@ -88,7 +88,7 @@ async def _summarize(
 
 async def compact(
     preparation: CompactionPreparation,
-    model: dict[str, Any],
+    model: Model,
     api_key: str | None,
     custom_instructions: str | None = None,
     signal: AbortSignal | None = None,

@@ -25,7 +25,7 @@ from pi_rpc.compaction.settings import RetrySettings
 from pi_rpc.session.ids import uuid7
 
 if TYPE_CHECKING:
-    from pi_rpc.ai.types import AssistantMessage
+    from pi_rpc.ai.types import AssistantMessage, Model
 
 StreamFn = Callable[[Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]]
 RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
@@ -52,7 +52,7 @@ def summary_context(prompt_text: str) -> Context:
 
 
 def summary_options(
-    model: dict[str, Any],
+    model: Model,
     *,
     max_tokens: int,
     api_key: str | None,
@@ -75,7 +75,7 @@ def summary_options(
     )
 
 
-def _aborted_message(model: dict[str, Any]) -> AssistantMessage:
+def _aborted_message(model: Model) -> AssistantMessage:
     return {
         "role": "assistant",
         "content": [],
@@ -89,7 +89,7 @@ def _aborted_message(model: dict[str, Any]) -> AssistantMessage:
     }
 
 
-def _error_message(model: dict[str, Any], text: str) -> AssistantMessage:
+def _error_message(model: Model, text: str) -> AssistantMessage:
     message = _aborted_message(model)
     message["stopReason"] = "error"  # (both keys exist: their places are kept)
     message["errorMessage"] = text
@@ -105,7 +105,7 @@ async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None
 
 
 async def run_stream(
-    stream_fn: StreamFn, model: dict[str, Any], context: Context, options: StreamOptions
+    stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions
 ) -> AssistantMessage:
     """Drain one stream to its final assistant message. An abort cancels the read even if
     the stream ignores the signal; the message then says ``aborted``."""
@@ -138,7 +138,7 @@ async def run_stream(
 
 
 async def complete_summarization(
-    model: dict[str, Any],
+    model: Model,
     context: Context,
     options: StreamOptions,
     *,

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
 
 
 def format_token_count(count: int) -> str:
@@ -41,7 +44,7 @@ def list_models(search: str | None, *, faux: bool = False) -> int:
     registry = ModelRegistry(paths.agent_dir(), faux=faux)
     if registry.errors:
         print("Warning: errors loading models.json:\n" + "\n".join(registry.errors), file=sys.stderr)
-    models: list[dict[str, Any]] = registry.get_available()
+    models: list[Model] = registry.get_available()
     if not models:
         # As upstream: the startup warning on stderr, the same text as the listing.
         print(f"Warning: {no_models_available_message()}", file=sys.stderr)

@@ -451,7 +451,7 @@ class SessionExtensions:
     # ================================================================== ExtensionHost: ctx.*
 
     def get_model(self) -> dict[str, Any] | None:
-        return self.s.model
+        return cast("dict[str, Any] | None", self.s.model)  # extensions see plain objects
 
     def get_model_registry(self) -> Any:
         return self.s.registry

@@ -21,6 +21,7 @@ from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import FsyncMode, SessionManager
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
     from pi_rpc.runtime.session import AgentSession
 
 FAUX_MODEL = ("faux", "faux-1")
@@ -121,7 +122,7 @@ def _command_line_opts_into_faux(args: CliArgs) -> bool:
     return bool(args.model) and str(args.model).startswith(f"{FAUX_MODEL[0]}/")
 
 
-def _default_model(registry: ModelRegistry, settings: Settings) -> dict[str, Any] | None:
+def _default_model(registry: ModelRegistry, settings: Settings) -> Model | None:
     available = registry.get_available()
     if settings.default_provider and settings.default_model:
         found = registry.find(settings.default_provider, settings.default_model)
@@ -141,7 +142,7 @@ def _default_model(registry: ModelRegistry, settings: Settings) -> dict[str, Any
     return registry.find(*FAUX_MODEL)
 
 
-def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -> tuple[dict[str, Any] | None, str | None]:
+def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -> tuple[Model | None, str | None]:
     if args.model:
         result = registry.resolve(args.model, provider=args.provider)
         if result.get("warning"):
@@ -200,7 +201,7 @@ def build_runtime_options(
         level = settings.default_thinking_level
     thinking = clamp_thinking_level(model, level) if model is not None else "off"
 
-    scoped: list[dict[str, Any]] = []
+    scoped: list[Model] = []
     for pattern in args.models or settings.enabled_models or []:
         result = registry.resolve(pattern)
         if result.get("status") == "resolved" and result["model"] not in scoped:

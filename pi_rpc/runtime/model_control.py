@@ -4,10 +4,10 @@ compaction and retry switches), as a mixin of :class:`~pi_rpc.runtime.session.Ag
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
-from pi_rpc.ai.types import THINKING_LEVELS
+from pi_rpc.ai.types import THINKING_LEVELS, Model
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.host import SessionHost
 
@@ -15,10 +15,10 @@ QUEUE_MODES = ("all", "one-at-a-time")
 
 
 class ModelControl(SessionHost):
-    def get_available_models(self) -> list[dict[str, Any]]:
+    def get_available_models(self) -> list[Model]:
         return self.registry.get_available()
 
-    async def _apply_model(self, model: dict[str, Any], source: str = "set") -> None:
+    async def _apply_model(self, model: Model, source: str = "set") -> None:
         previous = self.agent.model
         self.agent.model = model
         self.session.append_model_change(model["provider"], model["id"])
@@ -39,7 +39,7 @@ class ModelControl(SessionHost):
 
     async def select_model(self, model: dict[str, Any], source: str = "set") -> None:
         """Select ``model`` (an extension's ``pi.set_model``), as ``set_model`` does."""
-        await self._apply_model(model, source)
+        await self._apply_model(cast("Model", model), source)  # as the extension gave it
 
     async def _set_effective_thinking(self, level: str) -> None:
         previous = self.agent.thinking_level
@@ -53,7 +53,7 @@ class ModelControl(SessionHost):
             # command's response; awaiting them keeps that order.
             await self.ext.emit({"type": "thinking_level_select", "level": level, "previousLevel": previous})
 
-    async def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
+    async def set_model(self, provider: str, model_id: str) -> Model:
         model = next(
             (m for m in self.get_available_models() if m["provider"] == provider and m["id"] == model_id), None
         )

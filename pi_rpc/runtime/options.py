@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.config.settings import Settings
 from pi_rpc.session.manager import SessionManager
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
 
 
 @dataclass
@@ -21,14 +24,14 @@ class RuntimeOptions:
     settings: Settings
     registry: Any  # pi_rpc.ai.models.ModelRegistry
     session: SessionManager
-    model: dict[str, Any] | None
+    model: Model | None
     # The flat session directory configured by --session-dir, $PI_CODING_AGENT_SESSION_DIR or
     # the sessionDir setting (absolute); None: <agentDir>/sessions/--<cwd>--, one per cwd.
     session_dir: str | None = None
     thinking_level: str = "off"
     model_explicit: bool = False  # --model given: a restored session does not override it
     thinking_explicit: bool = False
-    scoped_models: list[dict[str, Any]] = field(default_factory=list)
+    scoped_models: list[Model] = field(default_factory=list)
     tool_names: list[str] | None = None  # None -> settings defaultTools / upstream defaults
     no_tools: bool = False
     # ``--tools`` as given (built-in and extension tool names) and ``--exclude-tools``: they

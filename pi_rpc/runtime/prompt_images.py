@@ -10,7 +10,7 @@ appended to the message text after a blank line. The work runs in a worker threa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -25,7 +25,7 @@ async def normalize_prompt_images(
     images: Sequence[dict[str, Any]] | None,
     *,
     auto_resize: bool,
-    model: dict[str, Any] | None,
+    model: Mapping[str, Any] | None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """The prompt text (with hints appended) and the image blocks to send."""
     if not images:
@@ -38,7 +38,7 @@ async def normalize_prompt_images(
     return (f"{text}\n\n" + "\n".join(hints) if hints else text), normalized
 
 
-async def normalize_queued_message(message: UserMessage, *, auto_resize: bool, model: dict[str, Any] | None) -> None:
+async def normalize_queued_message(message: UserMessage, *, auto_resize: bool, model: Mapping[str, Any] | None) -> None:
     """Replace a queued user message's images in place: ``[text+hints, other blocks, images]``."""
     content: Any = message.get("content")  # read as the plain blocks the wire delivered
     if not isinstance(content, list) or not content or content[0].get("type") != "text":

@@ -51,7 +51,7 @@ def initial_state(options: RuntimeOptions) -> dict[str, Any]:
 
 
 def _state(
-    model: dict[str, Any],
+    model: Mapping[str, Any],
     *,
     thinking_level: str,
     is_streaming: bool,
@@ -98,7 +98,7 @@ def last_assistant_text(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]
 
 def session_stats(s: AgentSession) -> dict[str, Any]:
     model = s.model
-    window = (model or {}).get("contextWindow") or 0
+    window = (model.get("contextWindow") if model else None) or 0
     from pi_rpc.session.stats import compute_context_usage, compute_session_stats
 
     usage = None

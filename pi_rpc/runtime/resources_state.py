@@ -80,7 +80,7 @@ def _prompt_summary(tool: Any) -> str:
 
 class ResourcesState:
     def __init__(
-        self, options: RuntimeOptions, get_model: Callable[[], dict[str, Any] | None] | None = None
+        self, options: RuntimeOptions, get_model: Callable[[], Mapping[str, Any] | None] | None = None
     ) -> None:
         self.options = options
         self.cwd = options.cwd

@@ -38,7 +38,7 @@ from typing import Any
 
 import anyio
 
-from pi_rpc.ai.types import Message
+from pi_rpc.ai.types import Message, Model
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
@@ -216,7 +216,7 @@ class PiSession:
 
     # ------------------------------------------------------------------ model and state
 
-    async def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
+    async def set_model(self, provider: str, model_id: str) -> Model:
         return await self.agent_session.set_model(provider, model_id)
 
     async def set_thinking_level(self, level: str) -> None:
@@ -237,11 +237,11 @@ class PiSession:
     def get_session_stats(self) -> dict[str, Any]:
         return self.agent_session.get_session_stats()
 
-    def get_available_models(self) -> list[dict[str, Any]]:
+    def get_available_models(self) -> list[Model]:
         return self.agent_session.get_available_models()
 
     @property
-    def model(self) -> dict[str, Any] | None:
+    def model(self) -> Model | None:
         return self.agent_session.model
 
     @property

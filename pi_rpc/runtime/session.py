@@ -32,6 +32,7 @@ from pi_rpc.ai.types import (
     BashExecutionMessage,
     CustomMessage,
     Message,
+    Model,
     UserMessage,
     is_assistant,
     is_user,
@@ -250,7 +251,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     # ------------------------------------------------------------------ model and keys
 
     @property
-    def model(self) -> dict[str, Any] | None:
+    def model(self) -> Model | None:
         return self.agent.model
 
     @property
@@ -263,7 +264,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             return None
         return self.registry.get_api_key(model["provider"])
 
-    def _placeholder_model(self) -> dict[str, Any]:
+    def _placeholder_model(self) -> Model:
         return placeholder_model()
 
     # ------------------------------------------------------------------ events from the agent
@@ -550,7 +551,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     def _update_session_env(self) -> None:
         """PI_* variables the LLM bash tool passes to commands."""
-        model = self.agent.model or {}
+        model: Mapping[str, Any] = self.agent.model or {}
         env = {
             "PI_SESSION_ID": self.session.session_id,
             "PI_PROVIDER": str(model.get("provider", "")),

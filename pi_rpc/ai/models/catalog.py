@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
 
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 
@@ -33,7 +36,7 @@ def builtin_models(provider: str | None = None) -> list[dict[str, Any]]:
     return [m for models in data.values() for m in models]
 
 
-def placeholder_model() -> dict[str, Any]:
+def placeholder_model() -> Model:
     """Upstream agent-core's stand-in when no model is configured (protocol reference §1.1)."""
     return {
         "id": "unknown",

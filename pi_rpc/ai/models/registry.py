@@ -25,7 +25,7 @@ import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -35,6 +35,9 @@ from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
 from pi_rpc.ai.models.patterns import resolve_model_reference
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import Model
 
 # Protocol §7.2, first variable wins.
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
@@ -209,7 +212,7 @@ class ModelRegistry:
         # models.json entry of the same provider still applies above them.
         self._extension_config: dict[str, dict[str, Any]] = {}
         self._auth: dict[str, Any] = {}
-        self._models: list[dict[str, Any]] = []
+        self._models: list[Model] = []
         self.reload()
 
     # ------------------------------------------------------------------ loading
@@ -302,7 +305,7 @@ class ModelRegistry:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _compose(self) -> list[dict[str, Any]]:
+    def _compose(self) -> list[Model]:
         by_provider: dict[str, list[dict[str, Any]]] = {}
         if self._include_builtins:
             for m in builtin_models():  # already fresh copies
@@ -321,7 +324,9 @@ class ModelRegistry:
             overrides = (self._config.get(provider_id) or {}).get("modelOverrides") or {}
             for m in models:
                 out.append(apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m)
-        return out
+        # Catalog entries and validated models.json definitions: the ``Model`` shape (plus any
+        # extra keys upstream's catalog carries, read with ``.get``).
+        return cast("list[Model]", out)
 
     @staticmethod
     def _apply_models_json(provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -351,11 +356,11 @@ class ModelRegistry:
 
     # ------------------------------------------------------------------ queries
 
-    def all_models(self) -> list[dict[str, Any]]:
+    def all_models(self) -> list[Model]:
         """Every known model (with or without auth), faux included when it is enabled."""
         return list(self._models)
 
-    def get_all(self) -> list[dict[str, Any]]:
+    def get_all(self) -> list[Model]:
         return self.all_models()
 
     def providers(self) -> list[str]:
@@ -365,7 +370,7 @@ class ModelRegistry:
                 seen.append(m["provider"])
         return seen
 
-    def find(self, provider: str, model_id: str) -> dict[str, Any] | None:
+    def find(self, provider: str, model_id: str) -> Model | None:
         for m in self._models:
             if m["provider"] == provider and m["id"] == model_id:
                 return m
@@ -387,7 +392,7 @@ class ModelRegistry:
             return is_configured(config_key, self._env)
         return any(self._env_value(name) for name in ENV_API_KEYS.get(provider, ()))
 
-    def get_available(self) -> list[dict[str, Any]]:
+    def get_available(self) -> list[Model]:
         """Models whose provider has auth; faux (when enabled) needs none."""
         cache: dict[str, bool] = {}
         out = []
@@ -437,7 +442,7 @@ class ModelRegistry:
                 return value
         return None
 
-    def get_headers(self, model: dict[str, Any], api_key: str | None = None) -> dict[str, str]:
+    def get_headers(self, model: Model, api_key: str | None = None) -> dict[str, str]:
         """Resolved request headers for ``model``: provider headers, modelOverrides headers, the
         models.json model headers, and ``Authorization: Bearer`` when ``authHeader`` is set."""
         config = self._config.get(model["provider"]) or {}
@@ -458,7 +463,7 @@ class ModelRegistry:
             headers["Authorization"] = f"Bearer {auth_key}"
         return headers
 
-    def request_auth(self, model: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
+    def request_auth(self, model: Model) -> tuple[str | None, dict[str, str]]:
         """(api key, headers) to put into ``StreamOptions`` right before a request."""
         key = self.get_api_key(model["provider"])
         return key, self.get_headers(model, key)
@@ -466,7 +471,8 @@ class ModelRegistry:
     def resolve(self, pattern: str, *, provider: str | None = None, fuzzy: bool = True) -> dict[str, Any]:
         """Resolve ``--model`` text (``provider/id[:thinking]``, bare id, fuzzy) against all models;
         ties between providers go to one with auth. See ``patterns.resolve_model_reference``."""
-        return resolve_model_reference(pattern, self._models, self.has_auth, provider=provider, fuzzy=fuzzy)
+        models = cast("list[dict[str, Any]]", self._models)  # (the matcher reads plain objects)
+        return resolve_model_reference(pattern, models, self.has_auth, provider=provider, fuzzy=fuzzy)
 
 
 def _validate(data: Any) -> list[str]:
