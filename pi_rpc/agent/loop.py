@@ -27,6 +27,8 @@ from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 StreamFn = Callable[..., Any]
+#: How a turn's tool calls run (a tool marked ``sequential`` makes its whole batch sequential).
+ToolExecution = Literal["parallel", "sequential"]
 #: ``finish_turn``'s verdict: stop the run now, or make one more request; None decides nothing.
 TurnDecision = Literal["end", "continue"]
 
@@ -93,7 +95,7 @@ class LoopConfig:
     convert_to_llm: Callable[[list[Message]], Any] = convert_to_llm
     transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None
     transform_messages: Callable[[list[Message], Model], list[Message]] | None = transform_messages
-    tool_execution: str = "parallel"
+    tool_execution: ToolExecution = "parallel"
     before_tool_call: BeforeToolCallHook | None = None
     after_tool_call: AfterToolCallHook | None = None
     validate_args: ValidateArgs = field(default_factory=resolve_validator)

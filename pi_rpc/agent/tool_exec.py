@@ -20,7 +20,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import anyio
 
@@ -28,14 +28,35 @@ from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.types import (
     AfterToolCallContext,
+    AfterToolCallHook,
     AgentContext,
     AgentToolResult,
     BeforeToolCallContext,
+    BeforeToolCallHook,
 )
+from pi_rpc.agent.validation import ValidateArgs
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
 OPERATION_ABORTED = "Operation aborted"
+
+
+class ToolPolicy(Protocol):
+    """What running tool calls reads from the loop's configuration (``LoopConfig``)."""
+
+    @property
+    def validate_args(self) -> ValidateArgs: ...
+    @property
+    def before_tool_call(self) -> BeforeToolCallHook | None: ...
+    @property
+    def after_tool_call(self) -> AfterToolCallHook | None: ...
+
+
+class ToolBatchPolicy(ToolPolicy, Protocol):
+    """``ToolPolicy`` plus how a turn's calls are scheduled."""
+
+    @property
+    def tool_execution(self) -> str: ...
 
 
 @dataclass
@@ -90,7 +111,7 @@ async def prepare_tool_call(
     context: AgentContext,
     assistant_message: AssistantMessage,
     tool_call: ToolCall,
-    config: Any,
+    config: ToolPolicy,
     signal: AbortSignal | None,
 ) -> PreparedToolCall | ToolOutcome:
     if _aborted(signal):
@@ -178,7 +199,7 @@ async def finalize_executed_tool_call(
     assistant_message: AssistantMessage,
     prepared: PreparedToolCall,
     executed: ToolOutcome,
-    config: Any,
+    config: ToolPolicy,
     signal: AbortSignal | None,
 ) -> ToolOutcome:
     result: dict[str, Any] = executed.result  # type: ignore[assignment]
@@ -310,7 +331,7 @@ async def fail_tool_calls_from_truncated_message(tool_calls: Sequence[ToolCall],
 async def execute_tool_calls(
     context: AgentContext,
     assistant_message: AssistantMessage,
-    config: Any,
+    config: ToolBatchPolicy,
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
@@ -329,7 +350,7 @@ async def _execute_sequential(
     context: AgentContext,
     assistant_message: AssistantMessage,
     tool_calls: Sequence[ToolCall],
-    config: Any,
+    config: ToolPolicy,
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
@@ -355,7 +376,7 @@ async def _execute_parallel(
     context: AgentContext,
     assistant_message: AssistantMessage,
     tool_calls: Sequence[ToolCall],
-    config: Any,
+    config: ToolPolicy,
     signal: AbortSignal | None,
     emit: Emit,
 ) -> ToolBatch:
