@@ -679,15 +679,6 @@ class SessionManager:
         """The file path (it may not exist yet); None for in-memory sessions."""
         return self._session_file
 
-    @property
-    def is_written(self) -> bool:
-        """True once the session file exists on disk with this session's header."""
-        return bool(self._persist and self._session_file and self._flushed)
-
-    @property
-    def fsync_mode(self) -> FsyncMode:
-        return self._fsync
-
     def get_header(self) -> Entry:
         return self._header
 
