@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "reliability"))
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
+sys.path.insert(0, str(ROOT))  # the repository root: the tests' process client and the scripted model
 
-from harness import OURS, Pi, isolated_env  # noqa: E402
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from tests.support.pi_process import OURS, PiProcess, isolated_env  # noqa: E402
 
 
 def children(pid: int) -> int:
@@ -65,9 +64,9 @@ def fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def idle_figures(pi: Pi) -> dict[str, int]:
+def idle_figures(pi: PiProcess) -> dict[str, int]:
     time.sleep(0.3)  # let finished tool processes be reaped
-    return {"rss_kb": pi.rss_kb(), "fds": fds(pi.pid), "children": children(pi.pid)}
+    return {"rss_kb": pi.vm_rss_kb(), "fds": fds(pi.pid), "children": children(pi.pid)}
 
 
 def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dict[str, Any]:
@@ -78,8 +77,8 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
     (work / "cwd").mkdir(parents=True)
     with ScriptedLLM({"turns": turn_pair * (prompts + warmup + 10)}) as llm:
         write_agent_config(str(work / "agent"), llm.base_url)
-        pi = Pi([*OURS, "--mode", "rpc", "--session-dir", str(work / "sessions")], isolated_env(work),
-                work / "cwd", stderr_to=open(os.devnull, "wb"))
+        pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(work / "sessions")],
+                       isolated_env(work, faux=False), work / "cwd", stderr=open(os.devnull, "wb"))
         latencies: list[float] = []
         cpu: list[float] = []
         baseline: dict[str, int] = {}
@@ -89,22 +88,23 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
                     baseline = idle_figures(pi)
                 if rotate and i and i % rotate == 0:
                     pi.send({"id": f"n{i}", "type": "new_session"})
-                    pi.response(f"n{i}")
+                    pi.response(f"n{i}", timeout=60)
                 t0 = time.perf_counter()
                 c0 = cpu_seconds(pi.pid)
                 pi.send({"id": f"p{i}", "type": "prompt", "message": f"soak prompt {i}"})
-                response = pi.response(f"p{i}")
+                response = pi.response(f"p{i}", timeout=60)
                 if not response.get("success"):
                     raise RuntimeError(response)
-                pi.wait_for(lambda r: r.get("type") == "agent_settled")
+                pi.wait_for("agent_settled", timeout=60)
                 if i >= warmup:
                     latencies.append(time.perf_counter() - t0)
                     cpu.append(cpu_seconds(pi.pid) - c0)
-                del pi.records[:]  # the client keeps nothing: only the server's memory counts
-                del pi.lines[:]
+                # The client keeps nothing: only the server's memory counts.
+                for kept in (pi.records, pi.raw, pi.raw_lines):
+                    del kept[:]
             end = idle_figures(pi)
-            peak_kb = pi.hwm_kb()
-            rc = pi.close()
+            peak_kb = pi.vm_hwm_kb()
+            rc = pi.close(timeout=60)
         finally:
             pi.kill()
     first, last = latencies[:window], latencies[-window:]

@@ -206,10 +206,6 @@ class Agent:
         self._follow_up.mode = mode
 
     @property
-    def steering_queue(self) -> list[Message]:
-        return list(self._steering.messages)
-
-    @property
     def follow_up_queue(self) -> list[Message]:
         return list(self._follow_up.messages)
 

@@ -69,19 +69,6 @@ def has_system_message(messages: Iterable[Message]) -> bool:
     return any(_is_system(m) for m in messages)
 
 
-def create_initial_system_message(system_prompt: str | None, tools: Sequence[Any] | None) -> SystemMessage | None:
-    """The leading system message for a prompt and tool set, or ``None`` when both are empty."""
-    has_prompt = bool(system_prompt)
-    has_tools = bool(tools)
-    if not has_prompt and not has_tools:
-        return None
-    message: dict[str, Any] = {"role": "system", "content": system_prompt or ""}
-    if has_tools:
-        message["toolsAdded"] = [to_tool_declaration(t) for t in tools or []]
-    message["timestamp"] = 0
-    return cast("SystemMessage", message)  # built key by key in upstream's order
-
-
 def get_tool_state_changes(
     previous: Sequence[Any], current: Sequence[Any]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -44,7 +44,7 @@ def _json_len(value: Any) -> int:
 def estimate_message_tokens(message: dict[str, Any]) -> int:
     role = message.get("role")
     if role == "system":
-        from pi_rpc.ai.transform import content_text
+        from pi_rpc.ai.transcript import content_text
 
         parts = [content_text(message.get("content", "")), *[v for v in (message.get("sections") or {}).values() if v]]
         text = "\n\n".join(p for p in parts if p)

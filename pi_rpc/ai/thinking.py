@@ -42,11 +42,3 @@ def clamp_thinking_level(model: Mapping[str, Any] | None, level: str) -> str:
         if candidate in available:
             return candidate
     return available[0] if available else "off"
-
-
-def provider_thinking_value(model: Mapping[str, Any], level: str | None) -> str | None:
-    """The provider-side value for a level (``thinkingLevelMap`` override, else the level)."""
-    if not level or level == "off":
-        return None
-    mapped = (model.get("thinkingLevelMap") or {}).get(level, level)
-    return mapped if isinstance(mapped, str) else None

@@ -3,25 +3,63 @@ tool set are ``system`` messages, the first one full and later ones patches (``s
 name, ``null`` removes; ``toolsAdded``/``toolsRemoved``). Replaying them in order gives the
 prompt and tools the model currently has.
 
+Also the one home of "the text of a content list" (a message's ``content``: a string, or blocks
+of which the ``text`` ones count), with one name per separator, because upstream joins with a
+different one in different places and the bytes must stay as upstream's:
+
+- ``content_text``: blocks joined by ``"\n"`` (tool results sent to providers, system prompts,
+  summaries, fork texts);
+- ``content_text_concat``: joined by ``""`` (a user message's or a final answer's text);
+- ``content_text_spaced``: joined by ``" "`` (upstream ``extractTextContent``: session lists).
+
+All three take anything: a non-list gives ``""``; a text block without ``text`` (or with
+``null``) counts as empty; blocks that are not objects, and texts that are not strings, are left
+out.
+
 The readers take any message mapping: a transcript may come from a session file, an
-extension or the agent, and they read it key by key."""
+extension or the agent, and they read it key by key.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import SystemMessage
 
 
-def content_text(content: Any, separator: str = "\n") -> str:
-    """Text of a string or a content-block list (text blocks joined by ``separator``)."""
+def _joined_text(content: Any, separator: str) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
-    return separator.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return separator.join(_texts(content))
+
+
+def _texts(blocks: list[Any]) -> Iterator[str]:
+    for b in blocks:
+        if isinstance(b, dict) and b.get("type") == "text":
+            text = b.get("text")
+            if isinstance(text, str):
+                yield text
+            elif text is None:  # missing or null: an empty block
+                yield ""
+
+
+def content_text(content: Any) -> str:
+    """Text of a string or a content-block list, text blocks joined by ``"\n"``."""
+    return _joined_text(content, "\n")
+
+
+def content_text_concat(content: Any) -> str:
+    """Text of a string or a content-block list, text blocks concatenated."""
+    return _joined_text(content, "")
+
+
+def content_text_spaced(content: Any) -> str:
+    """Text of a string or a content-block list, text blocks joined by ``" "``."""
+    return _joined_text(content, " ")
 
 
 def get_current_tools(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -23,16 +23,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import Context, Message, is_system
 
 NON_VISION_USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 NON_VISION_TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
-
-
-def content_text(content: Any, sep: str = "\n") -> str:
-    if isinstance(content, str):
-        return content
-    return sep.join(b.get("text", "") for b in content or [] if b.get("type") == "text")
 
 
 def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:

@@ -57,13 +57,6 @@ class ProjectedEntry:
         return self.entry.get("type") == "compaction"
 
 
-def latest_compaction_index(path_entries: list[Entry]) -> int:
-    for i in range(len(path_entries) - 1, -1, -1):
-        if path_entries[i].get("type") == "compaction":
-            return i
-    return -1
-
-
 def build_projection(path_entries: list[Entry]) -> list[ProjectedEntry]:
     """Project a root→leaf path. Entries that contribute no message are kept (with an empty
     list) so callers can still see settings changes next to a cut."""
@@ -79,7 +72,3 @@ def build_projection(path_entries: list[Entry]) -> list[ProjectedEntry]:
             messages = entry_to_messages(entry, edits)
         projected.append(ProjectedEntry(entry, index_on_path[id(entry)], messages))
     return projected
-
-
-def projected_messages(projection: list[ProjectedEntry]) -> list[Message]:
-    return [m for pe in projection for m in pe.messages]

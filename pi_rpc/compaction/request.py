@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import Context, StreamOptions, empty_usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
 from pi_rpc.compaction.overflow import is_retryable_error
@@ -200,7 +201,7 @@ def summary_text(message: Mapping[str, Any], label: str, cancelled_message: str 
         raise CompactionError(f"{label} attempted to call a tool")
     if stop != "stop":
         raise CompactionError(f"{label} failed: unexpected stop reason {stop!r}")
-    return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
+    return content_text(content)
 
 
 _COUNTERS = ("input", "output", "cacheRead", "cacheWrite")

@@ -50,18 +50,6 @@ def project_settings_path(cwd: Path | str) -> Path:
     return Path(cwd) / CONFIG_DIR_NAME / "settings.json"
 
 
-def models_path(agent: Path) -> Path:
-    return agent / "models.json"
-
-
-def auth_path(agent: Path) -> Path:
-    return agent / "auth.json"
-
-
-def models_store_path(agent: Path) -> Path:
-    return agent / "models-store.json"
-
-
 def trust_path(agent: Path) -> Path:
     return agent / "trust.json"
 

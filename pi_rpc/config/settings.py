@@ -297,16 +297,8 @@ class Settings:
         return self._number("compaction.keepRecentTokens", 20000)
 
     @property
-    def compaction_model_overrides(self) -> dict[str, dict[str, Any]]:
-        return self._typed("compaction.modelOverrides", dict, {})
-
-    @property
     def branch_summary_reserve_tokens(self) -> int:
         return self._number("branchSummary.reserveTokens", 16384)
-
-    @property
-    def branch_summary_skip_prompt(self) -> bool:
-        return self._typed("branchSummary.skipPrompt", bool, False)
 
     @property
     def retry_enabled(self) -> bool:
@@ -376,16 +368,8 @@ class Settings:
         return self._number("httpIdleTimeoutMs", 300000)
 
     @property
-    def cache_warming(self) -> str:
-        return self._typed("cacheWarming", str, "idle")
-
-    @property
     def default_project_trust(self) -> str:
         return self._typed("defaultProjectTrust", str, "ask")
-
-    @property
-    def thinking_budgets(self) -> dict[str, Any]:
-        return self._typed("thinkingBudgets", dict, {})
 
     # ------------------------------------------------------------------ writers (global file)
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.mcp.naming import READ_MCP_RESOURCE_TOOL
 from pi_rpc.tools._js import js_stringify
 from pi_rpc.tools.output_files import write_output_file
@@ -121,10 +122,6 @@ def to_model_content(
     return out
 
 
-def text_of(content: Sequence[dict[str, Any]]) -> str:
-    return "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
-
-
 def _truncate_middle(text: str, max_bytes: int) -> tuple[str, int, int] | None:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max_bytes:
@@ -150,7 +147,7 @@ def limit_content(
     content: list[dict[str, Any]], save_output: SaveOutput | None = save_to_temp_file
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Keep model-facing text within 20 KB; returns the content and the full-output path."""
-    combined = text_of(content)
+    combined = content_text(content)
     truncated = _truncate_middle(combined, MCP_OUTPUT_MAX_BYTES)
     if truncated is None:
         return content, None
@@ -183,7 +180,7 @@ def convert_result(
     """An MCP ``CallToolResult`` as an agent tool result."""
     blocks = result.get("content") or []
     converted = to_model_content(server, blocks, readable_resources, save_output) if blocks else to_llm_content(result)
-    if result.get("isError") and text_of(converted) == "":
+    if result.get("isError") and content_text(converted) == "":
         converted.append({"type": "text", "text": f"MCP tool {server}/{tool} returned an error"})
     content, full_path = limit_content(converted, save_output)
     details: dict[str, Any] = {"server": server, "tool": tool}

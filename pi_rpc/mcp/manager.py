@@ -40,7 +40,7 @@ from pi_rpc.mcp.naming import (
     server_exposure,
     tool_exposure,
 )
-from pi_rpc.mcp.prompt import SECTION_NAME, render_servers_section
+from pi_rpc.mcp.prompt import render_servers_section
 
 DEFAULT_STARTUP_WAIT_S = 10.0
 CODEMODE_TOOL = "codemode"
@@ -684,7 +684,3 @@ class McpManager:
             return
         self.ensure_discovery_active(ctx)
         ctx.ui.notify(f'Signed in to MCP server "{name}" ({len(server.connection.tools)} tools).', "info")
-
-
-def section_name() -> str:
-    return SECTION_NAME

@@ -22,7 +22,6 @@ from pi_rpc.session.manager import FsyncMode, SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
-    from pi_rpc.runtime.session import AgentSession
 
 FAUX_MODEL = ("faux", "faux-1")
 # Preferred defaults per provider when the settings name none (upstream picks a default model
@@ -358,15 +357,3 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
     for failure in result.failures:
         _warn(failure.message())
     return help_lines(result.extensions)
-
-
-async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:
-    from pi_rpc.runtime.session import AgentSession
-
-    session = AgentSession(build_runtime_options(args, **kwargs))
-    if args.name:
-        try:
-            await session.set_session_name(args.name)
-        except Exception:  # noqa: BLE001 - an empty --name is ignored like upstream
-            pass
-    return session

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.ai.transcript import content_text_spaced
 from pi_rpc.session.ids import iso_to_ms
 
 _MESSAGE = b'{"type":"message",'
@@ -70,12 +71,7 @@ def parse_line(line: bytes) -> Any:
 
 def message_text(message: dict[str, Any]) -> str:
     """Upstream ``extractTextContent``: a string content, or its text blocks joined by spaces."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content_text_spaced(message.get("content"))
 
 
 def _own_timestamp(line: bytes) -> Any:

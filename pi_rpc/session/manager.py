@@ -38,7 +38,7 @@ from pi_rpc.session.context import (
     build_session_path,
     build_session_projection,
 )
-from pi_rpc.ai.transcript import get_current_system_message
+from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_system_message
 from pi_rpc.session.errors import (
     EntryNotFoundError,
     MissingSessionCwdError,
@@ -134,14 +134,6 @@ def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
             loaded.entries.append(first)
             loaded.entries.extend(stream)
     return loaded, None
-
-
-def _user_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(
-        p["text"] for p in content or [] if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-    )
 
 
 class SessionManager:
@@ -679,15 +671,6 @@ class SessionManager:
         """The file path (it may not exist yet); None for in-memory sessions."""
         return self._session_file
 
-    @property
-    def is_written(self) -> bool:
-        """True once the session file exists on disk with this session's header."""
-        return bool(self._persist and self._session_file and self._flushed)
-
-    @property
-    def fsync_mode(self) -> FsyncMode:
-        return self._fsync
-
     def get_header(self) -> Entry:
         return self._header
 
@@ -898,13 +881,7 @@ class SessionManager:
             message = entry.get("message") or {}
             if message.get("role") != "user":
                 continue
-            content = message.get("content")
-            if isinstance(content, str):
-                text = content
-            else:
-                text = "\n".join(
-                    b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
-                )
+            text = content_text(message.get("content"))
             if text:
                 out.append({"entryId": entry["id"], "text": text})
         return out
@@ -979,7 +956,7 @@ class SessionManager:
             if selected.get("type") != "message" or (selected.get("message") or {}).get("role") != "user":
                 raise SessionError("Invalid entry ID for forking")
             target_leaf = selected.get("parentId")
-            selected_text = _user_text(selected["message"].get("content"))
+            selected_text = content_text_concat(selected["message"].get("content"))
         previous_file = self._session_file if self._persist else None
         if target_leaf is None:
             return ForkResult(self.new_session(parent_session=previous_file), selected_text)

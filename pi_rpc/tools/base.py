@@ -40,13 +40,6 @@ def object_schema(properties: dict[str, Any], required: list[str] | None = None)
     return schema
 
 
-def text_result(text: str, details: Any = None) -> AgentToolResult:
-    result: AgentToolResult = {"content": [{"type": "text", "text": text}]}
-    if details is not None:
-        result["details"] = details
-    return result
-
-
 Notice = tuple[str, str, Any]  # (text for the [..] footer, details key, details value)
 
 

@@ -56,10 +56,6 @@ class OutputAccumulator:
     def total_lines(self) -> int:
         return self._completed_lines + (1 if self._open_line else 0)
 
-    @property
-    def text_seen(self) -> bool:
-        return self.total_bytes > 0
-
     def append(self, text: str) -> None:
         if not text:
             return

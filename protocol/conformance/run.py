@@ -30,10 +30,13 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-
-from matcher import Unresolved, match, substitute  # noqa: E402
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+if __package__:  # imported as ``protocol.conformance.run`` (the tests)
+    from .matcher import Unresolved, match, substitute
+    from .scripted_llm import ScriptedLLM, write_agent_config
+else:  # run as a script: its siblings are found next to it
+    sys.path.insert(0, str(HERE))
+    from matcher import Unresolved, match, substitute
+    from scripted_llm import ScriptedLLM, write_agent_config
 
 TIERS = ("core", "session", "run", "compaction", "extension_api", "extensions")
 # A scenario may say {"xfail": "upstream"}: against that target a failure is expected ("xfail",

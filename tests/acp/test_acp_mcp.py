@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 from acp import schema
 from acp.exceptions import RequestError
 
-pytestmark = pytest.mark.anyio
+from tests.mcp.mcp_helpers import DEMO, http_demo  # noqa: F401 (http_demo: a fixture)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
-from mcp_helpers import DEMO, http_demo  # noqa: E402, F401 (http_demo: a fixture)
+pytestmark = pytest.mark.anyio
 
 
 def _stdio(name: str, **env: str):

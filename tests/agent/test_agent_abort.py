@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agent_helpers import MODEL, Recorder, ScriptedStream, ShellTool, Turn, WaitTool, text, tools, user
+from .agent_helpers import MODEL, Recorder, ScriptedStream, ShellTool, Turn, WaitTool, text, tools, user
 
 from pi_rpc.agent import Agent
 

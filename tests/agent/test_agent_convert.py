@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agent_helpers import MODEL, ScriptedStream, text, user
+from .agent_helpers import MODEL, ScriptedStream, text, user
 
 from pi_rpc.agent import Agent, build_llm_context, convert_to_llm, transform_messages
 

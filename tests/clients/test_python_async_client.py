@@ -16,8 +16,6 @@ from typing import Any
 import anyio
 import pytest
 
-from pi_client_testkit import REPO, server_env
-
 from pi_rpc_client import COMMAND_TYPES, RpcClient
 from pi_rpc_client.aio import (
     AsyncRpcClient,
@@ -25,6 +23,8 @@ from pi_rpc_client.aio import (
     RpcProcessExited,
     RpcTimeoutError,
 )
+
+from .pi_client_testkit import REPO, server_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from pi_client_testkit import REPO  # noqa: F401  (sets sys.path)
-
 from pi_rpc_client import (
     COMMAND_TYPES,
     LineSplitter,

@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from pi_client_testkit import server_env  # noqa: F401  (sets sys.path)
-
 from pi_rpc_client import (
     BEYOND_UPSTREAM_COMMAND_TYPES,
     EventsLost,
@@ -21,6 +19,8 @@ from pi_rpc_client import (
     SeqTracker,
 )
 from pi_rpc_client.aio import AsyncRpcClient
+
+from .pi_client_testkit import server_env
 
 LONG = {"text": "".join(f"w{i} " for i in range(600)), "chunkChars": 5, "delayMs": 1}
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pi_client_testkit import OURS_MISSING, REPO
+from .pi_client_testkit import OURS_MISSING, REPO
 
 NODE = shutil.which("node")
 

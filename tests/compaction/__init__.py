@@ -1,0 +1,1 @@
+"""Tests of compaction (``pi_rpc.compaction``)."""

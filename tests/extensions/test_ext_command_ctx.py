@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 import textwrap
 
-from rt_client import kinds
+from tests.support.pi_process import kinds
 
 CTX = textwrap.dedent(
     """

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ext_support import FIXTURES, stderr_contains
+from .ext_support import FIXTURES, stderr_contains
 
 RECORDER = textwrap.dedent(
     """
@@ -179,7 +179,7 @@ def test_no_extensions_imports_nothing_of_the_extension_runtime(tmp_path: Path, 
 
 
 def test_readme_shows_the_permission_gate_example_verbatim() -> None:
-    from ext_support import EXAMPLES, REPO
+    from .ext_support import EXAMPLES, REPO
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "```python\n" + (EXAMPLES / "permission_gate.py").read_text(encoding="utf-8") + "```" in readme

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
+from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "extensions"

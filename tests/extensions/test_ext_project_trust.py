@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive
+from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
 PROJECT_EXT_PY = """

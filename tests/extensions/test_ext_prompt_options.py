@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
+from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
 STEPS = [

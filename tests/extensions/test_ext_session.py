@@ -9,7 +9,7 @@ import json
 import signal
 import textwrap
 
-from rt_client import is_event, kinds
+from tests.support.pi_process import is_event, kinds
 
 LIFECYCLE = textwrap.dedent(
     """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ext_support import stderr_contains
+from .ext_support import stderr_contains
 
 TOOLS = textwrap.dedent(
     """

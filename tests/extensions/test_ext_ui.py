@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ext_support import EXAMPLES
+from .ext_support import EXAMPLES
 
 UI = textwrap.dedent(
     """

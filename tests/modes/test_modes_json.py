@@ -7,7 +7,7 @@ import json
 import signal
 import time
 
-from modes_support import read_jsonl, session_files, user_texts
+from .modes_support import read_jsonl, session_files, user_texts
 
 HEADER_KEYS = ["type", "version", "id", "timestamp", "cwd"]
 
@@ -102,7 +102,7 @@ def _start_slow_run(spawn_pi, faux_script):
     proc = spawn_pi("--no-session", "--faux-script", _slow_script(faux_script), "hello", mode="json")
     proc.close_stdin()
     assert proc.read_record(timeout=30)["type"] == "session"
-    proc.read_until(lambda r: r.get("type") == "message_update", timeout=30)
+    proc.wait_for(lambda r: r.get("type") == "message_update", timeout=30)
     return proc
 
 
@@ -113,7 +113,7 @@ def test_sigterm_during_a_run_exits_143_without_further_events(spawn_pi, faux_sc
     rest = []
     while (line := proc.read_line(timeout=5)) is not None:
         rest.append(json.loads(line))  # every line written is complete JSON
-    seen = proc.seen + rest
+    seen = proc.records + rest
     # The event stream is unsubscribed first: the aborted run reports no end.
     assert not any(r["type"] in ("agent_end", "agent_settled") for r in seen)
     assert "Traceback" not in proc.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from modes_support import read_jsonl, session_files, user_texts
+from .modes_support import read_jsonl, session_files, user_texts
 
 
 def test_prints_final_reply_and_exits_0(run_pi):

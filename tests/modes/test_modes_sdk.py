@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from modes_support import read_jsonl, session_files, user_texts
+from .modes_support import read_jsonl, session_files, user_texts
 from pi_rpc.runtime import PiSession, PromptResult, RuntimeCommandError, StartupProblem, open_session
 
 

@@ -1,6 +1,5 @@
-"""Fixtures for the reliability tests: ``pi(...)`` starts the real RPC subprocess in an
-isolated tmp dir (``tests/runtime/rt_client.RpcProc``); ``read_only_dir`` makes a directory
-read-only for real, even for root."""
+"""Fixtures for the reliability tests (``pi`` and ``spawn_pi`` come from ``tests/conftest.py``):
+``read_only_dir`` makes a directory read-only for real, even for root."""
 
 from __future__ import annotations
 
@@ -8,15 +7,10 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-
-from rt_client import pi  # noqa: E402,F401 - the shared fixture
 
 
 def _writable(directory: Path) -> bool:

@@ -14,7 +14,7 @@ compaction, retries and session switches run concurrently. At the end:
 - every session file is valid and loads in ours and, when installed, in upstream pi 1.6 with
   the same messages.
 
-    python tests/reliability/fuzz_rpc.py --records 20000 [--seed 1] [--no-upstream]
+    python -m tests.reliability.fuzz_rpc --records 20000   (from the repository root) [--seed 1] [--no-upstream]
 
 Prints one JSON object of figures; exit status 1 when an invariant failed.
 ``tests/reliability/test_fuzz.py`` runs a short version in the suite.
@@ -32,18 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
-sys.path.insert(0, str(ROOT))
-
-from harness import OURS, Pi, check_session_file, isolated_env, upstream_argv  # noqa: E402
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
-
-from pi_rpc.ai.jsjson import loads as js_loads  # noqa: E402
-from pi_rpc.ai.jsjson import stringify  # noqa: E402
-from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES  # noqa: E402
+from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.jsjson import stringify
+from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
+from tests.reliability.harness import check_session_file
+from tests.support.pi_process import OURS, PiProcess, isolated_env, upstream_argv
 
 HALF = "\ud83d"
 SAFE_BASH = ["echo hi", "printf 'a\\nb'", "true", "false", "sleep 0.02; echo slept", "printf '\\xff\\xfe'",
@@ -280,7 +274,7 @@ def key_of(value: Any) -> str:
     return json.dumps(js_loads(stringify(value)), sort_keys=True)
 
 
-def wait_for_run(pi: Pi, prompt_key: str, absorb: Any, start: int, timeout: float = 60.0) -> None:
+def wait_for_run(pi: PiProcess, prompt_key: str, absorb: Any, start: int, timeout: float = 60.0) -> None:
     """Wait for the prompt's response and, when it started a run, for that run to settle
     (records before ``start`` were there before the prompt was written)."""
     deadline = time.monotonic() + timeout
@@ -318,13 +312,15 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
         write_agent_config(str(work / "agent"), llm.base_url,
                            {"retry": {"baseDelayMs": 10, "maxRetries": 2, "provider": {"maxRetries": 0}},
                             "compaction": {"keepRecentTokens": 200}})
-        pi = Pi([*OURS, "--mode", "rpc", "--session-dir", str(sessions)], isolated_env(work), work / "cwd")
+        pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(sessions)], isolated_env(work, faux=False),
+                       work / "cwd", lenient=True)
         outstanding: set[str] = set()
         seen_responses = 0
         exits_midrun = 0
 
         def absorb() -> None:
             nonlocal seen_responses
+            pi.drain(0.0)  # read what has arrived (records are parsed as they are read)
             while seen_responses < len(pi.records):
                 record = pi.records[seen_responses]
                 seen_responses += 1
@@ -362,9 +358,9 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
             mark = len(pi.records)
             if rng.random() < 0.2 and len(data) > 2:  # split across writes
                 cut = rng.randrange(1, len(data))
-                ok = pi.write(data[:cut]) and pi.write(data[cut:])
+                ok = pi.try_write(data[:cut]) and pi.try_write(data[cut:])
             else:
-                ok = pi.write(data)
+                ok = pi.try_write(data)
             if not ok or pi.popen.poll() is not None:
                 exits_midrun += 1
                 break
@@ -380,14 +376,14 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
                 absorb()
             absorb()
             if not quiet and sent % 2000 == 0:
-                print(f"  {sent} records, {len(pi.records)} out, rss {pi.rss_kb() // 1024} MB", file=sys.stderr)
+                print(f"  {sent} records, {len(pi.records)} out, rss {pi.vm_rss_kb(default=0) // 1024} MB", file=sys.stderr)
         # Let the last commands finish, then EOF.
         deadline = time.monotonic() + 120
         while outstanding and time.monotonic() < deadline and pi.popen.poll() is None:
             time.sleep(0.05)
             absorb()
         alive_at_end = pi.popen.poll() is None
-        peak_kb = pi.hwm_kb() if alive_at_end else 0
+        peak_kb = pi.vm_hwm_kb(default=0) if alive_at_end else 0
         rc = pi.close(timeout=120)
         time.sleep(0.1)
         absorb()
@@ -413,11 +409,11 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
             bad_files.append(f"{path}: {exc}"[:500])
     stderr = pi.stderr
     (work / "stderr.txt").write_text(stderr)
-    (work / "stdout.jsonl").write_bytes(b"\n".join(pi.lines))
+    (work / "stdout.jsonl").write_bytes(b"\n".join(pi.raw_lines))
     return {
         "records": records,
         "seconds": round(time.monotonic() - started, 1),
-        "stdout_lines": len(pi.lines),
+        "stdout_lines": len(pi.raw_lines),
         "invalid_stdout_lines": len(pi.invalid_lines),
         "process_exits_midrun": exits_midrun + (0 if alive_at_end else 1),
         "exit_code_at_eof": rc,

@@ -2,7 +2,7 @@
 JSON, ours and upstream pi 1.6 (when installed) load it with the same messages, and nothing
 is missing but the entry being written at the kill.
 
-    python tests/reliability/kill_run.py --iterations 200 [--seed 1]
+    python -m tests.reliability.kill_run --iterations 200 [--seed 1]   (from the repository root)
 
 (``tests/reliability/test_sigkill.py`` runs a few iterations in the suite.)
 """
@@ -13,16 +13,13 @@ import argparse
 import json
 import random
 import shutil
-import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import OURS, Pi, check_session_file, isolated_env, upstream_argv  # noqa: E402
+from tests.reliability.harness import check_session_file
+from tests.support.pi_process import OURS, PiProcess, RecordTimeout, StdoutClosed, isolated_env, upstream_argv
 
 SCRIPT = [
     {"text": "Let me look. " * 20, "chunkChars": 8, "delayMs": 1,
@@ -39,8 +36,8 @@ def one_kill(root: Path, rng: random.Random, *, upstream: bool) -> dict[str, Any
     (root / "cwd").mkdir()
     script = root / "script.json"
     script.write_text(json.dumps(SCRIPT * 20))
-    pi = Pi([*OURS, "--mode", "rpc", "--session-dir", str(root / "sessions")],
-            isolated_env(root, {"PI_FAUX_SCRIPT": str(script)}), root / "cwd")
+    pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(root / "sessions")],
+                   isolated_env(root, {"PI_FAUX_SCRIPT": str(script)}), root / "cwd", lenient=True)
     delay = rng.uniform(0.05, 2.5)
     killer = threading.Timer(delay, pi.popen.kill)
     killer.start()
@@ -49,16 +46,16 @@ def one_kill(root: Path, rng: random.Random, *, upstream: bool) -> dict[str, Any
         while pi.popen.poll() is None:
             n += 1
             if n % 3 == 0:
-                pi.send({"id": f"n{n}", "type": "set_session_name", "name": f"name {n}"})
-            if not pi.send({"id": f"p{n}", "type": "prompt", "message": f"prompt {n}"}):
+                pi.try_send({"id": f"n{n}", "type": "set_session_name", "name": f"name {n}"})
+            if not pi.try_send({"id": f"p{n}", "type": "prompt", "message": f"prompt {n}"}):
                 break
-            pi.wait_for(lambda r: r.get("type") == "agent_settled", timeout=60)
-    except (EOFError, TimeoutError):
+            pi.wait_for_next("agent_settled", timeout=60)
+    except (StdoutClosed, RecordTimeout):
         pass
     finally:
         killer.cancel()
         pi.kill()
-    time.sleep(0.05)  # the reader thread drains what was written before the kill
+    pi.close()  # read what was written before the kill, to EOF
     observed = [r["message"] for r in list(pi.records) if r.get("type") == "message_end"
                 and r["message"].get("role") in PERSISTED]
     files = sorted((root / "sessions").glob("*.jsonl"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz_rpc import ok, run
+from .fuzz_rpc import ok, run
 
 
 @pytest.mark.parametrize("seed", [5])

@@ -71,7 +71,7 @@ def test_invalid_utf8_in_a_string_is_served_with_its_id(spawn_pi: Spawn) -> None
     assert answer["id"] == "f15326" and answer["command"] == "abort" and answer["success"] is True
     assert proc.response("n")["success"] is True
     # node's StringDecoder: a truncated sequence is one U+FFFD, an encoded surrogate three.
-    assert {"type": "session_info_changed", "name": "a\ufffdz\ufffd\ufffd\ufffd"} in proc.seen
+    assert {"type": "session_info_changed", "name": "a\ufffdz\ufffd\ufffd\ufffd"} in proc.records
     _finish(proc)
 
 
@@ -81,7 +81,7 @@ def test_invalid_utf8_split_across_writes_decodes_as_whole(spawn_pi: Spawn) -> N
     for i in range(len(record)):
         proc.write(record[i : i + 1])
     assert proc.response("b")["success"] is True
-    assert {"type": "session_info_changed", "name": "\u00e9\U0001f600\ufffd"} in proc.seen
+    assert {"type": "session_info_changed", "name": "\u00e9\U0001f600\ufffd"} in proc.records
     _finish(proc)
 
 
@@ -118,13 +118,13 @@ def test_deep_nesting_and_odd_types_never_crash(spawn_pi: Spawn) -> None:
     proc.write(b"[" * deep + b"]" * (deep - 1) + b"\n")  # invalid: one bracket short
     for cid in ("t1", "t2", "t3", "t4"):
         proc.response(cid)
-    answers = {r["id"]: r for r in proc.seen if r.get("type") == "response" and "id" in r}
+    answers = {r["id"]: r for r in proc.records if r.get("type") == "response" and "id" in r}
     assert answers["t1"]["error"] == "Unknown command: x"
     assert answers["t2"]["error"] == "Unknown command: [object Object]"
     assert answers["t3"]["error"].startswith('Invalid command "prompt": field "message": expected string')
     assert answers["t4"]["success"] is True
     _finish(proc)
-    assert [r["command"] for r in proc.seen if r.get("type") == "response" and "id" not in r] == ["parse"]
+    assert [r["command"] for r in proc.records if r.get("type") == "response" and "id" not in r] == ["parse"]
 
 
 def test_packed_split_and_odd_framing_one_response_each(spawn_pi: Spawn) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from rt_client import RpcProc, is_event
+from tests.support.pi_process import PiProcess, is_event
 
-Start = Callable[..., RpcProc]
+Start = Callable[..., PiProcess]
 SCRIPT = [
     {"text": "first answer"},
     {"text": "calling a tool", "toolCalls": [{"name": "bash", "arguments": {"command": "echo tool output"}}]},
@@ -26,7 +26,7 @@ SCRIPT = [
 ]
 
 
-def _prompt(p: RpcProc, text: str) -> None:
+def _prompt(p: PiProcess, text: str) -> None:
     mark = p.mark()
     assert p.cmd("prompt", message=text)["success"] is True
     p.settle(mark, timeout=30)

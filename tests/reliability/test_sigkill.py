@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from kill_run import one_kill
+from .kill_run import one_kill
 
 
 def test_sigkill_at_random_moments(tmp_path: Path) -> None:

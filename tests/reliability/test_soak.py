@@ -3,12 +3,9 @@ process leave no file descriptors or child processes behind and do not grow memo
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from soak_bench import soak  # noqa: E402
+from bench.soak_bench import soak
 
 
 def test_short_soak_returns_to_baseline(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ process keeps serving meanwhile."""
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from rt_client import RpcProc, is_event
+from protocol.conformance.scripted_llm import write_agent_config
+from tests.support.pi_process import PiProcess, is_event
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
-
-from scripted_llm import write_agent_config  # noqa: E402
-
-Start = Callable[..., RpcProc]
+Start = Callable[..., PiProcess]
 
 
 class StallingServer:

@@ -19,10 +19,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
-
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
+from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
 
 Spawn = Callable[..., Any]
 HALF = "\ud83d"  # the first half of U+1F600, as a JS client's "😀".slice(0, 1) sends it
@@ -52,7 +49,7 @@ def test_client_strings_reach_the_session_file_as_escapes_and_reload(spawn_pi: S
     proc.write(json.dumps({"id": "n", "type": "set_session_name", "name": f"name{HALF}"}).encode() + b"\n")
     proc.write(b'{"id":"p","type":"prompt","message":"say \\udc00 back"}\n')
     assert proc.response("p")["success"] is True
-    proc.read_until(lambda r: r.get("type") == "agent_settled", timeout=30)
+    proc.wait_for(lambda r: r.get("type") == "agent_settled", timeout=30)
     proc.send({"id": "s", "type": "get_state"})
     state = proc.response("s")["data"]
     proc.close_stdin()
@@ -103,22 +100,22 @@ def test_model_output_and_tool_arguments_with_surrogates(
     proc = spawn_pi("--session-dir", str(sessions), env=env)
     proc.send({"id": "p", "type": "prompt", "message": "go"})
     assert proc.response("p")["success"] is True
-    proc.read_until(lambda r: r.get("type") == "agent_settled", timeout=60)
+    proc.wait_for(lambda r: r.get("type") == "agent_settled", timeout=60)
     proc.send({"id": "s", "type": "get_state"})
     state = proc.response("s")["data"]
     proc.close_stdin()
     assert proc.wait(timeout=30) == 0, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
 
-    deltas = [r["assistantMessageEvent"].get("delta") for r in proc.seen if r.get("type") == "message_update"]
+    deltas = [r["assistantMessageEvent"].get("delta") for r in proc.records if r.get("type") == "message_update"]
     assert HALF in deltas and "\ude00" in deltas  # each half travels as its own escape
-    first_reply = next(r["message"] for r in proc.seen if r.get("type") == "message_end"
+    first_reply = next(r["message"] for r in proc.records if r.get("type") == "message_end"
                        and r["message"]["role"] == "assistant")
     # Apart they stay lone; adjacent, the two halves are the emoji (as in JS).
     assert first_reply["content"][0]["text"] == f"Half {HALF} and \ude00 end \U0001f600"
     # node writes a lone surrogate to a file as U+FFFD
     assert (proc.cwd / "out.txt").read_bytes() == "a\ufffdb".encode()
-    bash_result = next(r for r in proc.seen if r.get("type") == "tool_execution_end" and r["toolName"] == "bash")
+    bash_result = next(r for r in proc.records if r.get("type") == "tool_execution_end" and r["toolName"] == "bash")
     assert bash_result["result"]["content"][0]["text"] == "x\ufffdya\ufffdb"
     # What went back to the model: the JSON of the arguments, with the escape.
     second_request = json.dumps(llm.requests[1]["body"])

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from rsrc_helpers import make_layout
+from .rsrc_helpers import make_layout
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rsrc_helpers import skill_md, write
+from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources import discover_skills, expand_skill_command, format_skills_for_prompt
 from pi_rpc.resources.skills import collect_skill_entries, load_skill_file

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from rsrc_helpers import skill_md, write
+from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources import (
     build_system_message,

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from rsrc_helpers import skill_md, write
+from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources._text import FrontmatterError, js_trim, parse_frontmatter, utf16_len, utf16_prefix
 from pi_rpc.resources.skills import collect_skill_entries, load_skills_from_dir

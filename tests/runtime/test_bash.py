@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rt_client import is_event, kinds
+from tests.support.pi_process import is_event, kinds
 
 
 def test_i_bash_streams_updates_with_id_before_response(pi):

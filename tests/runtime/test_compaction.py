@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rt_client import is_event, kinds
+from tests.support.pi_process import is_event, kinds
 
 SUMMARY = {"text": "SUMMARY OF WORK", "match": "<conversation>"}
 PREFIX = {"text": "PREFIX NOTE", "match": "first part of a single long turn"}

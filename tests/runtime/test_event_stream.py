@@ -9,7 +9,7 @@ import time
 
 import pi_rpc
 from pi_rpc.modes.wire.protocol import names
-from rt_client import is_response
+from tests.support.pi_process import is_response
 
 def _stamped(p, start: int = 0) -> list[dict]:
     return [r for r in p.records[start:] if "seq" in r]

@@ -14,7 +14,7 @@ from typing import Any
 
 from PIL import Image
 
-from test_openai_http import _models_json, _Server
+from .test_openai_http import _models_json, _Server
 
 NOTE_4000 = ("[Image: original 4000x3000, displayed at 2000x1500. "
              "Multiply coordinates by 2.00 to map to original image.]")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rt_client import kinds
+from tests.support.pi_process import kinds
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runtime" / "c_tool_bash.requests.min.json"
 

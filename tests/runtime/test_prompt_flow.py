@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rt_client import is_event, is_response, kinds
+from tests.support.pi_process import is_event, is_response, kinds
 
 
 def test_a_first_prompt_emits_system_pair_then_user_then_reply(pi):

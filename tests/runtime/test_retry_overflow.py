@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rt_client import is_event, kinds
+from tests.support.pi_process import is_event, kinds
 
 FAST_RETRY = {"retry": {"baseDelayMs": 20, "maxRetries": 3}}
 OVERLOADED = {"error": {"status": 503, "body": "Service overloaded"}}

@@ -10,7 +10,7 @@ import orjson
 
 from pi_rpc.config.paths import encode_cwd
 from pi_rpc.session.manager import SessionManager
-from rt_client import is_event, kinds
+from tests.support.pi_process import is_event, kinds
 
 T0 = 1_760_000_000_000
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rt_client import kinds
+from tests.support.pi_process import kinds
 
 
 def _prompt(p, text):

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from rt_client import kinds
+from tests.support.pi_process import kinds
 
 STATE_KEYS = ["model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
               "sessionFile", "sessionId", "autoCompactionEnabled", "messageCount", "pendingMessageCount"]

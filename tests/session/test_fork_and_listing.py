@@ -21,7 +21,7 @@ from pi_rpc.session import (
     list_sessions,
     resolve_session_arg,
 )
-from session_helpers import copy_session, read_lines, session_files
+from .session_helpers import copy_session, read_lines, session_files
 
 
 def user(text, ts=1):

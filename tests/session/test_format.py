@@ -21,7 +21,7 @@ from pi_rpc.session import (
     now_iso,
     uuid7,
 )
-from session_helpers import read_lines, session_files
+from .session_helpers import read_lines, session_files
 
 ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 

@@ -15,7 +15,7 @@ from pi_rpc.session import (
     compute_session_stats,
     dumps_js,
 )
-from session_helpers import copy_session, read_lines, responses, session_files
+from .session_helpers import copy_session, read_lines, responses, session_files
 
 CONTEXT_WINDOW = 128000  # the fake model's window in the oracle's models.json
 

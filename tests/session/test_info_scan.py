@@ -15,7 +15,7 @@ import pytest
 
 from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.listing import build_session_info, list_sessions
-from session_helpers import session_files
+from .session_helpers import session_files
 
 
 def upstream_build_session_info(path: str) -> dict[str, Any] | None:

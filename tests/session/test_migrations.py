@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from pi_rpc.session import SessionManager
-from session_helpers import read_lines
+from .session_helpers import read_lines
 
 
 def _write(path, lines):

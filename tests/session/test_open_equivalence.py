@@ -17,7 +17,7 @@ import pytest
 from pi_rpc.session import SessionInvalidError, SessionManager
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES
 from pi_rpc.session.loader import parse_session_bytes, read_session_file
-import reference_store as ref
+from . import reference_store as ref
 
 ROLES = ["user", "assistant", "toolResult", "system", "custom", "hookMessage", "user", "assistant"]
 

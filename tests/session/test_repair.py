@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from pi_rpc.session import SessionInvalidError, SessionManager, print_diagnostics
-from session_helpers import read_lines, session_files
+from .session_helpers import read_lines, session_files
 
 USER = {"role": "user", "content": [{"type": "text", "text": "after repair"}], "timestamp": 1}
 

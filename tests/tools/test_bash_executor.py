@@ -17,7 +17,7 @@ from pi_rpc.tools.bash_executor import (
     bash_execution_to_user_message,
     execute_bash,
 )
-from tools_helpers import group_alive, group_gone
+from .tools_helpers import group_alive, group_gone
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ from pi_rpc.agent.types import ToolError
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools import process_registry
 from pi_rpc.tools.bash import BashTool
-from tools_helpers import group_gone, text_of
+from .tools_helpers import group_gone, text_of
 
 pytestmark = pytest.mark.anyio
 

@@ -2,7 +2,7 @@ import pytest
 
 from pi_rpc.agent.types import ToolError
 from pi_rpc.tools.edit import EditTool
-from tools_helpers import text_of
+from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from pi_rpc.agent.types import ToolError
 from pi_rpc.tools.find import FindTool
 from pi_rpc.tools.grep import GrepTool
-from tools_helpers import text_of
+from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
 

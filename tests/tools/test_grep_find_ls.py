@@ -7,7 +7,7 @@ from pi_rpc.tools.find import FindTool
 from pi_rpc.tools.grep import GrepTool
 from pi_rpc.tools.ls import LsTool
 from pi_rpc.tools.walk import glob_matches
-from tools_helpers import text_of
+from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
 

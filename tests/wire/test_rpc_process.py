@@ -50,7 +50,7 @@ def test_byte_at_a_time_with_split_utf8(spawn_pi: Spawn) -> None:
     assert proc.response(1)["success"] is True
     proc.send({"id": 2, "type": "get_state"})
     assert proc.response(2)["data"]["sessionName"] == name
-    assert {"type": "session_info_changed", "name": name} in proc.seen
+    assert {"type": "session_info_changed", "name": name} in proc.records
 
 
 def test_crlf_accepted(spawn_pi: Spawn) -> None:
@@ -84,14 +84,14 @@ def test_100mb_record_without_lf_bounded_memory(spawn_pi: Spawn) -> None:
     ready(proc)
     baseline_kb = proc.vm_hwm_kb()
     _write_big_record(proc, 100 << 20)
-    err = proc.read_until(lambda r: r.get("command") == "parse")
+    err = proc.wait_for(lambda r: r.get("command") == "parse")
     assert err["success"] is False and "id" not in err
     assert "frame too large" in err["error"] and str(1 << 20) in err["error"]
     proc.write(b'\n{"id":"after","type":"get_state"}\n')
     assert proc.response("after")["success"] is True
     grown_mb = (proc.vm_hwm_kb() - baseline_kb) / 1024
     assert grown_mb < 20, f"peak RSS grew by {grown_mb:.1f} MB for a 100 MB record"
-    assert sum(1 for r in proc.seen if r.get("command") == "parse") == 1
+    assert sum(1 for r in proc.records if r.get("command") == "parse") == 1
 
 
 @pytest.mark.slow
@@ -100,7 +100,7 @@ def test_100mb_record_default_cap(spawn_pi: Spawn) -> None:
     ready(proc)
     baseline_kb = proc.vm_hwm_kb()
     _write_big_record(proc, 100 << 20)
-    err = proc.read_until(lambda r: r.get("command") == "parse")
+    err = proc.wait_for(lambda r: r.get("command") == "parse")
     assert str(64 * 1024 * 1024) in err["error"]
     proc.write(b'\n{"id":"after","type":"get_state"}\n')
     assert proc.response("after")["success"] is True
@@ -113,12 +113,12 @@ def test_invalid_utf8_and_invalid_json(spawn_pi: Spawn) -> None:
     # Invalid UTF-8 is decoded as upstream decodes stdin (U+FFFD) and the command is served.
     proc.write(b'{"id":"u","type":"set_session_name","name":"\xff\xfe"}\n')
     assert proc.response("u")["success"] is True
-    assert {"type": "session_info_changed", "name": "\ufffd\ufffd"} in proc.seen
+    assert {"type": "session_info_changed", "name": "\ufffd\ufffd"} in proc.records
     proc.write(b"\n")
     proc.write(b"not json\n")
     proc.write(b'{"id":"after","type":"get_state"}\n')
     proc.response("after")
-    parse = [r for r in proc.seen if r.get("command") == "parse"]
+    parse = [r for r in proc.records if r.get("command") == "parse"]
     assert len(parse) == 2
     assert all("id" not in r and r["success"] is False for r in parse)
     assert parse[0]["error"] == "Failed to parse command: Unexpected end of JSON input"
@@ -132,7 +132,7 @@ def test_non_objects_unknown_type_wrong_field(spawn_pi: Spawn) -> None:
     proc.write(b'{"id":9,"type":"set_session_name","name":5}\n')
     proc.write(b'{"id":"after","type":"get_state"}\n')
     proc.response("after")
-    unknown = [r for r in proc.seen if r.get("error") == "Unknown command: undefined"]
+    unknown = [r for r in proc.records if r.get("error") == "Unknown command: undefined"]
     assert unknown == [{"type": "response", "success": False, "error": "Unknown command: undefined"}] * 3
     assert proc.response("u1") == {
         "id": "u1", "type": "response", "command": "no_such_command", "success": False,
@@ -154,7 +154,7 @@ def test_many_commands_in_flight_answered_by_id(spawn_pi: Spawn) -> None:
     proc.close_stdin()
     proc.read_all()
     assert proc.wait() == 0
-    assert sorted(r["id"] for r in proc.seen if r.get("type") == "response") == list(range(200))
+    assert sorted(r["id"] for r in proc.records if r.get("type") == "response") == list(range(200))
 
 
 def test_stray_output_goes_to_stderr(spawn_pi: Spawn) -> None:

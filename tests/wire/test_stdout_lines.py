@@ -1,15 +1,11 @@
-"""The test clients' stdout line reader (``tests/stdout_lines.py``) frames exactly as
+"""The test client's stdout line reader (``tests/support/pi_process.stream_lines``) frames exactly as
 ``bytes.split(b"\\n")`` does, whatever sizes the reads come in."""
 
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from stdout_lines import stream_lines  # noqa: E402
+from tests.support.pi_process import stream_lines
 
 
 class _ChoppyStream:

@@ -120,7 +120,3 @@ def resolve_config_value(config: str, env: Mapping[str, str] | None = None, *, c
                 return None
             out.append(resolved)
     return "".join(out)
-
-
-def clear_config_value_cache() -> None:
-    _COMMAND_CACHE.clear()

@@ -360,9 +360,6 @@ class ModelRegistry:
         """Every known model (with or without auth), faux included when it is enabled."""
         return list(self._models)
 
-    def get_all(self) -> list[Model]:
-        return self.all_models()
-
     def providers(self) -> list[str]:
         seen: list[str] = []
         for m in self._models:

@@ -26,6 +26,7 @@ from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -69,7 +70,7 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
     content = msg.get("content") or []
     has_images = any(b.get("type") == "image" for b in content)
     if not has_images:
-        value: Any = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+        value: Any = content_text(content)
     else:
         value = _content_blocks(content)
         if not any(b["type"] == "text" for b in value):

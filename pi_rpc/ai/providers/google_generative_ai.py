@@ -22,6 +22,7 @@ from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -91,7 +92,7 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
                 contents.append({"role": "model", "parts": parts})
         elif role == "toolResult":
             content = msg.get("content") or []
-            text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+            text = content_text(content)
             images = [b for b in content if b.get("type") == "image"]
             response = {"error": text} if msg.get("isError") else {"output": text or ("(see attached image)" if images else "")}
             fr: dict[str, Any] = {"name": msg.get("toolName", ""), "response": response}

@@ -35,6 +35,7 @@ from pi_rpc.ai.providers.common import (
     require_api_key,
 )
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -199,7 +200,7 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
             while j < len(transformed) and transformed[j].get("role") == "toolResult":
                 tm = transformed[j]
                 content = tm.get("content") or []
-                text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+                text = content_text(content)
                 has_images = any(b.get("type") == "image" for b in content)
                 body_text = text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
                 tr: dict[str, Any] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}

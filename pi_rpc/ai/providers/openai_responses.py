@@ -26,6 +26,7 @@ from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -96,7 +97,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     items.append(item)
         elif role == "toolResult":
             content = msg.get("content") or []
-            text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+            text = content_text(content)
             images = [b for b in content if b.get("type") == "image"]
             output: Any = text if not images else [
                 *([{"type": "input_text", "text": text}] if text else []),

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import anyio
 
 from pi_rpc.ai.abort import AbortController, AbortSignal
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.config import children
 from pi_rpc.mcp.codemode.declarations import identifier, render_tool_sample
 from pi_rpc.mcp.codemode.output import build_result
@@ -123,10 +124,6 @@ def _preview(args: Any) -> str:
         return _truncate(json.dumps(args, ensure_ascii=False, separators=(",", ":")), ARGS_PREVIEW_CHARS)
     except (TypeError, ValueError):
         return ""
-
-
-def _text_of(result: dict[str, Any]) -> str:
-    return "\n".join(b.get("text", "") for b in result.get("content") or [] if b.get("type") == "text")
 
 
 def tool_sample(tool: dict[str, Any]) -> str:
@@ -329,16 +326,16 @@ async def _run_worker(
         result_dict = outcome.get("result") or {}
         if outcome.get("isError"):
             record["status"] = "cancelled" if nested.signal.aborted else "error"
-            record["error"] = _truncate(_text_of(result_dict) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS)
+            record["error"] = _truncate(content_text(result_dict.get("content")) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS)
         else:
             record["status"] = "ok"
         await publish()
         if tool.get("outputSchema") is not None and result_dict.get("structuredContent") is not None:
             await send({"type": "result", "id": call_id, "ok": True, "value": result_dict["structuredContent"]})
         elif outcome.get("isError"):
-            await send({"type": "result", "id": call_id, "ok": False, "error": _text_of(result_dict) or f'Tool "{name}" failed'})
+            await send({"type": "result", "id": call_id, "ok": False, "error": content_text(result_dict.get("content")) or f'Tool "{name}" failed'})
         else:
-            await send({"type": "result", "id": call_id, "ok": True, "value": _text_of(result_dict)})
+            await send({"type": "result", "id": call_id, "ok": True, "value": content_text(result_dict.get("content"))})
 
     async def read_stderr() -> None:
         with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):

@@ -332,20 +332,6 @@ class RecordWriter:
                 n = await anyio.to_thread.run_sync(_blocking_write, self.fd, view)
             view = view[n:]
 
-    def write_sync(self, obj: Any) -> None:
-        """Best-effort synchronous write (outside the event loop: fatal startup errors)."""
-        data = self._encode(obj)
-        view = memoryview(data)
-        while view:
-            try:
-                n = os.write(self.fd, view)
-            except BlockingIOError:
-                import select
-
-                select.select([], [self.fd], [], 1.0)
-                continue
-            view = view[n:]
-
 
 def _blocking_write(fd: int, view: memoryview) -> int:
     while True:
@@ -363,4 +349,3 @@ def _new_event() -> Any:
     import anyio
 
     return anyio.Event()
-

@@ -1,0 +1,1 @@
+"""Tests of ``--mode acp`` driven by the official ACP client SDK."""

@@ -1,0 +1,1 @@
+"""Tests of the agent loop (``pi_rpc.agent``), in process."""

@@ -1,0 +1,1 @@
+"""Tests of the client libraries in ``clients/`` against a real server."""

@@ -1,0 +1,1 @@
+"""Tests of MCP support (demo servers in ``servers/``)."""

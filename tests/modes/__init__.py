@@ -1,0 +1,1 @@
+"""Tests of the print, json and SDK modes."""

@@ -1,0 +1,1 @@
+"""Reliability: fuzz, SIGKILL, slow readers, hostile input, session write faults."""

@@ -1,0 +1,1 @@
+"""Tests of skills, prompt templates and the system prompt."""

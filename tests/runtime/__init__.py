@@ -1,0 +1,1 @@
+"""Tests of the session runtime through the real RPC process."""

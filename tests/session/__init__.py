@@ -1,0 +1,1 @@
+"""Tests of session files (``pi_rpc.session``)."""

@@ -1,0 +1,1 @@
+"""Helpers shared across test folders (imported as ``tests.support.<module>``)."""
