@@ -18,7 +18,8 @@ from pi_rpc.config.settings import Settings
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.session.errors import SessionError
-from pi_rpc.session.manager import FsyncMode, SessionManager
+from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.store import FsyncMode
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model

@@ -42,12 +42,12 @@ _EXPORTS = {
     "list_sessions": "pi_rpc.session.listing",
     "resolve_session_arg": "pi_rpc.session.listing",
     "sessions_root": "pi_rpc.session.listing",
+    "session_file_name": "pi_rpc.session.jsonl_store",
     "holder_pid": "pi_rpc.session.lock",
     "dumps_tree": "pi_rpc.session.tree",
     "ForkResult": "pi_rpc.session.manager",
     "SessionManager": "pi_rpc.session.manager",
     "print_diagnostics": "pi_rpc.session.manager",
-    "session_file_name": "pi_rpc.session.manager",
     "compute_context_usage": "pi_rpc.session.stats",
     "compute_session_stats": "pi_rpc.session.stats",
     "estimate_context_tokens": "pi_rpc.session.stats",
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         uuid7,
     )
     from pi_rpc.session.jsonfmt import dumps_js, dumps_line, js_normalize
+    from pi_rpc.session.jsonl_store import session_file_name
     from pi_rpc.session.listing import (
         ResolvedSession,
         SessionInfo,
@@ -96,7 +97,7 @@ if TYPE_CHECKING:
     )
     from pi_rpc.session.lock import holder_pid
     from pi_rpc.session.tree import dumps_tree
-    from pi_rpc.session.manager import ForkResult, SessionManager, print_diagnostics, session_file_name
+    from pi_rpc.session.manager import ForkResult, SessionManager, print_diagnostics
     from pi_rpc.session.stats import (
         compute_context_usage,
         compute_session_stats,

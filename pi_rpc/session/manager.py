@@ -1,31 +1,20 @@
-"""``SessionManager``: one session as an append-only tree of entries in a JSONL file
-(format v3), mirroring upstream pi 1.6's ``SessionManager`` in snake_case.
+"""``SessionManager``: one session as an append-only tree of entries (format v3), mirroring
+upstream pi 1.6's ``SessionManager`` in snake_case.
 
-Writing: nothing reaches disk until the session holds a user or assistant message; then the
-header and all entries are written at once into a file created exclusively (``O_EXCL``,
-mode 0600), and afterwards each entry is appended as one complete line with one
-``os.write``. The appending process holds the single-writer lock (``lock.py``).
-
-Write faults (a read-only directory, a full disk, ``RLIMIT_FSIZE``) never lose or corrupt
-anything already accepted: an append that fails is cut back off the file (no torn line),
-the entry stays in memory and in the tree, and every entry not yet on disk is written, in
-order, at the next append or ``retry_writes()`` once the fault is gone. ``write_error``
-names the fault while one is in effect and ``on_write_state`` hears every change (the
-runtime turns them into ``session_write_error`` / ``session_write_resumed`` events).
-
-Loading is permissive (malformed lines skipped) but every skipped line is reported in
-``diagnostics``, and crash damage at the end of the file is repaired: a torn last line is
-moved into ``<file>.torn-<timestamp>`` and the file truncated to its valid prefix; a valid
-last line without LF gets one.
+Writing: nothing is stored until the session holds a user or assistant message; then the
+header and all entries go to storage at once, and afterwards each entry is appended as it
+is accepted. Where and how entries are stored, the single-writer lock, write faults
+(``write_error``, ``on_write_state``, ``retry_writes()``) and the repair of crash damage on
+load belong to the session's store: ``store.py`` (the interface) and ``jsonl_store.py``
+(the JSONL files, today's only backend).
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -43,27 +32,25 @@ from pi_rpc.session.errors import (
     EntryNotFoundError,
     MissingSessionCwdError,
     SessionError,
-    SessionInvalidError,
     SessionReadOnlyError,
 )
 from pi_rpc.session.ids import (
     assert_valid_session_id,
-    file_timestamp,
     iso_to_ms,
     new_entry_id,
     now_iso,
     uuid7,
 )
-from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.index import EntryIndex, LinearProjection, index_entries
-from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines, read_session_file
-from pi_rpc.session.lock import SessionLock, holder_pid
-from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
+from pi_rpc.session.jsonl_store import JSONL_BACKEND
+from pi_rpc.session.loader import LoadedFile, is_valid_header, read_session_file
+from pi_rpc.session.migrations import migrate_to_current_version
+from pi_rpc.session.store import FSYNC_MODES as _FSYNC_MODES
+from pi_rpc.session.store import Entry, FsyncMode, SessionBackend, SessionStore, WriteStateListener
 from pi_rpc.session.tree import build_tree
 
-Entry = dict[str, Any]
-FsyncMode = Literal["none", "entry", "turn"]
-_FSYNC_MODES = ("none", "entry", "turn")
+# The backend that names, opens and finds sessions (the JSONL files).
+_BACKEND: SessionBackend = JSONL_BACKEND
 
 
 @dataclass
@@ -82,58 +69,6 @@ def _abspath(path: str, base: str | None = None) -> str:
     return os.path.normpath(path)
 
 
-def session_file_name(timestamp: str, session_id: str) -> str:
-    """``<ISO timestamp with : and . replaced by ->_<id>.jsonl``."""
-    return f"{file_timestamp(timestamp)}_{session_id}.jsonl"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def describe_os_error(exc: OSError) -> str:
-    """``File too large (EFBIG)``: the OS text and the errno name, no traceback noise."""
-    code = errno.errorcode.get(exc.errno or 0)
-    text = exc.strerror or str(exc)
-    return f"{text} ({code})" if code else text
-
-
-WriteStateListener = Callable[[str | None, int, int], None]
-"""``(error, pending_entries, written_entries)``: a fault began or changed (``error`` set),
-or the backlog was written (``error`` None, ``written_entries`` > 0)."""
-
-
-def _fsync_dir(path: str) -> None:
-    try:
-        dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
-
-def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
-    """Read a session file; a current-format one is indexed while it is parsed (the index
-    covers the entries after the header, and ``LoadedFile.entries`` holds only the header)."""
-    loaded = LoadedFile()
-    with open(path, "rb") as f:
-        stream = iter_parsed_lines(f, loaded)
-        first = next(stream, None)
-        if first is not None and is_valid_header(first) and not needs_migration(first):
-            index = index_entries(stream)
-            loaded.entries.append(first)
-            return loaded, index
-        if first is not None:
-            loaded.entries.append(first)
-            loaded.entries.extend(stream)
-    return loaded, None
 
 
 class SessionManager:
@@ -164,21 +99,13 @@ class SessionManager:
         self._labels: dict[str, str] = {}
         self._label_ts: dict[str, str] = {}
         self._leaf_id: str | None = None
-        self._flushed = False
         self._has_conversation = False
-        self._fd: int | None = None
-        self._lock: SessionLock | None = None
-        self._dirty = False
+        # Where the entries are stored (bound with the session file); None in memory.
+        self._store: SessionStore | None = None
         # The first projection of a one-chain session, gathered while indexing; used once.
         self._linear: LinearProjection | None = None
         self._gc_frozen = False
         self.diagnostics: list[str] = []
-        # Lines of entries accepted after the file was created but not yet on disk (a fault).
-        self._unwritten: list[bytes] = []
-        # Where a failed append that could not be cut back off the file began.
-        self._torn_at: int | None = None
-        self.write_error: str | None = None
-        self.on_write_state: WriteStateListener | None = None
         if persist and self._session_dir and not read_only:
             os.makedirs(self._session_dir, exist_ok=True)
 
@@ -235,28 +162,16 @@ class SessionManager:
         """
         resolved = _abspath(path, base_cwd)
         directory = _abspath(session_dir) if session_dir else os.path.dirname(resolved)
-        lock: SessionLock | None = None
-        loaded: LoadedFile | None = None
-        index: EntryIndex | None = None
+        diagnostics: list[str] = []
+        store = _BACKEND.store(resolved, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
         # One collector pause from the first parsed line to the index, then a freeze: see _gc.
         with gc_paused():
-            if os.path.exists(resolved):
-                if not read_only:
-                    lock = SessionLock(resolved)
-                    lock.acquire()
-                try:
-                    loaded, index = _read_and_index(resolved)
-                except BaseException:
-                    if lock:
-                        lock.release()
-                    raise
+            loaded, index = store.load()
             header = loaded.entries[0] if loaded and loaded.entries and is_valid_header(loaded.entries[0]) else None
             cwd = cwd_override or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None) or (base_cwd or os.getcwd())
             manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
-            manager._lock = lock
-            if lock is not None and lock.stale_pid is not None:
-                manager.diagnostics.append(f"recovered a stale lock left by pid {lock.stale_pid}")
-                lock.stale_pid = None
+            manager.diagnostics = diagnostics  # the store's notes on opening come first
+            manager._store = store
             try:
                 manager._set_session_file(resolved, loaded, index)
             except BaseException:
@@ -273,9 +188,7 @@ class SessionManager:
         """``--continue``: the most recently modified session file in ``session_dir`` (only
         those whose header cwd is ``cwd`` when ``filter_cwd``, i.e. a custom dir), or a new
         session there."""
-        from pi_rpc.session.listing import find_most_recent
-
-        recent = find_most_recent(session_dir, cwd if filter_cwd else None)
+        recent = _BACKEND.find_most_recent(session_dir, cwd if filter_cwd else None)
         if recent:
             return cls.open(recent, session_dir=session_dir, fsync=fsync)
         return cls.create(cwd, session_dir, fsync=fsync)
@@ -307,7 +220,8 @@ class SessionManager:
         manager._entries = [e for e in loaded.entries[1:] if e.get("type") != "session"]
         manager.diagnostics.extend(f"{source}: {d}" for d in loaded.diagnostics)
         manager._build_index()
-        manager._write_new_file()
+        assert manager._store is not None  # bound by _new_session: the manager persists
+        manager._store.create(manager._header, manager._entries, hold=False)
         return manager
 
     # ------------------------------------------------------------------ setup internals
@@ -323,10 +237,12 @@ class SessionManager:
         self._labels = {}
         self._label_ts = {}
         self._leaf_id = None
-        self._flushed = False
         self._has_conversation = False
-        if self._persist:
-            self._session_file = os.path.join(self._session_dir, session_file_name(timestamp, self._session_id))
+        if self._persist and self._store is None:  # open() binds the opened file's store first
+            self._session_file = _BACKEND.new_locator(self._session_dir, timestamp, self._session_id)
+            self._store = _BACKEND.store(
+                self._session_file, fsync=self._fsync, read_only=self._read_only, diagnostics=self.diagnostics
+            )
 
     def _set_session_file(self, path: str, loaded: LoadedFile | None, index: EntryIndex | None = None) -> None:
         """Adopt a read file. ``index``: its entries after the header, already indexed while
@@ -336,34 +252,21 @@ class SessionManager:
             self._new_session()
             self._session_file = path
             return
+        assert self._store is not None  # open() binds it
         header_ok = bool(loaded.entries) and is_valid_header(loaded.entries[0])
-        if not header_ok:
-            # Validate before any repair: a file that is not a session is never modified.
-            if loaded.size > 0:
-                raise SessionInvalidError(path)
+        if not header_ok:  # an empty file (the store refuses a non-empty one without a header)
             self._new_session()
             self._session_file = path
             if not self._read_only:
-                self._rewrite_file()
-                self._flushed = True
+                self._store.rewrite(self._header, self._entries)
                 self.diagnostics.append("empty session file initialised with a header")
             return
-        self.diagnostics.extend(loaded.diagnostics)
-        if loaded.torn_tail is not None:
-            self._repair_torn_tail(path, loaded)
-        if loaded.missing_newline and loaded.torn_tail is None:
-            if self._read_only:
-                self.diagnostics.append("last line has no newline (not repaired: opened read-only)")
-            else:
-                self._append_raw(b"\n")
-                self.diagnostics.append("appended the missing newline after the last line")
         file_entries = loaded.entries
         header = file_entries[0]
         self._header = header
         self._session_id = header["id"]
         if index is not None:
             self._apply_index(index)
-            self._flushed = True
             return
         migrated_from = migrate_to_current_version(file_entries)
         self._entries = [e for e in file_entries[1:] if e.get("type") != "session"]
@@ -371,44 +274,9 @@ class SessionManager:
             if self._read_only:
                 self.diagnostics.append(f"format v{migrated_from} migrated to v3 in memory (read-only: file not rewritten)")
             else:
-                self._rewrite_file()
+                self._store.rewrite(self._header, self._entries)
                 self.diagnostics.append(f"migrated from format v{migrated_from} to v3 (file rewritten)")
         self._build_index()
-        self._flushed = True
-
-    def _repair_torn_tail(self, path: str, loaded: LoadedFile) -> None:
-        tail = loaded.torn_tail or b""
-        if self._read_only:
-            pid = holder_pid(path)
-            who = f"; in use by pid {pid}" if pid is not None else ""
-            self.diagnostics.append(f"torn last line left in place (opened read-only{who})")
-            return
-        sidecar = f"{path}.torn-{file_timestamp(now_iso())}"
-        n = 0
-        while True:
-            candidate = sidecar if n == 0 else f"{sidecar}-{n}"
-            try:
-                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            except FileExistsError:
-                n += 1
-            else:
-                break
-        try:
-            _write_all(fd, tail)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.truncate(path, loaded.valid_len)
-        if self._fsync != "none":
-            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        self.diagnostics.append(
-            f"moved the torn last line ({len(tail)} bytes) to {candidate} and truncated the file to "
-            f"{loaded.valid_len} bytes"
-        )
 
     def _build_index(self) -> None:
         with gc_paused():
@@ -424,162 +292,46 @@ class SessionManager:
         self._has_conversation = index.has_conversation
         self._linear = index.linear
 
-    # ------------------------------------------------------------------ file I/O
-
-    def _ensure_lock(self) -> None:
-        if self._lock is None:
-            assert self._session_file is not None
-            self._lock = SessionLock(self._session_file)
-        if not self._lock.held:
-            self._lock.acquire()
-        if self._lock.stale_pid is not None:
-            self.diagnostics.append(f"recovered a stale lock left by pid {self._lock.stale_pid}")
-            self._lock.stale_pid = None
-
-    def _open_append_fd(self) -> int:
-        if self._fd is None:
-            assert self._session_file is not None
-            self._fd = os.open(self._session_file, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-        return self._fd
-
-    def _append_raw(self, data: bytes) -> None:
-        """Append ``data`` completely or not at all: a write that fails part-way (EFBIG,
-        ENOSPC) is cut back off, so the file never ends in a torn line we wrote."""
-        self._ensure_lock()
-        fd = self._open_append_fd()
-        if self._torn_at is not None:
-            os.ftruncate(fd, self._torn_at)
-            self._torn_at = None
-        start = os.lseek(fd, 0, os.SEEK_END)
-        try:
-            _write_all(fd, data)
-        except OSError:
-            try:
-                os.ftruncate(fd, start)
-            except OSError:
-                self._torn_at = start
-            raise
-        if self._fsync == "entry":
-            self._fsync_quietly(fd)
-        elif self._fsync == "turn":
-            self._dirty = True
-
-    def _fsync_quietly(self, fd: int) -> None:
-        # The bytes are in the file already; a failed fsync must not make us write them twice.
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            sys.stderr.write(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}\n")
-
-    def _serialise_all(self) -> bytes:
-        return b"".join(dumps_line(e) for e in [self._header, *self._entries])
-
-    def _write_new_file(self) -> None:
-        """Exclusive create of the file with header and every in-memory entry, one write."""
-        assert self._session_file is not None
-        if self._read_only:
-            raise SessionReadOnlyError(self._session_file)
-        self._ensure_lock()
-        data = self._serialise_all()
-        fd = os.open(
-            self._session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600
-        )
-        self._fd = fd
-        try:
-            _write_all(fd, data)
-        except BaseException:
-            # Leave no half-written new file behind.
-            os.close(fd)
-            self._fd = None
-            try:
-                os.unlink(self._session_file)
-            except OSError:
-                pass
-            raise
-        if self._fsync != "none":
-            self._fsync_quietly(fd)
-            _fsync_dir(self._session_file)
-        self._flushed = True
-
-    def _rewrite_file(self) -> None:
-        """Replace the whole file (migration, empty-file header) via a temp file + rename."""
-        if not self._persist or not self._session_file or self._read_only:
-            return
-        self._ensure_lock()
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        tmp = f"{self._session_file}.tmp-{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            _write_all(fd, self._serialise_all())
-            if self._fsync != "none":
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self._session_file)
-        if self._fsync != "none":
-            _fsync_dir(self._session_file)
+    # ------------------------------------------------------------------ writing
 
     def _persist_entry(self, entry: Entry) -> None:
-        if not self._persist or not self._session_file:
+        store = self._store
+        if store is None:  # in memory
             return
         if self._read_only:
-            raise SessionReadOnlyError(self._session_file)
-        if not self._flushed:
+            raise SessionReadOnlyError(store.locator)
+        if not store.created:
             if not self._has_conversation:
                 return
+            # The first write: the header and every entry so far, at once.
+            store.create(self._header, self._entries)
         else:
-            self._unwritten.append(dumps_line(entry))
-        self._write_pending()
+            store.append((entry,))
 
-    # ------------------------------------------------------------------ write faults
+    # ------------------------------------------------------------------ write faults (held by the store)
+
+    @property
+    def write_error(self) -> str | None:
+        """The fault keeping entries off storage while one is in effect, else None."""
+        return self._store.write_error if self._store is not None else None
+
+    @property
+    def on_write_state(self) -> WriteStateListener | None:
+        """Hears every change of the fault state (``store.WriteStateListener``)."""
+        return self._store.on_write_state if self._store is not None else None
+
+    @on_write_state.setter
+    def on_write_state(self, listener: WriteStateListener | None) -> None:
+        if self._store is not None:  # in memory nothing can fail to be written
+            self._store.on_write_state = listener
 
     def pending_entry_count(self) -> int:
         """Entries accepted but not on disk because of a write fault (0 when none)."""
-        if not self._persist or not self._session_file:
-            return 0
-        if not self._flushed:
-            return len(self._entries) if self._has_conversation else 0
-        return len(self._unwritten)
+        return self._store.pending_count() if self._store is not None else 0
 
     def retry_writes(self) -> bool:
         """Try to write what a fault kept off disk; True when nothing is pending any more."""
-        if self.pending_entry_count() == 0 and self.write_error is None:
-            return True
-        if self._read_only:
-            return False
-        return self._write_pending()
-
-    def _write_pending(self) -> bool:
-        pending = self.pending_entry_count()
-        try:
-            if not self._flushed:
-                self._write_new_file()
-            elif self._unwritten:
-                self._append_raw(b"".join(self._unwritten))
-                self._unwritten.clear()
-        except (OSError, ValueError) as exc:  # ValueError: a path no file system can hold
-            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
-            error = f"Could not write session file {self._session_file}: {reason}"
-            changed = error != self.write_error
-            self.write_error = error
-            if changed:
-                self._notify_write_state(error, self.pending_entry_count(), 0)
-            return False
-        if self.write_error is not None:
-            self.write_error = None
-            self._notify_write_state(None, 0, pending)
-        return True
-
-    def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
-        listener = self.on_write_state
-        if listener is None:
-            return
-        try:
-            listener(error, pending, written)
-        except Exception as exc:  # a listener bug must not turn into a lost entry
-            sys.stderr.write(f"pi: session write listener failed: {exc!r}\n")
+        return self._store.retry() if self._store is not None else True
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
@@ -605,26 +357,16 @@ class SessionManager:
     def sync(self) -> None:
         """Per-turn durability point: with ``fsync="turn"`` flush appended lines to stable
         storage (no-op otherwise, and when nothing was written since the last sync)."""
-        if self._fd is not None and self._dirty:
-            self._dirty = False
-            self._fsync_quietly(self._fd)
+        if self._store is not None:
+            self._store.sync()
 
     def close(self) -> None:
         """Write what a fault kept pending (last chance), sync (``turn`` mode), close the
         file and release the single-writer lock."""
         try:
-            if self.pending_entry_count() and not self._read_only and not self._write_pending():
-                sys.stderr.write(
-                    f"pi: session {self._session_file}: {self.pending_entry_count()} entries could not be "
-                    f"written and are lost ({self.write_error})\n"
-                )
-            self.sync()
+            if self._store is not None:
+                self._store.close()
         finally:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
-            if self._lock is not None:
-                self._lock.release()
             self._thaw()
 
     def _thaw(self) -> None:
@@ -640,11 +382,8 @@ class SessionManager:
 
     def __del__(self) -> None:  # best effort; callers should close()
         try:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
-            if self._lock is not None:
-                self._lock.release()
+            if self._store is not None:
+                self._store.release()
             self._thaw()
         except Exception:
             pass
@@ -1012,9 +751,9 @@ class SessionManager:
             parent = entry["id"]
         manager._entries = kept + label_entries
         manager._build_index()
-        if manager._persist and manager._has_conversation:
+        if manager._store is not None and manager._has_conversation:
             # A fault leaves the copy pending in memory (write_error says why), not failed.
-            manager._write_pending()
+            manager._store.create(manager._header, manager._entries)
         return manager
 
     # ------------------------------------------------------------------ checks

@@ -1,0 +1,398 @@
+"""The JSONL session backend: one session per file (format v3), named
+``<timestamp>_<id>.jsonl`` in its session directory, as upstream pi 1.6 writes them.
+
+Writing: the header and all entries the manager hands over at a session's first write go
+into a file created exclusively (``O_EXCL``, mode 0600) with one write, and afterwards each
+batch is appended as complete lines with one ``os.write``. The appending process holds the
+single-writer lock (``lock.py``).
+
+Write faults (a read-only directory, a full disk, ``RLIMIT_FSIZE``) never lose or corrupt
+anything already accepted: an append that fails is cut back off the file (no torn line),
+the entry stays in memory and in the tree, and every entry not yet on disk is written, in
+order, at the next append or ``retry()`` once the fault is gone. ``write_error`` names the
+fault while one is in effect and ``on_write_state`` hears every change (the runtime turns
+them into ``session_write_error`` / ``session_write_resumed`` events).
+
+Loading is permissive (malformed lines skipped) but every skipped line is reported in
+``diagnostics``, and crash damage at the end of the file is repaired: a torn last line is
+moved into ``<file>.torn-<timestamp>`` and the file truncated to its valid prefix; a valid
+last line without LF gets one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from pi_rpc.session.errors import SessionInvalidError, SessionReadOnlyError
+from pi_rpc.session.ids import file_timestamp, now_iso
+from pi_rpc.session.index import EntryIndex, index_entries
+from pi_rpc.session.jsonfmt import dumps_line
+from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines
+from pi_rpc.session.lock import SessionLock, holder_pid
+from pi_rpc.session.migrations import needs_migration
+from pi_rpc.session.store import Entry, FsyncMode, WriteStateListener, describe_os_error
+
+if TYPE_CHECKING:
+    from pi_rpc.session.listing import SessionInfo
+
+
+def session_file_name(timestamp: str, session_id: str) -> str:
+    """``<ISO timestamp with : and . replaced by ->_<id>.jsonl``."""
+    return f"{file_timestamp(timestamp)}_{session_id}.jsonl"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
+    """Read a session file; a current-format one is indexed while it is parsed (the index
+    covers the entries after the header, and ``LoadedFile.entries`` holds only the header)."""
+    loaded = LoadedFile()
+    with open(path, "rb") as f:
+        stream = iter_parsed_lines(f, loaded)
+        first = next(stream, None)
+        if first is not None and is_valid_header(first) and not needs_migration(first):
+            index = index_entries(stream)
+            loaded.entries.append(first)
+            return loaded, index
+        if first is not None:
+            loaded.entries.append(first)
+            loaded.entries.extend(stream)
+    return loaded, None
+
+
+def _serialise_all(entries: Iterable[Entry]) -> bytes:
+    return b"".join(dumps_line(e) for e in entries)
+
+
+class JsonlSessionStore:
+    """One session's JSONL file (a ``SessionStore``): its append descriptor, its
+    single-writer lock and what a write fault holds back."""
+
+    def __init__(
+        self, path: str, *, fsync: FsyncMode = "none", read_only: bool = False, diagnostics: list[str] | None = None
+    ) -> None:
+        self._session_file = path
+        self._fsync: FsyncMode = fsync
+        self._read_only = read_only
+        self.diagnostics: list[str] = diagnostics if diagnostics is not None else []
+        # The file exists with this session's header (written by us, or opened).
+        self._flushed = False
+        self._fd: int | None = None
+        self._lock: SessionLock | None = None
+        self._dirty = False
+        # Header and entries of the first write, while a fault keeps the file from being created.
+        self._unwritten_new: list[Entry] | None = None
+        # Lines of entries accepted after the file was created but not yet on disk (a fault).
+        self._unwritten: list[bytes] = []
+        # Where a failed append that could not be cut back off the file began.
+        self._torn_at: int | None = None
+        self.write_error: str | None = None
+        self.on_write_state: WriteStateListener | None = None
+
+    @property
+    def locator(self) -> str:
+        return self._session_file
+
+    @property
+    def created(self) -> bool:
+        return self._flushed
+
+    # ------------------------------------------------------------------ open
+
+    def load(self) -> tuple[LoadedFile | None, EntryIndex | None]:
+        """Read the file under the single-writer lock (taken now unless read-only), validate
+        its header and repair crash damage at its end; ``(None, None)`` when it is missing."""
+        path = self._session_file
+        if not os.path.exists(path):
+            return None, None
+        try:
+            if not self._read_only:
+                self._ensure_lock()
+            loaded, index = _read_and_index(path)
+            if not (loaded.entries and is_valid_header(loaded.entries[0])):
+                # Validate before any repair: a file that is not a session is never modified.
+                if loaded.size > 0:
+                    raise SessionInvalidError(path)
+                return loaded, None
+            self.diagnostics.extend(loaded.diagnostics)
+            if loaded.torn_tail is not None:
+                self._repair_torn_tail(path, loaded)
+            if loaded.missing_newline and loaded.torn_tail is None:
+                if self._read_only:
+                    self.diagnostics.append("last line has no newline (not repaired: opened read-only)")
+                else:
+                    self._append_raw(b"\n")
+                    self.diagnostics.append("appended the missing newline after the last line")
+        except BaseException:
+            self.close()
+            raise
+        self._flushed = True
+        return loaded, index
+
+    def _repair_torn_tail(self, path: str, loaded: LoadedFile) -> None:
+        tail = loaded.torn_tail or b""
+        if self._read_only:
+            pid = holder_pid(path)
+            who = f"; in use by pid {pid}" if pid is not None else ""
+            self.diagnostics.append(f"torn last line left in place (opened read-only{who})")
+            return
+        sidecar = f"{path}.torn-{file_timestamp(now_iso())}"
+        n = 0
+        while True:
+            candidate = sidecar if n == 0 else f"{sidecar}-{n}"
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                n += 1
+            else:
+                break
+        try:
+            _write_all(fd, tail)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.truncate(path, loaded.valid_len)
+        if self._fsync != "none":
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        self.diagnostics.append(
+            f"moved the torn last line ({len(tail)} bytes) to {candidate} and truncated the file to "
+            f"{loaded.valid_len} bytes"
+        )
+
+    # ------------------------------------------------------------------ file I/O
+
+    def _ensure_lock(self) -> None:
+        if self._lock is None:
+            self._lock = SessionLock(self._session_file)
+        if not self._lock.held:
+            self._lock.acquire()
+        if self._lock.stale_pid is not None:
+            self.diagnostics.append(f"recovered a stale lock left by pid {self._lock.stale_pid}")
+            self._lock.stale_pid = None
+
+    def _open_append_fd(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self._session_file, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        return self._fd
+
+    def _append_raw(self, data: bytes) -> None:
+        """Append ``data`` completely or not at all: a write that fails part-way (EFBIG,
+        ENOSPC) is cut back off, so the file never ends in a torn line we wrote."""
+        self._ensure_lock()
+        fd = self._open_append_fd()
+        if self._torn_at is not None:
+            os.ftruncate(fd, self._torn_at)
+            self._torn_at = None
+        start = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            _write_all(fd, data)
+        except OSError:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                self._torn_at = start
+            raise
+        if self._fsync == "entry":
+            self._fsync_quietly(fd)
+        elif self._fsync == "turn":
+            self._dirty = True
+
+    def _fsync_quietly(self, fd: int) -> None:
+        # The bytes are in the file already; a failed fsync must not make us write them twice.
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            sys.stderr.write(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}\n")
+
+    def _write_new_file(self, entries: Sequence[Entry]) -> None:
+        """Exclusive create of the file with header and every in-memory entry, one write."""
+        if self._read_only:
+            raise SessionReadOnlyError(self._session_file)
+        self._ensure_lock()
+        data = _serialise_all(entries)
+        fd = os.open(
+            self._session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600
+        )
+        self._fd = fd
+        try:
+            _write_all(fd, data)
+        except BaseException:
+            # Leave no half-written new file behind.
+            os.close(fd)
+            self._fd = None
+            try:
+                os.unlink(self._session_file)
+            except OSError:
+                pass
+            raise
+        if self._fsync != "none":
+            self._fsync_quietly(fd)
+            _fsync_dir(self._session_file)
+        self._flushed = True
+
+    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+        """Replace the whole file (migration, empty-file header) via a temp file + rename."""
+        if self._read_only:
+            return
+        self._ensure_lock()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        tmp = f"{self._session_file}.tmp-{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            _write_all(fd, _serialise_all([header, *entries]))
+            if self._fsync != "none":
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self._session_file)
+        if self._fsync != "none":
+            _fsync_dir(self._session_file)
+        self._flushed = True
+
+    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+        if not hold:
+            self._write_new_file([header, *entries])
+            return True
+        self._unwritten_new = [header, *entries]
+        return self._write_pending()
+
+    def append(self, entries: Iterable[Entry]) -> bool:
+        self._unwritten.extend(dumps_line(entry) for entry in entries)
+        return self._write_pending()
+
+    # ------------------------------------------------------------------ write faults
+
+    def pending_count(self) -> int:
+        """Entries accepted but not on disk because of a write fault (0 when none)."""
+        if not self._flushed:
+            return len(self._unwritten_new) - 1 if self._unwritten_new is not None else 0
+        return len(self._unwritten)
+
+    def retry(self) -> bool:
+        """Try to write what a fault kept off disk; True when nothing is pending any more."""
+        if self.pending_count() == 0 and self.write_error is None:
+            return True
+        if self._read_only:
+            return False
+        return self._write_pending()
+
+    def _write_pending(self) -> bool:
+        pending = self.pending_count()
+        try:
+            if self._unwritten_new is not None:
+                self._write_new_file(self._unwritten_new)
+                self._unwritten_new = None
+            elif self._unwritten:
+                self._append_raw(b"".join(self._unwritten))
+                self._unwritten.clear()
+        except (OSError, ValueError) as exc:  # ValueError: a path no file system can hold
+            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+            error = f"Could not write session file {self._session_file}: {reason}"
+            changed = error != self.write_error
+            self.write_error = error
+            if changed:
+                self._notify_write_state(error, self.pending_count(), 0)
+            return False
+        if self.write_error is not None:
+            self.write_error = None
+            self._notify_write_state(None, 0, pending)
+        return True
+
+    def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
+        listener = self.on_write_state
+        if listener is None:
+            return
+        try:
+            listener(error, pending, written)
+        except Exception as exc:  # a listener bug must not turn into a lost entry
+            sys.stderr.write(f"pi: session write listener failed: {exc!r}\n")
+
+    # ------------------------------------------------------------------ sync / close
+
+    def sync(self) -> None:
+        """Per-turn durability point: with ``fsync="turn"`` flush appended lines to stable
+        storage (no-op otherwise, and when nothing was written since the last sync)."""
+        if self._fd is not None and self._dirty:
+            self._dirty = False
+            self._fsync_quietly(self._fd)
+
+    def close(self) -> None:
+        """Write what a fault kept pending (last chance), sync (``turn`` mode), close the
+        file and release the single-writer lock."""
+        try:
+            if self.pending_count() and not self._read_only and not self._write_pending():
+                sys.stderr.write(
+                    f"pi: session {self._session_file}: {self.pending_count()} entries could not be "
+                    f"written and are lost ({self.write_error})\n"
+                )
+            self.sync()
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+
+
+class JsonlBackend:
+    """The JSONL files as a ``SessionBackend``: a locator is the file's path; listing and
+    finding are ``listing.py``'s (imported when used: opening a session at startup does not
+    need them)."""
+
+    def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str:
+        return os.path.join(session_dir, session_file_name(timestamp, session_id))
+
+    def store(
+        self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]
+    ) -> JsonlSessionStore:
+        return JsonlSessionStore(locator, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
+
+    def list_sessions(
+        self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        from pi_rpc.session.listing import list_sessions
+
+        return list_sessions(session_dir, cwd_filter, with_texts=with_texts)
+
+    def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
+        from pi_rpc.session.listing import find_most_recent
+
+        return find_most_recent(session_dir, cwd)
+
+    def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
+        from pi_rpc.session.listing import find_by_id
+
+        return find_by_id(session_dir, session_id, cwd)
+
+
+JSONL_BACKEND = JsonlBackend()
