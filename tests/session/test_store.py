@@ -78,7 +78,7 @@ def test_load_takes_the_lock_and_a_manager_opens_what_a_store_wrote(tmp_path: Pa
     reader.release()
     assert holder_pid(str(path)) is None
     with SessionManager.open(str(path)) as manager:
-        assert manager.get_entries() == entries and manager.is_written
+        assert manager.get_entries() == entries and manager.pending_entry_count() == 0
 
 
 def test_missing_file_loads_as_nothing_and_takes_no_lock(tmp_path: Path) -> None:
