@@ -28,18 +28,22 @@ def make(n: int = 2) -> tuple[ExtensionRunner, list[ExtensionAPI], list[dict[str
     return runner, apis, errors
 
 
+def _input(text: str) -> dict[str, Any]:
+    return {"type": "input", "text": text, "images": None, "source": "rpc", "streamingBehavior": None}
+
+
 @pytest.mark.anyio
 async def test_input_transforms_chain_and_handled_short_circuits() -> None:
     runner, (a, b), errors = make()
     a.on("input", lambda e, ctx: {"action": "transform", "text": e["text"] + " +a"})
     a.on("input", lambda e, ctx: 1 / 0)
     b.on("input", lambda e, ctx: {"action": "transform", "text": e["text"] + " +b"})
-    result = await runner.emit_input("hi", None, "rpc", None)
+    result = await runner.emit(_input("hi"))
     assert result == {"action": "transform", "text": "hi +a +b", "images": None}
     assert errors == [{"extensionPath": "/ext/e0.py", "event": "input", "error": "division by zero"}]
     b.on("input", lambda e, ctx: {"action": "handled"})
     b.on("input", lambda e, ctx: pytest.fail("after handled"))
-    assert (await runner.emit_input("x", None, "rpc", None))["action"] == "handled"
+    assert (await runner.emit(_input("x")))["action"] == "handled"
 
 
 @pytest.mark.anyio
@@ -51,7 +55,7 @@ async def test_context_changes_keep_the_current_system_message_in_front() -> Non
         {"role": "system", "content": "", "sections": {"preamble": "Q"}, "timestamp": 3},
         {"role": "user", "content": "two", "timestamp": 4},
     ]
-    assert await runner.emit_context(messages) == messages  # no handlers: unchanged (a copy)
+    assert await runner.emit_context(messages) is messages  # no handlers: unchanged, not copied
     seen: list[list[str]] = []
 
     def drop_first(event: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -71,10 +75,10 @@ async def test_tool_result_patches_chain_and_replaced_content_drops_structured_c
     runner, (a, b), _ = make()
     event = {"type": "tool_result", "toolName": "t", "toolCallId": "1", "input": {}, "content": [{"type": "text", "text": "x"}],
              "details": {"d": 1}, "structuredContent": {"s": 1}, "isError": False, "usage": None}
-    assert await runner.emit_tool_result(event) is None
+    assert await runner.emit(event) is None
     a.on("tool_result", lambda e, ctx: {"content": [{"type": "text", "text": e["content"][0]["text"] + "y"}]})
     b.on("tool_result", lambda e, ctx: {"isError": True, "details": {"seen": e["content"][0]["text"]}})
-    out = await runner.emit_tool_result(event)
+    out = await runner.emit(event)
     assert out == {"content": [{"type": "text", "text": "xy"}], "details": {"seen": "xy"}, "structuredContent": None,
                    "isError": True, "usage": None}
 
@@ -92,12 +96,12 @@ async def test_first_cancel_wins_and_tool_call_stops_at_the_first_block() -> Non
     a.on("tool_call", mutate)
     b.on("tool_call", lambda e, ctx: {"block": True, "reason": e["input"]["command"]})
     b.on("tool_call", lambda e, ctx: pytest.fail("after block"))
-    result = await runner.emit_tool_call({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {"command": "ls"}})
+    result = await runner.emit({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {"command": "ls"}})
     assert result == {"block": True, "reason": "ls --safe"}
     runner2, (c,), _ = make(1)
     c.on("tool_call", lambda e, ctx: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # the caller blocks the call with the message
-        await runner2.emit_tool_call({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {}})
+        await runner2.emit({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {}})
 
 
 def test_duplicate_command_names_get_suffixes_and_listing_shape() -> None:
