@@ -177,7 +177,9 @@ class ExtensionAPI:
 
     def on(self, event: str, handler: Handler | None = None) -> Any:
         """Subscribe ``handler(event, ctx)`` (sync or async) to ``event``. Returns an
-        unsubscribe function; without ``handler`` it is a decorator: ``@pi.on("tool_call")``."""
+        unsubscribe function; without ``handler`` it is a decorator: ``@pi.on("tool_call")``.
+        A name that is not one of upstream's events (``ALL_EVENTS``) raises ``ValueError``
+        (protocol/README.md §8.13: upstream's TypeScript types refuse it at compile time)."""
         self._assert_active()
         if event not in ALL_EVENTS:
             raise ValueError(unknown_event_message(event))

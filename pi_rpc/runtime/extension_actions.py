@@ -355,11 +355,8 @@ class ReplacedSessionContext:
 
     async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
         options = options or {}
-        text = content if isinstance(content, str) else "\n".join(
-            p.get("text", "") for p in content if p.get("type") == "text"
-        )
         await self._host.state.session.prompt(
-            text,
+            _text_and_images(content)[0],
             None,
             options.get("deliverAs"),
             source="extension",

@@ -166,11 +166,6 @@ class SessionExtensions:
         if found["skillPaths"] or found["promptPaths"]:
             self.session.extend_resources(found["skillPaths"], found["promptPaths"])
 
-    def set_binding(self, binding: ModeBinding) -> None:
-        self.state.binding = binding
-        if self.state.runner is not None:
-            self.state.runner.set_binding(binding)
-
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None:
         """``session_shutdown`` for the current runtime, then invalidate it (captured ``pi`` and
         ``ctx`` objects raise from now on)."""
@@ -304,10 +299,6 @@ class SessionExtensions:
     async def emit(self, event: dict[str, Any]) -> Any:
         """Dispatch ``event`` to the handlers; their combined result (upstream's rules)."""
         return await self.state.emit(event)
-
-    def emit_later(self, event: dict[str, Any]) -> None:
-        """A notification whose handlers are not awaited (upstream ``void emit``)."""
-        self.state.emit_later(event)
 
     async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool:
         result = await self.emit(

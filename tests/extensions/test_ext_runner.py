@@ -1,6 +1,8 @@
 """The runner's composition of handler results, in process (upstream's rules): input chains and
 short-circuits, context keeps the system head, tool_result patches chain, session_before_*
-cancels, duplicate command names get suffixes, and the pi object's validation and staleness."""
+cancels, user_bash refuses invalid results, message_end keeps the role, the handler index
+follows subscriptions and dispatches a snapshot, duplicate command names get suffixes, and the
+pi object's validation (unknown event names included) and staleness."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import anyio
 import pytest
 
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
+from pi_rpc.extensions.combine import FOLDS, INVALID_USER_BASH_RESULT, MESSAGE_END_ROLE
+from pi_rpc.extensions.events import ALL_EVENTS
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.runner import ExtensionRunner
@@ -102,6 +106,61 @@ async def test_first_cancel_wins_and_tool_call_stops_at_the_first_block() -> Non
     c.on("tool_call", lambda e, ctx: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # the caller blocks the call with the message
         await runner2.emit({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {}})
+
+
+@pytest.mark.anyio
+async def test_user_bash_refuses_invalid_results_and_message_end_keeps_the_role() -> None:
+    runner, (a, b), errors = make()
+    bash = {"type": "user_bash", "command": "ls", "excludeFromContext": False, "cwd": "/"}
+    assert await runner.emit(bash) is None  # no handler: run locally
+    a.on("user_bash", lambda e, ctx: None)  # None: the next handler decides
+    b.on("user_bash", lambda e, ctx: {"result": {"output": "x"}})  # no exitCode/cancelled/truncated
+    with pytest.raises(ValueError, match="Invalid user_bash handler result"):
+        await runner.emit(bash)
+    assert errors == [{"extensionPath": "/ext/e1.py", "event": "user_bash", "error": INVALID_USER_BASH_RESULT}]
+    errors.clear()
+    message = {"role": "assistant", "content": []}
+    a.on("message_end", lambda e, ctx: {"message": {"role": "user", "content": "wrong role"}})
+    b.on("message_end", lambda e, ctx: {"message": {**e["message"], "content": [{"type": "text", "text": "new"}]}})
+    replaced = await runner.emit({"type": "message_end", "message": message})
+    assert replaced == {"role": "assistant", "content": [{"type": "text", "text": "new"}]}
+    assert errors == [{"extensionPath": "/ext/e0.py", "event": "message_end", "error": MESSAGE_END_ROLE}]
+
+
+@pytest.mark.anyio
+async def test_the_handler_index_follows_subscriptions_and_a_dispatch_runs_a_snapshot() -> None:
+    runner, (a, b), _ = make()
+    assert not runner.has_handlers("agent_start")
+    assert await runner.emit({"type": "agent_start"}) is None
+    calls: list[str] = []
+    late_off: list[Any] = []
+
+    def first(event: dict[str, Any], ctx: Any) -> None:
+        calls.append("a")
+        b.on("agent_start", lambda e, c: calls.append("added meanwhile"))  # not in this dispatch
+        late_off[0]()  # removed meanwhile: still in this dispatch
+
+    off_first = a.on("agent_start", first)
+    late_off.append(b.on("agent_start", lambda e, c: calls.append("b")))
+    assert runner.has_handlers("agent_start")
+    await runner.emit({"type": "agent_start"})
+    assert calls == ["a", "b"]
+    off_first()
+    calls.clear()
+    await runner.emit({"type": "agent_start"})
+    assert calls == ["added meanwhile"]
+
+
+def test_pi_on_refuses_an_unknown_event_name() -> None:
+    _, (a, _), _ = make()
+    with pytest.raises(ValueError, match=r"Unknown event 'tool_calls' for pi.on\(\); known events: project_trust, "):
+        a.on("tool_calls", print)
+    with pytest.raises(ValueError, match="Unknown event 'agent_done'"):
+        a.on("agent_done")  # the decorator form refuses at once, not when it decorates
+    assert a._extension.handlers == {}
+    for name in ALL_EVENTS:
+        a.on(name, print)
+    assert set(FOLDS) <= set(ALL_EVENTS)  # every combination rule names a real event
 
 
 def test_duplicate_command_names_get_suffixes_and_listing_shape() -> None:
