@@ -183,6 +183,11 @@ class Agent:
         return self.system_prompt
 
     @property
+    def argument_validator(self) -> ValidateArgs | None:
+        """The tool-argument validator runs use (None until the first run resolved the default)."""
+        return self._validate_args
+
+    @property
     def signal(self) -> AbortSignal | None:
         """The active run's abort signal (``None`` while idle)."""
         return self._active.controller.signal if self._active else None

@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.bus import EventBus
+from pi_rpc.extensions.events import ALL_EVENTS
 from pi_rpc.extensions.mcp_servers import McpServerRegistry
 from pi_rpc.extensions.types import Extension, ExtensionErrorRecord, Handler, RegisteredCommand, RegisteredTool
 
@@ -54,6 +55,8 @@ class SharedRuntime:
         self.create_context: Callable[[], ExtensionContext] | None = None
         self._bus_unsubscribers: list[Callable[[], None]] = []
         self.mcp_servers = McpServerRegistry()
+        # Bumped by every pi.on and unsubscribe: runners rebuild their handler index.
+        self.handlers_version = 0
 
     def assert_active(self) -> None:
         if self.stale_message is not None:
@@ -120,6 +123,12 @@ async def _await_reporting(awaitable: Any, report: Callable[[BaseException], Non
         report(exc)
 
 
+def unknown_event_message(event: Any) -> str:
+    """``pi.on``'s refusal of a name that is no event (upstream's TypeScript types refuse it
+    when the extension is compiled; a Python extension learns it when ``setup`` runs)."""
+    return f"Unknown event {event!r} for pi.on(); known events: {', '.join(ALL_EVENTS)}"
+
+
 def error_message(exc: BaseException) -> str:
     """What ``extension_error.error`` carries: the message only (upstream ``err.message``)."""
     return str(exc) or type(exc).__name__
@@ -168,8 +177,12 @@ class ExtensionAPI:
 
     def on(self, event: str, handler: Handler | None = None) -> Any:
         """Subscribe ``handler(event, ctx)`` (sync or async) to ``event``. Returns an
-        unsubscribe function; without ``handler`` it is a decorator: ``@pi.on("tool_call")``."""
+        unsubscribe function; without ``handler`` it is a decorator: ``@pi.on("tool_call")``.
+        A name that is not one of upstream's events (``ALL_EVENTS``) raises ``ValueError``
+        (protocol/README.md §8.13: upstream's TypeScript types refuse it at compile time)."""
         self._assert_active()
+        if event not in ALL_EVENTS:
+            raise ValueError(unknown_event_message(event))
         if handler is None:
 
             def decorate(fn: Handler) -> Handler:
@@ -179,6 +192,8 @@ class ExtensionAPI:
             return decorate
         handlers = self._extension.handlers.setdefault(event, [])
         handlers.append(handler)
+        runtime = self._runtime
+        runtime.handlers_version += 1
 
         def unsubscribe() -> None:
             current = self._extension.handlers.get(event)
@@ -186,6 +201,7 @@ class ExtensionAPI:
                 current.remove(handler)
                 if not current:
                     del self._extension.handlers[event]
+                runtime.handlers_version += 1
 
         return unsubscribe
 

@@ -3,7 +3,7 @@
 
 Every event reaches a handler as a plain dict with upstream's camelCase keys and its ``"type"``;
 what a handler may return (and how several handlers' results compose) is upstream's, see
-``pi_rpc.extensions.runner``.
+``pi_rpc.extensions.combine``. ``pi.on`` refuses a name not in ``ALL_EVENTS``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pi_rpc.agent.convert import convert_to_llm
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.extension_host import SessionExtensions
+    from pi_rpc.runtime.extension_state import ExtensionState
     from pi_rpc.session.manager import SessionManager
 
 BOUNDARY_PATH = "<boundary>"
@@ -78,8 +78,8 @@ def _apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
 class Boundaries:
     """The boundary hooks of one session with extensions."""
 
-    def __init__(self, host: SessionExtensions) -> None:
-        self.host = host
+    def __init__(self, state: ExtensionState) -> None:
+        self.state = state
         self.last_outcome = "completed"
         self._dispatched: set[int] = set()  # turn_end messages the loop's finish_turn handled
         self.context_replaced = False  # the live context was rebuilt: the next turn uses it
@@ -91,11 +91,11 @@ class Boundaries:
     async def build_context(self, drafts: Any, boundary: str) -> dict[str, Any]:
         from pi_rpc.session.manager import SessionManager
 
-        s = self.host.s
+        s = self.state.session
         manager = SessionManager.in_memory(s.session.cwd, entries=[s.session.get_header(), *s.session.get_branch()])
         _apply_drafts(manager, drafts)
         projection = manager.build_session_projection()
-        pending_custom = self.host.pending_custom_messages
+        pending_custom = self.state.pending_custom_messages
         pending = [*s.agent.peek_queued_messages(), *pending_custom]
         llm_messages = convert_to_llm(projection["messages"])
         final_role = llm_messages[-1].get("role") if llm_messages else None
@@ -115,7 +115,7 @@ class Boundaries:
         }
 
     async def _emit(self, base_event: dict[str, Any]) -> tuple[list[Any], bool]:
-        runner = self.host.runner
+        runner = self.state.runner
         assert runner is not None
         boundary = str(base_event["type"])
         result = await runner.emit_boundary(base_event, lambda drafts: self.build_context(drafts, boundary))
@@ -123,7 +123,7 @@ class Boundaries:
         return result.entries, result.continue_
 
     async def _commit(self, drafts: Any) -> None:
-        s = self.host.s
+        s = self.state.session
         appended = _apply_drafts(s.session, drafts)
         if not appended:
             return
@@ -139,7 +139,7 @@ class Boundaries:
             await s.emit({"type": "entry_appended", "entry": entry})
 
     def _invalid_continuation(self, boundary: str) -> None:
-        runner = self.host.runner
+        runner = self.state.runner
         if runner is not None:
             runner.emit_error(
                 {
@@ -166,10 +166,10 @@ class Boundaries:
 
     async def turn_end(self, message: Mapping[str, Any], tool_results: Sequence[Mapping[str, Any]]) -> bool:
         self.last_outcome = outcome_of(message)
-        runner = self.host.runner
+        runner = self.state.runner
         if runner is None or not runner.has_handlers("turn_end"):
             return False
-        entry_ids = self.host.s.entry_ids_by_message
+        entry_ids = self.state.session.entry_ids_by_message
         message_entry_id = entry_ids.get(id(message))
         if message_entry_id is None:
             runner.emit_error(
@@ -184,7 +184,7 @@ class Boundaries:
         _entries, should_continue = await self._emit(
             {
                 "type": "turn_end",
-                "turnIndex": self.host.turn_index,
+                "turnIndex": self.state.turn_index,
                 "message": message,
                 "toolResults": tool_results,
                 "messageEntryId": message_entry_id,
@@ -202,15 +202,15 @@ class Boundaries:
     async def before_settle(self) -> bool:
         """``agent_before_settle`` handlers; True when the run goes on (a continuation asked
         for, or messages queued meanwhile)."""
-        s = self.host.s
-        runner = self.host.runner
+        s = self.state.session
+        runner = self.state.runner
         if runner is None or not runner.has_handlers("agent_before_settle"):
             return False  # queued messages were already delivered by the session
         self._before_settle = True
         self.abort_during_before_settle = False
         try:
             _entries, asked = await self._emit({"type": "agent_before_settle", "outcome": self.last_outcome})
-            await self.host.after_turn_end()  # custom messages held back while the run streamed
+            self.state.deliver_pending_custom_messages()  # custom messages held back while the run streamed
             final = await self.build_context([], "agent_before_settle")
             if self.abort_during_before_settle:
                 return False

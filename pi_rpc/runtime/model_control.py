@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any, cast
 
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
-from pi_rpc.ai.types import THINKING_LEVELS, Model
+from pi_rpc.ai.types import Model
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.host import SessionHost
+from pi_rpc.runtime.thinking_levels import check_thinking_level, record_thinking_level
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
@@ -42,11 +43,9 @@ class ModelControl(SessionHost):
         await self._apply_model(cast("Model", model), source)  # as the extension gave it
 
     async def _set_effective_thinking(self, level: str) -> None:
-        previous = self.agent.thinking_level
-        if level == previous:
+        previous = record_thinking_level(self.agent, self.session, level)
+        if previous is None:
             return
-        self.agent.thinking_level = level
-        self.session.append_thinking_level_change(level)
         await self.emit({"type": "thinking_level_changed", "level": level})
         if self.ext is not None:
             # Upstream does not await these handlers but they start at once, before the
@@ -92,11 +91,7 @@ class ModelControl(SessionHost):
         return supported_thinking_levels(model)
 
     async def set_thinking_level(self, level: str) -> None:
-        # Deliberate difference: upstream silently clamps unknown strings (usually to "off").
-        if level not in THINKING_LEVELS:
-            raise RuntimeCommandError(
-                f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}'
-            )
+        check_thinking_level(level)
         await self._set_effective_thinking(self._clamp(level))
 
     async def cycle_thinking_level(self) -> dict[str, str] | None:

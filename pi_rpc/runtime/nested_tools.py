@@ -43,7 +43,9 @@ def _text_of(result: dict[str, Any]) -> str:
     return "\n".join(b.get("text", "") for b in result.get("content") or [] if b.get("type") == "text")
 
 
-def _add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
+def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
+    """``usage`` added to ``total`` (numbers summed, nested dicts merged; a copy of ``usage``
+    when there is no total yet)."""
     if total is None:
         return json.loads(json.dumps(usage))
     out = dict(total)
@@ -51,7 +53,7 @@ def _add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str,
         if isinstance(value, (int, float)) and isinstance(out.get(key), (int, float)):
             out[key] = out[key] + value
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _add_usage(out[key], value)
+            out[key] = add_usage(out[key], value)
         elif key not in out:
             out[key] = value
     return out
@@ -148,7 +150,7 @@ class NestedToolCalls:
         result: dict[str, Any] = dict(outcome.result)
         scope.recorder.finish(record, outcome.is_error, _text_of(result))
         if result.get("usage"):
-            scope.recorder.usage = _add_usage(scope.recorder.usage, result["usage"])
+            scope.recorder.usage = add_usage(scope.recorder.usage, result["usage"])
         end: dict[str, Any] = {
             "type": "tool_execution_end",
             "toolCallId": tool_call["id"],

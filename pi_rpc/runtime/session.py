@@ -567,6 +567,14 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             raise RuntimeError("AgentSession has no task group bound")
         self._tg.start_soon(fn, *args)
 
+    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool:
+        """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
+        bound yet. Part of ``SessionPort``: the extensions' background work."""
+        if self._tg is None:
+            return False
+        self._tg.start_soon(fn, *args)
+        return True
+
     def _queued_message(self, text: str, images: list[dict[str, Any]] | None) -> UserMessage:
         message = _user_message(text, images)
         if images:

@@ -169,13 +169,13 @@ def test_no_extensions_imports_nothing_of_the_extension_runtime(tmp_path: Path, 
         return names
 
     plain = imported()
-    assert not {n for n in plain if n.startswith(("pi_rpc.extensions.", "pi_rpc.runtime.extension_host"))} - {
+    assert not {n for n in plain if n.startswith(("pi_rpc.extensions.", "pi_rpc.runtime.extension_"))} - {
         "pi_rpc.extensions.discovery", "pi_rpc.extensions.builtin", "pi_rpc.extensions.types"
     }
     ext = tmp_path / "noop.py"
     ext.write_text("def setup(pi):\n    pass\n")
     loaded = imported("-e", str(ext))
-    assert {"pi_rpc.extensions.runner", "pi_rpc.runtime.extension_host"} <= loaded
+    assert {"pi_rpc.extensions.runner", "pi_rpc.runtime.extension_host", "pi_rpc.runtime.extension_actions"} <= loaded
 
 
 def test_readme_shows_the_permission_gate_example_verbatim() -> None:

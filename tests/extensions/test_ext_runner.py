@@ -1,6 +1,8 @@
 """The runner's composition of handler results, in process (upstream's rules): input chains and
 short-circuits, context keeps the system head, tool_result patches chain, session_before_*
-cancels, duplicate command names get suffixes, and the pi object's validation and staleness."""
+cancels, user_bash refuses invalid results, message_end keeps the role, the handler index
+follows subscriptions and dispatches a snapshot, duplicate command names get suffixes, and the
+pi object's validation (unknown event names included) and staleness."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import anyio
 import pytest
 
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
+from pi_rpc.extensions.combine import FOLDS, INVALID_USER_BASH_RESULT, MESSAGE_END_ROLE
+from pi_rpc.extensions.events import ALL_EVENTS
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.runner import ExtensionRunner
@@ -28,18 +32,22 @@ def make(n: int = 2) -> tuple[ExtensionRunner, list[ExtensionAPI], list[dict[str
     return runner, apis, errors
 
 
+def _input(text: str) -> dict[str, Any]:
+    return {"type": "input", "text": text, "images": None, "source": "rpc", "streamingBehavior": None}
+
+
 @pytest.mark.anyio
 async def test_input_transforms_chain_and_handled_short_circuits() -> None:
     runner, (a, b), errors = make()
     a.on("input", lambda e, ctx: {"action": "transform", "text": e["text"] + " +a"})
     a.on("input", lambda e, ctx: 1 / 0)
     b.on("input", lambda e, ctx: {"action": "transform", "text": e["text"] + " +b"})
-    result = await runner.emit_input("hi", None, "rpc", None)
+    result = await runner.emit(_input("hi"))
     assert result == {"action": "transform", "text": "hi +a +b", "images": None}
     assert errors == [{"extensionPath": "/ext/e0.py", "event": "input", "error": "division by zero"}]
     b.on("input", lambda e, ctx: {"action": "handled"})
     b.on("input", lambda e, ctx: pytest.fail("after handled"))
-    assert (await runner.emit_input("x", None, "rpc", None))["action"] == "handled"
+    assert (await runner.emit(_input("x")))["action"] == "handled"
 
 
 @pytest.mark.anyio
@@ -51,7 +59,7 @@ async def test_context_changes_keep_the_current_system_message_in_front() -> Non
         {"role": "system", "content": "", "sections": {"preamble": "Q"}, "timestamp": 3},
         {"role": "user", "content": "two", "timestamp": 4},
     ]
-    assert await runner.emit_context(messages) == messages  # no handlers: unchanged (a copy)
+    assert await runner.emit_context(messages) is messages  # no handlers: unchanged, not copied
     seen: list[list[str]] = []
 
     def drop_first(event: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -71,10 +79,10 @@ async def test_tool_result_patches_chain_and_replaced_content_drops_structured_c
     runner, (a, b), _ = make()
     event = {"type": "tool_result", "toolName": "t", "toolCallId": "1", "input": {}, "content": [{"type": "text", "text": "x"}],
              "details": {"d": 1}, "structuredContent": {"s": 1}, "isError": False, "usage": None}
-    assert await runner.emit_tool_result(event) is None
+    assert await runner.emit(event) is None
     a.on("tool_result", lambda e, ctx: {"content": [{"type": "text", "text": e["content"][0]["text"] + "y"}]})
     b.on("tool_result", lambda e, ctx: {"isError": True, "details": {"seen": e["content"][0]["text"]}})
-    out = await runner.emit_tool_result(event)
+    out = await runner.emit(event)
     assert out == {"content": [{"type": "text", "text": "xy"}], "details": {"seen": "xy"}, "structuredContent": None,
                    "isError": True, "usage": None}
 
@@ -92,12 +100,67 @@ async def test_first_cancel_wins_and_tool_call_stops_at_the_first_block() -> Non
     a.on("tool_call", mutate)
     b.on("tool_call", lambda e, ctx: {"block": True, "reason": e["input"]["command"]})
     b.on("tool_call", lambda e, ctx: pytest.fail("after block"))
-    result = await runner.emit_tool_call({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {"command": "ls"}})
+    result = await runner.emit({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {"command": "ls"}})
     assert result == {"block": True, "reason": "ls --safe"}
     runner2, (c,), _ = make(1)
     c.on("tool_call", lambda e, ctx: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # the caller blocks the call with the message
-        await runner2.emit_tool_call({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {}})
+        await runner2.emit({"type": "tool_call", "toolName": "bash", "toolCallId": "1", "input": {}})
+
+
+@pytest.mark.anyio
+async def test_user_bash_refuses_invalid_results_and_message_end_keeps_the_role() -> None:
+    runner, (a, b), errors = make()
+    bash = {"type": "user_bash", "command": "ls", "excludeFromContext": False, "cwd": "/"}
+    assert await runner.emit(bash) is None  # no handler: run locally
+    a.on("user_bash", lambda e, ctx: None)  # None: the next handler decides
+    b.on("user_bash", lambda e, ctx: {"result": {"output": "x"}})  # no exitCode/cancelled/truncated
+    with pytest.raises(ValueError, match="Invalid user_bash handler result"):
+        await runner.emit(bash)
+    assert errors == [{"extensionPath": "/ext/e1.py", "event": "user_bash", "error": INVALID_USER_BASH_RESULT}]
+    errors.clear()
+    message = {"role": "assistant", "content": []}
+    a.on("message_end", lambda e, ctx: {"message": {"role": "user", "content": "wrong role"}})
+    b.on("message_end", lambda e, ctx: {"message": {**e["message"], "content": [{"type": "text", "text": "new"}]}})
+    replaced = await runner.emit({"type": "message_end", "message": message})
+    assert replaced == {"role": "assistant", "content": [{"type": "text", "text": "new"}]}
+    assert errors == [{"extensionPath": "/ext/e0.py", "event": "message_end", "error": MESSAGE_END_ROLE}]
+
+
+@pytest.mark.anyio
+async def test_the_handler_index_follows_subscriptions_and_a_dispatch_runs_a_snapshot() -> None:
+    runner, (a, b), _ = make()
+    assert not runner.has_handlers("agent_start")
+    assert await runner.emit({"type": "agent_start"}) is None
+    calls: list[str] = []
+    late_off: list[Any] = []
+
+    def first(event: dict[str, Any], ctx: Any) -> None:
+        calls.append("a")
+        b.on("agent_start", lambda e, c: calls.append("added meanwhile"))  # not in this dispatch
+        late_off[0]()  # removed meanwhile: still in this dispatch
+
+    off_first = a.on("agent_start", first)
+    late_off.append(b.on("agent_start", lambda e, c: calls.append("b")))
+    assert runner.has_handlers("agent_start")
+    await runner.emit({"type": "agent_start"})
+    assert calls == ["a", "b"]
+    off_first()
+    calls.clear()
+    await runner.emit({"type": "agent_start"})
+    assert calls == ["added meanwhile"]
+
+
+def test_pi_on_refuses_an_unknown_event_name() -> None:
+    _, (a, _), _ = make()
+    with pytest.raises(ValueError, match=r"Unknown event 'tool_calls' for pi.on\(\); known events: project_trust, "):
+        a.on("tool_calls", print)
+    with pytest.raises(ValueError, match="Unknown event 'agent_done'"):
+        a.on("agent_done")  # the decorator form refuses at once, not when it decorates
+    assert a._extension.handlers == {}
+    for name in ALL_EVENTS:
+        a.on(name, print)
+    assert set(FOLDS) <= set(ALL_EVENTS)  # every combination rule names a real event
 
 
 def test_duplicate_command_names_get_suffixes_and_listing_shape() -> None:

@@ -1,0 +1,364 @@
+"""``ExtensionActions``: what ``pi`` and ``ctx`` do to a live session (the ``ExtensionHost`` the
+runtime binds to its extension runner; upstream's ``bindCore`` / ``bindCommandContext``).
+
+Messages an extension sends are delivered as upstream does (steered or queued while a run
+streams, a run of their own with ``triggerTurn``, held for the next prompt or the turn's end),
+tools are the session's ``ToolLoadout``, and the command-context actions (new session, fork,
+tree navigation, switch, reload) run the session's own commands, then ``with_session`` on the
+replaced session's context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from pi_rpc.extensions.runner import ExtensionRunner, call_handler
+from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.extension_hooks import AgentHooks
+from pi_rpc.runtime.extension_state import ExtensionState, custom_message
+from pi_rpc.runtime.thinking_levels import check_thinking_level, effective_thinking_level, record_thinking_level
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.session.manager import SessionManager
+
+ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
+ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
+
+
+class Lifecycle(Protocol):
+    """What ``ctx.reload()`` needs of the extensions' lifecycle (``SessionExtensions``)."""
+
+    async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
+    async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
+
+
+def _text_and_images(content: Any) -> tuple[str, list[dict[str, Any]] | None]:
+    """``pi.send_user_message`` content: a string, or parts whose text parts are joined."""
+    if isinstance(content, str):
+        return content, None
+    texts = [part.get("text", "") for part in content if part.get("type") == "text"]
+    found = [part for part in content if part.get("type") != "text"]
+    return "\n".join(texts), (found or None)
+
+
+class ExtensionActions:
+    """``ExtensionHost`` over one session's port, its extension state and agent hooks."""
+
+    def __init__(self, state: ExtensionState, hooks: AgentHooks, lifecycle: Lifecycle) -> None:
+        self.state = state
+        self.hooks = hooks
+        self.lifecycle = lifecycle
+
+    # ================================================================== identity and plumbing
+
+    @property
+    def cwd(self) -> str:
+        return self.state.session.cwd
+
+    @property
+    def session_manager(self) -> SessionManager:
+        return self.state.session.session
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.state.spawn(coro)
+
+    # ================================================================== pi.*: messages and entries
+
+    def send_message(self, message: dict[str, Any], options: dict[str, Any] | None) -> None:
+        options = options or {}
+        msg = custom_message(message)
+        deliver = options.get("deliverAs")
+        trigger = options.get("triggerTurn")
+        state, s = self.state, self.state.session
+        if deliver == "nextTurn":
+            state.next_turn_messages.append(msg)
+        elif s.is_streaming and trigger is not False:
+            if deliver == "followUp":
+                s.agent.follow_up(msg)
+            else:
+                s.agent.steer(msg)
+        elif trigger:
+            action = lambda: s.start_custom_run(msg)  # noqa: E731
+            if not state.after_settled(action):
+                state.spawn(state.run_reporting("send_message", action))
+        elif s.is_streaming:
+            # Appending now could split a tool call from its result: after the turn ends.
+            state.pending_custom_messages.append(msg)
+        else:
+            s.append_custom_message_now(msg)
+
+    def send_user_message(self, content: Any, options: dict[str, Any] | None) -> None:
+        options = options or {}
+        text, images = _text_and_images(content)
+        session = self.state.session
+
+        async def send() -> None:
+            await session.prompt(
+                text,
+                images,
+                options.get("deliverAs"),
+                source="extension",
+                expand_templates=bool(options.get("expandPromptTemplates", False)),
+            )
+
+        if not self.state.after_settled(send):
+            self.state.spawn(self.state.run_reporting("send_user_message", send))
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        s = self.state.session
+        entry_id = s.session.append_custom_entry(custom_type, data)
+        entry = s.session.get_entry(entry_id)
+        if entry is not None:
+            s.emit_now({"type": "entry_appended", "entry": entry})
+
+    def set_session_name(self, name: str) -> None:
+        s = self.state.session
+        s.session.append_session_info(str(name))
+        event: dict[str, Any] = {"type": "session_info_changed"}
+        current = s.session.get_session_name()
+        if current is not None:
+            event["name"] = current
+        s.emit_now(event)
+        self.state.emit_later(dict(event))
+
+    def get_session_name(self) -> str | None:
+        return self.state.session.session.get_session_name()
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        self.state.session.session.append_label_change(entry_id, label)
+
+    # ================================================================== pi.*: tools
+
+    def get_active_tools(self) -> list[str]:
+        return [tool.name for tool in self.state.session.agent.tools]
+
+    def get_all_tools(self) -> list[dict[str, Any]]:
+        return self.state.loadout.all_tools()
+
+    def set_active_tools(self, names: list[str]) -> None:
+        self.state.loadout.set_active(names)
+        self.apply_loadout()
+
+    def refresh_tools(self) -> None:
+        runner = self.state.runner
+        if runner is None or not self.state.bound:
+            return
+        self.state.loadout.refresh(runner.registered_tools(), lambda: runner)
+        self.apply_loadout()
+
+    def apply_loadout(self) -> None:
+        """The loadout's active tools become the session's (resources and agent)."""
+        s = self.state.session
+        tools = self.state.loadout.active_tools()
+        s.resources.tools = list(tools)
+        s.resources.hidden_tools = set(self.state.loadout.hidden_declarations)
+        s.agent.tools = list(tools)
+
+    def restore_declared_tools(self) -> None:
+        """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
+        declared; those whose server has not connected yet once they register."""
+        from pi_rpc.ai.transcript import get_current_tools
+
+        messages = self.state.session.agent.messages
+        declared = [str(tool.get("name")) for tool in get_current_tools(messages) if tool.get("name")]
+        if declared:
+            self.state.loadout.restore(declared)
+            self.apply_loadout()
+
+    def get_callable_tools(self) -> list[dict[str, Any]]:
+        """The tools other tools may call, as ``ctx.get_callable_tools()`` describes them."""
+        loadout = self.state.loadout
+        return [loadout.describe(tool) for tool in loadout.callable_tools()]
+
+    async def execute_tool(
+        self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None
+    ) -> dict[str, Any]:
+        """``ctx.execute_tool``: a nested call through the agent's tool pipeline."""
+        return await self.hooks.execute_tool(caller_id, name, args, signal, on_update)
+
+    # ================================================================== pi.*: model and settings
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        return self.state.session.get_commands()
+
+    async def set_model(self, model: dict[str, Any]) -> bool:
+        s = self.state.session
+        if not s.registry.has_auth(model.get("provider")):
+            return False
+        await s.select_model(model, "set")
+        return True
+
+    def get_thinking_level(self) -> str:
+        return self.state.session.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        check_thinking_level(level)
+        s = self.state.session
+        effective = effective_thinking_level(s.model, level)
+        previous = record_thinking_level(s.agent, s.session, effective)
+        if previous is None:
+            return
+        s.emit_now({"type": "thinking_level_changed", "level": effective})
+        self.state.emit_later({"type": "thinking_level_select", "level": effective, "previousLevel": previous})
+
+    def get_settings(self) -> dict[str, Any]:
+        return self.state.session.settings.as_dict()
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> None:
+        self.state.session.registry.register_provider(name, config)
+
+    def unregister_provider(self, name: str) -> None:
+        self.state.session.registry.unregister_provider(name)
+
+    # ================================================================== ctx.*
+
+    def get_model(self) -> dict[str, Any] | None:
+        return cast("dict[str, Any] | None", self.state.session.model)  # extensions see plain objects
+
+    def get_model_registry(self) -> Any:
+        return self.state.session.registry
+
+    def is_idle(self) -> bool:
+        s = self.state.session
+        return not s.is_streaming and not s.is_compacting
+
+    def is_project_trusted(self) -> bool:
+        return bool(self.state.session.options.project_trusted)
+
+    def get_signal(self) -> AbortSignal | None:
+        return self.state.session.agent.signal
+
+    def abort(self) -> None:
+        self.state.spawn(self.state.session.abort())
+
+    def has_pending_messages(self) -> bool:
+        return self.state.session.pending_message_count > 0
+
+    def get_context_usage(self) -> dict[str, Any] | None:
+        usage = self.state.session.get_session_stats().get("contextUsage")
+        return dict(usage) if isinstance(usage, dict) else None
+
+    def compact(self, options: dict[str, Any] | None) -> None:
+        options = options or {}
+        # Both spellings of the callbacks are accepted (Python's and upstream's).
+        on_complete = options.get("on_complete") or options.get("onComplete")
+        on_error = options.get("on_error") or options.get("onError")
+        session = self.state.session
+
+        async def run() -> None:
+            try:
+                result = await session.compact(options.get("customInstructions"))
+            except Exception as exc:  # noqa: BLE001 - handed to the extension's callback
+                if on_error is not None:
+                    await call_handler(on_error, exc)
+                return
+            if on_complete is not None:
+                await call_handler(on_complete, result)
+
+        self.state.spawn(run())
+
+    def get_system_prompt(self) -> str:
+        from pi_rpc.resources.system_prompt import join_sections, render_prompt_options
+
+        state = self.state
+        if state.options_in_flight is not None:
+            # Inside before_agent_start: the prompt as the handlers so far left it (upstream).
+            return render_prompt_options(state.options_in_flight)
+        if state.forced_system_prompt is not None:
+            return state.forced_system_prompt
+        return join_sections(state.session.resources.current_sections())
+
+    def get_system_prompt_options(self) -> dict[str, Any]:
+        """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
+        every registered tool are included, so a handler that selects a tool gets its line."""
+        options = self.state.session.resources.prompt_options()
+        for name, tool in self.state.loadout.registry().items():
+            snippet = getattr(tool, "prompt_snippet", "")
+            if snippet and name not in options["toolSnippets"]:
+                options["toolSnippets"][name] = snippet
+            guidelines = list(getattr(tool, "prompt_guidelines", ()) or ())
+            if guidelines:
+                options["toolGuidelines"].setdefault(name, guidelines)
+        return options
+
+    # ================================================================== command ctx.*
+
+    async def wait_for_idle(self) -> None:
+        s = self.state.session
+        await s.wait_for_settled()
+        await s.compaction.wait_idle()
+
+    async def _with_session(self, options: dict[str, Any] | None) -> None:
+        # Both spellings of the callback are accepted (Python's and upstream's).
+        callback = (options or {}).get("with_session") or (options or {}).get("withSession")
+        runner = self.state.runner
+        if callback is not None and runner is not None:
+            await call_handler(callback, ReplacedSessionContext(self, runner))
+
+    async def new_session(self, options: dict[str, Any] | None) -> dict[str, Any]:
+        options = options or {}
+        result = await self.state.session.new_session(options.get("parentSession"), setup=options.get("setup"))
+        if not result.get("cancelled"):
+            await self._with_session(options)
+        return {"cancelled": bool(result.get("cancelled"))}
+
+    async def fork(self, entry_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        options = options or {}
+        result = await self.state.session.fork(entry_id, options.get("position") or "before")
+        if not result.get("cancelled"):
+            await self._with_session(options)
+        return {"cancelled": bool(result.get("cancelled"))}
+
+    async def navigate_tree(self, target_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        options = options or {}
+        result = await self.state.session.navigate_tree(
+            target_id,
+            summarize=bool(options.get("summarize")),
+            custom_instructions=options.get("customInstructions"),
+            replace_instructions=bool(options.get("replaceInstructions")),
+            label=options.get("label"),
+        )
+        return {"cancelled": bool(result.get("cancelled"))}
+
+    async def switch_session(self, session_path: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        result = await self.state.session.switch_session(session_path)
+        if not result.get("cancelled"):
+            await self._with_session(options)
+        return {"cancelled": bool(result.get("cancelled"))}
+
+    async def reload(self) -> None:
+        s = self.state.session
+        if s.is_streaming:
+            raise RuntimeCommandError(ERR_RELOAD_STREAMING)
+        if s.is_compacting:
+            raise RuntimeCommandError(ERR_RELOAD_COMPACTING)
+        await self.lifecycle.shutdown("reload")
+        s.reload_resources()
+        await self.lifecycle.recreate("reload", None, fresh=True)
+
+
+class ReplacedSessionContext:
+    """The ``ctx`` given to ``with_session`` after a replacement: the new session's command
+    context plus async ``send_message`` / ``send_user_message`` bound to it."""
+
+    def __init__(self, host: ExtensionActions, runner: ExtensionRunner) -> None:
+        self._host = host
+        self._ctx = runner.create_command_context()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    async def send_message(self, message: dict[str, Any], options: dict[str, Any] | None = None) -> None:
+        self._host.send_message(message, options)
+
+    async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
+        options = options or {}
+        await self._host.state.session.prompt(
+            _text_and_images(content)[0],
+            None,
+            options.get("deliverAs"),
+            source="extension",
+            expand_templates=bool(options.get("expandPromptTemplates", False)),
+        )

@@ -1,0 +1,127 @@
+"""``ExtensionState``: the one state object a session's extension parts share (anyio's owned
+stream state is the model): the live runner and mode binding, the tool loadout, messages held
+for the next turn or the turn's end, the prompt a ``before_agent_start`` forced, and work
+deferred while ``agent_settled`` handlers run; plus the plumbing every part needs (background
+work, error reports, notifications nobody awaits).
+
+``SessionExtensions`` (lifecycle and the session's hooks), ``ExtensionActions`` (what ``pi``
+and ``ctx`` do) and ``AgentHooks`` (agent loop and stream hooks) each hold this object; none
+holds another part.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
+
+from pi_rpc.extensions.api import error_message
+from pi_rpc.extensions.bus import EventBus
+from pi_rpc.extensions.host import ModeBinding
+from pi_rpc.runtime.tool_loadout import ToolLoadout
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.types import CustomMessage, Message
+    from pi_rpc.extensions.runner import ExtensionRunner
+    from pi_rpc.runtime.extension_port import SessionPort
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def custom_message(message: dict[str, Any]) -> CustomMessage:
+    """An extension's message (``customType``, ``content``, ``display``, ``details``) as the
+    ``custom`` role message the session records; absent fields stay absent."""
+    out: dict[str, Any] = {"role": "custom", "customType": message.get("customType")}
+    content = message.get("content")
+    out["content"] = content if content is not None else []
+    if message.get("display") is not None:
+        out["display"] = message["display"]
+    if message.get("details") is not None:
+        out["details"] = message["details"]
+    out["timestamp"] = now_ms()
+    return cast("CustomMessage", out)  # built key by key in upstream's order
+
+
+class ExtensionState:
+    """What the extension parts of one session share; ``session`` is the port to the session."""
+
+    def __init__(self, session: SessionPort) -> None:
+        self.session = session
+        options = session.options
+        self.preloaded = options.preloaded_extensions
+        self.bus = self.preloaded.runtime.bus if self.preloaded is not None else EventBus()
+        self.runner: ExtensionRunner | None = None
+        self.binding = ModeBinding()
+        self.bound = False  # the runner is bound: tool refreshes apply
+        self.loadout = ToolLoadout(options)
+        self.loadout.attach(session.resources)
+        self.loadout.on_error = lambda path, error: self.report(path, "prepare_loadout", error)
+        # pi.send_message deliveries: with the next prompt, or once the running turn ended.
+        self.next_turn_messages: list[Message] = []
+        self.pending_custom_messages: list[CustomMessage] = []
+        self.forced_system_prompt: str | None = None
+        # systemPromptOptions while before_agent_start handlers run (ctx.get_system_prompt).
+        self.options_in_flight: dict[str, Any] | None = None
+        self.turn_index = 0
+        self.emitting_settled = False
+        self.deferred: list[Callable[[], Awaitable[Any]]] = []
+
+    # ------------------------------------------------------------------ background work
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` in the session's task group (closed unrun before one is bound); a
+        failure is written to stderr, never raised into the session."""
+        if not self.session.spawn(self._guarded, coro):
+            coro.close()
+
+    @staticmethod
+    async def _guarded(coro: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await coro
+        except Exception as exc:  # noqa: BLE001 - background extension work never kills the session
+            print(f"pi: extension background task failed: {exc!r}", file=sys.stderr)
+
+    def after_settled(self, action: Callable[[], Awaitable[Any]]) -> bool:
+        """Work requested while ``agent_settled`` handlers run starts after all of them
+        finished (upstream defers it); returns True when deferred."""
+        if self.emitting_settled:
+            self.deferred.append(action)
+            return True
+        return False
+
+    async def run_reporting(self, event: str, action: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``action``; a failure is reported as an extension error of ``<runtime>``."""
+        try:
+            await action()
+        except Exception as exc:  # noqa: BLE001 - reported as upstream does
+            self.report("<runtime>", event, exc)
+
+    def deliver_pending_custom_messages(self) -> None:
+        """Custom messages sent while a turn ran (``triggerTurn: False``) land after it."""
+        pending, self.pending_custom_messages = self.pending_custom_messages, []
+        for message in pending:
+            self.session.append_custom_message_now(message)
+
+    # ------------------------------------------------------------------ reporting and notifying
+
+    def report(self, path: str, event: str, error: BaseException | str) -> None:
+        """An extension error (``extension_error`` in RPC mode); nothing before the runner exists."""
+        if self.runner is not None:
+            text = error if isinstance(error, str) else error_message(error)
+            self.runner.emit_error({"extensionPath": path, "event": event, "error": text})
+
+    async def emit(self, event: dict[str, Any]) -> Any:
+        """Dispatch ``event`` to the extensions' handlers (upstream's combined result)."""
+        runner = self.runner
+        if runner is None:
+            return None
+        return await runner.emit(event)
+
+    def emit_later(self, event: dict[str, Any]) -> None:
+        """A notification whose handlers are not awaited (upstream ``void emit``)."""
+        runner = self.runner
+        if runner is not None and runner.has_handlers(str(event.get("type"))):
+            self.spawn(runner.emit(event))
