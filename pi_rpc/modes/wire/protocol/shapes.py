@@ -17,7 +17,11 @@ QueueMode = Literal["all", "one-at-a-time"]
 
 
 class ImageContent(WireModel):
-    type: Literal["image"]
+    """An image attached to ``prompt`` / ``steer`` / ``follow_up``. ``type`` may be left out:
+    upstream never reads it (it rebuilds every attachment as ``{type:"image", data,
+    mimeType}``), so clients that omit it work there and must work here."""
+
+    type: Literal["image"] = "image"
     data: str = Field(description="base64-encoded image bytes")
     mime_type: str
 
