@@ -617,11 +617,9 @@ class SessionExtensions:
         is sent instead of the prompt for this run."""
         self.forced_system_prompt = None
         self.s.resources.run_options = None
-        # The run records the loadout in the transcript: restored tools that did not register by
-        # now are dropped, so a tool that never registers does not stay pending (upstream).
-        self.loadout.pending.clear()
         runner = self.runner
         if runner is None or not runner.has_handlers("before_agent_start"):
+            self.loadout.pending.clear()
             return []
         from pi_rpc.resources.system_prompt import render_prompt_options
 
@@ -632,6 +630,11 @@ class SessionExtensions:
             injected = await runner.emit_before_agent_start(trigger, options, render_prompt_options)
         finally:
             self._options_in_flight = None
+            # The run records the loadout in the transcript: restored tools that did not register
+            # by now are dropped, so a tool that never registers does not stay pending; tools that
+            # registered while the handlers ran (MCP waits for servers there) are in (upstream
+            # clears them after _prepareRun).
+            self.loadout.pending.clear()
         selected = options.get("selectedTools")
         if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
             self.set_active_tools([str(n) for n in selected])  # an explicit edit wins
