@@ -17,9 +17,9 @@ QueueMode = Literal["all", "one-at-a-time"]
 
 
 class ImageContent(WireModel):
-    """An image attached to ``prompt`` / ``steer`` / ``follow_up``. ``type`` may be left out:
-    upstream never reads it (it rebuilds every attachment as ``{type:"image", data,
-    mimeType}``), so clients that omit it work there and must work here."""
+    """An image attached to ``prompt`` / ``steer`` / ``follow_up``. ``type`` may be left out,
+    as upstream never reads it (it rebuilds every attachment as ``{type:"image", data,
+    mimeType}``)."""
 
     type: Literal["image"] = "image"
     data: str = Field(description="base64-encoded image bytes")
