@@ -310,7 +310,8 @@ class AcpAgent:
         holds its file — how it was continued instead: two writers would corrupt the file, so
         the history is loaded from it and continued in a fork (a new file whose header's
         ``parentSession`` is the original), which the client keeps addressing by the id it
-        asked for. A session ``session/list`` listed is never "not found"."""
+        asked for. A session another process holds is never "not found" (``session/list``
+        lists it, so an editor would otherwise silently start an empty one)."""
         session_id = _string(params, "sessionId")
         cwd = _cwd(params)
         servers = _mcp_servers(params)
