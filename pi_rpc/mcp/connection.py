@@ -80,6 +80,7 @@ class McpSignInRequired(Exception):
 
 
 METHOD_NOT_FOUND = -32601
+INVALID_REQUEST = -32600
 
 
 _SDK_MODULES = (
@@ -152,6 +153,50 @@ def is_transient(error: BaseException) -> bool:
         status = error.response.status_code
         return status in (408, 429) or (status >= 500 and status != 501)
     return isinstance(error, httpx.TransportError)
+
+
+class _AsSent:
+    """A ``result_type`` for the SDK's ``send_request`` that keeps a result exactly as the server
+    sent it (JSON objects as dicts, keys in the server's order), where an SDK model would reorder
+    the keys to its fields and rewrite values (URLs normalised)."""
+
+    @staticmethod
+    def model_validate(value: Any) -> Any:
+        return value
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_resource(item: dict[str, Any]) -> bool:
+    # ``name`` is required by the spec, but some servers omit it; the URI stands in (upstream).
+    return isinstance(item.get("uri"), str) and ("name" not in item or isinstance(item["name"], str))
+
+
+def _is_template(item: dict[str, Any]) -> bool:
+    return isinstance(item.get("uriTemplate"), str) and ("name" not in item or isinstance(item["name"], str))
+
+
+def validate_list_page(method: str, key: str, value: Any) -> dict[str, Any]:
+    """A ``resources/list`` or ``resources/templates/list`` page as upstream's client checks it
+    (``pi-mcp`` ``validateListPage``): the items as sent, each with a ``name`` (the URI or URI
+    template when missing, added last), and ``nextCursor`` unless it is absent, null or empty."""
+    items = value.get(key) if _is_object(value) else None
+    if not isinstance(items, list):
+        raise McpRequestError(INVALID_REQUEST, f"Invalid MCP {method} result")
+    is_item = _is_template if key == "resourceTemplates" else _is_resource
+    source = "uriTemplate" if key == "resourceTemplates" else "uri"
+    for item in items:
+        if not _is_object(item) or not is_item(item):
+            raise McpRequestError(INVALID_REQUEST, f"Invalid entry in MCP {method} result")
+    cursor = value.get("nextCursor")
+    if cursor is not None and cursor != "" and not isinstance(cursor, str):
+        raise McpRequestError(INVALID_REQUEST, f"Invalid MCP {method} cursor")
+    page: dict[str, Any] = {key: [{**item, "name": item.get("name", item[source])} for item in items]}
+    if cursor:
+        page["nextCursor"] = cursor
+    return page
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -625,14 +670,16 @@ class McpConnection:
 
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         request: Any
-        result_type: Any
         if method == "tools/list":
-            request, result_type = types.ListToolsRequest(params=params), types.ListToolsResult
-        elif method == "resources/list":
-            request, result_type = types.ListResourcesRequest(params=params), types.ListResourcesResult
+            request = types.ListToolsRequest(params=params)
+            return _dump(await self._request(live, request, types.ListToolsResult, signal))
+        # Resource listings reach the model as the server sent them (key order included), as
+        # upstream's own client hands them on; only upstream's checks apply.
+        if method == "resources/list":
+            request, key = types.ListResourcesRequest(params=params), "resources"
         else:
-            request, result_type = types.ListResourceTemplatesRequest(params=params), types.ListResourceTemplatesResult
-        return _dump(await self._request(live, request, result_type, signal))
+            request, key = types.ListResourceTemplatesRequest(params=params), "resourceTemplates"
+        return validate_list_page(method, key, await self._request(live, request, _AsSent, signal))
 
     async def call_tool(
         self,

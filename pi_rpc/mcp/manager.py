@@ -10,7 +10,9 @@ registers their tools with the session and keeps them in step with the servers.
 - ``codemode`` is activated for servers with ``codemode`` tools (unless ``autoEnableCodemode``
   is false) and ``tool_search`` for servers with ``deferred`` tools, from the configuration,
   before the servers connect; a warning says when neither can reach them.
-- The first prompt waits up to 10 s for servers with ``direct`` tools; a call waits for the
+- The first prompt waits up to 10 s for servers with ``direct`` tools, and for servers whose
+  tools the reopened session's transcript declares (loaded by ``tool_search`` on this branch,
+  restored when they register, so they must be there for its request); a call waits for the
   servers it may reach (its own server, every server for the resource tools and for tools that
   reach ``all``, the servers a codemode script names).
 - Problems after startup (config errors, failed connections, needed sign-ins) are announced
@@ -36,6 +38,7 @@ from pi_rpc.mcp.naming import (
     configured_exposures,
     create_mcp_tool_name,
     has_direct_tools,
+    is_mcp_tool_name,
     mcp_namespace,
     server_exposure,
     tool_exposure,
@@ -80,6 +83,30 @@ def describe_state(server: Server, with_error: bool = True) -> str:
     if state == "connecting":
         return "connecting…"
     return str(state)
+
+
+def transcript_declared_mcp_tools(ctx: Any) -> list[str]:
+    """MCP tools the session's branch declares: ``tool_search`` loads recorded in its system
+    messages (``toolsAdded``/``toolsRemoved``), which the session restores when they register."""
+    from pi_rpc.ai.transcript import get_current_tools
+
+    try:
+        branch = ctx.session_manager.get_branch()
+    except Exception:  # noqa: BLE001 - no session store (or a stale context): nothing declared
+        return []
+    system = [
+        entry["message"] for entry in branch
+        if entry.get("type") == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "system"
+    ]
+    names = (tool.get("name") for tool in get_current_tools(system))
+    return [name for name in names if isinstance(name, str) and is_mcp_tool_name(name)]
+
+
+def declares_tools_of(declared: list[str], server: str) -> bool:
+    """Whether ``declared`` names a tool of ``server`` (its ``mcp__<server>__`` prefix, as
+    ``create_mcp_tool_name`` sanitises it) or a resource tool (which reaches every server)."""
+    prefix = create_mcp_tool_name(server, "")
+    return any(name.startswith(prefix) or name in RESOURCE_TOOL_NAMES for name in declared)
 
 
 class McpManager:
@@ -478,7 +505,11 @@ class McpManager:
         if self.waited_for_startup:
             return
         self.waited_for_startup = True
-        waiting = [s for s in self.servers if s.enabled and has_direct_tools(s.entry.config)]
+        declared = transcript_declared_mcp_tools(ctx)
+        waiting = [
+            s for s in self.servers
+            if s.enabled and (has_direct_tools(s.entry.config) or declares_tools_of(declared, s.entry.name))
+        ]
         if not waiting:
             return
         finished = False

@@ -248,12 +248,10 @@ class SessionExtensions:
         state, s = self.state, self.session
         state.forced_system_prompt = None
         s.resources.run_options = None
-        # The run records the loadout in the transcript: restored tools that did not register by
-        # now are dropped, so a tool that never registers does not stay pending (upstream).
-        state.loadout.pending.clear()
         runner = state.runner
         # The prompt options are built only for a handler (they render every section).
         if runner is None or not runner.has_handlers("before_agent_start"):
+            state.loadout.pending.clear()
             return []
         from pi_rpc.resources.system_prompt import render_prompt_options
 
@@ -264,6 +262,11 @@ class SessionExtensions:
             injected = await runner.emit_before_agent_start(trigger, options, render_prompt_options)
         finally:
             state.options_in_flight = None
+            # The run records the loadout in the transcript: restored tools that did not register
+            # by now are dropped, so a tool that never registers does not stay pending; tools that
+            # registered while the handlers ran (MCP waits for servers there) are in (upstream
+            # clears them after _prepareRun).
+            state.loadout.pending.clear()
         selected = options.get("selectedTools")
         if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
             self.actions.set_active_tools([str(n) for n in selected])  # an explicit edit wins

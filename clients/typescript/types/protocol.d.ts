@@ -173,8 +173,13 @@ export interface GetTreeCommand {
   type: "get_tree";
 }
 
+/**
+ * An image attached to ``prompt`` / ``steer`` / ``follow_up``. ``type`` may be left out,
+ * as upstream never reads it (it rebuilds every attachment as ``{type:"image", data,
+ * mimeType}``).
+ */
 export interface ImageContent {
-  type: "image";
+  type?: "image";
   /** base64-encoded image bytes */
   data: string;
   mimeType: string;

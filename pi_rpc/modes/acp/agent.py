@@ -83,6 +83,9 @@ class AcpAgent:
     def __init__(self, args: CliArgs) -> None:
         self.args = args
         self.sessions: dict[str, AcpSession] = {}
+        # Sessions another process holds, continued here in a fork: client id -> the fork's
+        # ``_meta`` (a second load of the id reopens that fork rather than forking again).
+        self._continued: dict[str, dict[str, Any]] = {}
         self.client_capabilities: dict[str, Any] = {}
         self._task_group: TaskGroup | None = None
         self.peer: JsonRpcPeer | None = None
@@ -166,9 +169,10 @@ class AcpAgent:
             raise _not_found(session_id)
         return session
 
-    def _open(self, cwd: str, mcp_servers: list[dict[str, Any]], **overrides: Any) -> AcpSession:
+    def _open(self, cwd: str, mcp_servers: list[dict[str, Any]], client_id: str | None = None, **overrides: Any) -> AcpSession:
         """Build a session runtime like every mode does, with the client's cwd, file access
-        and MCP servers."""
+        and MCP servers. ``client_id``: the id the client knows the session by when it is not
+        the runtime's (a session continued in a fork, ``_reopen``)."""
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
         from pi_rpc.modes.acp.dialogs import AcpDialogs
         from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
@@ -184,7 +188,7 @@ class AcpAgent:
             if overrides.get("session") or overrides.get("fork"):
                 raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
             raise invalid_params(exc.message) from None
-        session_id = options.session.session_id
+        session_id = client_id or options.session.session_id
         fs_caps = self.client_capabilities.get("fs")
         fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
         files = ClientFileAccess(self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True)
@@ -207,6 +211,7 @@ class AcpAgent:
         elicitation = self.client_capabilities.get("elicitation")
         dialogs = AcpDialogs(self.peer, session_id, elicitation=isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict))
         session = AcpSession(runtime, self.peer, permissions=permissions, files=files, dialogs=dialogs)
+        session.id = session_id
         holder.append(session)
         session.start(self._task_group)
         return session
@@ -270,7 +275,43 @@ class AcpAgent:
             raise _not_found(session_id)
         return {"session": session_id}
 
-    async def _reopen(self, params: dict[str, Any]) -> AcpSession:
+    def _held_elsewhere(self, session_id: str, cwd: str) -> tuple[str, int] | None:
+        """The file of session ``session_id`` and the pid of the other process holding its
+        single-writer lock (another editor chat, a ``pi --mode rpc``), or None when no other
+        process holds it (or there is no such session)."""
+        from pi_rpc.config import paths
+        from pi_rpc.config.settings import Settings
+        from pi_rpc.session.errors import SessionError
+        from pi_rpc.session.listing import build_session_info, resolve_session_arg
+        from pi_rpc.session.lock import holder_pid
+
+        agent_dir = paths.agent_dir()
+        settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
+        choice = paths.resolve_session_dir(
+            cwd=cwd, agent=agent_dir, cli_session_dir=self.args.session_dir, settings_session_dir=settings.session_dir
+        )
+        try:
+            resolved = resolve_session_arg(
+                session_id, cwd=cwd, session_dir=str(choice.path),
+                all_sessions_dir=str(paths.sessions_root(agent_dir)), custom_dir=choice.custom,
+            )
+        except SessionError:
+            return None
+        info = build_session_info(resolved.path)
+        if info is None or info.id != session_id:  # an id prefix matched another session
+            return None
+        pid = holder_pid(resolved.path)
+        if pid is None or pid == os.getpid():  # free, or ours (shared within the process)
+            return None
+        return resolved.path, pid
+
+    async def _reopen(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any] | None]:
+        """The session ``params.sessionId`` names, ready to use, and — when another process
+        holds its file — how it was continued instead: two writers would corrupt the file, so
+        the history is loaded from it and continued in a fork (a new file whose header's
+        ``parentSession`` is the original), which the client keeps addressing by the id it
+        asked for. A session another process holds is never "not found" (``session/list``
+        lists it, so an editor would otherwise silently start an empty one)."""
         session_id = _string(params, "sessionId")
         cwd = _cwd(params)
         servers = _mcp_servers(params)
@@ -279,20 +320,57 @@ class AcpAgent:
         live = self.sessions.pop(session_id, None)
         if live is not None:
             await live.close()
-        session = self._open(cwd, servers, **self._existing(session_id))
-        if session.id != session_id:  # an id prefix matched another session: not this one
-            await session.close()
-            raise _not_found(session_id)
+        held = self._held_elsewhere(session_id, cwd)
+        if held is None:
+            try:
+                session = self._open(cwd, servers, **self._existing(session_id))
+            except RpcError as exc:
+                # The other process may have taken the lock between the check and the open.
+                held = self._held_elsewhere(session_id, cwd) if exc.code == RESOURCE_NOT_FOUND else None
+                if held is None:
+                    raise
+            else:
+                if session.id != session_id:  # an id prefix matched another session: not this one
+                    await session.close()
+                    raise _not_found(session_id)
+                await self._register(session, require_model=False)
+                return session, None
+        original, pid = held
+        earlier = self._continued.get(session_id)
+        if earlier is not None and earlier["originalSessionFile"] == original and os.path.exists(earlier["sessionFile"]):
+            session = self._open(cwd, servers, client_id=session_id, session=earlier["sessionFile"])
+        else:
+            session = self._open(cwd, servers, client_id=session_id, fork=original)
         await self._register(session, require_model=False)
-        return session
+        fork_file = session.runtime.session.session_file
+        forked = {
+            "reason": "locked",
+            "holderPid": pid,
+            "originalSessionId": session_id,
+            "originalSessionFile": original,
+            "sessionId": session.runtime.session.session_id,
+            "sessionFile": fork_file,
+        }
+        self._continued[session_id] = forked
+        session.dialogs.notify(
+            f"This session is open in another pi process (pid {pid}), so it continues here in a copy: {fork_file}. "
+            f"Its history is loaded; the original ({original}) stays with the other process, unchanged by this chat.",
+            "warning",
+        )
+        return session, forked
+
+    @staticmethod
+    def _fork_meta(forked: dict[str, Any] | None) -> dict[str, Any]:
+        return {} if forked is None else {"_meta": {"pi": {"forked": forked}}}
 
     async def load_session(self, params: dict[str, Any]) -> Reply:
-        session = await self._reopen(params)
+        session, forked = await self._reopen(params)
         await session.replay()  # the whole history before the result
-        return self._ready(session, {})
+        return self._ready(session, self._fork_meta(forked))
 
     async def resume_session(self, params: dict[str, Any]) -> Reply:
-        return self._ready(await self._reopen(params), {})
+        session, forked = await self._reopen(params)
+        return self._ready(session, self._fork_meta(forked))
 
     async def fork_session(self, params: dict[str, Any]) -> Reply:
         source = _string(params, "sessionId")

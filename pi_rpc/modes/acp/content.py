@@ -2,7 +2,8 @@
 images; a stored conversation becomes the ``session/update`` notifications that replay it
 (``session/load``).
 
-Prompt blocks: ``text`` as is; ``image`` as an image attachment; ``resource_link`` as a
+Prompt blocks: ``text`` as is; ``image`` (or a block with no ``type`` but ``data`` and
+``mimeType``) as an image attachment; ``resource_link`` as a
 ``[@name](uri)`` mention in the text (the agent reads the file with its tools); an embedded
 text ``resource`` as a ``<context uri="…">`` block appended to the text; an embedded image blob
 as an image; other blobs and ``audio`` as a short note (not advertised, so clients do not send
@@ -28,7 +29,11 @@ def prompt_from_blocks(blocks: Any) -> tuple[str, list[dict[str, Any]]]:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
-        elif kind == "image" and isinstance(block.get("data"), str) and isinstance(block.get("mimeType"), str):
+        elif (kind == "image" or (isinstance(block, dict) and "type" not in block)) and isinstance(
+            block.get("data"), str
+        ) and isinstance(block.get("mimeType"), str):
+            # A block without ``type`` but with ``data`` and ``mimeType`` is an image, as the RPC
+            # ``images`` entries are (upstream reads only those two fields of an attachment).
             images.append({"type": "image", "data": block["data"], "mimeType": block["mimeType"]})
         elif kind == "resource_link" and isinstance(block.get("uri"), str):
             name = block.get("name") if isinstance(block.get("name"), str) else block["uri"]

@@ -28,8 +28,10 @@ WARM_UP_AFTER_S = 0.05
 
 
 def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The command's (validated) images, each with ``type:"image"``: ``type`` is optional on
+    the wire (``ImageContent``), and a queued message's images are found by that type."""
     images = cmd.get("images")
-    return list(images) if images else None
+    return [image if "type" in image else {"type": "image", **image} for image in images] if images else None
 
 
 class RuntimeBackend(CatalogCommands):

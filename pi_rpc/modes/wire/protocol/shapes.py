@@ -17,7 +17,11 @@ QueueMode = Literal["all", "one-at-a-time"]
 
 
 class ImageContent(WireModel):
-    type: Literal["image"]
+    """An image attached to ``prompt`` / ``steer`` / ``follow_up``. ``type`` may be left out,
+    as upstream never reads it (it rebuilds every attachment as ``{type:"image", data,
+    mimeType}``)."""
+
+    type: Literal["image"] = "image"
     data: str = Field(description="base64-encoded image bytes")
     mime_type: str
 
