@@ -51,6 +51,11 @@ def server_summary(description: str | None, instructions: str | None) -> str:
     return text.split("\n", 1)[0].strip()
 
 
+def is_mcp_tool_name(name: str) -> bool:
+    """A server tool (``mcp__…``) or one of the resource tools."""
+    return name.startswith("mcp__") or name in RESOURCE_TOOL_NAMES
+
+
 def resolve_exposure_alias(value: Any) -> Any:
     return EXPOSURE_ALIASES.get(value, value) if isinstance(value, str) else value
 
