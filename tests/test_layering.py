@@ -1,5 +1,6 @@
 """The package's layers import only layers inside them (README "Layout"): modes -> runtime ->
-extensions -> agent/tools/session/compaction/resources -> ai, with config as a leaf anyone may use."""
+extensions -> agent/tools/session/compaction/resources -> ai, with config and the exception root
+(``pi_rpc.errors``) as leaves anyone may use."""
 
 from __future__ import annotations
 
@@ -49,8 +50,21 @@ def test_layers_import_only_inner_layers() -> None:
         layer = rel.parts[0] if len(rel.parts) > 1 else ""
         if layer not in ALLOWED:
             continue
-        # config and pi_rpc._lazy (lazy package exports): leaves for all
-        for imported in _imports(path) - {layer, "", "config", "_lazy"}:
+        # config, pi_rpc.errors (the exception root) and pi_rpc._lazy (lazy package exports):
+        # leaves for all
+        for imported in _imports(path) - {layer, "", "config", "errors", "_lazy"}:
             if imported not in ALLOWED[layer]:
                 problems.append(f"{rel} imports pi_rpc.{imported}")
+    assert problems == []
+
+
+def test_the_leaves_import_nothing_from_pi_rpc() -> None:
+    """What every layer may import must not import a layer back (config only itself)."""
+    assert _imports(PACKAGE / "errors.py") == set()
+    assert _imports(PACKAGE / "_lazy.py") == set()
+    problems = []
+    for path in (PACKAGE / "config").rglob("*.py"):
+        extra = _imports(path) - {"config", "errors"}
+        if extra:
+            problems.append(f"{path.relative_to(PACKAGE)} imports {sorted(extra)}")
     assert problems == []

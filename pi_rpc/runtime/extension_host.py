@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.transcript import get_current_system_message
+from pi_rpc.errors import StartupError
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
@@ -42,16 +43,6 @@ EXPLICIT_LOAD_FAILURE_HINT = (
 )
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
-
-
-class ExtensionStartupError(Exception):
-    """Extensions failed to load at startup: the process must not start (a security gate that
-    did not load must not be skipped). ``message`` is the whole stderr text."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
 
 
 def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
@@ -145,13 +136,14 @@ class SessionExtensions:
         return result.failures, flag_errors
 
     async def start(self, binding: ModeBinding) -> None:
-        """Load the extensions (startup): a failure raises ``ExtensionStartupError``. Then bind
+        """Load the extensions (startup): a failure raises ``StartupError``. Then bind
         them to the mode and emit ``session_start`` (reason ``startup``)."""
         await self.load_startup()
         await self.bind(binding)
 
     async def load_startup(self) -> None:
-        """Import the extensions and run their ``setup(pi)``; raises ``ExtensionStartupError``
+        """Import the extensions and run their ``setup(pi)``; raises ``StartupError``
+        (the process must not start: a security gate that did not load must not be skipped)
         naming every file that failed, with the hint how to start without extensions."""
         if self.runner is not None:
             return
@@ -161,7 +153,7 @@ class SessionExtensions:
             if failures:
                 explicit = any(failure.explicit for failure in failures)
                 lines.append(EXPLICIT_LOAD_FAILURE_HINT if explicit else EXTENSION_LOAD_FAILURE_HINT)
-            raise ExtensionStartupError("\n".join(lines))
+            raise StartupError("\n".join(lines))
         self._warn_unknown_tools()
 
     async def bind(self, binding: ModeBinding) -> None:

@@ -204,13 +204,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     async def start_extensions(self, binding: ModeBinding) -> None:
         """Load the discovered extensions, bind them to the running mode and emit
-        ``session_start``. Raises ``ExtensionStartupError`` when one fails to load. Without
+        ``session_start``. Raises ``StartupError`` when one fails to load. Without
         extensions this does nothing."""
         if self.ext is not None:
             await self.ext.start(binding)
 
     async def load_extensions(self) -> None:
-        """The loading half of ``start_extensions`` (raises ``ExtensionStartupError``)."""
+        """The loading half of ``start_extensions`` (raises ``StartupError``)."""
         if self.ext is not None:
             await self.ext.load_startup()
 

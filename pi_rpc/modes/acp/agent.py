@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc import __version__
+from pi_rpc.errors import StartupError
 from pi_rpc.modes.acp.jsonrpc import (
     INTERNAL_ERROR,
     AUTH_REQUIRED,
@@ -172,7 +173,7 @@ class AcpAgent:
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
         from pi_rpc.modes.acp.dialogs import AcpDialogs
         from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
-        from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+        from pi_rpc.runtime.factory import build_runtime_options
         from pi_rpc.runtime.session import AgentSession
 
         assert self.peer is not None and self._task_group is not None
@@ -180,7 +181,7 @@ class AcpAgent:
         args = replace(args, **overrides)
         try:
             options = build_runtime_options(args, cwd=cwd, mcp_servers=mcp_servers)
-        except StartupProblem as exc:
+        except StartupError as exc:
             if overrides.get("session") or overrides.get("fork"):
                 raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
             raise invalid_params(exc.message) from None
@@ -237,7 +238,6 @@ class AcpAgent:
         as a notification, to the conversation. One that fails to load fails the session
         request: a permission gate must not be skipped silently."""
         from pi_rpc.extensions.host import ModeBinding
-        from pi_rpc.runtime.extension_host import ExtensionStartupError
 
         def on_error(error: Any) -> None:
             text = f"Extension error ({error['extensionPath']}): {error['error']}"
@@ -246,7 +246,7 @@ class AcpAgent:
 
         try:
             await session.runtime.start_extensions(ModeBinding(mode="acp", ui=session.dialogs, on_error=on_error))
-        except ExtensionStartupError as exc:
+        except StartupError as exc:
             await session.close()
             raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 

@@ -39,7 +39,7 @@ def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
 def start_early(
     args: CliArgs, protocol_fd: int, input_fd: int = 0
 ) -> tuple[RuntimeOptions | TrustPass, ReadSoFar | None]:
-    """Resolve the startup options (``StartupProblem`` on a fatal problem) and answer the
+    """Resolve the startup options (``StartupError`` on a fatal problem) and answer the
     ``get_state`` commands already waiting, before anything of the runtime is imported
     (``early``); what was read and not answered goes to the server. When extensions must
     decide project trust first, their pass instead of the options, and nothing is read."""
@@ -80,11 +80,11 @@ def run_rpc_mode(args: CliArgs) -> int:
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
 
-    from pi_rpc.runtime.factory import StartupProblem
+    from pi_rpc.errors import StartupError
 
     try:
         started, so_far = start_early(args, takeover.protocol_fd)
-    except StartupProblem as exc:
+    except StartupError as exc:
         resume_collecting(collecting)
         sys.stderr.write(exc.message + "\n")
         return exc.exit_code
@@ -113,7 +113,7 @@ def run_rpc_mode(args: CliArgs) -> int:
             trust = await run_trust_pass(started, "rpc")
             try:
                 options = build_runtime_options(args, trust=trust)
-            except StartupProblem as exc:
+            except StartupError as exc:
                 sys.stderr.write(exc.message + "\n")
                 return exc.exit_code
         backend = create_backend(args, options)

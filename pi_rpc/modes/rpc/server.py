@@ -21,7 +21,8 @@ from typing import Any
 import anyio
 
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
-from pi_rpc.modes.rpc.backend import Backend, ServerHandle, StartupError
+from pi_rpc.errors import StartupError
+from pi_rpc.modes.rpc.backend import Backend, ServerHandle
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.protocol_info import register_stream_commands
