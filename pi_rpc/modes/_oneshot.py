@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ import anyio
 
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
@@ -170,11 +170,7 @@ def final_text_result(messages: list[dict[str, Any]]) -> tuple[list[str], str | 
 
 
 def _stderr(message: str) -> None:
-    try:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    logger().error(message)
 
 
 class OneshotRunner:

@@ -12,7 +12,6 @@ pipeline, ``before_agent_start``, agent events (extensions first, then clients),
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, complete_load, load_extensions
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
+from pi_rpc.log import logger
 from pi_rpc.runtime.boundaries import Boundaries
 from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.tool_loadout import ToolLoadout
@@ -57,7 +57,7 @@ def _now_ms() -> int:
 
 
 def _warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    logger().warning(message)
 
 
 def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
@@ -236,7 +236,7 @@ class SessionExtensions:
         try:
             await coro
         except Exception as exc:  # noqa: BLE001 - background extension work never kills the session
-            print(f"pi: extension background task failed: {exc!r}", file=sys.stderr)
+            logger().error(f"pi: extension background task failed: {exc!r}")
 
     def _report(self, path: str, event: str, exc: BaseException) -> None:
         if self.runner is not None:

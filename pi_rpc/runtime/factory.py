@@ -6,7 +6,6 @@ resource flags. Fatal startup problems raise ``StartupError`` (``pi_rpc.errors``
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -16,6 +15,7 @@ from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.session.errors import SessionError
@@ -43,7 +43,7 @@ StartupProblem = StartupError
 
 
 def _warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    logger().warning(message)
 
 
 def session_fsync_mode(settings: Settings) -> FsyncMode:

@@ -10,7 +10,6 @@ observable effect reaches clients as an event dict through ``subscribe``.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from collections.abc import Awaitable, Callable, Coroutine
@@ -27,6 +26,7 @@ from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.transcript import content_text
+from pi_rpc.log import logger
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -531,7 +531,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             try:
                 headers = self.registry.get_headers(model)
             except Exception as exc:  # noqa: BLE001 - a header command failing must not kill the prompt
-                print(f"Warning: could not resolve headers for {model.get('provider')}: {exc}", file=sys.stderr)
+                logger().warning(f"Warning: could not resolve headers for {model.get('provider')}: {exc}")
                 headers = {}
             if headers:
                 options["headers"] = headers
@@ -627,13 +627,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 await self.agent.continue_()
                 await self._after_runs()
         except Exception as exc:  # noqa: BLE001 - a run failure must never kill the process
-            print(f"pi: run failed: {exc!r}", file=sys.stderr)
+            logger().error(f"pi: run failed: {exc!r}")
         finally:
             self._is_streaming = False
             try:
                 self._flush_pending_bash()
             except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
-                print(f"pi: could not record pending bash output: {exc!r}", file=sys.stderr)
+                logger().error(f"pi: could not record pending bash output: {exc!r}")
             done = self._run_done
             if self.ext is not None:
                 self.ext.end_run()

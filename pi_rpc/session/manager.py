@@ -24,12 +24,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from pi_rpc.ai.jsjson import fs_path
+from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.context import (
@@ -477,7 +477,7 @@ class SessionManager:
         try:
             os.fsync(fd)
         except OSError as exc:
-            sys.stderr.write(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}\n")
+            logger().warning(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}")
 
     def _serialise_all(self) -> bytes:
         return b"".join(dumps_line(e) for e in [self._header, *self._entries])
@@ -587,7 +587,7 @@ class SessionManager:
         try:
             listener(error, pending, written)
         except Exception as exc:  # a listener bug must not turn into a lost entry
-            sys.stderr.write(f"pi: session write listener failed: {exc!r}\n")
+            logger().error(f"pi: session write listener failed: {exc!r}")
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
@@ -622,9 +622,9 @@ class SessionManager:
         file and release the single-writer lock."""
         try:
             if self.pending_entry_count() and not self._read_only and not self._write_pending():
-                sys.stderr.write(
+                logger().error(
                     f"pi: session {self._session_file}: {self.pending_entry_count()} entries could not be "
-                    f"written and are lost ({self.write_error})\n"
+                    f"written and are lost ({self.write_error})"
                 )
             self.sync()
         finally:
@@ -1050,9 +1050,14 @@ class SessionManager:
 
 
 def print_diagnostics(manager: SessionManager, stream: TextIO | None = None) -> None:
-    """Write the manager's load/repair diagnostics to stderr, one line each."""
-    out = stream if stream is not None else sys.stderr
+    """Write the manager's load/repair diagnostics to stderr (``pi_rpc.log``), or to ``stream``
+    when given, one line each."""
     where = manager.session_file or "(in-memory session)"
-    for diagnostic in manager.diagnostics:
-        out.write(f"pi: session {where}: {diagnostic}\n")
-    out.flush()
+    lines = [f"pi: session {where}: {diagnostic}" for diagnostic in manager.diagnostics]
+    if stream is None:
+        for line in lines:
+            logger().warning(line)
+        return
+    for line in lines:
+        stream.write(line + "\n")
+    stream.flush()

@@ -12,12 +12,12 @@ first session, not at ``initialize``, to keep the editor's handshake fast.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc import __version__
 from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.modes.acp.jsonrpc import (
     INTERNAL_ERROR,
     AUTH_REQUIRED,
@@ -202,7 +202,7 @@ class AcpAgent:
             options.bash_runner = ClientTerminals(self.peer, session_id, on_terminal)
         permissions = options.settings.get("acp.permissions", "never")
         if permissions not in PERMISSION_MODES:
-            sys.stderr.write(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"\n')
+            logger().warning(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"')
             permissions = "never"
         runtime = AgentSession(options)
         elicitation = self.client_capabilities.get("elicitation")
@@ -215,7 +215,7 @@ class AcpAgent:
     def _terminal_enabled(self, setting: Any) -> bool:
         """``acp.terminal: true`` and a client that offers ``terminal/*``."""
         if setting not in (True, False):
-            sys.stderr.write(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false\n")
+            logger().warning(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false")
             return False
         return setting and self.client_capabilities.get("terminal") is True
 
@@ -241,7 +241,7 @@ class AcpAgent:
 
         def on_error(error: Any) -> None:
             text = f"Extension error ({error['extensionPath']}): {error['error']}"
-            sys.stderr.write(text + "\n")
+            logger().error(text)
             session.dialogs.notify(text)
 
         try:

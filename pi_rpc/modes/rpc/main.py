@@ -17,6 +17,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from pi_rpc.log import logger
+
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
     from pi_rpc.modes.rpc.backend import Backend
@@ -86,7 +88,7 @@ def run_rpc_mode(args: CliArgs) -> int:
         started, so_far = start_early(args, takeover.protocol_fd)
     except StartupError as exc:
         resume_collecting(collecting)
-        sys.stderr.write(exc.message + "\n")
+        logger().error(exc.message)
         return exc.exit_code
     from pi_rpc.modes.heap import limit_heap_retention
 
@@ -114,7 +116,7 @@ def run_rpc_mode(args: CliArgs) -> int:
             try:
                 options = build_runtime_options(args, trust=trust)
             except StartupError as exc:
-                sys.stderr.write(exc.message + "\n")
+                logger().error(exc.message)
                 return exc.exit_code
         backend = create_backend(args, options)
 
