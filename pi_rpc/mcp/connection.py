@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from pi_rpc.mcp.oauth import OAuthSupport
 
 DEFAULT_TIMEOUT_S = 60.0
+CANCEL_NOTICE_GRACE_S = 2.0  # to send notifications/cancelled for a request given up on
+DROP_GRACE_S = 5.0  # for a dropped session's transport to shut down
+CLOSE_GRACE_S = 10.0  # in close(), for the session being opened and the open one to shut down
 STDERR_TAIL_CHARS = 2000
 CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
 MAX_LIST_PAGES = 100
@@ -622,7 +625,7 @@ class McpConnection:
         notification = types.ClientNotification(
             types.CancelledNotification(params=types.CancelledNotificationParams(requestId=request_id, reason=reason))
         )
-        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_NOTICE_GRACE_S):
             try:
                 await live.session.send_notification(notification)
             except Exception:  # noqa: BLE001 - the server may be gone
@@ -745,7 +748,7 @@ class McpConnection:
         if self._live is live:
             self._live = None
         live.stop.set()
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(DROP_GRACE_S):
             await live.finished.wait()
 
     async def reconnect(self) -> None:
@@ -774,7 +777,7 @@ class McpConnection:
         if live is not None:
             live.stop.set()
         flight = self._opening
-        with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_GRACE_S):
             if flight is not None:
                 try:
                     opened = await flight.wait()
@@ -787,7 +790,10 @@ class McpConnection:
 
 
 class _Flight:
-    """A single-flight result several callers can await."""
+    """The outcome of one connection attempt, which every caller that asked meanwhile awaits.
+    The attempt runs in the connection's own task group, not in a caller's task: a caller that
+    is aborted must not cancel the attempt the others wait for (anyio has no primitive for a
+    result shared by several waiters; this is an event and the outcome)."""
 
     def __init__(self) -> None:
         self._done = anyio.Event()

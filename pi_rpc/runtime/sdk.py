@@ -45,14 +45,13 @@ import anyio
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.session import AgentSession
 
 __all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
 
 Event = dict[str, Any]
 Listener = Callable[[Event], Awaitable[None] | None]
-
-SHUTDOWN_GRACE_SECONDS = 5.0
 
 
 @dataclass

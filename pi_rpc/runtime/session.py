@@ -27,6 +27,7 @@ from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.log import logger
+from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -222,7 +223,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     async def shutdown(self) -> None:
         """Stop emitting, abort everything, wait for idle (upstream dispose)."""
         if self.ext is not None:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await self.abort()
                 await self.ext.shutdown("quit")
         self._shutting_down = True
@@ -233,7 +234,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         for controller in list(self._bash_controllers):
             controller.abort()
         if self._run_done is not None:
-            with anyio.move_on_after(5):
+            with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
         self.store_faults.close()
         self.session.close()
@@ -714,7 +715,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 ended, after_response = cancel
                 ended.set()
                 if after_response is not None:
-                    with anyio.move_on_after(5):
+                    with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                         await after_response.wait()
             return False
         return True
@@ -759,7 +760,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         ended = anyio.Event()
         self._retry_cancel = (ended, after_response)
         self.retry.cancel_sleep()
-        with anyio.move_on_after(5):
+        with anyio.move_on_after(SETTLE_GRACE_SECONDS):
             await ended.wait()
 
     # ------------------------------------------------------------------ compaction
