@@ -17,8 +17,8 @@ A handler never raises: stderr may already be gone (a closed pipe at exit).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # (not typing's: ``pi --version`` does not import typing otherwise)
 if TYPE_CHECKING:
     import logging
 

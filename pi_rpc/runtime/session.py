@@ -27,7 +27,6 @@ from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.log import logger
-from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -37,6 +36,7 @@ from pi_rpc.runtime.errors import (
     no_api_key_error,
 )
 from pi_rpc.runtime.bash_commands import BashCommands
+from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.replacement import SessionReplacement
