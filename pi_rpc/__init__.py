@@ -5,7 +5,8 @@ Layers, from the outside in (each imports only the layers inside it):
   -> runtime/ (the session facade every mode uses)
   -> agent/, tools/, session/, compaction/, resources/
   -> ai/ (LLM types, streaming providers, model registry)
-  config/ (agent dir, settings) is a leaf utility used by every layer.
+  config/ (agent dir, settings) is a leaf utility used by every layer, and so are errors.py
+  (the root of the exception tree, documented there) and log.py (the one stderr logger).
 """
 
 __version__ = "0.1.0"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from pi_rpc import COMPATIBLE_PI_VERSION, __version__
 from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mode
+from pi_rpc.log import logger
 
 HELP = """\
 pi - coding agent (Python implementation of pi's RPC, JSON and print modes)
@@ -86,8 +87,7 @@ def _help(args: CliArgs) -> str:
 
 
 def _err(message: str) -> None:
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
+    logger().error(message)
 
 
 def _isatty(fd: int) -> bool:

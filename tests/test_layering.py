@@ -1,5 +1,6 @@
 """The package's layers import only layers inside them (README "Layout"): modes -> runtime ->
-extensions -> agent/tools/session/compaction/resources -> ai, with config as a leaf anyone may use."""
+extensions -> agent/tools/session/compaction/resources -> ai, with config, the exception root
+(``pi_rpc.errors``) and the stderr logger (``pi_rpc.log``) as leaves anyone may use."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 
+# Modules every layer may import; they import no layer themselves (config only itself).
+LEAVES = ("config", "errors", "log", "_lazy")
+
+
 def _layer(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
@@ -49,8 +54,21 @@ def test_layers_import_only_inner_layers() -> None:
         layer = rel.parts[0] if len(rel.parts) > 1 else ""
         if layer not in ALLOWED:
             continue
-        # config and pi_rpc._lazy (lazy package exports): leaves for all
-        for imported in _imports(path) - {layer, "", "config", "_lazy"}:
+        # config, pi_rpc.errors (the exception root), pi_rpc.log (the stderr logger) and
+        # pi_rpc._lazy (lazy package exports): leaves for all
+        for imported in _imports(path) - {layer, "", *LEAVES}:
             if imported not in ALLOWED[layer]:
                 problems.append(f"{rel} imports pi_rpc.{imported}")
+    assert problems == []
+
+
+def test_the_leaves_import_nothing_from_pi_rpc() -> None:
+    """What every layer may import must not import a layer back (config only itself)."""
+    for leaf in ("errors", "log", "_lazy"):
+        assert _imports(PACKAGE / f"{leaf}.py") == set(), leaf
+    problems = []
+    for path in (PACKAGE / "config").rglob("*.py"):
+        extra = _imports(path) - {"config", "errors", "log"}
+        if extra:
+            problems.append(f"{path.relative_to(PACKAGE)} imports {sorted(extra)}")
     assert problems == []

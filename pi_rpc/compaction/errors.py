@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pi_rpc.errors import PiError
+
 # RPC ``compact`` refusals (protocol §2.16).
 NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
 ALREADY_COMPACTED = "Already compacted"
@@ -38,7 +40,7 @@ def compaction_failed_message(reason: CompactionReason, message: str) -> str:
     return OVERFLOW_RECOVERY_FAILED_PREFIX + message
 
 
-class CompactionError(Exception):
+class CompactionError(PiError):
     """Compaction could not produce a complete summary; nothing must be written.
 
     ``str(err)`` is the raw message that goes into an RPC error response.

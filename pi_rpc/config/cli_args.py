@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pi_rpc.errors import StartupError
+
 VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
@@ -24,13 +26,8 @@ SESSION_ID_ERROR = (
 )
 
 
-class CliError(Exception):
+class CliError(StartupError):
     """A fatal argument error: print ``message`` on stderr and exit with ``exit_code``."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)

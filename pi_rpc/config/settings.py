@@ -10,13 +10,13 @@ from __future__ import annotations
 import copy
 import json
 import os
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from pi_rpc.config import paths
+from pi_rpc.log import logger
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 DEFAULT_THINKING_LEVEL = "medium"
@@ -31,8 +31,7 @@ Warn = Callable[[str], None]
 
 
 def _stderr_warn(message: str) -> None:
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
+    logger().warning(message)
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

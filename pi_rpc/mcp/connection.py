@@ -19,9 +19,9 @@ The SDK is imported here only when a connection opens, never at pi's startup.
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,6 +30,7 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.config.paths import expand_tilde
+from pi_rpc.errors import PiError
 from pi_rpc.mcp.config import ServerEntry
 from pi_rpc.mcp.configvalue import resolve_headers_or_raise, resolve_or_raise
 from pi_rpc.mcp.log import ServerLog
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from pi_rpc.mcp.oauth import OAuthSupport
 
 DEFAULT_TIMEOUT_S = 60.0
+CANCEL_NOTICE_GRACE_S = 2.0  # to send notifications/cancelled for a request given up on
+DROP_GRACE_S = 5.0  # for a dropped session's transport to shut down
+CLOSE_GRACE_S = 10.0  # in close(), for the session being opened and the open one to shut down
 STDERR_TAIL_CHARS = 2000
 CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
 MAX_LIST_PAGES = 100
@@ -52,22 +56,35 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] |
 ConnectionState = Literal["connecting", "connected", "needs-auth", "failed", "disconnected", "closed"]
 
 
-class McpConnectionClosed(Exception):
+class McpClientError(PiError):
+    """One MCP server's connection or request failed (the ``McpClientError`` branch of the tree
+    in ``pi_rpc.errors``); ``str(err)`` is what the tool result or ``/mcp`` shows."""
+
+
+class McpConnectFailed(McpClientError, ConnectionError):
+    """The server could not be connected (or is shut down); the text names the server."""
+
+
+class McpConnectionClosed(McpClientError):
     def __init__(self, message: str = "MCP connection closed") -> None:
         super().__init__(message)
 
 
-class McpTimeout(Exception):
+class McpTimeout(McpClientError):
+    """Neither an answer nor a progress notification within the server's ``timeout``."""
+
     def __init__(self, timeout_ms: int) -> None:
         super().__init__(f"MCP request timed out after {timeout_ms}ms")
 
 
-class McpAborted(Exception):
+class McpAborted(McpClientError):
+    """The caller's abort signal fired while the request was in flight."""
+
     def __init__(self) -> None:
         super().__init__("MCP request aborted")
 
 
-class McpRequestError(Exception):
+class McpRequestError(McpClientError):
     """A JSON-RPC error answered by the server."""
 
     def __init__(self, code: int, message: str) -> None:
@@ -75,8 +92,12 @@ class McpRequestError(Exception):
         self.code = code
 
 
-class McpSignInRequired(Exception):
+class McpSignInRequired(McpClientError):
     """The server needs an OAuth sign-in (``/mcp login`` or ``pi mcp login``)."""
+
+
+class McpListingError(McpClientError):
+    """A paginated listing that repeats a cursor or does not end within ``MAX_LIST_PAGES``."""
 
 
 METHOD_NOT_FOUND = -32601
@@ -216,14 +237,90 @@ def uses_oauth(entry: ServerEntry) -> bool:
     return not any(name.lower() == "authorization" for name in (config.get("headers") or {}))
 
 
+class _SentRequest:
+    """The JSON-RPC id a request went out with (``notifications/cancelled`` must name it), as
+    the write stream saw it: the SDK numbers requests itself and does not say how."""
+
+    __slots__ = ("id",)
+
+    def __init__(self) -> None:
+        self.id: int | str | None = None
+
+
+# The request the current task is sending (set by ``McpConnection._request`` around the SDK's
+# ``send_request``, whose write runs in the same task, so the same context).
+_sending: ContextVar[_SentRequest | None] = ContextVar("pi_mcp_sending", default=None)
+
+
+class _RequestIdTap:
+    """The session's write stream, unchanged, except that it tells the request being sent
+    which id it went out with (see ``_SentRequest``)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, message: Any) -> None:
+        sent = _sending.get()
+        if sent is not None and sent.id is None:
+            from mcp.types import JSONRPCRequest  # (loaded with the session that sends)
+
+            root = message.message.root
+            if isinstance(root, JSONRPCRequest):
+                sent.id = root.id
+        await self._inner.send(message)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _RequestIdTap:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
 class _Live:
-    """One open session: the SDK's ``ClientSession`` and the events of its lifetime."""
+    """One open session: the SDK's ``ClientSession``, the events of its lifetime and the cancel
+    scopes of the requests in flight (cancelled when the transport ends)."""
 
     def __init__(self, session: Any, closed: anyio.Event, stop: anyio.Event) -> None:
         self.session = session
         self.closed = closed  # the transport ended (server exited, stream dropped)
         self.stop = stop  # set to close it
         self.finished = anyio.Event()  # the transport is fully shut down
+        self._requests: set[anyio.CancelScope] = set()
+
+    @contextmanager
+    def request_scope(self, timeout_s: float, signal: AbortSignal | None) -> Iterator[anyio.CancelScope]:
+        """The one cancel scope of a request: cancelled by ``signal`` (its own ``scope()``), by
+        the end of the transport, and at its ``deadline``, ``timeout_s`` from now, which the
+        caller may move (progress). After it, ``why_cancelled`` says which."""
+        with (signal.scope() if signal is not None else anyio.CancelScope()) as scope:
+            scope.deadline = anyio.current_time() + timeout_s
+            if self.closed.is_set():
+                scope.cancel()
+            self._requests.add(scope)
+            try:
+                yield scope
+            finally:
+                self._requests.discard(scope)
+
+    def why_cancelled(self, signal: AbortSignal | None, timeout_s: float) -> McpClientError:
+        """The error of a request whose scope ended it (the transport's end wins: a closed
+        connection can take no ``notifications/cancelled``)."""
+        if self.closed.is_set():
+            return McpConnectionClosed()
+        if signal is not None and signal.aborted:
+            return McpAborted()
+        return McpTimeout(int(timeout_s * 1000))
+
+    async def cancel_requests_when_closed(self) -> None:
+        await self.closed.wait()
+        self.cancel_requests()
+
+    def cancel_requests(self) -> None:
+        for scope in list(self._requests):
+            scope.cancel()
 
 
 class McpConnection:
@@ -282,7 +379,7 @@ class McpConnection:
 
     async def get_session(self) -> _Live:
         if self._shutdown:
-            raise ConnectionError(f'MCP server "{self.name}" is shut down')
+            raise McpConnectFailed(f'MCP server "{self.name}" is shut down')
         live = self._live
         if live is not None and not live.closed.is_set():
             return live
@@ -329,7 +426,7 @@ class McpConnection:
         tail = _slice_tail(self._stderr.text.strip(), STDERR_TAIL_CHARS) if self._stderr else ""
         self.error = f"{message}\n{tail}" if tail else message
         self._changed()
-        return ConnectionError(f'MCP server "{self.name}" failed to connect: {self.error}')
+        return McpConnectFailed(f'MCP server "{self.name}" failed to connect: {self.error}')
 
     def sign_in_required_message(self) -> str:
         auth = self.entry.config.get("auth") if self.entry.is_http else None
@@ -414,7 +511,7 @@ class McpConnection:
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,
-                        write,
+                        _RequestIdTap(write),  # type: ignore[arg-type]  # (send and aclose: all it uses)
                         logging_callback=self._on_log,
                         message_handler=self._on_message,
                         list_roots_callback=self._list_roots,  # type: ignore[arg-type]
@@ -422,11 +519,15 @@ class McpConnection:
                     )
                 )
                 live = _Live(session, closed, stop)
+                # Requests in flight end with the transport, from the first (initialize) on.
+                requests = await stack.enter_async_context(anyio.create_task_group())
+                stack.callback(requests.cancel_scope.cancel)
+                requests.start_soon(live.cancel_requests_when_closed)
                 init = await self._until_closed(live, session.initialize(), self.timeout_s)
                 capabilities = init.capabilities
                 tools = await self._list_tools(live) if capabilities.tools is not None else []
                 if self._shutdown:
-                    raise ConnectionError("shut down while connecting")
+                    raise McpConnectFailed("shut down while connecting")
                 if closed.is_set():
                     raise McpConnectionClosed("connection closed during setup")
                 self._live = live
@@ -455,6 +556,7 @@ class McpConnection:
         finally:
             if live is not None:
                 live.closed.set()
+                live.cancel_requests()
                 live.finished.set()
             if started:
                 self._handle_close(live)
@@ -504,30 +606,14 @@ class McpConnection:
 
     # ------------------------------------------------------------------ requests
 
-    async def _until_closed(self, live: _Live, coro: Awaitable[Any], timeout_s: float | None) -> Any:
+    async def _until_closed(self, live: _Live, coro: Awaitable[Any], timeout_s: float) -> Any:
         """Await ``coro``, failing when the transport ends or the time runs out."""
-        result: list[Any] = []
-
-        async def run() -> None:
-            result.append(await coro)
-            tg.cancel_scope.cancel()
-
-        async def watch() -> None:
-            await live.closed.wait()
-            raise McpConnectionClosed()
-
-        try:
-            with anyio.fail_after(timeout_s):
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(run)
-                    tg.start_soon(watch)
-        except TimeoutError:
-            raise McpTimeout(int((timeout_s or 0) * 1000)) from None
-        except BaseExceptionGroup as group:
-            raise self._translate(_unwrap(group)) from None
-        except Exception as exc:
-            raise self._translate(exc) from None
-        return result[0]
+        with live.request_scope(timeout_s, None):
+            try:
+                return await coro
+            except Exception as exc:
+                raise self._translate(exc) from None
+        raise live.why_cancelled(None, timeout_s)
 
     def _translate(self, error: BaseException) -> BaseException:
         from mcp.shared.exceptions import McpError
@@ -547,74 +633,49 @@ class McpConnection:
         signal: AbortSignal | None,
         on_progress: ProgressCallback | None = None,
     ) -> Any:
-        """One request with the server's timeout (reset by progress), abort and cancellation."""
+        """One request in one cancel scope (``_Live.request_scope``): the server's timeout is the
+        scope's deadline, which each progress notification moves forward; an abort or the end
+        of the transport cancels it. A request that timed out or was aborted is cancelled on
+        the server too (``notifications/cancelled``).
+
+        :raises McpTimeout: no answer nor progress within the server's ``timeout``
+        :raises McpAborted: ``signal`` fired
+        :raises McpConnectionClosed: the transport ended
+        :raises McpRequestError: the server answered an error
+        """
         from mcp import types
 
-        session = live.session
         timeout_s = self.timeout_s
-        deadline = [time.monotonic() + timeout_s]
+        sent = _SentRequest()
+        with live.request_scope(timeout_s, signal) as scope:
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            deadline[0] = time.monotonic() + timeout_s
-            if on_progress is not None:
-                outcome = on_progress(value, total, message)
-                if outcome is not None:
-                    await outcome
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                scope.deadline = anyio.current_time() + timeout_s
+                if on_progress is not None:
+                    outcome = on_progress(value, total, message)
+                    if outcome is not None:
+                        await outcome
 
-        request_id = session._request_id  # the id send_request is about to use
-        outcome: list[Any] = []
-        failure: list[BaseException] = []
-
-        async def run() -> None:
+            sending = _sending.set(sent)
             try:
-                outcome.append(
-                    await session.send_request(types.ClientRequest(request), result_type, progress_callback=progress)
-                )
-            except Exception as exc:  # noqa: BLE001 - re-raised by the caller
-                failure.append(self._translate(exc))
-            tg.cancel_scope.cancel()
-
-        async def watch_closed() -> None:
-            await live.closed.wait()
-            failure.append(McpConnectionClosed())
-            tg.cancel_scope.cancel()
-
-        async def watch_deadline() -> None:
-            while True:
-                remaining = deadline[0] - time.monotonic()
-                if remaining <= 0:
-                    failure.append(McpTimeout(int(timeout_s * 1000)))
-                    tg.cancel_scope.cancel()
-                    return
-                await anyio.sleep(remaining)
-
-        async def watch_abort() -> None:
-            assert signal is not None
-            await signal.wait()
-            failure.append(McpAborted())
-            tg.cancel_scope.cancel()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            tg.start_soon(watch_closed)
-            tg.start_soon(watch_deadline)
-            if signal is not None:
-                tg.start_soon(watch_abort)
-        if outcome:
-            return outcome[0]
-        error = failure[0] if failure else McpConnectionClosed()
-        if isinstance(error, (McpTimeout, McpAborted)) and not live.closed.is_set():
+                return await live.session.send_request(types.ClientRequest(request), result_type, progress_callback=progress)
+            except Exception as exc:
+                raise self._translate(exc) from None
+            finally:
+                _sending.reset(sending)
+        error = live.why_cancelled(signal, timeout_s)
+        if isinstance(error, (McpTimeout, McpAborted)) and sent.id is not None:
             reason = "Request timed out" if isinstance(error, McpTimeout) else (signal.reason if signal else None) or "Aborted"
-            await self._send_cancelled(live, request_id, str(reason))
+            await self._send_cancelled(live, sent.id, reason)
         raise error
 
-    async def _send_cancelled(self, live: _Live, request_id: int, reason: str) -> None:
+    async def _send_cancelled(self, live: _Live, request_id: int | str, reason: str) -> None:
         from mcp import types
 
         notification = types.ClientNotification(
             types.CancelledNotification(params=types.CancelledNotificationParams(requestId=request_id, reason=reason))
         )
-        with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_NOTICE_GRACE_S):
             try:
                 await live.session.send_notification(notification)
             except Exception:  # noqa: BLE001 - the server may be gone
@@ -661,9 +722,9 @@ class McpConnection:
             if not cursor:
                 return items
             if cursor in seen:
-                raise RuntimeError(f"MCP {method} returned duplicate cursor: {cursor}")
+                raise McpListingError(f"MCP {method} returned duplicate cursor: {cursor}")
             seen.add(cursor)
-        raise RuntimeError(f"MCP {method} exceeded {MAX_LIST_PAGES} pages")
+        raise McpListingError(f"MCP {method} exceeded {MAX_LIST_PAGES} pages")
 
     async def _page(self, live: _Live, method: str, cursor: str | None, signal: AbortSignal | None) -> dict[str, Any]:
         from mcp import types
@@ -739,7 +800,7 @@ class McpConnection:
         if self._live is live:
             self._live = None
         live.stop.set()
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(DROP_GRACE_S):
             await live.finished.wait()
 
     async def reconnect(self) -> None:
@@ -768,7 +829,7 @@ class McpConnection:
         if live is not None:
             live.stop.set()
         flight = self._opening
-        with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_GRACE_S):
             if flight is not None:
                 try:
                     opened = await flight.wait()
@@ -781,7 +842,10 @@ class McpConnection:
 
 
 class _Flight:
-    """A single-flight result several callers can await."""
+    """The outcome of one connection attempt, which every caller that asked meanwhile awaits.
+    The attempt runs in the connection's own task group, not in a caller's task: a caller that
+    is aborted must not cancel the attempt the others wait for (anyio has no primitive for a
+    result shared by several waiters; this is an event and the outcome)."""
 
     def __init__(self) -> None:
         self._done = anyio.Event()

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pi_rpc.mcp.connection import McpConnection
 
 REFRESH_SKEW_S = 30.0
+CALLBACK_HEADERS_TIMEOUT_S = 10.0  # for the browser's redirect to send its request head
 CLIENT_NAME = "pi"
 CLIENT_METADATA_DOCUMENT = "https://pi.dev/oauth/client.json"
 
@@ -288,7 +289,7 @@ class _Callback:
     async def _handle(self, stream: Any) -> None:
         async with stream:
             data = b""
-            with anyio.move_on_after(10):
+            with anyio.move_on_after(CALLBACK_HEADERS_TIMEOUT_S):
                 while b"\r\n\r\n" not in data and len(data) < 65536:
                     chunk = await stream.receive()
                     if not chunk:

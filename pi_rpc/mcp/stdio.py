@@ -35,6 +35,7 @@ from pi_rpc.config import children
 
 STDIN_CLOSE_GRACE_S = 0.5
 CLOSE_TIMEOUT_S = 2.0
+STDOUT_END_GRACE_S = 1.0  # after the server was stopped, for its stdout to end
 STDERR_TAIL_BYTES = 16 * 1024
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
@@ -194,7 +195,7 @@ async def stdio_transport(
                 with anyio.CancelScope(shield=True):
                     write_stream.close()
                     await stop_process(process)
-                    with anyio.move_on_after(1):
+                    with anyio.move_on_after(STDOUT_END_GRACE_S):
                         await closed.wait()
                 tg.cancel_scope.cancel()
     finally:

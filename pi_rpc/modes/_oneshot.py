@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from pi_rpc.ai.jsjson import to_utf8
+from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
@@ -42,15 +43,6 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
 
 TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
-
-
-class OneshotError(Exception):
-    """Fatal before any prompt ran: ``message`` on stderr, exit ``exit_code``."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
 
 
 # ---------------------------------------------------------------------- input assembly
@@ -96,14 +88,14 @@ def process_file_args(file_args: tuple[str, ...] | list[str], cwd: str) -> Proce
     for arg in file_args:
         path = os.path.abspath(resolve_read_path(arg, cwd))
         if not os.path.exists(path):
-            raise OneshotError(f"Error: File not found: {path}")
+            raise StartupError(f"Error: File not found: {path}")
         try:
             if os.path.getsize(path) == 0:
                 continue
             with open(path, "rb") as fh:
                 data = fh.read()
         except OSError as exc:
-            raise OneshotError(f"Error: Could not read file {path}: {exc.strerror or exc}") from None
+            raise StartupError(f"Error: Could not read file {path}: {exc.strerror or exc}") from None
         mime = detect_supported_image_mime(data[:4100])
         if mime is not None:
             # Upstream processes file-argument images without resizing (the prompt path resizes
@@ -179,11 +171,7 @@ def final_text_result(messages: Sequence[Mapping[str, Any]]) -> tuple[list[str],
 
 
 def _stderr(message: str) -> None:
-    try:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    logger().error(message)
 
 
 class OneshotRunner:
@@ -245,11 +233,9 @@ class OneshotRunner:
         """Load the discovered extensions; a failure is fatal (exit 1, message on stderr)."""
         if session.ext is None:
             return True
-        from pi_rpc.runtime.extension_host import ExtensionStartupError
-
         try:
             await session.load_extensions()
-        except ExtensionStartupError as exc:
+        except StartupError as exc:
             _stderr(exc.message)
             self.exit_code = exc.exit_code
             return False
@@ -397,7 +383,7 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
     """The whole process for ``mode`` ``"text"`` (print) or ``"json"``."""
     takeover = take_over_stdout()
 
-    from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+    from pi_rpc.runtime.factory import build_runtime_options
 
     async def main() -> int:
         from pi_rpc.runtime.project_trust import resolve_startup_trust
@@ -408,10 +394,7 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
             options = build_runtime_options(args, trust=trust)
             stdin_content = read_piped_stdin()
             files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
-        except StartupProblem as exc:
-            _stderr(exc.message)
-            return exc.exit_code
-        except OneshotError as exc:
+        except StartupError as exc:  # a bad model or session, a file argument that cannot be read
             _stderr(exc.message)
             return exc.exit_code
         prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
+
+from pi_rpc.log import logger
 
 
 def format_token_count(count: int) -> str:
@@ -43,11 +44,11 @@ def list_models(search: str | None, *, faux: bool = False) -> int:
 
     registry = ModelRegistry(paths.agent_dir(), faux=faux)
     if registry.errors:
-        print("Warning: errors loading models.json:\n" + "\n".join(registry.errors), file=sys.stderr)
+        logger().warning("Warning: errors loading models.json:\n" + "\n".join(registry.errors))
     models: list[Model] = registry.get_available()
     if not models:
         # As upstream: the startup warning on stderr, the same text as the listing.
-        print(f"Warning: {no_models_available_message()}", file=sys.stderr)
+        logger().warning(f"Warning: {no_models_available_message()}")
         print(no_models_available_message())
         return 0
     if search:
@@ -82,7 +83,7 @@ def export_session(input_path: str, output_path: str | None) -> int:
     try:
         path = export_session_file(input_path, output_path)
     except (RuntimeCommandError, SessionError, OSError) as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        logger().error(f"Error: {exc}")
         return 1
     print(f"Exported to: {path}")
     return 0

@@ -9,7 +9,10 @@ import sys
 import signal
 from collections.abc import Awaitable, Callable
 
-SHUTDOWN_GRACE_SECONDS = 5.0
+from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
+
+__all__ = ["SHUTDOWN_GRACE_SECONDS", "SIGNAL_EXIT_CODES", "hard_exit", "run_to_exit_code", "signal_exit_code"]
+
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 

@@ -1,11 +1,13 @@
-"""Errors raised by the session runtime. Their ``str`` is the exact text a client sees in a
-failed response (upstream pi 1.6's strings where upstream has one)."""
+"""The texts of the errors the session runtime raises (``CommandError``, see ``pi_rpc.errors``):
+the exact text a client sees in a failed response (upstream pi 1.6's strings where upstream
+has one)."""
 
 from __future__ import annotations
 
+from pi_rpc.errors import CommandError
 
-class RuntimeCommandError(Exception):
-    """A command could not be carried out; the message goes to the response's ``error``."""
+RuntimeCommandError = CommandError
+"""The SDK's name for ``pi_rpc.errors.CommandError`` (one type; the runtime raises it)."""
 
 
 ERR_ALREADY_PROCESSING = (

@@ -19,14 +19,20 @@ share one ``ExtensionState`` (``extension_state``):
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
+from pi_rpc.errors import StartupError
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.host import ModeBinding
-from pi_rpc.extensions.loader import apply_flag_values, clear_module_cache, complete_load, load_extensions
+from pi_rpc.extensions.loader import (
+    apply_flag_values,
+    clear_module_cache,
+    complete_load,
+    load_extensions,
+)
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.extensions.types import LoadFailure
+from pi_rpc.log import logger
 from pi_rpc.runtime.builtin_commands import command_name
 from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 from pi_rpc.runtime.extension_actions import ExtensionActions
@@ -45,16 +51,6 @@ EXPLICIT_LOAD_FAILURE_HINT = (
 )
 
 
-class ExtensionStartupError(Exception):
-    """Extensions failed to load at startup: the process must not start (a security gate that
-    did not load must not be skipped). ``message`` is the whole stderr text."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
-
-
 def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
     """``pi.register_mcp_server``'s check: MCP's ``mcp.json`` rules, imported on first use."""
     from pi_rpc.mcp.config import validate_server_config
@@ -63,7 +59,7 @@ def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
 
 
 def _warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    logger().warning(message)
 
 
 class SessionExtensions:
@@ -115,13 +111,14 @@ class SessionExtensions:
         return result.failures, flag_errors
 
     async def start(self, binding: ModeBinding) -> None:
-        """Load the extensions (startup): a failure raises ``ExtensionStartupError``. Then bind
+        """Load the extensions (startup): a failure raises ``StartupError``. Then bind
         them to the mode and emit ``session_start`` (reason ``startup``)."""
         await self.load_startup()
         await self.bind(binding)
 
     async def load_startup(self) -> None:
-        """Import the extensions and run their ``setup(pi)``; raises ``ExtensionStartupError``
+        """Import the extensions and run their ``setup(pi)``; raises ``StartupError``
+        (the process must not start: a security gate that did not load must not be skipped)
         naming every file that failed, with the hint how to start without extensions."""
         if self.state.runner is not None:
             return
@@ -131,7 +128,7 @@ class SessionExtensions:
             if failures:
                 explicit = any(failure.explicit for failure in failures)
                 lines.append(EXPLICIT_LOAD_FAILURE_HINT if explicit else EXTENSION_LOAD_FAILURE_HINT)
-            raise ExtensionStartupError("\n".join(lines))
+            raise StartupError("\n".join(lines))
         self._warn_unknown_tools()
 
     async def bind(self, binding: ModeBinding) -> None:

@@ -11,7 +11,6 @@ holds another part.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, cast
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
+from pi_rpc.log import logger
 from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class ExtensionState:
         try:
             await coro
         except Exception as exc:  # noqa: BLE001 - background extension work never kills the session
-            print(f"pi: extension background task failed: {exc!r}", file=sys.stderr)
+            logger().error(f"pi: extension background task failed: {exc!r}")
 
     def after_settled(self, action: Callable[[], Awaitable[Any]]) -> bool:
         """Work requested while ``agent_settled`` handlers run starts after all of them

@@ -1,12 +1,11 @@
 """Build a session runtime from the command line (every mode) or from explicit options (SDK):
 settings, the model registry, the session store (``--no-session``, ``--session``,
 ``--continue``, ``--fork``, ``--session-id``), the initial model and thinking level, and the
-resource flags. Fatal startup problems raise ``StartupProblem`` with upstream's texts."""
+resource flags. Fatal startup problems raise ``StartupError`` (``pi_rpc.errors``) with upstream's texts."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -15,6 +14,8 @@ from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
+from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.session.errors import SessionError
@@ -38,15 +39,12 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.project_trust import StartupTrust
 
 
-class StartupProblem(Exception):
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
+StartupProblem = StartupError
+"""The SDK's name for ``pi_rpc.errors.StartupError`` (one type)."""
 
 
 def _warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    logger().warning(message)
 
 
 def session_fsync_mode(settings: Settings) -> FsyncMode:
@@ -102,7 +100,7 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
             return SessionManager.create(cwd, session_dir, session_id=args.session_id, fsync=fsync)
         return SessionManager.create(cwd, session_dir, fsync=fsync)
     except SessionError as exc:
-        raise StartupProblem(str(exc)) from None
+        raise StartupError(str(exc)) from None
 
 
 def _custom_session_dir(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> str | None:
@@ -150,8 +148,8 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
         if result.get("status") != "resolved":
             if result.get("status") == "ambiguous":
                 names = ", ".join(f"{m['provider']}/{m['id']}" for m in result.get("candidates", []))
-                raise StartupProblem(f'Model "{args.model}" is ambiguous: {names}')
-            raise StartupProblem(f'Model "{args.model}" not found')
+                raise StartupError(f'Model "{args.model}" is ambiguous: {names}')
+            raise StartupError(f'Model "{args.model}" not found')
         return result["model"], result.get("thinkingLevel")
     return _default_model(registry, settings), None
 
@@ -182,7 +180,7 @@ def build_runtime_options(
         try:
             load_script(args.faux_script)  # fail at startup, not at the first prompt
         except ValueError as exc:
-            raise StartupProblem(f"Error: {exc}") from None
+            raise StartupError(f"Error: {exc}") from None
         set_faux_script(args.faux_script)
 
     model, pattern_level = _resolve_model(args, registry, settings)
@@ -218,7 +216,7 @@ def build_runtime_options(
         # Upstream refuses --flags that no extension registered (exit 1 before the session).
         from pi_rpc.extensions.loader import unknown_options_error
 
-        raise StartupProblem("Error: " + unknown_options_error([name for name, _value in args.flag_values]))
+        raise StartupError("Error: " + unknown_options_error([name for name, _value in args.flag_values]))
     allowlist = list(args.tools) if args.tools is not None else None
     modifiers: list[str] = []
     if allowlist and all(entry.startswith(("+", "-")) for entry in allowlist):

@@ -22,13 +22,13 @@ Nothing is imported or loaded when no extension could take part.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
+from pi_rpc.log import logger
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.loader import LoadResult
@@ -56,7 +56,7 @@ class _TrustUI:
         return None
 
     def notify(self, message: str, type: str | None = None) -> None:
-        print(message, file=sys.stderr)
+        logger().info(message)
 
 
 class TrustContext:
@@ -131,7 +131,7 @@ async def _emit(result: LoadResult, cwd: str, mode: str, agent_dir: Path) -> boo
     finally:
         # Reported once the handlers ran (upstream's order).
         for line in errors:
-            print(line, file=sys.stderr)
+            logger().error(line)
 
 
 async def _decide(result: LoadResult, event: dict[str, Any], ctx: TrustContext, agent_dir: Path, errors: list[str]) -> bool | None:

@@ -12,7 +12,6 @@ from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.host import SessionHost
 from pi_rpc.runtime.resources_state import ResourcesState
-from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -119,13 +118,11 @@ class SessionReplacement(SessionHost):
         if ext is not None and await ext.before_switch("resume", str(path)):
             return {"cancelled": True}
         await self.abort()
-        try:
-            from pi_rpc.runtime.factory import session_fsync_mode
+        from pi_rpc.runtime.factory import session_fsync_mode
 
-            new_manager = SessionManager.open(str(path), base_cwd=self.cwd, fsync=session_fsync_mode(self.settings))
-            new_manager.check_cwd_exists(self.cwd)
-        except SessionError as exc:
-            raise RuntimeCommandError(str(exc)) from None
+        # A SessionError (locked, invalid, cwd gone) is the command's error (RuntimeBackend._wrap).
+        new_manager = SessionManager.open(str(path), base_cwd=self.cwd, fsync=session_fsync_mode(self.settings))
+        new_manager.check_cwd_exists(self.cwd)
         new_manager.print_diagnostics()
         previous_file = self.session.session_file
         if ext is not None:
@@ -163,10 +160,8 @@ class SessionReplacement(SessionHost):
         text = _message_text(entry["message"])
         await self.abort()
         previous_file = self.session.session_file
-        try:
-            result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
-        except SessionError as exc:  # e.g. not saved yet: upstream's text as the error
-            raise RuntimeCommandError(str(exc)) from None
+        # A SessionError (e.g. not saved yet) is the command's error, upstream's text.
+        result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
         if ext is not None:
             await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager, keep_queue_texts=True)
@@ -181,10 +176,7 @@ class SessionReplacement(SessionHost):
             return {"cancelled": True}
         await self.abort()
         previous_file = self.session.session_file
-        try:
-            result = self.session.clone()
-        except SessionError as exc:
-            raise RuntimeCommandError(str(exc)) from None
+        result = self.session.clone()  # a SessionError is the command's error
         if ext is not None:
             await ext.shutdown("fork", result.manager.session_file)
         await self._replace_session(result.manager)

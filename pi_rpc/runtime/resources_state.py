@@ -5,10 +5,10 @@ derives from them: the leading ``system`` message (or its patch), prompt expansi
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pi_rpc.log import logger
 from pi_rpc.resources.commands import list_slash_commands
 from pi_rpc.resources.context_files import (
     load_append_system_prompts,
@@ -64,9 +64,9 @@ def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
     for diag in diagnostics:
         if isinstance(diag, dict):
             where = f" ({diag.get('path')})" if diag.get("path") else ""
-            print(f"Warning: {kind}: {diag.get('message')}{where}", file=sys.stderr)
+            logger().warning(f"Warning: {kind}: {diag.get('message')}{where}")
         else:
-            print(f"Warning: {kind}: {diag}", file=sys.stderr)
+            logger().warning(f"Warning: {kind}: {diag}")
 
 
 def _prompt_summary(tool: Any) -> str:
@@ -136,7 +136,7 @@ class ResourcesState:
             warnings=warnings,
         )
         for line in warnings:
-            print(line, file=sys.stderr)
+            logger().warning(line)
 
     def create_builtin_tool(self, name: str) -> Any:
         """Another built-in tool with this session's options (extensions can activate any)."""

@@ -24,7 +24,11 @@ without a user (``ctx.has_ui`` false, dialogs return their defaults) unless ``ex
 ``message_update`` still carries the cumulative ``assistantMessageEvent.partial``).
 Listeners may be sync or async functions; they run in the session's task.
 Startup problems (unknown model, session not found...) raise ``StartupProblem``; refused
-commands raise ``RuntimeCommandError`` with upstream's error text.
+commands raise ``RuntimeCommandError`` with upstream's error text, and what the session store
+refuses (a file another process holds, one that is not a session, an unknown entry) raises the
+store's ``pi_rpc.session.errors.SessionError`` with its text. All three are ``pi_rpc.errors``
+types under ``PiError`` (``StartupProblem`` and ``RuntimeCommandError`` are the SDK's names for
+``StartupError`` and ``CommandError``).
 """
 
 from __future__ import annotations
@@ -42,14 +46,13 @@ from pi_rpc.ai.types import Message, Model
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.session import AgentSession
 
 __all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
 
 Event = dict[str, Any]
 Listener = Callable[[Event], Awaitable[None] | None]
-
-SHUTDOWN_GRACE_SECONDS = 5.0
 
 
 @dataclass
@@ -350,17 +353,14 @@ async def _start_extensions(
     on_error: Callable[[dict[str, Any]], Any] | None,
 ) -> None:
     from pi_rpc.extensions.host import ModeBinding
-    from pi_rpc.runtime.extension_host import ExtensionStartupError
 
     def record(error: Any) -> None:
         pi_session.extension_errors.append(dict(error))
         if on_error is not None:
             on_error(dict(error))
 
-    try:
-        await pi_session.agent_session.start_extensions(ModeBinding(mode=mode, ui=ui, on_error=record))
-    except ExtensionStartupError as exc:
-        raise StartupProblem(exc.message, exc.exit_code) from None
+    # An extension that fails to load raises StartupError (StartupProblem) naming the file.
+    await pi_session.agent_session.start_extensions(ModeBinding(mode=mode, ui=ui, on_error=record))
 
 
 @asynccontextmanager

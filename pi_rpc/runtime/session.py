@@ -10,7 +10,6 @@ observable effect reaches clients as an event dict through ``subscribe``.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import replace
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -37,6 +36,7 @@ from pi_rpc.ai.types import (
     is_assistant,
     is_user,
 )
+from pi_rpc.log import logger
 from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
@@ -46,6 +46,7 @@ from pi_rpc.runtime.errors import (
     no_api_key_error,
 )
 from pi_rpc.runtime.bash_commands import BashCommands
+from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.replacement import SessionReplacement
@@ -214,13 +215,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
 
     async def start_extensions(self, binding: ModeBinding) -> None:
         """Load the discovered extensions, bind them to the running mode and emit
-        ``session_start``. Raises ``ExtensionStartupError`` when one fails to load. Without
+        ``session_start``. Raises ``StartupError`` when one fails to load. Without
         extensions this does nothing."""
         if self.ext is not None:
             await self.ext.start(binding)
 
     async def load_extensions(self) -> None:
-        """The loading half of ``start_extensions`` (raises ``ExtensionStartupError``)."""
+        """The loading half of ``start_extensions`` (raises ``StartupError``)."""
         if self.ext is not None:
             await self.ext.load_startup()
 
@@ -232,7 +233,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     async def shutdown(self) -> None:
         """Stop emitting, abort everything, wait for idle (upstream dispose)."""
         if self.ext is not None:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await self.abort()
                 await self.ext.shutdown("quit")
         self._shutting_down = True
@@ -243,7 +244,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         for controller in list(self._bash_controllers):
             controller.abort()
         if self._run_done is not None:
-            with anyio.move_on_after(5):
+            with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
         self.store_faults.close()
         self.session.close()
@@ -541,7 +542,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             try:
                 headers = self.registry.get_headers(model)
             except Exception as exc:  # noqa: BLE001 - a header command failing must not kill the prompt
-                print(f"Warning: could not resolve headers for {model.get('provider')}: {exc}", file=sys.stderr)
+                logger().warning(f"Warning: could not resolve headers for {model.get('provider')}: {exc}")
                 headers = {}
             if headers:
                 options["headers"] = headers
@@ -645,13 +646,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 await self.agent.continue_()
                 await self._after_runs()
         except Exception as exc:  # noqa: BLE001 - a run failure must never kill the process
-            print(f"pi: run failed: {exc!r}", file=sys.stderr)
+            logger().error(f"pi: run failed: {exc!r}")
         finally:
             self._is_streaming = False
             try:
                 self._flush_pending_bash()
             except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
-                print(f"pi: could not record pending bash output: {exc!r}", file=sys.stderr)
+                logger().error(f"pi: could not record pending bash output: {exc!r}")
             done = self._run_done
             if self.ext is not None:
                 self.ext.end_run()
@@ -732,7 +733,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 ended, after_response = cancel
                 ended.set()
                 if after_response is not None:
-                    with anyio.move_on_after(5):
+                    with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                         await after_response.wait()
             return False
         return True
@@ -777,7 +778,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         ended = anyio.Event()
         self._retry_cancel = (ended, after_response)
         self.retry.cancel_sleep()
-        with anyio.move_on_after(5):
+        with anyio.move_on_after(SETTLE_GRACE_SECONDS):
             await ended.wait()
 
     # ------------------------------------------------------------------ compaction

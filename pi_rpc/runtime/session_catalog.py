@@ -19,7 +19,7 @@ from typing import Any
 from pi_rpc.config import paths
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
 from pi_rpc.runtime.host import SessionHost
-from pi_rpc.session.errors import EntryNotFoundError, SessionError, SessionLockedError
+from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.loader import read_header
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.manager import SessionManager
@@ -112,8 +112,7 @@ class SessionCatalog(SessionHost):
             raise RuntimeCommandError(
                 f"Cannot rename {path}: the session is in use by another pi process ({_holder(exc)})"
             ) from None
-        except SessionError as exc:
-            raise RuntimeCommandError(str(exc)) from None
+        # (any other SessionError is the command's error, its own text)
         try:
             manager.print_diagnostics()
             manager.append_session_info(normalized)
@@ -161,8 +160,6 @@ class SessionCatalog(SessionHost):
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Set (non-empty) or clear (``None`` or ``""``) an entry's label (a ``label`` entry)."""
-        try:
-            self.session.append_label_change(entry_id, label or None)
-        except EntryNotFoundError as exc:
-            raise RuntimeCommandError(str(exc)) from None
+        # EntryNotFoundError (a SessionError) is the command's error, its own text.
+        self.session.append_label_change(entry_id, label or None)
 

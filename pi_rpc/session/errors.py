@@ -1,10 +1,13 @@
-"""Exceptions raised by the session store. Messages are upstream's texts where upstream has one."""
+"""Exceptions raised by the session store: the ``SessionError`` branch of the tree in
+``pi_rpc.errors``. Messages are upstream's texts where upstream has one."""
 
 from __future__ import annotations
 
+from pi_rpc.errors import PiError
 
-class SessionError(Exception):
-    """Base class; ``str(err)`` is the user-facing message."""
+
+class SessionError(PiError):
+    """Base class; ``str(err)`` is the user-facing message (a failed command's ``error``)."""
 
 
 class SessionInvalidError(SessionError):

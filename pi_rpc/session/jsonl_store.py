@@ -22,10 +22,10 @@ last line without LF gets one.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from pi_rpc.log import logger
 from pi_rpc.session.errors import SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import file_timestamp, now_iso
 from pi_rpc.session.index import EntryIndex, index_entries
@@ -227,7 +227,7 @@ class JsonlSessionStore:
         try:
             os.fsync(fd)
         except OSError as exc:
-            sys.stderr.write(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}\n")
+            logger().warning(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}")
 
     def _write_new_file(self, entries: Sequence[Entry]) -> None:
         """Exclusive create of the file with header and every in-memory entry, one write."""
@@ -332,7 +332,7 @@ class JsonlSessionStore:
         try:
             listener(error, pending, written)
         except Exception as exc:  # a listener bug must not turn into a lost entry
-            sys.stderr.write(f"pi: session write listener failed: {exc!r}\n")
+            logger().error(f"pi: session write listener failed: {exc!r}")
 
     # ------------------------------------------------------------------ sync / close
 
@@ -348,9 +348,9 @@ class JsonlSessionStore:
         file and release the single-writer lock."""
         try:
             if self.pending_count() and not self._read_only and not self._write_pending():
-                sys.stderr.write(
+                logger().error(
                     f"pi: session {self._session_file}: {self.pending_count()} entries could not be "
-                    f"written and are lost ({self.write_error})\n"
+                    f"written and are lost ({self.write_error})"
                 )
             self.sync()
         finally:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from pi_rpc.ai.jsjson import fs_path
+from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.context import (
@@ -768,9 +768,14 @@ class SessionManager:
 
 
 def print_diagnostics(manager: SessionManager, stream: TextIO | None = None) -> None:
-    """Write the manager's load/repair diagnostics to stderr, one line each."""
-    out = stream if stream is not None else sys.stderr
+    """Write the manager's load/repair diagnostics to stderr (``pi_rpc.log``), or to ``stream``
+    when given, one line each."""
     where = manager.session_file or "(in-memory session)"
-    for diagnostic in manager.diagnostics:
-        out.write(f"pi: session {where}: {diagnostic}\n")
-    out.flush()
+    lines = [f"pi: session {where}: {diagnostic}" for diagnostic in manager.diagnostics]
+    if stream is None:
+        for line in lines:
+            logger().warning(line)
+        return
+    for line in lines:
+        stream.write(line + "\n")
+    stream.flush()

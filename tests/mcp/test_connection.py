@@ -92,6 +92,36 @@ async def test_abort_cancels_the_request_on_the_server_and_returns_at_once(tmp_p
     await _with_connection({"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body)
 
 
+async def test_an_abort_cancels_on_the_server_only_the_request_it_aborted(tmp_path: Path) -> None:
+    """Two calls in flight at once: ``notifications/cancelled`` names the aborted call's own
+    JSON-RPC id (as the write stream saw it go out), so the other call completes."""
+    events = tmp_path / "events"
+
+    async def body(connection: McpConnection) -> None:
+        await connection.get_session()
+        controller = AbortController()
+        results: dict[str, Any] = {}
+
+        async def kept() -> None:
+            results["kept"] = await connection.call_tool("slow", {"seconds": 1.5})
+
+        async def aborted() -> None:
+            with pytest.raises(McpAborted):
+                await connection.call_tool("slow", {"seconds": 30}, signal=controller.signal)
+            results["aborted"] = True
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(kept)
+            tg.start_soon(aborted)
+            await anyio.sleep(0.5)
+            controller.abort()
+        assert results["aborted"] and results["kept"]["content"][0]["text"] == "done"
+        await _wait_for(lambda: events.exists() and "cancelled slow" in events.read_text())
+        assert events.read_text().count("cancelled slow") == 1
+
+    await _with_connection({"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body)
+
+
 async def test_timeout_fails_the_request_and_progress_resets_it(tmp_path: Path) -> None:
     async def body(connection: McpConnection) -> None:
         await connection.get_session()

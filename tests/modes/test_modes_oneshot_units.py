@@ -7,9 +7,9 @@ import os
 
 import pytest
 
+from pi_rpc.errors import StartupError
 from pi_rpc.modes._oneshot import (
     TRUNCATED_MESSAGE,
-    OneshotError,
     ProcessedFiles,
     build_prompts,
     final_text_result,
@@ -100,7 +100,7 @@ def test_process_file_args_bad_bmp_header_is_text_like_upstream(tmp_path):
 
 
 def test_process_file_args_missing_file(tmp_path):
-    with pytest.raises(OneshotError) as info:
+    with pytest.raises(StartupError) as info:
         process_file_args(["missing.txt"], str(tmp_path))
     assert info.value.message == f"Error: File not found: {tmp_path / 'missing.txt'}"
     assert info.value.exit_code == 1

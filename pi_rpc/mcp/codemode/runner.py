@@ -39,6 +39,9 @@ from pi_rpc.mcp.search import DEFAULT_LIMIT, create_document, rank
 
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_MAX_WORKERS = 2
+CALLS_END_GRACE_S = 5.0  # once the script is over, for its cancelled tool calls to report their end
+EXIT_GRACE_S = 2.0  # for the killed worker process to exit
+CLOSE_GRACE_S = 1.0  # then for its pipes to close
 WORKER_WAIT_S = 60.0
 ARGS_PREVIEW_CHARS = 200
 ERROR_PREVIEW_CHARS = 500
@@ -402,7 +405,7 @@ async def _run_worker(
             # report their end before the script's.
             _kill(process.pid)
             nested.abort("The script ended")
-            with anyio.move_on_after(5):
+            with anyio.move_on_after(CALLS_END_GRACE_S):
                 while running:
                     await idle.wait()
             tg.cancel_scope.cancel()
@@ -410,10 +413,10 @@ async def _run_worker(
         with anyio.CancelScope(shield=True):
             nested.abort("The script ended")
             _kill(process.pid)
-            with anyio.move_on_after(2), suppress(Exception):
+            with anyio.move_on_after(EXIT_GRACE_S), suppress(Exception):
                 await process.wait()
             children.unregister(process.pid)
-            with anyio.move_on_after(1), suppress(Exception):
+            with anyio.move_on_after(CLOSE_GRACE_S), suppress(Exception):
                 await process.aclose()
     if failure is not None:
         return output, False, failure, None, None

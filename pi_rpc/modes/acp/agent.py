@@ -12,11 +12,12 @@ first session, not at ``initialize``, to keep the editor's handshake fast.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc import __version__
+from pi_rpc.errors import StartupError
+from pi_rpc.log import logger
 from pi_rpc.modes.acp.jsonrpc import (
     INTERNAL_ERROR,
     AUTH_REQUIRED,
@@ -176,7 +177,7 @@ class AcpAgent:
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
         from pi_rpc.modes.acp.dialogs import AcpDialogs
         from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
-        from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
+        from pi_rpc.runtime.factory import build_runtime_options
         from pi_rpc.runtime.session import AgentSession
 
         assert self.peer is not None and self._task_group is not None
@@ -184,7 +185,7 @@ class AcpAgent:
         args = replace(args, **overrides)
         try:
             options = build_runtime_options(args, cwd=cwd, mcp_servers=mcp_servers)
-        except StartupProblem as exc:
+        except StartupError as exc:
             if overrides.get("session") or overrides.get("fork"):
                 raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
             raise invalid_params(exc.message) from None
@@ -205,7 +206,7 @@ class AcpAgent:
             options.bash_runner = ClientTerminals(self.peer, session_id, on_terminal)
         permissions = options.settings.get("acp.permissions", "never")
         if permissions not in PERMISSION_MODES:
-            sys.stderr.write(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"\n')
+            logger().warning(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"')
             permissions = "never"
         runtime = AgentSession(options)
         elicitation = self.client_capabilities.get("elicitation")
@@ -219,7 +220,7 @@ class AcpAgent:
     def _terminal_enabled(self, setting: Any) -> bool:
         """``acp.terminal: true`` and a client that offers ``terminal/*``."""
         if setting not in (True, False):
-            sys.stderr.write(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false\n")
+            logger().warning(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false")
             return False
         return setting and self.client_capabilities.get("terminal") is True
 
@@ -242,16 +243,15 @@ class AcpAgent:
         as a notification, to the conversation. One that fails to load fails the session
         request: a permission gate must not be skipped silently."""
         from pi_rpc.extensions.host import ModeBinding
-        from pi_rpc.runtime.extension_host import ExtensionStartupError
 
         def on_error(error: Any) -> None:
             text = f"Extension error ({error['extensionPath']}): {error['error']}"
-            sys.stderr.write(text + "\n")
+            logger().error(text)
             session.dialogs.notify(text)
 
         try:
             await session.runtime.start_extensions(ModeBinding(mode="acp", ui=session.dialogs, on_error=on_error))
-        except ExtensionStartupError as exc:
+        except StartupError as exc:
             await session.close()
             raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 

@@ -19,13 +19,13 @@ notifications (JSON-RPC never answers a notification).
 
 from __future__ import annotations
 
-import sys
 import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
+from pi_rpc.log import logger
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import ParseFailure
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed
@@ -203,7 +203,7 @@ class JsonRpcPeer:
             raise
         except Exception as exc:  # noqa: BLE001 - never die on input: answer with the failure
             if self.verbose:
-                traceback.print_exc(file=sys.stderr)
+                logger().error(traceback.format_exc().rstrip("\n"))
             await self._error(request_id, RpcError(INTERNAL_ERROR, str(exc) or type(exc).__name__))
             return
         after = None
@@ -222,7 +222,7 @@ class JsonRpcPeer:
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # noqa: BLE001 - a notification has nobody to answer
-            sys.stderr.write(f"pi_rpc acp: {method} failed: {exc}\n")
+            logger().error(f"pi_rpc acp: {method} failed: {exc}")
 
     def _on_response(self, item: dict[str, Any]) -> None:
         request_id = item.get("id")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
+
+from pi_rpc.log import logger
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -14,7 +15,7 @@ def run_acp_mode(args: CliArgs) -> int:
 
     takeover = take_over_stdout()
     if args.file_args:
-        sys.stderr.write("Error: @file arguments are not supported in ACP mode\n")
+        logger().error("Error: @file arguments are not supported in ACP mode")
         return 1
     from pi_rpc.modes.acp.agent import AcpAgent
     from pi_rpc.modes.acp.server import AcpServer

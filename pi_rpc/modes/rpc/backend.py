@@ -47,22 +47,16 @@ class Backend(Protocol):
         """Register command handlers (``registry.register("get_state", handler)``)."""
 
     async def start(self, server: ServerHandle) -> None:
-        """Called once inside the event loop, before stdin is read."""
+        """Called once inside the event loop, before stdin is read.
+
+        :raises ~pi_rpc.errors.StartupError: a fatal startup problem (message to stderr, exit code)
+        """
 
     async def aclose(self) -> None:
         """Shutdown: abort runs, wait for idle, release resources. Events are already off."""
 
     # Optional: ``input_closed()`` is called (if defined) when stdin ended or a shutdown was
     # requested, before the in-flight commands are awaited.
-
-
-class StartupError(Exception):
-    """Raised by a backend factory for a fatal startup problem: message to stderr, exit code."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
 
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")

@@ -14,15 +14,15 @@ on stderr), so one bad record can never end the process or leave its id unanswer
 
 from __future__ import annotations
 
-import sys
-import traceback
 from typing import Any
 
+from pi_rpc.log import logger
 from pi_rpc.modes.rpc.events import EventEmitter, RecordSink, report_dropped
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry, response_head
 from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
+from pi_rpc.modes.wire.output import WriterClosed
 from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE
 
 _KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
@@ -96,7 +96,7 @@ class Dispatcher:
         try:
             await self.sink.send(response)
         except Exception as exc:
-            if type(exc).__name__ == "WriterClosed":
+            if isinstance(exc, WriterClosed):
                 return
             # The response could not be serialised or queued: answer the id with an error.
             self._log_exception(str(response.get("command", "response")))
@@ -209,12 +209,8 @@ class Dispatcher:
                 after()
 
     def _log_exception(self, ctype: str) -> None:
-        try:
-            sys.stderr.write(f"pi_rpc: unexpected error in command {ctype!r}:\n")
-            traceback.print_exc(file=sys.stderr)
-            sys.stderr.flush()
-        except Exception:
-            pass
+        """The exception being handled, with its traceback (the handler never raises)."""
+        logger().error(f"pi_rpc: unexpected error in command {ctype!r}:", exc_info=True)
 
 
 def _exception_text(exc: BaseException) -> str:

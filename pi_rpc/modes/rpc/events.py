@@ -8,10 +8,11 @@ fails the code that emitted it (an agent run, a command)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from pi_rpc.log import logger
+from pi_rpc.modes.wire.output import WriterClosed  # (loaded anyway: the server writes through it)
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
 
 
@@ -25,17 +26,12 @@ class RecordSink(Protocol):
     async def send_bounded(self, record: Any) -> None: ...
 
 
-def _writer_closed(exc: BaseException) -> bool:
-    return type(exc).__name__ == "WriterClosed"
-
-
 def report_dropped(record: Any, exc: BaseException) -> None:
     """One stderr line for a record that could not be written (never raises)."""
     try:
         kind = record.get("type") if isinstance(record, dict) else type(record).__name__
-        sys.stderr.write(f"pi_rpc: dropped a {kind!s:.40} record that could not be written: {exc!r:.300}\n")
-        sys.stderr.flush()
-    except Exception:
+        logger().error(f"pi_rpc: dropped a {kind!s:.40} record that could not be written: {exc!r:.300}")
+    except Exception:  # a broken __repr__
         pass
 
 
@@ -65,7 +61,7 @@ class EventEmitter:
         try:
             return self._try_send(event)
         except Exception as exc:  # as in emit
-            if not _writer_closed(exc):
+            if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
             return True
 
@@ -79,7 +75,7 @@ class EventEmitter:
             else:
                 await self._sink.send_bounded(event)
         except Exception as exc:  # writer closed: shutting down; anything else: drop it
-            if not _writer_closed(exc):
+            if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 
     def emit_nowait(self, event: dict[str, Any]) -> None:
@@ -88,7 +84,7 @@ class EventEmitter:
         try:
             self._sink.send_nowait(event)
         except Exception as exc:
-            if not _writer_closed(exc):
+            if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 
     def send_direct(self, record: dict[str, Any]) -> None:
@@ -98,7 +94,7 @@ class EventEmitter:
         try:
             self._sink.send_nowait(record)
         except Exception as exc:
-            if type(exc).__name__ != "WriterClosed":
+            if not isinstance(exc, WriterClosed):
                 raise
 
     async def send_raw(self, record: dict[str, Any]) -> None:

@@ -17,6 +17,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from pi_rpc.log import logger
+
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
     from pi_rpc.modes.rpc.backend import Backend
@@ -39,7 +41,7 @@ def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
 def start_early(
     args: CliArgs, protocol_fd: int, input_fd: int = 0
 ) -> tuple[RuntimeOptions | TrustPass, ReadSoFar | None]:
-    """Resolve the startup options (``StartupProblem`` on a fatal problem) and answer the
+    """Resolve the startup options (``StartupError`` on a fatal problem) and answer the
     ``get_state`` commands already waiting, before anything of the runtime is imported
     (``early``); what was read and not answered goes to the server. When extensions must
     decide project trust first, their pass instead of the options, and nothing is read."""
@@ -80,13 +82,13 @@ def run_rpc_mode(args: CliArgs) -> int:
     if os.environ.get(TEST_STRAY_ENV) == "1":
         _test_only_stray_output()
 
-    from pi_rpc.runtime.factory import StartupProblem
+    from pi_rpc.errors import StartupError
 
     try:
         started, so_far = start_early(args, takeover.protocol_fd)
-    except StartupProblem as exc:
+    except StartupError as exc:
         resume_collecting(collecting)
-        sys.stderr.write(exc.message + "\n")
+        logger().error(exc.message)
         return exc.exit_code
     from pi_rpc.modes.heap import limit_heap_retention
 
@@ -113,8 +115,8 @@ def run_rpc_mode(args: CliArgs) -> int:
             trust = await run_trust_pass(started, "rpc")
             try:
                 options = build_runtime_options(args, trust=trust)
-            except StartupProblem as exc:
-                sys.stderr.write(exc.message + "\n")
+            except StartupError as exc:
+                logger().error(exc.message)
                 return exc.exit_code
         backend = create_backend(args, options)
 

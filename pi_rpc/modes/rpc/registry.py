@@ -16,8 +16,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_rpc.errors import CommandError
+
 if TYPE_CHECKING:
     from pi_rpc.modes.rpc.events import EventEmitter
+
+__all__ = ["JSON_NULL", "CommandContext", "CommandError", "Handler", "HandlerRegistry", "response_head"]
 
 
 def response_head(has_id: bool, cmd_id: Any, has_type: bool, ctype: Any) -> dict[str, Any]:
@@ -29,14 +33,6 @@ def response_head(has_id: bool, cmd_id: Any, has_type: bool, ctype: Any) -> dict
         response["command"] = ctype
     response["success"] = False
     return response
-
-
-class CommandError(Exception):
-    """A command failed; ``message`` becomes the response's ``error`` verbatim."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class _JsonNull:

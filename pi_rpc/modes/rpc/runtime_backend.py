@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import orjson
 
-from pi_rpc.modes.rpc.backend import ServerHandle, StartupError
+from pi_rpc.errors import CommandError
+from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
-from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
+from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, SERVER_COMMAND_TYPES
-from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.run_context import new_run_id
+from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class RuntimeBackend(CatalogCommands):
         if self._initial_name:
             try:
                 await self.session.set_session_name(self._initial_name)
-            except RuntimeCommandError:
+            except CommandError:
                 pass  # an empty --name is ignored
         if self.session.mcp_command is not None:
             self.session.mcp_command.notify = self._notify
@@ -95,7 +96,6 @@ class RuntimeBackend(CatalogCommands):
     async def _bind_extensions(self, server: ServerHandle) -> None:
         from pi_rpc.extensions.host import ModeBinding
         from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
-        from pi_rpc.runtime.extension_host import ExtensionStartupError
 
         self._ui = RpcExtensionUI(server.events.send_direct)
 
@@ -105,10 +105,7 @@ class RuntimeBackend(CatalogCommands):
             )
 
         binding = ModeBinding(mode="rpc", ui=self._ui, on_error=on_error, shutdown=self._request_shutdown)  # type: ignore[arg-type]
-        try:
-            await self.session.start_extensions(binding)
-        except ExtensionStartupError as exc:
-            raise StartupError(exc.message, exc.exit_code) from None
+        await self.session.start_extensions(binding)  # StartupError: the server reports it
 
     def _notify(self, message: str, kind: str | None) -> None:
         """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
@@ -152,13 +149,17 @@ class RuntimeBackend(CatalogCommands):
     # ------------------------------------------------------------------ dispatch
 
     def _wrap(self, name: str) -> Any:
+        """``cmd_<name>`` as a handler. The one place where the runtime's errors become failed
+        responses (see ``pi_rpc.errors``): a ``CommandError`` reaches the dispatcher as is, a
+        ``SessionError`` from the store (a session that is locked, invalid, not found, an
+        entry that is not there) is answered with its own text, like upstream's."""
         method = getattr(self, f"cmd_{name}")
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1
             try:
                 return await method(ctx, cmd)
-            except RuntimeCommandError as exc:
+            except SessionError as exc:
                 raise CommandError(str(exc)) from None
             finally:
                 self._active_commands -= 1

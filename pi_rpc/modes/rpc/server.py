@@ -20,8 +20,10 @@ from typing import Any
 
 import anyio
 
+from pi_rpc.log import logger
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
-from pi_rpc.modes.rpc.backend import Backend, ServerHandle, StartupError
+from pi_rpc.errors import StartupError
+from pi_rpc.modes.rpc.backend import Backend, ServerHandle
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.protocol_info import register_stream_commands
@@ -98,7 +100,7 @@ class RpcServer:
                 await self.backend.start(ServerHandle(self.events, backend_tg, self.request_shutdown, event_options=self.event_options))
             except StartupError as exc:
                 # E.g. an extension failed to load: nothing was read or written on stdout.
-                sys.stderr.write(exc.message + "\n")
+                logger().error(exc.message)
                 self.exit_code = exc.exit_code
                 self._flush_on_exit = False
                 self._shutting_down = True
@@ -141,7 +143,7 @@ class RpcServer:
             try:
                 await self.backend.aclose()
             except Exception as exc:  # never a traceback on stdout; keep stderr short
-                sys.stderr.write(f"pi_rpc: error during shutdown: {exc}\n")
+                logger().error(f"pi_rpc: error during shutdown: {exc}")
 
     async def _finish(self) -> None:
         self._shutting_down = True
