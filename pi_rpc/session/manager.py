@@ -20,6 +20,7 @@ from typing import Any, Literal, TextIO
 from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.log import logger
 from pi_rpc.session import entries as E
+from pi_rpc.session.branching import branched_entries
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.context import (
     build_context_entries,
@@ -69,6 +70,12 @@ def _abspath(path: str, base: str | None = None) -> str:
     return os.path.normpath(path)
 
 
+
+
+def _index_paused(entries: list[Entry]) -> EntryIndex:
+    """``index_entries`` with the cyclic collector paused (see ``_gc``)."""
+    with gc_paused():
+        return index_entries(entries)
 
 
 class SessionManager:
@@ -138,7 +145,7 @@ class SessionManager:
             for entry in entries:
                 if entry.get("type") != "session":
                     manager._entries.append(entry)
-            manager._build_index()
+            manager._apply_index(_index_paused(manager._entries))
         return manager
 
     @classmethod
@@ -219,7 +226,7 @@ class SessionManager:
         migrate_to_current_version(loaded.entries)
         manager._entries = [e for e in loaded.entries[1:] if e.get("type") != "session"]
         manager.diagnostics.extend(f"{source}: {d}" for d in loaded.diagnostics)
-        manager._build_index()
+        manager._apply_index(_index_paused(manager._entries))
         assert manager._store is not None  # bound by _new_session: the manager persists
         manager._store.create(manager._header, manager._entries, hold=False)
         return manager
@@ -276,11 +283,7 @@ class SessionManager:
             else:
                 self._store.rewrite(self._header, self._entries)
                 self.diagnostics.append(f"migrated from format v{migrated_from} to v3 (file rewritten)")
-        self._build_index()
-
-    def _build_index(self) -> None:
-        with gc_paused():
-            self._apply_index(index_entries(self._entries))
+        self._apply_index(_index_paused(self._entries))
 
     def _apply_index(self, index: EntryIndex) -> None:
         self.diagnostics.extend(index.diagnostics)
@@ -637,29 +640,21 @@ class SessionManager:
     def build_session_context(self) -> dict[str, Any]:
         """``{messages, thinkingLevel, model:{provider, modelId}|None}`` from the active branch:
         the model-visible context that ``get_messages`` returns."""
-        linear = self._take_linear_projection()
-        if linear is not None:
-            thinking_level, model = linear.settings()
-            return {"messages": linear.messages, "thinkingLevel": thinking_level, "model": model}
-        return build_session_context(self._entries, self._leaf_id, self._by_id)
-
-    def _take_linear_projection(self) -> LinearProjection | None:
-        """The projection gathered while indexing, if the session is still as indexed (entries
-        are only ever appended or dropped at the end, so the count and the last entry tell);
-        given out once, since its messages list and built messages belong to the caller."""
-        linear = self._linear
-        if linear is None:
-            return None
-        self._linear = None
+        # The projection gathered while indexing, if the session is still as indexed (entries
+        # are only ever appended or dropped at the end, so the count and the last entry tell);
+        # given out once, since its messages list and built messages belong to the caller.
+        linear, self._linear = self._linear, None
         entries = self._entries
         if (
-            len(entries) == linear.entry_count
+            linear is not None
+            and len(entries) == linear.entry_count
             and entries[-1] is linear.last_entry
             and self._leaf_id is not None
             and self._by_id.get(self._leaf_id) is linear.last_entry
         ):
-            return linear
-        return None
+            thinking_level, model = linear.settings()
+            return {"messages": linear.messages, "thinkingLevel": thinking_level, "model": model}
+        return build_session_context(self._entries, self._leaf_id, self._by_id)
 
     # ------------------------------------------------------------------ new / fork / clone
 
@@ -707,54 +702,22 @@ class SessionManager:
                 raise SessionError(
                     "This session has not been saved yet. Send a message before cloning or forking it."
                 )
-        return ForkResult(self._branched_copy(target_leaf, previous_file), selected_text)
+        path = self.get_branch(target_leaf)
+        if not path:
+            raise EntryNotFoundError(f"Entry {target_leaf} not found")
+        manager = SessionManager(self._cwd, self._session_dir or None, persist=self._persist, fsync=self._fsync)
+        manager._new_session(parent_session=previous_file)
+        manager._apply_index(_index_paused(branched_entries(path, self._labels, self._label_ts)))
+        if manager._store is not None and manager._has_conversation:
+            # A fault leaves the copy pending in memory (write_error says why), not failed.
+            manager._store.create(manager._header, manager._entries)
+        return ForkResult(manager, selected_text)
 
     def clone(self) -> ForkResult:
         """RPC ``clone``: fork ``"at"`` the current leaf."""
         if not self._leaf_id:
             raise SessionError("Cannot clone session: no current entry selected")
         return self.create_branched_session(self._leaf_id, "at")
-
-    def _branched_copy(self, leaf_id: str, parent_session: str | None) -> SessionManager:
-        """Upstream ``createBranchedSession``: the path without its label entries (labels are
-        re-created at the end), re-chained, compaction targets re-pointed off dropped labels."""
-        path = self.get_branch(leaf_id)
-        if not path:
-            raise EntryNotFoundError(f"Entry {leaf_id} not found")
-        kept: list[Entry] = []
-        replacement_by_label: dict[str, str] = {}
-        pending_labels: list[str] = []
-        path_parent: str | None = None
-        for entry in path:
-            if entry.get("type") == "label":
-                pending_labels.append(entry["id"])
-                continue
-            for label_id in pending_labels:
-                replacement_by_label[label_id] = entry["id"]
-            pending_labels.clear()
-            copy = {**entry, "parentId": path_parent}
-            if entry.get("type") == "compaction":
-                fk: Any = entry.get("firstKeptEntryId")
-                copy["firstKeptEntryId"] = fk if fk == entry["id"] else replacement_by_label.get(fk, fk)
-            kept.append(copy)
-            path_parent = entry["id"]
-        ids = {e["id"] for e in kept}
-        labels = [(t, lbl, self._label_ts.get(t)) for t, lbl in self._labels.items() if t in ids]
-        manager = SessionManager(self._cwd, self._session_dir or None, persist=self._persist, fsync=self._fsync)
-        manager._new_session(parent_session=parent_session)
-        parent = kept[-1]["id"] if kept else None
-        label_entries: list[Entry] = []
-        for target, label, ts in labels:
-            entry = E.label_entry(new_entry_id(ids), parent, ts, target, label)  # type: ignore[arg-type]
-            ids.add(entry["id"])
-            label_entries.append(entry)
-            parent = entry["id"]
-        manager._entries = kept + label_entries
-        manager._build_index()
-        if manager._store is not None and manager._has_conversation:
-            # A fault leaves the copy pending in memory (write_error says why), not failed.
-            manager._store.create(manager._header, manager._entries)
-        return manager
 
     # ------------------------------------------------------------------ checks
 
