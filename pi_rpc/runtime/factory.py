@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -16,12 +16,9 @@ from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.runtime.errors import no_models_available_message
-from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
 from pi_rpc.session.errors import SessionError
-from pi_rpc.session.manager import FsyncMode, SessionManager
-
-if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
+from pi_rpc.session.manager import SessionManager
 
 FAUX_MODEL = ("faux", "faux-1")
 # Preferred defaults per provider when the settings name none (upstream picks a default model
@@ -46,16 +43,6 @@ class StartupProblem(Exception):
 
 def _warn(message: str) -> None:
     print(message, file=sys.stderr)
-
-
-def session_fsync_mode(settings: Settings) -> FsyncMode:
-    """``sessionFsync`` setting: "none" (default, upstream's cost), "entry" (fsync every
-    appended entry) or "turn" (fsync at the end of every turn)."""
-    mode = settings.get("sessionFsync", "none")
-    if mode not in ("none", "entry", "turn"):
-        _warn(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
-        return "none"
-    return cast(FsyncMode, str(mode))  # one of the three, checked above
 
 
 def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:
@@ -358,14 +345,3 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
         _warn(failure.message())
     return help_lines(result.extensions)
 
-
-async def create_session_from_args(args: CliArgs, **kwargs: Any) -> AgentSession:
-    from pi_rpc.runtime.session import AgentSession
-
-    session = AgentSession(build_runtime_options(args, **kwargs))
-    if args.name:
-        try:
-            await session.set_session_name(args.name)
-        except Exception:  # noqa: BLE001 - an empty --name is ignored like upstream
-            pass
-    return session

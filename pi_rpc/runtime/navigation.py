@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.transcript import content_text
-from pi_rpc.compaction import CompactionCancelled, collect_entries_for_branch_summary, generate_branch_summary
+from pi_rpc.compaction.errors import CompactionCancelled
 from pi_rpc.runtime.compaction_runner import Emit, ExtensionEmit, summary_retry_settings
 from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WHILE_STREAMING, RuntimeCommandError
 
@@ -67,6 +67,9 @@ class TreeNavigation:
 
         Returns ``{cancelled, editorText?, aborted?}`` like upstream. Refused while a run or a
         compaction (or another navigation's summary) is in progress, as upstream refuses it."""
+        # The branch summariser loads at the first navigation, not with the session.
+        from pi_rpc.compaction import collect_entries_for_branch_summary, generate_branch_summary
+
         if self._is_streaming():
             raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
         if self._compaction.active:

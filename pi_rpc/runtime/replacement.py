@@ -12,14 +12,15 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.ai.transcript import content_text
+from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
+from pi_rpc.runtime.options import session_fsync_mode
 from pi_rpc.runtime.session_catalog import client_path
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
-    from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.options import RuntimeOptions
 
 
@@ -96,8 +97,6 @@ class SessionReplacement:
         if stored_level and not (initial and self._thinking_explicit) and store.get_entry_count() > 0:
             self._agent.thinking_level = self._clamp(stored_level)
         if store.get_entry_count() == 0:
-            from pi_rpc.ai.models.catalog import placeholder_model
-
             # A new session starts with the current selection recorded (upstream order).
             model = self._agent.model or placeholder_model()
             store.append_model_change(model["provider"], model["id"])
@@ -139,7 +138,7 @@ class SessionReplacement:
             raise RuntimeCommandError(str(exc)) from None
         if hooks is not None:
             await hooks.shutdown(reason, new_manager.session_file)
-        await self._abort()  # again: nothing may still run on the old store (the handlers awaited)
+        await self._abort()  # once more: the shutdown handlers may have started work on the old store
         self._bind_store(new_manager)
         if not keep_queue_texts:
             # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
@@ -176,8 +175,6 @@ class SessionReplacement:
         path = client_path(session_path)
 
         def make(old: SessionManager) -> SessionManager:
-            from pi_rpc.runtime.factory import session_fsync_mode
-
             cwd = self._cwd()
             manager = SessionManager.open(str(path), base_cwd=cwd, fsync=session_fsync_mode(self._settings))
             manager.check_cwd_exists(cwd)

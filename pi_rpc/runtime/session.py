@@ -6,6 +6,18 @@ and turns the agent loop into a session: the prompt pipeline (expansion, queuein
 persistence of messages after listeners, automatic retries, compaction triggers, the leading
 ``system`` message, and ``agent_settled`` as the true end of a session-level run. Every
 observable effect reaches clients as an event dict through ``subscribe``.
+
+The rest is done by parts that own their state and get only what they use (built in
+``AgentSession.__init__``, whose commands become the session's):
+
+- ``ModelControl`` (``model_control``): model, thinking level, the switchable settings;
+- ``PromptQueue`` (``prompt_queue``): steering and follow-up texts as clients see them;
+- ``BashCommands`` (``bash_commands``): the ``bash`` command and its deferred messages;
+- ``CompactionRunner`` (``compaction_runner``): compactions and overflow recovery;
+- ``SessionReplacement`` (``replacement``): restoring from the store, new/switch/fork/clone;
+- ``TreeNavigation`` (``navigation``): ``navigate_tree`` and branch summaries;
+- ``SessionCatalog`` (``session_catalog``): the other session files;
+- ``SessionExtensions`` (``extension_host``), only when extensions were discovered.
 """
 
 from __future__ import annotations
@@ -20,11 +32,11 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.agent.agent import Agent
+from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.agent.types import BeforeToolCallHook
 from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
-from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
@@ -38,6 +50,7 @@ from pi_rpc.runtime.navigation import TreeNavigation
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.prompt_images import convert_to_llm_blocking_images, normalize_prompt_images
 from pi_rpc.runtime.prompt_queue import PromptQueue, user_message
+from pi_rpc.runtime.queries import last_assistant_text, session_state, session_stats
 from pi_rpc.runtime.replacement import SessionReplacement
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
@@ -120,7 +133,8 @@ def _session_env(store: SessionManager, agent: Agent) -> dict[str, str]:
 
 
 class AgentSession:
-    """One live session. Create with :func:`pi_rpc.runtime.factory.create_session`.
+    """One live session: ``AgentSession(build_runtime_options(args))`` (``runtime.factory``),
+    or ``runtime.sdk.open_session``; a mode then binds its task group (``bind_task_group``).
 
     The session runs the prompt pipeline and the session-level run itself; everything else is
     a part it is made of (see ``__init__``), each owning its state. Their commands are this
@@ -133,7 +147,7 @@ class AgentSession:
         self.cwd = options.cwd
         self.session: SessionManager = options.session
         self.resources = ResourcesState(options, get_model=lambda: self.agent.model)
-        self._listeners: tuple[SessionListener, ...] = ()
+        self._listeners: Listeners[SessionListener] = Listeners()
         self._tg: TaskGroup | None = None
 
         self.retry = RetryController(
@@ -287,23 +301,14 @@ class AgentSession:
         self._tg = tg
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        # A new tuple on every change: events iterate it without copying it per event.
-        self._listeners = (*self._listeners, listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                listeners = list(self._listeners)
-                listeners.remove(listener)
-                self._listeners = tuple(listeners)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
-        for listener in self._listeners:
+        for listener in self._listeners.all:
             await listener(event)
 
     def emit_now(self, event: dict[str, Any]) -> None:
@@ -312,7 +317,7 @@ class AgentSession:
         an ``emit_nowait`` attribute gets the event now, any other one in the background."""
         if self._shutting_down:
             return
-        for listener in self._listeners:
+        for listener in self._listeners.all:
             nowait = getattr(listener, "emit_nowait", None)
             if nowait is not None:
                 nowait(event)
@@ -783,7 +788,7 @@ class AgentSession:
     # ------------------------------------------------------------------ queries
 
     def get_state(self) -> dict[str, Any]:
-        return queries.session_state(
+        return session_state(
             self.agent.model or placeholder_model(),
             thinking_level=self.agent.thinking_level,
             is_streaming=self._is_streaming,
@@ -800,10 +805,10 @@ class AgentSession:
         return list(self.agent.messages)
 
     def get_last_assistant_text(self) -> dict[str, Any]:
-        return queries.last_assistant_text(self.agent.messages)
+        return last_assistant_text(self.agent.messages)
 
     def get_session_stats(self) -> dict[str, Any]:
-        return queries.session_stats(self.agent.model, self.session)
+        return session_stats(self.agent.model, self.session)
 
     def get_commands(self) -> list[dict[str, Any]]:
         runner = self.ext.runner if self.ext is not None else None
