@@ -392,9 +392,16 @@ class AgentSession:
 
     # ------------------------------------------------------------------ events from the agent
 
-    async def _on_agent_event(self, event: dict[str, Any]) -> None:
+    def _on_agent_event(self, event: dict[str, Any]) -> Awaitable[None]:
+        if event.get("type") == "message_update" and self.ext is None:
+            # One per streamed delta, with nothing else to do for it: the clients' listeners
+            # get it through ``emit`` without a coroutine of this method's own.
+            return self.emit(event)
+        return self._handle_agent_event(event)
+
+    async def _handle_agent_event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
-        if etype == "message_update":  # one per streamed delta: nothing else to do for it
+        if etype == "message_update":
             if self.ext is not None:
                 await self.ext.on_agent_event(event)
             await self.emit(event)
