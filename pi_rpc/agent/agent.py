@@ -21,6 +21,7 @@ from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessa
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
 from pi_rpc.agent.fifo_lock import FifoLock
+from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import (
     FinishTurn,
     LoopConfig,
@@ -142,7 +143,7 @@ class Agent:
 
         self._steering = PendingMessageQueue(steering_mode)
         self._follow_up = PendingMessageQueue(follow_up_mode)
-        self._listeners: tuple[AgentEventListener, ...] = ()
+        self._listeners: Listeners[AgentEventListener] = Listeners()
         self._active: _ActiveRun | None = None
         # Taken once per event (every streamed delta): free costs nothing (see FifoLock).
         self._emit_lock = FifoLock()
@@ -152,16 +153,7 @@ class Agent:
     # ------------------------------------------------------------------ listeners
 
     def subscribe(self, listener: AgentEventListener) -> Callable[[], None]:
-        # A new tuple on every change: events iterate it without copying it per event.
-        self._listeners = (*self._listeners, listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                listeners = list(self._listeners)
-                listeners.remove(listener)
-                self._listeners = tuple(listeners)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     # ------------------------------------------------------------------ derived state
 
@@ -426,7 +418,7 @@ class Agent:
             elif etype == "agent_end":
                 self.stream_message = None
 
-            for listener in self._listeners:
+            for listener in self._listeners.all:
                 await listener(event)
         finally:
             lock.release()

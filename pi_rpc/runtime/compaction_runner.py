@@ -5,7 +5,7 @@ with nothing written."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,24 @@ from pi_rpc.compaction.settings import CompactionSettings, RetrySettings
 from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.retry import RetryPolicy
+    from pi_rpc.session.manager import SessionManager
+
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+# An extension event with a result (``SessionExtensions.emit``); None without extensions.
+ExtensionEmit = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+def summary_retry_settings(policy: RetryPolicy) -> RetrySettings:
+    """Summaries (compaction, branch summaries) retry as the session's runs do."""
+    return RetrySettings(
+        enabled=policy.enabled,
+        max_retries=policy.max_retries,
+        base_delay_ms=policy.base_delay_ms,
+        max_delay_ms=policy.max_agent_delay_ms,
+    )
 
 
 def preparation_dict(preparation: Any) -> dict[str, Any]:
@@ -51,8 +68,32 @@ def preparation_dict(preparation: Any) -> dict[str, Any]:
 
 
 class CompactionRunner:
-    def __init__(self, session: AgentSession) -> None:
-        self.s = session
+    """The session's compactions: one at a time, cancelled by ``abort``. It owns whether the
+    current overflow was already recovered from once (a second overflow gives up)."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        store: Callable[[], SessionManager],
+        settings: Settings,
+        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        stream_fn: Any,  # RuntimeOptions.stream_fn
+        retry_policy: RetryPolicy,
+        emit: Emit,
+        ext_emit: ExtensionEmit | None,
+        hide_failed_reply: Callable[[Mapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        self._agent = agent
+        self._store = store  # a getter: session replacement swaps the store
+        self._settings = settings
+        self._registry = registry
+        self._stream_fn = stream_fn
+        self._retry_policy = retry_policy
+        self._emit = emit
+        self._ext_emit = ext_emit
+        self._hide_failed_reply = hide_failed_reply
+        self.overflow_attempted = False
         self.active = False
         self.manual_active = False
         self._controller: AbortController | None = None
@@ -62,9 +103,9 @@ class CompactionRunner:
     # ------------------------------------------------------------------ settings
 
     def settings(self) -> CompactionSettings:
-        model = self.s.model
+        model = self._agent.model
         key = f"{model['provider']}/{model['id']}" if model else None
-        section = self.s.settings.get("compaction") or {}
+        section = self._settings.get("compaction") or {}
         return CompactionSettings.from_dict(section if isinstance(section, dict) else {}, key)
 
     # ------------------------------------------------------------------ abort
@@ -98,10 +139,9 @@ class CompactionRunner:
     ) -> dict[str, Any] | None:
         """``session_before_compact``: ``{"cancel": True}`` cancels (as an abort would), a
         ``compaction`` result replaces the summary (recorded with ``fromHook``)."""
-        ext = self.s.ext
-        if ext is None:
+        if self._ext_emit is None:
             return None
-        result = await ext.emit(
+        result = await self._ext_emit(
             {
                 "type": "session_before_compact",
                 "preparation": preparation_dict(preparation),
@@ -121,8 +161,8 @@ class CompactionRunner:
 
     async def _summarize(self, reason: str, custom_instructions: str | None, will_retry: bool = False) -> dict[str, Any]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
-        model = self.s.model
-        branch = self.s.session.get_branch()
+        model = self._agent.model
+        branch = self._store().get_branch()
         from pi_rpc.compaction.compact import compact
         from pi_rpc.compaction.preparation import prepare_compaction_or_raise
 
@@ -131,7 +171,7 @@ class CompactionRunner:
             # Upstream runs on a placeholder model (provider "unknown") that has no key; the
             # session-size checks come first there too.
             raise CompactionError(no_api_key_error("unknown"))
-        api_key = self.s.registry.get_api_key(model["provider"])
+        api_key = self._registry.get_api_key(model["provider"])
         controller = AbortController()
         self._controller = controller  # abort() cancels from here on, extension handlers included
         self.from_extension = False
@@ -147,7 +187,7 @@ class CompactionRunner:
         async def on_retry(event: dict[str, Any]) -> None:
             if event.get("type") == "summarization_retry_attempt_start":
                 event = {"type": event["type"], "source": "compaction", "reason": reason}
-            await self.s.emit(event)
+            await self._emit(event)
 
         try:
             result = await compact(
@@ -156,15 +196,10 @@ class CompactionRunner:
                 api_key,
                 custom_instructions,
                 controller.signal,
-                self.s.options.stream_fn,
+                self._stream_fn,
                 on_retry,
-                RetrySettings(
-                    enabled=self.s.retry.policy.enabled,
-                    max_retries=self.s.retry.policy.max_retries,
-                    base_delay_ms=self.s.retry.policy.base_delay_ms,
-                    max_delay_ms=self.s.retry.policy.max_agent_delay_ms,
-                ),
-                session_id=self.s.session.session_id,
+                summary_retry_settings(self._retry_policy),
+                session_id=self._store().session_id,
             )
         finally:
             self._controller = None
@@ -177,7 +212,8 @@ class CompactionRunner:
         self._controller = None
         if controller.signal.aborted:
             raise CompactionCancelled()
-        entry_id = self.s.session.append_compaction(
+        store = self._store()
+        entry_id = store.append_compaction(
             result["summary"],
             result["firstKeptEntryId"],
             result["tokensBefore"],
@@ -185,13 +221,13 @@ class CompactionRunner:
             usage=result.get("usage"),
             from_hook=from_hook,
         )
-        context = self.s.session.build_session_context()
-        self.s.agent.messages = list(context.get("messages") or [])
+        context = store.build_session_context()
+        self._agent.messages = list(context.get("messages") or [])
         if from_hook:
             # What the model keeps after this summary (upstream estimates the new context).
             from pi_rpc.ai.estimate import estimate_message_tokens
 
-            messages = self.s.session.build_session_projection()["messages"]
+            messages = store.build_session_projection()["messages"]
             result = {
                 "summary": result["summary"],
                 "firstKeptEntryId": result["firstKeptEntryId"],
@@ -200,11 +236,11 @@ class CompactionRunner:
                 **({"usage": result["usage"]} if result.get("usage") is not None else {}),
                 **({"details": result["details"]} if result.get("details") is not None else {}),
             }
-        if self.s.ext is not None:
-            await self.s.ext.emit(
+        if self._ext_emit is not None:
+            await self._ext_emit(
                 {
                     "type": "session_compact",
-                    "compactionEntry": self.s.session.get_entry(entry_id),
+                    "compactionEntry": store.get_entry(entry_id),
                     "fromExtension": from_hook,
                     "reason": reason,
                     "willRetry": will_retry,
@@ -220,22 +256,22 @@ class CompactionRunner:
         self.last_error: str | None = None
         self.last_cancelled = False
         self.from_extension = False
-        await self.s.emit({"type": "compaction_start", "reason": reason})
+        await self._emit({"type": "compaction_start", "reason": reason})
         try:
             from pi_rpc.compaction.preparation import prepare_compaction
 
             if reason != "manual" and (
-                self.s.model is None or prepare_compaction(self.s.session.get_branch(), self.settings()) is None
+                self._agent.model is None or prepare_compaction(self._store().get_branch(), self.settings()) is None
             ):
                 # Upstream's automatic compaction ends quietly when it has nothing to do.
                 self.last_error = "Nothing to compact"
-                await self.s.emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False})
+                await self._emit({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False})
                 return None
             result = await self._summarize(reason, custom_instructions, will_retry)
         except CompactionCancelled:
             self.last_cancelled = True
             self.last_error = COMPACTION_CANCELLED
-            await self.s.emit(
+            await self._emit(
                 {"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False}
             )
             await self._failed(reason, None, aborted=True, will_retry=will_retry)
@@ -243,7 +279,7 @@ class CompactionRunner:
         except Exception as exc:  # noqa: BLE001 - any failure is reported, nothing written
             self.last_error = str(exc)
             message = compaction_failed_message(reason, str(exc))  # type: ignore[arg-type]
-            await self.s.emit(
+            await self._emit(
                 {
                     "type": "compaction_end",
                     "reason": reason,
@@ -257,19 +293,19 @@ class CompactionRunner:
         finally:
             self.active = False
             self._idle.set()
-        await self.s.emit(
+        await self._emit(
             {"type": "compaction_end", "reason": reason, "result": result, "aborted": False, "willRetry": will_retry}
         )
         return result
 
     async def _failed(self, reason: str, error_message: str | None, *, aborted: bool, will_retry: bool) -> None:
-        if self.s.ext is None:
+        if self._ext_emit is None:
             return
         event: dict[str, Any] = {"type": "session_compact_failed", "reason": reason}
         if error_message is not None:
             event["errorMessage"] = error_message
         event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
-        await self.s.ext.emit(event)
+        await self._ext_emit(event)
 
     # ------------------------------------------------------------------ triggers
 
@@ -284,7 +320,7 @@ class CompactionRunner:
         return result
 
     def _latest_compaction_ms(self) -> int | None:
-        for entry in reversed(self.s.session.get_branch()):
+        for entry in reversed(self._store().get_branch()):
             if entry.get("type") == "compaction":
                 stamp = entry.get("timestamp")
                 if isinstance(stamp, str):
@@ -298,8 +334,8 @@ class CompactionRunner:
     def decide(self, message: Mapping[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
         """What follows ``message`` (the last reply): nothing, threshold compaction, overflow
         recovery, or giving up on a second overflow (upstream ``_checkCompaction``)."""
-        model = self.s.model
-        if message is None or model is None or not self.s.settings.compaction_enabled:
+        model = self._agent.model
+        if message is None or model is None or not self._settings.compaction_enabled:
             return CompactionDecision("none")
         same_model = message.get("provider") == model.get("provider") and message.get("model") == model.get("id")
         return decide_compaction(
@@ -308,7 +344,7 @@ class CompactionRunner:
             context_window=int(model.get("contextWindow") or 0),
             same_model=same_model,
             model_max_tokens=int(model.get("maxTokens") or 0) or None,
-            recovery_attempted=self.s._overflow_attempted,
+            recovery_attempted=self.overflow_attempted,
             skip_aborted=skip_aborted,
             latest_compaction_ms=self._latest_compaction_before(),
         )
@@ -323,7 +359,7 @@ class CompactionRunner:
         return await self._run("threshold", None, False) is not None
 
     async def check_before_prompt(self) -> None:
-        last = next((m for m in reversed(self.s.agent.messages) if m.get("role") == "assistant"), None)
+        last = next((m for m in reversed(self._agent.messages) if m.get("role") == "assistant"), None)
         if last is None or last.get("stopReason") in ("error", "aborted"):
             return
         if self.decide(last, skip_aborted=False).action == "threshold":
@@ -331,7 +367,7 @@ class CompactionRunner:
 
     async def give_up(self, error_message: str) -> None:
         """A second overflow after one recovery: ``compaction_end`` with no ``compaction_start``."""
-        await self.s.emit(
+        await self._emit(
             {
                 "type": "compaction_end",
                 "reason": "overflow",
@@ -341,10 +377,14 @@ class CompactionRunner:
             }
         )
 
+    def reset_overflow(self) -> None:
+        """A reply that fit, a new run or another context: the next overflow is a first one."""
+        self.overflow_attempted = False
+
     async def recover_from_overflow(self, failed: Mapping[str, Any], will_retry: bool) -> bool:
         """Hide the failed reply, compact, and report whether the turn should be retried."""
-        self.s._overflow_attempted = True
+        self.overflow_attempted = True
         if will_retry:
-            await self.s.hide_failed_reply(failed)
+            await self._hide_failed_reply(failed)
         result = await self._run("overflow", None, will_retry)
         return result is not None and will_retry

@@ -15,7 +15,6 @@ from pi_rpc.ai.jsjson import fs_path, stringify, to_utf8
 from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
     from pi_rpc.session.manager import SessionManager
 
 _STYLE = """
@@ -110,12 +109,12 @@ def export_session_file(input_path: str, output_path: str | None = None) -> str:
     return path
 
 
-def export_session_html(s: AgentSession, output_path: str | None) -> str:
-    session_file = s.session.session_file
+def export_session_html(store: SessionManager, output_path: str | None) -> str:
+    session_file = store.session_file
     if session_file is None:
         raise RuntimeCommandError(ERR_EXPORT_IN_MEMORY)
     if not os.path.exists(session_file):
         raise RuntimeCommandError(ERR_EXPORT_NOTHING)
     path = fs_path(output_path or f"pi-session-{Path(session_file).stem}.html")
-    Path(path).expanduser().write_bytes(to_utf8(render_session_html(s.session)))
+    Path(path).expanduser().write_bytes(to_utf8(render_session_html(store)))
     return path

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -17,10 +17,9 @@ from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.runtime.errors import no_models_available_message
-from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager
-from pi_rpc.session.store import FsyncMode
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
@@ -45,16 +44,6 @@ StartupProblem = StartupError
 
 def _warn(message: str) -> None:
     logger().warning(message)
-
-
-def session_fsync_mode(settings: Settings) -> FsyncMode:
-    """``sessionFsync`` setting: "none" (default, upstream's cost), "entry" (fsync every
-    appended entry) or "turn" (fsync at the end of every turn)."""
-    mode = settings.get("sessionFsync", "none")
-    if mode not in ("none", "entry", "turn"):
-        _warn(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
-        return "none"
-    return cast(FsyncMode, str(mode))  # one of the three, checked above
 
 
 def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:
@@ -356,3 +345,4 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
     for failure in result.failures:
         _warn(failure.message())
     return help_lines(result.extensions)
+

@@ -1,56 +1,96 @@
 """Model and thinking-level selection and the settings setters of a session
 (``set_model``, ``cycle_model``, thinking levels with upstream's clamping, queue modes, auto
-compaction and retry switches), as a mixin of :class:`~pi_rpc.runtime.session.AgentSession`."""
+compaction and retry switches): each change is recorded in the store and announced to clients
+(and extensions)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.ai.types import Model
 from pi_rpc.runtime.errors import RuntimeCommandError
-from pi_rpc.runtime.host import SessionHost
-from pi_rpc.runtime.thinking_levels import check_thinking_level, record_thinking_level
+from pi_rpc.runtime.thinking_levels import check_thinking_level, effective_thinking_level, record_thinking_level
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.retry import RetryPolicy
+    from pi_rpc.session.manager import SessionManager
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
 
-class ModelControl(SessionHost):
+class ModelControl:
+    """The agent's model and thinking level, and the settings a client may switch."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        store: Callable[[], SessionManager],
+        settings: Settings,
+        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        scoped_models: list[Model],
+        retry_policy: RetryPolicy,
+        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        ext_emit: Callable[[dict[str, Any]], Awaitable[Any]] | None,
+    ) -> None:
+        self._agent = agent
+        self._store = store  # a getter: session replacement swaps the store
+        self._settings = settings
+        self._registry = registry
+        self._scoped_models = scoped_models
+        self._retry_policy = retry_policy
+        self._emit = emit
+        self._ext_emit = ext_emit
+
+    async def api_key(self, provider: str) -> str | None:
+        """The agent's ``get_api_key``: the key of the selected model's provider."""
+        model = self._agent.model
+        if model is None:
+            return None
+        return self._registry.get_api_key(model["provider"])
+
+    def clamp(self, level: str) -> str:
+        """``level`` as the selected model supports it (upstream's clamping)."""
+        return effective_thinking_level(self._agent.model, level)
+
     def get_available_models(self) -> list[Model]:
-        return self.registry.get_available()
+        return self._registry.get_available()
 
     async def _apply_model(self, model: Model, source: str = "set") -> None:
-        previous = self.agent.model
-        self.agent.model = model
-        self.session.append_model_change(model["provider"], model["id"])
+        previous = self._agent.model
+        self._agent.model = model
+        self._store().append_model_change(model["provider"], model["id"])
         key = f"{model['provider']}/{model['id']}"
-        per_model = self.settings.model_thinking_levels.get(key)
+        per_model = self._settings.model_thinking_levels.get(key)
         if per_model:
             wanted = per_model
-        elif self.settings.has_default_thinking_level:
-            wanted = self.settings.default_thinking_level
+        elif self._settings.has_default_thinking_level:
+            wanted = self._settings.default_thinking_level
         else:
-            wanted = self.agent.thinking_level
+            wanted = self._agent.thinking_level
         await self._set_effective_thinking(clamp_thinking_level(model, wanted))
-        ext = self.ext
-        if ext is not None and not (
+        if self._ext_emit is not None and not (
             previous is not None and previous.get("provider") == model.get("provider") and previous.get("id") == model.get("id")
         ):
-            await ext.emit({"type": "model_select", "model": model, "previousModel": previous, "source": source})
+            await self._ext_emit({"type": "model_select", "model": model, "previousModel": previous, "source": source})
 
     async def select_model(self, model: dict[str, Any], source: str = "set") -> None:
         """Select ``model`` (an extension's ``pi.set_model``), as ``set_model`` does."""
         await self._apply_model(cast("Model", model), source)  # as the extension gave it
 
     async def _set_effective_thinking(self, level: str) -> None:
-        previous = record_thinking_level(self.agent, self.session, level)
+        previous = record_thinking_level(self._agent, self._store(), level)
         if previous is None:
             return
-        await self.emit({"type": "thinking_level_changed", "level": level})
-        if self.ext is not None:
+        await self._emit({"type": "thinking_level_changed", "level": level})
+        if self._ext_emit is not None:
             # Upstream does not await these handlers but they start at once, before the
             # command's response; awaiting them keeps that order.
-            await self.ext.emit({"type": "thinking_level_select", "level": level, "previousLevel": previous})
+            await self._ext_emit({"type": "thinking_level_select", "level": level, "previousLevel": previous})
 
     async def set_model(self, provider: str, model_id: str) -> Model:
         model = next(
@@ -62,9 +102,9 @@ class ModelControl(SessionHost):
         return model
 
     async def cycle_model(self) -> dict[str, Any] | None:
-        scoped = [m for m in self.options.scoped_models if self.registry.has_auth(m["provider"])]
-        candidates = scoped if self.options.scoped_models else self.get_available_models()
-        current = self.agent.model
+        scoped = [m for m in self._scoped_models if self._registry.has_auth(m["provider"])]
+        candidates = scoped if self._scoped_models else self.get_available_models()
+        current = self._agent.model
         if not candidates:
             return None
         index = next(
@@ -82,28 +122,28 @@ class ModelControl(SessionHost):
                 return None
             chosen = candidates[(index + 1) % len(candidates)]
         await self._apply_model(chosen, "cycle")
-        return {"model": chosen, "thinkingLevel": self.agent.thinking_level, "isScoped": bool(self.options.scoped_models)}
+        return {"model": chosen, "thinkingLevel": self._agent.thinking_level, "isScoped": bool(self._scoped_models)}
 
     def get_available_thinking_levels(self) -> list[str]:
-        model = self.agent.model
+        model = self._agent.model
         if model is None:
             return ["off"]  # upstream's placeholder model does not reason
         return supported_thinking_levels(model)
 
     async def set_thinking_level(self, level: str) -> None:
         check_thinking_level(level)
-        await self._set_effective_thinking(self._clamp(level))
+        await self._set_effective_thinking(self.clamp(level))
 
     async def cycle_thinking_level(self) -> dict[str, str] | None:
-        model = self.agent.model
+        model = self._agent.model
         if model is None or not model.get("reasoning"):
             return None
         levels = self.get_available_thinking_levels()
-        current = self.agent.thinking_level
+        current = self._agent.thinking_level
         index = levels.index(current) if current in levels else -1
         level = levels[(index + 1) % len(levels)]
         await self._set_effective_thinking(level)
-        return {"level": self.agent.thinking_level}
+        return {"level": self._agent.thinking_level}
 
     # ------------------------------------------------------------------ settings setters
 
@@ -115,18 +155,18 @@ class ModelControl(SessionHost):
 
     def set_steering_mode(self, mode: str) -> None:
         self._check_queue_mode("steering", mode)
-        self.agent.steering_mode = mode
-        self.settings.set_steering_mode(mode)
+        self._agent.steering_mode = mode
+        self._settings.set_steering_mode(mode)
 
     def set_follow_up_mode(self, mode: str) -> None:
         self._check_queue_mode("follow-up", mode)
-        self.agent.follow_up_mode = mode
-        self.settings.set_follow_up_mode(mode)
+        self._agent.follow_up_mode = mode
+        self._settings.set_follow_up_mode(mode)
 
     def set_auto_compaction(self, enabled: bool) -> None:
-        self.settings.set_compaction_enabled(enabled)
+        self._settings.set_compaction_enabled(enabled)
 
     def set_auto_retry(self, enabled: bool) -> None:
-        self.retry.policy.enabled = enabled
-        self.settings.set_retry_enabled(enabled)
+        self._retry_policy.enabled = enabled
+        self._settings.set_retry_enabled(enabled)
 

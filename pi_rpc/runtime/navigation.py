@@ -5,162 +5,193 @@ learned there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.abort import AbortController
-from pi_rpc.compaction import CompactionCancelled, collect_entries_for_branch_summary, generate_branch_summary
-from pi_rpc.compaction.settings import RetrySettings
+from pi_rpc.ai.transcript import content_text
+from pi_rpc.compaction.errors import CompactionCancelled
+from pi_rpc.runtime.compaction_runner import Emit, ExtensionEmit, summary_retry_settings
 from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WHILE_STREAMING, RuntimeCommandError
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.compaction_runner import CompactionRunner
+    from pi_rpc.runtime.retry import RetryPolicy
+    from pi_rpc.session.manager import SessionManager
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+class TreeNavigation:
+    """``navigate_tree`` of one session. A branch summary runs as a compaction does (the
+    compaction runner counts it as compacting and ``abort`` cancels it)."""
 
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        store: Callable[[], SessionManager],
+        settings: Settings,
+        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        stream_fn: Any,  # RuntimeOptions.stream_fn
+        retry_policy: RetryPolicy,
+        compaction: CompactionRunner,
+        is_streaming: Callable[[], bool],
+        reload_context: Callable[[], None],
+        emit: Emit,
+        ext_emit: ExtensionEmit | None,
+    ) -> None:
+        self._agent = agent
+        self._store = store  # a getter: session replacement swaps the store
+        self._settings = settings
+        self._registry = registry
+        self._stream_fn = stream_fn
+        self._retry_policy = retry_policy
+        self._compaction = compaction
+        self._is_streaming = is_streaming
+        self._reload_context = reload_context
+        self._emit = emit
+        self._ext_emit = ext_emit
 
-async def navigate_tree(
-    s: AgentSession,
-    target_id: str,
-    *,
-    summarize: bool = False,
-    custom_instructions: str | None = None,
-    replace_instructions: bool = False,
-    label: str | None = None,
-) -> dict[str, Any]:
-    """Returns ``{cancelled, editorText?, aborted?}`` like upstream. Refused while a run or a
-    compaction (or another navigation's summary) is in progress, as upstream refuses it."""
-    if s.is_streaming:
-        raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
-    if s.is_compacting:
-        raise RuntimeCommandError(ERR_NAVIGATE_WHILE_COMPACTING)
-    store = s.session
-    old_leaf = store.get_leaf_id()
-    if target_id == old_leaf:
-        return {"cancelled": False}
-    model = s.model
-    if summarize and model is None:
-        raise RuntimeCommandError("No model available for summarization")
-    target = store.get_entry(target_id)
-    if target is None:
-        raise RuntimeCommandError(f"Entry {target_id} not found")
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]:
+        """Move to another entry of this session's tree (SDK; upstream has no RPC command),
+        optionally summarizing the abandoned branch into a ``branch_summary`` entry.
 
-    by_id = {e["id"]: e for e in store.get_entries()}
-    collected = collect_entries_for_branch_summary(by_id, old_leaf, target_id)
-    entries = collected["entries"]
-    hook_summary: dict[str, Any] | None = None
-    if s.ext is not None:
-        hook = await s.ext.emit(
-            {
-                "type": "session_before_tree",
-                "preparation": {
-                    "targetId": target_id,
-                    "oldLeafId": old_leaf,
-                    "commonAncestorId": collected.get("commonAncestorId"),
-                    "entriesToSummarize": entries,
-                    "userWantsSummary": summarize,
-                    "customInstructions": custom_instructions,
-                    "replaceInstructions": replace_instructions,
-                    "label": label,
-                },
-                "signal": None,
-            }
-        )
-        if isinstance(hook, dict):
-            if hook.get("cancel"):
-                return {"cancelled": True}
-            if isinstance(hook.get("summary"), dict) and summarize:
-                hook_summary = dict(hook["summary"])
-            if "customInstructions" in hook and hook["customInstructions"] is not None:
-                custom_instructions = hook["customInstructions"]
-            if "replaceInstructions" in hook and hook["replaceInstructions"] is not None:
-                replace_instructions = bool(hook["replaceInstructions"])
-            if "label" in hook and hook["label"] is not None:
-                label = hook["label"]
+        Returns ``{cancelled, editorText?, aborted?}`` like upstream. Refused while a run or a
+        compaction (or another navigation's summary) is in progress, as upstream refuses it."""
+        # The branch summariser loads at the first navigation, not with the session.
+        from pi_rpc.compaction import collect_entries_for_branch_summary, generate_branch_summary
 
-    summary: dict[str, Any] | None = hook_summary
-    if summarize and hook_summary is None:
-        if entries:
-            controller = AbortController()
-            s.compaction.begin_external(controller)
+        if self._is_streaming():
+            raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
+        if self._compaction.active:
+            raise RuntimeCommandError(ERR_NAVIGATE_WHILE_COMPACTING)
+        store = self._store()
+        old_leaf = store.get_leaf_id()
+        if target_id == old_leaf:
+            return {"cancelled": False}
+        model = self._agent.model
+        if summarize and model is None:
+            raise RuntimeCommandError("No model available for summarization")
+        target = store.get_entry(target_id)
+        if target is None:
+            raise RuntimeCommandError(f"Entry {target_id} not found")
 
-            async def on_retry(event: dict[str, Any]) -> None:
-                if event.get("type") == "summarization_retry_attempt_start":
-                    event = {"type": event["type"], "source": "branchSummary"}
-                await s.emit(event)
+        by_id = {e["id"]: e for e in store.get_entries()}
+        collected = collect_entries_for_branch_summary(by_id, old_leaf, target_id)
+        entries = collected["entries"]
+        hook_summary: dict[str, Any] | None = None
+        if self._ext_emit is not None:
+            hook = await self._ext_emit(
+                {
+                    "type": "session_before_tree",
+                    "preparation": {
+                        "targetId": target_id,
+                        "oldLeafId": old_leaf,
+                        "commonAncestorId": collected.get("commonAncestorId"),
+                        "entriesToSummarize": entries,
+                        "userWantsSummary": summarize,
+                        "customInstructions": custom_instructions,
+                        "replaceInstructions": replace_instructions,
+                        "label": label,
+                    },
+                    "signal": None,
+                }
+            )
+            if isinstance(hook, dict):
+                if hook.get("cancel"):
+                    return {"cancelled": True}
+                if isinstance(hook.get("summary"), dict) and summarize:
+                    hook_summary = dict(hook["summary"])
+                if "customInstructions" in hook and hook["customInstructions"] is not None:
+                    custom_instructions = hook["customInstructions"]
+                if "replaceInstructions" in hook and hook["replaceInstructions"] is not None:
+                    replace_instructions = bool(hook["replaceInstructions"])
+                if "label" in hook and hook["label"] is not None:
+                    label = hook["label"]
 
-            try:
-                assert model is not None
-                summary = dict(
-                    await generate_branch_summary(
-                        entries,
-                        model,
-                        s.registry.get_api_key(model["provider"]),
-                        controller.signal,
-                        custom_instructions,
-                        replace_instructions,
-                        s.settings.branch_summary_reserve_tokens,
-                        s.options.stream_fn,
-                        on_retry,
-                        RetrySettings(
-                            enabled=s.retry.policy.enabled,
-                            max_retries=s.retry.policy.max_retries,
-                            base_delay_ms=s.retry.policy.base_delay_ms,
-                            max_delay_ms=s.retry.policy.max_agent_delay_ms,
-                        ),
-                        session_id=store.session_id,
+        summary: dict[str, Any] | None = hook_summary
+        if summarize and hook_summary is None:
+            if entries:
+                controller = AbortController()
+                self._compaction.begin_external(controller)
+
+                async def on_retry(event: dict[str, Any]) -> None:
+                    if event.get("type") == "summarization_retry_attempt_start":
+                        event = {"type": event["type"], "source": "branchSummary"}
+                    await self._emit(event)
+
+                try:
+                    assert model is not None
+                    summary = dict(
+                        await generate_branch_summary(
+                            entries,
+                            model,
+                            self._registry.get_api_key(model["provider"]),
+                            controller.signal,
+                            custom_instructions,
+                            replace_instructions,
+                            self._settings.branch_summary_reserve_tokens,
+                            self._stream_fn,
+                            on_retry,
+                            summary_retry_settings(self._retry_policy),
+                            session_id=store.session_id,
+                        )
                     )
-                )
-            except CompactionCancelled:
-                return {"cancelled": True, "aborted": True}
-            except Exception as exc:  # noqa: BLE001 - reported as the command's error
-                raise RuntimeCommandError(str(exc)) from None
-            finally:
-                s.compaction.end_external()
+                except CompactionCancelled:
+                    return {"cancelled": True, "aborted": True}
+                except Exception as exc:  # noqa: BLE001 - reported as the command's error
+                    raise RuntimeCommandError(str(exc)) from None
+                finally:
+                    self._compaction.end_external()
 
-    result: dict[str, Any] = {"cancelled": False}
-    message = target.get("message") if target.get("type") == "message" else None
-    if message is not None and message.get("role") == "user":
-        new_leaf = target.get("parentId")
-        result["editorText"] = _text_of(message)
-    elif target.get("type") == "custom_message":
-        new_leaf = target.get("parentId")
-        result["editorText"] = _text_of(target)
-    else:
-        new_leaf = target_id
-
-    summary_entry: dict[str, Any] | None = None
-    if summary is not None and summary.get("summary"):
-        summary_id = store.branch_with_summary(
-            new_leaf,
-            summary["summary"],
-            details=summary.get("details"),
-            usage=summary.get("usage"),
-            **({"from_hook": True} if hook_summary is not None else {}),
-        )
-        summary_entry = store.get_entry(summary_id)
-        if label:
-            store.append_label_change(summary_id, label)
-    else:
-        if new_leaf is None:
-            store.reset_leaf()
+        result: dict[str, Any] = {"cancelled": False}
+        message = target.get("message") if target.get("type") == "message" else None
+        if message is not None and message.get("role") == "user":
+            new_leaf = target.get("parentId")
+            result["editorText"] = content_text(message.get("content"))
+        elif target.get("type") == "custom_message":
+            new_leaf = target.get("parentId")
+            result["editorText"] = content_text(target.get("content"))
         else:
-            store.branch(new_leaf)
-        if label:
-            store.append_label_change(target_id, label)
-    s.reload_context_from_store()
-    if s.ext is not None:
-        await s.ext.emit(
-            {
-                "type": "session_tree",
-                "newLeafId": store.get_leaf_id(),
-                "oldLeafId": old_leaf,
-                "summaryEntry": summary_entry,
-                "fromExtension": (hook_summary is not None) if summary_entry is not None else None,
-            }
-        )
-    return result
+            new_leaf = target_id
+
+        summary_entry: dict[str, Any] | None = None
+        if summary is not None and summary.get("summary"):
+            summary_id = store.branch_with_summary(
+                new_leaf,
+                summary["summary"],
+                details=summary.get("details"),
+                usage=summary.get("usage"),
+                **({"from_hook": True} if hook_summary is not None else {}),
+            )
+            summary_entry = store.get_entry(summary_id)
+            if label:
+                store.append_label_change(summary_id, label)
+        else:
+            if new_leaf is None:
+                store.reset_leaf()
+            else:
+                store.branch(new_leaf)
+            if label:
+                store.append_label_change(target_id, label)
+        self._reload_context()
+        if self._ext_emit is not None:
+            await self._ext_emit(
+                {
+                    "type": "session_tree",
+                    "newLeafId": store.get_leaf_id(),
+                    "oldLeafId": old_leaf,
+                    "summaryEntry": summary_entry,
+                    "fromExtension": (hook_summary is not None) if summary_entry is not None else None,
+                }
+            )
+        return result

@@ -1,15 +1,29 @@
 """``RuntimeOptions``: everything a session runtime is built from, already resolved (paths,
 settings, model registry, store, initial model and thinking level, resource flags). The
-factory builds it from the command line; SDK users may build it directly."""
+factory builds it from the command line; SDK users may build it directly. Also how the
+``sessionFsync`` setting reads (the factory and ``switch_session`` open stores with it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.config.settings import Settings
+from pi_rpc.log import logger
 from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.store import FsyncMode
+
+
+def session_fsync_mode(settings: Settings) -> FsyncMode:
+    """``sessionFsync`` setting: "none" (default, upstream's cost), "entry" (fsync every
+    appended entry) or "turn" (fsync at the end of every turn)."""
+    mode = settings.get("sessionFsync", "none")
+    if mode not in ("none", "entry", "turn"):
+        logger().warning(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
+        return "none"
+    return cast(FsyncMode, str(mode))  # one of the three, checked above
+
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model

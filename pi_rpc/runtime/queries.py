@@ -9,23 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
-    from pi_rpc.runtime.session import AgentSession
     from pi_rpc.session.manager import SessionManager
-
-
-def session_state(s: AgentSession) -> dict[str, Any]:
-    return _state(
-        s.model or s._placeholder_model(),
-        thinking_level=s.thinking_level,
-        is_streaming=s.is_streaming,
-        is_compacting=s.is_compacting,
-        steering_mode=s.agent.steering_mode,
-        follow_up_mode=s.agent.follow_up_mode,
-        store=s.session,
-        auto_compaction=s.settings.compaction_enabled,
-        message_count=len(s.agent.messages),
-        pending_message_count=s.pending_message_count,
-    )
 
 
 def initial_state(options: RuntimeOptions) -> dict[str, Any]:
@@ -36,7 +20,7 @@ def initial_state(options: RuntimeOptions) -> dict[str, Any]:
 
     if options.session.get_entry_count() != 0:
         raise ValueError("initial_state: the session is not new")
-    return _state(
+    return session_state(
         options.model or placeholder_model(),
         thinking_level=options.thinking_level,
         is_streaming=False,
@@ -50,7 +34,7 @@ def initial_state(options: RuntimeOptions) -> dict[str, Any]:
     )
 
 
-def _state(
+def session_state(
     model: Mapping[str, Any],
     *,
     thinking_level: str,
@@ -96,17 +80,16 @@ def last_assistant_text(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]
     return {}
 
 
-def session_stats(s: AgentSession) -> dict[str, Any]:
-    model = s.model
-    window = (model.get("contextWindow") if model else None) or 0
+def session_stats(model: Mapping[str, Any] | None, store: SessionManager) -> dict[str, Any]:
+    window = (model or {}).get("contextWindow") or 0
     from pi_rpc.session.stats import compute_context_usage, compute_session_stats
 
     usage = None
     if model is not None and window > 0:
-        usage = compute_context_usage(s.session.build_session_projection(), s.session.get_branch(), window)
+        usage = compute_context_usage(store.build_session_projection(), store.get_branch(), window)
     return compute_session_stats(
-        s.session.get_entries(),
-        session_file=s.session.session_file,
-        session_id=s.session.session_id,
+        store.get_entries(),
+        session_file=store.session_file,
+        session_id=store.session_id,
         context_usage=usage,
     )

@@ -1,185 +1,221 @@
 """Binding a session to its store and replacing it (``new_session``, ``switch_session``,
-``fork``, ``clone``, tree navigation), as a mixin of ``AgentSession``: the agent's context,
-model and thinking level are restored from the store, queues handled as upstream does."""
+``fork``, ``clone``): the agent's context, model and thinking level are restored from the
+store, queues handled as upstream does.
+
+The four commands share one path (``SessionReplacement._replace``): ask extensions
+(``session_before_switch`` / ``session_before_fork``, which may cancel), abort what runs, make
+the new store, shut the extensions down, swap the store in, then recreate the extensions."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.ai.transcript import content_text
+from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
-from pi_rpc.runtime.host import SessionHost
-from pi_rpc.runtime.resources_state import ResourcesState
+from pi_rpc.runtime.options import session_fsync_mode
+from pi_rpc.runtime.session_catalog import client_path
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.runtime.options import RuntimeOptions
 
 
-def _message_text(message: dict[str, Any]) -> str:
-    return content_text(message.get("content"))
+class ReplacementHooks(Protocol):
+    """What extensions are asked and told around a replacement (``SessionExtensions``)."""
+
+    async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool: ...
+
+    async def before_fork(self, entry_id: str, position: str) -> bool: ...
+
+    async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
+
+    async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
 
 
-class SessionReplacement(SessionHost):
-    def _restore_from_session(self, *, initial: bool = False) -> None:
+class SessionReplacement:
+    """Which store the session works on, and the commands that put another one in its place.
+
+    The session owns the store reference (``bind_store`` swaps it and moves the write-fault
+    reporter along); this object decides when, and what else follows: queues, deferred bash
+    output, the recorded-entry ids and the overflow flag belong to the old store."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        options: RuntimeOptions,
+        store: Callable[[], SessionManager],
+        bind_store: Callable[[SessionManager], None],
+        cwd: Callable[[], str],
+        rebind_cwd: Callable[[str], None],
+        abort: Callable[[], Awaitable[bool]],
+        clamp: Callable[[str], str],
+        entry_ids: dict[int, str],
+        forget_queue_texts: Callable[[], None],
+        drop_pending_bash: Callable[[], None],
+        reset_overflow: Callable[[], None],
+        hooks: ReplacementHooks | None,
+    ) -> None:
+        self._agent = agent
+        self._registry = options.registry
+        self._settings = options.settings
+        # Only the first restore keeps a model or level given on the command line.
+        self._model_explicit = options.model_explicit
+        self._thinking_explicit = options.thinking_explicit
+        self._store = store
+        self._bind_store = bind_store
+        self._cwd = cwd
+        self._rebind_cwd = rebind_cwd
+        self._abort = abort
+        self._clamp = clamp
+        self._entry_ids = entry_ids  # the session's dict, cleared in place
+        self._forget_queue_texts = forget_queue_texts
+        self._drop_pending_bash = drop_pending_bash
+        self._reset_overflow = reset_overflow
+        self._hooks = hooks
+
+    # ------------------------------------------------------------------ binding
+
+    def restore_from_session(self, *, initial: bool = False) -> None:
         """Load the agent's context from the store (startup, switch, fork, clone, new)."""
-        context = self.session.build_session_context()
-        self.agent.messages = list(context.get("messages") or [])
-        self.agent.session_id = self.session.session_id
-        self._entry_id_by_message.clear()
-        self._overflow_attempted = False
+        store = self._store()
+        context = store.build_session_context()
+        self._agent.messages = list(context.get("messages") or [])
+        self._agent.session_id = store.session_id
+        self._entry_ids.clear()
+        self._reset_overflow()
         stored_model = context.get("model")
-        if stored_model and not (initial and self.options.model_explicit):
-            found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
-            if found is not None and self.registry.has_auth(found["provider"]):
-                self.agent.model = found
+        if stored_model and not (initial and self._model_explicit):
+            found = self._registry.find(stored_model.get("provider"), stored_model.get("modelId"))
+            if found is not None and self._registry.has_auth(found["provider"]):
+                self._agent.model = found
         stored_level = context.get("thinkingLevel")
-        if stored_level and not (initial and self.options.thinking_explicit) and self.session.get_entry_count() > 0:
-            self.agent.thinking_level = self._clamp(stored_level)
-        if self.session.get_entry_count() == 0:
+        if stored_level and not (initial and self._thinking_explicit) and store.get_entry_count() > 0:
+            self._agent.thinking_level = self._clamp(stored_level)
+        if store.get_entry_count() == 0:
             # A new session starts with the current selection recorded (upstream order).
-            model = self.agent.model or self._placeholder_model()
-            self.session.append_model_change(model["provider"], model["id"])
-            self.session.append_thinking_level_change(self.agent.thinking_level)
+            model = self._agent.model or placeholder_model()
+            store.append_model_change(model["provider"], model["id"])
+            store.append_thinking_level_change(self._agent.thinking_level)
 
     def reload_context_from_store(self) -> None:
         """Rebuild the agent's context after the leaf moved inside the same file."""
-        context = self.session.build_session_context()
-        self.agent.messages = list(context.get("messages") or [])
-        self._entry_id_by_message.clear()
+        context = self._store().build_session_context()
+        self._agent.messages = list(context.get("messages") or [])
+        self._entry_ids.clear()
 
-    async def navigate_tree(
+    # ------------------------------------------------------------------ the replacement path
+
+    async def _replace(
         self,
-        target_id: str,
+        reason: str,
+        cancelled: Callable[[ReplacementHooks], Awaitable[bool]],
+        make_manager: Callable[[SessionManager], SessionManager],
         *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-    ) -> dict[str, Any]:
-        """Move to another entry of this session's tree (SDK; upstream has no RPC command),
-        optionally summarizing the abandoned branch into a ``branch_summary`` entry."""
-        from pi_rpc.runtime.navigation import navigate_tree
-
-        return await navigate_tree(
-            cast("AgentSession", self),
-            target_id,
-            summarize=summarize,
-            custom_instructions=custom_instructions,
-            replace_instructions=replace_instructions,
-            label=label,
-        )
-
-    async def _replace_session(self, new_manager: SessionManager, *, keep_queue_texts: bool = False) -> None:
-        await self.abort()
-        old = self.session
-        self.session = new_manager
-        self.store_faults.attach(new_manager)
-        if old is not new_manager:
-            self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
+        check: Callable[[], None] | None = None,
+        keep_queue_texts: bool = False,
+        then: Callable[[SessionManager], Awaitable[None]] | None = None,
+    ) -> bool:
+        """Replace the store with ``make_manager(current store)``; False when an extension's
+        ``cancelled`` answer kept the session. ``reason`` is what extensions are told
+        (``new``, ``resume``, ``fork``). ``check`` may refuse the command once extensions
+        have been asked (upstream's order); ``then`` runs before they are recreated."""
+        hooks = self._hooks
+        if hooks is not None and await cancelled(hooks):
+            return False
+        if check is not None:
+            check()
+        await self._abort()
+        old = self._store()
+        previous_file = old.session_file
+        # A SessionError (not saved yet, locked, cwd gone) is the command's error, upstream's
+        # text (RuntimeBackend._wrap).
+        new_manager = make_manager(old)
+        if hooks is not None:
+            await hooks.shutdown(reason, new_manager.session_file)
+        await self._abort()  # once more: the shutdown handlers may have started work on the old store
+        self._bind_store(new_manager)
         if not keep_queue_texts:
             # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
             # drops the texts behind pendingMessageCount; new_session clears everything.
-            self._steering_texts.clear()
-            self._follow_up_texts.clear()
-        self._pending_bash_messages.clear()
-        self._restore_from_session()
-
+            self._forget_queue_texts()
+        self._drop_pending_bash()
+        self.restore_from_session()
+        if then is not None:
+            await then(new_manager)
+        if hooks is not None:
+            await hooks.recreate(reason, previous_file)
+        return True
 
     async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
         """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
         session before it starts."""
-        ext = self.ext
-        if ext is not None and await ext.before_switch("new"):
-            return {"cancelled": True}
-        await self.abort()
-        previous_file = self.session.session_file
-        new_manager = self.session.new_session(parent_session=parent_session or None)
-        self.agent.clear_all_queues()
-        if ext is not None:
-            await ext.shutdown("new", new_manager.session_file)
-        await self._replace_session(new_manager)
-        if setup is not None:
-            result = setup(new_manager)
-            if hasattr(result, "__await__"):
-                await result
-            self.reload_context_from_store()
-        if ext is not None:
-            await ext.recreate("new", previous_file)
-        return {"cancelled": False}
+
+        def make(old: SessionManager) -> SessionManager:
+            manager = old.new_session(parent_session=parent_session or None)
+            self._agent.clear_all_queues()
+            return manager
+
+        async def run_setup(new_manager: SessionManager) -> None:
+            if setup is not None:
+                result = setup(new_manager)
+                if hasattr(result, "__await__"):
+                    await result
+                self.reload_context_from_store()
+
+        replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
+        return {"cancelled": not replaced}
 
     async def switch_session(self, session_path: str) -> dict[str, Any]:
-        path = Path(session_path).expanduser()
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        ext = self.ext
-        if ext is not None and await ext.before_switch("resume", str(path)):
-            return {"cancelled": True}
-        await self.abort()
-        from pi_rpc.runtime.factory import session_fsync_mode
+        path = client_path(session_path)
 
-        # A SessionError (locked, invalid, cwd gone) is the command's error (RuntimeBackend._wrap).
-        new_manager = SessionManager.open(str(path), base_cwd=self.cwd, fsync=session_fsync_mode(self.settings))
-        new_manager.check_cwd_exists(self.cwd)
-        new_manager.print_diagnostics()
-        previous_file = self.session.session_file
-        if ext is not None:
-            await ext.shutdown("resume", new_manager.session_file)
-        await self._replace_session(new_manager)
-        if new_manager.cwd != self.cwd:
-            self._rebind_cwd(new_manager.cwd)
-        if ext is not None:
-            await ext.recreate("resume", previous_file)
-        return {"cancelled": False}
+        def make(old: SessionManager) -> SessionManager:
+            cwd = self._cwd()
+            manager = SessionManager.open(str(path), base_cwd=cwd, fsync=session_fsync_mode(self._settings))
+            manager.check_cwd_exists(cwd)
+            manager.print_diagnostics()
+            return manager
 
-    def _rebind_cwd(self, cwd: str) -> None:
-        """The switched-to session works in its own cwd (upstream builds a new runtime there):
-        tools, context files and the system prompt's cwd section follow it."""
-        self.cwd = cwd
-        self.options = replace(self.options, cwd=cwd, session=self.session)
-        self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
-        if self.ext is not None:
-            self.ext.on_resources_replaced()
-        else:
-            self.agent.tools = self.resources.tools
+        async def follow_cwd(new_manager: SessionManager) -> None:
+            if new_manager.cwd != self._cwd():
+                self._rebind_cwd(new_manager.cwd)
+
+        replaced = await self._replace(
+            "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, then=follow_cwd
+        )
+        return {"cancelled": not replaced}
 
     async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
-        ext = self.ext
-        # Upstream asks extensions before it checks the entry.
-        if ext is not None and await ext.before_fork(entry_id, position):
-            return {"cancelled": True}
-        entry = self.session.get_entry(entry_id) if isinstance(entry_id, str) else None
-        if (
-            entry is None
-            or entry.get("type") != "message"
-            or (entry.get("message") or {}).get("role") != "user"
-        ):
-            raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
-        text = _message_text(entry["message"])
-        await self.abort()
-        previous_file = self.session.session_file
-        # A SessionError (e.g. not saved yet) is the command's error, upstream's text.
-        result = self.session.create_branched_session(entry_id, position)  # type: ignore[arg-type]
-        if ext is not None:
-            await ext.shutdown("fork", result.manager.session_file)
-        await self._replace_session(result.manager, keep_queue_texts=True)
-        if ext is not None:
-            await ext.recreate("fork", previous_file)
-        return {"text": text, "cancelled": False}
+        text = ""
+
+        def check_entry() -> None:
+            nonlocal text
+            entry = self._store().get_entry(entry_id) if isinstance(entry_id, str) else None
+            if (
+                entry is None
+                or entry.get("type") != "message"
+                or (entry.get("message") or {}).get("role") != "user"
+            ):
+                raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
+            text = content_text(entry["message"].get("content"))
+
+        replaced = await self._replace(
+            "fork",
+            lambda hooks: hooks.before_fork(entry_id, position),
+            lambda old: old.create_branched_session(entry_id, position).manager,  # type: ignore[arg-type]
+            check=check_entry,
+            keep_queue_texts=True,
+        )
+        return {"text": text, "cancelled": False} if replaced else {"cancelled": True}
 
     async def clone(self) -> dict[str, Any]:
-        ext = self.ext
-        leaf = self.session.get_leaf_id()
-        if ext is not None and leaf is not None and await ext.before_fork(leaf, "at"):
-            return {"cancelled": True}
-        await self.abort()
-        previous_file = self.session.session_file
-        result = self.session.clone()  # a SessionError is the command's error
-        if ext is not None:
-            await ext.shutdown("fork", result.manager.session_file)
-        await self._replace_session(result.manager)
-        if ext is not None:
-            await ext.recreate("fork", previous_file)
-        return {"cancelled": False}
+        leaf = self._store().get_leaf_id()
+
+        async def cancelled(hooks: ReplacementHooks) -> bool:
+            return leaf is not None and await hooks.before_fork(leaf, "at")
+
+        replaced = await self._replace("fork", cancelled, lambda old: old.clone().manager)
+        return {"cancelled": not replaced}

@@ -6,6 +6,18 @@ and turns the agent loop into a session: the prompt pipeline (expansion, queuein
 persistence of messages after listeners, automatic retries, compaction triggers, the leading
 ``system`` message, and ``agent_settled`` as the true end of a session-level run. Every
 observable effect reaches clients as an event dict through ``subscribe``.
+
+The rest is done by parts that own their state and get only what they use (built in
+``AgentSession.__init__``, whose commands become the session's):
+
+- ``ModelControl`` (``model_control``): model, thinking level, the switchable settings;
+- ``PromptQueue`` (``prompt_queue``): steering and follow-up texts as clients see them;
+- ``BashCommands`` (``bash_commands``): the ``bash`` command and its deferred messages;
+- ``CompactionRunner`` (``compaction_runner``): compactions and overflow recovery;
+- ``SessionReplacement`` (``replacement``): restoring from the store, new/switch/fork/clone;
+- ``TreeNavigation`` (``navigation``): ``navigate_tree`` and branch summaries;
+- ``SessionCatalog`` (``session_catalog``): the other session files;
+- ``SessionExtensions`` (``extension_host``), only when extensions were discovered.
 """
 
 from __future__ import annotations
@@ -19,25 +31,19 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.agent.agent import Agent
+from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.agent.types import BeforeToolCallHook
-from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
-from pi_rpc.ai.thinking import clamp_thinking_level
-from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import (
     AssistantMessage,
-    BashExecutionMessage,
     CustomMessage,
     Message,
     Model,
-    UserMessage,
     is_assistant,
-    is_user,
 )
 from pi_rpc.log import logger
-from pi_rpc.runtime import queries
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
@@ -48,13 +54,12 @@ from pi_rpc.runtime.errors import (
 from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.model_control import ModelControl
+from pi_rpc.runtime.navigation import TreeNavigation
 from pi_rpc.runtime.options import RuntimeOptions
+from pi_rpc.runtime.prompt_images import convert_to_llm_blocking_images, normalize_prompt_images
+from pi_rpc.runtime.prompt_queue import PromptQueue, user_message
+from pi_rpc.runtime.queries import last_assistant_text, session_state, session_stats
 from pi_rpc.runtime.replacement import SessionReplacement
-from pi_rpc.runtime.prompt_images import (
-    convert_to_llm_blocking_images,
-    normalize_prompt_images,
-    normalize_queued_message,
-)
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
@@ -63,6 +68,7 @@ from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
+    from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.extension_host import SessionExtensions
@@ -78,14 +84,69 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
-    content: list[Any] = [{"type": "text", "text": text}]  # then the image blocks, as normalized
-    content.extend(images or [])
-    return {"role": "user", "content": content, "timestamp": _now_ms()}
+def _last_assistant(messages: list[Message]) -> AssistantMessage | None:
+    for message in reversed(messages):
+        if is_assistant(message):
+            return message
+    return None
 
 
-class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalog):
-    """One live session. Create with :func:`pi_rpc.runtime.factory.create_session`."""
+def _require_api_key(model: Model | None, registry: Any) -> None:
+    """A run needs the selected model's key (checked before it is accepted)."""
+    if model is None:
+        # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
+        raise RuntimeCommandError(no_api_key_error("unknown"))
+    if not registry.has_auth(model["provider"]):
+        raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+
+
+async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
+    await listener(event)
+
+
+def _stream_options(settings: Settings, registry: Any, model: Model | None) -> dict[str, Any]:
+    """Per-request options from settings and models.json: provider-level HTTP retries
+    (``retry.provider.*``, Retry-After honoured up to ``maxRetryDelayMs``), the request
+    timeout, and the model's resolved headers (``$ENV``/``!command`` values, authHeader)."""
+    options: dict[str, Any] = {
+        "max_retries": settings.retry_provider_max_retries,
+        "max_retry_delay_ms": settings.retry_provider_max_retry_delay_ms,
+    }
+    timeout_ms = settings.retry_provider_timeout_ms
+    if timeout_ms:
+        options["timeout_s"] = timeout_ms / 1000
+    if model is not None and model.get("provider") != "faux":
+        try:
+            headers = registry.get_headers(model)
+        except Exception as exc:  # noqa: BLE001 - a header command failing must not kill the prompt
+            logger().warning(f"Warning: could not resolve headers for {model.get('provider')}: {exc}")
+            headers = {}
+        if headers:
+            options["headers"] = headers
+    return options
+
+
+def _session_env(store: SessionManager, agent: Agent) -> dict[str, str]:
+    """PI_* variables the LLM bash tool passes to commands."""
+    model: Mapping[str, Any] = agent.model or {}
+    env = {
+        "PI_SESSION_ID": store.session_id,
+        "PI_PROVIDER": str(model.get("provider", "")),
+        "PI_MODEL": str(model.get("id", "")),
+        "PI_REASONING_LEVEL": agent.thinking_level,
+    }
+    if store.session_file:
+        env["PI_SESSION_FILE"] = store.session_file
+    return env
+
+
+class AgentSession:
+    """One live session: ``AgentSession(build_runtime_options(args))`` (``runtime.factory``),
+    or ``runtime.sdk.open_session``; a mode then binds its task group (``bind_task_group``).
+
+    The session runs the prompt pipeline and the session-level run itself; everything else is
+    a part it is made of (see ``__init__``), each owning its state. Their commands are this
+    object's commands too, bound from the part, so the modes call ``session.set_model(...)``."""
 
     def __init__(self, options: RuntimeOptions) -> None:
         self.options = options
@@ -94,7 +155,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self.cwd = options.cwd
         self.session: SessionManager = options.session
         self.resources = ResourcesState(options, get_model=lambda: self.agent.model)
-        self._listeners: tuple[SessionListener, ...] = ()
+        self._listeners: Listeners[SessionListener] = Listeners()
         self._tg: TaskGroup | None = None
 
         self.retry = RetryController(
@@ -105,42 +166,37 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 max_agent_delay_ms=self.settings.retry_max_agent_delay_ms,
             )
         )
-        self.compaction = CompactionRunner(self)
 
         # Session-level run state.
         self._is_streaming = False
         self._run_aborted = False
         self._abort_requested = False
         self._run_done: anyio.Event | None = None
-        self._overflow_attempted = False
-        self._steering_texts: list[str] = []
-        self._follow_up_texts: list[str] = []
-        self._pending_bash_messages: list[BashExecutionMessage] = []
-        self._bash_controllers: set[AbortController] = set()
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
-        # Queued user messages whose images are normalized on delivery (by id; value = the message).
-        self._queued_with_images: dict[int, UserMessage] = {}
 
         self.agent = Agent(
             model=options.model,
             thinking_level=options.thinking_level,
             tools=self.resources.tools,
             stream_fn=options.stream_fn,
-            get_api_key=self._get_api_key,
+            # Lambdas: the agent calls back into parts built after it (they need the agent).
+            get_api_key=lambda provider: self.models.api_key(provider),
             steering_mode=self.settings.steering_mode,
             follow_up_mode=self.settings.follow_up_mode,
             session_id=self.session.session_id,
-            on_dequeue=self._on_dequeue,
+            on_dequeue=lambda message, kind: self.queue.on_dequeue(message, kind),
             prepare_next_turn=self._prepare_next_turn,
-            convert_to_llm=self._convert_to_llm,
+            # The setting is read per request, so a change takes effect mid-session (as upstream).
+            convert_to_llm=lambda messages: convert_to_llm_blocking_images(
+                messages, self.settings.images_block_images
+            ),
         )
         self.agent.subscribe(self._on_agent_event)
         # Session-file write faults become events (session_write_error / _resumed).
         self.store_faults = StoreFaultReporter(self.emit, lambda: self._tg)
         self.store_faults.attach(self.session)
-        self._restore_from_session(initial=True)
         # Extensions exist only when some were discovered: otherwise nothing is imported and
         # no hook is installed (the session behaves byte for byte as without extensions).
         self.ext: SessionExtensions | None = None
@@ -157,10 +213,86 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             from pi_rpc.runtime.extension_host import SessionExtensions
 
             self.ext = SessionExtensions(self)
-            self.agent.before_tool_call = self.ext.before_tool_call
-            self.agent.after_tool_call = self.ext.after_tool_call
-            self.agent.transform_context = self.ext.transform_context
-            self.agent.finish_turn = self.ext.finish_turn
+        ext = self.ext
+        ext_emit = ext.emit if ext is not None else None
+
+        # ---------------------------------------------------- what a session is made of
+        # Getters where the session later replaces what a part reads (the store, the cwd).
+        def store() -> SessionManager:
+            return self.session
+
+        def cwd() -> str:
+            return self.cwd
+
+        def is_streaming() -> bool:
+            return self._is_streaming
+
+        self.compaction = CompactionRunner(
+            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
+            stream_fn=options.stream_fn, retry_policy=self.retry.policy, emit=self.emit, ext_emit=ext_emit,
+            hide_failed_reply=self.hide_failed_reply,
+        )
+        self.models: ModelControl = ModelControl(
+            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
+            scoped_models=options.scoped_models, retry_policy=self.retry.policy, emit=self.emit, ext_emit=ext_emit,
+        )
+        self.queue: PromptQueue = PromptQueue(agent=self.agent, settings=self.settings, emit=self.emit)
+        self.bash_commands = BashCommands(
+            agent=self.agent, store=store, settings=self.settings, cwd=cwd, is_streaming=is_streaming,
+            user_bash=ext.user_bash if ext is not None else None,
+        )
+        self.catalog = SessionCatalog(
+            agent_dir=options.agent_dir, session_dir=options.session_dir, cwd=cwd, store=store,
+            rename_live=self.set_session_name,
+        )
+        self.replacement = SessionReplacement(
+            agent=self.agent, options=options, store=store, bind_store=self._bind_store, cwd=cwd,
+            rebind_cwd=self._rebind_cwd, abort=self.abort, clamp=self.models.clamp,
+            entry_ids=self._entry_id_by_message, forget_queue_texts=self.queue.forget_texts,
+            drop_pending_bash=self.bash_commands.drop_pending, reset_overflow=self.compaction.reset_overflow,
+            hooks=ext,
+        )
+        self.navigation = TreeNavigation(
+            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
+            stream_fn=options.stream_fn, retry_policy=self.retry.policy, compaction=self.compaction,
+            is_streaming=is_streaming, reload_context=self.replacement.reload_context_from_store,
+            emit=self.emit, ext_emit=ext_emit,
+        )
+
+        # Their commands are the session's (bound methods: no wrapper coroutine per call).
+        self.get_available_models = self.models.get_available_models
+        self.select_model = self.models.select_model
+        self.set_model = self.models.set_model
+        self.cycle_model = self.models.cycle_model
+        self.get_available_thinking_levels = self.models.get_available_thinking_levels
+        self.set_thinking_level = self.models.set_thinking_level
+        self.cycle_thinking_level = self.models.cycle_thinking_level
+        self.clamp_thinking_level = self.models.clamp
+        self.set_steering_mode = self.models.set_steering_mode
+        self.set_follow_up_mode = self.models.set_follow_up_mode
+        self.set_auto_compaction = self.models.set_auto_compaction
+        self.set_auto_retry = self.models.set_auto_retry
+        self.clear_queue = self.queue.clear_queue
+        self.bash = self.bash_commands.bash
+        self.abort_bash = self.bash_commands.abort_bash
+        self.sessions_root = self.catalog.sessions_root
+        self.list_sessions = self.catalog.list_sessions
+        self.rename_session = self.catalog.rename_session
+        self.delete_session = self.catalog.delete_session
+        self.set_label = self.catalog.set_label
+        self.new_session = self.replacement.new_session
+        self.switch_session = self.replacement.switch_session
+        self.fork = self.replacement.fork
+        self.clone = self.replacement.clone
+        self.reload_context_from_store = self.replacement.reload_context_from_store
+        self.navigate_tree = self.navigation.navigate_tree
+
+        self.replacement.restore_from_session(initial=True)
+        if ext is not None:
+            self.agent.before_tool_call = ext.before_tool_call
+            self.agent.after_tool_call = ext.after_tool_call
+            self.agent.transform_context = ext.transform_context
+            self.agent.finish_turn = ext.finish_turn
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -177,23 +309,14 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self._tg = tg
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        # A new tuple on every change: events iterate it without copying it per event.
-        self._listeners = (*self._listeners, listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                listeners = list(self._listeners)
-                listeners.remove(listener)
-                self._listeners = tuple(listeners)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
-        for listener in self._listeners:
+        for listener in self._listeners.all:
             await listener(event)
 
     def emit_now(self, event: dict[str, Any]) -> None:
@@ -202,16 +325,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         an ``emit_nowait`` attribute gets the event now, any other one in the background."""
         if self._shutting_down:
             return
-        for listener in self._listeners:
+        for listener in self._listeners.all:
             nowait = getattr(listener, "emit_nowait", None)
             if nowait is not None:
                 nowait(event)
             else:
-                self._start_background(self._deliver, listener, event)
-
-    @staticmethod
-    async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
-        await listener(event)
+                self._start_background(_deliver, listener, event)
 
     async def start_extensions(self, binding: ModeBinding) -> None:
         """Load the discovered extensions, bind them to the running mode and emit
@@ -241,8 +360,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self.retry.cancel_sleep()
         self.compaction.abort()
         self.agent.abort()
-        for controller in list(self._bash_controllers):
-            controller.abort()
+        self.bash_commands.abort_bash()
         if self._run_done is not None:
             with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
@@ -259,29 +377,42 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     def thinking_level(self) -> str:
         return self.agent.thinking_level
 
-    async def _get_api_key(self, provider: str) -> str | None:
-        model = self.agent.model
-        if model is None:
-            return None
-        return self.registry.get_api_key(model["provider"])
+    def _clamp(self, level: str) -> str:
+        # SessionExtensions' name for ``clamp_thinking_level`` (until it uses the public one).
+        return self.models.clamp(level)
 
-    def _placeholder_model(self) -> Model:
-        return placeholder_model()
+    # ------------------------------------------------------------------ the store and the cwd
+
+    def _bind_store(self, store: SessionManager) -> None:
+        """Work on ``store`` from now on (session replacement); write faults follow it."""
+        old = self.session
+        self.session = store
+        self.store_faults.attach(store)
+        if old is not store:
+            self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
+
+    def _rebind_cwd(self, cwd: str) -> None:
+        """The switched-to session works in its own cwd (upstream builds a new runtime there):
+        tools, context files and the system prompt's cwd section follow it."""
+        self.cwd = cwd
+        self.options = replace(self.options, cwd=cwd, session=self.session)
+        self.reload_resources()
 
     # ------------------------------------------------------------------ events from the agent
 
-    async def _on_agent_event(self, event: dict[str, Any]) -> None:
+    def _on_agent_event(self, event: dict[str, Any]) -> Awaitable[None]:
+        if event.get("type") == "message_update" and self.ext is None:
+            # One per streamed delta, with nothing else to do for it: the clients' listeners
+            # get it through ``emit`` without a coroutine of this method's own.
+            return self.emit(event)
+        return self._handle_agent_event(event)
+
+    async def _handle_agent_event(self, event: dict[str, Any]) -> None:
         etype = event.get("type")
-        if etype == "message_update":  # one per streamed delta: nothing else to do for it
+        if etype == "message_update":
             if self.ext is not None:
                 await self.ext.on_agent_event(event)
-            # ``await self.emit(event)`` inlined (one coroutine less per delta).
-            if self._shutting_down:
-                return
-            if self.store_faults.has_notices:
-                await self.store_faults.flush()
-            for listener in self._listeners:
-                await listener(event)
+            await self.emit(event)
             return
         if etype == "agent_start" and self._abort_requested:
             # An abort that arrived after the prompt's response but before the low-level run
@@ -292,8 +423,10 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             # message_end handler may replace the message before it is recorded.
             await self.ext.on_agent_event(event)
         if etype == "agent_end":
-            last = self._last_assistant(event.get("messages") or [])
-            will_retry = self.retry.decide(last, self._context_window())
+            last = _last_assistant(event.get("messages") or [])
+            model = self.agent.model
+            context_window = int(model.get("contextWindow") or 0) or None if model else None
+            will_retry = self.retry.decide(last, context_window)
             await self.emit({"type": "agent_end", "messages": event.get("messages") or [], "willRetry": will_retry})
             return
         await self.emit(event)
@@ -309,7 +442,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 entry_id = self.session.append_message(message)
                 self._entry_id_by_message[id(message)] = entry_id
             if message.get("role") == "assistant" and message.get("stopReason") in ("stop", "toolUse"):
-                self._overflow_attempted = False
+                self.compaction.reset_overflow()
             if (
                 message.get("role") == "assistant"
                 and self.retry.in_progress
@@ -340,46 +473,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             update.context = replace(context, tools=list(self.agent.tools))
         return update
 
-    async def _on_dequeue(self, message: Message, kind: str) -> None:
-        if not is_user(message):
-            return  # an extension's custom message: it never was in the listed queues
-        text = content_text(message.get("content"))
-        texts = self._steering_texts if kind == "steer" else self._follow_up_texts
-        if text in texts:
-            texts.remove(text)
-        await self._emit_queue_update()
-        if self._queued_with_images.pop(id(message), None) is message:
-            await normalize_queued_message(
-                message, auto_resize=self.settings.images_auto_resize, model=self.agent.model
-            )
-
-    def _convert_to_llm(self, messages: list[Message]) -> list[Message]:
-        # The setting is read per request, so a change takes effect mid-session (as upstream).
-        return convert_to_llm_blocking_images(messages, self.settings.images_block_images)
-
-    async def _emit_queue_update(self) -> None:
-        await self.emit(
-            {"type": "queue_update", "steering": list(self._steering_texts), "followUp": list(self._follow_up_texts)}
-        )
-
-    # ------------------------------------------------------------------ helpers
-
-    @staticmethod
-    def _last_assistant(messages: list[Message]) -> AssistantMessage | None:
-        for message in reversed(messages):
-            if is_assistant(message):
-                return message
-        return None
-
-    def _context_window(self) -> int | None:
-        model = self.agent.model
-        return int(model.get("contextWindow") or 0) or None if model else None
-
-    def _clamp(self, level: str) -> str:
-        model = self.agent.model
-        if model is None:
-            return level
-        return clamp_thinking_level(model, level)
+    # ------------------------------------------------------------------ state
 
     @property
     def entry_ids_by_message(self) -> dict[int, str]:
@@ -398,10 +492,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if self._run_done is not None:
             await self._run_done.wait()
 
-    # ------------------------------------------------------------------ prompt pipeline
+    @property
+    def pending_message_count(self) -> int:
+        return self.queue.pending_message_count
 
-    def _expand(self, text: str) -> str:
-        return self.resources.expand(text)
+    # ------------------------------------------------------------------ prompt pipeline
 
     async def prompt(
         self,
@@ -438,22 +533,13 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             if processed is None:
                 return "handled"
             text, images = processed
-        expanded = self._expand(text) if expand_templates else text
+        expanded = self.resources.expand(text) if expand_templates else text
         if self._is_streaming:
             if streaming_behavior is None:
                 raise RuntimeCommandError(ERR_ALREADY_PROCESSING)
-            if streaming_behavior == "followUp":
-                await self._queue_follow_up(expanded, images)
-            else:
-                await self._queue_steer(expanded, images)
+            await self.queue.add("followUp" if streaming_behavior == "followUp" else "steer", expanded, images)
             return "queued"
-
-        model = self.agent.model
-        if model is None:
-            # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
-            raise RuntimeCommandError(no_api_key_error("unknown"))
-        if not self.registry.has_auth(model["provider"]):
-            raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+        _require_api_key(self.agent.model, self.registry)
         return await self._start_run(
             {"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id
         )
@@ -468,12 +554,12 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self._is_streaming = True
         self._run_aborted = False
         self._abort_requested = False
-        self._overflow_attempted = False
+        self.compaction.reset_overflow()
         self._run_done = anyio.Event()
         try:
             await self.compaction.check_before_prompt()
             injected = await self.ext.before_agent_start(trigger) if self.ext is not None else []
-            self._flush_pending_bash()
+            self.bash_commands.flush_pending()
             messages: list[Message] = []
             system = self.resources.system_message_for(self.agent.messages, _now_ms())
             if system is not None:
@@ -487,7 +573,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                     auto_resize=self.settings.images_auto_resize,
                     model=self.agent.model,
                 )
-                messages.append(_user_message(expanded, images))
+                messages.append(user_message(expanded, images))
             if self.ext is not None:
                 messages.extend(self.ext.take_next_turn_messages())
                 messages.extend(injected)
@@ -495,8 +581,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             self._is_streaming = False
             self._run_done.set()
             raise
-        self._update_session_env()
-        self._refresh_stream_options()
+        self.resources.session_env = _session_env(self.session, self.agent)
+        stream_options = _stream_options(self.settings, self.registry, self.agent.model)
+        if self.ext is not None:
+            stream_options.update(self.ext.request_hooks())
+        self.agent.stream_options = stream_options
         self._start_background(self._session_run, messages, start_gate, run_id or new_run_id())
         return "started"
 
@@ -506,11 +595,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         if self._is_streaming:
             self.agent.steer(message)
             return
-        model = self.agent.model
-        if model is None:
-            raise RuntimeCommandError(no_api_key_error("unknown"))
-        if not self.registry.has_auth(model["provider"]):
-            raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+        _require_api_key(self.agent.model, self.registry)
         await self._start_run({"messageType": "custom", "message": message})
 
     def _record_custom_message(self, message: CustomMessage) -> str:
@@ -526,43 +611,6 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         self.emit_now({"type": "message_start", "message": message})
         self.emit_now({"type": "message_end", "message": message})
 
-    def _refresh_stream_options(self) -> None:
-        """Per-request options from settings and models.json: provider-level HTTP retries
-        (``retry.provider.*``, Retry-After honoured up to ``maxRetryDelayMs``), the request
-        timeout, and the model's resolved headers (``$ENV``/``!command`` values, authHeader)."""
-        options: dict[str, Any] = {
-            "max_retries": self.settings.retry_provider_max_retries,
-            "max_retry_delay_ms": self.settings.retry_provider_max_retry_delay_ms,
-        }
-        timeout_ms = self.settings.retry_provider_timeout_ms
-        if timeout_ms:
-            options["timeout_s"] = timeout_ms / 1000
-        model = self.agent.model
-        if model is not None and model.get("provider") != "faux":
-            try:
-                headers = self.registry.get_headers(model)
-            except Exception as exc:  # noqa: BLE001 - a header command failing must not kill the prompt
-                logger().warning(f"Warning: could not resolve headers for {model.get('provider')}: {exc}")
-                headers = {}
-            if headers:
-                options["headers"] = headers
-        if self.ext is not None:
-            options.update(self.ext.request_hooks())
-        self.agent.stream_options = options
-
-    def _update_session_env(self) -> None:
-        """PI_* variables the LLM bash tool passes to commands."""
-        model: Mapping[str, Any] = self.agent.model or {}
-        env = {
-            "PI_SESSION_ID": self.session.session_id,
-            "PI_PROVIDER": str(model.get("provider", "")),
-            "PI_MODEL": str(model.get("id", "")),
-            "PI_REASONING_LEVEL": self.agent.thinking_level,
-        }
-        if self.session.session_file:
-            env["PI_SESSION_FILE"] = self.session.session_file
-        self.resources.session_env = env
-
     def _start_background(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         if self._tg is None:
             raise RuntimeError("AgentSession has no task group bound")
@@ -575,22 +623,6 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             return False
         self._tg.start_soon(fn, *args)
         return True
-
-    def _queued_message(self, text: str, images: list[dict[str, Any]] | None) -> UserMessage:
-        message = _user_message(text, images)
-        if images:
-            self._queued_with_images[id(message)] = message
-        return message
-
-    async def _queue_steer(self, text: str, images: list[dict[str, Any]] | None) -> None:
-        self.agent.steer(self._queued_message(text, images))
-        self._steering_texts.append(text)
-        await self._emit_queue_update()
-
-    async def _queue_follow_up(self, text: str, images: list[dict[str, Any]] | None) -> None:
-        self.agent.follow_up(self._queued_message(text, images))
-        self._follow_up_texts.append(text)
-        await self._emit_queue_update()
 
     async def steer(
         self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive"
@@ -613,20 +645,8 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
             if processed is None:
                 return "handled"
             text, images = processed
-        if behavior == "steer":
-            await self._queue_steer(self._expand(text), images)
-        else:
-            await self._queue_follow_up(self._expand(text), images)
+        await self.queue.add("steer" if behavior == "steer" else "followUp", self.resources.expand(text), images)
         return "queued"
-
-    async def clear_queue(self) -> dict[str, list[str]]:
-        steering, follow_up = list(self._steering_texts), list(self._follow_up_texts)
-        self.agent.clear_all_queues()
-        self._queued_with_images.clear()
-        self._steering_texts.clear()
-        self._follow_up_texts.clear()
-        await self._emit_queue_update()
-        return {"steering": steering, "followUp": follow_up}
 
     # ------------------------------------------------------------------ the session-level run
 
@@ -650,7 +670,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         finally:
             self._is_streaming = False
             try:
-                self._flush_pending_bash()
+                self.bash_commands.flush_pending()
             except Exception as exc:  # noqa: BLE001 - agent_settled must still go out
                 logger().error(f"pi: could not record pending bash output: {exc!r}")
             done = self._run_done
@@ -667,7 +687,7 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
         """What follows a low-level run: retry, overflow recovery, threshold compaction, and
         delivery of messages still queued (upstream ``_processAgentEnd``)."""
         while not self._abort_requested:
-            last = self._last_assistant(self.agent.messages)
+            last = _last_assistant(self.agent.messages)
             if self.retry.pending:
                 if not await self._retry_wait(last):
                     return
@@ -791,16 +811,27 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     # ------------------------------------------------------------------ queries
 
     def get_state(self) -> dict[str, Any]:
-        return queries.session_state(self)
+        return session_state(
+            self.agent.model or placeholder_model(),
+            thinking_level=self.agent.thinking_level,
+            is_streaming=self._is_streaming,
+            is_compacting=self.compaction.active,
+            steering_mode=self.agent.steering_mode,
+            follow_up_mode=self.agent.follow_up_mode,
+            store=self.session,
+            auto_compaction=self.settings.compaction_enabled,
+            message_count=len(self.agent.messages),
+            pending_message_count=self.queue.pending_message_count,
+        )
 
     def get_messages(self) -> list[Message]:
         return list(self.agent.messages)
 
     def get_last_assistant_text(self) -> dict[str, Any]:
-        return queries.last_assistant_text(self.agent.messages)
+        return last_assistant_text(self.agent.messages)
 
     def get_session_stats(self) -> dict[str, Any]:
-        return queries.session_stats(self)
+        return session_stats(self.agent.model, self.session)
 
     def get_commands(self) -> list[dict[str, Any]]:
         runner = self.ext.runner if self.ext is not None else None
@@ -839,16 +870,4 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
     def export_html(self, output_path: str | None = None) -> dict[str, Any]:
         from pi_rpc.runtime.export_html import export_session_html
 
-        return {"path": export_session_html(self, output_path)}
-
-    @property
-    def pending_message_count(self) -> int:
-        return len(self._steering_texts) + len(self._follow_up_texts)
-
-    @property
-    def steering_texts(self) -> list[str]:
-        return list(self._steering_texts)
-
-    @property
-    def follow_up_texts(self) -> list[str]:
-        return list(self._follow_up_texts)
+        return {"path": export_session_html(self.session, output_path)}

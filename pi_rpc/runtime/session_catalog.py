@@ -1,5 +1,4 @@
-"""The session files around the live session, as a mixin of ``AgentSession``: list them with
-upstream's ``SessionInfo`` fields, rename and delete them, and label entries of the live one.
+"""The session files around the live session: list them with upstream's ``SessionInfo`` fields, rename and delete them, and label entries of the live one.
 
 The sessions root is the configured session directory: ``--session-dir``,
 ``$PI_CODING_AGENT_SESSION_DIR`` or the ``sessionDir`` setting (a flat directory holding the
@@ -13,12 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from pi_rpc.config import paths
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
-from pi_rpc.runtime.host import SessionHost
 from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.loader import read_header
 from pi_rpc.session.lock import SessionLock
@@ -36,29 +35,52 @@ def normalize_session_name(name: str) -> str:
     return _LINE_BREAKS.sub(" ", trimmed).strip()
 
 
+def client_path(session_path: str) -> Path:
+    """A session path a client gave: ``~`` expanded, relative to the process's working
+    directory (upstream resolves it so, not against the session's cwd)."""
+    path = Path(session_path).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    return path
+
+
 def _holder(exc: SessionLockedError) -> str:
     return f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
 
 
-class SessionCatalog(SessionHost):
+class SessionCatalog:
+    """The session files of this configuration, seen from the live session."""
+
+    def __init__(
+        self,
+        *,
+        agent_dir: Path,
+        session_dir: str | None,
+        cwd: Callable[[], str],
+        store: Callable[[], SessionManager],
+        rename_live: Callable[[str], Awaitable[None]],
+    ) -> None:
+        self._agent_dir = agent_dir
+        self._session_dir = session_dir
+        self._cwd = cwd  # getters: switching sessions changes both
+        self._store = store
+        self._rename_live = rename_live  # the live session's name changes through the session
+
     # ------------------------------------------------------------------ where sessions live
 
     def sessions_root(self) -> str:
         """The directory every session of this configuration lives under."""
-        if self.options.session_dir:
-            return self.options.session_dir
-        return os.path.abspath(paths.sessions_root(self.options.agent_dir))
+        if self._session_dir:
+            return self._session_dir
+        return os.path.abspath(paths.sessions_root(self._agent_dir))
 
-    def _resolve(self, session_path: str) -> str:
-        """A client's path, as ``switch_session`` reads it (``~`` expanded, relative to the
-        process's working directory)."""
-        path = Path(session_path).expanduser()
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        return os.path.normpath(str(path))
+    @staticmethod
+    def _resolve(session_path: str) -> str:
+        """A client's path, as ``switch_session`` reads it, normalized."""
+        return os.path.normpath(str(client_path(session_path)))
 
     def _is_current(self, path: str) -> bool:
-        current = self.session.session_file
+        current = self._store().session_file
         if not current:
             return False
         if os.path.normpath(os.path.abspath(current)) == path:
@@ -78,17 +100,18 @@ class SessionCatalog(SessionHost):
         text contains it (case-insensitive); at most ``limit`` sessions."""
         from pi_rpc.session.listing import list_all_sessions, list_sessions  # (not at startup)
 
-        custom = self.options.session_dir
+        custom = self._session_dir
         with_texts = query is not None
         if scope == "all":
             infos = list_all_sessions(self.sessions_root(), custom=custom is not None, with_texts=with_texts)
         elif custom is not None:
             # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
-            default_dir = os.path.abspath(paths.default_session_dir(self.options.agent_dir, self.cwd))
-            filter_cwd = self.cwd if os.path.abspath(custom) != default_dir else None
+            cwd = self._cwd()
+            default_dir = os.path.abspath(paths.default_session_dir(self._agent_dir, cwd))
+            filter_cwd = cwd if os.path.abspath(custom) != default_dir else None
             infos = list_sessions(custom, filter_cwd, with_texts=with_texts)
         else:
-            folder = paths.default_session_dir(self.options.agent_dir, self.cwd)
+            folder = paths.default_session_dir(self._agent_dir, self._cwd())
             infos = list_sessions(str(folder), with_texts=with_texts)
         if query is not None:
             infos = [info for info in infos if info.matches(query)]
@@ -102,7 +125,7 @@ class SessionCatalog(SessionHost):
         """Append a ``session_info`` entry to that file (the live session: ``set_session_name``)."""
         path = self._resolve(session_path)
         if self._is_current(path):
-            await self.set_session_name(name)
+            await self._rename_live(name)
             return
         normalized = normalize_session_name(name)
         self._require_session_file(path)
@@ -161,5 +184,5 @@ class SessionCatalog(SessionHost):
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Set (non-empty) or clear (``None`` or ``""``) an entry's label (a ``label`` entry)."""
         # EntryNotFoundError (a SessionError) is the command's error, its own text.
-        self.session.append_label_change(entry_id, label or None)
+        self._store().append_label_change(entry_id, label or None)
 

@@ -4,7 +4,7 @@ one check with one error text, one clamp to what the model supports, one way to 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.ai.types import THINKING_LEVELS, Model
