@@ -17,9 +17,10 @@ from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.runtime.errors import no_models_available_message
+from pi_rpc.runtime.extension_sources import discover_extensions
 from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
 from pi_rpc.session.errors import SessionError
-from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
@@ -195,7 +196,7 @@ def build_runtime_options(
             scoped.append(result["model"])
 
     session = _open_session(args, cwd, agent_dir, settings)
-    session.print_diagnostics()
+    print_diagnostics(session)
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
     extension_sources, mcp_command = discover_extensions(
@@ -268,60 +269,6 @@ def build_runtime_options(
         preloaded_extensions=trust.preloaded if trust is not None else None,
         mcp_servers=list(mcp_servers or []),
     )
-
-
-def discover_extensions(
-    args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
-) -> tuple[list[Any], bool]:
-    """The extensions this session loads (``-e``, settings, discovery, built-ins), and whether
-    the session lists and answers ``/mcp`` itself (``builtin:mcp`` is enabled but not needed).
-    Only lists directories, so a session without extensions imports nothing more.
-    ``mcp_registered``: the mode registers MCP servers for the session (ACP), so MCP's built-in
-    is needed."""
-    from pi_rpc.extensions.builtin import BUILTIN_PREFIX, DISABLED_BY_FLAGS
-    from pi_rpc.extensions.discovery import discover_extension_sources
-
-    disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
-    warnings: list[str] = []
-    sources = discover_extension_sources(
-        cwd=cwd,
-        agent_dir=str(agent_dir),
-        cli_paths=args.extensions,
-        cli_base=cli_base,
-        no_extensions=args.no_extensions,
-        project_trusted=settings.project_trusted,
-        global_settings=settings.global_dict(),
-        project_settings=settings.project_dict(),
-        disabled_builtins=disabled,
-        warnings=warnings,
-    )
-    for warning in warnings:
-        _warn(warning)
-    if any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
-        # The extension runtime loads anyway, and an extension may register MCP servers: the
-        # enabled built-ins load as upstream's do.
-        return list(sources), False
-    from pi_rpc.mcp.activation import unneeded_mcp_builtins
-
-    # Without user extensions, MCP's built-ins load only when something uses them (an mcp.json,
-    # a tool selection naming codemode or tool_search): a session without MCP loads no
-    # extension runtime for them. It still lists `mcp` and answers `/mcp` as upstream.
-    unneeded = {
-        BUILTIN_PREFIX + name
-        for name in unneeded_mcp_builtins(
-            agent_dir=str(agent_dir),
-            cwd=cwd,
-            project_trusted=settings.project_trusted,
-            tool_entries=args.tools or (),
-            default_tools=settings.default_tools,
-            registered_servers=mcp_registered,
-        )
-    }
-    kept = [source for source in sources if source.explicit or source.path not in unneeded]
-    mcp_stub = any(source.path == BUILTIN_PREFIX + "mcp" for source in sources) and not any(
-        source.path == BUILTIN_PREFIX + "mcp" for source in kept
-    )
-    return kept, mcp_stub
 
 
 def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:

@@ -16,7 +16,7 @@ from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
 from pi_rpc.runtime.session_catalog import client_path
-from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
@@ -176,7 +176,7 @@ class SessionReplacement:
             cwd = self._cwd()
             manager = SessionManager.open(str(path), base_cwd=cwd, fsync=session_fsync_mode(self._settings))
             manager.check_cwd_exists(cwd)
-            manager.print_diagnostics()
+            print_diagnostics(manager)
             return manager
 
         async def follow_cwd(new_manager: SessionManager) -> None:

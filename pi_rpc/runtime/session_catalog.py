@@ -21,7 +21,7 @@ from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
 from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.loader import read_header
 from pi_rpc.session.lock import SessionLock
-from pi_rpc.session.manager import SessionManager
+from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 
@@ -137,7 +137,7 @@ class SessionCatalog:
             ) from None
         # (any other SessionError is the command's error, its own text)
         try:
-            manager.print_diagnostics()
+            print_diagnostics(manager)
             manager.append_session_info(normalized)
         finally:
             manager.close()

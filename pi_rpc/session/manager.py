@@ -416,9 +416,6 @@ class SessionManager:
     def get_header(self) -> Entry:
         return self._header
 
-    def print_diagnostics(self, stream: TextIO | None = None) -> None:
-        print_diagnostics(self, stream)
-
     # ------------------------------------------------------------------ appends
 
     def append_message(self, message: Mapping[str, Any]) -> str:

@@ -1,0 +1,128 @@
+"""Structural gates of the code's shape (issue 26): the session is composed, not mixed; no class
+grows past 60 methods; ``runtime/`` has no import cycle (``TYPE_CHECKING`` imports count: the
+dependency is there either way); tests reach their helpers as packages, not through
+``sys.path`` edits."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "pi_rpc"
+MAX_METHODS = 60
+
+
+def _trees(folder: Path) -> dict[Path, ast.Module]:
+    return {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("*.py"))}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported_modules(path: Path, tree: ast.Module) -> set[str]:
+    """Every module (and ``module.name``) an import statement anywhere in the file names."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_agent_session_is_composed_not_mixed() -> None:
+    tree = ast.parse((PACKAGE / "runtime" / "session.py").read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "AgentSession"]
+    assert cls.bases == []
+    assert not (PACKAGE / "runtime" / "host.py").exists()
+
+
+def test_no_class_defines_more_than_60_methods() -> None:
+    large = []
+    for path, tree in _trees(PACKAGE).items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
+                if count > MAX_METHODS:
+                    large.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {count} methods")
+    assert large == []
+
+
+def test_runtime_has_no_import_cycle() -> None:
+    trees = _trees(PACKAGE / "runtime")
+    names = {_module_name(p): p for p in trees}
+    graph = {
+        name: {m for m in _imported_modules(path, trees[path]) if m in names and m != name}
+        for name, path in names.items()
+    }
+    assert _cycles(graph) == []
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    # The gate above is only as good as this search: it must see a three-module circle.
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_tests_do_not_edit_sys_path() -> None:
+    offenders = []
+    for path, tree in _trees(ROOT / "tests").items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name):
+                if node.value.id == "sys":
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
