@@ -535,6 +535,11 @@ class AgentSession(ModelControl, BashCommands, SessionReplacement, SessionCatalo
                 headers = {}
             if headers:
                 options["headers"] = headers
+            # The stored credential's provider config (Cloudflare's account and gateway ids
+            # fill the catalogue's base-URL placeholders: ``pi_rpc.ai.provider_quirks``).
+            provider_env = self.registry.provider_env(str(model.get("provider")))
+            if provider_env:
+                options["extra"] = {"env": provider_env}
         if self.ext is not None:
             options.update(self.ext.request_hooks())
         self.agent.stream_options = options
