@@ -90,6 +90,38 @@ def builtin_models(provider: str | None = None) -> list[dict[str, Any]]:
 
 
 @lru_cache(maxsize=1)
+def _lowered() -> bytes:
+    return _data().lower()
+
+
+def providers_with_id(model_id: str) -> list[str] | None:
+    """Built-in providers with a model whose id equals ``model_id`` ignoring ASCII case,
+    found in the file's bytes without parsing it (every model line starts with its ``id``);
+    None when this cannot be told so (a non-ASCII id, a file not in the generated layout)."""
+    index = _index()
+    if not index or not model_id.isascii():
+        return None
+    data = _lowered()
+    needle = b'\n{"id":' + orjson.dumps(model_id.lower()) + b","
+    found: list[str] = []
+    at = data.find(needle)
+    while at >= 0:
+        for name, (start, end) in index.items():
+            if start <= at < end and name not in found:
+                found.append(name)
+        at = data.find(needle, at + 1)
+    return found
+
+
+def builtin_providers_with_models() -> list[str]:
+    """Built-in providers that have at least one chat model, in catalogue order."""
+    index = _index()
+    if not index:
+        return [p for p, models in _parsed()["providers"].items() if models]
+    return [name for name, (start, end) in index.items() if end - start > 3]
+
+
+@lru_cache(maxsize=1)
 def _defaults() -> dict[str, str]:
     data = _data()
     start = data.find(b'\n"defaults":')

@@ -30,9 +30,9 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.jsjson import loads as js_loads
-from pi_rpc.ai.models.catalog import builtin_models, builtin_providers
+from pi_rpc.ai.models.catalog import builtin_models, builtin_providers, builtin_providers_with_models, providers_with_id
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
-from pi_rpc.ai.models.patterns import resolve_model_reference
+from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
@@ -262,6 +262,7 @@ class ModelRegistry:
         self._auth: dict[str, Any] = {}
         self._order: list[str] = []
         self._composed: dict[str, list[dict[str, Any]]] = {}
+        self._builtin_with_models: set[str] = set()
         self._all_models: list[dict[str, Any]] | None = None
         self.reload()
 
@@ -365,6 +366,7 @@ class ModelRegistry:
             order.append(FAUX_PROVIDER)
         order.extend(p for p in self._config if p not in order and p != FAUX_PROVIDER)
         self._order = order
+        self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
         self._composed = {}
         self._all_models = None
         for provider_id in self._config:
@@ -463,15 +465,12 @@ class ModelRegistry:
         if isinstance(entry, dict) and entry.get("type") == "oauth":
             return provider in OAUTH_PROVIDERS or bool(config.get("oauth"))
         stored = isinstance(entry, dict) and entry.get("type") == "api_key"
-        if stored and entry.get("key"):
-            return True
         config_key = config.get("apiKey")
         if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
         value = self._provider_env_reader(provider)
-        required = _REQUIRED_PROVIDER_ENV.get(provider, ())
-        if any(value(name) for name in ENV_API_KEYS.get(provider, ())):
-            return all(value(name) for name in required)
+        if (isinstance(entry, dict) and stored and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
+            return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
 
     def provider_env(self, provider: str) -> dict[str, str]:
@@ -490,11 +489,19 @@ class ModelRegistry:
         return value
 
     def get_available(self) -> list[dict[str, Any]]:
-        """Models whose provider has auth; faux (when enabled) needs none."""
+        """Models whose provider has auth (faux, when enabled, needs none), in provider order;
+        only the providers with auth are composed. A GitHub Copilot OAuth login that recorded
+        ``availableModelIds`` narrows Copilot's models to those (upstream's ``filterModels``)."""
         out: list[dict[str, Any]] = []
         for provider_id in self._order:
             if self.has_auth(provider_id):
-                out.extend(self._provider_models(provider_id))
+                models = self._provider_models(provider_id)
+                entry = self._auth.get(provider_id)
+                if provider_id == "github-copilot" and isinstance(entry, dict) and entry.get("type") == "oauth":
+                    ids = entry.get("availableModelIds")
+                    if isinstance(ids, list) and all(isinstance(i, str) for i in ids):
+                        models = [m for m in models if m["id"] in set(ids)]
+                out.extend(models)
         return out
 
     def set_runtime_api_key(self, provider: str, key: str | None) -> None:
@@ -562,8 +569,31 @@ class ModelRegistry:
 
     def resolve(self, pattern: str, *, provider: str | None = None, fuzzy: bool = True) -> dict[str, Any]:
         """Resolve ``--model`` text (``provider/id[:thinking]``, bare id, fuzzy) against all models;
-        ties between providers go to one with auth. See ``patterns.resolve_model_reference``."""
+        ties between providers go to one with auth. See ``patterns.resolve_model_reference``.
+
+        ``provider/id`` and exact ids (the usual ``--model``) are first resolved among the models
+        that can decide them (``patterns.select_reference``): the named provider's, those with
+        that id, and the providers composed already; only text that needs fuzzy matching over
+        everything composes every provider (parsing the whole catalogue)."""
+        if self._all_models is None:
+            found = select_reference(pattern, self._deciding_models(pattern, provider), self.has_auth, provider=provider, fuzzy=fuzzy)
+            if found is not None:
+                return found
         return resolve_model_reference(pattern, self._models, self.has_auth, provider=provider, fuzzy=fuzzy)
+
+    def _deciding_models(self, pattern: str, provider: str | None) -> list[dict[str, Any]]:
+        """The models ``select_reference`` needs for ``pattern`` (see ``resolve``), in order."""
+        text = pattern.strip()
+        if provider is not None:
+            wanted = {p for p in self._order if p.lower() == provider.lower()}
+        else:
+            with_id = providers_with_id(text)
+            if with_id is None:
+                return self._models
+            named = [p for p in self._order if p in self._composed or p in self._builtin_with_models]
+            split = split_provider_prefix(text, [p for p in named if p not in self._composed or self._composed[p]])
+            wanted = {*with_id, *self._composed, *([split[0]] if split else [])}
+        return [m for p in self._order if p in wanted for m in self._provider_models(p)]
 
 
 def _validate(data: Any) -> list[str]:
