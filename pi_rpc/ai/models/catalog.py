@@ -96,13 +96,14 @@ def _lowered() -> bytes:
 
 def providers_with_id(model_id: str) -> list[str] | None:
     """Built-in providers with a model whose id equals ``model_id`` ignoring ASCII case,
-    found in the file's bytes without parsing it (every model line starts with its ``id``);
-    None when this cannot be told so (a non-ASCII id, a file not in the generated layout)."""
+    found in the file's bytes without parsing it (``"id":"<id>"`` in the provider's range; a
+    nested ``id`` field with that value could add a provider, never hide one); None when this
+    cannot be told so (a non-ASCII id, a file not in the generated layout)."""
     index = _index()
     if not index or not model_id.isascii():
         return None
     data = _lowered()
-    needle = b'\n{"id":' + orjson.dumps(model_id.lower()) + b","
+    needle = b'"id":' + orjson.dumps(model_id.lower())
     found: list[str] = []
     at = data.find(needle)
     while at >= 0:
@@ -118,7 +119,8 @@ def builtin_providers_with_models() -> list[str]:
     index = _index()
     if not index:
         return [p for p, models in _parsed()["providers"].items() if models]
-    return [name for name, (start, end) in index.items() if end - start > 3]
+    data = _data()
+    return [name for name, (start, end) in index.items() if data[start + 2 : start + 3] == b"{"]
 
 
 @lru_cache(maxsize=1)
