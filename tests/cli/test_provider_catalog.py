@@ -223,6 +223,41 @@ def test_available_models_follow_the_catalogue_and_cycle_from_the_default(tmp_pa
     assert view[2][1][:2] == after
 
 
+def test_sort_key_orders_like_locale_compare_on_known_cases() -> None:
+    from pi_rpc.modes.commands import locale_sort_key
+
+    words = ["qwen-token-plan-cn", "qwen-token-plan", "MiniMaxAI/MiniMax-M2", "minimax-m2", "Qwen/Qwen3", "@cf/x", "a.b", "a_b", "a-b", "a1", "aB", "ab"]
+    assert sorted(words, key=locale_sort_key) == [
+        "@cf/x", "a_b", "a-b", "a.b", "a1", "ab", "aB", "minimax-m2", "MiniMaxAI/MiniMax-M2", "qwen-token-plan",
+        "qwen-token-plan-cn", "Qwen/Qwen3",
+    ]  # as Node 22's localeCompare sorts them
+
+
+@needs_upstream
+def test_sort_key_orders_like_nodes_locale_compare(tmp_path: Path) -> None:
+    """Every catalogue id and provider, and every pair of printable ASCII characters."""
+    from pi_rpc.ai.models.catalog import builtin_models, builtin_providers
+    from pi_rpc.modes.commands import locale_sort_key
+
+    printable = [chr(c) for c in range(32, 127)]
+    groups = {
+        "ids": sorted({m["id"] for m in builtin_models()} | set(builtin_providers())),
+        "pairs": [f"x{a}{b}" for a in printable for b in printable],
+    }
+    (tmp_path / "in.json").write_text(json.dumps(groups))
+    script = tmp_path / "sort.mjs"
+    script.write_text(
+        'import fs from "fs";\nconst d = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));\n'
+        "for (const k of Object.keys(d)) d[k].sort((a, b) => a.localeCompare(b));\n"
+        "process.stdout.write(JSON.stringify(d));\n"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", "HOME": str(tmp_path)}
+    result = subprocess.run([str(NODE), str(script), str(tmp_path / "in.json")], capture_output=True, env=env, timeout=120, check=True)
+    expected = json.loads(result.stdout)
+    for name, values in groups.items():
+        assert sorted(values, key=locale_sort_key) == expected[name], name
+
+
 # ---------------------------------------------------------------------------- requests
 
 # (provider, model, models.json base URL under the stub, environment): the request each program
