@@ -576,23 +576,34 @@ class ModelRegistry:
         that id, and the providers composed already; only text that needs fuzzy matching over
         everything composes every provider (parsing the whole catalogue)."""
         if self._all_models is None:
-            found = select_reference(pattern, self._deciding_models(pattern, provider), self.has_auth, provider=provider, fuzzy=fuzzy)
+            split = self._split(pattern) if provider is None else None
+            if split is not None:
+                # A model of the named provider whose provider has auth wins over any other
+                # provider's model with the same id (``patterns._select``): try it alone first.
+                found = select_reference(pattern, self._provider_models(split), self.has_auth, fuzzy=fuzzy)
+                if found is not None and found.get("model", {}).get("provider") == split and self.has_auth(split):
+                    return found
+            found = select_reference(pattern, self._deciding_models(pattern, provider, split), self.has_auth, provider=provider, fuzzy=fuzzy)
             if found is not None:
                 return found
         return resolve_model_reference(pattern, self._models, self.has_auth, provider=provider, fuzzy=fuzzy)
 
-    def _deciding_models(self, pattern: str, provider: str | None) -> list[dict[str, Any]]:
+    def _split(self, pattern: str) -> str | None:
+        """The provider ``provider/id`` text names (the longest matching id among providers
+        with models), without composing any provider."""
+        names = [p for p in self._order if (self._composed[p] if p in self._composed else p in self._builtin_with_models)]
+        split = split_provider_prefix(pattern.strip(), names)
+        return split[0] if split else None
+
+    def _deciding_models(self, pattern: str, provider: str | None, split: str | None) -> list[dict[str, Any]]:
         """The models ``select_reference`` needs for ``pattern`` (see ``resolve``), in order."""
-        text = pattern.strip()
         if provider is not None:
             wanted = {p for p in self._order if p.lower() == provider.lower()}
         else:
-            with_id = providers_with_id(text)
+            with_id = providers_with_id(pattern.strip())
             if with_id is None:
                 return self._models
-            named = [p for p in self._order if p in self._composed or p in self._builtin_with_models]
-            split = split_provider_prefix(text, [p for p in named if p not in self._composed or self._composed[p]])
-            wanted = {*with_id, *self._composed, *([split[0]] if split else [])}
+            wanted = {*with_id, *self._composed, *([split] if split else [])}
         return [m for p in self._order if p in wanted for m in self._provider_models(p)]
 
 
