@@ -219,3 +219,23 @@ def test_copilot_login_narrows_the_models_to_its_list(tmp_path: Path) -> None:
     registry = _registry(tmp_path, {}, auth=auth)
     assert [m["id"] for m in registry.get_available()] == ["gpt-6.1-sol"]
     assert len([m for m in registry.all_models() if m["provider"] == "github-copilot"]) > 1
+
+
+@needs_upstream
+def test_env_api_keys_equal_upstreams(tmp_path: Path) -> None:
+    """``findEnvKeys`` with an environment where every variable is set lists each provider's
+    variables in upstream's order."""
+    from pi_rpc.ai.models.registry import ENV_API_KEYS
+
+    script = tmp_path / "env.mjs"
+    dist = PI_AI / "dist"
+    script.write_text(
+        f'import {{ findEnvKeys }} from "{dist / "env-api-keys.js"}";\n'
+        f'import {{ MODELS }} from "{dist / "models.generated.js"}";\n'
+        'const env = new Proxy({}, { get: (_t, name) => (typeof name === "string" ? "x" : undefined) });\n'
+        "const out = {};\n"
+        'for (const p of [...Object.keys(MODELS), "openai-codex"]) { const k = findEnvKeys(p, env); if (k) out[p] = k; }\n'
+        "process.stdout.write(JSON.stringify(out));\n"
+    )
+    dumped = json.loads(subprocess.run([str(NODE), str(script)], capture_output=True, timeout=120, check=True).stdout)
+    assert {p: list(names) for p, names in ENV_API_KEYS.items()} == dumped
