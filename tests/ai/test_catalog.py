@@ -239,3 +239,17 @@ def test_env_api_keys_equal_upstreams(tmp_path: Path) -> None:
     )
     dumped = json.loads(subprocess.run([str(NODE), str(script)], capture_output=True, timeout=120, check=True).stdout)
     assert {p: list(names) for p, names in ENV_API_KEYS.items()} == dumped
+
+
+def test_resolution_sees_models_outside_the_catalogue_file(tmp_path: Path) -> None:
+    """faux and models.json models are found by exact id like catalogue models, and an id both
+    have is ambiguous as when every model is searched."""
+    models_json = {"providers": {"local": {"baseUrl": "http://h/v1", "api": "openai-completions", "apiKey": "k",
+                                           "models": [{"id": "faux-1"}]}}}
+    registry = _registry(tmp_path, {}, models_json=models_json)
+    registry.enable_faux()
+    everything = registry.all_models()
+    for pattern in ("faux-1", "faux/faux-1", "faux-reasoner", "local/faux-1"):
+        fresh = _registry(tmp_path, {}, models_json=models_json)
+        fresh.enable_faux()
+        assert fresh.resolve(pattern) == resolve_model_reference(pattern, everything, fresh.has_auth), pattern

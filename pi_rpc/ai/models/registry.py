@@ -360,7 +360,9 @@ class ModelRegistry:
         """Start over from the catalogue and the merged config. Built-in providers are composed
         lazily, one at a time when first asked for (``_provider_models``), so a session that
         uses one provider never parses the others' part of the catalogue; providers named in
-        the config are composed at once, so that their errors are known right away."""
+        the config are composed at once, so that their errors are known right away, and so is
+        faux: every model that is not in the catalogue file is composed from the start
+        (``resolve`` relies on it)."""
         order = builtin_providers() if self._include_builtins else []
         if self.faux_enabled and FAUX_PROVIDER not in order:
             order.append(FAUX_PROVIDER)
@@ -372,6 +374,8 @@ class ModelRegistry:
         for provider_id in self._config:
             if provider_id != FAUX_PROVIDER:
                 self._provider_models(provider_id)
+        if self.faux_enabled:
+            self._provider_models(FAUX_PROVIDER)
 
     def _provider_models(self, provider_id: str) -> list[dict[str, Any]]:
         """One provider's models: built-ins (fresh copies), then models.json / extension
