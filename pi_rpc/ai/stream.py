@@ -27,6 +27,8 @@ _REGISTRY: dict[str, ProviderFn] = {}
 _LAZY: dict[str, tuple[str, str]] = {}
 _BUILTINS_LOADED = False
 _TERMINAL = frozenset(("done", "error"))
+# Built-in providers whose requests upstream adjusts beyond their API (``provider_quirks``).
+_QUIRKY_PROVIDERS = frozenset(("opencode", "opencode-go", "cloudflare-workers-ai", "cloudflare-ai-gateway", "github-copilot"))
 
 
 def register_provider(api: str, fn: ProviderFn) -> None:
@@ -109,6 +111,10 @@ async def stream(
             msg["durationMs"] = max(0, round((time.monotonic() - started) * 1000))
 
     fn = get_provider(model.get("api", ""))
+    if fn is not None and model.get("provider") in _QUIRKY_PROVIDERS:
+        from pi_rpc.ai.provider_quirks import apply_provider_quirks
+
+        model, options = apply_provider_quirks(model, context, options)
     if fn is None:
         out = new_output(model)
         ev = error_event(out, f"No API provider registered for api: {model.get('api')}", False)

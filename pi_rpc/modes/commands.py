@@ -22,6 +22,21 @@ def format_token_count(count: int) -> str:
     return str(count)
 
 
+# ICU's root collation (what upstream's ``String.prototype.localeCompare`` applies to ASCII in
+# the en/de/... locales): spaces, punctuation and symbols first, in this order, then digits, then
+# letters; case only breaks ties, lowercase first. Checked against Node's ``localeCompare`` over
+# every provider and model id of the catalogue and all ASCII pairs (tests/cli/test_list_models.py).
+# Other characters sort after the letters by code point.
+_COLLATION_ORDER = "\t\n\v\f\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
+_PRIMARY_WEIGHT = {c: i for i, c in enumerate(_COLLATION_ORDER)}
+
+
+def locale_sort_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A key that orders ASCII strings as upstream's ``a.localeCompare(b)`` does."""
+    primary = tuple(_PRIMARY_WEIGHT.get(c.lower(), 1000 + ord(c)) for c in text)
+    return primary, tuple(1 if c.isupper() else 0 for c in text)
+
+
 def _fuzzy_match(pattern: str, text: str) -> bool:
     """Every character of the pattern appears in order (case-insensitive), like upstream's
     ``fuzzyFilter`` for each whitespace-separated token."""
@@ -56,7 +71,8 @@ def list_models(search: str | None, *, faux: bool = False) -> int:
         if not models:
             print(f'No models matching "{search}"')
             return 0
-    models.sort(key=lambda m: (m["provider"], m["id"]))
+    # Upstream sorts with localeCompare (provider, then id), not by code point.
+    models.sort(key=lambda m: (locale_sort_key(m["provider"]), locale_sort_key(m["id"])))
     headers = ["provider", "model", "context", "max-out", "thinking", "images"]
     rows = [
         [

@@ -26,13 +26,6 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
 
 FAUX_MODEL = ("faux", "faux-1")
-# Preferred defaults per provider when the settings name none (upstream picks a default model
-# for the first provider with credentials).
-_PREFERRED = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai": "gpt-5",
-    "google": "gemini-2.5-pro",
-}
 
 
 if TYPE_CHECKING:
@@ -121,7 +114,11 @@ def _default_model(registry: ModelRegistry, settings: Settings) -> Model | None:
         same = [m for m in real if m["provider"] == settings.default_provider]
         if same:
             return same[0]
-    for provider, model_id in _PREFERRED.items():
+    # Upstream's findInitialModel: the first provider of ``defaultModelPerProvider`` (in its
+    # order) whose default model is available, else the first available model.
+    from pi_rpc.ai.models.catalog import default_model_ids
+
+    for provider, model_id in default_model_ids().items():
         found = next((m for m in real if m["provider"] == provider and m["id"] == model_id), None)
         if found is not None:
             return found

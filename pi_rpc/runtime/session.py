@@ -123,6 +123,11 @@ def _stream_options(settings: Settings, registry: Any, model: Model | None) -> d
             headers = {}
         if headers:
             options["headers"] = headers
+        # The stored credential's provider config (Cloudflare's account and gateway ids
+        # fill the catalogue's base-URL placeholders: ``pi_rpc.ai.provider_quirks``).
+        provider_env = registry.provider_env(str(model.get("provider")))
+        if provider_env:
+            options["extra"] = {"env": provider_env}
     return options
 
 

@@ -22,11 +22,12 @@ def split_thinking_suffix(text: str) -> tuple[str, str] | None:
     return (text[:idx], suffix) if suffix in THINKING_LEVELS else None
 
 
-def _split_provider(text: str, models: list[dict[str, Any]]) -> tuple[str, str] | None:
+def split_provider_prefix(text: str, providers: list[str]) -> tuple[str, str] | None:
+    """``provider/rest`` with the longest provider id (case-insensitive) that prefixes ``text``
+    followed by a slash, or None."""
     lower = text.lower()
     best: tuple[str, str] | None = None
-    for m in models:
-        provider = m["provider"]
+    for provider in providers:
         prefix = provider.strip().lower()
         if not prefix or (best and len(best[0]) >= len(provider)):
             continue
@@ -37,6 +38,10 @@ def _split_provider(text: str, models: list[dict[str, Any]]) -> tuple[str, str] 
         if rest:
             best = (provider, rest)
     return best
+
+
+def _split_provider(text: str, models: list[dict[str, Any]]) -> tuple[str, str] | None:
+    return split_provider_prefix(text, list(dict.fromkeys(m["provider"] for m in models)))
 
 
 def _fuzzy(text: str, models: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -130,6 +135,26 @@ def resolve_model_reference(
         return {"status": "not-found"}
     pool = [m for m in models if m["provider"].lower() == provider.lower()] if provider else models
     return _resolve_text(text, pool, usable, fuzzy, thinking_suffix)
+
+
+def select_reference(
+    text: str,
+    models: list[dict[str, Any]],
+    usable: Callable[[str], bool] = lambda _p: True,
+    *,
+    provider: str | None = None,
+    fuzzy: bool = True,
+) -> dict[str, Any] | None:
+    """The first step of ``resolve_model_reference`` alone: ``provider/id`` or an exact id
+    (fuzzy only within a named provider); None where resolution would go on to fuzzy matching
+    over every model or to a thinking suffix. Its answer depends only on the models of the
+    provider ``text`` names and those whose id equals ``text``, so a caller may pass just those
+    (``ModelRegistry.resolve`` does, to spare parsing the whole catalogue)."""
+    text = text.strip()
+    if not text:
+        return None
+    pool = [m for m in models if m["provider"].lower() == provider.lower()] if provider else models
+    return _select(text, pool, fuzzy, usable)
 
 
 def find_exact_model(reference: str, models: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -23,34 +23,43 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
 from pi_rpc.ai.jsjson import loads as js_loads
-from pi_rpc.ai.models.catalog import builtin_models
+from pi_rpc.ai.models.catalog import builtin_models, builtin_providers, builtin_providers_with_models, providers_with_id
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
-from pi_rpc.ai.models.patterns import resolve_model_reference
+from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
 
-# Protocol §7.2, first variable wins.
+# Upstream 1.6's environment variables per provider, first set one wins (``pi-ai/dist/
+# env-api-keys.js`` and each provider's ``auth`` in ``pi-ai/dist/providers/<id>.js``).
+# ANTHROPIC_AUTH_TOKEN is sent as ``Authorization: Bearer``, not as a key (pi-ai's anthropic.js).
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "ant-ling": ("ANT_LING_API_KEY",),
+    "qwen-token-plan": ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
     "openai": ("OPENAI_API_KEY",),
     "azure": ("AZURE_OPENAI_API_KEY",),
+    "nvidia": ("NVIDIA_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
     "google": ("GEMINI_API_KEY",),
     "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "nvidia": ("NVIDIA_API_KEY",),
     "groq": ("GROQ_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),
     "xai": ("XAI_API_KEY",),
+    "typesafe": ("TYPESAFE_API_KEY",),
+    "radius": ("RADIUS_API_KEY",),
     "openrouter": ("OPENROUTER_API_KEY",),
     "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
     "zai": ("ZAI_API_KEY",),
@@ -68,14 +77,56 @@ ENV_API_KEYS: dict[str, tuple[str, ...]] = {
     "opencode-go": ("OPENCODE_API_KEY",),
     "kimi-coding": ("KIMI_API_KEY",),
     "meta": ("META_API_KEY",),
-    "radius": ("RADIUS_API_KEY",),
-    "typesafe": ("TYPESAFE_API_KEY",),
     "github-copilot": ("COPILOT_GITHUB_TOKEN",),
     "cloudflare-workers-ai": ("CLOUDFLARE_API_KEY",),
     "cloudflare-ai-gateway": ("CLOUDFLARE_API_KEY",),
-    "ant-ling": ("ANT_LING_API_KEY",),
     "xiaomi": ("XIAOMI_API_KEY",),
+    "xiaomi-token-plan-cn": ("XIAOMI_TOKEN_PLAN_CN_API_KEY",),
+    "xiaomi-token-plan-ams": ("XIAOMI_TOKEN_PLAN_AMS_API_KEY",),
+    "xiaomi-token-plan-sgp": ("XIAOMI_TOKEN_PLAN_SGP_API_KEY",),
 }
+
+# Providers with an OAuth login upstream (auth-and-providers §1.5): a stored ``oauth`` credential
+# configures only these (under any other provider upstream treats it as not configured).
+OAUTH_PROVIDERS = frozenset(
+    ("anthropic", "openai-codex", "openai", "github-copilot", "xai", "kimi-coding", "meta", "openrouter", "radius")
+)
+
+# Configuration besides the key that a provider needs before upstream counts it as configured
+# (``cloudflare-auth.js``: the account, and for the gateway the gateway id; from the stored
+# credential's ``env`` or the environment).
+_REQUIRED_PROVIDER_ENV: dict[str, tuple[str, ...]] = {
+    "cloudflare-workers-ai": ("CLOUDFLARE_ACCOUNT_ID",),
+    "cloudflare-ai-gateway": ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"),
+}
+
+_BEDROCK_AMBIENT = (
+    ("AWS_BEARER_TOKEN_BEDROCK",),
+    ("AWS_PROFILE",),
+    ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"),
+    ("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",),
+    ("AWS_CONTAINER_CREDENTIALS_FULL_URI",),
+    ("AWS_WEB_IDENTITY_TOKEN_FILE",),
+)
+_ANTHROPIC_FEDERATION = ("ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_ORGANIZATION_ID", "ANTHROPIC_IDENTITY_TOKEN_FILE")
+_VERTEX_ADC_PATH = "~/.config/gcloud/application_default_credentials.json"
+
+
+def ambient_auth(provider: str, value: Callable[[str], str | None]) -> bool:
+    """Credentials upstream finds without a key variable (``value`` reads the provider's
+    environment): Amazon Bedrock's AWS chain markers (``amazon-bedrock.js``), Vertex's
+    Application Default Credentials with a project and a location (``google-vertex.js``), and
+    Anthropic's workload-identity federation (``anthropic.js``)."""
+    if provider == "amazon-bedrock":
+        return any(all(value(name) for name in group) for group in _BEDROCK_AMBIENT)
+    if provider == "google-vertex":
+        path = value("GOOGLE_APPLICATION_CREDENTIALS") or os.path.expanduser(_VERTEX_ADC_PATH)
+        project = value("GOOGLE_CLOUD_PROJECT") or value("GCLOUD_PROJECT")
+        return bool(project and value("GOOGLE_CLOUD_LOCATION") and os.path.exists(path))
+    if provider == "anthropic":
+        return all(value(name) for name in _ANTHROPIC_FEDERATION)
+    return False
+
 
 FAUX_PROVIDER = "faux"
 MODEL_DEFAULTS = {"contextWindow": 128000, "maxTokens": 16384}
@@ -212,7 +263,10 @@ class ModelRegistry:
         # models.json entry of the same provider still applies above them.
         self._extension_config: dict[str, dict[str, Any]] = {}
         self._auth: dict[str, Any] = {}
-        self._models: list[Model] = []
+        self._order: list[str] = []
+        self._composed: dict[str, list[Model]] = {}
+        self._builtin_with_models: set[str] = set()
+        self._all_models: list[Model] | None = None
         self.reload()
 
     # ------------------------------------------------------------------ loading
@@ -241,7 +295,7 @@ class ModelRegistry:
             set_faux_config_script(str(path))
         else:
             set_faux_config_script(None)
-        self._models = self._compose()
+        self._compose()
 
     def _merged_config(self) -> dict[str, dict[str, Any]]:
         merged = {name: dict(config) for name, config in self._extension_config.items()}
@@ -259,13 +313,13 @@ class ModelRegistry:
             raise ValueError("Invalid provider config: " + "; ".join(problems))
         self._extension_config[name] = copy.deepcopy(dict(config))
         self._config = self._merged_config()
-        self._models = self._compose()
+        self._compose()
 
     def unregister_provider(self, name: str) -> None:
         """Remove a provider registered at run time; built-in models it overrode come back."""
         if self._extension_config.pop(name, None) is not None:
             self._config = self._merged_config()
-            self._models = self._compose()
+            self._compose()
 
     @property
     def faux_enabled(self) -> bool:
@@ -276,7 +330,7 @@ class ModelRegistry:
         """Offer the ``faux`` models from now on (the command line opted in)."""
         if not self._faux_requested:
             self._faux_requested = True
-            self._models = self._compose()
+            self._compose()
 
     def _load_models_json(self) -> dict[str, dict[str, Any]]:
         path = self.models_json_path
@@ -305,28 +359,57 @@ class ModelRegistry:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _compose(self) -> list[Model]:
-        by_provider: dict[str, list[dict[str, Any]]] = {}
-        if self._include_builtins:
-            for m in builtin_models():  # already fresh copies
-                by_provider.setdefault(m["provider"], []).append(m)
+    def _compose(self) -> None:
+        """Start over from the catalogue and the merged config. Built-in providers are composed
+        lazily, one at a time when first asked for (``_provider_models``), so a session that
+        uses one provider never parses the others' part of the catalogue; providers named in
+        the config are composed at once, so that their errors are known right away, and so is
+        faux: every model that is not in the catalogue file is composed from the start
+        (``resolve`` relies on it)."""
+        order = builtin_providers() if self._include_builtins else []
+        if self.faux_enabled and FAUX_PROVIDER not in order:
+            order.append(FAUX_PROVIDER)
+        order.extend(p for p in self._config if p not in order and p != FAUX_PROVIDER)
+        self._order = order
+        self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
+        self._composed = {}
+        self._all_models = None
+        for provider_id in self._config:
+            if provider_id != FAUX_PROVIDER:
+                self._provider_models(provider_id)
         if self.faux_enabled:
-            by_provider[FAUX_PROVIDER] = [copy.deepcopy(m) for m in FAUX_MODELS]
-        for provider_id, config in self._config.items():
-            if provider_id == FAUX_PROVIDER:
-                continue
+            self._provider_models(FAUX_PROVIDER)
+
+    def _provider_models(self, provider_id: str) -> list[Model]:
+        """One provider's models: built-ins (fresh copies), then models.json / extension
+        config, then ``modelOverrides``; composed once per ``_compose``."""
+        composed = self._composed.get(provider_id)
+        if composed is not None:
+            return composed
+        models: list[dict[str, Any]] = builtin_models(provider_id) if self._include_builtins else []
+        if provider_id == FAUX_PROVIDER:
+            models = [copy.deepcopy(m) for m in FAUX_MODELS] if self.faux_enabled else []
+        config = self._config.get(provider_id)
+        if config is not None and provider_id != FAUX_PROVIDER:
             try:
-                by_provider[provider_id] = self._apply_models_json(provider_id, by_provider.get(provider_id, []), config)
+                models = self._apply_models_json(provider_id, models, config)
             except ValueError as exc:
                 self.errors.append(str(exc))
-        out: list[dict[str, Any]] = []
-        for provider_id, models in by_provider.items():
-            overrides = (self._config.get(provider_id) or {}).get("modelOverrides") or {}
-            for m in models:
-                out.append(apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m)
-        # Catalog entries and validated models.json definitions: the ``Model`` shape (plus any
-        # extra keys upstream's catalog carries, read with ``.get``).
-        return cast("list[Model]", out)
+        overrides = (config or {}).get("modelOverrides") or {}
+        if overrides:
+            models = [apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m for m in models]
+        # Catalogue entries and validated models.json definitions: the ``Model`` shape (plus any
+        # extra keys upstream's catalogue carries, read with ``.get``).
+        typed = cast("list[Model]", models)
+        self._composed[provider_id] = typed
+        return typed
+
+    @property
+    def _models(self) -> list[Model]:
+        """Every provider's models, in provider order (composes all of them)."""
+        if self._all_models is None:
+            self._all_models = [m for p in self._order for m in self._provider_models(p)]
+        return self._all_models
 
     @staticmethod
     def _apply_models_json(provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -368,37 +451,64 @@ class ModelRegistry:
         return seen
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        for m in self._models:
+        if provider not in self._order:
+            return None
+        for m in self._provider_models(provider):
             if m["provider"] == provider and m["id"] == model_id:
                 return m
         return None
 
     def has_auth(self, provider: str) -> bool:
-        """Whether a key can be resolved for ``provider`` without running commands."""
+        """Whether upstream would count ``provider`` as configured, without running commands:
+        a runtime key, a stored credential (an ``oauth`` one only for a provider with an OAuth
+        login), models.json ``apiKey``, the environment variables, ambient credentials; plus the
+        account/gateway ids Cloudflare needs (``_REQUIRED_PROVIDER_ENV``)."""
         if provider == FAUX_PROVIDER:
             return True
         if provider in self._runtime_keys:
             return True
         entry = self._auth.get(provider)
-        if isinstance(entry, dict) and entry.get("type") == "api_key" and entry.get("key"):
-            return True
+        config = self._config.get(provider) or {}
         if isinstance(entry, dict) and entry.get("type") == "oauth":
-            return True
-        config_key = (self._config.get(provider) or {}).get("apiKey")
-        if isinstance(config_key, str) and config_key:
+            return provider in OAUTH_PROVIDERS or bool(config.get("oauth"))
+        stored = isinstance(entry, dict) and entry.get("type") == "api_key"
+        config_key = config.get("apiKey")
+        if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
-        return any(self._env_value(name) for name in ENV_API_KEYS.get(provider, ()))
+        value = self._provider_env_reader(provider)
+        if (isinstance(entry, dict) and stored and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
+            return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
+        return ambient_auth(provider, value)
+
+    def provider_env(self, provider: str) -> dict[str, str]:
+        """The stored credential's ``env`` for ``provider`` (auth.json ``{"type":"api_key",
+        "env":{...}}``): provider-scoped configuration such as ``CLOUDFLARE_ACCOUNT_ID``."""
+        entry = self._auth.get(provider)
+        env = entry.get("env") if isinstance(entry, dict) else None
+        return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+    def _provider_env_reader(self, provider: str) -> Callable[[str], str | None]:
+        overlay = self.provider_env(provider)
+
+        def value(name: str) -> str | None:
+            return overlay.get(name) or self._env_value(name)
+
+        return value
 
     def get_available(self) -> list[Model]:
-        """Models whose provider has auth; faux (when enabled) needs none."""
-        cache: dict[str, bool] = {}
-        out = []
-        for m in self._models:
-            p = m["provider"]
-            if p not in cache:
-                cache[p] = self.has_auth(p)
-            if cache[p]:
-                out.append(m)
+        """Models whose provider has auth (faux, when enabled, needs none), in provider order;
+        only the providers with auth are composed. A GitHub Copilot OAuth login that recorded
+        ``availableModelIds`` narrows Copilot's models to those (upstream's ``filterModels``)."""
+        out: list[Model] = []
+        for provider_id in self._order:
+            if self.has_auth(provider_id):
+                models = self._provider_models(provider_id)
+                entry = self._auth.get(provider_id)
+                if provider_id == "github-copilot" and isinstance(entry, dict) and entry.get("type") == "oauth":
+                    ids = entry.get("availableModelIds")
+                    if isinstance(ids, list) and all(isinstance(i, str) for i in ids):
+                        models = [m for m in models if m["id"] in set(ids)]
+                out.extend(models)
         return out
 
     def set_runtime_api_key(self, provider: str, key: str | None) -> None:
@@ -467,9 +577,50 @@ class ModelRegistry:
 
     def resolve(self, pattern: str, *, provider: str | None = None, fuzzy: bool = True) -> dict[str, Any]:
         """Resolve ``--model`` text (``provider/id[:thinking]``, bare id, fuzzy) against all models;
-        ties between providers go to one with auth. See ``patterns.resolve_model_reference``."""
-        models = cast("list[dict[str, Any]]", self._models)  # (the matcher reads plain objects)
-        return resolve_model_reference(pattern, models, self.has_auth, provider=provider, fuzzy=fuzzy)
+        ties between providers go to one with auth. See ``patterns.resolve_model_reference``.
+
+        ``provider/id`` and exact ids (the usual ``--model``) are first resolved among the models
+        that can decide them (``patterns.select_reference``): the named provider's, those with
+        that id, and the providers composed already; only text that needs fuzzy matching over
+        everything composes every provider (parsing the whole catalogue)."""
+        if self._all_models is None:
+            split = self._split(pattern) if provider is None else None
+            if split is not None:
+                # A model of the named provider whose provider has auth wins over any other
+                # provider's model with the same id (``patterns._select``): try it alone first.
+                found = select_reference(pattern, _plain(self._provider_models(split)), self.has_auth, fuzzy=fuzzy)
+                if found is not None and found.get("model", {}).get("provider") == split and self.has_auth(split):
+                    return found
+            found = select_reference(
+                pattern, _plain(self._deciding_models(pattern, provider, split)), self.has_auth, provider=provider, fuzzy=fuzzy
+            )
+            if found is not None:
+                return found
+        return resolve_model_reference(pattern, _plain(self._models), self.has_auth, provider=provider, fuzzy=fuzzy)
+
+    def _split(self, pattern: str) -> str | None:
+        """The provider ``provider/id`` text names (the longest matching id among providers
+        with models), without composing any provider."""
+        names = [p for p in self._order if (self._composed[p] if p in self._composed else p in self._builtin_with_models)]
+        split = split_provider_prefix(pattern.strip(), names)
+        return split[0] if split else None
+
+    def _deciding_models(self, pattern: str, provider: str | None, split: str | None) -> list[Model]:
+        """The models ``select_reference`` needs for ``pattern`` (see ``resolve``), in order."""
+        if provider is not None:
+            wanted = {p for p in self._order if p.lower() == provider.lower()}
+        else:
+            with_id = providers_with_id(pattern.strip())
+            if with_id is None:
+                return self._models
+            wanted = {*with_id, *self._composed, *([split] if split else [])}
+        return [m for p in self._order if p in wanted for m in self._provider_models(p)]
+
+
+
+def _plain(models: list[Model]) -> list[dict[str, Any]]:
+    """The models as the pattern matcher reads them: plain objects, key by key."""
+    return cast("list[dict[str, Any]]", models)
 
 
 def _validate(data: Any) -> list[str]:

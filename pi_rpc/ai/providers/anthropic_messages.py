@@ -24,7 +24,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
-from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, require_api_key, update_headers
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
@@ -246,7 +246,7 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
         configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
         if configured_beta is None and betas:
             headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
-        headers.update(headers_in)
+        update_headers(headers, headers_in)
         url = model.get("baseUrl", "").rstrip("/") + "/v1/messages"
         async with open_stream(options, url, headers, params, format_anthropic_sdk_error) as response:
             yield {"type": "start", "partial": output}

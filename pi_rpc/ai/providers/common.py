@@ -3,6 +3,7 @@ plumbing, and the terminal error event built from whatever went wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pi_rpc.ai.classify import parse_retry_after
@@ -56,10 +57,21 @@ def require_api_key(model: Model, options: StreamOptions, headers: dict[str, str
     raise RuntimeError(f"No API key for provider: {model['provider']}")
 
 
+def update_headers(headers: dict[str, str], extra: Mapping[str, str]) -> None:
+    """``headers.update(extra)`` with names compared case-insensitively, as the SDKs merge
+    them: a catalogue model's ``User-Agent`` (GitHub Copilot's) replaces our ``user-agent``
+    instead of going out as a second header."""
+    for key, value in extra.items():
+        lower = key.lower()
+        for existing in [k for k in headers if k != key and k.lower() == lower]:
+            del headers[existing]
+        headers[key] = value
+
+
 def merged_headers(model: Model, base: dict[str, str], options: StreamOptions) -> dict[str, str]:
     headers = dict(base)
-    headers.update(model.get("headers") or {})
-    headers.update(options.headers or {})
+    update_headers(headers, model.get("headers") or {})
+    update_headers(headers, options.headers or {})
     return headers
 
 
