@@ -30,7 +30,9 @@ def _time_cmd(argv: list[str], env: dict[str, str]) -> float:
 def time_acp(env: dict[str, str], cwd: str) -> tuple[float, float]:
     argv = [sys.executable, "-m", "pi_rpc", "--mode", "acp", "--model", "faux/faux-1", "--no-session"]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n')
     proc.stdin.flush()

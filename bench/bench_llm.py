@@ -30,8 +30,13 @@ _DIRECTIVE = re.compile(rb"bench:(stream|paced):([0-9]+)(?::([0-9]+):([^\"\\\s]+
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
-    obj = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1700000000, "model": model,
-           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    obj = {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
 
 
@@ -46,8 +51,20 @@ def build_turn(model: str, texts: list[str]) -> list[bytes]:
         out.append(chunk)
     out.append(_chunk(model, {}, "stop"))
     usage = {"prompt_tokens": 100, "completion_tokens": max(1, len(texts)), "total_tokens": 100 + max(1, len(texts))}
-    out.append(b"data: " + json.dumps({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1700000000,
-                                       "model": model, "choices": [], "usage": usage}).encode() + b"\n\n")
+    out.append(
+        b"data: "
+        + json.dumps(
+            {
+                "id": "chatcmpl-bench",
+                "object": "chat.completion.chunk",
+                "created": 1700000000,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        ).encode()
+        + b"\n\n"
+    )
     out.append(b"data: [DONE]\n\n")
     return out
 
@@ -96,8 +113,10 @@ def _serve(conn: socket.socket) -> None:
             log_path = directive.group(4).decode()
         records = build_turn(model, texts)
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                     b"Connection: close\r\n\r\n")
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+            b"Connection: close\r\n\r\n"
+        )
         send = conn.sendall
         if not gap_ns:
             for record in records:
@@ -108,14 +127,14 @@ def _serve(conn: socket.socket) -> None:
         clock = time.perf_counter_ns
         send(records[0])
         next_at = clock() + gap_ns
-        for record in records[1:1 + len(texts)]:
+        for record in records[1 : 1 + len(texts)]:
             remaining = next_at - clock()
             if remaining > 0:
                 time.sleep(remaining / 1e9)
             stamps.append(clock())
             send(record)
             next_at += gap_ns
-        for record in records[1 + len(texts):]:
+        for record in records[1 + len(texts) :]:
             send(record)
         assert log_path is not None
         with open(log_path, "w") as fh:

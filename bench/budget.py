@@ -112,18 +112,44 @@ phases.update(inner)
 print(json.dumps({"t0_ns": T[0][1], "phases": phases}))
 """
 
-ORDER = ["interpreter", "entry imports", "settings", "model registry", "session creation", "other options",
-         "first response", "heap limit (ctypes)", "runtime imports", "runtime construction", "server imports", "first request preparation"]
+ORDER = [
+    "interpreter",
+    "entry imports",
+    "settings",
+    "model registry",
+    "session creation",
+    "other options",
+    "first response",
+    "heap limit (ctypes)",
+    "runtime imports",
+    "runtime construction",
+    "server imports",
+    "first request preparation",
+]
 AFTER_ANSWER = ORDER.index("heap limit (ctypes)")
 
 # (stage, [(file suffix, function name or "*")]); the innermost frame that matches decides.
 STAGES: list[tuple[str, list[tuple[str, str]]]] = [
-    ("write (writer task, os.write)", [("pi_rpc/modes/wire/output.py", "RecordWriter.run"),
-                                       ("pi_rpc/modes/wire/output.py", "RecordWriter._write_all")]),
-    ("serialisation (orjson + checks)", [("pi_rpc/modes/wire/jsonout.py", "*"), ("pi_rpc/ai/jsjson.py", "dumps_normalized")]),
+    (
+        "write (writer task, os.write)",
+        [
+            ("pi_rpc/modes/wire/output.py", "RecordWriter.run"),
+            ("pi_rpc/modes/wire/output.py", "RecordWriter._write_all"),
+        ],
+    ),
+    (
+        "serialisation (orjson + checks)",
+        [("pi_rpc/modes/wire/jsonout.py", "*"), ("pi_rpc/ai/jsjson.py", "dumps_normalized")],
+    ),
     ("wire transform", [("pi_rpc/modes/wire/event_transform.py", "*")]),
-    ("enqueue + rpc event", [("pi_rpc/modes/wire/output.py", "*"), ("pi_rpc/modes/rpc/events.py", "*"),
-                             ("pi_rpc/modes/rpc/runtime_backend.py", "*")]),
+    (
+        "enqueue + rpc event",
+        [
+            ("pi_rpc/modes/wire/output.py", "*"),
+            ("pi_rpc/modes/rpc/events.py", "*"),
+            ("pi_rpc/modes/rpc/runtime_backend.py", "*"),
+        ],
+    ),
     ("session event", [("pi_rpc/runtime/session.py", "*"), ("pi_rpc/runtime/store_faults.py", "*")]),
     ("agent event", [("pi_rpc/agent/", "*")]),
     ("provider parse (SSE, JSON, event)", [("pi_rpc/ai/", "*")]),

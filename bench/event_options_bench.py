@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 sys.path.insert(0, str(ROOT))
 
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 from procstat import cpu_seconds  # noqa: E402 - bench/ is on sys.path (the script's directory)
+from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
 OPTION_SETS: dict[str, dict[str, bool] | None] = {
     "off": None,
@@ -147,8 +147,14 @@ def per_record(records: int) -> dict[str, float]:
 
     event = {
         "type": "message_update",
-        "usage": {"input": 12, "output": 345, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 357,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "usage": {
+            "input": 12,
+            "output": 345,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 357,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
         "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": "word "},
     }
     results: dict[str, float] = {}
@@ -162,8 +168,9 @@ def per_record(records: int) -> dict[str, float]:
                 data = await options.update(seq=seq, run_id=run_id)
                 # the response that switches seq on, as the dispatcher would queue it
                 send_response = writer.send_nowait
-                send_response({"id": "o", "type": "response", "command": "set_event_options", "success": True,
-                               "data": data})
+                send_response(
+                    {"id": "o", "type": "response", "command": "set_event_options", "success": True, "data": data}
+                )
                 from pi_rpc.runtime.run_context import bind_run_id
 
                 bind_run_id("run_0190f0e2-0000-7000-8000-000000000000")
@@ -183,8 +190,13 @@ def per_record(records: int) -> dict[str, float]:
             os.close(read_fd)
             os.close(write_fd)
 
-    for name, seq, run_id in (("off", False, False), ("seq", True, False), ("runId", False, True),
-                              ("seq+runId", True, True), ("off again", False, False)):
+    for name, seq, run_id in (
+        ("off", False, False),
+        ("seq", True, False),
+        ("runId", False, True),
+        ("seq+runId", True, True),
+        ("off again", False, False),
+    ):
         anyio.run(run, name, seq, run_id)
     return results
 
@@ -202,8 +214,10 @@ def main() -> int:
     if base:
         print("whole program, ratio to options off (wall time; pi's CPU time; stdout bytes):")
         for name, fig in whole.items():
-            print(f"  {name:10s} {fig['wall_s_median'] / base['wall_s_median']:.3f}  "
-                  f"{fig['cpu_s_median'] / base['cpu_s_median']:.3f}  {fig['stdout_bytes'] / base['stdout_bytes']:.3f}")
+            print(
+                f"  {name:10s} {fig['wall_s_median'] / base['wall_s_median']:.3f}  "
+                f"{fig['cpu_s_median'] / base['cpu_s_median']:.3f}  {fig['stdout_bytes'] / base['stdout_bytes']:.3f}"
+            )
     if not args.skip_micro:
         micro = per_record(args.records)
         print(json.dumps({"per_record_us": micro}, indent=2))

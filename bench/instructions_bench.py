@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from runtime_bench import SETTLED, Child, ModelServer
-from scripted_llm import write_agent_config
+from runtime_bench import SETTLED, Child, ModelServer  # noqa: E402 - a script run from anywhere
+from scripted_llm import write_agent_config  # noqa: E402
 
 
 def count(tree: Path, deltas: int, base_url: str, tmp: str) -> int:
@@ -59,7 +59,11 @@ def measure(tree: Path, args: argparse.Namespace, base_url: str) -> dict[str, fl
         count(tree, 1, base_url, tmp)
         small = count(tree, args.small, base_url, tmp)
         large = count(tree, args.large, base_url, tmp)
-    return {"small_M": small / 1e6, "large_M": large / 1e6, "per_delta_k": (large - small) / (args.large - args.small) / 1e3}
+    return {
+        "small_M": small / 1e6,
+        "large_M": large / 1e6,
+        "per_delta_k": (large - small) / (args.large - args.small) / 1e3,
+    }
 
 
 def main() -> int:
@@ -78,8 +82,11 @@ def main() -> int:
         if args.base:
             with tempfile.TemporaryDirectory() as tmp:
                 base = Path(tmp) / "base"
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
-                               check=True, capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
+                    check=True,
+                    capture_output=True,
+                )
                 try:
                     results[f"base {args.base}"] = measure(base, args, server.base_url)
                 finally:
@@ -87,8 +94,10 @@ def main() -> int:
     finally:
         server.close()
     for name, got in results.items():
-        print(f"{name:>24}: {args.small} deltas {got['small_M']:,.0f} M, {args.large} deltas {got['large_M']:,.0f} M, "
-              f"per delta {got['per_delta_k']:.2f} k instructions")
+        print(
+            f"{name:>24}: {args.small} deltas {got['small_M']:,.0f} M, {args.large} deltas {got['large_M']:,.0f} M, "
+            f"per delta {got['per_delta_k']:.2f} k instructions"
+        )
     if args.base:
         ours, base_got = results["this tree"], results[f"base {args.base}"]
         print("ratios this tree / base (lower is better):")

@@ -31,17 +31,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
-from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 from procstat import vmhwm_kb  # noqa: E402 - bench/ is on sys.path (the script's directory)
+from scripted_llm import ScriptedLLM, write_agent_config  # noqa: E402
 
 DEMO = str(ROOT / "tests" / "mcp" / "servers" / "demo_server.py")
 
 
-def _measure(env: dict[str, str], cwd: str, command: dict[str, object], until: str, llm: ScriptedLLM | None = None) -> tuple[float, int | None]:
+def _measure(
+    env: dict[str, str], cwd: str, command: dict[str, object], until: str, llm: ScriptedLLM | None = None
+) -> tuple[float, int | None]:
     argv = [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session"]
     before = len(llm.requests) if llm is not None else 0
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write((json.dumps(command) + "\n").encode())
     proc.stdin.flush()
@@ -71,7 +75,9 @@ def main() -> None:
         "1 server, codemode": {"demo": {"command": sys.executable, "args": [DEMO]}},
         "1 server, direct": {"demo": {"command": sys.executable, "args": [DEMO], "exposure": "direct"}},
     }
-    samples: dict[str, dict[str, list[float]]] = {label: {"get_state": [], "get_commands": [], "first request": [], "rss": []} for label in configs}
+    samples: dict[str, dict[str, list[float]]] = {
+        label: {"get_state": [], "get_commands": [], "first request": [], "rss": []} for label in configs
+    }
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLM({"default": {"text": "ok"}}) as llm:
         envs: dict[str, tuple[dict[str, str], str]] = {}
         for label, servers in configs.items():
@@ -91,12 +97,19 @@ def main() -> None:
                 figures["get_commands"].append(ms)
                 if hwm:
                     figures["rss"].append(hwm / 1024)
-                figures["first request"].append(_measure(env, cwd, {"id": "x", "type": "prompt", "message": "hi"}, "request", llm)[0])
-    results = {label: {key: statistics.median(values) for key, values in figures.items()} for label, figures in samples.items()}
+                figures["first request"].append(
+                    _measure(env, cwd, {"id": "x", "type": "prompt", "message": "hi"}, "request", llm)[0]
+                )
+    results = {
+        label: {key: statistics.median(values) for key, values in figures.items()} for label, figures in samples.items()
+    }
     base = results["no mcp.json"]
     print(f"runs per figure: {opts.n} (medians; ratio to 'no mcp.json' in this run)")
     for label, figures in results.items():
-        cells = [f"{key} {figures[key]:7.1f} ms ({figures[key] / base[key]:.2f}x)" for key in ("get_state", "get_commands", "first request")]
+        cells = [
+            f"{key} {figures[key]:7.1f} ms ({figures[key] / base[key]:.2f}x)"
+            for key in ("get_state", "get_commands", "first request")
+        ]
         print(f"{label:20s} " + "  ".join(cells) + f"  RSS {figures['rss']:.1f} MB")
 
 

@@ -62,8 +62,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "protocol" / "conformance"))
 
-from scripted_llm import write_agent_config  # noqa: E402
 from procstat import vmhwm_kb  # noqa: E402 - bench/ is on sys.path (the script's directory)
+from scripted_llm import write_agent_config  # noqa: E402
 
 SETTLED = b'{"type":"agent_settled"'
 UPDATE = b'{"type":"message_update"'
@@ -93,8 +93,12 @@ def install_ours(dest: Path) -> list[str]:
     """A virtualenv with this worktree's pi_rpc installed as a regular package."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
     python = dest / "bin" / "python"
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     purelib = Path(out.stdout.strip())
     shutil.copytree(ROOT / "pi_rpc", purelib / "pi_rpc", ignore=shutil.ignore_patterns("__pycache__"))
     compileall.compile_dir(str(purelib / "pi_rpc"), quiet=1, workers=1)
@@ -319,8 +323,12 @@ def measure(targets: list[Target], args: argparse.Namespace) -> dict[str, dict[s
 
 class ModelServer:
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bench_llm.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "bench_llm.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().split()
         if line[:1] != ["LISTENING"]:
@@ -340,7 +348,9 @@ def main() -> int:
     ap.add_argument("--stream-runs", type=int, default=3, help="20k-delta answers (median wall)")
     ap.add_argument("--latency-deltas", type=int, default=2000, help="0: skip the latency run")
     ap.add_argument("--latency-gap-us", type=int, default=2000)
-    ap.add_argument("--idle-wait", type=float, default=1.0, help="seconds between the first answer and the idle RSS reading")
+    ap.add_argument(
+        "--idle-wait", type=float, default=1.0, help="seconds between the first answer and the idle RSS reading"
+    )
     ap.add_argument("--ours", choices=("installed", "dev"), default="installed")
     ap.add_argument("--no-upstream", action="store_true")
     args = ap.parse_args()

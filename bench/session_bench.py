@@ -35,25 +35,49 @@ def build_file(path: str, entries: int) -> int:
     lines = [make_header("bench-session", "2026-01-01T00:00:00.000Z", "/bench")]
     lines.append(model_change_entry("00000000", None, "2026-01-01T00:00:00.000Z", "fake", "fake-model"))
     parent = "00000000"
-    usage = {"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 120,
-             "cost": {"input": 0.0001, "output": 0.00004, "cacheRead": 0, "cacheWrite": 0, "total": 0.00014}}
+    usage = {
+        "input": 100,
+        "output": 20,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 120,
+        "cost": {"input": 0.0001, "output": 0.00004, "cacheRead": 0, "cacheWrite": 0, "total": 0.00014},
+    }
     for i in range(1, entries):
         eid = f"{i:08x}"
         ts = f"2026-01-01T00:{(i // 60000) % 60:02d}:{(i // 1000) % 60:02d}.{i % 1000:03d}Z"
         kind = i % 3
         if kind == 1:
-            msg = {"role": "user", "content": [{"type": "text", "text": f"Please look at file {i} and fix the bug."}],
-                   "timestamp": 1767225600000 + i}
+            msg = {
+                "role": "user",
+                "content": [{"type": "text", "text": f"Please look at file {i} and fix the bug."}],
+                "timestamp": 1767225600000 + i,
+            }
         elif kind == 2:
-            msg = {"role": "assistant", "content": [
-                {"type": "text", "text": "Let me read that file first."},
-                {"type": "toolCall", "id": f"call_{i}", "name": "read", "arguments": {"path": f"src/file{i}.py"}}],
-                "api": "openai-completions", "provider": "fake", "model": "fake-model", "usage": usage,
-                "stopReason": "toolUse", "timestamp": 1767225600000 + i, "responseId": f"r{i}", "durationMs": 37}
+            msg = {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me read that file first."},
+                    {"type": "toolCall", "id": f"call_{i}", "name": "read", "arguments": {"path": f"src/file{i}.py"}},
+                ],
+                "api": "openai-completions",
+                "provider": "fake",
+                "model": "fake-model",
+                "usage": usage,
+                "stopReason": "toolUse",
+                "timestamp": 1767225600000 + i,
+                "responseId": f"r{i}",
+                "durationMs": 37,
+            }
         else:
-            msg = {"role": "toolResult", "toolCallId": f"call_{i - 1}", "toolName": "read",
-                   "content": [{"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}], "isError": False,
-                   "timestamp": 1767225600000 + i}
+            msg = {
+                "role": "toolResult",
+                "toolCallId": f"call_{i - 1}",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "def f(x):\n    return x + 1\n" * 4}],
+                "isError": False,
+                "timestamp": 1767225600000 + i,
+            }
         lines.append(message_entry(eid, parent, ts, msg))
         parent = eid
     data = b"".join(dumps_line(x) for x in lines)
@@ -136,23 +160,35 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--keep", help="write the generated session here instead of a temp file")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="measure ours and both baselines this many times (interleaved); ratios are per round")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="measure ours and both baselines this many times (interleaved); ratios are per round",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or os.path.join(tmp, "bench.jsonl")
         t0 = time.perf_counter()
         size = build_file(path, args.entries)
         build_s = time.perf_counter() - t0
-        baseline = json.loads(subprocess.run(
-            [sys.executable, "-c",
-             f"import sys,json,resource; sys.path.insert(0,{REPO!r}); import pi_rpc.session; "
-             "print(json.dumps(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))/1024))"],
-            capture_output=True, text=True, check=True).stdout)
+        baseline = json.loads(
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    f"import sys,json,resource; sys.path.insert(0,{REPO!r}); import pi_rpc.session; "
+                    "print(json.dumps(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))/1024))",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         with open(path, "rb") as f:
             pristine = f.read()
 
-        def measure_fresh(mode: str) -> dict:
+        def measure_fresh(mode: str, pristine: bytes = pristine) -> dict:
             # The child appends to the file; every measurement starts from the same bytes.
             with open(path, "wb") as f:
                 f.write(pristine)
@@ -181,8 +217,13 @@ def main() -> None:
 
     per_round = [ratios(*r) for r in rounds]
     timing, raw, raw_off = rounds[len(rounds) // 2]
-    report = {"entries": args.entries, "file_mb": round(size / 2**20, 1), "write_file_s": round(build_s, 3),
-              "baseline_peak_rss_mb_after_import": round(baseline, 1), "rounds": len(rounds)}
+    report = {
+        "entries": args.entries,
+        "file_mb": round(size / 2**20, 1),
+        "write_file_s": round(build_s, 3),
+        "baseline_peak_rss_mb_after_import": round(baseline, 1),
+        "rounds": len(rounds),
+    }
     report.update({k: (round(v, 3) if isinstance(v, float) else v) for k, v in timing.items()})
     report.update({k: round(v, 1) for k, v in traced.items()})
     report["baseline_parse_lines_s"] = round(raw["s"], 3)

@@ -51,8 +51,15 @@ SYSTEM_SECTIONS = {
 
 
 def _usage() -> dict:
-    return {"input": 1200, "output": 80, "cacheRead": 0, "cacheWrite": 0, "reasoning": 0, "totalTokens": 1280,
-            "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
+    return {
+        "input": 1200,
+        "output": 80,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "reasoning": 0,
+        "totalTokens": 1280,
+        "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003},
+    }
 
 
 def session_lines(rng: random.Random, index: int, cwd: str, start_ms: int) -> list[bytes]:
@@ -76,24 +83,76 @@ def session_lines(rng: random.Random, index: int, cwd: str, start_ms: int) -> li
     header = {"type": "session", "version": 3, "id": sid, "timestamp": iso(start_ms), "cwd": cwd}
     add({"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"})
     add({"type": "thinking_level_change", "thinkingLevel": "off"})
-    add({"type": "message", "message": {"role": "system", "content": "", "sections": SYSTEM_SECTIONS,
-                                        "timestamp": ts_ms}})
+    add(
+        {
+            "type": "message",
+            "message": {"role": "system", "content": "", "sections": SYSTEM_SECTIONS, "timestamp": ts_ms},
+        }
+    )
     for turn in range(rng.randint(1, 8)):
-        add({"type": "message", "message": {"role": "user", "content": [
-            {"type": "text", "text": f"Please look at module {index}-{turn} and fix the failing test"}],
-            "timestamp": ts_ms}})
-        add({"type": "message", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "Let me look."},
-            {"type": "toolCall", "id": f"call_{turn}", "name": "bash", "arguments": {"command": "pytest -x -q"}}],
-            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": _usage(),
-            "stopReason": "toolUse", "timestamp": ts_ms}})
-        add({"type": "message", "message": {"role": "toolResult", "toolCallId": f"call_{turn}", "toolName": "bash",
-                                            "content": [{"type": "text", "text": "collected 42 items\n" * 80}],
-                                            "isError": False, "timestamp": ts_ms}})
-        add({"type": "message", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": f"The test in module {index}-{turn} passes now."}],
-            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": _usage(),
-            "stopReason": "stop", "timestamp": ts_ms}})
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": f"Please look at module {index}-{turn} and fix the failing test"}
+                    ],
+                    "timestamp": ts_ms,
+                },
+            }
+        )
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "Let me look."},
+                        {
+                            "type": "toolCall",
+                            "id": f"call_{turn}",
+                            "name": "bash",
+                            "arguments": {"command": "pytest -x -q"},
+                        },
+                    ],
+                    "api": "anthropic-messages",
+                    "provider": "anthropic",
+                    "model": "claude-sonnet-4-5",
+                    "usage": _usage(),
+                    "stopReason": "toolUse",
+                    "timestamp": ts_ms,
+                },
+            }
+        )
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": f"call_{turn}",
+                    "toolName": "bash",
+                    "content": [{"type": "text", "text": "collected 42 items\n" * 80}],
+                    "isError": False,
+                    "timestamp": ts_ms,
+                },
+            }
+        )
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"The test in module {index}-{turn} passes now."}],
+                    "api": "anthropic-messages",
+                    "provider": "anthropic",
+                    "model": "claude-sonnet-4-5",
+                    "usage": _usage(),
+                    "stopReason": "stop",
+                    "timestamp": ts_ms,
+                },
+            }
+        )
     if index % 10 == 0:
         add({"type": "session_info", "name": f"Named session {index}"})
     return [orjson.dumps(e) for e in [header, *entries]]
@@ -155,10 +214,21 @@ def timed(fn, runs: int, name: str = "") -> tuple[float, object]:
 def rpc_listing(agent_dir: Path, cwd: str, runs: int, query: str | None) -> tuple[tuple[float, float], int]:
     """(the first answer, the median of the later ones: unchanged files are not read again),
     and how many sessions were listed."""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(agent_dir.parent), "PI_CODING_AGENT_DIR": str(agent_dir),
-           "PI_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session"], cwd=cwd, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(agent_dir.parent),
+        "PI_CODING_AGENT_DIR": str(agent_dir),
+        "PI_OFFLINE": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdin and proc.stdout
     samples = []
     count = 0
@@ -198,8 +268,10 @@ def main() -> int:
         sessions_root = agent_dir / "sessions"
         folder = make_corpus(agent_dir, cwd, args.files, args.other)
         corpus_bytes = raw_read(folder)
-        print(f"corpus: {args.files} files, {corpus_bytes / 1e6:.1f} MB in the cwd folder; "
-              f"{args.other} more in 10 other folders")
+        print(
+            f"corpus: {args.files} files, {corpus_bytes / 1e6:.1f} MB in the cwd folder; "
+            f"{args.other} more in 10 other folders"
+        )
         figures: dict[str, float] = {}
         figures["raw read"], _ = timed(lambda: raw_read(folder), args.runs, "raw read")
         figures["full parse"], _ = timed(lambda: full_parse(folder), args.runs, "full parse")
@@ -210,18 +282,22 @@ def main() -> int:
                 if cache is not None:
                     cache.clear()
                 return fn()
+
             return run
 
         figures["list cwd"], infos = timed(cold(lambda: listing.list_sessions(str(folder))), args.runs, "list cwd")
         assert isinstance(infos, list) and len(infos) == args.files, len(infos)  # type: ignore[arg-type]
         if cache is not None:
             figures["list cwd warm"], _ = timed(lambda: listing.list_sessions(str(folder)), args.runs, "list cwd warm")
-        figures["list all"], everything = timed(cold(lambda: listing.list_all_sessions(str(sessions_root))),
-                                                args.runs, "list all")
+        figures["list all"], everything = timed(
+            cold(lambda: listing.list_all_sessions(str(sessions_root))), args.runs, "list all"
+        )
         assert len(everything) == args.files + args.other  # type: ignore[arg-type]
         figures["query"], _ = timed(
             lambda: [i for i in listing.list_sessions(str(folder), with_texts=True) if i.matches("module 123-")],
-            args.runs, "query")
+            args.runs,
+            "query",
+        )
         if not args.no_rpc:
             (figures["rpc cwd first"], figures["rpc cwd again"]), count = rpc_listing(agent_dir, cwd, args.runs, None)
             assert count == args.files, count

@@ -40,14 +40,27 @@ def _io(pid: int, key: str) -> int:
     return 0
 
 
-def _case(work: Path, name: str, command: dict[str, Any], until: str, stall: float, env_extra: dict[str, str]) -> dict[str, Any]:
+def _case(
+    work: Path, name: str, command: dict[str, Any], until: str, stall: float, env_extra: dict[str, str]
+) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
     for d in ("home", "agent"):
         (work / d).mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(work / "home"), PI_CODING_AGENT_DIR=str(work / "agent"), PI_OFFLINE="1",
-               PYTHONPATH=str(ROOT), **env_extra)
-    proc = subprocess.Popen([sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session"], cwd=work, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env.update(
+        HOME=str(work / "home"),
+        PI_CODING_AGENT_DIR=str(work / "agent"),
+        PI_OFFLINE="1",
+        PYTHONPATH=str(ROOT),
+        **env_extra,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session"],
+        cwd=work,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdin and proc.stdout
     try:
         proc.stdin.write(b'{"id":"ready","type":"get_state"}\n')
@@ -68,10 +81,18 @@ def _case(work: Path, name: str, command: dict[str, Any], until: str, stall: flo
         peak = _status(proc.pid, "VmHWM")
         proc.stdin.close()
         rc = proc.wait(60)
-        return {"case": name, "stall_s": stall, "rss_before_mb": round(rss0 / 1024, 1),
-                "rss_end_of_stall_mb": round(rss_stalled / 1024, 1), "peak_rss_mb": round(peak / 1024, 1),
-                "bytes_written_while_stalled": written, "bytes_read_while_stalled": read,
-                "records_after_resume": len(records), "exit_code": rc, "records": records}
+        return {
+            "case": name,
+            "stall_s": stall,
+            "rss_before_mb": round(rss0 / 1024, 1),
+            "rss_end_of_stall_mb": round(rss_stalled / 1024, 1),
+            "peak_rss_mb": round(peak / 1024, 1),
+            "bytes_written_while_stalled": written,
+            "bytes_read_while_stalled": read,
+            "records_after_resume": len(records),
+            "exit_code": rc,
+            "records": records,
+        }
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -87,15 +108,30 @@ def main() -> int:
         text = "".join(chr(0x61 + i % 26) for i in range(20_000))
         script = work / "script.json"
         script.write_text(json.dumps([{"text": text, "chunkChars": 1}]))
-        answer = _case(work / "a", "20000-delta answer", {"id": "p", "type": "prompt", "message": "go"},
-                       "agent_settled", a.stall, {"PI_FAUX_SCRIPT": str(script)})
-        deltas = [r["assistantMessageEvent"]["delta"] for r in answer.pop("records")
-                  if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"]
+        answer = _case(
+            work / "a",
+            "20000-delta answer",
+            {"id": "p", "type": "prompt", "message": "go"},
+            "agent_settled",
+            a.stall,
+            {"PI_FAUX_SCRIPT": str(script)},
+        )
+        deltas = [
+            r["assistantMessageEvent"]["delta"]
+            for r in answer.pop("records")
+            if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+        ]
         answer["deltas"] = len(deltas)
         answer["complete_and_in_order"] = "".join(deltas) == text
         count = 8_000_000
-        bash = _case(work / "b", "bash seq 1..8,000,000 (~69 MB)", {"id": "b", "type": "bash", "command": f"seq 1 {count}"},
-                     "response", a.stall, {})
+        bash = _case(
+            work / "b",
+            "bash seq 1..8,000,000 (~69 MB)",
+            {"id": "b", "type": "bash", "command": f"seq 1 {count}"},
+            "response",
+            a.stall,
+            {},
+        )
         out = "".join(r["delta"] for r in bash.pop("records") if r.get("type") == "bash_execution_update")
         bash["output_bytes"] = len(out)
         bash["complete_and_in_order"] = out == "".join(f"{i}\n" for i in range(1, count + 1))

@@ -77,8 +77,12 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
     (work / "cwd").mkdir(parents=True)
     with ScriptedLLM({"turns": turn_pair * (prompts + warmup + 10)}) as llm:
         write_agent_config(str(work / "agent"), llm.base_url)
-        pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(work / "sessions")],
-                       isolated_env(work, faux=False), work / "cwd", stderr=open(os.devnull, "wb"))
+        pi = PiProcess(
+            [*OURS, "--mode", "rpc", "--session-dir", str(work / "sessions")],
+            isolated_env(work, faux=False),
+            work / "cwd",
+            stderr=open(os.devnull, "wb"),
+        )
         latencies: list[float] = []
         cpu: list[float] = []
         baseline: dict[str, int] = {}
@@ -128,8 +132,10 @@ def soak(prompts: int, warmup: int, rotate: int, window: int, work: Path) -> dic
         "cpu_ms_per_prompt_first": round(cpu_first * 1000, 1),
         "cpu_ms_per_prompt_last": round(cpu_last * 1000, 1),
         "cpu_drift_ratio": round(cpu_last / cpu_first, 2) if cpu_first else None,
-        "latency_ms_by_decile": [round(statistics.median(latencies[k * len(latencies) // 10:(k + 1) * len(latencies) // 10]) * 1000, 1)
-                                 for k in range(10)],
+        "latency_ms_by_decile": [
+            round(statistics.median(latencies[k * len(latencies) // 10 : (k + 1) * len(latencies) // 10]) * 1000, 1)
+            for k in range(10)
+        ],
         "exit_code": rc,
     }
 

@@ -85,9 +85,18 @@ async def raw_read(url: str, parse: bool) -> tuple[float, int, int]:
 
 
 async def via_stream(base_url: str) -> tuple[float, int, str]:
-    model = {"id": "bench-model", "name": "Bench", "api": "openai-completions", "provider": "bench", "baseUrl": base_url,
-             "reasoning": False, "input": ["text"], "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-             "contextWindow": 128000, "maxTokens": 4096}
+    model = {
+        "id": "bench-model",
+        "name": "Bench",
+        "api": "openai-completions",
+        "provider": "bench",
+        "baseUrl": base_url,
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 128000,
+        "maxTokens": 4096,
+    }
     ctx = Context(messages=[{"role": "user", "content": "go", "timestamp": 1}])
     t0 = time.perf_counter()
     n = 0

@@ -59,8 +59,10 @@ def main() -> None:
     print(f"runs per figure: {opts.n}")
     print(f"bare interpreter (python -c pass):   median {statistics.median(bare):7.1f} ms")
     print(f"pi --version:                        median {statistics.median(version):7.1f} ms")
-    print(f"spawn -> first get_state response:   median {statistics.median(first):7.1f} ms"
-          f"  (min {min(first):.1f}, max {max(first):.1f})")
+    print(
+        f"spawn -> first get_state response:   median {statistics.median(first):7.1f} ms"
+        f"  (min {min(first):.1f}, max {max(first):.1f})"
+    )
     if hwm:
         print(f"peak RSS (VmHWM) at first response:  median {statistics.median(hwm) / 1024:7.1f} MB")
 

@@ -102,7 +102,10 @@ def _run_other_mode(mode: str, args: CliArgs) -> int:
     import importlib
     import importlib.util
 
-    target = {"json": ("pi_rpc.modes.json_mode", "run_json_mode"), "print": ("pi_rpc.modes.print_mode", "run_print_mode")}
+    target = {
+        "json": ("pi_rpc.modes.json_mode", "run_json_mode"),
+        "print": ("pi_rpc.modes.print_mode", "run_print_mode"),
+    }
     if mode == "interactive":
         _err("Error: interactive mode is not supported; use --mode rpc, --mode json or -p")
         return 1

@@ -18,6 +18,7 @@ MODULES = (
     "pi_rpc.mcp.connection",
 )
 
+
 def _classes() -> dict[str, type[BaseException]]:
     found: dict[str, type[BaseException]] = {}
     for name in MODULES:

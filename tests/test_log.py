@@ -67,6 +67,10 @@ def test_help_does_not_import_logging() -> None:
     """``pi --help`` stays lean: the logger loads ``logging`` on its first record only."""
     code = "import sys, runpy; sys.argv = ['pi', '--help']\ntry:\n    runpy.run_module('pi_rpc', run_name='__main__')\nexcept SystemExit:\n    pass\nprint('logging' in sys.modules, file=sys.stderr)"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert out.stderr.strip().splitlines()[-1] == "False", out.stderr

@@ -28,9 +28,7 @@ def setup(pi: Any) -> None:
 
         # reason == "resume": check whether the current session has user messages.
         entries = ctx.session_manager.get_entries()
-        has_unsaved_work = any(
-            e["type"] == "message" and e["message"]["role"] == "user" for e in entries
-        )
+        has_unsaved_work = any(e["type"] == "message" and e["message"]["role"] == "user" for e in entries)
         if has_unsaved_work:
             confirmed = await ctx.ui.confirm(
                 "Switch session?",

@@ -16,8 +16,6 @@ from typing import Any, cast
 
 import anyio
 
-from pi_rpc.ai.abort import AbortController, AbortSignal
-from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
 from pi_rpc.agent.fifo_lock import FifoLock
@@ -37,6 +35,8 @@ from pi_rpc.agent.tool_exec import error_text, maybe_await
 from pi_rpc.agent.transcript import get_current_system_message, get_current_system_prompt, has_system_message
 from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEvent, AgentEventListener, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
+from pi_rpc.ai.abort import AbortController, AbortSignal
+from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage
 
 QueueMode = str  # "one-at-a-time" | "all"
 DequeueCallback = Callable[[Message, str], Awaitable[None]]
@@ -257,7 +257,9 @@ class Agent:
         self.error = None
         self.clear_all_queues()
 
-    async def prompt(self, input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None = None) -> None:
+    async def prompt(
+        self, input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None = None
+    ) -> None:
         """Run the loop with new prompt message(s); returns after ``agent_end``."""
         if self._active is not None:
             raise RuntimeError(ERR_BUSY_PROMPT)
@@ -290,7 +292,9 @@ class Agent:
         )
 
     @staticmethod
-    def _normalize_prompt(input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None) -> list[Message]:
+    def _normalize_prompt(
+        input: str | Message | Sequence[Message], images: Sequence[ImageContent] | None
+    ) -> list[Message]:
         if isinstance(input, (list, tuple)):
             return list(input)
         if isinstance(input, dict):

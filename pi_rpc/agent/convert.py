@@ -19,6 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from pi_rpc.agent.transcript import (
+    get_current_system_prompt,
+    get_current_tools,
+    has_system_message,
+    to_tool_declaration,
+)
 from pi_rpc.ai.types import (
     Context,
     Message,
@@ -32,12 +38,6 @@ from pi_rpc.ai.types import (
     is_tool_result,
     is_user,
 )
-from pi_rpc.agent.transcript import (
-    get_current_system_prompt,
-    get_current_tools,
-    has_system_message,
-    to_tool_declaration,
-)
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -45,7 +45,6 @@ COMPACTION_SUMMARY_PREFIX = (
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUMMARY_SUFFIX = "</summary>"
-
 
 
 def _user(content: list[UserContent], timestamp: Any) -> UserMessage:

@@ -17,13 +17,13 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
-from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
 from pi_rpc.agent.transcript import declare_tool_changes
 from pi_rpc.agent.types import AfterToolCallHook, AgentContext, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 StreamFn = Callable[..., Any]

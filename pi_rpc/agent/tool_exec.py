@@ -24,8 +24,6 @@ from typing import Any, Protocol, cast
 
 import anyio
 
-from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 from pi_rpc.agent.types import (
     AfterToolCallContext,
     AfterToolCallHook,
@@ -35,6 +33,8 @@ from pi_rpc.agent.types import (
     BeforeToolCallHook,
 )
 from pi_rpc.agent.validation import ValidateArgs
+from pi_rpc.ai.abort import AbortSignal
+from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -210,9 +210,13 @@ async def finalize_executed_tool_call(
             after = await maybe_await(
                 config.after_tool_call(
                     AfterToolCallContext(
-                        assistant_message, prepared.tool_call, prepared.args,
+                        assistant_message,
+                        prepared.tool_call,
+                        prepared.args,
                         # the tool's (or error_result's) dict, AgentToolResult-shaped by contract
-                        cast(AgentToolResult, result), is_error, context,
+                        cast(AgentToolResult, result),
+                        is_error,
+                        context,
                     ),
                     signal,
                 )
@@ -394,9 +398,7 @@ async def _execute_parallel(
         if _aborted(signal):
             outcome = ToolOutcome(prepared.tool_call, error_result(OPERATION_ABORTED), True)
         else:
-            executed = await execute_prepared_tool_call(
-                prepared, signal, _update_emitter(prepared.tool_call, emit)
-            )
+            executed = await execute_prepared_tool_call(prepared, signal, _update_emitter(prepared.tool_call, emit))
             outcome = await finalize_executed_tool_call(context, assistant_message, prepared, executed, config, signal)
         await emit_tool_execution_end(outcome, emit)
         outcomes[index] = outcome

@@ -9,17 +9,17 @@ delta the loop declares before a request when the executable tool set changed.
 
 from __future__ import annotations
 
-# Re-exported: the agent's transcript helpers are imported from here.
-from pi_rpc.ai.transcript import content_text as content_text
-from pi_rpc.ai.transcript import get_current_system_message as get_current_system_message
-from pi_rpc.ai.transcript import get_current_tools as get_current_tools
-
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeGuard, cast
 
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import stringify
+
+# Re-exported: the agent's transcript helpers are imported from here.
+from pi_rpc.ai.transcript import content_text as content_text
+from pi_rpc.ai.transcript import get_current_system_message as get_current_system_message
+from pi_rpc.ai.transcript import get_current_tools as get_current_tools
 from pi_rpc.ai.types import Message, SystemMessage
 
 
@@ -77,13 +77,9 @@ def get_tool_state_changes(
     prev = {(t["name"] if isinstance(t, dict) else t.name): t for t in previous}
     cur = {(t["name"] if isinstance(t, dict) else t.name): t for t in current}
     added = [
-        to_tool_declaration(t)
-        for name, t in cur.items()
-        if name not in prev or not declarations_equal(prev[name], t)
+        to_tool_declaration(t) for name, t in cur.items() if name not in prev or not declarations_equal(prev[name], t)
     ]
-    removed = [
-        {"name": name} for name, t in prev.items() if name not in cur or not declarations_equal(t, cur[name])
-    ]
+    removed = [{"name": name} for name, t in prev.items() if name not in cur or not declarations_equal(t, cur[name])]
     return added, removed
 
 
@@ -134,8 +130,6 @@ def declare_tool_changes(
         ]
     if unchanged:
         return pending
-    update = _with_tool_changes(
-        {"role": "system", "content": "", "timestamp": int(time.time() * 1000)}, added, removed
-    )
+    update = _with_tool_changes({"role": "system", "content": "", "timestamp": int(time.time() * 1000)}, added, removed)
     index = next((i for i, m in enumerate(pending) if not _is_system(m)), len(pending))
     return [*pending[:index], update, *pending[index:]]

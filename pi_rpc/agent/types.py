@@ -111,9 +111,5 @@ class AfterToolCallResult(TypedDict, total=False):
     isError: bool
 
 
-BeforeToolCallHook = Callable[
-    [BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]
-]
-AfterToolCallHook = Callable[
-    [AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]
-]
+BeforeToolCallHook = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
+AfterToolCallHook = Callable[[AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]]

@@ -191,8 +191,6 @@ def is_context_overflow(message: Mapping[str, Any] | str, context_window: int | 
     return False
 
 
-
-
 def parse_retry_after(headers: Mapping[str, str] | None = None, body: str | None = None) -> float | None:
     """Server-requested delay in milliseconds, or None. Header values win over the body."""
     h = {k.lower(): v for k, v in (headers or {}).items()}

@@ -16,7 +16,6 @@ Bodies are capped at 4000 characters like upstream.
 from __future__ import annotations
 
 from collections import OrderedDict
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -26,11 +26,11 @@ from pi_rpc.ai.httpx_import import import_httpx_without_cli
 import_httpx_without_cli()
 import httpx  # noqa: E402
 
-from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError
-from pi_rpc.ai.jsjson import stringify
-from pi_rpc.ai.sse import SSEEvent, SSEParser
-from pi_rpc.ai.types import StreamOptions
+from pi_rpc.ai.abort import AbortSignal  # noqa: E402 - after httpx is imported without its CLI
+from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError, ProviderHTTPError  # noqa: E402 - after httpx is imported without its CLI
+from pi_rpc.ai.jsjson import stringify  # noqa: E402 - after httpx is imported without its CLI
+from pi_rpc.ai.sse import SSEEvent, SSEParser  # noqa: E402 - after httpx is imported without its CLI
+from pi_rpc.ai.types import StreamOptions  # noqa: E402 - after httpx is imported without its CLI
 
 _SSL_CONTEXT: ssl.SSLContext | None = None
 _SSL_CONTEXT_LOCK = threading.Lock()  # built once, possibly first by the warm-up thread

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 import orjson
+
 from pi_rpc.ai.jsjson import loads as js_loads
 
 _VALID_ESCAPES = set('"\\/bfnrt')

@@ -57,7 +57,9 @@ def apply_provider_quirks(model: Model, context: Context, options: StreamOptions
     provider = model.get("provider")
     if provider in ("opencode", "opencode-go"):
         if options.session_id and not _has_header(options.headers or {}, _OPENCODE_SESSION_HEADER):
-            options = replace(options, headers={**(options.headers or {}), _OPENCODE_SESSION_HEADER: options.session_id})
+            options = replace(
+                options, headers={**(options.headers or {}), _OPENCODE_SESSION_HEADER: options.session_id}
+            )
     elif provider in ("cloudflare-workers-ai", "cloudflare-ai-gateway"):
         base_url = str(model.get("baseUrl") or "")
         if "{" in base_url:
@@ -66,7 +68,9 @@ def apply_provider_quirks(model: Model, context: Context, options: StreamOptions
             if filled != base_url:
                 model = cast(Model, {**model, "baseUrl": filled})  # the same keys, one value changed
         if provider == "cloudflare-ai-gateway" and options.api_key:
-            headers = {k: v for k, v in (options.headers or {}).items() if k.lower() not in ("authorization", "x-api-key")}
+            headers = {
+                k: v for k, v in (options.headers or {}).items() if k.lower() not in ("authorization", "x-api-key")
+            }
             headers["cf-aig-authorization"] = f"Bearer {options.api_key}"
             options = replace(options, api_key=None, headers=headers)
     elif provider == "github-copilot":

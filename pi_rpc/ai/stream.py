@@ -28,7 +28,9 @@ _LAZY: dict[str, tuple[str, str]] = {}
 _BUILTINS_LOADED = False
 _TERMINAL = frozenset(("done", "error"))
 # Built-in providers whose requests upstream adjusts beyond their API (``provider_quirks``).
-_QUIRKY_PROVIDERS = frozenset(("opencode", "opencode-go", "cloudflare-workers-ai", "cloudflare-ai-gateway", "github-copilot"))
+_QUIRKY_PROVIDERS = frozenset(
+    ("opencode", "opencode-go", "cloudflare-workers-ai", "cloudflare-ai-gateway", "github-copilot")
+)
 
 
 def register_provider(api: str, fn: ProviderFn) -> None:
@@ -135,7 +137,7 @@ async def stream(
                     return
                 last = ev
                 yield ev
-    except Exception as exc:  # a provider bug must still end the stream properly
+    except Exception as exc:  # noqa: BLE001 - a provider bug must still end the stream properly
         partial = last.get("partial") if last is not None else None
         out = partial if partial is not None else new_output(model)
         aborted = bool(options.signal and options.signal.aborted)
@@ -146,7 +148,9 @@ async def stream(
     partial = last.get("partial") if last is not None else None
     out = partial if partial is not None else new_output(model)
     aborted = bool(options.signal and options.signal.aborted)
-    ev = error_event(out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted)
+    ev = error_event(
+        out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted
+    )
     timed(out)
     yield ev
 

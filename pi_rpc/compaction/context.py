@@ -9,9 +9,7 @@ from pi_rpc.compaction.tokens import ContextEstimate
 from pi_rpc.session.stats import estimate_projected_context_tokens as _session_estimate
 
 
-def estimate_projected_context_tokens(
-    projection: list[ProjectedEntry], path_entries: list[Entry]
-) -> ContextEstimate:
+def estimate_projected_context_tokens(projection: list[ProjectedEntry], path_entries: list[Entry]) -> ContextEstimate:
     """A reply's usage counts only while no later ``compaction``/``context_edit`` made it stale;
     otherwise every projected message is estimated."""
     as_session = {

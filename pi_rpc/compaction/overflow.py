@@ -16,7 +16,6 @@ from pi_rpc.compaction.errors import OVERFLOW_RECOVERY_EXHAUSTED, TRUNCATION_REC
 from pi_rpc.compaction.settings import CompactionSettings
 from pi_rpc.compaction.tokens import calculate_context_tokens, should_compact
 
-
 # These read an assistant reply key by key (a reply may be a plain dict from an extension).
 
 

@@ -134,9 +134,7 @@ def prepare_compaction(path_entries: list[Entry], settings: CompactionSettings) 
     to_summarize = [m for pe in projection[boundary_start:history_end] for m in _summary_input(pe)]
     turn_prefix: list[Message] = []
     if cut.is_split_turn:
-        turn_prefix = [
-            m for pe in projection[cut.turn_start_index : cut.first_kept_index] for m in _summary_input(pe)
-        ]
+        turn_prefix = [m for pe in projection[cut.turn_start_index : cut.first_kept_index] for m in _summary_input(pe)]
     if not to_summarize and not turn_prefix:
         return None
 
@@ -175,5 +173,3 @@ def prepare_compaction_or_raise(path_entries: list[Entry], settings: CompactionS
     if preparation is None:
         raise CompactionError(NOTHING_TO_COMPACT)
     return preparation
-
-

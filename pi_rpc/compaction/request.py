@@ -28,7 +28,9 @@ from pi_rpc.session.ids import uuid7
 if TYPE_CHECKING:
     from pi_rpc.ai.types import AssistantMessage, Model
 
-StreamFn = Callable[[Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]]
+StreamFn = Callable[
+    [Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]
+]
 RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
@@ -105,9 +107,7 @@ async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None
         await result
 
 
-async def run_stream(
-    stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions
-) -> AssistantMessage:
+async def run_stream(stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions) -> AssistantMessage:
     """Drain one stream to its final assistant message. An abort cancels the read even if
     the stream ignores the signal; the message then says ``aborted``."""
     signal = options.signal

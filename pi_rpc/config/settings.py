@@ -176,9 +176,7 @@ class Settings:
         agent = agent_dir if agent_dir is not None else paths.agent_dir()
         where = Path(os.path.abspath(str(cwd if cwd is not None else os.getcwd())))
         global_data = read_json_object(paths.settings_path(agent), warn)
-        trusted = resolve_project_trust(
-            agent=agent, cwd=where, global_settings=global_data, approve=approve
-        )
+        trusted = resolve_project_trust(agent=agent, cwd=where, global_settings=global_data, approve=approve)
         project_data = read_json_object(paths.project_settings_path(where), warn) if trusted else {}
         return cls(
             agent_dir=agent,

@@ -40,7 +40,9 @@ def needs_trust(cwd: Path | str, home: str | None = None) -> bool:
     config_dir = os.path.join(current, paths.CONFIG_DIR_NAME)
     if any(os.path.exists(os.path.join(config_dir, name)) for name in TRUST_REQUIRING_PROJECT_RESOURCES):
         return True
-    user_skills = os.path.join(_canonical(home or os.environ.get("HOME") or os.path.expanduser("~")), ".agents", "skills")
+    user_skills = os.path.join(
+        _canonical(home or os.environ.get("HOME") or os.path.expanduser("~")), ".agents", "skills"
+    )
     while True:
         skills = os.path.join(current, ".agents", "skills")
         if skills != user_skills and os.path.exists(skills):

@@ -99,9 +99,7 @@ class ExtensionEvents:
         runtime = self._runtime
 
         def report(exc: BaseException) -> None:
-            runtime.report_error(
-                {"extensionPath": path, "event": f"events:{channel}", "error": error_message(exc)}
-            )
+            runtime.report_error({"extensionPath": path, "event": f"events:{channel}", "error": error_message(exc)})
 
         def reporting(data: Any) -> Any:
             try:
@@ -219,7 +217,9 @@ class ExtensionAPI:
                 f'Tool "{name}" registered by extension "{self._extension.path}" must define an object parameter schema.'
             )
         if not isinstance(name, str) or not name:
-            raise ValueError(f'A tool registered by extension "{self._extension.path}" must have a non-empty string name.')
+            raise ValueError(
+                f'A tool registered by extension "{self._extension.path}" must have a non-empty string name.'
+            )
         if not callable(tool.get("execute")):
             raise ValueError(f'Tool "{name}" registered by extension "{self._extension.path}" must define execute().')
         self._extension.tools[name] = RegisteredTool(dict(tool), self._extension.source_info, self._extension.path)
@@ -236,7 +236,9 @@ class ExtensionAPI:
                 'Use pi.register_command("name", {"description": ..., "handler": ...}).'
             )
         if not isinstance(options, dict) or not callable(options.get("handler")):
-            raise ValueError(f'Command "/{name}" registered by extension "{self._extension.path}" must define handler().')
+            raise ValueError(
+                f'Command "/{name}" registered by extension "{self._extension.path}" must define handler().'
+            )
         self._extension.commands[name] = RegisteredCommand(
             name, dict(options), self._extension.source_info, self._extension.path
         )
@@ -318,7 +320,9 @@ class ExtensionAPI:
         """Slash commands of this session as ``get_commands`` lists them."""
         return self._host().get_commands()
 
-    async def exec(self, command: str, args: list[str] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def exec(
+        self, command: str, args: list[str] | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Run ``command`` with ``args`` without a shell. ``options``: ``cwd``, ``timeout`` (ms),
         ``signal``, ``maxBuffer``. Returns ``{stdout, stderr, code, killed, truncated}``."""
         self._assert_active()

@@ -61,7 +61,9 @@ def _valid_bash_result(result: Any) -> bool:
         return False
     if has_operations:
         operations = result["operations"]
-        return callable(getattr(operations, "exec", None)) or (isinstance(operations, dict) and callable(operations.get("exec")))
+        return callable(getattr(operations, "exec", None)) or (
+            isinstance(operations, dict) and callable(operations.get("exec"))
+        )
     record = result["result"]
     return (
         isinstance(record, dict)
@@ -283,7 +285,9 @@ class PromptEvent(dict[str, Any]):
     """A ``before_agent_start`` event whose ``systemPrompt`` is rendered from the options when
     read (upstream's getter), so it reflects edits made before the read."""
 
-    def __init__(self, fields: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> None:
+    def __init__(
+        self, fields: dict[str, Any], options: dict[str, Any], render: Callable[[dict[str, Any]], str]
+    ) -> None:
         super().__init__(fields)
         self["systemPrompt"] = ""  # listed among the keys; the value is rendered on access
         self._options = options
@@ -468,7 +472,9 @@ class BoundaryProposal(Fold):
         except Exception as exc:  # noqa: BLE001 - the proposal is invalid
             self.valid = False
             etype = str(self.base.get("type"))
-            self.report({"extensionPath": ext.path, "event": etype, "error": f"Invalid boundary entries: {error_message(exc)}"})
+            self.report(
+                {"extensionPath": ext.path, "event": etype, "error": f"Invalid boundary entries: {error_message(exc)}"}
+            )
 
     def result(self) -> BoundaryResult:
         if not self.valid:

@@ -46,6 +46,8 @@ class ExtensionSource:
 
     def __repr__(self) -> str:
         return f"ExtensionSource({self.path!r}, explicit={self.explicit})"
+
+
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
 
 

@@ -46,7 +46,11 @@ def clear_module_cache() -> None:
 
 
 def _module_name(path: str) -> str:
-    stem = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "__init__.py" else os.path.splitext(os.path.basename(path))[0]
+    stem = (
+        os.path.basename(os.path.dirname(path))
+        if os.path.basename(path) == "__init__.py"
+        else os.path.splitext(os.path.basename(path))[0]
+    )
     safe = re.sub(r"\W", "_", stem) or "ext"
     digest = hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"pi_rpc_extension_{safe}_{digest}"
@@ -96,7 +100,9 @@ def _check_path(source: ExtensionSource) -> str | None:
     return None
 
 
-async def load_extension(source: ExtensionSource, runtime: SharedRuntime, *, fresh: bool = False) -> Extension | LoadFailure:
+async def load_extension(
+    source: ExtensionSource, runtime: SharedRuntime, *, fresh: bool = False
+) -> Extension | LoadFailure:
     problem = _check_path(source)
     if problem is not None:
         return LoadFailure(source.path, problem, source.explicit)

@@ -53,7 +53,9 @@ class McpServerRegistry:
     def seed(self, servers: list[dict[str, Any]]) -> None:
         """Servers the mode registers for the session (already validated), placed before the
         extensions' registrations without a change notice; names already taken are skipped."""
-        seeded = {str(server["name"]): copy.deepcopy(server) for server in servers if server["name"] not in self._servers}
+        seeded = {
+            str(server["name"]): copy.deepcopy(server) for server in servers if server["name"] not in self._servers
+        }
         self._servers = {**seeded, **self._servers}
 
     def register(self, server: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 Handler = Callable[..., Any]
 
-from pi_rpc.extensions.builtin import BUILTIN_PREFIX  # noqa: F401 - re-exported
+from pi_rpc.extensions.builtin import BUILTIN_PREFIX  # noqa: E402, F401 - re-exported after the types
 
 
 class ExtensionErrorRecord(TypedDict):

@@ -169,7 +169,9 @@ class PromptTrackingUI:
         self._depth += 1
         if outer:
             self._active = (kind, title)
-            self._notify({"type": "ui_prompt_start", "reason": "ui_prompt", "kind": kind, **({"title": title} if title else {})})
+            self._notify(
+                {"type": "ui_prompt_start", "reason": "ui_prompt", "kind": kind, **({"title": title} if title else {})}
+            )
         try:
             return await call
         finally:

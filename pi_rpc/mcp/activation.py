@@ -33,8 +33,10 @@ def unneeded_mcp_builtins(
 ) -> list[str]:
     """The MCP built-ins this session does not need (to leave out of extension discovery).
     ``registered_servers``: the mode registers servers for the session (ACP's ``mcpServers``)."""
-    configured = registered_servers or os.path.exists(os.path.join(agent_dir, "mcp.json")) or (
-        project_trusted and os.path.exists(os.path.join(cwd, ".pi", "mcp.json"))
+    configured = (
+        registered_servers
+        or os.path.exists(os.path.join(agent_dir, "mcp.json"))
+        or (project_trusted and os.path.exists(os.path.join(cwd, ".pi", "mcp.json")))
     )
     if configured:
         return []

@@ -224,7 +224,9 @@ def run_mcp_command(
         return 1
     auth = entry.config.get("auth") if entry.is_http else None
     if isinstance(auth, dict) and auth.get("provider"):
-        err(f'MCP server "{name}" uses the credentials of provider "{auth["provider"]}". Run "{APP} auth {command} {auth["provider"]}".')
+        err(
+            f'MCP server "{name}" uses the credentials of provider "{auth["provider"]}". Run "{APP} auth {command} {auth["provider"]}".'
+        )
         return 1
     from pi_rpc.mcp.connection import uses_oauth
 
@@ -278,7 +280,15 @@ def _add(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> int:
         err(usage)
         return 1
     values, lists = parsed.values, parsed.lists
-    http_only = ["header", "bearer-token-env-var", "oauth-client-id", "oauth-client-secret", "oauth-callback-port", "oauth-client-name", "oauth-client-registration"]
+    http_only = [
+        "header",
+        "bearer-token-env-var",
+        "oauth-client-id",
+        "oauth-client-secret",
+        "oauth-callback-port",
+        "oauth-client-name",
+        "oauth-client-registration",
+    ]
     stdio_only = ["env", "cwd"]
     misplaced = next((o for o in (http_only if url is None else stdio_only) if o in values or o in lists), None)
     if misplaced is not None:
@@ -372,10 +382,14 @@ def _remove(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> in
     if removed:
         out(f'Removed {scope} MCP server "{name}" from {path}.')
         return 0
-    other = next((s for s in load_mcp_config(agent_dir, cwd, True).servers if s.name == name and s.scope != scope), None)
+    other = next(
+        (s for s in load_mcp_config(agent_dir, cwd, True).servers if s.name == name and s.scope != scope), None
+    )
     hint = ""
     if other is not None:
-        hint = f" It is defined in {other.source}" + ("; use --local." if other.scope == "project" else "; omit --local.")
+        hint = f" It is defined in {other.source}" + (
+            "; use --local." if other.scope == "project" else "; omit --local."
+        )
     err(f'No {scope} MCP server named "{name}" in {path}.{hint}')
     return 1
 

@@ -20,7 +20,12 @@ SOURCE_INFO = {"path": "builtin:mcp", "source": "builtin", "scope": "temporary",
 
 def listing() -> dict[str, object]:
     """The command as ``get_commands`` lists it (upstream's entry for ``builtin:mcp``)."""
-    return {"name": COMMAND_NAME, "description": COMMAND_DESCRIPTION, "source": "extension", "sourceInfo": dict(SOURCE_INFO)}
+    return {
+        "name": COMMAND_NAME,
+        "description": COMMAND_DESCRIPTION,
+        "source": "extension",
+        "sourceInfo": dict(SOURCE_INFO),
+    }
 
 
 def no_server_named(name: str) -> str:

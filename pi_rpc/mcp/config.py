@@ -298,7 +298,9 @@ def _read_file(path: str, scope: str, state: McpConfig, servers: dict[str, Serve
         if isinstance(config, str):
             state.errors.append(f"{path}: {config}")
             continue
-        clash = next((other for other in servers if other != name and mcp_namespace(other) == mcp_namespace(name)), None)
+        clash = next(
+            (other for other in servers if other != name and mcp_namespace(other) == mcp_namespace(name)), None
+        )
         if clash is not None:
             state.errors.append(f'{path}: server "{name}" conflicts with "{clash}"')
             continue

@@ -295,7 +295,7 @@ class _Live:
         """The one cancel scope of a request: cancelled by ``signal`` (its own ``scope()``), by
         the end of the transport, and at its ``deadline``, ``timeout_s`` from now, which the
         caller may move (progress). After it, ``why_cancelled`` says which."""
-        with (signal.scope() if signal is not None else anyio.CancelScope()) as scope:
+        with signal.scope() if signal is not None else anyio.CancelScope() as scope:
             scope.deadline = anyio.current_time() + timeout_s
             if self.closed.is_set():
                 scope.cancel()
@@ -497,8 +497,8 @@ class McpConnection:
         return reader, write, closed
 
     async def _run_live(self, *, task_status: TaskStatus[_Live]) -> None:
-        from mcp.client.session import ClientSession
         from mcp import types
+        from mcp.client.session import ClientSession
 
         _quiet_sdk_logging()
 
@@ -568,7 +568,9 @@ class McpConnection:
         if self._shutdown or live.stop.is_set():
             return
         self.state = "disconnected"
-        tail = _slice_tail(self._stderr.text.strip(), STDERR_TAIL_CHARS) if self._stderr and not self.entry.is_http else ""
+        tail = (
+            _slice_tail(self._stderr.text.strip(), STDERR_TAIL_CHARS) if self._stderr and not self.entry.is_http else ""
+        )
         self.error = f"Connection closed\n{tail}" if tail else "Connection closed"
         self._changed()
 
@@ -611,7 +613,7 @@ class McpConnection:
         with live.request_scope(timeout_s, None):
             try:
                 return await coro
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an error of the MCP tree
                 raise self._translate(exc) from None
         raise live.why_cancelled(None, timeout_s)
 
@@ -658,14 +660,20 @@ class McpConnection:
 
             sending = _sending.set(sent)
             try:
-                return await live.session.send_request(types.ClientRequest(request), result_type, progress_callback=progress)
-            except Exception as exc:
+                return await live.session.send_request(
+                    types.ClientRequest(request), result_type, progress_callback=progress
+                )
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes an error of the MCP tree
                 raise self._translate(exc) from None
             finally:
                 _sending.reset(sending)
         error = live.why_cancelled(signal, timeout_s)
         if isinstance(error, (McpTimeout, McpAborted)) and sent.id is not None:
-            reason = "Request timed out" if isinstance(error, McpTimeout) else (signal.reason if signal else None) or "Aborted"
+            reason = (
+                "Request timed out"
+                if isinstance(error, McpTimeout)
+                else (signal.reason if signal else None) or "Aborted"
+            )
             await self._send_cancelled(live, sent.id, reason)
         raise error
 
@@ -711,7 +719,9 @@ class McpConnection:
     async def _list_tools(self, live: _Live) -> list[dict[str, Any]]:
         return await self._list_all(live, "tools/list", "tools")
 
-    async def _list_all(self, live: _Live, method: str, key: str, signal: AbortSignal | None = None) -> list[dict[str, Any]]:
+    async def _list_all(
+        self, live: _Live, method: str, key: str, signal: AbortSignal | None = None
+    ) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()

@@ -96,7 +96,11 @@ def _block_to_content(
         listed = f" ({', '.join(details)})" if details else ""
         return [{"type": "text", "text": f'[Resource {block.get("uri")} "{title}"{listed}{description}{read}]'}]
     resource = block.get("resource") if kind == "resource" else None
-    if isinstance(resource, dict) and "blob" in resource and not str(resource.get("mimeType") or "").startswith("image/"):
+    if (
+        isinstance(resource, dict)
+        and "blob" in resource
+        and not str(resource.get("mimeType") or "").startswith("image/")
+    ):
         uri, mime = resource.get("uri"), resource.get("mimeType")
         data = base64.b64decode(resource.get("blob") or "")
         if _is_text_mime(mime):

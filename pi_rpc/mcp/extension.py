@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def setup(pi: Any) -> None:
     from pi_rpc.config import paths
 

@@ -79,7 +79,9 @@ def describe_state(server: Server, with_error: bool = True) -> str:
         return f"failed: {_first_line(connection.error or 'unknown error')}" if with_error else "failed"
     if state == "connected":
         count = len(connection.tools)
-        return f"connected · {count} tool{'' if count == 1 else 's'}{' · resources' if connection.has_resources else ''}"
+        return (
+            f"connected · {count} tool{'' if count == 1 else 's'}{' · resources' if connection.has_resources else ''}"
+        )
     if state == "connecting":
         return "connecting…"
     return str(state)
@@ -95,8 +97,11 @@ def transcript_declared_mcp_tools(ctx: Any) -> list[str]:
     except Exception:  # noqa: BLE001 - no session store (or a stale context): nothing declared
         return []
     system = [
-        entry["message"] for entry in branch
-        if entry.get("type") == "message" and isinstance(entry.get("message"), dict) and entry["message"].get("role") == "system"
+        entry["message"]
+        for entry in branch
+        if entry.get("type") == "message"
+        and isinstance(entry.get("message"), dict)
+        and entry["message"].get("role") == "system"
     ]
     names = (tool.get("name") for tool in get_current_tools(system))
     return [name for name in names if isinstance(name, str) and is_mcp_tool_name(name)]
@@ -165,7 +170,9 @@ class McpManager:
             name, config, path = str(registration["name"]), registration["config"], str(registration["extensionPath"])
             configured = next((e for e in self.config.servers if mcp_namespace(e.name) == mcp_namespace(name)), None)
             if configured is not None:
-                overridden.append(f'"{name}" registered by {path} is overridden by "{configured.name}" in {configured.source}')
+                overridden.append(
+                    f'"{name}" registered by {path} is overridden by "{configured.name}" in {configured.source}'
+                )
                 continue
             entry = ServerEntry(name, config, path, "extension")
             servers.append(Server(entry, registered_config=json.dumps(config, sort_keys=True)))
@@ -379,7 +386,9 @@ class McpManager:
 
             def taken(candidate: str) -> bool:
                 existing = self.tool_owners.get(candidate)
-                return (existing is not None and existing != owner) or candidate in current or plain.count(candidate) > 1
+                return (
+                    (existing is not None and existing != owner) or candidate in current or plain.count(candidate) > 1
+                )
 
             name = create_mcp_tool_name(server_name, tool, taken)
             self.tool_owners[name] = owner
@@ -418,7 +427,9 @@ class McpManager:
             if connection is None:
                 raise RuntimeError(f'MCP server "{server_name}" is still starting.')
             offered = any(str(t.get("name")) == tool_name for t in connection.tools)
-            if tool_exposure(server.entry.config, tool_name) == "hidden" or (connection.state == "connected" and not offered):
+            if tool_exposure(server.entry.config, tool_name) == "hidden" or (
+                connection.state == "connected" and not offered
+            ):
                 raise RuntimeError(f'MCP tool "{server_name}/{tool_name}" is no longer available.')
             return connection
 
@@ -483,7 +494,11 @@ class McpManager:
         if self.warned_unreachable:
             return
         self.warned_unreachable = True
-        reason = " (autoEnableCodemode is false)" if needs_codemode and has_codemode and not self.auto_enable_codemode else ""
+        reason = (
+            " (autoEnableCodemode is false)"
+            if needs_codemode and has_codemode and not self.auto_enable_codemode
+            else ""
+        )
         ctx.ui.notify(
             "MCP tools are only reachable from the codemode or tool_search tool, but neither is active"
             f"{reason}; they cannot be called.",
@@ -507,7 +522,8 @@ class McpManager:
         self.waited_for_startup = True
         declared = transcript_declared_mcp_tools(ctx)
         waiting = [
-            s for s in self.servers
+            s
+            for s in self.servers
             if s.enabled and (has_direct_tools(s.entry.config) or declares_tools_of(declared, s.entry.name))
         ]
         if not waiting:
@@ -582,7 +598,9 @@ class McpManager:
             if connection is not None and connection.state == "needs-auth":
                 lines.append(f"{name}: needs sign-in, run /mcp login {name} ({exposure})")
                 continue
-            tools = f", {len(connection.tools)} tools" if connection is not None and connection.state == "connected" else ""
+            tools = (
+                f", {len(connection.tools)} tools" if connection is not None and connection.state == "connected" else ""
+            )
             if not server.enabled:
                 state = "disabled"
             elif connection is not None and connection.state == "disconnected":

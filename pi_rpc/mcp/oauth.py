@@ -193,7 +193,12 @@ def session_auth(store: CredentialStore, name: str, url: str, settings: Callable
         client = client_credentials(state, settings())
         if not tokens.get("refresh_token") or not metadata.get("token_endpoint") or client is None:
             return None
-        form = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client[0], "resource": url}
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client[0],
+            "resource": url,
+        }
         if client[1]:
             form["client_secret"] = client[1]
         headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
@@ -250,7 +255,9 @@ class OAuthSupport:
     def settings(self, entry: ServerEntry) -> dict[str, Any]:
         oauth = dict(entry.config.get("oauth") or {})
         if "clientSecret" in oauth:
-            oauth["clientSecret"] = resolve_or_raise(oauth["clientSecret"], f'MCP server "{entry.name}" oauth.clientSecret')
+            oauth["clientSecret"] = resolve_or_raise(
+                oauth["clientSecret"], f'MCP server "{entry.name}" oauth.clientSecret'
+            )
         return oauth
 
     def httpx_auth(self, connection: McpConnection) -> Any:
@@ -414,7 +421,9 @@ async def sign_in(
                 callback = _Callback(host, 0, path)  # that port is taken: register again
                 await callback.start(tg)
             if registered is not None and callback.port != registered and not settings.get("clientId"):
-                store.update(entry.name, url, lambda state: {k: v for k, v in state.items() if k != "clientInformation"})
+                store.update(
+                    entry.name, url, lambda state: {k: v for k, v in state.items() if k != "clientInformation"}
+                )
             try:
                 metadata = {
                     "client_name": settings.get("clientName") or CLIENT_NAME,
@@ -432,7 +441,11 @@ async def sign_in(
                 async def callback_handler() -> tuple[str, str | None]:
                     await callback.result.wait()
                     if "code" not in callback.params:
-                        raise RuntimeError(callback.params.get("error_description") or callback.params.get("error") or "no authorization code")
+                        raise RuntimeError(
+                            callback.params.get("error_description")
+                            or callback.params.get("error")
+                            or "no authorization code"
+                        )
                     return callback.params["code"], callback.params.get("state")
 
                 provider = OAuthClientProvider(
@@ -441,7 +454,9 @@ async def sign_in(
                     storage=_Storage(store, entry.name, url, settings),
                     redirect_handler=redirect_handler,
                     callback_handler=callback_handler,
-                    client_metadata_url=CLIENT_METADATA_DOCUMENT if settings.get("clientRegistration") == "cimd" else None,
+                    client_metadata_url=CLIENT_METADATA_DOCUMENT
+                    if settings.get("clientRegistration") == "cimd"
+                    else None,
                 )
                 # Any request to the server answered 401 runs the flow in-band; an MCP ping is enough.
                 async with httpx.AsyncClient(auth=provider, timeout=30.0) as client:

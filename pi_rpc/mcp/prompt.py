@@ -61,6 +61,8 @@ def render_servers_section(servers: Sequence[tuple[str, dict[str, Any], str | No
     per_server = 0 if kept == 0 else min(MAX_DESCRIPTION_CHARS, math.floor((MAX_SECTION_CHARS - size(kept)) / kept) - 2)
     lines = []
     for (name, config, instructions), head in zip(listed[:kept], heads):
-        summary = _truncate(server_summary(config.get("description"), instructions), per_server) if per_server > 0 else ""
+        summary = (
+            _truncate(server_summary(config.get("description"), instructions), per_server) if per_server > 0 else ""
+        )
         lines.append(f"{head}: {summary}" if summary else head)
     return "\n".join([intro, *lines, *omitted(len(listed) - kept)])

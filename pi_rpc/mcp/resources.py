@@ -123,7 +123,11 @@ READ_OUTPUT_SCHEMA: dict[str, Any] = {
                 "anyOf": [
                     {
                         "type": "object",
-                        "properties": {"uri": {"type": "string"}, "mimeType": _OPTIONAL_STRING, "text": {"type": "string"}},
+                        "properties": {
+                            "uri": {"type": "string"},
+                            "mimeType": _OPTIONAL_STRING,
+                            "text": {"type": "string"},
+                        },
                         "required": ["uri", "text"],
                     },
                     {
@@ -193,7 +197,9 @@ def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[di
             if server.name == name:
                 return server
         names = ", ".join(server.name for server in available)
-        raise ValueError(f'MCP server "{name}" has no resources' + (f". Servers with resources: {names}" if names else ""))
+        raise ValueError(
+            f'MCP server "{name}" has no resources' + (f". Servers with resources: {names}" if names else "")
+        )
 
     async def list_items(params: Any, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, Any]:
         server_name = _string_argument(params, "server")
@@ -263,7 +269,11 @@ def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[di
         if full_path:
             details["fullOutputPath"] = full_path
         plain = [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
-        return {"content": content, "details": details, "structuredContent": {"server": server.name, "uri": uri, "contents": plain}}
+        return {
+            "content": content,
+            "details": details,
+            "structuredContent": {"server": server.name, "uri": uri, "contents": plain},
+        }
 
     tool_exposure = to_tool_exposure(exposure)
     return [

@@ -24,9 +24,7 @@ DEFAULT_LIMIT = 8
 NAME_WEIGHT = 3.0
 NAMESPACE_WEIGHT = 0.5
 
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from in is it of on or that the this to with".split()
-)
+STOP_WORDS = frozenset("a an and are as at be by for from in is it of on or that the this to with".split())
 _ASCII_WORDS = re.compile(r"^[a-z0-9 ]*$")
 _ASCII_WORD = re.compile(r"^[a-z0-9]+$")
 
@@ -157,7 +155,9 @@ def _index(document: SearchDocument) -> _Indexed:
     )
 
 
-def rank(query: str, documents: list[SearchDocument], limit: int, k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+def rank(
+    query: str, documents: list[SearchDocument], limit: int, k1: float = 1.2, b: float = 0.75
+) -> list[tuple[str, float]]:
     """``(name, score)`` of the best matches, best first (ties keep document order)."""
     terms = list(dict.fromkeys(tokenize(query)))
     if not terms or not documents or limit <= 0:
@@ -166,7 +166,9 @@ def rank(query: str, documents: list[SearchDocument], limit: int, k1: float = 1.
     average = (sum(d.text_length for d in indexed) / len(indexed)) or 1
     idf: dict[str, float] = {}
     for term in terms:
-        frequency = sum(1 for d in indexed if term in d.name_terms or term in d.text_counts or term in d.namespace_terms)
+        frequency = sum(
+            1 for d in indexed if term in d.name_terms or term in d.text_counts or term in d.namespace_terms
+        )
         idf[term] = math.log(1 + (len(indexed) - frequency + 0.5) / (frequency + 0.5))
     bonus = sum(idf.values())
     exact_query = _normalize_name(query)

@@ -52,7 +52,9 @@ def search_and_load(pi: Any, query: str, limit: int) -> list[dict[str, str]]:
 
 
 def create_tool(pi: Any) -> dict[str, Any]:
-    async def execute(_tool_call_id: str, params: Any, _signal: Any = None, _on_update: Any = None, _ctx: Any = None) -> dict[str, Any]:
+    async def execute(
+        _tool_call_id: str, params: Any, _signal: Any = None, _on_update: Any = None, _ctx: Any = None
+    ) -> dict[str, Any]:
         query = str((params or {}).get("query") or "")
         if query.strip() == "":
             raise ValueError("query must not be empty")

@@ -36,7 +36,9 @@ CONTENT_BLOCK_SCHEMA: dict[str, Any] = {
     "additionalProperties": True,
 }
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
-_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"})
+_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+)
 
 
 def to_tool_exposure(exposure: str) -> str:

@@ -5,8 +5,8 @@ its exit code."""
 from __future__ import annotations
 
 import os
-import sys
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 
 from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS

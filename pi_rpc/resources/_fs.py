@@ -9,13 +9,11 @@ root, exactly as upstream does; the accumulated patterns are matched with gitign
 
 from __future__ import annotations
 
-from typing import Any
-
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
+from typing import Any
 
 from pi_rpc.resources._text import read_text
 

@@ -91,7 +91,10 @@ def resolve_prompt_input(value: str | None, description: str, warnings: list[str
 
 
 def _discover(cwd: str, agent_dir: str, filename: str) -> str | None:
-    for candidate in (os.path.join(_fs.abspath(cwd), CONFIG_DIR_NAME, filename), os.path.join(_fs.abspath(agent_dir), filename)):
+    for candidate in (
+        os.path.join(_fs.abspath(cwd), CONFIG_DIR_NAME, filename),
+        os.path.join(_fs.abspath(agent_dir), filename),
+    ):
         if os.path.exists(candidate):
             return candidate
     return None

@@ -25,9 +25,7 @@ def warning(message: str, path: str) -> Diagnostic:
     return {"type": "warning", "message": message, "path": path}
 
 
-def collision(
-    resource_type: Literal["skill", "prompt"], label: str, name: str, winner: str, loser: str
-) -> Diagnostic:
+def collision(resource_type: Literal["skill", "prompt"], label: str, name: str, winner: str, loser: str) -> Diagnostic:
     return {
         "type": "collision",
         "message": f'name "{label}" collision',
@@ -46,9 +44,6 @@ def format_diagnostic(diag: Diagnostic, kind: str = "skill") -> str:
     path = diag.get("path")
     if diag["type"] == "collision" and "collision" in diag:
         c = diag["collision"]
-        return (
-            f"Warning: {kind} {diag['message']}: using {c['winnerPath']}, "
-            f"ignoring {c['loserPath']}"
-        )
+        return f"Warning: {kind} {diag['message']}: using {c['winnerPath']}, ignoring {c['loserPath']}"
     label = "Error" if diag["type"] == "error" else "Warning"
     return f"{label}: {kind} {path}: {diag['message']}" if path else f"{label}: {diag['message']}"

@@ -294,7 +294,11 @@ def auto_skill_files(
             roots.append((agents_dir, "agents", _fs.source_info("", "auto", "project", base_dir=base)))
     roots.append((os.path.join(agent_dir, "skills"), "pi", _fs.source_info("", "auto", "user", base_dir=agent_dir)))
     roots.append(
-        (user_agents_skills, "agents", _fs.source_info("", "auto", "user", base_dir=os.path.dirname(user_agents_skills)))
+        (
+            user_agents_skills,
+            "agents",
+            _fs.source_info("", "auto", "user", base_dir=os.path.dirname(user_agents_skills)),
+        )
     )
 
     files: list[tuple[str, dict[str, str]]] = []
@@ -321,8 +325,8 @@ def discover_skills(
     """Load every skill pi would load for this cwd/agent dir and these CLI flags."""
     cwd = _fs.abspath(cwd)
     agent_dir = _fs.abspath(agent_dir)
-    auto = [] if no_skills else auto_skill_files(
-        cwd=cwd, agent_dir=agent_dir, project_trusted=project_trusted, home=home
+    auto = (
+        [] if no_skills else auto_skill_files(cwd=cwd, agent_dir=agent_dir, project_trusted=project_trusted, home=home)
     )
     auto_info = {path: info for path, info in auto}
 
@@ -359,9 +363,7 @@ def discover_skills(
                 continue
             existing = by_name.get(skill.name)
             if existing is not None:
-                collisions.append(
-                    collision("skill", skill.name, skill.name, existing.file_path, skill.file_path)
-                )
+                collisions.append(collision("skill", skill.name, skill.name, existing.file_path, skill.file_path))
                 continue
             if skill.file_path in auto_info:
                 skill.source_info = {**auto_info[skill.file_path], "path": skill.file_path}

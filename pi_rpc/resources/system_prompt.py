@@ -17,14 +17,13 @@ record a patch holding only the changed sections (``null`` for a removed one) an
 
 from __future__ import annotations
 
-from pi_rpc.ai.transcript import get_current_system_message
-
 import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.resources.context_files import ContextFile
 from pi_rpc.resources.skills import Skill, format_skills_for_prompt
 
@@ -110,9 +109,7 @@ def _rules(tool_names: Sequence[str], tools: Sequence[Mapping[str, Any]], guidel
 
 def _project_context(files: Sequence[ContextFile]) -> str:
     blocks = [PROJECT_CONTEXT_LEAD]
-    blocks.extend(
-        f'<project_instructions path="{f.path}">\n{f.content}\n</project_instructions>' for f in files
-    )
+    blocks.extend(f'<project_instructions path="{f.path}">\n{f.content}\n</project_instructions>' for f in files)
     return "\n\n".join(blocks)
 
 
@@ -139,7 +136,7 @@ def build_system_sections(
     ``only`` mode): as upstream, they are neither listed nor counted for the rules, and a
     hidden reader makes the skills hint name no tool.
     """
-    for name in (extra_sections or {}):
+    for name in extra_sections or {}:
         if not SECTION_NAME.match(name) or name == "preamble":
             raise ValueError(f"Invalid system prompt section name: {name}")
     hidden = set(hidden_tools)
@@ -177,10 +174,7 @@ def build_system_sections(
         if content:
             raw[name] = content
 
-    return {
-        name: content if name == "preamble" else f"<{name}>\n{content}\n</{name}>"
-        for name, content in raw.items()
-    }
+    return {name: content if name == "preamble" else f"<{name}>\n{content}\n</{name}>" for name, content in raw.items()}
 
 
 def sections_from_options(options: Mapping[str, Any]) -> dict[str, str]:

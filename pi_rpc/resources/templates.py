@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_rpc.resources import _fs
-from pi_rpc.resources._text import JS_WHITESPACE, FrontmatterError, js_trim, parse_frontmatter, read_text, utf16_len, utf16_prefix
+from pi_rpc.resources._text import (
+    JS_WHITESPACE,
+    FrontmatterError,
+    js_trim,
+    parse_frontmatter,
+    read_text,
+    utf16_len,
+    utf16_prefix,
+)
 from pi_rpc.resources.diagnostics import Diagnostic, collision
 
 CONFIG_DIR_NAME = ".pi"

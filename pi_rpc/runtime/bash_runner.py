@@ -72,8 +72,10 @@ async def _run_with_operations(
         outcome = await outcome
     exit_code = outcome.get("exitCode") if isinstance(outcome, dict) else None
     return BashExecutionResult(
-        output="".join(chunks), exit_code=exit_code if isinstance(exit_code, int) else None,
-        cancelled=signal.aborted, truncated=False,
+        output="".join(chunks),
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        cancelled=signal.aborted,
+        truncated=False,
     )
 
 

@@ -60,7 +60,9 @@ def _apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
         elif kind == "compaction":
             from pi_rpc.session.stats import estimate_projected_context_tokens
 
-            tokens = estimate_projected_context_tokens(manager.build_session_projection(), manager.get_branch())["tokens"]
+            tokens = estimate_projected_context_tokens(manager.build_session_projection(), manager.get_branch())[
+                "tokens"
+            ]
             entry_id = manager.append_compaction(
                 str(draft.get("summary")),
                 draft.get("firstKeptEntryId"),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from pi_rpc.ai.abort import AbortController
+
 # The decision after each turn is all a session needs until it compacts: the planner and the
 # summariser (``compaction.preparation``, ``compaction.compact``) load at the first compaction.
 from pi_rpc.compaction.errors import (
@@ -55,8 +56,11 @@ def preparation_dict(preparation: Any) -> dict[str, Any]:
         "isSplitTurn": preparation.is_split_turn,
         "tokensBefore": preparation.tokens_before,
         "previousSummary": preparation.previous_summary,
-        "fileOps": {"read": sorted(preparation.file_ops.read), "written": sorted(preparation.file_ops.written),
-                    "edited": sorted(preparation.file_ops.edited)},
+        "fileOps": {
+            "read": sorted(preparation.file_ops.read),
+            "written": sorted(preparation.file_ops.written),
+            "edited": sorted(preparation.file_ops.edited),
+        },
         "readFiles": read_files,
         "modifiedFiles": modified_files,
         "settings": {
@@ -134,8 +138,13 @@ class CompactionRunner:
     # ------------------------------------------------------------------ the core
 
     async def _ask_extensions(
-        self, preparation: Any, branch: list[dict[str, Any]], reason: str, custom_instructions: str | None,
-        will_retry: bool, controller: AbortController,
+        self,
+        preparation: Any,
+        branch: list[dict[str, Any]],
+        reason: str,
+        custom_instructions: str | None,
+        will_retry: bool,
+        controller: AbortController,
     ) -> dict[str, Any] | None:
         """``session_before_compact``: ``{"cancel": True}`` cancels (as an abort would), a
         ``compaction`` result replaces the summary (recorded with ``fromHook``)."""
@@ -159,7 +168,9 @@ class CompactionRunner:
         compaction = result.get("compaction")
         return dict(compaction) if isinstance(compaction, dict) else None
 
-    async def _summarize(self, reason: str, custom_instructions: str | None, will_retry: bool = False) -> dict[str, Any]:
+    async def _summarize(
+        self, reason: str, custom_instructions: str | None, will_retry: bool = False
+    ) -> dict[str, Any]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self._agent.model
         branch = self._store().get_branch()
@@ -176,7 +187,9 @@ class CompactionRunner:
         self._controller = controller  # abort() cancels from here on, extension handlers included
         self.from_extension = False
         try:
-            from_hook = await self._ask_extensions(preparation, branch, reason, custom_instructions, will_retry, controller)
+            from_hook = await self._ask_extensions(
+                preparation, branch, reason, custom_instructions, will_retry, controller
+            )
         except BaseException:
             self._controller = None
             raise
@@ -271,9 +284,7 @@ class CompactionRunner:
         except CompactionCancelled:
             self.last_cancelled = True
             self.last_error = COMPACTION_CANCELLED
-            await self._emit(
-                {"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False}
-            )
+            await self._emit({"type": "compaction_end", "reason": reason, "aborted": True, "willRetry": False})
             await self._failed(reason, None, aborted=True, will_retry=will_retry)
             return None
         except Exception as exc:  # noqa: BLE001 - any failure is reported, nothing written

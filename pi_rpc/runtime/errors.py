@@ -23,6 +23,7 @@ ERR_NAVIGATE_WHILE_COMPACTING = (
     "Wait for the current compaction or tree navigation to finish before navigating the session tree."
 )
 
+
 def command_not_queueable(name: str) -> str:
     """``steer``/``follow_up`` of an extension command (upstream's text)."""
     return f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command when not streaming.'

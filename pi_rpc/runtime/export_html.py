@@ -82,11 +82,11 @@ def render_session_html(store: SessionManager) -> str:
     entries_json = stringify(store.get_entries()).decode().replace("</", "<\\/")
     body = "\n".join(_render_message(m) for m in messages)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(name)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{html.escape(name)}</h1>"
         f'<div class="meta">Session {html.escape(str(header.get("id")))} · '
-        f'{html.escape(str(header.get("timestamp")))} · {html.escape(str(header.get("cwd")))}</div>'
+        f"{html.escape(str(header.get('timestamp')))} · {html.escape(str(header.get('cwd')))}</div>"
         f"{body}"
         f'<script type="application/json" id="pi-session-entries">{entries_json}</script>'
         "</body></html>\n"

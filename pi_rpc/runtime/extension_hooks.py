@@ -17,13 +17,18 @@ from pi_rpc.runtime.extension_state import ExtensionState, now_ms
 
 if TYPE_CHECKING:
     from pi_rpc.agent.loop import TurnDecision, TurnSnapshot
-    from pi_rpc.ai.types import Message
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.types import Message
     from pi_rpc.runtime.nested_tools import NestedToolCalls
 
 # Provider-request events: with no handler for any of them no hook is installed on the stream.
-REQUEST_EVENTS = ("before_provider_headers", "before_provider_request", "after_provider_response", "provider_stream_event")
+REQUEST_EVENTS = (
+    "before_provider_headers",
+    "before_provider_request",
+    "after_provider_response",
+    "provider_stream_event",
+)
 
 
 def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
@@ -71,10 +76,18 @@ class AgentHooks:
             # One per streamed delta: the event is built only for a handler.
             if runner.has_handlers(etype):
                 await runner.emit(
-                    {"type": etype, "message": event.get("message"), "assistantMessageEvent": event.get("assistantMessageEvent")}
+                    {
+                        "type": etype,
+                        "message": event.get("message"),
+                        "assistantMessageEvent": event.get("assistantMessageEvent"),
+                    }
                 )
             return
-        if etype == "message_start" and (event.get("message") or {}).get("role") == "toolResult" and "parentToolCallId" not in event:
+        if (
+            etype == "message_start"
+            and (event.get("message") or {}).get("role") == "toolResult"
+            and "parentToolCallId" not in event
+        ):
             self.take_nested_record(event["message"])
         elif etype == "agent_end" and self.nested is not None:
             self.nested.clear()
@@ -89,7 +102,11 @@ class AgentHooks:
             # turn_end is an actionable boundary: the loop's finish_turn ran its handlers before
             # this event; a turn the loop did not finish (a failed run) runs them here.
             message = event.get("message")
-            if isinstance(message, dict) and message.get("role") == "assistant" and not self.boundaries.take_dispatched(message):
+            if (
+                isinstance(message, dict)
+                and message.get("role") == "assistant"
+                and not self.boundaries.take_dispatched(message)
+            ):
                 await self.boundaries.turn_end(message, event.get("toolResults") or [])
             self.state.turn_index += 1
         elif etype == "message_end":

@@ -102,7 +102,9 @@ class SessionExtensions:
             # project_trust handlers ran in these at startup: reuse them.
             result = await complete_load(preloaded, self.sources)
         else:
-            result = await load_extensions(self.sources, bus=state.bus, fresh=fresh, mcp_validator=validate_mcp_registration)
+            result = await load_extensions(
+                self.sources, bus=state.bus, fresh=fresh, mcp_validator=validate_mcp_registration
+            )
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
         # The mode's servers (ACP's mcpServers) are registered before any extension's.
@@ -319,7 +321,12 @@ class SessionExtensions:
             return None
         try:
             result: dict[str, Any] | None = await runner.emit(
-                {"type": "user_bash", "command": command, "excludeFromContext": exclude_from_context, "cwd": self.session.session.cwd}
+                {
+                    "type": "user_bash",
+                    "command": command,
+                    "excludeFromContext": exclude_from_context,
+                    "cwd": self.session.session.cwd,
+                }
             )
         except Exception as exc:  # noqa: BLE001 - already reported; the command fails
             raise RuntimeCommandError(error_message(exc)) from None

@@ -42,9 +42,11 @@ class SessionPort(Protocol):
     @property
     def session(self) -> SessionManager:
         """The session store (the current one: it changes when the session is replaced)."""
+
     @property
     def resources(self) -> ResourcesState:
         """The loaded resources (rebuilt by a reload or a cwd change: read it each time)."""
+
     @property
     def settings(self) -> Settings: ...
     @property

@@ -16,8 +16,8 @@ from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
-from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.enabled_extensions import discover_extensions
+from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager, print_diagnostics
@@ -212,7 +212,6 @@ def build_runtime_options(
     tool_names: list[str] | None = None
     if allowlist is not None:
         from pi_rpc.config.cli_args import BUILTIN_TOOLS
-
         from pi_rpc.config.tool_patterns import tool_name_matcher
 
         # Exact names in their order, then built-ins matched by `*` patterns.
@@ -289,4 +288,3 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
     for failure in result.failures:
         _warn(failure.message())
     return help_lines(result.extensions)
-

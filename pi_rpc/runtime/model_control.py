@@ -74,7 +74,9 @@ class ModelControl:
             wanted = self._agent.thinking_level
         await self._set_effective_thinking(clamp_thinking_level(model, wanted))
         if self._ext_emit is not None and not (
-            previous is not None and previous.get("provider") == model.get("provider") and previous.get("id") == model.get("id")
+            previous is not None
+            and previous.get("provider") == model.get("provider")
+            and previous.get("id") == model.get("id")
         ):
             await self._ext_emit({"type": "model_select", "model": model, "previousModel": previous, "source": source})
 
@@ -169,4 +171,3 @@ class ModelControl:
     def set_auto_retry(self, enabled: bool) -> None:
         self._retry_policy.enabled = enabled
         self._settings.set_retry_enabled(enabled)
-

@@ -133,11 +133,22 @@ class NestedToolCalls:
         scope = self._scopes.get(caller_id)
         if scope is None:
             scope = self._scopes[caller_id] = _Scope(_Recorder())
-        tool_call: ToolCall = {"type": "toolCall", "id": f"{caller_id}/{scope.next_id}", "name": name, "arguments": args if args is not None else {}}
+        tool_call: ToolCall = {
+            "type": "toolCall",
+            "id": f"{caller_id}/{scope.next_id}",
+            "name": name,
+            "arguments": args if args is not None else {},
+        }
         scope.next_id += 1
         record = scope.recorder.start(tool_call)
         await self._emit(
-            {"type": "tool_execution_start", "toolCallId": tool_call["id"], "toolName": name, "args": tool_call["arguments"], "parentToolCallId": caller_id}
+            {
+                "type": "tool_execution_start",
+                "toolCallId": tool_call["id"],
+                "toolName": name,
+                "args": tool_call["arguments"],
+                "parentToolCallId": caller_id,
+            }
         )
         self._scopes[tool_call["id"]] = _Scope(scope.recorder)
         try:
@@ -170,7 +181,11 @@ class NestedToolCalls:
         messages = self._get_messages()
         assistant = next((m for m in reversed(messages) if is_assistant(m)), None)
         if assistant is None:
-            return ToolOutcome(tool_call, {"content": [{"type": "text", "text": "No assistant message issued this call"}], "details": {}}, True)
+            return ToolOutcome(
+                tool_call,
+                {"content": [{"type": "text", "text": "No assistant message issued this call"}], "details": {}},
+                True,
+            )
         tools = self._get_tools()
         context = AgentContext(messages=list(messages), tools=tools)
         config = SimpleNamespace(

@@ -20,7 +20,9 @@ def session_fsync_mode(settings: Settings) -> FsyncMode:
     appended entry) or "turn" (fsync at the end of every turn)."""
     mode = settings.get("sessionFsync", "none")
     if mode not in ("none", "entry", "turn"):
-        logger().warning(f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"')
+        logger().warning(
+            f'Warning: invalid sessionFsync "{mode}" in settings (expected none, entry or turn); using "none"'
+        )
         return "none"
     return cast(FsyncMode, str(mode))  # one of the three, checked above
 

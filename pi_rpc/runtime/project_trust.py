@@ -52,7 +52,9 @@ class _TrustUI:
     async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
         return False
 
-    async def input(self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None) -> None:
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> None:
         return None
 
     def notify(self, message: str, type: str | None = None) -> None:
@@ -97,7 +99,9 @@ def pending_trust_pass(args: CliArgs, *, cwd: str | None = None) -> TrustPass | 
 
     agent_dir = paths.agent_dir()
     untrusted = Settings.load(agent_dir=agent_dir, cwd=where, approve=False, warn=None)
-    sources, _mcp_command = discover_extensions(args, cwd=where, cli_base=where, agent_dir=agent_dir, settings=untrusted)
+    sources, _mcp_command = discover_extensions(
+        args, cwd=where, cli_base=where, agent_dir=agent_dir, settings=untrusted
+    )
     if not any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
         return None  # the built-ins have no project_trust handler
     return TrustPass(where, agent_dir, list(sources))
@@ -107,7 +111,6 @@ async def run_trust_pass(found: TrustPass, mode: str) -> StartupTrust:
     """Load the pass's extensions and let their ``project_trust`` handlers decide."""
     from pi_rpc.extensions.bus import EventBus
     from pi_rpc.extensions.loader import load_extensions
-
     from pi_rpc.runtime.extension_host import validate_mcp_registration
 
     preloaded = await load_extensions(found.sources, bus=EventBus(), mcp_validator=validate_mcp_registration)
@@ -134,7 +137,9 @@ async def _emit(result: LoadResult, cwd: str, mode: str, agent_dir: Path) -> boo
             logger().error(line)
 
 
-async def _decide(result: LoadResult, event: dict[str, Any], ctx: TrustContext, agent_dir: Path, errors: list[str]) -> bool | None:
+async def _decide(
+    result: LoadResult, event: dict[str, Any], ctx: TrustContext, agent_dir: Path, errors: list[str]
+) -> bool | None:
     from pi_rpc.extensions.api import error_message
     from pi_rpc.extensions.runner import call_handler
 
@@ -144,7 +149,7 @@ async def _decide(result: LoadResult, event: dict[str, Any], ctx: TrustContext, 
             try:
                 answer = await call_handler(handler, dict(event), ctx)
                 if not isinstance(answer, dict):
-                    raise TypeError("the handler returned no {\"trusted\": ...} result")
+                    raise TypeError('the handler returned no {"trusted": ...} result')
             except Exception as exc:  # noqa: BLE001 - reported; the next handler decides
                 errors.append(f'Warning: Extension "{extension.path}" project_trust error: {error_message(exc)}')
                 continue

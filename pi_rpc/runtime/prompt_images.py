@@ -45,7 +45,9 @@ async def normalize_queued_message(message: UserMessage, *, auto_resize: bool, m
         return
     first, rest = content[0], content[1:]
     images = [block for block in rest if block.get("type") == "image"]
-    text, normalized = await normalize_prompt_images(first.get("text", ""), images, auto_resize=auto_resize, model=model)
+    text, normalized = await normalize_prompt_images(
+        first.get("text", ""), images, auto_resize=auto_resize, model=model
+    )
     blocks: list[Any] = [  # (the normalized images are the wire's plain image objects)
         {"type": "text", "text": text},
         *[block for block in rest if block.get("type") != "image"],

@@ -27,9 +27,7 @@ def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
 class PromptQueue:
     """The listed steering and follow-up texts of one session."""
 
-    def __init__(
-        self, *, agent: Agent, settings: Settings, emit: Callable[[dict[str, Any]], Awaitable[None]]
-    ) -> None:
+    def __init__(self, *, agent: Agent, settings: Settings, emit: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
         self._agent = agent
         self._settings = settings
         self._emit = emit

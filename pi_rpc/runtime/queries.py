@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.session.manager import SessionManager

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.models.catalog import placeholder_model
+from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
 from pi_rpc.runtime.session_catalog import client_path
@@ -194,11 +194,7 @@ class SessionReplacement:
         def check_entry() -> None:
             nonlocal text
             entry = self._store().get_entry(entry_id) if isinstance(entry_id, str) else None
-            if (
-                entry is None
-                or entry.get("type") != "message"
-                or (entry.get("message") or {}).get("role") != "user"
-            ):
+            if entry is None or entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
                 raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
             text = content_text(entry["message"].get("content"))
 

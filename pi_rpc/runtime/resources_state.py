@@ -18,9 +18,9 @@ from pi_rpc.resources.context_files import (
 from pi_rpc.resources.skills import discover_skills, expand_skill_command
 from pi_rpc.resources.system_prompt import (
     build_system_message,
-    sections_from_options,
     diff_system_message,
     replay_system_messages,
+    sections_from_options,
 )
 from pi_rpc.resources.templates import discover_templates, expand_prompt_template
 from pi_rpc.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool, create_tools, tool_definition
@@ -162,7 +162,9 @@ class ResourcesState:
             "hiddenTools": [tool.name for tool in tools if tool.name in hidden],
             "toolSnippets": snippets,
             "toolGuidelines": {
-                tool.name: list(getattr(tool, "prompt_guidelines")) for tool in tools if getattr(tool, "prompt_guidelines", None)
+                tool.name: list(getattr(tool, "prompt_guidelines"))
+                for tool in tools
+                if getattr(tool, "prompt_guidelines", None)
             },
             "promptGuidelines": [],
             "appendSystemPrompt": "\n\n".join(p for p in self.append_prompts if p),

@@ -7,8 +7,8 @@ hidden from later model requests with a ``context_edit`` entry by the session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio

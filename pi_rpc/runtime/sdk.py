@@ -339,7 +339,6 @@ def build_cli_args(
     )
 
 
-
 def _check_tool_names(agent_session: AgentSession, names: Sequence[str]) -> None:
     valid = list(BUILTIN_TOOLS)
     if agent_session.ext is not None:

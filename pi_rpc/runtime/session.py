@@ -23,8 +23,8 @@ The rest is done by parts that own their state and get only what they use (built
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,6 +44,7 @@ from pi_rpc.ai.types import (
     is_assistant,
 )
 from pi_rpc.log import logger
+from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.compaction_runner import CompactionRunner
 from pi_rpc.runtime.errors import (
     ERR_ALREADY_PROCESSING,
@@ -51,7 +52,6 @@ from pi_rpc.runtime.errors import (
     RuntimeCommandError,
     no_api_key_error,
 )
-from pi_rpc.runtime.bash_commands import BashCommands
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.navigation import TreeNavigation
@@ -62,8 +62,8 @@ from pi_rpc.runtime.queries import last_assistant_text, session_state, session_s
 from pi_rpc.runtime.replacement import SessionReplacement
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
-from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
 from pi_rpc.runtime.run_context import bind_run_id, new_run_id
+from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
 from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.manager import SessionManager
 
@@ -194,9 +194,7 @@ class AgentSession:
             on_dequeue=lambda message, kind: self.queue.on_dequeue(message, kind),
             prepare_next_turn=self._prepare_next_turn,
             # The setting is read per request, so a change takes effect mid-session (as upstream).
-            convert_to_llm=lambda messages: convert_to_llm_blocking_images(
-                messages, self.settings.images_block_images
-            ),
+            convert_to_llm=lambda messages: convert_to_llm_blocking_images(messages, self.settings.images_block_images),
         )
         self.agent.subscribe(self._on_agent_event)
         # Session-file write faults become events (session_write_error / _resumed).
@@ -233,35 +231,69 @@ class AgentSession:
             return self._is_streaming
 
         self.compaction = CompactionRunner(
-            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
-            stream_fn=options.stream_fn, retry_policy=self.retry.policy, emit=self.emit, ext_emit=ext_emit,
+            agent=self.agent,
+            store=store,
+            settings=self.settings,
+            registry=self.registry,
+            stream_fn=options.stream_fn,
+            retry_policy=self.retry.policy,
+            emit=self.emit,
+            ext_emit=ext_emit,
             hide_failed_reply=self.hide_failed_reply,
         )
         self.models: ModelControl = ModelControl(
-            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
-            scoped_models=options.scoped_models, retry_policy=self.retry.policy, emit=self.emit, ext_emit=ext_emit,
+            agent=self.agent,
+            store=store,
+            settings=self.settings,
+            registry=self.registry,
+            scoped_models=options.scoped_models,
+            retry_policy=self.retry.policy,
+            emit=self.emit,
+            ext_emit=ext_emit,
         )
         self.queue: PromptQueue = PromptQueue(agent=self.agent, settings=self.settings, emit=self.emit)
         self.bash_commands = BashCommands(
-            agent=self.agent, store=store, settings=self.settings, cwd=cwd, is_streaming=is_streaming,
+            agent=self.agent,
+            store=store,
+            settings=self.settings,
+            cwd=cwd,
+            is_streaming=is_streaming,
             user_bash=ext.user_bash if ext is not None else None,
         )
         self.catalog = SessionCatalog(
-            agent_dir=options.agent_dir, session_dir=options.session_dir, cwd=cwd, store=store,
+            agent_dir=options.agent_dir,
+            session_dir=options.session_dir,
+            cwd=cwd,
+            store=store,
             rename_live=self.set_session_name,
         )
         self.replacement = SessionReplacement(
-            agent=self.agent, options=options, store=store, bind_store=self._bind_store, cwd=cwd,
-            rebind_cwd=self._rebind_cwd, abort=self.abort, clamp=self.models.clamp,
-            entry_ids=self._entry_id_by_message, forget_queue_texts=self.queue.forget_texts,
-            drop_pending_bash=self.bash_commands.drop_pending, reset_overflow=self.compaction.reset_overflow,
+            agent=self.agent,
+            options=options,
+            store=store,
+            bind_store=self._bind_store,
+            cwd=cwd,
+            rebind_cwd=self._rebind_cwd,
+            abort=self.abort,
+            clamp=self.models.clamp,
+            entry_ids=self._entry_id_by_message,
+            forget_queue_texts=self.queue.forget_texts,
+            drop_pending_bash=self.bash_commands.drop_pending,
+            reset_overflow=self.compaction.reset_overflow,
             hooks=ext,
         )
         self.navigation = TreeNavigation(
-            agent=self.agent, store=store, settings=self.settings, registry=self.registry,
-            stream_fn=options.stream_fn, retry_policy=self.retry.policy, compaction=self.compaction,
-            is_streaming=is_streaming, reload_context=self.replacement.reload_context_from_store,
-            emit=self.emit, ext_emit=ext_emit,
+            agent=self.agent,
+            store=store,
+            settings=self.settings,
+            registry=self.registry,
+            stream_fn=options.stream_fn,
+            retry_policy=self.retry.policy,
+            compaction=self.compaction,
+            is_streaming=is_streaming,
+            reload_context=self.replacement.reload_context_from_store,
+            emit=self.emit,
+            ext_emit=ext_emit,
         )
 
         # Their commands are the session's (bound methods: no wrapper coroutine per call).
@@ -532,9 +564,7 @@ class AgentSession:
         if self.compaction.manual_active:
             raise RuntimeCommandError(ERR_COMPACTING)
         if ext is not None:
-            processed = await ext.run_input(
-                text, images, source, streaming_behavior if self._is_streaming else None
-            )
+            processed = await ext.run_input(text, images, source, streaming_behavior if self._is_streaming else None)
             if processed is None:
                 return "handled"
             text, images = processed
@@ -545,9 +575,7 @@ class AgentSession:
             await self.queue.add("followUp" if streaming_behavior == "followUp" else "steer", expanded, images)
             return "queued"
         _require_api_key(self.agent.model, self.registry)
-        return await self._start_run(
-            {"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id
-        )
+        return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id)
 
     async def _start_run(
         self, trigger: dict[str, Any], start_gate: anyio.Event | None = None, run_id: str | None = None
@@ -629,9 +657,7 @@ class AgentSession:
         self._tg.start_soon(fn, *args)
         return True
 
-    async def steer(
-        self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive"
-    ) -> str:
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive") -> str:
         return await self._queue_user_input(text, images, "steer", source)
 
     async def follow_up(
@@ -750,7 +776,9 @@ class AgentSession:
             await self.hide_failed_reply(failed)
         if not await self.retry.sleep(delay) or self._abort_requested:
             self.retry.reset()
-            await self.emit({"type": "auto_retry_end", "success": False, "attempt": attempt, "finalError": "Retry cancelled"})
+            await self.emit(
+                {"type": "auto_retry_end", "success": False, "attempt": attempt, "finalError": "Retry cancelled"}
+            )
             cancel = self._retry_cancel
             self._retry_cancel = None
             if cancel is not None:

@@ -185,4 +185,3 @@ class SessionCatalog:
         """Set (non-empty) or clear (``None`` or ``""``) an entry's label (a ``label`` entry)."""
         # EntryNotFoundError (a SessionError) is the command's error, its own text.
         self._store().append_label_change(entry_id, label or None)
-

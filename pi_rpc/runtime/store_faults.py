@@ -91,7 +91,9 @@ class StoreFaultReporter:
             )
             self._start_retrying()
         else:
-            self._notices.append({"type": "session_write_resumed", "sessionFile": session_file, "writtenEntries": written})
+            self._notices.append(
+                {"type": "session_write_resumed", "sessionFile": session_file, "writtenEntries": written}
+            )
 
     async def flush(self) -> None:
         """Emit the queued reports (before the event or response that follows them)."""

@@ -57,11 +57,11 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.transcript import get_current_system_message
     from pi_rpc.session.context import (
         build_session_context,
         build_session_projection,
     )
-    from pi_rpc.ai.transcript import get_current_system_message
     from pi_rpc.session.entries import CURRENT_SESSION_VERSION, ENTRY_TYPES
     from pi_rpc.session.errors import (
         EntryNotFoundError,
@@ -96,7 +96,6 @@ if TYPE_CHECKING:
         sessions_root,
     )
     from pi_rpc.session.lock import holder_pid
-    from pi_rpc.session.tree import dumps_tree
     from pi_rpc.session.manager import ForkResult, SessionManager, print_diagnostics
     from pi_rpc.session.stats import (
         compute_context_usage,
@@ -104,5 +103,6 @@ if TYPE_CHECKING:
         estimate_context_tokens,
         estimate_tokens,
     )
+    from pi_rpc.session.tree import dumps_tree
 
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

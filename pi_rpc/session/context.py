@@ -30,8 +30,9 @@ def _js_date_ms(timestamp: Any) -> Any:
     return ms if ms is not None else None
 
 
-def build_session_path(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *,
-                       leaf_given: bool = True) -> list[Entry]:
+def build_session_path(
+    entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *, leaf_given: bool = True
+) -> list[Entry]:
     """Root -> leaf. ``leaf_id=None`` (an explicit reset) is an empty path; an unknown id
     falls back to the last entry in file order."""
     if leaf_given and leaf_id is None:
@@ -168,14 +169,21 @@ def entry_to_context_messages(entry: Entry) -> list[Message]:
         return [cast("Message", message)]
     if etype == "custom_message":
         content = entry.get("content")
-        return [create_custom_message(
-            entry.get("customType"), [] if content is None else content, entry.get("display"),
-            entry.get("details"), entry.get("timestamp"),
-        )]
+        return [
+            create_custom_message(
+                entry.get("customType"),
+                [] if content is None else content,
+                entry.get("display"),
+                entry.get("details"),
+                entry.get("timestamp"),
+            )
+        ]
     if etype == "branch_summary" and entry.get("summary"):
         return [create_branch_summary_message(entry["summary"], entry.get("fromId"), entry.get("timestamp"))]
     if etype == "compaction":
-        summary = create_compaction_summary_message(entry.get("summary"), entry.get("tokensBefore"), entry.get("timestamp"))
+        summary = create_compaction_summary_message(
+            entry.get("summary"), entry.get("tokensBefore"), entry.get("timestamp")
+        )
         system_message = entry.get("systemMessage")
         return [system_message, summary] if system_message else [summary]
     return []
@@ -202,7 +210,7 @@ def build_context_entries(path: Sequence[Entry]) -> list[Entry]:
             and entry["message"].get("role") == "system"
         ):
             out.append(entry)
-    out.extend(path[compaction_idx + 1:])
+    out.extend(path[compaction_idx + 1 :])
     return out
 
 
@@ -229,8 +237,9 @@ def project_context_entry(entry: Entry, edit: Entry | None) -> list[Message]:
     return out
 
 
-def build_session_projection(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *,
-                             leaf_given: bool = True) -> dict[str, Any]:
+def build_session_projection(
+    entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *, leaf_given: bool = True
+) -> dict[str, Any]:
     """``{entries:[{sourceEntry, messages}], messages, thinkingLevel, model}``."""
     with gc_paused():
         path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
@@ -259,8 +268,9 @@ def _project_path(path: Sequence[Entry]) -> Iterator[tuple[Entry, list[Message]]
             yield source, project_context_entry(source, edits.get(source.get("id")) if edits else None)
 
 
-def build_session_context(entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *,
-                          leaf_given: bool = True) -> dict[str, Any]:
+def build_session_context(
+    entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *, leaf_given: bool = True
+) -> dict[str, Any]:
     """``{messages, thinkingLevel, model}``: what ``get_messages`` returns as ``messages``
     (the projection without its per-entry list)."""
     with gc_paused():
@@ -273,5 +283,3 @@ def build_session_context(entries: Sequence[Entry], leaf_id: str | None, by_id: 
 
 
 # --------------------------------------------------------------------------- system messages
-
-

@@ -73,8 +73,14 @@ def thinking_level_change_entry(id: str, parent_id: str | None, timestamp: str, 
 
 
 def usage_entry(
-    id: str, parent_id: str | None, timestamp: str, kind: str, provider: str, model: str,
-    usage: dict[str, Any], note: str | None = None,
+    id: str,
+    parent_id: str | None,
+    timestamp: str,
+    kind: str,
+    provider: str,
+    model: str,
+    usage: dict[str, Any],
+    note: str | None = None,
 ) -> Entry:
     entry: Entry = {
         "type": "usage",
@@ -92,25 +98,40 @@ def usage_entry(
 
 
 def compaction_entry(
-    id: str, parent_id: str | None, timestamp: str, summary: str, first_kept_entry_id: str,
-    tokens_before: int, details: Any = None, usage: Mapping[str, Any] | None = None,
-    from_hook: bool | None = None, system_message: dict[str, Any] | None = None,
+    id: str,
+    parent_id: str | None,
+    timestamp: str,
+    summary: str,
+    first_kept_entry_id: str,
+    tokens_before: int,
+    details: Any = None,
+    usage: Mapping[str, Any] | None = None,
+    from_hook: bool | None = None,
+    system_message: dict[str, Any] | None = None,
 ) -> Entry:
     head: Entry = {"type": "compaction", "id": id, "parentId": parent_id, "timestamp": timestamp}
-    return head | _drop_none({
-        "summary": summary,
-        "firstKeptEntryId": first_kept_entry_id,
-        "tokensBefore": tokens_before,
-        "details": details,
-        "usage": usage,
-        "fromHook": from_hook,
-        "systemMessage": system_message,
-    })
+    return head | _drop_none(
+        {
+            "summary": summary,
+            "firstKeptEntryId": first_kept_entry_id,
+            "tokensBefore": tokens_before,
+            "details": details,
+            "usage": usage,
+            "fromHook": from_hook,
+            "systemMessage": system_message,
+        }
+    )
 
 
 def branch_summary_entry(
-    id: str, parent_id: str | None, timestamp: str, from_id: str, summary: str,
-    details: Any = None, usage: dict[str, Any] | None = None, from_hook: bool | None = None,
+    id: str,
+    parent_id: str | None,
+    timestamp: str,
+    from_id: str,
+    summary: str,
+    details: Any = None,
+    usage: dict[str, Any] | None = None,
+    from_hook: bool | None = None,
 ) -> Entry:
     head: Entry = {"type": "branch_summary", "id": id, "parentId": parent_id, "timestamp": timestamp}
     return head | _drop_none(
@@ -129,7 +150,12 @@ def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: st
 
 
 def custom_message_entry(
-    id: str, parent_id: str | None, timestamp: str, custom_type: str, content: Any, display: bool | None,
+    id: str,
+    parent_id: str | None,
+    timestamp: str,
+    custom_type: str,
+    content: Any,
+    display: bool | None,
     details: Any = None,
 ) -> Entry:
     entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content}
@@ -144,7 +170,11 @@ def custom_message_entry(
 
 
 def context_edit_entry(
-    id: str, parent_id: str | None, timestamp: str, target_id: str, replacement: dict[str, Any] | None,
+    id: str,
+    parent_id: str | None,
+    timestamp: str,
+    target_id: str,
+    replacement: dict[str, Any] | None,
 ) -> Entry:
     return {
         "type": "context_edit",

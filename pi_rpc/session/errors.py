@@ -23,9 +23,7 @@ class SessionLockedError(SessionError):
 
     def __init__(self, path: str, pid: int | None) -> None:
         holder = f"pid {pid}" if pid is not None else "an unknown pid"
-        super().__init__(
-            f"Session file is in use by another pi process ({holder}): {path}"
-        )
+        super().__init__(f"Session file is in use by another pi process ({holder}): {path}")
         self.path = path
         self.pid = pid
 

@@ -64,9 +64,7 @@ def now_iso() -> str:
     return iso_from_ms(now_ms())
 
 
-_ISO_RE = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$"
-)
+_ISO_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$")
 
 
 def iso_to_ms(value: object) -> int | None:
@@ -79,7 +77,12 @@ def iso_to_ms(value: object) -> int | None:
     year, month, day, hh, mm, ss, frac, tz = m.groups()
     try:
         dt = datetime(
-            int(year), int(month), int(day), int(hh or 0), int(mm or 0), int(ss or 0),
+            int(year),
+            int(month),
+            int(day),
+            int(hh or 0),
+            int(mm or 0),
+            int(ss or 0),
             tzinfo=timezone.utc,
         )
     except ValueError:

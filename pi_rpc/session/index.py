@@ -171,6 +171,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
     index.leaf_id = previous_id
     index.has_conversation = any(message.get("role") in _CONVERSATION_ROLES for message in messages)
     if kept and chained and not reprojecting and len(by_id) == len(kept):
-        index.linear = LinearProjection(messages, last_thinking, last_model_change, messages_before_model_change,
-                                        kept[-1], len(kept))
+        index.linear = LinearProjection(
+            messages, last_thinking, last_model_change, messages_before_model_change, kept[-1], len(kept)
+        )
     return index

@@ -130,7 +130,7 @@ def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | N
     any_activity = False
     message, role_mark, typed, session_info = _MESSAGE, _ROLE, _TYPED, _SESSION_INFO
     user_content, assistant_content, count_only = _USER_CONTENT, _ASSISTANT_CONTENT, _COUNT_ONLY_ROLES
-    ts_key, number = _TIMESTAMP_KEY, _NUMBER
+    ts_key = _TIMESTAMP_KEY
     message_len, role_len, ts_len = len(_MESSAGE), len(_ROLE), len(_TIMESTAMP_KEY)
     for line in lines[start:]:
         if line.startswith(message):

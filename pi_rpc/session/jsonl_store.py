@@ -235,9 +235,7 @@ class JsonlSessionStore:
             raise SessionReadOnlyError(self._session_file)
         self._ensure_lock()
         data = _serialise_all(entries)
-        fd = os.open(
-            self._session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600
-        )
+        fd = os.open(self._session_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
         self._fd = fd
         try:
             _write_all(fd, data)
@@ -331,7 +329,7 @@ class JsonlSessionStore:
             return
         try:
             listener(error, pending, written)
-        except Exception as exc:  # a listener bug must not turn into a lost entry
+        except Exception as exc:  # noqa: BLE001 - a listener bug must not turn into a lost entry
             logger().error(f"pi: session write listener failed: {exc!r}")
 
     # ------------------------------------------------------------------ sync / close
@@ -372,9 +370,7 @@ class JsonlBackend:
     def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str:
         return os.path.join(session_dir, session_file_name(timestamp, session_id))
 
-    def store(
-        self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]
-    ) -> JsonlSessionStore:
+    def store(self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]) -> JsonlSessionStore:
         return JsonlSessionStore(locator, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
 
     def list_sessions(

@@ -18,17 +18,17 @@ from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
 from pi_rpc.ai.jsjson import fs_path
+from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_system_message
 from pi_rpc.log import logger
 from pi_rpc.session import entries as E
-from pi_rpc.session.branching import branched_entries
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
+from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
     build_context_entries,
     build_session_context,
     build_session_path,
     build_session_projection,
 )
-from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_system_message
 from pi_rpc.session.errors import (
     EntryNotFoundError,
     MissingSessionCwdError,
@@ -68,8 +68,6 @@ def _abspath(path: str, base: str | None = None) -> str:
     if not os.path.isabs(path):
         path = os.path.join(base or os.getcwd(), path)
     return os.path.normpath(path)
-
-
 
 
 def _index_paused(entries: list[Entry]) -> EntryIndex:
@@ -175,7 +173,11 @@ class SessionManager:
         with gc_paused():
             loaded, index = store.load()
             header = loaded.entries[0] if loaded and loaded.entries and is_valid_header(loaded.entries[0]) else None
-            cwd = cwd_override or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None) or (base_cwd or os.getcwd())
+            cwd = (
+                cwd_override
+                or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None)
+                or (base_cwd or os.getcwd())
+            )
             manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
             manager.diagnostics = diagnostics  # the store's notes on opening come first
             manager._store = store
@@ -279,7 +281,9 @@ class SessionManager:
         self._entries = [e for e in file_entries[1:] if e.get("type") != "session"]
         if migrated_from is not None:
             if self._read_only:
-                self.diagnostics.append(f"format v{migrated_from} migrated to v3 in memory (read-only: file not rewritten)")
+                self.diagnostics.append(
+                    f"format v{migrated_from} migrated to v3 in memory (read-only: file not rewritten)"
+                )
             else:
                 self._store.rewrite(self._header, self._entries)
                 self.diagnostics.append(f"migrated from format v{migrated_from} to v3 (file rewritten)")
@@ -388,7 +392,7 @@ class SessionManager:
             if self._store is not None:
                 self._store.release()
             self._thaw()
-        except Exception:
+        except Exception:  # noqa: BLE001 - best effort in __del__
             pass
 
     # ------------------------------------------------------------------ properties
@@ -459,8 +463,16 @@ class SessionManager:
         if system:
             checkpoint = {**system, "timestamp": iso_to_ms(timestamp)}
         entry = E.compaction_entry(
-            entry_id, self._leaf_id, timestamp, summary, first_kept_entry_id or entry_id, tokens_before,
-            details=details, usage=usage, from_hook=from_hook, system_message=checkpoint,
+            entry_id,
+            self._leaf_id,
+            timestamp,
+            summary,
+            first_kept_entry_id or entry_id,
+            tokens_before,
+            details=details,
+            usage=usage,
+            from_hook=from_hook,
+            system_message=checkpoint,
         )
         self._append_entry(entry)
         return entry_id
@@ -474,7 +486,9 @@ class SessionManager:
         self, custom_type: str, content: Any, display: bool | None, details: Any = None
     ) -> str:
         entry_id = self._next_id()
-        self._append_entry(E.custom_message_entry(entry_id, self._leaf_id, now_iso(), custom_type, content, display, details))
+        self._append_entry(
+            E.custom_message_entry(entry_id, self._leaf_id, now_iso(), custom_type, content, display, details)
+        )
         return entry_id
 
     def append_session_info(self, name: str) -> str:
@@ -541,7 +555,13 @@ class SessionManager:
         self._leaf_id = branch_from_id
         entry_id = self._next_id()
         entry = E.branch_summary_entry(
-            entry_id, branch_from_id, now_iso(), from_id, summary, details=details, usage=usage,
+            entry_id,
+            branch_from_id,
+            now_iso(),
+            from_id,
+            summary,
+            details=details,
+            usage=usage,
             from_hook=from_hook,
         )
         self._append_entry(entry)
@@ -594,7 +614,7 @@ class SessionManager:
             return list(self._entries)
         for index, entry in enumerate(self._entries):
             if entry.get("id") == since:
-                return self._entries[index + 1:]
+                return self._entries[index + 1 :]
         raise EntryNotFoundError(f"Entry not found: {since}")
 
     def get_tree(self) -> list[dict[str, Any]]:
@@ -660,12 +680,17 @@ class SessionManager:
         This manager is left untouched; close it when switching."""
         if self._persist:
             return SessionManager.create(
-                self._cwd, self._session_dir, session_id=session_id, parent_session=parent_session,
+                self._cwd,
+                self._session_dir,
+                session_id=session_id,
+                parent_session=parent_session,
                 fsync=self._fsync,
             )
         manager = SessionManager.in_memory(self._cwd, session_id=session_id)
         if parent_session:
-            manager._header = E.make_header(manager._session_id, manager._header["timestamp"], manager._cwd, parent_session)
+            manager._header = E.make_header(
+                manager._session_id, manager._header["timestamp"], manager._cwd, parent_session
+            )
         return manager
 
     def create_branched_session(self, entry_id: str | None, position: Literal["before", "at"] = "before") -> ForkResult:
@@ -696,9 +721,7 @@ class SessionManager:
                 raise SessionError("Persisted session is missing a session file")
             # A write fault keeps a saved conversation off disk for now: it can still be forked.
             if not os.path.exists(self._session_file) and self.write_error is None:
-                raise SessionError(
-                    "This session has not been saved yet. Send a message before cloning or forking it."
-                )
+                raise SessionError("This session has not been saved yet. Send a message before cloning or forking it.")
         path = self.get_branch(target_leaf)
         if not path:
             raise EntryNotFoundError(f"Entry {target_leaf} not found")

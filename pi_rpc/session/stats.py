@@ -16,7 +16,6 @@ from pi_rpc.ai.estimate import calculate_context_tokens as calculate_context_tok
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import dumps_js, js_len
 
-
 Entry = dict[str, Any]
 
 _IMAGE_CHARS = 4800
@@ -89,9 +88,13 @@ def estimate_context_tokens(messages: Sequence[Mapping[str, Any]]) -> dict[str, 
         usage = _assistant_usage(messages[index])
         if usage is not None:
             usage_tokens = calculate_context_tokens(usage)
-            trailing = sum(estimate_tokens(m) for m in messages[index + 1:])
-            return {"tokens": usage_tokens + trailing, "usageTokens": usage_tokens,
-                    "trailingTokens": trailing, "lastUsageIndex": index}
+            trailing = sum(estimate_tokens(m) for m in messages[index + 1 :])
+            return {
+                "tokens": usage_tokens + trailing,
+                "usageTokens": usage_tokens,
+                "trailingTokens": trailing,
+                "lastUsageIndex": index,
+            }
     estimated = sum(estimate_tokens(m) for m in messages)
     return {"tokens": estimated, "usageTokens": 0, "trailingTokens": estimated, "lastUsageIndex": None}
 
@@ -153,7 +156,7 @@ def compute_context_usage(
             for item in projection["entries"]
             if any(_assistant_usage(m) is not None for m in item["messages"])
         }
-        if not any(e.get("id") in projected_assistants for e in branch[latest_compaction + 1:]):
+        if not any(e.get("id") in projected_assistants for e in branch[latest_compaction + 1 :]):
             return {"tokens": None, "contextWindow": context_window, "percent": None}
     tokens = estimate_projected_context_tokens(projection, branch)["tokens"]
     percent = (tokens / context_window) * 100
@@ -218,7 +221,10 @@ def compute_session_stats(
         "toolResults": tool_results,
         "totalMessages": total,
         "tokens": {
-            "input": _num(t_in), "output": _num(t_out), "cacheRead": _num(t_cr), "cacheWrite": _num(t_cw),
+            "input": _num(t_in),
+            "output": _num(t_out),
+            "cacheRead": _num(t_cr),
+            "cacheWrite": _num(t_cw),
             "total": _num(t_in + t_out + t_cr + t_cw),
         },
         "cost": _num(cost),

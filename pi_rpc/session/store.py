@@ -110,9 +110,7 @@ class SessionBackend(Protocol):
 
     def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str: ...
 
-    def store(
-        self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]
-    ) -> SessionStore: ...
+    def store(self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]) -> SessionStore: ...
 
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False

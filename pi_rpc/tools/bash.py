@@ -101,7 +101,11 @@ class BashTool(BuiltinTool):
         return await self.run(args, signal, on_update, tool_call_id)
 
     async def run(
-        self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None, tool_call_id: str = ""
+        self,
+        args: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+        tool_call_id: str = "",
     ) -> AgentToolResult:
         # The executor (process groups, shutil, the process registry) loads at the first
         # command, not with the tool's definition.
@@ -197,7 +201,9 @@ class BashTool(BuiltinTool):
             out["details"] = details
         out["structuredContent"] = structured
         if result.exit_code is not None and result.exit_code != 0:
-            out["content"] = [{"type": "text", "text": _with_status(text, f"Command exited with code {result.exit_code}")}]
+            out["content"] = [
+                {"type": "text", "text": _with_status(text, f"Command exited with code {result.exit_code}")}
+            ]
             out["isError"] = True
         return out
 

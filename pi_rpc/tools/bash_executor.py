@@ -154,7 +154,7 @@ def _close_transport(proc: Any) -> None:
     if transport is not None:
         try:
             transport.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - best-effort close of a transport that is going away
             pass
 
 

@@ -86,7 +86,9 @@ class EditTool(BuiltinTool):
         "and avoid padding an edit with long unchanged stretches just to bridge distant changes."
     )
     parameters = EDIT_PARAMETERS
-    prompt_snippet = "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
+    prompt_snippet = (
+        "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
+    )
     prompt_guidelines = (
         "Use edit for targeted changes. Batch changes to one file in a single call.",
         "Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and "

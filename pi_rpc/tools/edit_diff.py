@@ -98,9 +98,7 @@ def _closest_context(content: str, old_text: str) -> str | None:
 
 
 def _not_found(path: str, index: int, total: int, content: str, old_text: str) -> ToolError:
-    header = (
-        f"Could not find the exact text in {path}." if total == 1 else f"Could not find edits[{index}] in {path}."
-    )
+    header = f"Could not find the exact text in {path}." if total == 1 else f"Could not find edits[{index}] in {path}."
     context = ""
     if content and old_text:
         context = "\n" + (_closest_context(content, old_text) or "File is empty.")
@@ -165,7 +163,9 @@ def apply_edits(normalized_content: str, edits: list[dict[str, str]], path: str)
     for i, (old, _new) in enumerate(norm):
         if not old:
             raise ToolError(
-                f"oldText must not be empty in {path}." if total == 1 else f"edits[{i}].oldText must not be empty in {path}."
+                f"oldText must not be empty in {path}."
+                if total == 1
+                else f"edits[{i}].oldText must not be empty in {path}."
             )
     used_fuzzy = any(_find(normalized_content, old)[2] for old, _ in norm)
     base = normalize_for_fuzzy_match(normalized_content) if used_fuzzy else normalized_content

@@ -13,7 +13,15 @@ import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import (
+    BuiltinTool,
+    Notice,
+    check_aborted,
+    listing_result,
+    number_prop,
+    object_schema,
+    string_prop,
+)
 from pi_rpc.tools.paths import resolve_to_cwd
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES
 from pi_rpc.tools.walk import glob_matches, walk
@@ -80,8 +88,13 @@ class FindTool(BuiltinTool):
 
         before: list[Notice] = []
         if len(found) >= limit:
-            before.append((f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern",
-                           "resultLimitReached", limit))
+            before.append(
+                (
+                    f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern",
+                    "resultLimitReached",
+                    limit,
+                )
+            )
         return listing_result(found, before)
 
     async def _run_fd(self, pattern: str, search_path: str, limit: int) -> list[str]:

@@ -18,7 +18,16 @@ import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, boolean_prop, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import (
+    BuiltinTool,
+    Notice,
+    boolean_prop,
+    check_aborted,
+    listing_result,
+    number_prop,
+    object_schema,
+    string_prop,
+)
 from pi_rpc.tools.paths import resolve_to_cwd
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_rpc.tools.walk import glob_matches, walk
@@ -123,12 +132,22 @@ class GrepTool(BuiltinTool):
 
         before: list[Notice] = []
         if limit_reached:
-            before.append((f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
-                           "matchLimitReached", limit))
+            before.append(
+                (
+                    f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
+                    "matchLimitReached",
+                    limit,
+                )
+            )
         after: list[Notice] = []
         if lines_truncated:
-            after.append((f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
-                          "linesTruncated", True))
+            after.append(
+                (
+                    f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
+                    "linesTruncated",
+                    True,
+                )
+            )
         return listing_result(out_lines, before, after)
 
     def _search_python(
@@ -143,9 +162,7 @@ class GrepTool(BuiltinTool):
         glob = args.get("glob")
         files: Iterator[str]
         if is_dir:
-            files = (
-                p for p, r, d in walk(search_path) if not d and (not glob or glob_matches(glob, r, anchored=True))
-            )
+            files = (p for p, r, d in walk(search_path) if not d and (not glob or glob_matches(glob, r, anchored=True)))
         else:
             files = iter([search_path])
         matches: list[tuple[str, int, str | None]] = []

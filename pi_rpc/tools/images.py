@@ -280,10 +280,14 @@ def resize_image(data: bytes, mime_type: str, options: Mapping[str, Any] | None 
             frame = work if (width, height) == work.size else work.resize((width, height), Image.Resampling.LANCZOS)
             png = _encode_png(frame)
             jpeg = _encode_jpeg(frame, qualities[0])
-            preferred = [(jpeg, "image/jpeg"), (png, "image/png")] if len(jpeg) < len(png) else [
-                (png, "image/png"),
-                (jpeg, "image/jpeg"),
-            ]
+            preferred = (
+                [(jpeg, "image/jpeg"), (png, "image/png")]
+                if len(jpeg) < len(png)
+                else [
+                    (png, "image/png"),
+                    (jpeg, "image/jpeg"),
+                ]
+            )
             chosen = next(((raw, mime) for raw, mime in preferred if fits(raw)), None)
             if chosen is None:
                 # Lower qualities are encoded only when needed; the pick is the same as trying all.

@@ -7,7 +7,15 @@ from typing import Any
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
-from pi_rpc.tools.base import BuiltinTool, Notice, listing_result, check_aborted, number_prop, object_schema, string_prop
+from pi_rpc.tools.base import (
+    BuiltinTool,
+    Notice,
+    check_aborted,
+    listing_result,
+    number_prop,
+    object_schema,
+    string_prop,
+)
 from pi_rpc.tools.paths import resolve_to_cwd
 from pi_rpc.tools.truncate import DEFAULT_MAX_BYTES
 
@@ -65,5 +73,7 @@ class LsTool(BuiltinTool):
 
         before: list[Notice] = []
         if limit_reached:
-            before.append((f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit))
+            before.append(
+                (f"{limit} entries limit reached. Use limit={limit * 2} for more", "entryLimitReached", limit)
+            )
         return listing_result(results, before)

@@ -90,9 +90,7 @@ def truncate_head(
         return _result(content, False, None, total_lines, total_bytes, total_lines, total_bytes, max_lines, max_bytes)
 
     if byte_len(lines[0]) > max_bytes:
-        return _result(
-            "", True, "bytes", total_lines, total_bytes, 0, 0, max_lines, max_bytes, first_line_exceeds=True
-        )
+        return _result("", True, "bytes", total_lines, total_bytes, 0, 0, max_lines, max_bytes, first_line_exceeds=True)
 
     kept: list[str] = []
     used = 0

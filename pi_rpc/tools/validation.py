@@ -22,7 +22,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-
 from pi_rpc.tools._js import js_number, js_stringify
 
 

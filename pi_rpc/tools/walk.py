@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:

@@ -25,8 +25,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
-OPERATORS = {"$any", "$not", "$regex", "$prefix", "$contains", "$type", "$len", "$gte", "$lte", "$gt",
-             "$exact", "$each", "$save", "$match"}
+OPERATORS = {
+    "$any",
+    "$not",
+    "$regex",
+    "$prefix",
+    "$contains",
+    "$type",
+    "$len",
+    "$gte",
+    "$lte",
+    "$gt",
+    "$exact",
+    "$each",
+    "$save",
+    "$match",
+}
 _VAR = re.compile(r"\$\{([A-Za-z0-9_.:-]+)\}")
 
 
@@ -73,7 +87,8 @@ def _type_ok(value: Any, t: str) -> bool:
     return {
         "string": isinstance(value, str),
         "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-        "integer": isinstance(value, int) and not isinstance(value, bool)
+        "integer": isinstance(value, int)
+        and not isinstance(value, bool)
         or (isinstance(value, float) and value.is_integer()),
         "boolean": isinstance(value, bool),
         "null": value is None,
@@ -173,12 +188,14 @@ def _match_op(p: dict[str, Any], v: Any, caps: dict[str, Any]) -> bool:
             ok = _type_ok(v, arg)
         elif op == "$len":
             ok = isinstance(v, (str, list, dict)) and (
-                _scalar_eq(arg, len(v)) if isinstance(arg, (int, float)) else _match(arg, len(v), caps))
+                _scalar_eq(arg, len(v)) if isinstance(arg, (int, float)) else _match(arg, len(v), caps)
+            )
         elif op in ("$gte", "$lte", "$gt"):
-            ok = _type_ok(v, "number") and (
-                v >= arg if op == "$gte" else v <= arg if op == "$lte" else v > arg)
+            ok = _type_ok(v, "number") and (v >= arg if op == "$gte" else v <= arg if op == "$lte" else v > arg)
         elif op == "$exact":
-            ok = isinstance(v, dict) and set(v) == {k for k, s in arg.items() if s != "$absent"} and _match(arg, v, caps)
+            ok = (
+                isinstance(v, dict) and set(v) == {k for k, s in arg.items() if s != "$absent"} and _match(arg, v, caps)
+            )
         elif op == "$each":
             ok = isinstance(v, list) and all(_match(arg, item, caps) for item in v)
         else:  # pragma: no cover - guarded by OPERATORS

@@ -13,10 +13,11 @@ except for the data of the ``abort`` response in ``x_abort_tool`` (ours answers 
     python3 $PI_ORACLE_DIR/compare.py /tmp/x-up /tmp/x-ours
 """
 
-import sys
 import os
+import sys
+
 sys.path.insert(0, os.environ.get("PI_ORACLE_DIR", "../shared/oracle"))
-from scenarios import P, C, R, SETTLED, QUERY, SUMMARY_RULE
+from scenarios import QUERY, SETTLED, SUMMARY_RULE, P
 
 SCENARIOS = {}
 SCENARIOS["x_queue"] = {
@@ -104,15 +105,20 @@ SCENARIOS["x_retry"] = {
 SCENARIOS["x_compact"] = {
     "doc": "manual compaction and messages after",
     "settings": {"compaction": {"keepRecentTokens": 10}},
-    "script": {"turns": [{"chunks": ["answer one " * 10]}, {"chunks": ["answer two " * 10]}, {"chunks": ["after"]}],
-               "rules": [SUMMARY_RULE]},
+    "script": {
+        "turns": [{"chunks": ["answer one " * 10]}, {"chunks": ["answer two " * 10]}, {"chunks": ["after"]}],
+        "rules": [SUMMARY_RULE],
+    },
     "steps": [
-        P("p1", "one"), SETTLED(),
-        P("p2", "two"), SETTLED(),
+        P("p1", "one"),
+        SETTLED(),
+        P("p2", "two"),
+        SETTLED(),
         *QUERY("c1", "compact"),
         *QUERY("gm", "get_messages"),
         *QUERY("ss", "get_session_stats"),
-        P("p3", "three"), SETTLED(),
+        P("p3", "three"),
+        SETTLED(),
         *QUERY("c2", "compact"),
         {"wait_quiet": 0.3},
     ],
@@ -120,14 +126,30 @@ SCENARIOS["x_compact"] = {
 SCENARIOS["x_overflow"] = {
     "doc": "context overflow error -> compaction -> retry",
     "settings": {"compaction": {"keepRecentTokens": 10}},
-    "script": {"turns": [
-        {"chunks": ["answer one " * 10]},
-        {"error": {"status": 400, "body": {"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}}},
-        {"chunks": ["after recovery"]},
-    ], "rules": [SUMMARY_RULE]},
+    "script": {
+        "turns": [
+            {"chunks": ["answer one " * 10]},
+            {
+                "error": {
+                    "status": 400,
+                    "body": {
+                        "error": {
+                            "message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+                            "type": "invalid_request_error",
+                            "code": "context_length_exceeded",
+                        }
+                    },
+                }
+            },
+            {"chunks": ["after recovery"]},
+        ],
+        "rules": [SUMMARY_RULE],
+    },
     "steps": [
-        P("p1", "one"), SETTLED(),
-        P("p2", "two"), SETTLED(),
+        P("p1", "one"),
+        SETTLED(),
+        P("p2", "two"),
+        SETTLED(),
         *QUERY("gm", "get_messages"),
         *QUERY("ge", "get_entries"),
         {"wait_quiet": 0.3},
@@ -136,16 +158,22 @@ SCENARIOS["x_overflow"] = {
 SCENARIOS["x_threshold"] = {
     "doc": "usage above contextWindow - reserveTokens -> threshold compaction after the run",
     "settings": {"compaction": {"keepRecentTokens": 10, "reserveTokens": 16384}},
-    "script": {"turns": [
-        {"chunks": ["answer one " * 10]},
-        {"chunks": ["big"], "usage": {"prompt_tokens": 120000, "completion_tokens": 10, "total_tokens": 120010}},
-        {"chunks": ["after"]},
-    ], "rules": [SUMMARY_RULE]},
+    "script": {
+        "turns": [
+            {"chunks": ["answer one " * 10]},
+            {"chunks": ["big"], "usage": {"prompt_tokens": 120000, "completion_tokens": 10, "total_tokens": 120010}},
+            {"chunks": ["after"]},
+        ],
+        "rules": [SUMMARY_RULE],
+    },
     "steps": [
-        P("p1", "one"), SETTLED(),
-        P("p2", "two"), SETTLED(),
+        P("p1", "one"),
+        SETTLED(),
+        P("p2", "two"),
+        SETTLED(),
         *QUERY("ss", "get_session_stats"),
-        P("p3", "three"), SETTLED(),
+        P("p3", "three"),
+        SETTLED(),
         {"wait_quiet": 0.3},
     ],
 }
@@ -153,13 +181,16 @@ SCENARIOS["x_switch"] = {
     "doc": "new_session, switch back, fork at, get_tree",
     "script": [{"chunks": ["A1"]}, {"chunks": ["B1"]}, {"chunks": ["A2"]}],
     "steps": [
-        P("p1", "in A"), SETTLED(),
+        P("p1", "in A"),
+        SETTLED(),
         *QUERY("s1", "get_state"),
         *QUERY("n1", "new_session"),
-        P("p2", "in B"), SETTLED(),
+        P("p2", "in B"),
+        SETTLED(),
         *QUERY("sw", "switch_session", sessionPath="${resp:s1:data.sessionFile}"),
         *QUERY("gm", "get_messages"),
-        P("p3", "back in A"), SETTLED(),
+        P("p3", "back in A"),
+        SETTLED(),
         *QUERY("gt", "get_tree"),
         *QUERY("ss", "get_session_stats"),
         {"wait_quiet": 0.3},

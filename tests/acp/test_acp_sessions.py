@@ -15,7 +15,10 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_load_replays_history_before_the_result_and_continues(acp_agent):
-    script = [{"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo replayed"}}]}, {"text": "first answer"}]
+    script = [
+        {"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo replayed"}}]},
+        {"text": "first answer"},
+    ]
     async with acp_agent(script=script) as run:
         await run.initialize()
         session = await run.new_session()
@@ -31,8 +34,12 @@ async def test_load_replays_history_before_the_result_and_continues(acp_agent):
         assert run.client.text() == "first answer"
         assert run.client.of("tool_call")[0].kind == "execute"
         result_at = next(i for i, m in enumerate(run.raw) if "result" in m and "configOptions" in m["result"])
-        replay_at = [i for i, m in enumerate(run.raw) if m.get("method") == "session/update"
-                     and m["params"]["update"]["sessionUpdate"] != "available_commands_update"]
+        replay_at = [
+            i
+            for i, m in enumerate(run.raw)
+            if m.get("method") == "session/update"
+            and m["params"]["update"]["sessionUpdate"] != "available_commands_update"
+        ]
         assert replay_at and max(replay_at) < result_at
         result = await run.prompt(session_id, "second question")
         assert result.stop_reason == "end_turn" and run.client.text().endswith("You said: second question")
@@ -57,8 +64,12 @@ async def test_resume_and_fork(acp_agent):
 
 def _exchange(pi_environ, tmp_path, lines: list[bytes], *args: str) -> list[dict]:
     proc = subprocess.run(
-        [sys.executable, "-m", "pi_rpc", "--mode", "acp", *args], input=b"".join(lines),
-        env=pi_environ(None), cwd=tmp_path, capture_output=True, timeout=60,
+        [sys.executable, "-m", "pi_rpc", "--mode", "acp", *args],
+        input=b"".join(lines),
+        env=pi_environ(None),
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith(b"\n") and b"\r" not in proc.stdout
@@ -88,10 +99,23 @@ def test_bad_json_rpc_input_gets_standard_errors_and_the_process_carries_on(pi_e
     out = _exchange(pi_environ, tmp_path, lines, "--max-frame-bytes", "200")
     # Requests run concurrently, so compare without relying on the order of the answers.
     errors = sorted((str(m.get("id")), m["error"]["code"]) for m in out if "error" in m)
-    assert errors == sorted([
-        ("None", -32700), ("None", -32600), ("None", -32600), ("1", -32600), ("None", -32600), ("2", -32601),
-        ("3", -32602), ("4", -32602), ("5", -32002), ("6", -32602), ("7", -32600), ("None", -32700), ("None", -32700),
-    ])
+    assert errors == sorted(
+        [
+            ("None", -32700),
+            ("None", -32600),
+            ("None", -32600),
+            ("1", -32600),
+            ("None", -32600),
+            ("2", -32601),
+            ("3", -32602),
+            ("4", -32602),
+            ("5", -32002),
+            ("6", -32602),
+            ("7", -32600),
+            ("None", -32700),
+            ("None", -32700),
+        ]
+    )
     by_id = {m.get("id"): m for m in out if m.get("id") is not None}
     assert by_id[2]["error"]["data"] == {"method": "no/such/method"}
     assert "Unknown session: nope" in by_id[5]["error"]["data"]["details"]
@@ -109,19 +133,31 @@ def test_prompt_in_flight_at_eof_is_answered_cancelled(pi_environ, tmp_path):
     cwd = str(tmp_path)
     lines = [
         b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n',
-        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}).encode() + b"\n",
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}
+        ).encode()
+        + b"\n",
     ]
-    proc = subprocess.Popen([sys.executable, "-m", "pi_rpc", "--mode", "acp", "--faux-script", str(script)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=pi_environ(None), cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_rpc", "--mode", "acp", "--faux-script", str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=pi_environ(None),
+        cwd=tmp_path,
+    )
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(b"".join(lines))
         proc.stdin.flush()
         proc.stdout.readline()
         session_id = json.loads(proc.stdout.readline())["result"]["sessionId"]
-        prompt = {"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
-                  "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]}}
+        prompt = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+        }
         proc.stdin.write(json.dumps(prompt).encode() + b"\n")
         proc.stdin.flush()
         while True:  # wait until the tool runs

@@ -16,7 +16,11 @@ TERMINAL = {"acp": {"terminal": True}}
 
 
 def _final(run, call_id):
-    return [u for u in run.client.of("tool_call_update") if u.tool_call_id == call_id and u.status in ("completed", "failed")][-1]
+    return [
+        u
+        for u in run.client.of("tool_call_update")
+        if u.tool_call_id == call_id and u.status in ("completed", "failed")
+    ][-1]
 
 
 def _tool_results(run) -> dict[str, dict]:
@@ -33,7 +37,15 @@ def _tool_results(run) -> dict[str, dict]:
 
 async def test_bash_runs_in_the_editors_terminal(acp_agent):
     script = [
-        {"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "printf 'from \\033[31mterminal\\033[0m\\n'; echo $PI_SESSION_ID; pwd"}}]},
+        {
+            "toolCalls": [
+                {
+                    "id": "t1",
+                    "name": "bash",
+                    "arguments": {"command": "printf 'from \\033[31mterminal\\033[0m\\n'; echo $PI_SESSION_ID; pwd"},
+                }
+            ]
+        },
         {"toolCalls": [{"id": "t2", "name": "bash", "arguments": {"command": "echo failing; exit 3"}}]},
         {"text": "done"},
     ]
@@ -46,15 +58,20 @@ async def test_bash_runs_in_the_editors_terminal(acp_agent):
         assert create["cwd"] == str(run.cwd) and create["limit"] == 4 * 1024 * 1024
         assert {v.name: v.value for v in create["env"]}["PI_SESSION_ID"] == session.session_id
         assert [k for k, _ in run.client.terminal_calls[1:4]] == ["wait_for_exit", "output", "release"]
-        embedded = [u for u in run.client.of("tool_call_update") if u.tool_call_id == "t1" and u.content
-                    and u.content[0].type == "terminal"]
+        embedded = [
+            u
+            for u in run.client.of("tool_call_update")
+            if u.tool_call_id == "t1" and u.content and u.content[0].type == "terminal"
+        ]
         assert embedded and embedded[0].status == "in_progress" and embedded[0].content[0].terminal_id == "term-1"
         done = _final(run, "t1")
         assert done.status == "completed" and [c.type for c in done.content] == ["terminal"]
         failed = _final(run, "t2")
         assert failed.status == "failed" and failed.content[1].content.text == "Command exited with code 3"
         results = _tool_results(run)
-        assert results["t1"]["content"][0]["text"] == f"from terminal\n{session.session_id}\n{run.cwd}\n"  # ANSI removed
+        assert (
+            results["t1"]["content"][0]["text"] == f"from terminal\n{session.session_id}\n{run.cwd}\n"
+        )  # ANSI removed
         assert results["t1"]["isError"] is False
         assert results["t2"]["content"][0]["text"] == "failing\n\n\nCommand exited with code 3"
         assert results["t2"]["isError"] is True
@@ -62,15 +79,25 @@ async def test_bash_runs_in_the_editors_terminal(acp_agent):
 
 async def test_timeout_and_cancel_kill_the_terminal(acp_agent):
     script = [
-        {"toolCalls": [{"id": "slow", "name": "bash", "arguments": {"command": "echo started; sleep 30", "timeout": 1}}]},
+        {
+            "toolCalls": [
+                {"id": "slow", "name": "bash", "arguments": {"command": "echo started; sleep 30", "timeout": 1}}
+            ]
+        },
         {"toolCalls": [{"id": "slower", "name": "bash", "arguments": {"command": "echo waiting; sleep 30"}}]},
         {"text": "never"},
     ]
     async with acp_agent(script=script, settings=TERMINAL) as run:
         await run.initialize(terminal=True)
         session = await run.new_session()
-        embedded = run.client.when(lambda u: u.session_update == "tool_call_update" and u.tool_call_id == "slower"
-                                   and bool(u.content) and u.content[0].type == "terminal")
+        embedded = run.client.when(
+            lambda u: (
+                u.session_update == "tool_call_update"
+                and u.tool_call_id == "slower"
+                and bool(u.content)
+                and u.content[0].type == "terminal"
+            )
+        )
 
         async def printed() -> None:
             await embedded.wait()
@@ -82,7 +109,9 @@ async def test_timeout_and_cancel_kill_the_terminal(acp_agent):
         result = await run.prompt_then_cancel(session.session_id, "wait", printed)
         assert result.stop_reason == "cancelled"
         timed_out = _final(run, "slow")
-        assert timed_out.status == "failed" and timed_out.content[-1].content.text == "Command timed out after 1 seconds"
+        assert (
+            timed_out.status == "failed" and timed_out.content[-1].content.text == "Command timed out after 1 seconds"
+        )
         assert _final(run, "slower").status == "failed"
         kinds = [kind for kind, _ in run.client.terminal_calls]
         assert kinds.count("kill") == 2 and kinds.count("release") == 2

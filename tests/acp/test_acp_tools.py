@@ -15,13 +15,25 @@ def _calls(run):
 
 
 def _final(run, call_id):
-    return [u for u in run.client.of("tool_call_update") if u.tool_call_id == call_id and u.status in ("completed", "failed")][-1]
+    return [
+        u
+        for u in run.client.of("tool_call_update")
+        if u.tool_call_id == call_id and u.status in ("completed", "failed")
+    ][-1]
 
 
 async def test_read_edit_and_bash_tool_calls(acp_agent):
     script = [
         {"toolCalls": [{"id": "r1", "name": "read", "arguments": {"path": "notes.txt"}}]},
-        {"toolCalls": [{"id": "e1", "name": "edit", "arguments": {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]}}]},
+        {
+            "toolCalls": [
+                {
+                    "id": "e1",
+                    "name": "edit",
+                    "arguments": {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]},
+                }
+            ]
+        },
         {"toolCalls": [{"id": "b1", "name": "bash", "arguments": {"command": "echo from-bash"}}]},
         {"text": "All done."},
     ]
@@ -50,7 +62,10 @@ async def test_read_edit_and_bash_tool_calls(acp_agent):
 
 
 async def test_write_shows_a_diff_from_nothing(acp_agent):
-    script = [{"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "sub/new.txt", "content": "fresh\n"}}]}, {"text": "ok"}]
+    script = [
+        {"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "sub/new.txt", "content": "fresh\n"}}]},
+        {"text": "ok"},
+    ]
     async with acp_agent(script=script) as run:
         await run.initialize()
         session = await run.new_session()
@@ -60,12 +75,21 @@ async def test_write_shows_a_diff_from_nothing(acp_agent):
 
 
 async def test_cancel_during_a_tool_ends_the_turn_cancelled(acp_agent):
-    script = [{"toolCalls": [{"id": "slow", "name": "bash", "arguments": {"command": "echo started; sleep 30"}}]}, {"text": "never"}]
+    script = [
+        {"toolCalls": [{"id": "slow", "name": "bash", "arguments": {"command": "echo started; sleep 30"}}]},
+        {"text": "never"},
+    ]
     async with acp_agent(script=script) as run:
         await run.initialize()
         session = await run.new_session()
-        running = run.client.when(lambda u: u.session_update == "tool_call_update" and u.tool_call_id == "slow"
-                                  and u.status == "in_progress" and u.content)
+        running = run.client.when(
+            lambda u: (
+                u.session_update == "tool_call_update"
+                and u.tool_call_id == "slow"
+                and u.status == "in_progress"
+                and u.content
+            )
+        )
         result = await run.prompt_then_cancel(session.session_id, "run the slow thing", running.wait)
         assert result.stop_reason == "cancelled"
         assert _final(run, "slow").status == "failed"
@@ -115,7 +139,15 @@ async def test_ask_all_and_allow_always(acp_agent):
 async def test_fs_delegation_reads_unsaved_buffers_and_writes_to_the_editor(acp_agent):
     script = [
         {"toolCalls": [{"id": "r1", "name": "read", "arguments": {"path": "draft.py"}}]},
-        {"toolCalls": [{"id": "e1", "name": "edit", "arguments": {"path": "draft.py", "edits": [{"oldText": "unsaved", "newText": "edited"}]}}]},
+        {
+            "toolCalls": [
+                {
+                    "id": "e1",
+                    "name": "edit",
+                    "arguments": {"path": "draft.py", "edits": [{"oldText": "unsaved", "newText": "edited"}]},
+                }
+            ]
+        },
         {"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "out.txt", "content": "to the editor\n"}}]},
         {"text": "done"},
     ]
@@ -137,7 +169,10 @@ async def test_fs_delegation_reads_unsaved_buffers_and_writes_to_the_editor(acp_
 
 
 async def test_cancel_ends_a_pending_permission_request(acp_agent):
-    script = [{"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "held.txt", "content": "no\n"}}]}, {"text": "never"}]
+    script = [
+        {"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "held.txt", "content": "no\n"}}]},
+        {"text": "never"},
+    ]
     async with acp_agent(script=script, settings={"acp": {"permissions": "ask-writes"}}) as run:
         run.client.permission_answers = ["hold"]  # this client never answers
         await run.initialize()

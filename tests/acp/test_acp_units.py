@@ -15,11 +15,21 @@ def test_stop_reasons() -> None:
     assert stop_reason_for({"stopReason": "length"}, False) == "max_tokens"
     assert stop_reason_for({"stopReason": "aborted"}, False) == "cancelled"
     assert stop_reason_for({"stopReason": "stop"}, True) == "cancelled"
-    assert stop_reason_for({"stopReason": "error", "errorMessage": "The model refused to complete the request"}, False) == "refusal"
-    assert stop_reason_for({"stopReason": "error", "errorMessage": "Provider stopped with: sensitive"}, False) == "refusal"
+    assert (
+        stop_reason_for({"stopReason": "error", "errorMessage": "The model refused to complete the request"}, False)
+        == "refusal"
+    )
+    assert (
+        stop_reason_for({"stopReason": "error", "errorMessage": "Provider stopped with: sensitive"}, False) == "refusal"
+    )
     own_words = {"stopReason": "error", "errorMessage": "I will not help with that.", "rawStopReason": "refusal"}
     assert stop_reason_for(own_words, False) == "refusal"
-    assert stop_reason_for({"stopReason": "error", "errorMessage": "Provider stopped with: SAFETY", "rawStopReason": "SAFETY"}, False) == "refusal"
+    assert (
+        stop_reason_for(
+            {"stopReason": "error", "errorMessage": "Provider stopped with: SAFETY", "rawStopReason": "SAFETY"}, False
+        )
+        == "refusal"
+    )
     with pytest.raises(RpcError) as failed:
         stop_reason_for({"stopReason": "error", "errorMessage": "503 overloaded"}, False)
     assert (failed.value.code, failed.value.message) == (-32603, "503 overloaded")
@@ -29,12 +39,14 @@ def test_stop_reasons() -> None:
 
 
 def test_prompt_blocks() -> None:
-    text, images = prompt_from_blocks([
-        {"type": "text", "text": "Look at"},
-        {"type": "resource_link", "uri": "file:///p/a.py", "name": "a.py"},
-        {"type": "resource", "resource": {"uri": "file:///p/b.py", "text": "print(1)"}},
-        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
-    ])
+    text, images = prompt_from_blocks(
+        [
+            {"type": "text", "text": "Look at"},
+            {"type": "resource_link", "uri": "file:///p/a.py", "name": "a.py"},
+            {"type": "resource", "resource": {"uri": "file:///p/b.py", "text": "print(1)"}},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        ]
+    )
     assert text == 'Look at\n[@a.py](file:///p/a.py)\n\n<context uri="file:///p/b.py">\nprint(1)\n</context>'
     assert images == [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
     with pytest.raises(RpcError) as bad:
@@ -49,7 +61,12 @@ def test_tool_call_fields_use_absolute_paths() -> None:
     assert fields["title"] == "Read src/x.py (lines 10–14)" and fields["kind"] == "read"
     assert fields["locations"] == [{"path": "/work/src/x.py", "line": 10}]
     assert tool_call_fields("grep", {"pattern": "TODO"}, "/work")["locations"] == [{"path": "/work"}]
-    assert tool_call_fields("mcp_tool", {}, "/work") == {"title": "mcp_tool", "kind": "other", "locations": [], "rawInput": {}}
+    assert tool_call_fields("mcp_tool", {}, "/work") == {
+        "title": "mcp_tool",
+        "kind": "other",
+        "locations": [],
+        "rawInput": {},
+    }
     assert tool_call_fields("bash", {"command": "ls\nrm -rf x"}, "/w")["title"] == "ls …"
 
 
@@ -57,12 +74,30 @@ def test_replay_covers_every_role() -> None:
     messages = [
         {"role": "system", "content": ""},
         {"role": "user", "content": [{"type": "text", "text": "q"}]},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}, {"type": "toolCall", "id": "c", "name": "edit", "arguments": {"path": "f"}}]},
-        {"role": "toolResult", "toolCallId": "c", "toolName": "edit", "content": [{"type": "text", "text": "ok"}], "isError": False},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "t"},
+                {"type": "toolCall", "id": "c", "name": "edit", "arguments": {"path": "f"}},
+            ],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c",
+            "toolName": "edit",
+            "content": [{"type": "text", "text": "ok"}],
+            "isError": False,
+        },
         {"role": "compactionSummary", "summary": "S"},
     ]
     kinds = [u["sessionUpdate"] for u in replay_updates(messages, "/w")]
-    assert kinds == ["user_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_thought_chunk"]
+    assert kinds == [
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_thought_chunk",
+    ]
 
 
 def test_client_mcp_servers_become_literal_mcp_json_entries() -> None:
@@ -73,14 +108,33 @@ def test_client_mcp_servers_become_literal_mcp_json_entries() -> None:
 
     for text in ("$HOME", "${X}", "!echo hi", "a$!b", "plain"):
         assert resolve_config_value(literal(text), cached=False) == text
-    servers = client_mcp_servers([
-        {"name": "My Server", "command": "/bin/srv", "args": ["-v"], "env": [{"name": "TOKEN", "value": "$SECRET"}]},
-        {"type": "http", "name": "web", "url": "https://example.com/mcp", "headers": [{"name": "Authorization", "value": "Bearer x"}]},
-    ])
+    servers = client_mcp_servers(
+        [
+            {
+                "name": "My Server",
+                "command": "/bin/srv",
+                "args": ["-v"],
+                "env": [{"name": "TOKEN", "value": "$SECRET"}],
+            },
+            {
+                "type": "http",
+                "name": "web",
+                "url": "https://example.com/mcp",
+                "headers": [{"name": "Authorization", "value": "Bearer x"}],
+            },
+        ]
+    )
     assert servers == [
-        {"name": "My_Server", "config": {"command": "/bin/srv", "args": ["-v"], "env": {"TOKEN": "$$SECRET"}}, "extensionPath": "the ACP client"},
-        {"name": "web", "config": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
-         "extensionPath": "the ACP client"},
+        {
+            "name": "My_Server",
+            "config": {"command": "/bin/srv", "args": ["-v"], "env": {"TOKEN": "$$SECRET"}},
+            "extensionPath": "the ACP client",
+        },
+        {
+            "name": "web",
+            "config": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+            "extensionPath": "the ACP client",
+        },
     ]
     for bad, detail in (
         ("nope", '"mcpServers" must be an array'),

@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import orjson
 
+from pi_rpc.agent.types import ToolError
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import Context, StreamOptions, empty_usage
-from pi_rpc.agent.types import ToolError
 
 MODEL: dict[str, Any] = {
     "id": "fake-model",
@@ -74,12 +74,16 @@ class ScriptedStream:
         self.turns = list(turns)
         self.requests: list[tuple[dict[str, Any], Context, StreamOptions]] = []
 
-    def __call__(self, model: dict[str, Any], context: Context, options: StreamOptions) -> AsyncIterator[dict[str, Any]]:
+    def __call__(
+        self, model: dict[str, Any], context: Context, options: StreamOptions
+    ) -> AsyncIterator[dict[str, Any]]:
         self.requests.append((model, context, options))
         turn = self.turns.pop(0) if self.turns else text("(script exhausted)")
         return self._run(model, turn, options.signal)
 
-    async def _run(self, model: dict[str, Any], turn: Turn, signal: AbortSignal | None) -> AsyncIterator[dict[str, Any]]:
+    async def _run(
+        self, model: dict[str, Any], turn: Turn, signal: AbortSignal | None
+    ) -> AsyncIterator[dict[str, Any]]:
         msg: dict[str, Any] = {
             "role": "assistant",
             "content": [],
@@ -186,7 +190,9 @@ class EchoTool:
         self.during = during
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    async def execute(self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any
+    ) -> dict[str, Any]:
         self.calls.append((tool_call_id, args))
         if on_update is not None:
             await on_update({"content": [{"type": "text", "text": "partial " + args["text"]}], "details": {}})
@@ -201,7 +207,9 @@ class FailingTool:
     description = "Always fails"
     parameters = {"type": "object", "properties": {}}
 
-    async def execute(self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any
+    ) -> dict[str, Any]:
         raise ToolError("boom")
 
 
@@ -218,7 +226,9 @@ class WaitTool:
         self.started = anyio.Event()
         self.count = 0
 
-    async def execute(self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any
+    ) -> dict[str, Any]:
         self.count += 1
         self.started.set()
         assert signal is not None
@@ -246,12 +256,12 @@ class ShellTool:
         self.pids: list[int] = []
         self.started = anyio.Event()
 
-    async def execute(self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any) -> dict[str, Any]:
+    async def execute(
+        self, tool_call_id: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any
+    ) -> dict[str, Any]:
         assert signal is not None
         output = ""
-        process = await anyio.open_process(
-            ["/bin/sh", "-c", args["command"]], start_new_session=True, stderr=None
-        )
+        process = await anyio.open_process(["/bin/sh", "-c", args["command"]], start_new_session=True, stderr=None)
         self.pids.append(process.pid)
         self.started.set()
         try:
@@ -319,7 +329,7 @@ def signature(events: list[dict[str, Any]]) -> list[str]:
         elif t == "message_update":
             out.append(f"update:{e['assistantMessageEvent']['type']}")
         elif t.startswith("tool_execution_"):
-            out.append(f"{t[len('tool_execution_'):]}:{e['toolCallId']}")
+            out.append(f"{t[len('tool_execution_') :]}:{e['toolCallId']}")
         elif t == "turn_end":
             out.append(f"turn_end:{len(e['toolResults'])}")
         elif t == "agent_end":

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import anyio
 import pytest
-from .agent_helpers import MODEL, Recorder, ScriptedStream, ShellTool, Turn, WaitTool, text, tools, user
 
 from pi_rpc.agent import Agent
+
+from .agent_helpers import MODEL, Recorder, ScriptedStream, ShellTool, Turn, WaitTool, text, tools, user
 
 pytestmark = pytest.mark.anyio
 
@@ -170,7 +170,12 @@ async def test_abort_cancels_parallel_tools_at_once() -> None:
             await agent.wait_for_idle()
     ends = rec.of("tool_execution_end")
     assert [e["result"]["content"][0]["text"] for e in ends] == ["Operation aborted", "Operation aborted"]
-    assert rec.sig()[-4:] == ["message_start:assistant:aborted", "message_end:assistant:aborted", "turn_end:0", "agent_end:5"]
+    assert rec.sig()[-4:] == [
+        "message_start:assistant:aborted",
+        "message_end:assistant:aborted",
+        "turn_end:0",
+        "agent_end:5",
+    ]
 
 
 async def test_abort_while_before_hook_waits() -> None:
@@ -187,7 +192,9 @@ async def test_abort_while_before_hook_waits() -> None:
     waiter = WaitTool()
     agent: Agent
     agent, _, rec = make_agent(
-        [tools(("w1", "wait", {}), ("w2", "wait", {})), text("never")], tools=[waiter], before_tool_call=before_tool_call
+        [tools(("w1", "wait", {}), ("w2", "wait", {})), text("never")],
+        tools=[waiter],
+        before_tool_call=before_tool_call,
     )
 
     with anyio.fail_after(10):

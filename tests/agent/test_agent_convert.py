@@ -5,19 +5,45 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from .agent_helpers import MODEL, ScriptedStream, text, user
 
 from pi_rpc.agent import Agent, build_llm_context, convert_to_llm, transform_messages
+
+from .agent_helpers import MODEL, ScriptedStream, text, user
 
 pytestmark = pytest.mark.anyio
 
 
 def test_convert_coding_agent_roles() -> None:
     msgs: list[dict[str, Any]] = [
-        {"role": "bashExecution", "command": "ls", "output": "a\nb", "exitCode": 0, "cancelled": False, "truncated": False, "timestamp": 1},
-        {"role": "bashExecution", "command": "x", "output": "", "exitCode": 2, "cancelled": False, "truncated": True, "fullOutputPath": "/tmp/o", "timestamp": 2},
+        {
+            "role": "bashExecution",
+            "command": "ls",
+            "output": "a\nb",
+            "exitCode": 0,
+            "cancelled": False,
+            "truncated": False,
+            "timestamp": 1,
+        },
+        {
+            "role": "bashExecution",
+            "command": "x",
+            "output": "",
+            "exitCode": 2,
+            "cancelled": False,
+            "truncated": True,
+            "fullOutputPath": "/tmp/o",
+            "timestamp": 2,
+        },
         {"role": "bashExecution", "command": "y", "output": "z", "cancelled": True, "truncated": False, "timestamp": 3},
-        {"role": "bashExecution", "command": "hidden", "output": "", "cancelled": False, "truncated": False, "excludeFromContext": True, "timestamp": 4},
+        {
+            "role": "bashExecution",
+            "command": "hidden",
+            "output": "",
+            "cancelled": False,
+            "truncated": False,
+            "excludeFromContext": True,
+            "timestamp": 4,
+        },
         {"role": "custom", "customType": "note", "content": "remember", "display": True, "timestamp": 5},
         {"role": "compactionSummary", "summary": "S1", "tokensBefore": 10, "timestamp": 6},
         {"role": "branchSummary", "summary": "S2", "fromId": "abcd1234", "timestamp": 7},
@@ -39,7 +65,13 @@ def test_convert_coding_agent_roles() -> None:
 
 def test_system_prompt_from_sections_with_patches() -> None:
     msgs = [
-        {"role": "system", "content": "", "sections": {"preamble": "P", "tools": "T", "cwd": "C"}, "timestamp": 1, "toolsAdded": [{"name": "read", "description": "r", "parameters": {}}]},
+        {
+            "role": "system",
+            "content": "",
+            "sections": {"preamble": "P", "tools": "T", "cwd": "C"},
+            "timestamp": 1,
+            "toolsAdded": [{"name": "read", "description": "r", "parameters": {}}],
+        },
         user("hi"),
         {"role": "system", "content": "", "sections": {"tools": None, "rules": "R", "cwd": "C2"}, "timestamp": 2},
     ]
@@ -55,7 +87,14 @@ def test_system_prompt_from_sections_with_patches() -> None:
 
 def test_transform_drops_failed_assistants_and_fills_orphans() -> None:
     call = {"type": "toolCall", "id": "t1", "name": "bash", "arguments": {}}
-    ok = {"role": "assistant", "content": [call], "api": MODEL["api"], "provider": "fake", "model": "fake-model", "stopReason": "toolUse"}
+    ok = {
+        "role": "assistant",
+        "content": [call],
+        "api": MODEL["api"],
+        "provider": "fake",
+        "model": "fake-model",
+        "stopReason": "toolUse",
+    }
     failed = {**ok, "content": [{"type": "text", "text": "half"}], "stopReason": "aborted"}
     other = {
         **ok,
@@ -77,7 +116,15 @@ async def test_agent_uses_system_messages_and_convert_in_requests() -> None:
         system_prompt="fallback prompt",
         messages=[
             {"role": "system", "content": "", "sections": {"preamble": "You help."}, "timestamp": 0},
-            {"role": "bashExecution", "command": "pwd", "output": "/w", "exitCode": 0, "cancelled": False, "truncated": False, "timestamp": 1},
+            {
+                "role": "bashExecution",
+                "command": "pwd",
+                "output": "/w",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 1,
+            },
         ],
     )
     seen: list[list[str]] = []

@@ -10,9 +10,10 @@ from typing import Any
 import anyio
 import orjson
 import pytest
-from .agent_helpers import EchoTool, Recorder
 
 from pi_rpc.agent import Agent
+
+from .agent_helpers import EchoTool, Recorder
 
 faux = pytest.importorskip("pi_rpc.ai.providers.faux")
 

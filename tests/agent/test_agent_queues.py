@@ -6,9 +6,10 @@ from typing import Any
 
 import anyio
 import pytest
-from .agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, Turn, text, tools, user
 
 from pi_rpc.agent import Agent
+
+from .agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, Turn, text, tools, user
 
 pytestmark = pytest.mark.anyio
 
@@ -225,7 +226,11 @@ async def test_follow_up_after_run_one_at_a_time_and_all() -> None:
     agent2.follow_up(user("G2"))
     await agent2.prompt("P")
     assert rec2.sig().count("turn_start") == 2
-    assert [m["content"][0]["text"] for m in stream2.requests[1][1].messages if m["role"] == "user"] == ["P", "G1", "G2"]
+    assert [m["content"][0]["text"] for m in stream2.requests[1][1].messages if m["role"] == "user"] == [
+        "P",
+        "G1",
+        "G2",
+    ]
 
 
 async def test_steer_takes_priority_over_follow_up() -> None:

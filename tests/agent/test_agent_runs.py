@@ -6,9 +6,10 @@ from typing import Any
 
 import anyio
 import pytest
-from .agent_helpers import MODEL, EchoTool, FailingTool, Recorder, ScriptedStream, Turn, text, tools, user
 
 from pi_rpc.agent import Agent
+
+from .agent_helpers import MODEL, EchoTool, FailingTool, Recorder, ScriptedStream, Turn, text, tools, user
 
 pytestmark = pytest.mark.anyio
 
@@ -118,7 +119,16 @@ async def test_one_tool_call_sequence_and_result_shapes() -> None:
     assert end["result"] == {"content": [{"type": "text", "text": "hi"}], "details": {"echoed": "hi"}}
     assert end["isError"] is False and isinstance(end["durationMs"], int)
     result_msg = rec.of("message_end")[3]["message"]
-    assert list(result_msg) == ["role", "toolCallId", "toolName", "content", "details", "isError", "durationMs", "timestamp"]
+    assert list(result_msg) == [
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "durationMs",
+        "timestamp",
+    ]
     assert rec.of("turn_end")[0]["toolResults"] == [result_msg]
     assert echo.calls == [("call_1", {"text": "hi"})]
     # The second request carries system (folded) + user + assistant + toolResult.
@@ -259,7 +269,9 @@ async def test_get_api_key_called_before_every_request() -> None:
         calls.append(provider)
         return f"key-{len(calls)}"
 
-    agent, stream, _ = make_agent([tools(("c1", "echo", {"text": "a"})), text("ok")], tools=[EchoTool()], get_api_key=get_api_key)
+    agent, stream, _ = make_agent(
+        [tools(("c1", "echo", {"text": "a"})), text("ok")], tools=[EchoTool()], get_api_key=get_api_key
+    )
     await agent.prompt("go")
     assert calls == ["fake", "fake"]
     assert [opts.api_key for _, _, opts in stream.requests] == ["key-1", "key-2"]

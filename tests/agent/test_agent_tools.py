@@ -6,9 +6,10 @@ from typing import Any
 
 import anyio
 import pytest
-from .agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, ShellTool, Turn, text, tools
 
 from pi_rpc.agent import Agent
+
+from .agent_helpers import MODEL, EchoTool, Recorder, ScriptedStream, ShellTool, Turn, text, tools
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +148,10 @@ async def test_tool_with_sequential_execution_mode_forces_sequential_batch() -> 
 async def test_real_subprocess_tool_streams_updates() -> None:
     shell = ShellTool()
     agent, _, rec = make_agent(
-        [tools(("c1", "bash", {"command": "echo hi"}), ("c2", "bash", {"command": "echo oops >&2; exit 3"})), text("ok")],
+        [
+            tools(("c1", "bash", {"command": "echo hi"}), ("c2", "bash", {"command": "echo oops >&2; exit 3"})),
+            text("ok"),
+        ],
         tools=[shell],
     )
     await agent.prompt("Run")

@@ -31,9 +31,13 @@ class Trace:
         return out
 
 
-async def run(model: dict[str, Any], context: Context | None = None, options: StreamOptions | None = None, on_event: Any = None) -> Trace:
+async def run(
+    model: dict[str, Any], context: Context | None = None, options: StreamOptions | None = None, on_event: Any = None
+) -> Trace:
     trace = Trace()
-    context = context or Context(messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}])
+    context = context or Context(
+        messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}]
+    )
     async for ev in stream(model, context, options or StreamOptions(api_key="test-key")):
         if "partial" in ev:
             trace.partial_ids.add(id(ev["partial"]))

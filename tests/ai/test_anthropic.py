@@ -17,9 +17,16 @@ SONNET_COST = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
 
 def model(url: str, **extra):
     m = {
-        "id": "claude-test", "name": "Claude Test", "api": "anthropic-messages", "provider": "anthropic",
-        "baseUrl": url, "reasoning": False, "input": ["text", "image"], "cost": SONNET_COST,
-        "contextWindow": 200000, "maxTokens": 64000,
+        "id": "claude-test",
+        "name": "Claude Test",
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "baseUrl": url,
+        "reasoning": False,
+        "input": ["text", "image"],
+        "cost": SONNET_COST,
+        "contextWindow": 200000,
+        "maxTokens": 64000,
     }
     m.update(extra)
     return m
@@ -54,7 +61,16 @@ async def test_thinking_then_text_with_signature(server):
     assert len(msg["content"][0]["thinking"]) == 289 and len(msg["content"][1]["text"]) == 89
     assert msg["content"][0]["thinkingSignature"]
     assert (msg["usage"]["input"], msg["usage"]["output"]) == (46, 133)
-    assert t.compact_types() == ["start", "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_end", "done"]
+    assert t.compact_types() == [
+        "start",
+        "thinking_start",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "done",
+    ]
 
 
 async def test_adaptive_opus_whitespace_text_first(server):
@@ -79,7 +95,10 @@ async def test_parallel_tool_use(server):
     t = await replay(server, "parallel_tool_use.sse", chunk_size=3)
     msg = t.final
     assert msg["stopReason"] == "toolUse"
-    assert [(b["name"], b["arguments"]) for b in msg["content"] if b["type"] == "toolCall"] == [("add", {"a": 2, "b": 3}), ("multiply", {"a": 4, "b": 5})]
+    assert [(b["name"], b["arguments"]) for b in msg["content"] if b["type"] == "toolCall"] == [
+        ("add", {"a": 2, "b": 3}),
+        ("multiply", {"a": 4, "b": 5}),
+    ]
     assert (msg["usage"]["input"], msg["usage"]["output"]) == (490, 119)
     ci = next(i for i, b in enumerate(msg["content"]) if b["type"] == "toolCall")
     assert t.arg_snapshots[ci][0] == {} and t.arg_snapshots[ci][-1] == {"a": 2, "b": 3}
@@ -97,7 +116,9 @@ async def test_server_tool_blocks_skipped(server):
     t = await replay(server, "server_tool_blocks_then_tool_use.sse", chunk_size=40)
     msg = t.final
     calls = [b for b in msg["content"] if b["type"] == "toolCall"]
-    assert [(c["name"], c["arguments"]) for c in calls] == [("get_exchange_rate", {"from_currency": "USD", "to_currency": "EUR"})]
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        ("get_exchange_rate", {"from_currency": "USD", "to_currency": "EUR"})
+    ]
     assert all(b["type"] in ("text", "toolCall") for b in msg["content"])
     assert msg["stopReason"] == "toolUse" and (msg["usage"]["input"], msg["usage"]["output"]) == (1591, 175)
 
@@ -144,7 +165,7 @@ async def test_http_errors(server, rel, status, overflow, retry):
     t = await run(model(server.url))
     msg = t.final
     assert t.types == ["error"]
-    assert msg["errorMessage"].startswith(f"{status} {{\"type\":\"error\"")
+    assert msg["errorMessage"].startswith(f'{status} {{"type":"error"')
     assert is_context_overflow(msg) is overflow and is_retryable_error(msg) is retry
 
 
@@ -152,16 +173,45 @@ async def test_request_shape(server):
     server.add(Reply(fixture_bytes("anthropic/text_basic.sse")))
     ctx = Context(
         system_prompt="Be terse.",
-        tools=[{"name": "read", "description": "Read a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}],
+        tools=[
+            {
+                "name": "read",
+                "description": "Read a file",
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            }
+        ],
         messages=[
             {"role": "user", "content": [{"type": "text", "text": "read a and b"}], "timestamp": 1},
-            {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig=="},
-                {"type": "toolCall", "id": "call|weird/id", "name": "read", "arguments": {"path": "a"}},
-                {"type": "toolCall", "id": "t2", "name": "read", "arguments": {"path": "b"}},
-            ], "api": "openai-responses", "provider": "openai", "model": "gpt-x", "usage": {}, "stopReason": "toolUse", "timestamp": 2},
-            {"role": "toolResult", "toolCallId": "call|weird/id", "toolName": "read", "content": [{"type": "text", "text": "A"}], "isError": False, "timestamp": 3},
-            {"role": "toolResult", "toolCallId": "t2", "toolName": "read", "content": [{"type": "text", "text": "B"}], "isError": True, "timestamp": 4},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig=="},
+                    {"type": "toolCall", "id": "call|weird/id", "name": "read", "arguments": {"path": "a"}},
+                    {"type": "toolCall", "id": "t2", "name": "read", "arguments": {"path": "b"}},
+                ],
+                "api": "openai-responses",
+                "provider": "openai",
+                "model": "gpt-x",
+                "usage": {},
+                "stopReason": "toolUse",
+                "timestamp": 2,
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": "call|weird/id",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "A"}],
+                "isError": False,
+                "timestamp": 3,
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": "t2",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "B"}],
+                "isError": True,
+                "timestamp": 4,
+            },
         ],
     )
     await run(model(server.url, reasoning=True), ctx, StreamOptions(api_key="k", reasoning="medium"))
@@ -169,12 +219,24 @@ async def test_request_shape(server):
     assert body["system"] == [{"type": "text", "text": "Be terse.", "cache_control": {"type": "ephemeral"}}]
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
     assert "interleaved-thinking-2025-05-14" in server.requests[0].headers["anthropic-beta"]
-    assert body["tools"][0] == {"name": "read", "description": "Read a file", "eager_input_streaming": True, "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}, "cache_control": {"type": "ephemeral"}}
+    assert body["tools"][0] == {
+        "name": "read",
+        "description": "Read a file",
+        "eager_input_streaming": True,
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        "cache_control": {"type": "ephemeral"},
+    }
     msgs = body["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
     # thinking from another model is dropped; ids normalised; results merged, cache marker on last block
     assert msgs[1]["content"][0] == {"type": "tool_use", "id": "call_weird_id", "name": "read", "input": {"path": "a"}}
     assert msgs[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "call_weird_id", "content": "A", "is_error": False},
-        {"type": "tool_result", "tool_use_id": "t2", "content": "B", "is_error": True, "cache_control": {"type": "ephemeral"}},
+        {
+            "type": "tool_result",
+            "tool_use_id": "t2",
+            "content": "B",
+            "is_error": True,
+            "cache_control": {"type": "ephemeral"},
+        },
     ]

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from pi_rpc.ai.models import catalog
-from pi_rpc.ai.models.generate_catalog import build_catalog, flatten_chat_models, main, render
+from pi_rpc.ai.models.generate_catalog import build_catalog, flatten_chat_models, main
 from pi_rpc.ai.models.patterns import resolve_model_reference
 from pi_rpc.ai.models.registry import ModelRegistry
 
@@ -27,7 +27,14 @@ needs_upstream = pytest.mark.skipif(not (NODE.exists() and PI_AI.exists()), reas
 
 
 def _model(provider: str, model_id: str, api: str = "openai-completions", kind: str = "chat") -> dict[str, Any]:
-    return {"id": model_id, "name": model_id.upper(), "api": api, "provider": provider, "baseUrl": "https://x", "type": kind}
+    return {
+        "id": model_id,
+        "name": model_id.upper(),
+        "api": api,
+        "provider": provider,
+        "baseUrl": "https://x",
+        "type": kind,
+    }
 
 
 def _fake_package(root: Path) -> tuple[Path, Path]:
@@ -41,13 +48,25 @@ def _fake_package(root: Path) -> tuple[Path, Path]:
     (pi_ai / "dist" / "models.generated.js").write_text(
         'import { B } from "./providers/b.models.js";\nexport const MODELS = {\n    "b": B_MODELS,\n    "a-x": A_X_MODELS,\n};\n'
     )
-    (pi_ai / "dist" / "providers" / "a-x.models.js").write_text('import values from "./data/a-x-renamed.json" with { type: "json" };\n')
+    (pi_ai / "dist" / "providers" / "a-x.models.js").write_text(
+        'import values from "./data/a-x-renamed.json" with { type: "json" };\n'
+    )
     groups_a = {
-        "openai-completions": {"chat:m2": _model("a-x", "m2"), "image:m2": _model("a-x", "m2", kind="image"), "chat:10": _model("a-x", "10")},
-        "anthropic-messages": {"chat:m1": _model("a-x", "m1", "anthropic-messages"), "chat:m2": _model("a-x", "m2", "anthropic-messages"), "chat:2": _model("a-x", "2")},
+        "openai-completions": {
+            "chat:m2": _model("a-x", "m2"),
+            "image:m2": _model("a-x", "m2", kind="image"),
+            "chat:10": _model("a-x", "10"),
+        },
+        "anthropic-messages": {
+            "chat:m1": _model("a-x", "m1", "anthropic-messages"),
+            "chat:m2": _model("a-x", "m2", "anthropic-messages"),
+            "chat:2": _model("a-x", "2"),
+        },
     }
     (data / "a-x-renamed.json").write_text(json.dumps(groups_a))
-    (data / "b.json").write_text(json.dumps({"bedrock-converse-stream": {"chat:z": _model("b", "z", "bedrock-converse-stream")}}))
+    (data / "b.json").write_text(
+        json.dumps({"bedrock-converse-stream": {"chat:z": _model("b", "z", "bedrock-converse-stream")}})
+    )
     (data / ".manifest.json").write_text(json.dumps({"generatedAt": "2026-01-01T00:00:00Z", "structureHash": "h"}))
     (agent / "dist" / "core" / "model-resolver.js").write_text(
         'export const defaultModelPerProvider = {\n    "a-x": "m1",\n    b: "z",\n};\nfunction f() {}\n'
@@ -60,7 +79,12 @@ def test_flattening_is_upstreams_object_from_entries() -> None:
     ids first in numeric order (JS property order)."""
     groups = {
         "x": {"chat:b": _model("p", "b"), "chat:10": _model("p", "10"), "image:c": _model("p", "c", kind="image")},
-        "y": {"chat:a": _model("p", "a"), "chat:b": {**_model("p", "b", "y"), "name": "last"}, "chat:2": _model("p", "2"), "chat:01": _model("p", "01")},
+        "y": {
+            "chat:a": _model("p", "a"),
+            "chat:b": {**_model("p", "b", "y"), "name": "last"},
+            "chat:2": _model("p", "2"),
+            "chat:01": _model("p", "01"),
+        },
     }
     flat = flatten_chat_models(groups)
     assert [m["id"] for m in flat] == ["2", "10", "b", "a", "01"]
@@ -86,7 +110,10 @@ def test_generator_reads_the_package_layout(tmp_path: Path) -> None:
 def test_checked_in_catalogue_is_what_the_installed_upstream_generates() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pi_rpc.ai.models.generate_catalog", "--pi-ai", str(PI_AI), "--check"],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -109,7 +136,9 @@ def test_catalogue_equals_upstreams_own_models_byte_for_byte(tmp_path: Path) -> 
 def test_defaults_equal_upstreams_table(tmp_path: Path) -> None:
     script = tmp_path / "defaults.mjs"
     resolver = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "core" / "model-resolver.js"
-    script.write_text(f'import {{ defaultModelPerProvider }} from "{resolver}";\nprocess.stdout.write(JSON.stringify(defaultModelPerProvider));\n')
+    script.write_text(
+        f'import {{ defaultModelPerProvider }} from "{resolver}";\nprocess.stdout.write(JSON.stringify(defaultModelPerProvider));\n'
+    )
     dumped = subprocess.run([str(NODE), str(script)], capture_output=True, timeout=120, check=True).stdout
     assert list(json.loads(dumped).items()) == list(catalog.default_model_ids().items())
 
@@ -135,12 +164,20 @@ def test_lazy_index_reads_the_same_as_parsing_the_whole_file() -> None:
 
 def test_whole_catalogue_covers_every_api_upstream_lists() -> None:
     apis = {m["api"] for m in catalog.builtin_models()}
-    assert {"bedrock-converse-stream", "google-vertex", "mistral-conversations", "azure-openai-responses",
-            "openai-codex-responses", "pi-messages"} <= apis
+    assert {
+        "bedrock-converse-stream",
+        "google-vertex",
+        "mistral-conversations",
+        "azure-openai-responses",
+        "openai-codex-responses",
+        "pi-messages",
+    } <= apis
     assert "{CLOUDFLARE_ACCOUNT_ID}" in catalog.builtin_models("cloudflare-workers-ai")[0]["baseUrl"]
 
 
-def _registry(tmp_path: Path, env: dict[str, str], auth: dict[str, Any] | None = None, models_json: dict[str, Any] | None = None) -> ModelRegistry:
+def _registry(
+    tmp_path: Path, env: dict[str, str], auth: dict[str, Any] | None = None, models_json: dict[str, Any] | None = None
+) -> ModelRegistry:
     agent = tmp_path / "agent"
     agent.mkdir(exist_ok=True)
     if auth is not None:
@@ -151,7 +188,9 @@ def _registry(tmp_path: Path, env: dict[str, str], auth: dict[str, Any] | None =
 
 
 def test_registry_composes_only_the_providers_it_is_asked_for(tmp_path: Path) -> None:
-    registry = _registry(tmp_path, {"ANTHROPIC_API_KEY": "k"}, models_json={"providers": {"groq": {"baseUrl": "http://h/v1"}}})
+    registry = _registry(
+        tmp_path, {"ANTHROPIC_API_KEY": "k"}, models_json={"providers": {"groq": {"baseUrl": "http://h/v1"}}}
+    )
     assert set(registry._composed) == {"groq"}  # models.json providers at once (their errors are startup warnings)
     available = registry.get_available()
     assert {m["provider"] for m in available} == {"anthropic"}
@@ -166,14 +205,34 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
     """``resolve`` looks at the named provider and the providers with that id first; the answer
     must be the one a search through every model gives."""
     env = {"OPENROUTER_API_KEY": "k", "AI_GATEWAY_API_KEY": "k"}
-    models_json = {"providers": {"local": {"baseUrl": "http://h/v1", "api": "openai-completions", "apiKey": "k",
-                                           "models": [{"id": "gpt-6.2-sol"}, {"id": "anthropic/claude-fable-5"}]}}}
+    models_json = {
+        "providers": {
+            "local": {
+                "baseUrl": "http://h/v1",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [{"id": "gpt-6.2-sol"}, {"id": "anthropic/claude-fable-5"}],
+            }
+        }
+    }
     full = _registry(tmp_path, env, models_json=models_json)
     everything = full.all_models()
-    patterns = ["gpt-6.2-sol", "GPT-6.2-SOL", "anthropic/claude-fable-5", "openrouter/anthropic/claude-fable-5",
-                "opencode-go/kimi-k3.1-pro", "opencode/kimi", "vercel-ai-gateway/zai/glm-5.3", "local/gpt-6.2-sol",
-                "claude-fable-5:high", "sonnet", "cloudflare-ai-gateway/workers-ai/@cf/moonshotai/kimi-k2.7-code",
-                "glm-5.3", "nope/nothing", "  kimi-k3  "]
+    patterns = [
+        "gpt-6.2-sol",
+        "GPT-6.2-SOL",
+        "anthropic/claude-fable-5",
+        "openrouter/anthropic/claude-fable-5",
+        "opencode-go/kimi-k3.1-pro",
+        "opencode/kimi",
+        "vercel-ai-gateway/zai/glm-5.3",
+        "local/gpt-6.2-sol",
+        "claude-fable-5:high",
+        "sonnet",
+        "cloudflare-ai-gateway/workers-ai/@cf/moonshotai/kimi-k2.7-code",
+        "glm-5.3",
+        "nope/nothing",
+        "  kimi-k3  ",
+    ]
     for m in everything[::97]:
         patterns += [f"{m['provider']}/{m['id']}", m["id"]]
     for pattern in patterns:
@@ -189,21 +248,47 @@ def test_configured_providers_follow_upstreams_rules(tmp_path: Path) -> None:
     cases: list[tuple[dict[str, str], dict[str, Any], set[str]]] = [
         ({"CLOUDFLARE_API_KEY": "k"}, {}, set()),
         ({"CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_ACCOUNT_ID": "a"}, {}, {"cloudflare-workers-ai"}),
-        ({"CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_ACCOUNT_ID": "a", "CLOUDFLARE_GATEWAY_ID": "g"}, {},
-         {"cloudflare-workers-ai", "cloudflare-ai-gateway"}),
+        (
+            {"CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_ACCOUNT_ID": "a", "CLOUDFLARE_GATEWAY_ID": "g"},
+            {},
+            {"cloudflare-workers-ai", "cloudflare-ai-gateway"},
+        ),
         ({}, {"cloudflare-ai-gateway": {"type": "api_key", "key": "k", "env": {"CLOUDFLARE_ACCOUNT_ID": "a"}}}, set()),
-        ({"CLOUDFLARE_GATEWAY_ID": "g"}, {"cloudflare-ai-gateway": {"type": "api_key", "key": "k", "env": {"CLOUDFLARE_ACCOUNT_ID": "a"}}},
-         {"cloudflare-ai-gateway"}),
+        (
+            {"CLOUDFLARE_GATEWAY_ID": "g"},
+            {"cloudflare-ai-gateway": {"type": "api_key", "key": "k", "env": {"CLOUDFLARE_ACCOUNT_ID": "a"}}},
+            {"cloudflare-ai-gateway"},
+        ),
         ({"AWS_ACCESS_KEY_ID": "x"}, {}, set()),
         ({"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "y"}, {}, {"amazon-bedrock"}),
         ({}, {"amazon-bedrock": {"type": "api_key", "env": {"AWS_PROFILE": "dev"}}}, {"amazon-bedrock"}),
-        ({"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l", "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "none")}, {}, set()),
-        ({"GCLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l", "GOOGLE_APPLICATION_CREDENTIALS": str(adc)}, {}, {"google-vertex"}),
+        (
+            {
+                "GOOGLE_CLOUD_PROJECT": "p",
+                "GOOGLE_CLOUD_LOCATION": "l",
+                "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "none"),
+            },
+            {},
+            set(),
+        ),
+        (
+            {"GCLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l", "GOOGLE_APPLICATION_CREDENTIALS": str(adc)},
+            {},
+            {"google-vertex"},
+        ),
         ({"QWEN_TOKEN_PLAN_CN_API_KEY": "k"}, {}, {"qwen-token-plan-cn", "qwen-token-plan-individual-cn"}),
         ({"XIAOMI_TOKEN_PLAN_AMS_API_KEY": "k"}, {}, {"xiaomi-token-plan-ams"}),
         ({"MOONSHOT_API_KEY": "k"}, {}, {"moonshotai", "moonshotai-cn"}),
         ({"ANTHROPIC_FEDERATION_RULE_ID": "r", "ANTHROPIC_ORGANIZATION_ID": "o"}, {}, set()),
-        ({"ANTHROPIC_FEDERATION_RULE_ID": "r", "ANTHROPIC_ORGANIZATION_ID": "o", "ANTHROPIC_IDENTITY_TOKEN_FILE": "f"}, {}, {"anthropic"}),
+        (
+            {
+                "ANTHROPIC_FEDERATION_RULE_ID": "r",
+                "ANTHROPIC_ORGANIZATION_ID": "o",
+                "ANTHROPIC_IDENTITY_TOKEN_FILE": "f",
+            },
+            {},
+            {"anthropic"},
+        ),
         ({}, {"groq": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}}, set()),
         ({}, {"openai-codex": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}}, {"openai-codex"}),
     ]
@@ -215,7 +300,15 @@ def test_configured_providers_follow_upstreams_rules(tmp_path: Path) -> None:
 
 
 def test_copilot_login_narrows_the_models_to_its_list(tmp_path: Path) -> None:
-    auth = {"github-copilot": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1, "availableModelIds": ["gpt-6.1-sol"]}}
+    auth = {
+        "github-copilot": {
+            "type": "oauth",
+            "access": "a",
+            "refresh": "r",
+            "expires": 1,
+            "availableModelIds": ["gpt-6.1-sol"],
+        }
+    }
     registry = _registry(tmp_path, {}, auth=auth)
     assert [m["id"] for m in registry.get_available()] == ["gpt-6.1-sol"]
     assert len([m for m in registry.all_models() if m["provider"] == "github-copilot"]) > 1
@@ -244,8 +337,16 @@ def test_env_api_keys_equal_upstreams(tmp_path: Path) -> None:
 def test_resolution_sees_models_outside_the_catalogue_file(tmp_path: Path) -> None:
     """faux and models.json models are found by exact id like catalogue models, and an id both
     have is ambiguous as when every model is searched."""
-    models_json = {"providers": {"local": {"baseUrl": "http://h/v1", "api": "openai-completions", "apiKey": "k",
-                                           "models": [{"id": "faux-1"}]}}}
+    models_json = {
+        "providers": {
+            "local": {
+                "baseUrl": "http://h/v1",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [{"id": "faux-1"}],
+            }
+        }
+    }
     registry = _registry(tmp_path, {}, models_json=models_json)
     registry.enable_faux()
     everything = registry.all_models()

@@ -17,7 +17,13 @@ from .conftest import fixture_bytes
 
 
 def err(text, provider="x"):
-    return {"role": "assistant", "stopReason": "error", "errorMessage": text, "provider": provider, "usage": {"input": 0, "output": 0, "cacheRead": 0}}
+    return {
+        "role": "assistant",
+        "stopReason": "error",
+        "errorMessage": text,
+        "provider": provider,
+        "usage": {"input": 0, "output": 0, "cacheRead": 0},
+    }
 
 
 def body(rel):
@@ -26,7 +32,9 @@ def body(rel):
 
 def test_recorded_error_bodies_classify():
     anth_overflow = format_anthropic_sdk_error(400, body("anthropic/error_400_prompt_too_long.json"))
-    assert anth_overflow.startswith('400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long')
+    assert anth_overflow.startswith(
+        '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long'
+    )
     assert is_context_overflow(err(anth_overflow)) and not is_retryable_error(err(anth_overflow))
     overloaded = format_anthropic_sdk_error(529, body("anthropic/error_529_overloaded.json"))
     assert is_retryable_error(err(overloaded)) and not is_context_overflow(err(overloaded))
@@ -72,7 +80,9 @@ def test_overflow_cases():
     assert is_context_overflow(err("400 status code (no body)", provider="cerebras"))
     assert not is_context_overflow(err("400 status code (no body)", provider="openai"))
     silent = {"stopReason": "stop", "usage": {"input": 1000, "output": 5, "cacheRead": 200}}
-    assert is_context_overflow(silent, 1100) and not is_context_overflow(silent, 1300) and not is_context_overflow(silent)
+    assert (
+        is_context_overflow(silent, 1100) and not is_context_overflow(silent, 1300) and not is_context_overflow(silent)
+    )
     length = {"stopReason": "length", "usage": {"input": 995, "output": 0, "cacheRead": 0}}
     assert is_context_overflow(length, 1000)
 
@@ -86,14 +96,18 @@ def test_retry_after_headers():
 
 
 def test_sse_framing_crlf_comments_multiline_eof():
-    raw = b": keep-alive\r\nevent: a\r\ndata: one\r\ndata: two\r\n\r\ndata:{\"x\":1}\n\n:c\ndata: tail-without-blank-line"
+    raw = b': keep-alive\r\nevent: a\r\ndata: one\r\ndata: two\r\n\r\ndata:{"x":1}\n\n:c\ndata: tail-without-blank-line'
     for size in (1, 2, 3, 5, len(raw)):
         p = SSEParser()
         events = []
         for i in range(0, len(raw), size):
             events += p.feed(raw[i : i + size])
         events += p.flush()
-        assert [(e.event, e.data) for e in events] == [("a", "one\ntwo"), (None, '{"x":1}'), (None, "tail-without-blank-line")]
+        assert [(e.event, e.data) for e in events] == [
+            ("a", "one\ntwo"),
+            (None, '{"x":1}'),
+            (None, "tail-without-blank-line"),
+        ]
     # multi-byte UTF-8 split across reads
     snow = "data: ☃ ok\n\n".encode()
     p = SSEParser()
@@ -116,18 +130,52 @@ def test_tool_arguments_stream_and_final_parse():
 
 
 def _assistant(model_id, content, stop="toolUse", provider="p", api="openai-completions"):
-    return {"role": "assistant", "content": content, "api": api, "provider": provider, "model": model_id, "usage": {}, "stopReason": stop, "timestamp": 1}
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": api,
+        "provider": provider,
+        "model": model_id,
+        "usage": {},
+        "stopReason": stop,
+        "timestamp": 1,
+    }
 
 
 def test_transform_replay_rules():
     model = {"id": "m2", "provider": "p", "api": "openai-completions", "input": ["text"]}
     msgs = [
-        {"role": "user", "content": [{"type": "text", "text": "q"}, {"type": "image", "data": "AAA", "mimeType": "image/png"}], "timestamp": 1},
-        _assistant("m1", [{"type": "thinking", "thinking": "secret", "thinkingSignature": "sig"}, {"type": "text", "text": "a", "textSignature": "t"}, {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}, "thoughtSignature": "ts"}]),
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "q"}, {"type": "image", "data": "AAA", "mimeType": "image/png"}],
+            "timestamp": 1,
+        },
+        _assistant(
+            "m1",
+            [
+                {"type": "thinking", "thinking": "secret", "thinkingSignature": "sig"},
+                {"type": "text", "text": "a", "textSignature": "t"},
+                {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}, "thoughtSignature": "ts"},
+            ],
+        ),
         _assistant("m2", [{"type": "text", "text": "partial"}], stop="error"),
         {"role": "user", "content": "next", "timestamp": 3},
-        _assistant("m2", [{"type": "thinking", "thinking": "", "thinkingSignature": "enc"}, {"type": "thinking", "thinking": "  "}, {"type": "toolCall", "id": "c2", "name": "x", "arguments": {}}]),
-        {"role": "toolResult", "toolCallId": "c2", "toolName": "x", "content": [{"type": "text", "text": "r"}], "isError": False, "timestamp": 4},
+        _assistant(
+            "m2",
+            [
+                {"type": "thinking", "thinking": "", "thinkingSignature": "enc"},
+                {"type": "thinking", "thinking": "  "},
+                {"type": "toolCall", "id": "c2", "name": "x", "arguments": {}},
+            ],
+        ),
+        {
+            "role": "toolResult",
+            "toolCallId": "c2",
+            "toolName": "x",
+            "content": [{"type": "text", "text": "r"}],
+            "isError": False,
+            "timestamp": 4,
+        },
     ]
     out = transform_messages(msgs, model, lambda i, m, s: i + "_n")
     roles = [m["role"] for m in out]
@@ -135,8 +183,15 @@ def test_transform_replay_rules():
     assert out[0]["content"][1] == {"type": "text", "text": "(image omitted: model does not support images)"}
     other = out[1]["content"]
     assert other == [{"type": "text", "text": "a"}, {"type": "toolCall", "id": "c1_n", "name": "bash", "arguments": {}}]
-    assert out[2]["toolCallId"] == "c1_n" and out[2]["content"][0]["text"] == "No result provided" and out[2]["isError"] is True
-    assert out[4]["content"] == [{"type": "thinking", "thinking": "", "thinkingSignature": "enc"}, {"type": "toolCall", "id": "c2", "name": "x", "arguments": {}}]
+    assert (
+        out[2]["toolCallId"] == "c1_n"
+        and out[2]["content"][0]["text"] == "No result provided"
+        and out[2]["isError"] is True
+    )
+    assert out[4]["content"] == [
+        {"type": "thinking", "thinking": "", "thinkingSignature": "enc"},
+        {"type": "toolCall", "id": "c2", "name": "x", "arguments": {}},
+    ]
 
 
 def test_collapse_context_replays_system_messages():
@@ -145,8 +200,19 @@ def test_collapse_context_replays_system_messages():
         tools=[{"name": "a", "description": "", "parameters": {}}],
         messages=[
             {"role": "user", "content": "hi", "timestamp": 1},
-            {"role": "system", "content": "", "sections": {"rules": "be brief"}, "toolsAdded": [{"name": "b", "description": "", "parameters": {}}], "toolsRemoved": [{"name": "a"}], "timestamp": 2},
+            {
+                "role": "system",
+                "content": "",
+                "sections": {"rules": "be brief"},
+                "toolsAdded": [{"name": "b", "description": "", "parameters": {}}],
+                "toolsRemoved": [{"name": "a"}],
+                "timestamp": 2,
+            },
         ],
     )
     prompt, messages, tools = collapse_context(ctx)
-    assert prompt == "base\n\nbe brief" and [m["role"] for m in messages] == ["user"] and [t["name"] for t in tools] == ["b"]
+    assert (
+        prompt == "base\n\nbe brief"
+        and [m["role"] for m in messages] == ["user"]
+        and [t["name"] for t in tools] == ["b"]
+    )

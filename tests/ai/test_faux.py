@@ -22,7 +22,9 @@ REASONER = faux.FAUX_MODELS[1]
 
 
 def user(text: str) -> Context:
-    return Context(system_prompt="sys", messages=[{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}])
+    return Context(
+        system_prompt="sys", messages=[{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}]
+    )
 
 
 def write_script(tmp_path, turns, jsonl=False):
@@ -44,8 +46,24 @@ async def test_auto_echo_without_script():
 async def test_auto_summarises_tool_result():
     ctx = user("x")
     ctx.messages += [
-        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}], "api": "faux", "provider": "faux", "model": "faux-1", "usage": {}, "stopReason": "toolUse", "timestamp": 2},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": "hi\n"}], "isError": False, "timestamp": 3},
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}],
+            "api": "faux",
+            "provider": "faux",
+            "model": "faux-1",
+            "usage": {},
+            "stopReason": "toolUse",
+            "timestamp": 2,
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "bash",
+            "content": [{"type": "text", "text": "hi\n"}],
+            "isError": False,
+            "timestamp": 3,
+        },
     ]
     t = await run(FAUX, ctx, StreamOptions())
     assert t.final["content"][0]["text"] == "The bash tool returned: hi"
@@ -55,7 +73,12 @@ async def test_script_sequence_text_thinking_tools(tmp_path):
     path = write_script(
         tmp_path,
         [
-            {"thinking": "plan it", "text": "Let me run it.", "toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "call_1"}], "chunkChars": 5},
+            {
+                "thinking": "plan it",
+                "text": "Let me run it.",
+                "toolCalls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "call_1"}],
+                "chunkChars": 5,
+            },
             {"text": "Done."},
         ],
         jsonl=True,
@@ -64,14 +87,28 @@ async def test_script_sequence_text_thinking_tools(tmp_path):
     t = await run(REASONER, user("go"), StreamOptions())
     assert t.types == [
         "start",
-        "thinking_start", "thinking_delta", "thinking_delta", "thinking_end",
-        "text_start", "text_delta", "text_delta", "text_delta", "text_end",
-        "toolcall_start", *["toolcall_delta"] * 5, "toolcall_end",  # 21 chars of JSON in 5-char pieces
+        "thinking_start",
+        "thinking_delta",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_delta",
+        "text_delta",
+        "text_end",
+        "toolcall_start",
+        *["toolcall_delta"] * 5,
+        "toolcall_end",  # 21 chars of JSON in 5-char pieces
         "done",
     ]
     msg = t.final
     assert msg["stopReason"] == "toolUse"
-    assert msg["content"][2] == {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}}
+    assert msg["content"][2] == {
+        "type": "toolCall",
+        "id": "call_1",
+        "name": "bash",
+        "arguments": {"command": "echo hi"},
+    }
     snaps = t.arg_snapshots[2]
     assert snaps[-1] == {"command": "echo hi"} and any(s and s != snaps[-1] for s in snaps)
     second = await run(FAUX, user("next"), StreamOptions())
@@ -81,11 +118,16 @@ async def test_script_sequence_text_thinking_tools(tmp_path):
 
 
 async def test_script_error_and_length_and_usage(tmp_path):
-    faux.set_faux_script(write_script(tmp_path, [
-        {"error": {"status": 503, "body": {"error": {"message": "Service overloaded"}}}},
-        {"error": {"status": 400, "body": "prompt is too long: 300000 tokens > 200000 maximum"}},
-        {"text": "cut", "stopReason": "length", "usage": {"input": 100, "output": 7}},
-    ]))
+    faux.set_faux_script(
+        write_script(
+            tmp_path,
+            [
+                {"error": {"status": 503, "body": {"error": {"message": "Service overloaded"}}}},
+                {"error": {"status": 400, "body": "prompt is too long: 300000 tokens > 200000 maximum"}},
+                {"text": "cut", "stopReason": "length", "usage": {"input": 100, "output": 7}},
+            ],
+        )
+    )
     first = await run(FAUX, user("a"), StreamOptions())
     assert first.types == ["error"]
     assert first.final["errorMessage"] == '503 {"error":{"message":"Service overloaded"}}'
@@ -94,7 +136,11 @@ async def test_script_error_and_length_and_usage(tmp_path):
     assert is_context_overflow(second.final) and not is_retryable_error(second.final)
     third = await run(FAUX, user("c"), StreamOptions())
     assert third.final["stopReason"] == "length" and third.types[-1] == "done"
-    assert (third.final["usage"]["input"], third.final["usage"]["output"], third.final["usage"]["totalTokens"]) == (100, 7, 107)
+    assert (third.final["usage"]["input"], third.final["usage"]["output"], third.final["usage"]["totalTokens"]) == (
+        100,
+        7,
+        107,
+    )
 
 
 async def test_match_turns_and_env_and_models_json(tmp_path, monkeypatch):

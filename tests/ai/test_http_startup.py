@@ -46,9 +46,10 @@ def test_warm_up_imports_the_provider_without_registering_it() -> None:
     warmup.warm_up("anthropic-messages", "http://127.0.0.1:9")
     assert "pi_rpc.ai.providers.anthropic_messages" in sys.modules
     assert _LAZY == lazy_before  # still resolved through the registry on first use
-    assert get_provider("anthropic-messages") is importlib.import_module(
-        "pi_rpc.ai.providers.anthropic_messages"
-    ).stream_anthropic_messages
+    assert (
+        get_provider("anthropic-messages")
+        is importlib.import_module("pi_rpc.ai.providers.anthropic_messages").stream_anthropic_messages
+    )
 
 
 HTTPX_CLI_PROBE = """
@@ -78,4 +79,6 @@ def test_httpx_is_imported_without_its_command_line_tool() -> None:
     assert probe["loaded"] == [] and probe["stub_main"]
     # Asked for by name afterwards, the CLI module is imported normally (not blocked): it
     # loads, or fails on a package of its own that is missing (rich is not a dependency).
-    assert probe["by_name"] == "imported" or (probe["by_name"].startswith("missing ") and probe["by_name"] != "missing httpx._main")
+    assert probe["by_name"] == "imported" or (
+        probe["by_name"].startswith("missing ") and probe["by_name"] != "missing httpx._main"
+    )

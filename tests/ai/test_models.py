@@ -19,8 +19,21 @@ ORACLE_MODELS_JSON = {
             "api": "openai-completions",
             "apiKey": "fake-key",
             "models": [
-                {"id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}},
-                {"id": "fake-reasoner", "name": "Fake Reasoner", "reasoning": True, "contextWindow": 128000, "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}},
+                {
+                    "id": "fake-model",
+                    "name": "Fake Model",
+                    "contextWindow": 128000,
+                    "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                },
+                {
+                    "id": "fake-reasoner",
+                    "name": "Fake Reasoner",
+                    "reasoning": True,
+                    "contextWindow": 128000,
+                    "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                },
             ],
         }
     }
@@ -49,12 +62,30 @@ def test_custom_model_serialises_like_upstream(tmp_path):
 
 
 def test_defaults_and_validation(tmp_path):
-    reg = registry(tmp_path, {"providers": {"local": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions", "apiKey": "ollama", "models": [{"id": "qwen"}]}}})
+    reg = registry(
+        tmp_path,
+        {
+            "providers": {
+                "local": {
+                    "baseUrl": "http://localhost:11434/v1",
+                    "api": "openai-completions",
+                    "apiKey": "ollama",
+                    "models": [{"id": "qwen"}],
+                }
+            }
+        },
+    )
     m = reg.find("local", "qwen")
-    assert (m["name"], m["reasoning"], m["input"], m["contextWindow"], m["maxTokens"]) == ("qwen", False, ["text"], 128000, 16384)
+    assert (m["name"], m["reasoning"], m["input"], m["contextWindow"], m["maxTokens"]) == (
+        "qwen",
+        False,
+        ["text"],
+        128000,
+        16384,
+    )
     assert m["cost"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     bad = registry(tmp_path, {"providers": {"x": {"models": [{"id": "m"}]}}})
-    assert bad.find("x", "m") is None and any("no \"api\"" in e or "baseUrl" in e for e in bad.errors)
+    assert bad.find("x", "m") is None and any('no "api"' in e or "baseUrl" in e for e in bad.errors)
     broken = tmp_path / "b"
     broken.mkdir()
     (broken / "models.json").write_text("{not json")
@@ -64,25 +95,44 @@ def test_defaults_and_validation(tmp_path):
 
 
 def test_builtin_override_baseurl_and_model_overrides(tmp_path):
-    reg = registry(tmp_path, {
-        "providers": {
-            "anthropic": {
-                "baseUrl": "http://proxy.local",
-                "modelOverrides": {"claude-haiku-4-5": {"name": "Haiku (proxied)", "cost": {"input": 9}}},
-                "models": [{"id": "my-claude", "api": "anthropic-messages"}],
+    reg = registry(
+        tmp_path,
+        {
+            "providers": {
+                "anthropic": {
+                    "baseUrl": "http://proxy.local",
+                    "modelOverrides": {"claude-haiku-4-5": {"name": "Haiku (proxied)", "cost": {"input": 9}}},
+                    "models": [{"id": "my-claude", "api": "anthropic-messages"}],
+                }
             }
-        }
-    }, env={"ANTHROPIC_API_KEY": "k"})
+        },
+        env={"ANTHROPIC_API_KEY": "k"},
+    )
     haiku = reg.find("anthropic", "claude-haiku-4-5")
     assert haiku["baseUrl"] == "http://proxy.local" and haiku["name"] == "Haiku (proxied)"
     assert haiku["cost"]["input"] == 9 and haiku["cost"]["output"] == builtin_models("anthropic")[3]["cost"]["output"]
-    assert list(haiku)[:10] == ["id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens"]
+    assert list(haiku)[:10] == [
+        "id",
+        "name",
+        "api",
+        "provider",
+        "baseUrl",
+        "reasoning",
+        "input",
+        "cost",
+        "contextWindow",
+        "maxTokens",
+    ]
     assert reg.find("anthropic", "my-claude")["baseUrl"] == "http://proxy.local"
     assert {m["provider"] for m in reg.get_available()} == {"anthropic"}
 
 
 def test_api_key_resolution_order(tmp_path):
-    cfg = {"providers": {"p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "$P_KEY", "models": [{"id": "m"}]}}}
+    cfg = {
+        "providers": {
+            "p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "$P_KEY", "models": [{"id": "m"}]}
+        }
+    }
     reg = registry(tmp_path, cfg, env={})
     assert not reg.has_auth("p") and reg.get_api_key("p") is None
     assert reg.get_available() == []
@@ -92,7 +142,10 @@ def test_api_key_resolution_order(tmp_path):
     assert reg.get_api_key("p") == "from-auth"
     reg.set_runtime_api_key("p", "from-cli")
     assert reg.get_api_key("p") == "from-cli"
-    env_reg = ModelRegistry(tmp_path / "nothing-here", env={"OPENAI_API_KEY": "sk-env", "ANTHROPIC_OAUTH_TOKEN": "oat", "ANTHROPIC_API_KEY": "ak"})
+    env_reg = ModelRegistry(
+        tmp_path / "nothing-here",
+        env={"OPENAI_API_KEY": "sk-env", "ANTHROPIC_OAUTH_TOKEN": "oat", "ANTHROPIC_API_KEY": "ak"},
+    )
     assert env_reg.get_api_key("openai") == "sk-env"
     assert env_reg.get_api_key("anthropic") == "oat"
     assert {m["provider"] for m in env_reg.get_available()} == {"openai", "anthropic"}
@@ -106,10 +159,22 @@ def test_config_values_and_headers(tmp_path):
     assert resolve_config_value("literal", env) == "literal"
     assert resolve_config_value("!printf ' cmd-key\\n'", env) == "cmd-key"
     assert resolve_config_value("!exit 3", env) is None
-    reg = registry(tmp_path, {"providers": {"p": {
-        "baseUrl": "http://x", "api": "openai-completions", "apiKey": "!echo secret-from-cmd", "authHeader": True,
-        "headers": {"X-Team": "$A"}, "models": [{"id": "m", "headers": {"X-Model": "m1"}}],
-    }}}, env=env)
+    reg = registry(
+        tmp_path,
+        {
+            "providers": {
+                "p": {
+                    "baseUrl": "http://x",
+                    "api": "openai-completions",
+                    "apiKey": "!echo secret-from-cmd",
+                    "authHeader": True,
+                    "headers": {"X-Team": "$A"},
+                    "models": [{"id": "m", "headers": {"X-Model": "m1"}}],
+                }
+            }
+        },
+        env=env,
+    )
     key, headers = reg.request_auth(reg.find("p", "m"))
     assert key == "secret-from-cmd"
     assert headers == {"X-Team": "1", "X-Model": "m1", "Authorization": "Bearer secret-from-cmd"}
@@ -152,7 +217,15 @@ def test_cost_js_numbers():
     assert cost["total"] == pytest.approx(0.000201)
     assert cost["cacheRead"] == 0 and isinstance(cost["cacheRead"], int)
     assert list(cost) == ["input", "output", "cacheRead", "cacheWrite", "total", "totalFromProvider"]
-    tiered = {"cost": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "tiers": [{"inputTokensAbove": 100, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}]}}
+    tiered = {
+        "cost": {
+            "input": 1,
+            "output": 1,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "tiers": [{"inputTokensAbove": 100, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}],
+        }
+    }
     usage = {"input": 200, "output": 10, "cacheRead": 0, "cacheWrite": 0, "cost": {}}
     assert calculate_cost(tiered, usage)["output"] == pytest.approx(40 / 1e6)
     usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 100, "cacheWrite1h": 40, "cost": {}}
@@ -171,9 +244,18 @@ def test_faux_is_opt_in(tmp_path):
     assert by_env.faux_enabled and by_env.find("faux", "faux-reasoner") is not None
     configured = tmp_path / "b"
     configured.mkdir()
-    cfg = {"providers": {"faux": {}, "p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "k", "models": [{"id": "m"}]}}}
+    cfg = {
+        "providers": {
+            "faux": {},
+            "p": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "k", "models": [{"id": "m"}]},
+        }
+    }
     by_config = registry(configured, cfg)
-    assert [(m["provider"], m["id"]) for m in by_config.get_available()] == [("faux", "faux-1"), ("faux", "faux-reasoner"), ("p", "m")]
+    assert [(m["provider"], m["id"]) for m in by_config.get_available()] == [
+        ("faux", "faux-1"),
+        ("faux", "faux-reasoner"),
+        ("p", "m"),
+    ]
     late = registry(tmp_path / "a")
     late.enable_faux()
     assert late.find("faux", "faux-1") is not None

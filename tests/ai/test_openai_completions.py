@@ -18,7 +18,9 @@ pytestmark = pytest.mark.anyio
 @pytest.mark.parametrize("chunk_size", [None, 7, 1])
 async def test_text_include_usage(server, chunk_size):
     server.add(Reply(fixture_bytes("openai/chat_text_include_usage.sse"), chunk_size=chunk_size))
-    t = await run(compat_model(server.url + "/v1", cost={"input": 0.15, "output": 0.6, "cacheRead": 0.075, "cacheWrite": 0}))
+    t = await run(
+        compat_model(server.url + "/v1", cost={"input": 0.15, "output": 0.6, "cacheRead": 0.075, "cacheWrite": 0})
+    )
     assert t.compact_types() == ["start", "text_start", "text_delta", "text_end", "done"]
     msg = t.final
     assert msg["stopReason"] == "stop" and msg["rawStopReason"] == "stop"
@@ -61,19 +63,51 @@ async def test_request_body_matches_upstream(server):
                     {"type": "text", "text": "Let me run it."},
                     {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}},
                 ],
-                "api": "openai-completions", "provider": "test", "model": "test-model",
-                "usage": {}, "stopReason": "toolUse", "timestamp": 2,
+                "api": "openai-completions",
+                "provider": "test",
+                "model": "test-model",
+                "usage": {},
+                "stopReason": "toolUse",
+                "timestamp": 2,
             },
-            {"role": "toolResult", "toolCallId": "call_1", "toolName": "bash", "content": [{"type": "text", "text": "hi\n"}], "isError": False, "timestamp": 3},
+            {
+                "role": "toolResult",
+                "toolCallId": "call_1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "hi\n"}],
+                "isError": False,
+                "timestamp": 3,
+            },
             {
                 "role": "assistant",
                 "content": [{"type": "toolCall", "id": "call_2", "name": "bash", "arguments": {"command": "x"}}],
-                "api": "openai-completions", "provider": "test", "model": "test-model",
-                "usage": {}, "stopReason": "toolUse", "timestamp": 4,
+                "api": "openai-completions",
+                "provider": "test",
+                "model": "test-model",
+                "usage": {},
+                "stopReason": "toolUse",
+                "timestamp": 4,
             },
-            {"role": "toolResult", "toolCallId": "call_2", "toolName": "bash", "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 5},
+            {
+                "role": "toolResult",
+                "toolCallId": "call_2",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "ok"}],
+                "isError": False,
+                "timestamp": 5,
+            },
         ],
-        tools=[{"name": "bash", "description": "Run bash", "parameters": {"type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}],
+        tools=[
+            {
+                "name": "bash",
+                "description": "Run bash",
+                "parameters": {
+                    "type": "object",
+                    "required": ["command"],
+                    "properties": {"command": {"type": "string"}},
+                },
+            }
+        ],
     )
     await run(compat_model(server.url + "/v1"), ctx, StreamOptions(api_key="fake-key"))
     seen = server.requests[0]
@@ -86,12 +120,29 @@ async def test_request_body_matches_upstream(server):
     assert body["messages"] == [
         {"role": "system", "content": "You are helpful."},
         {"role": "user", "content": [{"type": "text", "text": "Run echo hi"}]},
-        {"role": "assistant", "content": "Let me run it.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"echo hi"}'}}]},
+        {
+            "role": "assistant",
+            "content": "Let me run it.",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"echo hi"}'}}
+            ],
+        },
         {"role": "tool", "content": "hi\n", "tool_call_id": "call_1"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": '{"command":"x"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": '{"command":"x"}'}}
+            ],
+        },
         {"role": "tool", "content": "ok", "tool_call_id": "call_2"},
     ]
-    assert body["tools"] == [{"type": "function", "function": {"name": "bash", "description": "Run bash", "parameters": ctx.tools[0]["parameters"]}}]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "bash", "description": "Run bash", "parameters": ctx.tools[0]["parameters"]},
+        }
+    ]
 
 
 async def test_zai_reasoning_content(server):
@@ -148,12 +199,28 @@ async def test_ollama_whole_tool_calls_without_done(server):
     msg = t.final
     assert msg["stopReason"] == "toolUse"
     calls = [(b["id"], b["name"], b["arguments"]) for b in msg["content"]]
-    assert calls == [("call_wteop8bt", "run_command", {"command": "ls"}), ("call_rk2xye1l", "run_command", {"command": "ls -l"})]
-    assert t.types == ["start", "toolcall_start", "toolcall_delta", "toolcall_start", "toolcall_delta", "toolcall_end", "toolcall_end", "done"]
+    assert calls == [
+        ("call_wteop8bt", "run_command", {"command": "ls"}),
+        ("call_rk2xye1l", "run_command", {"command": "ls -l"}),
+    ]
+    assert t.types == [
+        "start",
+        "toolcall_start",
+        "toolcall_delta",
+        "toolcall_start",
+        "toolcall_delta",
+        "toolcall_end",
+        "toolcall_end",
+        "done",
+    ]
 
 
 async def test_http_error_context_length(server):
-    server.add(Reply(fixture_bytes("openai/error_400_context_length_exceeded.json"), status=400, content_type="application/json"))
+    server.add(
+        Reply(
+            fixture_bytes("openai/error_400_context_length_exceeded.json"), status=400, content_type="application/json"
+        )
+    )
     t = await run(compat_model(server.url + "/v1"))
     assert t.types == ["error"]  # 1.6: no start before an HTTP error
     msg = t.final
@@ -164,7 +231,9 @@ async def test_http_error_context_length(server):
 
 
 async def test_http_429_openrouter_appends_raw(server):
-    server.add(Reply(fixture_bytes("openai-compatible/openrouter_error_429.json"), status=429, content_type="application/json"))
+    server.add(
+        Reply(fixture_bytes("openai-compatible/openrouter_error_429.json"), status=429, content_type="application/json")
+    )
     t = await run(compat_model(server.url + "/v1", provider="openrouter"))
     msg = t.final
     assert msg["errorMessage"].startswith('429: {"code":429,"message":"Provider returned error"')
@@ -183,7 +252,14 @@ async def test_plain_text_and_empty_bodies(server):
 
 
 async def test_provider_retries_503_then_succeeds(server):
-    server.add(Reply(b'{"error":{"message":"busy"}}', status=503, content_type="application/json", headers={"retry-after-ms": "10"}))
+    server.add(
+        Reply(
+            b'{"error":{"message":"busy"}}',
+            status=503,
+            content_type="application/json",
+            headers={"retry-after-ms": "10"},
+        )
+    )
     server.add(Reply(fixture_bytes("openai/chat_text_include_usage.sse")))
     t = await run(compat_model(server.url + "/v1"), options=StreamOptions(api_key="k", max_retries=2))
     assert t.final["stopReason"] == "stop" and len(server.requests) == 2
@@ -192,7 +268,13 @@ async def test_provider_retries_503_then_succeeds(server):
 async def test_missing_key_and_key_never_leaks(server):
     t = await run(compat_model(server.url + "/v1"), options=StreamOptions())
     assert t.final["errorMessage"] == "No API key for provider: test" and server.requests == []
-    server.add(Reply(b'{"error":{"message":"Incorrect API key provided: sk-secret-123456"}}', status=401, content_type="application/json"))
+    server.add(
+        Reply(
+            b'{"error":{"message":"Incorrect API key provided: sk-secret-123456"}}',
+            status=401,
+            content_type="application/json",
+        )
+    )
     t = await run(compat_model(server.url + "/v1"), options=StreamOptions(api_key="sk-secret-123456"))
     assert "sk-secret-123456" not in t.final["errorMessage"] and "[redacted]" in t.final["errorMessage"]
 
@@ -214,7 +296,11 @@ async def test_abort_midstream_closes_connection(server):
             seen_delta.set()
             controller.abort()
 
-    t = await run(compat_model(server.url + "/v1"), options=StreamOptions(api_key="k", signal=controller.signal), on_event=on_event)
+    t = await run(
+        compat_model(server.url + "/v1"),
+        options=StreamOptions(api_key="k", signal=controller.signal),
+        on_event=on_event,
+    )
     msg = t.final
     assert t.types[-1] == "error" and msg["stopReason"] == "aborted"
     assert msg["errorMessage"] == "Request was aborted"

@@ -14,15 +14,35 @@ pytestmark = pytest.mark.anyio
 
 
 def responses_model(url, **extra):
-    m = {"id": "gpt-4o", "name": "GPT-4o", "api": "openai-responses", "provider": "openai", "baseUrl": url, "reasoning": False,
-         "input": ["text", "image"], "cost": {"input": 2.5, "output": 10, "cacheRead": 1.25, "cacheWrite": 0}, "contextWindow": 128000, "maxTokens": 16384}
+    m = {
+        "id": "gpt-4o",
+        "name": "GPT-4o",
+        "api": "openai-responses",
+        "provider": "openai",
+        "baseUrl": url,
+        "reasoning": False,
+        "input": ["text", "image"],
+        "cost": {"input": 2.5, "output": 10, "cacheRead": 1.25, "cacheWrite": 0},
+        "contextWindow": 128000,
+        "maxTokens": 16384,
+    }
     m.update(extra)
     return m
 
 
 def gemini_model(url, **extra):
-    m = {"id": "gemini-2.5-pro", "name": "Gemini 2.5 Pro", "api": "google-generative-ai", "provider": "google", "baseUrl": url, "reasoning": True,
-         "input": ["text", "image"], "cost": {"input": 1.25, "output": 10, "cacheRead": 0.31, "cacheWrite": 0}, "contextWindow": 1048576, "maxTokens": 65536}
+    m = {
+        "id": "gemini-2.5-pro",
+        "name": "Gemini 2.5 Pro",
+        "api": "google-generative-ai",
+        "provider": "google",
+        "baseUrl": url,
+        "reasoning": True,
+        "input": ["text", "image"],
+        "cost": {"input": 1.25, "output": 10, "cacheRead": 0.31, "cacheWrite": 0},
+        "contextWindow": 1048576,
+        "maxTokens": 65536,
+    }
     m.update(extra)
     return m
 
@@ -66,9 +86,17 @@ async def test_responses_context_overflow_error_event(server):
 
 
 async def test_responses_http_error_prefix(server):
-    server.add(Reply(b'{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}', status=429, content_type="application/json"))
+    server.add(
+        Reply(
+            b'{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}',
+            status=429,
+            content_type="application/json",
+        )
+    )
     msg = (await run(responses_model(server.url + "/v1"))).final
-    assert msg["errorMessage"].startswith('OpenAI API error (429): {"message":"Rate limit reached"') and is_retryable_error(msg)
+    assert msg["errorMessage"].startswith(
+        'OpenAI API error (429): {"message":"Rate limit reached"'
+    ) and is_retryable_error(msg)
 
 
 async def test_gemini_text_crlf(server):
@@ -88,9 +116,17 @@ async def test_gemini_thinking(server):
     t = await run(gemini_model(server.url + "/v1beta"), options=StreamOptions(api_key="k", reasoning="high"))
     msg = t.final
     assert [b["type"] for b in msg["content"]] == ["thinking", "text"]
-    assert (msg["usage"]["input"], msg["usage"]["output"], msg["usage"]["reasoning"], msg["usage"]["totalTokens"]) == (34, 469 + 787, 787, 1290)
+    assert (msg["usage"]["input"], msg["usage"]["output"], msg["usage"]["reasoning"], msg["usage"]["totalTokens"]) == (
+        34,
+        469 + 787,
+        787,
+        1290,
+    )
     assert t.types.index("thinking_end") < t.types.index("text_start")
-    assert server.requests[0].body["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 32768}
+    assert server.requests[0].body["generationConfig"]["thinkingConfig"] == {
+        "includeThoughts": True,
+        "thinkingBudget": 32768,
+    }
 
 
 async def test_gemini_function_call_and_errors(server):
@@ -99,10 +135,18 @@ async def test_gemini_function_call_and_errors(server):
     t = await run(gemini_model(server.url + "/v1beta"))
     msg = t.final
     assert t.types == ["start", "toolcall_start", "toolcall_delta", "toolcall_end", "done"]
-    assert msg["stopReason"] == "toolUse" and msg["content"][0]["arguments"] == {"command": "ls"} and msg["content"][0]["thoughtSignature"] == "c2ln"
-    server.add(Reply(fixture_bytes("google/error_400_input_token_count.json"), status=400, content_type="application/json"))
+    assert (
+        msg["stopReason"] == "toolUse"
+        and msg["content"][0]["arguments"] == {"command": "ls"}
+        and msg["content"][0]["thoughtSignature"] == "c2ln"
+    )
+    server.add(
+        Reply(fixture_bytes("google/error_400_input_token_count.json"), status=400, content_type="application/json")
+    )
     overflow = (await run(gemini_model(server.url + "/v1beta"))).final
-    assert overflow["errorMessage"].startswith('{"error":{"code":400,"message":"The input token count') and is_context_overflow(overflow)
+    assert overflow["errorMessage"].startswith(
+        '{"error":{"code":400,"message":"The input token count'
+    ) and is_context_overflow(overflow)
     body = fixture_bytes("google/error_429_resource_exhausted_retryinfo.json")
     server.add(Reply(body, status=429, content_type="application/json"))
     limited = (await run(gemini_model(server.url + "/v1beta"))).final
@@ -111,17 +155,51 @@ async def test_gemini_function_call_and_errors(server):
 
 async def test_gemini_replay_contents(server):
     server.add(Reply(fixture_bytes("google/stream_text.sse")))
-    ctx = Context(system_prompt="sys", messages=[
-        {"role": "user", "content": "hi", "timestamp": 1},
-        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}, "thoughtSignature": "c2ln"}],
-         "api": "google-generative-ai", "provider": "google", "model": "gemini-2.5-pro", "usage": {}, "stopReason": "toolUse", "timestamp": 2},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": "a.txt"}], "isError": False, "timestamp": 3},
-    ])
+    ctx = Context(
+        system_prompt="sys",
+        messages=[
+            {"role": "user", "content": "hi", "timestamp": 1},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "toolCall",
+                        "id": "c1",
+                        "name": "bash",
+                        "arguments": {"command": "ls"},
+                        "thoughtSignature": "c2ln",
+                    }
+                ],
+                "api": "google-generative-ai",
+                "provider": "google",
+                "model": "gemini-2.5-pro",
+                "usage": {},
+                "stopReason": "toolUse",
+                "timestamp": 2,
+            },
+            {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "a.txt"}],
+                "isError": False,
+                "timestamp": 3,
+            },
+        ],
+    )
     await run(gemini_model(server.url + "/v1beta"), ctx)
     body = server.requests[0].body
     assert body["systemInstruction"] == {"parts": [{"text": "sys"}]}
     assert body["contents"] == [
         {"role": "user", "parts": [{"text": "hi"}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "bash", "args": {"command": "ls"}, "id": "c1"}, "thoughtSignature": "c2ln"}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": {"output": "a.txt"}, "id": "c1"}}]},
+        {
+            "role": "model",
+            "parts": [
+                {"functionCall": {"name": "bash", "args": {"command": "ls"}, "id": "c1"}, "thoughtSignature": "c2ln"}
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [{"functionResponse": {"name": "bash", "response": {"output": "a.txt"}, "id": "c1"}}],
+        },
     ]

@@ -25,10 +25,14 @@ from .helpers import compat_model, run
 
 TEXT = st.text(max_size=12)
 # What a template reads as it is: printable (so no control character) and nothing JSON escapes.
-PLAIN_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters='"\\'), min_size=1, max_size=12).filter(str.isprintable)
+PLAIN_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters='"\\'), min_size=1, max_size=12
+).filter(str.isprintable)
 
 
-def _chunk(content: str, *, id_: str = "chatcmpl-1", model: str = "m", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def _chunk(
+    content: str, *, id_: str = "chatcmpl-1", model: str = "m", extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     chunk: dict[str, Any] = {
         "id": id_,
         "object": "chat.completion.chunk",
@@ -61,14 +65,20 @@ def _with_content(chunk: dict[str, Any], content: str) -> dict[str, Any]:
     other=st.sampled_from(["same", "id", "model", "extra", "usage"]),
     decoy=st.booleans(),
 )
-def test_a_text_read_by_difference_is_what_a_parse_gives(first: str, second: str, encoder: Any, other: str, decoy: bool) -> None:
+def test_a_text_read_by_difference_is_what_a_parse_gives(
+    first: str, second: str, encoder: Any, other: str, decoy: bool
+) -> None:
     extra = {"note": first} if decoy else {}  # the same text elsewhere in the chunk
     a = _chunk(first, extra=extra)
     b = _chunk(
         second,
         id_="chatcmpl-2" if other == "id" else "chatcmpl-1",
         model="m2" if other == "model" else "m",
-        extra={**extra, **({"x": 1} if other == "extra" else {}), **({"usage": {"prompt_tokens": 1}} if other == "usage" else {})},
+        extra={
+            **extra,
+            **({"x": 1} if other == "extra" else {}),
+            **({"usage": {"prompt_tokens": 1}} if other == "usage" else {}),
+        },
     )
     text_a, text_b = encoder(a), encoder(b)
     template = TextTemplate()
@@ -166,8 +176,14 @@ def _mixed_stream(envelope: str = "bare") -> bytes:
     finish["choices"][0] = {"index": 0, "delta": {}, "finish_reason": "stop"}
     chunks.append(orjson.dumps(finish).decode())
     chunks.append(orjson.dumps(_chunk(" after finish")).decode())
-    usage = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [],
-             "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}}
+    usage = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12},
+    }
     chunks.append(orjson.dumps(usage).decode())
     return _sse(chunks)
 

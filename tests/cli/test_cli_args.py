@@ -13,12 +13,57 @@ from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mo
 def test_full_flag_set() -> None:
     args = parse_args(
         [
-            "--mode", "rpc", "--provider", "openai", "--model", "openai/gpt-4o:high", "--models", "a, b,c",
-            "--thinking", "low", "--no-session", "--session-dir", "sd", "--session", "s", "--session-id", "abc.1",
-            "-c", "-n", "name", "--api-key", "k", "--system-prompt", "sp", "--append-system-prompt", "a1",
-            "--append-system-prompt", "a2", "-t", "read,grep", "-xt", "bash", "--offline", "--faux-script", "f.json",
-            "--max-frame-bytes", "1024", "--skill", "s1", "--skill", "s2", "-ns", "--prompt-template", "p", "-np",
-            "-nc", "-ne", "-a", "--verbose", "hello", "world",
+            "--mode",
+            "rpc",
+            "--provider",
+            "openai",
+            "--model",
+            "openai/gpt-4o:high",
+            "--models",
+            "a, b,c",
+            "--thinking",
+            "low",
+            "--no-session",
+            "--session-dir",
+            "sd",
+            "--session",
+            "s",
+            "--session-id",
+            "abc.1",
+            "-c",
+            "-n",
+            "name",
+            "--api-key",
+            "k",
+            "--system-prompt",
+            "sp",
+            "--append-system-prompt",
+            "a1",
+            "--append-system-prompt",
+            "a2",
+            "-t",
+            "read,grep",
+            "-xt",
+            "bash",
+            "--offline",
+            "--faux-script",
+            "f.json",
+            "--max-frame-bytes",
+            "1024",
+            "--skill",
+            "s1",
+            "--skill",
+            "s2",
+            "-ns",
+            "--prompt-template",
+            "p",
+            "-np",
+            "-nc",
+            "-ne",
+            "-a",
+            "--verbose",
+            "hello",
+            "world",
         ]
     )
     assert args.mode == "rpc" and args.provider == "openai" and args.model == "openai/gpt-4o:high"
@@ -103,7 +148,9 @@ def test_resolve_app_mode() -> None:
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "pi_rpc", *argv], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "pi_rpc", *argv], capture_output=True, timeout=60, stdin=subprocess.DEVNULL
+    )
 
 
 def test_version_and_help_exit_zero() -> None:

@@ -18,21 +18,39 @@ def run_pi(args: list[str], agent_dir: Path, cwd: Path, faux: bool = True) -> su
     env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "PI_CODING_AGENT_DIR": str(agent_dir), "PYTHONPATH": str(ROOT)}
     if faux:
         env["PI_FAUX_SCRIPT"] = os.devnull  # opt in to the offline faux provider
-    return subprocess.run([sys.executable, "-m", "pi_rpc", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "pi_rpc", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
 
 
 def test_format_token_count_like_upstream() -> None:
     assert [format_token_count(n) for n in (512, 4096, 128000, 200000, 1_000_000, 1_500_000)] == [
-        "512", "4.1K", "128K", "200K", "1M", "1.5M"
+        "512",
+        "4.1K",
+        "128K",
+        "200K",
+        "1M",
+        "1.5M",
     ]
 
 
 def test_list_models_table_and_search(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     agent.mkdir()
-    (agent / "models.json").write_text(json.dumps({"providers": {"local": {
-        "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "k",
-        "models": [{"id": "coder-7b", "contextWindow": 32768, "maxTokens": 4096, "reasoning": True}]}}}))
+    (agent / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "local": {
+                        "baseUrl": "http://127.0.0.1:9/v1",
+                        "api": "openai-completions",
+                        "apiKey": "k",
+                        "models": [{"id": "coder-7b", "contextWindow": 32768, "maxTokens": 4096, "reasoning": True}],
+                    }
+                }
+            }
+        )
+    )
     result = run_pi(["--list-models"], agent, tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -55,7 +73,10 @@ def test_list_models_without_faux_or_providers_says_so_like_upstream(tmp_path: P
     assert empty.stdout.startswith("No models available. ") and "faux" not in empty.stdout.split(".")[0]
     assert empty.stderr.startswith("Warning: No models available. ")
     opted = run_pi(["--list-models", "--faux-script", os.devnull], agent, tmp_path, faux=False)
-    assert [line.split()[:2] for line in opted.stdout.splitlines()[1:]] == [["faux", "faux-1"], ["faux", "faux-reasoner"]]
+    assert [line.split()[:2] for line in opted.stdout.splitlines()[1:]] == [
+        ["faux", "faux-1"],
+        ["faux", "faux-reasoner"],
+    ]
 
 
 def test_export_writes_a_self_contained_page(tmp_path: Path) -> None:

@@ -73,8 +73,11 @@ CASES: dict[str, dict[str, Any]] = {
         },
         "auth": {
             "github-copilot": {
-                "type": "oauth", "refresh": "gh", "access": "tid=1;exp=9;proxy-ep=proxy.individual.githubcopilot.com",
-                "expires": _FAR, "availableModelIds": ["gpt-6.1-sol", "claude-fable-5", "gemini-3.8-flash"],
+                "type": "oauth",
+                "refresh": "gh",
+                "access": "tid=1;exp=9;proxy-ep=proxy.individual.githubcopilot.com",
+                "expires": _FAR,
+                "availableModelIds": ["gpt-6.1-sol", "claude-fable-5", "gemini-3.8-flash"],
             },
             "openai-codex": {"type": "oauth", "access": "a", "refresh": "r", "expires": _FAR, "accountId": "acc"},
             "kimi-coding": {"type": "oauth", "access": "a", "refresh": "r", "expires": _FAR},
@@ -110,8 +113,14 @@ def _prepare(root: Path, case: dict[str, Any]) -> dict[str, str]:
     if case["auth"]:
         (agent / "auth.json").write_text(json.dumps(case["auth"], indent=2))
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent),
-        "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(ROOT),
         **{k: v.replace("{root}", str(root)) for k, v in case["env"].items()},
     }
 
@@ -121,7 +130,9 @@ def list_models(argv: list[str], root: Path, case: dict[str, Any], *extra: str) 
     env = _prepare(root, case)
     out = root / "stdout.txt"
     with out.open("wb") as sink:
-        proc = subprocess.run([*argv, "--list-models", *extra], stdout=sink, stderr=subprocess.PIPE, env=env, cwd=root, timeout=120)
+        proc = subprocess.run(
+            [*argv, "--list-models", *extra], stdout=sink, stderr=subprocess.PIPE, env=env, cwd=root, timeout=120
+        )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return out.read_text()
 
@@ -152,8 +163,14 @@ def test_list_models_search_equals_upstream(tmp_path: Path) -> None:
 def rpc(argv: list[str], root: Path, case: dict[str, Any], commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run the commands (each answered before the next is sent); the responses in order."""
     env = _prepare(root, case)
-    proc = subprocess.Popen([*argv, "--mode", "rpc", "--no-session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=root)
+    proc = subprocess.Popen(
+        [*argv, "--mode", "rpc", "--no-session"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=root,
+    )
     assert proc.stdin and proc.stdout
     responses: list[dict[str, Any]] = []
     try:
@@ -194,11 +211,14 @@ MODEL_COMMANDS = [
 
 
 @needs_upstream
-@pytest.mark.parametrize("keys", [
-    {"ANTHROPIC_API_KEY": "k", "OPENCODE_API_KEY": "k", "AI_GATEWAY_API_KEY": "k"},
-    {"MINIMAX_CN_API_KEY": "k", "MOONSHOT_API_KEY": "k", "CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_ACCOUNT_ID": "a"},
-    {"XIAOMI_TOKEN_PLAN_AMS_API_KEY": "k", "QWEN_TOKEN_PLAN_API_KEY": "k"},
-])
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"ANTHROPIC_API_KEY": "k", "OPENCODE_API_KEY": "k", "AI_GATEWAY_API_KEY": "k"},
+        {"MINIMAX_CN_API_KEY": "k", "MOONSHOT_API_KEY": "k", "CLOUDFLARE_API_KEY": "k", "CLOUDFLARE_ACCOUNT_ID": "a"},
+        {"XIAOMI_TOKEN_PLAN_AMS_API_KEY": "k", "QWEN_TOKEN_PLAN_API_KEY": "k"},
+    ],
+)
 def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys: dict[str, str]) -> None:
     case = {"env": keys, "auth": {}}
     upstream = _model_view(rpc(UPSTREAM, tmp_path / "upstream", case, MODEL_COMMANDS))
@@ -225,10 +245,33 @@ def test_available_models_follow_the_catalogue_and_cycle_from_the_default(tmp_pa
 def test_sort_key_orders_like_locale_compare_on_known_cases() -> None:
     from pi_rpc.modes.commands import locale_sort_key
 
-    words = ["qwen-token-plan-cn", "qwen-token-plan", "MiniMaxAI/MiniMax-M2", "minimax-m2", "Qwen/Qwen3", "@cf/x", "a.b", "a_b", "a-b", "a1", "aB", "ab"]
+    words = [
+        "qwen-token-plan-cn",
+        "qwen-token-plan",
+        "MiniMaxAI/MiniMax-M2",
+        "minimax-m2",
+        "Qwen/Qwen3",
+        "@cf/x",
+        "a.b",
+        "a_b",
+        "a-b",
+        "a1",
+        "aB",
+        "ab",
+    ]
     assert sorted(words, key=locale_sort_key) == [
-        "@cf/x", "a_b", "a-b", "a.b", "a1", "ab", "aB", "minimax-m2", "MiniMaxAI/MiniMax-M2", "qwen-token-plan",
-        "qwen-token-plan-cn", "Qwen/Qwen3",
+        "@cf/x",
+        "a_b",
+        "a-b",
+        "a.b",
+        "a1",
+        "ab",
+        "aB",
+        "minimax-m2",
+        "MiniMaxAI/MiniMax-M2",
+        "qwen-token-plan",
+        "qwen-token-plan-cn",
+        "Qwen/Qwen3",
     ]  # as Node 22's localeCompare sorts them
 
 
@@ -251,7 +294,9 @@ def test_sort_key_orders_like_nodes_locale_compare(tmp_path: Path) -> None:
         "process.stdout.write(JSON.stringify(d));\n"
     )
     env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", "HOME": str(tmp_path)}
-    result = subprocess.run([str(NODE), str(script), str(tmp_path / "in.json")], capture_output=True, env=env, timeout=120, check=True)
+    result = subprocess.run(
+        [str(NODE), str(script), str(tmp_path / "in.json")], capture_output=True, env=env, timeout=120, check=True
+    )
     expected = json.loads(result.stdout)
     for name, values in groups.items():
         assert sorted(values, key=locale_sort_key) == expected[name], name
@@ -264,22 +309,36 @@ def test_sort_key_orders_like_nodes_locale_compare(tmp_path: Path) -> None:
 WIRE_CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
     "opencode": ("opencode", "beam-free", "/zen/v1", {"OPENCODE_API_KEY": "oc-key"}),
     "cloudflare-workers-ai": (
-        "cloudflare-workers-ai", "@cf/moonshotai/kimi-k2.7-code", "/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+        "cloudflare-workers-ai",
+        "@cf/moonshotai/kimi-k2.7-code",
+        "/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
         {"CLOUDFLARE_API_KEY": "cf-key", "CLOUDFLARE_ACCOUNT_ID": "acc123"},
     ),
     "cloudflare-ai-gateway": (
-        "cloudflare-ai-gateway", "workers-ai/@cf/moonshotai/kimi-k2.7-code", "/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat",
+        "cloudflare-ai-gateway",
+        "workers-ai/@cf/moonshotai/kimi-k2.7-code",
+        "/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat",
         {"CLOUDFLARE_API_KEY": "cf-key", "CLOUDFLARE_ACCOUNT_ID": "acc123", "CLOUDFLARE_GATEWAY_ID": "gw9"},
     ),
     "github-copilot": ("github-copilot", "gemini-3.8-flash", "", {"COPILOT_GITHUB_TOKEN": "ghu-token"}),
 }
 _COMPARED_HEADERS = (
-    "authorization", "x-api-key", "cf-aig-authorization", "x-opencode-session", "x-initiator", "openai-intent",
-    "copilot-vision-request", "editor-version", "editor-plugin-version", "copilot-integration-id",
+    "authorization",
+    "x-api-key",
+    "cf-aig-authorization",
+    "x-opencode-session",
+    "x-initiator",
+    "openai-intent",
+    "copilot-vision-request",
+    "editor-version",
+    "editor-plugin-version",
+    "copilot-integration-id",
 )
 
 
-def one_request(argv: list[str], root: Path, provider: str, model: str, path: str, env: dict[str, str]) -> tuple[str, dict[str, str], str]:
+def one_request(
+    argv: list[str], root: Path, provider: str, model: str, path: str, env: dict[str, str]
+) -> tuple[str, dict[str, str], str]:
     """Prompt once through the RPC program; the stub's (path, compared headers, session id)."""
     with ScriptedLLM({"default": {"text": "ok"}}) as llm:
         base = f"http://127.0.0.1:{llm.port}{path}"
@@ -293,8 +352,14 @@ def one_request(argv: list[str], root: Path, provider: str, model: str, path: st
         ]
         case = {"env": env, "auth": {}}
         full_env = _prepare(root, case)
-        proc = subprocess.Popen([*argv, "--mode", "rpc", "--no-session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=full_env, cwd=root)
+        proc = subprocess.Popen(
+            [*argv, "--mode", "rpc", "--no-session"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full_env,
+            cwd=root,
+        )
         assert proc.stdin and proc.stdout
         session_id = ""
         try:
@@ -327,13 +392,26 @@ def one_request(argv: list[str], root: Path, provider: str, model: str, path: st
 def test_provider_request_adjustments(tmp_path: Path, name: str) -> None:
     path, headers, _session = one_request(OURS, tmp_path, *WIRE_CASES[name])
     expected: dict[str, tuple[str, dict[str, str]]] = {
-        "opencode": ("/zen/v1/chat/completions", {"authorization": "Bearer oc-key", "x-opencode-session": "<session id>"}),
-        "cloudflare-workers-ai": ("/client/v4/accounts/acc123/ai/v1/chat/completions", {"authorization": "Bearer cf-key"}),
+        "opencode": (
+            "/zen/v1/chat/completions",
+            {"authorization": "Bearer oc-key", "x-opencode-session": "<session id>"},
+        ),
+        "cloudflare-workers-ai": (
+            "/client/v4/accounts/acc123/ai/v1/chat/completions",
+            {"authorization": "Bearer cf-key"},
+        ),
         "cloudflare-ai-gateway": ("/v1/acc123/gw9/compat/chat/completions", {"cf-aig-authorization": "Bearer cf-key"}),
-        "github-copilot": ("/chat/completions", {
-            "authorization": "Bearer ghu-token", "editor-version": "vscode/1.107.0", "editor-plugin-version": "copilot-chat/0.35.0",
-            "copilot-integration-id": "vscode-chat", "x-initiator": "user", "openai-intent": "conversation-edits",
-        }),
+        "github-copilot": (
+            "/chat/completions",
+            {
+                "authorization": "Bearer ghu-token",
+                "editor-version": "vscode/1.107.0",
+                "editor-plugin-version": "copilot-chat/0.35.0",
+                "copilot-integration-id": "vscode-chat",
+                "x-initiator": "user",
+                "openai-intent": "conversation-edits",
+            },
+        ),
     }
     assert (path, headers) == expected[name]
 

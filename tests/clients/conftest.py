@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_rpc_client import RpcClient
+
 from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
 
 from .pi_client_testkit import OURS_MISSING, server_argv, server_env, upstream_available
@@ -17,8 +17,16 @@ from .pi_client_testkit import OURS_MISSING, server_argv, server_env, upstream_a
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "target" in metafunc.fixturenames:
         params = [pytest.param("ours", id="ours")]
-        params.append(pytest.param("upstream", id="upstream", marks=pytest.mark.skipif(
-            not upstream_available(), reason="upstream pi 1.6 not installed (see protocol/conformance/README.md)")))
+        params.append(
+            pytest.param(
+                "upstream",
+                id="upstream",
+                marks=pytest.mark.skipif(
+                    not upstream_available(),
+                    reason="upstream pi 1.6 not installed (see protocol/conformance/README.md)",
+                ),
+            )
+        )
         metafunc.parametrize("target", params)
 
 
@@ -32,8 +40,9 @@ def make_pi(target: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iter
     clients: list[RpcClient] = []
     servers: list[ScriptedLLM] = []
 
-    def factory(script: Any = None, settings: dict | None = None, needs: tuple[str, ...] = ("server",),
-                **kw: Any) -> RpcClient:
+    def factory(
+        script: Any = None, settings: dict | None = None, needs: tuple[str, ...] = ("server",), **kw: Any
+    ) -> RpcClient:
         if target == "ours":
             missing = [OURS_MISSING[n] for n in ("server", *needs) if n in OURS_MISSING]
             if missing:
@@ -44,8 +53,13 @@ def make_pi(target: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iter
         servers.append(llm)
         write_agent_config(str(tmp_path / "agent"), llm.base_url, settings)
         kw.setdefault("default_timeout", 20.0)
-        client = RpcClient(server_argv(target, str(tmp_path / "sessions")), cwd=tmp_path / "cwd",
-                           env=server_env(tmp_path), inherit_env=False, **kw)
+        client = RpcClient(
+            server_argv(target, str(tmp_path / "sessions")),
+            cwd=tmp_path / "cwd",
+            env=server_env(tmp_path),
+            inherit_env=False,
+            **kw,
+        )
         clients.append(client)
         return client
 

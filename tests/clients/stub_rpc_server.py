@@ -36,11 +36,34 @@ def main() -> int:
             if len(held) == 2:
                 out({"type": "session_info_changed", "name": "x\u2028y"})
                 for c in reversed(held):
-                    out({"id": c["id"], "type": "response", "command": c["type"], "success": True, "data": {"echo": c["id"]}})
-                out({"type": "response", "command": "parse", "success": False, "error": "Failed to parse command: stray"})
+                    out(
+                        {
+                            "id": c["id"],
+                            "type": "response",
+                            "command": c["type"],
+                            "success": True,
+                            "data": {"echo": c["id"]},
+                        }
+                    )
+                out(
+                    {
+                        "type": "response",
+                        "command": "parse",
+                        "success": False,
+                        "error": "Failed to parse command: stray",
+                    }
+                )
                 held.clear()
         elif mode == "die" and cmd.get("type") == "prompt":
-            out({"id": cmd["id"], "type": "response", "command": "prompt", "success": True, "data": {"disposition": "started"}})
+            out(
+                {
+                    "id": cmd["id"],
+                    "type": "response",
+                    "command": "prompt",
+                    "success": True,
+                    "data": {"disposition": "started"},
+                }
+            )
             out({"type": "agent_start"})
             sys.stderr.write("fatal: stub server exploded mid-run\n")
             sys.stderr.flush()

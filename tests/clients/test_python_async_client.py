@@ -15,7 +15,6 @@ from typing import Any
 
 import anyio
 import pytest
-
 from pi_rpc_client import COMMAND_TYPES, RpcClient
 from pi_rpc_client.aio import (
     AsyncRpcClient,
@@ -68,8 +67,13 @@ def test_sync_client_imports_without_anyio() -> None:
         "assert pi_rpc_client.RpcClient and 'pi_rpc_client.aio' not in sys.modules\n"
         "try:\n    pi_rpc_client.AsyncRpcClient\nexcept ImportError as e:\n    print(e)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
-                         env={**os.environ, "PYTHONPATH": str(REPO / "clients" / "python")})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "PYTHONPATH": str(REPO / "clients" / "python")},
+    )
     assert out.returncode == 0, out.stderr
     assert "pi-rpc-client[async]" in out.stdout
 
@@ -97,8 +101,7 @@ async def test_ten_megabyte_prompt(tmp_path: Path) -> None:
     message = "p" * (TEN_MB - 3) + "end"
     async with faux_pi(tmp_path, [{"text": "got it"}], default_timeout=60) as pi:
         result = await pi.prompt_and_wait(message)
-        users = [e["message"] for e in result.events
-                 if e["type"] == "message_end" and e["message"]["role"] == "user"]
+        users = [e["message"] for e in result.events if e["type"] == "message_end" and e["message"]["role"] == "user"]
         assert users and users[0]["content"][0]["text"] == message
         assert result.text() == "got it"
 
@@ -109,6 +112,7 @@ async def test_concurrent_commands_in_flight_are_answered_by_id(tmp_path: Path) 
     results: dict[str, Any] = {}
 
     async with faux_pi(tmp_path) as pi:
+
         async def blocked_bash() -> None:
             results["bash"] = await pi.bash(blocker)
 
@@ -142,6 +146,7 @@ async def test_abort_during_slow_turn_returns_after_agent_settled(tmp_path: Path
     outcome: dict[str, Any] = {}
     async with faux_pi(tmp_path, [SLOW_TURN]) as pi:
         with pi.events() as stream:
+
             async def run() -> None:
                 outcome["result"] = await pi.prompt_and_wait("take your time")
 
@@ -160,6 +165,7 @@ async def test_abort_during_slow_turn_returns_after_agent_settled(tmp_path: Path
 
 async def test_server_killed_mid_run_raises_process_exited(tmp_path: Path) -> None:
     async with faux_pi(tmp_path, [SLOW_TURN]) as pi:
+
         def kill_on_first_delta(rec: dict[str, Any]) -> None:
             if rec.get("type") == "message_update" and pi.returncode is None:
                 os.kill(pi.pid, signal.SIGKILL)

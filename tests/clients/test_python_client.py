@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from pi_rpc_client import (
     COMMAND_TYPES,
     LineSplitter,

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_rpc_client import (
     BEYOND_UPSTREAM_COMMAND_TYPES,
     EventsLost,
@@ -28,8 +27,18 @@ LONG = {"text": "".join(f"w{i} " for i in range(600)), "chunkChars": 5, "delayMs
 def _argv(tmp_path: Path, script: list[dict[str, Any]] | None, extra: tuple[str, ...]) -> list[str]:
     for d in ("agent", "home", "cwd", "sessions"):
         (tmp_path / d).mkdir(exist_ok=True)
-    argv = [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--model", "faux/faux-1",
-            "--session-dir", str(tmp_path / "sessions"), *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "pi_rpc",
+        "--mode",
+        "rpc",
+        "--model",
+        "faux/faux-1",
+        "--session-dir",
+        str(tmp_path / "sessions"),
+        *extra,
+    ]
     if script is not None:
         path = tmp_path / "faux-script.json"
         path.write_text(json.dumps(script), encoding="utf-8")
@@ -38,13 +47,21 @@ def _argv(tmp_path: Path, script: list[dict[str, Any]] | None, extra: tuple[str,
 
 
 def faux_client(tmp_path: Path, script: list[dict[str, Any]] | None = None, *extra: str) -> RpcClient:
-    return RpcClient(_argv(tmp_path, script, extra), cwd=tmp_path / "cwd", env=server_env(tmp_path),
-                     inherit_env=False, default_timeout=20.0)
+    return RpcClient(
+        _argv(tmp_path, script, extra),
+        cwd=tmp_path / "cwd",
+        env=server_env(tmp_path),
+        inherit_env=False,
+        default_timeout=20.0,
+    )
 
 
 def _text(events: list[dict[str, Any]]) -> str:
-    return "".join(e["assistantMessageEvent"].get("delta", "") for e in events
-                   if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "text_delta")
+    return "".join(
+        e["assistantMessageEvent"].get("delta", "")
+        for e in events
+        if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "text_delta"
+    )
 
 
 def _node(nodes: list[dict[str, Any]], entry_id: str) -> dict[str, Any]:
@@ -105,7 +122,7 @@ def test_sequenced_events_recover_what_a_bounded_buffer_dropped(tmp_path: Path) 
             pi.prompt("go")
             # The consumer is busy while the whole answer streams: the buffer overflows.
             deadline = time.monotonic() + 30
-            while events.dropped == 0 or not pi.get_state()["isStreaming"] is False:
+            while events.dropped == 0 or pi.get_state()["isStreaming"] is not False:
                 assert time.monotonic() < deadline, "the run never finished"
                 time.sleep(0.05)
             got = []
@@ -122,8 +139,9 @@ def test_sequenced_events_recover_what_a_bounded_buffer_dropped(tmp_path: Path) 
 
 
 def test_sequenced_events_resume_after_a_reload_and_report_lost_events(tmp_path: Path) -> None:
-    with faux_client(tmp_path, [{"text": "alpha beta gamma delta", "chunkChars": 3}, LONG],
-                     "--event-buffer", "30") as pi:
+    with faux_client(
+        tmp_path, [{"text": "alpha beta gamma delta", "chunkChars": 3}, LONG], "--event-buffer", "30"
+    ) as pi:
         first = pi.sequenced_events()
         plain = pi.events()
         pi.prompt("one")
@@ -169,8 +187,13 @@ def test_seq_tracker_without_io() -> None:
 
 @pytest.mark.anyio
 async def test_async_sequenced_events_recover_dropped_events(tmp_path: Path) -> None:
-    client = AsyncRpcClient(_argv(tmp_path, [LONG], ("--event-buffer", "5000")), cwd=tmp_path / "cwd",
-                            env=server_env(tmp_path), inherit_env=False, default_timeout=20.0)
+    client = AsyncRpcClient(
+        _argv(tmp_path, [LONG], ("--event-buffer", "5000")),
+        cwd=tmp_path / "cwd",
+        env=server_env(tmp_path),
+        inherit_env=False,
+        default_timeout=20.0,
+    )
     async with client as pi:
         assert (await pi.get_protocol_info())["name"] == "pi_rpc"
         with await pi.sequenced_events(max_buffer=10) as events:

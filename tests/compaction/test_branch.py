@@ -133,7 +133,10 @@ async def test_failures_raise() -> None:
     entries = [n["u2b"], n["a2b"]]
     with pytest.raises(CompactionError, match=r"^Branch summarization failed: 500 boom$"):
         await generate_branch_summary(
-            entries, MODEL, None, stream_fn=ScriptedStream(reply(None, stop="error", error="500 boom")),
+            entries,
+            MODEL,
+            None,
+            stream_fn=ScriptedStream(reply(None, stop="error", error="500 boom")),
             retry_settings=RetrySettings(enabled=False),
         )
     with pytest.raises(CompactionError, match=r"token cap"):

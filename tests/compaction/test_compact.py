@@ -97,14 +97,16 @@ async def test_split_turn_makes_two_requests_and_sums_usage() -> None:
     path = load_session("c_tool_bash.session.jsonl")
     prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=1))
     assert prep is not None and prep.is_split_turn
-    stream = ScriptedStream(reply("HISTORY", usage_=usage(100, 10, cost=0.25)), reply("PREFIX", usage_=usage(50, 5, cost=0.5)))
+    stream = ScriptedStream(
+        reply("HISTORY", usage_=usage(100, 10, cost=0.25)), reply("PREFIX", usage_=usage(50, 5, cost=0.5))
+    )
     result = await compact(prep, MODEL, None, stream_fn=stream)
     assert len(stream.calls) == 2
     prompts = {stream.prompt_text(0), stream.prompt_text(1)}
     history_prompt = next(p for p in prompts if "Run echo hi" in p)
     prefix_prompt = next(p for p in prompts if p is not history_prompt)
     assert "Run two commands in parallel" in prefix_prompt and "Run echo hi" not in prefix_prompt
-    assert "[Assistant tool calls]: bash(command=\"echo one\"); bash(command=\"echo two\")" in prefix_prompt
+    assert '[Assistant tool calls]: bash(command="echo one"); bash(command="echo two")' in prefix_prompt
     # Which reply answers which prompt depends on scheduling; the merge order does not.
     assert result["summary"] in (
         "HISTORY\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX",
@@ -294,9 +296,7 @@ async def test_non_transient_errors_are_not_retried() -> None:
 async def test_disabled_retry_policy_does_not_retry() -> None:
     stream = ScriptedStream(reply(None, stop="error", error="503 unavailable"))
     with pytest.raises(CompactionError):
-        await compact(
-            simple_preparation(), MODEL, None, stream_fn=stream, retry_settings=RetrySettings(enabled=False)
-        )
+        await compact(simple_preparation(), MODEL, None, stream_fn=stream, retry_settings=RetrySettings(enabled=False))
     assert len(stream.calls) == 1
 
 
@@ -359,7 +359,9 @@ async def test_single_summary_usage_passes_through_with_every_field() -> None:
     assert result["usage"] == provider_usage
 
 
-@pytest.mark.parametrize(("first", "second", "expected"), [(True, True, True), (True, False, False), (None, True, False)])
+@pytest.mark.parametrize(
+    ("first", "second", "expected"), [(True, True, True), (True, False, False), (None, True, False)]
+)
 async def test_split_turn_usage_combines_like_upstream(first: bool | None, second: bool, expected: bool) -> None:
     path = load_session("c_tool_bash.session.jsonl")
     prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=1))
@@ -371,6 +373,18 @@ async def test_split_turn_usage_combines_like_upstream(first: bool | None, secon
     b["reasoning"] = 3
     result = await compact(prep, MODEL, None, stream_fn=ScriptedStream(reply("H", usage_=a), reply("P", usage_=b)))
     assert result["usage"] == {
-        "input": 150, "output": 15, "cacheRead": 0, "cacheWrite": 0, "reasoning": 3, "totalTokens": 165,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.75, "totalFromProvider": expected},
+        "input": 150,
+        "output": 15,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "reasoning": 3,
+        "totalTokens": 165,
+        "cost": {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "total": 0.75,
+            "totalFromProvider": expected,
+        },
     }

@@ -18,11 +18,24 @@ from .conftest import usage
 
 
 def err(text: str, provider: str = "fake") -> dict:
-    return {"role": "assistant", "content": [], "provider": provider, "usage": usage(), "stopReason": "error", "errorMessage": text}
+    return {
+        "role": "assistant",
+        "content": [],
+        "provider": provider,
+        "usage": usage(),
+        "stopReason": "error",
+        "errorMessage": text,
+    }
 
 
 def ok(input_tokens: int, output: int = 10, stop: str = "stop", timestamp: int = 5000) -> dict:
-    return {"role": "assistant", "content": [], "usage": usage(input_tokens, output), "stopReason": stop, "timestamp": timestamp}
+    return {
+        "role": "assistant",
+        "content": [],
+        "usage": usage(input_tokens, output),
+        "stopReason": stop,
+        "timestamp": timestamp,
+    }
 
 
 @pytest.mark.parametrize(
@@ -100,9 +113,15 @@ def test_threshold_decision() -> None:
     d = decide_compaction(ok(95090), settings=SETTINGS, context_window=100_000)
     assert (d.action, d.will_retry, d.error_message) == ("threshold", False, None)
     assert decide_compaction(ok(83606), settings=SETTINGS, context_window=100_000).action == "none"  # 83616
-    assert decide_compaction(ok(95090), settings=CompactionSettings(enabled=False), context_window=100_000).action == "none"
+    assert (
+        decide_compaction(ok(95090), settings=CompactionSettings(enabled=False), context_window=100_000).action
+        == "none"
+    )
     # A stale reply (not newer than the latest compaction) never triggers again.
-    assert decide_compaction(ok(95090), settings=SETTINGS, context_window=100_000, latest_compaction_ms=5000).action == "none"
+    assert (
+        decide_compaction(ok(95090), settings=SETTINGS, context_window=100_000, latest_compaction_ms=5000).action
+        == "none"
+    )
     # An error reply counts only with a caller-supplied estimate.
     assert decide_compaction(err("500 boom"), settings=SETTINGS, context_window=100_000).action == "none"
     assert (
@@ -135,7 +154,9 @@ def test_truncated_reply_recovery() -> None:
     assert is_recoverable_length(cut, 4096) and not is_recoverable_length(cut, 900)
     d = decide_compaction(cut, settings=SETTINGS, context_window=128_000, model_max_tokens=4096)
     assert (d.action, d.will_retry) == ("overflow", True)
-    d = decide_compaction(cut, settings=SETTINGS, context_window=128_000, model_max_tokens=4096, recovery_attempted=True)
+    d = decide_compaction(
+        cut, settings=SETTINGS, context_window=128_000, model_max_tokens=4096, recovery_attempted=True
+    )
     assert d.action == "give_up" and d.error_message == TRUNCATION_RECOVERY_EXHAUSTED
     assert TRUNCATION_RECOVERY_EXHAUSTED == "Truncated response recovery failed after one compact-and-retry attempt."
 
@@ -144,7 +165,9 @@ def test_aborted_replies() -> None:
     aborted = ok(126_000, stop="aborted")
     assert decide_compaction(aborted, settings=SETTINGS, context_window=128_000).action == "none"
     # Before a new prompt, aborted replies are checked too.
-    assert decide_compaction(aborted, settings=SETTINGS, context_window=128_000, skip_aborted=False).action == "threshold"
+    assert (
+        decide_compaction(aborted, settings=SETTINGS, context_window=128_000, skip_aborted=False).action == "threshold"
+    )
 
 
 def test_failure_messages() -> None:

@@ -113,7 +113,7 @@ def test_settings_entries_before_the_cut_stay_with_the_kept_tail() -> None:
 def test_oversized_turn_is_split_and_its_prefix_summarized_separately() -> None:
     b = SessionBuilder()
     add_turns(b, 1, 3)
-    turn_user = b.user("refactor everything")
+    b.user("refactor everything")
     calls = {}
     for i in range(1, 11):
         calls[i] = b.assistant(calls=[(f"c{i}", "read", {"path": f"f{i:02d}.txt"})])

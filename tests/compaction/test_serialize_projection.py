@@ -9,7 +9,10 @@ from .conftest import SessionBuilder
 
 def test_serialize_conversation_format() -> None:
     messages = [
-        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image", "data": "A", "mimeType": "image/png"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hi"}, {"type": "image", "data": "A", "mimeType": "image/png"}],
+        },
         {
             "role": "assistant",
             "content": [
@@ -19,7 +22,12 @@ def test_serialize_conversation_format() -> None:
                 {"type": "toolCall", "id": "2", "name": "bash", "arguments": {"command": "ls -la"}},
             ],
         },
-        {"role": "toolResult", "toolCallId": "1", "toolName": "read", "content": [{"type": "text", "text": "x" * 2005}]},
+        {
+            "role": "toolResult",
+            "toolCallId": "1",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "x" * 2005}],
+        },
         {"role": "user", "content": ""},
     ]
     assert serialize_conversation(messages) == (
@@ -35,9 +43,34 @@ def test_convert_to_llm_roles() -> None:
     out = convert_to_llm(
         [
             {"role": "system", "content": "", "sections": {"preamble": "p"}, "timestamp": 1},
-            {"role": "bashExecution", "command": "make", "output": "out\n", "exitCode": 2, "cancelled": False, "truncated": False, "timestamp": 2},
-            {"role": "bashExecution", "command": "true", "output": "", "exitCode": 0, "cancelled": False, "truncated": False, "timestamp": 3},
-            {"role": "bashExecution", "command": "secret", "output": "x", "exitCode": 0, "cancelled": False, "truncated": False, "excludeFromContext": True, "timestamp": 4},
+            {
+                "role": "bashExecution",
+                "command": "make",
+                "output": "out\n",
+                "exitCode": 2,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 2,
+            },
+            {
+                "role": "bashExecution",
+                "command": "true",
+                "output": "",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 3,
+            },
+            {
+                "role": "bashExecution",
+                "command": "secret",
+                "output": "x",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+                "excludeFromContext": True,
+                "timestamp": 4,
+            },
             {"role": "custom", "customType": "note", "content": "remember", "display": True, "timestamp": 5},
             {"role": "compactionSummary", "summary": "S1", "tokensBefore": 9, "timestamp": 6},
             {"role": "branchSummary", "summary": "S2", "fromId": "x", "timestamp": 7},
@@ -62,7 +95,13 @@ def test_projection_after_compaction() -> None:
     b.assistant("r2")
     omitted = b.assistant("bad", stop="error", error="x")
     b.add("context_edit", targetId=omitted["id"], replacement=None)
-    c = b.add("compaction", summary="SUM", firstKeptEntryId=kept["id"], tokensBefore=77, systemMessage={"role": "system", "content": "CHK", "timestamp": 0})
+    c = b.add(
+        "compaction",
+        summary="SUM",
+        firstKeptEntryId=kept["id"],
+        tokensBefore=77,
+        systemMessage={"role": "system", "content": "CHK", "timestamp": 0},
+    )
     b.add("custom_message", customType="ext", content="injected", display=False)
     b.add("branch_summary", fromId="root", summary="")  # empty summaries contribute nothing
     projection = build_projection(b.path())

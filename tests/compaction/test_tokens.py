@@ -11,7 +11,6 @@ from pi_rpc.compaction import (
     estimate_tokens,
     should_compact,
 )
-
 from pi_rpc.session.context import build_session_projection
 from pi_rpc.session.stats import compute_context_usage
 
@@ -59,8 +58,8 @@ def test_estimate_other_roles() -> None:
 
 def test_lengths_are_utf16_code_units_like_javascript() -> None:
     # One emoji is two UTF-16 units, "é" is one: 2 + 1 + 1 = 4 units -> 1 token; 5 -> 2.
-    assert estimate_tokens({"role": "user", "content": "\U0001F600éa"}) == 1
-    assert estimate_tokens({"role": "user", "content": "\U0001F600éab"}) == 2
+    assert estimate_tokens({"role": "user", "content": "\U0001f600éa"}) == 1
+    assert estimate_tokens({"role": "user", "content": "\U0001f600éab"}) == 2
 
 
 def test_calculate_context_tokens_prefers_total() -> None:

@@ -21,8 +21,13 @@ OURS = f"{sys.executable} -m pi_rpc --mode rpc --session-dir {{session_dir}}"
 def _run_tier(tier: str, tmp_path: Path) -> dict:
     report = tmp_path / "report.json"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--target", "ours", "--tier", tier,
-                           "--report", str(report)], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), "--cmd", OURS, "--target", "ours", "--tier", tier, "--report", str(report)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert report.exists(), proc.stdout + proc.stderr
     data = json.loads(report.read_text())
     failed = [r for r in data["results"] if r["status"] not in ("pass", "skip")]
@@ -58,13 +63,34 @@ def test_failure_report_carries_transcript(tmp_path: Path) -> None:
     """A scenario that cannot pass must fail with the full wire transcript and stderr in the report."""
     sc_dir = tmp_path / "scenarios" / "core"
     sc_dir.mkdir(parents=True)
-    (sc_dir / "bad.json").write_text(json.dumps({"model": [], "steps": [
-        {"send": {"id": "s1", "type": "get_state"}},
-        {"expect": {"type": "response", "id": "s1", "data": {"isStreaming": True}}, "timeout": 1}]}))
+    (sc_dir / "bad.json").write_text(
+        json.dumps(
+            {
+                "model": [],
+                "steps": [
+                    {"send": {"id": "s1", "type": "get_state"}},
+                    {"expect": {"type": "response", "id": "s1", "data": {"isStreaming": True}}, "timeout": 1},
+                ],
+            }
+        )
+    )
     report = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
-                           "--report", str(report)], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(RUNNER),
+            "--cmd",
+            OURS,
+            "--scenarios",
+            str(tmp_path / "scenarios"),
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     assert proc.returncode == 1
     res = json.loads(report.read_text())["results"][0]
     assert res["status"] == "fail" and res["failed_step"] == 1
@@ -85,26 +111,52 @@ def test_expected_failures_and_unexpected_passes(tmp_path: Path) -> None:
     failure (exit 0); one that passes there is an unexpected pass (exit 1)."""
     sc_dir = tmp_path / "scenarios" / "extensions"
     sc_dir.mkdir(parents=True)
-    failing = {"xfail": "upstream", "model": [], "steps": [
-        {"send": {"id": "i1", "type": "get_protocol_info"}},
-        {"expect": {"type": "response", "id": "i1", "data": {"name": "not-this-one"}}, "timeout": 1}]}
+    failing = {
+        "xfail": "upstream",
+        "model": [],
+        "steps": [
+            {"send": {"id": "i1", "type": "get_protocol_info"}},
+            {"expect": {"type": "response", "id": "i1", "data": {"name": "not-this-one"}}, "timeout": 1},
+        ],
+    }
     (sc_dir / "fails.json").write_text(json.dumps(failing))
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
 
     def run(*extra: str) -> tuple[int, dict]:
         report = tmp_path / "r.json"
-        proc = subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
-                               "--tier", "extensions", "--report", str(report), *extra],
-                              capture_output=True, text=True, env=env, timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(RUNNER),
+                "--cmd",
+                OURS,
+                "--scenarios",
+                str(tmp_path / "scenarios"),
+                "--tier",
+                "extensions",
+                "--report",
+                str(report),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         return proc.returncode, json.loads(report.read_text())
 
     code, data = run("--target", "upstream")
     assert code == 0 and data["results"][0]["status"] == "xfail"
     code, data = run("--target", "ours")
     assert code == 1 and data["results"][0]["status"] == "fail"
-    passing = {"xfail": "upstream", "model": [], "steps": [
-        {"send": {"id": "i1", "type": "get_protocol_info"}},
-        {"expect": {"type": "response", "id": "i1", "success": True}}]}
+    passing = {
+        "xfail": "upstream",
+        "model": [],
+        "steps": [
+            {"send": {"id": "i1", "type": "get_protocol_info"}},
+            {"expect": {"type": "response", "id": "i1", "success": True}},
+        ],
+    }
     (sc_dir / "fails.json").write_text(json.dumps(passing))
     code, data = run("--target", "upstream")
     assert code == 1 and data["results"][0]["status"] == "xpass"
@@ -113,17 +165,36 @@ def test_expected_failures_and_unexpected_passes(tmp_path: Path) -> None:
 def test_seq_gapless_step(tmp_path: Path) -> None:
     sc_dir = tmp_path / "scenarios" / "extensions"
     sc_dir.mkdir(parents=True)
-    steps = [{"mark": "m"}, {"send": {"id": "o", "type": "set_event_options", "seq": True}},
-             {"send": {"id": "s", "type": "get_state"}}, {"expect": {"id": "s", "seq": 2}},
-             {"seq_gapless": {"first": 1}, "since": "mark:m"}]
+    steps = [
+        {"mark": "m"},
+        {"send": {"id": "o", "type": "set_event_options", "seq": True}},
+        {"send": {"id": "s", "type": "get_state"}},
+        {"expect": {"id": "s", "seq": 2}},
+        {"seq_gapless": {"first": 1}, "since": "mark:m"},
+    ]
     (sc_dir / "ok.json").write_text(json.dumps({"model": [], "steps": steps}))
     numbering_before = [{"send": {"id": "s0", "type": "get_state"}}, {"expect": {"id": "s0"}}, *steps]
     numbering_before[-1] = {"seq_gapless": {}, "since": "start"}  # s0 has no seq: must fail
     (sc_dir / "bad.json").write_text(json.dumps({"model": [], "steps": numbering_before}))
     report = tmp_path / "r.json"
-    subprocess.run([sys.executable, str(RUNNER), "--cmd", OURS, "--scenarios", str(tmp_path / "scenarios"),
-                    "--tier", "extensions", "--report", str(report)], capture_output=True, text=True,
-                   env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            str(RUNNER),
+            "--cmd",
+            OURS,
+            "--scenarios",
+            str(tmp_path / "scenarios"),
+            "--tier",
+            "extensions",
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     status = {r["name"]: r for r in json.loads(report.read_text())["results"]}
     assert status["extensions.ok"]["status"] == "pass"
     assert status["extensions.bad"]["status"] == "fail" and "seq_gapless" in status["extensions.bad"]["error"]
@@ -153,6 +224,6 @@ def test_matcher_semantics() -> None:
     assert match({"data": {"t": "${t}"}}, rec, caps)
     assert match({"id": {"$any": ["no", {"$type": "integer"}]}}, rec, caps)
     assert not match({"data": {"$exact": {"a": "*"}}}, rec, caps)
-    assert match({"$raw": {"$prefix": "{\"id\""}}, rec, caps, raw='{"id":7}')
+    assert match({"$raw": {"$prefix": '{"id"'}}, rec, caps, raw='{"id":7}')
     assert match({"data": {"a": {"$len": 2, "$each": {"$gte": 1}}}}, rec, caps)
     assert substitute({"x": "${t}", "y": "p-${n}"}, {"t": [1], "n": 3}) == {"x": [1], "y": "p-3"}

@@ -48,7 +48,9 @@ class Run:
                 out.append(str(record.get("message")))
             elif record.get("type") == "extension_error":
                 path = str(record.get("extensionPath"))
-                out.append(f"error {'<EXT>' if mask and path.startswith(mask) else path} {record.get('event')}: {record.get('error')}")
+                out.append(
+                    f"error {'<EXT>' if mask and path.startswith(mask) else path} {record.get('event')}: {record.get('error')}"
+                )
         return out
 
     def of(self, etype: str) -> list[dict[str, Any]]:
@@ -58,7 +60,11 @@ class Run:
         """Per request: (role, content) of the non-system messages, then the declared tools."""
         out = []
         for body in self.bodies:
-            messages = [(m["role"], m.get("content")) for m in body.get("messages", []) if m["role"] not in ("system", "developer")]
+            messages = [
+                (m["role"], m.get("content"))
+                for m in body.get("messages", [])
+                if m["role"] not in ("system", "developer")
+            ]
             tools = [t.get("function", {}).get("name") for t in body.get("tools") or []]
             out.append([*messages, ("tools", tools)])
         return out
@@ -92,13 +98,23 @@ def drive(
     with ScriptedLLM(script) as llm:
         write_agent_config(str(agent), llm.base_url, settings)
         env = {
-            "PATH": os.environ["PATH"], "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1",
-            "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "LANG": "C.UTF-8", "PYTHONPATH": str(REPO),
+            "PATH": os.environ["PATH"],
+            "HOME": str(home),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(REPO),
             **(env or {}),
         }
         proc = subprocess.Popen(
             [*argv, "--mode", "rpc", "--session-dir", str(sessions), *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
         )
         assert proc.stdin and proc.stdout
         records: list[dict[str, Any]] = []
@@ -106,7 +122,7 @@ def drive(
         deadline = time.monotonic() + timeout
 
         def until(predicate: Any) -> dict[str, Any]:
-            for record in records[until.seen:]:  # type: ignore[attr-defined]
+            for record in records[until.seen :]:  # type: ignore[attr-defined]
                 until.seen += 1  # type: ignore[attr-defined]
                 if predicate(record):
                     return record
@@ -127,8 +143,11 @@ def drive(
             for step in steps:
                 if "answer" in step:
                     method = step["method"]
+
                     def unanswered(r: dict[str, Any], m: str = method) -> bool:
-                        return r.get("type") == "extension_ui_request" and r.get("method") == m and r["id"] not in answered
+                        return (
+                            r.get("type") == "extension_ui_request" and r.get("method") == m and r["id"] not in answered
+                        )
 
                     # A dialog an earlier step already waited for counts too.
                     dialog = next((r for r in records if unanswered(r)), None) or until(unanswered)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive, signature
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
@@ -71,7 +72,11 @@ def _facts(run: Run, ext: Path) -> dict[str, Any]:
     lines = []
     for record in run.records:
         if record.get("type") == "entry_appended":
-            entry = {k: v for k, v in record["entry"].items() if k not in ("id", "parentId", "timestamp", "targetId", "systemMessage")}
+            entry = {
+                k: v
+                for k, v in record["entry"].items()
+                if k not in ("id", "parentId", "timestamp", "targetId", "systemMessage")
+            }
             lines.append("appended " + json.dumps(entry, sort_keys=True))
     ui = [line.replace(str(ext), "<EXT>") for line in run.ui(str(ext))]
     return {
@@ -94,7 +99,9 @@ def _run_abort(argv: list[str], ext: Path, root: Path) -> Run:
     # out once the handler's entry is in: sent right after the dialog's answer, whether it or the
     # entry comes first is scheduling in either program (it flipped in upstream under load).
     return drive(
-        argv, root, [{"text": "first"}, {"text": "second"}],
+        argv,
+        root,
+        [{"text": "first"}, {"text": "second"}],
         [
             {"cmd": {"id": "p", "type": "prompt", "message": "bs-abort"}, "wait": {"method": "confirm"}},
             {"cmd": {"id": "a", "type": "abort"}, "wait": None},
@@ -119,7 +126,9 @@ def test_boundaries_match_upstream_record(tmp_path: Path) -> None:
 def test_abort_during_before_settle_commits_entries_without_continuing(tmp_path: Path) -> None:
     run = _run_abort(OURS, FIXTURES / "boundary.py", tmp_path)
     appended = [r["entry"] for r in run.of("entry_appended")]
-    assert [(e["type"], e.get("customType"), e.get("data")) for e in appended] == [("custom", "after-abort", {"ok": True})]
+    assert [(e["type"], e.get("customType"), e.get("data")) for e in appended] == [
+        ("custom", "after-abort", {"ok": True})
+    ]
     assert run.of("agent_settled")[-1]["aborted"] is True
     assert len(run.of("agent_start")) == 1  # the continuation was dropped
     responses = [r.get("id") for r in run.records if r.get("type") == "response"]
@@ -135,11 +144,17 @@ def test_boundaries_live_against_upstream(tmp_path: Path) -> None:
     up_abort = _run_abort(UPSTREAM, FIXTURES / "boundary.ts", tmp_path / "up-abort")
     our_abort = _run_abort(OURS, FIXTURES / "boundary.py", tmp_path / "ours-abort")
     assert signature(our_abort.records) == signature(up_abort.records)
-    assert our_abort.ui(str(FIXTURES)) == [line.replace("boundary.ts", "boundary.py") for line in up_abort.ui(str(FIXTURES))]
+    assert our_abort.ui(str(FIXTURES)) == [
+        line.replace("boundary.ts", "boundary.py") for line in up_abort.ui(str(FIXTURES))
+    ]
 
 
 def test_context_with_system_and_provider_stream_events(tmp_path: Path) -> None:
-    script = [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "call_1"}]}, {"text": "done"}, {"text": "again"}]
+    script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "call_1"}]},
+        {"text": "done"},
+        {"text": "again"},
+    ]
     steps = [
         {"cmd": {"id": "p1", "type": "prompt", "message": "go"}, "wait": "agent_settled"},
         {"cmd": {"id": "p2", "type": "prompt", "message": "more"}, "wait": "agent_settled"},

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 import textwrap
+from pathlib import Path
 
 from tests.support.pi_process import kinds
 
@@ -91,7 +91,13 @@ def test_flags_exec_and_providers(pi) -> None:
     assert log[0] == {"event": "setup", "imports": 1, "plan": False, "label": "none"}  # defaults while loading
     assert log[1] == {"event": "session_start", "reason": "startup", "plan": True}
     exec_entry = next(e for e in log if e["event"] == "exec")
-    assert exec_entry["result"] == {"stdout": "out\n", "stderr": "err\n", "code": 3, "killed": False, "truncated": False}
+    assert exec_entry["result"] == {
+        "stdout": "out\n",
+        "stderr": "err\n",
+        "code": 3,
+        "killed": False,
+        "truncated": False,
+    }
     assert exec_entry["killed"] == [True, 143] and exec_entry["missing"] == 1
     assert next(e for e in log if e["event"] == "provider")["found"] is True
     assert any(m["provider"] == "ext-local" for m in proc.ok("get_available_models")["models"])
@@ -125,7 +131,10 @@ def test_navigate_tree_with_extension_summary_and_cancel(pi) -> None:
     assert navigations[0]["result"] == {"cancelled": True}
     assert navigations[1]["result"] == {"cancelled": False}
     assert next(e for e in log if e["event"] == "session_tree") == {
-        "event": "session_tree", "fromExtension": True, "summary": "EXTENSION BRANCH SUMMARY"}
+        "event": "session_tree",
+        "fromExtension": True,
+        "summary": "EXTENSION BRANCH SUMMARY",
+    }
     entries = proc.ok("get_entries")["entries"]
     summary = next(e for e in entries if e["type"] == "branch_summary")
     assert summary["summary"] == "EXTENSION BRANCH SUMMARY" and summary["fromHook"] is True
@@ -138,7 +147,10 @@ def test_reload_imports_again_and_runs_setup(pi) -> None:
     assert kinds(proc.since(start)) == ["response:prompt-1"]
     log = _log(proc)
     assert [(e["event"], e.get("reason"), e.get("imports")) for e in log] == [
-        ("setup", None, 1), ("session_start", "startup", None), ("setup", None, 2), ("session_start", "reload", None)
+        ("setup", None, 1),
+        ("session_start", "startup", None),
+        ("setup", None, 2),
+        ("session_start", "reload", None),
     ]
 
 
@@ -154,8 +166,13 @@ FLAGS = textwrap.dedent(
 
 def _pi(args: list[str], tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pi_rpc", *args], input='{"id":"s","type":"get_state"}\n',
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+        [sys.executable, "-m", "pi_rpc", *args],
+        input='{"id":"s","type":"get_state"}\n',
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
     )
 
 
@@ -182,7 +199,7 @@ def test_help_lists_extension_flags_as_upstream(tmp_path: Path, pi_environ) -> N
     (agent_ext / "flags.py").write_text(FLAGS)
     discovered = _pi(["--help"], tmp_path, env)
     assert discovered.returncode == 0 and "  --plan                      Start in plan mode" in discovered.stdout
-    assert 'Failed to load extension: boom' in discovered.stderr
+    assert "Failed to load extension: boom" in discovered.stderr
 
 
 def test_unknown_flags_are_refused_as_upstream(tmp_path: Path, pi_environ) -> None:

@@ -5,7 +5,6 @@ working), setup running again for a replaced session, and zero cost without exte
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -59,9 +58,19 @@ def test_discovery_order_and_places(pi) -> None:
     # The built-ins load after user extensions (upstream lists its built-in `mcp` last too).
     assert names == ["cli", "settings", "project", "pkg", "user", "mcp"]
     info = {c["name"]: c["sourceInfo"] for c in commands}
-    assert info["cli"] == {"path": str(proc.root / "elsewhere/cli_ext.py"), "source": "cli", "scope": "temporary", "origin": "top-level"}
-    assert info["user"] == {"path": str(proc.agent_dir / "extensions/user_ext.py"), "source": "auto", "scope": "user",
-                            "origin": "top-level", "baseDir": str(proc.agent_dir)}
+    assert info["cli"] == {
+        "path": str(proc.root / "elsewhere/cli_ext.py"),
+        "source": "cli",
+        "scope": "temporary",
+        "origin": "top-level",
+    }
+    assert info["user"] == {
+        "path": str(proc.agent_dir / "extensions/user_ext.py"),
+        "source": "auto",
+        "scope": "user",
+        "origin": "top-level",
+        "baseDir": str(proc.agent_dir),
+    }
     assert info["pkg"]["path"] == str(proc.agent_dir / "extensions/pkg/__init__.py")
     assert info["project"]["scope"] == "project"
     assert info["settings"]["source"] == "local"
@@ -89,7 +98,10 @@ def test_startup_failure_exits_1_naming_file_cause_and_remedy(pi) -> None:
     assert proc.records == []  # nothing on the protocol stream
     assert stderr_contains(proc, "pi -ne")
     err = proc.stderr
-    assert f'Error: Failed to load extension "{FIXTURES / "fail_setup.py"}": Failed to load extension: this gate could not start' in err
+    assert (
+        f'Error: Failed to load extension "{FIXTURES / "fail_setup.py"}": Failed to load extension: this gate could not start'
+        in err
+    )
     assert 'Start without extensions using "pi -ne"' in err and "-e/--extension" in err
 
 
@@ -116,7 +128,11 @@ def test_startup_failure_of_a_discovered_extension_and_of_missing_or_typescript_
 def test_startup_failure_in_print_mode(tmp_path: Path, pi_environ) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "pi_rpc", "-p", "-e", str(FIXTURES / "fail_setup.py"), "hello"],
-        capture_output=True, text=True, env=pi_environ(), cwd=tmp_path, timeout=60,
+        capture_output=True,
+        text=True,
+        env=pi_environ(),
+        cwd=tmp_path,
+        timeout=60,
     )
     assert run.returncode == 1 and run.stdout == ""
     assert "this gate could not start" in run.stderr and "pi -ne" in run.stderr
@@ -134,18 +150,23 @@ def test_setup_runs_again_on_replacement_and_a_failure_there_is_only_reported(pi
             pi.register_command("flaky", {"handler": lambda args, ctx: None})
         """
     )
-    proc = pi(files={"ext/flaky.py": flaky, "ext/steady.py": recorder("steady")},
-              args=("-e", "../ext/flaky.py", "-e", "../ext/steady.py"))
+    proc = pi(
+        files={"ext/flaky.py": flaky, "ext/steady.py": recorder("steady")},
+        args=("-e", "../ext/flaky.py", "-e", "../ext/steady.py"),
+    )
     assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["flaky", "steady", "mcp"]
     (proc.root / "ext" / "fail-now").write_text("1")
     assert proc.ok("new_session") == {"cancelled": False}
     assert [c["name"] for c in proc.ok("get_commands")["commands"]] == ["steady", "mcp"]
     assert stderr_contains(
-        proc, f'Error: Failed to load extension "{proc.root / "ext/flaky.py"}": Failed to load extension: flaky extension failed on re-creation'
+        proc,
+        f'Error: Failed to load extension "{proc.root / "ext/flaky.py"}": Failed to load extension: flaky extension failed on re-creation',
     )
     events = [json.loads(line) for line in (proc.root / "ext" / "events.log").read_text().splitlines()]
     assert [(e["event"], e["reason"]) for e in events] == [
-        ("session_start", "startup"), ("session_shutdown", "new"), ("session_start", "new")
+        ("session_start", "startup"),
+        ("session_shutdown", "new"),
+        ("session_start", "new"),
     ]
     # The session goes on: the surviving extension still works and prompts run.
     assert proc.ok("prompt", message="hello")["disposition"] == "started"
@@ -159,7 +180,11 @@ def test_no_extensions_imports_nothing_of_the_extension_runtime(tmp_path: Path, 
     def imported(*extra: str) -> set[str]:
         run = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "pi_rpc", "--mode", "rpc", "--no-session", *extra],
-            input=b'{"id":"s","type":"get_state"}\n', capture_output=True, env=pi_environ(), cwd=tmp_path, timeout=60,
+            input=b'{"id":"s","type":"get_state"}\n',
+            capture_output=True,
+            env=pi_environ(),
+            cwd=tmp_path,
+            timeout=60,
         )
         assert b'"id":"s"' in run.stdout
         names = set()
@@ -170,7 +195,9 @@ def test_no_extensions_imports_nothing_of_the_extension_runtime(tmp_path: Path, 
 
     plain = imported()
     assert not {n for n in plain if n.startswith(("pi_rpc.extensions.", "pi_rpc.runtime.extension_"))} - {
-        "pi_rpc.extensions.discovery", "pi_rpc.extensions.builtin", "pi_rpc.extensions.types"
+        "pi_rpc.extensions.discovery",
+        "pi_rpc.extensions.builtin",
+        "pi_rpc.extensions.types",
     }
     ext = tmp_path / "noop.py"
     ext.write_text("def setup(pi):\n    pass\n")

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, Run, drive
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
@@ -31,13 +32,30 @@ export default function (pi: any) {
 """
 
 
-def _run(argv: list[str], root: Path, ext: Path, env: dict[str, str], extra: tuple[str, ...] = ()) -> tuple[Run, list[str], list[str]]:
+def _run(
+    argv: list[str], root: Path, ext: Path, env: dict[str, str], extra: tuple[str, ...] = ()
+) -> tuple[Run, list[str], list[str]]:
     project_ext = PROJECT_EXT_TS if ext.suffix == ".ts" else PROJECT_EXT_PY
-    files = {"cwd/.pi/prompts/projtpl.md": "A project template\n", f"cwd/.pi/extensions/project{ext.suffix}": project_ext}
-    run = drive(argv, root, [], [{"cmd": {"id": "c", "type": "get_commands"}}], args=("--no-session", "-e", str(ext), *extra), files=files, env=env)
+    files = {
+        "cwd/.pi/prompts/projtpl.md": "A project template\n",
+        f"cwd/.pi/extensions/project{ext.suffix}": project_ext,
+    }
+    run = drive(
+        argv,
+        root,
+        [],
+        [{"cmd": {"id": "c", "type": "get_commands"}}],
+        args=("--no-session", "-e", str(ext), *extra),
+        files=files,
+        env=env,
+    )
     commands = next(r for r in run.records if r.get("id") == "c")["data"]["commands"]
     names = [c["name"] for c in commands if c["name"] != "llama"]  # upstream's llama.cpp (§8.13)
-    stderr = [line for line in run.stderr.splitlines() if line.strip() and "No models available" not in line and not line.startswith("  ")]
+    stderr = [
+        line
+        for line in run.stderr.splitlines()
+        if line.strip() and "No models available" not in line and not line.startswith("  ")
+    ]
     return run, names, stderr
 
 
@@ -56,7 +74,10 @@ def test_project_trust_decides_before_the_project_loads(tmp_path: Path, decision
     run, names, stderr = _run(OURS, tmp_path, ext, {"TRUST_DECISION": decision})
     trusted, after = CASES[decision]
     cwd = (tmp_path / "cwd").resolve()
-    assert stderr == [f"trust1 cwd={cwd} keys=cwd,type mode=rpc hasUI=false confirm=false", *[line.replace("<EXT>", str(ext)) for line in after]]
+    assert stderr == [
+        f"trust1 cwd={cwd} keys=cwd,type mode=rpc hasUI=false confirm=false",
+        *[line.replace("<EXT>", str(ext)) for line in after],
+    ]
     assert run.ui() == [f"session_start trusted={str(trusted).lower()}"]
     assert names == (["projcmd", "mcp", "projtpl"] if trusted else ["mcp"])
     assert not (tmp_path / "agent" / "trust.json").exists()
@@ -82,5 +103,8 @@ def test_project_trust_as_upstream(tmp_path: Path) -> None:
         up_run, up_names, up_err = _run(UPSTREAM, tmp_path / f"up-{decision}", ts, {"TRUST_DECISION": decision})
         assert ours_names == up_names
         assert ours_run.ui() == up_run.ui()
-        norm = lambda lines, root, ext: [l.replace(str((root / "cwd").resolve()), "<CWD>").replace(str(ext), "<EXT>") for l in lines]  # noqa: E731
+
+        def norm(lines: list[str], root: Path, ext: Path) -> list[str]:
+            return [line.replace(str((root / "cwd").resolve()), "<CWD>").replace(str(ext), "<EXT>") for line in lines]
+
         assert norm(ours_err, tmp_path / f"ours-{decision}", py) == norm(up_err, tmp_path / f"up-{decision}", ts)

@@ -16,7 +16,10 @@ from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extensions"
 STEPS = [
     {"cmd": {"id": "o", "type": "prompt", "message": "/opts"}},
-    *({"cmd": {"id": f"p{i}", "type": "prompt", "message": m}, "wait": "agent_settled"} for i, m in enumerate(["edit", "plain", "force", "ret"])),
+    *(
+        {"cmd": {"id": f"p{i}", "type": "prompt", "message": m}, "wait": "agent_settled"}
+        for i, m in enumerate(["edit", "plain", "force", "ret"])
+    ),
 ]
 SCRIPT = [{"text": "a"}, {"text": "b"}, {"text": "c"}, {"text": "d"}]
 
@@ -45,17 +48,48 @@ def test_system_prompt_options_are_edited_in_place(tmp_path: Path) -> None:
         'tg=bash,codemode,edit,extra,read,write pg=0 sec= force=undefined app="" skills=0 cf=0 cp=undef'
     )
     assert ui[2] == "h1 after: sp-has-mode=true ctx-has-french=true extra-listed=true extra-rule=true"
-    assert ui[3] == "h2 edit sel=read/bash/extra pg=Always answer in French. sec=mode force=undefined sp-forced=false sp-extra=false"
+    assert (
+        ui[3]
+        == "h2 edit sel=read/bash/extra pg=Always answer in French. sec=mode force=undefined sp-forced=false sp-extra=false"
+    )
     assert ui[4] == "start edit active=read/bash/extra sp-mode=true sp-forced=false"
     assert "start force active=read/bash/extra sp-mode=false sp-forced=true" in ui
     facts = [_prompt_facts(body) for body in run.bodies]
     tools = ["read", "bash", "extra"]
     assert facts == [
-        {"forced": False, "mode_section": True, "french_rule": True, "extra_listed": True, "extra_line": False, "tools": tools},
+        {
+            "forced": False,
+            "mode_section": True,
+            "french_rule": True,
+            "extra_listed": True,
+            "extra_line": False,
+            "tools": tools,
+        },
         # Sections and guidelines last one run; the selected tools stay active.
-        {"forced": False, "mode_section": False, "french_rule": False, "extra_listed": True, "extra_line": False, "tools": tools},
-        {"forced": True, "mode_section": False, "french_rule": False, "extra_listed": False, "extra_line": False, "tools": tools},
-        {"forced": False, "mode_section": False, "french_rule": False, "extra_listed": True, "extra_line": True, "tools": tools},
+        {
+            "forced": False,
+            "mode_section": False,
+            "french_rule": False,
+            "extra_listed": True,
+            "extra_line": False,
+            "tools": tools,
+        },
+        {
+            "forced": True,
+            "mode_section": False,
+            "french_rule": False,
+            "extra_listed": False,
+            "extra_line": False,
+            "tools": tools,
+        },
+        {
+            "forced": False,
+            "mode_section": False,
+            "french_rule": False,
+            "extra_listed": True,
+            "extra_line": True,
+            "tools": tools,
+        },
     ]
     if not UPSTREAM_AVAILABLE:
         return

@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
+from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.combine import FOLDS, INVALID_USER_BASH_RESULT, MESSAGE_END_ROLE
 from pi_rpc.extensions.events import ALL_EVENTS
-from pi_rpc.extensions.bus import EventBus
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.runner import ExtensionRunner
 from pi_rpc.extensions.types import Extension
@@ -22,7 +22,9 @@ from pi_rpc.extensions.types import Extension
 
 def make(n: int = 2) -> tuple[ExtensionRunner, list[ExtensionAPI], list[dict[str, Any]]]:
     runtime = SharedRuntime(EventBus())
-    extensions = [Extension(path=f"/ext/e{i}.py", source_info={"path": f"/ext/e{i}.py", "source": "cli"}) for i in range(n)]
+    extensions = [
+        Extension(path=f"/ext/e{i}.py", source_info={"path": f"/ext/e{i}.py", "source": "cli"}) for i in range(n)
+    ]
     apis = [ExtensionAPI(ext, runtime) for ext in extensions]
     for api in apis:
         api._commit()
@@ -54,7 +56,13 @@ async def test_input_transforms_chain_and_handled_short_circuits() -> None:
 async def test_context_changes_keep_the_current_system_message_in_front() -> None:
     runner, (a, _), _ = make()
     messages = [
-        {"role": "system", "content": "", "sections": {"preamble": "P"}, "timestamp": 1, "toolsAdded": [{"name": "read"}]},
+        {
+            "role": "system",
+            "content": "",
+            "sections": {"preamble": "P"},
+            "timestamp": 1,
+            "toolsAdded": [{"name": "read"}],
+        },
         {"role": "user", "content": "one", "timestamp": 2},
         {"role": "system", "content": "", "sections": {"preamble": "Q"}, "timestamp": 3},
         {"role": "user", "content": "two", "timestamp": 4},
@@ -69,7 +77,11 @@ async def test_context_changes_keep_the_current_system_message_in_front() -> Non
     a.on("context", drop_first)
     out = await runner.emit_context(messages)
     assert seen == [["user", "user"]]
-    assert out[0]["role"] == "system" and out[0]["sections"] == {"preamble": "Q"} and out[0]["toolsAdded"] == [{"name": "read"}]
+    assert (
+        out[0]["role"] == "system"
+        and out[0]["sections"] == {"preamble": "Q"}
+        and out[0]["toolsAdded"] == [{"name": "read"}]
+    )
     assert [m.get("content") for m in out[1:]] == ["two"]
     assert messages[1]["content"] == "one"  # the caller's list is never modified
 
@@ -77,14 +89,28 @@ async def test_context_changes_keep_the_current_system_message_in_front() -> Non
 @pytest.mark.anyio
 async def test_tool_result_patches_chain_and_replaced_content_drops_structured_content() -> None:
     runner, (a, b), _ = make()
-    event = {"type": "tool_result", "toolName": "t", "toolCallId": "1", "input": {}, "content": [{"type": "text", "text": "x"}],
-             "details": {"d": 1}, "structuredContent": {"s": 1}, "isError": False, "usage": None}
+    event = {
+        "type": "tool_result",
+        "toolName": "t",
+        "toolCallId": "1",
+        "input": {},
+        "content": [{"type": "text", "text": "x"}],
+        "details": {"d": 1},
+        "structuredContent": {"s": 1},
+        "isError": False,
+        "usage": None,
+    }
     assert await runner.emit(event) is None
     a.on("tool_result", lambda e, ctx: {"content": [{"type": "text", "text": e["content"][0]["text"] + "y"}]})
     b.on("tool_result", lambda e, ctx: {"isError": True, "details": {"seen": e["content"][0]["text"]}})
     out = await runner.emit(event)
-    assert out == {"content": [{"type": "text", "text": "xy"}], "details": {"seen": "xy"}, "structuredContent": None,
-                   "isError": True, "usage": None}
+    assert out == {
+        "content": [{"type": "text", "text": "xy"}],
+        "details": {"seen": "xy"},
+        "structuredContent": None,
+        "isError": True,
+        "usage": None,
+    }
 
 
 @pytest.mark.anyio
@@ -169,8 +195,11 @@ def test_duplicate_command_names_get_suffixes_and_listing_shape() -> None:
     b.register_command("review", {"handler": lambda args, ctx: None})
     b.register_command("other", {"description": "O", "handler": lambda args, ctx: None})
     assert [name for name, _ in runner.registered_commands()] == ["review:1", "review:2", "other"]
-    assert runner.command_listing()[1] == {"name": "review:2", "source": "extension",
-                                           "sourceInfo": {"path": "/ext/e1.py", "source": "cli"}}
+    assert runner.command_listing()[1] == {
+        "name": "review:2",
+        "source": "extension",
+        "sourceInfo": {"path": "/ext/e1.py", "source": "cli"},
+    }
     assert runner.get_command("review:1").description == "A"
 
 

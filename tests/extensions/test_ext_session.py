@@ -9,7 +9,7 @@ import json
 import signal
 import textwrap
 
-from tests.support.pi_process import is_event, kinds
+from tests.support.pi_process import kinds
 
 LIFECYCLE = textwrap.dedent(
     """
@@ -33,7 +33,9 @@ def _log(proc) -> list[dict]:
 
 
 def test_session_start_and_shutdown_reasons(pi) -> None:
-    proc = pi(files={"ext/life.py": LIFECYCLE}, args=("-e", "../ext/life.py"), script=[{"text": "one"}, {"text": "two"}])
+    proc = pi(
+        files={"ext/life.py": LIFECYCLE}, args=("-e", "../ext/life.py"), script=[{"text": "one"}, {"text": "two"}]
+    )
     proc.ok("prompt", message="first")
     proc.wait_for("agent_settled")
     first_file = proc.ok("get_state")["sessionFile"]
@@ -45,9 +47,15 @@ def test_session_start_and_shutdown_reasons(pi) -> None:
     log = [(e["type"], e.get("reason")) for e in _log(proc)]
     assert log == [
         ("session_start", "startup"),
-        ("session_before_fork", None), ("session_shutdown", "fork"), ("session_start", "fork"),
-        ("session_before_switch", "new"), ("session_shutdown", "new"), ("session_start", "new"),
-        ("session_before_switch", "resume"), ("session_shutdown", "resume"), ("session_start", "resume"),
+        ("session_before_fork", None),
+        ("session_shutdown", "fork"),
+        ("session_start", "fork"),
+        ("session_before_switch", "new"),
+        ("session_shutdown", "new"),
+        ("session_start", "new"),
+        ("session_before_switch", "resume"),
+        ("session_shutdown", "resume"),
+        ("session_start", "resume"),
         ("session_shutdown", "quit"),
     ]
     events = _log(proc)
@@ -88,8 +96,9 @@ def test_ctx_shutdown_when_idle_exits_after_the_response(pi) -> None:
 
 
 def test_ctx_shutdown_during_a_run_waits_for_agent_settled(pi) -> None:
-    proc = pi(files={"ext/bye.py": SHUTDOWN}, args=("-e", "../ext/bye.py"),
-              script=[{"text": "please stop", "delayMs": 20}])
+    proc = pi(
+        files={"ext/bye.py": SHUTDOWN}, args=("-e", "../ext/bye.py"), script=[{"text": "please stop", "delayMs": 20}]
+    )
     proc.send({"id": "p", "type": "prompt", "message": "go"})
     assert proc.popen.wait(20) == 0
     proc.drain(0.2)
@@ -143,10 +152,21 @@ def test_send_message_append_entry_and_labels(pi) -> None:
     assert records[0]["entry"]["type"] == "custom" and records[0]["entry"]["data"] == {"count": 1}
     custom = records[2]["message"]
     assert {k: custom[k] for k in ("role", "customType", "content", "display")} == {
-        "role": "custom", "customType": "note", "content": "remember the plan", "display": True}
+        "role": "custom",
+        "customType": "note",
+        "content": "remember the plan",
+        "display": True,
+    }
     entries = proc.ok("get_entries")["entries"]
     assert entries[-1]["type"] == "label" and entries[-1]["label"] == "checkpoint"
-    assert entries[-2] == {**entries[-2], "type": "custom_message", "customType": "note", "content": "remember the plan", "display": True}
+    assert entries[-2] == {
+        **entries[-2],
+        "type": "custom_message",
+        "customType": "note",
+        "content": "remember the plan",
+        "display": True,
+    }
+
     def labels(nodes: list) -> list:
         return [n.get("label") for n in nodes] + [x for n in nodes for x in labels(n["children"])]
 
@@ -200,9 +220,12 @@ COMPACTION = textwrap.dedent(
 
 
 def test_custom_compaction_from_hook_and_cancel(pi) -> None:
-    proc = pi(files={"ext/cc.py": COMPACTION}, args=("-e", "../ext/cc.py"),
-              script=[{"text": "a" * 400}, {"text": "b" * 400}, {"text": "c" * 400}],
-              settings={"compaction": {"keepRecentTokens": 10}})
+    proc = pi(
+        files={"ext/cc.py": COMPACTION},
+        args=("-e", "../ext/cc.py"),
+        script=[{"text": "a" * 400}, {"text": "b" * 400}, {"text": "c" * 400}],
+        settings={"compaction": {"keepRecentTokens": 10}},
+    )
     for i in range(3):
         start = proc.mark()
         proc.ok("prompt", message=f"question {i} " + "q" * 300)
@@ -293,15 +316,23 @@ SETTLED = textwrap.dedent(
 
 
 def test_work_requested_from_agent_settled_starts_after_it_and_deferred_custom_messages(pi) -> None:
-    proc = pi(files={"ext/settled.py": SETTLED}, args=("-e", "../ext/settled.py"),
-              script=[{"text": "first"}, {"text": "second"}], settings={"compaction": {"keepRecentTokens": 1}})
+    proc = pi(
+        files={"ext/settled.py": SETTLED},
+        args=("-e", "../ext/settled.py"),
+        script=[{"text": "first"}, {"text": "second"}],
+        settings={"compaction": {"keepRecentTokens": 1}},
+    )
     proc.ok("prompt", message="start")
     first = proc.wait_for("agent_settled")
     second = proc.wait_for(lambda r: r.get("type") == "agent_settled" and r is not first, timeout=20)
     order = kinds(proc.records[: proc.index_of(second) + 1])
     assert order.count("agent_settled") == 2
     assert order.index("agent_settled") < order.index("agent_start", order.index("agent_settled"))
-    users = [r["message"]["content"] for r in proc.records if r.get("type") == "message_end" and r["message"]["role"] == "user"]
+    users = [
+        r["message"]["content"]
+        for r in proc.records
+        if r.get("type") == "message_end" and r["message"]["role"] == "user"
+    ]
     assert users[-1] == [{"type": "text", "text": "follow-up from agent_settled"}]
     customs = [r for r in proc.records if r.get("type") == "message_end" and r["message"]["role"] == "custom"]
     assert customs and all(c["message"]["content"] == "noted" for c in customs)
@@ -311,5 +342,8 @@ def test_work_requested_from_agent_settled_starts_after_it_and_deferred_custom_m
     assert any(e["type"] == "custom_message" and e["display"] is False for e in entries)
     start = proc.mark()
     proc.ok("prompt", message="/squash")
-    note = proc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r.get("message", "").startswith(("compacted", "failed")), start=start)
+    note = proc.wait_for(
+        lambda r: r.get("type") == "extension_ui_request" and r.get("message", "").startswith(("compacted", "failed")),
+        start=start,
+    )
     assert note["message"] == "compacted True"

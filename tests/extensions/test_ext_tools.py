@@ -70,14 +70,20 @@ def _ends(proc) -> dict[str, dict]:
 
 def test_registered_tools_validation_mutation_rewrite_and_parallelism(pi) -> None:
     script = [
-        {"toolCalls": [
-            {"name": "nap", "arguments": {"tag": "a", "seconds": 0.3}, "id": "c_a"},
-            {"name": "nap", "arguments": {"tag": "b", "seconds": 0.05}, "id": "c_b"},
-            {"name": "nap", "arguments": {"seconds": 1}, "id": "c_bad"},
-            {"name": "bash", "arguments": {"command": "echo original"}, "id": "c_bash"},
-        ]},
-        {"toolCalls": [{"name": "double", "arguments": {"n": "21"}, "id": "c_d"},
-                       {"name": "double", "arguments": {"n": -1}, "id": "c_neg"}]},
+        {
+            "toolCalls": [
+                {"name": "nap", "arguments": {"tag": "a", "seconds": 0.3}, "id": "c_a"},
+                {"name": "nap", "arguments": {"tag": "b", "seconds": 0.05}, "id": "c_b"},
+                {"name": "nap", "arguments": {"seconds": 1}, "id": "c_bad"},
+                {"name": "bash", "arguments": {"command": "echo original"}, "id": "c_bash"},
+            ]
+        },
+        {
+            "toolCalls": [
+                {"name": "double", "arguments": {"n": "21"}, "id": "c_d"},
+                {"name": "double", "arguments": {"n": -1}, "id": "c_neg"},
+            ]
+        },
         {"text": "done"},
     ]
     proc = pi(files={"ext/tools.py": TOOLS}, args=("-e", "../ext/tools.py"), script=script)
@@ -107,7 +113,9 @@ def test_registered_tools_validation_mutation_rewrite_and_parallelism(pi) -> Non
 
 
 def test_tools_filters_and_set_active_tools(pi) -> None:
-    proc = pi(files={"ext/tools.py": TOOLS}, args=("-e", "../ext/tools.py", "--tools", "read,double,hidden_helper,nosuch"))
+    proc = pi(
+        files={"ext/tools.py": TOOLS}, args=("-e", "../ext/tools.py", "--tools", "read,double,hidden_helper,nosuch")
+    )
     start = proc.mark()
     proc.ok("prompt", message="/tools")
     note = [r for r in proc.since(start) if r.get("type") == "extension_ui_request"][0]["message"]
@@ -129,7 +137,10 @@ def test_tools_filters_and_set_active_tools(pi) -> None:
 
 
 def test_abort_cancels_a_running_registered_tool(pi) -> None:
-    script = [{"toolCalls": [{"name": "nap", "arguments": {"tag": "long", "seconds": 30}, "id": "c_long"}]}, {"text": "x"}]
+    script = [
+        {"toolCalls": [{"name": "nap", "arguments": {"tag": "long", "seconds": 30}, "id": "c_long"}]},
+        {"text": "x"},
+    ]
     proc = pi(files={"ext/tools.py": TOOLS}, args=("-e", "../ext/tools.py"), script=script)
     proc.ok("prompt", message="go")
     proc.wait_for(lambda r: r.get("type") == "tool_execution_update" and r["toolCallId"] == "c_long")

@@ -80,7 +80,10 @@ def test_abort_waits_for_a_dialog_without_signal_as_upstream(pi) -> None:
     """Upstream's abort dismisses no dialog by itself: the gate's select keeps waiting, the
     abort is answered once the handler returned and the run settled, and the call does not run
     even though the answer allowed it."""
-    script = [{"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /tmp/nothing-here"}, "id": "c_rm"}]}, {"text": "x"}]
+    script = [
+        {"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf /tmp/nothing-here"}, "id": "c_rm"}]},
+        {"text": "x"},
+    ]
     proc = pi(args=("-e", str(EXAMPLES / "permission_gate.py")), script=script)
     proc.ok("prompt", message="go")
     question = proc.wait_for("extension_ui_request")
@@ -161,19 +164,28 @@ def test_stdin_eof_resolves_pending_dialogs_and_the_process_exits(pi) -> None:
 def _run(mode_args: list[str], tmp_path: Path, env: dict[str, str], ext: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pi_rpc", *mode_args, "-e", str(ext), "remove the build directory"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
     )
 
 
 def test_print_and_json_modes_have_no_ui(tmp_path: Path, pi_environ) -> None:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf build"}, "id": "c1"}]},
-        {"text": "blocked, as expected"},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"toolCalls": [{"name": "bash", "arguments": {"command": "rm -rf build"}, "id": "c1"}]},
+                {"text": "blocked, as expected"},
+            ]
+        )
+    )
     ext = tmp_path / "both.py"
-    ext.write_text(textwrap.dedent(
-        f"""
+    ext.write_text(
+        textwrap.dedent(
+            f"""
         import importlib.util
         spec = importlib.util.spec_from_file_location("gate", {str(EXAMPLES / "permission_gate.py")!r})
         gate = importlib.util.module_from_spec(spec); spec.loader.exec_module(gate)
@@ -192,7 +204,8 @@ def test_print_and_json_modes_have_no_ui(tmp_path: Path, pi_environ) -> None:
             def broken(event, ctx):
                 raise RuntimeError("agent_end handler broke")
         """
-    ))
+        )
+    )
     env = pi_environ({"PI_FAUX_SCRIPT": str(script)})
     text = _run(["-p"], tmp_path, env, ext)
     assert text.returncode == 0, text.stderr

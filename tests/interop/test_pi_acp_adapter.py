@@ -53,8 +53,19 @@ def pi_acp_entry() -> Path:
     if not entry.exists():
         prefix.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
-            ["npm", "install", "--prefix", str(prefix), f"pi-acp@{PI_ACP_VERSION}", "--no-audit", "--no-fund", "--loglevel=error"],
-            capture_output=True, text=True, timeout=300,
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(prefix),
+                f"pi-acp@{PI_ACP_VERSION}",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         if proc.returncode != 0 or not entry.exists():
             pytest.skip(f"could not install pi-acp@{PI_ACP_VERSION} from the npm registry: {proc.stderr[-500:]}")
@@ -81,7 +92,9 @@ class Editor:
                 event.set()
 
     async def request_permission(self, session_id, tool_call, options, **kwargs):
-        return schema.RequestPermissionResponse(outcome=schema.AllowedOutcome(option_id=options[0].option_id, outcome="selected"))
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(option_id=options[0].option_id, outcome="selected")
+        )
 
     def when(self, predicate):
         event = anyio.Event()
@@ -98,12 +111,16 @@ async def test_pi_acp_adapter_over_our_rpc_mode(pi_acp_entry: Path, tmp_path: Pa
     shim.write_text(SHIM.format(log=log, python=sys.executable))
     shim.chmod(0o755)
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"toolCalls": [{"name": "bash", "arguments": {"command": "echo adapter-tool-output"}}]},
-        {"text": "Saw adapter-tool-output."},
-        {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
-        {"text": "not reached"},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"toolCalls": [{"name": "bash", "arguments": {"command": "echo adapter-tool-output"}}]},
+                {"text": "Saw adapter-tool-output."},
+                {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+                {"text": "not reached"},
+            ]
+        )
+    )
     env = pi_environ({"PI_FAUX_SCRIPT": str(script)})
     env["PATH"] = f"{shim_dir}{os.pathsep}{env['PATH']}"
     cwd = tmp_path / "project"
@@ -115,19 +132,27 @@ async def test_pi_acp_adapter_over_our_rpc_mode(pi_acp_entry: Path, tmp_path: Pa
         async with spawn_agent_process(editor, node, str(pi_acp_entry), env=env, cwd=str(cwd)) as (conn, process):
             await conn.initialize(protocol_version=1, client_capabilities=schema.ClientCapabilities())
             session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
-            result = await conn.prompt(session_id=session.session_id, prompt=[schema.TextContentBlock(type="text", text="use the tool")])
+            result = await conn.prompt(
+                session_id=session.session_id, prompt=[schema.TextContentBlock(type="text", text="use the tool")]
+            )
             assert result.stop_reason == "end_turn"
             text = "".join(u.content.text for u in editor.updates if u.session_update == "agent_message_chunk")
             assert "Saw adapter-tool-output." in text
             tool_updates = [u for u in editor.updates if u.session_update in ("tool_call", "tool_call_update")]
             assert any(getattr(u, "status", None) == "completed" for u in tool_updates)
 
-            running = editor.when(lambda u: u.session_update in ("tool_call", "tool_call_update")
-                                  and getattr(u, "status", None) == "in_progress")
+            running = editor.when(
+                lambda u: (
+                    u.session_update in ("tool_call", "tool_call_update")
+                    and getattr(u, "status", None) == "in_progress"
+                )
+            )
             outcome = {}
 
             async def turn() -> None:
-                outcome["r"] = await conn.prompt(session_id=session.session_id, prompt=[schema.TextContentBlock(type="text", text="slow")])
+                outcome["r"] = await conn.prompt(
+                    session_id=session.session_id, prompt=[schema.TextContentBlock(type="text", text="slow")]
+                )
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(turn)
@@ -146,7 +171,11 @@ async def test_pi_acp_adapter_over_our_rpc_mode(pi_acp_entry: Path, tmp_path: Pa
     sent = [json.loads(line) for line in (log / "stdin.log").read_text().splitlines() if line.strip()]
     answers = [json.loads(line) for line in (log / "stdout.log").read_text().splitlines() if line.strip()]
     responses = {(r.get("id"), r.get("command")): r for r in answers if r.get("type") == "response"}
-    refused = [r for r in responses.values() if not r["success"] and ("Unknown command" in r["error"] or "Invalid command" in r["error"])]
+    refused = [
+        r
+        for r in responses.values()
+        if not r["success"] and ("Unknown command" in r["error"] or "Invalid command" in r["error"])
+    ]
     assert refused == []
     kinds = {c["type"] for c in sent}
     assert {"prompt", "abort", "get_state"} <= kinds

@@ -67,7 +67,9 @@ def test_async_client_with_default_options(pi_on_path: Path) -> None:
             events = await client.prompt_and_wait("and again", timeout=60)
             kinds = [e.type for e in events]
             assert kinds[0] == "agent_start" and kinds[-1] == "agent_settled"
-            assert [e for e in events if e.type == "message_end"][-1].raw["message"]["content"][0]["text"] == "You said: and again"
+            assert [e for e in events if e.type == "message_end"][-1].raw["message"]["content"][0][
+                "text"
+            ] == "You said: and again"
             stats = await client.get_session_stats()
             assert stats["userMessages"] == 2
 

@@ -40,15 +40,27 @@ console.log(JSON.stringify(list.map(({ allMessagesText, ...s }) => ({ ...s, crea
 
 def upstream_list(env: dict[str, str], mode: str, cwd: Path, directory: str = "") -> list[dict[str, Any]]:
     script = LIST_SCRIPT % json.dumps(PKG.as_uri())
-    proc = subprocess.run([str(NODE), "--input-type=module", "-e", script, mode, str(cwd), directory],
-                          capture_output=True, text=True, env=env, timeout=60, check=True)
+    proc = subprocess.run(
+        [str(NODE), "--input-type=module", "-e", script, mode, str(cwd), directory],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     return json.loads(proc.stdout)
 
 
 def ours_list(env: dict[str, str], cwd: Path, args: list[str], fields: dict[str, Any]) -> list[dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session", *args],
-                          input=json.dumps({"id": 1, "type": "list_sessions", **fields}) + "\n",
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session", *args],
+        input=json.dumps({"id": 1, "type": "list_sessions", **fields}) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
     response = json.loads(proc.stdout.splitlines()[0])
     assert response["success"], response
     return response["data"]["sessions"]
@@ -82,8 +94,15 @@ def test_list_sessions_matches_upstream(tmp_path: Path) -> None:
     cwd = tmp_path / "project"
     for d in (agent, home, cwd):
         d.mkdir()
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PI_CODING_AGENT_DIR": str(agent),
-           "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "PYTHONPATH": str(ROOT)}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
+        "PYTHONPATH": str(ROOT),
+    }
     folder = corpus.make_corpus(agent, str(cwd), 40, 30)
     for path in (p for s in ("b_text", "c_tool_bash", "d_fork") for p in session_files(s)):
         shutil.copy(path, folder)

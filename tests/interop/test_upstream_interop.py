@@ -32,8 +32,12 @@ pytestmark = pytest.mark.skipif(not (NODE.exists() and CLI.exists()), reason="up
 
 def drive(argv: list[str], env: dict[str, str], cwd: Path, cmds: list[dict[str, Any]]) -> dict[str, Any]:
     proc = subprocess.Popen(
-        [*argv, "--mode", "rpc", *[]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=env, cwd=cwd,
+        [*argv, "--mode", "rpc", *[]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
     )
     assert proc.stdin and proc.stdout
     out: dict[str, Any] = {}
@@ -59,7 +63,9 @@ def drive(argv: list[str], env: dict[str, str], cwd: Path, cmds: list[dict[str, 
     return out
 
 
-@pytest.mark.parametrize("writer,reader", [(OURS, UPSTREAM), (UPSTREAM, OURS)], ids=["ours->upstream", "upstream->ours"])
+@pytest.mark.parametrize(
+    "writer,reader", [(OURS, UPSTREAM), (UPSTREAM, OURS)], ids=["ours->upstream", "upstream->ours"]
+)
 def test_compacted_session_crosses_programs(tmp_path: Path, writer: list[str], reader: list[str]) -> None:
     script = {
         "turns": [{"text": f"Answer {i}: " + "lorem ipsum " * 40} for i in range(6)],
@@ -69,11 +75,22 @@ def test_compacted_session_crosses_programs(tmp_path: Path, writer: list[str], r
         agent, cwd, sessions = tmp_path / "agent", tmp_path / "cwd", tmp_path / "sessions"
         cwd.mkdir()
         write_agent_config(str(agent), llm.base_url, {"compaction": {"keepRecentTokens": 150}})
-        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent),
-               "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "PYTHONPATH": str(ROOT)}
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            "PYTHONPATH": str(ROOT),
+        }
         cmds = [{"id": f"p{i}", "type": "prompt", "message": f"Question {i}: " + "detail " * 30} for i in range(4)]
-        cmds += [{"id": "c", "type": "compact"}, {"id": "p9", "type": "prompt", "message": "After compaction"},
-                 {"id": "gm", "type": "get_messages"}, {"id": "st", "type": "get_state"}]
+        cmds += [
+            {"id": "c", "type": "compact"},
+            {"id": "p9", "type": "prompt", "message": "After compaction"},
+            {"id": "gm", "type": "get_messages"},
+            {"id": "st", "type": "get_state"},
+        ]
         written = drive([*writer, "--session-dir", str(sessions)], env, cwd, cmds)
         assert written["c"]["success"] is True
         session_file = written["st"]["data"]["sessionFile"]
@@ -88,19 +105,36 @@ def test_compacted_session_crosses_programs(tmp_path: Path, writer: list[str], r
 
 
 def _json_mode_signature(argv: list[str], tmp_path: Path) -> tuple[int, list[str], list[str]]:
-    script = {"turns": [
-        {"text": "Let me check.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "c1"}]},
-        {"text": "Done: hi"},
-        {"text": "second answer"},
-    ]}
+    script = {
+        "turns": [
+            {
+                "text": "Let me check.",
+                "tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}, "id": "c1"}],
+            },
+            {"text": "Done: hi"},
+            {"text": "second answer"},
+        ]
+    }
     with ScriptedLLM(script) as llm:
         agent, cwd = tmp_path / "agent", tmp_path / "cwd"
         cwd.mkdir(parents=True)
         write_agent_config(str(agent), llm.base_url)
-        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent),
-               "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PYTHONPATH": str(ROOT)}
-        proc = subprocess.run([*argv, "--mode", "json", "--no-session", "run echo", "and again"],
-                              capture_output=True, env=env, cwd=cwd, timeout=60, stdin=subprocess.DEVNULL)
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PYTHONPATH": str(ROOT),
+        }
+        proc = subprocess.run(
+            [*argv, "--mode", "json", "--no-session", "run echo", "and again"],
+            capture_output=True,
+            env=env,
+            cwd=cwd,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     signature: list[str] = []
     for rec in records:
@@ -123,7 +157,9 @@ def test_json_mode_event_stream_matches_upstream(tmp_path: Path) -> None:
     assert ours[2] == upstream[2]
 
 
-@pytest.mark.parametrize("writer,reader", [(OURS, UPSTREAM), (UPSTREAM, OURS)], ids=["ours->upstream", "upstream->ours"])
+@pytest.mark.parametrize(
+    "writer,reader", [(OURS, UPSTREAM), (UPSTREAM, OURS)], ids=["ours->upstream", "upstream->ours"]
+)
 def test_lone_surrogates_cross_programs(tmp_path: Path, writer: list[str], reader: list[str]) -> None:
     """A JS client's half emoji (``"\\ud83d"``) in a name, a prompt and the model's reply is
     stored by one program and read back identically by the other."""
@@ -132,11 +168,21 @@ def test_lone_surrogates_cross_programs(tmp_path: Path, writer: list[str], reade
         agent, cwd, sessions = tmp_path / "agent", tmp_path / "cwd", tmp_path / "sessions"
         cwd.mkdir()
         write_agent_config(str(agent), llm.base_url)
-        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent),
-               "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "PYTHONPATH": str(ROOT)}
-        cmds = [{"id": "n", "type": "set_session_name", "name": f"n{half}"},
-                {"id": "p", "type": "prompt", "message": f"ask \udc00 me"},
-                {"id": "gm", "type": "get_messages"}, {"id": "st", "type": "get_state"}]
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp_path),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            "PYTHONPATH": str(ROOT),
+        }
+        cmds = [
+            {"id": "n", "type": "set_session_name", "name": f"n{half}"},
+            {"id": "p", "type": "prompt", "message": "ask \udc00 me"},
+            {"id": "gm", "type": "get_messages"},
+            {"id": "st", "type": "get_state"},
+        ]
         written = drive([*writer, "--session-dir", str(sessions)], env, cwd, cmds)
         session_file = written["st"]["data"]["sessionFile"]
         assert b"\\ud83d" in Path(session_file).read_bytes()
@@ -147,4 +193,6 @@ def test_lone_surrogates_cross_programs(tmp_path: Path, writer: list[str], reade
     assert [m for m in messages if m["role"] != "system"] == [
         m for m in written["gm"]["data"]["messages"] if m["role"] != "system"
     ]
-    assert any(b.get("text") == f"reply {half} x" for m in messages for b in m.get("content") or [] if isinstance(b, dict))
+    assert any(
+        b.get("text") == f"reply {half} x" for m in messages for b in m.get("content") or [] if isinstance(b, dict)
+    )

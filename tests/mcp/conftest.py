@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .mcp_helpers import McpSession, ScriptedLLM, http_demo, write_agent_config  # noqa: F401 (http_demo: a fixture)
 
 

@@ -4,7 +4,6 @@ through ``mcp.json`` and driven by a scripted model that records request bodies.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -42,7 +42,19 @@ def config(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_add_list_remove(tmp_path: Path) -> None:
-    added = pi_mcp(tmp_path, "add", "demo", "--env", "A=1", "--description", "Demo", "--", sys.executable, DEMO, "--flag-for-server")
+    added = pi_mcp(
+        tmp_path,
+        "add",
+        "demo",
+        "--env",
+        "A=1",
+        "--description",
+        "Demo",
+        "--",
+        sys.executable,
+        DEMO,
+        "--flag-for-server",
+    )
     agent = tmp_path / "agent"
     assert added.returncode == 0, added.stderr
     assert added.stdout == f'Added global MCP server "demo" in {agent / "mcp.json"}.\nCheck it with: pi mcp list\n'
@@ -52,10 +64,24 @@ def test_add_list_remove(tmp_path: Path) -> None:
         "env": {"A": "1"},
         "description": "Demo",
     }
-    web = pi_mcp(tmp_path, "add", "web", "--url", "http://127.0.0.1:9/mcp", "--exposure", "direct", "--oauth-callback-port", "8765")
+    web = pi_mcp(
+        tmp_path,
+        "add",
+        "web",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--exposure",
+        "direct",
+        "--oauth-callback-port",
+        "8765",
+    )
     assert web.returncode == 0
     assert web.stdout.endswith("Check it with: pi mcp list. If it requires sign-in: pi mcp login web\n")
-    assert config(tmp_path)["mcpServers"]["web"] == {"url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": 8765}, "exposure": "direct"}
+    assert config(tmp_path)["mcpServers"]["web"] == {
+        "url": "http://127.0.0.1:9/mcp",
+        "oauth": {"callbackPort": 8765},
+        "exposure": "direct",
+    }
 
     listed = pi_mcp(tmp_path, "list")
     assert listed.returncode == 1  # web is not reachable
@@ -66,7 +92,10 @@ def test_add_list_remove(tmp_path: Path) -> None:
     assert lines[3] == "  offers resources"
     assert lines[4] == "web: failed (direct, global)"
     as_json = json.loads(pi_mcp(tmp_path, "list", "--json").stdout)
-    assert [(s["name"], s["state"], s["exposure"]) for s in as_json["servers"]] == [("demo", "connected", "codemode"), ("web", "failed", "direct")]
+    assert [(s["name"], s["state"], s["exposure"]) for s in as_json["servers"]] == [
+        ("demo", "connected", "codemode"),
+        ("web", "failed", "direct"),
+    ]
     assert as_json["errors"] == [] and as_json["servers"][0]["resources"] is True
 
     removed = pi_mcp(tmp_path, "remove", "web")
@@ -84,18 +113,30 @@ def test_bad_input_changes_nothing(tmp_path: Path) -> None:
     cases = [
         (("frob",), 'Unknown mcp command "frob".\nUse "pi mcp --help" for usage.\n'),
         (("add", "y", "--bogus", "--", "cmd"), 'Unknown option --bogus.\nUse "pi mcp --help" for usage.\n'),
-        (("add", "y"), 'Usage: pi mcp add <server> [options] (--url <url> | -- <command> [args...])\nUse "pi mcp --help" for usage.\n'),
+        (
+            ("add", "y"),
+            'Usage: pi mcp add <server> [options] (--url <url> | -- <command> [args...])\nUse "pi mcp --help" for usage.\n',
+        ),
         (("add", "y", "--url", "http://x", "--env", "A=1"), "--env only applies to stdio servers.\n"),
         (("add", "y", "--header", "H=1", "--", "cmd"), "--header only applies to HTTP servers (--url).\n"),
         (("add", "y", "--env", "novalue", "--", "cmd"), '--env expects KEY=VALUE, got "novalue".\n'),
         (("add", "bad name", "--", "cmd"), 'invalid server name "bad name" (use letters, digits, "_" and "-")\n'),
-        (("add", "y", "--exposure", "loud", "--", "cmd"), 'server "y": exposure must be one of "codemode", "deferred", "direct", "hidden"\n'),
+        (
+            ("add", "y", "--exposure", "loud", "--", "cmd"),
+            'server "y": exposure must be one of "codemode", "deferred", "direct", "hidden"\n',
+        ),
         (("list", "extra"), 'Usage: pi mcp list [--json]\nUse "pi mcp --help" for usage.\n'),
         (("login", "nosuch"), 'No MCP server named "nosuch". Configured: x.\n'),
         (("login", "xx"), 'No MCP server named "xx". Did you mean "x"? Configured: x.\n'),
         (("logout", "x"), 'MCP server "x" does not use OAuth. Only HTTP servers without an Authorization header do.\n'),
-        (("login", "x", "-l"), f'MCP server "x" is defined in {agent / "mcp.json"}, not in the project; omit --local.\n'),
-        (("remove", "x", "-l"), f'No project MCP server named "x" in {tmp_path / "cwd" / ".pi" / "mcp.json"}. It is defined in {agent / "mcp.json"}; omit --local.\n'),
+        (
+            ("login", "x", "-l"),
+            f'MCP server "x" is defined in {agent / "mcp.json"}, not in the project; omit --local.\n',
+        ),
+        (
+            ("remove", "x", "-l"),
+            f'No project MCP server named "x" in {tmp_path / "cwd" / ".pi" / "mcp.json"}. It is defined in {agent / "mcp.json"}; omit --local.\n',
+        ),
     ]
     for args, stderr in cases:
         done = pi_mcp(tmp_path, *args)
@@ -110,7 +151,10 @@ def test_local_files_and_trust(tmp_path: Path) -> None:
     added = pi_mcp(tmp_path, "add", "-l", "proj", "--", sys.executable, DEMO)
     project = tmp_path / "cwd" / ".pi" / "mcp.json"
     assert added.returncode == 0
-    assert added.stdout.splitlines()[1] == f"The project is not trusted, so {project} is ignored until you start pi in the project and trust it."
+    assert (
+        added.stdout.splitlines()[1]
+        == f"The project is not trusted, so {project} is ignored until you start pi in the project and trust it."
+    )
     listed = pi_mcp(tmp_path, "list")
     assert listed.returncode == 0
     assert listed.stdout == (
@@ -125,7 +169,11 @@ def test_local_files_and_trust(tmp_path: Path) -> None:
 def test_invalid_entries_make_list_fail(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    (agent / "mcp.json").write_text(json.dumps({"mcpServers": {"old": {"url": "http://x/sse", "type": "sse"}, "off": {"command": "x", "enabled": False}}}))
+    (agent / "mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"old": {"url": "http://x/sse", "type": "sse"}, "off": {"command": "x", "enabled": False}}}
+        )
+    )
     listed = pi_mcp(tmp_path, "list")
     assert listed.returncode == 1
     assert listed.stdout == (
@@ -146,9 +194,29 @@ def test_same_output_and_exit_codes_as_upstream(tmp_path: Path) -> None:
     """The same commands against the same files: identical stdout, stderr, exit code and file."""
     runs = [
         ("add", "demo", "--", sys.executable, DEMO),
-        ("add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "X-A=1", "--bearer-token-env-var", "TOK", "--exposure", "direct"),
+        (
+            "add",
+            "web",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--header",
+            "X-A=1",
+            "--bearer-token-env-var",
+            "TOK",
+            "--exposure",
+            "direct",
+        ),
         ("add", "-l", "proj", "--description", "Project server", "--", "cmd", "--arg"),
-        ("add", "web2", "--url", "http://127.0.0.1:9/mcp", "--oauth-client-id", "id", "--oauth-client-registration", "dcr"),
+        (
+            "add",
+            "web2",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--oauth-client-id",
+            "id",
+            "--oauth-client-registration",
+            "dcr",
+        ),
         ("add", "bad", "--url", "http://x", "--cwd", "d"),
         ("add", "y", "--oauth-client-name", "n", "--", "cmd"),
         ("add",),
@@ -167,10 +235,21 @@ def test_same_output_and_exit_codes_as_upstream(tmp_path: Path) -> None:
         results = []
         (tmp_path / "shared").mkdir(exist_ok=True)
         for args in runs:
-            done = subprocess.run([*argv, "mcp", *args], cwd=tmp_path / "shared", env=env, capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                [*argv, "mcp", *args], cwd=tmp_path / "shared", env=env, capture_output=True, text=True, timeout=60
+            )
             files = {p.name: p.read_text() for p in (tmp_path / "agent").glob("mcp.json")}
             project = tmp_path / "shared" / ".pi" / "mcp.json"
-            results.append((args, done.returncode, done.stdout, done.stderr, files, project.read_text() if project.exists() else None))
+            results.append(
+                (
+                    args,
+                    done.returncode,
+                    done.stdout,
+                    done.stderr,
+                    files,
+                    project.read_text() if project.exists() else None,
+                )
+            )
         outcomes[side] = results
         for leftover in [tmp_path / "agent" / "mcp.json", tmp_path / "shared" / ".pi" / "mcp.json"]:
             leftover.unlink(missing_ok=True)

@@ -30,24 +30,39 @@ class Host:
 
     def callable_tools(self) -> list[dict[str, Any]]:
         return [
-            {"name": "echo", "description": "Echo.", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
+            {
+                "name": "echo",
+                "description": "Echo.",
+                "parameters": {"type": "object", "properties": {"text": {"type": "string"}}},
+            },
             {
                 "name": "mcp__docs__lookup",
                 "description": "Look up a page.",
                 "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
                 "outputSchema": {"type": "object", "properties": {"content": {"type": "array"}}},
-                "namespace": {"name": "mcp__docs", "aliases": ["docs"], "description": "Docs server", "instructions": "Search first."},
+                "namespace": {
+                    "name": "mcp__docs",
+                    "aliases": ["docs"],
+                    "description": "Docs server",
+                    "instructions": "Search first.",
+                },
             },
             {"name": "broken", "description": "Always fails.", "parameters": {"type": "object", "properties": {}}},
             {"name": "wait", "description": "Waits.", "parameters": {"type": "object", "properties": {}}},
             {"name": "codemode", "description": "itself", "parameters": {}},
         ]
 
-    async def execute_tool(self, name: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any = None) -> dict[str, Any]:
+    async def execute_tool(
+        self, name: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Any = None
+    ) -> dict[str, Any]:
         self.calls.append((name, args))
         call = {"id": f"call/{len(self.calls)}"}
         if name == "echo":
-            return {"toolCall": call, "result": {"content": [{"type": "text", "text": f"echo {args.get('text')}"}]}, "isError": False}
+            return {
+                "toolCall": call,
+                "result": {"content": [{"type": "text", "text": f"echo {args.get('text')}"}]},
+                "isError": False,
+            }
         if name == "mcp__docs__lookup":
             structured = {"content": [{"type": "text", "text": args.get("q")}], "isError": False}
             return {"toolCall": call, "result": {"content": [], "structuredContent": structured}, "isError": False}
@@ -55,7 +70,11 @@ class Host:
             assert signal is not None
             await signal.wait()
             self.aborted.append(name)
-            return {"toolCall": call, "result": {"content": [{"type": "text", "text": "MCP request aborted"}]}, "isError": True}
+            return {
+                "toolCall": call,
+                "result": {"content": [{"type": "text", "text": "MCP request aborted"}]},
+                "isError": True,
+            }
         return {"toolCall": call, "result": {"content": [{"type": "text", "text": "it broke"}]}, "isError": True}
 
     def read_store(self) -> dict[str, Any]:
@@ -71,7 +90,8 @@ def _text(result: dict[str, Any]) -> str:
 
 async def test_a_script_calls_tools_and_lays_out_its_output() -> None:
     host = Host()
-    code = """
+    code = (
+        """
 a, b = await asyncio.gather(tools.echo({"text": "one"}), tools.mcp__docs__lookup(q="two"))
 print("console line", {"x": 1})
 text(a)
@@ -89,12 +109,16 @@ text(await describe_namespace("docs"))
 text((await describe_tool("mcp__docs__lookup")).splitlines()[0])
 text(len(ALL_TOOLS))
 return {"loaded": load("seen")}
-""" % PIXEL
+"""
+        % PIXEL
+    )
     updates: list[Any] = []
     result = await run_script("call_1", code, None, updates.append, host)
     assert "isError" not in result
     content = result["content"]
-    assert content[0]["text"].startswith("Script completed\nWall time ") and content[0]["text"].endswith(" seconds\nOutput:\n")
+    assert content[0]["text"].startswith("Script completed\nWall time ") and content[0]["text"].endswith(
+        " seconds\nOutput:\n"
+    )
     body = _text({"content": content[1:]})
     assert "==> text 1/8 <==\necho one\n==> text 2/8 <==\n" in body
     assert '{"content":[{"type":"text","text":"two"}],"isError":false}' in body
@@ -102,9 +126,12 @@ return {"loaded": load("seen")}
     images = [i for i, b in enumerate(content) if b["type"] == "image"]
     assert len(images) == 1 and content[images[0] - 1]["text"].endswith("(image/png, 8B)]")
     assert '["mcp__docs__lookup"' in body
-    assert '{"name":"mcp__docs","description":"Docs server","instructions":"Search first.","tools":["mcp__docs__lookup"]}' in body
+    assert (
+        '{"name":"mcp__docs","description":"Docs server","instructions":"Search first.","tools":["mcp__docs__lookup"]}'
+        in body
+    )
     assert "==> text 6/8 <==\nLook up a page." in body and "==> text 7/8 <==\n4" in body
-    assert "==> text 8/8 <==\n{\"loaded\":null}" in body
+    assert '==> text 8/8 <==\n{"loaded":null}' in body
     assert body.endswith('<console_output>\nconsole line {"x":1}\n</console_output>')
     assert [name for name, _ in host.calls] == ["echo", "mcp__docs__lookup", "broken"]
     assert host.appended == [{"set": {"k": [1, 2]}, "delete": ["seen"]}]
@@ -116,11 +143,16 @@ return {"loaded": load("seen")}
 
 async def test_a_failing_script_keeps_its_output_and_lists_its_calls() -> None:
     host = Host()
-    result = await run_script("c", 'text("before")\nawait tools.echo(text="x")\nstore("k", 1)\nraise ValueError("boom")', None, None, host)
+    result = await run_script(
+        "c", 'text("before")\nawait tools.echo(text="x")\nstore("k", 1)\nraise ValueError("boom")', None, None, host
+    )
     assert result["isError"] is True
     body = _text(result)
     assert body.startswith("Script failed\n")
-    assert "before\nScript error:\nTraceback (most recent call last):\n  File \"<script>\", line 4, in <script>\nValueError: boom" in body
+    assert (
+        'before\nScript error:\nTraceback (most recent call last):\n  File "<script>", line 4, in <script>\nValueError: boom'
+        in body
+    )
     assert body.endswith("Tool calls made before the failure (they are not undone): echo (ok)")
     assert host.appended == []  # store writes of a failed script are dropped
     syntax = await run_script("c", "def f(:\n  pass", None, None, host)
@@ -172,7 +204,9 @@ async def test_the_deadline_and_an_abort_kill_the_script() -> None:
 
 
 async def test_output_limits_and_truncation() -> None:
-    result = await run_script("c", '# @options: {"max_output_tokens": 10}\ntext("a" * 100)\ntext("b" * 100)', None, None, Host())
+    result = await run_script(
+        "c", '# @options: {"max_output_tokens": 10}\ntext("a" * 100)\ntext("b" * 100)', None, None, Host()
+    )
     body = _text(result)
     assert "Warning: truncated output (original token count: 59)" in body and "tokens truncated…" in body
     assert "[Full output: /" in body and result["details"]["fullOutputPath"]

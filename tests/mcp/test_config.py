@@ -19,18 +19,38 @@ from pi_rpc.mcp.config import add_server_config, load_mcp_config, remove_server_
         ("s", {"command": "x", "timeout": 0}, 'server "s": timeout must be a positive number of seconds'),
         ("s", {"command": "x", "timeout": True}, 'server "s": timeout must be a positive number of seconds'),
         ("s", {"command": "x", "description": 3}, 'server "s": description must be a string'),
-        ("s", {"url": "http://x/sse", "type": "sse"}, 'server "s": legacy SSE transport is not supported; use the streamable HTTP URL'),
-        ("s", {"type": "stdio", "url": "http://x"}, 'server "s" needs either "command" (stdio) or "url" (streamable HTTP)'),
+        (
+            "s",
+            {"url": "http://x/sse", "type": "sse"},
+            'server "s": legacy SSE transport is not supported; use the streamable HTTP URL',
+        ),
+        (
+            "s",
+            {"type": "stdio", "url": "http://x"},
+            'server "s" needs either "command" (stdio) or "url" (streamable HTTP)',
+        ),
         ("s", {}, 'server "s" needs either "command" (stdio) or "url" (streamable HTTP)'),
         ("s", {"url": "ftp://x"}, 'server "s": url must be an http or https URL'),
         ("s", {"url": "http://x", "headers": {"A": 1}}, 'server "s": headers must map names to strings'),
         ("s", {"command": "x", "args": "a b"}, 'server "s": args must be an array of strings'),
         ("s", {"command": "x", "env": {"A": 1}}, 'server "s": env must map names to strings'),
         ("s", {"command": "x", "cwd": 1}, 'server "s": cwd must be a string'),
-        ("s", {"command": "x", "exposure": "loud"}, 'server "s": exposure must be one of "codemode", "deferred", "direct", "hidden"'),
+        (
+            "s",
+            {"command": "x", "exposure": "loud"},
+            'server "s": exposure must be one of "codemode", "deferred", "direct", "hidden"',
+        ),
         ("s", {"command": "x", "toolExposure": []}, 'server "s": toolExposure must map tool names to exposures'),
-        ("s", {"command": "x", "toolExposure": {"a": "x"}}, 'server "s": toolExposure "a" must be one of "codemode", "deferred", "direct", "hidden"'),
-        ("s", {"url": "http://x", "oauth": {"callbackPort": 0}}, 'server "s": oauth.callbackPort must be a port number'),
+        (
+            "s",
+            {"command": "x", "toolExposure": {"a": "x"}},
+            'server "s": toolExposure "a" must be one of "codemode", "deferred", "direct", "hidden"',
+        ),
+        (
+            "s",
+            {"url": "http://x", "oauth": {"callbackPort": 0}},
+            'server "s": oauth.callbackPort must be a port number',
+        ),
         (
             "s",
             {"url": "http://x", "oauth": {"callbackUrl": "http://example.com/cb"}},
@@ -118,10 +138,16 @@ def test_broken_files_are_reported_and_skipped(tmp_path: Path) -> None:
     agent.mkdir()
     (agent / "mcp.json").write_text("{not json")
     config = load_mcp_config(agent, tmp_path, project_trusted=False)
-    assert config.servers == [] and len(config.errors) == 1 and config.errors[0].startswith(str(agent / "mcp.json") + ": ")
+    assert (
+        config.servers == [] and len(config.errors) == 1 and config.errors[0].startswith(str(agent / "mcp.json") + ": ")
+    )
     (agent / "mcp.json").write_text('{"mcpServers": [], "autoEnableCodemode": 1}')
-    assert load_mcp_config(agent, tmp_path, False).errors == [f'{agent / "mcp.json"}: expected an object with an "mcpServers" object']
-    (agent / "mcp.json").write_text('\ufeff{"autoEnableCodemode": 1, "mcpServers": {"ok": {"command": "x"}, "bad": {"command": 1}}}')
+    assert load_mcp_config(agent, tmp_path, False).errors == [
+        f'{agent / "mcp.json"}: expected an object with an "mcpServers" object'
+    ]
+    (agent / "mcp.json").write_text(
+        '\ufeff{"autoEnableCodemode": 1, "mcpServers": {"ok": {"command": "x"}, "bad": {"command": 1}}}'
+    )
     config = load_mcp_config(agent, tmp_path, False)
     assert [s.name for s in config.servers] == ["ok"]
     assert config.errors == [
@@ -132,7 +158,9 @@ def test_broken_files_are_reported_and_skipped(tmp_path: Path) -> None:
 
 def test_project_files_cannot_send_provider_credentials(tmp_path: Path) -> None:
     agent, cwd = tmp_path / "agent", tmp_path / "cwd"
-    _write(cwd / ".pi" / "mcp.json", {"mcpServers": {"x": {"url": "https://x.example", "auth": {"provider": "anthropic"}}}})
+    _write(
+        cwd / ".pi" / "mcp.json", {"mcpServers": {"x": {"url": "https://x.example", "auth": {"provider": "anthropic"}}}}
+    )
     config = load_mcp_config(agent, cwd, True)
     assert config.servers == []
     assert config.errors == [f'{cwd / ".pi" / "mcp.json"}: server "x": auth is only allowed in the global mcp.json']

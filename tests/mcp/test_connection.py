@@ -52,17 +52,30 @@ async def test_stdio_tools_results_progress_and_log(tmp_path: Path) -> None:
         assert connection.instructions == "Demo tools for pi's MCP tests.\nCall echo first."
         assert [t["name"] for t in connection.tools][:3] == ["echo", "add", "image"]
         assert connection.tools[0]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
-        assert await connection.call_tool("echo", {"text": "hi"}) == {"content": [{"type": "text", "text": "echo: hi"}], "isError": False}
+        assert await connection.call_tool("echo", {"text": "hi"}) == {
+            "content": [{"type": "text", "text": "echo: hi"}],
+            "isError": False,
+        }
         assert (await connection.call_tool("add", {"a": 1, "b": 2}))["structuredContent"] == {"sum": 3}
         progress: list[tuple[float, float | None, str | None]] = []
         done = await connection.call_tool("slow", {"seconds": 0.2}, on_progress=lambda *p: progress.append(p))
         assert done["content"][0]["text"] == "done" and progress[0] == (1, 10, "step 1") and len(progress) == 10
-        assert [r["uri"] for r in await connection.all_resources()] == ["file:///notes.txt", "file:///pixel.png", "ui://app"]
+        assert [r["uri"] for r in await connection.all_resources()] == [
+            "file:///notes.txt",
+            "file:///pixel.png",
+            "ui://app",
+        ]
         assert (await connection.templates_page(None))["resourceTemplates"][0]["uriTemplate"] == "note://{id}"
         read = await connection.read_resource("file:///notes.txt")
         assert read["contents"] == [{"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "hello notes\n"}]
 
-    await _with_connection({"command": sys.executable, "args": [DEMO]}, tmp_path, body, log=log, on_change=lambda c: changes.append(c.state))
+    await _with_connection(
+        {"command": sys.executable, "args": [DEMO]},
+        tmp_path,
+        body,
+        log=log,
+        on_change=lambda c: changes.append(c.state),
+    )
     assert changes[:2] == ["connecting", "connected"] and changes[-1] == "closed"
     lines = (tmp_path / "mcp.log").read_text().splitlines()
     assert lines and lines[0].endswith("[demo] info demo: echoing hi")
@@ -89,7 +102,9 @@ async def test_abort_cancels_the_request_on_the_server_and_returns_at_once(tmp_p
         assert connection.state == "connected"  # the connection stays usable
         assert (await connection.call_tool("echo", {"text": "after"}))["content"][0]["text"] == "echo: after"
 
-    await _with_connection({"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body)
+    await _with_connection(
+        {"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body
+    )
 
 
 async def test_an_abort_cancels_on_the_server_only_the_request_it_aborted(tmp_path: Path) -> None:
@@ -119,7 +134,9 @@ async def test_an_abort_cancels_on_the_server_only_the_request_it_aborted(tmp_pa
         await _wait_for(lambda: events.exists() and "cancelled slow" in events.read_text())
         assert events.read_text().count("cancelled slow") == 1
 
-    await _with_connection({"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body)
+    await _with_connection(
+        {"command": sys.executable, "args": [DEMO], "env": {"DEMO_EVENTS_FILE": str(events)}}, tmp_path, body
+    )
 
 
 async def test_timeout_fails_the_request_and_progress_resets_it(tmp_path: Path) -> None:
@@ -147,14 +164,18 @@ async def test_a_crashed_server_fails_the_call_and_reconnects_on_the_next(tmp_pa
         assert (await connection.call_tool("echo", {"text": "back"}))["content"][0]["text"] == "echo: back"
         assert connection.state == "connected"
 
-    await _with_connection({"command": sys.executable, "args": [DEMO], "env": {"DEMO_PID_FILE": str(pids)}}, tmp_path, body)
+    await _with_connection(
+        {"command": sys.executable, "args": [DEMO], "env": {"DEMO_PID_FILE": str(pids)}}, tmp_path, body
+    )
     first, second = (int(p) for p in pids.read_text().split())
     assert first != second and not alive(second)
 
 
 async def test_failures_to_connect_are_reported(tmp_path: Path) -> None:
     async def missing(connection: McpConnection) -> None:
-        with pytest.raises(ConnectionError, match='MCP server "demo" failed to connect: spawn no-such-server-binary ENOENT'):
+        with pytest.raises(
+            ConnectionError, match='MCP server "demo" failed to connect: spawn no-such-server-binary ENOENT'
+        ):
             await connection.get_session()
         assert connection.state == "failed" and connection.error == "spawn no-such-server-binary ENOENT"
 
@@ -176,7 +197,9 @@ async def test_failures_to_connect_are_reported(tmp_path: Path) -> None:
     await _with_connection({"command": sys.executable, "env": {"TOKEN": "${PI_TEST_UNSET_VAR}"}}, tmp_path, unresolved)
 
 
-async def test_servers_get_the_whole_environment_their_env_and_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_servers_get_the_whole_environment_their_env_and_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PI_TEST_INHERITED", "from-pi")
     monkeypatch.setenv("PI_TEST_SECRET", "s3cret")
     (tmp_path / "work").mkdir()

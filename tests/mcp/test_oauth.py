@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .mcp_helpers import SERVERS
 
 BROWSER = "import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=60).read()\n"
@@ -56,7 +57,9 @@ def oauth_server(tmp_path: Path) -> Iterator[Callable[[int], OAuthServer]]:
 
 
 @pytest.fixture
-def pi_mcp(tmp_path: Path, pi_environ: Callable[..., dict[str, str]]) -> Callable[..., subprocess.CompletedProcess[str]]:
+def pi_mcp(
+    tmp_path: Path, pi_environ: Callable[..., dict[str, str]]
+) -> Callable[..., subprocess.CompletedProcess[str]]:
     browser = tmp_path / "browser.py"
     browser.write_text(BROWSER)
     env = pi_environ({"BROWSER": f"{sys.executable} {browser} %s"})
@@ -64,7 +67,12 @@ def pi_mcp(tmp_path: Path, pi_environ: Callable[..., dict[str, str]]) -> Callabl
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pi_rpc", "mcp", *args], cwd=tmp_path / "cwd", env=env, capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "pi_rpc", "mcp", *args],
+            cwd=tmp_path / "cwd",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
     return run
@@ -81,7 +89,11 @@ def test_login_refresh_and_logout(tmp_path: Path, oauth_server: Any, pi_mcp: Any
     _configure(tmp_path, server.url)
     before = pi_mcp("list")
     assert before.returncode == 1
-    assert before.stdout.splitlines() == ["secure: needs sign-in (codemode, global)", f"  {server.url}", "  sign in with: pi mcp login secure"]
+    assert before.stdout.splitlines() == [
+        "secure: needs sign-in (codemode, global)",
+        f"  {server.url}",
+        "  sign in with: pi mcp login secure",
+    ]
 
     login = pi_mcp("login", "secure", "--timeout", "60")
     assert login.returncode == 0, login.stderr
@@ -93,7 +105,9 @@ def test_login_refresh_and_logout(tmp_path: Path, oauth_server: Any, pi_mcp: Any
     states = json.loads((tmp_path / "agent" / "mcp-auth.json").read_text())
     state = states[f"mcp__secure|{server.url}"]
     assert state["serverUrl"] == server.url and state["clientInformation"]["client_name"] == "pi"
-    assert state["tokens"]["refresh_token"] and state["discovery"]["authorizationServerMetadata"]["token_endpoint"].endswith("/token")
+    assert state["tokens"]["refresh_token"] and state["discovery"]["authorizationServerMetadata"][
+        "token_endpoint"
+    ].endswith("/token")
     assert oct((tmp_path / "agent" / "mcp-auth.json").stat().st_mode & 0o777) == "0o600"
 
     time.sleep(1.5)
@@ -108,9 +122,13 @@ def test_login_refresh_and_logout(tmp_path: Path, oauth_server: Any, pi_mcp: Any
     assert pi_mcp("list").stdout.startswith("secure: needs sign-in")
 
 
-def test_a_session_reports_the_needed_sign_in_and_picks_up_a_login(tmp_path: Path, oauth_server: Any, pi_mcp: Any, mcp_pi: Any) -> None:
+def test_a_session_reports_the_needed_sign_in_and_picks_up_a_login(
+    tmp_path: Path, oauth_server: Any, pi_mcp: Any, mcp_pi: Any
+) -> None:
     server = oauth_server()
-    session = mcp_pi({"secure": {"url": server.url, "exposure": "direct"}}, script=[{"text": "still works"}, {"text": "signed in"}])
+    session = mcp_pi(
+        {"secure": {"url": server.url, "exposure": "direct"}}, script=[{"text": "still works"}, {"text": "signed in"}]
+    )
     warning = session.proc.wait_for(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
     assert warning["message"] == "MCP servers need attention:\n  secure: needs sign-in\nRun /mcp to fix."
     records = session.prompt("not blocked")

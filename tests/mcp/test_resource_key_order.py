@@ -12,16 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .mcp_helpers import tool_messages
 
 RAW_SERVER = str(Path(__file__).resolve().parent / "servers" / "raw_resources_server.py")
 
-NOTES = ('{"server":"raw","uri":"file:///notes.txt","size":42,"mimeType":"text/plain","name":"notes",'
-         '"description":"Team notes","annotations":{"priority":0.5,"audience":["user"]}}')
+NOTES = (
+    '{"server":"raw","uri":"file:///notes.txt","size":42,"mimeType":"text/plain","name":"notes",'
+    '"description":"Team notes","annotations":{"priority":0.5,"audience":["user"]}}'
+)
 UNNAMED = '{"server":"raw","mimeType":"application/json","uri":"https://Example.COM/data.json","name":"https://Example.COM/data.json"}'
 LOGO = '{"server":"raw","title":"Logo","uri":"file:///logo.png","name":"logo","mimeType":"image/png"}'
-DAILY = ('{"server":"raw","uriTemplate":"file:///logs/{day}.log","mimeType":"text/plain","name":"daily-log",'
-         '"description":"One day of logs"}')
+DAILY = (
+    '{"server":"raw","uriTemplate":"file:///logs/{day}.log","mimeType":"text/plain","name":"daily-log",'
+    '"description":"One day of logs"}'
+)
 UNNAMED_TEMPLATE = '{"server":"raw","description":"A user","uriTemplate":"users://{id}","name":"users://{id}"}'
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .mcp_helpers import alive, demo_stdio, tool_decl, tool_messages, tool_names
 
 DEMO_TOOLS = ["echo", "add", "image", "fail", "big", "slow", "crash", "get_thing", "grow", "empty", "link"]
@@ -21,7 +22,9 @@ RESOURCE_TOOLS = ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp
 
 
 def _calls(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "arguments": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)]}
+    return {
+        "tool_calls": [{"name": name, "arguments": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)]
+    }
 
 
 def _events(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -49,10 +52,21 @@ def test_direct_tools_are_declared_with_their_schemas_and_results_reach_the_mode
     )
     records = session.prompt("go")
     first, second = session.bodies()
-    assert tool_names(first) == ["read", "bash", "edit", "write", *(f"mcp__demo__{t}" for t in DEMO_TOOLS), *RESOURCE_TOOLS]
+    assert tool_names(first) == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        *(f"mcp__demo__{t}" for t in DEMO_TOOLS),
+        *RESOURCE_TOOLS,
+    ]
     echo = tool_decl(first, "mcp__demo__echo")
     assert echo["description"] == "Echo the text back."
-    assert echo["parameters"] == {"type": "object", "properties": {"text": {"type": "string", "description": "Text to echo"}}, "required": ["text"]}
+    assert echo["parameters"] == {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "Text to echo"}},
+        "required": ["text"],
+    }
     assert tool_decl(first, "mcp__demo__image")["parameters"] == {"type": "object", "properties": {}}
     results = {m["tool_call_id"]: m["content"] for m in tool_messages(second)}
     assert results["call_0"] == "echo: hi"
@@ -60,10 +74,18 @@ def test_direct_tools_are_declared_with_their_schemas_and_results_reach_the_mode
     assert results["call_4"] == '{\n  "sum": 3\n}'
     assert results["call_5"] == "hello notes\n"
     big = results["call_3"]
-    assert big.startswith("Warning: truncated output (original token count: 12500)\nTotal output lines: 705\n\n0123456789")
+    assert big.startswith(
+        "Warning: truncated output (original token count: 12500)\nTotal output lines: 705\n\n0123456789"
+    )
     full_path = big.rsplit("[Full output: ", 1)[1].split(" (read it with offset/limit)]")[0]
     assert "chars truncated…" in big and len(Path(full_path).read_text()) == 50000
-    images = [part for m in second["messages"] if isinstance(m.get("content"), list) for part in m["content"] if part.get("type") == "image_url"]
+    images = [
+        part
+        for m in second["messages"]
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    ]
     assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
     ends = {e["toolCallId"]: e for e in _events(records, "tool_execution_end")}
     assert ends["call_2"]["isError"] is True and ends["call_0"]["isError"] is False
@@ -85,7 +107,9 @@ def test_codemode_is_the_default_and_scripts_call_mcp_tools(mcp_pi: Any) -> None
     first, second = session.bodies()
     assert tool_names(first) == ["read", "bash", "edit", "write", "codemode"]
     assert tool_decl(first, "read")["description"].endswith("\n\nCodemode: `await tools.read(args)` returns a string.")
-    assert "<mcp_servers>\n" in _system_prompt(first) and "- mcp__demo (codemode): The demo server\n</mcp_servers>" in _system_prompt(first)
+    assert "<mcp_servers>\n" in _system_prompt(
+        first
+    ) and "- mcp__demo (codemode): The demo server\n</mcp_servers>" in _system_prompt(first)
     starts = _events(records, "tool_execution_start")
     assert [(s["toolCallId"], s.get("parentToolCallId")) for s in starts] == [("cm", None), ("cm/1", "cm")]
     (result,) = tool_messages(second)
@@ -95,7 +119,13 @@ def test_codemode_is_the_default_and_scripts_call_mcp_tools(mcp_pi: Any) -> None
     tool_result = next(r["message"] for r in _events(records, "message_end") if r["message"]["role"] == "toolResult")
     assert tool_result["nestedCalls"] == {
         "calls": [
-            {"id": "cm/1", "name": "mcp__demo__echo", "status": "ok", "arguments": {"text": "from script"}, "durationMs": tool_result["nestedCalls"]["calls"][0]["durationMs"]}
+            {
+                "id": "cm/1",
+                "name": "mcp__demo__echo",
+                "status": "ok",
+                "arguments": {"text": "from script"},
+                "durationMs": tool_result["nestedCalls"]["calls"][0]["durationMs"],
+            }
         ],
         "complete": True,
     }
@@ -117,14 +147,18 @@ def test_deferred_tools_are_loaded_by_tool_search_and_stay_declared(mcp_pi: Any)
     assert tool_names(first) == ["read", "bash", "edit", "write", "tool_search"]
     assert "- mcp__demo (tool_search)" in _system_prompt(first)
     (search,) = tool_messages(second)
-    assert search["content"].startswith("Loaded 8 tools. They are available from your next call:\n- mcp__demo__echo: Echo the text back.")
+    assert search["content"].startswith(
+        "Loaded 8 tools. They are available from your next call:\n- mcp__demo__echo: Echo the text back."
+    )
     assert "mcp__demo__echo" in tool_names(second)
     assert tool_messages(third)[-1]["content"] == "echo: loaded"
     assert "mcp__demo__echo" in tool_names(fourth)  # recorded in the transcript: still declared
 
 
 def test_hidden_servers_are_unreachable(mcp_pi: Any) -> None:
-    session = mcp_pi({"demo": demo_stdio(exposure="hidden")}, script=[_calls(("mcp__demo__echo", {"text": "x"})), {"text": "ok"}])
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="hidden")}, script=[_calls(("mcp__demo__echo", {"text": "x"})), {"text": "ok"}]
+    )
     records = session.prompt("go")
     first, second = session.bodies()
     assert tool_names(first) == ["read", "bash", "edit", "write"]
@@ -135,7 +169,11 @@ def test_hidden_servers_are_unreachable(mcp_pi: Any) -> None:
 
 def test_tool_exposure_overrides_pick_single_tools(mcp_pi: Any) -> None:
     session = mcp_pi(
-        {"demo": demo_stdio(exposure="hidden", toolExposure={"echo": "direct", "get-*": "direct", "get-thing": "hidden"})},
+        {
+            "demo": demo_stdio(
+                exposure="hidden", toolExposure={"echo": "direct", "get-*": "direct", "get-thing": "hidden"}
+            )
+        },
         script=[{"text": "ok"}],
     )
     session.prompt("go")
@@ -151,7 +189,9 @@ def test_a_server_that_crashes_mid_call_yields_an_error_and_reconnects(mcp_pi: A
     )
     records = session.prompt("go")
     ends = _events(records, "tool_execution_end")
-    assert ends[0]["isError"] is True and ends[0]["result"]["content"] == [{"type": "text", "text": "MCP connection closed"}]
+    assert ends[0]["isError"] is True and ends[0]["result"]["content"] == [
+        {"type": "text", "text": "MCP connection closed"}
+    ]
     assert ends[1]["isError"] is False and ends[1]["result"]["content"] == [{"type": "text", "text": "echo: back"}]
     assert len(pids.read_text().split()) == 2
 
@@ -179,7 +219,12 @@ def test_abort_during_a_slow_tool_returns_promptly_and_cancels_on_the_server(mcp
 @pytest.mark.parametrize("how", ["eof", "sigterm", "sighup", "sigkill"])
 def test_no_server_survives_pi(mcp_pi: Any, tmp_path: Path, how: str) -> None:
     pids = tmp_path / "pids"
-    session = mcp_pi({"a": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)}), "b": demo_stdio(env={"DEMO_PID_FILE": str(pids)})})
+    session = mcp_pi(
+        {
+            "a": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)}),
+            "b": demo_stdio(env={"DEMO_PID_FILE": str(pids)}),
+        }
+    )
     session.prompt("connect")  # waits for the direct server; the other connects in the background
     deadline = time.monotonic() + 30
     while len(pids.read_text().split() if pids.exists() else []) < 2 and time.monotonic() < deadline:
@@ -205,7 +250,9 @@ def test_http_servers(mcp_pi: Any, http_demo: Any) -> None:
     )
     records = session.prompt("go")
     assert "mcp__web__echo" in tool_names(session.bodies()[0])
-    assert _events(records, "tool_execution_end")[0]["result"]["content"] == [{"type": "text", "text": "echo: over http"}]
+    assert _events(records, "tool_execution_end")[0]["result"]["content"] == [
+        {"type": "text", "text": "echo: over http"}
+    ]
 
 
 def test_a_changed_tool_list_is_declared_on_the_next_request(mcp_pi: Any) -> None:
@@ -223,7 +270,12 @@ def test_a_changed_tool_list_is_declared_on_the_next_request(mcp_pi: Any) -> Non
 
 def test_commands_status_and_startup_warnings(mcp_pi: Any, tmp_path: Path) -> None:
     session = mcp_pi(
-        {"demo": demo_stdio(exposure="direct"), "broken": {"command": "no-such-mcp-binary"}, "off": demo_stdio(enabled=False), "old": {"url": "http://x/sse", "type": "sse"}},
+        {
+            "demo": demo_stdio(exposure="direct"),
+            "broken": {"command": "no-such-mcp-binary"},
+            "off": demo_stdio(enabled=False),
+            "old": {"url": "http://x/sse", "type": "sse"},
+        },
     )
     warning = session.proc.wait_for(lambda r: r.get("method") == "notify" and r.get("notifyType") == "warning", 30)
     agent = tmp_path / "agent"
@@ -260,7 +312,11 @@ def test_commands_status_and_startup_warnings(mcp_pi: Any, tmp_path: Path) -> No
 
 def test_no_mcp_turns_it_off(mcp_pi: Any, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    session = mcp_pi({"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})}, script=[{"text": "ok"}], args=("--no-mcp",))
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})},
+        script=[{"text": "ok"}],
+        args=("--no-mcp",),
+    )
     session.prompt("go")
     (body,) = session.bodies()
     assert tool_names(body) == ["read", "bash", "edit", "write"]
@@ -269,20 +325,27 @@ def test_no_mcp_turns_it_off(mcp_pi: Any, tmp_path: Path) -> None:
 
 
 def test_tools_patterns_filter_mcp_tools(mcp_pi: Any) -> None:
-    session = mcp_pi({"demo": demo_stdio(exposure="direct")}, script=[{"text": "ok"}], args=("--tools", "read,mcp__demo__e*"))
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct")}, script=[{"text": "ok"}], args=("--tools", "read,mcp__demo__e*")
+    )
     session.prompt("go")
     assert tool_names(session.bodies()[0]) == ["read", "mcp__demo__echo", "mcp__demo__empty"]
 
 
 def test_exclude_tools_patterns_remove_server_tools(mcp_pi: Any) -> None:
     # As upstream: the pattern removes the server tools; the resource tools are not named by it.
-    session = mcp_pi({"demo": demo_stdio(exposure="direct")}, script=[{"text": "ok"}], args=("--exclude-tools", "mcp__*,bash"))
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct")}, script=[{"text": "ok"}], args=("--exclude-tools", "mcp__*,bash")
+    )
     session.prompt("go")
     assert tool_names(session.bodies()[0]) == ["read", "edit", "write", *RESOURCE_TOOLS]
 
 
 def test_server_log_notifications_go_to_mcp_log(mcp_pi: Any, tmp_path: Path) -> None:
-    session = mcp_pi({"demo": demo_stdio(exposure="direct")}, script=[_calls(("mcp__demo__echo", {"text": "logged"})), {"text": "ok"}])
+    session = mcp_pi(
+        {"demo": demo_stdio(exposure="direct")},
+        script=[_calls(("mcp__demo__echo", {"text": "logged"})), {"text": "ok"}],
+    )
     session.prompt("go")
     log = (tmp_path / "agent" / "mcp.log").read_text().splitlines()
     assert log[-1].endswith(" [demo] info demo: echoing logged")
@@ -347,7 +410,11 @@ def _imported(tmp_path: Path, env: dict[str, str]) -> tuple[set[str], list[str]]
         timeout=60,
     )
     response = json.loads(run.stdout.splitlines()[0])
-    names = {line.rsplit("|", 1)[1].strip() for line in run.stderr.decode().splitlines() if line.startswith("import time:") and "|" in line}
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in run.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
     return names, [c["name"] for c in response["data"]["commands"]]
 
 
@@ -366,7 +433,11 @@ def test_codemode_without_mcp_servers(mcp_pi: Any, tmp_path: Path) -> None:
     (tmp_path / "cwd").mkdir(exist_ok=True)
     (tmp_path / "cwd" / "notes.txt").write_text("first line\nsecond line\n")
     script = 'a, b = await asyncio.gather(tools.read(path="notes.txt"), tools.bash(command="echo from bash"))\ntext(a.splitlines()[1])\ntext(b.strip())'
-    session = mcp_pi({}, script=[{"tool_call": {"name": "codemode", "arguments": {"code": script}, "id": "cm"}}, {"text": "ok"}], args=("--tools", "+codemode"))
+    session = mcp_pi(
+        {},
+        script=[{"tool_call": {"name": "codemode", "arguments": {"code": script}, "id": "cm"}}, {"text": "ok"}],
+        args=("--tools", "+codemode"),
+    )
     (tmp_path / "agent" / "mcp.json").unlink()  # no MCP at all: the built-in loads for --tools +codemode
     records = session.prompt("go")
     first, second = session.bodies()
@@ -380,7 +451,15 @@ def test_codemode_without_mcp_servers(mcp_pi: Any, tmp_path: Path) -> None:
 def test_tools_loaded_by_tool_search_are_declared_again_on_resume(mcp_pi: Any, tmp_path: Path) -> None:
     sessions = ("--session-dir", str(tmp_path / "sessions"))
     servers = {"demo": demo_stdio(exposure="deferred")}
-    first = mcp_pi(servers, script=[{"tool_call": {"name": "tool_search", "arguments": {"query": "echo", "limit": 1}, "id": "s1"}}, {"text": "loaded"}], args=sessions, no_session=False)
+    first = mcp_pi(
+        servers,
+        script=[
+            {"tool_call": {"name": "tool_search", "arguments": {"query": "echo", "limit": 1}, "id": "s1"}},
+            {"text": "loaded"},
+        ],
+        args=sessions,
+        no_session=False,
+    )
     first.prompt("load echo")
     assert "mcp__demo__echo" in tool_names(first.bodies()[-1])
     first.proc.close_stdin()
@@ -417,7 +496,7 @@ def test_codemode_only_mode_hides_declared_tools_behind_scripts(mcp_pi: Any) -> 
     assert "bash" not in rules
 
 
-GATE = '''
+GATE = """
 def setup(pi):
     @pi.on("tool_call")
     def gate(event, ctx):
@@ -429,7 +508,7 @@ def setup(pi):
     @pi.on("tool_result")
     def tag(event, ctx):
         return {"content": event["content"] + [{"type": "text", "text": "(checked)"}]}
-'''
+"""
 
 
 def test_extension_hooks_gate_mcp_tools_by_their_annotations(mcp_pi: Any, tmp_path: Path) -> None:
@@ -441,10 +520,19 @@ def test_extension_hooks_gate_mcp_tools_by_their_annotations(mcp_pi: Any, tmp_pa
     )
     records = session.prompt("go")
     notes = sorted(r["message"] for r in records if r.get("method") == "notify")
-    assert notes == ["mcp__demo__echo {'readOnlyHint': True, 'openWorldHint': False} direct", "mcp__demo__fail None direct"]
+    assert notes == [
+        "mcp__demo__echo {'readOnlyHint': True, 'openWorldHint': False} direct",
+        "mcp__demo__fail None direct",
+    ]
     ends = {e["toolCallId"]: e for e in _events(records, "tool_execution_end")}
-    assert ends["call_0"]["result"]["content"] == [{"type": "text", "text": "echo: ok"}, {"type": "text", "text": "(checked)"}]
-    assert ends["call_1"]["isError"] is True and ends["call_1"]["result"]["content"][0]["text"] == "only read-only MCP tools"
+    assert ends["call_0"]["result"]["content"] == [
+        {"type": "text", "text": "echo: ok"},
+        {"type": "text", "text": "(checked)"},
+    ]
+    assert (
+        ends["call_1"]["isError"] is True
+        and ends["call_1"]["result"]["content"][0]["text"] == "only read-only MCP tools"
+    )
 
 
 def test_a_new_session_stops_the_servers_and_connects_them_again(mcp_pi: Any, tmp_path: Path) -> None:
@@ -457,7 +545,9 @@ def test_a_new_session_stops_the_servers_and_connects_them_again(mcp_pi: Any, tm
     (first,) = (int(p) for p in pids.read_text().split())
     assert session.command({"type": "new_session"})["data"] == {"cancelled": False}
     records = session.prompt("two")
-    assert _events(records, "tool_execution_end")[0]["result"]["content"] == [{"type": "text", "text": "echo: second session"}]
+    assert _events(records, "tool_execution_end")[0]["result"]["content"] == [
+        {"type": "text", "text": "echo: second session"}
+    ]
     deadline = time.monotonic() + 10
     while alive(first) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -469,14 +559,22 @@ def test_print_and_json_modes_wait_for_direct_servers_and_stop_them(tmp_path: Pa
     env = pi_environ()
     pids = tmp_path / "pids"
     agent = Path(env["PI_CODING_AGENT_DIR"])
-    (agent / "mcp.json").write_text(json.dumps({"mcpServers": {"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})}}))
+    (agent / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"demo": demo_stdio(exposure="direct", env={"DEMO_PID_FILE": str(pids)})}})
+    )
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([{"toolCalls": [{"name": "mcp__demo__echo", "arguments": {"text": "one shot"}}]}, {"text": "done"}]))
+    script.write_text(
+        json.dumps([{"toolCalls": [{"name": "mcp__demo__echo", "arguments": {"text": "one shot"}}]}, {"text": "done"}])
+    )
     (tmp_path / "cwd").mkdir(exist_ok=True)
     args = ["-p"] if mode == "print" else ["--mode", "json"]
     run = subprocess.run(
         [sys.executable, "-m", "pi_rpc", *args, "--model", "faux/faux-1", "--faux-script", str(script), "hi"],
-        cwd=tmp_path / "cwd", env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path / "cwd",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0, run.stderr
     if mode == "print":

@@ -15,7 +15,10 @@ from typing import Any
 
 from .mcp_helpers import demo_stdio, tool_names
 
-LOAD_ECHO = [{"tool_call": {"name": "tool_search", "arguments": {"query": "echo", "limit": 1}, "id": "s1"}}, {"text": "loaded"}]
+LOAD_ECHO = [
+    {"tool_call": {"name": "tool_search", "arguments": {"query": "echo", "limit": 1}, "id": "s1"}},
+    {"text": "loaded"},
+]
 BASE = ["read", "bash", "edit", "write", "tool_search"]
 
 
@@ -30,15 +33,24 @@ def _session_with_echo_loaded(mcp_pi: Any, tmp_path: Path) -> tuple[tuple[str, .
     first.proc.popen.kill()  # every entry is on disk already; the lock dies with the process
     first.proc.popen.wait(10)
     entries = [json.loads(line) for line in Path(path).read_text().splitlines()]
-    recorded = [t["name"] for e in entries if e.get("type") == "message" and e["message"]["role"] == "system"
-                for t in e["message"].get("toolsAdded") or []]
+    recorded = [
+        t["name"]
+        for e in entries
+        if e.get("type") == "message" and e["message"]["role"] == "system"
+        for t in e["message"].get("toolsAdded") or []
+    ]
     assert "mcp__demo__echo" in recorded
     return sessions, servers, path
 
 
 def test_deferred_tools_loaded_by_tool_search_are_declared_in_a_new_process(mcp_pi: Any, tmp_path: Path) -> None:
     sessions, servers, path = _session_with_echo_loaded(mcp_pi, tmp_path)
-    reopened = mcp_pi(servers, script=[{"text": "again"}, {"text": "and again"}], args=(*sessions, "--session", path), no_session=False)
+    reopened = mcp_pi(
+        servers,
+        script=[{"text": "again"}, {"text": "and again"}],
+        args=(*sessions, "--session", path),
+        no_session=False,
+    )
     reopened.prompt("first prompt, sent before the server connected")
     reopened.prompt("second prompt")
     first, second = reopened.bodies()

@@ -55,8 +55,22 @@ def test_results_as_the_model_sees_them(tmp_path: Path) -> None:
                 {"type": "image", "data": pixel, "mimeType": "image/png"},
                 {"type": "audio", "data": "x", "mimeType": "audio/wav"},
                 {"type": "resource_link", "uri": "file:///a.txt", "name": "a", "mimeType": "text/plain", "size": 2048},
-                {"type": "resource", "resource": {"uri": "file:///b.json", "mimeType": "application/json", "blob": base64.b64encode(b'{"b":1}').decode()}},
-                {"type": "resource", "resource": {"uri": "file:///c.zip", "mimeType": "application/zip", "blob": base64.b64encode(b"zz").decode()}},
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "file:///b.json",
+                        "mimeType": "application/json",
+                        "blob": base64.b64encode(b'{"b":1}').decode(),
+                    },
+                },
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "file:///c.zip",
+                        "mimeType": "application/zip",
+                        "blob": base64.b64encode(b"zz").decode(),
+                    },
+                },
             ],
             "_meta": {"x": 1},
         },
@@ -67,14 +81,22 @@ def test_results_as_the_model_sees_them(tmp_path: Path) -> None:
         {"type": "text", "text": "hello"},
         {"type": "image", "data": pixel, "mimeType": "image/png"},
         {"type": "text", "text": "[audio audio/wav omitted]"},
-        {"type": "text", "text": '[Resource file:///a.txt "a" (text/plain, 2.0KB). Read it with read_mcp_resource (server "srv")]'},
+        {
+            "type": "text",
+            "text": '[Resource file:///a.txt "a" (text/plain, 2.0KB). Read it with read_mcp_resource (server "srv")]',
+        },
         {"type": "text", "text": '{"b":1}'},
-        {"type": "text", "text": f"[Binary resource file:///c.zip (application/zip, 2B) saved to {tmp_path / 'out1.zip'}]"},
+        {
+            "type": "text",
+            "text": f"[Binary resource file:///c.zip (application/zip, 2B) saved to {tmp_path / 'out1.zip'}]",
+        },
     ]
     assert saved == [(b"zz", ".zip")]
     assert "_meta" not in result["structuredContent"] and "isError" not in result
     error = convert_result("srv", "t", {"content": [], "isError": True})
-    assert error["content"] == [{"type": "text", "text": "MCP tool srv/t returned an error"}] and error["isError"] is True
+    assert (
+        error["content"] == [{"type": "text", "text": "MCP tool srv/t returned an error"}] and error["isError"] is True
+    )
     structured = to_llm_content({"content": [], "structuredContent": {"sum": 3.0}})
     assert structured == [{"type": "text", "text": '{\n  "sum": 3\n}'}]
 
@@ -90,7 +112,9 @@ def test_text_over_20_kb_keeps_its_ends_and_names_the_full_output(tmp_path: Path
     result = convert_result("s", "big", {"content": [{"type": "text", "text": text}]}, save_output=save)
     (block,) = result["content"]
     body = block["text"]
-    assert body.startswith("Warning: truncated output (original token count: 16000)\nTotal output lines: 8000\n\n00000é\n")
+    assert body.startswith(
+        "Warning: truncated output (original token count: 16000)\nTotal output lines: 8000\n\n00000é\n"
+    )
     assert body.endswith("07999é\n\n\n[Full output: /tmp/full.txt (read it with offset/limit)]")
     assert "chars truncated…" in body and saved == [text]
     head, tail = body.split("\n\n", 1)[1].split("…", 1)[0], body.rsplit("chars truncated…", 1)[1]
@@ -114,7 +138,11 @@ def test_tool_definitions_carry_upstreams_metadata() -> None:
             "name": "q",
             "title": "Query",
             "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
-            "outputSchema": {"type": "object", "$defs": {"I": {"type": "string"}}, "properties": {"i": {"$ref": "#/$defs/I"}}},
+            "outputSchema": {
+                "type": "object",
+                "$defs": {"I": {"type": "string"}},
+                "properties": {"i": {"$ref": "#/$defs/I"}},
+            },
             "annotations": {"readOnlyHint": True, "destructiveHint": "no", "title": "T"},
         },
         name="mcp__s__q",
@@ -150,7 +178,12 @@ def test_servers_section_lists_indirect_servers_within_budget() -> None:
 def test_bm25_ranking() -> None:
     assert tokenize("getIssueComments for the repos") == ["get", "issue", "comment", "repo"]
     documents = [
-        create_document("mcp__gh__list_issues", "List issues of a repository", {"properties": {"repo": {"description": "owner/name"}}}, {"name": "mcp__gh"}),
+        create_document(
+            "mcp__gh__list_issues",
+            "List issues of a repository",
+            {"properties": {"repo": {"description": "owner/name"}}},
+            {"name": "mcp__gh"},
+        ),
         create_document("mcp__gh__create_issue", "Create an issue", {}, {"name": "mcp__gh"}),
         create_document("read", "Read a file", {}, None),
     ]
@@ -177,8 +210,18 @@ def test_codemode_options_line() -> None:
 def test_codemode_description_and_loadout() -> None:
     assert script_reach("await tools.mcp__docs__search({})") == ["await", "tools", "mcp__docs__search"]
     assert script_reach("x = await search_tools('a')") == "all"
-    tool = {"name": "lookup", "description": "Look things up.", "parameters": {"type": "object", "required": ["q"], "properties": {"q": {"type": "string", "description": "Query"}}}}
-    description = create_description([tool, {**tool, "name": "mcp__n__t", "namespace": {"name": "mcp__n", "description": "N server"}}])
+    tool = {
+        "name": "lookup",
+        "description": "Look things up.",
+        "parameters": {
+            "type": "object",
+            "required": ["q"],
+            "properties": {"q": {"type": "string", "description": "Query"}},
+        },
+    }
+    description = create_description(
+        [tool, {**tool, "name": "mcp__n__t", "namespace": {"name": "mcp__n", "description": "N server"}}]
+    )
     assert "Nested tools:" in description and "### `lookup`" in description and "## mcp__n\nN server" in description
     assert '"q": str,  # Query' in description
     assert "(tools not listed)" in create_description([{**tool, "namespace": {"name": "mcp__n"}}], inline_budget=0)
@@ -211,7 +254,10 @@ def test_server_log_lines_and_rotation(tmp_path: Path) -> None:
     from pi_rpc.mcp import log
 
     path = tmp_path / "mcp.log"
-    assert log.format_log_message("s", {"level": "warning", "logger": "db", "data": "a\nb"}, now="T") == "T [s] warning db: a\n    b\n"
+    assert (
+        log.format_log_message("s", {"level": "warning", "logger": "db", "data": "a\nb"}, now="T")
+        == "T [s] warning db: a\n    b\n"
+    )
     assert log.format_log_message("s", {"data": {"k": 1}}, now="T") == 'T [s] info {"k":1}\n'
     assert log.format_log_message("s", "plain", now="T") == "T [s] info plain\n"
     path.write_bytes(b"x" * (log.MAX_LOG_BYTES + 1))
@@ -227,7 +273,9 @@ def test_config_values_from_the_environment_and_commands(monkeypatch: pytest.Mon
     monkeypatch.setenv("PI_T_A", "alpha")
     assert resolve_or_raise("Bearer ${PI_T_A}-$PI_T_A", "x") == "Bearer alpha-alpha"
     assert resolve_or_raise("!echo from-command", "x") == "from-command"
-    with pytest.raises(ValueError, match='Failed to resolve MCP server "s" header "H" from environment variables: PI_T_B, PI_T_C'):
+    with pytest.raises(
+        ValueError, match='Failed to resolve MCP server "s" header "H" from environment variables: PI_T_B, PI_T_C'
+    ):
         resolve_headers_or_raise({"H": "${PI_T_B}${PI_T_C}"}, 'MCP server "s"')
     with pytest.raises(ValueError, match="from shell command: exit 3"):
         resolve_or_raise("!exit 3", "x")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from .mcp_helpers import ScriptedLLM, demo_stdio, write_agent_config
 
 _BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
@@ -31,17 +32,33 @@ OURS = [sys.executable, "-m", "pi_rpc"]
 pytestmark = pytest.mark.skipif(not (NODE.exists() and CLI.exists()), reason="upstream pi 1.6 not installed")
 
 
-def _run(argv: list[str], tmp: Path, servers: dict[str, Any], script: list[dict[str, Any]], commands: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _run(
+    argv: list[str], tmp: Path, servers: dict[str, Any], script: list[dict[str, Any]], commands: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Drive one program; returns (stdout records, request bodies)."""
     agent, cwd = tmp / "agent", tmp / "cwd"
     cwd.mkdir(parents=True)
     with ScriptedLLM(script) as llm:
         write_agent_config(str(agent), llm.base_url)
         (agent / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-        env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1",
-               "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "LANG": "C.UTF-8", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        proc = subprocess.Popen([*argv, "--mode", "rpc", "--no-session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        }
+        proc = subprocess.Popen(
+            [*argv, "--mode", "rpc", "--no-session"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+        )
         assert proc.stdin and proc.stdout
         records: list[dict[str, Any]] = []
 
@@ -121,15 +138,28 @@ def _requests(bodies: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """Per request: declared tools with parameter schemas (MCP tools) and every tool result."""
     out = []
     for body in bodies:
-        tools = [(t["function"]["name"], t["function"]["parameters"] if t["function"]["name"].startswith("mcp__") else None) for t in body.get("tools") or []]
-        results = [(m["tool_call_id"], _normalize(json.dumps(m["content"]))) for m in body["messages"] if m["role"] == "tool"]
+        tools = [
+            (t["function"]["name"], t["function"]["parameters"] if t["function"]["name"].startswith("mcp__") else None)
+            for t in body.get("tools") or []
+        ]
+        results = [
+            (m["tool_call_id"], _normalize(json.dumps(m["content"]))) for m in body["messages"] if m["role"] == "tool"
+        ]
         out.append((tools, results))
     return out
 
 
-def _compare(tmp_path: Path, servers: dict[str, Any], script: list[dict[str, Any]], commands: list[dict[str, Any]], ours_script: list[dict[str, Any]] | None = None) -> None:
+def _compare(
+    tmp_path: Path,
+    servers: dict[str, Any],
+    script: list[dict[str, Any]],
+    commands: list[dict[str, Any]],
+    ours_script: list[dict[str, Any]] | None = None,
+) -> None:
     up_records, up_bodies = _run(UPSTREAM, tmp_path / "upstream", servers, script, json.loads(json.dumps(commands)))
-    our_records, our_bodies = _run(OURS, tmp_path / "ours", servers, ours_script or script, json.loads(json.dumps(commands)))
+    our_records, our_bodies = _run(
+        OURS, tmp_path / "ours", servers, ours_script or script, json.loads(json.dumps(commands))
+    )
     assert _signature(our_records) == _signature(up_records)
     if ours_script is None:
         assert _requests(our_bodies) == _requests(up_bodies)
@@ -138,36 +168,78 @@ def _compare(tmp_path: Path, servers: dict[str, Any], script: list[dict[str, Any
 
 
 def test_direct_tools_results_and_errors(tmp_path: Path) -> None:
-    calls = [("mcp__demo__echo", {"text": "hi"}), ("mcp__demo__image", {}), ("mcp__demo__fail", {}), ("mcp__demo__big", {"size": 50000}),
-             ("mcp__demo__add", {"a": 1, "b": 2}), ("mcp__demo__empty", {}), ("mcp__demo__link", {}),
-             ("read_mcp_resource", {"server": "demo", "uri": "file:///pixel.png"}), ("list_mcp_resource_templates", {}), ("mcp__demo__nope", {})]
-    script = [{"tool_calls": [{"name": n, "arguments": a, "id": f"c{i}"} for i, (n, a) in enumerate(calls)]}, {"text": "ok"}]
-    _compare(tmp_path, {"demo": demo_stdio(exposure="direct")}, script,
-             [{"id": "p", "type": "prompt", "message": "go"}, {"id": "m", "type": "prompt", "message": "/mcp"}])
+    calls = [
+        ("mcp__demo__echo", {"text": "hi"}),
+        ("mcp__demo__image", {}),
+        ("mcp__demo__fail", {}),
+        ("mcp__demo__big", {"size": 50000}),
+        ("mcp__demo__add", {"a": 1, "b": 2}),
+        ("mcp__demo__empty", {}),
+        ("mcp__demo__link", {}),
+        ("read_mcp_resource", {"server": "demo", "uri": "file:///pixel.png"}),
+        ("list_mcp_resource_templates", {}),
+        ("mcp__demo__nope", {}),
+    ]
+    script = [
+        {"tool_calls": [{"name": n, "arguments": a, "id": f"c{i}"} for i, (n, a) in enumerate(calls)]},
+        {"text": "ok"},
+    ]
+    _compare(
+        tmp_path,
+        {"demo": demo_stdio(exposure="direct")},
+        script,
+        [{"id": "p", "type": "prompt", "message": "go"}, {"id": "m", "type": "prompt", "message": "/mcp"}],
+    )
 
 
 def test_crash_reconnect_and_abort(tmp_path: Path) -> None:
-    script = [{"tool_call": {"name": "mcp__demo__crash", "arguments": {}, "id": "k1"}}, {"tool_call": {"name": "mcp__demo__echo", "arguments": {"text": "back"}, "id": "k2"}},
-              {"text": "ok"}, {"tool_call": {"name": "mcp__demo__slow", "arguments": {"seconds": 30}, "id": "s1"}}, {"text": "never"}]
-    commands = [{"id": "p", "type": "prompt", "message": "go"}, {"id": "p2", "type": "prompt", "message": "slow", "_wait": "tool_execution_update"},
-                {"id": "a", "type": "abort"}]
+    script = [
+        {"tool_call": {"name": "mcp__demo__crash", "arguments": {}, "id": "k1"}},
+        {"tool_call": {"name": "mcp__demo__echo", "arguments": {"text": "back"}, "id": "k2"}},
+        {"text": "ok"},
+        {"tool_call": {"name": "mcp__demo__slow", "arguments": {"seconds": 30}, "id": "s1"}},
+        {"text": "never"},
+    ]
+    commands = [
+        {"id": "p", "type": "prompt", "message": "go"},
+        {"id": "p2", "type": "prompt", "message": "slow", "_wait": "tool_execution_update"},
+        {"id": "a", "type": "abort"},
+    ]
     _compare(tmp_path, {"demo": demo_stdio(exposure="direct")}, script, commands)
 
 
 def test_deferred_tools_through_tool_search(tmp_path: Path) -> None:
-    script = [{"tool_call": {"name": "tool_search", "arguments": {"query": "echo text"}, "id": "t1"}},
-              {"tool_call": {"name": "mcp__demo__echo", "arguments": {"text": "found"}, "id": "t2"}}, {"text": "ok"}, {"text": "again"}]
-    _compare(tmp_path, {"demo": demo_stdio(exposure="deferred", toolExposure={"add": "direct"})}, script,
-             [{"id": "p", "type": "prompt", "message": "go"}, {"id": "p2", "type": "prompt", "message": "more"}])
+    script = [
+        {"tool_call": {"name": "tool_search", "arguments": {"query": "echo text"}, "id": "t1"}},
+        {"tool_call": {"name": "mcp__demo__echo", "arguments": {"text": "found"}, "id": "t2"}},
+        {"text": "ok"},
+        {"text": "again"},
+    ]
+    _compare(
+        tmp_path,
+        {"demo": demo_stdio(exposure="deferred", toolExposure={"add": "direct"})},
+        script,
+        [{"id": "p", "type": "prompt", "message": "go"}, {"id": "p2", "type": "prompt", "message": "more"}],
+    )
 
 
 def test_codemode_scripts(tmp_path: Path) -> None:
-    js = ('const r = await tools.mcp__demo__echo({ text: "hi" });\nconsole.log(r.content[0].text);\n'
-          'const f = await tools.mcp__demo__fail({});\ntext(f);\nreturn await describeNamespace("demo");')
-    py = ('r = await tools.mcp__demo__echo({"text": "hi"})\nprint(r["content"][0]["text"])\n'
-          'f = await tools.mcp__demo__fail({})\ntext(f)\nreturn await describe_namespace("demo")')
+    js = (
+        'const r = await tools.mcp__demo__echo({ text: "hi" });\nconsole.log(r.content[0].text);\n'
+        'const f = await tools.mcp__demo__fail({});\ntext(f);\nreturn await describeNamespace("demo");'
+    )
+    py = (
+        'r = await tools.mcp__demo__echo({"text": "hi"})\nprint(r["content"][0]["text"])\n'
+        'f = await tools.mcp__demo__fail({})\ntext(f)\nreturn await describe_namespace("demo")'
+    )
 
     def script(code: str) -> list[dict[str, Any]]:
         return [{"tool_call": {"name": "codemode", "arguments": {"code": code}, "id": "cm"}}, {"text": "ok"}]
 
-    _compare(tmp_path, {"demo": demo_stdio()}, script(js), [{"id": "p", "type": "prompt", "message": "go"}], ours_script=script(py))
+    _compare(
+        tmp_path,
+        {"demo": demo_stdio()},
+        script(js),
+        [{"id": "p", "type": "prompt", "message": "go"}],
+        ours_script=script(py),
+    )

@@ -36,7 +36,12 @@ CUSTOM_MODELS = {
 CASES: dict[str, tuple[list[str], dict[str, Any] | None, dict[str, Any] | None, dict[str, str]]] = {
     "nothing configured": (["--no-session"], None, None, {}),
     "faux, in memory": (["--no-session"], None, None, {"PI_FAUX_SCRIPT": os.devnull}),
-    "faux reasoner, thinking high": (["--no-session", "--model", "faux/faux-reasoner", "--thinking", "high"], None, None, {}),
+    "faux reasoner, thinking high": (
+        ["--no-session", "--model", "faux/faux-reasoner", "--thinking", "high"],
+        None,
+        None,
+        {},
+    ),
     "session file in the default dir": ([], None, CUSTOM_MODELS, {}),
     "session dir and id": (["--session-dir", "sessions", "--session-id", "abc-123"], None, CUSTOM_MODELS, {}),
     "new --session path": (["--session", "new.jsonl"], None, CUSTOM_MODELS, {}),
@@ -133,9 +138,24 @@ def test_when_the_early_answer_is_given(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 # Everything the runtime needs and the first answer must not wait for.
-RUNTIME_MODULES = ("asyncio", "anyio", "httpx", "pydantic", "jsonschema", "pathspec", "yaml", "PIL", "mcp",
-                   "pi_rpc.agent", "pi_rpc.tools", "pi_rpc.runtime.session", "pi_rpc.resources",
-                   "pi_rpc.compaction", "pi_rpc.extensions.runner", "pi_rpc.ai.providers.openai_completions")
+RUNTIME_MODULES = (
+    "asyncio",
+    "anyio",
+    "httpx",
+    "pydantic",
+    "jsonschema",
+    "pathspec",
+    "yaml",
+    "PIL",
+    "mcp",
+    "pi_rpc.agent",
+    "pi_rpc.tools",
+    "pi_rpc.runtime.session",
+    "pi_rpc.resources",
+    "pi_rpc.compaction",
+    "pi_rpc.extensions.runner",
+    "pi_rpc.ai.providers.openai_completions",
+)
 
 PROBE = """
 import json, os, sys
@@ -159,7 +179,10 @@ print(json.dumps({
 def _probe(pi_environ: Any, tmp_path: Path, stdin: bytes) -> dict[str, Any]:
     run = subprocess.run(
         [sys.executable, "-c", PROBE, stdin.decode(), *RUNTIME_MODULES],
-        capture_output=True, env=pi_environ(), cwd=tmp_path, timeout=60,
+        capture_output=True,
+        env=pi_environ(),
+        cwd=tmp_path,
+        timeout=60,
     )
     assert run.returncode == 0, run.stderr.decode()
     return json.loads(run.stdout)
@@ -167,7 +190,8 @@ def _probe(pi_environ: Any, tmp_path: Path, stdin: bytes) -> dict[str, Any]:
 
 def test_waiting_get_state_is_answered_before_the_runtime_is_imported(pi_environ: Any, tmp_path: Path) -> None:
     probe = _probe(
-        pi_environ, tmp_path,
+        pi_environ,
+        tmp_path,
         b'{"id":1,"type":"get_state"}\n{"type":"get_state","extra":[1]}\n'
         b'{"id":"c","type":"get_commands"}\n{"id":3,"type":"get_state"}\n{"id":"par',
     )
@@ -189,8 +213,10 @@ def test_early_and_runtime_answers_are_the_same_bytes(spawn_pi: Any) -> None:
     for argv in (["--no-session"], [], ["--thinking", "high", "--model", "faux/faux-reasoner"]):
         proc = spawn_pi(*argv)
         # One write before the process is up: the first get_state is waiting when it looks.
-        proc.write(b'{"id":"a","type":"get_state"}\n{"id":"x","type":"get_available_thinking_levels"}\n'
-                   b'{"id":"b","type":"get_state"}\n')
+        proc.write(
+            b'{"id":"a","type":"get_state"}\n{"id":"x","type":"get_available_thinking_levels"}\n'
+            b'{"id":"b","type":"get_state"}\n'
+        )
         lines = [proc.read_line() for _ in range(3)]
         assert lines[0] is not None and lines[2] is not None
         assert lines[0].replace(b'"id":"a"', b'"id":"b"', 1) == lines[2]
@@ -226,8 +252,9 @@ def test_no_early_answer_while_extensions_must_decide_project_trust(pi_environ: 
     ext.write_text("def setup(pi):\n    pass\n")
 
     def probe(*argv: str) -> dict[str, Any]:
-        run = subprocess.run([sys.executable, "-c", TRUST_PROBE, *argv], capture_output=True,
-                             env=pi_environ(), cwd=tmp_path, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-c", TRUST_PROBE, *argv], capture_output=True, env=pi_environ(), cwd=tmp_path, timeout=60
+        )
         assert run.returncode == 0, run.stderr.decode()
         return json.loads(run.stdout)
 

@@ -43,7 +43,9 @@ def test_message_update_is_in_wire_form(run_pi):
         assert list(update) == ["type", "usage", "assistantMessageEvent"]
         assert "partial" not in update["assistantMessageEvent"]
     deltas = "".join(
-        u["assistantMessageEvent"].get("delta", "") for u in updates if u["assistantMessageEvent"]["type"] == "text_delta"
+        u["assistantMessageEvent"].get("delta", "")
+        for u in updates
+        if u["assistantMessageEvent"]["type"] == "text_delta"
     )
     assert deltas == "You said: hello there"
 
@@ -55,7 +57,9 @@ def test_toolcall_start_carries_id_and_name(run_pi, faux_script):
     rc, out, err = run_pi("--mode", "json", "--no-session", "--faux-script", script, "go")
     assert rc == 0, err
     events = read_jsonl(out)
-    starts = [e for e in events if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "toolcall_start"]
+    starts = [
+        e for e in events if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "toolcall_start"
+    ]
     assert starts and starts[0]["assistantMessageEvent"]["id"] == "call_7"
     assert starts[0]["assistantMessageEvent"]["toolName"] == "bash"
     assert any(e["type"] == "tool_execution_end" and e["toolCallId"] == "call_7" for e in events)

@@ -43,9 +43,7 @@ def test_error_only_counts_when_it_is_the_last_reply(run_pi, faux_script):
 def test_truncated_reply_prints_text_then_exits_1(run_pi, faux_script):
     # Output at the model's own limit (faux-1 maxTokens): truncated by its budget, so the
     # runtime does not try to recover by compacting; the reply stays the last message.
-    script = faux_script(
-        [{"text": "partial answ", "stopReason": "length", "usage": {"input": 10, "output": 16384}}]
-    )
+    script = faux_script([{"text": "partial answ", "stopReason": "length", "usage": {"input": 10, "output": 16384}}])
     rc, out, err = run_pi("-p", "--no-session", "--faux-script", script, "hello")
     assert rc == 1
     assert out == b"partial answ\n"

@@ -12,8 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from .modes_support import read_jsonl, session_files, user_texts
 from pi_rpc.runtime import PiSession, PromptResult, RuntimeCommandError, StartupProblem, open_session
+
+from .modes_support import read_jsonl, session_files, user_texts
 
 
 @pytest.mark.anyio
@@ -66,7 +67,9 @@ async def test_error_reply_is_reported_not_raised(isolated_env, tmp_path, faux_s
 async def test_session_file_fork_and_header(isolated_env, tmp_path, faux_script):
     script = faux_script([{"text": "A1"}, {"text": "A2"}, {"text": "A3"}])
     sessions = tmp_path / "sessions-here"
-    async with open_session(cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script) as session:
+    async with open_session(
+        cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script
+    ) as session:
         await session.prompt_and_wait("q1")
         await session.prompt_and_wait("q2")
         original = session.session_file
@@ -150,7 +153,11 @@ def test_sdk_example_runs(tmp_path):
     env["PYTHONPATH"] = str(root)
     proc = subprocess.run(
         [sys.executable, str(root / "examples" / "sdk_example.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "[tool] bash {'command': 'ls'}" in proc.stdout
@@ -160,14 +167,18 @@ def test_sdk_example_runs(tmp_path):
 
 @pytest.mark.anyio
 async def test_navigate_tree_with_branch_summary(isolated_env, tmp_path, faux_script):
-    script = faux_script([
-        {"text": "Answer one."},
-        {"text": "Answer two, explored the database layer."},
-        {"text": "The branch looked at the database layer.", "match": "<conversation>"},
-        {"text": "Back on the main line."},
-    ])
+    script = faux_script(
+        [
+            {"text": "Answer one."},
+            {"text": "Answer two, explored the database layer."},
+            {"text": "The branch looked at the database layer.", "match": "<conversation>"},
+            {"text": "Back on the main line."},
+        ]
+    )
     sessions = tmp_path / "nav-sessions"
-    async with open_session(cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script) as session:
+    async with open_session(
+        cwd=tmp_path, model="faux/faux-1", session_dir=str(sessions), faux_script=script
+    ) as session:
         await session.prompt_and_wait("first question")
         await session.prompt_and_wait("explore the database")
         second_user = session.get_fork_messages()[1]["entryId"]
@@ -195,8 +206,9 @@ async def test_navigate_tree_without_summary_and_errors(isolated_env, tmp_path, 
     async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script) as session:
         await session.prompt_and_wait("q1")
         await session.prompt_and_wait("q2")
-        assistant_one = [e for e in session.get_entries() if e.get("type") == "message"
-                         and e["message"]["role"] == "assistant"][0]["id"]
+        assistant_one = [
+            e for e in session.get_entries() if e.get("type") == "message" and e["message"]["role"] == "assistant"
+        ][0]["id"]
         result = await session.navigate_tree(assistant_one, label="checkpoint")
         assert result == {"cancelled": False}
         assert [m["role"] for m in session.get_messages()] == ["system", "user", "assistant"]
@@ -221,11 +233,17 @@ async def test_extensions_load_into_an_sdk_session(isolated_env, tmp_path, faux_
         "                      'parameters': {'type': 'object', 'required': ['text'], 'properties': {'text': {'type': 'string'}}},\n"
         "                      'execute': lambda i, p, s, u, c: {'content': [{'type': 'text', 'text': p['text'].upper()}]}})\n"
     )
-    script = faux_script([
-        {"toolCalls": [{"name": "shout", "arguments": {"text": "hi"}, "id": "c1"},
-                       {"name": "bash", "arguments": {"command": "echo no"}, "id": "c2"}]},
-        {"text": "done"},
-    ])
+    script = faux_script(
+        [
+            {
+                "toolCalls": [
+                    {"name": "shout", "arguments": {"text": "hi"}, "id": "c1"},
+                    {"name": "bash", "arguments": {"command": "echo no"}, "id": "c2"},
+                ]
+            },
+            {"text": "done"},
+        ]
+    )
 
     class AlwaysNo(ExtensionUI):
         has_ui = True
@@ -234,9 +252,16 @@ async def test_extensions_load_into_an_sdk_session(isolated_env, tmp_path, faux_
             return False
 
     errors: list[dict[str, Any]] = []
-    async with open_session(cwd=tmp_path, model="faux/faux-1", faux_script=script, extensions=[ext],
-                            tools=["read", "bash", "shout"], extension_ui=AlwaysNo(), extension_mode="sdk",
-                            on_extension_error=errors.append) as session:
+    async with open_session(
+        cwd=tmp_path,
+        model="faux/faux-1",
+        faux_script=script,
+        extensions=[ext],
+        tools=["read", "bash", "shout"],
+        extension_ui=AlwaysNo(),
+        extension_mode="sdk",
+        on_extension_error=errors.append,
+    ) as session:
         result = await session.prompt_and_wait("go")
         ends = {e["toolCallId"]: e for e in result.events if e["type"] == "tool_execution_end"}
         assert ends["c1"]["result"]["content"] == [{"type": "text", "text": "HI"}]

@@ -51,12 +51,25 @@ def test_a_collector_that_was_off_stays_off(clean_collector: None) -> None:
 
 
 def _large_session(path: Path) -> None:
-    lines = [orjson.dumps({"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"})]
+    lines = [
+        orjson.dumps(
+            {"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}
+        )
+    ]
     parent = None
     for n in range(FREEZE_MIN_ENTRIES):
         entry_id = f"{n:08x}"
-        lines.append(orjson.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z",
-                                   "message": {"role": "user", "content": [{"type": "text", "text": "x"}], "timestamp": n}}))
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2026-01-01T00:00:00.000Z",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "x"}], "timestamp": n},
+                }
+            )
+        )
         parent = entry_id
     path.write_bytes(b"\n".join(lines) + b"\n")
 

@@ -50,5 +50,5 @@ def read_only_dir() -> Iterator[Callable[[Path, bool], None]]:
     for directory in touched:
         try:
             set_read_only(directory, False)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - best-effort cleanup
             pass

@@ -40,18 +40,57 @@ from tests.reliability.harness import check_session_file
 from tests.support.pi_process import OURS, PiProcess, isolated_env, upstream_argv
 
 HALF = "\ud83d"
-SAFE_BASH = ["echo hi", "printf 'a\\nb'", "true", "false", "sleep 0.02; echo slept", "printf '\\xff\\xfe'",
-             f"echo '{HALF}'", "ls", "seq 1 2000", "echo é\u2028x"]
-TEXTS = ["hello", "", " ", "line\nbreak", "tab\there", f"half {HALF} emoji", "\udc00 low", "\u2028sep\u2029",
-         "é\U0001f600", "\x00nul", "x" * 3000, "{\"json\": 1}", "/skill:none", "\\ud800 literal"]
+SAFE_BASH = [
+    "echo hi",
+    "printf 'a\\nb'",
+    "true",
+    "false",
+    "sleep 0.02; echo slept",
+    "printf '\\xff\\xfe'",
+    f"echo '{HALF}'",
+    "ls",
+    "seq 1 2000",
+    "echo é\u2028x",
+]
+TEXTS = [
+    "hello",
+    "",
+    " ",
+    "line\nbreak",
+    "tab\there",
+    f"half {HALF} emoji",
+    "\udc00 low",
+    "\u2028sep\u2029",
+    "é\U0001f600",
+    "\x00nul",
+    "x" * 3000,
+    '{"json": 1}',
+    "/skill:none",
+    "\\ud800 literal",
+]
 
 
 # How often each command is sent, relative to 2 for the rest: a client mostly prompts and
 # queries; session switches and aborts are rarer (each still appears hundreds of times).
-WEIGHTS = {"prompt": 30, "steer": 6, "follow_up": 6, "bash": 6, "get_state": 6, "get_messages": 4,
-           "abort": 0.3, "new_session": 0.2, "switch_session": 0.2, "fork": 0.3, "clone": 0.2, "compact": 0.3,
-           "cycle_model": 0.2, "set_model": 0.4, "export_html": 0.5, "delete_session": 0.2,
-           "navigate_tree": 0.4}
+WEIGHTS = {
+    "prompt": 30,
+    "steer": 6,
+    "follow_up": 6,
+    "bash": 6,
+    "get_state": 6,
+    "get_messages": 4,
+    "abort": 0.3,
+    "new_session": 0.2,
+    "switch_session": 0.2,
+    "fork": 0.3,
+    "clone": 0.2,
+    "compact": 0.3,
+    "cycle_model": 0.2,
+    "set_model": 0.4,
+    "export_html": 0.5,
+    "delete_session": 0.2,
+    "navigate_tree": 0.4,
+}
 
 
 def model_script(rng: random.Random, turns: int) -> dict[str, Any]:
@@ -59,13 +98,32 @@ def model_script(rng: random.Random, turns: int) -> dict[str, Any]:
     for i in range(turns):
         kind = rng.random()
         if kind < 0.35:
-            out.append({"chunks": [rng.choice(["Sure. ", "Ok ", HALF, "\ude00", "é", "\u2028"]) for _ in range(rng.randint(1, 30))]})
+            out.append(
+                {
+                    "chunks": [
+                        rng.choice(["Sure. ", "Ok ", HALF, "\ude00", "é", "\u2028"]) for _ in range(rng.randint(1, 30))
+                    ]
+                }
+            )
         elif kind < 0.55:
-            out.append({"text": "Running a tool.", "tool_calls": [
-                {"name": "bash", "id": f"b{i}", "arguments": {"command": rng.choice(SAFE_BASH)}}]})
+            out.append(
+                {
+                    "text": "Running a tool.",
+                    "tool_calls": [{"name": "bash", "id": f"b{i}", "arguments": {"command": rng.choice(SAFE_BASH)}}],
+                }
+            )
         elif kind < 0.65:
-            out.append({"tool_calls": [{"name": "write", "id": f"w{i}",
-                                        "arguments": {"path": f"f{i % 7}.txt", "content": f"content {HALF} {i}\n"}}]})
+            out.append(
+                {
+                    "tool_calls": [
+                        {
+                            "name": "write",
+                            "id": f"w{i}",
+                            "arguments": {"path": f"f{i % 7}.txt", "content": f"content {HALF} {i}\n"},
+                        }
+                    ]
+                }
+            )
         elif kind < 0.72:
             out.append({"tool_calls": [{"name": "read", "id": f"r{i}", "arguments": {"path": f"f{i % 7}.txt"}}]})
         elif kind < 0.76:
@@ -76,9 +134,11 @@ def model_script(rng: random.Random, turns: int) -> dict[str, Any]:
             out.append({"tool_calls": [{"name": "bash", "id": f"x{i}", "arguments": "{not json"}]})
         else:
             out.append({"text": rng.choice(TEXTS) or "ok"})
-    return {"turns": out,
-            "rules": [{"no_tools": True, "turn": {"text": f"## Goal\nSummary {HALF} of the conversation."}}],
-            "default": {"text": "script exhausted"}}
+    return {
+        "turns": out,
+        "rules": [{"no_tools": True, "turn": {"text": f"## Goal\nSummary {HALF} of the conversation."}}],
+        "default": {"text": "script exhausted"},
+    }
 
 
 class Generator:
@@ -109,8 +169,19 @@ class Generator:
         r = self.rng.random()
         if r < 0.55:
             return f"f{self.n}"
-        choices: list[Any] = [self.n, -self.n - 0.5, float(self.n), {"n": self.n}, [self.n, "x"], None, True,
-                              f"\u00e9{self.n}{HALF}", f"id\u2028{self.n}", 10**30 + self.n, ""]
+        choices: list[Any] = [
+            self.n,
+            -self.n - 0.5,
+            float(self.n),
+            {"n": self.n},
+            [self.n, "x"],
+            None,
+            True,
+            f"\u00e9{self.n}{HALF}",
+            f"id\u2028{self.n}",
+            10**30 + self.n,
+            "",
+        ]
         if r < 0.57:
             deep: Any = self.n
             for _ in range(self.rng.choice([300, 1500])):
@@ -132,8 +203,13 @@ class Generator:
         if ctype == "new_session":
             return {"parentSession": "parent.jsonl"} if r.random() < 0.2 else {}
         if ctype == "set_model":
-            return r.choice([{"provider": "conf", "modelId": "conf-model"}, {"provider": "conf", "modelId": "conf-reasoner"},
-                             {"provider": "x", "modelId": "y"}])
+            return r.choice(
+                [
+                    {"provider": "conf", "modelId": "conf-model"},
+                    {"provider": "conf", "modelId": "conf-reasoner"},
+                    {"provider": "x", "modelId": "y"},
+                ]
+            )
         if ctype == "set_thinking_level":
             return {"level": r.choice(["off", "low", "high", "max", "bogus"])}
         if ctype in ("set_steering_mode", "set_follow_up_mode"):
@@ -190,8 +266,10 @@ class Generator:
                     f["customInstructions"] = self.text()
             return f
         if ctype == "set_label":
-            return {"entryId": r.choice(self.entry_ids) if self.entry_ids and r.random() < 0.8 else "nope",
-                    "label": r.choice([self.text(), None, ""])}
+            return {
+                "entryId": r.choice(self.entry_ids) if self.entry_ids and r.random() < 0.8 else "nope",
+                "label": r.choice([self.text(), None, ""]),
+            }
         return {}
 
     # -- records -----------------------------------------------------------------
@@ -201,8 +279,21 @@ class Generator:
         self.n += 1
         r = self.rng.random()
         if r < 0.03:
-            return self.rng.choice([b"", b"not json", b"\xff\xfe\xfd", b"null", b"42", b"[]", b"{}",
-                                    b'{"id":', b"\xef\xbb\xbf{}", b'"str"', b"{\"id\":\"f\",}"])
+            return self.rng.choice(
+                [
+                    b"",
+                    b"not json",
+                    b"\xff\xfe\xfd",
+                    b"null",
+                    b"42",
+                    b"[]",
+                    b"{}",
+                    b'{"id":',
+                    b"\xef\xbb\xbf{}",
+                    b'"str"',
+                    b'{"id":"f",}',
+                ]
+            )
         if r < 0.97:
             ctype = self.rng.choices(COMMAND_TYPES, weights=[WEIGHTS.get(t, 2) for t in COMMAND_TYPES])[0]
         else:
@@ -288,8 +379,13 @@ def wait_for_run(pi: PiProcess, prompt_key: str, absorb: Any, start: int, timeou
             i += 1
             if not isinstance(r, dict):
                 continue
-            if not started and r.get("type") == "response" and r.get("command") == "prompt" and "id" in r \
-                    and key_of(r["id"]) == prompt_key:
+            if (
+                not started
+                and r.get("type") == "response"
+                and r.get("command") == "prompt"
+                and "id" in r
+                and key_of(r["id"]) == prompt_key
+            ):
                 if (r.get("data") or {}).get("disposition") != "started":
                     return
                 started = True
@@ -298,8 +394,16 @@ def wait_for_run(pi: PiProcess, prompt_key: str, absorb: Any, start: int, timeou
         time.sleep(0.005)
 
 
-def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48, quiet: bool = False,
-        settle_share: float = 0.5) -> dict[str, Any]:
+def run(
+    records: int,
+    seed: int,
+    *,
+    upstream: bool,
+    work: Path,
+    window: int = 48,
+    quiet: bool = False,
+    settle_share: float = 0.5,
+) -> dict[str, Any]:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     rng = random.Random(seed)
     (work / "cwd").mkdir(parents=True)
@@ -309,11 +413,20 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
     expected_idless = 0
     started = time.monotonic()
     with ScriptedLLM(model_script(rng, max(200, records // 4))) as llm:
-        write_agent_config(str(work / "agent"), llm.base_url,
-                           {"retry": {"baseDelayMs": 10, "maxRetries": 2, "provider": {"maxRetries": 0}},
-                            "compaction": {"keepRecentTokens": 200}})
-        pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(sessions)], isolated_env(work, faux=False),
-                       work / "cwd", lenient=True)
+        write_agent_config(
+            str(work / "agent"),
+            llm.base_url,
+            {
+                "retry": {"baseDelayMs": 10, "maxRetries": 2, "provider": {"maxRetries": 0}},
+                "compaction": {"keepRecentTokens": 200},
+            },
+        )
+        pi = PiProcess(
+            [*OURS, "--mode", "rpc", "--session-dir", str(sessions)],
+            isolated_env(work, faux=False),
+            work / "cwd",
+            lenient=True,
+        )
         outstanding: set[str] = set()
         seen_responses = 0
         exits_midrun = 0
@@ -365,8 +478,11 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
                 exits_midrun += 1
                 break
             # Half the time a client lets its prompt's run finish before it goes on.
-            prompt_ids = [key_of(v["id"]) for v in map(reference, batch)
-                          if isinstance(v, dict) and v.get("type") == "prompt" and "id" in v]
+            prompt_ids = [
+                key_of(v["id"])
+                for v in map(reference, batch)
+                if isinstance(v, dict) and v.get("type") == "prompt" and "id" in v
+            ]
             if prompt_ids and rng.random() < settle_share:
                 wait_for_run(pi, prompt_ids[-1], absorb, mark)
             # A client waits for answers now and then (a bounded window of open requests).
@@ -376,7 +492,10 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
                 absorb()
             absorb()
             if not quiet and sent % 2000 == 0:
-                print(f"  {sent} records, {len(pi.records)} out, rss {pi.vm_rss_kb(default=0) // 1024} MB", file=sys.stderr)
+                print(
+                    f"  {sent} records, {len(pi.records)} out, rss {pi.vm_rss_kb(default=0) // 1024} MB",
+                    file=sys.stderr,
+                )
         # Let the last commands finish, then EOF.
         deadline = time.monotonic() + 120
         while outstanding and time.monotonic() < deadline and pi.popen.poll() is None:
@@ -436,10 +555,16 @@ def run(records: int, seed: int, *, upstream: bool, work: Path, window: int = 48
 
 
 def ok(figures: dict[str, Any]) -> bool:
-    return (figures["invalid_stdout_lines"] == 0 and figures["process_exits_midrun"] == 0
-            and figures["exit_code_at_eof"] == 0 and figures["ids_unanswered"] == 0
-            and figures["ids_answered_twice"] == 0 and figures["idless_expected"] == figures["idless_got"]
-            and not figures["session_files_bad"] and figures["tracebacks_on_stderr"] == 0)
+    return (
+        figures["invalid_stdout_lines"] == 0
+        and figures["process_exits_midrun"] == 0
+        and figures["exit_code_at_eof"] == 0
+        and figures["ids_unanswered"] == 0
+        and figures["ids_answered_twice"] == 0
+        and figures["idless_expected"] == figures["idless_got"]
+        and not figures["session_files_bad"]
+        and figures["tracebacks_on_stderr"] == 0
+    )
 
 
 def main() -> int:

@@ -25,8 +25,12 @@ def load_session(argv_prefix: list[str], session_file: str, root: Path) -> dict[
         copy = work / Path(session_file).name
         shutil.copyfile(session_file, copy)
         (work / "cwd").mkdir()
-        pi = PiProcess([*argv_prefix, "--mode", "rpc", "--session", str(copy)], isolated_env(work, faux=False),
-                       work / "cwd", lenient=True)
+        pi = PiProcess(
+            [*argv_prefix, "--mode", "rpc", "--session", str(copy)],
+            isolated_env(work, faux=False),
+            work / "cwd",
+            lenient=True,
+        )
         try:
             pi.send({"id": "m", "type": "get_messages"})
             pi.send({"id": "s", "type": "get_state"})

@@ -22,10 +22,18 @@ from tests.reliability.harness import check_session_file
 from tests.support.pi_process import OURS, PiProcess, RecordTimeout, StdoutClosed, isolated_env, upstream_argv
 
 SCRIPT = [
-    {"text": "Let me look. " * 20, "chunkChars": 8, "delayMs": 1,
-     "toolCalls": [{"name": "bash", "arguments": {"command": "echo step; sleep 0.02"}}]},
-    {"text": "Now writing a file. " * 10, "chunkChars": 8, "delayMs": 1,
-     "toolCalls": [{"name": "write", "arguments": {"path": "notes.txt", "content": "x\n" * 50}}]},
+    {
+        "text": "Let me look. " * 20,
+        "chunkChars": 8,
+        "delayMs": 1,
+        "toolCalls": [{"name": "bash", "arguments": {"command": "echo step; sleep 0.02"}}],
+    },
+    {
+        "text": "Now writing a file. " * 10,
+        "chunkChars": 8,
+        "delayMs": 1,
+        "toolCalls": [{"name": "write", "arguments": {"path": "notes.txt", "content": "x\n" * 50}}],
+    },
     {"text": "Done with this one. " * 20, "chunkChars": 8, "delayMs": 1},
 ]
 PERSISTED = {"user", "assistant", "toolResult"}
@@ -36,8 +44,12 @@ def one_kill(root: Path, rng: random.Random, *, upstream: bool) -> dict[str, Any
     (root / "cwd").mkdir()
     script = root / "script.json"
     script.write_text(json.dumps(SCRIPT * 20))
-    pi = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(root / "sessions")],
-                   isolated_env(root, {"PI_FAUX_SCRIPT": str(script)}), root / "cwd", lenient=True)
+    pi = PiProcess(
+        [*OURS, "--mode", "rpc", "--session-dir", str(root / "sessions")],
+        isolated_env(root, {"PI_FAUX_SCRIPT": str(script)}),
+        root / "cwd",
+        lenient=True,
+    )
     delay = rng.uniform(0.05, 2.5)
     killer = threading.Timer(delay, pi.popen.kill)
     killer.start()
@@ -56,11 +68,20 @@ def one_kill(root: Path, rng: random.Random, *, upstream: bool) -> dict[str, Any
         killer.cancel()
         pi.kill()
     pi.close()  # read what was written before the kill, to EOF
-    observed = [r["message"] for r in list(pi.records) if r.get("type") == "message_end"
-                and r["message"].get("role") in PERSISTED]
+    observed = [
+        r["message"]
+        for r in list(pi.records)
+        if r.get("type") == "message_end" and r["message"].get("role") in PERSISTED
+    ]
     files = sorted((root / "sessions").glob("*.jsonl"))
-    result: dict[str, Any] = {"delay": delay, "files": len(files), "observed": len(observed),
-                              "upstream_checked": False, "torn": False, "lost": 0}
+    result: dict[str, Any] = {
+        "delay": delay,
+        "files": len(files),
+        "observed": len(observed),
+        "upstream_checked": False,
+        "torn": False,
+        "lost": 0,
+    }
     if not files:
         assert not observed, "messages were shown but no session file exists"
         return result

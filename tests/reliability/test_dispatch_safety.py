@@ -61,8 +61,13 @@ class BuggyBackend:
 
 async def test_every_failure_is_one_response_with_the_id(capsys: pytest.CaptureFixture[str]) -> None:
     async with MemoryTransport(BuggyBackend()) as t:
-        for cid, ctype in [(1, "get_state"), (2, "get_messages"), (3, "set_session_name"), (4, "clear_queue"),
-                           (5, "get_commands")]:
+        for cid, ctype in [
+            (1, "get_state"),
+            (2, "get_messages"),
+            (3, "set_session_name"),
+            (4, "clear_queue"),
+            (5, "get_commands"),
+        ]:
             cmd: dict[str, Any] = {"id": cid, "type": ctype}
             if ctype == "set_session_name":
                 cmd["name"] = "x"
@@ -74,12 +79,22 @@ async def test_every_failure_is_one_response_with_the_id(capsys: pytest.CaptureF
         if record.get("type") == "response":
             by_id.setdefault(record["id"], []).append(record)
     assert {cid: len(rs) for cid, rs in by_id.items()} == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
-    assert by_id[1][0] == {"id": 1, "type": "response", "command": "get_state", "success": False,
-                           "error": "Failed to write the response: Converting circular structure to JSON"}
+    assert by_id[1][0] == {
+        "id": 1,
+        "type": "response",
+        "command": "get_state",
+        "success": False,
+        "error": "Failed to write the response: Converting circular structure to JSON",
+    }
     assert by_id[2][0]["success"] is False and by_id[2][0]["error"] == "_BadStr"
     assert by_id[3][0]["success"] is True  # its unserialisable event was dropped, not the command
-    assert by_id[4][0] == {"id": 4, "type": "response", "command": "clear_queue", "success": False,
-                           "error": "'missing'"}
+    assert by_id[4][0] == {
+        "id": 4,
+        "type": "response",
+        "command": "clear_queue",
+        "success": False,
+        "error": "'missing'",
+    }
     assert by_id[5][0]["success"] is True
     events = [r["type"] for r in t.records if r.get("type") != "response"]
     assert events == ["queue_update"]  # the circular one is gone, the next one kept
@@ -95,8 +110,13 @@ async def test_a_crashing_validator_is_an_error_response(monkeypatch: pytest.Mon
     async with MemoryTransport(BuggyBackend()) as t:
         await t.send({"id": "v", "type": "get_commands"})
         resp = await t.response("v")
-    assert resp == {"id": "v", "type": "response", "command": "get_commands", "success": False,
-                    "error": 'Invalid command "get_commands": maximum recursion depth exceeded'}
+    assert resp == {
+        "id": "v",
+        "type": "response",
+        "command": "get_commands",
+        "success": False,
+        "error": 'Invalid command "get_commands": maximum recursion depth exceeded',
+    }
 
 
 async def test_a_sink_that_cannot_encode_gets_the_fallback_response() -> None:
@@ -113,5 +133,10 @@ async def test_a_sink_that_cannot_encode_gets_the_fallback_response() -> None:
         resp = await t.response("e")
         await t.send({"id": "after", "type": "get_state"})
         await t.response("after")
-    assert resp == {"id": "e", "type": "response", "command": "get_commands", "success": False,
-                    "error": "Failed to write the response: cannot encode this one"}
+    assert resp == {
+        "id": "e",
+        "type": "response",
+        "command": "get_commands",
+        "success": False,
+        "error": "Failed to write the response: cannot encode this one",
+    }

@@ -88,8 +88,16 @@ def test_invalid_utf8_split_across_writes_decodes_as_whole(spawn_pi: Spawn) -> N
 def test_ids_of_every_json_type_are_echoed_verbatim(spawn_pi: Spawn) -> None:
     deep = 3000  # deeper than orjson (1024) and the stdlib (~1000) parse or write
     ids: list[bytes] = [
-        b"0", b"-1.5", b"1e300", b"123456789012345678901234567890", b"true", b"null",
-        b'{"a":[1,{"b":null}]}', b"[]", b'"\xc3\xa9\\u2028\\ud800"', b'""',
+        b"0",
+        b"-1.5",
+        b"1e300",
+        b"123456789012345678901234567890",
+        b"true",
+        b"null",
+        b'{"a":[1,{"b":null}]}',
+        b"[]",
+        b'"\xc3\xa9\\u2028\\ud800"',
+        b'""',
         b"[" * deep + b"7" + b"]" * deep,
     ]
     proc = spawn_pi("--no-session")

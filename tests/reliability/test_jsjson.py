@@ -20,10 +20,10 @@ from pi_rpc.session.jsonfmt import dumps_line
     [
         ("\ud800", b'"\\ud800"'),
         ("a\udfffb", b'"a\\udfffb"'),
-        ("\ud83d\ude00", "\"\U0001f600\"".encode()),  # a pair held as two code points
+        ("\ud83d\ude00", '"\U0001f600"'.encode()),  # a pair held as two code points
         ("\ude00\ud83d", b'"\\ude00\\ud83d"'),  # wrong order: two lone halves
         ("\ud83d\ud83d\ude00", '"\\ud83d\U0001f600"'.encode()),
-        ("\x00\x1f\x7f\"\\\n\u2028", b'"\\u0000\\u001f\x7f\\"\\\\\\n\xe2\x80\xa8"'),
+        ('\x00\x1f\x7f"\\\n\u2028', b'"\\u0000\\u001f\x7f\\"\\\\\\n\xe2\x80\xa8"'),
     ],
 )
 def test_strings_as_json_stringify_writes_them(value: str, expected: bytes) -> None:
@@ -33,8 +33,12 @@ def test_strings_as_json_stringify_writes_them(value: str, expected: bytes) -> N
 
 def test_fallback_matches_the_fast_path_where_both_work() -> None:
     value = {"a": [1.0, -0.0, 2.5, 1e16, 1e-7, None, True, "é"], "b": {"c": {}}, "d": [], "e": 10**18}
-    assert stringify_fallback(value) == stringify(value) == orjson.dumps(
-        {"a": [1, 0, 2.5, 10000000000000000, 1e-7, None, True, "é"], "b": {"c": {}}, "d": [], "e": 10**18}
+    assert (
+        stringify_fallback(value)
+        == stringify(value)
+        == orjson.dumps(
+            {"a": [1, 0, 2.5, 10000000000000000, 1e-7, None, True, "é"], "b": {"c": {}}, "d": [], "e": 10**18}
+        )
     )
 
 
@@ -58,7 +62,10 @@ def test_any_depth_without_recursion() -> None:
 
 
 def test_what_orjson_refuses_otherwise() -> None:
-    assert stringify({"big": 2**70, "nan": float("nan"), "inf": float("-inf")}) == b'{"big":1.1805916207174113e+21,"nan":null,"inf":null}'
+    assert (
+        stringify({"big": 2**70, "nan": float("nan"), "inf": float("-inf")})
+        == b'{"big":1.1805916207174113e+21,"nan":null,"inf":null}'
+    )
     assert stringify({1: "a", None: "b", 2.5: "c"}) == b'{"1":"a","null":"b","2.5":"c"}'
     loop: list[object] = []
     loop.append(loop)
@@ -69,7 +76,9 @@ def test_what_orjson_refuses_otherwise() -> None:
 def test_wire_and_session_writers_use_it() -> None:
     record = {"type": "session_info_changed", "name": "a\ud800\u2028"}
     assert dumps_record(record) == b'{"type":"session_info_changed","name":"a\\ud800\\u2028"}'  # wire: U+2028 escaped
-    assert dumps_line(record) == b'{"type":"session_info_changed","name":"a\\ud800\xe2\x80\xa8"}\n'  # file: raw, as node
+    assert (
+        dumps_line(record) == b'{"type":"session_info_changed","name":"a\\ud800\xe2\x80\xa8"}\n'
+    )  # file: raw, as node
 
 
 def test_node_string_to_bytes() -> None:
@@ -80,7 +89,8 @@ def test_node_string_to_bytes() -> None:
 
 def test_loads_accepts_what_json_parse_accepts() -> None:
     assert loads(b'{"a":"\\ud800","b":123456789012345678901234567890}') == {
-        "a": "\ud800", "b": 123456789012345678901234567890,
+        "a": "\ud800",
+        "b": 123456789012345678901234567890,
     }
     assert loads(b'"\xff"') == "\ufffd"  # invalid UTF-8 as node's decoder reads it
     with pytest.raises(orjson.JSONDecodeError):

@@ -37,8 +37,7 @@ records_st = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")
 
 
 @PROPS
-@given(records=records_st, cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=20),
-       trailing=st.booleans())
+@given(records=records_st, cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=20), trailing=st.booleans())
 def test_framer_matches_a_reference_split(records: list[bytes], cuts: list[int], trailing: bool) -> None:
     stream = b"\n".join(records) + (b"\n" if trailing and records else b"")
     points = sorted({c for c in cuts if c < len(stream)} | {0, len(stream)})
@@ -62,6 +61,7 @@ def test_framer_matches_a_reference_split(records: list[bytes], cuts: list[int],
 
 # ----------------------------------------------------------------------------- parser
 
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)  # V8 does not accept NaN / Infinity
 
@@ -72,7 +72,10 @@ def _strict(data: bytes) -> Any:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
     max_leaves=12,
@@ -115,8 +118,10 @@ def test_parser_reads_every_json_text_including_lone_surrogates(value: Any) -> N
 
 
 @PROPS
-@given(data=st.binary(max_size=80) | json_values.map(lambda v: json.dumps(v, ensure_ascii=False).encode(
-    "utf-8", "surrogatepass")))
+@given(
+    data=st.binary(max_size=80)
+    | json_values.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+)
 def test_parser_never_raises_and_agrees_with_the_reference(data: bytes) -> None:
     parsed = parse_record(data)
     try:
@@ -131,6 +136,7 @@ def test_parser_never_raises_and_agrees_with_the_reference(data: bytes) -> None:
 
 
 # ----------------------------------------------------------------------------- dispatcher
+
 
 class ChaosBackend:
     """Every command type has a handler whose behaviour the record picks (field ``mode``):
@@ -168,9 +174,18 @@ class ChaosBackend:
         return {"echo": cmd.get("id"), "deep": [[[[cmd.get("type")]]]]}
 
 
-ids = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.text(max_size=6) | st.lists(st.integers(), max_size=3) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
-types = st.sampled_from(COMMAND_TYPES) | st.sampled_from(["extension_ui_response", "nope", ""]) | st.integers() | st.none()
+ids = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+    | st.lists(st.integers(), max_size=3)
+    | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
+)
+types = (
+    st.sampled_from(COMMAND_TYPES) | st.sampled_from(["extension_ui_response", "nope", ""]) | st.integers() | st.none()
+)
 modes = st.sampled_from(["ok", "error", "raise", "null", "circular", "event", "sleep"])
 
 

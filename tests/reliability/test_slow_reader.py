@@ -73,9 +73,14 @@ def _read_records(proc: subprocess.Popen[bytes], until: Any) -> list[dict[str, A
 
 
 def _start(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session", *args],
-                            cwd=tmp, env=_env(tmp, env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_rpc", "--mode", "rpc", "--no-session", *args],
+        cwd=tmp,
+        env=_env(tmp, env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdin is not None
     proc.stdin.write(b'{"id":"ready","type":"get_state"}\n')
     proc.stdin.flush()
@@ -124,8 +129,11 @@ def test_20000_delta_answer_while_the_client_does_not_read(tmp_path: Path) -> No
         assert written < 2_000_000, "the whole answer was written: the run did not wait for the reader"
         assert (_hwm_kb(proc.pid) - base_kb) / 1024 < 40
         records = _read_records(proc, lambda r: r.get("type") == "agent_settled")
-        deltas = [r["assistantMessageEvent"]["delta"] for r in records if r.get("type") == "message_update"
-                  and r["assistantMessageEvent"]["type"] == "text_delta"]
+        deltas = [
+            r["assistantMessageEvent"]["delta"]
+            for r in records
+            if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+        ]
         assert len(deltas) == 20_000 and "".join(deltas) == text
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0

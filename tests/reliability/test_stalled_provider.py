@@ -57,8 +57,9 @@ class StallingServer:
                 return
             data += chunk
         head, _, body = data.partition(b"\r\n\r\n")
-        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                       if line.lower().startswith(b"content-length:")), 0)
+        length = next(
+            (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0
+        )
         while len(body) < length:
             body += conn.recv(65536)
         self.requests += 1
@@ -88,19 +89,22 @@ def stalling() -> Iterator[Callable[[str], StallingServer]]:
 
 
 @pytest.mark.parametrize("mode", ["silent", "midstream"])
-def test_stall_is_bounded_by_the_request_timeout(pi: Start, stalling: Callable[[str], StallingServer],
-                                                   tmp_path: Path, mode: str) -> None:
+def test_stall_is_bounded_by_the_request_timeout(
+    pi: Start, stalling: Callable[[str], StallingServer], tmp_path: Path, mode: str
+) -> None:
     server = stalling(mode)
     agent = tmp_path / "cfg"
-    write_agent_config(str(agent), server.base_url,
-                       {"retry": {"enabled": False, "provider": {"timeoutMs": 400, "maxRetries": 0}}})
+    write_agent_config(
+        str(agent), server.base_url, {"retry": {"enabled": False, "provider": {"timeoutMs": 400, "maxRetries": 0}}}
+    )
     p = pi(models=_json(agent / "models.json"), settings=_json(agent / "settings.json"))
     mark = p.mark()
     assert p.cmd("prompt", message="hello")["success"] is True
     end = p.wait_for(is_event("message_end"), start=mark, timeout=30)
     while end["message"]["role"] != "assistant":
-        end = p.wait_for(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "assistant",
-                         start=mark, timeout=30)
+        end = p.wait_for(
+            lambda r: r.get("type") == "message_end" and r["message"]["role"] == "assistant", start=mark, timeout=30
+        )
     message = end["message"]
     assert message["stopReason"] == "error" and message["errorMessage"], message
     p.settle(mark, timeout=30)

@@ -58,8 +58,8 @@ def test_client_strings_reach_the_session_file_as_escapes_and_reload(spawn_pi: S
     lines = _session_lines(state["sessionFile"])
     assert any(b'"name":"name\\ud83d"' in line for line in lines)
     # The faux model answers "You said: ..." — model output carrying the surrogate too.
-    assert any(b'say \\udc00 back' in line and b'"role":"user"' in line for line in lines)
-    assert any(b'say \\udc00 back' in line and b'"role":"assistant"' in line for line in lines)
+    assert any(b"say \\udc00 back" in line and b'"role":"user"' in line for line in lines)
+    assert any(b"say \\udc00 back" in line and b'"role":"assistant"' in line for line in lines)
     again = _reload(spawn_pi, state["sessionFile"], tmp_path)
     assert again["state"]["sessionName"] == f"name{HALF}"
     texts = [b.get("text") for m in again["messages"] for b in (m.get("content") or []) if isinstance(b, dict)]
@@ -88,9 +88,10 @@ def test_model_output_and_tool_arguments_with_surrogates(
     llm, env = llm_env(
         [
             # Text deltas that split an emoji, a tool call whose arguments hold a lone half,
-            {"chunks": ["Half ", HALF, " and ", "\ude00", " end ", HALF, "\ude00"],
-             "tool_calls": [{"name": "write", "id": "w1",
-                             "arguments": {"path": "out.txt", "content": f"a{HALF}b"}}]},
+            {
+                "chunks": ["Half ", HALF, " and ", "\ude00", " end ", HALF, "\ude00"],
+                "tool_calls": [{"name": "write", "id": "w1", "arguments": {"path": "out.txt", "content": f"a{HALF}b"}}],
+            },
             # a bash command with one (node would run it with U+FFFD; so do we),
             {"tool_calls": [{"name": "bash", "id": "b1", "arguments": {"command": f"printf 'x{HALF}y'; cat out.txt"}}]},
             {"text": "done"},
@@ -109,8 +110,9 @@ def test_model_output_and_tool_arguments_with_surrogates(
 
     deltas = [r["assistantMessageEvent"].get("delta") for r in proc.records if r.get("type") == "message_update"]
     assert HALF in deltas and "\ude00" in deltas  # each half travels as its own escape
-    first_reply = next(r["message"] for r in proc.records if r.get("type") == "message_end"
-                       and r["message"]["role"] == "assistant")
+    first_reply = next(
+        r["message"] for r in proc.records if r.get("type") == "message_end" and r["message"]["role"] == "assistant"
+    )
     # Apart they stay lone; adjacent, the two halves are the emoji (as in JS).
     assert first_reply["content"][0]["text"] == f"Half {HALF} and \ude00 end \U0001f600"
     # node writes a lone surrogate to a file as U+FFFD
@@ -135,18 +137,36 @@ def test_undecodable_bytes_from_files_and_the_environment(spawn_pi: Spawn, tmp_p
     cwd.mkdir()
     (cwd / "bytes.txt").write_bytes(b"ok \xff\xfe end\n")
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"toolCalls": [{"name": "read", "arguments": {"path": "bytes.txt"}}]},
-        {"text": "read it"},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"toolCalls": [{"name": "read", "arguments": {"path": "bytes.txt"}}]},
+                {"text": "read it"},
+            ]
+        )
+    )
     sessions = tmp_path / "sessions"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-    env.update(HOME=str(tmp_path / "home"), PI_CODING_AGENT_DIR=str(tmp_path / "agent"), PI_OFFLINE="1",
-               PI_FAUX_SCRIPT=str(script))
-    argv = [os.fsencode(sys.executable), b"-m", b"pi_rpc", b"--mode", b"rpc",
-            b"--session-dir", os.fsencode(sessions), b"--name", b"name-\xff"]
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    env.update(
+        HOME=str(tmp_path / "home"),
+        PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
+        PI_OFFLINE="1",
+        PI_FAUX_SCRIPT=str(script),
+    )
+    argv = [
+        os.fsencode(sys.executable),
+        b"-m",
+        b"pi_rpc",
+        b"--mode",
+        b"rpc",
+        b"--session-dir",
+        os.fsencode(sessions),
+        b"--name",
+        b"name-\xff",
+    ]
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write(b'{"id":"p","type":"prompt","message":"read"}\n')
     proc.stdin.flush()

@@ -6,16 +6,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .rsrc_helpers import skill_md, write
-
 from pi_rpc.resources import discover_skills, expand_skill_command, format_skills_for_prompt
 from pi_rpc.resources.skills import collect_skill_entries, load_skill_file
 
+from .rsrc_helpers import skill_md, write
+
 
 def discover(layout: dict[str, Path], **kw):
-    return discover_skills(
-        cwd=str(layout["cwd"]), agent_dir=str(layout["agent"]), home=str(layout["home"]), **kw
-    )
+    return discover_skills(cwd=str(layout["cwd"]), agent_dir=str(layout["agent"]), home=str(layout["home"]), **kw)
 
 
 def build_tree(layout: dict[str, Path]) -> None:
@@ -139,13 +137,18 @@ def test_validation_diagnostics(layout: dict[str, Path]) -> None:
     for d in result.diagnostics:
         assert d["type"] == "warning"
         by_path.setdefault(os.path.relpath(d["path"], skills), []).append(d["message"])
-    assert set(by_path) == {"bad-yaml/SKILL.md", "nodesc/SKILL.md", "blankdesc/SKILL.md", "upper/SKILL.md", "hyphen/SKILL.md", "long/SKILL.md"}
+    assert set(by_path) == {
+        "bad-yaml/SKILL.md",
+        "nodesc/SKILL.md",
+        "blankdesc/SKILL.md",
+        "upper/SKILL.md",
+        "hyphen/SKILL.md",
+        "long/SKILL.md",
+    }
     assert len(by_path["bad-yaml/SKILL.md"]) == 1 and by_path["bad-yaml/SKILL.md"][0]
     assert by_path["nodesc/SKILL.md"] == ["description is required"]
     assert by_path["blankdesc/SKILL.md"] == ["description is required"]
-    assert by_path["upper/SKILL.md"] == [
-        "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
-    ]
+    assert by_path["upper/SKILL.md"] == ["name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"]
     assert by_path["hyphen/SKILL.md"] == [
         "name must not start or end with a hyphen",
         "name must not contain consecutive hyphens",
@@ -200,7 +203,13 @@ def test_explicit_paths(layout: dict[str, Path]) -> None:
     result = discover(
         layout,
         no_skills=True,
-        skill_paths=[str(lib), "~/mine/SKILL.md", "rel", str(layout["tmp"] / "notes.txt"), str(layout["tmp"] / "missing")],
+        skill_paths=[
+            str(lib),
+            "~/mine/SKILL.md",
+            "rel",
+            str(layout["tmp"] / "notes.txt"),
+            str(layout["tmp"] / "missing"),
+        ],
     )
     assert [s.name for s in result.skills] == ["inner", "top", "mine", "rel"]
     assert result.diagnostics == [
@@ -222,9 +231,11 @@ def test_explicit_path_under_user_dir_gets_user_scope(layout: dict[str, Path]) -
 
 
 def test_disable_model_invocation_and_prompt_listing(tmp_path: Path) -> None:
-    write(tmp_path / "s" / "vis" / "SKILL.md", skill_md("vis", "Visible <tag> & \"quotes\""))
+    write(tmp_path / "s" / "vis" / "SKILL.md", skill_md("vis", 'Visible <tag> & "quotes"'))
     write(tmp_path / "s" / "hid" / "SKILL.md", skill_md("hid", "Hidden", extra="disable-model-invocation: true"))
-    write(tmp_path / "s" / "yes" / "SKILL.md", skill_md("yes", "yes is not true", extra="disable-model-invocation: yes"))
+    write(
+        tmp_path / "s" / "yes" / "SKILL.md", skill_md("yes", "yes is not true", extra="disable-model-invocation: yes")
+    )
     vis, _ = load_skill_file(str(tmp_path / "s" / "vis" / "SKILL.md"))
     hid, _ = load_skill_file(str(tmp_path / "s" / "hid" / "SKILL.md"))
     yes, _ = load_skill_file(str(tmp_path / "s" / "yes" / "SKILL.md"))
@@ -261,10 +272,7 @@ def test_skill_expansion_exact_text(tmp_path: Path) -> None:
     assert skill is not None and diags == []
     base = str(path.parent)
     expected_block = (
-        f'<skill name="deploy" location="{path}">\n'
-        f"References are relative to {base}.\n\n"
-        "Step one.\nStep two.\n"
-        "</skill>"
+        f'<skill name="deploy" location="{path}">\nReferences are relative to {base}.\n\nStep one.\nStep two.\n</skill>'
     )
     assert expand_skill_command("/skill:deploy", [skill]) == expected_block
     assert expand_skill_command("/skill:deploy   to prod  ", [skill]) == expected_block + "\n\nto prod"

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources import (
     build_system_message,
@@ -23,16 +22,30 @@ from pi_rpc.resources import (
 from pi_rpc.resources.context_files import ContextFile
 from pi_rpc.resources.skills import load_skill_file
 
+from .rsrc_helpers import skill_md, write
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ENTRY = json.loads((FIXTURES / "b_text_system_entry.json").read_text(encoding="utf-8"))
 REQUEST = json.loads((FIXTURES / "b_text_request_system.json").read_text(encoding="utf-8"))
 UPSTREAM_MESSAGE = ENTRY["message"]
 
 TOOLS = [
-    {"name": "read", "summary": "Show the contents of a file", "guidelines": ["Look at files with read rather than cat or sed."]},
+    {
+        "name": "read",
+        "summary": "Show the contents of a file",
+        "guidelines": ["Look at files with read rather than cat or sed."],
+    },
     {"name": "bash", "summary": "Run a shell command"},
-    {"name": "edit", "summary": "Replace exact text in a file", "guidelines": ["Make targeted edits; group changes to one file in one call."]},
-    {"name": "write", "summary": "Create or overwrite a file", "guidelines": ["Use write only for new files or full rewrites."]},
+    {
+        "name": "edit",
+        "summary": "Replace exact text in a file",
+        "guidelines": ["Make targeted edits; group changes to one file in one call."],
+    },
+    {
+        "name": "write",
+        "summary": "Create or overwrite a file",
+        "guidelines": ["Use write only for new files or full rewrites."],
+    },
 ]
 DOCS = {"readme": "/opt/pi/README.md", "docs": "/opt/pi/protocol", "examples": "/opt/pi/examples"}
 
@@ -83,7 +96,10 @@ def test_system_md_and_append_system_md(layout: dict[str, Path]) -> None:
     write(layout["agent"] / "APPEND_SYSTEM.md", "global append")
     write(layout["cwd"] / ".pi" / "APPEND_SYSTEM.md", "project append")
     assert load_append_system_prompts(cwd=cwd, agent_dir=agent) == ["project append"]
-    assert load_append_system_prompts(cwd=cwd, agent_dir=agent, append_system_prompt=["one", str(custom)]) == ["one", "from a file"]
+    assert load_append_system_prompts(cwd=cwd, agent_dir=agent, append_system_prompt=["one", str(custom)]) == [
+        "one",
+        "from a file",
+    ]
 
 
 # --------------------------------------------------------------------------- sections
@@ -113,7 +129,11 @@ def test_default_sections_match_upstream_structure() -> None:
     rules = sections["rules"].split("\n")[1:-1]
     assert all(r.startswith("- ") for r in rules)
     assert rules[0].startswith("- Do file listing") and "bash" in rules[0]
-    assert rules[1:4] == ["- " + TOOLS[0]["guidelines"][0], "- " + TOOLS[2]["guidelines"][0], "- " + TOOLS[3]["guidelines"][0]]
+    assert rules[1:4] == [
+        "- " + TOOLS[0]["guidelines"][0],
+        "- " + TOOLS[2]["guidelines"][0],
+        "- " + TOOLS[3]["guidelines"][0],
+    ]
     assert len(rules) == 6
     assert len(upstream["rules"].split("\n")[1:-1]) == 8  # upstream: 1 bash rule, 5 tool rules, 2 standing
     for path in DOCS.values():
@@ -197,7 +217,9 @@ def test_rules_dedupe_and_extra_guidelines() -> None:
 
 
 def test_date_and_extra_sections() -> None:
-    sections = build_system_sections(cwd="/x", tools=TOOLS, date="2026-01-02", extra_sections={"mode": "plan", "empty": ""})
+    sections = build_system_sections(
+        cwd="/x", tools=TOOLS, date="2026-01-02", extra_sections={"mode": "plan", "empty": ""}
+    )
     assert list(sections)[-3:] == ["date", "cwd", "mode"]
     assert sections["mode"] == "<mode>\nplan\n</mode>"
     with pytest.raises(ValueError, match="Invalid system prompt section name: Bad"):

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources import (
     discover_skills,
@@ -17,6 +16,8 @@ from pi_rpc.resources import (
     parse_command_args,
     substitute_args,
 )
+
+from .rsrc_helpers import skill_md, write
 
 
 def discover(layout: dict[str, Path], **kw):
@@ -44,7 +45,11 @@ def test_parse_command_args(text: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     ("template", "args", "expected"),
     [
-        ("Say hi to $1 and $@ / ${@:2} / $ARGUMENTS", ["Bob", "Big Al", "c"], "Say hi to Bob and Bob Big Al c / Big Al c / Bob Big Al c"),
+        (
+            "Say hi to $1 and $@ / ${@:2} / $ARGUMENTS",
+            ["Bob", "Big Al", "c"],
+            "Say hi to Bob and Bob Big Al c / Big Al c / Bob Big Al c",
+        ),
         ("[$1][$2][$3][$0]", ["a", "b"], "[a][b][][]"),
         ("${@:2:1}|${@:0}|${@:1:2}|${@:5}", ["a", "b", "c"], "b|a b c|a b|"),
         ("${1:-fallback} ${2:-two words} ${3:-}", ["given"], "given two words "),
@@ -68,7 +73,10 @@ def test_argument_values_are_not_substituted_again() -> None:
 def test_discovery_descriptions_collisions_and_expansion(layout: dict[str, Path]) -> None:
     user = layout["agent"] / "prompts"
     project = layout["cwd"] / ".pi" / "prompts"
-    write(user / "greet.md", "---\ndescription: Greet someone\nargument-hint: <name>\n---\n\nSay hi to $1 and $@ / ${@:2} / $ARGUMENTS\n")
+    write(
+        user / "greet.md",
+        "---\ndescription: Greet someone\nargument-hint: <name>\n---\n\nSay hi to $1 and $@ / ${@:2} / $ARGUMENTS\n",
+    )
     write(user / "long.md", "\n\n   " + "x" * 70 + "\nsecond line\n")
     write(user / "short.md", "Just a line\n")
     write(user / "dup.md", "---\ndescription: user dup\n---\nuser\n")
@@ -115,9 +123,15 @@ def test_discovery_descriptions_collisions_and_expansion(layout: dict[str, Path]
     assert by_name["dup"].source_info["baseDir"] == str(layout["cwd"] / ".pi")
 
     templates = result.templates
-    assert expand_prompt_template('/greet Bob "Big Al" c', templates) == "Say hi to Bob and Bob Big Al c / Big Al c / Bob Big Al c"
+    assert (
+        expand_prompt_template('/greet Bob "Big Al" c', templates)
+        == "Say hi to Bob and Bob Big Al c / Big Al c / Bob Big Al c"
+    )
     assert expand_prompt_template("/greet", templates) == "Say hi to  and  /  / "
-    assert expand_prompt_template("/greet\n'multi line' arg", templates) == "Say hi to multi line and multi line arg / arg / multi line arg"
+    assert (
+        expand_prompt_template("/greet\n'multi line' arg", templates)
+        == "Say hi to multi line and multi line arg / arg / multi line arg"
+    )
     assert expand_prompt_template("/gree Bob", templates) is None
     assert expand_prompt_template("greet Bob", templates) is None
     assert expand_prompt_template("/", templates) is None
@@ -157,13 +171,23 @@ def test_untrusted_project_skips_project_templates(layout: dict[str, Path]) -> N
 def test_get_commands_shape(layout: dict[str, Path]) -> None:
     write(layout["agent"] / "prompts" / "review.md", "---\ndescription: Review changes\n---\nReview $@\n")
     write(layout["agent"] / "prompts" / "empty.md", "")
-    write(layout["agent"] / "skills" / "lint" / "SKILL.md", skill_md("lint", "Run linters", extra="disable-model-invocation: true"))
+    write(
+        layout["agent"] / "skills" / "lint" / "SKILL.md",
+        skill_md("lint", "Run linters", extra="disable-model-invocation: true"),
+    )
     extra = write(layout["tmp"] / "x" / "SKILL.md", skill_md("x", "Explicit skill"))
     templates = discover(layout).templates
     skills = discover_skills(
         cwd=str(layout["cwd"]), agent_dir=str(layout["agent"]), home=str(layout["home"]), skill_paths=[str(extra)]
     ).skills
-    ext = [{"name": "mcp", "description": "Manage MCP servers", "source": "extension", "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"}}]
+    ext = [
+        {
+            "name": "mcp",
+            "description": "Manage MCP servers",
+            "source": "extension",
+            "sourceInfo": {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
+        }
+    ]
     commands = list_slash_commands(templates, skills, ext)
     agent = str(layout["agent"])
     assert commands == [
@@ -172,25 +196,49 @@ def test_get_commands_shape(layout: dict[str, Path]) -> None:
             "name": "empty",
             "description": "",
             "source": "prompt",
-            "sourceInfo": {"path": f"{agent}/prompts/empty.md", "source": "auto", "scope": "user", "origin": "top-level", "baseDir": agent},
+            "sourceInfo": {
+                "path": f"{agent}/prompts/empty.md",
+                "source": "auto",
+                "scope": "user",
+                "origin": "top-level",
+                "baseDir": agent,
+            },
         },
         {
             "name": "review",
             "description": "Review changes",
             "source": "prompt",
-            "sourceInfo": {"path": f"{agent}/prompts/review.md", "source": "auto", "scope": "user", "origin": "top-level", "baseDir": agent},
+            "sourceInfo": {
+                "path": f"{agent}/prompts/review.md",
+                "source": "auto",
+                "scope": "user",
+                "origin": "top-level",
+                "baseDir": agent,
+            },
         },
         {
             "name": "skill:lint",
             "description": "Run linters",
             "source": "skill",
-            "sourceInfo": {"path": f"{agent}/skills/lint/SKILL.md", "source": "auto", "scope": "user", "origin": "top-level", "baseDir": agent},
+            "sourceInfo": {
+                "path": f"{agent}/skills/lint/SKILL.md",
+                "source": "auto",
+                "scope": "user",
+                "origin": "top-level",
+                "baseDir": agent,
+            },
         },
         {
             "name": "skill:x",
             "description": "Explicit skill",
             "source": "skill",
-            "sourceInfo": {"path": str(extra), "source": "local", "scope": "temporary", "origin": "top-level", "baseDir": os.path.dirname(extra)},
+            "sourceInfo": {
+                "path": str(extra),
+                "source": "local",
+                "scope": "temporary",
+                "origin": "top-level",
+                "baseDir": os.path.dirname(extra),
+            },
         },
     ]
     assert [list(c) for c in commands[1:]] == [["name", "description", "source", "sourceInfo"]] * 4
@@ -201,7 +249,9 @@ def test_expand_input_order(tmp_path: Path) -> None:
     from pi_rpc.resources.skills import load_skill_file
     from pi_rpc.resources.templates import load_template_file
 
-    skill, _ = load_skill_file(str(write(tmp_path / "s" / "fix" / "SKILL.md", skill_md("fix", "Fix things", body="Fix it."))))
+    skill, _ = load_skill_file(
+        str(write(tmp_path / "s" / "fix" / "SKILL.md", skill_md("fix", "Fix things", body="Fix it.")))
+    )
     tpl = load_template_file(str(write(tmp_path / "p" / "fix.md", "Template for $1")), {})
     odd = load_template_file(str(write(tmp_path / "p" / "skill:nope.md", "odd template $1")), {})
     assert skill and tpl and odd

@@ -7,10 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from .rsrc_helpers import skill_md, write
 
 from pi_rpc.resources._text import FrontmatterError, js_trim, parse_frontmatter, utf16_len, utf16_prefix
 from pi_rpc.resources.skills import collect_skill_entries, load_skills_from_dir
+
+from .rsrc_helpers import skill_md, write
 
 
 def test_frontmatter_split_rules() -> None:
@@ -49,6 +50,9 @@ def test_symlink_loops_terminate(tmp_path: Path) -> None:
     write(root / "a" / "b" / "x.md", skill_md("x", "loose below root"))
     write(root / "real" / "SKILL.md", skill_md("real", "A skill"))
     os.symlink(root, root / "a" / "b" / "loop")
-    assert collect_skill_entries(str(root), "agents") == [str(root / "a" / "b" / "x.md"), str(root / "real" / "SKILL.md")]
+    assert collect_skill_entries(str(root), "agents") == [
+        str(root / "a" / "b" / "x.md"),
+        str(root / "real" / "SKILL.md"),
+    ]
     result = load_skills_from_dir(str(root))
     assert [s.name for s in result.skills] == ["real"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.pi_process import is_event, kinds
+from tests.support.pi_process import kinds
 
 SUMMARY = {"text": "SUMMARY OF WORK", "match": "<conversation>"}
 PREFIX = {"text": "PREFIX NOTE", "match": "first part of a single long turn"}
@@ -11,8 +11,13 @@ SETTINGS = {"compaction": {"reserveTokens": 1000, "keepRecentTokens": 1}}
 
 
 def test_g_threshold_compaction_after_run(pi):
-    script = [PREFIX, SUMMARY, {"text": "first answer " * 10},
-              {"text": "big answer", "usage": {"input": 3500, "output": 10}}, {"text": "later"}]
+    script = [
+        PREFIX,
+        SUMMARY,
+        {"text": "first answer " * 10},
+        {"text": "big answer", "usage": {"input": 3500, "output": 10}},
+        {"text": "later"},
+    ]
     p = pi(script=script, models=SMALL_WINDOW, settings=SETTINGS)
     assert p.ok("get_state")["model"]["contextWindow"] == 4000
     p.cmd("prompt", message="one")
@@ -44,8 +49,13 @@ def test_g_threshold_compaction_after_run(pi):
 
 
 def test_g_threshold_compaction_before_prompt_response(pi):
-    script = [PREFIX, SUMMARY, {"text": "first answer " * 10},
-              {"text": "big answer", "usage": {"input": 3500, "output": 10}}, {"text": "after"}]
+    script = [
+        PREFIX,
+        SUMMARY,
+        {"text": "first answer " * 10},
+        {"text": "big answer", "usage": {"input": 3500, "output": 10}},
+        {"text": "after"},
+    ]
     p = pi(script=script, models=SMALL_WINDOW, settings=SETTINGS)
     p.ok("set_auto_compaction", enabled=False)
     for text in ("one", "two"):
@@ -63,8 +73,10 @@ def test_g_threshold_compaction_before_prompt_response(pi):
 
 
 def test_h_manual_compact(pi):
-    p = pi(script=[PREFIX, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
-           settings={"compaction": {"keepRecentTokens": 10}})
+    p = pi(
+        script=[PREFIX, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+        settings={"compaction": {"keepRecentTokens": 10}},
+    )
     for text in ("one", "two"):
         mark = p.mark()
         p.cmd("prompt", message=text)
@@ -104,14 +116,20 @@ def test_h_compact_nothing_to_compact(pi):
     resp = p.response(c)
     assert resp["success"] is False and resp["error"] == "Nothing to compact (session too small)"
     assert kinds(p.records) == ["compaction_start", "compaction_end", f"response:{c}"]
-    assert p.records[1] == {"type": "compaction_end", "reason": "manual", "aborted": False, "willRetry": False,
-                            "errorMessage": "Compaction failed: Nothing to compact (session too small)"}
+    assert p.records[1] == {
+        "type": "compaction_end",
+        "reason": "manual",
+        "aborted": False,
+        "willRetry": False,
+        "errorMessage": "Compaction failed: Nothing to compact (session too small)",
+    }
 
 
 def test_h_compact_while_streaming_aborts_the_run_first(pi):
-    p = pi(script=[PREFIX, SUMMARY, {"text": "answer one " * 10},
-                   {"text": "slow " * 50, "delayMs": 40, "chunkChars": 5}],
-           settings={"compaction": {"keepRecentTokens": 10}})
+    p = pi(
+        script=[PREFIX, SUMMARY, {"text": "answer one " * 10}, {"text": "slow " * 50, "delayMs": 40, "chunkChars": 5}],
+        settings={"compaction": {"keepRecentTokens": 10}},
+    )
     p.cmd("prompt", message="one")
     p.settle()
     mark = p.mark()
@@ -122,16 +140,24 @@ def test_h_compact_while_streaming_aborts_the_run_first(pi):
     assert resp["success"] is True
     seq = kinds(p.since(mark))
     i = seq.index("agent_settled")
-    assert seq[i - 2:] == ["turn_end", "agent_end", "agent_settled", "compaction_start", "compaction_end",
-                           f"response:{c}"]
+    assert seq[i - 2 :] == [
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+        "compaction_start",
+        "compaction_end",
+        f"response:{c}",
+    ]
     assert p.wait_for("agent_settled", start=mark)["aborted"] is True
     assert p.ok("get_state")["isStreaming"] is False
 
 
 def test_manual_compaction_in_progress_rejects_prompt_and_abort_cancels(pi):
     slow_summary = {"text": "SLOW SUMMARY " * 20, "match": "<conversation>", "delayMs": 40, "chunkChars": 5}
-    p = pi(script=[PREFIX, slow_summary, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
-           settings={"compaction": {"keepRecentTokens": 1}})
+    p = pi(
+        script=[PREFIX, slow_summary, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+        settings={"compaction": {"keepRecentTokens": 1}},
+    )
     for text in ("one", "two"):
         mark = p.mark()
         p.cmd("prompt", message=text)
@@ -142,8 +168,9 @@ def test_manual_compaction_in_progress_rejects_prompt_and_abort_cancels(pi):
     assert p.ok("get_state")["isCompacting"] is True
     busy = p.cmd("prompt", message="while compacting")
     assert busy["success"] is False
-    assert busy["error"] == ("Cannot submit a prompt while compaction is in progress. "
-                             "Wait for compaction to finish and retry.")
+    assert busy["error"] == (
+        "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
+    )
     ab = p.request("abort")
     p.response(ab)
     resp = p.response(c)
@@ -158,8 +185,13 @@ def test_manual_compaction_in_progress_rejects_prompt_and_abort_cancels(pi):
 
 def test_g_message_queued_during_threshold_compaction_runs_in_same_settled_run(pi):
     slow_summary = {"text": "SUMMARY OF WORK " * 10, "match": "<conversation>", "delayMs": 30, "chunkChars": 8}
-    script = [PREFIX, slow_summary, {"text": "first answer " * 10},
-              {"text": "big answer", "usage": {"input": 3500, "output": 10}}, {"text": "steer answer"}]
+    script = [
+        PREFIX,
+        slow_summary,
+        {"text": "first answer " * 10},
+        {"text": "big answer", "usage": {"input": 3500, "output": 10}},
+        {"text": "steer answer"},
+    ]
     p = pi(script=script, models=SMALL_WINDOW, settings=SETTINGS)
     p.cmd("prompt", message="one")
     p.settle()
@@ -169,22 +201,38 @@ def test_g_message_queued_during_threshold_compaction_runs_in_same_settled_run(p
     s = p.request("steer", message="during compaction")
     p.settle(mark, timeout=20)
     seq = kinds(p.since(mark))
-    i = seq.index("compaction_start")
+    assert "compaction_start" in seq
     assert seq.count("agent_settled") == 1 and seq.count("agent_start") == 2
     assert seq.index(f"response:{s}") < seq.index("compaction_end")
-    tail = seq[seq.index("compaction_end"):]
-    assert tail == ["compaction_end", "agent_start", "turn_start", "queue_update", "message_start:user",
-                    "message_end:user", "message_start:assistant", "message_end:assistant", "turn_end",
-                    "agent_end", "agent_settled"]
+    tail = seq[seq.index("compaction_end") :]
+    assert tail == [
+        "compaction_end",
+        "agent_start",
+        "turn_start",
+        "queue_update",
+        "message_start:user",
+        "message_end:user",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+    ]
     assert p.ok("get_last_assistant_text") == {"text": "steer answer"}
     assert p.ok("get_state")["pendingMessageCount"] == 0
 
 
 def test_g_threshold_compaction_between_turns_inside_a_run(pi):
-    script = [PREFIX, SUMMARY, {"text": "first answer " * 10},
-              {"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo tool"}}],
-               "usage": {"input": 3500, "output": 10}},
-              {"text": "final after compaction"}]
+    script = [
+        PREFIX,
+        SUMMARY,
+        {"text": "first answer " * 10},
+        {
+            "toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo tool"}}],
+            "usage": {"input": 3500, "output": 10},
+        },
+        {"text": "final after compaction"},
+    ]
     p = pi(script=script, models=SMALL_WINDOW, settings=SETTINGS)
     p.cmd("prompt", message="one")
     p.settle()
@@ -193,9 +241,17 @@ def test_g_threshold_compaction_between_turns_inside_a_run(pi):
     p.settle(mark, timeout=20)
     seq = kinds(p.since(mark))
     i = seq.index("compaction_start")
-    assert seq[i - 3:i] == ["message_start:toolResult", "message_end:toolResult", "turn_end"]
-    assert seq[i:] == ["compaction_start", "compaction_end", "turn_start", "message_start:assistant",
-                       "message_end:assistant", "turn_end", "agent_end", "agent_settled"]
+    assert seq[i - 3 : i] == ["message_start:toolResult", "message_end:toolResult", "turn_end"]
+    assert seq[i:] == [
+        "compaction_start",
+        "compaction_end",
+        "turn_start",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+    ]
     assert seq.count("agent_start") == 1
     assert p.wait_for("compaction_end", start=mark)["reason"] == "threshold"
     assert p.ok("get_last_assistant_text") == {"text": "final after compaction"}
@@ -209,8 +265,10 @@ def test_g_threshold_compaction_between_turns_inside_a_run(pi):
 def test_h_summary_request_retried_with_summarization_retry_events(pi):
     # The first summary request fails with a retryable 503, the retry succeeds.
     failing = {"error": {"status": 503, "body": "overloaded"}, "match": "<conversation>"}
-    p = pi(script=[PREFIX, failing, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
-           settings={"compaction": {"keepRecentTokens": 10}, "retry": {"baseDelayMs": 20}})
+    p = pi(
+        script=[PREFIX, failing, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+        settings={"compaction": {"keepRecentTokens": 10}, "retry": {"baseDelayMs": 20}},
+    )
     for text in ("one", "two"):
         mark = p.mark()
         p.cmd("prompt", message=text)
@@ -229,18 +287,28 @@ def test_h_summary_request_retried_with_summarization_retry_events(pi):
         f"response:{c}",
     ]
     scheduled = p.records[mark + 1]
-    assert scheduled == {"type": "summarization_retry_scheduled", "attempt": 1, "maxAttempts": 3,
-                         "delayMs": 20, "errorMessage": "503 overloaded"}
-    assert p.records[mark + 2] == {"type": "summarization_retry_attempt_start", "source": "compaction",
-                                   "reason": "manual"}
+    assert scheduled == {
+        "type": "summarization_retry_scheduled",
+        "attempt": 1,
+        "maxAttempts": 3,
+        "delayMs": 20,
+        "errorMessage": "503 overloaded",
+    }
+    assert p.records[mark + 2] == {
+        "type": "summarization_retry_attempt_start",
+        "source": "compaction",
+        "reason": "manual",
+    }
     assert p.records[mark + 3] == {"type": "summarization_retry_finished"}
 
 
 def test_h_summary_failure_writes_nothing(pi):
     # A summary that calls a tool is not a summary: compaction fails and nothing is written.
     tool_reply = {"toolCalls": [{"name": "bash", "arguments": {"command": "ls"}}], "match": "<conversation>"}
-    p = pi(script=[PREFIX, tool_reply, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
-           settings={"compaction": {"keepRecentTokens": 10}})
+    p = pi(
+        script=[PREFIX, tool_reply, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
+        settings={"compaction": {"keepRecentTokens": 10}},
+    )
     for text in ("one", "two"):
         mark = p.mark()
         p.cmd("prompt", message=text)

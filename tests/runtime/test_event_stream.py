@@ -11,6 +11,7 @@ import pi_rpc
 from pi_rpc.modes.wire.protocol import names
 from tests.support.pi_process import is_response
 
+
 def _stamped(p, start: int = 0) -> list[dict]:
     return [r for r in p.records[start:] if "seq" in r]
 
@@ -28,8 +29,16 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     assert set(commands) == set(names.COMMAND_TYPES) | set(names.BEYOND_UPSTREAM_COMMAND_TYPES) | {
         "extension_ui_response"
     }
-    assert {"get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
-            "delete_session", "navigate_tree", "set_label"} <= set(commands)
+    assert {
+        "get_protocol_info",
+        "set_event_options",
+        "get_events",
+        "list_sessions",
+        "rename_session",
+        "delete_session",
+        "navigate_tree",
+        "set_label",
+    } <= set(commands)
     assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request"]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000}
     assert info["features"] == {"seq": False, "runId": False}
@@ -64,7 +73,7 @@ def test_seq_starts_at_the_response_that_turns_it_on_and_stops_at_the_one_that_t
     assert same["data"] == {"seq": True, "runId": False}
     off = p.cmd("set_event_options", seq=False)
     assert off["data"] == {"seq": False, "runId": False} and "seq" not in off
-    numbered = [r["seq"] for r in p.records[start:p.index_of(off)]]
+    numbered = [r["seq"] for r in p.records[start : p.index_of(off)]]
     assert numbered == list(range(1, len(numbered) + 1))
     assert "seq" not in p.cmd("get_state")
     # On again: numbering and the ring start over.
@@ -83,8 +92,13 @@ def test_seq_is_gap_free_over_20000_records_with_concurrent_queries(pi):
     done = threading.Event()
 
     def queries() -> None:
-        kinds = [("get_state", {}), ("get_session_stats", {}), ("get_events", {"sinceSeq": 0}),
-                 ("get_last_assistant_text", {}), ("get_protocol_info", {})]
+        kinds = [
+            ("get_state", {}),
+            ("get_session_stats", {}),
+            ("get_events", {"sinceSeq": 0}),
+            ("get_last_assistant_text", {}),
+            ("get_protocol_info", {}),
+        ]
         i = 0
         while not done.is_set() and i < 400:
             ctype, fields = kinds[i % len(kinds)]
@@ -107,13 +121,14 @@ def test_seq_is_gap_free_over_20000_records_with_concurrent_queries(pi):
     seqs = [r.get("seq") for r in records]
     assert None not in seqs
     assert seqs == list(range(1, len(seqs) + 1))  # stdout order, no gap, no reordering
-    deltas = [r for r in records if r["type"] == "message_update"
-              and r["assistantMessageEvent"]["type"] == "text_delta"]
+    deltas = [
+        r for r in records if r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta"
+    ]
     assert len(deltas) == 20_000 and len(records) > 20_000
     # runId: on every event of the run, never on a response.
     run_start = next(i for i, r in enumerate(records) if r["type"] == "agent_start")
     run_end = next(i for i, r in enumerate(records) if r["type"] == "agent_settled")
-    for r in records[run_start:run_end + 1]:
+    for r in records[run_start : run_end + 1]:
         assert r.get("runId") == ("run" if r["type"] != "response" else None), r
     answered = [r for r in records if r["type"] == "response" and str(r.get("id", "")).startswith("q")]
     assert len(answered) == len(sent) and all(r["success"] for r in answered)
@@ -122,11 +137,16 @@ def test_seq_is_gap_free_over_20000_records_with_concurrent_queries(pi):
 
 def test_get_events_replays_the_exact_bytes_missed_in_a_gap(pi):
     tricky = "tab\there \u2028sep\u2029 é 1.0, 😀"
-    p = pi(script=[
-        {"text": "first run"},
-        {"text": "Looking.", "toolCalls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi; echo 2.50"}}]},
-        {"text": tricky},
-    ])
+    p = pi(
+        script=[
+            {"text": "first run"},
+            {
+                "text": "Looking.",
+                "toolCalls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi; echo 2.50"}}],
+            },
+            {"text": tricky},
+        ]
+    )
     p.ok("set_event_options", seq=True, runId=True)
     p.cmd("prompt", message="first")
     p.settle()
@@ -175,7 +195,7 @@ def test_event_ring_is_bounded_and_says_when_it_dropped_events(pi):
 def test_event_options_and_get_events_errors(pi):
     p = pi()
     off = p.cmd("get_events", sinceSeq=0)
-    assert off["success"] is False and 'set_event_options' in off["error"] and '"seq":true' in off["error"]
+    assert off["success"] is False and "set_event_options" in off["error"] and '"seq":true' in off["error"]
     p.ok("set_event_options", seq=True)
     cases = [
         ({}, 'Invalid command "get_events": field "sinceSeq": expected integer, got undefined'),
@@ -205,19 +225,29 @@ PREFIX = {"text": "PREFIX NOTE", "match": "first part of a single long turn"}
 
 
 def test_run_id_covers_a_retry_a_compaction_and_a_follow_up(pi):
-    script = [PREFIX, SUMMARY, {"text": "first answer " * 10},
-              {"error": {"status": 503, "body": "overloaded"}},
-              {"text": "slow big answer " * 10, "delayMs": 30, "chunkChars": 8, "usage": {"input": 3500, "output": 10}},
-              {"text": "follow-up answer"}]
-    p = pi(script=script, models={"providers": {"faux": {"modelOverrides": {"faux-1": {"contextWindow": 4000}}}}},
-           settings={"compaction": {"reserveTokens": 1000, "keepRecentTokens": 1}, "retry": {"baseDelayMs": 20}})
+    script = [
+        PREFIX,
+        SUMMARY,
+        {"text": "first answer " * 10},
+        {"error": {"status": 503, "body": "overloaded"}},
+        {"text": "slow big answer " * 10, "delayMs": 30, "chunkChars": 8, "usage": {"input": 3500, "output": 10}},
+        {"text": "follow-up answer"},
+    ]
+    p = pi(
+        script=script,
+        models={"providers": {"faux": {"modelOverrides": {"faux-1": {"contextWindow": 4000}}}}},
+        settings={"compaction": {"reserveTokens": 1000, "keepRecentTokens": 1}, "retry": {"baseDelayMs": 20}},
+    )
     p.ok("set_event_options", seq=True, runId=True)
     p.cmd("prompt", message="one")
     p.settle()
     mark = p.mark()
     p.send({"id": "run-2", "type": "prompt", "message": "two"})
-    p.wait_for(lambda r: r.get("type") == "message_update"
-               and r["assistantMessageEvent"]["type"] == "text_delta", timeout=20, start=mark)
+    p.wait_for(
+        lambda r: r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta",
+        timeout=20,
+        start=mark,
+    )
     p.send({"id": "fu", "type": "follow_up", "message": "and then?"})
     p.send({"id": "nm", "type": "set_session_name", "name": "during the run"})
     p.send({"id": "st", "type": "get_state"})
@@ -233,11 +263,18 @@ def test_run_id_covers_a_retry_a_compaction_and_a_follow_up(pi):
     renamed = next(r for r in records if r["type"] == "session_info_changed")
     assert "runId" not in follow_up_queued and "runId" not in renamed
     caused_by_commands |= {id(follow_up_queued), id(renamed)}
-    run = [r for r in records[start:settled + 1] if id(r) not in caused_by_commands]
+    run = [r for r in records[start : settled + 1] if id(r) not in caused_by_commands]
     assert all(r.get("runId") == "run-2" for r in run), [r for r in run if r.get("runId") != "run-2"]
     kinds = [r["type"] for r in run]
-    for expected in ("auto_retry_start", "entry_appended", "auto_retry_end", "compaction_start",
-                     "compaction_end", "queue_update", "agent_settled"):
+    for expected in (
+        "auto_retry_start",
+        "entry_appended",
+        "auto_retry_end",
+        "compaction_start",
+        "compaction_end",
+        "queue_update",
+        "agent_settled",
+    ):
         assert expected in kinds, expected
     assert kinds.count("agent_start") == 2  # the retry's second low-level run
     delivered = next(r for r in run if r["type"] == "queue_update")

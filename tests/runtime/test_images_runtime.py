@@ -16,8 +16,9 @@ from PIL import Image
 
 from .test_openai_http import _models_json, _Server
 
-NOTE_4000 = ("[Image: original 4000x3000, displayed at 2000x1500. "
-             "Multiply coordinates by 2.00 to map to original image.]")
+NOTE_4000 = (
+    "[Image: original 4000x3000, displayed at 2000x1500. Multiply coordinates by 2.00 to map to original image.]"
+)
 
 
 def _png(width: int, height: int) -> bytes:
@@ -66,19 +67,23 @@ def test_undecodable_prompt_image_is_dropped_with_upstreams_note(pi):
     p = pi(script=[{"text": "ok"}])
     p.cmd("prompt", message="look", images=[{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
     p.settle()
-    assert _session_users(p)[0]["content"] == [{
-        "type": "text",
-        "text": "look\n\n[Image omitted: could not be resized below the inline image size limit.]",
-    }]
+    assert _session_users(p)[0]["content"] == [
+        {
+            "type": "text",
+            "text": "look\n\n[Image omitted: could not be resized below the inline image size limit.]",
+        }
+    ]
 
 
 def test_steered_images_are_normalized_on_delivery(pi):
     # The reply streams for ~2 s so the steer (a big image to encode and send) lands during the
     # run even on a loaded machine.
-    p = pi(script=[
-        {"text": "slow reply that takes a while " * 4, "delayMs": 50, "chunkChars": 3},
-        {"text": "answer to steer"},
-    ])
+    p = pi(
+        script=[
+            {"text": "slow reply that takes a while " * 4, "delayMs": 50, "chunkChars": 3},
+            {"text": "answer to steer"},
+        ]
+    )
     p.cmd("prompt", message="start")
     p.wait_for(lambda r: r["type"] == "message_update")
     p.ok("steer", message="steer me", images=[_image_block(_png(4000, 3000))])
@@ -93,10 +98,12 @@ def test_steered_images_are_normalized_on_delivery(pi):
 
 
 def _run_image_conversation(pi: Any, block_images: bool) -> tuple[Any, list[dict[str, Any]]]:
-    server = _Server([
-        {"text": "Reading.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "pic.png"}}]},
-        {"text": "Done."},
-    ])
+    server = _Server(
+        [
+            {"text": "Reading.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "pic.png"}}]},
+            {"text": "Done."},
+        ]
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         models = _models_json(server.server_address[1])
@@ -122,8 +129,9 @@ def test_block_images_replaces_images_in_requests_only(pi):
     disabled = {"type": "text", "text": "Image reading is disabled."}
     assert bodies[0]["messages"][1] == {"role": "user", "content": [{"type": "text", "text": "look"}, disabled]}
     tool = [m for m in bodies[1]["messages"] if m["role"] == "tool"]
-    assert tool == [{"role": "tool", "content": "Read image file [image/png]\nImage reading is disabled.",
-                     "tool_call_id": "call_1"}]
+    assert tool == [
+        {"role": "tool", "content": "Read image file [image/png]\nImage reading is disabled.", "tool_call_id": "call_1"}
+    ]
     # What the session keeps is untouched: both prompt images and the read result's image.
     messages = p.ok("get_messages")["messages"]
     user = next(m for m in messages if m["role"] == "user")
@@ -137,5 +145,8 @@ def test_without_block_images_the_same_requests_carry_the_images(pi):
     _, bodies = _run_image_conversation(pi, block_images=False)
     first_user = bodies[0]["messages"][1]["content"]
     assert [part["type"] for part in first_user] == ["text", "image_url", "image_url"]
-    assert any(m["role"] == "user" and m["content"][0] == {"type": "text", "text": "Attached image(s) from tool result:"}
-               for m in bodies[1]["messages"] if isinstance(m["content"], list))
+    assert any(
+        m["role"] == "user" and m["content"][0] == {"type": "text", "text": "Attached image(s) from tool result:"}
+        for m in bodies[1]["messages"]
+        if isinstance(m["content"], list)
+    )

@@ -67,7 +67,7 @@ def _image_urls(message: dict[str, Any]) -> list[str]:
 def _decoded_size(url: str) -> tuple[int, int]:
     prefix = "data:image/png;base64,"
     assert url.startswith(prefix), url[:40]
-    return Image.open(io.BytesIO(base64.b64decode(url[len(prefix):]))).size
+    return Image.open(io.BytesIO(base64.b64decode(url[len(prefix) :]))).size
 
 
 def _image_model(port: int) -> dict[str, Any]:
@@ -83,7 +83,9 @@ def test_prompt_image_without_type_reaches_the_model(pi):
     server = _start(_Server([{"text": "A red picture."}]))
     try:
         p = pi(models=_image_model(server.server_address[1]), settings=SETTINGS)
-        response = p.cmd("prompt", message="what is this?", images=[{"data": _png_b64(24, 16), "mimeType": "image/png"}])
+        response = p.cmd(
+            "prompt", message="what is this?", images=[{"data": _png_b64(24, 16), "mimeType": "image/png"}]
+        )
         assert response["success"] is True, response
         p.settle(timeout=20)
         assert len(server.requests) == 1
@@ -106,9 +108,11 @@ def test_steer_and_follow_up_images_without_type_reach_the_model(pi):
         p.cmd("prompt", message="start")
         assert server.first_arrived.wait(20)  # type: ignore[attr-defined]
         assert p.ok("steer", message="steered", images=[{"data": _png_b64(30, 10), "mimeType": "image/png"}]) == {
-            "disposition": "queued"}
+            "disposition": "queued"
+        }
         assert p.ok("follow_up", message="followed", images=[{"mimeType": "image/png", "data": _png_b64(12, 34)}]) == {
-            "disposition": "queued"}
+            "disposition": "queued"
+        }
         server.gate.set()  # type: ignore[attr-defined]
         p.settle(timeout=30)
         assert len(server.requests) == 3
@@ -117,7 +121,11 @@ def test_steer_and_follow_up_images_without_type_reach_the_model(pi):
         assert [_decoded_size(u) for u in by_text["steered"]] == [(30, 10)]
         assert [_decoded_size(u) for u in by_text["followed"]] == [(12, 34)]
         delivered = [r["message"] for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "user"]
-        assert [[b["type"] for b in m["content"]] for m in delivered] == [["text"], ["text", "image"], ["text", "image"]]
+        assert [[b["type"] for b in m["content"]] for m in delivered] == [
+            ["text"],
+            ["text", "image"],
+            ["text", "image"],
+        ]
     finally:
         _stop(server)
 
@@ -132,7 +140,12 @@ def test_what_upstream_cannot_take_is_still_refused(pi):
     }
     got = {ctype: p.cmd(ctype, message="x", images=images) for ctype, images in cases.items()}
     assert got["prompt"]["error"] == 'Invalid command "prompt": field "images[0].data": expected string, got undefined'
-    assert got["steer"]["error"] == 'Invalid command "steer": field "images[0].mimeType": expected string, got undefined'
-    assert got["follow_up"]["error"] == 'Invalid command "follow_up": field "images[0].type": expected one of "image", got string'
+    assert (
+        got["steer"]["error"] == 'Invalid command "steer": field "images[0].mimeType": expected string, got undefined'
+    )
+    assert (
+        got["follow_up"]["error"]
+        == 'Invalid command "follow_up": field "images[0].type": expected one of "image", got string'
+    )
     assert p.ok("get_messages")["messages"] == []
     assert json.dumps(got).count('"success": false') == 3

@@ -12,16 +12,32 @@ from typing import Any
 from pi_rpc.ai.models.registry import ENV_API_KEYS
 
 UPSTREAM_PLACEHOLDER_MODEL = {
-    "id": "unknown", "name": "unknown", "api": "unknown", "provider": "unknown", "baseUrl": "",
-    "reasoning": False, "input": [], "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-    "contextWindow": 0, "maxTokens": 0,
+    "id": "unknown",
+    "name": "unknown",
+    "api": "unknown",
+    "provider": "unknown",
+    "baseUrl": "",
+    "reasoning": False,
+    "input": [],
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+    "contextWindow": 0,
+    "maxTokens": 0,
 }
 # No provider key may leak in from the machine running the tests.
 NO_KEYS = {name: "" for names in ENV_API_KEYS.values() for name in names}
-LOCAL = {"providers": {"local": {
-    "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "local-key",
-    "models": [{"id": "coder-a", "contextWindow": 32000, "maxTokens": 4000},
-               {"id": "coder-b", "contextWindow": 32000, "maxTokens": 4000}]}}}
+LOCAL = {
+    "providers": {
+        "local": {
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "api": "openai-completions",
+            "apiKey": "local-key",
+            "models": [
+                {"id": "coder-a", "contextWindow": 32000, "maxTokens": 4000},
+                {"id": "coder-b", "contextWindow": 32000, "maxTokens": 4000},
+            ],
+        }
+    }
+}
 
 
 def _ids(models: list[dict[str, Any]]) -> list[str]:
@@ -37,8 +53,13 @@ def test_nothing_configured_behaves_as_upstream(pi):
     assert r["success"] is False and r["error"].startswith("No API key found for the selected model.\n\n")
     assert p.ok("cycle_model") is None
     r = p.cmd("set_model", provider="faux", modelId="faux-1")
-    assert r == {"id": r["id"], "type": "response", "command": "set_model", "success": False,
-                 "error": "Model not found: faux/faux-1"}
+    assert r == {
+        "id": r["id"],
+        "type": "response",
+        "command": "set_model",
+        "success": False,
+        "error": "Model not found: faux/faux-1",
+    }
     assert p.ok("get_available_thinking_levels") == {"levels": ["off"]}
     assert p.ok("cycle_thinking_level") is None
     r = p.cmd("compact")
@@ -64,7 +85,11 @@ def test_faux_opted_in_next_to_a_real_provider(pi):
     p = pi(models=LOCAL, env=NO_KEYS)
     assert p.ok("get_state")["model"]["id"] == "coder-a"
     assert _ids(p.ok("get_available_models")["models"]) == [
-        "faux/faux-1", "faux/faux-reasoner", "local/coder-a", "local/coder-b"]
+        "faux/faux-1",
+        "faux/faux-reasoner",
+        "local/coder-a",
+        "local/coder-b",
+    ]
 
 
 def test_models_json_entry_opts_in(pi):

@@ -51,8 +51,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": body.get("model"),
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": body.get("model"),
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
 
         sse(chunk({"role": "assistant", "content": ""}))
         if "text" in turn:
@@ -61,13 +66,33 @@ class _Handler(BaseHTTPRequestHandler):
         calls = turn.get("tool_calls", [])
         for idx, call in enumerate(calls):
             args = json.dumps(call["arguments"], separators=(",", ":"))
-            sse(chunk({"tool_calls": [{"index": idx, "id": call["id"], "type": "function",
-                                       "function": {"name": call["name"], "arguments": ""}}]}))
+            sse(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": idx,
+                                "id": call["id"],
+                                "type": "function",
+                                "function": {"name": call["name"], "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             for piece in (args[:7], args[7:]):
                 sse(chunk({"tool_calls": [{"index": idx, "function": {"arguments": piece}}]}))
         sse(chunk({}, "tool_calls" if calls else "stop"))
-        sse({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": body.get("model"),
-             "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}})
+        sse(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": body.get("model"),
+                "choices": [],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105},
+            }
+        )
         sse("[DONE]")
 
 
@@ -98,22 +123,35 @@ def llm_server():
 
 def _models_json(port: int) -> dict[str, Any]:
     zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    return {"providers": {"fake": {
-        "baseUrl": f"http://127.0.0.1:{port}/v1", "api": "openai-completions", "apiKey": "fake-key",
-        "models": [{"id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096,
-                    "cost": zero}],
-    }}}
+    return {
+        "providers": {
+            "fake": {
+                "baseUrl": f"http://127.0.0.1:{port}/v1",
+                "api": "openai-completions",
+                "apiKey": "fake-key",
+                "models": [
+                    {"id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096, "cost": zero}
+                ],
+            }
+        }
+    }
 
 
 def test_openai_compatible_server_text_and_tool_call(pi, llm_server):
-    server = llm_server([
-        {"text": "Let me run it.", "tool_calls": [{"id": "call_1", "name": "bash",
-                                                   "arguments": {"command": "echo hi"}}]},
-        {"text": "The command printed hi."},
-        {"text": "Hello again."},
-    ])
-    p = pi(models=_models_json(server.server_address[1]),
-           settings={"defaultProvider": "fake", "defaultModel": "fake-model"})
+    server = llm_server(
+        [
+            {
+                "text": "Let me run it.",
+                "tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}}],
+            },
+            {"text": "The command printed hi."},
+            {"text": "Hello again."},
+        ]
+    )
+    p = pi(
+        models=_models_json(server.server_address[1]),
+        settings={"defaultProvider": "fake", "defaultModel": "fake-model"},
+    )
     state = p.ok("get_state")
     assert (state["model"]["provider"], state["model"]["id"]) == ("fake", "fake-model")
     p.cmd("prompt", message="Run echo hi")
@@ -122,8 +160,12 @@ def test_openai_compatible_server_text_and_tool_call(pi, llm_server):
     assert seq.count("tool_execution_end") == 1 and seq.count("turn_start") == 2
     ends = [r["message"] for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
     assert [m["stopReason"] for m in ends] == ["toolUse", "stop"]
-    assert ends[0]["content"][1] == {"type": "toolCall", "id": "call_1", "name": "bash",
-                                     "arguments": {"command": "echo hi"}}
+    assert ends[0]["content"][1] == {
+        "type": "toolCall",
+        "id": "call_1",
+        "name": "bash",
+        "arguments": {"command": "echo hi"},
+    }
     assert ends[0]["api"] == "openai-completions" and ends[0]["provider"] == "fake"
     assert ends[1]["content"] == [{"type": "text", "text": "The command printed hi."}]
     assert ends[1]["usage"]["input"] == 100
@@ -148,23 +190,33 @@ def test_openai_compatible_server_text_and_tool_call(pi, llm_server):
     p.cmd("prompt", message="And now?")
     p.settle(mark, timeout=20)
     roles = [(m["role"], m.get("tool_call_id")) for m in server.requests[2]["body"]["messages"]]
-    assert roles == [("system", None), ("user", None), ("assistant", None), ("tool", "call_1"),
-                     ("assistant", None), ("user", None)]
+    assert roles == [
+        ("system", None),
+        ("user", None),
+        ("assistant", None),
+        ("tool", "call_1"),
+        ("assistant", None),
+        ("user", None),
+    ]
     assert p.ok("get_last_assistant_text") == {"text": "Hello again."}
 
 
 def test_models_json_headers_and_provider_level_retry(pi, llm_server):
     # Headers from models.json are resolved ($ENV) and sent; a 429 with Retry-After is retried
     # by the provider layer (retry.provider.maxRetries) inside ONE agent attempt: no auto_retry.
-    server = llm_server([
-        {"status": 429, "headers": {"Retry-After": "0"}, "message": "Rate limit reached"},
-        {"text": "Hello after a retry."},
-    ])
+    server = llm_server(
+        [
+            {"status": 429, "headers": {"Retry-After": "0"}, "message": "Rate limit reached"},
+            {"text": "Hello after a retry."},
+        ]
+    )
     models = _models_json(server.server_address[1])
     models["providers"]["fake"]["headers"] = {"X-Team": "$PI_TEST_TEAM_HEADER", "X-Literal": "lit"}
-    p = pi(models=models, env={"PI_TEST_TEAM_HEADER": "blue"},
-           settings={"defaultProvider": "fake", "defaultModel": "fake-model",
-                     "retry": {"provider": {"maxRetries": 2}}})
+    p = pi(
+        models=models,
+        env={"PI_TEST_TEAM_HEADER": "blue"},
+        settings={"defaultProvider": "fake", "defaultModel": "fake-model", "retry": {"provider": {"maxRetries": 2}}},
+    )
     p.cmd("prompt", message="hi")
     p.settle(timeout=20)
     assert len(server.requests) == 2
@@ -179,12 +231,16 @@ def test_models_json_headers_and_provider_level_retry(pi, llm_server):
 def test_agent_retry_waits_for_the_servers_retry_after(pi, llm_server):
     # Deliberate difference (protocol/README.md): the session's backoff honours Retry-After
     # when the server asks for longer than baseDelayMs * 2^(n-1) (upstream ignores it).
-    server = llm_server([
-        {"status": 503, "headers": {"Retry-After": "1"}, "message": "Service unavailable"},
-        {"text": "Recovered."},
-    ])
-    p = pi(models=_models_json(server.server_address[1]),
-           settings={"defaultProvider": "fake", "defaultModel": "fake-model", "retry": {"baseDelayMs": 10}})
+    server = llm_server(
+        [
+            {"status": 503, "headers": {"Retry-After": "1"}, "message": "Service unavailable"},
+            {"text": "Recovered."},
+        ]
+    )
+    p = pi(
+        models=_models_json(server.server_address[1]),
+        settings={"defaultProvider": "fake", "defaultModel": "fake-model", "retry": {"baseDelayMs": 10}},
+    )
     p.cmd("prompt", message="hi")
     p.settle(timeout=20)
     start = p.wait_for("auto_retry_start")
@@ -198,12 +254,16 @@ def test_agent_retry_waits_for_the_servers_retry_after(pi, llm_server):
 def test_abort_during_tool_matches_upstream_texts(pi, llm_server):
     # Upstream 1.6 (oracle run): the running tool fails, turn_end, then the next turn's model
     # call fails at once as aborted with fetch's "This operation was aborted".
-    server = llm_server([
-        {"tool_calls": [{"id": "call_s", "name": "bash", "arguments": {"command": "sleep 5"}}]},
-        {"text": "never"},
-    ])
-    p = pi(models=_models_json(server.server_address[1]),
-           settings={"defaultProvider": "fake", "defaultModel": "fake-model"})
+    server = llm_server(
+        [
+            {"tool_calls": [{"id": "call_s", "name": "bash", "arguments": {"command": "sleep 5"}}]},
+            {"text": "never"},
+        ]
+    )
+    p = pi(
+        models=_models_json(server.server_address[1]),
+        settings={"defaultProvider": "fake", "defaultModel": "fake-model"},
+    )
     p.cmd("prompt", message="run sleep")
     p.wait_for("tool_execution_start", timeout=10)
     # bash's first (empty) update follows its start at once: wait for it rather than race it.
@@ -212,9 +272,19 @@ def test_abort_during_tool_matches_upstream_texts(pi, llm_server):
     abort = p.cmd("abort", timeout=20)
     assert abort["success"] is True
     seq = kinds(p.since(mark))
-    assert seq == ["tool_execution_end", "message_start:toolResult", "message_end:toolResult", "turn_end",
-                   "turn_start", "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
-                   "agent_settled", "response:" + str(abort["id"])]
+    assert seq == [
+        "tool_execution_end",
+        "message_start:toolResult",
+        "message_end:toolResult",
+        "turn_end",
+        "turn_start",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+        "response:" + str(abort["id"]),
+    ]
     tool_end = p.wait_for("tool_execution_end", start=mark)
     assert tool_end["isError"] is True
     last = [r["message"] for r in p.since(mark) if r["type"] == "message_end"][-1]

@@ -8,16 +8,28 @@ from tests.support.pi_process import is_event, is_response, kinds
 def test_a_first_prompt_emits_system_pair_then_user_then_reply(pi):
     p = pi(script=[{"text": "Hello, world!"}, {"text": "Second answer."}])
     resp = p.cmd("prompt", message="Say hello")
-    assert resp == {"id": resp["id"], "type": "response", "command": "prompt", "success": True,
-                    "data": {"disposition": "started"}}
+    assert resp == {
+        "id": resp["id"],
+        "type": "response",
+        "command": "prompt",
+        "success": True,
+        "data": {"disposition": "started"},
+    }
     p.settle()
     seq = kinds(p.records)
     assert seq == [
-        f"response:{resp['id']}", "agent_start", "turn_start",
-        "message_start:system", "message_end:system",
-        "message_start:user", "message_end:user",
-        "message_start:assistant", "message_end:assistant",
-        "turn_end", "agent_end", "agent_settled",
+        f"response:{resp['id']}",
+        "agent_start",
+        "turn_start",
+        "message_start:system",
+        "message_end:system",
+        "message_start:user",
+        "message_end:user",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
     ]
     system = p.wait_for(is_event("message_end"))["message"]
     assert system["role"] == "system" and system["content"] == ""
@@ -30,8 +42,14 @@ def test_a_first_prompt_emits_system_pair_then_user_then_reply(pi):
     updates = [r for r in p.records if r["type"] == "message_update"]
     assert updates and all(set(u) == {"type", "usage", "assistantMessageEvent"} for u in updates)
     assert "partial" not in updates[0]["assistantMessageEvent"]
-    assert "".join(u["assistantMessageEvent"].get("delta", "") for u in updates
-                   if u["assistantMessageEvent"]["type"] == "text_delta") == "Hello, world!"
+    assert (
+        "".join(
+            u["assistantMessageEvent"].get("delta", "")
+            for u in updates
+            if u["assistantMessageEvent"]["type"] == "text_delta"
+        )
+        == "Hello, world!"
+    )
     end = p.wait_for("agent_end")
     assert end["willRetry"] is False
     assert [m["role"] for m in end["messages"]] == ["system", "user", "assistant"]
@@ -49,29 +67,47 @@ def test_a_first_prompt_emits_system_pair_then_user_then_reply(pi):
 
 
 def test_b_tool_call_turn_with_bash(pi):
-    p = pi(script=[
-        {"text": "Let me run it.", "toolCalls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}}]},
-        {"text": "The command printed hi."},
-    ])
+    p = pi(
+        script=[
+            {
+                "text": "Let me run it.",
+                "toolCalls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}}],
+            },
+            {"text": "The command printed hi."},
+        ]
+    )
     p.cmd("prompt", message="Run echo hi")
     p.settle()
     seq = kinds(p.records)
     first_end = seq.index("message_end:assistant")
-    assert seq[first_end:first_end + 8] == [
-        "message_end:assistant", "tool_execution_start",
-        *["tool_execution_update"] * (seq.count("tool_execution_update")),
-        "tool_execution_end", "message_start:toolResult", "message_end:toolResult", "turn_end", "turn_start",
-    ][:8]
+    assert (
+        seq[first_end : first_end + 8]
+        == [
+            "message_end:assistant",
+            "tool_execution_start",
+            *["tool_execution_update"] * (seq.count("tool_execution_update")),
+            "tool_execution_end",
+            "message_start:toolResult",
+            "message_end:toolResult",
+            "turn_end",
+            "turn_start",
+        ][:8]
+    )
     assert seq.count("turn_start") == 2 and seq.count("agent_end") == 1
-    toolcall_start = p.wait_for(lambda r: r["type"] == "message_update"
-                                and r["assistantMessageEvent"]["type"] == "toolcall_start")
+    toolcall_start = p.wait_for(
+        lambda r: r["type"] == "message_update" and r["assistantMessageEvent"]["type"] == "toolcall_start"
+    )
     assert toolcall_start["assistantMessageEvent"]["id"] == "call_1"
     assert toolcall_start["assistantMessageEvent"]["toolName"] == "bash"
     assistant = p.wait_for(lambda r: r["type"] == "message_end" and r["message"]["role"] == "assistant")["message"]
     assert assistant["stopReason"] == "toolUse"
     start = p.wait_for("tool_execution_start")
-    assert start == {"type": "tool_execution_start", "toolCallId": "call_1", "toolName": "bash",
-                     "args": {"command": "echo hi"}}
+    assert start == {
+        "type": "tool_execution_start",
+        "toolCallId": "call_1",
+        "toolName": "bash",
+        "args": {"command": "echo hi"},
+    }
     tend = p.wait_for("tool_execution_end")
     assert tend["isError"] is False and tend["result"]["content"] == [{"type": "text", "text": "hi\n"}]
     turn_end = p.wait_for("turn_end")
@@ -82,11 +118,13 @@ def test_b_tool_call_turn_with_bash(pi):
 
 
 def test_c_steer_and_follow_up_queueing_order(pi):
-    p = pi(script=[
-        {"text": "slow reply that takes a while", "delayMs": 80, "chunkChars": 3},
-        {"text": "answer to steer"},
-        {"text": "answer to follow"},
-    ])
+    p = pi(
+        script=[
+            {"text": "slow reply that takes a while", "delayMs": 80, "chunkChars": 3},
+            {"text": "answer to steer"},
+            {"text": "answer to follow"},
+        ]
+    )
     p.cmd("prompt", message="start")
     p.wait_for(lambda r: r["type"] == "message_update")
     s = p.request("prompt", message="steer me", streamingBehavior="steer")
@@ -95,8 +133,9 @@ def test_c_steer_and_follow_up_queueing_order(pi):
     p.response(f)
     busy = p.cmd("prompt", message="no behaviour")
     assert busy["success"] is False
-    assert busy["error"] == ("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
-                             "to queue the message.")
+    assert busy["error"] == (
+        "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+    )
     state = p.ok("get_state")
     assert state["isStreaming"] is True and state["pendingMessageCount"] == 2
     p.settle(timeout=20)
@@ -111,13 +150,16 @@ def test_c_steer_and_follow_up_queueing_order(pi):
     deliveries = [i for i, k in enumerate(seq) if k == "message_start:user"][1:]
     assert len(deliveries) == 2
     for i in deliveries:
-        assert seq[i - 2:i] == ["turn_start", "queue_update"]
+        assert seq[i - 2 : i] == ["turn_start", "queue_update"]
     updates = [r for r in p.records if r["type"] == "queue_update"]
     assert updates[-2] == {"type": "queue_update", "steering": [], "followUp": ["follow me"]}
     assert updates[-1] == {"type": "queue_update", "steering": [], "followUp": []}
     assert seq.count("agent_start") == 1 and seq.count("agent_end") == 1 and seq.count("agent_settled") == 1
-    users = [r["message"]["content"][0]["text"] for r in p.records
-             if r["type"] == "message_end" and r["message"]["role"] == "user"]
+    users = [
+        r["message"]["content"][0]["text"]
+        for r in p.records
+        if r["type"] == "message_end" and r["message"]["role"] == "user"
+    ]
     assert users == ["start", "steer me", "follow me"]
     assert p.ok("get_state")["pendingMessageCount"] == 0
 
@@ -169,17 +211,22 @@ def test_steer_while_idle_joins_next_prompt(pi):
     mark = p.mark()
     p.cmd("prompt", message="now")
     p.settle(mark)
-    users = [r["message"]["content"][0]["text"] for r in p.since(mark)
-             if r["type"] == "message_end" and r["message"]["role"] == "user"]
+    users = [
+        r["message"]["content"][0]["text"]
+        for r in p.since(mark)
+        if r["type"] == "message_end" and r["message"]["role"] == "user"
+    ]
     assert users == ["now", "queued while idle"]
     assert kinds(p.since(mark)).count("turn_start") == 1
 
 
 def test_prompt_expands_skill_and_template(pi):
-    p = pi(files={
-        "agent/prompts/review.md": "---\ndescription: Review code\n---\nReview $1 carefully. All: $@",
-        "agent/skills/hello/SKILL.md": "---\nname: hello\ndescription: Say hello nicely\n---\nAlways greet warmly.",
-    })
+    p = pi(
+        files={
+            "agent/prompts/review.md": "---\ndescription: Review code\n---\nReview $1 carefully. All: $@",
+            "agent/skills/hello/SKILL.md": "---\nname: hello\ndescription: Say hello nicely\n---\nAlways greet warmly.",
+        }
+    )
     p.cmd("prompt", message="/review main.py tests")
     p.settle()
     user = p.wait_for(lambda r: r["type"] == "message_end" and r["message"]["role"] == "user")["message"]
@@ -232,8 +279,10 @@ def test_eof_during_run_stops_events_and_exits_zero(pi):
 
 
 def test_thinking_model_streams_thinking_then_text(pi):
-    p = pi(args=("--model", "faux/faux-reasoner", "--thinking", "low"),
-           script=[{"thinking": "pondering deeply", "text": "answer"}])
+    p = pi(
+        args=("--model", "faux/faux-reasoner", "--thinking", "low"),
+        script=[{"thinking": "pondering deeply", "text": "answer"}],
+    )
     assert p.ok("get_state")["thinkingLevel"] == "low"
     p.cmd("prompt", message="think")
     p.settle()

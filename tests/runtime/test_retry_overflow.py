@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.pi_process import is_event, kinds
+from tests.support.pi_process import kinds
 
 FAST_RETRY = {"retry": {"baseDelayMs": 20, "maxRetries": 3}}
 OVERLOADED = {"error": {"status": 503, "body": "Service overloaded"}}
@@ -14,12 +14,26 @@ def test_e_retry_succeeds_on_first_attempt(pi):
     p.settle()
     seq = kinds(p.records)
     assert seq[1:] == [
-        "agent_start", "turn_start", "message_start:system", "message_end:system",
-        "message_start:user", "message_end:user",
-        "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
-        "auto_retry_start", "entry_appended",
-        "agent_start", "turn_start", "message_start:assistant", "message_end:assistant",
-        "auto_retry_end", "turn_end", "agent_end", "agent_settled",
+        "agent_start",
+        "turn_start",
+        "message_start:system",
+        "message_end:system",
+        "message_start:user",
+        "message_end:user",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "auto_retry_start",
+        "entry_appended",
+        "agent_start",
+        "turn_start",
+        "message_start:assistant",
+        "message_end:assistant",
+        "auto_retry_end",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
     ]
     failed = p.wait_for("message_end", start=6)["message"]
     failed = [r for r in p.records if r["type"] == "message_end" and r["message"]["role"] == "assistant"][0]["message"]
@@ -27,8 +41,13 @@ def test_e_retry_succeeds_on_first_attempt(pi):
     ends = [r for r in p.records if r["type"] == "agent_end"]
     assert [e["willRetry"] for e in ends] == [True, False]
     start = p.wait_for("auto_retry_start")
-    assert start == {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 20,
-                     "errorMessage": failed["errorMessage"]}
+    assert start == {
+        "type": "auto_retry_start",
+        "attempt": 1,
+        "maxAttempts": 3,
+        "delayMs": 20,
+        "errorMessage": failed["errorMessage"],
+    }
     edit = p.wait_for("entry_appended")["entry"]
     assert edit["type"] == "context_edit"
     entries = p.ok("get_entries")["entries"]
@@ -72,8 +91,12 @@ def test_abort_retry_cancels_backoff(pi):
     seq = kinds(p.records)
     i = seq.index("auto_retry_end")
     assert seq[i:] == ["auto_retry_end", f"response:{ar}", "agent_settled"]
-    assert p.wait_for("auto_retry_end") == {"type": "auto_retry_end", "success": False, "attempt": 1,
-                                             "finalError": "Retry cancelled"}
+    assert p.wait_for("auto_retry_end") == {
+        "type": "auto_retry_end",
+        "success": False,
+        "attempt": 1,
+        "finalError": "Retry cancelled",
+    }
     assert p.wait_for("agent_settled")["aborted"] is False
     assert p.ok("get_state")["isStreaming"] is False
 
@@ -107,15 +130,25 @@ def test_non_retryable_error_is_not_retried(pi):
     assert "auto_retry_start" not in kinds(p.records)
 
 
-OVERFLOW = {"error": {"status": 400, "body": "This model's maximum context length is 128000 tokens. "
-                                             "However, your messages resulted in 130000 tokens."}}
+OVERFLOW = {
+    "error": {
+        "status": 400,
+        "body": "This model's maximum context length is 128000 tokens. "
+        "However, your messages resulted in 130000 tokens.",
+    }
+}
 
 
 def test_f_overflow_recovery_compacts_and_reruns(pi):
     # Enough history that compaction has something to summarize.
-    script = [{"text": "first answer " * 20}, {"text": "second answer " * 20}, OVERFLOW,
-              {"text": "PREFIX", "match": "first part of a single long turn"},
-              {"text": "SUMMARY", "match": "<conversation>"}, {"text": "after recovery"}]
+    script = [
+        {"text": "first answer " * 20},
+        {"text": "second answer " * 20},
+        OVERFLOW,
+        {"text": "PREFIX", "match": "first part of a single long turn"},
+        {"text": "SUMMARY", "match": "<conversation>"},
+        {"text": "after recovery"},
+    ]
     p = pi(script=script, settings={"compaction": {"keepRecentTokens": 10}})
     for text in ("one", "two"):
         mark = p.mark()
@@ -127,9 +160,17 @@ def test_f_overflow_recovery_compacts_and_reruns(pi):
     seq = kinds(p.since(mark))
     i = seq.index("agent_end")
     assert seq[i:] == [
-        "agent_end", "entry_appended", "compaction_start", "compaction_end",
-        "agent_start", "turn_start", "message_start:assistant", "message_end:assistant", "turn_end",
-        "agent_end", "agent_settled",
+        "agent_end",
+        "entry_appended",
+        "compaction_start",
+        "compaction_end",
+        "agent_start",
+        "turn_start",
+        "message_start:assistant",
+        "message_end:assistant",
+        "turn_end",
+        "agent_end",
+        "agent_settled",
     ]
     ends = [r for r in p.since(mark) if r["type"] == "agent_end"]
     assert [e["willRetry"] for e in ends] == [False, False]
@@ -147,9 +188,13 @@ def test_f_overflow_recovery_compacts_and_reruns(pi):
 
 
 def test_f_overflow_twice_gives_up(pi):
-    script = [{"text": "first answer " * 20}, OVERFLOW,
-              {"text": "PREFIX", "match": "first part of a single long turn"},
-              {"text": "SUMMARY", "match": "<conversation>"}, OVERFLOW]
+    script = [
+        {"text": "first answer " * 20},
+        OVERFLOW,
+        {"text": "PREFIX", "match": "first part of a single long turn"},
+        {"text": "SUMMARY", "match": "<conversation>"},
+        OVERFLOW,
+    ]
     p = pi(script=script, settings={"compaction": {"keepRecentTokens": 10}})
     p.cmd("prompt", message="one")
     p.settle()
@@ -158,7 +203,12 @@ def test_f_overflow_twice_gives_up(pi):
     p.settle(mark, timeout=20)
     ends = [r for r in p.since(mark) if r["type"] == "compaction_end"]
     assert len(ends) == 2
-    assert ends[1] == {"type": "compaction_end", "reason": "overflow", "aborted": False, "willRetry": False,
-                       "errorMessage": "Context overflow recovery failed after one compact-and-retry attempt. "
-                                       "Try reducing context or switching to a larger-context model."}
+    assert ends[1] == {
+        "type": "compaction_end",
+        "reason": "overflow",
+        "aborted": False,
+        "willRetry": False,
+        "errorMessage": "Context overflow recovery failed after one compact-and-retry attempt. "
+        "Try reducing context or switching to a larger-context model.",
+    }
     assert kinds(p.since(mark)).count("compaction_start") == 1

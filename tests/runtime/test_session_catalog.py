@@ -15,8 +15,15 @@ from tests.support.pi_process import is_event, kinds
 T0 = 1_760_000_000_000
 
 
-def make_session(directory: Path, cwd: Path | str, turns: list[tuple[str, str]], *, name: str | None = None,
-                 t0: int = T0, parent: str | None = None) -> str:
+def make_session(
+    directory: Path,
+    cwd: Path | str,
+    turns: list[tuple[str, str]],
+    *,
+    name: str | None = None,
+    t0: int = T0,
+    parent: str | None = None,
+) -> str:
     """A real session file written by the session store: ``turns`` of (user, assistant) text."""
     manager = SessionManager.create(str(cwd), str(directory))
     if parent:
@@ -24,14 +31,30 @@ def make_session(directory: Path, cwd: Path | str, turns: list[tuple[str, str]],
     manager.append_model_change("faux", "faux-1")
     manager.append_message({"role": "system", "content": "", "timestamp": t0})
     for i, (question, answer) in enumerate(turns):
-        manager.append_message({"role": "user", "content": [{"type": "text", "text": question}],
-                                "timestamp": t0 + 10 * i + 1})
-        manager.append_message({"role": "assistant", "content": [{"type": "text", "text": answer}],
-                                "api": "faux", "provider": "faux", "model": "faux-1", "stopReason": "stop",
-                                "timestamp": t0 + 10 * i + 2})
-        manager.append_message({"role": "toolResult", "toolCallId": "c", "toolName": "bash",
-                                "content": [{"type": "text", "text": "tool output mentions zebra"}],
-                                "isError": False, "timestamp": t0 + 10 * i + 3})
+        manager.append_message(
+            {"role": "user", "content": [{"type": "text", "text": question}], "timestamp": t0 + 10 * i + 1}
+        )
+        manager.append_message(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": answer}],
+                "api": "faux",
+                "provider": "faux",
+                "model": "faux-1",
+                "stopReason": "stop",
+                "timestamp": t0 + 10 * i + 2,
+            }
+        )
+        manager.append_message(
+            {
+                "role": "toolResult",
+                "toolCallId": "c",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "tool output mentions zebra"}],
+                "isError": False,
+                "timestamp": t0 + 10 * i + 3,
+            }
+        )
     if name:
         manager.append_session_info(name)
     manager.close()
@@ -70,9 +93,14 @@ def test_list_sessions_cwd_all_query_limit(pi):
         sessions = [s for s in sessions if s["path"] != str(unreadable)]
     assert [s["path"] for s in sessions] == [new, old]  # newest modified first; junk skipped
     assert sessions[1] == {
-        "path": old, "id": lines(old)[0]["id"], "cwd": str(p.cwd), "name": "Parser work",
-        "created": lines(old)[0]["timestamp"], "modified": "2025-10-09T08:53:20.002Z",
-        "messageCount": 4, "firstMessage": "Fix the PARSER",
+        "path": old,
+        "id": lines(old)[0]["id"],
+        "cwd": str(p.cwd),
+        "name": "Parser work",
+        "created": lines(old)[0]["timestamp"],
+        "modified": "2025-10-09T08:53:20.002Z",
+        "messageCount": 4,
+        "firstMessage": "Fix the PARSER",
     }
     assert sessions[0]["parentSessionPath"] == old and "name" not in sessions[0]
     assert sessions[0]["messageCount"] == 7 and sessions[0]["firstMessage"] == "first"
@@ -115,7 +143,10 @@ def test_list_sessions_errors(pi):
         ({"limit": 0}, 'Invalid command "list_sessions": field "limit": expected a positive integer, got 0'),
         ({"limit": -3}, 'Invalid command "list_sessions": field "limit": expected a positive integer, got -3'),
         ({"limit": "5"}, 'Invalid command "list_sessions": field "limit": expected integer, got string'),
-        ({"scope": "everything"}, 'Invalid command "list_sessions": field "scope": expected one of "cwd" or "all", got string'),
+        (
+            {"scope": "everything"},
+            'Invalid command "list_sessions": field "scope": expected one of "cwd" or "all", got string',
+        ),
         ({"query": 5}, 'Invalid command "list_sessions": field "query": expected string, got number'),
     ]
     for fields, error in cases:
@@ -195,11 +226,13 @@ def test_rename_and_delete_refuse_a_session_another_process_has_open(pi):
     before = Path(other).read_bytes()
     rename = p.cmd("rename_session", sessionPath=other, name="x")
     assert rename["success"] is False
-    assert rename["error"] == (f"Cannot rename {other}: the session is in use by another pi process "
-                               f"(pid {holder.popen.pid})")
+    assert rename["error"] == (
+        f"Cannot rename {other}: the session is in use by another pi process (pid {holder.popen.pid})"
+    )
     delete = p.cmd("delete_session", sessionPath=other)
-    assert delete["error"] == (f"Cannot delete {other}: the session is in use by another pi process "
-                               f"(pid {holder.popen.pid})")
+    assert delete["error"] == (
+        f"Cannot delete {other}: the session is in use by another pi process (pid {holder.popen.pid})"
+    )
     assert Path(other).read_bytes() == before
     holder.close()
     p.ok("delete_session", sessionPath=other)
@@ -242,7 +275,9 @@ def test_delete_session_and_its_refusals(pi, tmp_path):
     # not a session file, inside the root
     notes = here / "notes.jsonl"
     notes.write_text('{"todo":1}\n')
-    assert p.cmd("delete_session", sessionPath=str(notes))["error"] == f"Session file is not a valid pi session: {notes}"
+    assert (
+        p.cmd("delete_session", sessionPath=str(notes))["error"] == f"Session file is not a valid pi session: {notes}"
+    )
     assert notes.exists()
     bad = p.cmd("delete_session")
     assert bad["error"] == 'Invalid command "delete_session": field "sessionPath": expected string, got undefined'
@@ -299,8 +334,7 @@ def test_navigate_tree_moves_the_leaf_and_summarizes_with_instructions(pi):
     second_user = forks[1]["entryId"]
     leaf_before = p.ok("get_entries")["leafId"]
     mark = p.mark()
-    result = p.ok("navigate_tree", targetId=second_user, summarize=True,
-                  customInstructions="FOCUS ON THE DATABASE")
+    result = p.ok("navigate_tree", targetId=second_user, summarize=True, customInstructions="FOCUS ON THE DATABASE")
     assert result == {"cancelled": False, "editorText": "explore the database"}
     assert all(r["type"] in ("response",) or r["type"].startswith("summarization_retry") for r in p.since(mark))
     entries = p.ok("get_entries")

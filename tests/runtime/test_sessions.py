@@ -22,8 +22,14 @@ def _walk(nodes):
 
 
 def test_j_fork_clone_tree_entries_like_d_fork(pi):
-    p = pi(script=[{"text": "Answer one."}, {"text": "Answer two."}, {"text": "Answer after fork."},
-                   {"text": "Answer after clone."}])
+    p = pi(
+        script=[
+            {"text": "Answer one."},
+            {"text": "Answer two."},
+            {"text": "Answer after fork."},
+            {"text": "Answer after clone."},
+        ]
+    )
     _prompt(p, "First question")
     _prompt(p, "Second question")
     st1 = p.ok("get_state")
@@ -35,7 +41,12 @@ def test_j_fork_clone_tree_entries_like_d_fork(pi):
     types = [e["type"] for e in entries["entries"]]
     assert types[:2] == ["model_change", "thinking_level_change"]
     assert [e["message"]["role"] for e in entries["entries"] if e["type"] == "message"] == [
-        "system", "user", "assistant", "user", "assistant"]
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert entries["leafId"] == entries["entries"][-1]["id"]
     tree = p.ok("get_tree")
     assert tree["leafId"] == entries["leafId"]
@@ -58,7 +69,7 @@ def test_j_fork_clone_tree_entries_like_d_fork(pi):
     assert [m["text"] for m in p.ok("get_fork_messages")["messages"]] == ["First question"]
     # original ids are kept
     new_ids = [e["id"] for e in p.ok("get_entries")["entries"]]
-    assert new_ids == [e["id"] for e in entries["entries"]][:len(new_ids)]
+    assert new_ids == [e["id"] for e in entries["entries"]][: len(new_ids)]
 
     _prompt(p, "Question after fork")
     assert p.ok("get_last_assistant_text") == {"text": "Answer after fork."}
@@ -181,11 +192,24 @@ def test_switch_session_rebinds_cwd_for_tools(pi, tmp_path):
     other.mkdir()
     (other / "marker.txt").write_text("I am the other project")
     session_file = tmp_path / "other.jsonl"
-    session_file.write_text(json.dumps({"type": "session", "version": 3,
-                                        "id": "01a228cd-2e4d-73e0-804e-4237a2e2b1b3",
-                                        "timestamp": "2026-11-29T19:34:25.102Z", "cwd": str(other)}) + "\n")
-    p = pi(script=[{"toolCalls": [{"id": "c1", "name": "bash", "arguments": {"command": "pwd; cat marker.txt"}}]},
-                   {"text": "done"}])
+    session_file.write_text(
+        json.dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "01a228cd-2e4d-73e0-804e-4237a2e2b1b3",
+                "timestamp": "2026-11-29T19:34:25.102Z",
+                "cwd": str(other),
+            }
+        )
+        + "\n"
+    )
+    p = pi(
+        script=[
+            {"toolCalls": [{"id": "c1", "name": "bash", "arguments": {"command": "pwd; cat marker.txt"}}]},
+            {"text": "done"},
+        ]
+    )
     assert p.ok("switch_session", sessionPath=str(session_file)) == {"cancelled": False}
     assert p.ok("bash", command="pwd")["output"].strip() == str(other)
     p.cmd("prompt", message="where am I")

@@ -9,8 +9,19 @@ from pathlib import Path
 
 from tests.support.pi_process import kinds
 
-STATE_KEYS = ["model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
-              "sessionFile", "sessionId", "autoCompactionEnabled", "messageCount", "pendingMessageCount"]
+STATE_KEYS = [
+    "model",
+    "thinkingLevel",
+    "isStreaming",
+    "isCompacting",
+    "steeringMode",
+    "followUpMode",
+    "sessionFile",
+    "sessionId",
+    "autoCompactionEnabled",
+    "messageCount",
+    "pendingMessageCount",
+]
 MODEL_KEYS = ["id", "name", "api", "provider", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens"]
 
 
@@ -32,14 +43,30 @@ def test_fresh_session_queries_like_a_queries(pi):
     assert p.ok("get_available_thinking_levels") == {"levels": ["off"]}
     stats = p.ok("get_session_stats")
     assert stats == {
-        "sessionFile": state["sessionFile"], "sessionId": state["sessionId"], "userMessages": 0,
-        "assistantMessages": 0, "toolCalls": 0, "toolResults": 0, "totalMessages": 0,
-        "tokens": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "cost": 0,
+        "sessionFile": state["sessionFile"],
+        "sessionId": state["sessionId"],
+        "userMessages": 0,
+        "assistantMessages": 0,
+        "toolCalls": 0,
+        "toolResults": 0,
+        "totalMessages": 0,
+        "tokens": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        "cost": 0,
         "contextUsage": {"tokens": 0, "contextWindow": 128000, "percent": 0},
     }
     assert list(stats) == list(stats)  # key order checked by the literal above only as a set; check order:
-    assert list(stats) == ["sessionFile", "sessionId", "userMessages", "assistantMessages", "toolCalls",
-                           "toolResults", "totalMessages", "tokens", "cost", "contextUsage"]
+    assert list(stats) == [
+        "sessionFile",
+        "sessionId",
+        "userMessages",
+        "assistantMessages",
+        "toolCalls",
+        "toolResults",
+        "totalMessages",
+        "tokens",
+        "cost",
+        "contextUsage",
+    ]
     entries = p.ok("get_entries")
     assert [e["type"] for e in entries["entries"]] == ["model_change", "thinking_level_change"]
     assert entries["entries"][0]["provider"] == "faux" and entries["entries"][0]["modelId"] == "faux-1"
@@ -124,7 +151,8 @@ def test_thinking_levels(pi):
     changes = [e["thinkingLevel"] for e in p.ok("get_entries")["entries"] if e["type"] == "thinking_level_change"]
     assert changes[-3:] == ["high", "off", "minimal"]
     assert not (p.agent_dir / "settings.json").exists() or "defaultThinkingLevel" not in json.loads(
-        (p.agent_dir / "settings.json").read_text())
+        (p.agent_dir / "settings.json").read_text()
+    )
 
 
 def test_setters_persist_to_global_settings(pi):
@@ -134,8 +162,13 @@ def test_setters_persist_to_global_settings(pi):
     p.ok("set_auto_compaction", enabled=False)
     p.ok("set_auto_retry", enabled=False)
     settings = json.loads((p.agent_dir / "settings.json").read_text())
-    assert settings == {"theme": "dark", "steeringMode": "all", "followUpMode": "all",
-                        "compaction": {"enabled": False}, "retry": {"enabled": False}}
+    assert settings == {
+        "theme": "dark",
+        "steeringMode": "all",
+        "followUpMode": "all",
+        "compaction": {"enabled": False},
+        "retry": {"enabled": False},
+    }
     state = p.ok("get_state")
     assert state["steeringMode"] == "all" and state["followUpMode"] == "all"
     assert state["autoCompactionEnabled"] is False
@@ -160,13 +193,26 @@ def test_steering_mode_all_delivers_together(pi):
     assert seq.count("turn_start") == 2
     i = [k for k, v in enumerate(seq) if v == "turn_start"][1]
     # one queue_update right before each delivered user message
-    assert seq[i:i + 7] == ["turn_start", "queue_update", "message_start:user", "message_end:user",
-                            "queue_update", "message_start:user", "message_end:user"]
-    users = [r["message"]["content"][0]["text"] for r in p.records
-             if r["type"] == "message_end" and r["message"]["role"] == "user"]
+    assert seq[i : i + 7] == [
+        "turn_start",
+        "queue_update",
+        "message_start:user",
+        "message_end:user",
+        "queue_update",
+        "message_start:user",
+        "message_end:user",
+    ]
+    users = [
+        r["message"]["content"][0]["text"]
+        for r in p.records
+        if r["type"] == "message_end" and r["message"]["role"] == "user"
+    ]
     assert users == ["start", "s1", "s2"]
     assert [r for r in p.records if r["type"] == "queue_update"][-1] == {
-        "type": "queue_update", "steering": [], "followUp": []}
+        "type": "queue_update",
+        "steering": [],
+        "followUp": [],
+    }
 
 
 def test_session_name(pi):
@@ -214,9 +260,15 @@ def test_prompt_with_images_stores_content_array(pi):
 
 
 def test_model_without_key_is_not_available_and_prompt_fails_preflight(pi):
-    models = {"providers": {"keyless": {
-        "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
-        "models": [{"id": "m1", "name": "M1", "contextWindow": 1000, "maxTokens": 100}]}}}
+    models = {
+        "providers": {
+            "keyless": {
+                "baseUrl": "http://127.0.0.1:9/v1",
+                "api": "openai-completions",
+                "models": [{"id": "m1", "name": "M1", "contextWindow": 1000, "maxTokens": 100}],
+            }
+        }
+    }
     p = pi(models=models, args=("--model", "keyless/m1"))
     assert p.ok("get_state")["model"]["id"] == "m1"
     assert "keyless" not in [m["provider"] for m in p.ok("get_available_models")["models"]]

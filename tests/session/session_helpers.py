@@ -10,10 +10,7 @@ from typing import Any
 
 import orjson
 
-
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pi-oracle"
-
-
 
 
 def responses(scenario: str) -> dict[str, dict[str, Any]]:

@@ -21,6 +21,7 @@ from pi_rpc.session import (
     list_sessions,
     resolve_session_arg,
 )
+
 from .session_helpers import copy_session, read_lines, session_files
 
 
@@ -64,8 +65,17 @@ def test_labels_recreated_and_compaction_repointed(tmp_path):
     m = SessionManager.create(str(tmp_path), str(tmp_path))
     u1 = m.append_message(user("q"))
     lab = m.append_label_change(u1, "mark")
-    a = m.append_message({"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": {},
-                          "stopReason": "stop", "timestamp": 2})
+    a = m.append_message(
+        {
+            "role": "assistant",
+            "content": [],
+            "provider": "p",
+            "model": "m",
+            "usage": {},
+            "stopReason": "stop",
+            "timestamp": 2,
+        }
+    )
     comp = m.append_compaction("S", lab, 3)  # first kept = the label entry (dropped on fork)
     clone = m.clone().manager
     entries = clone.get_entries()
@@ -133,8 +143,10 @@ def test_missing_cwd_check(tmp_path):
     assert m.cwd == "/nonexistent/pi-cwd"
     with pytest.raises(MissingSessionCwdError) as err:
         m.check_cwd_exists("/here")
-    assert str(err.value) == ("Stored session working directory does not exist: /nonexistent/pi-cwd\n"
-                              f"Session file: {path}\nCurrent working directory: /here")
+    assert str(err.value) == (
+        "Stored session working directory does not exist: /nonexistent/pi-cwd\n"
+        f"Session file: {path}\nCurrent working directory: /here"
+    )
     m.close()
     other = SessionManager.open(str(path), cwd_override=str(tmp_path))
     assert other.cwd == str(tmp_path)

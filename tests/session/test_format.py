@@ -7,7 +7,6 @@ import re
 import stat
 import uuid
 
-import orjson
 import pytest
 
 from pi_rpc.session import (
@@ -21,6 +20,7 @@ from pi_rpc.session import (
     now_iso,
     uuid7,
 )
+
 from .session_helpers import read_lines, session_files
 
 ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
@@ -51,7 +51,10 @@ def test_written_session_is_structurally_identical_to_upstream(tmp_path):
     header = ours[0]
     assert header["version"] == 3 and ISO_RE.match(header["timestamp"])
     assert uuid.UUID(header["id"]).version == 7
-    assert os.path.basename(m.session_file) == header["timestamp"].replace(":", "-").replace(".", "-") + f"_{header['id']}.jsonl"
+    assert (
+        os.path.basename(m.session_file)
+        == header["timestamp"].replace(":", "-").replace(".", "-") + f"_{header['id']}.jsonl"
+    )
     for entry in ours[1:]:
         assert re.fullmatch(r"[0-9a-f]{8}", entry["id"])
         assert ISO_RE.match(entry["timestamp"])
@@ -81,8 +84,18 @@ def test_entry_key_orders(tmp_path):
         "custom_message": ["type", "customType", "content", "display", "details", "id", "parentId", "timestamp"],
         "session_info": ["type", "id", "parentId", "timestamp", "name"],
         "label": ["type", "id", "parentId", "timestamp", "targetId", "label"],
-        "compaction": ["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore",
-                       "details", "usage", "fromHook"],
+        "compaction": [
+            "type",
+            "id",
+            "parentId",
+            "timestamp",
+            "summary",
+            "firstKeptEntryId",
+            "tokensBefore",
+            "details",
+            "usage",
+            "fromHook",
+        ],
         "branch_summary": ["type", "id", "parentId", "timestamp", "fromId", "summary", "fromHook"],
         "context_edit": ["type", "id", "parentId", "timestamp", "targetId", "replacement"],
         "thinking_level_change": ["type", "id", "parentId", "timestamp", "thinkingLevel"],

@@ -15,6 +15,7 @@ from pi_rpc.session import (
     compute_session_stats,
     dumps_js,
 )
+
 from .session_helpers import copy_session, read_lines, responses, session_files
 
 CONTEXT_WINDOW = 128000  # the fake model's window in the oracle's models.json
@@ -151,7 +152,9 @@ def test_a_queries_fresh_session_shapes():
     assert _js({"tree": m.get_tree(), "leafId": m.get_leaf_id()}) == _js(tree)
     stats = next(r for r in rs.values() if r["command"] == "get_session_stats")["data"]
     mine = compute_session_stats(
-        m.get_entries(), session_file=stats["sessionFile"], session_id=stats["sessionId"],
+        m.get_entries(),
+        session_file=stats["sessionFile"],
+        session_id=stats["sessionId"],
         context_usage=compute_context_usage(m.build_session_projection(), m.get_branch(), CONTEXT_WINDOW),
     )
     assert _js(mine) == _js(stats)

@@ -89,8 +89,9 @@ def test_child_refused_while_we_hold(tmp_path):
     path = _new_file(tmp_path)
     with SessionManager.open(path) as mine:
         mine.append_message({"role": "user", "content": [], "timestamp": 3})
-        child = _spawn(HOLDER, path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+        child = _spawn(
+            HOLDER, path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         out, err = child.communicate(timeout=60)
         assert child.returncode != 0 and out == ""
         assert f"SessionLockedError: Session file is in use by another pi process (pid {os.getpid()})" in err
@@ -116,8 +117,7 @@ def test_kill_9_while_appending_loses_at_most_the_entry_in_flight(tmp_path):
         child = _spawn(APPENDER, path, ack)
         try:
             deadline = time.monotonic() + 60
-            while (not os.path.exists(ack) or os.path.getsize(ack) == 0
-                   or open(ack).read().count("\n") <= acked_total):
+            while not os.path.exists(ack) or os.path.getsize(ack) == 0 or open(ack).read().count("\n") <= acked_total:
                 assert time.monotonic() < deadline and child.poll() is None
                 time.sleep(0.01)
             time.sleep(rng.uniform(0.0, 0.15))
@@ -129,9 +129,11 @@ def test_kill_9_while_appending_loses_at_most_the_entry_in_flight(tmp_path):
         m = SessionManager.open(path)
         # Every line of the file is whole (a torn tail, if any, was moved aside).
         assert all("malformed" not in d for d in m.diagnostics), m.diagnostics
-        counters = [int(e["message"]["content"][0]["text"].split(":")[0])
-                    for e in m.get_entries() if e["type"] == "message" and e["message"]["content"]
-                    and e["message"]["content"][0]["text"] != "start"]
+        counters = [
+            int(e["message"]["content"][0]["text"].split(":")[0])
+            for e in m.get_entries()
+            if e["type"] == "message" and e["message"]["content"] and e["message"]["content"][0]["text"] != "start"
+        ]
         assert counters == list(range(len(counters)))  # no gaps, no duplicates
         assert acks == list(range(len(acks)))
         # Acknowledged entries are all there; at most the one being written when killed is extra.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 
 from pi_rpc.session import SessionManager
+
 from .session_helpers import read_lines
 
 
@@ -16,15 +17,36 @@ def test_v1_file_is_migrated_and_rewritten(tmp_path):
     path = tmp_path / "v1.jsonl"
     v1 = [
         {"type": "session", "id": "old-session", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": str(tmp_path)},
-        {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z",
-         "message": {"role": "user", "content": "first", "timestamp": 1}},
-        {"type": "message", "timestamp": "2025-01-01T00:00:02.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "a"}], "provider": "p",
-                     "model": "m", "usage": {}, "stopReason": "stop", "timestamp": 2}},
-        {"type": "message", "timestamp": "2025-01-01T00:00:03.000Z",
-         "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True, "timestamp": 3}},
-        {"type": "compaction", "timestamp": "2025-01-01T00:00:04.000Z", "summary": "S",
-         "firstKeptEntryIndex": 2, "tokensBefore": 50},
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "first", "timestamp": 1},
+        },
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "a"}],
+                "provider": "p",
+                "model": "m",
+                "usage": {},
+                "stopReason": "stop",
+                "timestamp": 2,
+            },
+        },
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:03.000Z",
+            "message": {"role": "hookMessage", "customType": "x", "content": "hook", "display": True, "timestamp": 3},
+        },
+        {
+            "type": "compaction",
+            "timestamp": "2025-01-01T00:00:04.000Z",
+            "summary": "S",
+            "firstKeptEntryIndex": 2,
+            "tokensBefore": 50,
+        },
     ]
     data = b"".join(orjson.dumps(x) + b"\n" for x in v1)
     path.write_bytes(data + b"{torn")  # a torn tail is dropped by the rewrite too
@@ -50,11 +72,19 @@ def test_v1_file_is_migrated_and_rewritten(tmp_path):
 
 def test_v2_hook_message_becomes_custom(tmp_path):
     path = tmp_path / "v2.jsonl"
-    _write(path, [
-        {"type": "session", "version": 2, "id": "s2", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"},
-        {"type": "message", "id": "aaaaaaaa", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
-         "message": {"role": "hookMessage", "customType": "h", "content": "x", "display": False, "timestamp": 1}},
-    ])
+    _write(
+        path,
+        [
+            {"type": "session", "version": 2, "id": "s2", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"},
+            {
+                "type": "message",
+                "id": "aaaaaaaa",
+                "parentId": None,
+                "timestamp": "2025-01-01T00:00:01.000Z",
+                "message": {"role": "hookMessage", "customType": "h", "content": "x", "display": False, "timestamp": 1},
+            },
+        ],
+    )
     m = SessionManager.open(str(path))
     assert m.diagnostics == ["migrated from format v2 to v3 (file rewritten)"]
     lines = read_lines(str(path))

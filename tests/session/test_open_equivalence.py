@@ -17,6 +17,7 @@ import pytest
 from pi_rpc.session import SessionInvalidError, SessionManager
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES
 from pi_rpc.session.loader import parse_session_bytes, read_session_file
+
 from . import reference_store as ref
 
 ROLES = ["user", "assistant", "toolResult", "system", "custom", "hookMessage", "user", "assistant"]
@@ -42,8 +43,14 @@ def _message(rng: random.Random, n: int) -> Any:
 
 def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojecting: bool) -> dict[str, Any]:
     kinds = ["message"] * 8 + [
-        "model_change", "thinking_level_change", "label", "custom_message", "branch_summary",
-        "session_info", "custom", "usage",
+        "model_change",
+        "thinking_level_change",
+        "label",
+        "custom_message",
+        "branch_summary",
+        "session_info",
+        "custom",
+        "usage",
     ]
     if reprojecting:
         kinds += ["compaction", "context_edit"]
@@ -74,8 +81,7 @@ def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojectin
     elif kind == "label":
         entry.update(targetId=target, label=rng.choice(["", "bookmark", "other"]))
     elif kind == "custom_message":
-        entry.update(customType="ext", content=rng.choice([None, "hi", [{"type": "text", "text": "c"}]]),
-                     display=True)
+        entry.update(customType="ext", content=rng.choice([None, "hi", [{"type": "text", "text": "c"}]]), display=True)
         if rng.random() < 0.5:
             entry["details"] = {"k": n}
     elif kind == "branch_summary":
@@ -85,8 +91,10 @@ def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojectin
         if rng.random() < 0.5:
             entry["systemMessage"] = {"role": "system", "content": "sys", "timestamp": n}
     elif kind == "context_edit":
-        entry.update(targetId=target, replacement=rng.choice([None, {"content": "edited"},
-                                                              {"content": [{"type": "text", "text": "e"}]}]))
+        entry.update(
+            targetId=target,
+            replacement=rng.choice([None, {"content": "edited"}, {"content": [{"type": "text", "text": "e"}]}]),
+        )
     elif kind == "session_info":
         entry["name"] = f"name {n}"
     elif kind == "custom":
@@ -106,8 +114,13 @@ def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojectin
 
 
 def _file(rng: random.Random, linear: bool, damage: bool) -> bytes:
-    header: dict[str, Any] = {"type": "session", "version": rng.choice([3, 3, 3, 2]), "id": "sess",
-                              "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": rng.choice([3, 3, 3, 2]),
+        "id": "sess",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/tmp",
+    }
     ids: list[str] = []
     lines = [orjson.dumps(header)]
     # Compactions and context edits take the general projection: most chains go without.
@@ -118,8 +131,20 @@ def _file(rng: random.Random, linear: bool, damage: bool) -> bytes:
             ids.append(entry["id"])
         lines.append(orjson.dumps(entry))
         if damage and rng.random() < 0.12:
-            lines.append(rng.choice([b"", b"   ", b"\r", b"{not json", b"[1,2]", b"42", b'"str"',
-                                     b'{"type":"message","id":"tor' + orjson.dumps(entry)]))
+            lines.append(
+                rng.choice(
+                    [
+                        b"",
+                        b"   ",
+                        b"\r",
+                        b"{not json",
+                        b"[1,2]",
+                        b"42",
+                        b'"str"',
+                        b'{"type":"message","id":"tor' + orjson.dumps(entry),
+                    ]
+                )
+            )
     newline = b"\r\n" if damage and rng.random() < 0.1 else b"\n"
     data = newline.join(lines) + newline
     if damage:
@@ -159,10 +184,23 @@ def test_open_and_project_like_the_plain_reading(tmp_path, seed: int, linear: bo
 
     expected_load = ref.parse(data)
     for loaded in (read_session_file(str(path)), parse_session_bytes(data)):
-        assert (loaded.entries, loaded.diagnostics, loaded.size, loaded.valid_len, loaded.torn_tail,
-                loaded.missing_newline, loaded.blank) == (
-            expected_load.entries, expected_load.diagnostics, expected_load.size, expected_load.valid_len,
-            expected_load.torn_tail, expected_load.missing_newline, expected_load.blank)
+        assert (
+            loaded.entries,
+            loaded.diagnostics,
+            loaded.size,
+            loaded.valid_len,
+            loaded.torn_tail,
+            loaded.missing_newline,
+            loaded.blank,
+        ) == (
+            expected_load.entries,
+            expected_load.diagnostics,
+            expected_load.size,
+            expected_load.valid_len,
+            expected_load.torn_tail,
+            expected_load.missing_newline,
+            expected_load.blank,
+        )
 
     store = ref.open_read_only(data)
     if store is None:
@@ -212,8 +250,7 @@ def test_first_projection_after_changes_since_open(tmp_path, seed: int) -> None:
             store.leaf_id = None
         if action != 3:
             assert manager.build_session_context() == _context(ref.context(store, store.leaf_id))
-        new_id = manager.append_message({"role": "user", "content": [{"type": "text", "text": "new"}],
-                                         "timestamp": 5})
+        new_id = manager.append_message({"role": "user", "content": [{"type": "text", "text": "new"}], "timestamp": 5})
         entry = manager.get_entry(new_id)
         assert entry is not None
         store.entries.append(entry)
@@ -227,15 +264,25 @@ def test_first_projection_after_changes_since_open(tmp_path, seed: int) -> None:
 def test_a_large_session_is_exempt_from_the_collector_only_while_open(tmp_path) -> None:
     if gc.get_freeze_count():
         pytest.skip("something else froze the heap")
-    lines = [orjson.dumps({"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00.000Z",
-                           "cwd": "/tmp"})]
+    lines = [
+        orjson.dumps(
+            {"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}
+        )
+    ]
     parent = None
     for n in range(FREEZE_MIN_ENTRIES):
         entry_id = f"{n:08x}"
-        lines.append(orjson.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                                   "timestamp": "2026-01-01T00:00:00.000Z",
-                                   "message": {"role": "user", "content": [{"type": "text", "text": "x"}],
-                                               "timestamp": n}}))
+        lines.append(
+            orjson.dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2026-01-01T00:00:00.000Z",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "x"}], "timestamp": n},
+                }
+            )
+        )
         parent = entry_id
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")

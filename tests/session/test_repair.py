@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from pi_rpc.session import SessionInvalidError, SessionManager, print_diagnostics
+
 from .session_helpers import read_lines, session_files
 
 USER = {"role": "user", "content": [{"type": "text", "text": "after repair"}], "timestamp": 1}
@@ -86,8 +87,15 @@ def test_entry_glued_to_a_torn_line_is_recovered(tmp_path):
     """Upstream <= 1.0 appended right after a torn line; the glued entry is salvaged."""
     (src,) = session_files("b_text")
     data = open(src, "rb").read()
-    good = orjson.dumps({"type": "session_info", "id": "abcd1234", "parentId": "ffd69464",
-                         "timestamp": "2026-11-29T19:40:00.000Z", "name": "saved"})
+    good = orjson.dumps(
+        {
+            "type": "session_info",
+            "id": "abcd1234",
+            "parentId": "ffd69464",
+            "timestamp": "2026-11-29T19:40:00.000Z",
+            "name": "saved",
+        }
+    )
     path = tmp_path / "s.jsonl"
     path.write_bytes(data + b'{"type":"message","id":"dead' + good + b"\n")
     m = SessionManager.open(str(path))
@@ -97,7 +105,7 @@ def test_entry_glued_to_a_torn_line_is_recovered(tmp_path):
 
 
 def test_non_session_file_is_refused_untouched(tmp_path):
-    for content in (b"hello world", b"{\"type\":\"message\"}\n", b"   \n", b"[1,2]\n{oops"):
+    for content in (b"hello world", b'{"type":"message"}\n', b"   \n", b"[1,2]\n{oops"):
         path = tmp_path / "x.jsonl"
         path.write_bytes(content)
         with pytest.raises(SessionInvalidError) as err:
@@ -117,7 +125,7 @@ def test_empty_existing_file_gets_a_header(tmp_path):
     m.append_message(USER)
     m.close()
     lines = read_lines(str(path))
-    assert [l["type"] for l in lines] == ["session", "model_change", "message"]  # one header only
+    assert [line["type"] for line in lines] == ["session", "model_change", "message"]  # one header only
 
 
 def test_read_only_open_never_modifies(tmp_path):

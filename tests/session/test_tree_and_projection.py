@@ -13,14 +13,32 @@ def user(text, ts=1):
 
 
 def assistant(text, ts=2, stop="stop", total=10):
-    return {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "a", "provider": "prov",
-            "model": "mod", "usage": {"input": total, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                                      "totalTokens": total, "cost": {"total": 0.5}},
-            "stopReason": stop, "timestamp": ts}
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "api": "a",
+        "provider": "prov",
+        "model": "mod",
+        "usage": {
+            "input": total,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": total,
+            "cost": {"total": 0.5},
+        },
+        "stopReason": stop,
+        "timestamp": ts,
+    }
 
 
-SYSTEM = {"role": "system", "content": "", "sections": {"preamble": "P", "cwd": "C"}, "timestamp": 0,
-          "toolsAdded": [{"name": "read", "description": "d", "parameters": {}}]}
+SYSTEM = {
+    "role": "system",
+    "content": "",
+    "sections": {"preamble": "P", "cwd": "C"},
+    "timestamp": 0,
+    "toolsAdded": [{"name": "read", "description": "d", "parameters": {}}],
+}
 
 
 def test_leaf_branch_reset_and_tree(tmp_path):
@@ -59,11 +77,30 @@ def test_leaf_branch_reset_and_tree(tmp_path):
 
 def test_tree_orphans_children_sorted_by_timestamp(tmp_path):
     entries = [
-        {"type": "model_change", "id": "r", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z", "provider": "p", "modelId": "m"},
+        {
+            "type": "model_change",
+            "id": "r",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "provider": "p",
+            "modelId": "m",
+        },
         {"type": "custom", "customType": "x", "id": "late", "parentId": "r", "timestamp": "2026-01-01T00:00:09.000Z"},
         {"type": "custom", "customType": "x", "id": "early", "parentId": "r", "timestamp": "2026-01-01T00:00:01.000Z"},
-        {"type": "custom", "customType": "x", "id": "orph", "parentId": "missing", "timestamp": "2026-01-01T00:00:02.000Z"},
-        {"type": "custom", "customType": "x", "id": "self", "parentId": "self", "timestamp": "2026-01-01T00:00:03.000Z"},
+        {
+            "type": "custom",
+            "customType": "x",
+            "id": "orph",
+            "parentId": "missing",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+        },
+        {
+            "type": "custom",
+            "customType": "x",
+            "id": "self",
+            "parentId": "self",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+        },
     ]
     m = SessionManager.in_memory("/w", entries=entries)
     tree = m.get_tree()
@@ -75,8 +112,20 @@ def test_tree_orphans_children_sorted_by_timestamp(tmp_path):
 def test_session_name_and_fork_messages():
     m = SessionManager.in_memory("/w")
     m.append_session_info("first")
-    u1 = m.append_message({"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "b"}], "timestamp": 1})
-    m.append_message({"role": "user", "content": [{"type": "image", "data": "x", "mimeType": "image/png"}], "timestamp": 2})
+    u1 = m.append_message(
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "image", "data": "x", "mimeType": "image/png"},
+                {"type": "text", "text": "b"},
+            ],
+            "timestamp": 1,
+        }
+    )
+    m.append_message(
+        {"role": "user", "content": [{"type": "image", "data": "x", "mimeType": "image/png"}], "timestamp": 2}
+    )
     u3 = m.append_message({"role": "user", "content": "plain", "timestamp": 3})
     assert m.get_session_name() == "first"
     m.branch(u1)
@@ -110,8 +159,13 @@ def test_projection_with_compaction_summary_custom_and_edits():
     checkpoint = ctx["messages"][0]
     entry = m.get_entry(comp)
     assert entry["systemMessage"] == checkpoint
-    assert checkpoint == {"role": "system", "content": "", "sections": {"preamble": "P", "cwd": "C"},
-                          "toolsAdded": SYSTEM["toolsAdded"], "timestamp": checkpoint["timestamp"]}
+    assert checkpoint == {
+        "role": "system",
+        "content": "",
+        "sections": {"preamble": "P", "cwd": "C"},
+        "toolsAdded": SYSTEM["toolsAdded"],
+        "timestamp": checkpoint["timestamp"],
+    }
     summary = ctx["messages"][1]
     assert list(summary) == ["role", "summary", "tokensBefore", "timestamp"]
     assert summary["summary"] == "SUMMARY" and summary["tokensBefore"] == 123
@@ -158,8 +212,12 @@ def test_branch_summary_and_compaction_keep_nothing():
     assert m.get_entry(empty)["fromId"] == bs
     m.branch(bs)
     msgs = m.build_session_context()["messages"]
-    assert msgs[1] == {"role": "branchSummary", "summary": "what happened on the other branch",
-                       "fromId": m.get_entry(bs)["fromId"], "timestamp": msgs[1]["timestamp"]}
+    assert msgs[1] == {
+        "role": "branchSummary",
+        "summary": "what happened on the other branch",
+        "fromId": m.get_entry(bs)["fromId"],
+        "timestamp": msgs[1]["timestamp"],
+    }
     m.append_compaction("S", None, 5)  # keep nothing; no system message -> no checkpoint
     m.append_message(user("after"))
     assert [x["role"] for x in m.build_session_context()["messages"]] == ["compactionSummary", "user"]
@@ -167,10 +225,20 @@ def test_branch_summary_and_compaction_keep_nothing():
 
 def test_null_content_is_normalised_in_projection():
     entries = [
-        {"type": "message", "id": "a", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z",
-         "message": {"role": "system", "timestamp": 0}},
-        {"type": "message", "id": "b", "parentId": "a", "timestamp": "2026-01-01T00:00:00.000Z",
-         "message": {"role": "user", "content": None, "timestamp": 0}},
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "system", "timestamp": 0},
+        },
+        {
+            "type": "message",
+            "id": "b",
+            "parentId": "a",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": None, "timestamp": 0},
+        },
     ]
     m = SessionManager.in_memory("/w", entries=entries)
     assert m.build_session_context()["messages"] == [
@@ -180,8 +248,8 @@ def test_null_content_is_normalised_in_projection():
 
 
 def test_dumps_tree_matches_orjson_and_handles_deep_sessions():
+
     from pi_rpc.session import dumps_js, dumps_tree
-    import orjson
 
     m = SessionManager.in_memory("/w")
     a = m.append_message(user("a"))
@@ -198,7 +266,9 @@ def test_dumps_tree_matches_orjson_and_handles_deep_sessions():
     for i in range(3000):  # far beyond orjson's 254-level and Python's recursion limits
         deep.append_message(user(str(i)))
     data = dumps_tree(deep.get_tree())
-    import json, sys
+    import json
+    import sys
+
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(20000)
     try:

@@ -302,7 +302,7 @@ class PiProcess:
                 raise StdoutClosed(f"stdout closed; stderr:\n{self.stderr[-3000:]}")
             if line.startswith(UNTERMINATED):
                 if self.lenient:
-                    self.invalid_lines.append(line[len(UNTERMINATED):])
+                    self.invalid_lines.append(line[len(UNTERMINATED) :])
                     continue
                 raise AssertionError(f"unterminated stdout record: {line!r}")
             try:

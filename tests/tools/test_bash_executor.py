@@ -6,9 +6,6 @@ import pytest
 
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools import process_registry
-
-# Groups other tests in this process may have registered (the registry is process-wide).
-_BEFORE: frozenset[int] = frozenset()
 from pi_rpc.tools.bash_executor import (
     BashExecutionError,
     BashExecutionResult,
@@ -17,7 +14,11 @@ from pi_rpc.tools.bash_executor import (
     bash_execution_to_user_message,
     execute_bash,
 )
+
 from .tools_helpers import group_alive, group_gone
+
+# Groups other tests in this process may have registered (the registry is process-wide).
+_BEFORE: frozenset[int] = frozenset()
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +61,9 @@ async def test_abort_cancels_without_exit_code_and_kills_group(tmp_path):
             ctl.abort()
 
     with anyio.fail_after(20):
-        result = await execute_bash("echo up; sleep 100 & sleep 100; wait", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal)
+        result = await execute_bash(
+            "echo up; sleep 100 & sleep 100; wait", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal
+        )
     assert result.cancelled and result.exit_code is None and result.output == "up\n"
     assert "exitCode" not in result.to_dict()
     assert pgids and all(group_gone(p) == [] for p in pgids)
@@ -76,7 +79,9 @@ async def test_sigterm_ignoring_group_is_killed_after_grace(tmp_path):
             ctl.abort()
 
     with anyio.fail_after(20):
-        result = await execute_bash("trap '' TERM; echo ready; sleep 100", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal)
+        result = await execute_bash(
+            "trap '' TERM; echo ready; sleep 100", str(tmp_path), on_chunk=on_chunk, signal=ctl.signal
+        )
     assert result.cancelled
     assert pgids and all(group_gone(p) == [] for p in pgids)
 
@@ -134,13 +139,20 @@ def test_bash_execution_message_and_text():
     result = BashExecutionResult(output="out\nrederr\n", exit_code=2, cancelled=False, truncated=False)
     msg = bash_execution_message("make", result, timestamp=123)
     assert msg == {
-        "role": "bashExecution", "command": "make", "output": "out\nrederr\n",
-        "exitCode": 2, "cancelled": False, "truncated": False, "timestamp": 123,
+        "role": "bashExecution",
+        "command": "make",
+        "output": "out\nrederr\n",
+        "exitCode": 2,
+        "cancelled": False,
+        "truncated": False,
+        "timestamp": 123,
     }
     assert "excludeFromContext" not in msg and "fullOutputPath" not in msg
     assert bash_execution_to_text(msg) == "Ran `make`\n```\nout\nrederr\n\n```\n\nCommand exited with code 2"
     assert bash_execution_to_user_message(msg) == {
-        "role": "user", "content": [{"type": "text", "text": bash_execution_to_text(msg)}], "timestamp": 123,
+        "role": "user",
+        "content": [{"type": "text", "text": bash_execution_to_text(msg)}],
+        "timestamp": 123,
     }
     cancelled = bash_execution_message(
         "sleep 9",
@@ -149,7 +161,14 @@ def test_bash_execution_message_and_text():
         timestamp=5,
     )
     assert list(cancelled) == [
-        "role", "command", "output", "cancelled", "truncated", "fullOutputPath", "excludeFromContext", "timestamp",
+        "role",
+        "command",
+        "output",
+        "cancelled",
+        "truncated",
+        "fullOutputPath",
+        "excludeFromContext",
+        "timestamp",
     ]
     assert bash_execution_to_text(cancelled) == (
         "Ran `sleep 9`\n(no output)\n\n(command cancelled)\n\n[Output truncated. Full output: /tmp/f.log]"

@@ -8,6 +8,7 @@ from pi_rpc.agent.types import ToolError
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools import process_registry
 from pi_rpc.tools.bash import BashTool
+
 from .tools_helpers import group_gone, text_of
 
 pytestmark = pytest.mark.anyio
@@ -153,7 +154,12 @@ async def test_env_extras_prefix_and_session_vars_replaced(tmp_path, monkeypatch
     tool = BashTool(
         str(tmp_path),
         command_prefix="export GREETING=hello",
-        session_env=lambda: {"PI_SESSION_ID": "sid", "PI_PROVIDER": "fake", "PI_MODEL": "m1", "PI_REASONING_LEVEL": "high"},
+        session_env=lambda: {
+            "PI_SESSION_ID": "sid",
+            "PI_PROVIDER": "fake",
+            "PI_MODEL": "m1",
+            "PI_REASONING_LEVEL": "high",
+        },
         bin_dir="/opt/pi-bin",
     )
     cmd = 'echo "$GREETING|$PI_SESSION_ID|$PI_PROVIDER|$PI_MODEL|$PI_REASONING_LEVEL|${PI_SESSION_FILE-unset}|${PATH%%:*}|$PWD"'

@@ -2,6 +2,7 @@ import pytest
 
 from pi_rpc.agent.types import ToolError
 from pi_rpc.tools.edit import EditTool
+
 from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
@@ -19,7 +20,9 @@ async def test_single_edit_success_with_diff_details(tmp_path):
     assert f.read_text() == "def f():\n    return 2\n\nprint(f())\n"
     assert r["details"]["firstChangedLine"] == 2
     assert r["details"]["diff"] == " 1 def f():\n-2     return 1\n+2     return 2\n 3 \n 4 print(f())"
-    assert r["details"]["patch"].startswith("--- a.py\n+++ a.py\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n")
+    assert r["details"]["patch"].startswith(
+        "--- a.py\n+++ a.py\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n"
+    )
 
 
 async def test_multiple_edits_matched_against_original(tmp_path):
@@ -51,7 +54,7 @@ async def test_fuzzy_match_rewrites_only_touched_lines(tmp_path):
     f = tmp_path / "q.txt"
     f.write_text("keep “smart”   \nsay “hi”\n")
     await run(tmp_path, {"path": "q.txt", "edits": [{"oldText": 'say "hi"', "newText": 'say "bye"'}]})
-    assert f.read_text() == "keep “smart”   \nsay \"bye\"\n"
+    assert f.read_text() == 'keep “smart”   \nsay "bye"\n'
 
 
 async def test_error_texts(tmp_path):
@@ -75,11 +78,19 @@ async def test_error_texts(tmp_path):
     with pytest.raises(ToolError) as exc:
         await run(
             tmp_path,
-            {"path": "e.txt", "edits": [{"oldText": "unique line", "newText": "a"}, {"oldText": "line here", "newText": "b"}]},
+            {
+                "path": "e.txt",
+                "edits": [{"oldText": "unique line", "newText": "a"}, {"oldText": "line here", "newText": "b"}],
+            },
         )
-    assert str(exc.value) == "edits[0] and edits[1] overlap in e.txt. Merge them into one edit or target disjoint regions."
+    assert (
+        str(exc.value) == "edits[0] and edits[1] overlap in e.txt. Merge them into one edit or target disjoint regions."
+    )
     with pytest.raises(ToolError) as exc:
-        await run(tmp_path, {"path": "e.txt", "edits": [{"oldText": "unique", "newText": "a"}, {"oldText": "dup", "newText": "b"}]})
+        await run(
+            tmp_path,
+            {"path": "e.txt", "edits": [{"oldText": "unique", "newText": "a"}, {"oldText": "dup", "newText": "b"}]},
+        )
     assert str(exc.value).startswith("Found 2 occurrences of edits[1] in e.txt. Each oldText must be unique.")
     with pytest.raises(ToolError) as exc:
         await run(tmp_path, {"path": "missing.txt", "edits": [{"oldText": "a", "newText": "b"}]})

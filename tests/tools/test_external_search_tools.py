@@ -9,6 +9,7 @@ import pytest
 from pi_rpc.agent.types import ToolError
 from pi_rpc.tools.find import FindTool
 from pi_rpc.tools.grep import GrepTool
+
 from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
@@ -19,11 +20,7 @@ def make_exe(path, stdout: str, code: int = 0, stderr: str = ""):
     out_file = path.parent / f"{path.name}.out"
     out_file.write_text(stdout)
     path.write_text(
-        "#!/bin/sh\n"
-        f"printf '%s\\n' \"$@\" > '{args_file}'\n"
-        f"cat '{out_file}'\n"
-        f"printf '%s' '{stderr}' >&2\n"
-        f"exit {code}\n"
+        f"#!/bin/sh\nprintf '%s\\n' \"$@\" > '{args_file}'\ncat '{out_file}'\nprintf '%s' '{stderr}' >&2\nexit {code}\n"
     )
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return args_file
@@ -35,7 +32,10 @@ async def test_grep_uses_ripgrep_json(tmp_path):
     (work / "a.txt").write_text("zero\nhello one\n")
     events = [
         {"type": "begin", "data": {"path": {"text": str(work / "a.txt")}}},
-        {"type": "match", "data": {"path": {"text": str(work / "a.txt")}, "lines": {"text": "hello one\r\n"}, "line_number": 2}},
+        {
+            "type": "match",
+            "data": {"path": {"text": str(work / "a.txt")}, "lines": {"text": "hello one\r\n"}, "line_number": 2},
+        },
         {"type": "end", "data": {}},
     ]
     args_file = make_exe(tmp_path / "rg", "\n".join(json.dumps(e) for e in events) + "\n")
@@ -43,8 +43,17 @@ async def test_grep_uses_ripgrep_json(tmp_path):
     r = await tool.execute("c", {"pattern": "hello", "ignoreCase": True, "literal": True, "glob": "*.txt"}, None, None)
     assert text_of(r) == "a.txt:2: hello one"
     assert args_file.read_text().split("\n")[:-1] == [
-        "--json", "--line-number", "--color=never", "--hidden", "--ignore-case", "--fixed-strings",
-        "--glob", "*.txt", "--", "hello", str(work),
+        "--json",
+        "--line-number",
+        "--color=never",
+        "--hidden",
+        "--ignore-case",
+        "--fixed-strings",
+        "--glob",
+        "*.txt",
+        "--",
+        "hello",
+        str(work),
     ]
 
 
@@ -65,6 +74,14 @@ async def test_find_uses_fd(tmp_path):
     r = await tool.execute("c", {"pattern": "src/**/*.ts", "limit": 2}, None, None)
     assert text_of(r) == "src/\nsrc/a.ts\n\n[2 results limit reached. Use limit=4 for more, or refine pattern]"
     assert args_file.read_text().split("\n")[:-1] == [
-        "--glob", "--color=never", "--hidden", "--no-require-git", "--max-results", "2",
-        "--full-path", "--", "**/src/**/*.ts", str(work),
+        "--glob",
+        "--color=never",
+        "--hidden",
+        "--no-require-git",
+        "--max-results",
+        "2",
+        "--full-path",
+        "--",
+        "**/src/**/*.ts",
+        str(work),
     ]

@@ -7,6 +7,7 @@ from pi_rpc.tools.find import FindTool
 from pi_rpc.tools.grep import GrepTool
 from pi_rpc.tools.ls import LsTool
 from pi_rpc.tools.walk import glob_matches
+
 from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio
@@ -45,9 +46,13 @@ async def test_grep_python_fallback_respects_gitignore_and_hidden(tree):
 
 
 async def test_grep_options_glob_case_literal_context(tree):
-    r = await grep(tree).execute("c", {"pattern": "hello", "ignoreCase": True, "glob": "*.py", "path": "src"}, None, None)
+    r = await grep(tree).execute(
+        "c", {"pattern": "hello", "ignoreCase": True, "glob": "*.py", "path": "src"}, None, None
+    )
     assert text_of(r) == "lib/util.py:1: def hello():\nlib/util.py:2:     return 'hello'\nmain.py:2: print('Hello')"
-    r = await grep(tree).execute("c", {"pattern": "print(", "literal": True, "context": 1, "path": "src/main.py"}, None, None)
+    r = await grep(tree).execute(
+        "c", {"pattern": "print(", "literal": True, "context": 1, "path": "src/main.py"}, None, None
+    )
     # Like upstream, a file's trailing newline yields an empty last line in context blocks.
     assert text_of(r) == (
         "main.py-1- import os\nmain.py:2: print('Hello')\nmain.py-3- print('bye')\n"
@@ -66,7 +71,9 @@ async def test_grep_limit_and_long_lines(tmp_path):
     )
     assert r["details"] == {"matchLimitReached": 3}
     r = await grep(tmp_path).execute("c", {"pattern": "xxxx"}, None, None)
-    assert text_of(r).endswith("... [truncated]\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]")
+    assert text_of(r).endswith(
+        "... [truncated]\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"
+    )
     assert r["details"] == {"linesTruncated": True}
 
 

@@ -63,8 +63,9 @@ def _decoded(block: dict[str, Any]) -> Image.Image:
 
 
 def _note(ow: int, oh: int, w: int, h: int, scale: str) -> str:
-    return (f"[Image: original {ow}x{oh}, displayed at {w}x{h}. "
-            f"Multiply coordinates by {scale} to map to original image.]")
+    return (
+        f"[Image: original {ow}x{oh}, displayed at {w}x{h}. Multiply coordinates by {scale} to map to original image.]"
+    )
 
 
 def _model_with_limits(max_bytes: int, **extra: Any) -> dict[str, Any]:
@@ -105,10 +106,12 @@ async def test_small_png_is_sent_unchanged(tmp_path):
     raw = _encode(_blocks(64, 48), "PNG")
     (tmp_path / "small.png").write_bytes(raw)
     result = await _read(tmp_path, "small.png")
-    assert result == {"content": [
-        {"type": "text", "text": "Read image file [image/png]"},
-        {"type": "image", "data": base64.b64encode(raw).decode(), "mimeType": "image/png"},
-    ]}
+    assert result == {
+        "content": [
+            {"type": "text", "text": "Read image file [image/png]"},
+            {"type": "image", "data": base64.b64encode(raw).decode(), "mimeType": "image/png"},
+        ]
+    }
 
 
 async def test_gif_within_limits_keeps_its_type(tmp_path):
@@ -239,7 +242,7 @@ def test_b64decode_is_as_lenient_as_node():
     encoded = base64.b64encode(raw).decode()
     assert b64decode_lenient(encoded) == raw
     assert b64decode_lenient(encoded.rstrip("=")) == raw
-    assert b64decode_lenient("\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))) == raw
+    assert b64decode_lenient("\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))) == raw
     assert b64decode_lenient(base64.urlsafe_b64encode(raw).decode()) == raw
 
 
@@ -272,10 +275,19 @@ def test_process_image_keeps_alpha_in_png():
 
 def test_block_images_replaces_and_dedupes_without_touching_the_transcript():
     img = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
-    user = {"role": "user", "content": [{"type": "text", "text": "look"}, img, img, {"type": "text", "text": "x"}, img],
-            "timestamp": 1}
-    tool = {"role": "toolResult", "toolCallId": "c", "toolName": "read", "isError": False, "timestamp": 2,
-            "content": [{"type": "text", "text": "Read image file [image/png]"}, img]}
+    user = {
+        "role": "user",
+        "content": [{"type": "text", "text": "look"}, img, img, {"type": "text", "text": "x"}, img],
+        "timestamp": 1,
+    }
+    tool = {
+        "role": "toolResult",
+        "toolCallId": "c",
+        "toolName": "read",
+        "isError": False,
+        "timestamp": 2,
+        "content": [{"type": "text", "text": "Read image file [image/png]"}, img],
+    }
     assistant = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
     plain = {"role": "user", "content": "just text", "timestamp": 3}
     messages: list[Any] = [user, tool, assistant, plain]

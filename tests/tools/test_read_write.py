@@ -6,6 +6,7 @@ from pi_rpc.agent.types import ToolError
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.tools.read import ReadTool
 from pi_rpc.tools.write import WriteTool
+
 from .tools_helpers import text_of
 
 pytestmark = pytest.mark.anyio

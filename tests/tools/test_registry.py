@@ -47,7 +47,13 @@ def test_summary_lines_match_upstream_tools_section(tmp_path, fixtures_dir):
 def test_grep_find_ls_schemas_shape(tmp_path):
     tools = {t.name: t for t in create_tools(str(tmp_path), ["grep", "find", "ls"])}
     assert list(tools["grep"].parameters["properties"]) == [
-        "pattern", "path", "glob", "ignoreCase", "literal", "context", "limit",
+        "pattern",
+        "path",
+        "glob",
+        "ignoreCase",
+        "literal",
+        "context",
+        "limit",
     ]
     assert tools["grep"].parameters["required"] == ["pattern"]
     assert list(tools["find"].parameters["properties"]) == ["pattern", "path", "limit"]

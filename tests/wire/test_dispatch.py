@@ -8,11 +8,11 @@ import anyio
 import pytest
 
 from pi_rpc.modes.rpc.backend import InMemoryBackend, ServerHandle
-from pi_rpc.session.ids import uuid7
 from pi_rpc.modes.rpc.memory import MemoryTransport
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry
 from pi_rpc.modes.rpc.validation import _FAST_SPECS, validate_command, validate_with_model
 from pi_rpc.modes.wire.protocol.names import COMMAND_TYPES, CONTROL_COMMANDS
+from pi_rpc.session.ids import uuid7
 
 pytestmark = pytest.mark.anyio
 
@@ -28,13 +28,28 @@ async def test_get_state_with_nothing_configured() -> None:
     assert list(resp) == ["id", "type", "command", "success", "data"]
     data = resp["data"]
     assert data["model"] == {
-        "id": "unknown", "name": "unknown", "api": "unknown", "provider": "unknown", "baseUrl": "",
-        "reasoning": False, "input": [], "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-        "contextWindow": 0, "maxTokens": 0,
+        "id": "unknown",
+        "name": "unknown",
+        "api": "unknown",
+        "provider": "unknown",
+        "baseUrl": "",
+        "reasoning": False,
+        "input": [],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 0,
+        "maxTokens": 0,
     }
     assert list(data) == [
-        "model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode",
-        "sessionId", "autoCompactionEnabled", "messageCount", "pendingMessageCount",
+        "model",
+        "thinkingLevel",
+        "isStreaming",
+        "isCompacting",
+        "steeringMode",
+        "followUpMode",
+        "sessionId",
+        "autoCompactionEnabled",
+        "messageCount",
+        "pendingMessageCount",
     ]
     assert data["thinkingLevel"] == "off" and data["steeringMode"] == "one-at-a-time"
     assert "sessionFile" not in data and "sessionName" not in data
@@ -62,8 +77,13 @@ async def test_set_session_name_event_before_response_and_normalised() -> None:
     assert t.records[0] == {"type": "session_info_changed", "name": "My Session \u2028x"}
     assert t.records[1] == {"id": 1, "type": "response", "command": "set_session_name", "success": True}
     assert state["data"]["sessionName"] == "My Session \u2028x"
-    assert err == {"id": 3, "type": "response", "command": "set_session_name", "success": False,
-                   "error": "Session name cannot be empty"}
+    assert err == {
+        "id": 3,
+        "type": "response",
+        "command": "set_session_name",
+        "success": False,
+        "error": "Session name cannot be empty",
+    }
 
 
 async def test_non_objects_and_missing_type() -> None:
@@ -78,7 +98,13 @@ async def test_non_objects_and_missing_type() -> None:
     got = responses(t)
     assert got[:6] == [expected] * 6
     assert got[6] == {"id": "nt", **expected}
-    assert got[7] == {"id": "tn", "type": "response", "command": None, "success": False, "error": "Unknown command: null"}
+    assert got[7] == {
+        "id": "tn",
+        "type": "response",
+        "command": None,
+        "success": False,
+        "error": "Unknown command: null",
+    }
     assert got[8] == {"id": "t5", "type": "response", "command": 5, "success": False, "error": "Unknown command: 5"}
 
 
@@ -87,18 +113,30 @@ async def test_unknown_type_and_not_implemented() -> None:
         await t.send({"id": "u1", "type": "no_such_command"})
         await t.send({"id": "p1", "type": "prompt", "message": "hi"})
     got = {r["id"]: r for r in responses(t)}
-    assert got["u1"] == {"id": "u1", "type": "response", "command": "no_such_command", "success": False,
-                         "error": "Unknown command: no_such_command"}
+    assert got["u1"] == {
+        "id": "u1",
+        "type": "response",
+        "command": "no_such_command",
+        "success": False,
+        "error": "Unknown command: no_such_command",
+    }
     assert got["p1"]["error"] == "Not implemented yet: prompt" and got["p1"]["success"] is False
 
 
 async def test_every_declared_command_answers_exactly_once_never_fake_success() -> None:
     minimal = {
-        "prompt": {"message": "m"}, "steer": {"message": "m"}, "follow_up": {"message": "m"},
-        "set_model": {"provider": "p", "modelId": "m"}, "set_thinking_level": {"level": "off"},
-        "set_steering_mode": {"mode": "all"}, "set_follow_up_mode": {"mode": "all"},
-        "set_auto_compaction": {"enabled": True}, "set_auto_retry": {"enabled": True},
-        "bash": {"command": "true"}, "switch_session": {"sessionPath": "/x"}, "fork": {"entryId": "e"},
+        "prompt": {"message": "m"},
+        "steer": {"message": "m"},
+        "follow_up": {"message": "m"},
+        "set_model": {"provider": "p", "modelId": "m"},
+        "set_thinking_level": {"level": "off"},
+        "set_steering_mode": {"mode": "all"},
+        "set_follow_up_mode": {"mode": "all"},
+        "set_auto_compaction": {"enabled": True},
+        "set_auto_retry": {"enabled": True},
+        "bash": {"command": "true"},
+        "switch_session": {"sessionPath": "/x"},
+        "fork": {"entryId": "e"},
         "set_session_name": {"name": "n"},
     }
     async with MemoryTransport(InMemoryBackend()) as t:
@@ -111,8 +149,13 @@ async def test_every_declared_command_answers_exactly_once_never_fake_success() 
         ctype = COMMAND_TYPES[r["id"]]
         assert r["command"] == ctype
         if ctype not in ("get_state", "set_session_name"):
-            assert r == {"id": r["id"], "type": "response", "command": ctype, "success": False,
-                         "error": f"Not implemented yet: {ctype}"}
+            assert r == {
+                "id": r["id"],
+                "type": "response",
+                "command": ctype,
+                "success": False,
+                "error": f"Not implemented yet: {ctype}",
+            }
 
 
 async def test_validation_errors_name_the_field_and_echo_id() -> None:
@@ -150,8 +193,12 @@ async def test_parse_failures_and_frame_cap_via_bytes() -> None:
         await t.send_bytes(b"", eof=True)
         await t.response(1)
     got = responses(t)
-    assert got[0] == {"type": "response", "command": "parse", "success": False,
-                      "error": "Failed to parse command: Unexpected end of JSON input"}
+    assert got[0] == {
+        "type": "response",
+        "command": "parse",
+        "success": False,
+        "error": "Failed to parse command: Unexpected end of JSON input",
+    }
     assert got[1]["error"] == "Failed to parse command: Unexpected token 'o', \"not json\" is not valid JSON"
     assert got[2]["command"] == "parse" and "frame too large" in got[2]["error"] and "64" in got[2]["error"]
     assert got[3]["id"] == 1 and got[3]["success"] is True

@@ -32,7 +32,10 @@ def test_one_line_with_newlines_in_strings() -> None:
 
 
 def test_key_order_and_null_preserved() -> None:
-    assert dumps_record({"id": None, "type": "response", "success": True}) == b'{"id":null,"type":"response","success":true}'
+    assert (
+        dumps_record({"id": None, "type": "response", "success": True})
+        == b'{"id":null,"type":"response","success":true}'
+    )
 
 
 def test_unencodable_values_fall_back() -> None:

@@ -34,15 +34,15 @@ from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record, v8_json_erro
         (b"[1,]", "Unexpected token ']', \"[1,]\" is not valid JSON"),
         (
             b'{"type":"get_state","x":@}',
-            "Unexpected token '@', ...\"tate\",\"x\":@}\" is not valid JSON",
+            'Unexpected token \'@\', ..."tate","x":@}" is not valid JSON',
         ),
         (
             b'@{"type":"get_state","x":1}',
-            "Unexpected token '@', \"@{\"type\":\"\"... is not valid JSON",
+            'Unexpected token \'@\', "@{"type":""... is not valid JSON',
         ),
         (
             b'{"type":"get_state","x":@,"yyyyyyyyyyy":1}',
-            "Unexpected token '@', ...\"tate\",\"x\":@,\"yyyyyyy\"... is not valid JSON",
+            'Unexpected token \'@\', ..."tate","x":@,"yyyyyyy"... is not valid JSON',
         ),
     ],
 )
@@ -59,7 +59,10 @@ def test_line_and_column_count_cr_as_line_break() -> None:
 
 def test_position_counts_utf16_units() -> None:
     # U+1F600 is two UTF-16 code units in JS, so "1" sits at position 6, not 5.
-    assert v8_json_error('["\U0001f600" 1]') == "Expected ',' or ']' after array element in JSON at position 6 (line 1 column 7)"
+    assert (
+        v8_json_error('["\U0001f600" 1]')
+        == "Expected ',' or ']' after array element in JSON at position 6 (line 1 column 7)"
+    )
 
 
 def test_invalid_utf8_is_replaced_as_upstream_decodes_it() -> None:

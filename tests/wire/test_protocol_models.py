@@ -102,7 +102,9 @@ class Schemas:
             assert record["command"] in by_cmd, f"{record['command']} answered data but we declare none"
             key = ("responses.schema.json", "data:" + record["command"])
             if key not in self._cache:
-                self._cache[key] = jsonschema.Draft202012Validator({"$defs": root["$defs"], **by_cmd[record["command"]]})
+                self._cache[key] = jsonschema.Draft202012Validator(
+                    {"$defs": root["$defs"], **by_cmd[record["command"]]}
+                )
             self._cache[key].validate(record["data"])
         elif record["success"]:
             command = record["command"]
@@ -128,9 +130,7 @@ def test_upstream_output_validates(scenario: str, schemas: Schemas) -> None:
 
 @pytest.mark.parametrize("scenario", ["a_queries", "b_text", "c_tool_bash", "d_fork", "g_bad_input"])
 def test_upstream_client_input_that_succeeded_validates(scenario: str, schemas: Schemas) -> None:
-    succeeded = {
-        r["id"] for r in out_records(scenario) if r["type"] == "response" and r["success"] and "id" in r
-    }
+    succeeded = {r["id"] for r in out_records(scenario) if r["type"] == "response" and r["success"] and "id" in r}
     records = [r for r in in_records(scenario) if r.get("id") in succeeded]
     assert records
     for record in records:

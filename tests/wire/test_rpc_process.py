@@ -135,11 +135,17 @@ def test_non_objects_unknown_type_wrong_field(spawn_pi: Spawn) -> None:
     unknown = [r for r in proc.records if r.get("error") == "Unknown command: undefined"]
     assert unknown == [{"type": "response", "success": False, "error": "Unknown command: undefined"}] * 3
     assert proc.response("u1") == {
-        "id": "u1", "type": "response", "command": "no_such_command", "success": False,
+        "id": "u1",
+        "type": "response",
+        "command": "no_such_command",
+        "success": False,
         "error": "Unknown command: no_such_command",
     }
     assert proc.response(9) == {
-        "id": 9, "type": "response", "command": "set_session_name", "success": False,
+        "id": 9,
+        "type": "response",
+        "command": "set_session_name",
+        "success": False,
         "error": 'Invalid command "set_session_name": field "name": expected string, got number',
     }
     assert proc.popen.poll() is None  # null did not crash it
@@ -203,7 +209,11 @@ def test_epipe_exits_1_without_traceback(tmp_path, pi_environ) -> None:
 
     popen = subprocess.Popen(
         [sys.executable, "-m", "pi_rpc", "--mode", "rpc"],
-        cwd=tmp_path, env=pi_environ(None), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=pi_environ(None),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert popen.stdin is not None and popen.stdout is not None

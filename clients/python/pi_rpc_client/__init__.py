@@ -26,6 +26,7 @@ def __getattr__(name: str) -> object:
         return getattr(aio, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "BEYOND_UPSTREAM_COMMAND_TYPES",
     "COMMAND_TYPES",

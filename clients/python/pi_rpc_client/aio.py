@@ -312,7 +312,10 @@ class AsyncRpcClient(AsyncCommandsMixin):
         self._stdout_done = anyio.Event()
         self._stderr_done = anyio.Event()
         self.proc = await anyio.open_process(
-            self.argv, cwd=self.cwd, env=self.env, start_new_session=True,  # own group: SIGKILL reaches tools
+            self.argv,
+            cwd=self.cwd,
+            env=self.env,
+            start_new_session=True,  # own group: SIGKILL reaches tools
         )
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -494,8 +497,14 @@ class AsyncRpcClient(AsyncCommandsMixin):
         if s in self._streams:
             self._streams.remove(s)
 
-    async def sequenced_events(self, *, max_buffer: int | None = None, since: int | None = None,
-                               run_id: bool | None = None, timeout: Timeout = ...) -> AsyncSequencedEvents:
+    async def sequenced_events(
+        self,
+        *,
+        max_buffer: int | None = None,
+        since: int | None = None,
+        run_id: bool | None = None,
+        timeout: Timeout = ...,
+    ) -> AsyncSequencedEvents:
         """Turn ``seq`` on (pi_rpc beyond upstream) and get the events in order, each once, gaps
         recovered with ``get_events``; as :meth:`RpcClient.sequenced_events`."""
         stream = AsyncSequencedEvents(self, max_buffer=max_buffer)
@@ -610,8 +619,9 @@ class AsyncRpcClient(AsyncCommandsMixin):
             timeout = self.default_timeout
         waiting_for = "response to prompt"
         with self.events() as stream:
-            cmd = build_command("prompt", {"message": message, "images": images,
-                                           "streamingBehavior": streaming_behavior})
+            cmd = build_command(
+                "prompt", {"message": message, "images": images, "streamingBehavior": streaming_behavior}
+            )
             try:
                 with anyio.fail_after(timeout):
                     response = await self.request(cmd, None)

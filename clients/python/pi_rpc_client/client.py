@@ -80,8 +80,9 @@ class EventStream:
             try:
                 rec = self.next(remaining)
             except RpcTimeoutError:
-                raise RpcTimeoutError(f"event {match if isinstance(match, str) else '<predicate>'}",
-                                      timeout or 0.0) from None
+                raise RpcTimeoutError(
+                    f"event {match if isinstance(match, str) else '<predicate>'}", timeout or 0.0
+                ) from None
             if pred(rec):
                 return rec
 
@@ -191,8 +192,14 @@ class RpcClient(CommandsMixin):
         if self.proc is not None:
             raise RpcError("client already started")
         self.proc = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.cwd, env=self.env, bufsize=0, start_new_session=True,
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=self.cwd,
+            env=self.env,
+            bufsize=0,
+            start_new_session=True,
         )
         self._threads = [
             threading.Thread(target=self._read_stderr, name="pi-rpc-stderr", daemon=True),
@@ -374,14 +381,25 @@ class RpcClient(CommandsMixin):
             if s in self._streams:
                 self._streams.remove(s)
 
-    def sequenced_events(self, *, max_buffer: int | None = None, since: int | None = None,
-                         run_id: bool | None = None, timeout: Timeout = ...) -> SequencedEvents:
+    def sequenced_events(
+        self,
+        *,
+        max_buffer: int | None = None,
+        since: int | None = None,
+        run_id: bool | None = None,
+        timeout: Timeout = ...,
+    ) -> SequencedEvents:
         """Turn ``seq`` numbering on (pi_rpc beyond upstream; ``run_id`` sets ``runId`` too) and get the
         events in order, each once, gaps recovered with ``get_events`` (:mod:`pi_rpc_client.sequence`).
         ``max_buffer`` bounds what waits for the consumer; ``since`` resumes after a stored ``last_seq``
         instead of turning numbering on."""
-        return SequencedEvents(self, max_buffer=max_buffer, since=since, run_id=run_id,
-                               timeout=self.default_timeout if timeout is ... else timeout)
+        return SequencedEvents(
+            self,
+            max_buffer=max_buffer,
+            since=since,
+            run_id=run_id,
+            timeout=self.default_timeout if timeout is ... else timeout,
+        )
 
     def _observe_records(self, observer: Callable[[Record | None], None]) -> Callable[[], None]:
         with self._state_lock:

@@ -30,19 +30,52 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 COMMAND_TYPES: tuple[str, ...] = (
-    "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state", "set_model",
-    "cycle_model", "get_available_models", "set_thinking_level", "cycle_thinking_level",
-    "get_available_thinking_levels", "set_steering_mode", "set_follow_up_mode", "compact",
-    "set_auto_compaction", "set_auto_retry", "abort_retry", "bash", "abort_bash", "get_session_stats",
-    "export_html", "switch_session", "fork", "clone", "get_fork_messages", "get_entries", "get_tree",
-    "get_last_assistant_text", "set_session_name", "get_messages", "get_commands",
+    "prompt",
+    "steer",
+    "follow_up",
+    "abort",
+    "clear_queue",
+    "new_session",
+    "get_state",
+    "set_model",
+    "cycle_model",
+    "get_available_models",
+    "set_thinking_level",
+    "cycle_thinking_level",
+    "get_available_thinking_levels",
+    "set_steering_mode",
+    "set_follow_up_mode",
+    "compact",
+    "set_auto_compaction",
+    "set_auto_retry",
+    "abort_retry",
+    "bash",
+    "abort_bash",
+    "get_session_stats",
+    "export_html",
+    "switch_session",
+    "fork",
+    "clone",
+    "get_fork_messages",
+    "get_entries",
+    "get_tree",
+    "get_last_assistant_text",
+    "set_session_name",
+    "get_messages",
+    "get_commands",
 )
 
 
 # Commands beyond upstream 1.6 (pi_rpc only; upstream answers "Unknown command: <type>").
 BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
-    "get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
-    "delete_session", "navigate_tree", "set_label",
+    "get_protocol_info",
+    "set_event_options",
+    "get_events",
+    "list_sessions",
+    "rename_session",
+    "delete_session",
+    "navigate_tree",
+    "set_label",
 )
 
 
@@ -124,11 +157,18 @@ class _CommandSet:
 
     # -- input --------------------------------------------------------------
     @_Command
-    def prompt(self, message: str, images: list[Record] | None = None,
-               streaming_behavior: Literal["steer", "followUp"] | None = None, *, timeout: Timeout = ...) -> str:
+    def prompt(
+        self,
+        message: str,
+        images: list[Record] | None = None,
+        streaming_behavior: Literal["steer", "followUp"] | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> str:
         """Returns the disposition: "started" | "queued" | "handled". Events follow on the event stream."""
-        return self._command("prompt", timeout, _disposition,
-                             message=message, images=images, streamingBehavior=streaming_behavior)
+        return self._command(
+            "prompt", timeout, _disposition, message=message, images=images, streamingBehavior=streaming_behavior
+        )
 
     @_Command
     def steer(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
@@ -276,8 +316,9 @@ class _CommandSet:
         return self._command("get_protocol_info", timeout, None)
 
     @_Command
-    def set_event_options(self, seq: bool | None = None, run_id: bool | None = None, *,
-                          timeout: Timeout = ...) -> Record:
+    def set_event_options(
+        self, seq: bool | None = None, run_id: bool | None = None, *, timeout: Timeout = ...
+    ) -> Record:
         """Turn ``seq`` / ``runId`` on or off (None leaves one as it is); returns the effective
         ``{seq, runId}``. :meth:`sequenced_events` does this and recovers gaps for you."""
         return self._command("set_event_options", timeout, None, seq=seq, runId=run_id)
@@ -288,8 +329,14 @@ class _CommandSet:
         return self._command("get_events", timeout, None, sinceSeq=since_seq)
 
     @_Command
-    def list_sessions(self, scope: Literal["cwd", "all"] | None = None, limit: int | None = None,
-                      query: str | None = None, *, timeout: Timeout = ...) -> list[Record]:
+    def list_sessions(
+        self,
+        scope: Literal["cwd", "all"] | None = None,
+        limit: int | None = None,
+        query: str | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> list[Record]:
         """Session infos (``path, id, cwd, name?, parentSessionPath?, created, modified, messageCount,
         firstMessage``), newest first."""
         return self._command("list_sessions", timeout, _list_field("sessions"), scope=scope, limit=limit, query=query)
@@ -305,18 +352,30 @@ class _CommandSet:
         return self._command("delete_session", timeout, _nothing, sessionPath=session_path)
 
     @_Command
-    def navigate_tree(self, target_id: str, summarize: bool | None = None, custom_instructions: str | None = None,
-                      *, timeout: Timeout = ...) -> Record:
+    def navigate_tree(
+        self,
+        target_id: str,
+        summarize: bool | None = None,
+        custom_instructions: str | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> Record:
         """``{cancelled, editorText?}``; with ``summarize`` the abandoned branch is summarized first."""
-        return self._command("navigate_tree", timeout, None, targetId=target_id, summarize=summarize,
-                             customInstructions=custom_instructions)
+        return self._command(
+            "navigate_tree",
+            timeout,
+            None,
+            targetId=target_id,
+            summarize=summarize,
+            customInstructions=custom_instructions,
+        )
 
     @_Command
     def set_label(self, entry_id: str, label: str | None, *, timeout: Timeout = ...) -> None:
         """Label an entry (shown by ``get_tree``); None or "" clears it."""
-        return self._command("set_label", timeout, _nothing, entryId=entry_id,
-                             label=JSON_NULL if label is None else label)
-
+        return self._command(
+            "set_label", timeout, _nothing, entryId=entry_id, label=JSON_NULL if label is None else label
+        )
 
 
 class CommandsMixin(_CommandSet):

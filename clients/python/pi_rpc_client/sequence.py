@@ -88,8 +88,11 @@ class SeqTracker:
         gap (to ``until_seq - 1``, or to the answer's ``lastSeq``): the caller rebuilds its view
         from the state queries, and the stream goes on with the first event after the gap."""
         since = self.last_seq
-        events = [e for e in replay.get("events", []) if since < e.get("seq", 0)
-                  and (until_seq is None or e.get("seq", 0) < until_seq)]
+        events = [
+            e
+            for e in replay.get("events", [])
+            if since < e.get("seq", 0) and (until_seq is None or e.get("seq", 0) < until_seq)
+        ]
         if replay.get("truncated"):
             end = until_seq - 1 if until_seq is not None else int(replay.get("lastSeq", since))
             self.last_seq = max(since, end)
@@ -111,8 +114,15 @@ class SequencedEvents:
     """Events in ``seq`` order, each exactly once, gaps filled from ``get_events``. Create with
     :meth:`RpcClient.sequenced_events`; iterate, or call :meth:`next`; close (or use ``with``)."""
 
-    def __init__(self, client: "RpcClient", *, max_buffer: int | None = None, since: int | None = None,
-                 run_id: bool | None = None, timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        client: "RpcClient",
+        *,
+        max_buffer: int | None = None,
+        since: int | None = None,
+        run_id: bool | None = None,
+        timeout: float | None = None,
+    ) -> None:
         if max_buffer is not None and max_buffer < 1:
             raise ValueError("max_buffer must be positive")
         self._client = client

@@ -93,9 +93,7 @@ def _run(command: str) -> str | None:
     import subprocess  # only for "!command" values: not on every startup
 
     try:
-        out = subprocess.run(
-            command, shell=True, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
-        )
+        out = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:

@@ -129,8 +129,12 @@ def render(catalog: dict[str, Any]) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pi_rpc.ai.models.generate_catalog", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pi-ai", required=True, type=Path, help="the installed @earendil-works/pi-ai package directory")
+    parser = argparse.ArgumentParser(
+        prog="python -m pi_rpc.ai.models.generate_catalog", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--pi-ai", required=True, type=Path, help="the installed @earendil-works/pi-ai package directory"
+    )
     parser.add_argument(
         "--coding-agent", type=Path, help="the @earendil-works/pi-coding-agent package (default: next to --pi-ai)"
     )

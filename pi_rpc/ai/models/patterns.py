@@ -84,7 +84,9 @@ def _select(text: str, pool: list[dict[str, Any]], fuzzy: bool, usable: Callable
     return {"status": "ambiguous", "candidates": candidates}
 
 
-def _resolve_text(text: str, pool: list[dict[str, Any]], usable: Callable[[str], bool], fuzzy: bool, thinking: bool) -> dict[str, Any]:
+def _resolve_text(
+    text: str, pool: list[dict[str, Any]], usable: Callable[[str], bool], fuzzy: bool, thinking: bool
+) -> dict[str, Any]:
     ref = _select(text, pool, fuzzy, usable)
     if ref:
         return ref
@@ -116,7 +118,10 @@ def _resolve_text(text: str, pool: list[dict[str, Any]], usable: Callable[[str],
     inner = _resolve_text(text[:idx], pool, usable, fuzzy, thinking)
     if inner["status"] == "not-found":
         return inner
-    return {**inner, "warning": f'Invalid thinking level "{text[idx + 1:]}" in pattern "{text}". Using default instead.'}
+    return {
+        **inner,
+        "warning": f'Invalid thinking level "{text[idx + 1 :]}" in pattern "{text}". Using default instead.',
+    }
 
 
 def resolve_model_reference(

@@ -185,7 +185,9 @@ def _put(model: dict[str, Any], key: str, value: Any) -> None:
 def model_from_json(provider_id: str, definition: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     api = definition.get("api") or config.get("api")
     if not api:
-        raise ValueError(f'Provider {provider_id}, model {definition.get("id")}: no "api" specified. Set at provider or model level.')
+        raise ValueError(
+            f'Provider {provider_id}, model {definition.get("id")}: no "api" specified. Set at provider or model level.'
+        )
     base_url = definition.get("baseUrl") or config.get("baseUrl")
     if not base_url:
         raise ValueError(f'Provider {provider_id}: "baseUrl" is required when defining custom models.')
@@ -412,12 +414,17 @@ class ModelRegistry:
         return self._all_models
 
     @staticmethod
-    def _apply_models_json(provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[str, Any]]:
-        has_any = any(
-            config.get(k) for k in ("models", "baseUrl", "headers", "compat", "modelOverrides", "apiKey", "oauth")
-        ) or "authHeader" in config
+    def _apply_models_json(
+        provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        has_any = (
+            any(config.get(k) for k in ("models", "baseUrl", "headers", "compat", "modelOverrides", "apiKey", "oauth"))
+            or "authHeader" in config
+        )
         if not has_any:
-            raise ValueError(f'Provider {provider_id}: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".')
+            raise ValueError(
+                f'Provider {provider_id}: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".'
+            )
         models = []
         for m in base:
             m = dict(m)
@@ -476,7 +483,9 @@ class ModelRegistry:
         if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
         value = self._provider_env_reader(provider)
-        if (isinstance(entry, dict) and stored and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
+        if (isinstance(entry, dict) and stored and entry.get("key")) or any(
+            value(name) for name in ENV_API_KEYS.get(provider, ())
+        ):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
 
@@ -592,7 +601,11 @@ class ModelRegistry:
                 if found is not None and found.get("model", {}).get("provider") == split and self.has_auth(split):
                     return found
             found = select_reference(
-                pattern, _plain(self._deciding_models(pattern, provider, split)), self.has_auth, provider=provider, fuzzy=fuzzy
+                pattern,
+                _plain(self._deciding_models(pattern, provider, split)),
+                self.has_auth,
+                provider=provider,
+                fuzzy=fuzzy,
             )
             if found is not None:
                 return found
@@ -601,7 +614,9 @@ class ModelRegistry:
     def _split(self, pattern: str) -> str | None:
         """The provider ``provider/id`` text names (the longest matching id among providers
         with models), without composing any provider."""
-        names = [p for p in self._order if (self._composed[p] if p in self._composed else p in self._builtin_with_models)]
+        names = [
+            p for p in self._order if (self._composed[p] if p in self._composed else p in self._builtin_with_models)
+        ]
         split = split_provider_prefix(pattern.strip(), names)
         return split[0] if split else None
 
@@ -615,7 +630,6 @@ class ModelRegistry:
                 return self._models
             wanted = {*with_id, *self._composed, *([split] if split else [])}
         return [m for p in self._order if p in wanted for m in self._provider_models(p)]
-
 
 
 def _plain(models: list[Model]) -> list[dict[str, Any]]:

@@ -24,14 +24,28 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
-from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, require_api_key, update_headers
+from pi_rpc.ai.providers.common import (
+    append_text,
+    failure_event,
+    reasoning_level,
+    request_max_tokens,
+    require_api_key,
+    update_headers,
+)
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "anthropic-messages"
-_EVENTS = {"message_start", "message_delta", "message_stop", "content_block_start", "content_block_delta", "content_block_stop"}
+_EVENTS = {
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+}
 _ID_SANITIZE = re.compile(r"[^a-zA-Z0-9_-]")
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
@@ -75,10 +89,17 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
         value = _content_blocks(content)
         if not any(b["type"] == "text" for b in value):
             value.insert(0, {"type": "text", "text": "(see attached image)"})
-    return {"type": "tool_result", "tool_use_id": msg["toolCallId"], "content": value, "is_error": bool(msg.get("isError"))}
+    return {
+        "type": "tool_result",
+        "tool_use_id": msg["toolCallId"],
+        "content": value,
+        "is_error": bool(msg.get("isError")),
+    }
 
 
-def convert_messages(messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None) -> list[dict[str, Any]]:
+def convert_messages(
+    messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     transformed = transform_messages(messages, model, normalize_tool_call_id)
     i = 0
@@ -108,9 +129,13 @@ def convert_messages(messages: list[dict[str, Any]], model: Model, cache: dict[s
                         if b.get("thinking", "").strip():
                             blocks.append({"type": "text", "text": b["thinking"]})
                     else:
-                        blocks.append({"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]})
+                        blocks.append(
+                            {"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]}
+                        )
                 elif t == "toolCall":
-                    blocks.append({"type": "tool_use", "id": b["id"], "name": b["name"], "input": b.get("arguments") or {}})
+                    blocks.append(
+                        {"type": "tool_use", "id": b["id"], "name": b["name"], "input": b.get("arguments") or {}}
+                    )
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif role == "toolResult":
@@ -138,7 +163,11 @@ def convert_tools(tools: list[dict[str, Any]], model: Model, cache: dict[str, An
     out = []
     for idx, tool in enumerate(tools):
         schema = tool.get("parameters") or {}
-        input_schema: dict[str, Any] = {"type": "object", "properties": schema.get("properties", {}), "required": schema.get("required", [])}
+        input_schema: dict[str, Any] = {
+            "type": "object",
+            "properties": schema.get("properties", {}),
+            "required": schema.get("required", []),
+        }
         for key in ("additionalProperties", "$defs", "definitions"):
             if key in schema:
                 input_schema[key] = schema[key]
@@ -152,7 +181,9 @@ def convert_tools(tools: list[dict[str, Any]], model: Model, cache: dict[str, An
     return out
 
 
-def build_request(model: Model, context: Context, options: StreamOptions, oauth: bool) -> tuple[dict[str, Any], list[str]]:
+def build_request(
+    model: Model, context: Context, options: StreamOptions, oauth: bool
+) -> tuple[dict[str, Any], list[str]]:
     system_prompt, messages, tools = collapse_context(context)
     cache = _cache_control(model, options)
     compat = model.get("compat") or {}
@@ -193,7 +224,11 @@ def build_request(model: Model, context: Context, options: StreamOptions, oauth:
         if compat.get("forceAdaptiveThinking"):
             params["thinking"] = {"type": "adaptive", "display": "summarized"}
             mapped = level_map.get(level)
-            effort = mapped if isinstance(mapped, str) else {"minimal": "low", "low": "low", "medium": "medium"}.get(level, "high")
+            effort = (
+                mapped
+                if isinstance(mapped, str)
+                else {"minimal": "low", "low": "low", "medium": "medium"}.get(level, "high")
+            )
             params["output_config"] = {"effort": effort}
         else:
             params["thinking"] = {"type": "enabled", "budget_tokens": budget or 1024, "display": "summarized"}
@@ -229,7 +264,9 @@ def _set_total(usage: dict[str, Any]) -> None:
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
 
 
-async def stream_anthropic_messages(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+async def stream_anthropic_messages(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
     content = output["content"]
     try:
@@ -237,7 +274,12 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
         api_key = require_api_key(model, options, headers_in)
         oauth = "sk-ant-oat" in api_key
         params, betas = build_request(model, context, options, oauth)
-        headers = {"accept": "application/json", "content-type": "application/json", "anthropic-version": "2023-06-01", "user-agent": "pi-rpc"}
+        headers = {
+            "accept": "application/json",
+            "content-type": "application/json",
+            "anthropic-version": "2023-06-01",
+            "user-agent": "pi-rpc",
+        }
         if oauth:
             headers["authorization"] = f"Bearer {api_key}"
             headers["x-app"] = "cli"
@@ -260,7 +302,9 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                 try:
                     event = _loads_with_repair(sse.data)
                 except (ValueError, orjson.JSONDecodeError) as exc:
-                    raise ProviderStreamError(f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}") from exc
+                    raise ProviderStreamError(
+                        f"Could not parse Anthropic SSE event {sse.event}: {exc}; data={sse.data}"
+                    ) from exc
                 if options.on_stream_event is not None:
                     await options.on_stream_event(event, model)
                 etype = event.get("type")
@@ -289,15 +333,35 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                         open_blocks[index] = (len(content) - 1, None)
                         yield {"type": "text_start", "contentIndex": len(content) - 1, "partial": output}
                     elif ctype == "thinking":
-                        content.append({"type": "thinking", "thinking": cb.get("thinking") or "", "thinkingSignature": cb.get("signature") or ""})
+                        content.append(
+                            {
+                                "type": "thinking",
+                                "thinking": cb.get("thinking") or "",
+                                "thinkingSignature": cb.get("signature") or "",
+                            }
+                        )
                         open_blocks[index] = (len(content) - 1, None)
                         yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
                     elif ctype == "redacted_thinking":
-                        content.append({"type": "thinking", "thinking": "[Reasoning redacted]", "thinkingSignature": cb.get("data", ""), "redacted": True})
+                        content.append(
+                            {
+                                "type": "thinking",
+                                "thinking": "[Reasoning redacted]",
+                                "thinkingSignature": cb.get("data", ""),
+                                "redacted": True,
+                            }
+                        )
                         open_blocks[index] = (len(content) - 1, None)
                         yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
                     elif ctype == "tool_use":
-                        content.append({"type": "toolCall", "id": cb.get("id", ""), "name": cb.get("name", ""), "arguments": cb.get("input") or {}})
+                        content.append(
+                            {
+                                "type": "toolCall",
+                                "id": cb.get("id", ""),
+                                "name": cb.get("name", ""),
+                                "arguments": cb.get("input") or {},
+                            }
+                        )
                         open_blocks[index] = (len(content) - 1, ToolCallArgumentsStream())
                         yield {"type": "toolcall_start", "contentIndex": len(content) - 1, "partial": output}
                 elif etype == "content_block_delta":
@@ -310,10 +374,20 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                     dtype = delta.get("type")
                     if dtype == "text_delta" and block["type"] == "text":
                         append_text(block, "text", delta.get("text", ""))
-                        yield {"type": "text_delta", "contentIndex": ci, "delta": delta.get("text", ""), "partial": output}
+                        yield {
+                            "type": "text_delta",
+                            "contentIndex": ci,
+                            "delta": delta.get("text", ""),
+                            "partial": output,
+                        }
                     elif dtype == "thinking_delta" and block["type"] == "thinking":
                         append_text(block, "thinking", delta.get("thinking", ""))
-                        yield {"type": "thinking_delta", "contentIndex": ci, "delta": delta.get("thinking", ""), "partial": output}
+                        yield {
+                            "type": "thinking_delta",
+                            "contentIndex": ci,
+                            "delta": delta.get("thinking", ""),
+                            "partial": output,
+                        }
                     elif dtype == "input_json_delta" and block["type"] == "toolCall" and args is not None:
                         piece = delta.get("partial_json", "")
                         block["arguments"] = args.append(piece)
@@ -329,7 +403,12 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                     if block["type"] == "text":
                         yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
                     elif block["type"] == "thinking":
-                        yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+                        yield {
+                            "type": "thinking_end",
+                            "contentIndex": ci,
+                            "content": block["thinking"],
+                            "partial": output,
+                        }
                     elif args is not None:
                         final = args.finish()
                         block["arguments"] = final["arguments"]
@@ -346,7 +425,12 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
                             output["errorMessage"] = err
                     u = event.get("usage") or {}
                     usage = output["usage"]
-                    for src, dst in (("input_tokens", "input"), ("output_tokens", "output"), ("cache_read_input_tokens", "cacheRead"), ("cache_creation_input_tokens", "cacheWrite")):
+                    for src, dst in (
+                        ("input_tokens", "input"),
+                        ("output_tokens", "output"),
+                        ("cache_read_input_tokens", "cacheRead"),
+                        ("cache_creation_input_tokens", "cacheWrite"),
+                    ):
                         if u.get(src) is not None:
                             usage[dst] = u[src]
                     one_hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
@@ -368,5 +452,5 @@ async def stream_anthropic_messages(model: Model, context: Context, options: Str
         if output["stopReason"] in ("aborted", "error"):
             raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
         yield {"type": "done", "reason": output["stopReason"], "message": output}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)

@@ -27,7 +27,9 @@ def append_text(block: dict[str, Any], key: str, piece: str) -> None:
     block[key] = value
 
 
-def request_max_tokens(model: Model, context: Context, system_prompt: str, messages: list[dict[str, Any]], options: StreamOptions) -> int:
+def request_max_tokens(
+    model: Model, context: Context, system_prompt: str, messages: list[dict[str, Any]], options: StreamOptions
+) -> int:
     """``options.max_tokens ?? model.maxTokens`` fitted into the context window (upstream 1.6)."""
     pseudo: list[dict[str, Any]] = []
     if system_prompt or context.tools:

@@ -46,15 +46,35 @@ from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
 from pi_rpc.ai.providers.faux_script import (  # re-exported (``X as X``): the provider's API
     API as API,
+)
+from pi_rpc.ai.providers.faux_script import (
     ENV_VAR as ENV_VAR,
+)
+from pi_rpc.ai.providers.faux_script import (
     FAUX_MODELS as FAUX_MODELS,
+)
+from pi_rpc.ai.providers.faux_script import (
     PROVIDER as PROVIDER,
+)
+from pi_rpc.ai.providers.faux_script import (
     current_faux_script as current_faux_script,
+)
+from pi_rpc.ai.providers.faux_script import (
     load_script as load_script,
+)
+from pi_rpc.ai.providers.faux_script import (
     next_turn as next_turn,
+)
+from pi_rpc.ai.providers.faux_script import (
     request_count as request_count,
+)
+from pi_rpc.ai.providers.faux_script import (
     reset_faux as reset_faux,
+)
+from pi_rpc.ai.providers.faux_script import (
     set_faux_config_script as set_faux_config_script,
+)
+from pi_rpc.ai.providers.faux_script import (
     set_faux_script as set_faux_script,
 )
 from pi_rpc.ai.stream import new_output
@@ -210,14 +230,16 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
         else:
             output["stopReason"] = "toolUse" if any(b["type"] == "toolCall" for b in blocks) else "stop"
         yield {"type": "done", "reason": output["stopReason"], "message": output}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)
 
 
 def _usage(
     model: Model, system_prompt: str, messages: list[dict[str, Any]], blocks: list[dict[str, Any]], override: Any
 ) -> dict[str, Any]:
-    prompt = ([f"system:{system_prompt}"] if system_prompt else []) + [f"{m.get('role')}:{_message_text(m)}" for m in messages]
+    prompt = ([f"system:{system_prompt}"] if system_prompt else []) + [
+        f"{m.get('role')}:{_message_text(m)}" for m in messages
+    ]
     prompt_chars = sum(len(p) for p in prompt) + 2 * max(0, len(prompt) - 1)
     out_text = _message_text({"role": "assistant", "content": blocks})
     thinking_chars = sum(len(b.get("thinking", "")) for b in blocks if b["type"] == "thinking")

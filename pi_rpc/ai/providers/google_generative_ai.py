@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import format_google_error, js_json, ProviderStreamError
+from pi_rpc.ai.errors import ProviderStreamError, format_google_error, js_json
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
@@ -30,8 +30,18 @@ API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 _COUNTER = itertools.count(1)
 _ERROR_REASONS = {
-    "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE", "OTHER",
-    "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "NO_IMAGE", "FINISH_REASON_UNSPECIFIED",
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "LANGUAGE",
+    "OTHER",
+    "MALFORMED_FUNCTION_CALL",
+    "UNEXPECTED_TOOL_CALL",
+    "TOO_MANY_TOOL_CALLS",
+    "NO_IMAGE",
+    "FINISH_REASON_UNSPECIFIED",
 }
 BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
 BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
@@ -94,17 +104,27 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
             content = msg.get("content") or []
             text = content_text(content)
             images = [b for b in content if b.get("type") == "image"]
-            response = {"error": text} if msg.get("isError") else {"output": text or ("(see attached image)" if images else "")}
+            response = (
+                {"error": text}
+                if msg.get("isError")
+                else {"output": text or ("(see attached image)" if images else "")}
+            )
             fr: dict[str, Any] = {"name": msg.get("toolName", ""), "response": response}
             if msg.get("toolCallId") and not msg["toolCallId"].startswith(f"{msg.get('toolName')}_"):
                 fr["id"] = msg["toolCallId"]
             part = {"functionResponse": fr}
-            if contents and contents[-1]["role"] == "user" and all("functionResponse" in p for p in contents[-1]["parts"]):
+            if (
+                contents
+                and contents[-1]["role"] == "user"
+                and all("functionResponse" in p for p in contents[-1]["parts"])
+            ):
                 contents[-1]["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
             if images and "image" in (model.get("input") or []):
-                contents[-1]["parts"].extend({"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}} for b in images)
+                contents[-1]["parts"].extend(
+                    {"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}} for b in images
+                )
     return contents
 
 
@@ -114,10 +134,25 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
     if system_prompt:
         body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
     if tools:
-        body["tools"] = [{"functionDeclarations": [{"name": t["name"], "description": t.get("description", ""), "parametersJsonSchema": t.get("parameters", {})} for t in tools]}]
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t["name"],
+                        "description": t.get("description", ""),
+                        "parametersJsonSchema": t.get("parameters", {}),
+                    }
+                    for t in tools
+                ]
+            }
+        ]
     choice = options.extra.get("toolChoice")
     if choice:
-        body["toolConfig"] = {"functionCallingConfig": {"mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")}}
+        body["toolConfig"] = {
+            "functionCallingConfig": {
+                "mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")
+            }
+        }
     config: dict[str, Any] = {}
     if options.temperature is not None:
         config["temperature"] = options.temperature
@@ -131,14 +166,20 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
                 if "pro" in mid:
                     thinking["thinkingLevel"] = "LOW" if level in ("minimal", "low") else "HIGH"
                 else:
-                    thinking["thinkingLevel"] = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM"}.get(level, "HIGH")
+                    thinking["thinkingLevel"] = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM"}.get(
+                        level, "HIGH"
+                    )
             else:
                 budgets = BUDGETS_25_PRO if "2.5-pro" in mid else BUDGETS_25_FLASH if "2.5-flash" in mid else None
                 key = "high" if level in ("xhigh", "max") else level
                 thinking["thinkingBudget"] = budgets[key] if budgets else -1
             config["thinkingConfig"] = thinking
         else:
-            config["thinkingConfig"] = {"thinkingBudget": 0} if "gemini-2.5" in model["id"] and "pro" not in model["id"] else {"includeThoughts": False}
+            config["thinkingConfig"] = (
+                {"thinkingBudget": 0}
+                if "gemini-2.5" in model["id"] and "pro" not in model["id"]
+                else {"includeThoughts": False}
+            )
     body["generationConfig"] = config
     return body
 
@@ -151,13 +192,20 @@ def _map_finish(reason: str) -> str:
     return "error"
 
 
-async def stream_google_generative_ai(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+async def stream_google_generative_ai(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
     blocks = output["content"]
     try:
         if not options.api_key:
             raise RuntimeError(f"No API key for provider: {model['provider']}")
-        headers = {"accept": "*/*", "content-type": "application/json", "x-goog-api-key": options.api_key, "user-agent": "pi-rpc"}
+        headers = {
+            "accept": "*/*",
+            "content-type": "application/json",
+            "x-goog-api-key": options.api_key,
+            "user-agent": "pi-rpc",
+        }
         headers = merged_headers(model, headers, options)
         body = build_body(model, context, options)
         url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
@@ -169,8 +217,18 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                 if current is None:
                     return None
                 if current["type"] == "text":
-                    return {"type": "text_end", "contentIndex": len(blocks) - 1, "content": current["text"], "partial": output}
-                return {"type": "thinking_end", "contentIndex": len(blocks) - 1, "content": current["thinking"], "partial": output}
+                    return {
+                        "type": "text_end",
+                        "contentIndex": len(blocks) - 1,
+                        "content": current["text"],
+                        "partial": output,
+                    }
+                return {
+                    "type": "thinking_end",
+                    "contentIndex": len(blocks) - 1,
+                    "content": current["thinking"],
+                    "partial": output,
+                }
 
             async for sse in iter_sse(response, options.signal):
                 try:
@@ -190,24 +248,42 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                 for part in ((candidate or {}).get("content") or {}).get("parts") or []:
                     if "text" in part and part["text"] is not None:
                         thinking = part.get("thought") is True
-                        if current is None or (thinking and current["type"] != "thinking") or (not thinking and current["type"] != "text"):
+                        if (
+                            current is None
+                            or (thinking and current["type"] != "thinking")
+                            or (not thinking and current["type"] != "text")
+                        ):
                             ev = close_current()
                             if ev:
                                 yield ev
                             current = {"type": "thinking", "thinking": ""} if thinking else {"type": "text", "text": ""}
                             blocks.append(current)
-                            yield {"type": "thinking_start" if thinking else "text_start", "contentIndex": len(blocks) - 1, "partial": output}
+                            yield {
+                                "type": "thinking_start" if thinking else "text_start",
+                                "contentIndex": len(blocks) - 1,
+                                "partial": output,
+                            }
                         sig = part.get("thoughtSignature")
                         if current["type"] == "thinking":
                             append_text(current, "thinking", part["text"])
                             if isinstance(sig, str) and sig:
                                 current["thinkingSignature"] = sig
-                            yield {"type": "thinking_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}
+                            yield {
+                                "type": "thinking_delta",
+                                "contentIndex": len(blocks) - 1,
+                                "delta": part["text"],
+                                "partial": output,
+                            }
                         else:
                             append_text(current, "text", part["text"])
                             if isinstance(sig, str) and sig:
                                 current["textSignature"] = sig
-                            yield {"type": "text_delta", "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output}
+                            yield {
+                                "type": "text_delta",
+                                "contentIndex": len(blocks) - 1,
+                                "delta": part["text"],
+                                "partial": output,
+                            }
                     if part.get("functionCall"):
                         ev = close_current()
                         if ev:
@@ -217,13 +293,23 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
                         provided = fc.get("id")
                         if not provided or any(b["type"] == "toolCall" and b["id"] == provided for b in blocks):
                             provided = f"{fc.get('name', '')}_{int(time.time() * 1000)}_{next(_COUNTER)}"
-                        call: dict[str, Any] = {"type": "toolCall", "id": provided, "name": fc.get("name") or "", "arguments": fc.get("args") or {}}
+                        call: dict[str, Any] = {
+                            "type": "toolCall",
+                            "id": provided,
+                            "name": fc.get("name") or "",
+                            "arguments": fc.get("args") or {},
+                        }
                         if part.get("thoughtSignature"):
                             call["thoughtSignature"] = part["thoughtSignature"]
                         blocks.append(call)
                         ci = len(blocks) - 1
                         yield {"type": "toolcall_start", "contentIndex": ci, "partial": output}
-                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": js_json(call["arguments"]), "partial": output}
+                        yield {
+                            "type": "toolcall_delta",
+                            "contentIndex": ci,
+                            "delta": js_json(call["arguments"]),
+                            "partial": output,
+                        }
                         yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output}
                 if candidate and candidate.get("finishReason"):
                     output["rawStopReason"] = candidate["finishReason"]
@@ -254,5 +340,5 @@ async def stream_google_generative_ai(model: Model, context: Context, options: S
             raw = output.get("rawStopReason")
             raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
         yield {"type": "done", "reason": output["stopReason"], "message": output}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)

@@ -20,12 +20,11 @@ import orjson
 from orjson import loads as orjson_loads
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import format_openai_sdk_error, format_openai_stream_error, js_json, ProviderStreamError
+from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, format_openai_stream_error, js_json
 from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
-from pi_rpc.ai.providers.text_template import TextTemplate
 from pi_rpc.ai.providers.common import (
     append_text,
     failure_event,
@@ -34,6 +33,7 @@ from pi_rpc.ai.providers.common import (
     request_max_tokens,
     require_api_key,
 )
+from pi_rpc.ai.providers.text_template import TextTemplate
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
@@ -59,13 +59,29 @@ def detect_compat(model: Model) -> dict[str, Any]:
     is_deepseek = provider == "deepseek" or "deepseek.com" in base.lower()
     is_grok = provider == "xai" or "api.x.ai" in base
     non_standard = (
-        is_nvidia or is_cerebras or is_grok or is_together or "chutes.ai" in base or is_deepseek or is_zai
-        or is_moonshot or provider == "opencode" or "opencode.ai" in base or is_cf_workers or is_cf_gateway
+        is_nvidia
+        or is_cerebras
+        or is_grok
+        or is_together
+        or "chutes.ai" in base
+        or is_deepseek
+        or is_zai
+        or is_moonshot
+        or provider == "opencode"
+        or "opencode.ai" in base
+        or is_cf_workers
+        or is_cf_gateway
         or is_ant_ling
     )
     use_max_tokens = (
-        "chutes.ai" in base or is_deepseek or is_moonshot or is_cf_gateway or is_together or is_nvidia
-        or is_ant_ling or is_zai
+        "chutes.ai" in base
+        or is_deepseek
+        or is_moonshot
+        or is_cf_gateway
+        or is_together
+        or is_nvidia
+        or is_ant_ling
+        or is_zai
     )
     is_openai = provider == "openai" or "api.openai.com" in base
     if is_deepseek:
@@ -81,7 +97,9 @@ def detect_compat(model: Model) -> dict[str, Any]:
     return {
         "supportsStore": not non_standard,
         "supportsDeveloperRole": is_openai,
-        "supportsReasoningEffort": not (is_grok or is_zai or is_moonshot or is_together or is_cf_gateway or is_nvidia or is_ant_ling),
+        "supportsReasoningEffort": not (
+            is_grok or is_zai or is_moonshot or is_together or is_cf_gateway or is_nvidia or is_ant_ling
+        ),
         "supportsUsageInStreaming": True,
         "supportsFinishReason": True,
         "maxTokensField": "max_tokens" if use_max_tokens else "max_completion_tokens",
@@ -123,7 +141,9 @@ def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] |
     return tool_id
 
 
-def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+def convert_messages(
+    model: Model, system_prompt: str, messages: list[dict[str, Any]], compat: dict[str, Any]
+) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
     role = "developer" if model.get("reasoning") and compat.get("supportsDeveloperRole") else "system"
     if system_prompt:
@@ -147,7 +167,12 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                         if item.get("text"):
                             parts.append({"type": "text", "text": item["text"]})
                     elif item.get("type") == "image":
-                        parts.append({"type": "image_url", "image_url": {"url": f"data:{item['mimeType']};base64,{item['data']}"}})
+                        parts.append(
+                            {
+                                "type": "image_url",
+                                "image_url": {"url": f"data:{item['mimeType']};base64,{item['data']}"},
+                            }
+                        )
                 if not parts:
                     i += 1
                     continue
@@ -166,12 +191,20 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                         parsed = js_loads(b["thinkingSignature"])
                     except orjson.JSONDecodeError:
                         parsed = None
-                    if isinstance(parsed, list) and parsed and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed):
+                    if (
+                        isinstance(parsed, list)
+                        and parsed
+                        and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed)
+                    ):
                         details = parsed
                         break
             if thinking and compat.get("requiresThinkingAsText"):
                 parts = [{"type": "text", "text": "\n\n".join(b["thinking"] for b in thinking)}]
-                parts += [{"type": "text", "text": b["text"]} for b in blocks if b.get("type") == "text" and b.get("text", "").strip()]
+                parts += [
+                    {"type": "text", "text": b["text"]}
+                    for b in blocks
+                    if b.get("type") == "text" and b.get("text", "").strip()
+                ]
                 out["content"] = parts
             else:
                 if text:
@@ -182,12 +215,20 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                         out[sig] = "\n".join(b["thinking"] for b in thinking)
             if calls:
                 out["tool_calls"] = [
-                    {"id": tc["id"], "type": "function", "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))}}
+                    {
+                        "id": tc["id"],
+                        "type": "function",
+                        "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))},
+                    }
                     for tc in calls
                 ]
             if details is not None:
                 out["reasoning_details"] = details
-            if compat.get("requiresReasoningContentOnAssistantMessages") and model.get("reasoning") and "reasoning_content" not in out:
+            if (
+                compat.get("requiresReasoningContentOnAssistantMessages")
+                and model.get("reasoning")
+                and "reasoning_content" not in out
+            ):
                 out["reasoning_content"] = ""
             has_content = bool(out["content"])
             if not has_content and "tool_calls" not in out:
@@ -210,13 +251,20 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
                 if has_images and "image" in (model.get("input") or []):
                     for b in content:
                         if b.get("type") == "image":
-                            images.append({"type": "image_url", "image_url": {"url": f"data:{b['mimeType']};base64,{b['data']}"}})
+                            images.append(
+                                {"type": "image_url", "image_url": {"url": f"data:{b['mimeType']};base64,{b['data']}"}}
+                            )
                 j += 1
             i = j
             if images:
                 if compat.get("requiresAssistantAfterToolResult"):
                     params.append({"role": "assistant", "content": "I have processed the tool results."})
-                params.append({"role": "user", "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images]})
+                params.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
+                    }
+                )
                 last_role = "user"
             else:
                 last_role = "toolResult"
@@ -229,7 +277,11 @@ def convert_messages(model: Model, system_prompt: str, messages: list[dict[str, 
 def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for tool in tools:
-        fn: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", ""), "parameters": tool.get("parameters", {})}
+        fn: dict[str, Any] = {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": tool.get("parameters", {}),
+        }
         if compat.get("supportsStrictMode"):
             fn["strict"] = False
         out.append({"type": "function", "function": fn})
@@ -257,7 +309,8 @@ def build_params(model: Model, context: Context, options: StreamOptions, compat:
     if tools:
         params["tools"] = convert_tools(tools, compat)
     elif compat.get("requiresToolsWithToolHistory") and any(
-        m.get("role") == "toolResult" or (m.get("role") == "assistant" and any(b.get("type") == "toolCall" for b in m.get("content") or []))
+        m.get("role") == "toolResult"
+        or (m.get("role") == "assistant" and any(b.get("type") == "toolCall" for b in m.get("content") or []))
         for m in messages
     ):
         params["tools"] = []
@@ -320,12 +373,16 @@ def parse_chunk_usage(raw: dict[str, Any], model: Model) -> dict[str, Any]:
         "output": out,
         "cacheRead": cache_read,
         "cacheWrite": cache_write,
-        "reasoning": (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or raw.get("reasoning_tokens") or 0,
+        "reasoning": (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
+        or raw.get("reasoning_tokens")
+        or 0,
         "totalTokens": inp + out + cache_read + cache_write,
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
     }
     calculate_cost(model, usage)
-    if (model.get("provider") == "openrouter" or "openrouter.ai" in model.get("baseUrl", "")) and isinstance(raw.get("cost"), (int, float)):
+    if (model.get("provider") == "openrouter" or "openrouter.ai" in model.get("baseUrl", "")) and isinstance(
+        raw.get("cost"), (int, float)
+    ):
         usage["cost"]["total"] = raw["cost"]
         usage["cost"]["totalFromProvider"] = True
     return usage
@@ -341,7 +398,9 @@ def map_stop_reason(reason: str) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
-async def stream_openai_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+async def stream_openai_completions(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
     blocks: list[dict[str, Any]] = output["content"]
     try:
@@ -386,7 +445,12 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                                 text_block["text"] = None  # type: ignore[index]
                                 text += content
                                 text_block["text"] = text  # type: ignore[index]
-                                yield {"type": "text_delta", "contentIndex": text_index, "delta": content, "partial": output}
+                                yield {
+                                    "type": "text_delta",
+                                    "contentIndex": text_index,
+                                    "delta": content,
+                                    "partial": output,
+                                }
                             continue
                     if data_text.startswith("[DONE]"):
                         stream_done = True
@@ -441,18 +505,29 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                         for field in REASONING_FIELDS:
                             value = delta.get(field)
                             if isinstance(value, str) and value:
-                                sig = "reasoning_content" if model.get("provider") == "opencode-go" and field == "reasoning" else field
+                                sig = (
+                                    "reasoning_content"
+                                    if model.get("provider") == "opencode-go" and field == "reasoning"
+                                    else field
+                                )
                                 if thinking_block is None:
                                     thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": sig}
                                     blocks.append(thinking_block)
                                     yield {"type": "thinking_start", "contentIndex": len(blocks) - 1, "partial": output}
                                 append_text(thinking_block, "thinking", value)
-                                yield {"type": "thinking_delta", "contentIndex": blocks.index(thinking_block), "delta": value, "partial": output}
+                                yield {
+                                    "type": "thinking_delta",
+                                    "contentIndex": blocks.index(thinking_block),
+                                    "delta": value,
+                                    "partial": output,
+                                }
                                 break
                         rd = delta.get("reasoning_details")
                         if isinstance(rd, list):
                             for detail in rd:
-                                if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith("reasoning."):
+                                if not isinstance(detail, dict) or not str(detail.get("type", "")).startswith(
+                                    "reasoning."
+                                ):
                                     continue
                                 if thinking_block is None:
                                     thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
@@ -510,7 +585,12 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
                             piece = fn.get("arguments") or ""
                             if piece:
                                 block["arguments"] = arg_streams[id(block)].append(piece)
-                            yield {"type": "toolcall_delta", "contentIndex": blocks.index(block), "delta": piece, "partial": output}
+                            yield {
+                                "type": "toolcall_delta",
+                                "contentIndex": blocks.index(block),
+                                "delta": piece,
+                                "partial": output,
+                            }
                 if stream_done:
                     break
             for ci, block in enumerate(blocks):
@@ -536,7 +616,7 @@ async def stream_openai_completions(model: Model, context: Context, options: Str
         if (compat.get("supportsFinishReason", True) and not has_finish) or output["stopReason"] == "pending":
             raise ProviderStreamError("Stream ended without finish_reason")
         yield {"type": "done", "reason": output["stopReason"], "message": output}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)
 
 

@@ -19,12 +19,19 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.cost import calculate_cost
-from pi_rpc.ai.errors import format_openai_stream_error, format_responses_error, js_json, ProviderStreamError
+from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error, js_json
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
-from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens, require_api_key
+from pi_rpc.ai.providers.common import (
+    append_text,
+    failure_event,
+    merged_headers,
+    reasoning_level,
+    request_max_tokens,
+    require_api_key,
+)
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
@@ -71,7 +78,13 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     if b.get("type") == "text":
                         parts.append({"type": "input_text", "text": b.get("text", "")})
                     elif b.get("type") == "image":
-                        parts.append({"type": "input_image", "detail": "auto", "image_url": f"data:{b['mimeType']};base64,{b['data']}"})
+                        parts.append(
+                            {
+                                "type": "input_image",
+                                "detail": "auto",
+                                "image_url": f"data:{b['mimeType']};base64,{b['data']}",
+                            }
+                        )
             if parts:
                 items.append({"role": "user", "content": parts})
         elif role == "assistant":
@@ -83,11 +96,15 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     except orjson.JSONDecodeError:
                         pass
                 elif t == "text" and b.get("text"):
-                    items.append({
-                        "type": "message", "role": "assistant",
-                        "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
-                        "status": "completed", "id": _msg_id(b.get("textSignature"), f"msg_{n}_{k}"),
-                    })
+                    items.append(
+                        {
+                            "type": "message",
+                            "role": "assistant",
+                            "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
+                            "status": "completed",
+                            "id": _msg_id(b.get("textSignature"), f"msg_{n}_{k}"),
+                        }
+                    )
                 elif t == "toolCall":
                     call_id, sep, item_id = b["id"].partition("|")
                     item: dict[str, Any] = {"type": "function_call"}
@@ -99,17 +116,38 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
             content = msg.get("content") or []
             text = content_text(content)
             images = [b for b in content if b.get("type") == "image"]
-            output: Any = text if not images else [
-                *([{"type": "input_text", "text": text}] if text else []),
-                *[{"type": "input_image", "detail": "auto", "image_url": f"data:{b['mimeType']};base64,{b['data']}"} for b in images],
-            ]
-            items.append({"type": "function_call_output", "call_id": msg["toolCallId"].partition("|")[0], "output": output or "(no tool output)"})
+            output: Any = (
+                text
+                if not images
+                else [
+                    *([{"type": "input_text", "text": text}] if text else []),
+                    *[
+                        {
+                            "type": "input_image",
+                            "detail": "auto",
+                            "image_url": f"data:{b['mimeType']};base64,{b['data']}",
+                        }
+                        for b in images
+                    ],
+                ]
+            )
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": msg["toolCallId"].partition("|")[0],
+                    "output": output or "(no tool output)",
+                }
+            )
     return items
 
 
 def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     system_prompt, messages, tools = collapse_context(context)
-    params: dict[str, Any] = {"model": model["id"], "input": convert_input(model, system_prompt, messages), "stream": True}
+    params: dict[str, Any] = {
+        "model": model["id"],
+        "input": convert_input(model, system_prompt, messages),
+        "stream": True,
+    }
     if options.cache_retention != "none" and options.session_id:
         params["prompt_cache_key"] = options.session_id[:64]
     if options.cache_retention == "long" and "api.openai.com" in model.get("baseUrl", ""):
@@ -121,7 +159,16 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
     if options.temperature is not None:
         params["temperature"] = options.temperature
     if tools:
-        params["tools"] = [{"type": "function", "name": t["name"], "description": t.get("description", ""), "parameters": t.get("parameters", {}), "strict": False} for t in tools]
+        params["tools"] = [
+            {
+                "type": "function",
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "parameters": t.get("parameters", {}),
+                "strict": False,
+            }
+            for t in tools
+        ]
     if options.extra.get("toolChoice") is not None:
         params["tool_choice"] = options.extra["toolChoice"]
     level = reasoning_level(model, options)
@@ -147,7 +194,9 @@ def _map_status(status: str | None, reason: str | None) -> tuple[str, str | None
     raise ProviderStreamError(f"Unhandled stop reason: {status}")
 
 
-async def stream_openai_responses(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+async def stream_openai_responses(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
     content = output["content"]
     try:
@@ -186,7 +235,11 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                     if slot is not None:
                         slots[idx] = slot
                         yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
-                elif etype in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.reasoning_summary_part.done"):
+                elif etype in (
+                    "response.reasoning_summary_text.delta",
+                    "response.reasoning_text.delta",
+                    "response.reasoning_summary_part.done",
+                ):
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "thinking":
                         delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
@@ -196,19 +249,34 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "text":
                         append_text(slot["block"], "text", event.get("delta", ""))
-                        yield {"type": "text_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": output}
+                        yield {
+                            "type": "text_delta",
+                            "contentIndex": slot["ci"],
+                            "delta": event.get("delta", ""),
+                            "partial": output,
+                        }
                 elif etype == "response.function_call_arguments.delta":
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "toolCall":
                         slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
-                        yield {"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": output}
+                        yield {
+                            "type": "toolcall_delta",
+                            "contentIndex": slot["ci"],
+                            "delta": event.get("delta", ""),
+                            "partial": output,
+                        }
                 elif etype == "response.function_call_arguments.done":
                     slot = slots.get(idx)
                     if slot and slot["block"]["type"] == "toolCall":
                         delta, args = slot["args"].replace(event.get("arguments", ""))
                         slot["block"]["arguments"] = args
                         if delta:
-                            yield {"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
+                            yield {
+                                "type": "toolcall_delta",
+                                "contentIndex": slot["ci"],
+                                "delta": delta,
+                                "partial": output,
+                            }
                 elif etype == "response.output_item.done":
                     item = event.get("item") or {}
                     slot = slots.get(idx)
@@ -223,14 +291,27 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                         text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
                         block["thinking"] = summary or text or block["thinking"]
                         block["thinkingSignature"] = js_json(item)
-                        yield {"type": "thinking_end", "contentIndex": slot["ci"], "content": block["thinking"], "partial": output}
+                        yield {
+                            "type": "thinking_end",
+                            "contentIndex": slot["ci"],
+                            "content": block["thinking"],
+                            "partial": output,
+                        }
                     elif item.get("type") == "message" and block["type"] == "text":
-                        block["text"] = "".join(c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "") for c in item.get("content") or [])
+                        block["text"] = "".join(
+                            c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
+                            for c in item.get("content") or []
+                        )
                         sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
                         if item.get("phase"):
                             sig["phase"] = item["phase"]
                         block["textSignature"] = js_json(sig)
-                        yield {"type": "text_end", "contentIndex": slot["ci"], "content": block["text"], "partial": output}
+                        yield {
+                            "type": "text_end",
+                            "contentIndex": slot["ci"],
+                            "content": block["text"],
+                            "partial": output,
+                        }
                     elif item.get("type") == "function_call" and block["type"] == "toolCall":
                         if item.get("arguments"):
                             slot["args"].replace(item["arguments"])
@@ -293,13 +374,15 @@ async def stream_openai_responses(model: Model, context: Context, options: Strea
                 raise ProviderStreamError("OpenAI Responses stream ended before a terminal response event")
             if output["stopReason"] == "toolUse" and unfinished:
                 tc = unfinished[0]
-                raise ProviderStreamError(f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})")
+                raise ProviderStreamError(
+                    f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})"
+                )
         if options.signal is not None and options.signal.aborted:
             raise RuntimeError("Request was aborted")
         if output["stopReason"] in ("error", "aborted"):
             raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
         yield {"type": "done", "reason": output["stopReason"], "message": output}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)
 
 
@@ -307,7 +390,9 @@ def _format_http(status: int, body: str, provider: str) -> str:
     return format_responses_error(status, body, provider)
 
 
-def _create_slot(item: dict[str, Any], content: list[dict[str, Any]], unfinished: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _create_slot(
+    item: dict[str, Any], content: list[dict[str, Any]], unfinished: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     itype = item.get("type")
     if itype == "reasoning":
         block: dict[str, Any] = {"type": "thinking", "thinking": ""}
@@ -319,8 +404,12 @@ def _create_slot(item: dict[str, Any], content: list[dict[str, Any]], unfinished
         args = None
     elif itype == "function_call":
         args = ToolCallArgumentsStream()
-        block = {"type": "toolCall", "id": f"{item.get('call_id')}|{item.get('id')}", "name": item.get("name", ""),
-                 "arguments": args.append(item["arguments"]) if item.get("arguments") else {}}
+        block = {
+            "type": "toolCall",
+            "id": f"{item.get('call_id')}|{item.get('id')}",
+            "name": item.get("name", ""),
+            "arguments": args.append(item["arguments"]) if item.get("arguments") else {},
+        }
         unfinished.append(block)
         start = "toolcall_start"
     else:

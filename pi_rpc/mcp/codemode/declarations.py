@@ -26,7 +26,11 @@ def identifier(name: str) -> str:
     """A tool's script identifier: characters invalid in a Python identifier become ``_``."""
     out: list[str] = []
     for ch in name:
-        valid = (ch.isascii() and (ch.isalpha() or ch == "_")) if not out else (ch.isascii() and (ch.isalnum() or ch == "_"))
+        valid = (
+            (ch.isascii() and (ch.isalpha() or ch == "_"))
+            if not out
+            else (ch.isascii() and (ch.isalnum() or ch == "_"))
+        )
         out.append(ch if valid else "_")
     return "".join(out) or "_"
 
@@ -80,7 +84,12 @@ def render_object(schema: dict[str, Any], root: Any, depth: int = 0, indent: str
         optional = "" if name in required else "?"
         rendered = render_type(prop, root, depth + 1, inner)
         note = ""
-        if comments and isinstance(prop, dict) and isinstance(prop.get("description"), str) and prop["description"].strip():
+        if (
+            comments
+            and isinstance(prop, dict)
+            and isinstance(prop.get("description"), str)
+            and prop["description"].strip()
+        ):
             note = "  # " + re.sub(r"\s+", " ", prop["description"].strip())
         lines.append(f"{inner}{json.dumps(name)}{optional}: {rendered},{note}")
     if extra not in (None, False):
@@ -121,14 +130,22 @@ def _follow(schema: Any, root: Any) -> Any:
 
 def _fields(schema: Any, root: Any, depth: int) -> str | None:
     resolved = _follow(schema, root)
-    if not isinstance(resolved, dict) or resolved.get("type") != "object" or not isinstance(resolved.get("properties"), dict):
+    if (
+        not isinstance(resolved, dict)
+        or resolved.get("type") != "object"
+        or not isinstance(resolved.get("properties"), dict)
+    ):
         return None
     required = set(resolved.get("required") or [])
     parts = []
     for name, field in resolved["properties"].items():
         followed = _follow(field, root)
         const = followed.get("const") if isinstance(followed, dict) and "const" in followed else None
-        nested = json.dumps(const) if isinstance(followed, dict) and "const" in followed else (_fields(field, root, depth - 1) if depth > 0 else None)
+        nested = (
+            json.dumps(const)
+            if isinstance(followed, dict) and "const" in followed
+            else (_fields(field, root, depth - 1) if depth > 0 else None)
+        )
         _ = const
         parts.append(f"{name}{'' if name in required else '?'}{f': {nested}' if nested else ''}")
     return "{ " + ", ".join(parts) + " }"

@@ -108,7 +108,9 @@ def save_images(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             kind = f"{item['mimeType']}, {format_size(len(raw))}"
             extension = IMAGE_EXTENSIONS.get(item["mimeType"])
             if extension is None:
-                labels[data] = f"[Image ({kind}) could not be saved: no file extension for image type {item['mimeType']}]"
+                labels[data] = (
+                    f"[Image ({kind}) could not be saved: no file extension for image type {item['mimeType']}]"
+                )
             else:
                 try:
                     labels[data] = f"[Image saved to {write_output_file(OUTPUT_PREFIX, extension, raw)} ({kind})]"
@@ -138,7 +140,9 @@ def build_result(
     items = format_items(output)
     if not ok:
         items.append({"type": "text", "text": f"Script error:\n{error}\n\n{call_summary(calls)}"})
-    truncated, full_path = truncate_output(join_adjacent_text(items), max_output_tokens if max_output_tokens is not None else DEFAULT_MAX_OUTPUT_TOKENS)
+    truncated, full_path = truncate_output(
+        join_adjacent_text(items), max_output_tokens if max_output_tokens is not None else DEFAULT_MAX_OUTPUT_TOKENS
+    )
     body = join_adjacent_text(save_images(truncated))
     header = f"{'Script completed' if ok else 'Script failed'}\nWall time {wall_seconds:.1f} seconds\nOutput:\n"
     details: dict[str, Any] = {"calls": [dict(call) for call in calls]}

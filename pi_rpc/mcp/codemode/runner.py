@@ -329,14 +329,23 @@ async def _run_worker(
         result_dict = outcome.get("result") or {}
         if outcome.get("isError"):
             record["status"] = "cancelled" if nested.signal.aborted else "error"
-            record["error"] = _truncate(content_text(result_dict.get("content")) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS)
+            record["error"] = _truncate(
+                content_text(result_dict.get("content")) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS
+            )
         else:
             record["status"] = "ok"
         await publish()
         if tool.get("outputSchema") is not None and result_dict.get("structuredContent") is not None:
             await send({"type": "result", "id": call_id, "ok": True, "value": result_dict["structuredContent"]})
         elif outcome.get("isError"):
-            await send({"type": "result", "id": call_id, "ok": False, "error": content_text(result_dict.get("content")) or f'Tool "{name}" failed'})
+            await send(
+                {
+                    "type": "result",
+                    "id": call_id,
+                    "ok": False,
+                    "error": content_text(result_dict.get("content")) or f'Tool "{name}" failed',
+                }
+            )
         else:
             await send({"type": "result", "id": call_id, "ok": True, "value": content_text(result_dict.get("content"))})
 

@@ -47,7 +47,9 @@ GLOBALS = """Globals:
 - `store(key, value)` and `load(key)` keep JSON values across codemode calls; `store(key)` deletes.
 - `ALL_TOOLS`, `await search_tools(query, limit=..., namespace=...)`, `await describe_tool(name)`, `await describe_namespace(name)`: find unlisted tools, such as MCP tools."""
 
-_DISCOVERY = re.compile(r"\b(search_tools|searchTools|describe_namespace|describeNamespace|describe_tool|describeTool|ALL_TOOLS)\b")
+_DISCOVERY = re.compile(
+    r"\b(search_tools|searchTools|describe_namespace|describeNamespace|describe_tool|describeTool|ALL_TOOLS)\b"
+)
 
 
 def script_reach(code: Any) -> Any:
@@ -99,14 +101,22 @@ def create_description(tools: list[dict[str, Any]], inline_budget: int | None = 
         group = groups.setdefault(key, {"namespace": namespace, "entries": []})
         text = _section(tool)
         group["entries"].append({"name": tool["name"], "section": text, "cost": math.ceil(len(text) / CHARS_PER_TOKEN)})
-    ordered = sorted(groups.values(), key=lambda g: (g["namespace"] is not None, (g["namespace"] or {}).get("name", "")))
+    ordered = sorted(
+        groups.values(), key=lambda g: (g["namespace"] is not None, (g["namespace"] or {}).get("name", ""))
+    )
     shown = _select([g["entries"] for g in ordered], inline_budget)
     lines = ["Nested tools:"]
     for group in ordered:
         visible = [e for e in group["entries"] if e["name"] in shown]
         namespace = group["namespace"]
         if namespace:
-            listing = "" if len(visible) == len(group["entries"]) else " (tools not listed)" if not visible else " (some tools not listed)"
+            listing = (
+                ""
+                if len(visible) == len(group["entries"])
+                else " (tools not listed)"
+                if not visible
+                else " (some tools not listed)"
+            )
             description = (namespace.get("description") or "").strip()
             lines.append(f"## {namespace['name']}{listing}" + (f"\n{description}" if description else ""))
         lines.extend(e["section"] for e in visible)
@@ -139,7 +149,11 @@ def prepare_loadout(loadout: dict[str, Any], mode: str, inline_budget: int | Non
         [t for t in with_guidelines if exposure(t["name"]) != "deferred"], inline_budget
     )
     declared = {t["name"] for t in loadout["declared"]}
-    hidden = [t["name"] for t in callable_tools if mode == "only" and exposure(t["name"]) == "direct" and t["name"] in declared]
+    hidden = [
+        t["name"]
+        for t in callable_tools
+        if mode == "only" and exposure(t["name"]) == "direct" and t["name"] in declared
+    ]
     return {"descriptions": descriptions, "hiddenDeclarations": hidden}
 
 
@@ -190,7 +204,13 @@ def _settings(pi: Any) -> tuple[str, int | None]:
 
 def create_tool(pi: Any) -> dict[str, Any]:
     async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> dict[str, Any]:
-        return await run_script(tool_call_id, str((params or {}).get("code") or ""), signal, on_update, _Host(pi, ctx) if ctx is not None else None)
+        return await run_script(
+            tool_call_id,
+            str((params or {}).get("code") or ""),
+            signal,
+            on_update,
+            _Host(pi, ctx) if ctx is not None else None,
+        )
 
     def loadout(view: dict[str, Any]) -> dict[str, Any]:
         mode, budget = _settings(pi)

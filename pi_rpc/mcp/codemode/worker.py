@@ -38,10 +38,36 @@ MEMORY_LIMIT_BYTES = 1 << 30
 SCRIPT_FILE = "<script>"
 
 _PRELOADED = (
-    "base64", "bisect", "collections", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
-    "enum", "fractions", "functools", "hashlib", "heapq", "html", "itertools", "math", "operator",
-    "pprint", "random", "re", "statistics", "string", "textwrap", "time", "typing", "unicodedata",
-    "urllib.parse", "uuid", "zlib",
+    "base64",
+    "bisect",
+    "collections",
+    "copy",
+    "csv",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "html",
+    "itertools",
+    "math",
+    "operator",
+    "pprint",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "textwrap",
+    "time",
+    "typing",
+    "unicodedata",
+    "urllib.parse",
+    "uuid",
+    "zlib",
 )
 
 
@@ -60,7 +86,11 @@ class _OutputLimit(Exception):
 def _identifier(name: str) -> str:
     out: list[str] = []
     for ch in name:
-        ok = (ch.isascii() and (ch.isalpha() or ch == "_")) if not out else (ch.isascii() and (ch.isalnum() or ch == "_"))
+        ok = (
+            (ch.isascii() and (ch.isalpha() or ch == "_"))
+            if not out
+            else (ch.isascii() and (ch.isalnum() or ch == "_"))
+        )
         out.append(ch if ok else "_")
     return "".join(out) or "_"
 
@@ -146,7 +176,9 @@ def _image_item(value: Any) -> dict[str, Any]:
         return {"type": "image", "data": data, "mimeType": head}
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         raise ValueError("image() does not support remote URLs; pass a base64 data: URL or an image block")
-    raise ValueError("image() expects a base64 data: URL, an {image_url} object, or an image block {type: 'image', data, mimeType}")
+    raise ValueError(
+        "image() expects a base64 data: URL, an {image_url} object, or an image block {type: 'image', data, mimeType}"
+    )
 
 
 class Store:
@@ -184,7 +216,9 @@ def _compile(code: str) -> Any:
     body = tree.body or [ast.Pass(lineno=1, col_offset=0)]
     function = ast.AsyncFunctionDef(
         name="__pi_script__",
-        args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        args=ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+        ),
         body=body,
         decorator_list=[],
         returns=None,
@@ -215,12 +249,43 @@ def _allowed_roots() -> list[str]:
 
 def _install_guard() -> None:
     roots = _allowed_roots()
-    blocked_prefixes = ("socket.", "subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "ctypes.", "winreg.")
+    blocked_prefixes = (
+        "socket.",
+        "subprocess.",
+        "os.exec",
+        "os.spawn",
+        "os.posix_spawn",
+        "os.fork",
+        "ctypes.",
+        "winreg.",
+    )
     blocked = {
-        "os.system", "os.kill", "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod",
-        "os.chown", "os.link", "os.symlink", "os.truncate", "os.utime", "os.listdir", "os.scandir", "os.chdir",
-        "os.putenv", "os.unsetenv", "shutil.rmtree", "shutil.copyfile", "shutil.move", "pty.spawn", "glob.glob",
-        "webbrowser.open", "sys.remote_exec", "mmap.__new__",
+        "os.system",
+        "os.kill",
+        "os.killpg",
+        "os.remove",
+        "os.rename",
+        "os.rmdir",
+        "os.mkdir",
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.symlink",
+        "os.truncate",
+        "os.utime",
+        "os.listdir",
+        "os.scandir",
+        "os.chdir",
+        "os.putenv",
+        "os.unsetenv",
+        "shutil.rmtree",
+        "shutil.copyfile",
+        "shutil.move",
+        "pty.spawn",
+        "glob.glob",
+        "webbrowser.open",
+        "sys.remote_exec",
+        "mmap.__new__",
     }
 
     def allowed_path(path: Any) -> bool:

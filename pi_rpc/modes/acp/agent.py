@@ -19,8 +19,8 @@ from pi_rpc import __version__
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.modes.acp.jsonrpc import (
-    INTERNAL_ERROR,
     AUTH_REQUIRED,
+    INTERNAL_ERROR,
     RESOURCE_NOT_FOUND,
     JsonRpcPeer,
     Reply,
@@ -156,7 +156,9 @@ class AcpAgent:
         from pi_rpc.config import paths
         from pi_rpc.runtime.errors import no_models_available_message
 
-        registry = ModelRegistry(paths.agent_dir(), faux=bool(self.args.faux_script) or str(self.args.model or "").startswith("faux/"))
+        registry = ModelRegistry(
+            paths.agent_dir(), faux=bool(self.args.faux_script) or str(self.args.model or "").startswith("faux/")
+        )
         if not registry.get_available():
             raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": no_models_available_message()})
         return {}
@@ -170,7 +172,9 @@ class AcpAgent:
             raise _not_found(session_id)
         return session
 
-    def _open(self, cwd: str, mcp_servers: list[dict[str, Any]], client_id: str | None = None, **overrides: Any) -> AcpSession:
+    def _open(
+        self, cwd: str, mcp_servers: list[dict[str, Any]], client_id: str | None = None, **overrides: Any
+    ) -> AcpSession:
         """Build a session runtime like every mode does, with the client's cwd, file access
         and MCP servers. ``client_id``: the id the client knows the session by when it is not
         the runtime's (a session continued in a fork, ``_reopen``)."""
@@ -192,7 +196,9 @@ class AcpAgent:
         session_id = client_id or options.session.session_id
         fs_caps = self.client_capabilities.get("fs")
         fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
-        files = ClientFileAccess(self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True)
+        files = ClientFileAccess(
+            self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True
+        )
         if files.delegates_read or files.delegates_write:
             options.file_access = files
         holder: list[AcpSession] = []
@@ -206,11 +212,17 @@ class AcpAgent:
             options.bash_runner = ClientTerminals(self.peer, session_id, on_terminal)
         permissions = options.settings.get("acp.permissions", "never")
         if permissions not in PERMISSION_MODES:
-            logger().warning(f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"')
+            logger().warning(
+                f'Warning: invalid acp.permissions "{permissions}" in settings (expected never, ask-writes or ask-all); using "never"'
+            )
             permissions = "never"
         runtime = AgentSession(options)
         elicitation = self.client_capabilities.get("elicitation")
-        dialogs = AcpDialogs(self.peer, session_id, elicitation=isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict))
+        dialogs = AcpDialogs(
+            self.peer,
+            session_id,
+            elicitation=isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict),
+        )
         session = AcpSession(runtime, self.peer, permissions=permissions, files=files, dialogs=dialogs)
         session.id = session_id
         holder.append(session)
@@ -220,7 +232,9 @@ class AcpAgent:
     def _terminal_enabled(self, setting: Any) -> bool:
         """``acp.terminal: true`` and a client that offers ``terminal/*``."""
         if setting not in (True, False):
-            logger().warning(f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false")
+            logger().warning(
+                f"Warning: invalid acp.terminal {setting!r} in settings (expected true or false); using false"
+            )
             return False
         return setting and self.client_capabilities.get("terminal") is True
 
@@ -259,7 +273,9 @@ class AcpAgent:
         session.sent_config = result["configOptions"] = session.config_options()
 
         async def after() -> None:
-            await session.update({"sessionUpdate": "available_commands_update", "availableCommands": session.available_commands()})
+            await session.update(
+                {"sessionUpdate": "available_commands_update", "availableCommands": session.available_commands()}
+            )
             await session.dialogs.ready()
 
         return Reply(result, after)
@@ -292,8 +308,11 @@ class AcpAgent:
         )
         try:
             resolved = resolve_session_arg(
-                session_id, cwd=cwd, session_dir=str(choice.path),
-                all_sessions_dir=str(paths.sessions_root(agent_dir)), custom_dir=choice.custom,
+                session_id,
+                cwd=cwd,
+                session_dir=str(choice.path),
+                all_sessions_dir=str(paths.sessions_root(agent_dir)),
+                custom_dir=choice.custom,
             )
         except SessionError:
             return None
@@ -337,7 +356,11 @@ class AcpAgent:
                 return session, None
         original, pid = held
         earlier = self._continued.get(session_id)
-        if earlier is not None and earlier["originalSessionFile"] == original and os.path.exists(earlier["sessionFile"]):
+        if (
+            earlier is not None
+            and earlier["originalSessionFile"] == original
+            and os.path.exists(earlier["sessionFile"])
+        ):
             session = self._open(cwd, servers, client_id=session_id, session=earlier["sessionFile"])
         else:
             session = self._open(cwd, servers, client_id=session_id, fork=original)
@@ -408,7 +431,10 @@ class AcpAgent:
         if cwd is not None:
             settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
             choice = paths.resolve_session_dir(
-                cwd=cwd, agent=agent_dir, cli_session_dir=self.args.session_dir, settings_session_dir=settings.session_dir
+                cwd=cwd,
+                agent=agent_dir,
+                cli_session_dir=self.args.session_dir,
+                settings_session_dir=settings.session_dir,
             )
             infos = list_sessions(str(choice.path), cwd if choice.custom else None)
         else:

@@ -44,7 +44,9 @@ class ClientFileAccess:
                 raise FileAccessError(f"{exc.strerror or exc}: {path}") from exc
             return
         try:
-            await self.peer.request("fs/write_text_file", {"sessionId": self.session_id, "path": path, "content": content})
+            await self.peer.request(
+                "fs/write_text_file", {"sessionId": self.session_id, "path": path, "content": content}
+            )
         except (RpcError, PeerClosed) as exc:
             raise FileAccessError(f"The editor could not write {path}: {exc}") from exc
 

@@ -29,9 +29,11 @@ def prompt_from_blocks(blocks: Any) -> tuple[str, list[dict[str, Any]]]:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
-        elif (kind == "image" or (isinstance(block, dict) and "type" not in block)) and isinstance(
-            block.get("data"), str
-        ) and isinstance(block.get("mimeType"), str):
+        elif (
+            (kind == "image" or (isinstance(block, dict) and "type" not in block))
+            and isinstance(block.get("data"), str)
+            and isinstance(block.get("mimeType"), str)
+        ):
             # A block without ``type`` but with ``data`` and ``mimeType`` is an image, as the RPC
             # ``images`` entries are (upstream reads only those two fields of an attachment).
             images.append({"type": "image", "data": block["data"], "mimeType": block["mimeType"]})
@@ -67,7 +69,12 @@ def _text_chunks(update: str, content: Any) -> list[dict[str, Any]]:
         if block.get("type") == "text" and block.get("text"):
             out.append({"sessionUpdate": update, "content": {"type": "text", "text": block["text"]}})
         elif block.get("type") == "image" and block.get("data"):
-            out.append({"sessionUpdate": update, "content": {"type": "image", "data": block["data"], "mimeType": block.get("mimeType", "image/png")}})
+            out.append(
+                {
+                    "sessionUpdate": update,
+                    "content": {"type": "image", "data": block["data"], "mimeType": block.get("mimeType", "image/png")},
+                }
+            )
     return out
 
 
@@ -82,13 +89,24 @@ def replay_updates(messages: Sequence[Mapping[str, Any]], cwd: str) -> list[dict
             for block in message.get("content") or []:
                 kind = block.get("type")
                 if kind == "thinking" and block.get("thinking"):
-                    updates.append({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": block["thinking"]}})
+                    updates.append(
+                        {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": block["thinking"]}}
+                    )
                 elif kind == "text" and block.get("text"):
-                    updates.append({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": block["text"]}})
+                    updates.append(
+                        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": block["text"]}}
+                    )
                 elif kind == "toolCall":
                     args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
                     fields = tool_call_fields(str(block.get("name", "")), args, cwd)
-                    updates.append({"sessionUpdate": "tool_call", "toolCallId": str(block.get("id", "")), **fields, "status": "in_progress"})
+                    updates.append(
+                        {
+                            "sessionUpdate": "tool_call",
+                            "toolCallId": str(block.get("id", "")),
+                            **fields,
+                            "status": "in_progress",
+                        }
+                    )
         elif role == "toolResult":
             update: dict[str, Any] = {
                 "sessionUpdate": "tool_call_update",
@@ -102,11 +120,25 @@ def replay_updates(messages: Sequence[Mapping[str, Any]], cwd: str) -> list[dict
             call_id = f"bash-{message.get('timestamp', len(updates))}"
             command = str(message.get("command", ""))
             fields = tool_call_fields("bash", {"command": command}, cwd)
-            updates.append({"sessionUpdate": "tool_call", "toolCallId": call_id, **fields, "status": "completed",
-                            "content": [{"type": "content", "content": {"type": "text", "text": str(message.get("output", ""))}}]})
+            updates.append(
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": call_id,
+                    **fields,
+                    "status": "completed",
+                    "content": [
+                        {"type": "content", "content": {"type": "text", "text": str(message.get("output", ""))}}
+                    ],
+                }
+            )
         elif role in ("compactionSummary", "branchSummary") and message.get("summary"):
             label = "Earlier conversation (compacted)" if role == "compactionSummary" else "Summary of another branch"
-            updates.append({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": f"{label}:\n{message['summary']}"}})
+            updates.append(
+                {
+                    "sessionUpdate": "agent_thought_chunk",
+                    "content": {"type": "text", "text": f"{label}:\n{message['summary']}"},
+                }
+            )
         elif role == "custom" and message.get("display") and message.get("content"):
             updates.extend(_text_chunks("agent_message_chunk", message.get("content")))
     return updates

@@ -113,16 +113,22 @@ class AcpDialogs(ExtensionUI):
             {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
             {"optionId": "no", "name": "No", "kind": "reject_once"},
         ]
-        selected = await self._dialog(title, message, options, timeout, signal, lambda chosen: {"confirmed": chosen == "yes"})
+        selected = await self._dialog(
+            title, message, options, timeout, signal, lambda chosen: {"confirmed": chosen == "yes"}
+        )
         return selected == "yes"
 
-    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> str | None:
+    async def select(
+        self, title: str, options: list[str], timeout: int | None = None, signal: Any = None
+    ) -> str | None:
         choices = [str(option) for option in options]
         if not choices:
             return None
         by_id = {f"choice-{i}": choice for i, choice in enumerate(choices)}
         permission_options = [{"optionId": key, "name": choice, "kind": "allow_once"} for key, choice in by_id.items()]
-        selected = await self._dialog(title, None, permission_options, timeout, signal, lambda chosen: {"value": by_id[chosen]})
+        selected = await self._dialog(
+            title, None, permission_options, timeout, signal, lambda chosen: {"value": by_id[chosen]}
+        )
         return by_id.get(selected) if selected is not None else None
 
     async def _dialog(
@@ -138,15 +144,24 @@ class AcpDialogs(ExtensionUI):
         if not self._ready or self.peer.closed or (signal is not None and getattr(signal, "aborted", False)):
             return None
         call_id = f"ui-{uuid.uuid4().hex[:12]}"
-        call: dict[str, Any] = {"toolCallId": call_id, "title": title or "Question", "kind": "other", "status": "pending"}
+        call: dict[str, Any] = {
+            "toolCallId": call_id,
+            "title": title or "Question",
+            "kind": "other",
+            "status": "pending",
+        }
         if message:
             call["content"] = [_text(message)]
         await self._update({"sessionUpdate": "tool_call", **call})
         selected: str | None = None
         try:
-            answer = await self.request("session/request_permission", {"toolCall": call, "options": options}, timeout, signal)
+            answer = await self.request(
+                "session/request_permission", {"toolCall": call, "options": options}, timeout, signal
+            )
             outcome = answer.get("outcome") if isinstance(answer, dict) else None
-            chosen = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+            chosen = (
+                outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+            )
             selected = chosen if chosen in {option["optionId"] for option in options} else None
         finally:
             # Also when the dialog's task is cancelled: the editor must not keep a pending call.
@@ -154,12 +169,18 @@ class AcpDialogs(ExtensionUI):
                 if not self.peer.closed:
                     answered = selected is not None
                     await self._update(
-                        {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "completed" if answered else "failed",
-                         "rawOutput": raw_output(selected) if selected is not None else {"cancelled": True}}
+                        {
+                            "sessionUpdate": "tool_call_update",
+                            "toolCallId": call_id,
+                            "status": "completed" if answered else "failed",
+                            "rawOutput": raw_output(selected) if selected is not None else {"cancelled": True},
+                        }
                     )
         return selected
 
-    async def _text_field(self, title: str, description: str | None, default: str | None, timeout: Any, signal: Any) -> str | None:
+    async def _text_field(
+        self, title: str, description: str | None, default: str | None, timeout: Any, signal: Any
+    ) -> str | None:
         if not self.elicitation or not self._ready or self.peer.closed:
             return None
         field: dict[str, Any] = {"type": "string", "title": title or "Value"}
@@ -168,14 +189,21 @@ class AcpDialogs(ExtensionUI):
         if default is not None:
             field["default"] = default
         schema = {"type": "object", "properties": {"value": field}, "required": ["value"]}
-        answer = await self.request("elicitation/create", {"mode": "form", "message": title or "Input", "requestedSchema": schema}, timeout, signal)
+        answer = await self.request(
+            "elicitation/create",
+            {"mode": "form", "message": title or "Input", "requestedSchema": schema},
+            timeout,
+            signal,
+        )
         if not isinstance(answer, dict) or answer.get("action") != "accept":
             return None
         content = answer.get("content")
         value = content.get("value") if isinstance(content, dict) else None
         return value if isinstance(value, str) else None
 
-    async def input(self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None) -> str | None:
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> str | None:
         return await self._text_field(title, placeholder, None, timeout, signal)
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:

@@ -168,10 +168,14 @@ class JsonRpcPeer:
         has_id = "id" in item
         request_id = item.get("id")
         if has_id and not _valid_id(request_id):
-            await self._error(None, RpcError(INVALID_REQUEST, "Invalid Request", {"details": "id must be a string, a number or null"}))
+            await self._error(
+                None, RpcError(INVALID_REQUEST, "Invalid Request", {"details": "id must be a string, a number or null"})
+            )
             return
         if item.get("jsonrpc") != "2.0":
-            await self._error(request_id, RpcError(INVALID_REQUEST, "Invalid Request", {"details": 'jsonrpc must be "2.0"'}))
+            await self._error(
+                request_id, RpcError(INVALID_REQUEST, "Invalid Request", {"details": 'jsonrpc must be "2.0"'})
+            )
             return
         if "method" not in item and has_id and ("result" in item or "error" in item):
             self._on_response(item)
@@ -179,7 +183,9 @@ class JsonRpcPeer:
         method = item.get("method")
         if type(method) is not str:
             if has_id:
-                await self._error(request_id, RpcError(INVALID_REQUEST, "Invalid Request", {"details": "method must be a string"}))
+                await self._error(
+                    request_id, RpcError(INVALID_REQUEST, "Invalid Request", {"details": "method must be a string"})
+                )
             return
         params = item.get("params", {})
         if params is None:

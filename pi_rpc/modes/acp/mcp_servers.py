@@ -41,7 +41,11 @@ def _pairs(entry: dict[str, Any], key: str, where: str) -> dict[str, str]:
         raise invalid_params(f'{where}.{key} must be an array of {{"name", "value"}} objects')
     out: dict[str, str] = {}
     for index, pair in enumerate(value):
-        if not isinstance(pair, dict) or not isinstance(pair.get("name"), str) or not isinstance(pair.get("value"), str):
+        if (
+            not isinstance(pair, dict)
+            or not isinstance(pair.get("name"), str)
+            or not isinstance(pair.get("value"), str)
+        ):
             raise invalid_params(f'{where}.{key}[{index}] must be an object with string "name" and "value"')
         out[pair["name"]] = literal(pair["value"])
     return out
@@ -52,21 +56,23 @@ def _entry_config(entry: dict[str, Any], where: str) -> dict[str, Any]:
     if kind == "http":
         url = entry.get("url")
         if not isinstance(url, str) or not url:
-            raise invalid_params(f'{where}.url must be a non-empty string')
+            raise invalid_params(f"{where}.url must be a non-empty string")
         config: dict[str, Any] = {"type": "http", "url": url}
         headers = _pairs(entry, "headers", where)
         if headers:
             config["headers"] = headers
         return config
     if kind == "sse":
-        raise invalid_params(f"{where}: the SSE transport is not supported (mcpCapabilities.sse is false); use the server's streamable HTTP URL")
+        raise invalid_params(
+            f"{where}: the SSE transport is not supported (mcpCapabilities.sse is false); use the server's streamable HTTP URL"
+        )
     if kind == "acp":
         raise invalid_params(f"{where}: MCP over ACP is not supported (mcpCapabilities.acp is false)")
     if kind is not None and kind != "stdio":
         raise invalid_params(f'{where}.type must be "http" or absent (stdio), got {kind!r}')
     command = entry.get("command")
     if not isinstance(command, str) or not command:
-        raise invalid_params(f'{where}.command must be a non-empty string')
+        raise invalid_params(f"{where}.command must be a non-empty string")
     args = entry.get("args", [])
     if args is None:
         args = []

@@ -36,10 +36,20 @@ MCP_TOOL_PREFIX = "mcp__"
 # The providers' own stop reasons (``rawStopReason``) for a refusal or a safety stop: Anthropic
 # ``refusal`` (with or without its own explanation text) and ``sensitive``, OpenAI
 # ``content_filter`` (chat) / ``incomplete.content_filter`` (responses), Google's safety stops.
-REFUSAL_STOP_REASONS = frozenset({
-    "refusal", "sensitive", "content_filter", "incomplete.content_filter",
-    "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "RECITATION",
-})
+REFUSAL_STOP_REASONS = frozenset(
+    {
+        "refusal",
+        "sensitive",
+        "content_filter",
+        "incomplete.content_filter",
+        "SAFETY",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "RECITATION",
+    }
+)
 # Error texts that mean the same when the raw reason is missing.
 REFUSAL_MARKERS = ("The model refused", "Provider stopped with: sensitive", "content_filter", "content filter")
 NO_KEY_PREFIX = "No API key found"
@@ -56,7 +66,9 @@ def stop_reason_for(message: dict[str, Any] | None, cancelled: bool) -> str:
         return "max_tokens"
     if reason == "error":
         text = str((message or {}).get("errorMessage") or "The request failed")
-        if (message or {}).get("rawStopReason") in REFUSAL_STOP_REASONS or any(marker in text for marker in REFUSAL_MARKERS):
+        if (message or {}).get("rawStopReason") in REFUSAL_STOP_REASONS or any(
+            marker in text for marker in REFUSAL_MARKERS
+        ):
             return "refusal"
         if text.startswith(NO_KEY_PREFIX):
             raise RpcError(AUTH_REQUIRED, "Authentication required", {"details": text})
@@ -170,16 +182,33 @@ class AcpSession:
         model = self.runtime.model
         current = f"{model['provider']}/{model['id']}" if model else ""
         models = [
-            {"value": f"{m['provider']}/{m['id']}", "name": str(m.get("name") or m["id"]), "description": f"{m['provider']}/{m['id']}"}
+            {
+                "value": f"{m['provider']}/{m['id']}",
+                "name": str(m.get("name") or m["id"]),
+                "description": f"{m['provider']}/{m['id']}",
+            }
             for m in self.runtime.get_available_models()
         ]
         if current and current not in {m["value"] for m in models}:
             models.insert(0, {"value": current, "name": str(model.get("name") or model["id"]) if model else current})
         levels = self.runtime.get_available_thinking_levels()
         return [
-            {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": current, "options": models},
-            {"id": "thought_level", "name": "Thinking", "category": "thought_level", "type": "select",
-             "currentValue": self.runtime.thinking_level, "options": [{"value": level, "name": level} for level in levels]},
+            {
+                "id": "model",
+                "name": "Model",
+                "category": "model",
+                "type": "select",
+                "currentValue": current,
+                "options": models,
+            },
+            {
+                "id": "thought_level",
+                "name": "Thinking",
+                "category": "thought_level",
+                "type": "select",
+                "currentValue": self.runtime.thinking_level,
+                "options": [{"value": level, "name": level} for level in levels],
+            },
         ]
 
     async def set_config_option(self, config_id: Any, value: Any) -> list[dict[str, Any]]:
@@ -206,7 +235,10 @@ class AcpSession:
     def available_commands(self) -> list[dict[str, Any]]:
         commands = []
         for command in self.runtime.get_commands():
-            entry: dict[str, Any] = {"name": command["name"], "description": command.get("description") or command["name"]}
+            entry: dict[str, Any] = {
+                "name": command["name"],
+                "description": command.get("description") or command["name"],
+            }
             if command.get("source") == "prompt":
                 entry["input"] = {"hint": "arguments"}
             commands.append(entry)
@@ -235,7 +267,9 @@ class AcpSession:
         name = str(ctx.tool_call.get("name", ""))
         if not self._asks_for(name) or name in self._always_allowed:
             return None
-        return await self._ask(str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {}, signal)
+        return await self._ask(
+            str(ctx.tool_call.get("id", "")), name, ctx.args if isinstance(ctx.args, dict) else {}, signal
+        )
 
     async def _ask(self, call_id: str, name: str, args: dict[str, Any], signal: Any) -> dict[str, Any] | None:
         """Ask before the call; it runs unless the answer is allow / always allow. An abort or
@@ -243,7 +277,11 @@ class AcpSession:
         announced = self.live.announce(call_id, name, args, "pending")
         if announced is not None:
             await self.update(announced)
-        tool_call: dict[str, Any] = {"toolCallId": call_id, **tool_call_fields(name, args, self.cwd), "status": "pending"}
+        tool_call: dict[str, Any] = {
+            "toolCallId": call_id,
+            **tool_call_fields(name, args, self.cwd),
+            "status": "pending",
+        }
         path = absolute_path(args.get("path"), self.cwd)
         if name == "write" and path is not None and isinstance(args.get("content"), str):
             old = await self.files.read_text_or_none(path)
@@ -253,9 +291,13 @@ class AcpSession:
             {"optionId": "allow_always", "name": f"Always allow {name} in this session", "kind": "allow_always"},
             {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
         ]
-        answer = await self.dialogs.request("session/request_permission", {"toolCall": tool_call, "options": options}, signal=signal)
+        answer = await self.dialogs.request(
+            "session/request_permission", {"toolCall": tool_call, "options": options}, signal=signal
+        )
         outcome = answer.get("outcome") if isinstance(answer, dict) else None
-        selected = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+        selected = (
+            outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
+        )
         if selected == "allow_always":
             self._always_allowed.add(name)
             return None

@@ -10,7 +10,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-KINDS = {"read": "read", "ls": "read", "edit": "edit", "write": "edit", "bash": "execute", "grep": "search", "find": "search"}
+KINDS = {
+    "read": "read",
+    "ls": "read",
+    "edit": "edit",
+    "write": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "find": "search",
+}
 FILE_MUTATIONS = ("edit", "write")
 _TITLE_COMMAND_CHARS = 200
 
@@ -93,7 +101,10 @@ def result_blocks(result: Any) -> list[dict[str, Any]]:
             blocks.append({"type": "content", "content": {"type": "text", "text": block["text"]}})
         elif block.get("type") == "image" and block.get("data"):
             blocks.append(
-                {"type": "content", "content": {"type": "image", "data": block["data"], "mimeType": block.get("mimeType", "image/png")}}
+                {
+                    "type": "content",
+                    "content": {"type": "image", "data": block["data"], "mimeType": block.get("mimeType", "image/png")},
+                }
             )
     return blocks
 

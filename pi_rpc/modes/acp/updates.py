@@ -76,7 +76,12 @@ class LiveUpdates:
         if call.announced:
             return None
         call.announced = True
-        return {"sessionUpdate": "tool_call", "toolCallId": call_id, **tool_call_fields(name, args, self.cwd), "status": status}
+        return {
+            "sessionUpdate": "tool_call",
+            "toolCallId": call_id,
+            **tool_call_fields(name, args, self.cwd),
+            "status": status,
+        }
 
     def attach_terminal(self, call_id: str, terminal_id: str) -> dict[str, Any]:
         """The update embedding the editor's terminal that runs this call; from now on the
@@ -85,8 +90,12 @@ class LiveUpdates:
         if call is None:
             call = self.calls[call_id] = _Call("bash", {})
         call.terminal_id = terminal_id
-        return {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress",
-                "content": [_terminal(terminal_id)]}
+        return {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call_id,
+            "status": "in_progress",
+            "content": [_terminal(terminal_id)],
+        }
 
     async def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         kind = event.get("type")
@@ -100,14 +109,23 @@ class LiveUpdates:
             if call is None or call.name in FILE_MUTATIONS or call.terminal_id is not None:
                 return []
             content = result_blocks(event.get("partialResult"))
-            return [{"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress", "content": content}]
+            return [
+                {
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": call_id,
+                    "status": "in_progress",
+                    "content": content,
+                }
+            ]
         if kind == "tool_execution_end":
             return await self._tool_end(event)
         if kind == "auto_retry_start":
-            return [_thought(
-                f"Retrying (attempt {event.get('attempt')}/{event.get('maxAttempts')}) in "
-                f"{_seconds(event.get('delayMs'))}: {event.get('errorMessage', '')}\n"
-            )]
+            return [
+                _thought(
+                    f"Retrying (attempt {event.get('attempt')}/{event.get('maxAttempts')}) in "
+                    f"{_seconds(event.get('delayMs'))}: {event.get('errorMessage', '')}\n"
+                )
+            ]
         if kind == "auto_retry_end" and not event.get("success"):
             return [_thought(f"Retries exhausted: {event.get('finalError') or 'the request failed'}\n")]
         if kind == "compaction_start":
@@ -150,16 +168,26 @@ class LiveUpdates:
         if announced is not None:
             return [announced]
         fields = tool_call_fields(name, args, self.cwd)
-        return [{"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "in_progress",
-                 "locations": fields["locations"], "rawInput": args}]
+        return [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": call_id,
+                "status": "in_progress",
+                "locations": fields["locations"],
+                "rawInput": args,
+            }
+        ]
 
     async def _tool_end(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         call_id = str(event.get("toolCallId", ""))
         call = self.calls.pop(call_id, None) or _Call(str(event.get("toolName", "")), {})
         result = event.get("result")
         failed = bool(event.get("isError"))
-        update: dict[str, Any] = {"sessionUpdate": "tool_call_update", "toolCallId": call_id,
-                                  "status": "failed" if failed else "completed"}
+        update: dict[str, Any] = {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call_id,
+            "status": "failed" if failed else "completed",
+        }
         if call.name in FILE_MUTATIONS and call.path is not None and not failed:
             new_text = call.args.get("content") if call.name == "write" else await self.read_text(call.path)
             if isinstance(new_text, str):

@@ -133,4 +133,3 @@ class InMemoryBackend:
     async def extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
         # No extensions yet: nothing is pending, so every answer is stale and ignored.
         self.ui_responses.append(cmd)
-

@@ -95,7 +95,7 @@ class Dispatcher:
     async def _respond(self, response: dict[str, Any]) -> None:
         try:
             await self.sink.send(response)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - dispatch never raises (module docstring)
             if isinstance(exc, WriterClosed):
                 return
             # The response could not be serialised or queued: answer the id with an error.
@@ -105,7 +105,7 @@ class Dispatcher:
             fallback["error"] = f"Failed to write the response: {exc}"
             try:
                 await self.sink.send(fallback)
-            except Exception as again:
+            except Exception as again:  # noqa: BLE001 - dispatch never raises (module docstring)
                 report_dropped(fallback, again)
                 return
         self.responses_sent += 1
@@ -114,7 +114,7 @@ class Dispatcher:
         """Answer one inbound item; never raises (see the module docstring)."""
         try:
             await self._dispatch(item)
-        except Exception:
+        except Exception:  # noqa: BLE001 - dispatch never raises (module docstring)
             # Only reachable through a bug outside the guarded steps; the id was answered
             # or unreadable. Keep serving.
             self._log_exception("dispatch")
@@ -124,9 +124,7 @@ class Dispatcher:
             await self._dispatch_object(item)
             return
         if isinstance(item, ParseFailure):
-            await self._respond(
-                {"type": "response", "command": "parse", "success": False, "error": item.error}
-            )
+            await self._respond({"type": "response", "command": "parse", "success": False, "error": item.error})
             return
         if isinstance(item, FrameTooLarge):
             await self._respond(
@@ -154,7 +152,7 @@ class Dispatcher:
                 ctx = CommandContext(EXTENSION_UI_RESPONSE, has_id, cmd_id, self.events)
                 try:
                     await handler(ctx, cmd)
-                except Exception:
+                except Exception:  # noqa: BLE001 - dispatch never raises (module docstring)
                     self._log_exception(EXTENSION_UI_RESPONSE)
             return  # never answered
 
@@ -173,7 +171,7 @@ class Dispatcher:
 
         try:
             problem = validate_command(ctype, cmd)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - dispatch never raises (module docstring)
             self._log_exception(ctype)
             problem = f'Invalid command "{ctype}": {exc}'
         if problem is not None:
@@ -191,7 +189,7 @@ class Dispatcher:
             result = await handler(ctx, cmd)
         except CommandError as exc:
             response["error"] = exc.message
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - dispatch never raises (module docstring)
             self._log_exception(ctype)
             response["error"] = _exception_text(exc)
         else:
@@ -216,5 +214,5 @@ class Dispatcher:
 def _exception_text(exc: BaseException) -> str:
     try:
         return str(exc) or type(exc).__name__
-    except Exception:  # a broken __str__
+    except Exception:  # noqa: BLE001 - a broken __str__
         return type(exc).__name__

@@ -31,7 +31,7 @@ def report_dropped(record: Any, exc: BaseException) -> None:
     try:
         kind = record.get("type") if isinstance(record, dict) else type(record).__name__
         logger().error(f"pi_rpc: dropped a {kind!s:.40} record that could not be written: {exc!r:.300}")
-    except Exception:  # a broken __repr__
+    except Exception:  # noqa: BLE001 - a broken __repr__
         pass
 
 
@@ -60,7 +60,7 @@ class EventEmitter:
             return False
         try:
             return self._try_send(event)
-        except Exception as exc:  # as in emit
+        except Exception as exc:  # noqa: BLE001 - as in emit
             if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
             return True
@@ -74,7 +74,7 @@ class EventEmitter:
                     await self._sink.send(event)
             else:
                 await self._sink.send_bounded(event)
-        except Exception as exc:  # writer closed: shutting down; anything else: drop it
+        except Exception as exc:  # noqa: BLE001 - writer closed: shutting down; anything else: drop it
             if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 
@@ -83,7 +83,7 @@ class EventEmitter:
             return
         try:
             self._sink.send_nowait(event)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - an unwritable event is dropped and reported, never raised
             if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 

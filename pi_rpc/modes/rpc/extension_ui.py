@@ -75,17 +75,25 @@ class RpcExtensionUI(ExtensionUI):
         record.update((key, value) for key, value in fields.items() if value is not None)
         return record
 
-    async def _dialog(self, record: dict[str, Any], default: Any, parse: Parse, timeout: Any = None, signal: Any = None) -> Any:
+    async def _dialog(
+        self, record: dict[str, Any], default: Any, parse: Parse, timeout: Any = None, signal: Any = None
+    ) -> Any:
         if self._closed or (signal is not None and getattr(signal, "aborted", False)):
             return default
         event = anyio.Event()
         box: list[dict[str, Any]] = []
         key = record["id"]
         self._pending[key] = (event, box)
-        remove_callback = signal.add_callback(event.set) if signal is not None and hasattr(signal, "add_callback") else None
+        remove_callback = (
+            signal.add_callback(event.set) if signal is not None and hasattr(signal, "add_callback") else None
+        )
         try:
             self._write(record)
-            seconds = timeout / 1000 if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout else None
+            seconds = (
+                timeout / 1000
+                if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout
+                else None
+            )
             with anyio.move_on_after(seconds):
                 await event.wait()
         finally:

@@ -101,7 +101,12 @@ class RuntimeBackend(CatalogCommands):
 
         def on_error(error: dict[str, Any]) -> None:
             server.events.send_direct(
-                {"type": "extension_error", "extensionPath": error["extensionPath"], "event": error["event"], "error": error["error"]}
+                {
+                    "type": "extension_error",
+                    "extensionPath": error["extensionPath"],
+                    "event": error["event"],
+                    "error": error["error"],
+                }
             )
 
         binding = ModeBinding(mode="rpc", ui=self._ui, on_error=on_error, shutdown=self._request_shutdown)  # type: ignore[arg-type]
@@ -337,4 +342,3 @@ class RuntimeBackend(CatalogCommands):
 
     async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return {"commands": self.session.get_commands()}
-

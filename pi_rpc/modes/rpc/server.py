@@ -20,19 +20,18 @@ from typing import Any
 
 import anyio
 
+from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
-from pi_rpc.errors import StartupError
 from pi_rpc.modes.rpc.backend import Backend, ServerHandle
 from pi_rpc.modes.rpc.dispatch import Dispatcher
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.protocol_info import register_stream_commands
 from pi_rpc.modes.rpc.registry import HandlerRegistry
+from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER
 from pi_rpc.modes.wire.framing import DEFAULT_MAX_FRAME_BYTES, ReadSoFar, read_frames
 from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
-from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER
 from pi_rpc.modes.wire.output import RecordWriter
-
 
 
 def _parse(frame: bytes) -> Any:
@@ -97,7 +96,9 @@ class RpcServer:
     async def _main(self) -> None:
         async with anyio.create_task_group() as backend_tg:
             try:
-                await self.backend.start(ServerHandle(self.events, backend_tg, self.request_shutdown, event_options=self.event_options))
+                await self.backend.start(
+                    ServerHandle(self.events, backend_tg, self.request_shutdown, event_options=self.event_options)
+                )
             except StartupError as exc:
                 # E.g. an extension failed to load: nothing was read or written on stdout.
                 logger().error(exc.message)
@@ -142,7 +143,7 @@ class RpcServer:
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
             try:
                 await self.backend.aclose()
-            except Exception as exc:  # never a traceback on stdout; keep stderr short
+            except Exception as exc:  # noqa: BLE001 - never a traceback on stdout; keep stderr short
                 logger().error(f"pi_rpc: error during shutdown: {exc}")
 
     async def _finish(self) -> None:

@@ -170,9 +170,7 @@ class RecordWriter:
 
     def _full(self) -> bool:
         """At the normal bound (``send`` waits here); an empty queue always takes a record."""
-        return bool(self._queue) and (
-            len(self._queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes
-        )
+        return bool(self._queue) and (len(self._queue) >= self.max_queue or self._queued_bytes >= self.max_queue_bytes)
 
     def _over_hard_limit(self) -> bool:
         """At the hard bound (``send_bounded`` waits here)."""

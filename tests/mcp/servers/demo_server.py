@@ -54,7 +54,9 @@ def _record(line: str) -> None:
             f.write(line + "\n")
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> types.Tool:
+def _tool(
+    name: str, description: str, properties: dict[str, Any], required: list[str] | None = None, **extra: Any
+) -> types.Tool:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required

@@ -68,7 +68,9 @@ class ApprovingProvider:
         )
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
-    async def load_authorization_code(self, client: OAuthClientInformationFull, authorization_code: str) -> AuthorizationCode | None:
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
         return self.codes.get(authorization_code)
 
     def _issue(self, client_id: str, scopes: list[str], resource: Any) -> OAuthToken:
@@ -77,9 +79,17 @@ class ApprovingProvider:
             token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + self.ttl, resource=resource
         )
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes)
-        return OAuthToken(access_token=access, token_type="Bearer", expires_in=self.ttl, refresh_token=refresh, scope=" ".join(scopes) or None)
+        return OAuthToken(
+            access_token=access,
+            token_type="Bearer",
+            expires_in=self.ttl,
+            refresh_token=refresh,
+            scope=" ".join(scopes) or None,
+        )
 
-    async def exchange_authorization_code(self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode) -> OAuthToken:
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
         _record("code")
         return self._issue(client.client_id or "", authorization_code.scopes, authorization_code.resource)
@@ -87,7 +97,9 @@ class ApprovingProvider:
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         return self.refresh.get(refresh_token)
 
-    async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]) -> OAuthToken:
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
         self.refresh.pop(refresh_token.token, None)  # rotated
         _record("refresh")
         return self._issue(client.client_id or "", scopes or refresh_token.scopes, None)

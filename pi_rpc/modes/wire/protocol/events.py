@@ -216,7 +216,9 @@ class ExtensionUiRequest(OpenWireModel):
 
     type: Literal["extension_ui_request"]
     id: str = Field(description="a fresh UUID v4")
-    method: Literal["select", "confirm", "input", "editor", "notify", "setStatus", "setWidget", "setTitle", "set_editor_text"]
+    method: Literal[
+        "select", "confirm", "input", "editor", "notify", "setStatus", "setWidget", "setTitle", "set_editor_text"
+    ]
     title: str | None = Field(default=None, description="select, confirm, input, editor, setTitle")
     options: list[str] | None = Field(default=None, description="select")
     message: str | None = Field(default=None, description="confirm, notify")

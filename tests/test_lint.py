@@ -1,0 +1,34 @@
+"""Lint gate: the repository is formatted by ``ruff format`` and passes ``ruff check`` under the
+``[tool.ruff]`` settings in pyproject.toml (pyflakes, pycodestyle errors, import order, and blind
+excepts, so every ``# noqa: BLE001`` names a reason a rule actually checks)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ruff() -> list[str]:
+    pytest.importorskip("ruff", reason="ruff is not installed (it comes with the 'test' extra)")
+    beside = Path(sys.executable).with_name("ruff")
+    return [str(beside)] if beside.exists() else [shutil.which("ruff") or "ruff"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_ruff(), *args, "--no-cache"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=110)
+
+
+def test_code_is_formatted() -> None:
+    proc = _run("format", "--check", ".")
+    assert proc.returncode == 0, f"ruff format --check:\n{proc.stdout}{proc.stderr}"
+
+
+def test_code_passes_the_linter() -> None:
+    proc = _run("check", "--output-format", "concise", ".")
+    assert proc.returncode == 0, f"ruff check:\n{proc.stdout}{proc.stderr}"
