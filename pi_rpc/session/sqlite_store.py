@@ -334,7 +334,6 @@ class SqliteSessionStore(WriteBacklog[Row]):
         self._lock: SessionLock | None = None
         # The listing summary of everything accepted (stored, or held by a fault).
         self._summary: ScannedSession | None = None
-        self._next_seq = 0
 
     @property
     def locator(self) -> str:
@@ -419,7 +418,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
             if row is None:
                 self.release()
                 return None, None
-            header_line, message_count, first_message, name, last_activity, next_seq = row
+            header_line, message_count, first_message, name, last_activity = row
             data = b"".join(line.encode("utf-8") for line in (header_line, *lines))
             loaded, index = read_and_index(io.BytesIO(data))
             if not loaded.entries or loaded.entries[0].get("type") != "session":
@@ -440,7 +439,6 @@ class SqliteSessionStore(WriteBacklog[Row]):
             name=name,
             last_activity=last_activity,
         )
-        self._next_seq = next_seq
         self._flushed = True
         return loaded, index
 
@@ -449,7 +447,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
         conn.execute("BEGIN")
         try:
             row = conn.execute(
-                "SELECT header, message_count, first_message, name, last_activity, next_seq FROM sessions WHERE id = ?",
+                "SELECT header, message_count, first_message, name, last_activity FROM sessions WHERE id = ?",
                 (self._session_id,),
             ).fetchone()
             lines: list[str] = []
@@ -484,7 +482,6 @@ class SqliteSessionStore(WriteBacklog[Row]):
                 raise FileExistsError(errno.EEXIST, "session already stored", self._locator) from None
             self._insert_rows(conn, 0, rows)
         self._summary = summary
-        self._next_seq = len(rows)
         self._flushed = True
 
     def _write_items(self, items: list[Row]) -> None:
@@ -492,15 +489,18 @@ class SqliteSessionStore(WriteBacklog[Row]):
             raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
         written_at = _now_ms()
         with self._write_transaction() as conn:
-            self._insert_rows(conn, self._next_seq, items)
-            assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
-            cursor = conn.execute(
-                f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
-                (*_summary_values(self._summary, written_at), self._next_seq + len(items), self._session_id),
-            )
-            if cursor.rowcount != 1:  # deleted under us: fail the batch, nothing half-stored
+            # The next position is read inside the write transaction, not remembered: two
+            # stores of one process may share a session (they share its lock, as files do).
+            found = conn.execute("SELECT next_seq FROM sessions WHERE id = ?", (self._session_id,)).fetchone()
+            if found is None:  # deleted under us: fail the batch, nothing half-stored
                 raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
-        self._next_seq += len(items)
+            next_seq = int(found[0])
+            self._insert_rows(conn, next_seq, items)
+            assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
+            conn.execute(
+                f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
+                (*_summary_values(self._summary, written_at), next_seq + len(items), self._session_id),
+            )
 
     def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
         """Replace the whole stored session (migration) in one transaction."""
@@ -514,7 +514,6 @@ class SqliteSessionStore(WriteBacklog[Row]):
             self._insert_session(conn, header, summary, written_at, len(rows))
             self._insert_rows(conn, 0, rows)
         self._summary = summary
-        self._next_seq = len(rows)
         self._flushed = True
 
     @staticmethod

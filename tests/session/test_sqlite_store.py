@@ -420,3 +420,20 @@ def test_sigkill_while_appending_loses_at_most_the_entry_in_flight(tmp_path: Pat
         Path(ack).write_text("".join(f"{i}\n" for i in range(len(counters))))
         acked_total = len(counters)
     assert acked_total > 0
+
+
+def test_two_stores_of_one_process_share_a_session(tmp_path: Path) -> None:
+    # As two managers of one process on one file do (switch_session to the current file).
+    db = str(tmp_path / "s.db")
+    header = make_header("s1", TS, "/w")
+    entries = _tricky_entries()
+    first = SqliteSessionStore(db, "s1")
+    first.create(header, entries[:1], hold=False)
+    second = SqliteSessionStore(db, "s1")
+    second.load()
+    assert first.append(entries[1:2]) and second.append(entries[2:3]) and first.append(entries[3:4])
+    first.close()
+    assert second.holder_pid() == os.getpid()
+    second.close()
+    assert second.holder_pid() is None
+    assert SqliteBackend(db).export_lines("s1") == b"".join(dumps_line(e) for e in (header, *entries[:4]))
