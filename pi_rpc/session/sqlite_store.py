@@ -95,13 +95,12 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 line TEXT NOT NULL,
                 PRIMARY KEY (session_id, seq)
             ) WITHOUT ROWID""",
-            "CREATE INDEX entries_by_id ON entries(session_id, id)",
-            "CREATE INDEX entries_by_parent ON entries(session_id, parent_id)",
+            # Few indexes on purpose: every append commits the pages of each index the
+            # sessions row's summary touches. Entries are found by position (the tree lives
+            # in memory); sessions by directory or cwd, newest first, and by parent.
             "CREATE INDEX sessions_by_dir_modified ON sessions(dir, modified DESC)",
-            "CREATE INDEX sessions_by_dir_written ON sessions(dir, written_at DESC)",
             "CREATE INDEX sessions_by_cwd_modified ON sessions(cwd, modified DESC)",
             "CREATE INDEX sessions_by_parent ON sessions(parent_session)",
-            "CREATE INDEX sessions_by_modified ON sessions(modified DESC)",
         ),
     ),
 )
@@ -616,6 +615,9 @@ class SqliteBackend:
             if conn is not None:
                 conn.close()
 
+    def _locator(self, session_id: str) -> str:
+        return f"{LOCATOR_PREFIX}{self._db}#{session_id}"
+
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
     ) -> list[SessionInfo]:
@@ -628,21 +630,22 @@ class SqliteBackend:
         with self._reading() as conn:
             if conn is None:
                 return out
+            conn.execute("BEGIN")  # one snapshot for the rows and their texts
             rows = conn.execute(
                 "SELECT id, cwd, created_at, parent_session, name, message_count, first_message, modified"
                 " FROM sessions WHERE dir = ? ORDER BY modified DESC, id DESC",
                 (_normdir(session_dir),),
             ).fetchall()
+            if cwd_filter is not None:
+                rows = [row for row in rows if _cwd_matches(row[1], cwd_filter)]
+            texts_of = self._texts(conn, _normdir(session_dir)) if with_texts else {}
+            _rollback(conn)
             for session_id, cwd, created_at, parent, name, count, first, modified in rows:
-                if cwd_filter is not None and not _cwd_matches(cwd, cwd_filter):
-                    continue
-                texts: tuple[str, ...] = ()
-                if with_texts:
-                    texts = self._texts(conn, session_id)
+                texts = texts_of.get(session_id, ())
                 created_ms = iso_to_ms(created_at)
                 out.append(
                     SessionInfo(
-                        path=make_locator(self._db, session_id),
+                        path=self._locator(session_id),
                         id=session_id,
                         cwd=cwd,
                         name=name,
@@ -658,15 +661,22 @@ class SqliteBackend:
         return out
 
     @staticmethod
-    def _texts(conn: sqlite3.Connection, session_id: str) -> tuple[str, ...]:
-        conn.execute("BEGIN")
-        try:
-            (header,) = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            lines = [line for (line,) in conn.execute("SELECT line FROM entries WHERE session_id = ?", (session_id,))]
-        finally:
-            _rollback(conn)
-        scanned = scan_session("".join((header, *lines)).encode("utf-8"), with_texts=True)
-        return tuple(scanned.texts) if scanned is not None else ()
+    def _texts(conn: sqlite3.Connection, directory: str) -> dict[str, tuple[str, ...]]:
+        """Every user/assistant text of each session of ``directory``, as the JSONL listing
+        reads them (``info_scan.scan_session`` over the session's lines)."""
+        headers = dict(conn.execute("SELECT id, header FROM sessions WHERE dir = ?", (directory,)).fetchall())
+        lines: dict[str, list[str]] = {session_id: [header] for session_id, header in headers.items()}
+        for session_id, line in conn.execute(
+            "SELECT e.session_id, e.line FROM sessions s JOIN entries e ON e.session_id = s.id"
+            " WHERE s.dir = ? AND e.type = 'message' ORDER BY e.session_id, e.seq",
+            (directory,),
+        ):
+            lines[session_id].append(line)
+        out: dict[str, tuple[str, ...]] = {}
+        for session_id, parts in lines.items():
+            scanned = scan_session("".join(parts).encode("utf-8"), with_texts=True)
+            out[session_id] = tuple(scanned.texts) if scanned is not None else ()
+        return out
 
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
         """``--continue``: the session of ``session_dir`` written last (with ``cwd``, only
@@ -680,7 +690,7 @@ class SqliteBackend:
                 "SELECT id, cwd FROM sessions WHERE dir = ? ORDER BY written_at DESC, id DESC", (_normdir(session_dir),)
             ):
                 if cwd is None or _cwd_matches(session_cwd, cwd):
-                    return make_locator(self._db, session_id)
+                    return self._locator(session_id)
         return None
 
     def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
@@ -694,7 +704,7 @@ class SqliteBackend:
             ).fetchone()
         if row is None or (cwd is not None and not _cwd_matches(row[0], cwd)):
             return None
-        return make_locator(self._db, session_id)
+        return self._locator(session_id)
 
     def export_lines(self, session_id: str) -> bytes | None:
         """The session as the JSONL file the JSONL store would hold (header and lines)."""
