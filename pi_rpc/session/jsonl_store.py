@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from pi_rpc.log import logger
+from pi_rpc.session.backlog import WriteBacklog
 from pi_rpc.session.errors import SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import file_timestamp, now_iso
 from pi_rpc.session.index import EntryIndex, index_entries
@@ -33,7 +34,7 @@ from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines
 from pi_rpc.session.lock import SessionLock, holder_pid
 from pi_rpc.session.migrations import needs_migration
-from pi_rpc.session.store import Entry, FsyncMode, WriteStateListener, describe_os_error
+from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
 
 if TYPE_CHECKING:
     from pi_rpc.session.listing import SessionInfo
@@ -65,19 +66,24 @@ def _fsync_dir(path: str) -> None:
 
 
 def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
-    """Read a session file; a current-format one is indexed while it is parsed (the index
-    covers the entries after the header, and ``LoadedFile.entries`` holds only the header)."""
-    loaded = LoadedFile()
     with open(path, "rb") as f:
-        stream = iter_parsed_lines(f, loaded)
-        first = next(stream, None)
-        if first is not None and is_valid_header(first) and not needs_migration(first):
-            index = index_entries(stream)
-            loaded.entries.append(first)
-            return loaded, index
-        if first is not None:
-            loaded.entries.append(first)
-            loaded.entries.extend(stream)
+        return read_and_index(f)
+
+
+def read_and_index(f: BinaryIO) -> tuple[LoadedFile, EntryIndex | None]:
+    """Read a session's lines from ``f``; a current-format session is indexed while it is
+    parsed (the index covers the entries after the header, and ``LoadedFile.entries`` holds
+    only the header). Shared with the SQLite store, whose stored lines are the file's."""
+    loaded = LoadedFile()
+    stream = iter_parsed_lines(f, loaded)
+    first = next(stream, None)
+    if first is not None and is_valid_header(first) and not needs_migration(first):
+        index = index_entries(stream)
+        loaded.entries.append(first)
+        return loaded, index
+    if first is not None:
+        loaded.entries.append(first)
+        loaded.entries.extend(stream)
     return loaded, None
 
 
@@ -85,38 +91,30 @@ def _serialise_all(entries: Iterable[Entry]) -> bytes:
     return b"".join(dumps_line(e) for e in entries)
 
 
-class JsonlSessionStore:
+class JsonlSessionStore(WriteBacklog[bytes]):
     """One session's JSONL file (a ``SessionStore``): its append descriptor, its
-    single-writer lock and what a write fault holds back."""
+    single-writer lock and what a write fault holds back (``backlog.WriteBacklog``: the
+    lines of entries accepted but not yet on disk)."""
+
+    # ValueError: a path no file system can hold.
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, ValueError)
 
     def __init__(
         self, path: str, *, fsync: FsyncMode = "none", read_only: bool = False, diagnostics: list[str] | None = None
     ) -> None:
+        super().__init__(read_only=read_only)
         self._session_file = path
         self._fsync: FsyncMode = fsync
-        self._read_only = read_only
         self.diagnostics: list[str] = diagnostics if diagnostics is not None else []
-        # The file exists with this session's header (written by us, or opened).
-        self._flushed = False
         self._fd: int | None = None
         self._lock: SessionLock | None = None
         self._dirty = False
-        # Header and entries of the first write, while a fault keeps the file from being created.
-        self._unwritten_new: list[Entry] | None = None
-        # Lines of entries accepted after the file was created but not yet on disk (a fault).
-        self._unwritten: list[bytes] = []
         # Where a failed append that could not be cut back off the file began.
         self._torn_at: int | None = None
-        self.write_error: str | None = None
-        self.on_write_state: WriteStateListener | None = None
 
     @property
     def locator(self) -> str:
         return self._session_file
-
-    @property
-    def created(self) -> bool:
-        return self._flushed
 
     # ------------------------------------------------------------------ open
 
@@ -229,7 +227,7 @@ class JsonlSessionStore:
         except OSError as exc:
             logger().warning(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}")
 
-    def _write_new_file(self, entries: Sequence[Entry]) -> None:
+    def _write_new(self, entries: Sequence[Entry]) -> None:
         """Exclusive create of the file with header and every in-memory entry, one write."""
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
@@ -274,63 +272,17 @@ class JsonlSessionStore:
             _fsync_dir(self._session_file)
         self._flushed = True
 
-    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
-        if not hold:
-            self._write_new_file([header, *entries])
-            return True
-        self._unwritten_new = [header, *entries]
-        return self._write_pending()
+    # ------------------------------------------------------------------ the backlog's hooks
 
-    def append(self, entries: Iterable[Entry]) -> bool:
-        self._unwritten.extend(dumps_line(entry) for entry in entries)
-        return self._write_pending()
+    def _prepare(self, entry: Entry) -> bytes:
+        return dumps_line(entry)
 
-    # ------------------------------------------------------------------ write faults
+    def _write_items(self, items: list[bytes]) -> None:
+        self._append_raw(b"".join(items))
 
-    def pending_count(self) -> int:
-        """Entries accepted but not on disk because of a write fault (0 when none)."""
-        if not self._flushed:
-            return len(self._unwritten_new) - 1 if self._unwritten_new is not None else 0
-        return len(self._unwritten)
-
-    def retry(self) -> bool:
-        """Try to write what a fault kept off disk; True when nothing is pending any more."""
-        if self.pending_count() == 0 and self.write_error is None:
-            return True
-        if self._read_only:
-            return False
-        return self._write_pending()
-
-    def _write_pending(self) -> bool:
-        pending = self.pending_count()
-        try:
-            if self._unwritten_new is not None:
-                self._write_new_file(self._unwritten_new)
-                self._unwritten_new = None
-            elif self._unwritten:
-                self._append_raw(b"".join(self._unwritten))
-                self._unwritten.clear()
-        except (OSError, ValueError) as exc:  # ValueError: a path no file system can hold
-            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
-            error = f"Could not write session file {self._session_file}: {reason}"
-            changed = error != self.write_error
-            self.write_error = error
-            if changed:
-                self._notify_write_state(error, self.pending_count(), 0)
-            return False
-        if self.write_error is not None:
-            self.write_error = None
-            self._notify_write_state(None, 0, pending)
-        return True
-
-    def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
-        listener = self.on_write_state
-        if listener is None:
-            return
-        try:
-            listener(error, pending, written)
-        except Exception as exc:  # noqa: BLE001 - a listener bug must not turn into a lost entry
-            logger().error(f"pi: session write listener failed: {exc!r}")
+    def _fault_message(self, exc: Exception) -> str:
+        reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+        return f"Could not write session file {self._session_file}: {reason}"
 
     # ------------------------------------------------------------------ sync / close
 
@@ -340,19 +292,6 @@ class JsonlSessionStore:
         if self._fd is not None and self._dirty:
             self._dirty = False
             self._fsync_quietly(self._fd)
-
-    def close(self) -> None:
-        """Write what a fault kept pending (last chance), sync (``turn`` mode), close the
-        file and release the single-writer lock."""
-        try:
-            if self.pending_count() and not self._read_only and not self._write_pending():
-                logger().error(
-                    f"pi: session {self._session_file}: {self.pending_count()} entries could not be "
-                    f"written and are lost ({self.write_error})"
-                )
-            self.sync()
-        finally:
-            self.release()
 
     def release(self) -> None:
         if self._fd is not None:

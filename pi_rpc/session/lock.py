@@ -36,11 +36,13 @@ def _read_pid(fd: int) -> int | None:
 
 
 class SessionLock:
-    """Advisory lock guarding appends to one session file."""
+    """Advisory lock guarding appends to one session file. ``session_path`` is what a
+    refusal names; ``lock_path`` is the sidecar (``<session>.lock`` unless given: a session
+    in a database has no file of its own)."""
 
-    def __init__(self, session_path: str) -> None:
+    def __init__(self, session_path: str, lock_path: str | None = None) -> None:
         self.session_path = session_path
-        self.lock_path = lock_path_for(session_path)
+        self.lock_path = lock_path if lock_path is not None else lock_path_for(session_path)
         self._key: str | None = None
         self.stale_pid: int | None = None
 
@@ -120,9 +122,9 @@ class SessionLock:
             os.close(fd)
 
 
-def holder_pid(session_path: str) -> int | None:
+def holder_pid(session_path: str, lock_path: str | None = None) -> int | None:
     """The pid of the live process holding the lock, or None when it is free."""
-    path = lock_path_for(session_path)
+    path = lock_path if lock_path is not None else lock_path_for(session_path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:

@@ -4,9 +4,11 @@
 *when* to write (nothing before the first user or assistant message; see
 ``SessionManager._persist_entry``). *How and where* entries are kept is a backend's: a
 ``SessionStore`` is one session's storage, held by its manager; a ``SessionBackend`` names
-new sessions, binds stores to locators and lists and finds the sessions it holds. Today's
-only backend is the JSONL files (``jsonl_store.py``); the tree, context building,
-compaction and the manager's callers do not know which backend holds the entries.
+new sessions, binds stores to locators and lists and finds the sessions it holds. The
+manager uses the JSONL files (``jsonl_store.py``); ``sqlite_store.py`` implements the same
+protocols on one database for many sessions (not yet selectable by users). The tree,
+context building, compaction and the manager's callers do not know which backend holds the
+entries; the write-fault backlog both stores share is ``backlog.py``.
 
 Every backend keeps the write-fault contract: an entry the manager accepted is never lost
 or half-written because storage failed; it is held, in order, and written at the next append

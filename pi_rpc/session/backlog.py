@@ -1,0 +1,148 @@
+"""The write-fault backlog every session store shares: what a store holds in memory while
+storage refuses a write, and the ``write_error`` / ``on_write_state`` contract of ``store.py``.
+
+A store built on ``WriteBacklog`` supplies four things: how an accepted entry is prepared for
+storage (``_prepare``: a JSONL line, a database row), how a new session is created with its
+header and first entries in one write (``_write_new``), how prepared items are written after
+the session exists, all or nothing (``_write_items``), and which exceptions are storage
+faults (``_FAULTS``, described by ``_fault_message``). Everything else is here, once:
+
+- ``create`` with ``hold`` keeps the header and entries when the first write fails (the
+  session is not ``created`` yet and ``pending_count`` is the entries without the header);
+- ``append`` queues the prepared entries after whatever a fault already holds and writes the
+  whole backlog in one go, so entries reach storage in the order they were accepted;
+- ``retry`` (and the next append) writes the backlog once the fault is gone; a change of the
+  fault's text is reported once, its end with the number of entries written;
+- ``close`` gives the backlog a last chance, logs what is lost, syncs and releases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from pi_rpc.log import logger
+from pi_rpc.session.store import Entry, WriteStateListener
+
+Item = TypeVar("Item")
+
+
+class WriteBacklog(Generic[Item]):
+    """Base of a ``SessionStore``: the held backlog and the fault state (see the module
+    docstring). ``Item`` is what one accepted entry becomes before it is written."""
+
+    # Exceptions that mean "storage refused the write" (held), as opposed to bugs (raised).
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError,)
+
+    def __init__(self, *, read_only: bool) -> None:
+        self._read_only = read_only
+        # The storage holds this session's header (written by us, or opened).
+        self._flushed = False
+        # Header and entries of the first write, while a fault keeps the session from being created.
+        self._unwritten_new: list[Entry] | None = None
+        # Entries accepted after the session was created but not yet stored (a fault).
+        self._unwritten: list[Item] = []
+        self.write_error: str | None = None
+        self.on_write_state: WriteStateListener | None = None
+
+    # ------------------------------------------------------------------ what a backend supplies
+
+    @property
+    def locator(self) -> str:
+        raise NotImplementedError
+
+    def _prepare(self, entry: Entry) -> Item:
+        """An accepted entry as it will be stored (computed when accepted, not when written)."""
+        raise NotImplementedError
+
+    def _write_new(self, entries: Sequence[Entry]) -> None:
+        """Create the session exclusively with ``entries`` (header first) in one write, or
+        raise leaving nothing behind; sets ``_flushed``."""
+        raise NotImplementedError
+
+    def _write_items(self, items: list[Item]) -> None:
+        """Store ``items`` after the stored entries, all of them or none (then raise)."""
+        raise NotImplementedError
+
+    def _fault_message(self, exc: Exception) -> str:
+        """``write_error``'s text for a fault (``Could not write ...: <reason>``)."""
+        raise NotImplementedError
+
+    def sync(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the shared contract
+
+    @property
+    def created(self) -> bool:
+        return self._flushed
+
+    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+        if not hold:
+            self._write_new([header, *entries])
+            return True
+        self._unwritten_new = [header, *entries]
+        return self._write_pending()
+
+    def append(self, entries: Iterable[Entry]) -> bool:
+        self._unwritten.extend(self._prepare(entry) for entry in entries)
+        return self._write_pending()
+
+    def pending_count(self) -> int:
+        """Entries accepted but not stored because of a write fault (0 when none)."""
+        if not self._flushed:
+            return len(self._unwritten_new) - 1 if self._unwritten_new is not None else 0
+        return len(self._unwritten)
+
+    def retry(self) -> bool:
+        """Try to write what a fault kept off storage; True when nothing is pending any more."""
+        if self.pending_count() == 0 and self.write_error is None:
+            return True
+        if self._read_only:
+            return False
+        return self._write_pending()
+
+    def _write_pending(self) -> bool:
+        pending = self.pending_count()
+        try:
+            if self._unwritten_new is not None:
+                self._write_new(self._unwritten_new)
+                self._unwritten_new = None
+            elif self._unwritten:
+                self._write_items(self._unwritten)
+                self._unwritten.clear()
+        except self._FAULTS as exc:
+            error = self._fault_message(exc)
+            changed = error != self.write_error
+            self.write_error = error
+            if changed:
+                self._notify_write_state(error, self.pending_count(), 0)
+            return False
+        if self.write_error is not None:
+            self.write_error = None
+            self._notify_write_state(None, 0, pending)
+        return True
+
+    def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
+        listener = self.on_write_state
+        if listener is None:
+            return
+        try:
+            listener(error, pending, written)
+        except Exception as exc:  # noqa: BLE001 - a listener bug must not turn into a lost entry
+            logger().error(f"pi: session write listener failed: {exc!r}")
+
+    def close(self) -> None:
+        """Write what a fault kept pending (last chance), sync, then ``release``."""
+        try:
+            if self.pending_count() and not self._read_only and not self._write_pending():
+                logger().error(
+                    f"pi: session {self.locator}: {self.pending_count()} entries could not be "
+                    f"written and are lost ({self.write_error})"
+                )
+            self.sync()
+        finally:
+            self.release()

@@ -1,0 +1,755 @@
+"""The SQLite session backend: many sessions in one database file (standard library
+``sqlite3``), each entry kept as the exact JSON line the JSONL backend would write.
+
+A session is named by its locator ``sqlite:<real absolute database path>#<session id>``.
+
+Layout (``PRAGMA application_id`` = ``APPLICATION_ID``, ``PRAGMA user_version`` = the schema
+version, raised one migration at a time, each in its own ``BEGIN IMMEDIATE`` transaction):
+
+- ``sessions``: one row per session: the header line, the session directory it was created
+  in (the folder the JSONL store would have put its file in; listings and lookups are
+  scoped by it as they are by folder for files), and what a listing shows, kept current by
+  every write: cwd, creation time, parent session, name, message count, first message, last
+  activity, ``modified`` (as ``listing.build_session_info`` computes it) and ``written_at``
+  (the wall clock of the last write: a file's mtime, for ``--continue``).
+- ``entries``: ``(session_id, seq)`` -> the entry's line (its JSON and the LF, exactly
+  ``jsonfmt.dumps_line``), with its id, parent id, type and timestamp as columns.
+
+The summary columns are accumulated with ``info_scan``'s per-entry rules, so a listing
+answered from them equals the JSONL listing of the same session.
+
+Connections: WAL, ``busy_timeout`` 5 s, ``synchronous`` from the ``fsync`` setting (``none``
+-> NORMAL, ``entry``/``turn`` -> FULL: every commit durable), autocommit with short explicit
+``BEGIN IMMEDIATE`` write transactions (one per batch: all or nothing). The file is created
+0600 before SQLite opens it (its ``-wal``/``-shm`` files take the same mode). Crash recovery
+is SQLite's own: an interrupted transaction is rolled back when the database is next opened.
+
+One writer per session across processes: ``fcntl.flock`` on the sidecar
+``<database>.<session id>.lock`` (``lock.py``), held from the first read or write until
+close; a second writer is refused with the holder's pid, and a dead holder's lock is free.
+
+Write faults (a read-only directory, a full disk, a database locked past the timeout) are
+the shared ``backlog.WriteBacklog``'s: nothing accepted is lost, entries are held in order and
+written once the fault is gone, with the same ``write_error`` / ``on_write_state`` reports.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote
+
+from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
+from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
+from pi_rpc.session.info_scan import ScannedSession, _absorb, scan_session
+from pi_rpc.session.jsonfmt import dumps_line
+from pi_rpc.session.jsonl_store import read_and_index
+from pi_rpc.session.lock import SessionLock, holder_pid
+from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
+
+if TYPE_CHECKING:
+    from pi_rpc.session.index import EntryIndex
+    from pi_rpc.session.listing import SessionInfo
+    from pi_rpc.session.loader import LoadedFile
+
+LOCATOR_PREFIX = "sqlite:"
+APPLICATION_ID = 0x50695250  # "PiRP": marks the file as a pi_rpc session database
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+
+# Schema version -> the statements that bring the previous version to it.
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            """CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                header TEXT NOT NULL,
+                dir TEXT,
+                cwd TEXT NOT NULL,
+                created_at TEXT,
+                parent_session TEXT,
+                name TEXT,
+                message_count INTEGER NOT NULL,
+                first_message TEXT NOT NULL,
+                last_activity REAL,
+                modified REAL NOT NULL,
+                written_at INTEGER NOT NULL,
+                next_seq INTEGER NOT NULL
+            ) WITHOUT ROWID""",
+            """CREATE TABLE entries (
+                session_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                id TEXT,
+                parent_id TEXT,
+                type TEXT,
+                timestamp TEXT,
+                line TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            ) WITHOUT ROWID""",
+            # Few indexes on purpose: every append commits the pages of each index the
+            # sessions row's summary touches. Entries are found by position (the tree lives
+            # in memory); sessions by directory or cwd, newest first, and by parent.
+            "CREATE INDEX sessions_by_dir_modified ON sessions(dir, modified DESC)",
+            "CREATE INDEX sessions_by_cwd_modified ON sessions(cwd, modified DESC)",
+            "CREATE INDEX sessions_by_parent ON sessions(parent_session)",
+        ),
+    ),
+)
+
+# One stored entry: (id, parent id, type, timestamp, line).
+Row = tuple[Any, Any, Any, Any, str]
+
+
+class SessionDatabaseError(SessionError):
+    """A database file that is not a pi_rpc session database, or one of a newer format."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"Session database {path}: {reason}")
+        self.path = path
+
+
+# ---------------------------------------------------------------------- locators
+
+
+def is_locator(value: str) -> bool:
+    return value.startswith(LOCATOR_PREFIX)
+
+
+def database_path(path: str) -> str:
+    """The real absolute path a locator names a database by."""
+    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def make_locator(db_path: str, session_id: str) -> str:
+    """``sqlite:<real absolute database path>#<session id>``."""
+    return f"{LOCATOR_PREFIX}{database_path(db_path)}#{session_id}"
+
+
+def parse_locator(locator: str) -> tuple[str, str]:
+    """``(database path, session id)``; the id follows the last ``#`` (a path may hold one)."""
+    if not is_locator(locator):
+        raise ValueError(f"not a SQLite session locator: {locator!r}")
+    db, sep, session_id = locator[len(LOCATOR_PREFIX) :].rpartition("#")
+    if not sep or not db or not session_id:
+        raise ValueError(f"SQLite session locator without '#<session id>': {locator!r}")
+    return database_path(db), session_id
+
+
+def lock_path_for(db_path: str, session_id: str) -> str:
+    """The single-writer sidecar of one session: ``<db>.<id>.lock`` (an id that is not a
+    plain file name is hashed)."""
+    name = session_id if SESSION_ID_RE.match(session_id) else hashlib.sha256(session_id.encode()).hexdigest()[:32]
+    return f"{db_path}.{name}.lock"
+
+
+# ---------------------------------------------------------------------- connections
+
+
+def _uri(path: str, mode: str) -> str:
+    return f"file:{quote(path)}?mode={mode}"
+
+
+def _pragma(conn: sqlite3.Connection, name: str) -> Any:
+    row = conn.execute(f"PRAGMA {name}").fetchone()
+    return row[0] if row else None
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_schema LIMIT 1").fetchone() is not None
+
+
+def _check_format(conn: sqlite3.Connection, path: str) -> int:
+    """The schema version of an opened database; raises for a foreign or newer file."""
+    app_id = _pragma(conn, "application_id")
+    version = int(_pragma(conn, "user_version") or 0)
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version == 0 and _has_tables(conn)):
+        raise SessionDatabaseError(path, "not a pi session database")
+    if version > SCHEMA_VERSION:
+        raise SessionDatabaseError(path, f"written by a newer pi (format {version}, this one reads {SCHEMA_VERSION})")
+    return version
+
+
+def _migrate(conn: sqlite3.Connection, path: str) -> None:
+    version = _check_format(conn, path)
+    for target, statements in _MIGRATIONS:
+        if version >= target:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the write lock.
+            version = _check_format(conn, path)
+            if version < target:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {target}")
+                version = target
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # no transaction was open (BEGIN or COMMIT itself failed and ended it)
+
+
+def connect_writer(path: str, fsync: FsyncMode) -> sqlite3.Connection:
+    """A connection that writes: the file created 0600 if missing, WAL, the synchronous
+    level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.close(fd)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if str(_pragma(conn, "journal_mode = WAL")).lower() != "wal":
+            # WAL needs shared memory (no network file systems): a rollback journal then,
+            # and FULL so a commit is still durable when it returns.
+            conn.execute("PRAGMA synchronous = FULL")
+        else:
+            conn.execute(f"PRAGMA synchronous = {'NORMAL' if fsync == 'none' else 'FULL'}")
+        _migrate(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def connect_reader(path: str) -> sqlite3.Connection | None:
+    """A connection that only reads (never creates the file): None when the database does
+    not exist; read-write access is used when granted (a WAL reader may need to create the
+    ``-shm`` file), read-only otherwise."""
+    if not os.path.exists(path):
+        return None
+    try:
+        conn = sqlite3.connect(
+            _uri(path, "rw"), uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    except sqlite3.OperationalError:
+        conn = sqlite3.connect(
+            _uri(path, "ro"), uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if _check_format(conn, path) == 0:
+            conn.close()
+            return None  # an empty database: no session stored yet
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+    """``attempt to write a readonly database (SQLITE_READONLY)``, as ``describe_os_error``."""
+    name = getattr(exc, "sqlite_errorname", None)
+    return f"{exc} ({name})" if name else str(exc)
+
+
+# ---------------------------------------------------------------------- summaries
+
+
+def _row_of(entry: Entry) -> Row:
+    return (entry.get("id"), entry.get("parentId"), entry.get("type"), entry.get("timestamp"), _line(entry))
+
+
+def _line(entry: Entry) -> str:
+    return dumps_line(entry).decode("utf-8")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _modified_ms(summary: ScannedSession, written_at: int) -> float:
+    """``listing.build_session_info``'s ``modified``: the last activity, else the header's
+    time, else the last write (a file's mtime)."""
+    if summary.last_activity is not None and summary.last_activity > 0:
+        return float(summary.last_activity)
+    header_ms = iso_to_ms(summary.header.get("timestamp"))
+    return float(header_ms) if header_ms is not None else float(written_at)
+
+
+def _summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
+    """The summary columns, in ``_SUMMARY_COLUMNS`` order."""
+    return (
+        summary.name,
+        summary.message_count,
+        summary.first_message,
+        summary.last_activity,
+        _modified_ms(summary, written_at),
+        written_at,
+    )
+
+
+_SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at")
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# ---------------------------------------------------------------------- the store
+
+
+class SqliteSessionStore(WriteBacklog[Row]):
+    """One session in a session database (a ``SessionStore``): its connection, its
+    single-writer lock and what a write fault holds back (rows not yet stored)."""
+
+    # sqlite3.DatabaseError: SQLITE_READONLY, SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY past the
+    # timeout, SQLITE_CANTOPEN...; OSError: the lock file or the database file not creatable.
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError)
+
+    def __init__(
+        self,
+        db_path: str,
+        session_id: str,
+        *,
+        fsync: FsyncMode = "none",
+        read_only: bool = False,
+        diagnostics: list[str] | None = None,
+        session_dir: str | None = None,
+    ) -> None:
+        super().__init__(read_only=read_only)
+        self._db = database_path(db_path)
+        self._session_id = session_id
+        self._locator = make_locator(self._db, session_id)
+        self._fsync: FsyncMode = fsync
+        self._session_dir = os.path.normpath(os.path.abspath(session_dir)) if session_dir else None
+        self.diagnostics: list[str] = diagnostics if diagnostics is not None else []
+        self._conn: sqlite3.Connection | None = None
+        self._lock: SessionLock | None = None
+        # The listing summary of everything accepted (stored, or held by a fault).
+        self._summary: ScannedSession | None = None
+
+    @property
+    def locator(self) -> str:
+        return self._locator
+
+    @property
+    def database(self) -> str:
+        return self._db
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def lock_path(self) -> str:
+        return lock_path_for(self._db, self._session_id)
+
+    # ------------------------------------------------------------------ connection and lock
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            if self._read_only:
+                conn = connect_reader(self._db)
+                if conn is None:
+                    raise FileNotFoundError(errno.ENOENT, "no session database", self._db)
+                self._conn = conn
+            else:
+                self._conn = connect_writer(self._db, self._fsync)
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass  # closing a connection that failed: nothing left to keep
+
+    def _ensure_lock(self) -> None:
+        if self._lock is None:
+            self._lock = SessionLock(self._locator, self.lock_path)
+        if not self._lock.held:
+            self._lock.acquire()
+        if self._lock.stale_pid is not None:
+            self.diagnostics.append(f"recovered a stale lock left by pid {self._lock.stale_pid}")
+            self._lock.stale_pid = None
+
+    @contextmanager
+    def _write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """A short ``BEGIN IMMEDIATE`` transaction under the session's lock; a fault rolls
+        it back and drops the connection (the next attempt starts afresh)."""
+        if self._read_only:
+            raise SessionReadOnlyError(self._locator)
+        try:
+            self._ensure_lock()
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                raise
+        except self._FAULTS:
+            self._drop_connection()
+            raise
+
+    # ------------------------------------------------------------------ open
+
+    def load(self) -> tuple[LoadedFile | None, EntryIndex | None]:
+        """Read the session under the single-writer lock (taken now unless read-only);
+        ``(None, None)`` when the database does not hold it (and then no lock is kept)."""
+        if not os.path.exists(self._db):
+            return None, None
+        try:
+            if not self._read_only:
+                self._ensure_lock()
+                conn: sqlite3.Connection | None = self._connection()
+            else:
+                conn = self._conn = connect_reader(self._db)
+            row, lines = self._read(conn) if conn is not None else (None, [])
+            if row is None:
+                self.release()
+                return None, None
+            header_line, message_count, first_message, name, last_activity = row
+            data = b"".join(line.encode("utf-8") for line in (header_line, *lines))
+            loaded, index = read_and_index(io.BytesIO(data))
+            if not loaded.entries or loaded.entries[0].get("type") != "session":
+                raise SessionInvalidError(self._locator)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            if getattr(exc, "sqlite_errorname", None) == "SQLITE_NOTADB":
+                raise SessionDatabaseError(self._db, "not a pi session database") from exc
+            raise
+        except BaseException:
+            self.close()
+            raise
+        self.diagnostics.extend(loaded.diagnostics)
+        self._summary = ScannedSession(
+            loaded.entries[0],
+            message_count=message_count,
+            first_message=first_message,
+            name=name,
+            last_activity=last_activity,
+        )
+        self._flushed = True
+        return loaded, index
+
+    def _read(self, conn: sqlite3.Connection) -> tuple[tuple[Any, ...] | None, list[str]]:
+        # One read transaction: the header row and the lines are of the same commit.
+        conn.execute("BEGIN")
+        try:
+            row = conn.execute(
+                "SELECT header, message_count, first_message, name, last_activity FROM sessions WHERE id = ?",
+                (self._session_id,),
+            ).fetchone()
+            lines: list[str] = []
+            if row is not None:
+                lines = [
+                    line
+                    for (line,) in conn.execute(
+                        "SELECT line FROM entries WHERE session_id = ? ORDER BY seq", (self._session_id,)
+                    )
+                ]
+        finally:
+            _rollback(conn)
+        return row, lines
+
+    # ------------------------------------------------------------------ writing (the backlog's hooks)
+
+    def _prepare(self, entry: Entry) -> Row:
+        if self._summary is not None:
+            _absorb(self._summary, entry, False)
+        return _row_of(entry)
+
+    def _write_new(self, entries: Sequence[Entry]) -> None:
+        """Insert the session row and its first entries in one transaction; a session of
+        this id already in the database is refused as ``FileExistsError`` (the JSONL
+        store's exclusive create)."""
+        header, rows, summary = self._rows_and_summary(entries)
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            try:
+                self._insert_session(conn, header, summary, written_at, len(rows))
+            except sqlite3.IntegrityError:
+                raise FileExistsError(errno.EEXIST, "session already stored", self._locator) from None
+            self._insert_rows(conn, 0, rows)
+        self._summary = summary
+        self._flushed = True
+
+    def _write_items(self, items: list[Row]) -> None:
+        if not self._flushed or self._summary is None:
+            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            # The next position is read inside the write transaction, not remembered: two
+            # stores of one process may share a session (they share its lock, as files do).
+            found = conn.execute("SELECT next_seq FROM sessions WHERE id = ?", (self._session_id,)).fetchone()
+            if found is None:  # deleted under us: fail the batch, nothing half-stored
+                raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
+            next_seq = int(found[0])
+            self._insert_rows(conn, next_seq, items)
+            assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
+            conn.execute(
+                f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
+                (*_summary_values(self._summary, written_at), next_seq + len(items), self._session_id),
+            )
+
+    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+        """Replace the whole stored session (migration) in one transaction."""
+        if self._read_only:
+            return
+        header, rows, summary = self._rows_and_summary([header, *entries])
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
+            conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
+            self._insert_session(conn, header, summary, written_at, len(rows))
+            self._insert_rows(conn, 0, rows)
+        self._summary = summary
+        self._flushed = True
+
+    @staticmethod
+    def _rows_and_summary(entries: Sequence[Entry]) -> tuple[Entry, list[Row], ScannedSession]:
+        header = entries[0]
+        summary = ScannedSession(header)
+        rows: list[Row] = []
+        for entry in entries[1:]:
+            _absorb(summary, entry, False)
+            rows.append(_row_of(entry))
+        return header, rows, summary
+
+    def _insert_session(
+        self, conn: sqlite3.Connection, header: Entry, summary: ScannedSession, written_at: int, next_seq: int
+    ) -> None:
+        cwd = header.get("cwd")
+        conn.execute(
+            f"INSERT INTO sessions (id, header, dir, cwd, created_at, parent_session, {', '.join(_SUMMARY_COLUMNS)},"
+            " next_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self._session_id,
+                _line(header),
+                self._session_dir,
+                cwd if isinstance(cwd, str) else "",
+                _text_or_none(header.get("timestamp")),
+                _text_or_none(header.get("parentSession")),
+                *_summary_values(summary, written_at),
+                next_seq,
+            ),
+        )
+
+    def _insert_rows(self, conn: sqlite3.Connection, first_seq: int, rows: Sequence[Row]) -> None:
+        session_id = self._session_id
+        conn.executemany(
+            "INSERT INTO entries (session_id, seq, id, parent_id, type, timestamp, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(session_id, first_seq + n, *row) for n, row in enumerate(rows)],
+        )
+
+    def _fault_message(self, exc: Exception) -> str:
+        if isinstance(exc, sqlite3.Error):
+            reason = _describe_sqlite_error(exc)
+        else:
+            reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+        return f"Could not write session {self._locator}: {reason}"
+
+    # ------------------------------------------------------------------ sync / close
+
+    def sync(self) -> None:
+        """Nothing to do: every transaction is as durable as ``synchronous`` makes it when
+        it commits (FULL for ``entry`` and ``turn``)."""
+
+    def release(self) -> None:
+        self._drop_connection()
+        if self._lock is not None:
+            self._lock.release()
+
+    def holder_pid(self) -> int | None:
+        """The pid of the live process holding this session's writer lock, or None."""
+        return holder_pid(self._locator, self.lock_path)
+
+
+# ---------------------------------------------------------------------- the backend
+
+
+class SqliteBackend:
+    """One session database as a ``SessionBackend``. A new session's locator remembers the
+    session directory it was named for until its store is bound (stored with the session:
+    listings and lookups by directory answer as the JSONL folders would)."""
+
+    def __init__(self, db_path: str) -> None:
+        self._db = database_path(db_path)
+        self._dirs: dict[str, str] = {}
+
+    @property
+    def database(self) -> str:
+        return self._db
+
+    def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str:
+        locator = make_locator(self._db, session_id)
+        self._dirs[locator] = session_dir
+        return locator
+
+    def store(self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]) -> SqliteSessionStore:
+        db, session_id = parse_locator(locator)
+        return SqliteSessionStore(
+            db,
+            session_id,
+            fsync=fsync,
+            read_only=read_only,
+            diagnostics=diagnostics,
+            session_dir=self._dirs.pop(locator, None),
+        )
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection | None]:
+        conn = connect_reader(self._db)
+        try:
+            yield conn
+        finally:
+            if conn is not None:
+                conn.close()
+
+    def _locator(self, session_id: str) -> str:
+        return f"{LOCATOR_PREFIX}{self._db}#{session_id}"
+
+    def list_sessions(
+        self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        """The sessions created in ``session_dir``, newest ``modified`` first, as
+        ``listing.list_sessions`` lists a folder (the summary from the indexed columns;
+        ``with_texts`` reads each session's lines for its message texts)."""
+        from pi_rpc.session.listing import SessionInfo, _cwd_matches, _from_ms
+
+        out: list[SessionInfo] = []
+        with self._reading() as conn:
+            if conn is None:
+                return out
+            conn.execute("BEGIN")  # one snapshot for the rows and their texts
+            rows = conn.execute(
+                "SELECT id, cwd, created_at, parent_session, name, message_count, first_message, modified"
+                " FROM sessions WHERE dir = ? ORDER BY modified DESC, id DESC",
+                (_normdir(session_dir),),
+            ).fetchall()
+            if cwd_filter is not None:
+                rows = [row for row in rows if _cwd_matches(row[1], cwd_filter)]
+            texts_of = self._texts(conn, _normdir(session_dir)) if with_texts else {}
+            _rollback(conn)
+            for session_id, cwd, created_at, parent, name, count, first, modified in rows:
+                texts = texts_of.get(session_id, ())
+                created_ms = iso_to_ms(created_at)
+                out.append(
+                    SessionInfo(
+                        path=self._locator(session_id),
+                        id=session_id,
+                        cwd=cwd,
+                        name=name,
+                        parent_session_path=parent,
+                        created=_from_ms(created_ms) if created_ms is not None else None,
+                        modified=_from_ms(modified),
+                        message_count=count,
+                        first_message=first or "(no messages)",
+                        all_messages_text=" ".join(texts),
+                        message_texts=texts,
+                    )
+                )
+        return out
+
+    @staticmethod
+    def _texts(conn: sqlite3.Connection, directory: str) -> dict[str, tuple[str, ...]]:
+        """Every user/assistant text of each session of ``directory``, as the JSONL listing
+        reads them (``info_scan.scan_session`` over the session's lines)."""
+        headers = dict(conn.execute("SELECT id, header FROM sessions WHERE dir = ?", (directory,)).fetchall())
+        lines: dict[str, list[str]] = {session_id: [header] for session_id, header in headers.items()}
+        for session_id, line in conn.execute(
+            "SELECT e.session_id, e.line FROM sessions s JOIN entries e ON e.session_id = s.id"
+            " WHERE s.dir = ? AND e.type = 'message' ORDER BY e.session_id, e.seq",
+            (directory,),
+        ):
+            lines[session_id].append(line)
+        out: dict[str, tuple[str, ...]] = {}
+        for session_id, parts in lines.items():
+            scanned = scan_session("".join(parts).encode("utf-8"), with_texts=True)
+            out[session_id] = tuple(scanned.texts) if scanned is not None else ()
+        return out
+
+    def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
+        """``--continue``: the session of ``session_dir`` written last (with ``cwd``, only
+        sessions of that cwd)."""
+        from pi_rpc.session.listing import _cwd_matches
+
+        with self._reading() as conn:
+            if conn is None:
+                return None
+            for session_id, session_cwd in conn.execute(
+                "SELECT id, cwd FROM sessions WHERE dir = ? ORDER BY written_at DESC, id DESC", (_normdir(session_dir),)
+            ):
+                if cwd is None or _cwd_matches(session_cwd, cwd):
+                    return self._locator(session_id)
+        return None
+
+    def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
+        from pi_rpc.session.listing import _cwd_matches
+
+        with self._reading() as conn:
+            if conn is None:
+                return None
+            row = conn.execute(
+                "SELECT cwd FROM sessions WHERE id = ? AND dir = ?", (session_id, _normdir(session_dir))
+            ).fetchone()
+        if row is None or (cwd is not None and not _cwd_matches(row[0], cwd)):
+            return None
+        return self._locator(session_id)
+
+    def export_lines(self, session_id: str) -> bytes | None:
+        """The session as the JSONL file the JSONL store would hold (header and lines)."""
+        with self._reading() as conn:
+            if conn is None:
+                return None
+            conn.execute("BEGIN")
+            try:
+                row = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                if row is None:
+                    return None
+                lines = [
+                    line
+                    for (line,) in conn.execute(
+                        "SELECT line FROM entries WHERE session_id = ? ORDER BY seq", (session_id,)
+                    )
+                ]
+            finally:
+                _rollback(conn)
+        return "".join((row[0], *lines)).encode("utf-8")
+
+
+def _normdir(path: str) -> str:
+    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def integrity_check(db_path: str) -> str:
+    """``PRAGMA integrity_check``'s first line (``ok`` for a sound database)."""
+    conn = sqlite3.connect(_uri(database_path(db_path), "ro"), uri=True)
+    try:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+    finally:
+        conn.close()
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "LOCATOR_PREFIX",
+    "SCHEMA_VERSION",
+    "SessionDatabaseError",
+    "SqliteBackend",
+    "SqliteSessionStore",
+    "integrity_check",
+    "is_locator",
+    "lock_path_for",
+    "make_locator",
+    "parse_locator",
+]
