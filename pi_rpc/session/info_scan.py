@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.transcript import content_text_spaced
 from pi_rpc.session.ids import iso_to_ms
 
@@ -61,12 +62,13 @@ class ScannedSession:
 
 
 def parse_line(line: bytes) -> Any:
-    """``JSON.parse`` of one line; raises ``orjson.JSONDecodeError`` for a bad line. Bytes that
-    are not UTF-8 are decoded with replacement first, as node's stream decoder would."""
+    """``JSON.parse`` of one line; raises ``orjson.JSONDecodeError`` for a bad line. orjson is the
+    fast path; what it refuses is read as node reads it (``jsjson.loads``: invalid UTF-8 as
+    U+FFFD, and lone surrogate escapes, which a JS client's strings put into session files)."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return orjson.loads(line.decode("utf-8", "replace"))
+        return js_loads(line)
 
 
 def message_text(message: dict[str, Any]) -> str:

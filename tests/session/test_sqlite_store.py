@@ -51,10 +51,10 @@ def _load_jsonl(path: str) -> list[dict[str, Any]]:
     return [*loaded.entries, *index.entries]
 
 
-def _tricky_entries(*, lone_surrogate: bool = True) -> list[dict[str, Any]]:
+def _tricky_entries() -> list[dict[str, Any]]:
     """Entries whose lines test the serialiser: non-ASCII, U+2028, a lone surrogate, floats,
     a big int, a session_info name, messages of other roles, an assistant timestamp."""
-    texts = ["héllo\u2028wörld 🎉", "lone \ud800 surrogate" if lone_surrogate else "plain", 'quote " and \\ backslash']
+    texts = ["héllo\u2028wörld 🎉", "lone \ud800 surrogate", 'quote " and \\ backslash']
     out: list[dict[str, Any]] = []
 
     def add(entry: dict[str, Any]) -> None:
@@ -134,9 +134,8 @@ def test_listing_columns_answer_as_the_jsonl_listing(tmp_path: Path) -> None:
     jsonl_dir.mkdir()
     backend = SqliteBackend(str(tmp_path / "s.db"))
     sessions: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
-        # The JSONL listing with texts skips a line with a lone surrogate (info_scan parses
-        # with orjson, which refuses it) and then counts one message less than without texts.
-        (make_header("s1", TS, "/w"), _tricky_entries(lone_surrogate=False)),
+        # A lone surrogate included: the listing with texts reads it as node does.
+        (make_header("s1", TS, "/w"), _tricky_entries()),
         (make_header("s2", "2026-01-02T00:00:00.000Z", "/w", "/parent.jsonl"), []),
     ]
     for source in SESSION_FIXTURES:
