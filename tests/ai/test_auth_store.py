@@ -196,3 +196,21 @@ def test_rewritten_bytes_equal_upstreams(tmp_path: Path, initial: bytes) -> None
     )
     assert ours.read_bytes() == theirs.read_bytes()
     assert stat.S_IMODE(ours.stat().st_mode) == stat.S_IMODE(theirs.stat().st_mode)
+
+
+def test_an_empty_read_is_repeated_under_the_lock(tmp_path: Path) -> None:
+    """A writer truncates and rewrites in place: an empty read while it holds the lock keeps
+    the snapshot; an empty file nobody is writing is ``{}`` (upstream's ``parseStorageData``)."""
+    from pi_rpc.ai.auth import lockfile
+
+    path = tmp_path / "auth.json"
+    path.write_text(json.dumps({"openai": {"type": "api_key", "key": "k"}}))
+    store = AuthStore(path)
+    store.reload()
+    path.write_text("")
+    held = lockfile.acquire(path)
+    try:
+        assert store.reload() == {"openai": {"type": "api_key", "key": "k"}}
+    finally:
+        held.release()
+    assert store.reload() == {}

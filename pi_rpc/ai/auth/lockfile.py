@@ -104,7 +104,9 @@ class HeldLock:
     """One lock this process holds. ``compromised`` is set (from the heartbeat thread) when
     another process took the lock; ``release`` is idempotent."""
 
-    def __init__(self, lock_dir: str, mtime_ms: int, precision: str, stale_ms: int, update_ms: int) -> None:
+    def __init__(
+        self, lock_dir: str, mtime_ms: int, precision: str, stale_ms: int, update_ms: int, *, heartbeat: bool = True
+    ) -> None:
         self.lock_dir = lock_dir
         self._mtime = mtime_ms
         self._precision = precision
@@ -113,8 +115,8 @@ class HeldLock:
         self._last_update = _now_ms()
         self._released = threading.Event()
         self.compromised: LockError | None = None
-        self._thread = threading.Thread(target=self._beat, name="pi-auth-lock-heartbeat", daemon=True)
-        self._thread.start()
+        if heartbeat:
+            threading.Thread(target=self._beat, name="pi-auth-lock-heartbeat", daemon=True).start()
 
     @property
     def released(self) -> bool:
@@ -189,10 +191,16 @@ def _options(stale_ms: int, update_ms: int | None) -> tuple[int, int]:
 
 
 def acquire(
-    file: str | os.PathLike[str], *, stale_ms: int = DEFAULT_STALE_MS, update_ms: int | None = None
+    file: str | os.PathLike[str],
+    *,
+    stale_ms: int = DEFAULT_STALE_MS,
+    update_ms: int | None = None,
+    heartbeat: bool = True,
 ) -> HeldLock:
     """One attempt at the lock of ``file`` (proper-lockfile ``lock`` with ``retries: 0``).
-    Raises ``LockError`` with code ``ELOCKED`` when another process holds a fresh lock."""
+    Raises ``LockError`` with code ``ELOCKED`` when another process holds a fresh lock.
+    ``heartbeat=False`` is for a hold of a few microseconds (a read), far below the stale
+    age: starting the heartbeat thread would cost more than the read."""
     stale, update = _options(stale_ms, update_ms)
     lock_dir = lock_path_for(file)
     check_stale = True
@@ -225,17 +233,17 @@ def acquire(
             except OSError:
                 pass
             raise
-        held = HeldLock(lock_dir, mtime, precision, stale, update)
+        held = HeldLock(lock_dir, mtime, precision, stale, update, heartbeat=heartbeat)
         with _held_guard:
             _held[lock_dir] = held
         return held
 
 
-def acquire_sync(file: str | os.PathLike[str]) -> HeldLock:
+def acquire_sync(file: str | os.PathLike[str], *, heartbeat: bool = True) -> HeldLock:
     """``acquireLockSyncWithRetry``: the default stale age, 10 attempts 20 ms apart."""
     for attempt in range(1, SYNC_ATTEMPTS + 1):
         try:
-            return acquire(file)
+            return acquire(file, heartbeat=heartbeat)
         except LockError:
             if attempt == SYNC_ATTEMPTS:
                 raise
@@ -273,8 +281,9 @@ async def acquire_async(
             await sleep(delay / 1000)
 
 
-def _release_all() -> None:
-    """Remove every lock still held when the process exits (proper-lockfile's ``onExit``)."""
+def release_all() -> None:
+    """Remove every lock still held when the process exits (proper-lockfile's ``onExit``);
+    ``pi_rpc.modes.exit.hard_exit`` calls it too (``os._exit`` skips ``atexit``)."""
     with _held_guard:
         held = list(_held.values())
     for lock in held:
@@ -284,4 +293,4 @@ def _release_all() -> None:
             pass
 
 
-atexit.register(_release_all)
+atexit.register(release_all)
