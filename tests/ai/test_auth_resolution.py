@@ -211,3 +211,15 @@ def test_the_request_carries_upstreams_credential(tmp_path: Path, case: str) -> 
 def test_upstream_sends_the_same(tmp_path: Path, case: str) -> None:
     headers, _output = _run(UPSTREAM, tmp_path, case)
     assert headers == CASES[case][4]
+
+
+def test_header_values_read_the_stored_env(tmp_path: Path) -> None:
+    registry = _registry(
+        tmp_path,
+        {"openai": {"type": "api_key", "key": "k", "env": {"ORG": "from-entry"}}},
+        {"openai": {"headers": {"x-org": "$ORG", "x-other": "${OTHER}"}}},
+        {"ORG": "from-env", "OTHER": "o"},
+    )
+    model = registry.find("openai", "gpt-4o")
+    assert model is not None
+    assert registry.request_auth(model) == ("k", {"x-org": "from-entry", "x-other": "o"})

@@ -612,8 +612,12 @@ class ModelRegistry:
                 raw.update(definition.get("headers") or {})
         resolved_key, auth_headers = self.resolve_auth(model["provider"])
         headers: dict[str, str] = dict(auth_headers)
+        # Header values read the stored credential's ``env`` over the environment (upstream's
+        # ``configContextEnv(..., explicitEnv)``).
+        overlay = self.provider_env(model["provider"])
+        env = {**(os.environ if self._env is None else self._env), **overlay} if overlay else self._env
         for key, value in raw.items():
-            resolved = resolve_config_value(str(value), self._env, cached=False)
+            resolved = resolve_config_value(str(value), env, cached=False)
             if resolved:
                 headers[key] = resolved
         if config.get("authHeader"):
