@@ -31,7 +31,6 @@ import atexit
 import errno
 import math
 import os
-import random
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -277,6 +276,8 @@ async def acquire_async(
                 raise
             base = min(10 * 2**retry, AUTH_MAX_DELAY_MS / 2)
             retry += 1
+            import random  # only while waiting for another holder
+
             delay = min(round(base * (1 + random.random())), remaining)
             await sleep(delay / 1000)
 

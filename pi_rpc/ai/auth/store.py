@@ -29,20 +29,21 @@ Secrets: nothing here logs, prints or copies an entry anywhere but the file.
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pi_rpc.ai.auth import lockfile
 from pi_rpc.ai.jsjson import dumps_normalized, js_normalize, to_utf8
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.auth.lockfile import HeldLock
 
 AUTH_FILE_NAME = "auth.json"
 _BOM = "\ufeff"
@@ -226,6 +227,9 @@ class AuthStore:
 
     def _read_locked(self, first: str) -> Any:
         """The file read under the lock (None: keep the snapshot)."""
+        from pi_rpc.ai.auth import lockfile  # only here and for writes: not on every startup
+
+        held: HeldLock | None
         try:
             held = lockfile.acquire_sync(self.path, heartbeat=False)
         except lockfile.LockError:
@@ -250,6 +254,8 @@ class AuthStore:
 
     async def _locked(self, change: Callable[[dict[str, Any]], Awaitable[tuple[Any, dict[str, Any] | None]]]) -> Any:
         """``withLockAsync``: lock, re-read, let ``change`` decide, write, unlock."""
+        from pi_rpc.ai.auth import lockfile
+
         self._ensure_file()
         held = await lockfile.acquire_async(self.path)
         try:
@@ -277,7 +283,7 @@ class AuthStore:
         async def change(current: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
             previous = current.get(provider)
             produced = fn(previous if isinstance(previous, dict) else None)
-            nxt = await produced if inspect.isawaitable(produced) else produced
+            nxt = await produced if isinstance(produced, Awaitable) else produced
             if nxt is None:
                 return previous, None
             return nxt, {**current, provider: nxt}
