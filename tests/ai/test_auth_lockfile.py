@@ -182,3 +182,32 @@ def test_node_s_lock_from_a_dead_process_is_taken_by_us(tmp_path: Path) -> None:
     os.utime(lock_dir, (old, old))
     held = lockfile.acquire(path, stale_ms=30_000)
     held.release()
+
+
+def test_waiting_ends_at_the_deadline(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    held = lockfile.acquire(path, stale_ms=30_000)
+    try:
+        started = time.monotonic()
+        with pytest.raises(lockfile.LockError) as info:
+            anyio.run(lambda: lockfile.acquire_async(path, deadline_ms=400))
+        assert info.value.code == "ELOCKED"
+        assert 0.35 < time.monotonic() - started < 5
+    finally:
+        held.release()
+
+
+def test_cancelling_the_wait_leaves_no_lock(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    held = lockfile.acquire(path, stale_ms=30_000)
+
+    async def wait_then_cancel() -> None:
+        with anyio.move_on_after(0.3):
+            await lockfile.acquire_async(path)
+            raise AssertionError("the lock was held by another")
+
+    try:
+        anyio.run(wait_then_cancel)
+    finally:
+        held.release()
+    assert not Path(held.lock_dir).exists()

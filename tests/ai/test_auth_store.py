@@ -44,22 +44,22 @@ def test_reads_with_a_bom_and_keeps_the_snapshot_when_the_file_breaks(tmp_path: 
     assert not Path(str(path) + ".lock").exists()
 
 
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ([], "Invalid auth.json: expected an object"),
-        ({"a": "x"}, 'Invalid auth.json credential for provider "a"'),
-        ({"a": {"type": "api_key", "key": 5}}, 'Invalid auth.json credential for provider "a"'),
-        ({"a": {"type": "api_key", "key": None}}, 'Invalid auth.json credential for provider "a"'),
-        ({"a": {"type": "api_key", "env": {"X": 1}}}, 'Invalid auth.json credential for provider "a"'),
-        ({"a": {"type": "oauth", "access": "x", "refresh": "y"}}, 'Invalid auth.json credential for provider "a"'),
-        (
-            {"ok": {"type": "api_key"}, "b": {"type": "oauth", "access": "x", "refresh": "y", "expires": True}},
-            'Invalid auth.json credential for provider "b"',
-        ),
-        ({"a": {"type": "magic"}}, 'Invalid auth.json credential for provider "a"'),
-    ],
-)
+_INVALID: list[tuple[Any, str]] = [
+    ([], "Invalid auth.json: expected an object"),
+    ({"a": "x"}, 'Invalid auth.json credential for provider "a"'),
+    ({"a": {"type": "api_key", "key": 5}}, 'Invalid auth.json credential for provider "a"'),
+    ({"a": {"type": "api_key", "key": None}}, 'Invalid auth.json credential for provider "a"'),
+    ({"a": {"type": "api_key", "env": {"X": 1}}}, 'Invalid auth.json credential for provider "a"'),
+    ({"a": {"type": "oauth", "access": "x", "refresh": "y"}}, 'Invalid auth.json credential for provider "a"'),
+    (
+        {"ok": {"type": "api_key"}, "b": {"type": "oauth", "access": "x", "refresh": "y", "expires": True}},
+        'Invalid auth.json credential for provider "b"',
+    ),
+    ({"a": {"type": "magic"}}, 'Invalid auth.json credential for provider "a"'),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), _INVALID)
 def test_validation_words_as_upstream(data: Any, message: str) -> None:
     with pytest.raises(AuthFileError) as info:
         validate(data)
@@ -155,6 +155,36 @@ def test_stored_key_is_a_config_value(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_stored_key({"type": "api_key", "key": "!printf cmd-key-7"}, env) == "cmd-key-7"
     assert resolve_stored_key({"type": "api_key", "key": "!exit 3"}, env) is None
     assert resolve_stored_key({"type": "api_key"}, env) is None
+
+
+_NODE_VALIDATE = """
+import { ReadOnlyAuthStorage } from %s;
+try {
+  new ReadOnlyAuthStorage(process.argv[2]).load();
+  console.log("valid");
+} catch (e) {
+  console.log(e.message);
+}
+"""
+
+
+@needs_upstream
+def test_validation_texts_equal_upstreams(tmp_path: Path) -> None:
+    script = tmp_path / "validate.mjs"
+    script.write_text(_NODE_VALIDATE % json.dumps(AUTH_STORAGE.as_uri()))
+    cases = [data for data, _message in _INVALID] + [{"a": {"type": "api_key"}, "c": OAUTH}]
+    for i, data in enumerate(cases):
+        path = tmp_path / f"auth{i}.json"
+        path.write_text("\ufeff" + json.dumps(data))
+        result = subprocess.run(
+            [str(NODE), str(script), str(path)], check=True, timeout=60, capture_output=True, text=True
+        )
+        try:
+            load_validated(path)
+            ours = "valid"
+        except AuthFileError as exc:
+            ours = str(exc)
+        assert ours == result.stdout.strip(), data
 
 
 _NODE_MODIFY = """
