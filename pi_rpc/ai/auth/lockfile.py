@@ -113,6 +113,9 @@ class HeldLock:
         self._update = update_ms
         self._last_update = _now_ms()
         self._released = threading.Event()
+        # One beat (stat + utime) and the release's rmdir never interleave: a beat landing
+        # after our rmdir could touch the next holder's fresh directory.
+        self._beating = threading.Lock()
         self.compromised: LockError | None = None
         if heartbeat:
             threading.Thread(target=self._beat, name="pi-auth-lock-heartbeat", daemon=True).start()
@@ -124,37 +127,43 @@ class HeldLock:
     def _beat(self) -> None:
         delay = self._update
         while not self._released.wait(delay / 1000):
-            over_threshold = self._last_update + self._stale < _now_ms()
-            try:
-                current = _mtime_ms(self.lock_dir)
-            except OSError as exc:
-                if exc.errno == errno.ENOENT or over_threshold:
-                    self._compromise(str(exc))
-                    return
-                delay = 1000
-                continue
-            if current != self._mtime:
-                self._compromise("Unable to update lock within the stale threshold")
-                return
-            mtime = _next_mtime(self._precision)
-            try:
-                _set_mtime_ms(self.lock_dir, mtime)
-            except OSError as exc:
+            with self._beating:
                 if self._released.is_set():
                     return
-                if exc.errno == errno.ENOENT or self._last_update + self._stale < _now_ms():
-                    self._compromise(str(exc))
+                following = self._beat_once()
+                if following is None:
                     return
-                delay = 1000
-                continue
-            # Read back what the file system kept (a coarser clock than ours would otherwise
-            # look like a foreign writer on the next beat).
-            try:
-                self._mtime = _mtime_ms(self.lock_dir)
-            except OSError:
-                self._mtime = mtime
-            self._last_update = _now_ms()
-            delay = self._update
+                delay = following
+
+    def _beat_once(self) -> int | None:
+        """One heartbeat: the delay to the next, or None when the lock was lost."""
+        over_threshold = self._last_update + self._stale < _now_ms()
+        try:
+            current = _mtime_ms(self.lock_dir)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT or over_threshold:
+                self._compromise(str(exc))
+                return None
+            return 1000  # a passing failure: try again soon (upstream's updateDelay 1000)
+        if current != self._mtime:
+            self._compromise("Unable to update lock within the stale threshold")
+            return None
+        mtime = _next_mtime(self._precision)
+        try:
+            _set_mtime_ms(self.lock_dir, mtime)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT or self._last_update + self._stale < _now_ms():
+                self._compromise(str(exc))
+                return None
+            return 1000
+        # Read back what the file system kept (a coarser clock than ours would otherwise
+        # look like a foreign writer on the next beat).
+        try:
+            self._mtime = _mtime_ms(self.lock_dir)
+        except OSError:
+            self._mtime = mtime
+        self._last_update = _now_ms()
+        return self._update
 
     def _compromise(self, message: str) -> None:
         self.compromised = LockError(message, "ECOMPROMISED")
@@ -171,16 +180,17 @@ class HeldLock:
     def release(self) -> None:
         """Stop the heartbeat and remove the lock directory (not when it was compromised:
         the directory then belongs to whoever took it)."""
-        if self._released.is_set():
-            return
-        self._released.set()
-        with _held_guard:
-            if _held.get(self.lock_dir) is self:
-                del _held[self.lock_dir]
-        try:
-            os.rmdir(self.lock_dir)
-        except FileNotFoundError:
-            pass
+        with self._beating:
+            if self._released.is_set():
+                return
+            self._released.set()
+            with _held_guard:
+                if _held.get(self.lock_dir) is self:
+                    del _held[self.lock_dir]
+            try:
+                os.rmdir(self.lock_dir)
+            except FileNotFoundError:
+                pass
 
 
 def _options(stale_ms: int, update_ms: int | None) -> tuple[int, int]:
