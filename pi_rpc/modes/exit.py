@@ -21,7 +21,11 @@ def signal_exit_code(signum: int) -> int:
 
 
 def hard_exit(code: int) -> None:
-    """Exit now (a repeated signal, a fatal write error): flush stderr, skip teardown."""
+    """Exit now (a repeated signal, a fatal write error): flush stderr, skip teardown; the
+    auth.json locks still held are removed first (upstream's ``signal-exit`` does so)."""
+    lockfile = sys.modules.get("pi_rpc.ai.auth.lockfile")
+    if lockfile is not None:
+        lockfile.release_all()
     try:
         sys.stderr.flush()
     except Exception:  # noqa: BLE001 - stderr may already be gone

@@ -8,8 +8,20 @@ an ``api`` (provider or model level). Model defaults: name = id, reasoning false
 ["text"], zero cost, contextWindow 128000, maxTokens 16384. Model key order follows upstream's
 ``modelFromJson``. A broken file leaves the built-ins loaded and sets ``error``.
 
-API key order (1.6): runtime ``--api-key`` override, ``auth.json`` ``{"<p>": {"type":
-"api_key", "key": ...}}``, models.json ``apiKey``, then the provider's environment variables.
+Credential order (upstream 1.6 ``pi-ai/dist/auth/resolve.js`` ``resolveProviderAuth`` and
+``coding-agent/dist/core/provider-composer.js`` ``composeApiKeyAuth``; ``resolve_auth``):
+
+1. the runtime ``--api-key`` override;
+2. the provider's ``auth.json`` entry (``pi_rpc.ai.auth.store``), which *owns* the provider:
+   ``oauth`` (only for a provider with an OAuth login) gives its access token; ``api_key``
+   gives its resolved ``key`` (``!command``, ``$VAR``, literal, with the entry's ``env`` over
+   the environment), and when that is empty the provider's environment variables -- never
+   models.json's ``apiKey``; any other entry leaves the provider unconfigured;
+3. models.json ``apiKey`` (only without a stored entry; unresolved means no key, no fallback);
+4. the environment: the provider's variables in upstream's order. Anthropic's
+   ``ANTHROPIC_AUTH_TOKEN`` is not a key: it is sent as ``Authorization: Bearer`` (a header of
+   ``request_auth``/``get_headers``), before ``ANTHROPIC_OAUTH_TOKEN`` and ``ANTHROPIC_API_KEY``.
+
 Values go through ``config_value`` (literal, ``$VAR``/``${VAR}``, ``!command``). ``faux`` needs no key.
 Keys are only returned by ``get_api_key``/``request_auth``; nothing here logs or stores them.
 
@@ -29,6 +41,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
+from pi_rpc.ai.auth.store import AuthStore, resolve_stored_key
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.models.catalog import builtin_models, builtin_providers, builtin_providers_with_models, providers_with_id
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
@@ -264,6 +277,7 @@ class ModelRegistry:
         # Providers registered by extensions (pi.register_provider), models.json shape; the
         # models.json entry of the same provider still applies above them.
         self._extension_config: dict[str, dict[str, Any]] = {}
+        self._auth_store = AuthStore(self.agent_dir / "auth.json")
         self._auth: dict[str, Any] = {}
         self._order: list[str] = []
         self._composed: dict[str, list[Model]] = {}
@@ -355,11 +369,21 @@ class ModelRegistry:
         return dict(data["providers"])
 
     def _load_auth_json(self) -> dict[str, Any]:
-        try:
-            data = js_loads(self.auth_json_path.read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        # Under upstream's lock, BOM stripped; a broken file keeps the last snapshot.
+        return self._auth_store.reload()
+
+    @property
+    def auth_store(self) -> AuthStore:
+        """The ``auth.json`` store this registry reads (writes go through its ``modify``)."""
+        return self._auth_store
+
+    def _stored_entry(self, provider: str) -> tuple[bool, dict[str, Any] | None]:
+        """(whether a stored entry owns ``provider``, the entry when it is an object). An entry
+        is stored when it is truthy in JavaScript's sense (upstream's ``if (stored)``)."""
+        entry = self._auth.get(provider)
+        if entry is None or entry is False or entry == 0 or entry == "":
+            return False, None
+        return True, entry if isinstance(entry, dict) else None
 
     def _compose(self) -> None:
         """Start over from the catalogue and the merged config. Built-in providers are composed
@@ -474,18 +498,19 @@ class ModelRegistry:
             return True
         if provider in self._runtime_keys:
             return True
-        entry = self._auth.get(provider)
+        stored, entry = self._stored_entry(provider)
         config = self._config.get(provider) or {}
-        if isinstance(entry, dict) and entry.get("type") == "oauth":
-            return provider in OAUTH_PROVIDERS or bool(config.get("oauth"))
-        stored = isinstance(entry, dict) and entry.get("type") == "api_key"
+        if stored:
+            kind = entry.get("type") if entry is not None else None
+            if kind == "oauth":
+                return provider in OAUTH_PROVIDERS or bool(config.get("oauth"))
+            if kind != "api_key":
+                return False  # a type the provider has no handler for: not configured
         config_key = config.get("apiKey")
         if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
         value = self._provider_env_reader(provider)
-        if (isinstance(entry, dict) and stored and entry.get("key")) or any(
-            value(name) for name in ENV_API_KEYS.get(provider, ())
-        ):
+        if (entry is not None and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
 
@@ -531,49 +556,72 @@ class ModelRegistry:
         source = os.environ if self._env is None else self._env
         return source.get(name) or None
 
-    def get_api_key(self, provider: str) -> str | None:
-        """Resolve the key for ``provider`` (runtime, auth.json, models.json, env). None if none."""
+    def resolve_auth(self, provider: str) -> tuple[str | None, dict[str, str]]:
+        """(API key, auth headers) for ``provider`` in upstream's order (module docstring).
+        The headers carry credentials that are not keys (``ANTHROPIC_AUTH_TOKEN``)."""
         if provider == FAUX_PROVIDER:
-            return None
+            return None, {}
         if provider in self._runtime_keys:
-            return self._runtime_keys[provider]
-        entry = self._auth.get(provider)
-        if isinstance(entry, dict) and entry.get("type") == "api_key" and isinstance(entry.get("key"), str):
-            env = dict(os.environ if self._env is None else self._env)
-            env.update({k: str(v) for k, v in (entry.get("env") or {}).items()})
-            value = resolve_config_value(entry["key"], env)
-            if value:
-                return value
-        if isinstance(entry, dict) and entry.get("type") == "oauth" and isinstance(entry.get("access"), str):
-            access: str = entry["access"]
-            return access
+            return self._runtime_keys[provider], {}
+        stored, entry = self._stored_entry(provider)
+        if stored:
+            kind = entry.get("type") if entry is not None else None
+            config = self._config.get(provider) or {}
+            if entry is not None and kind == "oauth" and (provider in OAUTH_PROVIDERS or config.get("oauth")):
+                access = entry.get("access")
+                return (access if isinstance(access, str) and access else None), {}
+            if entry is not None and kind == "api_key":
+                key = resolve_stored_key(entry, self._env)
+                if key:
+                    return key, {}
+                # An empty stored key: the provider's environment, not models.json's apiKey.
+                return self._ambient_key(provider)
+            return None, {}
         config_key = (self._config.get(provider) or {}).get("apiKey")
         if isinstance(config_key, str) and config_key:
-            value = resolve_config_value(config_key, self._env)
-            if value:
-                return value
+            # Upstream throws when a configured key does not resolve; no environment fallback.
+            return resolve_config_value(config_key, self._env), {}
+        return self._ambient_key(provider)
+
+    def _ambient_key(self, provider: str) -> tuple[str | None, dict[str, str]]:
+        """The provider's environment variables, first set one wins (``ctx.env``: the process
+        environment, not the stored entry's ``env``)."""
         for name in ENV_API_KEYS.get(provider, ()):
             value = self._env_value(name)
             if value:
-                return value
-        return None
+                if provider == "anthropic" and name == "ANTHROPIC_AUTH_TOKEN":
+                    return None, {"Authorization": f"Bearer {value}"}
+                return value, {}
+        return None, {}
+
+    def get_api_key(self, provider: str) -> str | None:
+        """The key for ``provider`` (``resolve_auth``); None if none, or when the credential
+        is a header (``ANTHROPIC_AUTH_TOKEN``, see ``get_headers``)."""
+        return self.resolve_auth(provider)[0]
 
     def get_headers(self, model: Model, api_key: str | None = None) -> dict[str, str]:
-        """Resolved request headers for ``model``: provider headers, modelOverrides headers, the
-        models.json model headers, and ``Authorization: Bearer`` when ``authHeader`` is set."""
+        """Resolved request headers for ``model``: the credential's own headers
+        (``ANTHROPIC_AUTH_TOKEN``'s ``Authorization``), then provider headers, modelOverrides
+        headers, the models.json model headers, and ``Authorization: Bearer`` when
+        ``authHeader`` is set (upstream's ``withConfiguredAuth`` order)."""
         config = self._config.get(model["provider"]) or {}
         raw: dict[str, str] = dict(config.get("headers") or {})
         raw.update(((config.get("modelOverrides") or {}).get(model["id"]) or {}).get("headers") or {})
         for definition in config.get("models") or []:
             if definition.get("id") == model["id"]:
                 raw.update(definition.get("headers") or {})
-        headers: dict[str, str] = {}
+        resolved_key, auth_headers = self.resolve_auth(model["provider"])
+        headers: dict[str, str] = dict(auth_headers)
+        # Header values read the stored credential's ``env`` over the environment (upstream's
+        # ``configContextEnv(..., explicitEnv)``).
+        overlay = self.provider_env(model["provider"])
+        env = {**(os.environ if self._env is None else self._env), **overlay} if overlay else self._env
         for key, value in raw.items():
-            resolved = resolve_config_value(str(value), self._env, cached=False)
+            resolved = resolve_config_value(str(value), env, cached=False)
             if resolved:
                 headers[key] = resolved
         if config.get("authHeader"):
-            auth_key = api_key if api_key is not None else self.get_api_key(model["provider"])
+            auth_key = api_key if api_key is not None else resolved_key
             if not auth_key:
                 raise RuntimeError("authHeader requires a resolved API key")
             headers["Authorization"] = f"Bearer {auth_key}"
