@@ -12,7 +12,8 @@ Not implemented: custom/grammar tools, tool search, service-tier pricing, Codex/
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -194,21 +195,47 @@ def _map_status(status: str | None, reason: str | None) -> tuple[str, str | None
     raise ProviderStreamError(f"Unhandled stop reason: {status}")
 
 
+@dataclass(frozen=True)
+class ResponsesRequest:
+    """Where and how one Responses request goes: what differs between OpenAI's endpoint and the
+    ones that speak the same API (Azure's), the stream handling being shared."""
+
+    url: str
+    headers: dict[str, str]
+    params: dict[str, Any]
+    format_error: Callable[[int, str], str]
+
+
+def _openai_request(model: Model, context: Context, options: StreamOptions) -> ResponsesRequest:
+    api_key = require_api_key(model, options, model.get("headers"))
+    headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    return ResponsesRequest(
+        url=model.get("baseUrl", "").rstrip("/") + "/responses",
+        headers=merged_headers(model, headers, options),
+        params=build_params(model, context, options),
+        format_error=partial(_format_http, provider=model["provider"]),
+    )
+
+
 async def stream_openai_responses(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
+    async for event in stream_responses_request(model, options, lambda: _openai_request(model, context, options)):
+        yield event
+
+
+async def stream_responses_request(
+    model: Model, options: StreamOptions, prepare: Callable[[], ResponsesRequest]
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Send the request ``prepare()`` builds (its failure, like any other, ends the stream as an
+    ``error`` event) and map the Responses event stream to pi events."""
     output = new_output(model)
     content = output["content"]
     try:
-        api_key = require_api_key(model, options, model.get("headers"))
-        headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
-        if api_key:
-            headers["authorization"] = f"Bearer {api_key}"
-        headers = merged_headers(model, headers, options)
-        params = build_params(model, context, options)
-        url = model.get("baseUrl", "").rstrip("/") + "/responses"
-        fmt = partial(_format_http, provider=model["provider"])
-        async with open_stream(options, url, headers, params, fmt) as response:
+        request = prepare()
+        async with open_stream(options, request.url, request.headers, request.params, request.format_error) as response:
             yield {"type": "start", "partial": output}
             slots: dict[int, dict[str, Any]] = {}
             unfinished: list[dict[str, Any]] = []
