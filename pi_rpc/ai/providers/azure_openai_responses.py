@@ -12,6 +12,8 @@ client upstream, plain httpx here).
   (no ``Authorization``).
 - The body's ``model`` is the deployment name: ``AZURE_OPENAI_DEPLOYMENT_NAME_MAP``
   (``id=deployment,...``) for the model's id, else the id; the message keeps the catalogue id.
+- Tools: the model supports strict mode unless its ``compat`` says otherwise, so a tool that
+  prefers strict sampling (the built-in ones) goes out strict (``pi_rpc.ai.strict_schema``).
 - Unlike OpenAI's: ``prompt_cache_key`` is the session id whenever there is one (no
   ``prompt_cache_retention``), and HTTP errors read ``"Azure OpenAI API error (<status>): ..."``.
 
@@ -31,6 +33,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pi_rpc.ai.errors import format_responses_error
 from pi_rpc.ai.providers.common import merged_headers
 from pi_rpc.ai.providers.openai_responses import ResponsesRequest, build_params, stream_responses_request
+from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
+from pi_rpc.ai.transform import collapse_context
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "azure-openai-responses"
@@ -111,6 +115,10 @@ def _azure_request(model: Model, context: Context, options: StreamOptions) -> Re
     version = env_value("AZURE_OPENAI_API_VERSION", env) or DEFAULT_API_VERSION
     params = build_params(model, context, options)
     params["model"] = resolve_deployment_name(model, env)
+    _, _, tools = collapse_context(context)
+    if tools:
+        supports_strict = (model.get("compat") or {}).get("supportsStrictMode")
+        params["tools"] = convert_tools(tools, supports_strict is not False)
     params.pop("prompt_cache_retention", None)
     params.pop("prompt_cache_key", None)
     if options.session_id:
@@ -133,7 +141,34 @@ def _azure_request(model: Model, context: Context, options: StreamOptions) -> Re
         headers=merged_headers(model, headers, options),
         params=params,
         format_error=_format_http,
+        connection_error=_connection_error,
     )
+
+
+def convert_tools(tools: list[dict[str, Any]], supports_strict_mode: bool) -> list[dict[str, Any]]:
+    """``convertResponsesTools`` with Azure's default strict support: a tool that prefers strict
+    sampling goes out ``strict: true`` with its schema made strict; ``strict`` is sent whenever
+    the model supports strict mode."""
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        strict = resolve_strict_sampling(tool, supports_strict_mode) or False
+        declared: dict[str, Any] = {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters", {}),
+        }
+        if supports_strict_mode:
+            declared["strict"] = strict
+        out.append(declared)
+    return out
+
+
+def _connection_error(text: str) -> str:
+    # The OpenAI SDK over undici names a body cut short by its socket error.
+    if text.startswith("terminated: peer closed connection"):
+        return "terminated: other side closed (UND_ERR_SOCKET)"
+    return text
 
 
 def _format_http(status: int, body: str) -> str:
