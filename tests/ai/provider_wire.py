@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.support.pi_process import OURS, PiProcess, isolated_env, upstream_argv
+from tests.support.pi_process import PiProcess, isolated_env, upstream_argv
 
 UPSTREAM = upstream_argv()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "provider_wire"
@@ -219,10 +219,10 @@ def run_program(
         full_env = isolated_env(root, extra, faux=False)
         agent = Path(full_env["PI_CODING_AGENT_DIR"])
         if base_path is not None:
-            (agent / "models.json").write_text(
-                json.dumps({"providers": {provider: {"baseUrl": stub.url + base_path}}})
-            )
-        (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}}))
+            (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": stub.url + base_path}}}))
+        (agent / "settings.json").write_text(
+            json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}})
+        )
         proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], full_env, cwd, root=root)
         try:
             session_id = proc.ok("get_state", timeout=timeout)["sessionId"]
@@ -245,9 +245,7 @@ def run_program(
         finally:
             proc.close()
         requests = [_request_view(r, session_id) for r in stub.requests]
-    events = [
-        _event_view(r, session_id) for r in records if isinstance(r, dict) and r.get("type") in _EVENTS_KEPT
-    ]
+    events = [_event_view(r, session_id) for r in records if isinstance(r, dict) and r.get("type") in _EVENTS_KEPT]
     # The system message holds our own prompt and tool wording; the conversation is compared.
     conversation = [m for m in messages if m.get("role") != "system"]
     return Outcome(requests, events, _clean(conversation, session_id), proc.stderr)

@@ -32,6 +32,7 @@ from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, short_hash
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -176,19 +177,16 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
         "messages": convert_messages(system_prompt, transformed, "image" in (model.get("input") or [])),
     }
     if tools:
-        strict_default = False  # strict tools are opt-in upstream (#12148); ours never ask for them
-        params["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t["name"],
-                    "description": t.get("description"),
-                    "parameters": t.get("parameters"),
-                    "strict": strict_default,
-                },
-            }
-            for t in tools
-        ]
+        # Strict tools are opt-in (a model's compat): Mistral Large 4 can go silent for
+        # minutes before a strict tool call (upstream #12148).
+        supports_strict = bool((model.get("compat") or {}).get("supportsStrictMode"))
+        declared = []
+        for tool in tools:
+            strict = resolve_strict_sampling(tool, supports_strict)
+            parameters = make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters")
+            function = {"name": tool["name"], "description": tool.get("description"), "parameters": parameters}
+            declared.append({"type": "function", "function": {**function, "strict": bool(strict)}})
+        params["tools"] = declared
     if options.temperature is not None:
         params["temperature"] = options.temperature
     params["max_tokens"] = request_max_tokens(model, context, system_prompt, messages, options)
