@@ -203,12 +203,14 @@ def run_program(
     steps: list[dict[str, Any]],
     env: dict[str, str] | None = None,
     base_path: str | None = None,
+    base_url: str | None = None,
     files: dict[str, str] | None = None,
     timeout: float = 60.0,
 ) -> Outcome:
     """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
     or ``{"prompt": text}`` (waits for the run to end, retries included). ``base_path`` given:
-    models.json points the provider at the stub under it; ``env`` values may use ``{stub}``."""
+    models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
+    values may use ``{stub}``."""
     root.mkdir(parents=True, exist_ok=True)
     cwd = root / "cwd"
     cwd.mkdir(exist_ok=True)
@@ -218,8 +220,9 @@ def run_program(
         extra = {k: v.replace("{stub}", stub.url) for k, v in (env or {}).items()}
         full_env = isolated_env(root, extra, faux=False)
         agent = Path(full_env["PI_CODING_AGENT_DIR"])
-        if base_path is not None:
-            (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": stub.url + base_path}}}))
+        if base_path is not None or base_url is not None:
+            url = base_url if base_url is not None else stub.url + str(base_path)
+            (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": url}}}))
         (agent / "settings.json").write_text(
             json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}})
         )

@@ -3,7 +3,7 @@ model) through the whole program: ``pi --mode rpc`` against a stub server on 127
 the API's SSE, compared with upstream pi 1.6 on the same stub: the requests (method, path and
 query, the headers that matter, the body) and the events and messages, errors included (401,
 429 then the session's retry, a connection dropped mid-stream, a stream without a finish
-reason, a missing Azure endpoint).
+reason, nothing listening, a missing Azure endpoint).
 
 Upstream's outcome for each scenario is checked in (``tests/fixtures/provider_wire/``) and ours
 is compared with it always; with upstream installed (``$PI_UPSTREAM_NODE_DIR`` or /tmp/pi-node)
@@ -17,6 +17,7 @@ our own way, protocol/README §8.14), the session id, timestamps and durations, 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -275,6 +276,23 @@ SCENARIOS: dict[
         "/openai/v1",
         {},
     ),
+    # Nothing listening: fetch's error, and the OpenAI SDK's, retried by the session and final.
+    "mistral_refused": (
+        "mistral",
+        _azure_completions,
+        [{"model": "devstral-latest"}, {"prompt": "hello"}],
+        {"MISTRAL_API_KEY": "mk-test"},
+        "http://127.0.0.1:{closed}/",
+        {},
+    ),
+    "azure_refused": (
+        "azure",
+        _azure_completions,
+        [{"model": "gpt-4.1"}, {"prompt": "hello"}],
+        {"AZURE_OPENAI_API_KEY": "az-key", "AZURE_OPENAI_BASE_URL": "http://127.0.0.1:{closed}/openai/v1"},
+        None,
+        {},
+    ),
     # No endpoint anywhere: the stream fails before any request.
     "azure_no_endpoint": (
         "azure",
@@ -287,12 +305,34 @@ SCENARIOS: dict[
 }
 
 
+def _closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
 def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     provider, replies, steps, env, base_path, files = SCENARIOS[name]
+    port = str(_closed_port())
+    env = {k: v.replace("{closed}", port) for k, v in env.items()}
+    base_url = base_path.replace("{closed}", port) if base_path and base_path.startswith("http") else None
     outcome: Outcome = run_program(
-        argv, root, replies(), provider=provider, steps=steps, env=env, base_path=base_path, files=files
+        argv,
+        root,
+        replies(),
+        provider=provider,
+        steps=steps,
+        env=env,
+        base_path=None if base_url else base_path,
+        base_url=base_url,
+        files=files,
     )
-    return comparable(outcome)
+    result = comparable(outcome)
+    if "{closed}" in json.dumps(SCENARIOS[name][3]) + str(base_path):
+        result = json.loads(json.dumps(result).replace(f":{port}", ":<closed port>"))
+    return result
 
 
 def comparable(outcome: Outcome) -> dict[str, Any]:
@@ -346,6 +386,11 @@ def test_recorded_outcomes_say_what_matters() -> None:
     assert [r["body"]["model"] for r in azure[:3]] == ["my-mini", "my-mini", "deploy41"]
     completions = _fixture("azure_completions")["requests"][0]
     assert completions["path"] == "/openai/v1/chat/completions" and completions["body"]["model"] == "ds-deploy"
+    refused = [m.get("errorMessage") for m in _fixture("azure_refused")["messages"] if m["role"] == "assistant"]
+    assert refused == ["Connection error.: connect ECONNREFUSED 127.0.0.1:<closed port>"]
+    assert [m.get("errorMessage") for m in _fixture("mistral_refused")["messages"] if m["role"] == "assistant"] == [
+        "fetch failed"
+    ]
     missing = _fixture("azure_no_endpoint")
     assert missing["requests"] == []
     assert missing["messages"][-1]["errorMessage"].startswith("Azure OpenAI base URL is required.")

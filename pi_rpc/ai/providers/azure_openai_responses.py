@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -141,7 +142,7 @@ def _azure_request(model: Model, context: Context, options: StreamOptions) -> Re
         headers=merged_headers(model, headers, options),
         params=params,
         format_error=_format_http,
-        connection_error=_connection_error,
+        connection_error=partial(_connection_error, base),
     )
 
 
@@ -164,11 +165,36 @@ def convert_tools(tools: list[dict[str, Any]], supports_strict_mode: bool) -> li
     return out
 
 
-def _connection_error(text: str) -> str:
-    # The OpenAI SDK over undici names a body cut short by its socket error.
+def _connection_error(url: str, exc: ConnectionError) -> str:
+    """The OpenAI SDK's words over undici for the two failures a client meets most: a body cut
+    short (``terminated: other side closed``) and a refused connection (``Connection error.:
+    connect ECONNREFUSED <host>:<port>``; undici names the address it dialled, the URL's host
+    here, which is the same for an IP literal)."""
+    text = str(exc)
     if text.startswith("terminated: peer closed connection"):
         return "terminated: other side closed (UND_ERR_SOCKET)"
+    cause: BaseException | None = exc
+    for _ in range(6):
+        if cause is None:
+            break
+        if isinstance(cause, ConnectionRefusedError) or (
+            isinstance(cause, OSError) and any(isinstance(e, ConnectionRefusedError) for e in _nested(cause))
+        ):
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            return f"Connection error.: connect ECONNREFUSED {parts.hostname}:{port}"
+        cause = cause.__cause__ or cause.__context__
     return text
+
+
+def _nested(error: BaseException) -> list[BaseException]:
+    # anyio's "All connection attempts failed" keeps each address's error in its own chain.
+    found: list[BaseException] = []
+    link = error.__cause__ or error.__context__
+    while link is not None and len(found) < 6:
+        found.append(link)
+        link = link.__cause__ or link.__context__
+    return found
 
 
 def _format_http(status: int, body: str) -> str:

@@ -219,7 +219,7 @@ class ResponsesRequest:
     params: dict[str, Any]
     format_error: Callable[[int, str], str]
     # The text of a connection failure as this endpoint's client words it (None: ours).
-    connection_error: Callable[[str], str] | None = None
+    connection_error: Callable[[ConnectionError], str] | None = None
 
 
 def _openai_request(model: Model, context: Context, options: StreamOptions) -> ResponsesRequest:
@@ -428,7 +428,7 @@ async def stream_responses_request(
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         if isinstance(exc, ConnectionError) and request is not None and request.connection_error is not None:
-            exc = ConnectionError(request.connection_error(str(exc)))
+            exc = ConnectionError(request.connection_error(exc))
         yield failure_event(output, exc, options)
 
 
