@@ -208,7 +208,7 @@ def run_program(
     timeout: float = 60.0,
 ) -> Outcome:
     """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
-    or ``{"prompt": text}`` (waits for the run to end, retries included). ``base_path`` given:
+    or ``{"prompt": text, "images"?: [...]}`` (waits for the run to end, retries included). ``base_path`` given:
     models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
     values may use ``{stub}``."""
     root.mkdir(parents=True, exist_ok=True)
@@ -237,7 +237,8 @@ def run_program(
                     proc.ok("set_thinking_level", timeout=timeout, level=step["thinking"])
                 else:
                     before = proc.mark()
-                    proc.ok("prompt", timeout=timeout, message=step["prompt"])
+                    extra = {"images": step["images"]} if "images" in step else {}
+                    proc.ok("prompt", timeout=timeout, message=step["prompt"], **extra)
                     proc.wait_for(
                         lambda r: isinstance(r, dict) and r.get("type") == "agent_end" and not r.get("willRetry"),
                         timeout=timeout,

@@ -216,6 +216,12 @@ def _azure_completions() -> list[Reply]:
     ]
 
 
+_IMAGE = {
+    "type": "image",
+    "mimeType": "image/png",
+    "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+}
+
 # One scenario: (provider, replies, steps, environment, models.json base path or None, files).
 SCENARIOS: dict[
     str, tuple[str, Callable[[], list[Reply]], list[dict[str, Any]], dict[str, str], str | None, dict[str, str]]
@@ -235,6 +241,24 @@ SCENARIOS: dict[
         {"MISTRAL_API_KEY": "mk-test"},
         "",
         {"note.txt": "hi\n"},
+    ),
+    # Thinking off on a model whose map says "none", a level the map lacks (clamped), an image
+    # to a vision model and to a text-only one.
+    "mistral_levels_images": (
+        "mistral",
+        lambda: [Reply(MISTRAL_OK)],
+        [
+            {"model": "mistral-medium-latest"},
+            {"thinking": "off"},
+            {"prompt": "look", "images": [_IMAGE]},
+            {"thinking": "medium"},
+            {"prompt": "again"},
+            {"model": "glm-5-2"},
+            {"prompt": "and now", "images": [_IMAGE]},
+        ],
+        {"MISTRAL_API_KEY": "mk-test"},
+        "",
+        {},
     ),
     # 401 (final), 429 / dropped connection / finish_reason "error" / 503 without a body / no
     # finish reason: each retried by the session once, then answered.
