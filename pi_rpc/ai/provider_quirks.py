@@ -16,6 +16,12 @@ own code; applied by ``stream.stream`` right before dispatching on ``model["api"
   ``agent``), ``Openai-Intent: conversation-edits`` and, when a user message or tool result
   carries an image, ``Copilot-Vision-Request: true`` (``api/github-copilot-headers.js``); the
   static editor headers come with each catalogue model's ``headers``.
+- ``azure`` models on ``openai-completions`` (``providers/azure.js``): the base URL and the
+  deployment name resolved as for ``azure-openai-responses`` (``AZURE_OPENAI_BASE_URL`` /
+  ``AZURE_OPENAI_RESOURCE_NAME`` / models.json, ``AZURE_OPENAI_DEPLOYMENT_NAME_MAP``); the
+  deployment goes out as the body's ``model`` before any request hook sees the body, as
+  upstream's ``onPayload`` wrapper. No base URL anywhere raises ``ValueError`` (the stream's
+  error message).
 """
 
 from __future__ import annotations
@@ -82,4 +88,23 @@ def apply_provider_quirks(model: Model, context: Context, options: StreamOptions
         if _has_image(messages):
             dynamic["Copilot-Vision-Request"] = "true"
         options = replace(options, headers={**dynamic, **(options.headers or {})})
+    elif provider == "azure" and model.get("api") == "openai-completions":
+        model, options = _azure_completions(model, options)
     return model, options
+
+
+def _azure_completions(model: Model, options: StreamOptions) -> tuple[Model, StreamOptions]:
+    from pi_rpc.ai.providers.azure_openai_responses import azure_completions_target
+
+    base_url, deployment = azure_completions_target(model, options)
+    model = cast(Model, {**model, "baseUrl": base_url})
+    if deployment == model["id"]:
+        return model, options
+    inner = options.on_request
+
+    async def on_request(headers: dict[str, Any], body: Any) -> tuple[dict[str, Any], Any]:
+        if isinstance(body, dict):
+            body = {**body, "model": deployment}
+        return await inner(headers, body) if inner is not None else (headers, body)
+
+    return model, replace(options, on_request=on_request)

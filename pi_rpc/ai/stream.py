@@ -29,7 +29,7 @@ _BUILTINS_LOADED = False
 _TERMINAL = frozenset(("done", "error"))
 # Built-in providers whose requests upstream adjusts beyond their API (``provider_quirks``).
 _QUIRKY_PROVIDERS = frozenset(
-    ("opencode", "opencode-go", "cloudflare-workers-ai", "cloudflare-ai-gateway", "github-copilot")
+    ("opencode", "opencode-go", "cloudflare-workers-ai", "cloudflare-ai-gateway", "github-copilot", "azure")
 )
 
 
@@ -116,7 +116,14 @@ async def stream(
     if fn is not None and model.get("provider") in _QUIRKY_PROVIDERS:
         from pi_rpc.ai.provider_quirks import apply_provider_quirks
 
-        model, options = apply_provider_quirks(model, context, options)
+        try:
+            model, options = apply_provider_quirks(model, context, options)
+        except ValueError as exc:  # a provider setting that cannot work (Azure without a base URL)
+            out = new_output(model)
+            ev = error_event(out, str(exc), False)
+            timed(out)
+            yield ev
+            return
     if fn is None:
         out = new_output(model)
         ev = error_event(out, f"No API provider registered for api: {model.get('api')}", False)

@@ -94,3 +94,38 @@ def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOpt
         if delay is not None:
             set_retry_hint(output, delay)
     return {"type": "error", "reason": output["stopReason"], "error": output}
+
+
+_U32 = 0xFFFFFFFF
+_DIGITS36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+_U32 = 0xFFFFFFFF
+
+
+def _imul(a: int, b: int) -> int:
+    return (a * b) & _U32
+
+
+def _base36(value: int) -> str:
+    if value == 0:
+        return "0"
+    out = []
+    while value:
+        value, digit = divmod(value, 36)
+        out.append(_DIGITS36[digit])
+    return "".join(reversed(out))
+
+
+def short_hash(text: str) -> str:
+    """pi-ai's ``shortHash`` (``utils/hash.js``): two 32-bit multiply-xor lanes over the UTF-16
+    code units, printed in base 36. Unsigned 32-bit values throughout: ``Math.imul`` and ``^``
+    give the same low 32 bits whichever sign JS shows them with, and ``>>>`` reads them
+    unsigned."""
+    h1, h2 = 0xDEADBEEF, 0x41C6CE57
+    units = text.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(units), 2):
+        ch = units[i] | (units[i + 1] << 8)
+        h1 = _imul(h1 ^ ch, 2654435761)
+        h2 = _imul(h2 ^ ch, 1597334677)
+    h1 = _imul(h1 ^ (h1 >> 16), 2246822507) ^ _imul(h2 ^ (h2 >> 13), 3266489909)
+    h2 = _imul(h2 ^ (h2 >> 16), 2246822507) ^ _imul(h1 ^ (h1 >> 13), 3266489909)
+    return _base36(h2 & _U32) + _base36(h1 & _U32)

@@ -35,6 +35,7 @@ from pi_rpc.ai.providers.common import (
 )
 from pi_rpc.ai.providers.text_template import TextTemplate
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -276,14 +277,18 @@ def convert_messages(
 
 def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
+    supports_strict = compat.get("supportsStrictMode") is not False
     for tool in tools:
+        # A tool preferring strict sampling (the built-in ones) goes out strict where the model
+        # supports it (compat ``supportsStrictMode``, off unless a model's compat says so).
+        strict = resolve_strict_sampling(tool, supports_strict)
         fn: dict[str, Any] = {
             "name": tool["name"],
             "description": tool.get("description", ""),
-            "parameters": tool.get("parameters", {}),
+            "parameters": make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters", {}),
         }
-        if compat.get("supportsStrictMode"):
-            fn["strict"] = False
+        if supports_strict:
+            fn["strict"] = bool(strict)
         out.append({"type": "function", "function": fn})
     return out
 

@@ -11,8 +11,8 @@ Not implemented: custom/grammar tools, tool search, service-tier pricing, Codex/
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -22,7 +22,6 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error, js_json
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
-from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -31,6 +30,7 @@ from pi_rpc.ai.providers.common import (
     reasoning_level,
     request_max_tokens,
     require_api_key,
+    short_hash,
 )
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
@@ -49,17 +49,26 @@ def _normalize_id(tool_id: str, model: Model, source: dict[str, Any]) -> str:
     return f"{call_id}|{item_id}" if source.get("model") == model["id"] else call_id
 
 
-def _msg_id(text_signature: str | None, fallback: str) -> str:
-    if text_signature and text_signature.startswith("{"):
-        try:
-            parsed = js_loads(text_signature)
-            if isinstance(parsed, dict) and isinstance(parsed.get("id"), str):
-                fallback = parsed["id"]
-        except orjson.JSONDecodeError:
-            pass
-    elif text_signature:
-        fallback = text_signature
-    return fallback if len(fallback) <= 64 else "msg_" + hashlib.sha256(to_utf8(fallback)).hexdigest()[:40]
+def _msg_id(text_signature: str | None, fallback: str) -> tuple[str, str | None]:
+    """(item id, phase) of a replayed text block: the id its signature recorded (a v1 JSON
+    signature, or a legacy plain one), else ``fallback``; ids over 64 characters shortened."""
+    msg_id, phase = fallback, None
+    if text_signature:
+        msg_id = text_signature
+        if text_signature.startswith("{"):
+            try:
+                parsed = js_loads(text_signature)
+            except orjson.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict) and parsed.get("v") == 1 and isinstance(parsed.get("id"), str):
+                msg_id = parsed["id"]
+                if parsed.get("phase") in ("commentary", "final_answer"):
+                    phase = parsed["phase"]
+        if not msg_id:
+            msg_id = fallback
+    if len(msg_id) > 64:
+        msg_id = "msg_" + short_hash(msg_id)
+    return msg_id, phase
 
 
 def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -88,7 +97,8 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
             if parts:
                 items.append({"role": "user", "content": parts})
         elif role == "assistant":
-            for k, b in enumerate(msg.get("content") or []):
+            text_index = 0
+            for b in msg.get("content") or []:
                 t = b.get("type")
                 if t == "thinking" and b.get("thinkingSignature", "").startswith("{"):
                     try:
@@ -96,15 +106,20 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     except orjson.JSONDecodeError:
                         pass
                 elif t == "text" and b.get("text"):
-                    items.append(
-                        {
-                            "type": "message",
-                            "role": "assistant",
-                            "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
-                            "status": "completed",
-                            "id": _msg_id(b.get("textSignature"), f"msg_{n}_{k}"),
-                        }
+                    msg_id, phase = _msg_id(
+                        b.get("textSignature"), f"msg_pi_{n}" if text_index == 0 else f"msg_pi_{n}_{text_index}"
                     )
+                    text_index += 1
+                    message_item: dict[str, Any] = {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
+                        "status": "completed",
+                        "id": msg_id,
+                    }
+                    if phase:
+                        message_item["phase"] = phase
+                    items.append(message_item)
                 elif t == "toolCall":
                     call_id, sep, item_id = b["id"].partition("|")
                     item: dict[str, Any] = {"type": "function_call"}
@@ -194,21 +209,50 @@ def _map_status(status: str | None, reason: str | None) -> tuple[str, str | None
     raise ProviderStreamError(f"Unhandled stop reason: {status}")
 
 
+@dataclass(frozen=True)
+class ResponsesRequest:
+    """Where and how one Responses request goes: what differs between OpenAI's endpoint and the
+    ones that speak the same API (Azure's), the stream handling being shared."""
+
+    url: str
+    headers: dict[str, str]
+    params: dict[str, Any]
+    format_error: Callable[[int, str], str]
+    # The text of a connection failure as this endpoint's client words it (None: ours).
+    connection_error: Callable[[ConnectionError], str] | None = None
+
+
+def _openai_request(model: Model, context: Context, options: StreamOptions) -> ResponsesRequest:
+    api_key = require_api_key(model, options, model.get("headers"))
+    headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    return ResponsesRequest(
+        url=model.get("baseUrl", "").rstrip("/") + "/responses",
+        headers=merged_headers(model, headers, options),
+        params=build_params(model, context, options),
+        format_error=partial(_format_http, provider=model["provider"]),
+    )
+
+
 async def stream_openai_responses(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
+    async for event in stream_responses_request(model, options, lambda: _openai_request(model, context, options)):
+        yield event
+
+
+async def stream_responses_request(
+    model: Model, options: StreamOptions, prepare: Callable[[], ResponsesRequest]
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Send the request ``prepare()`` builds (its failure, like any other, ends the stream as an
+    ``error`` event) and map the Responses event stream to pi events."""
     output = new_output(model)
     content = output["content"]
+    request: ResponsesRequest | None = None
     try:
-        api_key = require_api_key(model, options, model.get("headers"))
-        headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
-        if api_key:
-            headers["authorization"] = f"Bearer {api_key}"
-        headers = merged_headers(model, headers, options)
-        params = build_params(model, context, options)
-        url = model.get("baseUrl", "").rstrip("/") + "/responses"
-        fmt = partial(_format_http, provider=model["provider"])
-        async with open_stream(options, url, headers, params, fmt) as response:
+        request = prepare()
+        async with open_stream(options, request.url, request.headers, request.params, request.format_error) as response:
             yield {"type": "start", "partial": output}
             slots: dict[int, dict[str, Any]] = {}
             unfinished: list[dict[str, Any]] = []
@@ -383,6 +427,8 @@ async def stream_openai_responses(
             raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
+        if isinstance(exc, ConnectionError) and request is not None and request.connection_error is not None:
+            exc = ConnectionError(request.connection_error(exc))
         yield failure_event(output, exc, options)
 
 

@@ -1,0 +1,255 @@
+"""Run one RPC program (ours, or upstream pi 1.6) against a stub provider server on 127.0.0.1
+and reduce what happened to comparable facts: the requests the stub saw (method, path with
+query, the headers that matter, the JSON body with the system prompt masked, session ids
+masked) and the program's events (message updates as their assistant event, the final
+messages without timestamps or durations, retries without their delay).
+
+The stub replays scripted replies in order: SSE bytes, an HTTP error, or a stream that stops
+half-way by closing the connection (``drop=True``: chunked encoding left unterminated).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.support.pi_process import PiProcess, isolated_env, upstream_argv
+
+UPSTREAM = upstream_argv()
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "provider_wire"
+SYSTEM_MASK = "<system prompt>"
+SESSION_MASK = "<session id>"
+
+
+def sse(*events: Any, done: bool = True) -> bytes:
+    """``data: <json>`` frames (a ``str`` event goes out as it is), then ``data: [DONE]``."""
+    out = b"".join(b"data: " + (e if isinstance(e, str) else json.dumps(e)).encode() + b"\n\n" for e in events)
+    return out + (b"data: [DONE]\n\n" if done else b"")
+
+
+def named_sse(*events: dict[str, Any]) -> bytes:
+    """Responses-API frames: ``event: <type>`` then the data."""
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+@dataclass
+class Reply:
+    body: bytes = b""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "text/event-stream"
+    drop: bool = False  # send the body (chunked) and close without the final chunk
+
+
+class StubServer:
+    """Scripted replies in order (the last one repeats when they run out); every request seen."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body: Any = json.loads(raw)
+                except ValueError:
+                    body = raw.decode("utf-8", "replace")
+                with server.lock:
+                    server.requests.append(
+                        {
+                            "method": self.command,
+                            "path": self.path,
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": body,
+                        }
+                    )
+                    reply = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                if reply.drop:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(reply.body), reply.body))
+                    self.wfile.flush()
+                    time.sleep(0.2)  # the client reads the events before the connection goes
+                    self.close_connection = True
+                    return
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(reply.body)
+                self.wfile.flush()
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> StubServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@dataclass
+class Outcome:
+    """What one run did, reduced for comparison (``stderr`` for failure messages)."""
+
+    requests: list[dict[str, Any]]
+    events: list[Any]
+    messages: list[dict[str, Any]]
+    stderr: str
+
+
+_VOLATILE = ("timestamp", "durationMs")
+HEADERS_COMPARED = ("authorization", "api-key", "x-affinity", "content-type", "accept")
+
+
+def _clean(value: Any, session_id: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _clean(v, session_id) for k, v in value.items() if k not in _VOLATILE}
+    if isinstance(value, list):
+        return [_clean(v, session_id) for v in value]
+    if isinstance(value, str) and session_id and session_id in value:
+        return value.replace(session_id, SESSION_MASK)
+    return value
+
+
+def _without_description(tool: Any) -> Any:
+    if not isinstance(tool, dict):
+        return tool
+    tool = {k: v for k, v in tool.items() if k != "description"}
+    if isinstance(tool.get("function"), dict):
+        tool["function"] = {k: v for k, v in tool["function"].items() if k != "description"}
+    return tool
+
+
+def _request_view(request: dict[str, Any], session_id: str) -> dict[str, Any]:
+    body = request["body"]
+    if isinstance(body, dict):
+        body = dict(body)
+        for key in ("messages", "input"):
+            if isinstance(body.get(key), list):
+                body[key] = [
+                    {**m, "content": SYSTEM_MASK}
+                    if isinstance(m, dict) and m.get("role") in ("system", "developer")
+                    else m
+                    for m in body[key]
+                ]
+        if isinstance(body.get("tools"), list):
+            # Our built-in tools are described in our own words (protocol/README §8.14).
+            body["tools"] = [_without_description(t) for t in body["tools"]]
+    headers = {k: v for k, v in request["headers"].items() if k in HEADERS_COMPARED}
+    return _clean({"method": request["method"], "path": request["path"], "headers": headers, "body": body}, session_id)
+
+
+def _event_view(record: dict[str, Any], session_id: str) -> Any:
+    etype = record.get("type")
+    if etype == "message_update":
+        ev = record.get("assistantMessageEvent") or {}
+        return ["update", ev.get("type"), ev.get("contentIndex"), ev.get("delta")]
+    if etype in ("message_start", "message_end"):
+        return [etype, (record.get("message") or {}).get("role")]
+    if etype == "auto_retry_start":
+        return [etype, record.get("attempt"), record.get("errorMessage")]
+    if etype == "auto_retry_end":
+        return [etype, record.get("success"), record.get("attempt"), record.get("finalError")]
+    if etype == "agent_end":
+        return [etype, record.get("willRetry")]
+    return [etype]
+
+
+_EVENTS_KEPT = (
+    "message_start",
+    "message_update",
+    "message_end",
+    "auto_retry_start",
+    "auto_retry_end",
+    "agent_end",
+    "tool_execution_end",
+)
+
+
+def run_program(
+    argv: list[str],
+    root: Path,
+    replies: list[Reply],
+    *,
+    provider: str,
+    steps: list[dict[str, Any]],
+    env: dict[str, str] | None = None,
+    base_path: str | None = None,
+    base_url: str | None = None,
+    files: dict[str, str] | None = None,
+    timeout: float = 60.0,
+) -> Outcome:
+    """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
+    or ``{"prompt": text, "images"?: [...]}`` (waits for the run to end, retries included). ``base_path`` given:
+    models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
+    values may use ``{stub}``."""
+    root.mkdir(parents=True, exist_ok=True)
+    cwd = root / "cwd"
+    cwd.mkdir(exist_ok=True)
+    for rel, text in (files or {}).items():
+        (cwd / rel).write_text(text)
+    with StubServer(replies) as stub:
+        extra = {k: v.replace("{stub}", stub.url) for k, v in (env or {}).items()}
+        full_env = isolated_env(root, extra, faux=False)
+        agent = Path(full_env["PI_CODING_AGENT_DIR"])
+        if base_path is not None or base_url is not None:
+            url = base_url if base_url is not None else stub.url + str(base_path)
+            (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": url}}}))
+        (agent / "settings.json").write_text(
+            json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}})
+        )
+        proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], full_env, cwd, root=root)
+        try:
+            session_id = proc.ok("get_state", timeout=timeout)["sessionId"]
+            start = proc.mark()
+            for step in steps:
+                if "model" in step:
+                    proc.ok("set_model", timeout=timeout, provider=provider, modelId=step["model"])
+                elif "thinking" in step:
+                    proc.ok("set_thinking_level", timeout=timeout, level=step["thinking"])
+                else:
+                    before = proc.mark()
+                    extra = {"images": step["images"]} if "images" in step else {}
+                    proc.ok("prompt", timeout=timeout, message=step["prompt"], **extra)
+                    proc.wait_for(
+                        lambda r: isinstance(r, dict) and r.get("type") == "agent_end" and not r.get("willRetry"),
+                        timeout=timeout,
+                        start=before,
+                    )
+            messages = proc.ok("get_messages", timeout=timeout)["messages"]
+            records = proc.since(start)
+        finally:
+            proc.close()
+        requests = [_request_view(r, session_id) for r in stub.requests]
+    events = [_event_view(r, session_id) for r in records if isinstance(r, dict) and r.get("type") in _EVENTS_KEPT]
+    # The system message holds our own prompt and tool wording; the conversation is compared.
+    conversation = [m for m in messages if m.get("role") != "system"]
+    return Outcome(requests, events, _clean(conversation, session_id), proc.stderr)
