@@ -9,7 +9,7 @@ each then the session's retry; nothing listening; a stored OAuth token).
 Upstream's outcome for each scenario is checked in (``tests/fixtures/provider_wire/radius_*.json``,
 with its provenance) and ours is compared with it always; with upstream installed
 (``$PI_UPSTREAM_NODE_DIR`` or /tmp/pi-node) it is also compared live. Re-record with
-``python -m tests.ai.test_pi_messages_wire --record``.
+``python -m tests.ai.test_pi_messages_wire --record [scenario ...]``.
 
 Masked on both sides: the system prompt's sections and the built-in tools' descriptions (ours
 are worded our own way, protocol/README §8.14), the session id, timestamps and durations, and in
@@ -154,15 +154,16 @@ SCENARIOS: dict[
 ] = {
     # Thinking (signed, then redacted), signed text, a tool call over two deltas, a done with
     # the response model, the provider's level and a rewrite; the second request replays them.
-    # Then thinking off and a terminal error event from the backend, retried by the session.
+    # Then another model with thinking off (no ``reasoning`` sent) and a terminal error event
+    # from the backend, retried by the session.
     "radius_stream": (
         _stream,
         [
             {"model": "balanced"},
             {"thinking": "high"},
             {"prompt": "read note.txt"},
-            {"thinking": "off"},
             {"model": "claude-sonnet-5"},
+            {"thinking": "off"},
             {"prompt": "plain"},
         ],
         {"RADIUS_API_KEY": "rk-test", "PI_CACHE_RETENTION": "long"},
@@ -342,7 +343,7 @@ def test_recorded_outcomes_say_what_matters() -> None:
     assert replayed["diagnostics"][0]["type"] == "pi_messages_rewrite"
     errors = _assistant_errors("radius_errors")
     assert errors[0] == "401 Unauthorized: Invalid API key (invalid_api_key)"
-    assert _fixture("radius_errors")["messages"][2]["diagnostics"][0]["details"]["status"] == 401
+    assert _fixture("radius_errors")["messages"][1]["diagnostics"][0]["details"]["status"] == 401
     assert "terminated" in json.dumps(_fixture("radius_errors")["events"])
     assert _assistant_errors("radius_refused") == ["fetch failed"]
     oauth = _fixture("radius_oauth")["requests"][0]
@@ -436,7 +437,8 @@ def _record() -> None:
     import tempfile
 
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    for name in sorted(SCENARIOS):
+    wanted = [a for a in sys.argv[1:] if a in SCENARIOS] or sorted(SCENARIOS)
+    for name in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             outcome = run_scenario(UPSTREAM, Path(tmp), name)
         recorded = {"_provenance": PROVENANCE, **outcome}
