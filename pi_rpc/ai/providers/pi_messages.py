@@ -229,7 +229,12 @@ class EventConverter:
             _set(content[index], "thinkingSignature", event.get("contentSignature"))
             _set(content[index], "redacted", event.get("redacted"))
         elif etype == "toolcall_start":
-            block = {"type": "toolCall", "id": event.get("id"), "name": event.get("toolName"), "arguments": {}}
+            block: dict[str, Any] = {
+                "type": "toolCall",
+                "id": event.get("id"),
+                "name": event.get("toolName"),
+                "arguments": {},
+            }
             self._place(index, {k: v for k, v in block.items() if v is not None})
             self.tool_arguments[index] = ToolCallArgumentsStream()
         elif etype == "toolcall_delta":
