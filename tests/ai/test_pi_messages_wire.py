@@ -4,7 +4,7 @@ serialized pi assistant-message events, compared with upstream pi 1.6 on the sam
 requests (method, path, the headers that matter, the body ``{model, context, options}`` with
 pi's own transcript in it) and the events and messages, errors included (401; 429, a dropped
 connection, a 500 with a plain body, a stream without a terminal event and a bad content index,
-each then the session's retry; nothing listening; a stored OAuth token).
+each then the session's retry; nothing listening; a stored OAuth token; an abort mid-stream).
 
 Upstream's outcome for each scenario is checked in (``tests/fixtures/provider_wire/radius_*.json``,
 with its provenance) and ours is compared with it always; with upstream installed
@@ -24,14 +24,17 @@ import re
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.ai.provider_wire import FIXTURES, SYSTEM_MASK, UPSTREAM, Outcome, Reply, run_program, sse
-from tests.support.pi_process import OURS
+from tests.support.pi_process import OURS, PiProcess, isolated_env
 
 needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
 PROVENANCE = (
@@ -311,6 +314,94 @@ def test_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
     _assert_same(ours, upstream)
 
 
+# ------------------------------------------------------------------------ abort mid-stream
+
+_STALLED = [
+    {"type": "start"},
+    {"type": "ping", "note": "an event type the converter does not know passes through"},
+    {"type": "text_start", "contentIndex": 0},
+    {"type": "text_delta", "contentIndex": 0, "delta": "hal"},
+]
+
+
+class _StallingHandler(BaseHTTPRequestHandler):
+    """Sends the first events of a reply, then holds the connection open (the client aborts)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        body = sse(*_STALLED, done=False)
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+        self.wfile.flush()
+        time.sleep(3)
+        self.close_connection = True
+
+
+def run_abort(argv: list[str], root: Path) -> dict[str, Any]:
+    """Prompt, wait for the first text delta, send ``abort``: the updates seen and the final message."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StallingHandler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        (root / "cwd").mkdir(parents=True, exist_ok=True)
+        env = isolated_env(root, {"RADIUS_API_KEY": "rk-test"}, faux=False)
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(
+            json.dumps({"providers": {"radius": {"baseUrl": base}}})
+        )
+        proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], env, root / "cwd", root=root)
+        try:
+            proc.ok("set_model", timeout=60, provider="radius", modelId="balanced")
+            start = proc.mark()
+            proc.ok("prompt", timeout=60, message="hi")
+            proc.wait_for(
+                lambda r: (
+                    isinstance(r, dict)
+                    and r.get("type") == "message_update"
+                    and r["assistantMessageEvent"].get("type") == "text_delta"
+                ),
+                timeout=60,
+                start=start,
+            )
+            proc.ok("abort", timeout=60)
+            proc.wait_for(lambda r: isinstance(r, dict) and r.get("type") == "agent_end", timeout=60, start=start)
+            final = proc.ok("get_messages", timeout=60)["messages"][-1]
+            updates = [
+                {k: v for k, v in r["assistantMessageEvent"].items() if k != "partial"}
+                for r in proc.since(start)
+                if isinstance(r, dict) and r.get("type") == "message_update"
+            ]
+        finally:
+            proc.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return {"updates": updates, "message": {k: v for k, v in final.items() if k not in ("timestamp", "durationMs")}}
+
+
+def test_abort_mid_stream_equals_upstreams_recorded_outcome(tmp_path: Path) -> None:
+    """An abort while the body streams: fetch's AbortError text on a fresh, empty message."""
+    recorded = _fixture("radius_abort")
+    assert recorded["message"]["errorMessage"] == "This operation was aborted"
+    ours = run_abort(OURS, tmp_path)
+    assert ours == {k: v for k, v in recorded.items() if k != "_provenance"}
+
+
+@needs_upstream
+def test_abort_mid_stream_equals_upstream_live(tmp_path: Path) -> None:
+    assert UPSTREAM is not None
+    assert run_abort(OURS, tmp_path / "ours") == run_abort(UPSTREAM, tmp_path / "upstream")
+
+
 def _assistant_errors(name: str) -> list[str | None]:
     return [m.get("errorMessage") for m in _fixture(name)["messages"] if m["role"] == "assistant"]
 
@@ -437,13 +528,18 @@ def _record() -> None:
     import tempfile
 
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    wanted = [a for a in sys.argv[1:] if a in SCENARIOS] or sorted(SCENARIOS)
+    wanted = [a for a in sys.argv[1:] if a in SCENARIOS] or ([] if "radius_abort" in sys.argv else sorted(SCENARIOS))
     for name in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             outcome = run_scenario(UPSTREAM, Path(tmp), name)
         recorded = {"_provenance": PROVENANCE, **outcome}
         (FIXTURES / f"{name}.json").write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
         print(f"recorded {name}")
+    if len(sys.argv) == 2 or "radius_abort" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            aborted = {"_provenance": PROVENANCE, **run_abort(UPSTREAM, Path(tmp))}
+        (FIXTURES / "radius_abort.json").write_text(json.dumps(aborted, indent=1, ensure_ascii=False) + "\n")
+        print("recorded radius_abort")
 
 
 if __name__ == "__main__" and "--record" in sys.argv:
