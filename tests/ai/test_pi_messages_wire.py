@@ -508,6 +508,44 @@ def test_content_index_is_checked() -> None:
     assert event["extra"] == 1 and event["partial"]["content"] == [{"type": "text", "text": "x"}]
 
 
+def test_an_echoed_key_is_cut_out_of_errors_and_diagnostics() -> None:
+    """A backend that echoes the key (in an HTTP error body or a terminal ``error`` event) does not
+    get it into the message: stdout and the session file carry it (upstream leaks it here)."""
+    import anyio
+    import httpx
+
+    from pi_rpc.ai.stream import complete
+    from pi_rpc.ai.types import Context, StreamOptions
+
+    key = "rk-secret-123456"
+    bodies = [
+        (401, f'{{"error":{{"message":"bad key {key}","code":"{key}"}}}}'.encode()),
+        (401, f"no such key: {key}".encode()),
+        (200, sse({"type": "start"}, {"type": "error", "reason": "error", "errorMessage": f"key {key} revoked"})),
+    ]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.headers["authorization"] == f"Bearer {key}"
+        status, body = bodies.pop(0)
+        return httpx.Response(status, content=body, headers={"content-type": "text/event-stream"})
+
+    model: Any = {"id": "m", "provider": "radius", "api": "pi-messages", "baseUrl": "http://gw/v1"}
+
+    async def run() -> list[dict[str, Any]]:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            options = StreamOptions(api_key=key, http_client=client)
+            return [await complete(model, Context(), options) for _ in range(3)]
+
+    finals = anyio.run(run)
+    assert [m["errorMessage"] for m in finals] == [
+        "401 Unauthorized: bad key [redacted] ([redacted])",
+        "401 Unauthorized: no such key: [redacted]",
+        "key [redacted] revoked",
+    ]
+    assert finals[1]["diagnostics"][0]["details"]["body"] == "no such key: [redacted]"
+    assert key not in json.dumps(finals)
+
+
 def test_provider_is_imported_only_when_used() -> None:
     """``pi-messages`` is registered at once but its module (and the HTTP stack) loads on first use."""
     code = (

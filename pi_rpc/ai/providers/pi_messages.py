@@ -158,6 +158,20 @@ def response_error(model: Model, url: str, status: int, reason: str | None, body
     return PiMessagesResponseError(text, code, details)
 
 
+def _redacted(value: Any, secret: str | None) -> Any:
+    """``value`` with the key cut out of every string in it: a backend may echo the key in an
+    error body, and the message goes to stdout and the session file (upstream keeps it)."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return redact(value, [secret])
+    if isinstance(value, dict):
+        return {k: _redacted(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, secret) for v in value]
+    return value
+
+
 def _append_diagnostic(message: dict[str, Any], diagnostic: dict[str, Any]) -> None:
     message["diagnostics"] = [*(message.get("diagnostics") or []), diagnostic]
 
@@ -174,8 +188,9 @@ class EventConverter:
     """``createEventConverter``: one wire event in, the in-process event out (the live message
     as ``partial``)."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, secret: str | None = None) -> None:
         self.partial = new_output(model)
+        self.secret = secret
         self.tool_arguments: dict[int, ToolCallArgumentsStream] = {}
 
     def _finish(self, event: dict[str, Any], error: bool) -> None:
@@ -183,7 +198,7 @@ class EventConverter:
         _set(partial, "stopReason", event.get("reason"))
         _set(partial, "usage", event.get("usage"))
         if error:
-            _set(partial, "errorMessage", event.get("errorMessage"))
+            _set(partial, "errorMessage", _redacted(event.get("errorMessage"), self.secret))
         _set(partial, "responseId", event.get("responseId"))
         if event.get("responseModel") is not None:
             partial["responseModel"] = event["responseModel"]
@@ -292,12 +307,12 @@ def error_event(model: Model, exc: BaseException, options: StreamOptions) -> Ass
         # Upstream records the Node stack; its first line is the name and message.
         error["stack"] = f"PiMessagesResponseError: {message_text}"
         if exc.code is not None:
-            error["code"] = exc.code
+            error["code"] = _redacted(exc.code, options.api_key)
         diagnostic = {
             "type": "pi_messages_response_failure",
             "timestamp": int(time.time() * 1000),
             "error": error,
-            "details": exc.details,
+            "details": _redacted(exc.details, options.api_key),
         }
         _append_diagnostic(output, diagnostic)
     return {"type": "error", "reason": output["stopReason"], "error": output}
@@ -306,7 +321,7 @@ def error_event(model: Model, exc: BaseException, options: StreamOptions) -> Ass
 async def stream_pi_messages(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
-    converter = EventConverter(model)
+    converter = EventConverter(model, options.api_key)
     try:
         api_key = options.api_key
         if not api_key:
