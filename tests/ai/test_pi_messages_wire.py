@@ -506,6 +506,9 @@ def test_content_index_is_checked() -> None:
         converter.convert({"type": "text_delta", "contentIndex": 1, "delta": "x"})
     event = converter.convert({"type": "text_delta", "contentIndex": 0, "delta": "x", "extra": 1})
     assert event["extra"] == 1 and event["partial"]["content"] == [{"type": "text", "text": "x"}]
+    # A delta of another kind lands as JS's ``+=`` puts it: on an ``undefined`` key.
+    converter.convert({"type": "thinking_delta", "contentIndex": 0, "delta": "y"})
+    assert converter.partial["content"] == [{"type": "text", "text": "x", "thinking": "undefinedy"}]
 
 
 def test_an_echoed_key_is_cut_out_of_errors_and_diagnostics() -> None:

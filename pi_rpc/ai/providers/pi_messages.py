@@ -231,14 +231,14 @@ class EventConverter:
         if etype == "text_start":
             self._place(index, {"type": "text", "text": ""})
         elif etype == "text_delta":
-            append_text(content[index], "text", _js_str(event.get("delta")))
+            _append(content[index], "text", event.get("delta"))
         elif etype == "text_end":
             _set(content[index], "text", event.get("content"))
             _set(content[index], "textSignature", event.get("contentSignature"))
         elif etype == "thinking_start":
             self._place(index, {"type": "thinking", "thinking": ""})
         elif etype == "thinking_delta":
-            append_text(content[index], "thinking", _js_str(event.get("delta")))
+            _append(content[index], "thinking", event.get("delta"))
         elif etype == "thinking_end":
             _set(content[index], "thinking", event.get("content"))
             _set(content[index], "thinkingSignature", event.get("contentSignature"))
@@ -278,6 +278,16 @@ def _js_str(value: Any) -> str:
     if isinstance(value, str):
         return value
     return "undefined" if value is None else js_json(value)
+
+
+def _append(block: dict[str, Any], key: str, delta: Any) -> None:
+    """``block[key] += delta`` as JS does it: a block of another type has no such key, which
+    reads as ``undefined`` (the backend's mistake shows in the text rather than failing)."""
+    piece = _js_str(delta)
+    if isinstance(block.get(key), str):
+        append_text(block, key, piece)
+    else:
+        block[key] = _js_str(block.get(key)) + piece
 
 
 def _first_data_line(data: str) -> str:
