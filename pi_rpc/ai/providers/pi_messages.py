@@ -341,11 +341,9 @@ async def stream_pi_messages(
             url += "?debug=1"
         body = build_payload(model, context, options)
         headers = build_headers(api_key, model, options)
-        http_error: list[tuple[int, str]] = []
 
         def format_error(status: int, text: str) -> str:
-            http_error.append((status, text))
-            return f"{status}: {text}"
+            return f"{status}: {text}"  # replaced below by upstream's text, which needs the reason phrase
 
         # Upstream sends this request once: no provider-level retry (the session's retry still runs).
         request_options = replace(options, max_retries=0)
@@ -367,8 +365,7 @@ async def stream_pi_messages(
                         if event["type"] in ("done", "error"):
                             return
         except ProviderHTTPError as exc:
-            status, text = http_error[-1] if http_error else (exc.status, exc.body)
-            raise response_error(model, url, status, exc.reason_phrase, text) from exc
+            raise response_error(model, url, exc.status, exc.reason_phrase, exc.body) from exc
         raise RuntimeError(f"{model['provider']} stream ended without a terminal event")
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield error_event(model, exc, options)
