@@ -134,6 +134,7 @@ def build_llm_context(
     *,
     fallback_system_prompt: str = "",
     fallback_tools: Sequence[Any] = (),
+    transcript: Sequence[Message] | None = None,
 ) -> Context:
     """Fold the system messages into the request's system prompt and tool list.
 
@@ -148,4 +149,7 @@ def build_llm_context(
         tools = [dict(t) for t in get_current_tools(system)]
     else:
         tools = [to_tool_declaration(t) for t in fallback_tools]
-    return Context(system_prompt=prompt, messages=rest, tools=tools)  # type: ignore[arg-type]
+    # ``transcript``: the messages before the provider-side repair (``transform_messages``),
+    # which upstream leaves to each API; ``pi-messages`` sends them as they are.
+    whole = list(transcript if transcript is not None else llm_messages)
+    return Context(system_prompt=prompt, messages=rest, tools=tools, transcript=whole)  # type: ignore[arg-type]

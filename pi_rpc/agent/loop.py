@@ -270,6 +270,7 @@ async def stream_assistant_response(
     if config.transform_context is not None:
         messages = await config.transform_context(list(messages), signal)
     llm_messages = list(await maybe_await(config.convert_to_llm(messages)))
+    transcript = llm_messages
     if config.transform_messages is not None:
         llm_messages = config.transform_messages(llm_messages, config.model)
     # A loop that declares its tools in the transcript sends only what the messages declare:
@@ -278,6 +279,7 @@ async def stream_assistant_response(
         llm_messages,
         fallback_system_prompt=context.system_prompt,
         fallback_tools=() if config.declare_tools else context.tools,
+        transcript=transcript,
     )
 
     api_key = None

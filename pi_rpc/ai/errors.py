@@ -48,6 +48,8 @@ class ProviderHTTPError(Exception):
         self.status = status
         self.body = body
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+        # The status line's reason (fetch's ``statusText``), when the response had one.
+        self.reason_phrase: str | None = None
         super().__init__(message or f"{status} {body}")
 
 

@@ -180,6 +180,7 @@ async def open_stream(
             err = ProviderHTTPError(
                 response.status_code, text, dict(response.headers), format_error(response.status_code, text)
             )
+            err.reason_phrase = response.reason_phrase
             response = None
             if attempt < options.max_retries and _should_retry(err):
                 delay_ms = retry_delay_ms(err.headers, attempt, options.max_retry_delay_ms, str(err))

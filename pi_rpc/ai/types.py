@@ -252,6 +252,9 @@ class Context:
     system_prompt: str = ""
     messages: list[Message] = field(default_factory=list)
     tools: list[Tool] = field(default_factory=list)
+    # The LLM messages with their system messages as stored (prompt sections, tool deltas), for
+    # APIs that send pi's own transcript (``pi-messages``); None when the caller has none.
+    transcript: list[Message] | None = None
 
 
 # --------------------------------------------------------------------------- model

@@ -10,6 +10,7 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
     "google-generative-ai": ("pi_rpc.ai.providers.google_generative_ai", "stream_google_generative_ai"),
     "mistral-conversations": ("pi_rpc.ai.providers.mistral_conversations", "stream_mistral_conversations"),
     "azure-openai-responses": ("pi_rpc.ai.providers.azure_openai_responses", "stream_azure_openai_responses"),
+    "pi-messages": ("pi_rpc.ai.providers.pi_messages", "stream_pi_messages"),
 }
 
 
