@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -192,23 +192,48 @@ def _map_finish(reason: str) -> str:
     return "error"
 
 
-async def stream_google_generative_ai(
+# Where and how one request goes: ``(url, headers)`` for the model, awaited before the body is built
+# (``google-vertex`` fetches an OAuth token here; its configuration errors end the stream).
+GeminiEndpoint = Callable[[Model, StreamOptions], Awaitable[tuple[str, dict[str, str]]]]
+
+
+async def _api_key_endpoint(model: Model, options: StreamOptions) -> tuple[str, dict[str, str]]:
+    if not options.api_key:
+        raise RuntimeError(f"No API key for provider: {model['provider']}")
+    headers = {
+        "accept": "*/*",
+        "content-type": "application/json",
+        "x-goog-api-key": options.api_key,
+        "user-agent": "pi-rpc",
+    }
+    url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
+    return url, headers
+
+
+def stream_google_generative_ai(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
+    return stream_gemini(model, context, options, _api_key_endpoint)
+
+
+async def stream_gemini(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    endpoint: GeminiEndpoint,
+    *,
+    label: str = "Google",
+    body_for: Callable[[Model, Context, StreamOptions], dict[str, Any]] = build_body,
+) -> AsyncIterator[AssistantMessageEvent]:
+    """One ``streamGenerateContent`` SSE exchange, shared by ``google-generative-ai`` and
+    ``google-vertex`` (upstream's ``google-shared.js``): ``endpoint`` says where it goes and with
+    which credentials, ``label`` names the API in the unfinished-stream error."""
     output = new_output(model)
     blocks = output["content"]
     try:
-        if not options.api_key:
-            raise RuntimeError(f"No API key for provider: {model['provider']}")
-        headers = {
-            "accept": "*/*",
-            "content-type": "application/json",
-            "x-goog-api-key": options.api_key,
-            "user-agent": "pi-rpc",
-        }
+        url, headers = await endpoint(model, options)
         headers = merged_headers(model, headers, options)
-        body = build_body(model, context, options)
-        url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
+        body = body_for(model, context, options)
         async with open_stream(options, url, headers, body, format_google_error) as response:
             yield {"type": "start", "partial": output}
             current: dict[str, Any] | None = None
@@ -335,7 +360,7 @@ async def stream_google_generative_ai(
         if options.signal is not None and options.signal.aborted:
             raise RuntimeError("Request was aborted")
         if output["stopReason"] == "pending":
-            raise ProviderStreamError("Google stream ended without a finish reason")
+            raise ProviderStreamError(f"{label} stream ended without a finish reason")
         if output["stopReason"] in ("aborted", "error"):
             raw = output.get("rawStopReason")
             raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
