@@ -126,7 +126,7 @@ class Outcome:
 
 
 _VOLATILE = ("timestamp", "durationMs")
-HEADERS_COMPARED = ("authorization", "api-key", "x-affinity", "content-type", "accept")
+HEADERS_COMPARED = ("authorization", "api-key", "x-goog-api-key", "x-affinity", "content-type", "accept")
 
 
 def _clean(value: Any, session_id: str) -> Any:
@@ -205,12 +205,13 @@ def run_program(
     base_path: str | None = None,
     base_url: str | None = None,
     files: dict[str, str] | None = None,
+    auth: dict[str, Any] | None = None,
     timeout: float = 60.0,
 ) -> Outcome:
     """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
     or ``{"prompt": text, "images"?: [...]}`` (waits for the run to end, retries included). ``base_path`` given:
     models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
-    values may use ``{stub}``."""
+    values may use ``{stub}``; ``auth`` is written as the agent's auth.json."""
     root.mkdir(parents=True, exist_ok=True)
     cwd = root / "cwd"
     cwd.mkdir(exist_ok=True)
@@ -223,6 +224,8 @@ def run_program(
         if base_path is not None or base_url is not None:
             url = base_url if base_url is not None else stub.url + str(base_path)
             (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": url}}}))
+        if auth is not None:
+            (agent / "auth.json").write_text(json.dumps(auth))
         (agent / "settings.json").write_text(
             json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}})
         )

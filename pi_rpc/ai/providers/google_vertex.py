@@ -12,7 +12,8 @@ request goes and how it is authenticated:
   (``Authorization: Bearer``), to
   ``https://<l>-aiplatform.googleapis.com/v1/projects/<p>/locations/<l>/publishers/google/models/<m>…``
   with the project from ``GOOGLE_CLOUD_PROJECT``/``GCLOUD_PROJECT`` and the location from
-  ``GOOGLE_CLOUD_LOCATION`` (the credential's ``env`` first, then the process environment).
+  ``GOOGLE_CLOUD_LOCATION`` (the credential's ``env`` first, then the process environment; the
+  ``env`` only when the credential has no key, as upstream's resolution).
 - A custom base URL (models.json; the catalogue's ``https://{location}-…`` is not one) replaces
   the host in both modes: ``<base>/v1/publishers/google/models/<m>…`` (no ``v1`` added when the
   base already names a version).
@@ -117,7 +118,9 @@ async def _vertex_endpoint(model: Model, options: StreamOptions) -> tuple[str, d
     if key is not None:
         headers["x-goog-api-key"] = key
         return request_url(model, None, None), headers
-    env = _provider_env(options)
+    # Upstream hands the stored credential's ``env`` to the stream only when it resolved as ADC
+    # (no key at all); a stored key, even the ``gcp-vertex-credentials`` marker, comes without it.
+    env = {} if options.api_key else _provider_env(options)
     project = resolve_project(env)
     location = resolve_location(env)
     key_file = _env_value("GOOGLE_APPLICATION_CREDENTIALS", env)
