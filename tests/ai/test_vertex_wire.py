@@ -66,7 +66,9 @@ def _tools() -> list[Reply]:
             _gemini(
                 _chunk([{"text": "Hmm", "thought": True, "thoughtSignature": "c2ln"}]),
                 _chunk([{"text": "Reading."}]),
-                _chunk([{"functionCall": {"name": "read", "args": {"path": "note.txt"}}}], "STOP", usageMetadata=_USAGE),
+                _chunk(
+                    [{"functionCall": {"name": "read", "args": {"path": "note.txt"}}}], "STOP", usageMetadata=_USAGE
+                ),
             )
         ),
         Reply(_gemini(_chunk([{"text": "It says hi."}], "STOP", usageMetadata=_USAGE))),
@@ -266,7 +268,10 @@ def _verify_grant(body: str, public_key: Any, token_uri: str) -> dict[str, Any]:
     public_key.verify(unb64(signature), f"{header}.{payload}".encode(), padding.PKCS1v15(), hashes.SHA256())
     assert json.loads(unb64(header))["kid"] == "kid-1"
     claims: dict[str, Any] = json.loads(unb64(payload))
-    assert claims["aud"] == token_uri and claims["iss"] == "pi@proj-sa.iam.gserviceaccount.com"
+    # google-auth signs for Google's token endpoint whatever the file's token_uri.
+    assert (
+        claims["aud"] == "https://oauth2.googleapis.com/token" and claims["iss"] == "pi@proj-sa.iam.gserviceaccount.com"
+    )
     assert claims["scope"] == "https://www.googleapis.com/auth/cloud-platform"
     return claims
 
@@ -283,7 +288,14 @@ def _run_adc(root: Path, token_reply: Reply, replies: list[Reply], steps: list[d
             "GOOGLE_CLOUD_LOCATION": "us-central1",
         }
         outcome = run_program(
-            OURS, root, replies, provider="google-vertex", steps=steps, env=env, base_path="", files={"note.txt": "hi\n"}
+            OURS,
+            root,
+            replies,
+            provider="google-vertex",
+            steps=steps,
+            env=env,
+            base_path="",
+            files={"note.txt": "hi\n"},
         )
         for request in token_stub.requests:
             _verify_grant(request["body"], public_key, token_uri)
@@ -339,7 +351,10 @@ def test_request_urls() -> None:
         request_url(catalogue, "p", "europe-west4")
         == f"https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4/{method}"
     )
-    assert request_url(catalogue, "p", "global") == f"https://aiplatform.googleapis.com/v1/projects/p/locations/global/{method}"
+    assert (
+        request_url(catalogue, "p", "global")
+        == f"https://aiplatform.googleapis.com/v1/projects/p/locations/global/{method}"
+    )
     custom: Any = {"id": MODEL, "baseUrl": " http://proxy:8080/vertex/ "}
     assert request_url(custom, "p", "l") == f"http://proxy:8080/vertex/v1/{method}"
     versioned: Any = {"id": MODEL, "baseUrl": "http://proxy/v1beta1"}

@@ -22,12 +22,14 @@ from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_GEMINI_VERSION = re.compile(r"^gemini(?:-live)?-(\d+)")
 _COUNTER = itertools.count(1)
 _ERROR_REASONS = {
     "SAFETY",
@@ -128,11 +130,22 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
     return contents
 
 
-def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def _gemini_major_version(model_id: str) -> int | None:
+    match = _GEMINI_VERSION.match(model_id.lower())
+    return int(match.group(1)) if match else None
+
+
+def build_body(model: Model, context: Context, options: StreamOptions, *, strict_tools: bool = False) -> dict[str, Any]:
+    """The request body. ``strict_tools``: upstream's ``google-shared.js`` constrained sampling
+    (Gemini 3 and later: a tool that prefers strict sampling goes out with its schema made strict
+    and the calling mode ``VALIDATED`` unless the tool choice is ``none``/``any``); only
+    ``google-vertex`` asks for it so far."""
     system_prompt, messages, tools = collapse_context(context)
     body: dict[str, Any] = {"contents": convert_contents(model, messages)}
     if system_prompt:
         body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
+    supports_strict = strict_tools and (_gemini_major_version(model["id"]) or 0) >= 3
+    strict = [bool(resolve_strict_sampling(t, supports_strict)) for t in tools] if strict_tools else []
     if tools:
         body["tools"] = [
             {
@@ -140,14 +153,18 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
                     {
                         "name": t["name"],
                         "description": t.get("description", ""),
-                        "parametersJsonSchema": t.get("parameters", {}),
+                        "parametersJsonSchema": make_strict_json_schema(t.get("parameters"))
+                        if strict and strict[i]
+                        else t.get("parameters", {}),
                     }
-                    for t in tools
+                    for i, t in enumerate(tools)
                 ]
             }
         ]
     choice = options.extra.get("toolChoice")
-    if choice:
+    if tools and any(strict) and choice not in ("none", "any"):
+        body["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
+    elif choice:
         body["toolConfig"] = {
             "functionCallingConfig": {
                 "mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")

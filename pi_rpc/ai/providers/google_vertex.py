@@ -133,15 +133,25 @@ async def _vertex_endpoint(model: Model, options: StreamOptions) -> tuple[str, d
 def build_vertex_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """``google-generative-ai``'s body; the SDK's Vertex request gives the system instruction
     the ``user`` role (seen on the wire)."""
-    body = build_body(model, context, options)
+    body = build_body(model, context, options, strict_tools=True)
     system = body.get("systemInstruction")
     if isinstance(system, dict):
         system["role"] = "user"
     return body
 
 
-def stream_google_vertex(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    return stream_gemini(model, context, options, _vertex_endpoint, label="Google Vertex", body_for=build_vertex_body)
+async def stream_google_vertex(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    events = stream_gemini(model, context, options, _vertex_endpoint, label="Google Vertex", body_for=build_vertex_body)
+    async for event in events:
+        if event.get("type") == "error":
+            error: Any = event.get("error")
+            text = error.get("errorMessage") if isinstance(error, dict) else None
+            # A body cut short, in undici's words (the SDK reads the stream with fetch).
+            if isinstance(text, str) and text.startswith("terminated: peer closed connection"):
+                error["errorMessage"] = "terminated: other side closed (UND_ERR_SOCKET)"
+        yield event
 
 
 # ----------------------------------------------------------------------- ADC (worker thread)
