@@ -26,6 +26,7 @@ needs no ``requests``.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
@@ -162,28 +163,29 @@ def _adc_token(key_file: str | None, timeout_s: float | None) -> str:
     ``key_file`` (GOOGLE_APPLICATION_CREDENTIALS from the credential's ``env`` or the process)
     wins over google-auth's own search, as upstream's ``keyFilename``."""
     try:
-        import google.auth
-        import google.auth.exceptions
+        # Typed as Any: google-auth's functions are not annotated (mypy's strict mode here).
+        auth: Any = importlib.import_module("google.auth")
+        errors: Any = importlib.import_module("google.auth.exceptions")
     except ImportError as exc:
         raise RuntimeError(MISSING_EXTRA) from exc
     request = _HttpxRequest(timeout_s)
     try:
         try:
             if key_file:
-                credentials, _ = google.auth.load_credentials_from_file(key_file, scopes=SCOPES)
+                credentials, _ = auth.load_credentials_from_file(key_file, scopes=SCOPES)
             else:
-                credentials, _ = google.auth.default(scopes=SCOPES, request=request)
-        except google.auth.exceptions.DefaultCredentialsError as exc:
+                credentials, _ = auth.default(scopes=SCOPES, request=request)
+        except errors.DefaultCredentialsError as exc:
             if key_file:
                 raise RuntimeError(str(exc)) from exc
             raise RuntimeError(NO_CREDENTIALS) from exc
         try:
             credentials.refresh(request)
-        except google.auth.exceptions.RefreshError as exc:
+        except errors.RefreshError as exc:
             # google-auth's first argument is "<error>: <error_description>", the text
             # google-auth-library (Node) gives the same token-endpoint answer.
             raise RuntimeError(str(exc.args[0]) if exc.args else str(exc)) from exc
-        except google.auth.exceptions.TransportError as exc:
+        except errors.TransportError as exc:
             raise RuntimeError(str(exc)) from exc
     finally:
         request.close()
@@ -212,8 +214,8 @@ class _HttpxRequest:
         **kwargs: Any,
     ) -> _HttpxResponse:
         import httpx
-        from google.auth import exceptions
 
+        exceptions: Any = importlib.import_module("google.auth.exceptions")
         try:
             response = self._client.request(
                 method,
