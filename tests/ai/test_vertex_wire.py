@@ -5,12 +5,13 @@ mode redirected by a models.json ``baseUrl`` (requests, events, messages; a 401,
 session's retry, a stream without a finish reason, a dropped connection), and the configuration
 errors of ADC mode (no project, no location) in upstream's words.
 
-ADC itself is ours only: upstream's google-auth-library sends the JWT grant to a hard-coded
-``oauth2.googleapis.com`` (auth-and-providers §2.2), while google-auth honours the service
-account's ``token_uri``. So a service-account file made here with a throw-away RSA key points
-at a local token stub; the token request must be a valid JWT-bearer grant signed by that key,
-the API request must carry ``Authorization: Bearer <the stub's token>`` and otherwise be
-upstream's API-key request; a refused grant ends the turn with google-auth-library's text.
+ADC mode too: Google's token endpoint is hard-coded in upstream (google-auth-library ignores a
+service account's ``token_uri``), so both programs reach it through a local TLS-intercepting
+proxy (``tls_intercept``) while the API goes to the loopback stub. Compared: the token requests
+(a JWT-bearer grant from a service-account file made here with a throw-away RSA key, its
+signature verified; gcloud's user credentials as a refresh-token grant), the API requests with
+``Authorization: Bearer``, and a refused grant as the turn's error. Startup and API-key turns
+must not import google-auth.
 
 Re-record with ``python -m tests.ai.test_vertex_wire --record``.
 """
@@ -30,6 +31,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from tests.ai.provider_wire import FIXTURES, UPSTREAM, Reply, StubServer, run_program, sse
+from tests.ai.tls_intercept import Interceptor
 from tests.support.pi_process import OURS, PiProcess, isolated_env
 
 needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
@@ -251,7 +253,7 @@ def _service_account(path: Path, token_uri: str) -> Any:
     return key.public_key()
 
 
-def _verify_grant(body: str, public_key: Any, token_uri: str) -> dict[str, Any]:
+def _verify_grant(body: str, public_key: Any) -> dict[str, Any]:
     """The token request's JWT-bearer grant, its signature checked with the file's key."""
     import base64
 
@@ -266,7 +268,7 @@ def _verify_grant(body: str, public_key: Any, token_uri: str) -> dict[str, Any]:
         return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
 
     public_key.verify(unb64(signature), f"{header}.{payload}".encode(), padding.PKCS1v15(), hashes.SHA256())
-    assert json.loads(unb64(header))["kid"] == "kid-1"
+    assert json.loads(unb64(header)).get("kid", "kid-1") == "kid-1"  # google-auth names the key; Node does not
     claims: dict[str, Any] = json.loads(unb64(payload))
     # google-auth signs for Google's token endpoint whatever the file's token_uri.
     assert (
@@ -276,19 +278,50 @@ def _verify_grant(body: str, public_key: Any, token_uri: str) -> dict[str, Any]:
     return claims
 
 
-def _run_adc(root: Path, token_reply: Reply, replies: list[Reply], steps: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
+GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
+
+
+def run_adc(
+    argv: list[str],
+    root: Path,
+    credentials: str,
+    token_reply: Reply,
+    replies: list[Reply],
+    steps: list[dict[str, Any]],
+) -> tuple[Any, list[dict[str, Any]]]:
+    """A run in ADC mode with Google's token endpoint intercepted (``tls_intercept``), the API
+    on a loopback stub via models.json. ``credentials``: ``service_account`` (a generated key
+    file named by GOOGLE_APPLICATION_CREDENTIALS, project and location in the environment; each
+    token request's JWT is verified) or ``gcloud`` (gcloud's user credentials under HOME, project
+    and location in the stored credential's ``env``)."""
     root.mkdir(parents=True, exist_ok=True)
-    with StubServer([token_reply]) as token_stub:
-        token_uri = token_stub.url + "/token"
-        public_key = _service_account(root / "sa.json", token_uri)
-        env = {
-            **_CLEARED,
-            "GOOGLE_APPLICATION_CREDENTIALS": str(root / "sa.json"),
-            "GOOGLE_CLOUD_PROJECT": "proj-1",
-            "GOOGLE_CLOUD_LOCATION": "us-central1",
+    env: dict[str, str] = dict(_CLEARED)
+    auth: dict[str, Any] | None = None
+    public_key = None
+    if credentials == "service_account":
+        public_key = _service_account(root / "sa.json", GOOGLE_TOKEN_URI)
+        env.update(
+            GOOGLE_APPLICATION_CREDENTIALS=str(root / "sa.json"),
+            GOOGLE_CLOUD_PROJECT="proj-1",
+            GOOGLE_CLOUD_LOCATION="us-central1",
+        )
+    else:
+        gcloud = root / "home" / ".config" / "gcloud"
+        gcloud.mkdir(parents=True, exist_ok=True)
+        user = {
+            "type": "authorized_user",
+            "client_id": "cid.apps.googleusercontent.com",
+            "client_secret": "csecret",
+            "refresh_token": "1//refresh",
         }
+        (gcloud / "application_default_credentials.json").write_text(json.dumps(user))
+        auth = {
+            "google-vertex": {"type": "api_key", "env": {"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "l"}}
+        }
+    with Interceptor(root / "tls", ["oauth2.googleapis.com"], [token_reply]) as box:
+        env.update(box.proxy_env())
         outcome = run_program(
-            OURS,
+            argv,
             root,
             replies,
             provider="google-vertex",
@@ -296,46 +329,104 @@ def _run_adc(root: Path, token_reply: Reply, replies: list[Reply], steps: list[d
             env=env,
             base_path="",
             files={"note.txt": "hi\n"},
+            auth=auth,
         )
-        for request in token_stub.requests:
-            _verify_grant(request["body"], public_key, token_uri)
-        return outcome, token_stub.requests, token_uri
+    for request in box.requests:
+        assert (request["host"], request["method"], request["path"]) == ("oauth2.googleapis.com", "POST", "/token")
+        if public_key is not None:
+            _verify_grant(request["body"], public_key)
+    return outcome, box.requests
 
 
-def test_adc_service_account_token_then_upstreams_request(tmp_path: Path) -> None:
-    token = Reply(
-        json.dumps({"access_token": TOKEN, "expires_in": 3599, "token_type": "Bearer"}).encode(),
-        content_type="application/json",
-    )
-    replies, steps, _env, _auth = SCENARIOS["vertex_api_key"]
-    outcome, token_requests, _uri = _run_adc(tmp_path, token, replies(), steps)
-    ours = _comparable(outcome)
-    expected = _fixture("vertex_api_key")
-    # Upstream's API-key requests with the key swapped for the bearer token (a custom base URL
-    # keeps project and location out of the path in ADC mode too).
-    for request in expected["requests"]:
+def _token(status: int = 200) -> Reply:
+    if status != 200:
+        body = b'{"error":"invalid_grant","error_description":"Invalid JWT Signature."}'
+        return Reply(body, status, content_type="application/json")
+    body = json.dumps({"access_token": TOKEN, "expires_in": 3599, "token_type": "Bearer"}).encode()
+    return Reply(body, content_type="application/json")
+
+
+# name: (credentials, token endpoint's reply, API replies, steps)
+ADC_SCENARIOS: dict[str, tuple[str, Callable[[], Reply], Callable[[], list[Reply]], list[dict[str, Any]]]] = {
+    # The API-key scenario's turns (tools, thinking, a final 401) with a service account.
+    "vertex_adc_service_account": ("service_account", _token, _tools, SCENARIOS["vertex_api_key"][1]),
+    # gcloud's user credentials (refresh-token grant), project and location from the credential.
+    "vertex_adc_gcloud": ("gcloud", _token, lambda: [Reply(OK)], [{"model": MODEL}, {"prompt": "hello"}]),
+    # The token endpoint refuses the grant: no API request, the turn's error, no retry.
+    "vertex_adc_refused": (
+        "service_account",
+        lambda: _token(400),
+        lambda: [Reply(OK)],
+        [{"model": MODEL}, {"prompt": "hello"}],
+    ),
+}
+
+
+def run_adc_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
+    credentials, token, replies, steps = ADC_SCENARIOS[name]
+    outcome, token_requests = run_adc(argv, root, credentials, token(), replies(), steps)
+    data = _comparable(outcome)
+    data["tokenRequests"] = [
+        {
+            "host": r["host"],
+            "method": r["method"],
+            "path": r["path"],
+            # The signed assertion differs per run (time, key); it is verified in ``run_adc``.
+            "form": {k: "<jwt>" if k == "assertion" else v for k, v in sorted(parse_qs(r["body"]).items())},
+        }
+        for r in token_requests
+    ]
+    return data
+
+
+@pytest.mark.parametrize("name", sorted(ADC_SCENARIOS))
+def test_adc_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
+    ours = run_adc_scenario(OURS, tmp_path, name)
+    expected = _fixture(name)
+    _assert_same(ours, expected)
+    assert ours["tokenRequests"] == expected["tokenRequests"]
+
+
+@needs_upstream
+@pytest.mark.parametrize("name", sorted(ADC_SCENARIOS))
+def test_adc_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
+    assert UPSTREAM is not None
+    upstream = run_adc_scenario(UPSTREAM, tmp_path / "upstream", name)
+    ours = run_adc_scenario(OURS, tmp_path / "ours", name)
+    _assert_same(ours, upstream)
+    assert ours["tokenRequests"] == upstream["tokenRequests"]
+
+
+def test_recorded_adc_outcomes_say_what_matters() -> None:
+    service = _fixture("vertex_adc_service_account")
+    # Upstream's API-key requests with the key swapped for the bearer token: a custom base URL
+    # keeps project and location out of the path in ADC mode too.
+    expected = _fixture("vertex_api_key")["requests"]
+    for request in expected:
         del request["headers"]["x-goog-api-key"]
         request["headers"]["authorization"] = f"Bearer {TOKEN}"
-    assert ours["requests"] == expected["requests"]
-    assert ours["events"] == expected["events"]
-    assert ours["messages"] == expected["messages"]
-    # A token per API request, as upstream's client.
-    assert len(token_requests) == len(ours["requests"]) == 3
-    assert all(r["path"] == "/token" and r["method"] == "POST" for r in token_requests)
-
-
-def test_adc_refused_grant_is_the_turns_error(tmp_path: Path) -> None:
-    refused = Reply(
-        b'{"error":"invalid_grant","error_description":"Invalid JWT Signature."}',
-        400,
-        content_type="application/json",
-    )
-    outcome, token_requests, _uri = _run_adc(tmp_path, refused, [Reply(OK)], [{"model": MODEL}, {"prompt": "hello"}])
-    assert outcome.requests == []  # no API request without a token
-    assert token_requests
-    last = outcome.messages[-1]
+    assert service["requests"] == expected
+    # A token per API request (upstream's client does not keep it).
+    assert len(service["tokenRequests"]) == len(service["requests"]) == 3
+    assert service["tokenRequests"][0]["form"]["grant_type"] == ["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    gcloud = _fixture("vertex_adc_gcloud")
+    assert gcloud["tokenRequests"][0]["form"]["grant_type"] == ["refresh_token"]
+    assert gcloud["requests"][0]["headers"]["authorization"] == f"Bearer {TOKEN}"
+    refused = _fixture("vertex_adc_refused")
+    assert refused["requests"] == [] and len(refused["tokenRequests"]) == 1
+    last = refused["messages"][-1]
     assert (last["stopReason"], last["errorMessage"]) == ("error", "invalid_grant: Invalid JWT Signature.")
-    assert "BEGIN PRIVATE KEY" not in outcome.stderr
+
+
+def test_adc_secrets_stay_out_of_the_output(tmp_path: Path) -> None:
+    """The refresh token, client secret and private key never reach stdout or stderr."""
+    credentials, token, replies, steps = ADC_SCENARIOS["vertex_adc_gcloud"]
+    outcome, _ = run_adc(OURS, tmp_path / "gcloud", credentials, _token(400), replies(), steps)
+    text = json.dumps(outcome.messages) + json.dumps(outcome.events) + outcome.stderr
+    assert outcome.messages[-1]["stopReason"] == "error"
+    assert "1//refresh" not in text and "csecret" not in text
+    outcome, _ = run_adc(OURS, tmp_path / "sa", "service_account", _token(400), replies(), steps)
+    assert "PRIVATE KEY" not in json.dumps(outcome.messages) + outcome.stderr
 
 
 def test_adc_without_google_auth_names_the_extra() -> None:
@@ -396,7 +487,7 @@ def test_api_key_and_project_resolution(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_google_auth_is_loaded_only_for_adc() -> None:
-    """Startup, the provider's registration and its module leave google-auth unloaded; ADC loads it."""
+    """Startup, the provider's registration and its module leave google-auth unloaded."""
     code = (
         "import sys\n"
         "import pi_rpc.cli\n"
@@ -440,9 +531,13 @@ def test_rpc_startup_and_api_key_turn_do_not_import_google_auth(tmp_path: Path) 
 def _record() -> None:
     assert UPSTREAM is not None, "upstream pi 1.6 is needed to record"
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    for name in sorted(SCENARIOS):
+    runs: list[tuple[str, Callable[[list[str], Path, str], dict[str, Any]]]] = [
+        *((name, run_scenario) for name in sorted(SCENARIOS)),
+        *((name, run_adc_scenario) for name in sorted(ADC_SCENARIOS)),
+    ]
+    for name, run in runs:
         with tempfile.TemporaryDirectory() as tmp:
-            outcome = run_scenario(UPSTREAM, Path(tmp), name)
+            outcome = run(UPSTREAM, Path(tmp), name)
         (FIXTURES / f"{name}.json").write_text(json.dumps(outcome, indent=1, ensure_ascii=False) + "\n")
         print(f"recorded {name}")
 
