@@ -124,6 +124,19 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], list[dict[str, Any]], dict
         {"GOOGLE_CLOUD_PROJECT": "proj-1"},
         _MARKER,
     ),
+    # ADC mode with project and location but no credentials anywhere (the metadata-server probe
+    # switched off on both sides, so a cloud CI host cannot answer): google-auth-library's words.
+    "vertex_no_credentials": (
+        lambda: [Reply(OK)],
+        [{"model": MODEL}, {"prompt": "hello"}],
+        {
+            "GOOGLE_CLOUD_PROJECT": "proj-1",
+            "GOOGLE_CLOUD_LOCATION": "us-central1",
+            "NO_GCE_CHECK": "true",
+            "METADATA_SERVER_DETECTION": "none",
+        },
+        _MARKER,
+    ),
     # A stored credential with a key (the marker too) resolves as a key: its ``env`` is not
     # passed to the stream, so its project does not count (``providers/google-vertex.js``).
     "vertex_marker_env_unused": (
@@ -217,6 +230,7 @@ def test_recorded_outcomes_say_what_matters() -> None:
         ("vertex_no_project", "Vertex AI requires a project ID."),
         ("vertex_no_location", "Vertex AI requires a location."),
         ("vertex_marker_env_unused", "Vertex AI requires a project ID."),
+        ("vertex_no_credentials", "Could not load the default credentials. Browse to "),
     ):
         data = _fixture(name)
         assert data["requests"] == []
