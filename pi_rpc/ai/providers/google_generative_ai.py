@@ -4,6 +4,10 @@ following pi-ai 1.6: each SSE chunk is a full GenerateContentResponse; a switch 
 (start, one delta with the JSON arguments, end); ``thoughtSignature`` is kept on the part's block
 and replayed only to the same model; usage is cumulative per chunk (input = prompt - cached,
 output = candidates + thoughts). HTTP errors are the compact JSON of the body (@google/genai).
+
+The body and the stream (``build_body``, ``stream_gemini``) are shared with ``google-vertex``
+(``google_vertex.py``), which brings its own URL and credentials, as upstream's
+``google-shared.js``.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -241,7 +245,7 @@ async def stream_gemini(
     *,
     label: str = "Google",
     body_for: Callable[[Model, Context, StreamOptions], dict[str, Any]] = build_body,
-) -> AsyncIterator[AssistantMessageEvent]:
+) -> AsyncGenerator[AssistantMessageEvent, None]:
     """One ``streamGenerateContent`` SSE exchange, shared by ``google-generative-ai`` and
     ``google-vertex`` (upstream's ``google-shared.js``): ``endpoint`` says where it goes and with
     which credentials, ``label`` names the API in the unfinished-stream error."""

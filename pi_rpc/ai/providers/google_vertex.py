@@ -30,6 +30,7 @@ import importlib
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -145,14 +146,15 @@ async def stream_google_vertex(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
     events = stream_gemini(model, context, options, _vertex_endpoint, label="Google Vertex", body_for=build_vertex_body)
-    async for event in events:
-        if event.get("type") == "error":
-            error: Any = event.get("error")
-            text = error.get("errorMessage") if isinstance(error, dict) else None
-            # A body cut short, in undici's words (the SDK reads the stream with fetch).
-            if isinstance(text, str) and text.startswith("terminated: peer closed connection"):
-                error["errorMessage"] = "terminated: other side closed (UND_ERR_SOCKET)"
-        yield event
+    async with aclosing(events):  # a consumer that stops early closes the request too
+        async for event in events:
+            if event.get("type") == "error":
+                error: Any = event.get("error")
+                text = error.get("errorMessage") if isinstance(error, dict) else None
+                # A body cut short, in undici's words (the SDK reads the stream with fetch).
+                if isinstance(text, str) and text.startswith("terminated: peer closed connection"):
+                    error["errorMessage"] = "terminated: other side closed (UND_ERR_SOCKET)"
+            yield event
 
 
 # ----------------------------------------------------------------------- ADC (worker thread)
