@@ -478,6 +478,10 @@ def test_request_urls() -> None:
         request_url(catalogue, "p", "global")
         == f"https://aiplatform.googleapis.com/v1/projects/p/locations/global/{method}"
     )
+    assert (
+        request_url(catalogue, "p", "eu")
+        == f"https://aiplatform.eu.rep.googleapis.com/v1/projects/p/locations/eu/{method}"
+    )
     custom: Any = {"id": MODEL, "baseUrl": " http://proxy:8080/vertex/ "}
     assert request_url(custom, "p", "l") == f"http://proxy:8080/vertex/v1/{method}"
     versioned: Any = {"id": MODEL, "baseUrl": "http://proxy/v1beta1"}

@@ -44,6 +44,8 @@ CREDENTIALS_MARKER = "gcp-vertex-credentials"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 API_VERSION = "v1"
 _PLACEHOLDER = re.compile(r"^<[^>]+>$")
+# The SDK's multi-regional locations, served from ``aiplatform.<location>.rep.googleapis.com``.
+_MULTI_REGIONAL = frozenset(("us", "eu"))
 _VERSION_SEGMENT = re.compile(r"^v\d+(?:beta\d*)?$")
 # google-auth-library's words (Node) for "no credentials anywhere", as upstream reports them.
 NO_CREDENTIALS = (
@@ -107,10 +109,15 @@ def request_url(model: Model, project: str | None, location: str | None) -> str:
         # A custom base is a collection root: no project/location path, as the SDK's
         # ``ResourceScope.COLLECTION``.
         version = "" if _includes_version(base) else f"{API_VERSION}/"
-        return f"{base.rstrip('/')}/{version}{method}"
+        return f"{base.removesuffix('/')}/{version}{method}"
     if project is None or location is None:
         return f"https://aiplatform.googleapis.com/{API_VERSION}/{method}"
-    host = "aiplatform.googleapis.com" if location == "global" else f"{location}-aiplatform.googleapis.com"
+    if location == "global":
+        host = "aiplatform.googleapis.com"
+    elif location in _MULTI_REGIONAL:
+        host = f"aiplatform.{location}.rep.googleapis.com"
+    else:
+        host = f"{location}-aiplatform.googleapis.com"
     return f"https://{host}/{API_VERSION}/projects/{project}/locations/{location}/{method}"
 
 
