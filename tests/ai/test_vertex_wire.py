@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,8 @@ from tests.ai.tls_intercept import Interceptor
 from tests.support.pi_process import OURS, PiProcess, isolated_env
 
 needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
+# The interceptor's certificates come from the openssl CLI.
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
 
 MODEL = "gemini-2.5-flash"
 API_PATH = f"/v1/publishers/google/models/{MODEL}:streamGenerateContent?alt=sse"
@@ -237,7 +240,7 @@ def test_recorded_outcomes_say_what_matters() -> None:
         assert data["messages"][-1]["errorMessage"].startswith(text)
 
 
-# ------------------------------------------------------------------------------- ADC (ours)
+# ------------------------------------------------- ADC (Google's token endpoint intercepted)
 
 TOKEN = "ya29.stub-token"
 
@@ -284,7 +287,7 @@ def _verify_grant(body: str, public_key: Any) -> dict[str, Any]:
     public_key.verify(unb64(signature), f"{header}.{payload}".encode(), padding.PKCS1v15(), hashes.SHA256())
     assert json.loads(unb64(header)).get("kid", "kid-1") == "kid-1"  # google-auth names the key; Node does not
     claims: dict[str, Any] = json.loads(unb64(payload))
-    # google-auth signs for Google's token endpoint whatever the file's token_uri.
+    # Both sign for Google's token endpoint (google-auth whatever the file's token_uri).
     assert (
         claims["aud"] == "https://oauth2.googleapis.com/token" and claims["iss"] == "pi@proj-sa.iam.gserviceaccount.com"
     )
@@ -393,6 +396,7 @@ def run_adc_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     return data
 
 
+@needs_openssl
 @pytest.mark.parametrize("name", sorted(ADC_SCENARIOS))
 def test_adc_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
     ours = run_adc_scenario(OURS, tmp_path, name)
@@ -401,6 +405,7 @@ def test_adc_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: st
     assert ours["tokenRequests"] == expected["tokenRequests"]
 
 
+@needs_openssl
 @needs_upstream
 @pytest.mark.parametrize("name", sorted(ADC_SCENARIOS))
 def test_adc_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
@@ -432,6 +437,7 @@ def test_recorded_adc_outcomes_say_what_matters() -> None:
     assert (last["stopReason"], last["errorMessage"]) == ("error", "invalid_grant: Invalid JWT Signature.")
 
 
+@needs_openssl
 def test_adc_secrets_stay_out_of_the_output(tmp_path: Path) -> None:
     """The refresh token, client secret and private key never reach stdout or stderr."""
     credentials, token, replies, steps = ADC_SCENARIOS["vertex_adc_gcloud"]
