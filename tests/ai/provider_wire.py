@@ -126,7 +126,7 @@ class Outcome:
 
 
 _VOLATILE = ("timestamp", "durationMs")
-HEADERS_COMPARED = ("authorization", "api-key", "x-affinity", "content-type", "accept")
+HEADERS_COMPARED = ("authorization", "api-key", "x-goog-api-key", "x-affinity", "content-type", "accept")
 
 
 def _clean(value: Any, session_id: str) -> Any:

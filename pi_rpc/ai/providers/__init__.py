@@ -8,6 +8,7 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
     "anthropic-messages": ("pi_rpc.ai.providers.anthropic_messages", "stream_anthropic_messages"),
     "openai-responses": ("pi_rpc.ai.providers.openai_responses", "stream_openai_responses"),
     "google-generative-ai": ("pi_rpc.ai.providers.google_generative_ai", "stream_google_generative_ai"),
+    "google-vertex": ("pi_rpc.ai.providers.google_vertex", "stream_google_vertex"),
     "mistral-conversations": ("pi_rpc.ai.providers.mistral_conversations", "stream_mistral_conversations"),
     "azure-openai-responses": ("pi_rpc.ai.providers.azure_openai_responses", "stream_azure_openai_responses"),
     "pi-messages": ("pi_rpc.ai.providers.pi_messages", "stream_pi_messages"),

@@ -4,6 +4,10 @@ following pi-ai 1.6: each SSE chunk is a full GenerateContentResponse; a switch 
 (start, one delta with the JSON arguments, end); ``thoughtSignature`` is kept on the part's block
 and replayed only to the same model; usage is cumulative per chunk (input = prompt - cached,
 output = candidates + thoughts). HTTP errors are the compact JSON of the body (@google/genai).
+
+The body and the stream (``build_body``, ``stream_gemini``) are shared with ``google-vertex``
+(``google_vertex.py``), which brings its own URL and credentials, as upstream's
+``google-shared.js``.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -22,12 +26,14 @@ from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
+from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_GEMINI_VERSION = re.compile(r"^gemini(?:-live)?-(\d+)")
 _COUNTER = itertools.count(1)
 _ERROR_REASONS = {
     "SAFETY",
@@ -128,11 +134,22 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
     return contents
 
 
-def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def _gemini_major_version(model_id: str) -> int | None:
+    match = _GEMINI_VERSION.match(model_id.lower())
+    return int(match.group(1)) if match else None
+
+
+def build_body(model: Model, context: Context, options: StreamOptions, *, strict_tools: bool = False) -> dict[str, Any]:
+    """The request body. ``strict_tools``: upstream's ``google-shared.js`` constrained sampling
+    (Gemini 3 and later: a tool that prefers strict sampling goes out with its schema made strict
+    and the calling mode ``VALIDATED`` unless the tool choice is ``none``/``any``); only
+    ``google-vertex`` asks for it so far."""
     system_prompt, messages, tools = collapse_context(context)
     body: dict[str, Any] = {"contents": convert_contents(model, messages)}
     if system_prompt:
         body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
+    supports_strict = strict_tools and (_gemini_major_version(model["id"]) or 0) >= 3
+    strict = [bool(resolve_strict_sampling(t, supports_strict)) for t in tools] if strict_tools else []
     if tools:
         body["tools"] = [
             {
@@ -140,14 +157,18 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
                     {
                         "name": t["name"],
                         "description": t.get("description", ""),
-                        "parametersJsonSchema": t.get("parameters", {}),
+                        "parametersJsonSchema": make_strict_json_schema(t.get("parameters"))
+                        if strict and strict[i]
+                        else t.get("parameters", {}),
                     }
-                    for t in tools
+                    for i, t in enumerate(tools)
                 ]
             }
         ]
     choice = options.extra.get("toolChoice")
-    if choice:
+    if tools and any(strict) and choice not in ("none", "any"):
+        body["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
+    elif choice:
         body["toolConfig"] = {
             "functionCallingConfig": {
                 "mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")
@@ -192,23 +213,48 @@ def _map_finish(reason: str) -> str:
     return "error"
 
 
-async def stream_google_generative_ai(
+# Where and how one request goes: ``(url, headers)`` for the model, awaited before the body is built
+# (``google-vertex`` fetches an OAuth token here; its configuration errors end the stream).
+GeminiEndpoint = Callable[[Model, StreamOptions], Awaitable[tuple[str, dict[str, str]]]]
+
+
+async def _api_key_endpoint(model: Model, options: StreamOptions) -> tuple[str, dict[str, str]]:
+    if not options.api_key:
+        raise RuntimeError(f"No API key for provider: {model['provider']}")
+    headers = {
+        "accept": "*/*",
+        "content-type": "application/json",
+        "x-goog-api-key": options.api_key,
+        "user-agent": "pi-rpc",
+    }
+    url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
+    return url, headers
+
+
+def stream_google_generative_ai(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
+    return stream_gemini(model, context, options, _api_key_endpoint)
+
+
+async def stream_gemini(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    endpoint: GeminiEndpoint,
+    *,
+    label: str = "Google",
+    body_for: Callable[[Model, Context, StreamOptions], dict[str, Any]] = build_body,
+) -> AsyncGenerator[AssistantMessageEvent, None]:
+    """One ``streamGenerateContent`` SSE exchange, shared by ``google-generative-ai`` and
+    ``google-vertex`` (upstream's ``google-shared.js``): ``endpoint`` says where it goes and with
+    which credentials, ``label`` names the API in the unfinished-stream error."""
     output = new_output(model)
     blocks = output["content"]
     try:
-        if not options.api_key:
-            raise RuntimeError(f"No API key for provider: {model['provider']}")
-        headers = {
-            "accept": "*/*",
-            "content-type": "application/json",
-            "x-goog-api-key": options.api_key,
-            "user-agent": "pi-rpc",
-        }
+        url, headers = await endpoint(model, options)
         headers = merged_headers(model, headers, options)
-        body = build_body(model, context, options)
-        url = f"{model.get('baseUrl', '').rstrip('/')}/models/{model['id']}:streamGenerateContent?alt=sse"
+        body = body_for(model, context, options)
         async with open_stream(options, url, headers, body, format_google_error) as response:
             yield {"type": "start", "partial": output}
             current: dict[str, Any] | None = None
@@ -335,7 +381,7 @@ async def stream_google_generative_ai(
         if options.signal is not None and options.signal.aborted:
             raise RuntimeError("Request was aborted")
         if output["stopReason"] == "pending":
-            raise ProviderStreamError("Google stream ended without a finish reason")
+            raise ProviderStreamError(f"{label} stream ended without a finish reason")
         if output["stopReason"] in ("aborted", "error"):
             raw = output.get("rawStopReason")
             raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
