@@ -11,6 +11,7 @@ half-way by closing the connection (``drop=True``: chunked encoding left untermi
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,12 +19,36 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.pi_process import PiProcess, isolated_env, upstream_argv
 
 UPSTREAM = upstream_argv()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "provider_wire"
 SYSTEM_MASK = "<system prompt>"
 SESSION_MASK = "<session id>"
+
+needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """The outcome recorded from upstream for scenario ``name`` (``tests/fixtures/provider_wire``)."""
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
+    return data
+
+
+def assert_same_outcome(ours: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Requests, events and messages equal, each compared on its own so a failure names it."""
+    for key in ("requests", "events", "messages"):
+        assert ours[key] == expected[key], key
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def sse(*events: Any, done: bool = True) -> bytes:

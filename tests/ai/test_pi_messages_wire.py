@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -33,10 +32,21 @@ from typing import Any
 
 import pytest
 
-from tests.ai.provider_wire import FIXTURES, SYSTEM_MASK, UPSTREAM, Outcome, Reply, run_program, sse
+from tests.ai.provider_wire import (
+    FIXTURES,
+    SYSTEM_MASK,
+    UPSTREAM,
+    Outcome,
+    Reply,
+    assert_same_outcome,
+    closed_port,
+    needs_upstream,
+    recorded,
+    run_program,
+    sse,
+)
 from tests.support.pi_process import OURS, PiProcess, isolated_env
 
-needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
 PROVENANCE = (
     "Recorded from upstream pi 1.6.0 (@earendil-works/pi-coding-agent and pi-ai 1.6.0, node, /tmp/pi-node) "
     "by `python -m tests.ai.test_pi_messages_wire --record`; masked as the test's docstring says."
@@ -213,17 +223,9 @@ SCENARIOS: dict[
 }
 
 
-def _closed_port() -> int:
-    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     replies, steps, env, auth, base_url, files = SCENARIOS[name]
-    port = str(_closed_port())
+    port = str(closed_port())
     outcome: Outcome = run_program(
         argv,
         root,
@@ -290,19 +292,9 @@ def comparable(outcome: Outcome) -> dict[str, Any]:
     return {"requests": requests, "events": outcome.events, "messages": messages}
 
 
-def _fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
-
-
-def _assert_same(ours: dict[str, Any], expected: dict[str, Any]) -> None:
-    for key in ("requests", "events", "messages"):
-        assert ours[key] == expected[key], key
-
-
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
-    _assert_same(run_scenario(OURS, tmp_path, name), _fixture(name))
+    assert_same_outcome(run_scenario(OURS, tmp_path, name), recorded(name))
 
 
 @needs_upstream
@@ -311,7 +303,7 @@ def test_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
     assert UPSTREAM is not None
     upstream = run_scenario(UPSTREAM, tmp_path / "upstream", name)
     ours = run_scenario(OURS, tmp_path / "ours", name)
-    _assert_same(ours, upstream)
+    assert_same_outcome(ours, upstream)
 
 
 # ------------------------------------------------------------------------ abort mid-stream
@@ -390,10 +382,10 @@ def run_abort(argv: list[str], root: Path) -> dict[str, Any]:
 
 def test_abort_mid_stream_equals_upstreams_recorded_outcome(tmp_path: Path) -> None:
     """An abort while the body streams: fetch's AbortError text on a fresh, empty message."""
-    recorded = _fixture("radius_abort")
-    assert recorded["message"]["errorMessage"] == "This operation was aborted"
+    upstream = recorded("radius_abort")
+    assert upstream["message"]["errorMessage"] == "This operation was aborted"
     ours = run_abort(OURS, tmp_path)
-    assert ours == {k: v for k, v in recorded.items() if k != "_provenance"}
+    assert ours == {k: v for k, v in upstream.items() if k != "_provenance"}
 
 
 @needs_upstream
@@ -403,12 +395,12 @@ def test_abort_mid_stream_equals_upstream_live(tmp_path: Path) -> None:
 
 
 def _assistant_errors(name: str) -> list[str | None]:
-    return [m.get("errorMessage") for m in _fixture(name)["messages"] if m["role"] == "assistant"]
+    return [m.get("errorMessage") for m in recorded(name)["messages"] if m["role"] == "assistant"]
 
 
 def test_recorded_outcomes_say_what_matters() -> None:
     """The checked-in expectations hold the facts this file is about (guards a bad re-record)."""
-    stream = _fixture("radius_stream")
+    stream = recorded("radius_stream")
     assert "Recorded from upstream pi 1.6.0" in stream["_provenance"]
     first, second, third, _retry = stream["requests"]
     assert (first["method"], first["path"]) == ("POST", "/v1/messages")
@@ -434,10 +426,10 @@ def test_recorded_outcomes_say_what_matters() -> None:
     assert replayed["diagnostics"][0]["type"] == "pi_messages_rewrite"
     errors = _assistant_errors("radius_errors")
     assert errors[0] == "401 Unauthorized: Invalid API key (invalid_api_key)"
-    assert _fixture("radius_errors")["messages"][1]["diagnostics"][0]["details"]["status"] == 401
-    assert "terminated" in json.dumps(_fixture("radius_errors")["events"])
+    assert recorded("radius_errors")["messages"][1]["diagnostics"][0]["details"]["status"] == 401
+    assert "terminated" in json.dumps(recorded("radius_errors")["events"])
     assert _assistant_errors("radius_refused") == ["fetch failed"]
-    oauth = _fixture("radius_oauth")["requests"][0]
+    oauth = recorded("radius_oauth")["requests"][0]
     assert oauth["headers"]["authorization"] == "Bearer radius-access-token"
 
 

@@ -17,7 +17,6 @@ our own way, protocol/README §8.14), the session id, timestamps and durations, 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,10 +25,20 @@ from typing import Any
 
 import pytest
 
-from tests.ai.provider_wire import FIXTURES, UPSTREAM, Outcome, Reply, named_sse, run_program, sse
+from tests.ai.provider_wire import (
+    FIXTURES,
+    UPSTREAM,
+    Outcome,
+    Reply,
+    assert_same_outcome,
+    closed_port,
+    named_sse,
+    needs_upstream,
+    recorded,
+    run_program,
+    sse,
+)
 from tests.support.pi_process import OURS
-
-needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
 
 # ------------------------------------------------------------------------------------ streams
 
@@ -329,17 +338,9 @@ SCENARIOS: dict[
 }
 
 
-def _closed_port() -> int:
-    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     provider, replies, steps, env, base_path, files = SCENARIOS[name]
-    port = str(_closed_port())
+    port = str(closed_port())
     env = {k: v.replace("{closed}", port) for k, v in env.items()}
     base_url = base_path.replace("{closed}", port) if base_path and base_path.startswith("http") else None
     outcome: Outcome = run_program(
@@ -368,19 +369,9 @@ def comparable(outcome: Outcome) -> dict[str, Any]:
     return {"requests": requests, "events": outcome.events, "messages": outcome.messages}
 
 
-def _fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
-
-
-def _assert_same(ours: dict[str, Any], expected: dict[str, Any]) -> None:
-    for key in ("requests", "events", "messages"):
-        assert ours[key] == expected[key], key
-
-
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
-    _assert_same(run_scenario(OURS, tmp_path, name), _fixture(name))
+    assert_same_outcome(run_scenario(OURS, tmp_path, name), recorded(name))
 
 
 @needs_upstream
@@ -389,12 +380,12 @@ def test_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
     assert UPSTREAM is not None
     upstream = run_scenario(UPSTREAM, tmp_path / "upstream", name)
     ours = run_scenario(OURS, tmp_path / "ours", name)
-    _assert_same(ours, upstream)
+    assert_same_outcome(ours, upstream)
 
 
 def test_recorded_outcomes_say_what_matters() -> None:
     """The checked-in expectations hold the facts this file is about (guards a bad re-record)."""
-    tools = _fixture("mistral_tools")
+    tools = recorded("mistral_tools")
     first, _second, third = tools["requests"]
     assert (first["method"], first["path"]) == ("POST", "/v1/chat/completions")
     assert first["headers"]["authorization"] == "Bearer mk-test"
@@ -402,20 +393,20 @@ def test_recorded_outcomes_say_what_matters() -> None:
     assert first["body"]["reasoning_effort"] == "high" and first["body"]["prompt_cache_key"] == "<session id>"
     replayed = third["body"]["messages"][2]["tool_calls"][0]["id"]
     assert replayed == SHORT_HASHES["callAb1xyz"][:9]  # "call_Ab-1.xyz" has 10 alphanumerics
-    errors = [m.get("errorMessage") for m in _fixture("mistral_errors")["messages"] if m["role"] == "assistant"]
+    errors = [m.get("errorMessage") for m in recorded("mistral_errors")["messages"] if m["role"] == "assistant"]
     assert errors[0].startswith("Mistral API error (401): ")
-    azure = _fixture("azure_responses")["requests"]
+    azure = recorded("azure_responses")["requests"]
     assert azure[0]["path"] == "/openai/v1/responses?api-version=2025-04-01-preview"
     assert azure[0]["headers"]["api-key"] == "az-key" and "authorization" not in azure[0]["headers"]
     assert [r["body"]["model"] for r in azure[:3]] == ["my-mini", "my-mini", "deploy41"]
-    completions = _fixture("azure_completions")["requests"][0]
+    completions = recorded("azure_completions")["requests"][0]
     assert completions["path"] == "/openai/v1/chat/completions" and completions["body"]["model"] == "ds-deploy"
-    refused = [m.get("errorMessage") for m in _fixture("azure_refused")["messages"] if m["role"] == "assistant"]
+    refused = [m.get("errorMessage") for m in recorded("azure_refused")["messages"] if m["role"] == "assistant"]
     assert refused == ["Connection error.: connect ECONNREFUSED 127.0.0.1:<closed port>"]
-    assert [m.get("errorMessage") for m in _fixture("mistral_refused")["messages"] if m["role"] == "assistant"] == [
+    assert [m.get("errorMessage") for m in recorded("mistral_refused")["messages"] if m["role"] == "assistant"] == [
         "fetch failed"
     ]
-    missing = _fixture("azure_no_endpoint")
+    missing = recorded("azure_no_endpoint")
     assert missing["requests"] == []
     assert missing["messages"][-1]["errorMessage"].startswith("Azure OpenAI base URL is required.")
 

@@ -31,11 +31,20 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from tests.ai.provider_wire import FIXTURES, UPSTREAM, Reply, StubServer, run_program, sse
+from tests.ai.provider_wire import (
+    FIXTURES,
+    UPSTREAM,
+    Reply,
+    StubServer,
+    assert_same_outcome,
+    needs_upstream,
+    recorded,
+    run_program,
+    sse,
+)
 from tests.ai.tls_intercept import Interceptor
 from tests.support.pi_process import OURS, PiProcess, isolated_env
 
-needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
 # The interceptor's certificates come from the openssl CLI.
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
 
@@ -193,19 +202,9 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     return _comparable(outcome)
 
 
-def _fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
-
-
-def _assert_same(ours: dict[str, Any], expected: dict[str, Any]) -> None:
-    for key in ("requests", "events", "messages"):
-        assert ours[key] == expected[key], key
-
-
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
-    _assert_same(run_scenario(OURS, tmp_path, name), _fixture(name))
+    assert_same_outcome(run_scenario(OURS, tmp_path, name), recorded(name))
 
 
 @needs_upstream
@@ -214,17 +213,17 @@ def test_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
     assert UPSTREAM is not None
     upstream = run_scenario(UPSTREAM, tmp_path / "upstream", name)
     ours = run_scenario(OURS, tmp_path / "ours", name)
-    _assert_same(ours, upstream)
+    assert_same_outcome(ours, upstream)
 
 
 def test_recorded_outcomes_say_what_matters() -> None:
     """The checked-in expectations hold the facts this file is about (guards a bad re-record)."""
-    first = _fixture("vertex_api_key")["requests"][0]
+    first = recorded("vertex_api_key")["requests"][0]
     assert (first["method"], first["path"]) == ("POST", API_PATH)
     assert first["headers"]["x-goog-api-key"] == "vk-test" and "authorization" not in first["headers"]
     assert first["body"]["systemInstruction"]["role"] == "user"
     assert first["body"]["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 2048}
-    errors = [m.get("errorMessage") for m in _fixture("vertex_api_key")["messages"] if m["role"] == "assistant"]
+    errors = [m.get("errorMessage") for m in recorded("vertex_api_key")["messages"] if m["role"] == "assistant"]
     assert errors[-1] == json.dumps(
         {"error": {"code": 401, "message": "API keys are not supported by this API.", "status": "UNAUTHENTICATED"}},
         separators=(",", ":"),
@@ -235,7 +234,7 @@ def test_recorded_outcomes_say_what_matters() -> None:
         ("vertex_marker_env_unused", "Vertex AI requires a project ID."),
         ("vertex_no_credentials", "Could not load the default credentials. Browse to "),
     ):
-        data = _fixture(name)
+        data = recorded(name)
         assert data["requests"] == []
         assert data["messages"][-1]["errorMessage"].startswith(text)
 
@@ -400,8 +399,8 @@ def run_adc_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(ADC_SCENARIOS))
 def test_adc_scenario_equals_upstreams_recorded_outcome(tmp_path: Path, name: str) -> None:
     ours = run_adc_scenario(OURS, tmp_path, name)
-    expected = _fixture(name)
-    _assert_same(ours, expected)
+    expected = recorded(name)
+    assert_same_outcome(ours, expected)
     assert ours["tokenRequests"] == expected["tokenRequests"]
 
 
@@ -412,15 +411,15 @@ def test_adc_scenario_equals_upstream_live(tmp_path: Path, name: str) -> None:
     assert UPSTREAM is not None
     upstream = run_adc_scenario(UPSTREAM, tmp_path / "upstream", name)
     ours = run_adc_scenario(OURS, tmp_path / "ours", name)
-    _assert_same(ours, upstream)
+    assert_same_outcome(ours, upstream)
     assert ours["tokenRequests"] == upstream["tokenRequests"]
 
 
 def test_recorded_adc_outcomes_say_what_matters() -> None:
-    service = _fixture("vertex_adc_service_account")
+    service = recorded("vertex_adc_service_account")
     # Upstream's API-key requests with the key swapped for the bearer token: a custom base URL
     # keeps project and location out of the path in ADC mode too.
-    expected = _fixture("vertex_api_key")["requests"]
+    expected = recorded("vertex_api_key")["requests"]
     for request in expected:
         del request["headers"]["x-goog-api-key"]
         request["headers"]["authorization"] = f"Bearer {TOKEN}"
@@ -428,10 +427,10 @@ def test_recorded_adc_outcomes_say_what_matters() -> None:
     # A token per API request (upstream's client does not keep it).
     assert len(service["tokenRequests"]) == len(service["requests"]) == 3
     assert service["tokenRequests"][0]["form"]["grant_type"] == ["urn:ietf:params:oauth:grant-type:jwt-bearer"]
-    gcloud = _fixture("vertex_adc_gcloud")
+    gcloud = recorded("vertex_adc_gcloud")
     assert gcloud["tokenRequests"][0]["form"]["grant_type"] == ["refresh_token"]
     assert gcloud["requests"][0]["headers"]["authorization"] == f"Bearer {TOKEN}"
-    refused = _fixture("vertex_adc_refused")
+    refused = recorded("vertex_adc_refused")
     assert refused["requests"] == [] and len(refused["tokenRequests"]) == 1
     last = refused["messages"][-1]
     assert (last["stopReason"], last["errorMessage"]) == ("error", "invalid_grant: Invalid JWT Signature.")
