@@ -175,14 +175,14 @@ def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | N
         except orjson.JSONDecodeError:
             continue
         if isinstance(entry, dict):
-            _absorb(s, entry, with_texts)
+            absorb_entry(s, entry, with_texts)
     s.message_count += count
     if any_activity:
         s.last_activity = max(s.last_activity or 0, latest)
     return s
 
 
-def _absorb(s: ScannedSession, entry: dict[str, Any], with_texts: bool) -> None:
+def absorb_entry(s: ScannedSession, entry: dict[str, Any], with_texts: bool) -> None:
     """One parsed entry, exactly as upstream's loop reads it."""
     etype = entry.get("type")
     if etype == "session_info":

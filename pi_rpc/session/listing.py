@@ -107,7 +107,8 @@ def _iso(dt: datetime | None) -> str | None:
     return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-def _from_ms(ms: float) -> datetime:
+def datetime_from_ms(ms: float) -> datetime:
+    """A listing's ``modified``/``created`` time from epoch milliseconds (UTC)."""
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
@@ -192,7 +193,7 @@ def build_session_info(path: str, cwd_filter: str | None = None, *, with_texts: 
         SUMMARY_CACHE.put(path, key, info)
     else:
         info = cached[0]
-    if info is None or (cwd_filter is not None and not _cwd_matches(info.cwd, cwd_filter)):
+    if info is None or (cwd_filter is not None and not cwd_matches(info.cwd, cwd_filter)):
         return None
     return info
 
@@ -207,11 +208,11 @@ def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo
     header = scanned.header
     header_ms = iso_to_ms(header.get("timestamp"))
     if scanned.last_activity is not None and scanned.last_activity > 0:
-        modified = _from_ms(scanned.last_activity)
+        modified = datetime_from_ms(scanned.last_activity)
     elif header_ms is not None:
-        modified = _from_ms(header_ms)
+        modified = datetime_from_ms(header_ms)
     else:
-        modified = _from_ms(stat.st_mtime * 1000)
+        modified = datetime_from_ms(stat.st_mtime * 1000)
     cwd = header.get("cwd")
     parent = header.get("parentSession")
     return SessionInfo(
@@ -220,7 +221,7 @@ def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo
         cwd=cwd if isinstance(cwd, str) else "",
         name=scanned.name,
         parent_session_path=parent if isinstance(parent, str) else None,
-        created=_from_ms(header_ms) if header_ms is not None else None,
+        created=datetime_from_ms(header_ms) if header_ms is not None else None,
         modified=modified,
         message_count=scanned.message_count,
         first_message=scanned.first_message or "(no messages)",
@@ -229,7 +230,8 @@ def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo
     )
 
 
-def _cwd_matches(session_cwd: Any, cwd: str) -> bool:
+def cwd_matches(session_cwd: Any, cwd: str) -> bool:
+    """Whether a session's stored cwd is ``cwd`` (both resolved; an empty or missing one never is)."""
     return isinstance(session_cwd, str) and session_cwd != "" and _resolve(session_cwd) == _resolve(cwd)
 
 
@@ -287,7 +289,7 @@ def find_most_recent(session_dir: str, cwd: str | None = None) -> str | None:
     files.sort(key=lambda t: t[0], reverse=True)
     for _, path in files:
         header = read_header(path)
-        if header is not None and (cwd is None or _cwd_matches(header.get("cwd"), cwd)):
+        if header is not None and (cwd is None or cwd_matches(header.get("cwd"), cwd)):
             return path
     return None
 
@@ -299,7 +301,7 @@ def find_by_id(session_dir: str, session_id: str, cwd: str | None = None) -> str
         header = read_header(path)
         if header is None or header.get("id") != session_id:
             continue
-        if cwd is not None and not _cwd_matches(header.get("cwd"), cwd):
+        if cwd is not None and not cwd_matches(header.get("cwd"), cwd):
             continue
         return path
     return None

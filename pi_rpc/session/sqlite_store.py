@@ -49,7 +49,7 @@ from urllib.parse import quote
 from pi_rpc.session.backlog import WriteBacklog
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
-from pi_rpc.session.info_scan import ScannedSession, _absorb, scan_session
+from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import read_and_index
 from pi_rpc.session.lock import SessionLock, holder_pid
@@ -465,7 +465,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
 
     def _prepare(self, entry: Entry) -> Row:
         if self._summary is not None:
-            _absorb(self._summary, entry, False)
+            absorb_entry(self._summary, entry, False)
         return _row_of(entry)
 
     def _write_new(self, entries: Sequence[Entry]) -> None:
@@ -521,7 +521,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
         summary = ScannedSession(header)
         rows: list[Row] = []
         for entry in entries[1:]:
-            _absorb(summary, entry, False)
+            absorb_entry(summary, entry, False)
             rows.append(_row_of(entry))
         return header, rows, summary
 
@@ -624,7 +624,7 @@ class SqliteBackend:
         """The sessions created in ``session_dir``, newest ``modified`` first, as
         ``listing.list_sessions`` lists a folder (the summary from the indexed columns;
         ``with_texts`` reads each session's lines for its message texts)."""
-        from pi_rpc.session.listing import SessionInfo, _cwd_matches, _from_ms
+        from pi_rpc.session.listing import SessionInfo, cwd_matches, datetime_from_ms
 
         out: list[SessionInfo] = []
         with self._reading() as conn:
@@ -637,7 +637,7 @@ class SqliteBackend:
                 (_normdir(session_dir),),
             ).fetchall()
             if cwd_filter is not None:
-                rows = [row for row in rows if _cwd_matches(row[1], cwd_filter)]
+                rows = [row for row in rows if cwd_matches(row[1], cwd_filter)]
             texts_of = self._texts(conn, _normdir(session_dir)) if with_texts else {}
             _rollback(conn)
             for session_id, cwd, created_at, parent, name, count, first, modified in rows:
@@ -650,8 +650,8 @@ class SqliteBackend:
                         cwd=cwd,
                         name=name,
                         parent_session_path=parent,
-                        created=_from_ms(created_ms) if created_ms is not None else None,
-                        modified=_from_ms(modified),
+                        created=datetime_from_ms(created_ms) if created_ms is not None else None,
+                        modified=datetime_from_ms(modified),
                         message_count=count,
                         first_message=first or "(no messages)",
                         all_messages_text=" ".join(texts),
@@ -681,7 +681,7 @@ class SqliteBackend:
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
         """``--continue``: the session of ``session_dir`` written last (with ``cwd``, only
         sessions of that cwd)."""
-        from pi_rpc.session.listing import _cwd_matches
+        from pi_rpc.session.listing import cwd_matches
 
         with self._reading() as conn:
             if conn is None:
@@ -689,12 +689,12 @@ class SqliteBackend:
             for session_id, session_cwd in conn.execute(
                 "SELECT id, cwd FROM sessions WHERE dir = ? ORDER BY written_at DESC, id DESC", (_normdir(session_dir),)
             ):
-                if cwd is None or _cwd_matches(session_cwd, cwd):
+                if cwd is None or cwd_matches(session_cwd, cwd):
                     return self._locator(session_id)
         return None
 
     def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
-        from pi_rpc.session.listing import _cwd_matches
+        from pi_rpc.session.listing import cwd_matches
 
         with self._reading() as conn:
             if conn is None:
@@ -702,7 +702,7 @@ class SqliteBackend:
             row = conn.execute(
                 "SELECT cwd FROM sessions WHERE id = ? AND dir = ?", (session_id, _normdir(session_dir))
             ).fetchone()
-        if row is None or (cwd is not None and not _cwd_matches(row[0], cwd)):
+        if row is None or (cwd is not None and not cwd_matches(row[0], cwd)):
             return None
         return self._locator(session_id)
 
