@@ -388,6 +388,15 @@ class CompactionRunner:
             }
         )
 
+    def summary_request(self, model: Mapping[str, Any]) -> tuple[str | None, Any, RetrySettings]:
+        """What a summary request to ``model`` is sent with, as a compaction's: the provider's
+        key, the stream function, and the session's retry settings (branch summaries)."""
+        return (
+            self._registry.get_api_key(model["provider"]),
+            self._stream_fn,
+            summary_retry_settings(self._retry_policy),
+        )
+
     def reset_overflow(self) -> None:
         """A reply that fit, a new run or another context: the next overflow is a first one."""
         self.overflow_attempted = False

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any
 from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.compaction.errors import CompactionCancelled
-from pi_rpc.runtime.compaction_runner import Emit, ExtensionEmit, summary_retry_settings
+from pi_rpc.runtime.compaction_runner import Emit, ExtensionEmit
 from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WHILE_STREAMING, RuntimeCommandError
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
-    from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
 
 
@@ -32,9 +31,6 @@ class TreeNavigation:
         agent: Agent,
         store: Callable[[], SessionManager],
         settings: Settings,
-        registry: Any,  # pi_rpc.ai.models.ModelRegistry
-        stream_fn: Any,  # RuntimeOptions.stream_fn
-        retry_policy: RetryPolicy,
         compaction: CompactionRunner,
         is_streaming: Callable[[], bool],
         reload_context: Callable[[], None],
@@ -44,10 +40,7 @@ class TreeNavigation:
         self._agent = agent
         self._store = store  # a getter: session replacement swaps the store
         self._settings = settings
-        self._registry = registry
-        self._stream_fn = stream_fn
-        self._retry_policy = retry_policy
-        self._compaction = compaction
+        self._compaction = compaction  # counts the summary as compacting; sends summary requests
         self._is_streaming = is_streaming
         self._reload_context = reload_context
         self._emit = emit
@@ -131,18 +124,19 @@ class TreeNavigation:
 
                 try:
                     assert model is not None
+                    api_key, stream_fn, retry = self._compaction.summary_request(model)
                     summary = dict(
                         await generate_branch_summary(
                             entries,
                             model,
-                            self._registry.get_api_key(model["provider"]),
+                            api_key,
                             controller.signal,
                             custom_instructions,
                             replace_instructions,
                             self._settings.branch_summary_reserve_tokens,
-                            self._stream_fn,
+                            stream_fn,
                             on_retry,
-                            summary_retry_settings(self._retry_policy),
+                            retry,
                             session_id=store.session_id,
                         )
                     )
