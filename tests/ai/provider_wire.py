@@ -4,23 +4,22 @@ query, the headers that matter, the JSON body with the system prompt masked, ses
 masked) and the program's events (message updates as their assistant event, the final
 messages without timestamps or durations, retries without their delay).
 
-The stub replays scripted replies in order: SSE bytes, an HTTP error, or a stream that stops
-half-way by closing the connection (``drop=True``: chunked encoding left unterminated).
+The stub (``stub_server.ReplayServer``) replays scripted replies in order, the last one again
+when they run out: SSE bytes, an HTTP error, or a stream that stops half-way by closing the
+connection (``drop=True``: chunked encoding left unterminated).
 """
 
 from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.ai.stub_server import ReplayServer, Reply, Seen
 from tests.support.pi_process import PiProcess, isolated_env, upstream_argv
 
 UPSTREAM = upstream_argv()
@@ -63,84 +62,6 @@ def named_sse(*events: dict[str, Any]) -> bytes:
 
 
 @dataclass
-class Reply:
-    body: bytes = b""
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    content_type: str = "text/event-stream"
-    drop: bool = False  # send the body (chunked) and close without the final chunk
-
-
-class StubServer:
-    """Scripted replies in order (the last one repeats when they run out); every request seen."""
-
-    def __init__(self, replies: list[Reply]) -> None:
-        self.replies = list(replies)
-        self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode("utf-8", "replace")
-                with server.lock:
-                    server.requests.append(
-                        {
-                            "method": self.command,
-                            "path": self.path,
-                            "headers": {k.lower(): v for k, v in self.headers.items()},
-                            "body": body,
-                        }
-                    )
-                    reply = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
-                self.send_response(reply.status)
-                self.send_header("Content-Type", reply.content_type)
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                if reply.drop:
-                    self.send_header("Transfer-Encoding", "chunked")
-                    self.end_headers()
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(reply.body), reply.body))
-                    self.wfile.flush()
-                    time.sleep(0.2)  # the client reads the events before the connection goes
-                    self.close_connection = True
-                    return
-                self.send_header("Content-Length", str(len(reply.body)))
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.wfile.write(reply.body)
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> StubServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@dataclass
 class Outcome:
     """What one run did, reduced for comparison (``stderr`` for failure messages)."""
 
@@ -173,8 +94,8 @@ def _without_description(tool: Any) -> Any:
     return tool
 
 
-def _request_view(request: dict[str, Any], session_id: str) -> dict[str, Any]:
-    body = request["body"]
+def _request_view(request: Seen, session_id: str) -> dict[str, Any]:
+    body = request.body
     if isinstance(body, dict):
         body = dict(body)
         for key in ("messages", "input"):
@@ -188,8 +109,8 @@ def _request_view(request: dict[str, Any], session_id: str) -> dict[str, Any]:
         if isinstance(body.get("tools"), list):
             # Our built-in tools are described in our own words (protocol/README §8.14).
             body["tools"] = [_without_description(t) for t in body["tools"]]
-    headers = {k: v for k, v in request["headers"].items() if k in HEADERS_COMPARED}
-    return _clean({"method": request["method"], "path": request["path"], "headers": headers, "body": body}, session_id)
+    headers = {k: v for k, v in request.headers.items() if k in HEADERS_COMPARED}
+    return _clean({"method": request.method, "path": request.path, "headers": headers, "body": body}, session_id)
 
 
 def _event_view(record: dict[str, Any], session_id: str) -> Any:
@@ -242,7 +163,7 @@ def run_program(
     cwd.mkdir(exist_ok=True)
     for rel, text in (files or {}).items():
         (cwd / rel).write_text(text)
-    with StubServer(replies) as stub:
+    with ReplayServer(replies, repeat_last=True) as stub:
         extra = {k: v.replace("{stub}", stub.url) for k, v in (env or {}).items()}
         full_env = isolated_env(root, extra, faux=False)
         agent = Path(full_env["PI_CODING_AGENT_DIR"])

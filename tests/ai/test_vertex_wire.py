@@ -35,13 +35,13 @@ from tests.ai.provider_wire import (
     FIXTURES,
     UPSTREAM,
     Reply,
-    StubServer,
     assert_same_outcome,
     needs_upstream,
     recorded,
     run_program,
     sse,
 )
+from tests.ai.stub_server import ReplayServer
 from tests.ai.tls_intercept import Interceptor
 from tests.support.pi_process import OURS, PiProcess, isolated_env
 
@@ -529,7 +529,7 @@ def test_rpc_startup_and_api_key_turn_do_not_import_google_auth(tmp_path: Path) 
     and an API-key turn names the Vertex stream's code but no google module."""
     log = tmp_path / "imports.log"
     env = isolated_env(tmp_path, {**_CLEARED, **_KEY_ENV, "PYTHONPROFILEIMPORTTIME": "1"}, faux=False)
-    with StubServer([Reply(OK)]) as stub:
+    with ReplayServer([Reply(OK)], repeat_last=True) as stub:
         models = {"providers": {"google-vertex": {"baseUrl": stub.url}}}
         (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(json.dumps(models))
         with log.open("wb") as stderr:
