@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,22 @@ def assert_same_outcome(ours: dict[str, Any], expected: dict[str, Any]) -> None:
     """Requests, events and messages equal, each compared on its own so a failure names it."""
     for key in ("requests", "events", "messages"):
         assert ours[key] == expected[key], key
+
+
+def assert_loaded_only_when_used(api: str, module: str) -> None:
+    """In a fresh interpreter: ``api`` is registered at once, but ``module`` (and the HTTP stack)
+    load only when the provider is first asked for."""
+    code = (
+        "import sys\n"
+        "from pi_rpc.ai.stream import get_provider, registered_apis\n"
+        f"assert {api!r} in registered_apis()\n"
+        f"lazy = ({module!r}, 'httpx')\n"
+        "assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]\n"
+        f"assert get_provider({api!r}) is not None\n"
+        f"assert {module!r} in sys.modules\n"
+    )
+    env = {"PYTHONPATH": str(FIXTURES.parents[2]), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
 
 
 def closed_port() -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from tests.ai.provider_wire import (
     UPSTREAM,
     Outcome,
     Reply,
+    assert_loaded_only_when_used,
     assert_same_outcome,
     closed_port,
     needs_upstream,
@@ -543,17 +543,7 @@ def test_an_echoed_key_is_cut_out_of_errors_and_diagnostics() -> None:
 
 def test_provider_is_imported_only_when_used() -> None:
     """``pi-messages`` is registered at once but its module (and the HTTP stack) loads on first use."""
-    code = (
-        "import sys\n"
-        "from pi_rpc.ai.stream import get_provider, registered_apis\n"
-        "assert 'pi-messages' in registered_apis()\n"
-        "lazy = ('pi_rpc.ai.providers.pi_messages', 'httpx')\n"
-        "assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]\n"
-        "assert get_provider('pi-messages') is not None\n"
-        "assert 'pi_rpc.ai.providers.pi_messages' in sys.modules\n"
-    )
-    env = {"PYTHONPATH": str(FIXTURES.parents[2]), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+    assert_loaded_only_when_used("pi-messages", "pi_rpc.ai.providers.pi_messages")
 
 
 def _record() -> None:

@@ -30,6 +30,7 @@ from tests.ai.provider_wire import (
     UPSTREAM,
     Outcome,
     Reply,
+    assert_loaded_only_when_used,
     assert_same_outcome,
     closed_port,
     named_sse,
@@ -525,18 +526,8 @@ def test_strict_schema_as_constrained_sampling() -> None:
 
 def test_new_providers_are_imported_only_when_used() -> None:
     """Both APIs are registered at once but their modules (and the HTTP stack) load on first use."""
-    code = (
-        "import sys\n"
-        "from pi_rpc.ai.stream import get_provider, registered_apis\n"
-        "apis = registered_apis()\n"
-        "assert 'mistral-conversations' in apis and 'azure-openai-responses' in apis, apis\n"
-        "lazy = ('pi_rpc.ai.providers.mistral_conversations', 'pi_rpc.ai.providers.azure_openai_responses', 'httpx')\n"
-        "assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]\n"
-        "assert get_provider('mistral-conversations') is not None\n"
-        "assert 'pi_rpc.ai.providers.mistral_conversations' in sys.modules\n"
-    )
-    env = {"PYTHONPATH": str(FIXTURES.parents[2]), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+    assert_loaded_only_when_used("mistral-conversations", "pi_rpc.ai.providers.mistral_conversations")
+    assert_loaded_only_when_used("azure-openai-responses", "pi_rpc.ai.providers.azure_openai_responses")
 
 
 def _record() -> None:
