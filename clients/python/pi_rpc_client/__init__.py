@@ -7,15 +7,25 @@
 
 The async flavour (anyio; ``pip install 'pi-rpc-client[async]'``) lives in ``pi_rpc_client.aio``;
 ``pi_rpc_client.AsyncRpcClient`` imports it on first access, so the sync client stays stdlib-only.
+
+Many sessions in one process (pi_rpc): ``chat = pi.open_session(cwd=...)`` returns a
+:class:`SessionHandle` with the same command methods, bound to its handle, and its own events.
 """
 
 from .client import EventStream, PromptResult, RpcClient
-from .commands import BEYOND_UPSTREAM_COMMAND_TYPES, COMMAND_TYPES, JSON_NULL
+from .commands import (
+    BEYOND_UPSTREAM_COMMAND_TYPES,
+    COMMAND_TYPES,
+    JSON_NULL,
+    PROCESS_COMMAND_TYPES,
+    SESSION_HANDLE_COMMAND_TYPES,
+)
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .handles import DEFAULT_HANDLE, SessionHandle
 from .sequence import EventsLost, SeqTracker, SequencedEvents
 
-_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents")
+_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents", "AsyncSessionHandle")
 
 
 def __getattr__(name: str) -> object:
@@ -30,10 +40,12 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "BEYOND_UPSTREAM_COMMAND_TYPES",
     "COMMAND_TYPES",
+    "DEFAULT_HANDLE",
     "EventStream",
     "EventsLost",
     "JSON_NULL",
     "LineSplitter",
+    "PROCESS_COMMAND_TYPES",
     "PromptResult",
     "RpcClient",
     "RpcCommandError",
@@ -41,8 +53,10 @@ __all__ = [
     "RpcProcessExited",
     "RpcProtocolError",
     "RpcTimeoutError",
+    "SESSION_HANDLE_COMMAND_TYPES",
     "SeqTracker",
     "SequencedEvents",
+    "SessionHandle",
     "decode_record",
     "encode_record",
 ]

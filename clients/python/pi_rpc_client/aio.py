@@ -26,9 +26,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("pi_rpc_client.aio needs anyio: pip install 'pi-rpc-client[async]'") from exc
 
 from .client import PromptResult, _key
-from .commands import AsyncCommandsMixin, Post, Record, Timeout, build_command
+from .commands import AsyncCommandsMixin, Post, Record, Timeout, _ProcessCommandSet, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .handles import DEFAULT_HANDLE, belongs_to, open_session_command
 from .sequence import EventsLost, SeqTracker
 
 EventListener = Callable[[Record], Awaitable[None] | None]
@@ -52,15 +53,19 @@ class AsyncEventStream:
     subscribe *before* sending the command whose events you want. ``async for`` ends when the process
     is gone. Used bare (``async for ev in client.events()``) the subscription closes when the loop is
     left; inside ``with client.events() as stream:`` it stays open until the ``with`` block ends.
+    With ``accept`` it keeps only the records it accepts (one session handle's).
     """
 
-    def __init__(self, client: "AsyncRpcClient") -> None:
+    def __init__(self, client: "AsyncRpcClient", accept: Callable[[Record], bool] | None = None) -> None:
         self._client = client
+        self._accept = accept
         self._send, self._recv = anyio.create_memory_object_stream[Record](math.inf)
         self._managed = False
         self.closed = False
 
     def _push(self, rec: Record) -> None:
+        if self._accept is not None and not self._accept(rec):
+            return
         try:
             self._send.send_nowait(rec)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -254,6 +259,13 @@ class AsyncSequencedEvents:
         self.close()
 
 
+def _only(accept: Callable[[Record], bool], listener: EventListener) -> EventListener:
+    def filtered(rec: Record) -> Awaitable[None] | None:
+        return listener(rec) if accept(rec) else None
+
+    return filtered
+
+
 async def _await_quietly(awaitable: Awaitable[Any]) -> None:
     try:
         await awaitable
@@ -261,11 +273,12 @@ async def _await_quietly(awaitable: Awaitable[Any]) -> None:
         pass
 
 
-class AsyncRpcClient(AsyncCommandsMixin):
+class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
     """Spawn ``argv`` (e.g. ``["pi", "--mode", "rpc"]``) and talk JSONL to it, asynchronously.
 
     ``async with AsyncRpcClient(argv) as pi: await pi.get_state()``; or ``await start()`` / ``await aclose()``
     from the same task. The 33 command methods are coroutines with the sync client's signatures.
+    ``await open_session(...)`` hosts another session in the process (:class:`AsyncSessionHandle`).
     """
 
     def __init__(
@@ -485,9 +498,10 @@ class AsyncRpcClient(AsyncCommandsMixin):
         return RpcProcessExited(code, self.stderr_text[-4000:], context)
 
     # ------------------------------------------------------------------ events
-    def events(self) -> AsyncEventStream:
-        """Subscribe to records from now on (events, extension UI requests, uncorrelated responses)."""
-        s = AsyncEventStream(self)
+    def events(self, *, handle: str | None = None) -> AsyncEventStream:
+        """Subscribe to records from now on (events, extension UI requests, uncorrelated responses);
+        with ``handle``, only that session's (for ``"default"``: the untagged records too)."""
+        s = AsyncEventStream(self, None if handle is None else belongs_to(handle))
         self._streams.append(s)
         if self._closed_stream:
             s._end()
@@ -521,12 +535,15 @@ class AsyncRpcClient(AsyncCommandsMixin):
 
         return unobserve
 
-    def on_event(self, listener: EventListener) -> Callable[[], None]:
-        """Call ``listener(record)`` for every non-response record; returns unsubscribe.
+    def on_event(self, listener: EventListener, *, handle: str | None = None) -> Callable[[], None]:
+        """Call ``listener(record)`` for every non-response record (with ``handle``: that session's
+        only); returns unsubscribe.
 
         A plain function runs inline on the reader task (keep it quick, never block); a coroutine
         function runs as its own task, so it may await commands. Exceptions are swallowed.
         """
+        if handle is not None:
+            listener = _only(belongs_to(handle), listener)
         self._listeners.append(listener)
 
         def unsubscribe() -> None:
@@ -614,17 +631,39 @@ class AsyncRpcClient(AsyncCommandsMixin):
     ) -> PromptResult:
         """Send a prompt and collect events until ``agent_settled`` (not ``agent_end``: retries,
         compaction and queued follow-ups happen after it). A ``handled`` prompt returns at once.
-        ``timeout`` bounds the whole run."""
+        ``timeout`` bounds the whole run. With several sessions hosted, it is the ``"default"``
+        session's run (its records only)."""
+        return await self._run_prompt(
+            lambda: self.events(handle=DEFAULT_HANDLE),
+            self.request,
+            message,
+            images,
+            streaming_behavior=streaming_behavior,
+            timeout=timeout,
+        )
+
+    async def _run_prompt(
+        self,
+        subscribe: Callable[[], AsyncEventStream],
+        request: Callable[[Record, Timeout], Awaitable[Record]],
+        message: str,
+        images: list[Record] | None,
+        *,
+        streaming_behavior: str | None,
+        timeout: Timeout,
+    ) -> PromptResult:
+        # Shared by the client and its session handles: they differ in which records the
+        # subscription keeps and in the handle the request carries.
         if timeout is ...:
             timeout = self.default_timeout
         waiting_for = "response to prompt"
-        with self.events() as stream:
+        with subscribe() as stream:
             cmd = build_command(
                 "prompt", {"message": message, "images": images, "streamingBehavior": streaming_behavior}
             )
             try:
                 with anyio.fail_after(timeout):
-                    response = await self.request(cmd, None)
+                    response = await request(cmd, None)
                     disposition = (response.get("data") or {}).get("disposition")
                     result = PromptResult(response, disposition)
                     if disposition == "handled":
@@ -640,10 +679,104 @@ class AsyncRpcClient(AsyncCommandsMixin):
                     raise
                 raise RpcTimeoutError(waiting_for, timeout or 0.0) from None
 
+    # ------------------------------------------------------------------ session handles (pi_rpc)
+    async def open_session(
+        self,
+        cwd: str | os.PathLike[str] | None = None,
+        session_path: str | os.PathLike[str] | None = None,
+        model: str | None = None,
+        thinking_level: str | None = None,
+        no_session: bool | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> "AsyncSessionHandle":
+        """Host another session in this process; as :meth:`RpcClient.open_session`."""
+        command = open_session_command(
+            None if cwd is None else os.fspath(cwd),
+            None if session_path is None else os.fspath(session_path),
+            model,
+            thinking_level,
+            no_session,
+        )
+        return AsyncSessionHandle(self, (await self.request(command, timeout)).get("data") or {})
+
+    def session_handle(self, handle: str = DEFAULT_HANDLE) -> "AsyncSessionHandle":
+        """A handle object for a session already open (``"default"``, or one from
+        :meth:`list_open_sessions`), without a request."""
+        return AsyncSessionHandle(self, {"handle": handle})
+
+
+class AsyncSessionHandle(AsyncCommandsMixin):
+    """:class:`pi_rpc_client.handles.SessionHandle` on anyio: the client's per-session command methods
+    as coroutines, bound to ``handle``; ``events()``, ``on_event()``, ``prompt_and_wait()`` of this
+    session only; ``await close()`` (or ``async with``) sends ``close_session``."""
+
+    def __init__(self, client: AsyncRpcClient, info: Record) -> None:
+        self.client = client
+        self.handle: str = str(info["handle"])
+        self.session_id: str | None = info.get("sessionId")
+        self.session_file: str | None = info.get("sessionFile")
+        self.cwd: str | None = info.get("cwd")
+        self.closed = False
+
+    def __repr__(self) -> str:
+        closed = ", closed" if self.closed else ""
+        return f"AsyncSessionHandle({self.handle!r}, session_id={self.session_id!r}{closed})"
+
+    @property
+    def default_timeout(self) -> float | None:
+        return self.client.default_timeout
+
+    async def request(self, command: Record, timeout: Timeout = ..., *, check: bool = True) -> Record:
+        """:meth:`AsyncRpcClient.request` for this handle (``handle`` set unless the record has one)."""
+        return await self.client.request(
+            {**command, "handle": command.get("handle", self.handle)}, timeout, check=check
+        )
+
+    async def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:
+        data = (await self.request(build_command(type_, fields), timeout)).get("data")
+        return data if post is None else post(data)
+
+    def events(self) -> AsyncEventStream:
+        """Subscribe to this handle's records from now on."""
+        return self.client.events(handle=self.handle)
+
+    def on_event(self, listener: EventListener) -> Callable[[], None]:
+        """``listener(record)`` for each of this handle's records; returns unsubscribe."""
+        return self.client.on_event(listener, handle=self.handle)
+
+    async def prompt_and_wait(
+        self,
+        message: str,
+        images: list[Record] | None = None,
+        *,
+        streaming_behavior: str | None = None,
+        timeout: Timeout = ...,
+    ) -> PromptResult:
+        """:meth:`AsyncRpcClient.prompt_and_wait` in this session."""
+        return await self.client._run_prompt(
+            self.events, self.request, message, images, streaming_behavior=streaming_behavior, timeout=timeout
+        )
+
+    async def close(self, *, timeout: Timeout = ...) -> None:
+        """``close_session`` (idempotent); ``"default"`` cannot be closed."""
+        if self.closed:
+            return
+        await self.client.close_session(self.handle, timeout=timeout)
+        self.closed = True
+
+    async def __aenter__(self) -> "AsyncSessionHandle":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if not self.closed and self.client.returncode is None:
+            await self.close()
+
 
 __all__ = [
     "AsyncEventStream",
     "AsyncRpcClient",
+    "AsyncSessionHandle",
     "AsyncSequencedEvents",
     "EventsLost",
     "PromptResult",

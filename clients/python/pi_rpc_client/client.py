@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from types import EllipsisType
 from typing import Any
 
-from .commands import CommandsMixin, build_command
+from .commands import CommandsMixin, _ProcessCommandSet, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
+from .handles import DEFAULT_HANDLE, SessionHandle, belongs_to, open_session_command
 from .sequence import SequencedEvents
 
 Record = dict[str, Any]
@@ -33,6 +34,14 @@ _EXITED = object()  # sentinel pushed to subscriptions when the stream ends
 def _key(request_id: Any) -> str:
     # ids may be any JSON value and are echoed verbatim; compare by canonical JSON
     return json.dumps(request_id, sort_keys=True, ensure_ascii=False)
+
+
+def _only(accept: Callable[[Record], bool], listener: EventListener) -> EventListener:
+    def filtered(rec: Record) -> None:
+        if accept(rec):
+            listener(rec)
+
+    return filtered
 
 
 class _Pending:
@@ -49,16 +58,19 @@ class EventStream:
     """A subscription to every record that is not a correlated response (events, UI requests, stray responses).
 
     Created by :meth:`RpcClient.events`; buffers from the moment it is created, so subscribe *before*
-    sending the command whose events you want.
+    sending the command whose events you want. With ``accept`` it keeps only the records it accepts
+    (one session handle's).
     """
 
-    def __init__(self, client: "RpcClient") -> None:
+    def __init__(self, client: "RpcClient", accept: Callable[[Record], bool] | None = None) -> None:
         self._client = client
+        self._accept = accept
         self._q: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.closed = False
 
     def _push(self, item: Any) -> None:
-        self._q.put(item)
+        if self._accept is None or item is _EXITED or self._accept(item):
+            self._q.put(item)
 
     def next(self, timeout: float | None = None) -> Record:
         """Next record; RpcTimeoutError after ``timeout`` s, RpcProcessExited when the stream ended."""
@@ -144,10 +156,11 @@ class PromptResult:
         return ""
 
 
-class RpcClient(CommandsMixin):
+class RpcClient(CommandsMixin, _ProcessCommandSet):
     """Spawn ``argv`` (e.g. ``["pi", "--mode", "rpc"]``) and talk JSONL to it.
 
-    Use as a context manager, or call :meth:`start` / :meth:`close`.
+    Use as a context manager, or call :meth:`start` / :meth:`close`. Commands go to the process's
+    first session (``"default"``); :meth:`open_session` hosts more in the same process (pi_rpc).
     """
 
     def __init__(
@@ -366,9 +379,10 @@ class RpcClient(CommandsMixin):
         return RpcProcessExited(code, self.stderr_text[-4000:], context)
 
     # ------------------------------------------------------------------ events
-    def events(self) -> EventStream:
-        """Subscribe to records from now on (events, extension UI requests, uncorrelated responses)."""
-        s = EventStream(self)
+    def events(self, *, handle: str | None = None) -> EventStream:
+        """Subscribe to records from now on (events, extension UI requests, uncorrelated responses);
+        with ``handle``, only that session's (for ``"default"``: the untagged records too)."""
+        s = EventStream(self, None if handle is None else belongs_to(handle))
         with self._state_lock:
             self._streams.append(s)
             ended = self._closed_stream
@@ -414,8 +428,11 @@ class RpcClient(CommandsMixin):
 
         return unobserve
 
-    def on_event(self, listener: EventListener) -> Callable[[], None]:
-        """Call ``listener(record)`` on the reader thread for every non-response record; returns unsubscribe."""
+    def on_event(self, listener: EventListener, *, handle: str | None = None) -> Callable[[], None]:
+        """Call ``listener(record)`` on the reader thread for every non-response record (with ``handle``:
+        that session's only); returns unsubscribe."""
+        if handle is not None:
+            listener = _only(belongs_to(handle), listener)
         with self._state_lock:
             self._listeners.append(listener)
 
@@ -490,6 +507,35 @@ class RpcClient(CommandsMixin):
     def _call(self, type_: str, timeout: Timeout = ..., **fields: Any) -> Any:
         return self.request(build_command(type_, fields), timeout).get("data")
 
+    # ------------------------------------------------------------------ session handles (pi_rpc)
+    def open_session(
+        self,
+        cwd: str | os.PathLike[str] | None = None,
+        session_path: str | os.PathLike[str] | None = None,
+        model: str | None = None,
+        thinking_level: str | None = None,
+        no_session: bool | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> SessionHandle:
+        """Host another session in this process (``open_session``): a new one, or the one at
+        ``session_path``; ``model`` is ``"provider/id"``. Returns its :class:`SessionHandle`, whose
+        methods and events are that session's. Refused (RpcCommandError) past ``--max-sessions`` or
+        when another writer holds ``session_path``."""
+        command = open_session_command(
+            None if cwd is None else os.fspath(cwd),
+            None if session_path is None else os.fspath(session_path),
+            model,
+            thinking_level,
+            no_session,
+        )
+        return SessionHandle(self, self.request(command, timeout).get("data") or {})
+
+    def session_handle(self, handle: str = DEFAULT_HANDLE) -> SessionHandle:
+        """A handle object for a session already open (``"default"``, or one from
+        :meth:`list_open_sessions`), without a request."""
+        return SessionHandle(self, {"handle": handle})
+
     # ------------------------------------------------------------------ runs
     def prompt_and_wait(
         self,
@@ -500,17 +546,40 @@ class RpcClient(CommandsMixin):
         timeout: Timeout = ...,
     ) -> PromptResult:
         """Send a prompt and collect events until ``agent_settled`` (not ``agent_end``: retries,
-        compaction and queued follow-ups happen after it). A ``handled`` prompt returns at once."""
+        compaction and queued follow-ups happen after it). A ``handled`` prompt returns at once.
+        In a process hosting several sessions it is the ``"default"`` session's run (its records
+        only); a :class:`SessionHandle` has the same method for its own session."""
+        return self._run_prompt(
+            lambda: self.events(handle=DEFAULT_HANDLE),
+            self.request,
+            message,
+            images,
+            streaming_behavior=streaming_behavior,
+            timeout=timeout,
+        )
+
+    def _run_prompt(
+        self,
+        subscribe: Callable[[], EventStream],
+        request: Callable[[Record, Timeout], Record],
+        message: str,
+        images: list[Record] | None,
+        *,
+        streaming_behavior: str | None,
+        timeout: Timeout,
+    ) -> PromptResult:
+        # Shared by the client and its session handles: they differ in which records the
+        # subscription keeps and in the handle the request carries.
         if timeout is ...:
             timeout = self.default_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self.events() as stream:
+        with subscribe() as stream:
             cmd: Record = {"type": "prompt", "message": message}
             if images is not None:
                 cmd["images"] = images
             if streaming_behavior is not None:
                 cmd["streamingBehavior"] = streaming_behavior
-            response = self.request(cmd, timeout)
+            response = request(cmd, timeout)
             disposition = (response.get("data") or {}).get("disposition")
             result = PromptResult(response, disposition)
             if disposition == "handled":
@@ -528,4 +597,12 @@ class RpcClient(CommandsMixin):
                     return result
 
 
-__all__ = ["RpcClient", "EventStream", "PromptResult", "RpcCommandError", "RpcTimeoutError", "RpcProcessExited"]
+__all__ = [
+    "RpcClient",
+    "EventStream",
+    "PromptResult",
+    "RpcCommandError",
+    "RpcTimeoutError",
+    "RpcProcessExited",
+    "SessionHandle",
+]

@@ -11,6 +11,11 @@ Each command is written once (in ``_CommandSet``), as a method that calls
 ``self._command(type, timeout, post, **fields)``. The sync client's ``_command`` returns ``post(data)``; the
 async client's is a coroutine. The ``_Command`` descriptor hands out the plain method on sync clients and an
 ``async def`` wrapper (same signature and docstring) on async ones, and tells type checkers the same.
+
+The per-session commands (``_CommandSet``) are also the methods of a session handle object
+(:mod:`pi_rpc_client.handles`), whose ``_command`` adds ``"handle"``; the process-wide ones
+(``_ProcessCommandSet``: protocol info, event options and replay, the handle commands) are on the
+clients only.
 """
 
 from __future__ import annotations
@@ -77,6 +82,14 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "navigate_tree",
     "set_label",
 )
+
+
+# Many sessions in one process (pi_rpc, issue 24): ``open_session`` returns a handle object
+# (``RpcClient.open_session``); every other command takes an optional ``handle``.
+SESSION_HANDLE_COMMAND_TYPES: tuple[str, ...] = ("open_session", "close_session", "list_open_sessions")
+
+# Commands of the process, not of one session: a session handle object does not have them.
+PROCESS_COMMAND_TYPES: tuple[str, ...] = ("get_protocol_info", "set_event_options", "get_events")
 
 
 class _JsonNull:
@@ -311,24 +324,6 @@ class _CommandSet:
 
     # -- beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream") ---------------------
     @_Command
-    def get_protocol_info(self, *, timeout: Timeout = ...) -> Record:
-        """``{name, version, protocolVersion, upstreamCompat, commands, events, limits, features}``."""
-        return self._command("get_protocol_info", timeout, None)
-
-    @_Command
-    def set_event_options(
-        self, seq: bool | None = None, run_id: bool | None = None, *, timeout: Timeout = ...
-    ) -> Record:
-        """Turn ``seq`` / ``runId`` on or off (None leaves one as it is); returns the effective
-        ``{seq, runId}``. :meth:`sequenced_events` does this and recovers gaps for you."""
-        return self._command("set_event_options", timeout, None, seq=seq, runId=run_id)
-
-    @_Command
-    def get_events(self, since_seq: int, *, timeout: Timeout = ...) -> Record:
-        """``{events, lastSeq, truncated}``: the events numbered above ``since_seq`` (seq must be on)."""
-        return self._command("get_events", timeout, None, sinceSeq=since_seq)
-
-    @_Command
     def list_sessions(
         self,
         scope: Literal["cwd", "all"] | None = None,
@@ -376,6 +371,53 @@ class _CommandSet:
         return self._command(
             "set_label", timeout, _nothing, entryId=entry_id, label=JSON_NULL if label is None else label
         )
+
+
+class _ProcessCommandSet:
+    """Commands about the process rather than one hosted session: the protocol description, event
+    options and replay (one numbering across all sessions), and the session handles. On the client
+    only; a session handle object (:mod:`pi_rpc_client.handles`) has the per-session commands."""
+
+    def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    @_Command
+    def get_protocol_info(self, *, timeout: Timeout = ...) -> Record:
+        """``{name, version, protocolVersion, upstreamCompat, commands, events, limits, features}``."""
+        return self._command("get_protocol_info", timeout, None)
+
+    @_Command
+    def set_event_options(
+        self,
+        seq: bool | None = None,
+        run_id: bool | None = None,
+        handle: bool | None = None,
+        *,
+        timeout: Timeout = ...,
+    ) -> Record:
+        """Turn ``seq`` / ``runId`` / ``handle`` on or off (None leaves one as it is); returns the
+        effective options. ``handle`` tags the ``"default"`` session's events with ``"handle"`` too
+        (other sessions' events always carry it). :meth:`sequenced_events` turns ``seq`` on and
+        recovers gaps for you."""
+        return self._command("set_event_options", timeout, None, seq=seq, runId=run_id, handle=handle)
+
+    @_Command
+    def get_events(self, since_seq: int, *, timeout: Timeout = ...) -> Record:
+        """``{events, lastSeq, truncated}``: the events numbered above ``since_seq`` (seq must be on)."""
+        return self._command("get_events", timeout, None, sinceSeq=since_seq)
+
+    # -- session handles (pi_rpc; protocol/README.md, issue 24) -----------------------------------
+    @_Command
+    def list_open_sessions(self, *, timeout: Timeout = ...) -> list[Record]:
+        """The sessions this process hosts: ``{handle, sessionId, sessionFile, cwd, model, isStreaming,
+        pendingMessageCount}`` each (``"default"`` first)."""
+        return self._command("list_open_sessions", timeout, _list_field("sessions"))
+
+    @_Command
+    def close_session(self, handle: str, *, timeout: Timeout = ...) -> None:
+        """Abort, settle, flush and release the session at ``handle`` (not ``"default"``); no event of
+        it follows. :meth:`SessionHandle.close` does this for a handle object."""
+        return self._command("close_session", timeout, _nothing, handle=handle)
 
 
 class CommandsMixin(_CommandSet):
