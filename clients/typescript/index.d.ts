@@ -20,6 +20,16 @@ export type RpcRecord = Event | Response;
 export declare const COMMAND_TYPES: readonly Command["type"][];
 /** Commands beyond upstream 1.6 (pi_rpc only). */
 export declare const BEYOND_UPSTREAM_COMMAND_TYPES: readonly Command["type"][];
+/** open_session, close_session, list_open_sessions (pi_rpc: many sessions in one process). */
+export declare const SESSION_HANDLE_COMMAND_TYPES: readonly string[];
+/** Commands of the process, not of one session (a SessionHandle does not have them). */
+export declare const PROCESS_COMMAND_TYPES: readonly string[];
+/** The handle of the process's first session. */
+export declare const DEFAULT_HANDLE: "default";
+/** Method names a SessionHandle borrows from PiRpcClient. */
+export declare const SESSION_METHODS: readonly SessionMethodName[];
+/** Predicate: the records of one handle (for "default" also the untagged ones). */
+export declare function belongsTo(handle: string): (record: RpcRecord) => boolean;
 
 export declare class RpcError extends Error {}
 export declare class RpcCommandError extends RpcError {
@@ -97,6 +107,27 @@ export interface PiRpcClientOptions {
   onStderr?: (chunk: Buffer) => void;
 }
 export interface CallOptions { timeoutMs?: number | null }
+export interface OpenSessionOptions extends CallOptions {
+  /** Working directory of the session's tools (default: the process's). */
+  cwd?: string;
+  /** Open this session file instead of a new session (refused while another writer holds it). */
+  sessionPath?: string;
+  /** "provider/id". */
+  model?: string;
+  thinkingLevel?: ThinkingLevel;
+  /** No session file (in-memory only). */
+  noSession?: boolean;
+}
+/** One entry of listOpenSessions(). */
+export interface OpenSessionInfo {
+  handle: string;
+  sessionId: string;
+  sessionFile: string | null;
+  cwd: string;
+  model: ModelInfo | string | null;
+  isStreaming: boolean;
+  pendingMessageCount: number;
+}
 export interface PromptResult { response: Response; disposition: PromptDisposition | undefined; events: RpcRecord[] }
 
 export declare class PiRpcClient {
@@ -110,8 +141,9 @@ export declare class PiRpcClient {
   readonly protocolErrors: { line: string; reason: string }[];
   start(): Promise<this>;
   close(opts?: { timeoutMs?: number }): Promise<number | null>;
-  events(): EventStream;
-  onEvent(listener: (record: RpcRecord) => void): () => void;
+  /** With `handle`: that session's records only. */
+  events(opts?: { handle?: string }): EventStream;
+  onEvent(listener: (record: RpcRecord) => void, opts?: { handle?: string }): () => void;
   sendRaw(data: string | Uint8Array): Promise<void>;
   notify(record: Record<string, unknown>): Promise<void>;
   newId(): string;
@@ -155,7 +187,8 @@ export declare class PiRpcClient {
   // beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream"). abort() resolves to the outcome
   // ("aborted" | "idle") from pi_rpc and to null from upstream.
   getProtocolInfo(opts?: CallOptions): Promise<ProtocolInfoData>;
-  setEventOptions(opts?: CallOptions & { seq?: boolean; runId?: boolean }): Promise<EventOptionsData>;
+  /** `handle: true` tags the "default" session's events with "handle" too. */
+  setEventOptions(opts?: CallOptions & { seq?: boolean; runId?: boolean; handle?: boolean }): Promise<EventOptionsData>;
   getEvents(sinceSeq: number, opts?: CallOptions): Promise<EventsData>;
   listSessions(opts?: CallOptions & { scope?: "cwd" | "all"; limit?: number; query?: string }): Promise<SessionSummary[]>;
   renameSession(sessionPath: string, name: string, opts?: CallOptions): Promise<void>;
@@ -164,5 +197,43 @@ export declare class PiRpcClient {
   setLabel(entryId: string, label: string | null, opts?: CallOptions): Promise<void>;
   /** Turn seq on (runId too when given) and read events in order with gap recovery; `since` resumes. */
   sequencedEvents(opts?: CallOptions & { maxBuffer?: number; since?: number; runId?: boolean }): Promise<SequencedEventStream>;
+
+  // many sessions in one process (pi_rpc)
+  /** Host another session in this process; resolves to its handle object. */
+  openSession(opts?: OpenSessionOptions): Promise<SessionHandle>;
+  listOpenSessions(opts?: CallOptions): Promise<OpenSessionInfo[]>;
+  closeSession(handle: string, opts?: CallOptions): Promise<void>;
+  /** A handle object for a session already open ("default" by default), without a request. */
+  sessionHandle(handle?: string): SessionHandle;
+}
+
+/** Per-session methods of PiRpcClient, which a SessionHandle has too (bound to its handle). */
+export type SessionMethodName = Exclude<
+  keyof PiRpcClient,
+  | "process" | "pid" | "exitCode" | "stderr" | "unmatchedResponses" | "protocolErrors" | "start" | "close"
+  | "events" | "onEvent" | "sendRaw" | "notify" | "newId" | "request" | "getProtocolInfo" | "setEventOptions"
+  | "getEvents" | "sequencedEvents" | "openSession" | "listOpenSessions" | "closeSession" | "sessionHandle"
+>;
+
+/**
+ * One session hosted by the client's process (PiRpcClient.openSession): the client's per-session
+ * command methods (each request carries `handle`), its own events, close() = close_session.
+ */
+export interface SessionHandle extends Pick<PiRpcClient, SessionMethodName> {}
+export declare class SessionHandle {
+  constructor(client: PiRpcClient, info: { handle: string; sessionId?: string; sessionFile?: string | null; cwd?: string });
+  readonly client: PiRpcClient;
+  readonly handle: string;
+  /** As open_session answered (newSession/switchSession/fork change the session; ask getState()). */
+  readonly sessionId: string | undefined;
+  readonly sessionFile: string | null | undefined;
+  readonly cwd: string | undefined;
+  readonly closed: boolean;
+  request(command: Command | Record<string, unknown>, opts?: CallOptions & { check?: boolean }): Promise<Response>;
+  /** This handle's records from now on. */
+  events(): EventStream;
+  onEvent(listener: (record: RpcRecord) => void): () => void;
+  /** close_session (idempotent); "default" cannot be closed. */
+  close(opts?: CallOptions): Promise<void>;
 }
 export default PiRpcClient;

@@ -19,6 +19,19 @@ export const BEYOND_UPSTREAM_COMMAND_TYPES = Object.freeze([
   "delete_session", "navigate_tree", "set_label",
 ]);
 
+// Many sessions in one process (pi_rpc, issue 24): openSession returns a SessionHandle; every other
+// command takes an optional `handle`.
+export const SESSION_HANDLE_COMMAND_TYPES = Object.freeze(["open_session", "close_session", "list_open_sessions"]);
+// Commands of the process, not of one session: a SessionHandle does not have them.
+export const PROCESS_COMMAND_TYPES = Object.freeze(["get_protocol_info", "set_event_options", "get_events"]);
+export const DEFAULT_HANDLE = "default";
+
+/** The records of one handle: tagged with it; for "default" also the untagged ones. */
+export function belongsTo(handle) {
+  if (handle === DEFAULT_HANDLE) return (rec) => (rec.handle ?? DEFAULT_HANDLE) === DEFAULT_HANDLE;
+  return (rec) => rec.handle === handle;
+}
+
 export class RpcError extends Error {}
 
 /** Events after `sinceSeq` are no longer in the server's ring (get_events: truncated): rebuild from state. */
@@ -96,13 +109,17 @@ const EXITED = Symbol("exited");
 /** Buffered subscription to non-response records; async-iterable. Subscribe before sending. */
 export class EventStream {
   #client;
+  #accept;
   #queue = [];
   #waiters = [];
   closed = false;
-  constructor(client) {
+  /** `accept` (optional) keeps only the records it accepts (one session handle's). */
+  constructor(client, accept = null) {
     this.#client = client;
+    this.#accept = accept;
   }
   _push(item) {
+    if (this.#accept && item !== EXITED && !this.#accept(item)) return;
     const w = this.#waiters.shift();
     if (w) w(item);
     else this.#queue.push(item);
@@ -477,19 +494,27 @@ export class PiRpcClient {
     return stream._begin({ since, runId, timeoutMs: timeoutMs === undefined ? this.options.defaultTimeoutMs : timeoutMs });
   }
 
-  /** Subscribe to events/UI requests/uncorrelated responses from now on. */
-  events() {
-    const s = new EventStream(this);
+  /**
+   * Subscribe to events/UI requests/uncorrelated responses from now on; with `handle`, only that
+   * session's (for "default": the untagged records too).
+   */
+  events({ handle } = {}) {
+    const s = new EventStream(this, handle == null ? null : belongsTo(handle));
     this.#streams.add(s);
     if (this.#ended) s._push(EXITED);
     return s;
   }
   _unsubscribe(s) { this.#streams.delete(s); }
 
-  /** Listener runs for every non-response record; returns an unsubscribe function. */
-  onEvent(listener) {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  /** Listener runs for every non-response record (with `handle`: that session's); returns an unsubscribe function. */
+  onEvent(listener, { handle } = {}) {
+    let fn = listener;
+    if (handle != null) {
+      const accept = belongsTo(handle);
+      fn = (rec) => { if (accept(rec)) listener(rec); };
+    }
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
   }
 
   /** Write raw bytes/text to stdin (framing tests). */
@@ -546,7 +571,9 @@ export class PiRpcClient {
     });
   }
 
-  async #call(type, fields = {}, timeoutMs) {
+  // The command methods below call `this._call` and `this.request` only, so a SessionHandle borrows
+  // them unchanged (its `request` adds the handle).
+  async _call(type, fields = {}, timeoutMs) {
     const cmd = { type };
     for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) cmd[k] = v;
     const rec = await this.request(cmd, { timeoutMs });
@@ -555,77 +582,102 @@ export class PiRpcClient {
 
   // ---- the 33 commands (options object last; `timeoutMs` per call) ----
   async prompt(message, { images, streamingBehavior, timeoutMs } = {}) {
-    return (await this.#call("prompt", { message, images, streamingBehavior }, timeoutMs))?.disposition;
+    return (await this._call("prompt", { message, images, streamingBehavior }, timeoutMs))?.disposition;
   }
   async steer(message, { images, timeoutMs } = {}) {
-    return (await this.#call("steer", { message, images }, timeoutMs))?.disposition;
+    return (await this._call("steer", { message, images }, timeoutMs))?.disposition;
   }
   async followUp(message, { images, timeoutMs } = {}) {
-    return (await this.#call("follow_up", { message, images }, timeoutMs))?.disposition;
+    return (await this._call("follow_up", { message, images }, timeoutMs))?.disposition;
   }
   /** Resolves after the run settled: "aborted" or "idle" from pi_rpc, null from upstream (no data). */
-  async abort({ timeoutMs } = {}) { return (await this.#call("abort", {}, timeoutMs))?.outcome ?? null; }
-  clearQueue({ timeoutMs } = {}) { return this.#call("clear_queue", {}, timeoutMs); }
-  newSession({ parentSession, timeoutMs } = {}) { return this.#call("new_session", { parentSession }, timeoutMs); }
-  getState({ timeoutMs } = {}) { return this.#call("get_state", {}, timeoutMs); }
-  setModel(provider, modelId, { timeoutMs } = {}) { return this.#call("set_model", { provider, modelId }, timeoutMs); }
-  cycleModel({ timeoutMs } = {}) { return this.#call("cycle_model", {}, timeoutMs); }
-  async getAvailableModels({ timeoutMs } = {}) { return (await this.#call("get_available_models", {}, timeoutMs)).models; }
-  async setThinkingLevel(level, { timeoutMs } = {}) { await this.#call("set_thinking_level", { level }, timeoutMs); }
-  cycleThinkingLevel({ timeoutMs } = {}) { return this.#call("cycle_thinking_level", {}, timeoutMs); }
+  async abort({ timeoutMs } = {}) { return (await this._call("abort", {}, timeoutMs))?.outcome ?? null; }
+  clearQueue({ timeoutMs } = {}) { return this._call("clear_queue", {}, timeoutMs); }
+  newSession({ parentSession, timeoutMs } = {}) { return this._call("new_session", { parentSession }, timeoutMs); }
+  getState({ timeoutMs } = {}) { return this._call("get_state", {}, timeoutMs); }
+  setModel(provider, modelId, { timeoutMs } = {}) { return this._call("set_model", { provider, modelId }, timeoutMs); }
+  cycleModel({ timeoutMs } = {}) { return this._call("cycle_model", {}, timeoutMs); }
+  async getAvailableModels({ timeoutMs } = {}) { return (await this._call("get_available_models", {}, timeoutMs)).models; }
+  async setThinkingLevel(level, { timeoutMs } = {}) { await this._call("set_thinking_level", { level }, timeoutMs); }
+  cycleThinkingLevel({ timeoutMs } = {}) { return this._call("cycle_thinking_level", {}, timeoutMs); }
   async getAvailableThinkingLevels({ timeoutMs } = {}) {
-    return (await this.#call("get_available_thinking_levels", {}, timeoutMs)).levels;
+    return (await this._call("get_available_thinking_levels", {}, timeoutMs)).levels;
   }
-  async setSteeringMode(mode, { timeoutMs } = {}) { await this.#call("set_steering_mode", { mode }, timeoutMs); }
-  async setFollowUpMode(mode, { timeoutMs } = {}) { await this.#call("set_follow_up_mode", { mode }, timeoutMs); }
-  compact({ customInstructions, timeoutMs } = {}) { return this.#call("compact", { customInstructions }, timeoutMs); }
-  async setAutoCompaction(enabled, { timeoutMs } = {}) { await this.#call("set_auto_compaction", { enabled }, timeoutMs); }
-  async setAutoRetry(enabled, { timeoutMs } = {}) { await this.#call("set_auto_retry", { enabled }, timeoutMs); }
-  async abortRetry({ timeoutMs } = {}) { await this.#call("abort_retry", {}, timeoutMs); }
-  bash(command, { excludeFromContext, timeoutMs } = {}) { return this.#call("bash", { command, excludeFromContext }, timeoutMs); }
-  async abortBash({ timeoutMs } = {}) { await this.#call("abort_bash", {}, timeoutMs); }
-  getSessionStats({ timeoutMs } = {}) { return this.#call("get_session_stats", {}, timeoutMs); }
-  async exportHtml({ outputPath, timeoutMs } = {}) { return (await this.#call("export_html", { outputPath }, timeoutMs)).path; }
-  switchSession(sessionPath, { timeoutMs } = {}) { return this.#call("switch_session", { sessionPath }, timeoutMs); }
-  fork(entryId, { timeoutMs } = {}) { return this.#call("fork", { entryId }, timeoutMs); }
-  clone({ timeoutMs } = {}) { return this.#call("clone", {}, timeoutMs); }
-  async getForkMessages({ timeoutMs } = {}) { return (await this.#call("get_fork_messages", {}, timeoutMs)).messages; }
-  getEntries({ since, timeoutMs } = {}) { return this.#call("get_entries", { since }, timeoutMs); }
-  getTree({ timeoutMs } = {}) { return this.#call("get_tree", {}, timeoutMs); }
+  async setSteeringMode(mode, { timeoutMs } = {}) { await this._call("set_steering_mode", { mode }, timeoutMs); }
+  async setFollowUpMode(mode, { timeoutMs } = {}) { await this._call("set_follow_up_mode", { mode }, timeoutMs); }
+  compact({ customInstructions, timeoutMs } = {}) { return this._call("compact", { customInstructions }, timeoutMs); }
+  async setAutoCompaction(enabled, { timeoutMs } = {}) { await this._call("set_auto_compaction", { enabled }, timeoutMs); }
+  async setAutoRetry(enabled, { timeoutMs } = {}) { await this._call("set_auto_retry", { enabled }, timeoutMs); }
+  async abortRetry({ timeoutMs } = {}) { await this._call("abort_retry", {}, timeoutMs); }
+  bash(command, { excludeFromContext, timeoutMs } = {}) { return this._call("bash", { command, excludeFromContext }, timeoutMs); }
+  async abortBash({ timeoutMs } = {}) { await this._call("abort_bash", {}, timeoutMs); }
+  getSessionStats({ timeoutMs } = {}) { return this._call("get_session_stats", {}, timeoutMs); }
+  async exportHtml({ outputPath, timeoutMs } = {}) { return (await this._call("export_html", { outputPath }, timeoutMs)).path; }
+  switchSession(sessionPath, { timeoutMs } = {}) { return this._call("switch_session", { sessionPath }, timeoutMs); }
+  fork(entryId, { timeoutMs } = {}) { return this._call("fork", { entryId }, timeoutMs); }
+  clone({ timeoutMs } = {}) { return this._call("clone", {}, timeoutMs); }
+  async getForkMessages({ timeoutMs } = {}) { return (await this._call("get_fork_messages", {}, timeoutMs)).messages; }
+  getEntries({ since, timeoutMs } = {}) { return this._call("get_entries", { since }, timeoutMs); }
+  getTree({ timeoutMs } = {}) { return this._call("get_tree", {}, timeoutMs); }
   async getLastAssistantText({ timeoutMs } = {}) {
-    return (await this.#call("get_last_assistant_text", {}, timeoutMs))?.text ?? null;
+    return (await this._call("get_last_assistant_text", {}, timeoutMs))?.text ?? null;
   }
-  async setSessionName(name, { timeoutMs } = {}) { await this.#call("set_session_name", { name }, timeoutMs); }
-  async getMessages({ timeoutMs } = {}) { return (await this.#call("get_messages", {}, timeoutMs)).messages; }
-  async getCommands({ timeoutMs } = {}) { return (await this.#call("get_commands", {}, timeoutMs)).commands; }
+  async setSessionName(name, { timeoutMs } = {}) { await this._call("set_session_name", { name }, timeoutMs); }
+  async getMessages({ timeoutMs } = {}) { return (await this._call("get_messages", {}, timeoutMs)).messages; }
+  async getCommands({ timeoutMs } = {}) { return (await this._call("get_commands", {}, timeoutMs)).commands; }
 
   // ---- beyond upstream 1.6 (pi_rpc; protocol/README.md "Beyond upstream") ----
-  getProtocolInfo({ timeoutMs } = {}) { return this.#call("get_protocol_info", {}, timeoutMs); }
-  /** Turn seq / runId on or off (undefined leaves one as it is); resolves to the effective {seq, runId}. */
-  setEventOptions({ seq, runId, timeoutMs } = {}) { return this.#call("set_event_options", { seq, runId }, timeoutMs); }
-  /** {events, lastSeq, truncated}: the events numbered above sinceSeq (seq must be on). */
-  getEvents(sinceSeq, { timeoutMs } = {}) { return this.#call("get_events", { sinceSeq }, timeoutMs); }
-  async listSessions({ scope, limit, query, timeoutMs } = {}) {
-    return (await this.#call("list_sessions", { scope, limit, query }, timeoutMs)).sessions;
+  getProtocolInfo({ timeoutMs } = {}) { return this._call("get_protocol_info", {}, timeoutMs); }
+  /**
+   * Turn seq / runId / handle on or off (undefined leaves one as it is); resolves to the effective options.
+   * `handle: true` tags the "default" session's events with "handle" too (other sessions' always are).
+   */
+  setEventOptions({ seq, runId, handle, timeoutMs } = {}) {
+    return this._call("set_event_options", { seq, runId, handle }, timeoutMs);
   }
-  async renameSession(sessionPath, name, { timeoutMs } = {}) { await this.#call("rename_session", { sessionPath, name }, timeoutMs); }
-  async deleteSession(sessionPath, { timeoutMs } = {}) { await this.#call("delete_session", { sessionPath }, timeoutMs); }
+  /** {events, lastSeq, truncated}: the events numbered above sinceSeq (seq must be on). */
+  getEvents(sinceSeq, { timeoutMs } = {}) { return this._call("get_events", { sinceSeq }, timeoutMs); }
+  async listSessions({ scope, limit, query, timeoutMs } = {}) {
+    return (await this._call("list_sessions", { scope, limit, query }, timeoutMs)).sessions;
+  }
+  async renameSession(sessionPath, name, { timeoutMs } = {}) { await this._call("rename_session", { sessionPath, name }, timeoutMs); }
+  async deleteSession(sessionPath, { timeoutMs } = {}) { await this._call("delete_session", { sessionPath }, timeoutMs); }
   navigateTree(targetId, { summarize, customInstructions, timeoutMs } = {}) {
-    return this.#call("navigate_tree", { targetId, summarize, customInstructions }, timeoutMs);
+    return this._call("navigate_tree", { targetId, summarize, customInstructions }, timeoutMs);
   }
   /** Label an entry (shown by getTree); null or "" clears it (null is sent as JSON null). */
   async setLabel(entryId, label, { timeoutMs } = {}) {
     await this.request({ type: "set_label", entryId, label: label ?? null }, { timeoutMs });
   }
 
+  // ---- session handles (pi_rpc beyond upstream, issue 24) ----
+  /**
+   * Host another session in this process (open_session): a new one, or the one at `sessionPath`;
+   * `model` is "provider/id". Resolves to its SessionHandle, whose methods and events are that session's.
+   */
+  async openSession({ cwd, sessionPath, model, thinkingLevel, noSession, timeoutMs } = {}) {
+    const data = await this._call("open_session", { cwd, sessionPath, model, thinkingLevel, noSession }, timeoutMs);
+    return new SessionHandle(this, data ?? {});
+  }
+  /** The hosted sessions: {handle, sessionId, sessionFile, cwd, model, isStreaming, pendingMessageCount}[]. */
+  async listOpenSessions({ timeoutMs } = {}) { return (await this._call("list_open_sessions", {}, timeoutMs)).sessions; }
+  /** close_session: abort, settle, flush and release the session at `handle` (not "default"). */
+  async closeSession(handle, { timeoutMs } = {}) { await this._call("close_session", { handle }, timeoutMs); }
+  /** A handle object for a session already open ("default", or one from listOpenSessions), without a request. */
+  sessionHandle(handle = DEFAULT_HANDLE) { return new SessionHandle(this, { handle }); }
+
+  /** The subscription promptAndWait reads: the "default" session's records. */
+  _runEvents() { return this.events({ handle: DEFAULT_HANDLE }); }
+
   /**
    * Prompt and collect events until `agent_settled` (not agent_end: retries, compaction and queued
-   * follow-ups come after it). A "handled" prompt resolves at once with no events.
+   * follow-ups come after it). A "handled" prompt resolves at once with no events. With several
+   * sessions hosted, it is the "default" session's run (its records only).
    */
   async promptAndWait(message, { images, streamingBehavior, timeoutMs } = {}) {
     const budget = timeoutMs === undefined ? this.options.defaultTimeoutMs : timeoutMs;
     const deadline = budget == null ? null : Date.now() + budget;
-    const stream = this.events();
+    const stream = this._runEvents();
     try {
       const cmd = { type: "prompt", message };
       if (images) cmd.images = images;
@@ -675,6 +727,50 @@ export class PiRpcClient {
     await this.#exitPromise;
     return this.#exit?.code ?? null;
   }
+}
+
+const camel = (t) => t.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+/** Method names a SessionHandle borrows from PiRpcClient: every per-session command, and promptAndWait. */
+export const SESSION_METHODS = Object.freeze([
+  ...[...COMMAND_TYPES, ...BEYOND_UPSTREAM_COMMAND_TYPES].filter((t) => !PROCESS_COMMAND_TYPES.includes(t)).map(camel),
+  "promptAndWait",
+]);
+
+/**
+ * One session hosted by the client's process, addressed by `handle` (PiRpcClient.openSession). It has
+ * the client's per-session command methods (borrowed from PiRpcClient.prototype: each request it sends
+ * carries `handle`), events()/onEvent() of its own records, and close() (close_session).
+ * sessionId/sessionFile/cwd are what open_session answered; newSession/switchSession/fork give the
+ * handle another session (getState() tells the current one).
+ */
+export class SessionHandle {
+  constructor(client, info) {
+    this.client = client;
+    this.handle = String(info.handle);
+    this.sessionId = info.sessionId;
+    this.sessionFile = info.sessionFile;
+    this.cwd = info.cwd;
+    this.closed = false;
+  }
+  get options() { return this.client.options; }
+  /** client.request with `handle` set (unless the command has one). */
+  request(command, opts = {}) { return this.client.request({ ...command, handle: command.handle ?? this.handle }, opts); }
+  /** This handle's records from now on. */
+  events() { return this.client.events({ handle: this.handle }); }
+  onEvent(listener) { return this.client.onEvent(listener, { handle: this.handle }); }
+  _runEvents() { return this.events(); }
+  /** close_session (idempotent); "default" cannot be closed. */
+  async close({ timeoutMs } = {}) {
+    if (this.closed) return;
+    await this.client.closeSession(this.handle, { timeoutMs });
+    this.closed = true;
+  }
+}
+for (const name of ["_call", ...SESSION_METHODS]) {
+  Object.defineProperty(SessionHandle.prototype, name, {
+    value: PiRpcClient.prototype[name], writable: true, configurable: true, enumerable: false,
+  });
 }
 
 export default PiRpcClient;
