@@ -65,6 +65,7 @@ Process:
   --export <session> [out.html]  Export a session file to HTML and exit
   --max-frame-bytes <n>          RPC input record size limit (default 67108864)
   --event-buffer <n>             RPC events kept for get_events replay (default 10000)
+  --max-sessions <n>             RPC sessions hosted at once, the first included (default 64)
   --verbose                      Verbose startup
   --help, -h                     Show this help
   --version, -v                  Show the version

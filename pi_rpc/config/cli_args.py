@@ -19,6 +19,7 @@ THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 DEFAULT_EVENT_BUFFER = 10_000  # events get_events can replay (modes.wire.event_ring)
+DEFAULT_MAX_SESSIONS = 64  # sessions one RPC process hosts at once, the first included (open_session)
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 SESSION_ID_ERROR = (
     "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
@@ -70,6 +71,7 @@ class CliArgs:
     faux_script: str | None = None
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
     event_buffer: int = DEFAULT_EVENT_BUFFER
+    max_sessions: int = DEFAULT_MAX_SESSIONS  # RPC: hosted sessions, the first included
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
@@ -208,6 +210,14 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 if count < 0:
                     raise CliError(f'Error: Invalid --event-buffer "{raw}": expected a non-negative integer')
                 values["event_buffer"] = count
+        elif arg == "--max-sessions":
+            if has_next:
+                i += 1
+                raw = args[i]
+                count = int(raw) if raw.isascii() and raw.isdigit() else 0
+                if count < 1:
+                    raise CliError(f'Error: Invalid --max-sessions "{raw}": expected a positive integer')
+                values["max_sessions"] = count
         elif arg == "--export":
             if has_next:
                 i += 1

@@ -40,8 +40,8 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
         "set_label",
     } <= set(commands)
     assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request"]
-    assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000}
-    assert info["features"] == {"seq": False, "runId": False}
+    assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000, "maxSessions": 64}
+    assert info["features"] == {"seq": False, "runId": False, "handle": False}
     # Off by default: a client that never asks sees no seq and no runId anywhere.
     response = p.cmd("prompt", message="hello")
     assert response["data"] == {"disposition": "started"}
@@ -49,12 +49,12 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     assert not any("seq" in r or "runId" in r for r in p.records)
     # features follow set_event_options
     assert p.ok("set_event_options", runId=True) == {"seq": False, "runId": True}
-    assert p.ok("get_protocol_info")["features"] == {"seq": False, "runId": True}
+    assert p.ok("get_protocol_info")["features"] == {"seq": False, "runId": True, "handle": False}
 
 
 def test_protocol_info_limits_follow_the_flags(pi):
     p = pi(args=("--event-buffer", "7", "--max-frame-bytes", "4096"))
-    assert p.ok("get_protocol_info")["limits"] == {"maxFrameBytes": 4096, "eventBuffer": 7}
+    assert p.ok("get_protocol_info")["limits"] == {"maxFrameBytes": 4096, "eventBuffer": 7, "maxSessions": 64}
 
 
 # ---------------------------------------------------------------- seq
@@ -213,7 +213,7 @@ def test_event_options_and_get_events_errors(pi):
     assert bad["error"] == 'Invalid command "set_event_options": field "runId": expected boolean, got number'
     # A failed command changes nothing, and is itself numbered.
     info = p.cmd("get_protocol_info")
-    assert info["data"]["features"] == {"seq": True, "runId": False}
+    assert info["data"]["features"] == {"seq": True, "runId": False, "handle": False}
     numbered = [r["seq"] for r in _stamped(p)]
     assert numbered == list(range(1, len(numbered) + 1))
 

@@ -14,6 +14,7 @@ on stderr), so one bad record can never end the process or leave its id unanswer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pi_rpc.log import logger
@@ -23,9 +24,16 @@ from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
 from pi_rpc.modes.wire.output import WriterClosed
-from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE
+from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, DEFAULT_HANDLE, EXTENSION_UI_RESPONSE
 
 _KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
+# Commands whose ``handle`` field is not the address: an option (set_event_options) or the
+# session the host acts on (close_session, which names an unknown one itself).
+_OWN_HANDLE_FIELD = frozenset({"set_event_options", "close_session"})
+
+
+def unknown_handle_error(handle: str) -> str:
+    return f'Unknown session handle "{handle}" (open_session returns handles; list_open_sessions lists them)'
 
 
 def js_string(value: Any) -> str:
@@ -85,8 +93,12 @@ class Dispatcher:
         *,
         events: EventEmitter | None = None,
         verbose: bool = False,
+        known_handle: Callable[[str], bool] | None = None,
     ) -> None:
         self.registry = registry
+        # Whether a session handle names a hosted session (a backend that hosts sessions);
+        # None: only "default" exists.
+        self.known_handle = known_handle
         self.sink = sink
         self.events = events if events is not None else EventEmitter(sink)
         self.verbose = verbose
@@ -181,6 +193,12 @@ class Dispatcher:
 
         if handler is None:
             response["error"] = f"Not implemented yet: {ctype}"
+            await self._respond(response)
+            return
+
+        handle = cmd.get("handle") if ctype not in _OWN_HANDLE_FIELD else None
+        if handle is not None and handle != DEFAULT_HANDLE and not (self.known_handle and self.known_handle(handle)):
+            response["error"] = unknown_handle_error(handle)
             await self._respond(response)
             return
 

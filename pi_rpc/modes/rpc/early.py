@@ -108,7 +108,13 @@ def answer_first_commands(
                     command = parse_record(frame)
                 except Exception:  # noqa: BLE001 - e.g. MemoryError: the server's reader reports it
                     command = None
-                if type(command) is dict and command.get("type") == "get_state":
+                # Only the default session exists yet: a get_state addressed to another handle
+                # is the server's to refuse.
+                if (
+                    type(command) is dict
+                    and command.get("type") == "get_state"
+                    and command.get("handle", "default") in ("default", None)
+                ):
                     if state is None:
                         state = initial_state(options)
                     response = response_head("id" in command, command.get("id"), True, "get_state")

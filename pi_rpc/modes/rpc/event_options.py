@@ -64,6 +64,9 @@ class EventOptions:
         self._writer = writer
         self.seq = False
         self.run_id = False
+        # Tag the "default" session's events with "handle" too (the others' always are);
+        # applied where events are emitted (``session_host.HandleEvents``), not here.
+        self.handle = False
         self.ring = EventRing(ring_records, ring_bytes)
         self._next_seq = 1
         # (the response data that switches seq, the value it switches to) and its "queued" event
@@ -74,19 +77,26 @@ class EventOptions:
 
     @property
     def features(self) -> dict[str, bool]:
-        return {"seq": self.seq, "runId": self.run_id}
+        return {"seq": self.seq, "runId": self.run_id, "handle": self.handle}
 
     # ------------------------------------------------------------------ changes
 
-    async def update(self, *, seq: bool | None = None, run_id: bool | None = None) -> dict[str, bool]:
+    async def update(
+        self, *, seq: bool | None = None, run_id: bool | None = None, handle: bool | None = None
+    ) -> dict[str, bool]:
         """Apply a ``set_event_options`` (None leaves a field as it is) and return the effective
         options: the data of its response, which must be that exact dict (see ``_on_enqueue``)."""
         while self._pending_queued is not None:
             await self._pending_queued.wait()
         if run_id is not None:
             self.run_id = run_id
+        if handle is not None:
+            self.handle = handle
         target = self.seq if seq is None else seq
         data = {"seq": target, "runId": self.run_id}
+        if handle is not None or self.handle:
+            # Only for a client that uses it: everyone else keeps the answer's old shape.
+            data["handle"] = self.handle
         if target != self.seq:
             import anyio
 
@@ -138,7 +148,7 @@ class EventOptions:
     # ------------------------------------------------------------------ commands
 
     async def cmd_set_event_options(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return await self.update(seq=cmd.get("seq"), run_id=cmd.get("runId"))
+        return await self.update(seq=cmd.get("seq"), run_id=cmd.get("runId"), handle=cmd.get("handle"))
 
     async def cmd_get_events(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         since = cmd["sinceSeq"]

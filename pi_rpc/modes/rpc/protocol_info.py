@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc import __version__
+from pi_rpc.config.cli_args import DEFAULT_MAX_SESSIONS
 from pi_rpc.modes.rpc.event_options import EventOptions
 from pi_rpc.modes.wire.protocol.names import (
     ACCEPTED_COMMAND_TYPES,
@@ -31,7 +32,7 @@ def accepted_commands() -> list[str]:
     return list(dict.fromkeys((*ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE)))
 
 
-def protocol_info(*, max_frame_bytes: int, options: EventOptions) -> dict[str, Any]:
+def protocol_info(*, max_frame_bytes: int, options: EventOptions, max_sessions: int) -> dict[str, Any]:
     return {
         "name": "pi_rpc",
         "version": __version__,
@@ -39,20 +40,29 @@ def protocol_info(*, max_frame_bytes: int, options: EventOptions) -> dict[str, A
         "upstreamCompat": UPSTREAM_COMPAT,
         "commands": accepted_commands(),
         "events": list(dict.fromkeys(OUTBOUND_EVENT_TYPES)),
-        "limits": {"maxFrameBytes": max_frame_bytes, "eventBuffer": options.ring.max_records},
+        "limits": {
+            "maxFrameBytes": max_frame_bytes,
+            "eventBuffer": options.ring.max_records,
+            "maxSessions": max_sessions,
+        },
         "features": options.features,
     }
 
 
 def register_stream_commands(
-    registry: HandlerRegistry, writer: RecordWriter, *, max_frame_bytes: int, event_buffer: int
+    registry: HandlerRegistry,
+    writer: RecordWriter,
+    *,
+    max_frame_bytes: int,
+    event_buffer: int,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
 ) -> EventOptions:
     """Bind ``set_event_options``/``get_events`` to ``writer`` and register the server's own
     commands; returns the options object (the backend reads ``runId`` from it)."""
     options = EventOptions(writer, ring_records=event_buffer)
 
     async def get_protocol_info(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return protocol_info(max_frame_bytes=max_frame_bytes, options=options)
+        return protocol_info(max_frame_bytes=max_frame_bytes, options=options, max_sessions=max_sessions)
 
     registry.register("get_protocol_info", get_protocol_info)
     registry.register("set_event_options", options.cmd_set_event_options)

@@ -15,7 +15,7 @@ from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
-from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, SERVER_COMMAND_TYPES
+from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, HOST_COMMAND_TYPES, SERVER_COMMAND_TYPES
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
@@ -48,12 +48,25 @@ class RuntimeBackend(CatalogCommands):
     # ------------------------------------------------------------------ Backend protocol
 
     def register(self, registry: HandlerRegistry) -> None:
-        for name in ACCEPTED_COMMAND_TYPES:
-            if name not in SERVER_COMMAND_TYPES:  # the server answers those itself
-                registry.register(name, self._wrap(name))
+        for name, handler in self.command_handlers().items():
+            registry.register(name, handler)
         registry.register("extension_ui_response", self._extension_ui_response)
 
-    async def start(self, server: ServerHandle) -> None:
+    def command_handlers(self) -> dict[str, Any]:
+        """This session's handler of every command it answers (not the server's own, not the
+        session host's)."""
+        return {
+            name: self._wrap(name)
+            for name in ACCEPTED_COMMAND_TYPES
+            if name not in SERVER_COMMAND_TYPES and name not in HOST_COMMAND_TYPES
+        }
+
+    @property
+    def ui(self) -> Any:
+        """The extension UI of RPC mode once extensions are bound (``RpcExtensionUI``), else None."""
+        return self._ui
+
+    async def start(self, server: ServerHandle, *, warm_up: bool = True) -> None:
         self.server = server
         self.session.bind_task_group(server.task_group)
 
@@ -80,7 +93,8 @@ class RuntimeBackend(CatalogCommands):
         self._unsubscribe = self.session.subscribe(forward)
         if self.session.ext is not None:
             await self._bind_extensions(server)
-        server.task_group.start_soon(self._warm_up_while_idle)
+        if warm_up:  # (a session opened later finds the process warm)
+            server.task_group.start_soon(self._warm_up_while_idle)
 
     async def _warm_up_while_idle(self) -> None:
         """If the client has not prompted shortly after startup, prepare what the first request

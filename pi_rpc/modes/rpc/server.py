@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 
+from pi_rpc.config.cli_args import DEFAULT_MAX_SESSIONS
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
@@ -54,8 +55,10 @@ class RpcServer:
         handle_signals: bool = True,
         event_buffer: int = DEFAULT_EVENT_BUFFER,
         so_far: ReadSoFar | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
     ) -> None:
         self.backend = backend
+        self.max_sessions = max_sessions
         self.so_far = so_far  # input read (and not answered) before the server existed
         self.event_buffer = event_buffer
         self.input_fd = input_fd
@@ -78,7 +81,11 @@ class RpcServer:
     async def serve(self) -> int:
         self.writer = RecordWriter(self.output_fd, on_fatal=self._on_write_error)
         self.event_options = register_stream_commands(
-            self.registry, self.writer, max_frame_bytes=self.max_frame_bytes, event_buffer=self.event_buffer
+            self.registry,
+            self.writer,
+            max_frame_bytes=self.max_frame_bytes,
+            event_buffer=self.event_buffer,
+            max_sessions=self.max_sessions,
         )
         self.events = EventEmitter(self.writer)
         self.dispatcher = self._make_dispatcher()
@@ -131,7 +138,13 @@ class RpcServer:
 
     def _make_dispatcher(self) -> Any:
         """What handles each input item (``dispatch(item)``); the ACP server speaks JSON-RPC."""
-        return Dispatcher(self.registry, self.writer, events=self.events, verbose=self.verbose)
+        return Dispatcher(
+            self.registry,
+            self.writer,
+            events=self.events,
+            verbose=self.verbose,
+            known_handle=getattr(self.backend, "known_handle", None),
+        )
 
     async def _input_ended(self) -> None:
         """stdin reached EOF; in-flight commands are still running (RPC answers them)."""

@@ -44,15 +44,25 @@ _FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
     "get_entries": (("since", str, False),),
     "set_session_name": (("name", str, True),),
     "get_protocol_info": (),
-    "set_event_options": (("seq", bool, False), ("runId", bool, False)),
+    "set_event_options": (("seq", bool, False), ("runId", bool, False), ("handle", bool, False)),
     "get_events": (("sinceSeq", int, True),),
     "list_sessions": (("scope", frozenset({"cwd", "all"}), False), ("limit", int, False), ("query", str, False)),
     "rename_session": (("sessionPath", str, True), ("name", str, True)),
     "delete_session": (("sessionPath", str, True),),
     "navigate_tree": (("targetId", str, True), ("summarize", bool, False), ("customInstructions", str, False)),
     "set_label": (("entryId", str, True), ("label", (str, type(None)), True)),
+    "open_session": (
+        ("cwd", str, False),
+        ("sessionPath", str, False),
+        ("model", str, False),
+        ("thinkingLevel", str, False),
+        ("noSession", bool, False),
+    ),
+    "close_session": (("handle", str, True),),
 }
 _DEEP_FIELDS = ("images",)
+# Commands whose ``handle`` field is their own (validated by their spec), not the address.
+_OWN_HANDLE_FIELD = frozenset({"set_event_options", "close_session"})
 
 
 def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, _Kind, bool], ...]) -> bool:
@@ -78,6 +88,11 @@ def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, _Kind, bool], ...]) -> 
 
 def validate_command(command_type: str, obj: dict[str, Any]) -> str | None:
     """None when ``obj`` is a valid ``command_type`` command, else the error text."""
+    if "handle" in obj and command_type not in _OWN_HANDLE_FIELD:
+        # The session a command addresses (any command; absent or null: "default").
+        handle = obj["handle"]
+        if handle is not None and type(handle) is not str:
+            return f'Invalid command "{command_type}": field "handle": expected string, got {js_type(handle)}'
     if command_type in FIELDLESS_COMMANDS or command_type == EXTENSION_UI_RESPONSE:
         return None
     spec = _FAST_SPECS.get(command_type)

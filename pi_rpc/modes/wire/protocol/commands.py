@@ -23,6 +23,10 @@ class CommandBase(WireModel):
         default=None,
         description="Optional correlation id: any JSON value, echoed verbatim in the response.",
     )
+    handle: str | None = Field(
+        default=None,
+        description='The hosted session this command addresses (open_session); absent: "default".',
+    )
 
 
 class PromptCommand(CommandBase):
@@ -198,6 +202,10 @@ class SetEventOptionsCommand(CommandBase):
     type: Literal["set_event_options"]
     seq: bool | None = Field(default=None, description="Number every stdout record; left out: unchanged.")
     run_id: bool | None = Field(default=None, description="Tag the events of each run; left out: unchanged.")
+    handle: bool | None = Field(  # type: ignore[assignment]  # here an option, not the address
+        default=None,
+        description='Tag the "default" session\'s events with "handle" too; left out: unchanged.',
+    )
 
 
 class GetEventsCommand(CommandBase):
@@ -236,6 +244,24 @@ class SetLabelCommand(CommandBase):
     type: Literal["set_label"]
     entry_id: str
     label: str | None = Field(description='The label; null or "" clears it.')
+
+
+class OpenSessionCommand(CommandBase):
+    type: Literal["open_session"]
+    cwd: str | None = Field(default=None, description="Its working directory (default: the process's).")
+    session_path: str | None = Field(default=None, description="Open this session file instead of a new one.")
+    model: str | None = Field(default=None, description='"provider/id" (default: as the first session).')
+    thinking_level: str | None = None
+    no_session: bool | None = Field(default=None, description="In memory only, no session file.")
+
+
+class CloseSessionCommand(CommandBase):
+    type: Literal["close_session"]
+    handle: str = Field(description='The session to close (never "default").')
+
+
+class ListOpenSessionsCommand(CommandBase):
+    type: Literal["list_open_sessions"]
 
 
 class ExtensionUiResponse(CommandBase):
@@ -292,6 +318,9 @@ BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "delete_session": DeleteSessionCommand,
     "navigate_tree": NavigateTreeCommand,
     "set_label": SetLabelCommand,
+    "open_session": OpenSessionCommand,
+    "close_session": CloseSessionCommand,
+    "list_open_sessions": ListOpenSessionsCommand,
 }
 
 # Every command this implementation accepts (validation, schema).

@@ -16,9 +16,15 @@ from pi_rpc.modes.wire.protocol.shapes import AgentMessage, CompactionResult, Se
 
 
 class EventBase(WireModel):
-    """Fields every session event may carry beyond upstream, only after a client turned them on
-    with ``set_event_options``; both come after every other key."""
+    """Fields every session event may carry beyond upstream: ``handle`` on the events of a
+    session opened with ``open_session`` (and of ``"default"`` after ``set_event_options
+    {handle: true}``), ``runId``/``seq`` only after a client turned them on with
+    ``set_event_options``; they come after every other key, in that order."""
 
+    handle: str | None = Field(
+        default=None,
+        description='The hosted session the event belongs to (absent: "default", unless tagging is on).',
+    )
     run_id: str | None = Field(
         default=None,
         description="With runId on: the session-level run this event belongs to (absent outside runs).",
@@ -190,7 +196,7 @@ class ExtensionError(EventBase):
     error: str
 
 
-class SessionWriteError(WireModel):
+class SessionWriteError(EventBase):
     """pi_rpc only: entries could not be written to the session file (read-only directory,
     full disk, file-size limit). They stay in memory and are written when the fault is gone."""
 
@@ -200,7 +206,7 @@ class SessionWriteError(WireModel):
     pending_entries: int = Field(description="entries accepted but not yet on disk")
 
 
-class SessionWriteResumed(WireModel):
+class SessionWriteResumed(EventBase):
     """pi_rpc only: the fault is gone and the entries it held back are in the file."""
 
     type: Literal["session_write_resumed"]
@@ -232,6 +238,7 @@ class ExtensionUiRequest(OpenWireModel):
     widget_lines: list[str] | None = Field(default=None, description="setWidget (absent: clear)")
     widget_placement: Literal["aboveEditor", "belowEditor"] | None = Field(default=None, description="setWidget")
     text: str | None = Field(default=None, description="set_editor_text")
+    handle: str | None = Field(default=None, description="The session whose extension asks (as on events).")
 
 
 EVENT_MODELS: dict[str, type[WireModel]] = {

@@ -52,11 +52,22 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "delete_session",
     "navigate_tree",
     "set_label",
+    # Many sessions in one process (protocol/README.md "Session handles").
+    "open_session",
+    "close_session",
+    "list_open_sessions",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the
 # backend answers every other command.
 SERVER_COMMAND_TYPES: frozenset[str] = frozenset({"get_protocol_info", "set_event_options", "get_events"})
+
+# Of those, the ones the session host answers (which sessions the process holds); every other
+# backend command is answered by the session its ``handle`` names.
+HOST_COMMAND_TYPES: frozenset[str] = frozenset({"open_session", "close_session", "list_open_sessions"})
+
+# The handle of the process's first session: commands without a ``handle`` go to it.
+DEFAULT_HANDLE = "default"
 
 # Every command type that gets a response.
 ACCEPTED_COMMAND_TYPES: tuple[str, ...] = COMMAND_TYPES + BEYOND_UPSTREAM_COMMAND_TYPES
@@ -89,6 +100,7 @@ FIELDLESS_COMMANDS: frozenset[str] = frozenset(
         "get_last_assistant_text",
         "get_messages",
         "get_commands",
+        "list_open_sessions",
     }
 )
 

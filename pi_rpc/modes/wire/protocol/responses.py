@@ -173,6 +173,7 @@ class CommandsData(WireModel):
 class ProtocolLimits(WireModel):
     max_frame_bytes: int
     event_buffer: int = Field(description="How many events get_events can replay at most.")
+    max_sessions: int = Field(description='Sessions the process hosts at once, "default" included (--max-sessions).')
 
 
 class EventOptionsData(WireModel):
@@ -180,6 +181,11 @@ class EventOptionsData(WireModel):
 
     seq: bool
     run_id: bool
+    handle: bool | None = Field(
+        default=None,
+        description='The "default" session\'s events carry "handle" too (in set_event_options\'s answer '
+        "only when the command had handle or it is on; always in get_protocol_info.features).",
+    )
 
 
 class ProtocolInfoData(WireModel):
@@ -213,6 +219,27 @@ class SessionSummary(WireModel):
 
 class SessionsData(WireModel):
     sessions: list[SessionSummary]
+
+
+class OpenSessionData(WireModel):
+    handle: str = Field(description="Names the hosted session in later commands and on its events.")
+    session_id: str
+    session_file: str | None = Field(description="null without a session file (noSession)")
+    cwd: str
+
+
+class OpenSessionSummary(WireModel):
+    handle: str
+    session_id: str
+    session_file: str | None
+    cwd: str
+    model: str | None = Field(description='"provider/id", null without a model')
+    is_streaming: bool
+    pending_message_count: int
+
+
+class OpenSessionsData(WireModel):
+    sessions: list[OpenSessionSummary]
 
 
 class NavigateTreeData(WireModel):
@@ -266,6 +293,9 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "delete_session": None,
     "navigate_tree": NavigateTreeData,
     "set_label": None,
+    "open_session": OpenSessionData,
+    "close_session": None,
+    "list_open_sessions": OpenSessionsData,
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
