@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import type {
   AgentMessage, BashResult, Command, CompactionResult, Event, EventOptionsData, EventsData, ImageContent, ModelInfo,
-  NavigateTreeData, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
+  NavigateTreeData, OpenSessionData, OpenSessionSummary, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
   SlashCommand,
 } from "./types/protocol.js";
 
@@ -118,16 +118,6 @@ export interface OpenSessionOptions extends CallOptions {
   /** No session file (in-memory only). */
   noSession?: boolean;
 }
-/** One entry of listOpenSessions(). */
-export interface OpenSessionInfo {
-  handle: string;
-  sessionId: string;
-  sessionFile: string | null;
-  cwd: string;
-  model: ModelInfo | string | null;
-  isStreaming: boolean;
-  pendingMessageCount: number;
-}
 export interface PromptResult { response: Response; disposition: PromptDisposition | undefined; events: RpcRecord[] }
 
 export declare class PiRpcClient {
@@ -201,7 +191,7 @@ export declare class PiRpcClient {
   // many sessions in one process (pi_rpc)
   /** Host another session in this process; resolves to its handle object. */
   openSession(opts?: OpenSessionOptions): Promise<SessionHandle>;
-  listOpenSessions(opts?: CallOptions): Promise<OpenSessionInfo[]>;
+  listOpenSessions(opts?: CallOptions): Promise<OpenSessionSummary[]>;
   closeSession(handle: string, opts?: CallOptions): Promise<void>;
   /** A handle object for a session already open ("default" by default), without a request. */
   sessionHandle(handle?: string): SessionHandle;
@@ -221,7 +211,7 @@ export type SessionMethodName = Exclude<
  */
 export interface SessionHandle extends Pick<PiRpcClient, SessionMethodName> {}
 export declare class SessionHandle {
-  constructor(client: PiRpcClient, info: { handle: string; sessionId?: string; sessionFile?: string | null; cwd?: string });
+  constructor(client: PiRpcClient, info: Partial<OpenSessionData> & { handle: string });
   readonly client: PiRpcClient;
   readonly handle: string;
   /** As open_session answered (newSession/switchSession/fork change the session; ask getState()). */

@@ -1,7 +1,8 @@
 // Tests for the Node client: `node --test clients/typescript/test/`.
 // Real-server tests spawn the command in PI_TS_TEST_CMD (JSON argv; default: python -m pi_rpc --mode rpc)
 // against a scripted model (protocol/conformance/scripted_llm.py). PI_TS_TEST_MISSING (comma list of
-// server features, e.g. "runs,bash"; "beyond" = the protocol beyond upstream 1.6, which upstream lacks)
+// server features, e.g. "runs,bash"; "beyond" = the protocol beyond upstream 1.6, which upstream lacks;
+// "handles" = many sessions in one process, open_session and the handle field)
 // turns the tests needing them into todo tests.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,7 +15,7 @@ import { createInterface } from "node:readline";
 
 import {
   PiRpcClient, LineSplitter, encodeRecord, COMMAND_TYPES, BEYOND_UPSTREAM_COMMAND_TYPES, RpcCommandError, RpcProcessExited,
-  RpcTimeoutError, EventsLost, SeqTracker,
+  RpcTimeoutError, EventsLost, SeqTracker, SessionHandle, SESSION_METHODS, DEFAULT_HANDLE,
 } from "../src/index.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -284,6 +285,76 @@ test("real: EventsLost when the ring no longer holds the gap", needs("server", "
     await client.promptAndWait("go");
     await assert.rejects(stale.next(10_000), (e) => e instanceof EventsLost && e.sinceSeq === 1);
     stale.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+// ---------------------------------------------------------------- many sessions in one process (pi_rpc)
+const ask = (tag, pieces = 40) => ({
+  contains: `ask-${tag}`, turn: { chunks: Array.from({ length: pieces }, (_, i) => `${tag}${i} `), delay_ms: 6 },
+});
+const answerOf = (tag, pieces = 40) => Array.from({ length: pieces }, (_, i) => `${tag}${i} `).join("");
+
+test("SessionHandle borrows every per-session method and each request carries its handle", async () => {
+  for (const name of SESSION_METHODS) assert.equal(typeof SessionHandle.prototype[name], "function", name);
+  assert.ok(SESSION_METHODS.includes("promptAndWait") && SESSION_METHODS.includes("switchSession"));
+  for (const name of ["getEvents", "setEventOptions", "getProtocolInfo", "sequencedEvents", "openSession", "listOpenSessions", "closeSession"]) {
+    assert.equal(SessionHandle.prototype[name], undefined, name);
+  }
+  const sent = [];
+  const recorder = {
+    options: { defaultTimeoutMs: 1000 },
+    request: async (cmd) => { sent.push(cmd); return { type: "response", success: true, data: { disposition: "started" } }; },
+  };
+  const h = new SessionHandle(recorder, { handle: "h7" });
+  assert.equal(await h.prompt("hi"), "started");
+  await h.getState();
+  await h.setLabel("e1", null);
+  await h.request({ type: "get_tree", handle: "explicit" });
+  assert.deepEqual(sent.map((c) => c.handle), ["h7", "h7", "h7", "explicit"]);
+  assert.deepEqual(sent[0], { type: "prompt", message: "hi", handle: "h7" });
+  assert.equal(sent[2].label, null);
+});
+
+test("real: sessions stream at once; each handle sees only its own records; close", needs("server", "runs", "beyond", "handles"), async () => {
+  const { client, cleanup } = await startReal({ rules: [ask("A"), ask("B"), ask("C")] });
+  try {
+    const a = await client.openSession();
+    const b = await client.openSession({ model: "conf/conf-reasoner", thinkingLevel: "high", noSession: true });
+    assert.notEqual(a.handle, b.handle);
+    assert.equal(b.sessionFile, null);
+    const open = Object.fromEntries((await client.listOpenSessions()).map((s) => [s.handle, s]));
+    assert.deepEqual(Object.keys(open).sort(), [DEFAULT_HANDLE, a.handle, b.handle].sort());
+    assert.equal(open[b.handle].model, "conf/conf-reasoner");
+    assert.equal((await b.getState()).thinkingLevel, "high");
+    assert.equal((await a.getState()).sessionId, a.sessionId);
+
+    const everything = client.events();
+    const listened = [];
+    const off = b.onEvent((r) => listened.push(r));
+    const [ra, rb, rc] = await Promise.all([a.promptAndWait("ask-A"), b.promptAndWait("ask-B"), client.promptAndWait("ask-C")]);
+    off();
+    assert.equal(textOf(ra.events), answerOf("A"));
+    assert.equal(textOf(rb.events), answerOf("B"));
+    assert.equal(textOf(rc.events), answerOf("C"));
+    assert.ok(ra.events.every((e) => e.handle === a.handle));
+    assert.ok(rb.events.every((e) => e.handle === b.handle));
+    assert.ok(rc.events.every((e) => !("handle" in e)));
+    assert.deepEqual(listened, rb.events);
+    // the three runs overlapped on the one stdout
+    const tags = everything.drain().filter((e) => e.type === "message_update").map((e) => e.handle ?? DEFAULT_HANDLE);
+    everything.close();
+    const firstEnd = Math.min(...[...new Set(tags)].map((t) => tags.lastIndexOf(t)));
+    assert.equal(new Set(tags.slice(0, firstEnd)).size, 3);
+
+    await a.close();
+    await a.close(); // idempotent
+    assert.ok(a.closed);
+    await assert.rejects(client.request({ type: "get_state", handle: a.handle }), (e) => e instanceof RpcCommandError && e.error.includes(a.handle));
+    await assert.rejects(client.sessionHandle().close(), RpcCommandError); // "default" stays
+    assert.deepEqual((await client.listOpenSessions()).map((s) => s.handle).sort(), [DEFAULT_HANDLE, b.handle].sort());
+    assert.equal((await client.sessionHandle().getState()).sessionId, (await client.getState()).sessionId);
   } finally {
     await cleanup();
   }
