@@ -266,13 +266,13 @@ class SessionHost:
         return cwd
 
     async def cmd_open_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+        args = self._args_for(cmd)
+        cwd = self._cwd(cmd)
         if len(self.slots) + self._opening >= self.max_sessions:
             raise CommandError(
                 f"Too many open sessions: this process hosts at most {self.max_sessions} "
                 f'(--max-sessions {self.max_sessions}, "default" included); close one with close_session first'
             )
-        args = self._args_for(cmd)
-        cwd = self._cwd(cmd)
         if cmd.get("sessionPath") is not None:
             self._refuse_held(cmd["sessionPath"], None)
         self._opening += 1
