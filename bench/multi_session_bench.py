@@ -8,7 +8,8 @@ Two measurements, each taken on both sides in one sitting:
   --batch at a time, each until its first `get_state` answer). Figures: the time until every
   session is ready (one process: spawn -> the last `open_session` answer; processes: the sum
   of the batches' spawn -> last `get_state` answer), the median time to open one more session
-  (`open_session` round trip against a process's spawn -> first answer), the CPU time spent,
+  (`open_session` round trip against the spawn -> first answer of a process started alone,
+  --startup-samples of them), the CPU time spent,
   and memory once idle (--idle-wait seconds later): the resident set (VmRSS) and the
   proportional set (Pss, shared pages split between the processes that map them), summed over
   the processes. The processes of a batch are measured, then closed before the next batch
@@ -172,11 +173,16 @@ class Side:
     def spawn(self, *extra: str) -> Pi:
         return Pi([*self.argv, *extra], self.env, self.cwd)
 
-    def host(self, sessions: int) -> tuple[Pi, list[str | None], list[float]]:
+    def host(
+        self, sessions: int, before_opens: Callable[[Pi], None] | None = None
+    ) -> tuple[Pi, list[str | None], list[float]]:
         """One process hosting ``sessions`` sessions: it, their handles (None = the first session's,
-        addressed without a handle) and each open_session round trip in ms."""
+        addressed without a handle) and each open_session round trip in ms. ``before_opens`` runs
+        once the first session answered."""
         pi = self.spawn("--max-sessions", str(max(sessions, 1)))
         pi.request({"id": "s", "type": "get_state"})
+        if before_opens is not None:
+            before_opens(pi)
         handles: list[str | None] = [None]
         opens: list[float] = []
         for i in range(sessions - 1):
@@ -188,8 +194,18 @@ class Side:
 
 
 def idle_one(side: Side, sessions: int, idle_wait: float) -> dict[str, Any]:
-    pi, _handles, opens = side.host(sessions)
-    ready_s = time.perf_counter() - pi.t0
+    first: dict[str, float] = {}
+
+    def first_session(pi: Pi) -> None:
+        # Its memory with one session, once the work that follows startup is done; the pause is
+        # left out of the time to open.
+        first["ready_s"] = time.perf_counter() - pi.t0
+        time.sleep(idle_wait)
+        first["rss_kb"] = memory_kb(pi.pid)[0]
+        first["paused"] = time.perf_counter()
+
+    pi, _handles, opens = side.host(sessions, first_session)
+    ready_s = first["ready_s"] + time.perf_counter() - first["paused"]
     cpu = cpu_seconds(pi.pid)
     time.sleep(idle_wait)
     rss, pss = memory_kb(pi.pid)
@@ -200,13 +216,26 @@ def idle_one(side: Side, sessions: int, idle_wait: float) -> dict[str, Any]:
         "cpu_s": round(cpu, 2),
         "rss_mb": round(rss / 1024, 1),
         "pss_mb": round(pss / 1024, 1),
+        "rss_mb_first_session_only": round(first["rss_kb"] / 1024, 1),
+        "rss_kb_per_extra_session": round((rss - first["rss_kb"]) / max(1, sessions - 1), 1),
     }
 
 
-def idle_many(side: Side, sessions: int, batch: int, idle_wait: float) -> dict[str, Any]:
+def startup_alone(side: Side, samples: int) -> list[float]:
+    """Spawn -> first get_state answer of processes started one at a time (ms)."""
+    out = []
+    for _ in range(samples):
+        p = side.spawn()
+        p.request({"id": "s", "type": "get_state"})
+        out.append((time.perf_counter() - p.t0) * 1000)
+        p.close()
+    return out
+
+
+def idle_many(side: Side, sessions: int, batch: int, idle_wait: float, samples: int) -> dict[str, Any]:
     ready_s = cpu = 0.0
     rss = pss = 0
-    startups: list[float] = []
+    startups = startup_alone(side, samples)
     left = sessions
     while left:
         n = min(batch, left)
@@ -224,7 +253,6 @@ def idle_many(side: Side, sessions: int, batch: int, idle_wait: float) -> dict[s
 
         pump(pis, answered)
         ready_s += max(ready.values()) - start
-        startups.extend((ready[p.pid] - p.t0) * 1000 for p in pis)
         cpu += sum(cpu_seconds(p.pid) for p in pis)
         time.sleep(idle_wait)
         for p in pis:
@@ -287,6 +315,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=100, help="idle sessions (one process) / processes")
     ap.add_argument("--batch", type=int, default=10, help="processes started (and measured) at a time")
+    ap.add_argument("--startup-samples", type=int, default=5, help="processes started alone for the time to open one")
     ap.add_argument("--idle-wait", type=float, default=1.0, help="seconds between ready and the memory reading")
     ap.add_argument("--concurrent", type=int, default=20, help="concurrent answers (sessions / processes)")
     ap.add_argument("--deltas", type=int, default=2000, help="text deltas per answer")
@@ -310,7 +339,7 @@ def main() -> int:
             if not args.skip_idle:
                 results["idle"] = {
                     "one_process": idle_one(side, args.sessions, args.idle_wait),
-                    "processes": idle_many(side, args.sessions, args.batch, args.idle_wait),
+                    "processes": idle_many(side, args.sessions, args.batch, args.idle_wait, args.startup_samples),
                 }
             if not args.skip_stream:
                 walls: dict[str, list[dict[str, Any]]] = {"one_process": [], "processes": []}
@@ -320,8 +349,8 @@ def main() -> int:
                         walls["one_process" if one else "processes"].append(sample)
                 results["stream"] = {
                     name: {
-                        "wall_s": statistics.median(s["wall_s"] for s in samples),
-                        "cpu_s": statistics.median(s["cpu_s"] for s in samples),
+                        "wall_s": round(statistics.median(s["wall_s"] for s in samples), 3),
+                        "cpu_s": round(statistics.median(s["cpu_s"] for s in samples), 2),
                         "samples": samples,
                     }
                     for name, samples in walls.items()
@@ -341,6 +370,12 @@ def main() -> int:
         one, many = results[part]["one_process"], results[part]["processes"]
         for key in keys:
             print(f"  {part:6s} {key:15s} {one[key]!s:>10} / {many[key]!s:>10} = {_ratio(one[key], many[key])}")
+    if "idle" in results:
+        one = results["idle"]["one_process"]
+        print(
+            f"  one process: {one['rss_mb_first_session_only']} MB with its first session, "
+            f"+{one['rss_kb_per_extra_session']} KB per extra idle session"
+        )
     return 0
 
 
