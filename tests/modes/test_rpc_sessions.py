@@ -307,10 +307,15 @@ def test_handles_listing_and_the_session_limit(pi):
     assert missing["success"] is False and "no-such-dir" in missing["error"]
     bad_model = p.cmd("open_session", model="faux/none-such")
     assert bad_model["success"] is False and "none-such" in bad_model["error"]
-    # Commands go to the addressed session only.
+    # Commands go to the addressed session only, and what they emit carries its handle.
+    mark = p.mark()
     p.ok("set_session_name", name="named", handle=c)
     assert p.ok("get_state", handle=c)["sessionName"] == "named"
-    assert "sessionName" not in p.ok("get_state")
+    assert "sessionName" not in p.ok("get_state", handle=None)  # null: "default"
+    p.ok("bash", command="echo from-c", handle=c)
+    emitted = [r for r in p.since(mark) if r.get("type") != "response"]
+    assert {r["type"] for r in emitted} >= {"session_info_changed", "bash_execution_update"}
+    assert all(r.get("handle") == c for r in emitted)
 
 
 def test_handle_tagging_of_the_default_session_and_one_numbering(pi):
