@@ -140,7 +140,7 @@ class SessionHost:
         self.slots: dict[str, HostedSession] = {}
         self._opening = 0  # open_session commands between the limit check and their slot
         self._next = 1
-        self._closing: set[str] = set()
+        self._shut_down = False  # the process is shutting down: no session opens any more
 
     # ------------------------------------------------------------------ Backend protocol
 
@@ -164,6 +164,7 @@ class SessionHost:
 
     async def aclose(self) -> None:
         """Process shutdown: every session at once (each has the same grace)."""
+        self._shut_down = True
         slots = list(self.slots.values())
         async with anyio.create_task_group() as tg:
             for slot in slots:
@@ -320,6 +321,9 @@ class SessionHost:
             except BaseException:
                 await self._shut(slot)
                 raise
+            if self._shut_down:  # the process began shutting down while it opened
+                await self._shut(slot)
+                raise CommandError("The process is shutting down")
             self.slots[handle] = slot
         finally:
             children.owner.reset(token)
