@@ -4,24 +4,32 @@
 export interface AbortBashCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "abort_bash";
 }
 
 export interface AbortCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "abort";
 }
 
 export interface AbortRetryCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "abort_retry";
 }
 
 export interface BashCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "bash";
   command: string;
   excludeFromContext?: boolean;
@@ -30,18 +38,32 @@ export interface BashCommand {
 export interface ClearQueueCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "clear_queue";
 }
 
 export interface CloneCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "clone";
+}
+
+export interface CloseSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The session to close (never "default"). */
+  handle: string;
+  type: "close_session";
 }
 
 export interface CompactCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "compact";
   customInstructions?: string;
 }
@@ -49,18 +71,24 @@ export interface CompactCommand {
 export interface CycleModelCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "cycle_model";
 }
 
 export interface CycleThinkingLevelCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "cycle_thinking_level";
 }
 
 export interface DeleteSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "delete_session";
   sessionPath: string;
 }
@@ -68,6 +96,8 @@ export interface DeleteSessionCommand {
 export interface ExportHtmlCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "export_html";
   outputPath?: string;
 }
@@ -76,6 +106,8 @@ export interface ExportHtmlCommand {
 export interface ExtensionUiResponse {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "extension_ui_response";
   value?: string;
   confirmed?: boolean;
@@ -85,6 +117,8 @@ export interface ExtensionUiResponse {
 export interface FollowUpCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "follow_up";
   message: string;
   images?: ImageContent[];
@@ -93,6 +127,8 @@ export interface FollowUpCommand {
 export interface ForkCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "fork";
   entryId?: string;
   position?: "before" | "at";
@@ -101,24 +137,32 @@ export interface ForkCommand {
 export interface GetAvailableModelsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_available_models";
 }
 
 export interface GetAvailableThinkingLevelsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_available_thinking_levels";
 }
 
 export interface GetCommandsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_commands";
 }
 
 export interface GetEntriesCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_entries";
   since?: string;
 }
@@ -126,6 +170,8 @@ export interface GetEntriesCommand {
 export interface GetEventsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_events";
   /** Replay the events numbered above this (0: all that are kept). */
   sinceSeq: number;
@@ -134,42 +180,56 @@ export interface GetEventsCommand {
 export interface GetForkMessagesCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_fork_messages";
 }
 
 export interface GetLastAssistantTextCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_last_assistant_text";
 }
 
 export interface GetMessagesCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_messages";
 }
 
 export interface GetProtocolInfoCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_protocol_info";
 }
 
 export interface GetSessionStatsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_session_stats";
 }
 
 export interface GetStateCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_state";
 }
 
 export interface GetTreeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "get_tree";
 }
 
@@ -185,9 +245,19 @@ export interface ImageContent {
   mimeType: string;
 }
 
+export interface ListOpenSessionsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "list_open_sessions";
+}
+
 export interface ListSessionsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "list_sessions";
   /** "cwd" (default) or "all". */
   scope?: "cwd" | "all";
@@ -200,6 +270,8 @@ export interface ListSessionsCommand {
 export interface NavigateTreeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "navigate_tree";
   targetId: string;
   summarize?: boolean;
@@ -209,13 +281,34 @@ export interface NavigateTreeCommand {
 export interface NewSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "new_session";
   parentSession?: string;
+}
+
+export interface OpenSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "open_session";
+  /** Its working directory (default: the process's). */
+  cwd?: string;
+  /** Open this session file instead of a new one. */
+  sessionPath?: string;
+  /** "provider/id" (default: as the first session). */
+  model?: string;
+  thinkingLevel?: string;
+  /** In memory only, no session file. */
+  noSession?: boolean;
 }
 
 export interface PromptCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "prompt";
   message: string;
   images?: ImageContent[];
@@ -226,6 +319,8 @@ export interface PromptCommand {
 export interface RenameSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "rename_session";
   sessionPath: string;
   name: string;
@@ -234,6 +329,8 @@ export interface RenameSessionCommand {
 export interface SetAutoCompactionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_auto_compaction";
   enabled: boolean;
 }
@@ -241,6 +338,8 @@ export interface SetAutoCompactionCommand {
 export interface SetAutoRetryCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_auto_retry";
   enabled: boolean;
 }
@@ -248,6 +347,8 @@ export interface SetAutoRetryCommand {
 export interface SetEventOptionsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** Tag the "default" session's events with "handle" too; left out: unchanged. */
+  handle?: boolean;
   type: "set_event_options";
   /** Number every stdout record; left out: unchanged. */
   seq?: boolean;
@@ -258,6 +359,8 @@ export interface SetEventOptionsCommand {
 export interface SetFollowUpModeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_follow_up_mode";
   /** "all" or "one-at-a-time" (stored verbatim). */
   mode: string;
@@ -266,6 +369,8 @@ export interface SetFollowUpModeCommand {
 export interface SetLabelCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_label";
   entryId: string;
   /** The label; null or "" clears it. */
@@ -275,6 +380,8 @@ export interface SetLabelCommand {
 export interface SetModelCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_model";
   provider: string;
   modelId: string;
@@ -283,6 +390,8 @@ export interface SetModelCommand {
 export interface SetSessionNameCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_session_name";
   name: string;
 }
@@ -290,6 +399,8 @@ export interface SetSessionNameCommand {
 export interface SetSteeringModeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_steering_mode";
   /** "all" or "one-at-a-time" (stored verbatim). */
   mode: string;
@@ -298,6 +409,8 @@ export interface SetSteeringModeCommand {
 export interface SetThinkingLevelCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "set_thinking_level";
   /** A thinking level; unknown strings clamp to the model's first level. */
   level: string;
@@ -306,6 +419,8 @@ export interface SetThinkingLevelCommand {
 export interface SteerCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "steer";
   message: string;
   images?: ImageContent[];
@@ -314,14 +429,18 @@ export interface SteerCommand {
 export interface SwitchSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
   type: "switch_session";
   sessionPath: string;
 }
 
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | ExtensionUiResponse;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | ExtensionUiResponse;
 
 export interface AgentEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -339,6 +458,8 @@ export interface AgentMessage {
 }
 
 export interface AgentSettled {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -348,6 +469,8 @@ export interface AgentSettled {
 }
 
 export interface AgentStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -363,6 +486,8 @@ export interface AssistantMessageEvent {
 }
 
 export interface AutoRetryEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -374,6 +499,8 @@ export interface AutoRetryEnd {
 }
 
 export interface AutoRetryStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -386,6 +513,8 @@ export interface AutoRetryStart {
 }
 
 export interface BashExecutionUpdate {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -397,6 +526,8 @@ export interface BashExecutionUpdate {
 }
 
 export interface CompactionEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -425,6 +556,8 @@ export interface CompactionResult {
 }
 
 export interface CompactionStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -434,6 +567,8 @@ export interface CompactionStart {
 }
 
 export interface EntryAppended {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -443,6 +578,8 @@ export interface EntryAppended {
 }
 
 export interface ExtensionError {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -490,10 +627,14 @@ export interface ExtensionUiRequest {
   widgetPlacement?: "aboveEditor" | "belowEditor";
   /** set_editor_text */
   text?: string;
+  /** The session whose extension asks (as on events). */
+  handle?: string;
   [key: string]: unknown;
 }
 
 export interface MessageEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -503,6 +644,8 @@ export interface MessageEnd {
 }
 
 export interface MessageStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -513,6 +656,8 @@ export interface MessageStart {
 
 /** No ``message`` key on the wire: only usage plus the delta event. */
 export interface MessageUpdate {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -523,6 +668,8 @@ export interface MessageUpdate {
 }
 
 export interface QueueUpdate {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -542,6 +689,8 @@ export interface SessionEntry {
 }
 
 export interface SessionInfoChanged {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -556,6 +705,12 @@ export interface SessionInfoChanged {
  * full disk, file-size limit). They stay in memory and are written when the fault is gone.
  */
 export interface SessionWriteError {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "session_write_error";
   sessionFile: string;
   error: string;
@@ -565,12 +720,20 @@ export interface SessionWriteError {
 
 /** pi_rpc only: the fault is gone and the entries it held back are in the file. */
 export interface SessionWriteResumed {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
+  /** With runId on: the session-level run this event belongs to (absent outside runs). */
+  runId?: string;
+  /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
+  seq?: number;
   type: "session_write_resumed";
   sessionFile: string;
   writtenEntries: number;
 }
 
 export interface SummarizationRetryAttemptStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -582,6 +745,8 @@ export interface SummarizationRetryAttemptStart {
 }
 
 export interface SummarizationRetryFinished {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -590,6 +755,8 @@ export interface SummarizationRetryFinished {
 }
 
 export interface SummarizationRetryScheduled {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -602,6 +769,8 @@ export interface SummarizationRetryScheduled {
 }
 
 export interface ThinkingLevelChanged {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -611,6 +780,8 @@ export interface ThinkingLevelChanged {
 }
 
 export interface ToolExecutionEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -625,6 +796,8 @@ export interface ToolExecutionEnd {
 }
 
 export interface ToolExecutionStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -637,6 +810,8 @@ export interface ToolExecutionStart {
 }
 
 export interface ToolExecutionUpdate {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -650,6 +825,8 @@ export interface ToolExecutionUpdate {
 }
 
 export interface TurnEnd {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -660,6 +837,8 @@ export interface TurnEnd {
 }
 
 export interface TurnStart {
+  /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
+  handle?: string;
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
   runId?: string;
   /** With seq on: the record's sequence number on stdout (grows by 1 per record). */
@@ -741,6 +920,8 @@ export interface EntriesData {
 export interface EventOptionsData {
   seq: boolean;
   runId: boolean;
+  /** The "default" session's events carry "handle" too (in set_event_options's answer only when the command had handle or it is on; always in get_protocol_info.features). */
+  handle?: boolean;
 }
 
 export interface EventsData {
@@ -817,6 +998,30 @@ export interface NavigateTreeData {
   editorText?: string;
 }
 
+export interface OpenSessionData {
+  /** Names the hosted session in later commands and on its events. */
+  handle: string;
+  sessionId: string;
+  /** null without a session file (noSession) */
+  sessionFile: string | null;
+  cwd: string;
+}
+
+export interface OpenSessionSummary {
+  handle: string;
+  sessionId: string;
+  sessionFile: string | null;
+  cwd: string;
+  /** "provider/id", null without a model */
+  model: string | null;
+  isStreaming: boolean;
+  pendingMessageCount: number;
+}
+
+export interface OpenSessionsData {
+  sessions: OpenSessionSummary[];
+}
+
 export interface PathData {
   path: string;
 }
@@ -842,6 +1047,8 @@ export interface ProtocolLimits {
   maxFrameBytes: number;
   /** How many events get_events can replay at most. */
   eventBuffer: number;
+  /** Sessions the process hosts at once, "default" included (--max-sessions). */
+  maxSessions: number;
 }
 
 export interface QueueData {
@@ -967,6 +1174,8 @@ export interface ResponseDataByCommand {
   get_events: EventsData;
   list_sessions: SessionsData;
   navigate_tree: NavigateTreeData;
+  open_session: OpenSessionData;
+  list_open_sessions: OpenSessionsData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */
