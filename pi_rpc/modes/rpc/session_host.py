@@ -38,7 +38,6 @@ from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import CommandContext, HandlerRegistry
 from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
 from pi_rpc.modes.wire.protocol.names import DEFAULT_HANDLE, EXTENSION_UI_RESPONSE, THINKING_LEVELS
-from pi_rpc.session.errors import SessionError
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -359,12 +358,17 @@ class SessionHost:
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
             try:
-                slot.backend.input_closed()  # its pending dialogs resolve with their defaults
+                if slot.owner is not None:
+                    # A closed session's pending dialogs resolve with their defaults. (Not the
+                    # first session's at exit: its session_shutdown dialogs are still written,
+                    # as upstream's are.)
+                    slot.backend.input_closed()
                 await slot.backend.aclose()
-            except (Exception, SessionError) as exc:  # noqa: BLE001 - one session's fault stays its own
+            except Exception as exc:  # noqa: BLE001 - one session's fault stays its own
                 from pi_rpc.log import logger
 
-                logger().error(f"pi_rpc: error closing session {slot.handle}: {exc}")
+                where = "during shutdown" if slot.owner is None else f"closing session {slot.handle}"
+                logger().error(f"pi_rpc: error {where}: {exc}")
         if slot.owner is not None:
             from pi_rpc.config import children
 
