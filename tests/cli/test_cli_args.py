@@ -178,3 +178,11 @@ def test_cli_error_exits() -> None:
     assert out.returncode == 1 and b"-q" in out.stderr
     out = _run("--mode", "rpc", "--api-key", "k")
     assert out.returncode == 1 and b"--api-key requires a model" in out.stderr
+
+
+def test_max_sessions() -> None:
+    assert parse_args([]).max_sessions == 64
+    assert parse_args(["--max-sessions", "3"]).max_sessions == 3
+    for bad in ("0", "-2", "x"):
+        with pytest.raises(CliError, match=f'Invalid --max-sessions "{bad}": expected a positive integer'):
+            parse_args(["--max-sessions", bad])

@@ -126,6 +126,52 @@ def test_abort_of_one_session_leaves_the_others_running(pi):
 
 # ------------------------------------------------------------------ isolation of failures
 
+
+def test_a_provider_error_in_one_session_does_not_touch_another(pi):
+    p = pi(
+        script=[
+            {"match": "fails", "error": {"status": 400, "body": "bad request for this one"}},
+            {"match": "works", "text": _answer(4), "delayMs": 10, "chunkChars": 4},
+        ]
+    )
+    a, b = _open(p), _open(p)
+    start = p.mark()
+    p.ok("prompt", message="works fine", handle=b)
+    p.ok("prompt", message="fails now", handle=a)
+    p.wait_for(_settled(a), start=start, timeout=30)
+    p.wait_for(_settled(b), start=start, timeout=30)
+    records = p.since(start)
+    failed = [r for r in _of(records, a) if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
+    assert failed[-1]["message"]["stopReason"] == "error"
+    assert "bad request for this one" in failed[-1]["message"]["errorMessage"]
+    ends = [r for r in _of(records, b) if r["type"] == "message_end" and r["message"]["role"] == "assistant"]
+    assert ends[-1]["message"]["stopReason"] == "stop" and _assistant_text(ends[-1]["message"]) == _answer(4)
+    assert p.ok("get_last_assistant_text", handle=b) == {"text": _answer(4)}
+
+
+SHUTDOWN_EXTENSION = """
+def setup(pi):
+    def bye(args, ctx):
+        ctx.shutdown()
+
+    pi.register_command("bye", {"description": "Shut down", "handler": bye})
+"""
+
+
+def test_ctx_shutdown_in_a_hosted_session_closes_that_session_only(pi):
+    p = pi(files={"ext/bye.py": SHUTDOWN_EXTENSION}, args=("-e", "../ext/bye.py"))
+    a = _open(p)
+    p.ok("prompt", message="/bye", handle=a)
+    deadline = time.monotonic() + 10
+    while [s["handle"] for s in p.ok("list_open_sessions")["sessions"]] != ["default"]:
+        assert time.monotonic() < deadline, "the session did not close"
+        time.sleep(0.05)
+    p.ok("prompt", message="still serving")
+    p.settle()
+    assert p.popen.poll() is None
+    assert p.close() == 0
+
+
 COUNTING_EXTENSION = """
 def setup(pi):
     seen = []  # one list per extension instance: per session
@@ -307,10 +353,15 @@ def test_handles_listing_and_the_session_limit(pi):
     assert missing["success"] is False and "no-such-dir" in missing["error"]
     bad_model = p.cmd("open_session", model="faux/none-such")
     assert bad_model["success"] is False and "none-such" in bad_model["error"]
-    # Commands go to the addressed session only.
+    # Commands go to the addressed session only, and what they emit carries its handle.
+    mark = p.mark()
     p.ok("set_session_name", name="named", handle=c)
     assert p.ok("get_state", handle=c)["sessionName"] == "named"
-    assert "sessionName" not in p.ok("get_state")
+    assert "sessionName" not in p.ok("get_state", handle=None)  # null: "default"
+    p.ok("bash", command="echo from-c", handle=c)
+    emitted = [r for r in p.since(mark) if r.get("type") != "response"]
+    assert {r["type"] for r in emitted} >= {"session_info_changed", "bash_execution_update"}
+    assert all(r.get("handle") == c for r in emitted)
 
 
 def test_handle_tagging_of_the_default_session_and_one_numbering(pi):

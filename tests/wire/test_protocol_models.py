@@ -43,8 +43,11 @@ def test_all_33_commands_and_24_events_modelled() -> None:
     assert len(names.EVENT_TYPES) == 24
     assert set(events.EVENT_MODELS) == set(names.EVENT_TYPES) | set(names.OUR_EVENT_TYPES)
     for ctype in names.FIELDLESS_COMMANDS:
-        extra = set(commands.COMMAND_MODELS[ctype].model_fields) - {"id", "type"}
+        # (``handle``, the session every command may address, is validated for all commands)
+        extra = set(commands.ALL_COMMAND_MODELS[ctype].model_fields) - {"id", "type", "handle"}
         assert not extra, (ctype, extra)
+    for model in commands.ALL_COMMAND_MODELS.values():
+        assert "handle" in model.model_fields
 
 
 def test_camel_case_both_directions_and_absent_stays_absent() -> None:

@@ -38,7 +38,6 @@ from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import CommandContext, HandlerRegistry
 from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
 from pi_rpc.modes.wire.protocol.names import DEFAULT_HANDLE, EXTENSION_UI_RESPONSE, THINKING_LEVELS
-from pi_rpc.session.errors import SessionError
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -140,7 +139,7 @@ class SessionHost:
         self.slots: dict[str, HostedSession] = {}
         self._opening = 0  # open_session commands between the limit check and their slot
         self._next = 1
-        self._closing: set[str] = set()
+        self._shut_down = False  # the process is shutting down: no session opens any more
 
     # ------------------------------------------------------------------ Backend protocol
 
@@ -164,6 +163,7 @@ class SessionHost:
 
     async def aclose(self) -> None:
         """Process shutdown: every session at once (each has the same grace)."""
+        self._shut_down = True
         slots = list(self.slots.values())
         async with anyio.create_task_group() as tg:
             for slot in slots:
@@ -320,6 +320,9 @@ class SessionHost:
             except BaseException:
                 await self._shut(slot)
                 raise
+            if self._shut_down:  # the process began shutting down while it opened
+                await self._shut(slot)
+                raise CommandError("The process is shutting down")
             self.slots[handle] = slot
         finally:
             children.owner.reset(token)
@@ -355,12 +358,17 @@ class SessionHost:
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
             try:
-                slot.backend.input_closed()  # its pending dialogs resolve with their defaults
+                if slot.owner is not None:
+                    # A closed session's pending dialogs resolve with their defaults. (Not the
+                    # first session's at exit: its session_shutdown dialogs are still written,
+                    # as upstream's are.)
+                    slot.backend.input_closed()
                 await slot.backend.aclose()
-            except (Exception, SessionError) as exc:  # noqa: BLE001 - one session's fault stays its own
+            except Exception as exc:  # noqa: BLE001 - one session's fault stays its own
                 from pi_rpc.log import logger
 
-                logger().error(f"pi_rpc: error closing session {slot.handle}: {exc}")
+                where = "during shutdown" if slot.owner is None else f"closing session {slot.handle}"
+                logger().error(f"pi_rpc: error {where}: {exc}")
         if slot.owner is not None:
             from pi_rpc.config import children
 
