@@ -362,6 +362,19 @@ def test_handles_listing_and_the_session_limit(pi):
     emitted = [r for r in p.since(mark) if r.get("type") != "response"]
     assert {r["type"] for r in emitted} >= {"session_info_changed", "bash_execution_update"}
     assert all(r.get("handle") == c for r in emitted)
+    # A handle keeps its name when it gets another session.
+    before = p.ok("get_state", handle=c)["sessionId"]
+    assert p.ok("new_session", handle=c) == {"cancelled": False}
+    after = p.ok("get_state", handle=c)["sessionId"]
+    assert after != before
+    assert [(s["handle"], s["sessionId"]) for s in p.ok("list_open_sessions")["sessions"]][1:] == [(c, after)]
+    # Its tools work in its own cwd.
+    p.ok("close_session", handle=c)
+    elsewhere = p.root / "elsewhere"
+    elsewhere.mkdir()
+    d = _open(p, cwd=str(elsewhere))
+    assert p.ok("bash", command="pwd", handle=d)["output"].strip() == str(elsewhere)
+    assert p.ok("bash", command="pwd")["output"].strip() == str(cwd)
 
 
 def test_handle_tagging_of_the_default_session_and_one_numbering(pi):
