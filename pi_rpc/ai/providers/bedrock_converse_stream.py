@@ -514,15 +514,14 @@ class _Frames:
         parsed, so a bad frame fails after the events before it, as upstream)."""
         parser_error: Any = _botocore("botocore.eventstream").ParserError
         while True:
-            prelude_known = getattr(self.buffer, "_prelude", None) is not None
             try:
                 message = next(self.buffer)
             except StopIteration:
                 return
             except parser_error as exc:
-                # botocore's ChecksumMismatch does not say which checksum; its buffer has not
-                # parsed a prelude yet when the prelude's own checksum fails.
-                exc.prelude = not prelude_known
+                # botocore's ChecksumMismatch does not say which checksum failed; its buffer keeps
+                # no prelude when the prelude's own checksum did (it is assigned after the check).
+                exc.prelude = getattr(self.buffer, "_prelude", None) is None
                 raise self.fail(_stream_error(exc)) from exc
             yield message
 
