@@ -21,6 +21,7 @@ Re-record with ``python -m tests.ai.test_bedrock_wire --record``.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -131,6 +132,25 @@ def _tools() -> list[Reply]:
     ]
 
 
+def _reasoning() -> list[Reply]:
+    """Encrypted reasoning in two pieces (kept as one base64 payload and replayed), then a
+    stop reason pi does not know."""
+    redacted = [
+        es.event(
+            "contentBlockDelta",
+            {
+                "contentBlockIndex": 0,
+                "delta": {"reasoningContent": {"redactedContent": base64.b64encode(part).decode()}},
+            },
+        )
+        for part in (b"\x00\x01secret-", b"reasoning\xff")
+    ]
+    return [
+        _events(START, *redacted, _stop(0), _text("Done.", 1), _stop(1), _end()),
+        _events(START, _text("Blocked"), _stop(0), _end("guardrail_intervened")),
+    ]
+
+
 def _errors() -> list[Reply]:
     throttled = _error(429, "ThrottlingException", "Too many requests, please wait before trying again.")
     return [
@@ -213,6 +233,20 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
             "AWS_SHARED_CREDENTIALS_FILE": "{root}/aws/credentials",
             "AWS_CONFIG_FILE": "{root}/aws/config",
         },
+    ),
+    # Adaptive thinking at xhigh with long cache retention (Claude), then GPT reasoning effort;
+    # encrypted reasoning replayed to the model it came from.
+    "bedrock_reasoning": (
+        _reasoning,
+        "anthropic.claude-opus-4-7",
+        [{"thinking": "xhigh"}, {"prompt": "think"}, {"prompt": "again"}],
+        {**_KEYS, "PI_CACHE_RETENTION": "long"},
+    ),
+    "bedrock_gpt": (
+        _reasoning,
+        "global.openai.gpt-5.6-luna",
+        [{"thinking": "minimal"}, {"prompt": "think"}, {"prompt": "again"}],
+        _KEYS,
     ),
     "bedrock_bearer": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-api-key-123"}),
     "bedrock_skip_auth": (
@@ -362,6 +396,14 @@ def test_recorded_outcomes_say_what_matters() -> None:
     assert "Throttling error: Too many tokens, please wait." in texts
     assert any(t and t.startswith("The message checksum (") for t in texts)
     assert "aborted" in texts
+    adaptive = recorded("bedrock_reasoning")["requests"]
+    assert adaptive[0]["body"]["additionalModelRequestFields"]["output_config"] == {"effort": "xhigh"}
+    assert adaptive[0]["body"]["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
+    replayed = adaptive[1]["body"]["messages"][1]["content"][0]
+    assert replayed == {"reasoningContent": {"redactedContent": "AAFzZWNyZXQtcmVhc29uaW5n/w=="}}
+    assert recorded("bedrock_gpt")["requests"][0]["body"]["additionalModelRequestFields"] == {
+        "reasoning": {"effort": "low"}
+    }
     profile = recorded("bedrock_profile")["requests"][0]["headers"]
     assert (
         profile["authorization"]
