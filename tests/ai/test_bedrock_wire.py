@@ -43,6 +43,7 @@ from tests.ai.provider_wire import (
     Reply,
     assert_loaded_only_when_used,
     assert_same_outcome,
+    closed_port,
     needs_upstream,
     recorded,
     run_program,
@@ -248,6 +249,19 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
         [{"thinking": "minimal"}, {"prompt": "think"}, {"prompt": "again"}],
         _KEYS,
     ),
+    # Bedrock refuses the strict tools (Claude's limits): the same turn again with the tools
+    # that only prefer strict sent plain, and the session's later requests too.
+    "bedrock_strict_fallback": (
+        lambda: [
+            _error(400, "ValidationException", "Too many strict tools (24 > 20). Reduce the number of strict tools."),
+            _events(OK),
+        ],
+        CLAUDE,
+        [{"prompt": "one"}, {"prompt": "two"}],
+        _KEYS,
+    ),
+    # Nothing listens at the endpoint: the SDK's attempts, then the session's retries.
+    "bedrock_refused": (lambda: [_events(OK)], NOVA, _HELLO, _KEYS),
     "bedrock_bearer": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-api-key-123"}),
     "bedrock_skip_auth": (
         lambda: [_events(OK)],
@@ -333,6 +347,7 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     replies, model, steps, env = SCENARIOS[name]
     root.mkdir(parents=True, exist_ok=True)
     _write_profile(root)
+    port = closed_port() if name == "bedrock_refused" else None
     with _without_aws_env():
         outcome = run_program(
             argv,
@@ -341,7 +356,8 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
             provider="amazon-bedrock",
             steps=[{"model": model}, *steps],
             env={**_BASE_ENV, **{k: v.replace("{root}", str(root)) for k, v in env.items()}},
-            base_path="",
+            base_path=None if port else "",
+            base_url=f"http://127.0.0.1:{port}" if port else None,
             files={"note.txt": "hi\n"},
             timeout=90,
         )
@@ -351,11 +367,15 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
             assert key_id is not None
             secret, token = _SECRETS[key_id.group(1)]
             verify_sigv4(request, secret, token)
-    return {
+    result = {
         "requests": [_request_view(r) for r in outcome.seen],
         "events": outcome.events,
         "messages": outcome.messages,
     }
+    if port is None:
+        return result
+    masked: dict[str, Any] = json.loads(json.dumps(result).replace(f"127.0.0.1:{port}", "127.0.0.1:<port>"))
+    return masked
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -436,6 +456,73 @@ def test_secrets_stay_out_of_the_output(tmp_path: Path) -> None:
         text = json.dumps(outcome.events) + json.dumps(outcome.messages) + outcome.stderr
         assert outcome.messages[-1]["errorMessage"] == "AccessDeniedException: denied"
         assert secret not in text and PROFILE_TOKEN not in text
+
+
+def run_abort(argv: list[str], root: Path, *, answer: bool) -> tuple[Any, ...]:
+    """Abort a turn while the stub streams slowly (``answer``), or while nothing answers at all
+    (a socket that listens but never replies): the last message's stop reason, error text and
+    content, and whether the stub saw the connection go."""
+    import socket
+    import time
+
+    from tests.ai.stub_server import ReplayServer
+    from tests.support.pi_process import PiProcess, isolated_env
+
+    deltas = b"".join(_text(f"w{i} ") for i in range(50))
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(5)
+    root.mkdir(parents=True, exist_ok=True)
+    with silent, ReplayServer([Reply(START + deltas, content_type=CT, chunk_size=60, delay_s=0.1)]) as stub:
+        url = stub.url if answer else f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with _without_aws_env():
+            env = isolated_env(root, {**_BASE_ENV, **_KEYS}, faux=False)
+        (Path(env["PI_CODING_AGENT_DIR"]) / "models.json").write_text(
+            json.dumps({"providers": {"amazon-bedrock": {"baseUrl": url}}})
+        )
+        proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], env, root, root=root)
+        try:
+            proc.ok("get_state")
+            proc.ok("set_model", provider="amazon-bedrock", modelId=NOVA)
+            before = proc.mark()
+            proc.ok("prompt", message="hi")
+            if answer:
+                proc.wait_for(
+                    lambda r: (
+                        isinstance(r, dict) and (r.get("assistantMessageEvent") or {}).get("type") == "text_delta"
+                    ),
+                    start=before,
+                )
+            else:
+                time.sleep(1.0)  # the request is out, no answer comes
+            proc.ok("abort")
+            proc.wait_for(lambda r: isinstance(r, dict) and r.get("type") == "agent_end", start=before)
+            last = proc.ok("get_messages")["messages"][-1]
+        finally:
+            proc.close()
+        if answer:
+            assert stub.disconnected.wait(5)  # the response was closed, not read to the end
+    return last["stopReason"], last.get("errorMessage"), last["content"], last.get("diagnostics")
+
+
+# Upstream 1.6's outcomes (AWS SDK: its AbortError caused by the signal's DOMException; Node's
+# "aborted" for a body cut short).
+ABORT_OUTCOMES = {
+    True: ("aborted", "aborted", [{"type": "text", "text": "w0 "}], None),
+    False: ("aborted", "Request aborted: This operation was aborted (20)", [], None),
+}
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_abort_reads_as_upstreams(tmp_path: Path, answer: bool) -> None:
+    assert run_abort(OURS, tmp_path, answer=answer) == ABORT_OUTCOMES[answer]
+
+
+@needs_upstream
+@pytest.mark.parametrize("answer", [True, False])
+def test_abort_outcomes_are_upstreams_live(tmp_path: Path, answer: bool) -> None:
+    assert UPSTREAM is not None
+    assert run_abort(UPSTREAM, tmp_path, answer=answer) == ABORT_OUTCOMES[answer]
 
 
 # ----------------------------------------------------------------------------- pure pieces

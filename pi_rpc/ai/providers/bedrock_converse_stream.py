@@ -76,6 +76,10 @@ DESERIALIZATION_NOTE = (
     "\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object."
 )
 REDACTED_THINKING = "[Reasoning redacted]"
+# An abort as upstream reports it: the SDK's AbortError (with the signal's DOMException as its
+# cause) before the answer, Node's "aborted" once the body streams.
+ABORTED_BEFORE_ANSWER = "Request aborted: This operation was aborted (20)"
+ABORTED_WHILE_STREAMING = "aborted"
 DATA_RETENTION_DOCS = "https://docs.aws.amazon.com/bedrock/latest/userguide/data-retention.html"
 _ARN_REGION = re.compile(r"^arn:aws(?:-[a-z0-9-]+)?:bedrock:([a-z0-9-]+):")
 _STANDARD_ENDPOINT = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
@@ -729,6 +733,7 @@ async def stream_bedrock_converse_stream(
     blocks = _Blocks(output)
     secrets: list[str | None] = [options.api_key]
     request_id: str | None = None
+    streaming = False
     try:
         target = resolve_target(model, options)
         secrets += target.secrets
@@ -769,6 +774,7 @@ async def stream_bedrock_converse_stream(
                     },
                 )
         request_id = frames.request_id
+        streaming = True
         async for event in _events(response, frames, blocks, model, options):
             yield event
         if options.signal is not None and options.signal.aborted:
@@ -784,7 +790,7 @@ async def stream_bedrock_converse_stream(
         aborted = bool(options.signal and options.signal.aborted)
         output["stopReason"] = "aborted" if aborted else "error"
         if aborted:
-            message = "Request was aborted"
+            message = ABORTED_WHILE_STREAMING if streaming else ABORTED_BEFORE_ANSWER
         elif isinstance(exc, BedrockError):
             message = exc.display()
         else:
@@ -844,7 +850,7 @@ async def _send(
                 if options.on_response is not None:
                     await options.on_response(response.status_code, dict(response.headers))
                 if response.status_code < 300:
-                    buffer = await anyio.to_thread.run_sync(_load_event_stream_buffer)
+                    buffer = _load_event_stream_buffer()  # (imported with the credentials, off the loop)
                     own = own_client
                     own_client = False  # the stream closes the client
                     frames = _Frames(buffer, response.status_code, response_headers.get("x-amzn-requestid"))
