@@ -262,6 +262,14 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
     ),
     # Nothing listens at the endpoint: the SDK's attempts, then the session's retries.
     "bedrock_refused": (lambda: [_events(OK)], NOVA, _HELLO, _KEYS),
+    # auth.json: a stored key is a bearer token; a stored profile wins over environment keys.
+    "bedrock_stored_key": (lambda: [_events(OK)], NOVA, _HELLO, {}),
+    "bedrock_stored_profile": (
+        lambda: [_events(OK)],
+        NOVA,
+        _HELLO,
+        {**_KEYS, "AWS_SHARED_CREDENTIALS_FILE": "{root}/aws/credentials", "AWS_CONFIG_FILE": "{root}/aws/config"},
+    ),
     "bedrock_bearer": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-api-key-123"}),
     "bedrock_skip_auth": (
         lambda: [_events(OK)],
@@ -269,6 +277,11 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
         _HELLO,
         {"AWS_BEDROCK_SKIP_AUTH": "1", "AWS_REGION": "eu-central-1", **_KEYS},
     ),
+}
+
+_AUTH: dict[str, dict[str, Any]] = {
+    "bedrock_stored_key": {"amazon-bedrock": {"type": "api_key", "key": "stored-bedrock-key"}},
+    "bedrock_stored_profile": {"amazon-bedrock": {"type": "api_key", "env": {"AWS_PROFILE": "dev"}}},
 }
 
 _SECRETS = {
@@ -359,6 +372,7 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
             base_path=None if port else "",
             base_url=f"http://127.0.0.1:{port}" if port else None,
             files={"note.txt": "hi\n"},
+            auth=_AUTH.get(name),
             timeout=90,
         )
     for request in outcome.seen:
