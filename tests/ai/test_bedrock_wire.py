@@ -10,8 +10,12 @@ prompt masked), the events and the messages. Scenarios: thinking, text and a too
 Claude model with prompt caching, the tool result replayed, then an auth failure (403); the
 SDK's own retries of a throttled request (429 ×3) under the session's retry; an exception frame
 mid-stream; a malformed frame (bad checksums, first and later frame); a dropped connection; a
-gateway's HTML error page; credentials from a profile file (with a session token and the
-profile's region), from environment keys, a bearer token, and ``AWS_BEDROCK_SKIP_AUTH``.
+gateway's HTML error page; Bedrock refusing strict tools (the turn again without them); a
+refused connection; credentials from a profile file (with a session token and the profile's
+region), an assume-role profile (STS on the stub via ``AWS_ENDPOINT_URL_STS``), environment
+keys, a bearer token, ``AWS_BEDROCK_SKIP_AUTH``, and auth.json (a key; a profile that wins over
+environment keys); adaptive and budget thinking, GPT reasoning, encrypted reasoning replayed;
+aborts before the answer and while streaming.
 
 Every SigV4 signature the stub receives, ours and upstream's, is recomputed with the known
 secret through botocore's signer (``verify_sigv4``). Startup must not import botocore.
@@ -33,6 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -131,6 +136,25 @@ def _tools() -> list[Reply]:
         _events(START, _text("It says "), _text("hi."), _stop(0), _end("end_turn", long_cache)),
         _error(403, "AccessDeniedException", "You don't have access to the model with the specified model ID."),
     ]
+
+
+ROLE_KEY_ID, ROLE_SECRET, ROLE_TOKEN = "ASIAROLEEXAMPLE", "role/secret+key", "role-session-token"
+_ASSUME_ROLE = f"""<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <AssumeRoleResult>
+    <Credentials>
+      <AccessKeyId>{ROLE_KEY_ID}</AccessKeyId>
+      <SecretAccessKey>{ROLE_SECRET}</SecretAccessKey>
+      <SessionToken>{ROLE_TOKEN}</SessionToken>
+      <Expiration>2099-01-01T00:00:00Z</Expiration>
+    </Credentials>
+    <AssumedRoleUser>
+      <AssumedRoleId>AROAEXAMPLE:pi</AssumedRoleId>
+      <Arn>arn:aws:sts::123456789012:assumed-role/bedrock-user/pi</Arn>
+    </AssumedRoleUser>
+  </AssumeRoleResult>
+  <ResponseMetadata><RequestId>sts-request-1</RequestId></ResponseMetadata>
+</AssumeRoleResponse>
+""".encode()
 
 
 def _reasoning() -> list[Reply]:
@@ -270,6 +294,19 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
         _HELLO,
         {**_KEYS, "AWS_SHARED_CREDENTIALS_FILE": "{root}/aws/credentials", "AWS_CONFIG_FILE": "{root}/aws/config"},
     ),
+    # An assume-role profile: STS (redirected by ``AWS_ENDPOINT_URL_STS``) is asked with the
+    # source profile's keys, the role's temporary credentials sign the Bedrock request.
+    "bedrock_assume_role": (
+        lambda: [Reply(_ASSUME_ROLE, content_type="text/xml"), _events(OK)],
+        NOVA,
+        _HELLO,
+        {
+            "AWS_PROFILE": "role",
+            "AWS_SHARED_CREDENTIALS_FILE": "{root}/aws/credentials",
+            "AWS_CONFIG_FILE": "{root}/aws/config",
+            "AWS_ENDPOINT_URL_STS": "{stub}",
+        },
+    ),
     "bedrock_bearer": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-api-key-123"}),
     "bedrock_skip_auth": (
         lambda: [_events(OK)],
@@ -288,6 +325,8 @@ _SECRETS = {
     KEY_ID: (SECRET, None),
     PROFILE_KEY_ID: (PROFILE_SECRET, PROFILE_TOKEN),
     "dummy-access-key": ("dummy-secret-key", None),
+    "AKIDBASE": ("base/secret", None),
+    ROLE_KEY_ID: (ROLE_SECRET, ROLE_TOKEN),
 }
 
 
@@ -298,7 +337,12 @@ def _write_profile(root: Path) -> None:
         f"[dev]\naws_access_key_id = {PROFILE_KEY_ID}\naws_secret_access_key = {PROFILE_SECRET}\n"
         f"aws_session_token = {PROFILE_TOKEN}\n"
     )
-    (aws / "config").write_text("[profile dev]\nregion = eu-west-1\n")
+    (aws / "config").write_text(
+        "[profile dev]\nregion = eu-west-1\n\n"
+        "[profile base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = base/secret\nregion = eu-west-1\n\n"
+        "[profile role]\nrole_arn = arn:aws:iam::123456789012:role/bedrock-user\nsource_profile = base\n"
+        "region = eu-north-1\n"
+    )
 
 
 def verify_sigv4(request: Seen, secret: str, token: str | None) -> None:
@@ -346,6 +390,16 @@ def _request_view(request: Seen) -> dict[str, Any]:
     else:
         view["authorization"] = authorization
     body: Any = request.body
+    if str(headers.get("content-type", "")).startswith("application/x-www-form-urlencoded"):
+        # An STS call is botocore's (or the JS SDK's) own client: compared on what it asks
+        # for and who signs it, not on each SDK's defaults (session name, duration, charset).
+        form = parse_qs(str(body))
+        return {
+            "method": request.method,
+            "path": request.path,
+            "headers": {"authorization": view["authorization"], "x-amz-security-token": view["x-amz-security-token"]},
+            "body": {key: form.get(key) for key in ("Action", "RoleArn")},
+        }
     if isinstance(body, dict):
         body = json.loads(json.dumps(body))
         for block in body.get("system") or []:
@@ -445,6 +499,12 @@ def test_recorded_outcomes_say_what_matters() -> None:
     )
     assert profile["x-amz-security-token"] == PROFILE_TOKEN
     assert recorded("bedrock_bearer")["requests"][0]["headers"]["authorization"] == "Bearer bedrock-api-key-123"
+    sts, api = recorded("bedrock_assume_role")["requests"]
+    assert sts["headers"]["authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDBASE/<date>/eu-north-1/sts/")
+    assert api["headers"]["authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={ROLE_KEY_ID}/<date>/eu-north-1/")
+    assert api["headers"]["x-amz-security-token"] == ROLE_TOKEN
+    stored = recorded("bedrock_stored_profile")["requests"][0]["headers"]["authorization"]
+    assert stored.startswith(f"AWS4-HMAC-SHA256 Credential={PROFILE_KEY_ID}/")  # not the environment's keys
     skip = recorded("bedrock_skip_auth")["requests"][0]["headers"]["authorization"]
     assert skip == "AWS4-HMAC-SHA256 Credential=dummy-access-key/<date>/eu-central-1/bedrock/aws4_request"
 
