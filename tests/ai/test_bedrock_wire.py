@@ -307,6 +307,15 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
             "AWS_ENDPOINT_URL_STS": "{stub}",
         },
     ),
+    # No credentials to be had: a profile nobody configured (without a region: the region is
+    # missing first), a container endpoint that refuses.
+    "bedrock_missing_profile": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_PROFILE": "nope"}),
+    "bedrock_no_credentials": (
+        lambda: [_events(OK)],
+        NOVA,
+        _HELLO,
+        {"AWS_PROFILE": "nope", "AWS_REGION": "eu-west-1", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://127.0.0.1:9/"},
+    ),
     "bedrock_bearer": (lambda: [_events(OK)], NOVA, _HELLO, {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-api-key-123"}),
     "bedrock_skip_auth": (
         lambda: [_events(OK)],

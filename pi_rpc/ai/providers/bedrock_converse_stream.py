@@ -277,12 +277,29 @@ class Signer:
         else:
             session_mod: Any = _botocore("botocore.session")
             exceptions: Any = _botocore("botocore.exceptions")
-            try:
-                session = session_mod.Session(profile=target.profile)
-                self._credentials = session.get_credentials()
-                if self.region is None:
+            session = session_mod.Session(profile=target.profile)
+            # The SDK resolves the region before the credentials (a missing profile with no
+            # region configured reads "Region is missing").
+            if self.region is None:
+                try:
                     self.region = session.get_config_variable("region")
+                except exceptions.ProfileNotFound:
+                    self.region = None
+                if not self.region:
+                    raise BedrockError("Region is missing")
+            unavailable = (
+                exceptions.ProfileNotFound,
+                exceptions.NoCredentialsError,
+                exceptions.CredentialRetrievalError,
+                exceptions.MetadataRetrievalError,
+            )
+            try:
+                self._credentials = session.get_credentials()
+            except unavailable as exc:
+                # The JS chain moves past a source that fails and reports only its end.
+                raise BedrockError(NO_CREDENTIALS, name="CredentialsProviderError") from exc
             except exceptions.BotoCoreError as exc:
+                # SSO and assume-role failures: botocore's words (they say what to fix).
                 raise BedrockError(str(exc), name=type(exc).__name__) from exc
             if self._credentials is None:
                 raise BedrockError(NO_CREDENTIALS, name="CredentialsProviderError")
