@@ -679,6 +679,18 @@ def test_http_error_texts() -> None:
     assert err.display().startswith("Unexpected token 'o', \"not json\" is not valid JSON\n  Deserialization error")
 
 
+def test_json_error_texts_are_v8s_for_gateway_bodies() -> None:
+    """The provider's short V8 ``JSON.parse`` texts agree with the RPC layer's full scanner on
+    what a gateway sends instead of JSON."""
+    from pi_rpc.ai.providers.bedrock_converse_stream import v8_json_error
+    from pi_rpc.modes.wire.jsonparse import v8_json_error as full_scanner
+
+    bodies = ["<html><body>Forbidden</body></html>", "not json", "Service Unavailable", "nul", "", "  ", "true x"]
+    bodies += ["x" * 21, "x" * 22, "Bad Gateway\n\n<hr>nginx</hr>", "false\n\nmore"]
+    for body in bodies:
+        assert v8_json_error(body) == full_scanner(body), body
+
+
 def test_botocore_is_loaded_only_when_a_bedrock_model_streams() -> None:
     """Startup and the provider's registration leave botocore unloaded."""
     assert_loaded_only_when_used("bedrock-converse-stream", "pi_rpc.ai.providers.bedrock_converse_stream")

@@ -197,7 +197,7 @@ def resolve_target(model: Model, options: StreamOptions) -> Target:
     """Upstream's region, endpoint and auth rules (module docstring); no I/O."""
     import os
 
-    stored_profile = env_value("AWS_PROFILE", options) if _stored_env(options).get("AWS_PROFILE") else None
+    stored_profile = str(_stored_env(options).get("AWS_PROFILE") or "") or None
     ambient_profile = os.environ.get("AWS_PROFILE") or None
     configured_region = env_value("AWS_REGION", options) or env_value("AWS_DEFAULT_REGION", options)
     base_url = str(model.get("baseUrl") or "")
@@ -230,8 +230,9 @@ def resolve_target(model: Model, options: StreamOptions) -> Target:
         return target
     access, secret = env_value("AWS_ACCESS_KEY_ID", options), env_value("AWS_SECRET_ACCESS_KEY", options)
     if access and secret and not skip_auth and not target.explicit_profile:
-        target.keys = (access, secret, env_value("AWS_SESSION_TOKEN", options))
-        target.secrets.append(secret)
+        token = env_value("AWS_SESSION_TOKEN", options)
+        target.keys = (access, secret, token)
+        target.secrets += [secret, *([token] if token else [])]
     return target
 
 
@@ -321,8 +322,16 @@ def _load_event_stream_buffer() -> Any:
 # ------------------------------------------------------------------------------ errors
 
 
+def _at(text: str, i: int) -> str:
+    line = text.count("\n", 0, i) + 1
+    column = i - (text.rfind("\n", 0, i) + 1) + 1
+    return f"at position {i} (line {line} column {column})"
+
+
 def v8_json_error(text: str) -> str:
-    """What ``JSON.parse`` says of a body that is not JSON (V8's texts)."""
+    """What ``JSON.parse`` says of a body that is not JSON (V8's texts, for the bodies a gateway
+    sends instead of JSON: the first bad token; ``pi_rpc.modes.wire.jsonparse`` has the full
+    scanner, out of this layer's reach)."""
     stripped = len(text) - len(text.lstrip(" \t\n\r"))
     if stripped >= len(text):
         return "Unexpected end of JSON input"
@@ -338,16 +347,16 @@ def v8_json_error(text: str) -> str:
                 i += len(text[i:]) - len(text[i:].lstrip(" \t\n\r"))
                 if i >= len(text):
                     return "Unexpected end of JSON input"
-                return f"Unexpected non-whitespace character after JSON at position {i}"
+                return f"Unexpected non-whitespace character after JSON {_at(text, i)}"
             i += j
             if i >= len(text):
                 return "Unexpected end of JSON input"
             ch = text[i]
             break
     if ch == '"':
-        return f"Unexpected string in JSON at position {i}"
-    context = 10
-    if len(text) <= 2 * context:
+        return f"Unexpected string in JSON {_at(text, i)}"
+    context = 10  # V8's kMaxContextCharacters
+    if len(text) <= 2 * context + 1:
         return f"Unexpected token '{ch}', \"{text}\" is not valid JSON"
     if i < context:
         return f"Unexpected token '{ch}', \"{text[: i + context]}\"... is not valid JSON"

@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pi_rpc.ai.providers.anthropic_messages import normalize_tool_call_id
 from pi_rpc.ai.providers.common import reasoning_level, request_max_tokens
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
@@ -53,6 +52,7 @@ _IMAGE_FORMATS = {
     "image/webp": "webp",
 }
 _SEPARATORS = re.compile(r"[\s_.:]+")
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _ADAPTIVE = ("opus-4-6", "opus-4-7", "opus-4-8", "opus-5", "sonnet-4-6", "sonnet-5", "haiku-5", "fable-5")
 _NATIVE_XHIGH = ("opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "haiku-5", "fable-5")
 _CLAUDE_5 = ("fable-5", "opus-5", "sonnet-5", "haiku-5")
@@ -75,6 +75,11 @@ def env_value(name: str, options: StreamOptions) -> str | None:
     if isinstance(env, Mapping) and env.get(name):
         return str(env[name])
     return os.environ.get(name) or None
+
+
+def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _source: Any = None) -> str:
+    """Other models' tool-call ids as Bedrock accepts them: ``[a-zA-Z0-9_-]``, at most 64."""
+    return _ID_UNSAFE.sub("_", tool_id)[:64]
 
 
 def _candidates(model: Mapping[str, Any]) -> list[str]:
