@@ -75,6 +75,8 @@ def _error(status: int, code: str | None, message: str, **headers: str) -> Reply
     return Reply(json.dumps({"message": message}).encode(), status, "application/json", extra)
 
 
+# A 1×1 PNG.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
 START = es.event("messageStart", {"role": "assistant"})
 USAGE = {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120}
 
@@ -190,6 +192,9 @@ def _errors() -> list[Reply]:
         Reply(_bad_first_checksum(), content_type=CT),
         _events(START, _text("x"), es.error("InternalFailure", "boom")),
         Reply(b"<html><body>Forbidden by the gateway</body></html>", 403, content_type="text/html"),
+        # Transient failures the SDK retries itself, the third attempt answering.
+        _error(500, "InternalServerException", "Internal failure."),
+        _error(503, "ServiceUnavailableException", "Try again."),
         _events(OK),
     ]
 
@@ -245,7 +250,7 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
     "bedrock_errors": (
         _errors,
         NOVA,
-        [{"prompt": p} for p in ("one", "two", "three", "four", "five", "six", "seven", "eight")],
+        [{"prompt": p} for p in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")],
         _KEYS,
     ),
     # A named profile: keys and a session token from the credentials file, the region from config.
@@ -662,6 +667,39 @@ def test_region_endpoint_and_auth_rules(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("AWS_BEDROCK_SKIP_AUTH", "1")
     skipped = resolve_target(catalogue, StreamOptions(api_key="tok"))
     assert (skipped.bearer, skipped.skip_auth, skipped.keys) == (None, True, None)
+
+
+def test_images_in_messages_and_error_tool_results() -> None:
+    """Images go out as base64 bytes with their format; for Claude an error tool result's images
+    follow all results of the turn with a caption (upstream #10794), other models keep them."""
+    from pi_rpc.ai.providers.bedrock_request import ERROR_TOOL_IMAGE_PLACEHOLDER, convert_messages
+
+    image = {"type": "image", "data": PNG, "mimeType": "image/png"}
+    call = {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "a.png", "": 1}}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "look"}, image, {"type": "text", "text": "  "}]},
+        {"role": "assistant", "content": [call], "provider": "amazon-bedrock", "api": "bedrock-converse-stream"},
+        {"role": "toolResult", "toolCallId": "t1", "toolName": "read", "isError": True, "content": [image]},
+    ]
+    png = {"image": {"source": {"bytes": PNG}, "format": "png"}}
+    for model_id, claude in ((CLAUDE, True), (NOVA, False)):
+        model: Any = {
+            "id": model_id,
+            "provider": "amazon-bedrock",
+            "api": "bedrock-converse-stream",
+            "input": ["text", "image"],
+        }
+        messages[1]["model"] = model_id
+        out = convert_messages(messages, model, "short", caching=False)
+        assert out[0] == {"role": "user", "content": [{"text": "look"}, png]}
+        assert out[1]["content"][0]["toolUse"]["input"] == {"path": "a.png"}  # empty keys dropped
+        result = out[2]["content"][0]["toolResult"]
+        assert result["status"] == "error"
+        if claude:
+            assert result["content"] == [{"text": ERROR_TOOL_IMAGE_PLACEHOLDER}]
+            assert out[2]["content"][1:] == [{"text": "Images from the error result of tool call t1 (read):"}, png]
+        else:
+            assert result["content"] == [png] and len(out[2]["content"]) == 1
 
 
 def test_http_error_texts() -> None:
