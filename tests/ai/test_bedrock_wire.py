@@ -291,6 +291,13 @@ SCENARIOS: dict[str, tuple[Callable[[], list[Reply]], str, list[dict[str, Any]],
     ),
     # Nothing listens at the endpoint: the SDK's attempts, then the session's retries.
     "bedrock_refused": (lambda: [_events(OK)], NOVA, _HELLO, _KEYS),
+    # The stream ends inside a frame: first the first frame, then a later one.
+    "bedrock_truncated": (
+        lambda: [Reply(START[:-5], content_type=CT), Reply(OK[:-7], content_type=CT)],
+        NOVA,
+        [{"prompt": "one"}, {"prompt": "two"}],
+        _KEYS,
+    ),
     # auth.json: a stored key is a bearer token; a stored profile wins over environment keys.
     "bedrock_stored_key": (lambda: [_events(OK)], NOVA, _HELLO, {}),
     "bedrock_stored_profile": (
