@@ -450,11 +450,11 @@ def _transport_error(exc: Exception, url: str) -> BedrockError:
     return BedrockError(text or type(exc).__name__, retry="transient")
 
 
-def _stream_error(exc: Exception) -> BedrockError:
+def _stream_error(exc: Exception, prelude: bool) -> BedrockError:
     """A frame botocore could not read, in ``@smithy/eventstream-codec``'s words."""
     text = str(exc)
     match = _CHECKSUM.search(text)
-    if match and getattr(exc, "prelude", False):
+    if match and prelude:
         expected, calculated = (int(g, 16) for g in match.groups())
         return BedrockError(
             f"The prelude checksum specified in the message ({expected}) does not match "
@@ -551,8 +551,8 @@ class _Frames:
             except parser_error as exc:
                 # botocore's ChecksumMismatch does not say which checksum failed; its buffer keeps
                 # no prelude when the prelude's own checksum did (it is assigned after the check).
-                exc.prelude = getattr(self.buffer, "_prelude", None) is None
-                raise self.fail(_stream_error(exc)) from exc
+                prelude = getattr(self.buffer, "_prelude", None) is None
+                raise self.fail(_stream_error(exc, prelude)) from exc
             yield message
 
     def decode(self, message: Any) -> tuple[str, dict[str, Any]]:
@@ -920,6 +920,7 @@ async def _events(
                     await options.on_stream_event({kind: data}, model)
                 for event in _handle(kind, data, blocks, model):
                     yield event
+        # Bytes left that never made a whole frame (botocore's buffer keeps them in ``_data``).
         if getattr(frames.buffer, "_data", b""):
             raise frames.fail(BedrockError("Truncated event message received."))
     finally:
