@@ -15,7 +15,7 @@ import json
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,7 @@ class Outcome:
     events: list[Any]
     messages: list[dict[str, Any]]
     stderr: str
+    seen: list[Seen] = field(default_factory=list)  # the requests as the stub received them
 
 
 _VOLATILE = ("timestamp", "durationMs")
@@ -216,8 +217,9 @@ def run_program(
             records = proc.since(start)
         finally:
             proc.close()
-        requests = [_request_view(r, session_id) for r in stub.requests]
+        seen = list(stub.requests)
+        requests = [_request_view(r, session_id) for r in seen]
     events = [_event_view(r, session_id) for r in records if isinstance(r, dict) and r.get("type") in _EVENTS_KEPT]
     # The system message holds our own prompt and tool wording; the conversation is compared.
     conversation = [m for m in messages if m.get("role") != "system"]
-    return Outcome(requests, events, _clean(conversation, session_id), proc.stderr)
+    return Outcome(requests, events, _clean(conversation, session_id), proc.stderr, seen)

@@ -31,6 +31,7 @@ class Seen:
     headers: dict[str, str]  # names lower-cased
     body: Any  # parsed JSON, or the text when it is not JSON
     method: str = "POST"
+    raw: bytes = b""  # the body as sent (a signature covers these bytes)
 
 
 NO_REPLY = Reply(b"no reply scripted", 500, "text/plain")
@@ -65,7 +66,7 @@ class ReplayServer:
                     body = raw.decode("utf-8", "replace")
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 with server.lock:
-                    server.requests.append(Seen(self.path, headers, body, self.command))
+                    server.requests.append(Seen(self.path, headers, body, self.command, raw))
                     reply = server._next_reply()
                 try:
                     self._send(reply)
