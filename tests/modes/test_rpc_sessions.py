@@ -446,3 +446,31 @@ def test_a_second_process_sees_nothing_of_this_feature(pi):
     assert not any("handle" in r for r in p.records)
     p.popen.send_signal(signal.SIGTERM)
     assert p.wait() == 143
+
+
+TRUST_BY_DIRECTORY = """
+def setup(pi):
+    @pi.on("project_trust")
+    async def decide(event, ctx):
+        import os
+        return {"trusted": "yes" if os.path.basename(event["cwd"]) == "trusted" else "no"}
+"""
+
+
+def test_each_opened_session_has_its_project_trust_decided_for_its_own_cwd(pi):
+    # The extensions' project_trust handlers run for every session's cwd, as at startup: one
+    # decision does not carry over to another project.
+    p = pi(
+        files={
+            "ext/trust_by_directory.py": TRUST_BY_DIRECTORY,
+            "trusted/.pi/prompts/projtpl.md": "A project template\n",
+            "other/.pi/prompts/projtpl.md": "A project template\n",
+        },
+        args=("-e", "../ext/trust_by_directory.py"),
+    )
+    commands = {}
+    for name in ("trusted", "other", "trusted"):
+        handle = _open(p, cwd=str(p.cwd.parent / name))
+        listed = p.ok("get_commands", handle=handle)["commands"]
+        commands.setdefault(name, []).append(sorted(c["name"] for c in listed if c.get("source") == "prompt"))
+    assert commands == {"trusted": [["projtpl"], ["projtpl"]], "other": [[]]}

@@ -30,19 +30,16 @@ if TYPE_CHECKING:
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
 
 
-def create_backend(args: CliArgs, options: RuntimeOptions, *, trust_decision: bool | None = None) -> Backend:
+def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
     """The RPC backend over the session runtime built from ``options``: the session host, with
-    it as ``"default"``; ``open_session`` builds more from ``args`` (with the project trust
-    the extensions decided at startup, ``trust_decision``, standing in for ``-a``/``-na``)."""
-    from dataclasses import replace
-
+    it as ``"default"``; ``open_session`` builds more from ``args`` (the extensions'
+    ``project_trust`` handlers deciding again for each session's cwd, as at startup)."""
     from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
     from pi_rpc.modes.rpc.session_host import SessionHost
     from pi_rpc.runtime.session import AgentSession
 
     first = RuntimeBackend(AgentSession(options), initial_name=args.name)
-    open_args = args if trust_decision is None else replace(args, approve=trust_decision)
-    return SessionHost(first, open_args, max_sessions=args.max_sessions)
+    return SessionHost(first, args, max_sessions=args.max_sessions)
 
 
 def start_early(
@@ -112,7 +109,6 @@ def run_rpc_mode(args: CliArgs) -> int:
         """The server over the session runtime, or the exit code of a startup problem."""
         from pi_rpc.runtime.options import RuntimeOptions
 
-        trust_decision = None
         if isinstance(started, RuntimeOptions):
             options = started
         else:
@@ -121,13 +117,12 @@ def run_rpc_mode(args: CliArgs) -> int:
 
             # Extensions decide project trust before the session is built (project_trust).
             trust = await run_trust_pass(started, "rpc")
-            trust_decision = trust.decision
             try:
                 options = build_runtime_options(args, trust=trust)
             except StartupError as exc:
                 logger().error(exc.message)
                 return exc.exit_code
-        backend = create_backend(args, options, trust_decision=trust_decision)
+        backend = create_backend(args, options)
 
         from pi_rpc.modes.rpc.server import RpcServer
 

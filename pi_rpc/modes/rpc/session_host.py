@@ -284,6 +284,7 @@ class SessionHost:
     async def _open(self, args: CliArgs, cwd: str) -> dict[str, Any]:
         from pi_rpc.config import children
         from pi_rpc.runtime.factory import build_runtime_options
+        from pi_rpc.runtime.project_trust import resolve_startup_trust
         from pi_rpc.runtime.session import AgentSession
 
         handle = f"s{self._next}"
@@ -294,7 +295,10 @@ class SessionHost:
             try:
                 # Settings, models and the session file: disk work, kept off the event loop so
                 # the other sessions keep streaming.
-                options = await anyio.to_thread.run_sync(lambda: build_runtime_options(args, cwd=cwd))
+                # Its cwd is a project of its own: the extensions' project_trust handlers decide
+                # for it as they did for the first session's at startup.
+                trust = await resolve_startup_trust(args, cwd=cwd, mode="rpc")
+                options = await anyio.to_thread.run_sync(lambda: build_runtime_options(args, cwd=cwd, trust=trust))
             except StartupError as exc:
                 raise CommandError(exc.message) from None
             for slot in self.slots.values():
