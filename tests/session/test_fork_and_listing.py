@@ -22,7 +22,6 @@ from pi_rpc.session import (
     list_sessions,
     resolve_session_arg,
 )
-
 from tests.support.session_stores import StoreKind, is_stored, stored_lines
 
 from .session_helpers import copy_session, read_lines, session_files

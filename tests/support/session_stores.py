@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import orjson
 from pi_rpc.session.backends import backend_for, is_sqlite_locator, sqlite_backend
 from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.manager import SessionManager
-from pi_rpc.session.sqlite_store import make_locator, parse_locator
+from pi_rpc.session.sqlite_store import lock_path_for, make_locator, parse_locator
 from pi_rpc.session.store import SessionBackend
 
 STORE_KINDS = ("jsonl", "sqlite")
@@ -100,6 +101,21 @@ class StoreKind:
 
     def jsonl_files_under(self, root: Path) -> list[Path]:
         return sorted(root.rglob("*.jsonl"))
+
+    def lock_file(self, locator: str) -> str:
+        """The single-writer sidecar of a session."""
+        if is_sqlite_locator(locator):
+            return lock_path_for(*parse_locator(locator))
+        return locator + ".lock"
+
+    def starter(self, start: Callable[..., Any]) -> Callable[..., Any]:
+        """The ``pi`` fixture's starter with this backend selected on every command line."""
+
+        def start_on_store(**kwargs: Any) -> Any:
+            kwargs["args"] = (*self.cli_args(), *kwargs.get("args", ()))
+            return start(**kwargs)
+
+        return start_on_store
 
 
 __all__ = ["STORE_KINDS", "StoreKind", "is_stored", "stored_bytes", "stored_lines"]
