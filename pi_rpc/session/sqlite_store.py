@@ -209,8 +209,17 @@ def _rollback(conn: sqlite3.Connection) -> None:
 def connect_writer(path: str, fsync: FsyncMode) -> sqlite3.Connection:
     """A connection that writes: the file created 0600 if missing, WAL, the synchronous
     level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    os.close(fd)
+    if not os.path.exists(path):
+        # Created (0600) only when missing: closing a descriptor of a database this process
+        # has open would drop every POSIX lock its connections hold on it (the WAL-mode
+        # shared lock among them), and another process closing its last connection would
+        # then think itself the last one and remove the WAL under us ("disk I/O error").
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            pass  # created meanwhile by another process
+        else:
+            os.close(fd)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
