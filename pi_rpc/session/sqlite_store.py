@@ -768,20 +768,15 @@ class SqliteBackend:
     def list_all_sessions(
         self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
     ) -> list[SessionInfo]:
-        """Every session of every project, as ``listing.list_all_sessions`` lists the folders
-        under the sessions root: the sessions of each directory directly under
-        ``sessions_root``, or of ``sessions_root`` itself when ``custom`` (a flat directory)."""
+        """Every session of every project: the database is the sessions root, so every
+        session it holds (``scope: "all"``, the last resort of ``--session <id>``); with
+        ``custom`` (a flat session directory, as upstream lists it) only that directory's."""
         if custom:
             return self.list_sessions(sessions_root, with_texts=with_texts)
-        root = _normdir(sessions_root)
         with self._reading() as conn:
             if conn is None:
                 return []
-            dirs = [
-                directory
-                for (directory,) in conn.execute("SELECT DISTINCT dir FROM sessions WHERE dir IS NOT NULL")
-                if os.path.dirname(directory) == root
-            ]
+            dirs = [d for (d,) in conn.execute("SELECT DISTINCT dir FROM sessions WHERE dir IS NOT NULL")]
         infos = [info for directory in sorted(dirs) for info in self.list_sessions(directory, with_texts=with_texts)]
         return sorted(infos, key=lambda info: info.modified, reverse=True)
 
