@@ -765,7 +765,8 @@ class SessionManager:
             if not self._session_file:
                 raise SessionError("Persisted session is missing a session file")
             # A write fault keeps a saved conversation off disk for now: it can still be forked.
-            if not self._backend.exists(self._session_file) and self.write_error is None:
+            # (the fault first: a database in a directory that became unreadable is not asked)
+            if self.write_error is None and not self._backend.exists(self._session_file):
                 raise SessionError("This session has not been saved yet. Send a message before cloning or forking it.")
         path = self.get_branch(target_leaf)
         if not path:
