@@ -14,17 +14,17 @@ from acp.exceptions import RequestError
 pytestmark = pytest.mark.anyio
 
 
-async def test_load_replays_history_before_the_result_and_continues(acp_agent):
+async def test_load_replays_history_before_the_result_and_continues(acp_agent, store_kind):
     script = [
         {"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo replayed"}}]},
         {"text": "first answer"},
     ]
-    async with acp_agent(script=script) as run:
+    async with acp_agent(*store_kind.cli_args(), script=script) as run:
         await run.initialize()
         session = await run.new_session()
         await run.prompt(session.session_id, "first question")
         session_id = session.session_id
-    async with acp_agent() as run:
+    async with acp_agent(*store_kind.cli_args()) as run:
         await run.initialize()
         loaded = await run.conn.load_session(cwd=str(run.cwd), session_id=session_id, mcp_servers=[])
         assert {o.id for o in loaded.config_options} == {"model", "thought_level"}
@@ -48,8 +48,8 @@ async def test_load_replays_history_before_the_result_and_continues(acp_agent):
         assert missing.value.code == -32002
 
 
-async def test_resume_and_fork(acp_agent):
-    async with acp_agent() as run:
+async def test_resume_and_fork(acp_agent, store_kind):
+    async with acp_agent(*store_kind.cli_args()) as run:
         await run.initialize()
         session = await run.new_session()
         await run.prompt(session.session_id, "original")
