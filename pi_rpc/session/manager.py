@@ -439,11 +439,6 @@ class SessionManager:
         return self._persist
 
     @property
-    def backend(self) -> SessionBackend:
-        """The backend this manager creates new sessions, forks and clones in."""
-        return self._backend
-
-    @property
     def cwd(self) -> str:
         return self._cwd
 
