@@ -88,6 +88,7 @@ BUSY_SCRIPT = [
     },
     {"text": "Done with this one. " * 20, "chunkChars": 8, "delayMs": 1},
 ]
+SUMMARY = {"text": "SUMMARY OF THE WORK SO FAR " * 5, "chunkChars": 8, "delayMs": 1, "match": "<conversation>"}
 
 
 def _snapshot(pi: PiProcess, n: int) -> tuple[str, list[dict[str, Any]]] | None:
@@ -100,20 +101,22 @@ def _snapshot(pi: PiProcess, n: int) -> tuple[str, list[dict[str, Any]]] | None:
     return state["data"]["sessionFile"], entries["data"]["entries"]
 
 
-def _command(pi: PiProcess, n: int, command: dict[str, Any]) -> None:
+def _command(pi: PiProcess, n: int, command: dict[str, Any]) -> bool:
+    """Send and wait for the response; whether the command succeeded."""
     if not pi.try_send({"id": f"c{n}", **command}):
         raise StdoutClosed("stdin closed")
-    pi.response(f"c{n}", timeout=60)
+    return pi.response(f"c{n}", timeout=60).get("success") is True
 
 
-def _one_kill(root: Path, rng: random.Random) -> dict[str, Any]:
-    """Prompts, renames, compactions and forks until a SIGKILL at a random moment; then
-    check every session a response had shown."""
+def _one_kill(root: Path, rng: random.Random, kill_at: int) -> dict[str, Any]:
+    """Prompts, renames, compactions (every 4th step) and forks (every 5th) until a SIGKILL at
+    a random moment of step ``kill_at`` (counted in steps, not seconds, so a slow machine
+    still gets there); then check every session a response had shown."""
     root.mkdir(parents=True)
     (root / "cwd").mkdir()
     (root / "agent").mkdir()
     (root / "agent" / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 10}}))
-    (root / "script.json").write_text(json.dumps(BUSY_SCRIPT * 30))
+    (root / "script.json").write_text(json.dumps([SUMMARY] * 10 + BUSY_SCRIPT * 30))
     db = root / "sessions.db"
     pi = PiProcess(
         [*OURS, "--mode", "rpc", "--session-store", "sqlite", "--session-db", str(db)],
@@ -122,25 +125,27 @@ def _one_kill(root: Path, rng: random.Random) -> dict[str, Any]:
         lenient=True,
     )
     shown: dict[str, list[dict[str, Any]]] = {}
-    delay = rng.uniform(0.3, 4.0)
+    done = {"compactions": 0, "forks": 0}
+    delay = rng.uniform(0.0, 0.8)
     killer = threading.Timer(delay, pi.popen.kill)
-    killer.start()
     n = 0
     try:
         while pi.popen.poll() is None:
             n += 1
+            if n == kill_at:
+                killer.start()
             if not pi.try_send({"id": f"p{n}", "type": "prompt", "message": f"prompt {n}"}):
                 break
             pi.wait_for_next("agent_settled", timeout=60)
             if n % 3 == 0:
                 _command(pi, n, {"type": "set_session_name", "name": f"name {n}"})
             if n % 4 == 0:
-                _command(pi, n, {"type": "compact"})
+                done["compactions"] += _command(pi, n, {"type": "compact"})
             if n % 5 == 0:
                 pi.try_send({"id": f"f{n}", "type": "get_fork_messages"})
                 messages = pi.response(f"f{n}", timeout=30).get("data", {}).get("messages") or []
                 if messages:
-                    _command(pi, n, {"type": "fork", "entryId": rng.choice(messages)["entryId"]})
+                    done["forks"] += _command(pi, n, {"type": "fork", "entryId": rng.choice(messages)["entryId"]})
             snap = _snapshot(pi, n)
             if snap is not None:
                 shown[snap[0]] = snap[1]
@@ -150,7 +155,7 @@ def _one_kill(root: Path, rng: random.Random) -> dict[str, Any]:
         killer.cancel()
         pi.kill()
     pi.close()
-    result = {"delay": delay, "sessions": 0, "entries": 0}
+    result = {"delay": delay, "sessions": 0, "entries": 0, **done}
     if not db.exists():
         assert not any(_conversation(entries) for entries in shown.values()), "shown but no database"
         return result
@@ -177,6 +182,8 @@ def _conversation(entries: list[dict[str, Any]]) -> bool:
 
 def test_sigkill_during_prompts_forks_and_compactions(tmp_path: Path) -> None:
     rng = random.Random(23)
-    results = [_one_kill(tmp_path / f"i{i}", rng) for i in range(4)]
+    results = [_one_kill(tmp_path / f"i{i}", rng, kill_at) for i, kill_at in enumerate((2, 4, 5, 9))]
     assert sum(r["sessions"] for r in results) >= 2
     assert sum(r["entries"] for r in results) > 0
+    # the kills landed among compactions and forks, not only plain prompts
+    assert sum(r["compactions"] for r in results) >= 1 and sum(r["forks"] for r in results) >= 1, results
