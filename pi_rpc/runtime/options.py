@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pi_rpc.config.cli_args import SESSION_STORES
 from pi_rpc.config.settings import Settings
 from pi_rpc.log import logger
 from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.manager import SessionManager
 from pi_rpc.session.store import FsyncMode, SessionBackend
 
-SESSION_STORES = ("jsonl", "sqlite")
 DEFAULT_SESSION_DATABASE = "sessions.db"  # under the agent dir
 
 
