@@ -11,6 +11,8 @@ import sys
 import pytest
 from acp.exceptions import RequestError
 
+from tests.support.session_stores import stored_lines
+
 pytestmark = pytest.mark.anyio
 
 
@@ -46,6 +48,21 @@ async def test_load_replays_history_before_the_result_and_continues(acp_agent, s
         with pytest.raises(RequestError) as missing:
             await run.conn.load_session(cwd=str(run.cwd), session_id="0000-no-such-session", mcp_servers=[])
         assert missing.value.code == -32002
+    if store_kind.sqlite:  # a database session may be named by its locator too
+        locator = f"sqlite:{store_kind.db}#{session_id}"
+        async with acp_agent(*store_kind.cli_args()) as run:
+            await run.initialize()
+            await run.conn.load_session(cwd=str(run.cwd), session_id=locator, mcp_servers=[])
+            assert run.client.text("user_message_chunk").startswith("first question")
+            result = await run.prompt(locator, "third question")
+            assert result.stop_reason == "end_turn"
+            await run.conn.resume_session(cwd=str(run.cwd), session_id=locator, mcp_servers=[])
+        user_texts = [
+            e["message"]["content"][0]["text"]
+            for e in stored_lines(locator)
+            if e.get("type") == "message" and e["message"]["role"] == "user"
+        ]
+        assert user_texts == ["first question", "second question", "third question"]
 
 
 async def test_resume_and_fork(acp_agent, store_kind):

@@ -294,6 +294,11 @@ class AcpAgent:
         return self._ready(session, {"sessionId": session.id})
 
     def _existing(self, session_id: str) -> dict[str, Any]:
+        from pi_rpc.session.backends import is_sqlite_locator
+
+        if is_sqlite_locator(session_id):
+            # A database session named by its locator: the client keeps addressing it so.
+            return {"session": session_id, "client_id": session_id}
         if "/" in session_id or "\\" in session_id or session_id.endswith(".jsonl"):
             raise _not_found(session_id)
         return {"session": session_id}
@@ -334,8 +339,10 @@ class AcpAgent:
         except SessionError:
             return None
         if is_sqlite_locator(resolved.path):
-            # A database locator names its session's id after the last '#'.
-            if resolved.path.rpartition("#")[2] != session_id:  # an id prefix matched another session
+            # A database locator names its session's id after the last '#' (the client may
+            # have named the session by its locator).
+            wanted = session_id.rpartition("#")[2] if is_sqlite_locator(session_id) else session_id
+            if resolved.path.rpartition("#")[2] != wanted:  # an id prefix matched another session
                 return None
         else:
             info = build_session_info(resolved.path)
