@@ -37,6 +37,8 @@ Session:
   --session <path|id>            Open a session file or id (prefix)
   --session-id <id>              Open or create the session with this id
   --session-dir <dir>            Directory for session storage and lookup
+  --session-store <jsonl|sqlite> Keep sessions in JSONL files (default) or one SQLite database
+  --session-db <path>            The SQLite session database (default <agentDir>/sessions.db)
   --continue, -c                 Continue the most recent session
   --fork <path|id>               Copy a session into a new one under the current cwd
   --name, -n <name>              Initial session name

@@ -6,6 +6,9 @@ there, ``from tests.support.pi_process import ...``, never from a conftest):
 - ``pi(**kwargs)``: ``pi --mode rpc`` in its own dir under tmp, with settings, models, a faux
   script and files written there first (``tests.support.pi_process.start_in``).
 - ``pi_environ(extra=None, faux=True)``: the isolated environment ``spawn_pi`` uses.
+- ``store_kind``: a test taking it runs once per session backend, the JSONL files and a session
+  database in tmp (``tests.support.session_stores.StoreKind``; a module runs its subprocess
+  tests on both by overriding ``pi`` with ``store_kind.starter(pi)``).
 """
 
 from __future__ import annotations
@@ -66,3 +69,11 @@ def pi(tmp_path: Path) -> Iterator[Callable[..., PiProcess]]:
 def anyio_backend() -> str:
     """Every anyio test runs on asyncio (the backend pi_rpc runs on)."""
     return "asyncio"
+
+
+@pytest.fixture(params=("jsonl", "sqlite"))
+def store_kind(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """The JSONL files, then a session database at ``tmp_path/sessions.db``."""
+    from tests.support.session_stores import StoreKind  # (loads the session package)
+
+    return StoreKind(request.param, tmp_path)

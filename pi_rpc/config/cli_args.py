@@ -16,6 +16,7 @@ from pi_rpc.errors import StartupError
 
 VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+SESSION_STORES = ("jsonl", "sqlite")  # --session-store / the sessionStore setting
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 DEFAULT_EVENT_BUFFER = 10_000  # events get_events can replay (modes.wire.event_ring)
@@ -47,6 +48,8 @@ class CliArgs:
     no_session: bool = False
     session: str | None = None
     session_dir: str | None = None
+    session_store: str | None = None  # "jsonl" | "sqlite" | None (the sessionStore setting)
+    session_db: str | None = None  # --session-db: the session database (sessionStore sqlite)
     session_id: str | None = None
     continue_session: bool = False
     resume: bool = False
@@ -95,6 +98,7 @@ _VALUE_FLAGS: dict[str, tuple[str, str]] = {
     "--append-system-prompt": ("append_system_prompt", "append"),
     "--session": ("session", "str"),
     "--session-dir": ("session_dir", "str"),
+    "--session-db": ("session_db", "str"),
     "--session-id": ("session_id", "str"),
     "--fork": ("fork", "str"),
     "--name": ("name", "str"),
@@ -175,6 +179,15 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 if mode not in VALID_MODES:
                     raise CliError(f'Invalid mode "{mode}". Valid values: {", ".join(VALID_MODES)}')
                 values["mode"] = mode
+        elif arg == "--session-store":
+            if has_next:
+                i += 1
+                store = args[i]
+                if store not in SESSION_STORES:
+                    raise CliError(
+                        f'Error: Invalid --session-store "{store}". Valid values: {", ".join(SESSION_STORES)}'
+                    )
+                values["session_store"] = store
         elif arg in _BOOL_FLAGS:
             values[_BOOL_FLAGS[arg]] = True
         elif arg in ("-a", "--approve"):

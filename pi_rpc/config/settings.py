@@ -330,6 +330,15 @@ class Settings:
         return self._typed("sessionDir", str, None)
 
     @property
+    def session_store(self) -> Any:
+        """``sessionStore`` as written ("jsonl" or "sqlite"; checked where it is used)."""
+        return self.get("sessionStore", None)
+
+    @property
+    def session_database(self) -> str | None:
+        return self._typed("sessionDatabase", str, None)
+
+    @property
     def shell_path(self) -> str | None:
         return self._typed("shellPath", str, None)
 

@@ -13,6 +13,7 @@ import orjson
 
 from pi_rpc.ai.jsjson import fs_path, stringify, to_utf8
 from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
+from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
 
 if TYPE_CHECKING:
     from pi_rpc.session.manager import SessionManager
@@ -93,16 +94,30 @@ def render_session_html(store: SessionManager) -> str:
     )
 
 
+def _stem(locator: str) -> str:
+    """What the default page name is made of: the file's stem, or a database session's id."""
+    if is_sqlite_locator(locator):
+        return locator.rpartition("#")[2]
+    return Path(locator).stem
+
+
 def export_session_file(input_path: str, output_path: str | None = None) -> str:
-    """``pi --export <session.jsonl> [out.html]``: the same page from a file on disk (read-only)."""
-    resolved = os.path.abspath(os.path.expanduser(input_path))
-    if not os.path.exists(resolved):
+    """``pi --export <session.jsonl|sqlite:db#id> [out.html]``: the same page from a stored
+    session (read-only)."""
+    if is_sqlite_locator(input_path):
+        try:
+            resolved = resolve_session_ref(input_path)
+        except ValueError:
+            raise RuntimeCommandError(f"File not found: {input_path}") from None
+    else:
+        resolved = os.path.abspath(os.path.expanduser(input_path))
+    if not backend_for(resolved).exists(resolved):
         raise RuntimeCommandError(f"File not found: {resolved}")
     from pi_rpc.session.manager import SessionManager
 
     store = SessionManager.open(resolved, read_only=True)
     try:
-        path = output_path or f"pi-session-{Path(resolved).stem}.html"
+        path = output_path or f"pi-session-{_stem(resolved)}.html"
         Path(path).expanduser().write_bytes(to_utf8(render_session_html(store)))
     finally:
         store.close()
@@ -113,8 +128,8 @@ def export_session_html(store: SessionManager, output_path: str | None) -> str:
     session_file = store.session_file
     if session_file is None:
         raise RuntimeCommandError(ERR_EXPORT_IN_MEMORY)
-    if not os.path.exists(session_file):
+    if not backend_for(session_file).exists(session_file):
         raise RuntimeCommandError(ERR_EXPORT_NOTHING)
-    path = fs_path(output_path or f"pi-session-{Path(session_file).stem}.html")
+    path = fs_path(output_path or f"pi-session-{_stem(session_file)}.html")
     Path(path).expanduser().write_bytes(to_utf8(render_session_html(store)))
     return path

@@ -18,9 +18,10 @@ from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
 from pi_rpc.runtime.enabled_extensions import discover_extensions
 from pi_rpc.runtime.errors import no_models_available_message
-from pi_rpc.runtime.options import RuntimeOptions, session_fsync_mode
+from pi_rpc.runtime.options import RuntimeOptions, session_backend, session_fsync_mode
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager, print_diagnostics
+from pi_rpc.session.store import SessionBackend
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
@@ -40,7 +41,13 @@ def _warn(message: str) -> None:
     logger().warning(message)
 
 
-def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionManager:
+def _backend(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionBackend:
+    return session_backend(settings, agent_dir, cwd, cli_store=args.session_store, cli_database=args.session_db)
+
+
+def _open_session(
+    args: CliArgs, cwd: str, agent_dir: Path, settings: Settings, backend: SessionBackend
+) -> SessionManager:
     if args.no_session:
         return SessionManager.in_memory(cwd, session_id=args.session_id)
     choice = paths.resolve_session_dir(
@@ -58,8 +65,11 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
                 session_dir=session_dir,
                 all_sessions_dir=str(paths.sessions_root(agent_dir)),
                 custom_dir=choice.custom,
+                backend=backend,
             )
-            return SessionManager.fork_from(resolved.path, cwd, session_dir, session_id=args.session_id, fsync=fsync)
+            return SessionManager.fork_from(
+                resolved.path, cwd, session_dir, session_id=args.session_id, fsync=fsync, backend=backend
+            )
         if args.session:
             resolved = resolve_session_arg(
                 args.session,
@@ -67,21 +77,22 @@ def _open_session(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) 
                 session_dir=session_dir,
                 all_sessions_dir=str(paths.sessions_root(agent_dir)),
                 custom_dir=choice.custom,
+                backend=backend,
             )
             manager = SessionManager.open(resolved.path, base_cwd=cwd, fsync=fsync)
             manager.check_cwd_exists(cwd)
             return manager
         if args.continue_session:
-            return SessionManager.continue_recent(cwd, session_dir, filter_cwd=choice.custom, fsync=fsync)
+            return SessionManager.continue_recent(
+                cwd, session_dir, filter_cwd=choice.custom, fsync=fsync, backend=backend
+            )
         if args.session_id:
-            from pi_rpc.session.listing import find_by_id
-
-            existing = find_by_id(session_dir, args.session_id, cwd if choice.custom else None)
+            existing = backend.find_by_id(session_dir, args.session_id, cwd if choice.custom else None)
             if existing:
                 return SessionManager.open(existing, base_cwd=cwd, fsync=fsync)
             _warn(f"No session with id {args.session_id}; creating a new session with that id")
-            return SessionManager.create(cwd, session_dir, session_id=args.session_id, fsync=fsync)
-        return SessionManager.create(cwd, session_dir, fsync=fsync)
+            return SessionManager.create(cwd, session_dir, session_id=args.session_id, fsync=fsync, backend=backend)
+        return SessionManager.create(cwd, session_dir, fsync=fsync, backend=backend)
     except SessionError as exc:
         raise StartupError(str(exc)) from None
 
@@ -192,7 +203,8 @@ def build_runtime_options(
         if result.get("status") == "resolved" and result["model"] not in scoped:
             scoped.append(result["model"])
 
-    session = _open_session(args, cwd, agent_dir, settings)
+    backend = _backend(args, cwd, agent_dir, settings)
+    session = _open_session(args, cwd, agent_dir, settings, backend)
     print_diagnostics(session)
     session_cwd = session.cwd if os.path.isdir(session.cwd) else cwd
 
@@ -241,6 +253,7 @@ def build_runtime_options(
         session=session,
         model=model,
         session_dir=_custom_session_dir(args, cwd, agent_dir, settings),
+        session_backend=backend,
         thinking_level=thinking,
         model_explicit=bool(args.model),
         thinking_explicit=bool(args.thinking or pattern_level),

@@ -1,18 +1,25 @@
 """``RuntimeOptions``: everything a session runtime is built from, already resolved (paths,
 settings, model registry, store, initial model and thinking level, resource flags). The
 factory builds it from the command line; SDK users may build it directly. Also how the
-``sessionFsync`` setting reads (the factory and ``switch_session`` open stores with it)."""
+``sessionFsync`` setting reads (the factory and ``switch_session`` open stores with it) and
+which session backend ``--session-store``/``--session-db`` and the ``sessionStore``/
+``sessionDatabase`` settings select."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pi_rpc.config.cli_args import SESSION_STORES
 from pi_rpc.config.settings import Settings
 from pi_rpc.log import logger
+from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.manager import SessionManager
-from pi_rpc.session.store import FsyncMode
+from pi_rpc.session.store import FsyncMode, SessionBackend
+
+DEFAULT_SESSION_DATABASE = "sessions.db"  # under the agent dir
 
 
 def session_fsync_mode(settings: Settings) -> FsyncMode:
@@ -25,6 +32,45 @@ def session_fsync_mode(settings: Settings) -> FsyncMode:
         )
         return "none"
     return cast(FsyncMode, str(mode))  # one of the three, checked above
+
+
+def session_backend(
+    settings: Settings,
+    agent_dir: Path,
+    cwd: str,
+    *,
+    cli_store: str | None = None,
+    cli_database: str | None = None,
+) -> SessionBackend:
+    """Where new sessions are kept: ``--session-store`` over the ``sessionStore`` setting
+    ("jsonl", the default, or "sqlite"); for SQLite the database ``--session-db`` over the
+    ``sessionDatabase`` setting over ``<agentDir>/sessions.db`` (``~`` expanded, relative
+    paths from the cwd). ``--session-dir`` never moves the database."""
+    store = cli_store
+    if store is None:
+        configured = settings.session_store
+        if configured is not None and configured not in SESSION_STORES:
+            logger().warning(
+                f"Warning: invalid sessionStore {configured!r} in settings (expected jsonl or sqlite); using jsonl"
+            )
+            configured = None
+        store = configured or "jsonl"
+    if store != "sqlite":
+        return JSONL_BACKEND
+    from pi_rpc.session.backends import sqlite_backend
+
+    database = cli_database or settings.session_database
+    if database:
+        path = os.path.expanduser(database)
+        if not os.path.isabs(path):
+            path = os.path.join(cwd, path)
+    else:
+        path = os.path.join(str(agent_dir), DEFAULT_SESSION_DATABASE)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    except OSError:
+        pass  # reported as a session write fault when the first entry is written
+    return sqlite_backend(path)
 
 
 if TYPE_CHECKING:
@@ -44,6 +90,8 @@ class RuntimeOptions:
     # The flat session directory configured by --session-dir, $PI_CODING_AGENT_SESSION_DIR or
     # the sessionDir setting (absolute); None: <agentDir>/sessions/--<cwd>--, one per cwd.
     session_dir: str | None = None
+    # Where new sessions, listings and id lookups go (``session_backend``); None: the JSONL files.
+    session_backend: SessionBackend | None = None
     thinking_level: str = "off"
     model_explicit: bool = False  # --model given: a restored session does not override it
     thinking_explicit: bool = False

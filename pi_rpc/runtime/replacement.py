@@ -15,7 +15,7 @@ from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
-from pi_rpc.runtime.session_catalog import client_path
+from pi_rpc.runtime.session_catalog import client_session_ref
 from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class SessionReplacement:
         return {"cancelled": not replaced}
 
     async def switch_session(self, session_path: str) -> dict[str, Any]:
-        path = client_path(session_path)
+        path = client_session_ref(session_path)
 
         def make(old: SessionManager) -> SessionManager:
             cwd = self._cwd()

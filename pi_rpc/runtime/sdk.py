@@ -44,7 +44,7 @@ import anyio
 
 from pi_rpc.ai.transcript import content_text_concat
 from pi_rpc.ai.types import Message, Model
-from pi_rpc.config.cli_args import BUILTIN_TOOLS, THINKING_LEVELS, CliArgs
+from pi_rpc.config.cli_args import BUILTIN_TOOLS, SESSION_STORES, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
 from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
@@ -282,6 +282,8 @@ def build_cli_args(
     no_session: bool | None = None,
     session: str | None = None,
     session_dir: str | None = None,
+    session_store: str | None = None,
+    session_db: str | os.PathLike[str] | None = None,
     session_id: str | None = None,
     continue_session: bool = False,
     fork: str | None = None,
@@ -302,13 +304,16 @@ def build_cli_args(
     no_extensions: bool = False,
 ) -> CliArgs:
     """The ``CliArgs`` equivalent of SDK options (validated like the command line).
-    ``no_session=None``: in memory unless a session, session dir, continue or fork is given."""
-    persistent_hint = bool(session or session_dir or continue_session or fork)
+    ``no_session=None``: in memory unless a session, session dir or store, continue or fork
+    is given."""
+    persistent_hint = bool(session or session_dir or session_store or session_db or continue_session or fork)
     in_memory = (not persistent_hint) if no_session is None else no_session
     if fork is not None and (session is not None or continue_session or in_memory):
         raise ValueError("fork cannot be combined with session, continue_session or no_session")
     if thinking is not None:
         _check_names([thinking], THINKING_LEVELS, "thinking level")
+    if session_store is not None:
+        _check_names([session_store], SESSION_STORES, "session store")
     return CliArgs(
         model=model,
         provider=provider,
@@ -317,6 +322,8 @@ def build_cli_args(
         no_session=in_memory,
         session=session,
         session_dir=None if session_dir is None else os.fspath(session_dir),
+        session_store=session_store,
+        session_db=None if session_db is None else os.fspath(session_db),
         session_id=session_id,
         continue_session=continue_session,
         fork=fork,
@@ -379,7 +386,8 @@ async def open_session(
     LLM streaming function (``pi_rpc.ai.stream.stream`` signature). Every other keyword is a
     command-line equivalent accepted by :func:`build_cli_args`: ``model`` ("faux/faux-1",
     "anthropic/claude-sonnet-4-5:high", ...), ``provider``, ``thinking``, ``api_key``,
-    ``no_session``, ``session``, ``session_dir``, ``session_id``, ``continue_session``,
+    ``no_session``, ``session``, ``session_dir``, ``session_store`` ("jsonl" or "sqlite"),
+    ``session_db``, ``session_id``, ``continue_session``,
     ``fork``, ``name``, ``tools``, ``no_tools``, ``exclude_tools``, ``system_prompt``,
     ``append_system_prompt``, ``skills``, ``no_skills``, ``prompt_templates``,
     ``no_prompt_templates``, ``no_context_files``, ``approve``, ``faux_script``,

@@ -266,6 +266,7 @@ class AgentSession:
             cwd=cwd,
             store=store,
             rename_live=self.set_session_name,
+            backend=options.session_backend,
         )
         self.replacement = SessionReplacement(
             agent=self.agent,

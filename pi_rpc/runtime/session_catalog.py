@@ -2,10 +2,12 @@
 
 The sessions root is the configured session directory: ``--session-dir``,
 ``$PI_CODING_AGENT_SESSION_DIR`` or the ``sessionDir`` setting (a flat directory holding the
-sessions of every cwd), else ``<agentDir>/sessions`` with one folder per cwd. Another file is
-only ever changed under its single-writer lock, so a session another pi process has open is
-refused rather than interleaved with, and a torn last line is moved aside (by
-``SessionManager.open``) before anything is appended.
+sessions of every cwd), else ``<agentDir>/sessions`` with one folder per cwd. Listings come
+from the selected backend (the JSONL files, or the session database with the sessions it
+holds for those directories); a session is named by its file path or its database locator
+(``sqlite:<db>#<id>``). Another session is only ever changed under its single-writer lock,
+so a session another pi process has open is refused rather than interleaved with, and a
+torn last line is moved aside (by ``SessionManager.open``) before anything is appended.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from typing import Any
 
 from pi_rpc.config import paths
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
+from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref, same_session
 from pi_rpc.session.errors import SessionLockedError
+from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.loader import read_header
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.manager import SessionManager, print_diagnostics
+from pi_rpc.session.store import SessionBackend
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 
@@ -44,6 +49,17 @@ def client_path(session_path: str) -> Path:
     return path
 
 
+def client_session_ref(session_path: str) -> str:
+    """A session a client named: its database locator normalised (``sqlite:<db>#<id>``), or
+    its path as ``client_path`` reads it."""
+    if is_sqlite_locator(session_path):
+        try:
+            return resolve_session_ref(session_path)
+        except ValueError:
+            raise RuntimeCommandError(f"Session file not found: {session_path}") from None
+    return str(client_path(session_path))
+
+
 def _holder(exc: SessionLockedError) -> str:
     return f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
 
@@ -59,9 +75,11 @@ class SessionCatalog:
         cwd: Callable[[], str],
         store: Callable[[], SessionManager],
         rename_live: Callable[[str], Awaitable[None]],
+        backend: SessionBackend | None = None,
     ) -> None:
         self._agent_dir = agent_dir
         self._session_dir = session_dir
+        self._backend: SessionBackend = backend if backend is not None else JSONL_BACKEND
         self._cwd = cwd  # getters: switching sessions changes both
         self._store = store
         self._rename_live = rename_live  # the live session's name changes through the session
@@ -76,19 +94,13 @@ class SessionCatalog:
 
     @staticmethod
     def _resolve(session_path: str) -> str:
-        """A client's path, as ``switch_session`` reads it, normalized."""
-        return os.path.normpath(str(client_path(session_path)))
+        """A client's path or locator, as ``switch_session`` reads it, normalized."""
+        ref = client_session_ref(session_path)
+        return ref if is_sqlite_locator(ref) else os.path.normpath(ref)
 
     def _is_current(self, path: str) -> bool:
         current = self._store().session_file
-        if not current:
-            return False
-        if os.path.normpath(os.path.abspath(current)) == path:
-            return True
-        try:
-            return os.path.samefile(current, path)
-        except OSError:
-            return False
+        return bool(current) and same_session(current or "", path)
 
     # ------------------------------------------------------------------ listing
 
@@ -98,21 +110,20 @@ class SessionCatalog:
         """Upstream ``SessionManager.list`` (``scope="cwd"``) or ``listAll`` (``"all"``),
         newest ``modified`` first; ``query`` keeps sessions whose name or a user/assistant
         text contains it (case-insensitive); at most ``limit`` sessions."""
-        from pi_rpc.session.listing import list_all_sessions, list_sessions  # (not at startup)
-
+        backend = self._backend
         custom = self._session_dir
         with_texts = query is not None
         if scope == "all":
-            infos = list_all_sessions(self.sessions_root(), custom=custom is not None, with_texts=with_texts)
+            infos = backend.list_all_sessions(self.sessions_root(), custom=custom is not None, with_texts=with_texts)
         elif custom is not None:
             # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
             cwd = self._cwd()
             default_dir = os.path.abspath(paths.default_session_dir(self._agent_dir, cwd))
             filter_cwd = cwd if os.path.abspath(custom) != default_dir else None
-            infos = list_sessions(custom, filter_cwd, with_texts=with_texts)
+            infos = backend.list_sessions(custom, filter_cwd, with_texts=with_texts)
         else:
             folder = paths.default_session_dir(self._agent_dir, self._cwd())
-            infos = list_sessions(str(folder), with_texts=with_texts)
+            infos = backend.list_sessions(str(folder), with_texts=with_texts)
         if query is not None:
             infos = [info for info in infos if info.matches(query)]
         if limit is not None:
@@ -143,13 +154,16 @@ class SessionCatalog:
             manager.close()
 
     def delete_session(self, session_path: str) -> None:
-        """Remove a session file under the sessions root (never the live one, never one another
-        process has open)."""
+        """Remove a session file under the sessions root, or a session of the selected session
+        database (never the live one, never one another process has open)."""
         path = self._resolve(session_path)
         if self._is_current(path):
             raise RuntimeCommandError(
                 f"Cannot delete {path}: it is the current session (switch to another session first)"
             )
+        if is_sqlite_locator(path):
+            self._delete_stored(path)
+            return
         root = self.sessions_root()
         real_root = os.path.realpath(root)
         real = os.path.realpath(path)
@@ -172,8 +186,35 @@ class SessionCatalog:
         finally:
             lock.release()
 
+    def _delete_stored(self, locator: str) -> None:
+        """Delete a session of the selected database (of no other: as a file must be under the
+        sessions root), under its single-writer lock."""
+        import sqlite3  # (loaded already: the database backend is in use)
+
+        from pi_rpc.session.sqlite_store import SqliteBackend
+
+        backend = self._backend
+        if not isinstance(backend, SqliteBackend) or backend_for(locator) is not backend:
+            where = backend.database if isinstance(backend, SqliteBackend) else self.sessions_root()
+            raise RuntimeCommandError(f"Cannot delete {locator}: it is not in the session store in use ({where})")
+        self._require_session_file(locator)
+        try:
+            removed = backend.delete(locator)
+        except SessionLockedError as exc:
+            raise RuntimeCommandError(
+                f"Cannot delete {locator}: the session is in use by another pi process ({_holder(exc)})"
+            ) from None
+        except (sqlite3.Error, OSError) as exc:  # the database cannot be written
+            raise RuntimeCommandError(f"Cannot delete {locator}: {exc}") from None
+        if not removed:
+            raise RuntimeCommandError(f"Session file not found: {locator}")
+
     @staticmethod
     def _require_session_file(path: str) -> None:
+        if is_sqlite_locator(path):
+            if not backend_for(path).exists(path):
+                raise RuntimeCommandError(f"Session file not found: {path}")
+            return
         if not os.path.lexists(path):
             raise RuntimeCommandError(f"Session file not found: {path}")
         if not os.path.isfile(path) or read_header(path) is None:

@@ -1,6 +1,7 @@
-"""Session store: pi's JSONL v3 session files (tree of entries, lazy crash-safe writes with a
-single-writer lock, repair of torn tails), the model-visible projection, fork/clone/new/
-switch file effects, discovery and listing, and session statistics."""
+"""Session store: pi's JSONL v3 session files, or sessions in one SQLite database
+(``backends.py`` says which a locator names), as a tree of entries with lazy crash-safe writes
+under a single-writer lock (repair of torn tails for files), the model-visible projection,
+fork/clone/new/switch effects, discovery and listing, and session statistics."""
 
 from __future__ import annotations
 

@@ -116,6 +116,10 @@ class JsonlSessionStore(WriteBacklog[bytes]):
     def locator(self) -> str:
         return self._session_file
 
+    @property
+    def directory(self) -> str:
+        return os.path.dirname(self._session_file)
+
     # ------------------------------------------------------------------ open
 
     def load(self) -> tuple[LoadedFile | None, EntryIndex | None]:
@@ -306,6 +310,15 @@ class JsonlBackend:
     finding are ``listing.py``'s (imported when used: opening a session at startup does not
     need them)."""
 
+    # A session is a file in its session directory, which is created with the manager.
+    creates_directories = True
+
+    def exists(self, locator: str) -> bool:
+        return os.path.exists(locator)
+
+    def holder_pid(self, locator: str) -> int | None:
+        return holder_pid(locator)
+
     def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str:
         return os.path.join(session_dir, session_file_name(timestamp, session_id))
 
@@ -318,6 +331,13 @@ class JsonlBackend:
         from pi_rpc.session.listing import list_sessions
 
         return list_sessions(session_dir, cwd_filter, with_texts=with_texts)
+
+    def list_all_sessions(
+        self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        from pi_rpc.session.listing import list_all_sessions
+
+        return list_all_sessions(sessions_root, custom=custom, with_texts=with_texts)
 
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
         from pi_rpc.session.listing import find_most_recent

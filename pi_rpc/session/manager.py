@@ -5,8 +5,10 @@ Writing: nothing is stored until the session holds a user or assistant message; 
 header and all entries go to storage at once, and afterwards each entry is appended as it
 is accepted. Where and how entries are stored, the single-writer lock, write faults
 (``write_error``, ``on_write_state``, ``retry_writes()``) and the repair of crash damage on
-load belong to the session's store: ``store.py`` (the interface) and ``jsonl_store.py``
-(the JSONL files, today's only backend).
+load belong to the session's store: ``store.py`` (the interface), ``jsonl_store.py`` (the
+JSONL files, the default backend) and ``sqlite_store.py`` (a session database). A manager
+creates its new sessions, forks and clones with the backend it was given; a session opened
+by its locator uses the backend the locator names (``backends.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_
 from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
+from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
 from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
     build_context_entries,
@@ -50,9 +53,6 @@ from pi_rpc.session.store import FSYNC_MODES as _FSYNC_MODES
 from pi_rpc.session.store import Entry, FsyncMode, SessionBackend, SessionStore, WriteStateListener
 from pi_rpc.session.tree import build_tree
 
-# The backend that names, opens and finds sessions (the JSONL files).
-_BACKEND: SessionBackend = JSONL_BACKEND
-
 
 @dataclass
 class ForkResult:
@@ -68,6 +68,29 @@ def _abspath(path: str, base: str | None = None) -> str:
     if not os.path.isabs(path):
         path = os.path.join(base or os.getcwd(), path)
     return os.path.normpath(path)
+
+
+def _locate(path: str, base: str | None = None) -> str:
+    """A session's locator as given by a caller: a database locator normalised, a file path
+    made absolute (against ``base``) like ``_abspath``."""
+    return resolve_session_ref(path) if is_sqlite_locator(path) else _abspath(path, base)
+
+
+def _read_whole(locator: str) -> LoadedFile:
+    """Every stored entry of a session, header first (``--fork``'s source); empty when
+    nothing is stored there. Read-only: no lock is taken."""
+    if not is_sqlite_locator(locator):
+        return read_session_file(locator) if os.path.exists(locator) else LoadedFile()
+    store = backend_for(locator).store(locator, fsync="none", read_only=True, diagnostics=[])
+    try:
+        loaded, index = store.load()
+    finally:
+        store.release()
+    if loaded is None:
+        return LoadedFile()
+    if index is not None:
+        loaded.entries = [loaded.entries[0], *index.entries]
+    return loaded
 
 
 def _index_paused(entries: list[Entry]) -> EntryIndex:
@@ -88,6 +111,7 @@ class SessionManager:
         persist: bool,
         fsync: FsyncMode = "none",
         read_only: bool = False,
+        backend: SessionBackend | None = None,
     ) -> None:
         if fsync not in _FSYNC_MODES:
             raise ValueError(f"fsync must be one of {_FSYNC_MODES}, not {fsync!r}")
@@ -96,6 +120,8 @@ class SessionManager:
         self._persist = persist
         self._fsync: FsyncMode = fsync
         self._read_only = read_only
+        # Names and stores this manager's new sessions, forks and clones.
+        self._backend: SessionBackend = backend if backend is not None else JSONL_BACKEND
         self._session_id = ""
         self._session_file: str | None = None
         self._header: Entry = {}
@@ -111,7 +137,7 @@ class SessionManager:
         self._linear: LinearProjection | None = None
         self._gc_frozen = False
         self.diagnostics: list[str] = []
-        if persist and self._session_dir and not read_only:
+        if persist and self._session_dir and not read_only and self._backend.creates_directories:
             os.makedirs(self._session_dir, exist_ok=True)
 
     # ------------------------------------------------------------------ constructors
@@ -125,10 +151,11 @@ class SessionManager:
         session_id: str | None = None,
         parent_session: str | None = None,
         fsync: FsyncMode = "none",
+        backend: SessionBackend | None = None,
     ) -> SessionManager:
-        """A new persisted session in ``session_dir``; its file appears at the first user or
-        assistant message."""
-        manager = cls(cwd, session_dir, persist=True, fsync=fsync)
+        """A new persisted session in ``session_dir`` (of ``backend``, the JSONL files by
+        default); it is stored at the first user or assistant message."""
+        manager = cls(cwd, session_dir, persist=True, fsync=fsync, backend=backend)
         manager._new_session(session_id=session_id, parent_session=parent_session)
         return manager
 
@@ -157,7 +184,8 @@ class SessionManager:
         read_only: bool = False,
         base_cwd: str | None = None,
     ) -> SessionManager:
-        """Open ``path`` in place (``--session``, ``--continue``, ``switch_session``).
+        """Open ``path`` in place (``--session``, ``--continue``, ``switch_session``): a file
+        path, or a database locator (``sqlite:<db>#<id>``).
 
         A missing file gives a new empty session that will be written exactly there; an
         existing empty file is initialised with a header; a non-empty file without a
@@ -165,10 +193,10 @@ class SessionManager:
         single-writer lock is taken now (``SessionLockedError`` if another process has
         it) and crash damage is repaired. ``cwd`` is the header's cwd unless overridden.
         """
-        resolved = _abspath(path, base_cwd)
-        directory = _abspath(session_dir) if session_dir else os.path.dirname(resolved)
+        resolved = _locate(path, base_cwd)
+        backend = backend_for(resolved)
         diagnostics: list[str] = []
-        store = _BACKEND.store(resolved, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
+        store = backend.store(resolved, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
         # One collector pause from the first parsed line to the index, then a freeze: see _gc.
         with gc_paused():
             loaded, index = store.load()
@@ -178,7 +206,10 @@ class SessionManager:
                 or (header.get("cwd") if header and isinstance(header.get("cwd"), str) and header.get("cwd") else None)
                 or (base_cwd or os.getcwd())
             )
-            manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only)
+            # New sessions, forks and clones go where this one lives (a file's folder; the
+            # directory a database session was created in).
+            directory = _abspath(session_dir) if session_dir else store.directory
+            manager = cls(cwd, directory, persist=True, fsync=fsync, read_only=read_only, backend=backend)
             manager.diagnostics = diagnostics  # the store's notes on opening come first
             manager._store = store
             try:
@@ -192,15 +223,21 @@ class SessionManager:
 
     @classmethod
     def continue_recent(
-        cls, cwd: str, session_dir: str, *, filter_cwd: bool = False, fsync: FsyncMode = "none"
+        cls,
+        cwd: str,
+        session_dir: str,
+        *,
+        filter_cwd: bool = False,
+        fsync: FsyncMode = "none",
+        backend: SessionBackend | None = None,
     ) -> SessionManager:
         """``--continue``: the most recently modified session file in ``session_dir`` (only
         those whose header cwd is ``cwd`` when ``filter_cwd``, i.e. a custom dir), or a new
         session there."""
-        recent = _BACKEND.find_most_recent(session_dir, cwd if filter_cwd else None)
+        recent = (backend or JSONL_BACKEND).find_most_recent(session_dir, cwd if filter_cwd else None)
         if recent:
             return cls.open(recent, session_dir=session_dir, fsync=fsync)
-        return cls.create(cwd, session_dir, fsync=fsync)
+        return cls.create(cwd, session_dir, fsync=fsync, backend=backend)
 
     @classmethod
     def fork_from(
@@ -211,18 +248,19 @@ class SessionManager:
         *,
         session_id: str | None = None,
         fsync: FsyncMode = "none",
+        backend: SessionBackend | None = None,
     ) -> SessionManager:
-        """``--fork <path>``: copy every entry of the source into a new file in
-        ``session_dir`` with ``cwd`` = ``target_cwd`` and ``parentSession`` = the source.
-        Written immediately."""
-        source = _abspath(source_path)
+        """``--fork <path|locator>``: copy every entry of the source into a new session of
+        ``backend`` in ``session_dir`` with ``cwd`` = ``target_cwd`` and ``parentSession`` =
+        the source's locator. Written immediately."""
+        source = _locate(source_path)
         target = _abspath(target_cwd)
-        loaded = read_session_file(source) if os.path.exists(source) else LoadedFile()
+        loaded = _read_whole(source)
         if not loaded.entries or not is_valid_header(loaded.entries[0]):
             raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
         if session_id is not None:
             assert_valid_session_id(session_id)
-        manager = cls(target, session_dir, persist=True, fsync=fsync)
+        manager = cls(target, session_dir, persist=True, fsync=fsync, backend=backend)
         manager._new_session(session_id=session_id, parent_session=source)
         # Upstream copies v1/v2 entries verbatim under a v3 header; migrate them first.
         migrate_to_current_version(loaded.entries)
@@ -248,8 +286,8 @@ class SessionManager:
         self._leaf_id = None
         self._has_conversation = False
         if self._persist and self._store is None:  # open() binds the opened file's store first
-            self._session_file = _BACKEND.new_locator(self._session_dir, timestamp, self._session_id)
-            self._store = _BACKEND.store(
+            self._session_file = self._backend.new_locator(self._session_dir, timestamp, self._session_id)
+            self._store = self._backend.store(
                 self._session_file, fsync=self._fsync, read_only=self._read_only, diagnostics=self.diagnostics
             )
 
@@ -414,7 +452,8 @@ class SessionManager:
 
     @property
     def session_file(self) -> str | None:
-        """The file path (it may not exist yet); None for in-memory sessions."""
+        """The session's locator: its file path (it may not exist yet) or database locator;
+        None for in-memory sessions."""
         return self._session_file
 
     def get_header(self) -> Entry:
@@ -685,6 +724,7 @@ class SessionManager:
                 session_id=session_id,
                 parent_session=parent_session,
                 fsync=self._fsync,
+                backend=self._backend,
             )
         manager = SessionManager.in_memory(self._cwd, session_id=session_id)
         if parent_session:
@@ -720,12 +760,15 @@ class SessionManager:
             if not self._session_file:
                 raise SessionError("Persisted session is missing a session file")
             # A write fault keeps a saved conversation off disk for now: it can still be forked.
-            if not os.path.exists(self._session_file) and self.write_error is None:
+            # (the fault first: a database in a directory that became unreadable is not asked)
+            if self.write_error is None and not self._backend.exists(self._session_file):
                 raise SessionError("This session has not been saved yet. Send a message before cloning or forking it.")
         path = self.get_branch(target_leaf)
         if not path:
             raise EntryNotFoundError(f"Entry {target_leaf} not found")
-        manager = SessionManager(self._cwd, self._session_dir or None, persist=self._persist, fsync=self._fsync)
+        manager = SessionManager(
+            self._cwd, self._session_dir or None, persist=self._persist, fsync=self._fsync, backend=self._backend
+        )
         manager._new_session(parent_session=previous_file)
         manager._apply_index(_index_paused(branched_entries(path, self._labels, self._label_ts)))
         if manager._store is not None and manager._has_conversation:

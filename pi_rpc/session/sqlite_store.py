@@ -209,8 +209,17 @@ def _rollback(conn: sqlite3.Connection) -> None:
 def connect_writer(path: str, fsync: FsyncMode) -> sqlite3.Connection:
     """A connection that writes: the file created 0600 if missing, WAL, the synchronous
     level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    os.close(fd)
+    if not os.path.exists(path):
+        # Created (0600) only when missing: closing a descriptor of a database this process
+        # has open would drop every POSIX lock its connections hold on it (the WAL-mode
+        # shared lock among them), and another process closing its last connection would
+        # then think itself the last one and remove the WAL under us ("disk I/O error").
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            pass  # created meanwhile by another process
+        else:
+            os.close(fd)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -350,6 +359,11 @@ class SqliteSessionStore(WriteBacklog[Row]):
     def lock_path(self) -> str:
         return lock_path_for(self._db, self._session_id)
 
+    @property
+    def directory(self) -> str | None:
+        """The session directory the session was created in (known once created or loaded)."""
+        return self._session_dir
+
     # ------------------------------------------------------------------ connection and lock
 
     def _connection(self) -> sqlite3.Connection:
@@ -417,7 +431,8 @@ class SqliteSessionStore(WriteBacklog[Row]):
             if row is None:
                 self.release()
                 return None, None
-            header_line, message_count, first_message, name, last_activity = row
+            header_line, message_count, first_message, name, last_activity, directory = row
+            self._session_dir = directory or self._session_dir
             data = b"".join(line.encode("utf-8") for line in (header_line, *lines))
             loaded, index = read_and_index(io.BytesIO(data))
             if not loaded.entries or loaded.entries[0].get("type") != "session":
@@ -446,7 +461,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
         conn.execute("BEGIN")
         try:
             row = conn.execute(
-                "SELECT header, message_count, first_message, name, last_activity FROM sessions WHERE id = ?",
+                "SELECT header, message_count, first_message, name, last_activity, dir FROM sessions WHERE id = ?",
                 (self._session_id,),
             ).fetchone()
             lines: list[str] = []
@@ -582,6 +597,9 @@ class SqliteBackend:
     session directory it was named for until its store is bound (stored with the session:
     listings and lookups by directory answer as the JSONL folders would)."""
 
+    # Sessions live in the database file: no session directory is ever created for them.
+    creates_directories = False
+
     def __init__(self, db_path: str) -> None:
         self._db = database_path(db_path)
         self._dirs: dict[str, str] = {}
@@ -705,6 +723,62 @@ class SqliteBackend:
         if row is None or (cwd is not None and not cwd_matches(row[0], cwd)):
             return None
         return self._locator(session_id)
+
+    def exists(self, locator: str) -> bool:
+        """Whether the database holds the session ``locator`` names."""
+        db, session_id = parse_locator(locator)
+        conn = connect_reader(db)
+        if conn is None:
+            return False
+        try:
+            return conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is not None
+        finally:
+            conn.close()
+
+    def holder_pid(self, locator: str) -> int | None:
+        """The pid of the live process holding the session's writer lock, or None."""
+        db, session_id = parse_locator(locator)
+        return holder_pid(locator, lock_path_for(db, session_id))
+
+    def delete(self, locator: str) -> bool:
+        """Remove a session and its entries in one transaction, under its single-writer lock
+        (``SessionLockedError`` names another process holding it); False when not stored."""
+        db, session_id = parse_locator(locator)
+        if not self.exists(locator):
+            return False
+        lock = SessionLock(locator, lock_path_for(db, session_id))
+        lock.acquire()
+        try:
+            conn = connect_writer(db, "entry")  # FULL: the removal is durable when it returns
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    removed = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
+                    conn.execute("DELETE FROM entries WHERE session_id = ?", (session_id,))
+                    conn.execute("COMMIT")
+                except BaseException:
+                    _rollback(conn)
+                    raise
+            finally:
+                conn.close()
+        finally:
+            lock.release()
+        return removed > 0
+
+    def list_all_sessions(
+        self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        """Every session of every project: the database is the sessions root, so every
+        session it holds (``scope: "all"``, the last resort of ``--session <id>``); with
+        ``custom`` (a flat session directory, as upstream lists it) only that directory's."""
+        if custom:
+            return self.list_sessions(sessions_root, with_texts=with_texts)
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            dirs = [d for (d,) in conn.execute("SELECT DISTINCT dir FROM sessions WHERE dir IS NOT NULL")]
+        infos = [info for directory in sorted(dirs) for info in self.list_sessions(directory, with_texts=with_texts)]
+        return sorted(infos, key=lambda info: info.modified, reverse=True)
 
     def export_lines(self, session_id: str) -> bytes | None:
         """The session as the JSONL file the JSONL store would hold (header and lines)."""

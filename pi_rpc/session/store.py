@@ -5,8 +5,9 @@
 ``SessionManager._persist_entry``). *How and where* entries are kept is a backend's: a
 ``SessionStore`` is one session's storage, held by its manager; a ``SessionBackend`` names
 new sessions, binds stores to locators and lists and finds the sessions it holds. The
-manager uses the JSONL files (``jsonl_store.py``); ``sqlite_store.py`` implements the same
-protocols on one database for many sessions (not yet selectable by users). The tree,
+JSONL files (``jsonl_store.py``) are the default; ``sqlite_store.py`` implements the same
+protocols on one database for many sessions (``sessionStore: "sqlite"``; ``backends.py``
+says which backend a locator belongs to). The tree,
 context building, compaction and the manager's callers do not know which backend holds the
 entries; the write-fault backlog both stores share is ``backlog.py``.
 
@@ -60,6 +61,12 @@ class SessionStore(Protocol):
         ...
 
     @property
+    def directory(self) -> str | None:
+        """The session directory the session belongs to (a file's folder; the one a database
+        session was created in), None when not known."""
+        ...
+
+    @property
     def created(self) -> bool:
         """True once the storage holds this session's header (created, or opened)."""
         ...
@@ -110,12 +117,27 @@ class SessionBackend(Protocol):
     """Where a backend keeps many sessions: naming new ones, binding a store to a locator,
     listing and finding (``--continue``, ``--session <id>``)."""
 
+    # Whether a session directory must exist on disk for sessions to be created in it.
+    creates_directories: bool
+
+    def exists(self, locator: str) -> bool:
+        """Whether the session ``locator`` names is stored (its first write happened)."""
+        ...
+
+    def holder_pid(self, locator: str) -> int | None:
+        """The pid of the live process holding the session's single-writer lock, or None."""
+        ...
+
     def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str: ...
 
     def store(self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]) -> SessionStore: ...
 
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
+    ) -> list[SessionInfo]: ...
+
+    def list_all_sessions(
+        self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
     ) -> list[SessionInfo]: ...
 
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None: ...

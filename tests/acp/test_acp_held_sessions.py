@@ -3,22 +3,23 @@ official ACP client SDK, as an editor with two chats. The second chat's ``sessio
 first chat's session; ``session/load`` (and ``session/resume``) of it replays its history and
 continues it in a fork — a new file whose header's ``parentSession`` is the original — said in the
 result's ``_meta`` and as a visible message, while the first process keeps writing its own file
-intact."""
+intact. Both on the JSONL files and on a session database (``store_kind``), where the files
+are ``sqlite:<db>#<id>`` locators."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.session_stores import StoreKind, stored_lines
 
 pytestmark = pytest.mark.anyio
 
 
 def _entries(path: str) -> list[dict[str, Any]]:
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines]  # every line parses: no torn or interleaved write
+    return stored_lines(path)  # every line parses: no torn or interleaved write
 
 
 def _user_texts(entries: list[dict[str, Any]]) -> list[str]:
@@ -30,14 +31,14 @@ def _user_texts(entries: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-async def test_a_held_session_loads_its_history_and_continues_in_a_fork(acp_agent):
-    async with acp_agent() as first:
+async def test_a_held_session_loads_its_history_and_continues_in_a_fork(acp_agent, store_kind: StoreKind):
+    async with acp_agent(*store_kind.cli_args()) as first:
         await first.initialize()
         session = await first.new_session()
         session_id = session.session_id
         assert (await first.prompt(session_id, "question in the first chat")).stop_reason == "end_turn"
 
-        async with acp_agent() as second:
+        async with acp_agent(*store_kind.cli_args()) as second:
             await second.initialize()
             listed = await second.conn.list_sessions(cwd=str(second.cwd))
             assert session_id in [s.session_id for s in listed.sessions]
@@ -81,17 +82,23 @@ async def test_a_held_session_loads_its_history_and_continues_in_a_fork(acp_agen
     assert _user_texts(original) == ["question in the first chat", "another question in the first chat"]
     assert _user_texts(fork) == ["question in the first chat", "question in the second chat", "after resume"]
     assert [e["id"] for e in fork[1:3]] == [e["id"] for e in original[1:3]]  # the copied history
+    assert original_file.startswith("sqlite:") == store_kind.sqlite
 
 
-async def test_a_session_nobody_holds_still_loads_in_place(acp_agent):
-    async with acp_agent() as first:
+async def test_a_session_nobody_holds_still_loads_in_place(acp_agent, store_kind: StoreKind):
+    async with acp_agent(*store_kind.cli_args()) as first:
         await first.initialize()
         session = await first.new_session()
         await first.prompt(session.session_id, "hello")
-    async with acp_agent() as second:
+    async with acp_agent(*store_kind.cli_args()) as second:
         await second.initialize()
         loaded = await second.conn.load_session(cwd=str(second.cwd), session_id=session.session_id, mcp_servers=[])
         assert loaded.field_meta is None
         assert not [m for m in second.raw if "another pi process" in json.dumps(m)]
         files = list((second.agent_dir / "sessions").rglob("*.jsonl"))
-        assert len(files) == 1
+        if store_kind.sqlite:
+            assert files == []
+            listed = await second.conn.list_sessions(cwd=str(second.cwd))
+            assert [s.session_id for s in listed.sessions] == [session.session_id]
+        else:
+            assert len(files) == 1

@@ -11,20 +11,22 @@ import sys
 import pytest
 from acp.exceptions import RequestError
 
+from tests.support.session_stores import stored_lines
+
 pytestmark = pytest.mark.anyio
 
 
-async def test_load_replays_history_before_the_result_and_continues(acp_agent):
+async def test_load_replays_history_before_the_result_and_continues(acp_agent, store_kind):
     script = [
         {"toolCalls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo replayed"}}]},
         {"text": "first answer"},
     ]
-    async with acp_agent(script=script) as run:
+    async with acp_agent(*store_kind.cli_args(), script=script) as run:
         await run.initialize()
         session = await run.new_session()
         await run.prompt(session.session_id, "first question")
         session_id = session.session_id
-    async with acp_agent() as run:
+    async with acp_agent(*store_kind.cli_args()) as run:
         await run.initialize()
         loaded = await run.conn.load_session(cwd=str(run.cwd), session_id=session_id, mcp_servers=[])
         assert {o.id for o in loaded.config_options} == {"model", "thought_level"}
@@ -46,10 +48,25 @@ async def test_load_replays_history_before_the_result_and_continues(acp_agent):
         with pytest.raises(RequestError) as missing:
             await run.conn.load_session(cwd=str(run.cwd), session_id="0000-no-such-session", mcp_servers=[])
         assert missing.value.code == -32002
+    if store_kind.sqlite:  # a database session may be named by its locator too
+        locator = f"sqlite:{store_kind.db}#{session_id}"
+        async with acp_agent(*store_kind.cli_args()) as run:
+            await run.initialize()
+            await run.conn.load_session(cwd=str(run.cwd), session_id=locator, mcp_servers=[])
+            assert run.client.text("user_message_chunk").startswith("first question")
+            result = await run.prompt(locator, "third question")
+            assert result.stop_reason == "end_turn"
+            await run.conn.resume_session(cwd=str(run.cwd), session_id=locator, mcp_servers=[])
+        user_texts = [
+            e["message"]["content"][0]["text"]
+            for e in stored_lines(locator)
+            if e.get("type") == "message" and e["message"]["role"] == "user"
+        ]
+        assert user_texts == ["first question", "second question", "third question"]
 
 
-async def test_resume_and_fork(acp_agent):
-    async with acp_agent() as run:
+async def test_resume_and_fork(acp_agent, store_kind):
+    async with acp_agent(*store_kind.cli_args()) as run:
         await run.initialize()
         session = await run.new_session()
         await run.prompt(session.session_id, "original")

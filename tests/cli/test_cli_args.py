@@ -134,6 +134,17 @@ def test_session_id_and_fork_rules() -> None:
         parse_args(["--max-frame-bytes", "0"])
 
 
+def test_session_store_flags() -> None:
+    args = parse_args(["--session-store", "sqlite", "--session-db", "~/x.db"])
+    assert (args.session_store, args.session_db) == ("sqlite", "~/x.db")
+    assert (parse_args([]).session_store, parse_args([]).session_db) == (None, None)
+    assert parse_args(["--session-store", "jsonl"]).session_store == "jsonl"
+    with pytest.raises(CliError) as err:
+        parse_args(["--session-store", "postgres"])
+    assert err.value.message == 'Error: Invalid --session-store "postgres". Valid values: jsonl, sqlite'
+    assert parse_args(["--session-store"]).session_store is None  # a value flag without a value
+
+
 def test_approve_flags() -> None:
     assert parse_args(["-na"]).approve is False
     assert parse_args(["--approve"]).approve is True

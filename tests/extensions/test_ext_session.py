@@ -32,8 +32,9 @@ def _log(proc) -> list[dict]:
     return [json.loads(line) for line in (proc.root / "ext" / "life.log").read_text().splitlines()]
 
 
-def test_session_start_and_shutdown_reasons(pi) -> None:
-    proc = pi(
+def test_session_start_and_shutdown_reasons(pi, store_kind) -> None:
+    """On both session backends: a database's sessions are named by their locators."""
+    proc = store_kind.starter(pi)(
         files={"ext/life.py": LIFECYCLE}, args=("-e", "../ext/life.py"), script=[{"text": "one"}, {"text": "two"}]
     )
     proc.ok("prompt", message="first")
@@ -61,6 +62,7 @@ def test_session_start_and_shutdown_reasons(pi) -> None:
     events = _log(proc)
     assert events[3]["previousSessionFile"] == first_file  # session_start of the fork
     assert events[8]["targetSessionFile"] == first_file  # session_shutdown before the switch back
+    assert first_file.startswith("sqlite:") == store_kind.sqlite
 
 
 def test_sigterm_emits_session_shutdown_quit(pi) -> None:

@@ -89,6 +89,27 @@ async def test_session_file_fork_and_header(isolated_env, tmp_path, faux_script)
 
 
 @pytest.mark.anyio
+async def test_a_session_database(isolated_env, tmp_path, faux_script):
+    script = faux_script([{"text": "A1"}, {"text": "A2"}])
+    db = tmp_path / "sessions.db"
+    async with open_session(
+        cwd=tmp_path, model="faux/faux-1", session_store="sqlite", session_db=db, faux_script=script
+    ) as session:
+        await session.prompt_and_wait("q1")
+        original = session.session_file
+        assert original == f"sqlite:{db}#{session.session_id}"
+        await session.fork(session.get_fork_messages()[0]["entryId"])
+        assert session.session_file != original and session.header["parentSession"] == original
+        await session.prompt_and_wait("q1 again")
+    async with open_session(cwd=tmp_path, model="faux/faux-1", session=original) as again:
+        assert user_texts(again.get_entries()) == ["q1"]
+    assert sorted(tmp_path.rglob("*.jsonl")) == [] and session_files(isolated_env) == []
+    with pytest.raises(ValueError, match="Unknown session store: csv"):
+        async with open_session(cwd=tmp_path, session_store="csv"):
+            pass
+
+
+@pytest.mark.anyio
 async def test_abort_a_running_prompt(isolated_env, tmp_path, faux_script):
     script = faux_script([{"text": "z" * 3000, "chunkChars": 1, "delayMs": 10}])
     streaming = anyio.Event()

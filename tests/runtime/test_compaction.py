@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.support.pi_process import kinds
+from tests.support.session_stores import stored_lines
 
 SUMMARY = {"text": "SUMMARY OF WORK", "match": "<conversation>"}
 PREFIX = {"text": "PREFIX NOTE", "match": "first part of a single long turn"}
@@ -10,7 +11,9 @@ SMALL_WINDOW = {"providers": {"faux": {"modelOverrides": {"faux-1": {"contextWin
 SETTINGS = {"compaction": {"reserveTokens": 1000, "keepRecentTokens": 1}}
 
 
-def test_g_threshold_compaction_after_run(pi):
+def test_g_threshold_compaction_after_run(pi, store_kind):
+    """On both session backends: the compaction entry is stored as the response shows it."""
+    pi = store_kind.starter(pi)
     script = [
         PREFIX,
         SUMMARY,
@@ -37,6 +40,7 @@ def test_g_threshold_compaction_after_run(pi):
     entries = p.ok("get_entries")["entries"]
     compaction = [e for e in entries if e["type"] == "compaction"]
     assert len(compaction) == 1 and compaction[0]["firstKeptEntryId"] == result["firstKeptEntryId"]
+    assert stored_lines(p.ok("get_state")["sessionFile"])[1:] == entries
     roles = [m["role"] for m in p.ok("get_messages")["messages"]]
     assert "compactionSummary" in roles
     stats = p.ok("get_session_stats")
@@ -72,8 +76,8 @@ def test_g_threshold_compaction_before_prompt_response(pi):
     assert p.wait_for("compaction_end", start=mark)["reason"] == "threshold"
 
 
-def test_h_manual_compact(pi):
-    p = pi(
+def test_h_manual_compact(pi, store_kind):
+    p = store_kind.starter(pi)(
         script=[PREFIX, SUMMARY, {"text": "answer one " * 10}, {"text": "answer two " * 10}],
         settings={"compaction": {"keepRecentTokens": 10}},
     )

@@ -1,21 +1,30 @@
 """Beyond upstream: list_sessions, rename_session, delete_session, set_label and navigate_tree
-over RPC, against real session files and the real subprocess."""
+over RPC, against real sessions and the real subprocess, on both session backends (every
+process here runs with the ``store_kind``'s ``--session-store``: the JSONL files, then a
+session database named by ``sqlite:<db>#<id>`` locators)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-import orjson
+import pytest
 
 from pi_rpc.config.paths import encode_cwd
-from pi_rpc.session.manager import SessionManager
 from tests.support.pi_process import is_event, kinds
+from tests.support.session_stores import StoreKind, is_stored, stored_bytes, stored_lines
 
 T0 = 1_760_000_000_000
 
 
+@pytest.fixture
+def pi(pi, store_kind: StoreKind):
+    """The ``pi`` starter with the backend under test selected."""
+    return store_kind.starter(pi)
+
+
 def make_session(
+    kind: StoreKind,
     directory: Path,
     cwd: Path | str,
     turns: list[tuple[str, str]],
@@ -24,8 +33,8 @@ def make_session(
     t0: int = T0,
     parent: str | None = None,
 ) -> str:
-    """A real session file written by the session store: ``turns`` of (user, assistant) text."""
-    manager = SessionManager.create(str(cwd), str(directory))
+    """A real session written by the session store: ``turns`` of (user, assistant) text."""
+    manager = kind.create(cwd, directory)
     if parent:
         manager._header["parentSession"] = parent
     manager.append_model_change("faux", "faux-1")
@@ -63,7 +72,7 @@ def make_session(
 
 
 def lines(path: str) -> list[dict]:
-    return [orjson.loads(x) for x in Path(path).read_bytes().split(b"\n") if x]
+    return stored_lines(path)
 
 
 def folder(p) -> Path:
@@ -73,15 +82,15 @@ def folder(p) -> Path:
 # ---------------------------------------------------------------- list_sessions
 
 
-def test_list_sessions_cwd_all_query_limit(pi):
+def test_list_sessions_cwd_all_query_limit(pi, store_kind: StoreKind):
     p = pi(script=[{"text": "live answer"}])
     here = folder(p)
     here.mkdir(parents=True)
-    old = make_session(here, p.cwd, [("Fix the PARSER", "done")], name="Parser work", t0=T0)
-    new = make_session(here, p.cwd, [("first", "a"), ("second", "b")], t0=T0 + 100_000, parent=old)
+    old = make_session(store_kind, here, p.cwd, [("Fix the PARSER", "done")], name="Parser work", t0=T0)
+    new = make_session(store_kind, here, p.cwd, [("first", "a"), ("second", "b")], t0=T0 + 100_000, parent=old)
     elsewhere = p.agent_dir / "sessions" / encode_cwd("/some/other/project")
     elsewhere.mkdir(parents=True)
-    far = make_session(elsewhere, "/some/other/project", [("far away", "yes")], t0=T0 + 50_000)
+    far = make_session(store_kind, elsewhere, "/some/other/project", [("far away", "yes")], t0=T0 + 50_000)
     (here / "junk.jsonl").write_text("not a session\n")
     (here / "notes.txt").write_text("ignored\n")
     unreadable = here / "locked-out.jsonl"
@@ -127,12 +136,12 @@ def test_list_sessions_cwd_all_query_limit(pi):
     assert listed[0]["path"] == live and listed[0]["firstMessage"] == "live question"
 
 
-def test_list_sessions_with_a_custom_session_dir_filters_by_cwd(pi, tmp_path):
+def test_list_sessions_with_a_custom_session_dir_filters_by_cwd(pi, tmp_path, store_kind: StoreKind):
     flat = tmp_path / "flat"
     flat.mkdir()
     p = pi(args=("--session-dir", str(flat)))
-    mine = make_session(flat, p.cwd, [("mine", "ok")])
-    theirs = make_session(flat, "/elsewhere", [("theirs", "ok")], t0=T0 + 5)
+    mine = make_session(store_kind, flat, p.cwd, [("mine", "ok")])
+    theirs = make_session(store_kind, flat, "/elsewhere", [("theirs", "ok")], t0=T0 + 5)
     assert [s["path"] for s in p.ok("list_sessions")["sessions"]] == [mine]
     assert [s["path"] for s in p.ok("list_sessions", scope="all")["sessions"]] == [theirs, mine]
 
@@ -158,11 +167,11 @@ def test_list_sessions_errors(pi):
 # ---------------------------------------------------------------- rename_session
 
 
-def test_rename_other_and_current_session(pi):
+def test_rename_other_and_current_session(pi, store_kind: StoreKind):
     p = pi(script=[{"text": "answer"}])
     here = folder(p)
     here.mkdir(parents=True)
-    other = make_session(here, p.cwd, [("q", "a")])
+    other = make_session(store_kind, here, p.cwd, [("q", "a")])
     before = lines(other)
     mark = p.mark()
     p.ok("rename_session", sessionPath=other, name="  Renamed\r\nsession  ")
@@ -171,7 +180,7 @@ def test_rename_other_and_current_session(pi):
     assert after[:-1] == before
     assert after[-1]["type"] == "session_info" and after[-1]["name"] == "Renamed session"
     assert after[-1]["parentId"] == before[-1]["id"]
-    assert not Path(other + ".lock").exists()
+    assert not Path(store_kind.lock_file(other)).exists()
     assert p.ok("list_sessions")["sessions"][0]["name"] == "Renamed session"
 
     # the live session: exactly set_session_name (event first, then the response)
@@ -182,20 +191,30 @@ def test_rename_other_and_current_session(pi):
     assert kinds(p.since(mark)) == ["session_info_changed", f"response:{rid}"]
     assert p.wait_for(is_event("session_info_changed"), start=mark)["name"] == "Live name"
     assert p.ok("get_state")["sessionName"] == "Live name"
-    # a relative path is read like switch_session reads it (from the process's cwd)
-    rel = os.path.relpath(other, p.cwd)
-    p.ok("rename_session", sessionPath=rel, name="Via relative path")
+    if store_kind.sqlite:  # a locator with another spelling of the database path names it too
+        assert live.startswith("sqlite:") and other.startswith(f"sqlite:{store_kind.db}#")
+        spelled = other.replace(str(store_kind.db), f"{store_kind.db.parent}/./{store_kind.db.name}")
+        p.ok("rename_session", sessionPath=spelled, name="Via relative path")
+    else:  # a relative path is read like switch_session reads it (from the process's cwd)
+        rel = os.path.relpath(other, p.cwd)
+        p.ok("rename_session", sessionPath=rel, name="Via relative path")
     assert lines(other)[-1]["name"] == "Via relative path"
 
 
-def test_rename_errors_and_torn_tail(pi):
+def test_rename_errors_and_torn_tail(pi, store_kind: StoreKind):
     p = pi()
     here = folder(p)
     here.mkdir(parents=True)
-    missing = str(here / "nope.jsonl")
+    missing = store_kind.locator_at(here, "nope")
     assert p.cmd("rename_session", sessionPath=missing, name="x")["error"] == f"Session file not found: {missing}"
-    other = make_session(here, p.cwd, [("q", "a")])
+    other = make_session(store_kind, here, p.cwd, [("q", "a")])
     assert p.cmd("rename_session", sessionPath=other, name="  \n ")["error"] == "Session name cannot be empty"
+    if store_kind.sqlite:
+        bad_locator = f"sqlite:{store_kind.db}"  # no '#<session id>'
+        assert p.cmd("rename_session", sessionPath=bad_locator, name="x")["error"] == (
+            f"Session file not found: {bad_locator}"
+        )
+        return  # the rest is about files that are not sessions and torn lines of files
     not_session = here / "plain.jsonl"
     not_session.write_text('{"hello":1}\n')
     error = p.cmd("rename_session", sessionPath=str(not_session), name="x")["error"]
@@ -216,14 +235,14 @@ def test_rename_errors_and_torn_tail(pi):
     assert len(sidecars) == 1 and (here / sidecars[0]).read_bytes() == b'{"type":"message","id":"tor'
 
 
-def test_rename_and_delete_refuse_a_session_another_process_has_open(pi):
+def test_rename_and_delete_refuse_a_session_another_process_has_open(pi, store_kind: StoreKind):
     p = pi()
     here = folder(p)
     here.mkdir(parents=True)
-    other = make_session(here, p.cwd, [("q", "a")])
+    other = make_session(store_kind, here, p.cwd, [("q", "a")])
     holder = pi(args=("--session", other))
     assert holder.ok("get_state")["sessionFile"] == other  # it has the file open (and locked)
-    before = Path(other).read_bytes()
+    before = stored_bytes(other)
     rename = p.cmd("rename_session", sessionPath=other, name="x")
     assert rename["success"] is False
     assert rename["error"] == (
@@ -233,23 +252,23 @@ def test_rename_and_delete_refuse_a_session_another_process_has_open(pi):
     assert delete["error"] == (
         f"Cannot delete {other}: the session is in use by another pi process (pid {holder.popen.pid})"
     )
-    assert Path(other).read_bytes() == before
+    assert stored_bytes(other) == before
     holder.close()
     p.ok("delete_session", sessionPath=other)
-    assert not Path(other).exists()
+    assert not is_stored(other)
 
 
 # ---------------------------------------------------------------- delete_session
 
 
-def test_delete_session_and_its_refusals(pi, tmp_path):
+def test_delete_session_and_its_refusals(pi, tmp_path, store_kind: StoreKind):
     p = pi(script=[{"text": "answer"}])
     here = folder(p)
     here.mkdir(parents=True)
-    victim = make_session(here, p.cwd, [("q", "a")])
-    keep = make_session(here, p.cwd, [("keep", "me")], t0=T0 + 5)
+    victim = make_session(store_kind, here, p.cwd, [("q", "a")])
+    keep = make_session(store_kind, here, p.cwd, [("keep", "me")], t0=T0 + 5)
     p.ok("delete_session", sessionPath=victim)
-    assert not Path(victim).exists() and not Path(victim + ".lock").exists()
+    assert not is_stored(victim) and not Path(store_kind.lock_file(victim)).exists()
     assert [s["path"] for s in p.ok("list_sessions")["sessions"]] == [keep]
     # missing (deleted already)
     assert p.cmd("delete_session", sessionPath=victim)["error"] == f"Session file not found: {victim}"
@@ -259,11 +278,21 @@ def test_delete_session_and_its_refusals(pi, tmp_path):
     live = p.ok("get_state")["sessionFile"]
     error = p.cmd("delete_session", sessionPath=live)["error"]
     assert error == f"Cannot delete {live}: it is the current session (switch to another session first)"
-    assert Path(live).exists()
+    assert is_stored(live)
+    if store_kind.sqlite:
+        # a session of another database is not the store in use: refused, left alone
+        other_db = StoreKind("sqlite", tmp_path / "elsewhere")
+        (tmp_path / "elsewhere").mkdir()
+        foreign = make_session(other_db, here, p.cwd, [("q", "a")])
+        error = p.cmd("delete_session", sessionPath=foreign)["error"]
+        assert error == f"Cannot delete {foreign}: it is not in the session store in use ({store_kind.db})"
+        assert is_stored(foreign)
+        assert store_kind.jsonl_files_under(tmp_path) == []  # nothing was ever written as a file
+        return
     # outside the sessions root (also through a symlink that points out of it)
     outside_dir = tmp_path / "outside"
     outside_dir.mkdir()
-    outside = make_session(outside_dir, p.cwd, [("q", "a")])
+    outside = make_session(store_kind, outside_dir, p.cwd, [("q", "a")])
     root = p.agent_dir / "sessions"
     error = p.cmd("delete_session", sessionPath=outside)["error"]
     assert error == f"Cannot delete {outside}: it is outside the sessions directory {root}"

@@ -1,12 +1,28 @@
 """Session replacement and the tree queries (reference §2.6, §2.24–§2.29, §3.3 J; upstream
-transcript d_fork)."""
+transcript d_fork), on both session backends (``store_kind``: every process here runs with its
+``--session-store``; the database's sessions are ``sqlite:<db>#<id>`` locators)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
+from pi_rpc.session.backends import is_sqlite_locator
 from tests.support.pi_process import kinds
+from tests.support.session_stores import StoreKind, is_stored, stored_lines
+
+
+@pytest.fixture
+def pi(pi, store_kind: StoreKind):
+    """The ``pi`` starter with the backend under test selected."""
+    return store_kind.starter(pi)
+
+
+def _home(locator: str) -> str:
+    """Where a session lives beside its siblings: its file's folder, or its database."""
+    return locator.rpartition("#")[0] if is_sqlite_locator(locator) else str(Path(locator).parent)
 
 
 def _prompt(p, text):
@@ -60,8 +76,8 @@ def test_j_fork_clone_tree_entries_like_d_fork(pi):
     assert kinds(p.since(mark)) == [f"response:{f['id']}"]
     st2 = p.ok("get_state")
     assert st2["sessionFile"] != file1 and st2["sessionId"] != st1["sessionId"]
-    assert Path(st2["sessionFile"]).parent == Path(file1).parent
-    header = json.loads(Path(st2["sessionFile"]).read_text().splitlines()[0])
+    assert _home(st2["sessionFile"]) == _home(file1)
+    header = stored_lines(st2["sessionFile"])[0]
     assert header["parentSession"] == file1
     roles = [m["role"] for m in p.ok("get_messages")["messages"]]
     assert roles == ["system", "user", "assistant"]
@@ -96,7 +112,8 @@ def test_j_fork_clone_tree_entries_like_d_fork(pi):
     after = p.ok("get_state")
     assert after["sessionFile"] != before["sessionFile"]
     assert p.ok("get_messages")["messages"] == before_msgs
-    assert Path(after["sessionFile"]).exists()
+    assert is_stored(after["sessionFile"])
+    assert stored_lines(after["sessionFile"])[0]["parentSession"] == before["sessionFile"]
 
     # (a missing entryId is rejected earlier by the RPC validation layer with its own text)
     r = p.cmd("fork", entryId="does-not-exist")
@@ -120,15 +137,15 @@ def test_j_new_session_and_switch_back(pi):
     assert kinds(p.since(mark)) == [f"response:{ns['id']}"]
     b = p.ok("get_state")
     assert b["sessionId"] != a["sessionId"] and b["messageCount"] == 0
-    assert Path(b["sessionFile"]).parent == Path(a["sessionFile"]).parent
-    assert not Path(b["sessionFile"]).exists()  # written at the first message
+    assert _home(b["sessionFile"]) == _home(a["sessionFile"])
+    assert not is_stored(b["sessionFile"])  # written at the first message
     assert [e["type"] for e in p.ok("get_entries")["entries"]] == ["model_change", "thinking_level_change"]
     # the first prompt of the new session carries the system message again
     mark = p.mark()
     p.cmd("prompt", message="in B")
     p.settle(mark)
     assert kinds(p.since(mark))[3:5] == ["message_start:system", "message_end:system"]
-    assert Path(b["sessionFile"]).exists()
+    assert is_stored(b["sessionFile"])
 
     sw = p.ok("switch_session", sessionPath=a["sessionFile"])
     assert sw == {"cancelled": False}
@@ -144,16 +161,25 @@ def test_j_new_session_and_switch_back(pi):
     ns2 = p.ok("new_session", parentSession=a["sessionFile"])
     assert ns2 == {"cancelled": False}
     _prompt(p, "child")
-    header = json.loads(Path(p.ok("get_state")["sessionFile"]).read_text().splitlines()[0])
+    header = stored_lines(p.ok("get_state")["sessionFile"])[0]
     assert header["parentSession"] == a["sessionFile"]
 
 
-def test_j_switch_session_nonexistent_and_invalid(pi, tmp_path):
+def test_j_switch_session_nonexistent_and_invalid(pi, tmp_path, store_kind: StoreKind):
     p = pi()
     target = tmp_path / "elsewhere" / "s.jsonl"
     sw = p.ok("switch_session", sessionPath=str(target))
     assert sw == {"cancelled": False}
     assert p.ok("get_state")["sessionFile"] == str(target)
+    # a session of a database, named by its locator (its database path made real and absolute)
+    locator = store_kind.locator_at(tmp_path, "chosen-id")
+    spelled = f"sqlite:{tmp_path}/./sessions.db#chosen-id"
+    assert p.ok("switch_session", sessionPath=spelled) == {"cancelled": False}
+    state = p.ok("get_state")
+    assert state["sessionFile"] == (locator if store_kind.sqlite else spelled.replace("/./", "/"))
+    assert p.cmd("switch_session", sessionPath="sqlite:/nowhere.db")["error"] == (
+        "Session file not found: sqlite:/nowhere.db"
+    )
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type":"message"}\n')
     r = p.cmd("switch_session", sessionPath=str(bad))
@@ -240,9 +266,9 @@ def test_session_fsync_setting_entry_mode_writes_each_entry_durably(pi):
         p.cmd("prompt", message=text)
         p.settle(mark)
     state = p.ok("get_state")
-    lines = Path(state["sessionFile"]).read_text().splitlines()
-    assert [json.loads(line)["type"] for line in lines][:3] == ["session", "model_change", "thinking_level_change"]
-    assert sum(1 for line in lines if '"role":"assistant"' in line) == 2
+    lines = stored_lines(state["sessionFile"])
+    assert [line["type"] for line in lines][:3] == ["session", "model_change", "thinking_level_change"]
+    assert sum(1 for line in lines if line.get("message", {}).get("role") == "assistant") == 2
 
 
 def test_session_fsync_setting_invalid_value_warns_and_falls_back(pi):
@@ -250,6 +276,6 @@ def test_session_fsync_setting_invalid_value_warns_and_falls_back(pi):
     mark = p.mark()
     p.cmd("prompt", message="a")
     p.settle(mark)
-    assert Path(p.ok("get_state")["sessionFile"]).exists()
+    assert is_stored(p.ok("get_state")["sessionFile"])
     p.close()
     assert 'invalid sessionFsync "sometimes"' in p.stderr

@@ -15,6 +15,7 @@ from pi_rpc.session import (
     compute_session_stats,
     dumps_js,
 )
+from tests.support.session_stores import StoreKind, is_stored
 
 from .session_helpers import copy_session, read_lines, responses, session_files
 
@@ -162,13 +163,15 @@ def test_a_queries_fresh_session_shapes():
     assert m.get_fork_messages() == []
 
 
-def test_fresh_persisted_session_writes_nothing(tmp_path):
-    m = SessionManager.create("/tmp", str(tmp_path))
+def test_fresh_persisted_session_writes_nothing(tmp_path, store_kind: StoreKind):
+    sessions = tmp_path / "sessions"
+    m = store_kind.create("/tmp", sessions)
     m.append_model_change("fake", "fake-model")
     m.append_thinking_level_change("off")
     m.append_session_info("named")
-    assert m.session_file and not os.path.exists(m.session_file)
-    assert os.listdir(tmp_path) == []
+    assert m.session_file and not is_stored(m.session_file)
+    assert os.listdir(tmp_path) == (["sessions"] if not store_kind.sqlite else [])  # no database either
+    assert not sessions.exists() or os.listdir(sessions) == []
     m.close()
 
 

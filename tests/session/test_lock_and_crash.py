@@ -1,5 +1,5 @@
 """Single writer across processes, stale-lock recovery, and kill -9 in the middle of appends
-(real child processes)."""
+(real child processes), on both session backends (a file, a session of a database)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pi_rpc.session import SessionLockedError, SessionManager, holder_pid
+from pi_rpc.session import SessionLockedError, SessionManager
+from pi_rpc.session.backends import backend_for, is_sqlite_locator
+from pi_rpc.session.sqlite_store import integrity_check, lock_path_for, parse_locator
+from tests.support.session_stores import StoreKind, stored_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,16 +51,24 @@ def _spawn(code: str, *args: str, **kw) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code, *args], env=env, **kw)
 
 
-def _new_file(tmp_path: Path) -> str:
-    m = SessionManager.create(str(tmp_path), str(tmp_path))
+def holder_pid(locator: str) -> int | None:
+    return backend_for(locator).holder_pid(locator)
+
+
+def _lock_file(locator: str) -> str:
+    return lock_path_for(*parse_locator(locator)) if is_sqlite_locator(locator) else locator + ".lock"
+
+
+def _new_file(tmp_path: Path, kind: StoreKind) -> str:
+    m = kind.create(tmp_path, tmp_path)
     m.append_model_change("p", "m")
     m.append_message({"role": "user", "content": [{"type": "text", "text": "start"}], "timestamp": 0})
     m.close()
     return m.session_file
 
 
-def test_second_process_is_refused_with_holder_pid(tmp_path):
-    path = _new_file(tmp_path)
+def test_second_process_is_refused_with_holder_pid(tmp_path, store_kind: StoreKind):
+    path = _new_file(tmp_path, store_kind)
     child = _spawn(HOLDER, path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"
@@ -77,16 +88,16 @@ def test_second_process_is_refused_with_holder_pid(tmp_path):
         child.kill()
         child.wait()
     # The holder died without cleaning up: its flock is gone, its pid file is stale.
-    assert os.path.exists(path + ".lock") and holder_pid(path) is None
+    assert os.path.exists(_lock_file(path)) and holder_pid(path) is None
     m = SessionManager.open(path)
     assert m.diagnostics == [f"recovered a stale lock left by pid {child.pid}"]
     m.append_message({"role": "user", "content": [], "timestamp": 2})
     m.close()
-    assert not os.path.exists(path + ".lock")  # a clean close removes the lock file
+    assert not os.path.exists(_lock_file(path))  # a clean close removes the lock file
 
 
-def test_child_refused_while_we_hold(tmp_path):
-    path = _new_file(tmp_path)
+def test_child_refused_while_we_hold(tmp_path, store_kind: StoreKind):
+    path = _new_file(tmp_path, store_kind)
     with SessionManager.open(path) as mine:
         mine.append_message({"role": "user", "content": [], "timestamp": 3})
         child = _spawn(
@@ -97,8 +108,8 @@ def test_child_refused_while_we_hold(tmp_path):
         assert f"SessionLockedError: Session file is in use by another pi process (pid {os.getpid()})" in err
 
 
-def test_same_process_managers_share_the_lock(tmp_path):
-    path = _new_file(tmp_path)
+def test_same_process_managers_share_the_lock(tmp_path, store_kind: StoreKind):
+    path = _new_file(tmp_path, store_kind)
     a = SessionManager.open(path)
     b = SessionManager.open(path)  # e.g. switch_session to the current file
     a.close()
@@ -108,8 +119,8 @@ def test_same_process_managers_share_the_lock(tmp_path):
     assert holder_pid(path) is None
 
 
-def test_kill_9_while_appending_loses_at_most_the_entry_in_flight(tmp_path):
-    path = _new_file(tmp_path)
+def test_kill_9_while_appending_loses_at_most_the_entry_in_flight(tmp_path, store_kind: StoreKind):
+    path = _new_file(tmp_path, store_kind)
     ack = str(tmp_path / "acks")
     rng = random.Random(1234)
     acked_total = 0
@@ -145,5 +156,7 @@ def test_kill_9_while_appending_loses_at_most_the_entry_in_flight(tmp_path):
         with open(ack, "w") as f:
             f.write("".join(f"{i}\n" for i in range(len(counters))))
         acked_total = len(counters)
-    data = open(path, "rb").read()
-    assert all(orjson.loads(line) for line in data.split(b"\n") if line)
+    data = stored_bytes(path)
+    assert data is not None and all(orjson.loads(line) for line in data.split(b"\n") if line)
+    if store_kind.sqlite:
+        assert integrity_check(str(store_kind.db)) == "ok"

@@ -17,6 +17,7 @@ import pytest
 from pi_rpc.session import SessionInvalidError, SessionManager
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES
 from pi_rpc.session.loader import parse_session_bytes, read_session_file
+from pi_rpc.session.sqlite_store import SqliteSessionStore
 
 from . import reference_store as ref
 
@@ -296,3 +297,29 @@ def test_a_large_session_is_exempt_from_the_collector_only_while_open(tmp_path) 
     finally:
         manager.close()
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize("seed,linear", [(seed, linear) for seed in range(40) for linear in (True, False)])
+def test_a_database_session_opens_and_projects_like_its_file(tmp_path, seed: int, linear: bool) -> None:
+    """The same sessions kept in a session database (each entry as the line the file holds):
+    opened by their locator they index and project exactly as the plain reading of the file."""
+    rng = random.Random(seed * 4 + linear * 2)
+    data = _file(rng, linear, False)
+    store = ref.open_read_only(data)
+    loaded = parse_session_bytes(data)
+    if store is None or not loaded.entries:
+        return  # not a session: nothing a database would hold
+    header, entries = loaded.entries[0], loaded.entries[1:]
+    writer = SqliteSessionStore(str(tmp_path / "sessions.db"), header["id"], session_dir=str(tmp_path))
+    writer.create(header, entries, hold=False)
+    writer.close()
+    manager = SessionManager.open(writer.locator, read_only=True)
+    try:
+        _check_store(manager, store)
+        expected = ref.context(store, store.leaf_id)
+        assert manager.build_session_context() == _context(expected)
+        assert manager.build_session_projection() == expected
+        manager.reset_leaf()
+        assert manager.build_session_context() == _context(ref.context(store, None))
+    finally:
+        manager.close()

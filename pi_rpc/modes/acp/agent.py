@@ -74,6 +74,13 @@ def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
     return client_mcp_servers(params.get("mcpServers", []))
 
 
+def _stored(locator: str) -> bool:
+    """Whether a session (a file, or a session of a database) is stored."""
+    from pi_rpc.session.backends import backend_for
+
+    return backend_for(locator).exists(locator)
+
+
 def _not_found(session_id: str) -> RpcError:
     return RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"details": f"Unknown session: {session_id}"})
 
@@ -287,9 +294,22 @@ class AcpAgent:
         return self._ready(session, {"sessionId": session.id})
 
     def _existing(self, session_id: str) -> dict[str, Any]:
+        from pi_rpc.session.backends import is_sqlite_locator
+
+        if is_sqlite_locator(session_id):
+            # A database session named by its locator: the client keeps addressing it so.
+            return {"session": session_id, "client_id": session_id}
         if "/" in session_id or "\\" in session_id or session_id.endswith(".jsonl"):
             raise _not_found(session_id)
         return {"session": session_id}
+
+    def _session_backend(self, settings: Any, agent_dir: Any, cwd: str) -> Any:
+        """The session backend ``--session-store``/``--session-db`` and the settings select."""
+        from pi_rpc.runtime.options import session_backend
+
+        return session_backend(
+            settings, agent_dir, cwd, cli_store=self.args.session_store, cli_database=self.args.session_db
+        )
 
     def _held_elsewhere(self, session_id: str, cwd: str) -> tuple[str, int] | None:
         """The file of session ``session_id`` and the pid of the other process holding its
@@ -297,15 +317,16 @@ class AcpAgent:
         process holds it (or there is no such session)."""
         from pi_rpc.config import paths
         from pi_rpc.config.settings import Settings
+        from pi_rpc.session.backends import is_sqlite_locator
         from pi_rpc.session.errors import SessionError
         from pi_rpc.session.listing import build_session_info, resolve_session_arg
-        from pi_rpc.session.lock import holder_pid
 
         agent_dir = paths.agent_dir()
         settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
         choice = paths.resolve_session_dir(
             cwd=cwd, agent=agent_dir, cli_session_dir=self.args.session_dir, settings_session_dir=settings.session_dir
         )
+        backend = self._session_backend(settings, agent_dir, cwd)
         try:
             resolved = resolve_session_arg(
                 session_id,
@@ -313,13 +334,21 @@ class AcpAgent:
                 session_dir=str(choice.path),
                 all_sessions_dir=str(paths.sessions_root(agent_dir)),
                 custom_dir=choice.custom,
+                backend=backend,
             )
         except SessionError:
             return None
-        info = build_session_info(resolved.path)
-        if info is None or info.id != session_id:  # an id prefix matched another session
-            return None
-        pid = holder_pid(resolved.path)
+        if is_sqlite_locator(resolved.path):
+            # A database locator names its session's id after the last '#' (the client may
+            # have named the session by its locator).
+            wanted = session_id.rpartition("#")[2] if is_sqlite_locator(session_id) else session_id
+            if resolved.path.rpartition("#")[2] != wanted:  # an id prefix matched another session
+                return None
+        else:
+            info = build_session_info(resolved.path)
+            if info is None or info.id != session_id:  # an id prefix matched another session
+                return None
+        pid = backend.holder_pid(resolved.path)
         if pid is None or pid == os.getpid():  # free, or ours (shared within the process)
             return None
         return resolved.path, pid
@@ -356,11 +385,7 @@ class AcpAgent:
                 return session, None
         original, pid = held
         earlier = self._continued.get(session_id)
-        if (
-            earlier is not None
-            and earlier["originalSessionFile"] == original
-            and os.path.exists(earlier["sessionFile"])
-        ):
+        if earlier is not None and earlier["originalSessionFile"] == original and _stored(earlier["sessionFile"]):
             session = self._open(cwd, servers, client_id=session_id, session=earlier["sessionFile"])
         else:
             session = self._open(cwd, servers, client_id=session_id, fork=original)
@@ -416,7 +441,6 @@ class AcpAgent:
     async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
         from pi_rpc.config import paths
         from pi_rpc.config.settings import Settings
-        from pi_rpc.session.listing import list_all_sessions, list_sessions
 
         cwd = params.get("cwd")
         if cwd is not None and (not isinstance(cwd, str) or not os.path.isabs(cwd)):
@@ -436,9 +460,12 @@ class AcpAgent:
                 cli_session_dir=self.args.session_dir,
                 settings_session_dir=settings.session_dir,
             )
-            infos = list_sessions(str(choice.path), cwd if choice.custom else None)
+            backend = self._session_backend(settings, agent_dir, cwd)
+            infos = backend.list_sessions(str(choice.path), cwd if choice.custom else None)
         else:
-            infos = list_all_sessions(str(paths.sessions_root(agent_dir)))
+            settings = Settings.load(agent_dir=agent_dir, cwd=os.getcwd())
+            backend = self._session_backend(settings, agent_dir, os.getcwd())
+            infos = backend.list_all_sessions(str(paths.sessions_root(agent_dir)))
         page = infos[start : start + LIST_PAGE_SIZE]
         sessions = []
         for info in page:
