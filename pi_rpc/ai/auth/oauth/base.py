@@ -25,12 +25,12 @@ Credential = dict[str, Any]
 #: ``JavaScript``'s ``Number.MAX_SAFE_INTEGER`` (OpenRouter's "never expires").
 MAX_SAFE_INTEGER = 2**53 - 1
 
-# undici's fetch adds these to every request that does not set them (Node 22's fetch).
+# undici's fetch adds these to every request that does not set them (Node 22, checked against upstream).
 _UNDICI_DEFAULTS = (
     ("accept", "*/*"),
     ("accept-language", "*"),
     ("sec-fetch-mode", "cors"),
-    ("user-agent", "node"),
+    ("user-agent", "undici"),
     ("accept-encoding", "gzip, deflate"),
 )
 _TIMEOUT_TEXT = "The operation was aborted due to timeout"
