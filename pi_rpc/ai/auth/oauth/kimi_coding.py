@@ -107,8 +107,10 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
 
 
 def _to_auth(credential: Credential) -> OAuthAuth:
-    # toAuth gives headers only: the request carries no key (the header authenticates).
-    return OAuthAuth(api_key="", headers={"Authorization": f"Bearer {credential['access']}"})
+    # Upstream's toAuth gives only the header; the access token is also the key here because
+    # the openai-completions client sends a key as exactly that header (same bytes on the wire).
+    access = credential["access"]
+    return OAuthAuth(api_key=access, headers={"Authorization": f"Bearer {access}"})
 
 
 PROVIDER = OAuthProvider(
