@@ -134,6 +134,18 @@ def _copilot(state: str) -> dict[str, Any]:
     }
 
 
+def _copilot_claude(state: str) -> dict[str, Any]:
+    """A Copilot model on anthropic-messages: the Copilot token as Bearer, no Claude Code identity."""
+    spec = _copilot(state)
+    spec["model"] = "claude-fable-5"
+    spec["auth"]["github-copilot"]["availableModelIds"] = ["claude-fable-5"]
+    models = {"data": [{"id": "claude-fable-5", "model_picker_enabled": True}]}
+    spec["token_route"][("api.business.githubcopilot.com", "/models")] = json_reply(models)
+    for host in ("api.business.githubcopilot.com", "api.individual.githubcopilot.com"):
+        spec["token_route"][(host, "/v1/messages")] = Reply(anthropic_sse())
+    return spec
+
+
 def _simple(provider: str, model: str, host: str, path: str, answer: dict[str, Any], **extra: Any) -> Any:
     def make(state: str) -> dict[str, Any]:
         stored = {"type": "oauth", "access": f"{provider}-access-old", "refresh": f"{provider}-refresh-old"}
@@ -156,6 +168,7 @@ PROVIDERS = {
     "anthropic": _anthropic,
     "openai-codex": _codex,
     "github-copilot": _copilot,
+    "github-copilot/anthropic-messages": _copilot_claude,
     "openai": _simple(
         "openai",
         "gpt-4.1",
