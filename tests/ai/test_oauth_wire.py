@@ -203,6 +203,10 @@ PROVIDERS = {
     "meta": _simple(
         "meta", "muse-spark-1.1", "api.meta.ai", "/muse-code/key", {"api_key": "meta-key-new"}, expires=24 * HOUR_MS
     ),
+    # A minted key that never expires: an expired one is "refreshed" unchanged, with no request.
+    "openrouter": _simple(
+        "openrouter", "~anthropic/claude-haiku-latest", "openrouter.ai", "/api/v1/auth/keys", {}, stored={"refresh": ""}
+    ),
     "radius": _simple(
         "radius",
         "balanced",
@@ -286,7 +290,9 @@ def test_anthropic_tool_names_both_ways_as_upstream(tmp_path: Path) -> None:
 
 
 @needs_upstream
-@pytest.mark.parametrize("provider", ["anthropic", "openai-codex", "github-copilot"])
+@pytest.mark.parametrize(
+    "provider", [p for p in PROVIDERS if p not in ("openrouter", "github-copilot/anthropic-messages")]
+)
 def test_failing_refresh_as_upstream(tmp_path: Path, provider: str) -> None:
     """A refused refresh: upstream's error (up to its Node stack), no API request, no fallback
     to the provider's environment key, the stored credential kept."""
@@ -298,7 +304,15 @@ def test_failing_refresh_as_upstream(tmp_path: Path, provider: str) -> None:
             b'{"error":"invalid_grant","error_description":"refresh token revoked"}', 400, "application/json"
         )
         route = {key: refused for key in spec["token_route"]}
-        env = {"ANTHROPIC_API_KEY": "sk-ant-api-env", "COPILOT_GITHUB_TOKEN": "env-copilot", "OPENAI_API_KEY": "env-oa"}
+        env = {
+            "ANTHROPIC_API_KEY": "sk-ant-api-env",
+            "COPILOT_GITHUB_TOKEN": "env-copilot",
+            "OPENAI_API_KEY": "env-oa",
+            "XAI_API_KEY": "env-xai",
+            "KIMI_API_KEY": "env-kimi",
+            "META_API_KEY": "env-meta",
+            "RADIUS_API_KEY": "env-radius",
+        }
         runs.append(_run(argv, tmp_path / name, spec, token_route=route, env=env))
     theirs, ours = runs
     assert ours.token_requests == theirs.token_requests
