@@ -147,6 +147,25 @@ def _copilot_claude(state: str) -> dict[str, Any]:
     return spec
 
 
+def _copilot_enterprise(state: str) -> dict[str, Any]:
+    """A GitHub Enterprise login: the exchange at ``api.<domain>``; a token without ``proxy-ep``
+    sends to ``copilot-api.<domain>``."""
+    spec = _copilot(state)
+    spec["auth"]["github-copilot"]["enterpriseUrl"] = "https://ghe.example.com/"
+    spec["auth"]["github-copilot"]["access"] = "tid=1;exp=1;sku=enterprise"
+    expires_at = _now() // 1000 + 1800
+    spec["expires_exact"] = expires_at * 1000 - 5 * 60 * 1000
+    models = {"data": [{"id": "gemini-3.8-flash", "model_picker_enabled": True}]}
+    spec["token_route"] = {
+        ("api.ghe.example.com", "/copilot_internal/v2/token"): json_reply(
+            {"token": "tid=3;exp=3;sku=enterprise", "expires_at": expires_at}
+        ),
+        ("copilot-api.ghe.example.com", "/models"): json_reply(models),
+        ("copilot-api.ghe.example.com", "/chat/completions"): Reply(completions_sse()),
+    }
+    return spec
+
+
 def _simple(provider: str, model: str, host: str, path: str, answer: dict[str, Any], **extra: Any) -> Any:
     def make(state: str) -> dict[str, Any]:
         stored = {"type": "oauth", "access": f"{provider}-access-old", "refresh": f"{provider}-refresh-old"}
@@ -170,6 +189,7 @@ PROVIDERS = {
     "openai-codex": _codex,
     "github-copilot": _copilot,
     "github-copilot/anthropic-messages": _copilot_claude,
+    "github-copilot/enterprise": _copilot_enterprise,
     "openai": _simple(
         "openai",
         "gpt-4.1",
@@ -291,7 +311,8 @@ def test_anthropic_tool_names_both_ways_as_upstream(tmp_path: Path) -> None:
 
 @needs_upstream
 @pytest.mark.parametrize(
-    "provider", [p for p in PROVIDERS if p not in ("openrouter", "github-copilot/anthropic-messages")]
+    "provider",
+    [p for p in PROVIDERS if p not in ("openrouter", "github-copilot/anthropic-messages", "github-copilot/enterprise")],
 )
 def test_failing_refresh_as_upstream(tmp_path: Path, provider: str) -> None:
     """A refused refresh: upstream's error (up to its Node stack), no API request, no fallback
