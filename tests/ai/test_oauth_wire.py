@@ -424,3 +424,22 @@ def test_copilot_models_filtered_to_available_ids_as_upstream(tmp_path: Path) ->
             proc.close()
         listed.append(sorted(m["id"] for m in models if m["provider"] == "github-copilot"))
     assert listed[0] == listed[1] == ["claude-fable-5", "gemini-3.8-flash"]
+
+
+@needs_upstream
+def test_refresh_timeout_as_upstream(tmp_path: Path) -> None:
+    """A token endpoint slower than 15 s: the refresh is given up with upstream's error."""
+    assert UPSTREAM is not None
+    runs = []
+    for name, argv in (("upstream", UPSTREAM), ("ours", OURS)):
+        spec = _anthropic("expired")
+        slow = json_reply(
+            {"access_token": "sk-ant-oat01-late", "refresh_token": "rt-late", "expires_in": 60}, delay_s=17
+        )
+        runs.append(_run(argv, tmp_path / name, spec, token_route={("platform.claude.com", "/v1/oauth/token"): slow}))
+    theirs, ours = runs
+    assert ours.api_requests == theirs.api_requests == []
+    expected = str(theirs.outcome[-1]["errorMessage"]).split("; stack=")[0]
+    assert expected.endswith("details=TimeoutError: The operation was aborted due to timeout; code=23")
+    assert ours.outcome[-1]["errorMessage"] == expected
+    assert ours.auth_text == theirs.auth_text
