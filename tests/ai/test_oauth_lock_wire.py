@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -264,3 +265,22 @@ def test_abort_during_lock_wait_as_upstream(tmp_path: Path) -> None:
     ours, _, our_requests = _abort_during_lock_wait(OURS, tmp_path / "ours")
     assert (ours["stopReason"], ours.get("errorMessage")) == (theirs["stopReason"], theirs.get("errorMessage"))
     assert our_requests == their_requests == 0
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_print_mode_refreshes_and_writes_before_exit(tmp_path: Path, program: str) -> None:
+    """``pi -p`` with an expired credential: one token request, the answer printed, the rotated
+    token on disk when the process has exited."""
+    with Setup(tmp_path, delay_s=0.5) as setup:
+        done = subprocess.run(
+            [*_argv(program), "-p", "--no-session", "--model", "anthropic/claude-sonnet-4-5", "hello"],
+            env=setup.env,
+            cwd=setup.cwd,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.decode().strip() == "Hi."
+        assert len(setup.token_requests()) == 1
+        assert _stored(setup)["refresh"] == NEW["refresh_token"]
+        assert b"SENTINEL" not in done.stdout + done.stderr
