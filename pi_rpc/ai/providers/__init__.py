@@ -12,6 +12,7 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
     "mistral-conversations": ("pi_rpc.ai.providers.mistral_conversations", "stream_mistral_conversations"),
     "azure-openai-responses": ("pi_rpc.ai.providers.azure_openai_responses", "stream_azure_openai_responses"),
     "pi-messages": ("pi_rpc.ai.providers.pi_messages", "stream_pi_messages"),
+    "openai-codex-responses": ("pi_rpc.ai.providers.openai_codex_responses", "stream_openai_codex_responses"),
 }
 
 
