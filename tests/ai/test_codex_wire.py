@@ -93,7 +93,13 @@ def _events(rid: str, *parts: tuple[str, Any], usage: dict[str, Any] | None = No
                 {"type": "response.output_item.done", "output_index": index, "item": done},
             ]
         elif kind == "text":
-            item = {"type": "message", "id": f"msg_{index}", "role": "assistant", "content": [], "status": "in_progress"}
+            item = {
+                "type": "message",
+                "id": f"msg_{index}",
+                "role": "assistant",
+                "content": [],
+                "status": "in_progress",
+            }
             done = {
                 **item,
                 "status": "completed",
@@ -165,7 +171,7 @@ SCENARIOS: dict[str, Scenario] = {
         lambda: [],
         [{"model": "gpt-6.1-terra"}, {"prompt": "hello"}],
         {},
-        lambda: [WsReply(), WsReply(_frames(_events("resp_w", ("text", "Over the socket."))))],
+        lambda: [WsReply(_frames(_events("resp_w", ("text", "Over the socket."))))],
     ),
     # auto: the upgrade is refused, so SSE (and SSE again for the next prompt, no second upgrade).
     "codex_fallback": Scenario(
@@ -195,12 +201,10 @@ SCENARIOS: dict[str, Scenario] = {
         [{"model": "gpt-6.1-terra"}, {"prompt": "one"}, {"prompt": "two"}],
         {"transport": "websocket"},
         lambda: [
-            WsReply(),
             WsReply(
                 [json.dumps({"type": "error", "error": {"code": "server_error", "message": "Something broke"}})],
                 end="close",
             ),
-            WsReply(),
             WsReply(_frames(_events("resp_x", ("text", "partial")))[:3], end="drop"),
         ],
     ),
@@ -238,6 +242,15 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
         if isinstance(request["body"], dict) and "max_output_tokens" in request["body"]:
             # Fitted to the context window, so it follows the system prompt's length.
             request["body"]["max_output_tokens"] = "<fitted>"
+    for message in outcome.messages:
+        for diagnostic in message.get("diagnostics") or []:
+            error = diagnostic.get("error") or {}
+            if isinstance(error.get("stack"), str):
+                # Node's stack frames; its first line (the message) is kept.
+                error["stack"] = error["stack"].split("\n", 1)[0]
+            if "requestBytes" in (diagnostic.get("details") or {}):
+                # The body's size follows the system prompt, worded our own way.
+                diagnostic["details"]["requestBytes"] = "<bytes>"
     return {"requests": requests, "events": outcome.events, "messages": outcome.messages}
 
 

@@ -46,7 +46,6 @@ class WebSocketScript:
             return self.replies[0] if self.replies else None
 
     def serve(self, handler: BaseHTTPRequestHandler, server: ReplayServer) -> None:
-        from websockets.datastructures import Headers
         from websockets.frames import Opcode
         from websockets.http11 import Request
         from websockets.server import ServerProtocol
@@ -65,8 +64,13 @@ class WebSocketScript:
             handler._send(Reply(body, status, "application/json"))  # type: ignore[attr-defined]
             return
         protocol = ServerProtocol(max_size=None)
-        response = protocol.accept(Request(handler.path, Headers(handler.headers.items())))
-        protocol.send_response(response)
+        # The handler has read the request already; the protocol parses it again from its bytes
+        # (its parser then moves on to frames).
+        raw = "".join(f"{k}: {v}\r\n" for k, v in handler.headers.items())
+        protocol.receive_data(f"GET {handler.path} HTTP/1.1\r\n{raw}\r\n".encode())
+        request = protocol.events_received()[0]
+        assert isinstance(request, Request)
+        protocol.send_response(protocol.accept(request))
         sock: socket.socket = handler.connection
         sock.sendall(b"".join(protocol.data_to_send()))
         while True:

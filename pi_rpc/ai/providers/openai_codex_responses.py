@@ -105,7 +105,37 @@ class CodexProtocolError(Exception):
 
 
 class WebSocketFailure(Exception):
-    """The socket could not be opened or closed before the response completed."""
+    """The socket could not be opened or closed before the response completed. ``name`` and
+    ``code`` are what upstream's diagnostic records (its ``WebSocketCloseError`` for a close)."""
+
+    def __init__(self, message: str, name: str = "Error", code: int | None = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.code = code
+
+
+def transport_failure(exc: BaseException, configured: str, started: bool, request_bytes: int) -> dict[str, Any]:
+    """The ``provider_transport_failure`` diagnostic upstream appends to the message when the
+    socket fails (the stack is Node's there; its first line here)."""
+    name = exc.name if isinstance(exc, WebSocketFailure) else type(exc).__name__
+    message = str(exc) or name
+    error: dict[str, Any] = {"name": name, "message": message, "stack": f"Error: {message}"}
+    if isinstance(exc, WebSocketFailure) and exc.code is not None:
+        error["code"] = exc.code
+    details: dict[str, Any] = {"configuredTransport": configured}
+    if not started:
+        details["fallbackTransport"] = "sse"
+    details.update(
+        eventsEmitted=started,
+        phase="after_message_stream_start" if started else "before_message_stream_start",
+        requestBytes=request_bytes,
+    )
+    return {
+        "type": "provider_transport_failure",
+        "timestamp": int(time.time() * 1000),
+        "error": error,
+        "details": details,
+    }
 
 
 # ----------------------------------------------------------------------------- auth and URLs
@@ -178,6 +208,8 @@ def websocket_headers(
     update_headers(
         headers, {"openai-beta": OPENAI_BETA_WEBSOCKETS, "x-client-request-id": request_id, "session-id": request_id}
     )
+    # What the handshake of upstream's WebSocket client (undici) carries.
+    headers.setdefault("accept", "*/*")
     return headers
 
 
@@ -779,7 +811,9 @@ async def _websocket_frames(
     except TimeoutError as exc:
         raise WebSocketFailure(f"WebSocket connect timeout after {connect_ms}ms") from exc
     except (InvalidHandshake, OSError) as exc:
-        raise WebSocketFailure(str(exc) or "WebSocket error") from exc
+        # The browser WebSocket API upstream uses reports a refused upgrade (or connection)
+        # as an error event without a message.
+        raise WebSocketFailure("WebSocket error") from exc
     try:
         await socket.send(js_json({"type": "response.create", **body}))
         while True:
@@ -795,7 +829,7 @@ async def _websocket_frames(
                 received = exc.rcvd
                 code = received.code if received is not None else 1006
                 reason = f" {received.reason}" if received is not None and received.reason else ""
-                raise WebSocketFailure(f"WebSocket closed {code}{reason}") from exc
+                raise WebSocketFailure(f"WebSocket closed {code}{reason}", "WebSocketCloseError", code) from exc
             text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
             if not text:
                 continue
@@ -851,12 +885,17 @@ async def stream_openai_codex_responses(
                 return
             except (CodexApiError, CodexProtocolError, AbortedError):
                 raise
-            except Exception:
-                if started or (options.signal is not None and options.signal.aborted):
+            except Exception as exc:
+                if options.signal is not None and options.signal.aborted:
                     raise
-                # Failed before its first event: this request, and the session's later ones, go by SSE.
+                request_bytes = len(js_json(body).encode())
+                diagnostics = output.setdefault("diagnostics", [])
+                diagnostics.append(transport_failure(exc, transport, started, request_bytes))
+                # The session's later requests go by SSE; this one too unless events came.
                 if session:
                     _sse_only_sessions.add(session)
+                if started:
+                    raise
             finally:
                 await frames.aclose()
         payload = compress(js_json(body).encode())
