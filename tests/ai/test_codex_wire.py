@@ -180,20 +180,31 @@ SCENARIOS: dict[str, Scenario] = {
         {},
         lambda: [WsReply(status=404)],
     ),
-    # 401; a usage limit (429, not retried); a 429 retried by the session; a stream cut off,
-    # retried; a frame that is not JSON.
+    # 401; a usage limit (429 with the plan); a rate-limit 429 (also worded as a usage limit by
+    # upstream, so not retried); a stream cut off (retried by the session); a frame that is not JSON.
     "codex_errors": Scenario(
         lambda: [
             Reply(b'{"error":{"message":"Your authentication token has expired."}}', 401, "application/json"),
             Reply(_usage_limit(), 429, "application/json"),
             Reply(b'{"error":{"message":"Rate limit reached for requests"}}', 429, "application/json"),
-            Reply(_sse(_events("resp_a", ("text", "After retry.")))),
             Reply(_sse(_events("resp_d", ("text", "cut")))[:300], drop=True),
             Reply(_sse(_events("resp_b", ("text", "Recovered.")))),
             Reply(b"data: xyz\n\n"),
         ],
         [{"model": "gpt-6.1-terra"}, *({"prompt": p} for p in ("one", "two", "three", "four", "five"))],
         {"transport": "sse"},
+    ),
+    # Provider-level retries (retry.provider.maxRetries): a 503, then the answer.
+    "codex_provider_retry": Scenario(
+        lambda: [
+            Reply(b'{"error":{"message":"Service unavailable"}}', 503, "application/json"),
+            Reply(_sse(_events("resp_r", ("text", "Second attempt.")))),
+        ],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "one"}],
+        {
+            "transport": "sse",
+            "retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50, "provider": {"maxRetries": 1}},
+        },
     ),
     # The socket: an error event (no fallback), then a socket closed mid-stream.
     "codex_websocket_errors": Scenario(

@@ -827,8 +827,13 @@ async def _websocket_frames(
                 raise WebSocketFailure(f"WebSocket idle timeout after {round(idle_s * 1000)}ms") from exc
             except ConnectionClosed as exc:
                 received = exc.rcvd
-                code = received.code if received is not None else 1006
-                reason = f" {received.reason}" if received is not None and received.reason else ""
+                if received is None:
+                    # Cut without a close frame: upstream's client reports an error event first.
+                    raise WebSocketFailure("WebSocket error") from exc
+                code = received.code
+                reason = f" {received.reason}" if received.reason else ""
+                if not reason and code == 1009:
+                    reason = " message too big"
                 raise WebSocketFailure(f"WebSocket closed {code}{reason}", "WebSocketCloseError", code) from exc
             text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
             if not text:
