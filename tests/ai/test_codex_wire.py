@@ -173,6 +173,20 @@ SCENARIOS: dict[str, Scenario] = {
         {},
         lambda: [WsReply(_frames(_events("resp_w", ("text", "Over the socket."))))],
     ),
+    # auto over one socket: a tool call, the answer, a second prompt; the socket is kept for the
+    # session and each later request sends only what is new since the last response
+    # (``previous_response_id``).
+    "codex_websocket_turns": Scenario(
+        lambda: [],
+        [{"model": "gpt-6.1-terra"}, {"thinking": "low"}, {"prompt": "read note.txt"}, {"prompt": "thanks"}],
+        {},
+        lambda: [
+            WsReply(_frames(TOOL_TURN)),
+            WsReply(_frames(ANSWER)),
+            WsReply(_frames(_events("resp_3", ("text", "You are welcome.")))),
+        ],
+        files={"note.txt": "hi\n"},
+    ),
     # auto: the upgrade is refused, so SSE (and SSE again for the next prompt, no second upgrade).
     "codex_fallback": Scenario(
         lambda: [Reply(_sse(_events("resp_f", ("text", "By SSE."))))],

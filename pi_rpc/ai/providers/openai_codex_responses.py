@@ -38,7 +38,7 @@ import base64
 import math
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -65,11 +65,12 @@ JWT_CLAIM_PATH = "https://api.openai.com/auth"
 ZSTD_LEVEL = 3
 MIN_OUTPUT_TOKENS = 16
 BASE_DELAY_MS = 1000
-DEFAULT_WEBSOCKET_CONNECT_TIMEOUT_MS = 15_000
 OPENAI_BETA_WEBSOCKETS = "responses_websockets=2026-02-06"
 # The body's reasoning.effort while configuration_update items carry the level.
 CONFIGURATION_UPDATE_REQUEST_EFFORT = "medium"
 CODEX_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
+PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"
+CONNECTION_LIMIT_REACHED = "websocket_connection_limit_reached"
 CODEX_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled", "queued", "in_progress"})
 COMPLETION_TYPES = ("response.done", "response.completed", "response.incomplete")
 _TERMINAL_LIMIT = (
@@ -104,24 +105,15 @@ class CodexProtocolError(Exception):
     """A frame that is not JSON (no fallback either)."""
 
 
-class WebSocketFailure(Exception):
-    """The socket could not be opened or closed before the response completed. ``name`` and
-    ``code`` are what upstream's diagnostic records (its ``WebSocketCloseError`` for a close)."""
-
-    def __init__(self, message: str, name: str = "Error", code: int | None = None) -> None:
-        super().__init__(message)
-        self.name = name
-        self.code = code
-
-
 def transport_failure(exc: BaseException, configured: str, started: bool, request_bytes: int) -> dict[str, Any]:
     """The ``provider_transport_failure`` diagnostic upstream appends to the message when the
     socket fails (the stack is Node's there; its first line here)."""
-    name = exc.name if isinstance(exc, WebSocketFailure) else type(exc).__name__
+    name = getattr(exc, "name", None) or type(exc).__name__
     message = str(exc) or name
     error: dict[str, Any] = {"name": name, "message": message, "stack": f"Error: {message}"}
-    if isinstance(exc, WebSocketFailure) and exc.code is not None:
-        error["code"] = exc.code
+    code = getattr(exc, "code", None)
+    if isinstance(code, (str, int)):
+        error["code"] = code
     details: dict[str, Any] = {"configuredTransport": configured}
     if not started:
         details["fallbackTransport"] = "sse"
@@ -788,63 +780,68 @@ def compress(payload: bytes) -> bytes:
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(payload)
 
 
-async def _websocket_frames(
-    url: str, headers: dict[str, str], body: dict[str, Any], options: StreamOptions
-) -> AsyncGenerator[Any, None]:
-    """Open the socket, send ``response.create`` with the (uncompressed) body, and yield the
-    parsed frames until the completion; a socket that closes before it is a WebSocketFailure."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+async def _websocket_events(
+    model: Model,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    session: str | None,
+    account_id: str,
+    output: dict[str, Any],
+    options: StreamOptions,
+    on_start: Callable[[], None],
+) -> AsyncIterator[AssistantMessageEvent]:
+    """One request over the session's socket (``processWebSocketStream``): the pi events of its
+    response; ``on_start`` runs at the first frame. A completed response is remembered for the
+    next request's ``previous_response_id`` under ``auto`` / ``websocket-cached``."""
+    from pi_rpc.ai.providers import codex_websocket as ws
 
-    connect_ms = options.websocket_connect_timeout_ms
-    if connect_ms is None:
-        connect_ms = DEFAULT_WEBSOCKET_CONNECT_TIMEOUT_MS
-    idle_s = options.timeout_s or 0.0
+    lease = await ws.acquire(resolve_websocket_url(model.get("baseUrl")), headers, session, account_id, options)
+    keep = True
+    cached_context = options.transport in ("auto", "websocket-cached")
+    request = ws.request_body(lease.entry, body) if cached_context else body
     try:
-        socket = await connect(
-            url,
-            additional_headers=list(headers.items()),
-            user_agent_header=None,
-            open_timeout=connect_ms / 1000 if connect_ms > 0 else None,
-            max_size=None,
-        )
-    except TimeoutError as exc:
-        raise WebSocketFailure(f"WebSocket connect timeout after {connect_ms}ms") from exc
-    except (InvalidHandshake, OSError) as exc:
-        # The browser WebSocket API upstream uses reports a refused upgrade (or connection)
-        # as an error event without a message.
-        raise WebSocketFailure("WebSocket error") from exc
-    try:
-        await socket.send(js_json({"type": "response.create", **body}))
-        while True:
-            try:
-                if idle_s:
-                    with anyio.fail_after(idle_s):
-                        frame = await socket.recv()
-                else:
-                    frame = await socket.recv()
-            except TimeoutError as exc:
-                raise WebSocketFailure(f"WebSocket idle timeout after {round(idle_s * 1000)}ms") from exc
-            except ConnectionClosed as exc:
-                received = exc.rcvd
-                if received is None:
-                    # Cut without a close frame: upstream's client reports an error event first.
-                    raise WebSocketFailure("WebSocket error") from exc
-                code = received.code
-                reason = f" {received.reason}" if received.reason else ""
-                if not reason and code == 1009:
-                    reason = " message too big"
-                raise WebSocketFailure(f"WebSocket closed {code}{reason}", "WebSocketCloseError", code) from exc
-            text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
-            if not text:
-                continue
-            event = _parse_frame(text, "WebSocket")
+        await lease.socket.send(js_json({"type": "response.create", **request}))
+        async for event in map_responses_events(
+            codex_events(_started(_websocket_frames(lease.socket, options), on_start), output, model, options),
+            output,
+            model,
+            codex_tier_multiplier(model),
+        ):
             yield event
-            if isinstance(event, dict) and event.get("type") in COMPLETION_TYPES:
-                return
+        if options.signal is not None and options.signal.aborted:
+            keep = False
+        elif cached_context and lease.entry is not None and output.get("responseId"):
+            items, _ = convert_input(model, [dict(output)], None)
+            lease.entry.continuation = ws.Continuation(
+                body, output["responseId"], [i for i in items if i.get("type") != "function_call_output"]
+            )
+    except BaseException:
+        if lease.entry is not None:
+            lease.entry.continuation = None
+        keep = False
+        raise
     finally:
-        with anyio.CancelScope(shield=True):
-            await socket.close()
+        lease.release(keep)
+
+
+async def _websocket_frames(socket: Any, options: StreamOptions) -> AsyncIterator[Any]:
+    from pi_rpc.ai.providers import codex_websocket as ws
+
+    async for text in ws.frames(socket, options):
+        event = _parse_frame(text, "WebSocket")
+        yield event
+        if isinstance(event, dict) and event.get("type") in COMPLETION_TYPES:
+            return
+
+
+async def _started(frames: AsyncIterator[Any], on_start: Callable[[], None]) -> AsyncIterator[Any]:
+    """``frames``, calling ``on_start`` before the first (upstream starts the message there)."""
+    first = True
+    async for frame in frames:
+        if first:
+            first = False
+            on_start()
+        yield frame
 
 
 async def stream_openai_codex_responses(
@@ -875,34 +872,49 @@ async def stream_openai_codex_responses(
         transport = options.transport or "auto"
         tiers = codex_tier_multiplier(model)
         if transport != "sse" and not (session and session in _sse_only_sessions):
-            request_id = session or _uuid7()
-            ws_headers = websocket_headers(model, options, account_id, token, request_id)
-            frames = _websocket_frames(resolve_websocket_url(model.get("baseUrl")), ws_headers, body, options)
-            try:
-                async for event in map_responses_events(
-                    codex_events(frames, output, model, options), output, model, tiers
-                ):
-                    if not started:
-                        started = True
-                        yield {"type": "start", "partial": output}
-                    yield event
-                yield finish_output(output, options)
-                return
-            except (CodexApiError, CodexProtocolError, AbortedError):
-                raise
-            except Exception as exc:
-                if options.signal is not None and options.signal.aborted:
+            ws_headers = websocket_headers(model, options, account_id, token, session or _uuid7())
+            retried_limit = retried_continuation = False
+            while True:
+                ws_started = False
+
+                def on_start() -> None:
+                    nonlocal ws_started
+                    ws_started = True
+
+                try:
+                    async for event in _websocket_events(
+                        model, body, ws_headers, session, account_id, output, options, on_start
+                    ):
+                        if not started:
+                            started = True
+                            yield {"type": "start", "partial": output}
+                        yield event
+                    yield finish_output(output, options)
+                    return
+                except AbortedError:
                     raise
-                request_bytes = len(js_json(body).encode())
-                diagnostics = output.setdefault("diagnostics", [])
-                diagnostics.append(transport_failure(exc, transport, started, request_bytes))
-                # The session's later requests go by SSE; this one too unless events came.
-                if session:
-                    _sse_only_sessions.add(session)
-                if started:
-                    raise
-            finally:
-                await frames.aclose()
+                except Exception as exc:
+                    aborted = options.signal is not None and options.signal.aborted
+                    code = exc.code if isinstance(exc, CodexApiError) else None
+                    if not aborted and code == PREVIOUS_RESPONSE_NOT_FOUND and not retried_continuation:
+                        retried_continuation = True
+                        continue
+                    limit = code == CONNECTION_LIMIT_REACHED and not ws_started
+                    if not aborted and limit and not retried_limit:
+                        retried_limit = True
+                        continue
+                    if aborted or (isinstance(exc, (CodexApiError, CodexProtocolError)) and not limit):
+                        raise
+                    request_bytes = len(js_json(body).encode())
+                    output.setdefault("diagnostics", []).append(
+                        transport_failure(exc, transport, ws_started, request_bytes)
+                    )
+                    # The session's later requests go by SSE; this one too unless events came.
+                    if session:
+                        _sse_only_sessions.add(session)
+                    if ws_started:
+                        raise
+                    break
         payload = compress(js_json(body).encode())
         headers["content-encoding"] = "zstd"
         url = resolve_url(model.get("baseUrl"))
