@@ -36,6 +36,7 @@ from tests.ai.provider_wire import (
     Reply,
     assert_loaded_only_when_used,
     assert_same_outcome,
+    closed_port,
     named_sse,
     needs_upstream,
     recorded,
@@ -150,6 +151,8 @@ class Scenario:
     settings: dict[str, Any] = field(default_factory=dict)
     websocket: Callable[[], list[WsReply]] | None = None
     files: dict[str, str] = field(default_factory=dict)
+    auth: dict[str, Any] = field(default_factory=lambda: AUTH)
+    base_url: str | None = None  # instead of the stub ("{closed}": a port nothing listens on)
 
 
 def _usage_limit() -> bytes:
@@ -186,6 +189,37 @@ SCENARIOS: dict[str, Scenario] = {
             WsReply(_frames(_events("resp_3", ("text", "You are welcome.")))),
         ],
         files={"note.txt": "hi\n"},
+    ),
+    # websocket: the socket is kept for the session, but each request sends the whole body.
+    "codex_websocket_reuse": Scenario(
+        lambda: [],
+        [{"model": "gpt-5.6-luna"}, {"prompt": "one"}, {"prompt": "two"}],
+        {"transport": "websocket"},
+        lambda: [
+            WsReply(_frames(_events("resp_1", ("text", "First.")))),
+            WsReply(_frames(_events("resp_2", ("text", "Second.")))),
+        ],
+    ),
+    # The legacy boolean setting: ``websockets: false`` means SSE (no upgrade is tried).
+    "codex_legacy_setting": Scenario(
+        lambda: [Reply(_sse(_events("resp_l", ("text", "By SSE."))))],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "hello"}],
+        {"websockets": False},
+        lambda: [WsReply(_frames(_events("resp_w", ("text", "Over the socket."))))],
+    ),
+    # Nothing listening: the socket fails, then the POST (fetch's words), retried by the session.
+    "codex_refused": Scenario(
+        lambda: [],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "hello"}],
+        {},
+        base_url="http://127.0.0.1:{closed}",
+    ),
+    # An access token that is not a JWT with the account claim: no request at all.
+    "codex_bad_token": Scenario(
+        lambda: [],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "hello"}],
+        {"transport": "sse"},
+        auth={"openai-codex": {"type": "oauth", "access": "not-a-jwt", "refresh": "r", "expires": 4102444800000}},
     ),
     # auto: the upgrade is refused, so SSE (and SSE again for the next prompt, no second upgrade).
     "codex_fallback": Scenario(
@@ -248,15 +282,18 @@ def _strip_tool_descriptions(body: Any) -> None:
 
 def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
     scenario = SCENARIOS[name]
+    port = str(closed_port())
+    base_url = scenario.base_url.replace("{closed}", port) if scenario.base_url else None
     outcome: Outcome = run_program(
         argv,
         root,
         scenario.replies(),
         provider="openai-codex",
         steps=scenario.steps,
-        base_path="",
+        base_path=None if base_url else "",
+        base_url=base_url,
         files=scenario.files,
-        auth=AUTH,
+        auth=scenario.auth,
         settings=scenario.settings,
         websocket=WebSocketScript(scenario.websocket()) if scenario.websocket is not None else None,
         headers_compared=HEADERS,
@@ -276,7 +313,8 @@ def run_scenario(argv: list[str], root: Path, name: str) -> dict[str, Any]:
             if "requestBytes" in (diagnostic.get("details") or {}):
                 # The body's size follows the system prompt, worded our own way.
                 diagnostic["details"]["requestBytes"] = "<bytes>"
-    return {"requests": requests, "events": outcome.events, "messages": outcome.messages}
+    result = {"requests": requests, "events": outcome.events, "messages": outcome.messages}
+    return json.loads(json.dumps(result).replace(f":{port}", ":<closed port>")) if base_url else result
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

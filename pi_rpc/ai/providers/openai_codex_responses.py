@@ -40,6 +40,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 import orjson
@@ -700,12 +701,29 @@ async def _sleep(seconds: float, options: StreamOptions) -> None:
         raise AbortedError()
 
 
-def _connection_text(exc: BaseException) -> str:
+def _connection_text(exc: BaseException, url: str | None = None) -> str:
     """fetch's words (with pi's cause detail) for a failed or cut-off connection."""
     text = str(exc)
     if text.startswith("terminated"):
         return "terminated: other side closed (UND_ERR_SOCKET)"
+    if url is not None and _refused(exc):
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        return f"fetch failed: connect ECONNREFUSED {parts.hostname}:{port}"
     return text or type(exc).__name__
+
+
+def _refused(exc: BaseException) -> bool:
+    # anyio's "All connection attempts failed" keeps each address's error in its own chain.
+    seen = 0
+    stack: list[BaseException] = [exc]
+    while stack and seen < 20:
+        error = stack.pop()
+        seen += 1
+        if isinstance(error, ConnectionRefusedError):
+            return True
+        stack.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+    return False
 
 
 async def _post(
@@ -747,7 +765,7 @@ async def _post(
                 attempt += 1
                 continue
             if isinstance(exc, httpx.HTTPError):
-                raise ConnectionError(_connection_text(exc)) from exc
+                raise ConnectionError(_connection_text(exc, url)) from exc
             raise
 
 
