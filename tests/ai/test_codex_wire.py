@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,8 +43,9 @@ from tests.ai.provider_wire import (
     recorded,
     run_program,
 )
+from tests.ai.stub_server import ReplayServer
 from tests.ai.ws_stub import WebSocketScript, WsReply
-from tests.support.pi_process import OURS
+from tests.support.pi_process import OURS, PiProcess, isolated_env
 
 ACCOUNT_ID = "acct-test-1234"
 
@@ -349,3 +351,146 @@ def _record(names: list[str]) -> None:
 
 if __name__ == "__main__" and "--record" in sys.argv:
     _record([a for a in sys.argv[1:] if not a.startswith("--")])
+
+
+def test_recorded_outcomes_say_what_matters() -> None:
+    """The checked-in expectations hold the facts this file is about (guards a bad re-record)."""
+    first = recorded("codex_sse")["requests"][0]
+    assert (first["method"], first["path"]) == ("POST", "/codex/responses")
+    assert first["headers"]["content-encoding"] == "zstd" and first["headers"]["chatgpt-account-id"] == ACCOUNT_ID
+    assert first["headers"]["originator"] == "pi" and first["headers"]["openai-beta"] == "responses=experimental"
+    assert first["body"]["input"][0]["type"] == "additional_tools" and "tools" not in first["body"]
+    assert first["body"]["input"][-1] == {"type": "configuration_update", "reasoning": {"effort": "high"}}
+    assert first["body"]["reasoning"] == {"effort": "medium", "summary": "auto"}
+    socket = recorded("codex_websocket")["requests"]
+    assert [r["method"] for r in socket] == ["GET", "WS"]
+    assert socket[0]["headers"]["openai-beta"] == "responses_websockets=2026-02-06"
+    assert socket[1]["body"]["type"] == "response.create"
+    turns = [r["body"] for r in recorded("codex_websocket_turns")["requests"][1:]]
+    assert "previous_response_id" not in turns[0]
+    assert [t.get("previous_response_id") for t in turns[1:]] == ["resp_1", "resp_2"]
+    assert [r["method"] for r in recorded("codex_fallback")["requests"]] == ["GET", "POST", "POST"]
+    assert [r["method"] for r in recorded("codex_websocket_reuse")["requests"]] == ["GET", "WS", "WS"]
+    assert [r["method"] for r in recorded("codex_legacy_setting")["requests"]] == ["POST"]
+    errors = [m.get("errorMessage") for m in recorded("codex_errors")["messages"] if m["role"] == "assistant"]
+    assert errors == [
+        "Your authentication token has expired.",
+        "You have hit your ChatGPT usage limit (plus plan).",
+        "You have hit your ChatGPT usage limit.",
+        None,
+        """Invalid Codex SSE JSON: Unexpected token 'x', "xyz" is not valid JSON""",
+    ]
+    assert [r["method"] for r in recorded("codex_provider_retry")["requests"]] == ["POST", "POST"]
+    assert recorded("codex_bad_token")["messages"][-1]["errorMessage"] == "Failed to extract accountId from token"
+
+
+# ----------------------------------------------------------------------------- pure functions
+
+
+def test_account_id_and_urls() -> None:
+    from pi_rpc.ai.providers import openai_codex_responses as codex
+
+    assert codex.extract_account_id(ACCESS) == ACCOUNT_ID
+    for bad in ("not-a-jwt", "a.b.c", _jwt({"sub": "x"}), _jwt({"https://api.openai.com/auth": {}})):
+        with pytest.raises(RuntimeError, match="^Failed to extract accountId from token$"):
+            codex.extract_account_id(bad)
+    assert codex.resolve_url(None) == "https://chatgpt.com/backend-api/codex/responses"
+    assert codex.resolve_url("http://h/x/codex/") == "http://h/x/codex/responses"
+    assert codex.resolve_url("http://h/codex/responses") == "http://h/codex/responses"
+    assert (
+        codex.resolve_websocket_url("https://chatgpt.com/backend-api")
+        == "wss://chatgpt.com/backend-api/codex/responses"
+    )
+
+
+def test_error_texts_and_retry_policy() -> None:
+    import time
+
+    from pi_rpc.ai.providers import openai_codex_responses as codex
+
+    body = json.dumps({"error": {"code": "usage_limit_reached", "plan_type": "Pro", "resets_at": time.time() + 600}})
+    assert (
+        codex.error_message(429, "", body) == "You have hit your ChatGPT usage limit (pro plan). Try again in ~10 min."
+    )
+    assert codex.error_message(400, "Bad Request", '{"error":{"message":"bad input"}}') == "bad input"
+    assert codex.error_message(500, "Internal Server Error", "") == "Internal Server Error"
+    assert codex.error_message(502, "", "<html>") == "<html>"
+    assert codex._is_retryable(503, "") and codex._is_retryable(429, "slow down")
+    assert not codex._is_retryable(429, '{"error":{"code":"insufficient_quota"}}')
+    assert codex._is_retryable(400, "upstream connect error") and not codex._is_retryable(401, "expired")
+
+
+def test_cached_socket_sends_only_the_new_input() -> None:
+    from pi_rpc.ai.providers import codex_websocket as ws
+
+    entry: Any = ws.Entry(socket=None)  # type: ignore[arg-type]
+    body = {"model": "m", "input": [{"role": "user", "content": "a"}], "stream": True}
+    assert ws.request_body(entry, body) is body  # nothing remembered yet
+    entry.continuation = ws.Continuation(body, "resp_1", [{"type": "message", "id": "msg_1"}])
+    later = {**body, "input": [*body["input"], {"type": "message", "id": "msg_1"}, {"role": "user", "content": "b"}]}
+    sent = ws.request_body(entry, later)
+    assert sent == {**body, "input": [{"role": "user", "content": "b"}], "previous_response_id": "resp_1"}
+    assert list(sent) == ["model", "input", "stream", "previous_response_id"]
+    # Another setting, or an edited history: the whole body, and the continuation is dropped.
+    assert ws.request_body(entry, {**later, "model": "other"})["input"] == later["input"]
+    assert entry.continuation is None
+
+
+def test_transport_setting(tmp_path: Path) -> None:
+    from pi_rpc.config.settings import Settings
+
+    def settings(data: dict[str, Any]) -> Settings:
+        return Settings.in_memory(data, agent_dir=tmp_path)
+
+    assert settings({}).transport == "auto"
+    assert settings({"transport": "sse"}).transport == "sse"
+    assert settings({"websockets": True}).transport == "websocket"
+    assert settings({"websockets": False}).transport == "sse"
+    assert settings({"websockets": False, "transport": "websocket-cached"}).transport == "websocket-cached"
+    assert settings({}).websocket_connect_timeout_ms is None
+    assert settings({"websocketConnectTimeoutMs": "disabled"}).websocket_connect_timeout_ms == 0
+    assert settings({"websocketConnectTimeoutMs": 2500}).websocket_connect_timeout_ms == 2500
+
+
+def test_startup_and_provider_module_import_neither_dependency() -> None:
+    """zstandard and websockets load only when a Codex request is sent (SSE: zstandard;
+    a socket: websockets), not at startup nor with the provider's module."""
+    code = (
+        "import sys\n"
+        "import pi_rpc.cli\n"
+        "from pi_rpc.ai.stream import get_provider, registered_apis\n"
+        "assert 'openai-codex-responses' in registered_apis()\n"
+        "assert get_provider('openai-codex-responses') is not None\n"
+        "assert 'pi_rpc.ai.providers.openai_codex_responses' in sys.modules\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('zstandard', 'websockets')]\n"
+        "assert not loaded, loaded\n"
+    )
+    env = {"PYTHONPATH": str(FIXTURES.parents[2]), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def test_rpc_sse_turn_imports_zstandard_but_not_websockets(tmp_path: Path) -> None:
+    """The real program with ``transport: "sse"``: python's import log (``PYTHONPROFILEIMPORTTIME``)
+    of a start and a Codex turn names zstandard but no websockets module."""
+    log = tmp_path / "imports.log"
+    env = isolated_env(tmp_path, {"PYTHONPROFILEIMPORTTIME": "1"}, faux=False)
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    with ReplayServer([Reply(_sse(ANSWER))], repeat_last=True) as stub:
+        (agent / "models.json").write_text(json.dumps({"providers": {"openai-codex": {"baseUrl": stub.url}}}))
+        (agent / "auth.json").write_text(json.dumps(AUTH))
+        (agent / "settings.json").write_text(json.dumps({"transport": "sse"}))
+        with log.open("wb") as stderr:
+            proc = PiProcess([*OURS, "--mode", "rpc", "--no-session"], env, tmp_path, root=tmp_path, stderr=stderr)
+            try:
+                proc.ok("get_state")
+                proc.ok("set_model", provider="openai-codex", modelId="gpt-6.1-terra")
+                before = proc.mark()
+                proc.ok("prompt", message="hello")
+                proc.wait_for(lambda r: isinstance(r, dict) and r.get("type") == "agent_end", start=before)
+                messages = proc.ok("get_messages")["messages"]
+            finally:
+                proc.close()
+    assert messages[-1]["stopReason"] == "stop" and len(stub.requests) == 1
+    imported = [line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines() if "|" in line]
+    assert "zstandard" in imported
+    assert not [name for name in imported if name.split(".")[0] == "websockets"]
