@@ -494,3 +494,20 @@ def test_rpc_sse_turn_imports_zstandard_but_not_websockets(tmp_path: Path) -> No
     imported = [line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines() if "|" in line]
     assert "zstandard" in imported
     assert not [name for name in imported if name.split(".")[0] == "websockets"]
+
+
+def test_without_the_codex_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without zstandard the body goes out as plain JSON; without websockets the socket fails
+    with upstream's text for a runtime without WebSocket (so ``auto`` falls back to SSE)."""
+    import anyio
+
+    from pi_rpc.ai.providers import codex_websocket as ws
+    from pi_rpc.ai.providers import openai_codex_responses as codex
+    from pi_rpc.ai.types import StreamOptions
+
+    assert codex.compress(b"{}") is not None
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    assert codex.compress(b"{}") is None
+    monkeypatch.setitem(sys.modules, "websockets.asyncio.client", None)
+    with pytest.raises(ws.WebSocketFailure, match="^WebSocket transport is not available in this runtime$"):
+        anyio.run(ws.connect, "ws://127.0.0.1:9/codex/responses", {}, StreamOptions())

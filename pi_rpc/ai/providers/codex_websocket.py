@@ -122,8 +122,13 @@ def _releaser(session: str, account: str, entry: Entry) -> Callable[[bool], None
 
 
 async def connect(url: str, headers: dict[str, str], options: StreamOptions) -> ClientConnection:
-    from websockets.asyncio.client import connect as ws_connect
-    from websockets.exceptions import InvalidHandshake
+    try:
+        from websockets.asyncio.client import connect as ws_connect
+        from websockets.exceptions import InvalidHandshake
+    except ImportError as exc:
+        # Without the ``codex`` extra: upstream's words for a runtime without WebSocket (the
+        # request then falls back to SSE).
+        raise WebSocketFailure("WebSocket transport is not available in this runtime") from exc
 
     connect_ms = options.websocket_connect_timeout_ms
     if connect_ms is None:

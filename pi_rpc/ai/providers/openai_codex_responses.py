@@ -15,21 +15,26 @@ shared with ``openai_responses`` (``map_responses_events``).
   with ``supportsMidConvoEffort`` carries the thinking level in ``configuration_update`` items
   (the body's own effort then reads ``"medium"``) and the message records it as
   ``providerThinkingLevel``.
-- Transport (the ``transport`` setting): ``auto`` (default) and ``websocket`` open a WebSocket
-  first (``OpenAI-Beta: responses_websockets=2026-02-06``) and send ``{"type":
-  "response.create", ...body}``; a failure before the first event falls back to SSE, and the
-  session stays on SSE from then on. ``sse``: only the POST, its body compressed with zstd
-  (``content-encoding: zstd``, level 3, as upstream when its Node has zstd).
+- Transport (the ``transport`` setting, ``settings.json``): ``auto`` (default), ``websocket``
+  and ``websocket-cached`` open a WebSocket first (``OpenAI-Beta:
+  responses_websockets=2026-02-06``, the body sent uncompressed as ``{"type":
+  "response.create", ...body}``; the socket is kept for the session, ``codex_websocket``);
+  ``auto`` and ``websocket-cached`` then send later requests as a delta after
+  ``previous_response_id``. A socket failing before the first event falls back to SSE, and the
+  session stays on SSE from then on; either way the message gets upstream's
+  ``provider_transport_failure`` diagnostic. ``sse``: only the POST. The POST body is always
+  compressed with zstd (``content-encoding: zstd``, level 3, as upstream whose Node has zstd).
 - Errors: an ``error`` event reads ``Codex error: <message>``; ``response.failed`` its
   message; an HTTP error the body's ``error.message``, or for a 429 / usage-limit code
-  "You have hit your ChatGPT usage limit (<plan> plan). Try again in ~N min.". HTTP retries
-  (``retry.provider.maxRetries``, default none) on 429/5xx and transport errors, 1 s doubling or
-  ``retry-after``; a usage limit is not retried.
+  "You have hit your ChatGPT usage limit (<plan> plan). Try again in ~N min."; a refused
+  connection and a cut-off body in fetch's words. HTTP retries (``retry.provider.maxRetries``,
+  default none) on 429/5xx, rate-limit texts and network errors, 1 s doubling or
+  ``retry-after`` (capped by ``maxRetryDelayMs``); a usage limit is not retried.
 
-Not carried over: grammar (``custom``) tools — no built-in tool declares one, an extension's
-goes out as a JSON-schema function; the per-session socket cache with ``previous_response_id``
-deltas (each request opens its own socket and sends the whole context, which the backend
-accepts); ``service_tier`` requests.
+Not carried over: grammar (``custom``) tools (no built-in tool declares one; an extension's goes
+out as a JSON-schema function), ``service_tier`` requests, ``textVerbosity`` other than
+``low``, closing a session's socket when the session is switched (it closes after 5 idle
+minutes).
 """
 
 from __future__ import annotations
@@ -791,10 +796,14 @@ class RetryDelayExceeded(Exception):
     """The server asked for a longer wait than ``maxRetryDelayMs`` allows (not retried)."""
 
 
-def compress(payload: bytes) -> bytes:
-    """The body as zstd (level 3), what the Codex backend decodes from ``content-encoding: zstd``."""
-    import zstandard
-
+def compress(payload: bytes) -> bytes | None:
+    """The body as zstd (level 3), what the Codex backend decodes from ``content-encoding: zstd``;
+    None without zstandard (the ``codex`` extra): the JSON then goes out as it is, as upstream
+    sends it from a runtime without zstd."""
+    try:
+        import zstandard
+    except ImportError:
+        return None
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(payload)
 
 
@@ -933,8 +942,11 @@ async def stream_openai_codex_responses(
                     if ws_started:
                         raise
                     break
-        payload = compress(js_json(body).encode())
-        headers["content-encoding"] = "zstd"
+        payload = js_json(body).encode()
+        compressed = compress(payload)
+        if compressed is not None:
+            payload = compressed
+            headers["content-encoding"] = "zstd"
         url = resolve_url(model.get("baseUrl"))
         own_client = options.http_client is None
         client = options.http_client or make_client(options.timeout_s, url)
