@@ -177,7 +177,8 @@ def run_program(
     headers_compared: tuple[str, ...] = HEADERS_COMPARED,
 ) -> Outcome:
     """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
-    or ``{"prompt": text, "images"?: [...]}`` (waits for the run to end, retries included). ``base_path`` given:
+    or ``{"prompt": text, "images"?: [...], "abort"?: true}`` (waits for the run to end, retries
+    included; ``abort``: sent once the answer's first text delta is out). ``base_path`` given:
     models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
     values may use ``{stub}``; ``auth`` is written as the agent's ``auth.json``; ``settings`` are
     added to the agent's ``settings.json``; ``websocket`` serves the stub's WebSocket upgrades;
@@ -213,6 +214,18 @@ def run_program(
                     before = proc.mark()
                     extra = {"images": step["images"]} if "images" in step else {}
                     proc.ok("prompt", timeout=timeout, message=step["prompt"], **extra)
+                    if step.get("abort"):
+                        # Aborted once the answer's first text has arrived.
+                        proc.wait_for(
+                            lambda r: (
+                                isinstance(r, dict)
+                                and r.get("type") == "message_update"
+                                and (r.get("assistantMessageEvent") or {}).get("type") == "text_delta"
+                            ),
+                            timeout=timeout,
+                            start=before,
+                        )
+                        proc.ok("abort", timeout=timeout)
                     proc.wait_for(
                         lambda r: isinstance(r, dict) and r.get("type") == "agent_end" and not r.get("willRetry"),
                         timeout=timeout,

@@ -223,6 +223,18 @@ SCENARIOS: dict[str, Scenario] = {
         {"transport": "sse"},
         auth={"openai-codex": {"type": "oauth", "access": "not-a-jwt", "refresh": "r", "expires": 4102444800000}},
     ),
+    # Aborts while the answer streams: over SSE (a slow body), then over the socket.
+    "codex_abort": Scenario(
+        lambda: [Reply(_sse(_events("resp_s", ("text", "Slow answer."))), chunk_size=120, delay_s=0.4)],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "one", "abort": True}],
+        {"transport": "sse"},
+    ),
+    "codex_websocket_abort": Scenario(
+        lambda: [],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "one", "abort": True}],
+        {},
+        lambda: [WsReply(_frames(_events("resp_a", ("text", "Partial answer.")))[:4])],
+    ),
     # auto: the upgrade is refused, so SSE (and SSE again for the next prompt, no second upgrade).
     "codex_fallback": Scenario(
         lambda: [Reply(_sse(_events("resp_f", ("text", "By SSE."))))],
