@@ -523,3 +523,132 @@ def test_without_the_codex_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "websockets.asyncio.client", None)
     with pytest.raises(ws.WebSocketFailure, match="^WebSocket transport is not available in this runtime$"):
         anyio.run(ws.connect, "ws://127.0.0.1:9/codex/responses", {}, StreamOptions())
+
+
+# A transcript that exercises the conversion: tools added, removed and redefined by later system
+# messages, section updates, a same-model turn with signatures and a thinking level, another
+# provider's tool call, images, an image-only tool result.
+_USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15, "cost": {"total": 0}}
+_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+_TRANSCRIPT: list[dict[str, Any]] = [
+    {
+        "role": "system",
+        "content": "Base prompt.",
+        "sections": {"a": "Section A."},
+        "toolsAdded": [
+            {"name": "read", "description": "Read", "parameters": _SCHEMA},
+            {
+                "name": "write",
+                "description": "Write",
+                "parameters": _SCHEMA,
+                "constrainedSampling": {"type": "json_schema", "strict": "prefer"},
+            },
+        ],
+        "timestamp": 0,
+    },
+    {"role": "user", "content": "hi", "timestamp": 1},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "t", "thinkingSignature": '{"type":"reasoning","id":"rs_1","summary":[]}'},
+            {"type": "text", "text": "Reading.", "textSignature": '{"v":1,"id":"msg_1","phase":"commentary"}'},
+            {"type": "toolCall", "id": "call_1|fc_1", "name": "read", "arguments": {"path": "a"}},
+        ],
+        "api": "openai-codex-responses",
+        "provider": "openai-codex",
+        "model": "MODEL",
+        "providerThinkingLevel": "high",
+        "usage": _USAGE,
+        "stopReason": "toolUse",
+        "timestamp": 2,
+    },
+    {
+        "role": "toolResult",
+        "toolCallId": "call_1|fc_1",
+        "toolName": "read",
+        "content": [{"type": "text", "text": "A"}],
+        "isError": False,
+        "timestamp": 3,
+    },
+    {
+        "role": "system",
+        "content": "",
+        "sections": {"a": None, "b": "Section B."},
+        "toolsAdded": [{"name": "grep", "description": "Grep", "parameters": _SCHEMA}],
+        "toolsRemoved": [{"name": "read"}],
+        "timestamp": 4,
+    },
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "look"}, {"type": "image", "mimeType": "image/png", "data": "AAAA"}],
+        "timestamp": 5,
+    },
+    {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": "toolu_01|item/x!", "name": "grep", "arguments": {"path": "b"}}],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": "claude",
+        "usage": _USAGE,
+        "stopReason": "toolUse",
+        "timestamp": 6,
+    },
+    {
+        "role": "toolResult",
+        "toolCallId": "toolu_01|item/x!",
+        "toolName": "grep",
+        "content": [{"type": "image", "mimeType": "image/png", "data": "BBBB"}],
+        "isError": False,
+        "timestamp": 7,
+    },
+    {
+        "role": "system",
+        "content": "",
+        "toolsAdded": [{"name": "read", "description": "Read again", "parameters": _SCHEMA}],
+        "timestamp": 8,
+    },
+    {"role": "user", "content": "bye", "timestamp": 9},
+]
+
+
+@needs_upstream
+@pytest.mark.parametrize(
+    "compat",
+    [
+        {"supportsMidConvoSystemMessages": True, "supportsAdditionalTools": True, "supportsMidConvoEffort": True},
+        {"supportsToolSearch": True},
+        {},
+    ],
+    ids=["changes", "additions", "none"],
+)
+def test_input_conversion_equals_pi_ais(tmp_path: Path, compat: dict[str, Any]) -> None:
+    """Our Codex input items and top-level tools against upstream's ``buildRequestBody`` run in
+    node on the same transcript, for each of the three ways a model takes tool changes."""
+    from pi_rpc.ai.models.catalog import builtin_models
+    from pi_rpc.ai.providers import openai_codex_responses as codex
+    from pi_rpc.ai.types import Context, StreamOptions
+
+    assert UPSTREAM is not None
+    catalogue = next(m for m in builtin_models("openai-codex") if m["id"] == "gpt-6.1-terra")
+    model: Any = {**catalogue, "compat": compat}
+    transcript = json.loads(json.dumps(_TRANSCRIPT).replace('"MODEL"', json.dumps(model["id"])))
+    codex_js = Path(UPSTREAM[1]).parents[3] / "pi-ai" / "dist" / "api" / "openai-codex-responses.js"
+    script = tmp_path / "convert.mjs"
+    script.write_text(
+        f'import {{ streamSimple }} from "{codex_js}";\n'
+        "const [model, messages] = JSON.parse(process.argv[2]);\n"
+        "const s = streamSimple(model, {messages}, {apiKey: process.argv[3], reasoning: 'low', sessionId: 's',\n"
+        "  onPayload: (body) => { process.stdout.write(JSON.stringify(body)); process.exit(0); }});\n"
+        "for await (const e of s) { if (e.type === 'error') { console.error(e.error.errorMessage); process.exit(1); } }\n"
+    )
+    result = subprocess.run(
+        [UPSTREAM[0], str(script), json.dumps([model, transcript]), ACCESS],
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    upstream = json.loads(result.stdout)
+    ours = codex.build_body(model, Context(messages=transcript), StreamOptions(reasoning="low", session_id="s"), "s")
+    assert ours["input"] == upstream["input"]
+    assert ours.get("tools") == upstream.get("tools")
+    assert ours.get("reasoning") == upstream.get("reasoning")
