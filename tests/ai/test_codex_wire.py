@@ -625,7 +625,7 @@ def test_input_conversion_equals_pi_ais(tmp_path: Path, compat: dict[str, Any]) 
     """Our Codex input items and top-level tools against upstream's ``buildRequestBody`` run in
     node on the same transcript, for each of the three ways a model takes tool changes."""
     from pi_rpc.ai.models.catalog import builtin_models
-    from pi_rpc.ai.providers import openai_codex_responses as codex
+    from pi_rpc.ai.providers import codex_request
     from pi_rpc.ai.types import Context, StreamOptions
 
     assert UPSTREAM is not None
@@ -648,7 +648,9 @@ def test_input_conversion_equals_pi_ais(tmp_path: Path, compat: dict[str, Any]) 
     )
     assert result.returncode == 0, result.stderr.decode()
     upstream = json.loads(result.stdout)
-    ours = codex.build_body(model, Context(messages=transcript), StreamOptions(reasoning="low", session_id="s"), "s")
+    ours = codex_request.build_body(
+        model, Context(messages=transcript), StreamOptions(reasoning="low", session_id="s"), "s"
+    )
     assert ours["input"] == upstream["input"]
     assert ours.get("tools") == upstream.get("tools")
     assert ours.get("reasoning") == upstream.get("reasoning")
