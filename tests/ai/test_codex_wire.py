@@ -223,6 +223,17 @@ SCENARIOS: dict[str, Scenario] = {
         {"transport": "sse"},
         auth={"openai-codex": {"type": "oauth", "access": "not-a-jwt", "refresh": "r", "expires": 4102444800000}},
     ),
+    # The socket: a frame that is not JSON (no fallback), then a clean close before the
+    # completion (after events: the error, then the session's retry goes by SSE).
+    "codex_websocket_frames": Scenario(
+        lambda: [Reply(_sse(_events("resp_s", ("text", "By SSE."))))],
+        [{"model": "gpt-6.1-terra"}, {"prompt": "one"}, {"prompt": "two"}],
+        {},
+        lambda: [
+            WsReply(["xyz"], end="close"),
+            WsReply(_frames(_events("resp_x", ("text", "partial")))[:3], end="close"),
+        ],
+    ),
     # Aborts while the answer streams: over SSE (a slow body), then over the socket.
     "codex_abort": Scenario(
         lambda: [Reply(_sse(_events("resp_s", ("text", "Slow answer."))), chunk_size=120, delay_s=0.4)],
@@ -393,6 +404,12 @@ def test_recorded_outcomes_say_what_matters() -> None:
         """Invalid Codex SSE JSON: Unexpected token 'x', "xyz" is not valid JSON""",
     ]
     assert [r["method"] for r in recorded("codex_provider_retry")["requests"]] == ["POST", "POST"]
+    frames = recorded("codex_websocket_frames")
+    assert (
+        frames["messages"][1]["errorMessage"]
+        == """Invalid Codex WebSocket JSON: Unexpected token 'x', "xyz" is not valid JSON"""
+    )
+    assert ["auto_retry_start", 1, "WebSocket closed 1000"] in frames["events"]
     assert recorded("codex_bad_token")["messages"][-1]["errorMessage"] == "Failed to extract accountId from token"
 
 
