@@ -6,10 +6,13 @@ the same stub: the requests (method, path, the headers that matter, the decompre
 the socket's ``response.create`` message) and the events and messages.
 
 Scenarios: the ``sse`` transport (a reasoning model with a tool call, then the answer); ``auto``
-answered over the socket; ``auto`` falling back to SSE when the upgrade is refused (and staying
-on SSE for the session's next request); errors: 401, 429 with a usage-limit body (not retried),
-429 retried by the session, a dropped connection, a frame that is not JSON, an ``error`` event
-on the socket.
+answered over the socket, and over one socket for several requests (later ones as deltas after
+``previous_response_id``); ``websocket`` reusing the socket with whole bodies; ``auto`` falling
+back to SSE when the upgrade is refused (and staying on SSE for the session); the legacy
+``websockets`` setting; errors: 401, 429 usage limits (not retried), a 503 retried by the
+provider (``retry.provider.maxRetries``), a dropped connection, frames that are not JSON (SSE
+and socket), an ``error`` event and closes on the socket, nothing listening, a token without the
+account claim; aborts over SSE and over the socket.
 
 Upstream's outcomes are checked in (``tests/fixtures/provider_wire/codex_*.json``) and ours is
 compared with them always; with upstream installed it is also compared live. Re-record with
