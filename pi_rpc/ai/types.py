@@ -322,6 +322,10 @@ class StreamOptions:
     max_retries: int = 0
     max_retry_delay_ms: int = 60_000
     cache_retention: Literal["none", "short", "long"] = "short"
+    # The ``transport`` setting, for providers with more than one (openai-codex-responses:
+    # ``auto`` tries a WebSocket first, ``sse``, ``websocket``, ``websocket-cached``).
+    transport: str = "auto"
+    websocket_connect_timeout_ms: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # Extension hooks around each HTTP request (None: no hook, nothing extra runs).
     # ``on_request(headers, body)`` returns the headers and body to send (a header set to None

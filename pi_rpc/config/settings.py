@@ -363,7 +363,26 @@ class Settings:
 
     @property
     def transport(self) -> str:
-        return self._typed("transport", str, "auto")
+        """``auto`` | ``sse`` | ``websocket`` | ``websocket-cached`` (providers with more than
+        one transport: openai-codex-responses). The legacy ``websockets`` boolean, when
+        ``transport`` is absent, means ``websocket`` / ``sse`` (upstream's settings migration)."""
+        value = self.get("transport")
+        if value is None:
+            legacy = self.get("websockets")
+            if isinstance(legacy, bool):
+                return "websocket" if legacy else "sse"
+        return value if isinstance(value, str) else "auto"
+
+    @property
+    def websocket_connect_timeout_ms(self) -> int | None:
+        """``websocketConnectTimeoutMs``: a number, ``"disabled"`` (0: no limit), or None (the
+        provider's default, 15 s)."""
+        value = self.get("websocketConnectTimeoutMs")
+        if value == "disabled":
+            return 0
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return int(value)
+        return None
 
     @property
     def http_proxy(self) -> str | None:

@@ -107,7 +107,8 @@ async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
 def _stream_options(settings: Settings, registry: Any, model: Model | None) -> dict[str, Any]:
     """Per-request options from settings and models.json: provider-level HTTP retries
     (``retry.provider.*``, Retry-After honoured up to ``maxRetryDelayMs``), the request
-    timeout, and the model's resolved headers (``$ENV``/``!command`` values, authHeader)."""
+    timeout, the ``transport`` setting (Codex), and the model's resolved headers (``$ENV``/``!command``
+    values, authHeader)."""
     options: dict[str, Any] = {
         "max_retries": settings.retry_provider_max_retries,
         "max_retry_delay_ms": settings.retry_provider_max_retry_delay_ms,
@@ -115,6 +116,10 @@ def _stream_options(settings: Settings, registry: Any, model: Model | None) -> d
     timeout_ms = settings.retry_provider_timeout_ms
     if timeout_ms:
         options["timeout_s"] = timeout_ms / 1000
+    if model is not None and model.get("api") == "openai-codex-responses":
+        # The only API with a choice of transport (the setting changes nothing elsewhere).
+        options["transport"] = settings.transport
+        options["websocket_connect_timeout_ms"] = settings.websocket_connect_timeout_ms
     if model is not None and model.get("provider") != "faux":
         try:
             headers = registry.get_headers(model)

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.ai.stub_server import ReplayServer, Reply, Seen
+from tests.ai.ws_stub import WebSocketScript
 from tests.support.pi_process import PiProcess, isolated_env, upstream_argv
 
 UPSTREAM = upstream_argv()
@@ -113,7 +114,7 @@ def _without_description(tool: Any) -> Any:
     return tool
 
 
-def _request_view(request: Seen, session_id: str) -> dict[str, Any]:
+def _request_view(request: Seen, session_id: str, compared: tuple[str, ...] = HEADERS_COMPARED) -> dict[str, Any]:
     body = request.body
     if isinstance(body, dict):
         body = dict(body)
@@ -128,7 +129,7 @@ def _request_view(request: Seen, session_id: str) -> dict[str, Any]:
         if isinstance(body.get("tools"), list):
             # Our built-in tools are described in our own words (protocol/README §8.14).
             body["tools"] = [_without_description(t) for t in body["tools"]]
-    headers = {k: v for k, v in request.headers.items() if k in HEADERS_COMPARED}
+    headers = {k: v for k, v in request.headers.items() if k in compared}
     return _clean({"method": request.method, "path": request.path, "headers": headers, "body": body}, session_id)
 
 
@@ -172,17 +173,23 @@ def run_program(
     files: dict[str, str] | None = None,
     auth: dict[str, Any] | None = None,
     timeout: float = 60.0,
+    settings: dict[str, Any] | None = None,
+    websocket: WebSocketScript | None = None,
+    headers_compared: tuple[str, ...] = HEADERS_COMPARED,
 ) -> Outcome:
     """Prompt through ``argv --mode rpc``: each step is ``{"model": id}``, ``{"thinking": level}``
-    or ``{"prompt": text, "images"?: [...]}`` (waits for the run to end, retries included). ``base_path`` given:
+    or ``{"prompt": text, "images"?: [...], "abort"?: true}`` (waits for the run to end, retries
+    included; ``abort``: sent once the answer's first text delta is out). ``base_path`` given:
     models.json points the provider at the stub under it (``base_url``: elsewhere); ``env``
-    values may use ``{stub}``; ``auth`` is written as the agent's ``auth.json``."""
+    values may use ``{stub}``; ``auth`` is written as the agent's ``auth.json``; ``settings`` are
+    added to the agent's ``settings.json``; ``websocket`` serves the stub's WebSocket upgrades;
+    ``headers_compared`` names the request headers kept."""
     root.mkdir(parents=True, exist_ok=True)
     cwd = root / "cwd"
     cwd.mkdir(exist_ok=True)
     for rel, text in (files or {}).items():
         (cwd / rel).write_text(text)
-    with ReplayServer(replies, repeat_last=True) as stub:
+    with ReplayServer(replies, repeat_last=True, websocket=websocket) as stub:
         extra = {k: v.replace("{stub}", stub.url) for k, v in (env or {}).items()}
         full_env = isolated_env(root, extra, faux=False)
         agent = Path(full_env["PI_CODING_AGENT_DIR"])
@@ -193,7 +200,7 @@ def run_program(
             (agent / "auth.json").write_text(json.dumps(auth))
             (agent / "auth.json").chmod(0o600)
         (agent / "settings.json").write_text(
-            json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}})
+            json.dumps({"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}, **(settings or {})})
         )
         proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], full_env, cwd, root=root)
         try:
@@ -208,6 +215,18 @@ def run_program(
                     before = proc.mark()
                     extra = {"images": step["images"]} if "images" in step else {}
                     proc.ok("prompt", timeout=timeout, message=step["prompt"], **extra)
+                    if step.get("abort"):
+                        # Aborted once the answer's first text has arrived.
+                        proc.wait_for(
+                            lambda r: (
+                                isinstance(r, dict)
+                                and r.get("type") == "message_update"
+                                and (r.get("assistantMessageEvent") or {}).get("type") == "text_delta"
+                            ),
+                            timeout=timeout,
+                            start=before,
+                        )
+                        proc.ok("abort", timeout=timeout)
                     proc.wait_for(
                         lambda r: isinstance(r, dict) and r.get("type") == "agent_end" and not r.get("willRetry"),
                         timeout=timeout,
@@ -218,7 +237,7 @@ def run_program(
         finally:
             proc.close()
         seen = list(stub.requests)
-        requests = [_request_view(r, session_id) for r in seen]
+        requests = [_request_view(r, session_id, headers_compared) for r in seen]
     events = [_event_view(r, session_id) for r in records if isinstance(r, dict) and r.get("type") in _EVENTS_KEPT]
     # The system message holds our own prompt and tool wording; the conversation is compared.
     conversation = [m for m in messages if m.get("role") != "system"]

@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that plays a provider: scripted replies in order, every
 request recorded. A reply may be split at odd boundaries and slowed down (``chunk_size``,
 ``delay_s``), or stop half-way by closing the connection with its chunked body unterminated
-(``drop``); client disconnects are counted. Used by the provider tests (the ``server`` fixture)
+(``drop``); client disconnects are counted. A zstd request body (``content-encoding: zstd``) is
+recorded decompressed; WebSocket upgrades are served by a ``ws_stub.WebSocketScript``. Used by the provider tests (the ``server`` fixture)
 and by the whole-program wire comparisons (``provider_wire``)."""
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.ai.ws_stub import WebSocketScript
 
 
 @dataclass
@@ -41,9 +45,13 @@ class ReplayServer:
     """Replies in order; when they run out, ``repeat_last`` sends the last one again, otherwise
     a 500 says nothing was scripted. Usable as a context manager (closed on exit)."""
 
-    def __init__(self, replies: list[Reply] | None = None, *, repeat_last: bool = False) -> None:
+    def __init__(
+        self, replies: list[Reply] | None = None, *, repeat_last: bool = False, websocket: WebSocketScript | None = None
+    ) -> None:
         self.replies: list[Reply] = list(replies or [])
         self.repeat_last = repeat_last
+        # WebSocket upgrades (GET) are served from this script; without one they get a 404.
+        self.websocket = websocket
         self.requests: list[Seen] = []
         self.disconnects = 0
         self.completed = 0
@@ -57,9 +65,24 @@ class ReplayServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                if server.websocket is None or headers.get("upgrade", "").lower() != "websocket":
+                    with server.lock:
+                        server.requests.append(Seen(self.path, headers, None, self.command))
+                    self._send(Reply(b"Not Found", 404, "text/plain"))
+                    self.close_connection = True
+                    return
+                server.websocket.serve(self, server)
+                self.close_connection = True
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
+                if (self.headers.get("Content-Encoding") or "").lower() == "zstd":
+                    import zstandard  # (a Codex request body)
+
+                    raw = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
                 try:
                     body: Any = json.loads(raw)
                 except ValueError:

@@ -16,6 +16,7 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
         "pi_rpc.ai.providers.bedrock_converse_stream",
         "stream_bedrock_converse_stream",
     ),
+    "openai-codex-responses": ("pi_rpc.ai.providers.openai_codex_responses", "stream_openai_codex_responses"),
 }
 
 

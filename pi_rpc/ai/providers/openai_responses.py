@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,6 +36,9 @@ from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+
+if TYPE_CHECKING:
+    import httpx
 
 API = "openai-responses"
 MIN_OUTPUT_TOKENS = 16
@@ -248,188 +251,220 @@ async def stream_responses_request(
     """Send the request ``prepare()`` builds (its failure, like any other, ends the stream as an
     ``error`` event) and map the Responses event stream to pi events."""
     output = new_output(model)
-    content = output["content"]
     request: ResponsesRequest | None = None
     try:
         request = prepare()
         async with open_stream(options, request.url, request.headers, request.params, request.format_error) as response:
             yield {"type": "start", "partial": output}
-            slots: dict[int, dict[str, Any]] = {}
-            unfinished: list[dict[str, Any]] = []
-            terminal = False
-            async for sse in iter_sse(response, options.signal):
-                if sse.data.startswith("[DONE]"):
-                    break
-                try:
-                    event = js_loads(sse.data)
-                except orjson.JSONDecodeError as exc:
-                    raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
-                if options.on_stream_event is not None:
-                    await options.on_stream_event(event, model)
-                if not isinstance(event, dict):
-                    continue
-                etype = event.get("type") or sse.event
-                if sse.event == "error" or etype == "error":
-                    raise ProviderStreamError(format_openai_stream_error(event))
-                idx: Any = event.get("output_index")  # the server's value (an int, or absent)
-                if etype == "response.created":
-                    output["responseId"] = (event.get("response") or {}).get("id", output.get("responseId"))
-                elif etype == "response.output_item.added":
-                    slot = _create_slot(event.get("item") or {}, content, unfinished)
-                    if slot is not None:
-                        slots[idx] = slot
-                        yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
-                elif etype in (
-                    "response.reasoning_summary_text.delta",
-                    "response.reasoning_text.delta",
-                    "response.reasoning_summary_part.done",
-                ):
-                    slot = slots.get(idx)
-                    if slot and slot["block"]["type"] == "thinking":
-                        delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
-                        append_text(slot["block"], "thinking", delta)
-                        yield {"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
-                elif etype in ("response.output_text.delta", "response.refusal.delta"):
-                    slot = slots.get(idx)
-                    if slot and slot["block"]["type"] == "text":
-                        append_text(slot["block"], "text", event.get("delta", ""))
-                        yield {
-                            "type": "text_delta",
-                            "contentIndex": slot["ci"],
-                            "delta": event.get("delta", ""),
-                            "partial": output,
-                        }
-                elif etype == "response.function_call_arguments.delta":
-                    slot = slots.get(idx)
-                    if slot and slot["block"]["type"] == "toolCall":
-                        slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
-                        yield {
-                            "type": "toolcall_delta",
-                            "contentIndex": slot["ci"],
-                            "delta": event.get("delta", ""),
-                            "partial": output,
-                        }
-                elif etype == "response.function_call_arguments.done":
-                    slot = slots.get(idx)
-                    if slot and slot["block"]["type"] == "toolCall":
-                        delta, args = slot["args"].replace(event.get("arguments", ""))
-                        slot["block"]["arguments"] = args
-                        if delta:
-                            yield {
-                                "type": "toolcall_delta",
-                                "contentIndex": slot["ci"],
-                                "delta": delta,
-                                "partial": output,
-                            }
-                elif etype == "response.output_item.done":
-                    item = event.get("item") or {}
-                    slot = slots.get(idx)
-                    if slot is None:
-                        slot = _create_slot(item, content, unfinished)
-                        if slot is None:
-                            continue
-                        yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
-                    block = slot["block"]
-                    if item.get("type") == "reasoning" and block["type"] == "thinking":
-                        summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
-                        text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
-                        block["thinking"] = summary or text or block["thinking"]
-                        block["thinkingSignature"] = js_json(item)
-                        yield {
-                            "type": "thinking_end",
-                            "contentIndex": slot["ci"],
-                            "content": block["thinking"],
-                            "partial": output,
-                        }
-                    elif item.get("type") == "message" and block["type"] == "text":
-                        block["text"] = "".join(
-                            c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
-                            for c in item.get("content") or []
-                        )
-                        sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
-                        if item.get("phase"):
-                            sig["phase"] = item["phase"]
-                        block["textSignature"] = js_json(sig)
-                        yield {
-                            "type": "text_end",
-                            "contentIndex": slot["ci"],
-                            "content": block["text"],
-                            "partial": output,
-                        }
-                    elif item.get("type") == "function_call" and block["type"] == "toolCall":
-                        if item.get("arguments"):
-                            slot["args"].replace(item["arguments"])
-                        final = slot["args"].finish()
-                        block["arguments"] = final["arguments"]
-                        if "argumentsError" in final:
-                            block["argumentsError"] = final["argumentsError"]
-                        if block in unfinished:
-                            unfinished.remove(block)
-                        yield {"type": "toolcall_end", "contentIndex": slot["ci"], "toolCall": block, "partial": output}
-                    slots.pop(idx, None)
-                elif etype in ("response.completed", "response.incomplete"):
-                    terminal = True
-                    resp = event.get("response") or {}
-                    if resp.get("id"):
-                        output["responseId"] = resp["id"]
-                    u = resp.get("usage")
-                    if u:
-                        details = u.get("input_tokens_details") or {}
-                        cached = details.get("cached_tokens") or 0
-                        written = details.get("cache_write_tokens") or 0
-                        output["usage"] = {
-                            "input": max(0, (u.get("input_tokens") or 0) - cached - written),
-                            "output": u.get("output_tokens") or 0,
-                            "cacheRead": cached,
-                            "cacheWrite": written,
-                            "reasoning": (u.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
-                            "totalTokens": u.get("total_tokens") or 0,
-                            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-                        }
-                    calculate_cost(model, output["usage"])
-                    tier = resp.get("service_tier")
-                    mult = {"flex": 0.5, "priority": 2}.get(tier or "", 1)
-                    if mult != 1:
-                        for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
-                            output["usage"]["cost"][key] *= mult
-                    status = resp.get("status")
-                    reason = (resp.get("incomplete_details") or {}).get("reason")
-                    output["rawStopReason"] = f"{status}.{reason}" if reason else status
-                    stop, err = _map_status(status, reason)
-                    output["stopReason"] = stop
-                    if err:
-                        output["errorMessage"] = err
-                    else:
-                        output.pop("errorMessage", None)
-                    if stop == "stop" and any(b["type"] == "toolCall" for b in content):
-                        output["stopReason"] = "toolUse"
-                elif etype == "response.failed":
-                    resp = event.get("response") or {}
-                    output["rawStopReason"] = resp.get("status")
-                    error = resp.get("error")
-                    if error:
-                        msg = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
-                    elif (resp.get("incomplete_details") or {}).get("reason"):
-                        msg = f"incomplete: {resp['incomplete_details']['reason']}"
-                    else:
-                        msg = "Unknown error (no error details in response)"
-                    raise ProviderStreamError(msg)
-            if not terminal:
-                raise ProviderStreamError("OpenAI Responses stream ended before a terminal response event")
-            if output["stopReason"] == "toolUse" and unfinished:
-                tc = unfinished[0]
-                raise ProviderStreamError(
-                    f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})"
-                )
-        if options.signal is not None and options.signal.aborted:
-            raise RuntimeError("Request was aborted")
-        if output["stopReason"] in ("error", "aborted"):
-            raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
-        yield {"type": "done", "reason": output["stopReason"], "message": output}
+            async for event in map_responses_events(sse_events(response, model, options), output, model):
+                yield event
+        yield finish_output(output, options)
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         if isinstance(exc, ConnectionError) and request is not None and request.connection_error is not None:
             exc = ConnectionError(request.connection_error(exc))
         yield failure_event(output, exc, options)
+
+
+def finish_output(output: dict[str, Any], options: StreamOptions) -> AssistantMessageEvent:
+    """The ``done`` event of a stream that ran to its end (raises when it was aborted or its
+    terminal event said it failed: the caller turns that into the ``error`` event)."""
+    if options.signal is not None and options.signal.aborted:
+        raise RuntimeError("Request was aborted")
+    if output["stopReason"] in ("error", "aborted"):
+        raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+    return {"type": "done", "reason": output["stopReason"], "message": output}
+
+
+async def sse_events(
+    response: httpx.Response, model: Model, options: StreamOptions
+) -> AsyncIterator[tuple[str | None, dict[str, Any]]]:
+    """``(SSE event name, parsed data)`` of a Responses stream up to ``[DONE]``; each parsed
+    event is shown to ``options.on_stream_event`` first."""
+    async for sse in iter_sse(response, options.signal):
+        if sse.data.startswith("[DONE]"):
+            break
+        try:
+            event = js_loads(sse.data)
+        except orjson.JSONDecodeError as exc:
+            raise ProviderStreamError(f"Could not parse stream event as JSON: {sse.data[:200]}") from exc
+        if options.on_stream_event is not None:
+            await options.on_stream_event(event, model)
+        if isinstance(event, dict):
+            yield sse.event, event
+
+
+def openai_tier_multiplier(tier: str | None) -> float:
+    """What a response's ``service_tier`` does to its cost (OpenAI's prices)."""
+    return {"flex": 0.5, "priority": 2}.get(tier or "", 1)
+
+
+async def map_responses_events(
+    events: AsyncIterator[tuple[str | None, dict[str, Any]]],
+    output: dict[str, Any],
+    model: Model,
+    tier_multiplier: Callable[[str | None], float] = openai_tier_multiplier,
+) -> AsyncIterator[AssistantMessageEvent]:
+    """pi events for a Responses event stream (upstream ``processResponsesStream``), whatever
+    carries it (an SSE body, a WebSocket): blocks are added to ``output`` as they stream, and
+    its usage and stop reason set by the terminal event. Raises on an error event, a failed
+    response, or a stream that ends without a terminal event."""
+    content = output["content"]
+    slots: dict[int, dict[str, Any]] = {}
+    unfinished: list[dict[str, Any]] = []
+    terminal = False
+    async for name, event in events:
+        etype = event.get("type") or name
+        if name == "error" or etype == "error":
+            raise ProviderStreamError(format_openai_stream_error(event))
+        idx: Any = event.get("output_index")  # the server's value (an int, or absent)
+        if etype == "response.created":
+            output["responseId"] = (event.get("response") or {}).get("id", output.get("responseId"))
+        elif etype == "response.output_item.added":
+            slot = _create_slot(event.get("item") or {}, content, unfinished)
+            if slot is not None:
+                slots[idx] = slot
+                yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
+        elif etype in (
+            "response.reasoning_summary_text.delta",
+            "response.reasoning_text.delta",
+            "response.reasoning_summary_part.done",
+        ):
+            slot = slots.get(idx)
+            if slot and slot["block"]["type"] == "thinking":
+                delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
+                append_text(slot["block"], "thinking", delta)
+                yield {"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
+        elif etype in ("response.output_text.delta", "response.refusal.delta"):
+            slot = slots.get(idx)
+            if slot and slot["block"]["type"] == "text":
+                append_text(slot["block"], "text", event.get("delta", ""))
+                yield {
+                    "type": "text_delta",
+                    "contentIndex": slot["ci"],
+                    "delta": event.get("delta", ""),
+                    "partial": output,
+                }
+        elif etype == "response.function_call_arguments.delta":
+            slot = slots.get(idx)
+            if slot and slot["block"]["type"] == "toolCall":
+                slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
+                yield {
+                    "type": "toolcall_delta",
+                    "contentIndex": slot["ci"],
+                    "delta": event.get("delta", ""),
+                    "partial": output,
+                }
+        elif etype == "response.function_call_arguments.done":
+            slot = slots.get(idx)
+            if slot and slot["block"]["type"] == "toolCall":
+                delta, args = slot["args"].replace(event.get("arguments", ""))
+                slot["block"]["arguments"] = args
+                if delta:
+                    yield {
+                        "type": "toolcall_delta",
+                        "contentIndex": slot["ci"],
+                        "delta": delta,
+                        "partial": output,
+                    }
+        elif etype == "response.output_item.done":
+            item = event.get("item") or {}
+            slot = slots.get(idx)
+            if slot is None:
+                slot = _create_slot(item, content, unfinished)
+                if slot is None:
+                    continue
+                yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
+            block = slot["block"]
+            if item.get("type") == "reasoning" and block["type"] == "thinking":
+                summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
+                text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
+                block["thinking"] = summary or text or block["thinking"]
+                block["thinkingSignature"] = js_json(item)
+                yield {
+                    "type": "thinking_end",
+                    "contentIndex": slot["ci"],
+                    "content": block["thinking"],
+                    "partial": output,
+                }
+            elif item.get("type") == "message" and block["type"] == "text":
+                block["text"] = "".join(
+                    c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
+                    for c in item.get("content") or []
+                )
+                sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
+                if item.get("phase"):
+                    sig["phase"] = item["phase"]
+                block["textSignature"] = js_json(sig)
+                yield {
+                    "type": "text_end",
+                    "contentIndex": slot["ci"],
+                    "content": block["text"],
+                    "partial": output,
+                }
+            elif item.get("type") == "function_call" and block["type"] == "toolCall":
+                if item.get("arguments"):
+                    slot["args"].replace(item["arguments"])
+                final = slot["args"].finish()
+                block["arguments"] = final["arguments"]
+                if "argumentsError" in final:
+                    block["argumentsError"] = final["argumentsError"]
+                if block in unfinished:
+                    unfinished.remove(block)
+                yield {"type": "toolcall_end", "contentIndex": slot["ci"], "toolCall": block, "partial": output}
+            slots.pop(idx, None)
+        elif etype in ("response.completed", "response.incomplete"):
+            terminal = True
+            resp = event.get("response") or {}
+            if resp.get("id"):
+                output["responseId"] = resp["id"]
+            u = resp.get("usage")
+            if u:
+                details = u.get("input_tokens_details") or {}
+                cached = details.get("cached_tokens") or 0
+                written = details.get("cache_write_tokens") or 0
+                output["usage"] = {
+                    "input": max(0, (u.get("input_tokens") or 0) - cached - written),
+                    "output": u.get("output_tokens") or 0,
+                    "cacheRead": cached,
+                    "cacheWrite": written,
+                    "reasoning": (u.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
+                    "totalTokens": u.get("total_tokens") or 0,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+                }
+            calculate_cost(model, output["usage"])
+            mult = tier_multiplier(resp.get("service_tier"))
+            if mult != 1:
+                for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
+                    output["usage"]["cost"][key] *= mult
+            status = resp.get("status")
+            reason = (resp.get("incomplete_details") or {}).get("reason")
+            output["rawStopReason"] = f"{status}.{reason}" if reason else status
+            stop, err = _map_status(status, reason)
+            output["stopReason"] = stop
+            if err:
+                output["errorMessage"] = err
+            else:
+                output.pop("errorMessage", None)
+            if stop == "stop" and any(b["type"] == "toolCall" for b in content):
+                output["stopReason"] = "toolUse"
+        elif etype == "response.failed":
+            resp = event.get("response") or {}
+            output["rawStopReason"] = resp.get("status")
+            error = resp.get("error")
+            if error:
+                msg = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
+            elif (resp.get("incomplete_details") or {}).get("reason"):
+                msg = f"incomplete: {resp['incomplete_details']['reason']}"
+            else:
+                msg = "Unknown error (no error details in response)"
+            raise ProviderStreamError(msg)
+    if not terminal:
+        raise ProviderStreamError("OpenAI Responses stream ended before a terminal response event")
+    if output["stopReason"] == "toolUse" and unfinished:
+        tc = unfinished[0]
+        raise ProviderStreamError(
+            f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})"
+        )
 
 
 def _format_http(status: int, body: str, provider: str) -> str:
