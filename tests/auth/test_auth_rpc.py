@@ -1,0 +1,277 @@
+"""RPC ``get_auth_status``, ``auth_login`` and ``auth_logout`` end to end through the real
+subprocess: a scripted client answers the extension UI dialogs, the token endpoints (fixed HTTPS
+hosts) are served through the local TLS interceptor, the browser step is played by requesting
+the localhost callback URL. Every byte the process writes (stdout, stderr, files other than
+auth.json) is scanned for the sentinel secrets."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tests.ai.stub_server import Reply
+from tests.ai.tls_intercept import Interceptor
+from tests.support.pi_process import PiProcess
+
+ACCESS = "SENTINEL-ACCESS-7f3a9c"
+REFRESH = "SENTINEL-REFRESH-51be02"
+API_KEY = "SENTINEL-APIKEY-c0ffee"
+CODE = "SENTINEL-CODE-9d8e7f"
+SECRETS = (ACCESS, REFRESH, API_KEY, CODE)
+
+
+def _json(body: Any, status: int = 200) -> Reply:
+    return Reply(body=json.dumps(body).encode(), status=status, content_type="application/json")
+
+
+def _tokens() -> Reply:
+    return _json({"access_token": ACCESS, "refresh_token": REFRESH, "expires_in": 3600, "token_type": "Bearer"})
+
+
+def assert_no_secret(proc: PiProcess, root: Path) -> None:
+    """No sentinel on stdout, stderr, or in any file under ``root`` but auth.json."""
+    written = b"".join(proc.raw_lines) + proc.stderr.encode()
+    for path in root.rglob("*"):
+        if path.is_file() and path.name != "auth.json" and not path.name.endswith((".pem", ".key", ".csr")):
+            written += path.read_bytes()
+    for secret in SECRETS:
+        assert secret.encode() not in written, secret
+
+
+def _ui_request(proc: PiProcess, method: str, start: int = 0) -> dict[str, Any]:
+    record: dict[str, Any] = proc.wait_for(
+        lambda r: r.get("type") == "extension_ui_request" and r.get("method") == method, timeout=20, start=start
+    )
+    return record
+
+
+def _answer(proc: PiProcess, request: dict[str, Any], value: str) -> None:
+    proc.send({"type": "extension_ui_response", "id": request["id"], "value": value})
+
+
+def _spawn(spawn_pi: Callable[..., PiProcess], box: Interceptor | None = None) -> PiProcess:
+    return spawn_pi("--no-session", env=box.proxy_env() if box else None, faux=False)
+
+
+def _stored(proc: PiProcess) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((proc.agent_dir / "auth.json").read_text())
+    return data
+
+
+def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    now = int(time.time() * 1000)
+    agent = tmp_path / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    entries = {
+        "anthropic": {"type": "oauth", "access": ACCESS, "refresh": REFRESH, "expires": now + 3_600_000},
+        "xai": {"type": "oauth", "access": ACCESS, "refresh": REFRESH, "expires": now + 60_000},
+        "kimi-coding": {"type": "oauth", "access": ACCESS, "refresh": REFRESH, "expires": now - 1},
+        "groq": {"type": "oauth", "access": ACCESS, "refresh": REFRESH, "expires": now + 3_600_000},
+        "openai": {"type": "api_key", "key": API_KEY},
+        "mistral": {"type": "api_key", "key": 5},
+    }
+    (agent / "auth.json").write_text(json.dumps(entries, indent=2))
+    proc = spawn_pi("--no-session", env={"CEREBRAS_API_KEY": API_KEY}, faux=False)
+    data = proc.ok("get_auth_status")
+    by_id = {p["provider"]: p for p in data["providers"]}
+    assert by_id["anthropic"] == {
+        "provider": "anthropic",
+        "name": "Anthropic",
+        "authType": "oauth",
+        "status": "ready",
+        "expiresAt": now + 3_600_000,
+        "source": "auth.json",
+        "loginMethods": ["oauth", "api_key"],
+    }
+    assert by_id["xai"]["status"] == "expiring"
+    assert by_id["kimi-coding"]["status"] == "expired"
+    assert by_id["groq"]["status"] == "error"  # groq has no OAuth login
+    assert by_id["mistral"]["status"] == "error"  # invalid entry
+    assert (by_id["openai"]["status"], by_id["openai"]["source"]) == ("ready", "auth.json")
+    assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
+    assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
+    assert by_id["openai-codex"]["loginMethods"] == []
+    one = proc.ok("get_auth_status", provider="openai")
+    assert [p["provider"] for p in one["providers"]] == ["openai"]
+
+    assert proc.ok("auth_logout", provider="openai") == {"provider": "openai", "removed": True, "authType": "api_key"}
+    assert proc.ok("auth_logout", provider="openai") == {"provider": "openai", "removed": False}
+    rest = {k: v for k, v in entries.items() if k != "openai"}
+    assert (agent / "auth.json").read_bytes() == json.dumps(rest, indent=2).encode()
+    assert proc.ok("get_auth_status", provider="openai")["providers"][0]["status"] == "missing"
+    assert_no_secret(proc, tmp_path)
+
+
+def test_api_key_login_through_an_input_dialog(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    proc = _spawn(spawn_pi)
+    cmd_id = proc.request("auth_login", provider="openai", method="api_key")
+    request = _ui_request(proc, "input")
+    assert request["title"] == "Enter OpenAI API key"
+    _answer(proc, request, API_KEY)
+    response = proc.response(cmd_id)
+    assert response["success"] is True
+    assert response["data"] == {"provider": "openai", "authType": "api_key"}
+    assert _stored(proc) == {"openai": {"type": "api_key", "key": API_KEY}}
+    assert (proc.agent_dir / "auth.json").stat().st_mode & 0o777 == 0o600
+    assert_no_secret(proc, tmp_path)
+
+
+def test_dismissed_dialog_cancels_the_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    proc = _spawn(spawn_pi)
+    cmd_id = proc.request("auth_login", provider="groq")
+    request = _ui_request(proc, "input")
+    proc.send({"type": "extension_ui_response", "id": request["id"], "cancelled": True})
+    response = proc.response(cmd_id)
+    assert (response["success"], response["error"]) == (False, "Login failed for groq: Login cancelled")
+    assert not (proc.agent_dir / "auth.json").exists()
+
+
+def test_xai_device_code_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    device = {
+        "device_code": "DEV-1",
+        "user_code": "WXYZ-1234",
+        "verification_uri": "https://accounts.x.ai/device",
+        "expires_in": 60,
+        "interval": 1,
+    }
+    replies = [_json(device), _json({"error": "authorization_pending"}, 400), _tokens()]
+    with Interceptor(tmp_path / "tls", ["auth.x.ai"], replies) as box:
+        proc = _spawn(spawn_pi, box)
+        started = time.time()
+        cmd_id = proc.request("auth_login", provider="xai")
+        note = _ui_request(proc, "notify")
+        assert note["message"] == "Open https://accounts.x.ai/device and enter code: WXYZ-1234"
+        response = proc.response(cmd_id, timeout=30)
+    assert response["success"] is True, response
+    data = response["data"]
+    assert (data["provider"], data["authType"]) == ("xai", "oauth")
+    # expires = now + expires_in·1000 − 5 min
+    assert abs(data["expiresAt"] - (started * 1000 + 3_300_000)) < 20_000
+    stored = _stored(proc)["xai"]
+    assert (list(stored), stored["access"], stored["refresh"]) == (
+        ["type", "access", "refresh", "expires"],
+        ACCESS,
+        REFRESH,
+    )
+    assert [(r["host"], r["method"], r["path"]) for r in box.requests] == [
+        ("auth.x.ai", "POST", "/oauth2/device/code"),
+        ("auth.x.ai", "POST", "/oauth2/token"),
+        ("auth.x.ai", "POST", "/oauth2/token"),
+    ]
+    first = parse_qs(box.requests[0]["body"])
+    assert first == {
+        "client_id": ["b1a00492-073a-47ea-816f-4c329264a828"],
+        "scope": ["openid profile email offline_access grok-cli:access api:access"],
+        "referrer": ["pi"],
+    }
+    assert parse_qs(box.requests[1]["body"])["grant_type"] == ["urn:ietf:params:oauth:grant-type:device_code"]
+    assert_no_secret(proc, tmp_path)
+
+
+def test_abort_cancels_a_running_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    device = {
+        "device_code": "D",
+        "user_code": "U-1",
+        "verification_uri": "https://x.ai/d",
+        "expires_in": 60,
+        "interval": 1,
+    }
+    with Interceptor(
+        tmp_path / "tls", ["auth.x.ai"], [_json(device), _json({"error": "authorization_pending"}, 400)]
+    ) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="xai")
+        _ui_request(proc, "notify")
+        assert proc.ok("abort") == {"outcome": "aborted"}
+        response = proc.response(cmd_id, timeout=10)
+    assert (response["success"], response["error"]) == (False, "Login failed for xai: Login cancelled")
+    assert not (proc.agent_dir / "auth.json").exists()
+
+
+def _challenge(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+
+def _auth_url(note: dict[str, Any]) -> dict[str, str]:
+    url = re.search(r"https://claude\.ai/oauth/authorize\?\S+", note["message"])
+    assert url is not None, note
+    return {k: v[0] for k, v in parse_qs(urlsplit(url.group(0)).query).items()}
+
+
+def test_anthropic_copy_code_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    with Interceptor(tmp_path / "tls", ["platform.claude.com"], [_tokens()]) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="anthropic", method="copy_code")
+        params = _auth_url(_ui_request(proc, "notify"))
+        assert params["redirect_uri"] == "https://platform.claude.com/oauth/code/callback"
+        assert params["code_challenge"] == _challenge(params["state"])
+        prompt = _ui_request(proc, "input")
+        assert (prompt["title"], prompt["placeholder"]) == (
+            "Paste the code Anthropic shows after you sign in:",
+            "code#state",
+        )
+        _answer(proc, prompt, f"{CODE}#{params['state']}")
+        response = proc.response(cmd_id, timeout=20)
+    assert response["success"] is True, response
+    assert list(_stored(proc)["anthropic"]) == ["type", "refresh", "access", "expires"]
+    body = json.loads(box.requests[0]["body"])
+    assert body == {
+        "grant_type": "authorization_code",
+        "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
+        "code": CODE,
+        "state": params["state"],
+        "redirect_uri": "https://platform.claude.com/oauth/code/callback",
+        "code_verifier": params["state"],
+    }
+    assert_no_secret(proc, tmp_path)
+
+
+def test_anthropic_browser_login_through_the_localhost_callback(
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+) -> None:
+    with Interceptor(tmp_path / "tls", ["platform.claude.com"], [_tokens()]) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="anthropic", method="browser")
+        params = _auth_url(_ui_request(proc, "notify"))
+        redirect = params["redirect_uri"]
+        assert re.fullmatch(r"http://localhost:\d+/callback", redirect)
+        _ui_request(proc, "input")  # the pasted-URL way in, left unanswered
+        port = urlsplit(redirect).port
+        base = f"http://127.0.0.1:{port}/callback"
+        try:
+            urllib.request.urlopen(f"{base}?code=X&state=wrong", timeout=10)
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 400  # state mismatch
+        with urllib.request.urlopen(f"{base}?code={CODE}&state={params['state']}", timeout=10) as page:
+            assert page.status == 200
+            assert b"Signed in to Anthropic" in page.read()
+        response = proc.response(cmd_id, timeout=20)
+    assert response["success"] is True, response
+    body = json.loads(box.requests[0]["body"])
+    assert (body["code"], body["redirect_uri"], body["code_verifier"]) == (CODE, redirect, params["state"])
+    assert_no_secret(proc, tmp_path)
+
+
+def test_token_endpoint_error_is_redacted(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    echo = _json({"error": "invalid_grant", "refresh_token": REFRESH, "access_token": ACCESS}, 400)
+    with Interceptor(tmp_path / "tls", ["platform.claude.com"], [echo]) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="anthropic", method="copy_code")
+        params = _auth_url(_ui_request(proc, "notify"))
+        _answer(proc, _ui_request(proc, "input"), f"{CODE}#{params['state']}")
+        response = proc.response(cmd_id, timeout=20)
+    assert response["success"] is False
+    assert response["error"].startswith(
+        "Login failed for anthropic: Token exchange request failed. url=https://platform.claude.com/v1/oauth/token; "
+    )
+    assert "invalid_grant" in response["error"] and "[redacted]" in response["error"]
+    assert box.requests
+    assert_no_secret(proc, tmp_path)
