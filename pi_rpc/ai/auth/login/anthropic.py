@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
 
-from pi_rpc.ai.auth.login import LoginError, LoginInteraction
+from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
@@ -49,15 +49,19 @@ def parse_authorization_input(value: str) -> tuple[str | None, str | None]:
         return None, None
     parts = urlsplit(value)
     if parts.scheme and parts.netloc:
-        query = parse_qs(parts.query)
-        return (query.get("code") or [None])[0], (query.get("state") or [None])[0]
+        return _code_and_state(parts.query)
     if "#" in value:
         code, state = value.split("#", 1)
         return code, state
     if "code=" in value:
-        query = parse_qs(value)
-        return (query.get("code") or [None])[0], (query.get("state") or [None])[0]
+        return _code_and_state(value)
     return value, None
+
+
+def _code_and_state(query_text: str) -> tuple[str | None, str | None]:
+    query = parse_qs(query_text)
+    codes, states = query.get("code"), query.get("state")
+    return (codes[0] if codes else None), (states[0] if states else None)
 
 
 def _authorize_url(challenge: str, verifier: str, redirect_uri: str) -> str:
@@ -159,6 +163,7 @@ async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
             if callback is not None:
                 await callback.aclose()
             tg.cancel_scope.cancel()
+    raise LoginError(CANCELLED)  # only reached when the task group swallowed a cancellation
 
 
 async def _copy_code(interaction: LoginInteraction) -> dict[str, Any]:

@@ -26,7 +26,9 @@ class CallbackServer:
     """``await CallbackServer.start(...)``; ``redirect_uri``; ``await wait()`` gives the code
     (None when ``cancel()``ed); ``aclose()`` stops it."""
 
-    def __init__(self, listener: anyio.abc.SocketListener, provider_name: str, path: str, state: str | None) -> None:
+    def __init__(
+        self, listener: anyio.abc.Listener[anyio.abc.SocketStream], provider_name: str, path: str, state: str | None
+    ) -> None:
         self._listener = listener
         self._name = provider_name
         self._path = path
