@@ -182,7 +182,8 @@ class CompactionRunner:
             # Upstream runs on a placeholder model (provider "unknown") that has no key; the
             # session-size checks come first there too.
             raise CompactionError(no_api_key_error("unknown"))
-        api_key = self._registry.get_api_key(model["provider"])
+        # A due OAuth refresh first, as before any request (upstream resolves auth per request).
+        api_key = await self._registry.get_api_key_async(model["provider"])
         controller = AbortController()
         self._controller = controller  # abort() cancels from here on, extension handlers included
         self.from_extension = False
