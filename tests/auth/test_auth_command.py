@@ -4,12 +4,16 @@ and side by side with upstream pi 1.6 on copies of the same agent dir (skipped w
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.ai.stub_server import Reply
+from tests.ai.tls_intercept import Interceptor
 from tests.support.pi_process import OURS, isolated_env, upstream_argv
 
 HOUR_MS = 3_600_000
@@ -212,3 +216,113 @@ def test_same_as_upstream(tmp_path: Path, args: str) -> None:
     ours = _run(OURS, tmp_path / "ours", args, now)
     theirs = _run(UPSTREAM, tmp_path / "up", args, now)
     assert ours == theirs
+
+
+REFRESHED = {"access_token": "sk-ant-oat-NEW", "refresh_token": "REFRESH-NEW", "expires_in": 28800}
+
+
+def _refresh_run(argv: list[str], root: Path, args: str, expires: int, reply: Reply) -> tuple[Any, ...]:
+    """Run ``pi auth <args>`` on an Anthropic OAuth credential expiring at ``expires``, the
+    token endpoint behind the TLS interceptor; (stdout, stderr, rc, token request bodies,
+    auth.json with ``expires`` masked, the stored expiry)."""
+    with Interceptor(root / "tls", ["platform.claude.com"], [reply]) as box:
+        env = isolated_env(root, box.proxy_env(), faux=False)
+        auth = root / "agent" / "auth.json"
+        stored = {
+            "anthropic": {"type": "oauth", "access": "sk-ant-oat-OLD", "refresh": "REFRESH-OLD", "expires": expires}
+        }
+        auth.write_text(json.dumps(stored, indent=2))
+        done = subprocess.run(
+            [*argv, "auth", *args.split()],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        bodies = [json.loads(r["body"]) for r in box.requests]
+    text = auth.read_text()
+    expiry = json.loads(text)["anthropic"]["expires"]
+    masked = re.sub(r'("expires": )\d+', r"\1<t>", text)
+    # The error's tail is a Node stack upstream (not portable): compared up to "; stack=".
+    return done.stdout, done.stderr.split("; stack=")[0], done.returncode, bodies, masked, expiry
+
+
+REFRESH_CASES = [
+    # (args, expires in ms from now, token endpoint answer, expected stdout, rc, refreshed?)
+    (
+        "check --provider anthropic --json",
+        -1000,
+        200,
+        '{"status":"ready","provider":"anthropic","authType":"oauth"}\n',
+        0,
+        True,
+    ),
+    (
+        "check --provider anthropic --json --no-refresh",
+        -1000,
+        200,
+        '{"status":"ready","provider":"anthropic","authType":"oauth"}\n',
+        0,
+        False,
+    ),
+    (
+        "check --provider anthropic --json",
+        -1000,
+        400,
+        '{"status":"invalid","provider":"anthropic","reason":"invalid_state"}\n',
+        2,
+        False,
+    ),
+    ("print-bearer-token --provider anthropic", 10 * 60_000, 200, "sk-ant-oat-NEW\n", 0, True),
+    ("print-bearer-token --provider anthropic --min-expiry 5m", 10 * 60_000, 200, "sk-ant-oat-OLD\n", 0, False),
+    ("print-bearer-token --provider anthropic --min-expiry 9h", 10 * 60_000, 200, "", 1, True),
+    ("check --provider anthropic --credentials", 60_000, 200, "sk-ant-oat-NEW\n", 0, True),
+]
+
+
+def _reply(status: int) -> Reply:
+    body = REFRESHED if status == 200 else {"error": "invalid_grant"}
+    return Reply(body=json.dumps(body).encode(), status=status, content_type="application/json")
+
+
+@pytest.mark.parametrize(("args", "offset", "status", "stdout", "code", "refreshed"), REFRESH_CASES)
+def test_refresh(tmp_path: Path, args: str, offset: int, status: int, stdout: str, code: int, refreshed: bool) -> None:
+    now = int(time.time() * 1000)
+    out, err, rc, bodies, masked, expiry = _refresh_run(OURS, tmp_path, args, now + offset, _reply(status))
+    assert (out, rc) == (stdout, code)
+    if code == 1:
+        assert err == "Error: Failed to resolve credential\n"
+    tried = (
+        []
+        if offset > 30 * 60_000 or "--no-refresh" in args or "5m" in args
+        else [
+            {
+                "grant_type": "refresh_token",
+                "client_id": "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
+                "refresh_token": "REFRESH-OLD",
+            }
+        ]
+    )
+    assert bodies == tried
+    if refreshed:
+        assert '"access": "sk-ant-oat-NEW"' in masked and list(json.loads(masked.replace("<t>", "0"))["anthropic"]) == [
+            "type",
+            "refresh",
+            "access",
+            "expires",
+        ]
+        assert abs(expiry - (now + 28_800_000 - 300_000)) < 30_000
+    else:
+        assert expiry == now + offset
+
+
+@pytest.mark.skipif(UPSTREAM is None, reason="upstream pi 1.6 is not installed (/tmp/pi-node or $PI_UPSTREAM_NODE_DIR)")
+@pytest.mark.parametrize(("args", "offset", "status"), [(c[0], c[1], c[2]) for c in REFRESH_CASES])
+def test_refresh_same_as_upstream(tmp_path: Path, args: str, offset: int, status: int) -> None:
+    assert UPSTREAM is not None
+    now = int(time.time() * 1000)
+    ours = _refresh_run(OURS, tmp_path / "ours", args, now + offset, _reply(status))
+    theirs = _refresh_run(UPSTREAM, tmp_path / "up", args, now + offset, _reply(status))
+    assert ours[:5] == theirs[:5]

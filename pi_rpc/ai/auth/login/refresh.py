@@ -1,16 +1,11 @@
-"""A stored OAuth credential made fresh enough for ``pi auth`` (``check`` refreshes within the
-5-minute window, ``print-bearer-token`` within ``--min-expiry``, 30 minutes by default).
-
-The refresh itself is the per-provider request of ``pi_rpc.ai.auth.oauth`` (refresh under the
-lock, double-checked: another process may have refreshed meanwhile). Until that package is
-present a credential that needs a refresh is reported as one that could not be refreshed,
-which is what upstream reports when its token endpoint fails: nothing is sent, nothing written.
-"""
+"""A stored OAuth credential made fresh enough for ``pi auth``: ``check`` refreshes within the
+5-minute window (``getAuth``), ``print-bearer-token`` within ``--min-expiry`` (30 minutes by
+default) and fails when the new token still expires sooner. The refresh is
+``pi_rpc.ai.auth.oauth.resolve_stored_oauth``: the provider's request, under the auth.json
+lock, double-checked (another process may have refreshed meanwhile)."""
 
 from __future__ import annotations
 
-import importlib
-import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -25,24 +20,22 @@ class OAuthRefreshError(PiError):
     """The stored credential is not OAuth, or it could not be refreshed."""
 
 
-def needs_refresh(entry: dict[str, Any], min_validity_ms: int, now_ms: float | None = None) -> bool:
-    """``Date.now() + minValidity >= expires`` (``resolveStoredOAuth``)."""
-    now = time.time() * 1000 if now_ms is None else now_ms
-    expires = entry.get("expires")
-    return not isinstance(expires, (int, float)) or now + min_validity_ms >= expires
+def ensure_fresh(store: AuthStore, provider: str, min_validity_ms: int | None) -> dict[str, Any]:
+    """The provider's stored OAuth entry, refreshed when it expires within
+    ``max(5 min, min_validity_ms)``; with ``min_validity_ms`` a refreshed token that still
+    expires sooner is an error (after it was saved, as upstream)."""
+    from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth
 
-
-def ensure_fresh(store: AuthStore, provider: str, min_validity_ms: int) -> dict[str, Any]:
-    """The provider's stored OAuth entry, refreshed when it expires within ``min_validity_ms``."""
     store.reload()
     entry = store.entry(provider)
-    if entry is None or entry.get("type") != "oauth":
+    oauth = get_oauth_provider(provider)
+    if entry is None or entry.get("type") != "oauth" or oauth is None:
         raise OAuthRefreshError(f"No OAuth credential stored for {provider}")
-    if not needs_refresh(entry, min_validity_ms):
-        return entry
-    try:
-        oauth = importlib.import_module("pi_rpc.ai.auth.oauth")
-    except ImportError:
-        raise OAuthRefreshError(f"OAuth refresh failed for {provider}") from None
-    refreshed: dict[str, Any] = anyio.run(oauth.refresh_stored, store, provider, min_validity_ms)
-    return refreshed
+
+    async def resolve() -> dict[str, Any] | None:
+        return await resolve_stored_oauth(store, oauth, entry, min_validity_ms=min_validity_ms)
+
+    fresh = anyio.run(resolve)
+    if fresh is None:
+        raise OAuthRefreshError(f"No OAuth credential stored for {provider}")
+    return fresh
