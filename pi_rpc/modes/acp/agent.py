@@ -27,6 +27,7 @@ from pi_rpc.modes.acp.jsonrpc import (
     RpcError,
     invalid_params,
 )
+from pi_rpc.modes.acp.login import METHOD_PREFIX, authenticate_with_login, login_auth_methods
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -144,12 +145,18 @@ class AcpAgent:
                 "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}},
             },
-            "authMethods": AUTH_METHODS,
+            "authMethods": AUTH_METHODS + login_auth_methods(),
             "agentInfo": {"name": "pi_rpc", "title": "pi", "version": __version__},
         }
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         method = _string(params, "methodId")
+        if method in {m["id"] for m in login_auth_methods()}:
+            # A provider sign-in (modes/acp/login.py): the flow runs here, the credential is saved.
+            elicitation = self.client_capabilities.get("elicitation")
+            form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
+            await authenticate_with_login(method[len(METHOD_PREFIX) :], self.peer, form)
+            return {}
         if method != AUTH_METHOD_ID:
             raise invalid_params(f'unknown methodId "{method}" (this agent offers "{AUTH_METHOD_ID}")')
         from pi_rpc.ai.models.registry import ModelRegistry

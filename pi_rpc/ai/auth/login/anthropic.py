@@ -123,6 +123,8 @@ async def login_anthropic(interaction: LoginInteraction) -> dict[str, Any]:
 
 async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
     verifier, challenge = pkce()
+    outcome: list[dict[str, Any]] = []
+    failure: list[LoginError] = []
     async with anyio.create_task_group() as tg:
         callback: CallbackServer | None = None
         for port in (CALLBACK_PORT, 0):
@@ -131,39 +133,52 @@ async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
                 break
             except OSError:
                 continue
-        redirect_uri = callback.redirect_uri if callback is not None else REDIRECT_URI
         try:
-            interaction.notify(
-                {
-                    "type": "auth_url",
-                    "url": _authorize_url(challenge, verifier, redirect_uri),
-                    "instructions": "Complete login in your browser. If the browser is on another machine, "
-                    "paste the final redirect URL here.",
-                }
-            )
-            kind, value = await wait_for_callback_or_manual(
-                interaction,
-                callback,
-                "Complete login in your browser, or paste the authorization code / redirect URL here:",
-                redirect_uri,
-            )
-            state = verifier
-            if kind == "callback":
-                code: str | None = value
-            else:
-                code, pasted_state = parse_authorization_input(value)
-                if pasted_state and pasted_state != verifier:
-                    raise LoginError("OAuth state mismatch")
-                state = pasted_state or verifier
-            if not code:
-                raise LoginError("Missing authorization code")
-            interaction.notify({"type": "progress", "message": "Exchanging authorization code for tokens..."})
-            return await exchange_code(code, state, verifier, redirect_uri)
+            outcome.append(await _browser_steps(interaction, callback, verifier, challenge))
+        except LoginError as exc:
+            # Kept out of the task group: its exception group would hide the message.
+            failure.append(exc)
         finally:
             if callback is not None:
                 await callback.aclose()
             tg.cancel_scope.cancel()
-    raise LoginError(CANCELLED)  # only reached when the task group swallowed a cancellation
+    if failure:
+        raise failure[0]
+    if not outcome:
+        raise LoginError(CANCELLED)
+    return outcome[0]
+
+
+async def _browser_steps(
+    interaction: LoginInteraction, callback: CallbackServer | None, verifier: str, challenge: str
+) -> dict[str, Any]:
+    redirect_uri = callback.redirect_uri if callback is not None else REDIRECT_URI
+    interaction.notify(
+        {
+            "type": "auth_url",
+            "url": _authorize_url(challenge, verifier, redirect_uri),
+            "instructions": "Complete login in your browser. If the browser is on another machine, "
+            "paste the final redirect URL here.",
+        }
+    )
+    kind, value = await wait_for_callback_or_manual(
+        interaction,
+        callback,
+        "Complete login in your browser, or paste the authorization code / redirect URL here:",
+        redirect_uri,
+    )
+    state = verifier
+    if kind == "callback":
+        code: str | None = value
+    else:
+        code, pasted_state = parse_authorization_input(value)
+        if pasted_state and pasted_state != verifier:
+            raise LoginError("OAuth state mismatch")
+        state = pasted_state or verifier
+    if not code:
+        raise LoginError("Missing authorization code")
+    interaction.notify({"type": "progress", "message": "Exchanging authorization code for tokens..."})
+    return await exchange_code(code, state, verifier, redirect_uri)
 
 
 async def _copy_code(interaction: LoginInteraction) -> dict[str, Any]:
