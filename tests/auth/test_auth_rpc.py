@@ -275,3 +275,31 @@ def test_token_endpoint_error_is_redacted(spawn_pi: Callable[..., PiProcess], tm
     assert "invalid_grant" in response["error"] and "[redacted]" in response["error"]
     assert box.requests
     assert_no_secret(proc, tmp_path)
+
+
+def test_kimi_coding_device_code_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    device = {
+        "device_code": "DEV-K",
+        "user_code": "KIMI-42",
+        "verification_uri": "https://www.kimi.com/device",
+        "verification_uri_complete": "https://www.kimi.com/device?user_code=KIMI-42",
+        "expires_in": 60,
+        "interval": 1,
+    }
+    replies = [_json(device), _json({"error": "authorization_pending"}, 400), _tokens()]
+    with Interceptor(tmp_path / "tls", ["auth.kimi.com"], replies) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="kimi-coding")
+        note = _ui_request(proc, "notify")
+        assert note["message"] == "Open https://www.kimi.com/device?user_code=KIMI-42 and enter code: KIMI-42"
+        response = proc.response(cmd_id, timeout=30)
+    assert response["success"] is True, response
+    stored = _stored(proc)["kimi-coding"]
+    assert (list(stored), stored["access"]) == (["type", "access", "refresh", "expires"], ACCESS)
+    assert [r["path"] for r in box.requests] == [
+        "/api/oauth/device_authorization",
+        "/api/oauth/token",
+        "/api/oauth/token",
+    ]
+    assert parse_qs(box.requests[0]["body"]) == {"client_id": ["17e5f671-d194-4dfb-9706-5516cb48c098"]}
+    assert_no_secret(proc, tmp_path)

@@ -11,7 +11,9 @@ lock). Nothing here prints or logs a credential; errors that quote an endpoint's
 through ``redact``.
 
 Flows: ``anthropic`` (PKCE: browser with a localhost callback, or the copy-code page), ``xai``
-(device code), and the API key login of every provider that has one.
+and ``kimi-coding`` (device code), and the API key login of every provider whose key is one
+value. Not yet: the account sign-ins of ``openai-codex``, ``openai``, ``github-copilot``,
+``meta``, ``openrouter`` and ``radius`` (``login_methods`` does not offer them).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class LoginInteraction(Protocol):
         ...
 
 
-OAUTH_FLOWS = frozenset({"anthropic", "xai"})
+OAUTH_FLOWS = frozenset({"anthropic", "xai", "kimi-coding"})
 # API key logins that ask for more than one key (AWS, Vertex, Cloudflare): not offered.
 _CUSTOM_API_KEY_LOGINS = frozenset(
     {"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"}
@@ -82,6 +84,10 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
         from pi_rpc.ai.auth.login.xai import login_xai
 
         return await login_xai(interaction)
+    if provider == "kimi-coding":
+        from pi_rpc.ai.auth.login.kimi_coding import login_kimi_coding
+
+        return await login_kimi_coding(interaction)
     raise LoginError(f"pi_rpc cannot sign in to {provider} with an account yet")
 
 
