@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -129,10 +130,27 @@ class TerminalInteraction:
                 raise EOFError
             return line.rstrip("\n")
 
-        try:
-            return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
-        except EOFError:
-            raise LoginError(CANCELLED) from None
+        # A daemon thread: when the browser callback wins, the read it abandons must not keep
+        # the process from exiting (a worker thread of anyio's would be joined at exit).
+        box: list[str | BaseException] = []
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box.append(read())
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting task
+                box.append(exc)
+            done.set()
+
+        threading.Thread(target=run, daemon=True).start()
+        while not done.is_set():
+            await anyio.sleep(0.05)
+        result = box[0]
+        if isinstance(result, EOFError):
+            raise LoginError(CANCELLED)
+        if isinstance(result, BaseException):
+            raise result
+        return result
 
     def notify(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
@@ -160,7 +178,6 @@ class TerminalInteraction:
 def _open(url: str) -> None:
     """Open ``url`` in the user's browser (``BROWSER`` or the platform default), in the
     background; a failure to open is not an error (the URL is printed)."""
-    import threading
     import webbrowser
 
     threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()

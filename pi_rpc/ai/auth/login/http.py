@@ -1,6 +1,7 @@
-"""The HTTP requests of the login flows: JSON or form posts through ``pi_rpc.ai.http``'s
-client (proxy settings and CA bundle from the environment, as upstream's undici
-``EnvHttpProxyAgent``), answers parsed as JSON objects."""
+"""The HTTP requests of the login flows: JSON or form posts made as upstream's ``fetch`` makes
+them (``pi_rpc.ai.auth.oauth.base.http_request``: undici's default headers, the proxy
+variables honoured, ``URLSearchParams`` / ``JSON.stringify`` bodies), answers parsed as JSON
+objects. A request that gets no answer is a ``LoginError`` naming the URL, never a body."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Any
 import orjson
 
 from pi_rpc.ai.auth.login import LoginError
-from pi_rpc.ai.auth.login.redact import redact
 
 
 class Answer:
@@ -27,19 +27,17 @@ class Answer:
 
 
 async def post(url: str, *, form: Mapping[str, str] | None = None, json: Any = None, timeout_s: float = 30.0) -> Answer:
-    import httpx
-
-    from pi_rpc.ai.http import make_client
+    from pi_rpc.ai.auth.oauth.base import FetchError, form_body, http_request, json_body
 
     headers = {"Accept": "application/json"}
-    async with make_client(timeout_s, url) as client:
-        try:
-            if form is not None:
-                headers["Content-Type"] = "application/x-www-form-urlencoded"
-                response = await client.post(url, data=dict(form), headers=headers)
-            else:
-                headers["Content-Type"] = "application/json"
-                response = await client.post(url, content=orjson.dumps(json), headers=headers)
-        except httpx.HTTPError as exc:  # network failures: the message names no secret
-            raise LoginError(f"Request to {url} failed: {redact(str(exc))}") from None
-    return Answer(response.status_code, response.text)
+    if form is not None:
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        body = form_body(form)
+    else:
+        headers["Content-Type"] = "application/json"
+        body = json_body(json)
+    try:
+        reply = await http_request("POST", url, headers=headers, body=body, timeout_s=timeout_s)
+    except FetchError as exc:
+        raise LoginError(f"Request to {url} failed: {exc}") from None
+    return Answer(reply.status, reply.text)
