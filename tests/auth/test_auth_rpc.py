@@ -111,7 +111,8 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
 
 
 def test_api_key_login_through_an_input_dialog(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
-    proc = _spawn(spawn_pi)
+    proc = spawn_pi("--no-session", env={"OPENAI_API_KEY": ""}, faux=False)
+    assert not [m for m in proc.ok("get_available_models")["models"] if m["provider"] == "openai"]
     cmd_id = proc.request("auth_login", provider="openai", method="api_key")
     request = _ui_request(proc, "input")
     assert request["title"] == "Enter OpenAI API key"
@@ -120,6 +121,8 @@ def test_api_key_login_through_an_input_dialog(spawn_pi: Callable[..., PiProcess
     assert response["success"] is True
     assert response["data"] == {"provider": "openai", "authType": "api_key"}
     assert _stored(proc) == {"openai": {"type": "api_key", "key": API_KEY}}
+    # the models the new credential enables are listed at once
+    assert [m for m in proc.ok("get_available_models")["models"] if m["provider"] == "openai"]
     assert (proc.agent_dir / "auth.json").stat().st_mode & 0o777 == 0o600
     assert_no_secret(proc, tmp_path)
 
