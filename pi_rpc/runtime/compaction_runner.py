@@ -389,11 +389,11 @@ class CompactionRunner:
             }
         )
 
-    def summary_request(self, model: Mapping[str, Any]) -> tuple[str | None, Any, RetrySettings]:
+    async def summary_request(self, model: Mapping[str, Any]) -> tuple[str | None, Any, RetrySettings]:
         """What a summary request to ``model`` is sent with, as a compaction's: the provider's
         key, the stream function, and the session's retry settings (branch summaries)."""
         return (
-            self._registry.get_api_key(model["provider"]),
+            await self._registry.get_api_key_async(model["provider"]),  # a due OAuth refresh first
             self._stream_fn,
             summary_retry_settings(self._retry_policy),
         )

@@ -125,7 +125,11 @@ def _api_view(path: str, headers: dict[str, str], body: Any) -> dict[str, Any]:
     if isinstance(body, dict):
         system = body.get("system")
         if isinstance(system, list):
-            shape["system"] = [b.get("text") if i == 0 else "<system prompt>" for i, b in enumerate(system)]
+            # Claude Code's identity block is compared; pi's own prompt is each program's wording.
+            shape["system"] = [
+                b.get("text") if str(b.get("text", "")).startswith("You are Claude Code") else "<system prompt>"
+                for b in system
+            ]
         tools = body.get("tools")
         if isinstance(tools, list):
             shape["tools"] = sorted(str(t.get("name") or (t.get("function") or {}).get("name")) for t in tools)
@@ -223,14 +227,14 @@ def run_oauth(
     finally:
         if own_box:
             box.__exit__(None, None, None)
-    token_requests = [_token_view(r) for r in intercepted if "/chat/completions" not in r["path"]]
-    api += [
-        _api_view(r["path"], r["headers"], _json_or_text(r["body"]))
-        for r in intercepted
-        if "/chat/completions" in r["path"]
-    ]
+    token_requests = [_token_view(r) for r in intercepted if not _is_api(r["path"])]
+    api += [_api_view(r["path"], r["headers"], _json_or_text(r["body"])) for r in intercepted if _is_api(r["path"])]
     text = auth_path.read_text()
     return Run(token_requests, api, outcome, mask_expires(text), json.loads(text), stdout, proc.stderr, started, ended)
+
+
+def _is_api(path: str) -> bool:
+    return path.split("?")[0].endswith(("/chat/completions", "/v1/messages", "/responses"))
 
 
 def _json_or_text(body: str) -> Any:

@@ -176,9 +176,9 @@ def test_upstream_and_ours_refresh_once_between_them(tmp_path: Path) -> None:
 
 
 def test_rotated_token_written_before_exit(tmp_path: Path) -> None:
-    """stdin closes while the token endpoint is still answering: the process exits only after
+    """stdin closes while the token endpoint takes longer than the shutdown grace: the process exits only after
     the rotated token is on disk (upstream's ``settleCredentialWrites``)."""
-    with Setup(tmp_path, delay_s=3.0) as setup:
+    with Setup(tmp_path, delay_s=8.0) as setup:
         proc = setup.start(OURS)
         proc.request("prompt", message="hello")
         deadline = time.monotonic() + 20

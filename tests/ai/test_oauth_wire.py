@@ -10,6 +10,7 @@ on our program alone.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from tests.ai.oauth_wire import (
 )
 from tests.ai.provider_wire import UPSTREAM, needs_upstream
 from tests.ai.stub_server import Reply
-from tests.support.pi_process import OURS
+from tests.support.pi_process import OURS, PiProcess, isolated_env
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
 
@@ -134,6 +135,18 @@ def _copilot(state: str) -> dict[str, Any]:
     }
 
 
+def _copilot_claude(state: str) -> dict[str, Any]:
+    """A Copilot model on anthropic-messages: the Copilot token as Bearer, no Claude Code identity."""
+    spec = _copilot(state)
+    spec["model"] = "claude-fable-5"
+    spec["auth"]["github-copilot"]["availableModelIds"] = ["claude-fable-5"]
+    models = {"data": [{"id": "claude-fable-5", "model_picker_enabled": True}]}
+    spec["token_route"][("api.business.githubcopilot.com", "/models")] = json_reply(models)
+    for host in ("api.business.githubcopilot.com", "api.individual.githubcopilot.com"):
+        spec["token_route"][(host, "/v1/messages")] = Reply(anthropic_sse())
+    return spec
+
+
 def _simple(provider: str, model: str, host: str, path: str, answer: dict[str, Any], **extra: Any) -> Any:
     def make(state: str) -> dict[str, Any]:
         stored = {"type": "oauth", "access": f"{provider}-access-old", "refresh": f"{provider}-refresh-old"}
@@ -156,6 +169,7 @@ PROVIDERS = {
     "anthropic": _anthropic,
     "openai-codex": _codex,
     "github-copilot": _copilot,
+    "github-copilot/anthropic-messages": _copilot_claude,
     "openai": _simple(
         "openai",
         "gpt-4.1",
@@ -327,3 +341,51 @@ def test_failing_refresh_error_and_no_fallback(tmp_path: Path) -> None:
         'url=https://platform.claude.com/v1/oauth/token; body={"error":"invalid_grant"}'
     )
     assert run.auth["anthropic"] == before
+
+
+@needs_upstream
+def test_copilot_github_token_env_as_upstream(tmp_path: Path) -> None:
+    """``COPILOT_GITHUB_TOKEN`` is sent as the Copilot bearer token itself: no exchange, the
+    catalogue's (here models.json's) base URL, the editor headers."""
+    assert UPSTREAM is not None
+    runs = []
+    for name, argv in (("upstream", UPSTREAM), ("ours", OURS)):
+        runs.append(
+            run_oauth(
+                argv,
+                tmp_path / name,
+                provider="github-copilot",
+                model="gemini-3.8-flash",
+                auth={},
+                token_route={},
+                api_replies=[Reply(completions_sse())],
+                env={"COPILOT_GITHUB_TOKEN": "gho_env_token"},
+            )
+        )
+    theirs, ours = runs
+    assert ours.token_requests == theirs.token_requests == []
+    assert ours.api_requests == theirs.api_requests
+    assert ours.api_requests[0]["headers"]["authorization"] == "Bearer gho_env_token"
+    assert ours.outcome == theirs.outcome
+
+
+@needs_upstream
+def test_copilot_models_filtered_to_available_ids_as_upstream(tmp_path: Path) -> None:
+    """With a Copilot OAuth login only ``availableModelIds`` are available models."""
+    assert UPSTREAM is not None
+    listed = []
+    for name, argv in (("upstream", UPSTREAM), ("ours", OURS)):
+        root = tmp_path / name
+        env = isolated_env(root, faux=False)
+        agent = Path(env["PI_CODING_AGENT_DIR"])
+        spec = _copilot("valid")
+        spec["auth"]["github-copilot"]["availableModelIds"] = ["gemini-3.8-flash", "claude-fable-5", "no-such-model"]
+        (agent / "auth.json").write_text(json.dumps(spec["auth"]))
+        (root / "cwd").mkdir()
+        proc = PiProcess([*argv, "--mode", "rpc", "--no-session"], env, root / "cwd", root=root)
+        try:
+            models = proc.ok("get_available_models", timeout=30)["models"]
+        finally:
+            proc.close()
+        listed.append(sorted(m["id"] for m in models if m["provider"] == "github-copilot"))
+    assert listed[0] == listed[1] == ["claude-fable-5", "gemini-3.8-flash"]

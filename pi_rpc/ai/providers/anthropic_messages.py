@@ -17,7 +17,8 @@ Code's identity (``user-agent: claude-cli/<version>``, ``x-app: cli``,
 ``anthropic-dangerous-direct-browser-access: true``), the OAuth betas first, the Claude Code
 system block before pi's system prompt, tool names re-cased to Claude Code's (``Read``,
 ``Bash``, ...) in the tool list and replayed ``tool_use`` blocks and mapped back to the declared
-tool's name in the answer, and the SDK's beta path ``/v1/messages?beta=true``.
+tool's name in the answer, and the SDK's beta path ``/v1/messages?beta=true``. GitHub Copilot's
+Claude models send the Copilot token as Bearer on that path, without Claude Code's identity.
 """
 
 from __future__ import annotations
@@ -314,7 +315,10 @@ async def stream_anthropic_messages(
     try:
         headers_in = {**(model.get("headers") or {}), **(options.headers or {})}
         api_key = require_api_key(model, options, headers_in)
-        oauth = "sk-ant-oat" in api_key
+        # GitHub Copilot's Claude models: the Copilot token as Bearer, never Claude Code's
+        # identity (upstream's ``createClient`` checks the provider first).
+        copilot = model.get("provider") == "github-copilot"
+        oauth = not copilot and "sk-ant-oat" in api_key
         params, betas = build_request(model, context, options, oauth)
         # The tools the answer's names are mapped back to (upstream's ``currentTools``).
         declared_tools: Sequence[Mapping[str, Any]] = collapse_context(context)[2] if oauth else ()
@@ -329,6 +333,10 @@ async def stream_anthropic_messages(
             headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
             headers["x-app"] = "cli"
             headers["authorization"] = f"Bearer {api_key}"
+        elif copilot:
+            headers["anthropic-dangerous-direct-browser-access"] = "true"
+            if api_key:
+                headers["authorization"] = f"Bearer {api_key}"
         elif api_key:
             headers["x-api-key"] = api_key
         configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
@@ -337,7 +345,7 @@ async def stream_anthropic_messages(
         update_headers(headers, headers_in)
         # The SDK's ``client.beta.messages`` (upstream sends every request there; pi_rpc so far
         # only the OAuth ones, whose identity it mirrors).
-        url = model.get("baseUrl", "").rstrip("/") + ("/v1/messages?beta=true" if oauth else "/v1/messages")
+        url = model.get("baseUrl", "").rstrip("/") + ("/v1/messages?beta=true" if oauth or copilot else "/v1/messages")
         async with open_stream(options, url, headers, params, format_anthropic_sdk_error) as response:
             yield {"type": "start", "partial": output}
             open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
