@@ -26,6 +26,7 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
             "pi-configuration",
             "login:anthropic",
             "login:kimi-coding",
+            "login:openai-codex",
             "login:xai",
         ]
 

@@ -98,7 +98,8 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
     assert (by_id["openai"]["status"], by_id["openai"]["source"]) == ("ready", "auth.json")
     assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
     assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
-    assert by_id["openai-codex"]["loginMethods"] == []
+    assert by_id["openai-codex"]["loginMethods"] == ["oauth"]  # no API key login
+    assert by_id["github-copilot"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
     one = proc.ok("get_auth_status", provider="openai")
     assert [p["provider"] for p in one["providers"]] == ["openai"]
 
@@ -305,4 +306,44 @@ def test_kimi_coding_device_code_login(spawn_pi: Callable[..., PiProcess], tmp_p
         "/api/oauth/token",
     ]
     assert parse_qs(box.requests[0]["body"]) == {"client_id": ["17e5f671-d194-4dfb-9706-5516cb48c098"]}
+    assert_no_secret(proc, tmp_path)
+
+
+def _jwt(claims: dict[str, Any]) -> str:
+    part = base64.b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return f"eyJhbGciOiJub25lIn0.{part}.c2ln"
+
+
+def test_openai_codex_device_code_login(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    access = _jwt({"https://api.openai.com/auth": {"chatgpt_account_id": "acct-123"}, "n": ACCESS})
+    replies = [
+        _json({"device_auth_id": "dev-auth-1", "user_code": "CODX-7", "interval": "1"}),
+        _json({"error": {"code": "deviceauth_authorization_pending"}}, 403),
+        _json({"authorization_code": CODE, "code_verifier": "verifier-1"}),
+        _json({"access_token": access, "refresh_token": REFRESH, "expires_in": 3600}),
+    ]
+    with Interceptor(tmp_path / "tls", ["auth.openai.com"], replies) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="openai-codex", method="device_code")
+        note = _ui_request(proc, "notify")
+        assert note["message"] == "Open https://auth.openai.com/codex/device and enter code: CODX-7"
+        response = proc.response(cmd_id, timeout=30)
+    assert response["success"] is True, response
+    stored = _stored(proc)["openai-codex"]
+    assert list(stored) == ["type", "access", "refresh", "expires", "accountId"]
+    assert (stored["access"], stored["accountId"]) == (access, "acct-123")
+    assert [r["path"] for r in box.requests] == [
+        "/api/accounts/deviceauth/usercode",
+        "/api/accounts/deviceauth/token",
+        "/api/accounts/deviceauth/token",
+        "/oauth/token",
+    ]
+    assert json.loads(box.requests[0]["body"]) == {"client_id": "app_EMoamEEZ73f0CkXaXp7hrann"}
+    assert parse_qs(box.requests[3]["body"]) == {
+        "grant_type": ["authorization_code"],
+        "client_id": ["app_EMoamEEZ73f0CkXaXp7hrann"],
+        "code": [CODE],
+        "code_verifier": ["verifier-1"],
+        "redirect_uri": ["https://auth.openai.com/deviceauth/callback"],
+    }
     assert_no_secret(proc, tmp_path)

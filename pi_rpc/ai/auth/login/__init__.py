@@ -10,9 +10,10 @@ the credential is written only when the flow completed (``AuthStore.modify``, un
 lock). Nothing here prints or logs a credential; errors that quote an endpoint's answer pass
 through ``redact``.
 
-Flows: ``anthropic`` (PKCE: browser with a localhost callback, or the copy-code page), ``xai``
-and ``kimi-coding`` (device code), and the API key login of every provider whose key is one
-value. Not yet: the account sign-ins of ``openai-codex``, ``openai``, ``github-copilot``,
+Flows: ``anthropic`` (PKCE: browser with a localhost callback, or the copy-code page),
+``openai-codex`` (PKCE browser with the localhost callback, or device code), ``xai`` and
+``kimi-coding`` (device code), and the API key login of every provider whose key is one
+value. Not yet: the account sign-ins of ``openai``, ``github-copilot``,
 ``meta``, ``openrouter`` and ``radius`` (``login_methods`` does not offer them).
 """
 
@@ -46,7 +47,7 @@ class LoginInteraction(Protocol):
         ...
 
 
-OAUTH_FLOWS = frozenset({"anthropic", "xai", "kimi-coding"})
+OAUTH_FLOWS = frozenset({"anthropic", "openai-codex", "xai", "kimi-coding"})
 # API key logins that ask for more than one key (AWS, Vertex, Cloudflare): not offered.
 _CUSTOM_API_KEY_LOGINS = frozenset(
     {"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"}
@@ -84,6 +85,10 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
         from pi_rpc.ai.auth.login.xai import login_xai
 
         return await login_xai(interaction)
+    if provider == "openai-codex":
+        from pi_rpc.ai.auth.login.openai_codex import login_openai_codex
+
+        return await login_openai_codex(interaction)
     if provider == "kimi-coding":
         from pi_rpc.ai.auth.login.kimi_coding import login_kimi_coding
 
