@@ -25,6 +25,7 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
         assert [m.id for m in init.auth_methods] == [
             "pi-configuration",
             "login:anthropic",
+            "login:github-copilot",
             "login:kimi-coding",
             "login:openai-codex",
             "login:xai",

@@ -99,7 +99,7 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
     assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
     assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
     assert by_id["openai-codex"]["loginMethods"] == ["oauth"]  # no API key login
-    assert by_id["github-copilot"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
+    assert by_id["meta"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
     one = proc.ok("get_auth_status", provider="openai")
     assert [p["provider"] for p in one["providers"]] == ["openai"]
 
@@ -346,4 +346,68 @@ def test_openai_codex_device_code_login(spawn_pi: Callable[..., PiProcess], tmp_
         "code_verifier": ["verifier-1"],
         "redirect_uri": ["https://auth.openai.com/deviceauth/callback"],
     }
+    assert_no_secret(proc, tmp_path)
+
+
+def test_github_copilot_device_flow_token_exchange_and_models(
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+) -> None:
+    from pi_rpc.ai.models.catalog import builtin_models
+
+    first, second = [m["id"] for m in builtin_models("github-copilot")][:2]
+    copilot_token = f"tid=1;exp=9;proxy-ep=proxy.individual.githubcopilot.com;{ACCESS}"
+    polls = iter([_json({"error": "authorization_pending"}), _json({"access_token": API_KEY, "token_type": "bearer"})])
+    models = {
+        "data": [
+            {"id": first, "model_picker_enabled": True, "policy": {"state": "enabled"}},
+            {"id": second, "model_picker_enabled": True, "policy": {"state": "unconfigured"}},
+            {"id": "no-tools", "model_picker_enabled": True, "capabilities": {"supports": {"tool_calls": False}}},
+        ]
+    }
+    device = {"device_code": "GH-D", "user_code": "ABCD-EFGH", "verification_uri": "https://github.com/login/device",
+              "interval": 1, "expires_in": 60}  # fmt: skip
+
+    def route(request: dict[str, Any]) -> Reply | None:
+        key = (request["host"], request["path"])
+        if key == ("github.com", "/login/device/code"):
+            return _json(device)
+        if key == ("github.com", "/login/oauth/access_token"):
+            return next(polls)
+        if key == ("api.github.com", "/copilot_internal/v2/token"):
+            return _json({"token": copilot_token, "expires_at": int(time.time()) + 1800})
+        if key == ("api.individual.githubcopilot.com", "/models"):
+            return _json(models)
+        if key == ("api.individual.githubcopilot.com", f"/models/{second}/policy"):
+            return _json({})
+        return None
+
+    hosts = ["github.com", "api.github.com", "api.individual.githubcopilot.com"]
+    with Interceptor(tmp_path / "tls", hosts, [_json({}, 404)], route=route) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="github-copilot")
+        domain = _ui_request(proc, "input")
+        assert domain["title"] == "GitHub Enterprise URL/domain (blank for github.com)"
+        _answer(proc, domain, "")
+        note = _ui_request(proc, "notify")
+        assert note["message"] == "Open https://github.com/login/device and enter code: ABCD-EFGH"
+        response = proc.response(cmd_id, timeout=30)
+    assert response["success"] is True, response
+    stored = _stored(proc)["github-copilot"]
+    assert list(stored) == ["type", "refresh", "access", "expires", "availableModelIds"]
+    assert (stored["refresh"], stored["access"], stored["availableModelIds"]) == (
+        API_KEY,
+        copilot_token,
+        [first, second],
+    )
+    seen = [(r["host"], r["method"], r["path"]) for r in box.requests]
+    assert seen == [
+        ("github.com", "POST", "/login/device/code"),
+        ("github.com", "POST", "/login/oauth/access_token"),
+        ("github.com", "POST", "/login/oauth/access_token"),
+        ("api.github.com", "GET", "/copilot_internal/v2/token"),
+        ("api.individual.githubcopilot.com", "GET", "/models"),
+        ("api.individual.githubcopilot.com", "POST", f"/models/{second}/policy"),
+    ]
+    assert box.requests[3]["headers"]["authorization"] == f"Bearer {API_KEY}"
+    assert json.loads(box.requests[5]["body"]) == {"state": "enabled"}
     assert_no_secret(proc, tmp_path)
