@@ -31,6 +31,8 @@ HOSTS = [
     "api.meta.ai",
     "radius.pi.dev",
     "chatgpt.com",
+    "api.ghe.example.com",
+    "copilot-api.ghe.example.com",
 ]
 
 # Token-endpoint headers both programs must send alike (undici's defaults included).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -100,13 +101,23 @@ def _stored(setup: Setup) -> dict[str, Any]:
     return data
 
 
-def test_foreign_lock_waited_on_and_its_write_used(tmp_path: Path) -> None:
-    """A fresh lock directory held by another process: we wait; the holder writes a refreshed
-    credential and releases; we use it without a token request of our own."""
+PROGRAMS = [pytest.param("ours", id="ours"), pytest.param("upstream", id="upstream", marks=needs_upstream)]
+
+
+def _argv(program: str) -> list[str]:
+    argv = OURS if program == "ours" else UPSTREAM
+    assert argv is not None
+    return argv
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_foreign_lock_waited_on_and_its_write_used(tmp_path: Path, program: str) -> None:
+    """A fresh lock directory held by another process: the program waits; the holder writes a
+    refreshed credential and releases; it is used without a token request of the program's."""
     with Setup(tmp_path) as setup:
         lock = Path(os.path.realpath(setup.auth)).with_name("auth.json.lock")
-        lock.mkdir()
-        proc = setup.start(OURS)
+        proc = setup.start(_argv(program))
+        lock.mkdir()  # after set_model, which upstream answers only once it can read under the lock
         try:
 
             def holder() -> None:
@@ -129,14 +140,15 @@ def test_foreign_lock_waited_on_and_its_write_used(tmp_path: Path) -> None:
         assert end["messages"][-1]["stopReason"] == "stop"
 
 
-def test_stale_lock_taken(tmp_path: Path) -> None:
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_stale_lock_taken(tmp_path: Path, program: str) -> None:
     """A lock directory whose mtime is a minute old is taken at once and the refresh runs."""
     with Setup(tmp_path) as setup:
         lock = Path(os.path.realpath(setup.auth)).with_name("auth.json.lock")
+        proc = setup.start(_argv(program))
         lock.mkdir()
         old = time.time() - 60
         os.utime(lock, (old, old))
-        proc = setup.start(OURS)
         try:
             started = time.monotonic()
             _prompt(proc)
@@ -214,3 +226,61 @@ def test_tokens_never_written_anywhere_else(tmp_path: Path, outcome: str) -> Non
         assert any("sessions" in str(p) for p in setup.agent.rglob("*.jsonl")), "no session file was written"
         for text in written:
             assert "SENTINEL" not in text
+
+
+def _abort_during_lock_wait(argv: list[str], root: Path) -> tuple[dict[str, Any], float, int]:
+    with Setup(root) as setup:
+        lock = Path(os.path.realpath(setup.auth)).with_name("auth.json.lock")
+        proc = setup.start(argv)
+        lock.mkdir()  # after set_model, which upstream answers only once it can read under the lock
+        try:
+            before = proc.mark()
+            proc.ok("prompt", timeout=30, message="hello")
+            time.sleep(1.0)
+            started = time.monotonic()
+            proc.ok("abort", timeout=30)
+            end: dict[str, Any] = proc.wait_for(
+                lambda r: isinstance(r, dict) and r.get("type") == "agent_end", timeout=30, start=before
+            )
+            waited = time.monotonic() - started
+        finally:
+            proc.close()
+            lock.rmdir()
+        return end["messages"][-1], waited, len(setup.token_requests())
+
+
+def test_abort_cancels_the_lock_wait(tmp_path: Path) -> None:
+    """``abort`` while the refresh waits for a foreign lock ends the run at once, aborted,
+    with no token request."""
+    message, waited, token_requests = _abort_during_lock_wait(OURS, tmp_path)
+    assert message["stopReason"] == "aborted"
+    assert waited < 5
+    assert token_requests == 0
+
+
+@needs_upstream
+def test_abort_during_lock_wait_as_upstream(tmp_path: Path) -> None:
+    assert UPSTREAM is not None
+    theirs, _, their_requests = _abort_during_lock_wait(UPSTREAM, tmp_path / "upstream")
+    ours, _, our_requests = _abort_during_lock_wait(OURS, tmp_path / "ours")
+    assert (ours["stopReason"], ours.get("errorMessage")) == (theirs["stopReason"], theirs.get("errorMessage"))
+    assert our_requests == their_requests == 0
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_print_mode_refreshes_and_writes_before_exit(tmp_path: Path, program: str) -> None:
+    """``pi -p`` with an expired credential: one token request, the answer printed, the rotated
+    token on disk when the process has exited."""
+    with Setup(tmp_path, delay_s=0.5) as setup:
+        done = subprocess.run(
+            [*_argv(program), "-p", "--no-session", "--model", "anthropic/claude-sonnet-4-5", "hello"],
+            env=setup.env,
+            cwd=setup.cwd,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.decode().strip() == "Hi."
+        assert len(setup.token_requests()) == 1
+        assert _stored(setup)["refresh"] == NEW["refresh_token"]
+        assert b"SENTINEL" not in done.stdout + done.stderr

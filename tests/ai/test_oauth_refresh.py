@@ -20,6 +20,7 @@ from pi_rpc.ai.auth.oauth import (
     OAuthError,
     expires_within,
     get_oauth_provider,
+    pending_credential_writes,
     resolve_stored_oauth,
 )
 from pi_rpc.ai.auth.oauth.base import OAuthAuth, OAuthProvider, atob, decode_jwt_payload, form_body
@@ -157,10 +158,17 @@ async def test_abort_after_refresh_started_does_not_cancel_it(tmp_path: Path) ->
     store, entry = _store(tmp_path, -1)
     controller = AbortController()
     counting = Counting(delay_s=0.5)
+    pending: list[int] = []
+
+    async def abort_later() -> None:
+        await _abort_after(controller, 0.2)
+        pending.append(pending_credential_writes())
+
     async with anyio.create_task_group() as tg:
-        tg.start_soon(lambda: _abort_after(controller, 0.2))
+        tg.start_soon(abort_later)
         result = await resolve_stored_oauth(store, counting.provider(), entry, signal=controller.signal)
     assert counting.finished and result is not None and result["access"] == "a2"
+    assert pending == [1] and pending_credential_writes() == 0
     assert json.loads(store.path.read_text())["anthropic"]["access"] == "a2"
 
 

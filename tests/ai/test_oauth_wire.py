@@ -147,6 +147,25 @@ def _copilot_claude(state: str) -> dict[str, Any]:
     return spec
 
 
+def _copilot_enterprise(state: str) -> dict[str, Any]:
+    """A GitHub Enterprise login: the exchange at ``api.<domain>``; a token without ``proxy-ep``
+    sends to ``copilot-api.<domain>``."""
+    spec = _copilot(state)
+    spec["auth"]["github-copilot"]["enterpriseUrl"] = "https://ghe.example.com/"
+    spec["auth"]["github-copilot"]["access"] = "tid=1;exp=1;sku=enterprise"
+    expires_at = _now() // 1000 + 1800
+    spec["expires_exact"] = expires_at * 1000 - 5 * 60 * 1000
+    models = {"data": [{"id": "gemini-3.8-flash", "model_picker_enabled": True}]}
+    spec["token_route"] = {
+        ("api.ghe.example.com", "/copilot_internal/v2/token"): json_reply(
+            {"token": "tid=3;exp=3;sku=enterprise", "expires_at": expires_at}
+        ),
+        ("copilot-api.ghe.example.com", "/models"): json_reply(models),
+        ("copilot-api.ghe.example.com", "/chat/completions"): Reply(completions_sse()),
+    }
+    return spec
+
+
 def _simple(provider: str, model: str, host: str, path: str, answer: dict[str, Any], **extra: Any) -> Any:
     def make(state: str) -> dict[str, Any]:
         stored = {"type": "oauth", "access": f"{provider}-access-old", "refresh": f"{provider}-refresh-old"}
@@ -170,6 +189,7 @@ PROVIDERS = {
     "openai-codex": _codex,
     "github-copilot": _copilot,
     "github-copilot/anthropic-messages": _copilot_claude,
+    "github-copilot/enterprise": _copilot_enterprise,
     "openai": _simple(
         "openai",
         "gpt-4.1",
@@ -202,6 +222,10 @@ PROVIDERS = {
     ),
     "meta": _simple(
         "meta", "muse-spark-1.1", "api.meta.ai", "/muse-code/key", {"api_key": "meta-key-new"}, expires=24 * HOUR_MS
+    ),
+    # A minted key that never expires: an expired one is "refreshed" unchanged, with no request.
+    "openrouter": _simple(
+        "openrouter", "~anthropic/claude-haiku-latest", "openrouter.ai", "/api/v1/auth/keys", {}, stored={"refresh": ""}
     ),
     "radius": _simple(
         "radius",
@@ -286,7 +310,10 @@ def test_anthropic_tool_names_both_ways_as_upstream(tmp_path: Path) -> None:
 
 
 @needs_upstream
-@pytest.mark.parametrize("provider", ["anthropic", "openai-codex", "github-copilot"])
+@pytest.mark.parametrize(
+    "provider",
+    [p for p in PROVIDERS if p not in ("openrouter", "github-copilot/anthropic-messages", "github-copilot/enterprise")],
+)
 def test_failing_refresh_as_upstream(tmp_path: Path, provider: str) -> None:
     """A refused refresh: upstream's error (up to its Node stack), no API request, no fallback
     to the provider's environment key, the stored credential kept."""
@@ -298,7 +325,15 @@ def test_failing_refresh_as_upstream(tmp_path: Path, provider: str) -> None:
             b'{"error":"invalid_grant","error_description":"refresh token revoked"}', 400, "application/json"
         )
         route = {key: refused for key in spec["token_route"]}
-        env = {"ANTHROPIC_API_KEY": "sk-ant-api-env", "COPILOT_GITHUB_TOKEN": "env-copilot", "OPENAI_API_KEY": "env-oa"}
+        env = {
+            "ANTHROPIC_API_KEY": "sk-ant-api-env",
+            "COPILOT_GITHUB_TOKEN": "env-copilot",
+            "OPENAI_API_KEY": "env-oa",
+            "XAI_API_KEY": "env-xai",
+            "KIMI_API_KEY": "env-kimi",
+            "META_API_KEY": "env-meta",
+            "RADIUS_API_KEY": "env-radius",
+        }
         runs.append(_run(argv, tmp_path / name, spec, token_route=route, env=env))
     theirs, ours = runs
     assert ours.token_requests == theirs.token_requests
@@ -389,3 +424,22 @@ def test_copilot_models_filtered_to_available_ids_as_upstream(tmp_path: Path) ->
             proc.close()
         listed.append(sorted(m["id"] for m in models if m["provider"] == "github-copilot"))
     assert listed[0] == listed[1] == ["claude-fable-5", "gemini-3.8-flash"]
+
+
+@needs_upstream
+def test_refresh_timeout_as_upstream(tmp_path: Path) -> None:
+    """A token endpoint slower than 15 s: the refresh is given up with upstream's error."""
+    assert UPSTREAM is not None
+    runs = []
+    for name, argv in (("upstream", UPSTREAM), ("ours", OURS)):
+        spec = _anthropic("expired")
+        slow = json_reply(
+            {"access_token": "sk-ant-oat01-late", "refresh_token": "rt-late", "expires_in": 60}, delay_s=17
+        )
+        runs.append(_run(argv, tmp_path / name, spec, token_route={("platform.claude.com", "/v1/oauth/token"): slow}))
+    theirs, ours = runs
+    assert ours.api_requests == theirs.api_requests == []
+    expected = str(theirs.outcome[-1]["errorMessage"]).split("; stack=")[0]
+    assert expected.endswith("details=TimeoutError: The operation was aborted due to timeout; code=23")
+    assert ours.outcome[-1]["errorMessage"] == expected
+    assert ours.auth_text == theirs.auth_text

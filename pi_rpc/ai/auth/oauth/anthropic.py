@@ -35,6 +35,8 @@ def _details(exc: BaseException) -> str:
     """``formatErrorDetails`` without the stack: ``<name>: <message>`` (+ ``cause=``)."""
     if isinstance(exc, FetchError):
         parts = [f"{exc.name}: {exc.message}"]
+        if exc.name == "TimeoutError":
+            parts.append("code=23")  # the DOMException's legacy code (TIMEOUT_ERR)
         if exc.cause:
             parts.append(f"cause=Error: {exc.cause}")
         return "; ".join(parts)
