@@ -27,6 +27,7 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
             "login:anthropic",
             "login:github-copilot",
             "login:kimi-coding",
+            "login:meta",
             "login:openai-codex",
             "login:xai",
         ]

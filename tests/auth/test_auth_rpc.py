@@ -99,7 +99,7 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
     assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
     assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
     assert by_id["openai-codex"]["loginMethods"] == ["oauth"]  # no API key login
-    assert by_id["meta"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
+    assert by_id["openrouter"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
     one = proc.ok("get_auth_status", provider="openai")
     assert [p["provider"] for p in one["providers"]] == ["openai"]
 
@@ -410,4 +410,43 @@ def test_github_copilot_device_flow_token_exchange_and_models(
     ]
     assert box.requests[3]["headers"]["authorization"] == f"Bearer {API_KEY}"
     assert json.loads(box.requests[5]["body"]) == {"state": "enabled"}
+    assert_no_secret(proc, tmp_path)
+
+
+def test_meta_device_code_then_key_mint(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+    device = {
+        "device_code": "M-D",
+        "user_code": "META-1",
+        "verification_uri": "https://auth.meta.com/device",
+        "verification_uri_complete": "https://auth.meta.com/device?code=META-1",
+        "interval": 1,
+        "expires_in": 60,
+    }
+    replies = [
+        _json(device),
+        _json({"error": "authorization_pending"}, 400),
+        _json({"access_token": REFRESH}),
+        _json({"api_key": ACCESS}),
+    ]
+    with Interceptor(tmp_path / "tls", ["auth.meta.com", "api.meta.ai"], replies) as box:
+        proc = _spawn(spawn_pi, box)
+        started = time.time()
+        cmd_id = proc.request("auth_login", provider="meta")
+        note = _ui_request(proc, "notify")
+        assert note["message"] == "Open https://auth.meta.com/device?code=META-1 and enter code: META-1"
+        response = proc.response(cmd_id, timeout=30)
+    assert response["success"] is True, response
+    stored = _stored(proc)["meta"]
+    assert (list(stored), stored["refresh"], stored["access"]) == (
+        ["type", "refresh", "access", "expires"],
+        REFRESH,
+        ACCESS,
+    )
+    assert abs(stored["expires"] - (started * 1000 + 86_400_000)) < 30_000
+    mint = box.requests[3]
+    assert (mint["host"], mint["path"], mint["headers"]["authorization"]) == (
+        "api.meta.ai",
+        "/muse-code/key",
+        f"Bearer {REFRESH}",
+    )
     assert_no_secret(proc, tmp_path)
