@@ -29,6 +29,7 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
             "login:kimi-coding",
             "login:meta",
             "login:openai-codex",
+            "login:openrouter",
             "login:xai",
         ]
 

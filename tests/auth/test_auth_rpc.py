@@ -99,7 +99,7 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
     assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
     assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
     assert by_id["openai-codex"]["loginMethods"] == ["oauth"]  # no API key login
-    assert by_id["openrouter"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
+    assert by_id["radius"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
     one = proc.ok("get_auth_status", provider="openai")
     assert [p["provider"] for p in one["providers"]] == ["openai"]
 
@@ -448,5 +448,33 @@ def test_meta_device_code_then_key_mint(spawn_pi: Callable[..., PiProcess], tmp_
         "api.meta.ai",
         "/muse-code/key",
         f"Bearer {REFRESH}",
+    )
+    assert_no_secret(proc, tmp_path)
+
+
+def test_openrouter_callback_exchanges_the_code_before_answering_the_page(
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+) -> None:
+    with Interceptor(tmp_path / "tls", ["openrouter.ai"], [_json({"key": API_KEY})]) as box:
+        proc = _spawn(spawn_pi, box)
+        cmd_id = proc.request("auth_login", provider="openrouter")
+        listening = _ui_request(proc, "notify")
+        assert listening["message"].startswith("Listening for OpenRouter OAuth callback on http://localhost:")
+        note = proc.wait_for(lambda r: "Open this URL to sign in" in str(r.get("message")), timeout=20)
+        url = re.search(r"https://openrouter\.ai/auth\?\S+", note["message"])
+        assert url is not None
+        params = {k: v[0] for k, v in parse_qs(urlsplit(url.group(0)).query).items()}
+        assert params["code_challenge_method"] == "S256"
+        callback = params["callback_url"].replace("localhost", "127.0.0.1")
+        with urllib.request.urlopen(f"{callback}?code={CODE}", timeout=20) as page:
+            assert b"Signed in to OpenRouter" in page.read()
+        response = proc.response(cmd_id, timeout=20)
+    assert response["success"] is True, response
+    assert _stored(proc)["openrouter"] == {"type": "oauth", "access": API_KEY, "refresh": "", "expires": 2**53 - 1}
+    body = json.loads(box.requests[0]["body"])
+    assert body["code"] == CODE and body["code_challenge_method"] == "S256"
+    assert (
+        base64.urlsafe_b64encode(hashlib.sha256(body["code_verifier"].encode()).digest()).rstrip(b"=").decode()
+        == (params["code_challenge"])
     )
     assert_no_secret(proc, tmp_path)

@@ -13,9 +13,9 @@ through ``redact``.
 Flows: ``anthropic`` (PKCE: browser with a localhost callback, or the copy-code page),
 ``openai-codex`` (PKCE browser with the localhost callback, or device code), ``github-copilot``
 (GitHub's device flow, then the Copilot token and models), ``xai``, ``kimi-coding`` and ``meta``
-(device code), and the API key login of every provider whose key is one value. Not yet: the
-account sign-ins of ``openai``, ``openrouter`` and ``radius`` (``login_methods`` does not offer
-them).
+(device code), ``openrouter`` (PKCE with a callback on an ephemeral port, a key minted), and
+the API key login of every provider whose key is one value. Not yet: the account sign-ins of
+``openai`` and ``radius`` (``login_methods`` does not offer them).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class LoginInteraction(Protocol):
         ...
 
 
-OAUTH_FLOWS = frozenset({"anthropic", "openai-codex", "github-copilot", "xai", "kimi-coding", "meta"})
+OAUTH_FLOWS = frozenset({"anthropic", "openai-codex", "github-copilot", "xai", "kimi-coding", "meta", "openrouter"})
 # API key logins that ask for more than one key (AWS, Vertex, Cloudflare): not offered.
 _CUSTOM_API_KEY_LOGINS = frozenset(
     {"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"}
@@ -94,6 +94,10 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
         from pi_rpc.ai.auth.login.github_copilot import login_github_copilot
 
         return await login_github_copilot(interaction)
+    if provider == "openrouter":
+        from pi_rpc.ai.auth.login.openrouter import login_openrouter
+
+        return await login_openrouter(interaction)
     if provider == "meta":
         from pi_rpc.ai.auth.login.meta import login_meta
 

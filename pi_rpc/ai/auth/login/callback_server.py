@@ -6,6 +6,7 @@ the code to the waiting flow. The browser -- or whoever requests the URL -- comp
 from __future__ import annotations
 
 import html
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,29 +23,46 @@ def _page(title: str, detail: str | None = None) -> bytes:
     return (body + "</body></html>").encode()
 
 
+Complete = Callable[[str], Awaitable[Any]]
+
+
 class CallbackServer:
-    """``await CallbackServer.start(...)``; ``redirect_uri``; ``await wait()`` gives the code
-    (None when ``cancel()``ed); ``aclose()`` stops it."""
+    """``await CallbackServer.start(...)``; ``redirect_uri``; ``await wait()`` gives the code, or
+    what ``complete(code)`` made of it before the page was answered (None when ``cancel()``ed);
+    ``aclose()`` stops it."""
 
     def __init__(
-        self, listener: anyio.abc.Listener[anyio.abc.SocketStream], provider_name: str, path: str, state: str | None
+        self,
+        listener: anyio.abc.Listener[anyio.abc.SocketStream],
+        provider_name: str,
+        path: str,
+        state: str | None,
+        complete: Complete | None = None,
     ) -> None:
+        self._complete = complete
         self._listener = listener
         self._name = provider_name
         self._path = path
         self._state = state
         self._done = anyio.Event()
-        self._result: tuple[str | None, str | None] = (None, None)  # (code, error)
+        self._result: tuple[Any, str | None] = (None, None)  # (code or completed value, error)
         self._claimed = False
+        self._pending_code = ""
         port = listener.extra(anyio.abc.SocketAttribute.local_port)
         self.redirect_uri = f"http://localhost:{port}{path}"
 
     @classmethod
     async def start(
-        cls, tg: anyio.abc.TaskGroup, provider_name: str, port: int, path: str, state: str | None
+        cls,
+        tg: anyio.abc.TaskGroup,
+        provider_name: str,
+        port: int,
+        path: str,
+        state: str | None,
+        complete: Complete | None = None,
     ) -> CallbackServer:
         listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
-        server = cls(listener, provider_name, path, state)
+        server = cls(listener, provider_name, path, state, complete)
         tg.start_soon(server._serve)
         return server
 
@@ -64,6 +82,8 @@ class CallbackServer:
             line = data.split(b"\r\n", 1)[0].decode("latin-1")
             parts = line.split()
             status, page = self._answer(parts[0] if parts else "", parts[1] if len(parts) > 1 else "/")
+            if status == 200 and self._complete is not None:
+                status, page = await self._run_complete()
             head = f"HTTP/1.1 {status} X\r\ncontent-type: text/html; charset=utf-8\r\ncache-control: no-store\r\n"
             await stream.send(
                 head.encode() + f"content-length: {len(page)}\r\nconnection: close\r\n\r\n".encode() + page
@@ -86,10 +106,25 @@ class CallbackServer:
         if not code:
             return 400, _page("Missing authorization code.")
         self._claimed = True
+        if self._complete is not None:
+            self._pending_code = code
+            return 200, b""  # answered by _run_complete
         self._finish(code, None)
         return 200, _page(f"Signed in to {self._name}. You may now close this page.")
 
-    def _finish(self, code: str | None, error: str | None) -> None:
+    async def _run_complete(self) -> tuple[int, bytes]:
+        """The flow's step that needs the code (a token exchange) before the page is answered,
+        so that the page says whether the sign-in worked (upstream's ``complete``)."""
+        assert self._complete is not None
+        try:
+            value = await self._complete(self._pending_code)
+        except LoginError as exc:
+            self._finish(None, str(exc))
+            return 502, _page(f"{self._name} sign-in failed.", str(exc))
+        self._finish(value, None)
+        return 200, _page(f"Signed in to {self._name}. You may now close this page.")
+
+    def _finish(self, code: Any, error: str | None) -> None:
         if not self._done.is_set():
             self._result = (code, error)
             self._done.set()
@@ -98,7 +133,7 @@ class CallbackServer:
         if not self._claimed:
             self._finish(None, None)
 
-    async def wait(self) -> str | None:
+    async def wait(self) -> Any:
         await self._done.wait()
         code, error = self._result
         if error:
@@ -112,10 +147,10 @@ class CallbackServer:
 
 async def wait_for_callback_or_manual(
     interaction: Any, callback: CallbackServer | None, message: str, placeholder: str
-) -> tuple[str, str]:
-    """(``"callback"``, code) when the browser reached the server first, else (``"manual"``,
+) -> tuple[str, Any]:
+    """(``"callback"``, the code or what ``complete`` made of it) when the browser reached the server first, else (``"manual"``,
     pasted text): the pasted-code prompt runs alongside and whichever ends first wins."""
-    result: list[tuple[str, str]] = []
+    result: list[tuple[str, Any]] = []
     failure: list[BaseException] = []
     async with anyio.create_task_group() as tg:
 
