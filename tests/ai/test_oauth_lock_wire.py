@@ -209,7 +209,9 @@ def test_rotated_token_written_before_exit(tmp_path: Path) -> None:
 def test_tokens_never_written_anywhere_else(tmp_path: Path, outcome: str) -> None:
     """Sentinel tokens (old and new) appear nowhere but auth.json: not on stdout (events,
     get_state, get_messages), not on stderr, not in the session files."""
-    answer = None if outcome == "refreshed" else Reply(b'{"error":"invalid_grant"}', 400, "application/json")
+    # A refusing endpoint that echoes the tokens (upstream would quote them in the error).
+    echo = b'{"error":"invalid_grant","refresh_token":"rt-SENTINEL-OLD","note":"sk-ant-oat01-SENTINEL-OLD"}'
+    answer = None if outcome == "refreshed" else Reply(echo, 400, "application/json")
     with Setup(tmp_path, answer=answer) as setup:
         proc = setup.start(OURS, session=True)
         try:

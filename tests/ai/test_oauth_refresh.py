@@ -208,3 +208,23 @@ def test_copilot_base_url_and_model_ids() -> None:
     fallback = {"data": [{"id": "c", "policy": {"state": "enabled"}}, {"id": "d"}]}
     assert available_model_ids(fallback, True) == ["c"]
     assert available_model_ids(fallback, False) == []
+
+
+async def test_failure_message_redacts_tokens(tmp_path: Path) -> None:
+    """A token endpoint that echoes tokens: the error keeps upstream's wording, the tokens are
+    ``[redacted]`` (the message reaches stdout and the session file)."""
+    store, entry = _store(tmp_path, -1)
+    entry = {**entry, "refresh": "rt-stored-secret"}
+    store.path.write_text(json.dumps({"anthropic": entry}))
+
+    async def echo(credential: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        body = '{"refresh_token": "rt-other", "access_token":"zzzz"}'
+        raise RuntimeError(f"HTTP 400; body={body}; sent rt-stored-secret; form refresh_token=abc&x=1")
+
+    provider = OAuthProvider("anthropic", "Test", True, echo, lambda c: OAuthAuth(c["access"]))
+    with pytest.raises(OAuthError) as caught:
+        await resolve_stored_oauth(store, provider, entry)
+    assert str(caught.value) == (
+        'OAuth refresh failed for anthropic: HTTP 400; body={"refresh_token": "[redacted]", '
+        '"access_token":"[redacted]"}; sent [redacted]; form refresh_token=[redacted]&x=1'
+    )

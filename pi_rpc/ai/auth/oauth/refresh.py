@@ -13,12 +13,15 @@
   which is what upstream's ``settleCredentialWrites`` guarantees before exit).
 - A failure raises ``OAuthError`` with upstream's ``ModelsError`` message
   (``OAuth refresh failed for <id>: <cause>``); the stored credential is kept and no other key
-  is tried.
+  is tried. Unlike upstream, token values in the message (the stored credential's own, and
+  token fields of an answer the cause quotes) are replaced by ``[redacted]``: the message
+  reaches stdout and the session file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.errors import PiError
@@ -40,10 +43,29 @@ class OAuthError(PiError):
     derivation failed) or ``"auth"`` (the credential store failed); the message is upstream's
     with the cause appended (``withCauseDetail``)."""
 
-    def __init__(self, code: str, message: str, cause: BaseException | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, cause: BaseException | None = None, secrets: Iterable[Any] = ()
+    ) -> None:
         detail = _cause_detail(cause)
-        super().__init__(f"{message}: {detail}" if detail and detail not in message else message)
+        text = f"{message}: {detail}" if detail and detail not in message else message
+        super().__init__(redact_tokens(text, secrets) if cause is not None else text)
         self.code = code
+
+
+REDACTED = "[redacted]"
+_TOKEN_FIELDS = "access_token|refresh_token|id_token|api_key|token|access|refresh"
+_JSON_TOKEN = re.compile(rf'("(?:{_TOKEN_FIELDS})"\s*:\s*)"(?:[^"\\]|\\.)*"')
+_FORM_TOKEN = re.compile(rf"((?:^|[?&\s;])(?:{_TOKEN_FIELDS})=)[^&\s;]+")
+
+
+def redact_tokens(text: str, secrets: Iterable[Any] = ()) -> str:
+    """``text`` without token values: each of ``secrets`` wherever it occurs, and the values of
+    token fields (JSON ``"access_token": "…"``, form ``refresh_token=…``)."""
+    for secret in secrets:
+        if isinstance(secret, str) and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    text = _JSON_TOKEN.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
+    return _FORM_TOKEN.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
 
 
 def _cause_detail(cause: BaseException | None) -> str:
@@ -103,7 +125,8 @@ async def refresh_stored_credential(
                 try:
                     refreshed = await provider.refresh(current, REFRESH_TIMEOUT_S)
                 except Exception as exc:  # noqa: BLE001 - every failure is upstream's ModelsError
-                    raise OAuthError("oauth", f"OAuth refresh failed for {provider.id}", exc) from None
+                    secrets = (current.get("access"), current.get("refresh"))
+                    raise OAuthError("oauth", f"OAuth refresh failed for {provider.id}", exc, secrets) from None
             return refreshed
         finally:
             _pending -= 1
