@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.ai.oauth_wire import anthropic_sse
 from tests.ai.stub_server import ReplayServer, Reply
 from tests.ai.tls_intercept import Interceptor
@@ -92,11 +90,6 @@ def test_no_secret_anywhere_after_login_prompt_refresh_and_export(tmp_path: Path
     assert _scan(proc, tmp_path) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the refresh error (pi_rpc/ai/auth/oauth, oauth-refresh's) quotes the token endpoint's body "
-    "verbatim, as upstream; it needs the login package's redact() (see the auth-cli report)",
-)
 def test_a_failing_refresh_does_not_quote_the_token(tmp_path: Path) -> None:
     """The token endpoint echoes the refresh token in its error body (upstream quotes it
     verbatim); the turn's errorMessage, the session file and stderr must not."""
