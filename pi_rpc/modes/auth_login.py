@@ -203,7 +203,13 @@ def run_auth_login(args: list[str]) -> int:
         _err(why or "")
         return 1
     if auth_type not in login_methods(provider):
-        _err(f"Failed to log in to {display_name(provider)}: pi_rpc cannot run this sign-in yet")
+        # openai (Sign in with ChatGPT) and radius: their refresh works, their sign-in is not here yet.
+        hint = (
+            f" (save an API key with: pi auth login {provider} --api-key)"
+            if "api_key" in login_methods(provider)
+            else ""
+        )
+        _err(f"Failed to log in to {display_name(provider)}: pi_rpc cannot run this sign-in yet{hint}")
         return 1
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.paths import agent_dir
