@@ -27,7 +27,6 @@ from pi_rpc.modes.acp.jsonrpc import (
     RpcError,
     invalid_params,
 )
-from pi_rpc.modes.acp.login import METHOD_PREFIX, authenticate_with_login, login_auth_methods
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -135,6 +134,8 @@ class AcpAgent:
         version = params.get("protocolVersion")
         if type(version) is not int or not 0 <= version <= 65535:
             raise invalid_params('"protocolVersion" must be an integer (ACP protocol version)')
+        from pi_rpc.modes.acp.login import login_auth_methods  # the provider table: at the handshake only
+
         capabilities = params.get("clientCapabilities")
         self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         return {
@@ -150,6 +151,8 @@ class AcpAgent:
         }
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        from pi_rpc.modes.acp.login import METHOD_PREFIX, authenticate_with_login, login_auth_methods
+
         method = _string(params, "methodId")
         if method in {m["id"] for m in login_auth_methods()}:
             # A provider sign-in (modes/acp/login.py): the flow runs here, the credential is saved.
