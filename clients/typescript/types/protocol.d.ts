@@ -25,6 +25,26 @@ export interface AbortRetryCommand {
   type: "abort_retry";
 }
 
+export interface AuthLoginCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "auth_login";
+  provider: string;
+  /** "oauth" (default when the provider has an account sign-in), "api_key", or a sign-in method id ("browser", "copy_code") that answers the method choice. */
+  method?: string;
+}
+
+export interface AuthLogoutCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "auth_logout";
+  provider: string;
+}
+
 export interface BashCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -132,6 +152,16 @@ export interface ForkCommand {
   type: "fork";
   entryId?: string;
   position?: "before" | "at";
+}
+
+export interface GetAuthStatusCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "get_auth_status";
+  /** Only this provider; left out: every known provider. */
+  provider?: string;
 }
 
 export interface GetAvailableModelsCommand {
@@ -436,7 +466,7 @@ export interface SwitchSessionCommand {
 }
 
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | ExtensionUiResponse;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | ExtensionUiResponse;
 
 export interface AgentEnd {
   /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
@@ -876,6 +906,26 @@ export interface AbortData {
   outcome: "aborted" | "idle";
 }
 
+export interface AuthLoginData {
+  provider: string;
+  /** what was stored (never the secret) */
+  authType: "oauth" | "api_key";
+  /** OAuth: the new token's expiry (epoch ms) */
+  expiresAt?: number;
+}
+
+export interface AuthLogoutData {
+  provider: string;
+  /** false when nothing was stored */
+  removed: boolean;
+  /** the removed entry's type */
+  authType?: "oauth" | "api_key";
+}
+
+export interface AuthStatusData {
+  providers: ProviderAuthStatus[];
+}
+
 export interface BashResult {
   output: string;
   /** absent when cancelled */
@@ -1051,6 +1101,22 @@ export interface ProtocolLimits {
   maxSessions: number;
 }
 
+export interface ProviderAuthStatus {
+  provider: string;
+  /** the provider's display name */
+  name: string;
+  /** null when nothing is configured */
+  authType: "oauth" | "api_key" | null;
+  /** expiring: an OAuth token within the 5-minute refresh window; error: a stored entry that cannot be used */
+  status: "ready" | "expiring" | "expired" | "missing" | "error";
+  /** OAuth: the token's expiry (epoch ms) */
+  expiresAt?: number;
+  /** where the credential comes from; absent when missing */
+  source?: "runtime" | "auth.json" | "models.json" | "environment" | "ambient";
+  /** what auth_login can run for it */
+  loginMethods: ("oauth" | "api_key")[];
+}
+
 export interface QueueData {
   disposition: "queued" | "handled";
 }
@@ -1176,6 +1242,9 @@ export interface ResponseDataByCommand {
   navigate_tree: NavigateTreeData;
   open_session: OpenSessionData;
   list_open_sessions: OpenSessionsData;
+  get_auth_status: AuthStatusData;
+  auth_login: AuthLoginData;
+  auth_logout: AuthLogoutData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */

@@ -1,5 +1,5 @@
 """The session-management commands beyond upstream (``list_sessions``, ``rename_session``,
-``delete_session``, ``navigate_tree``, ``set_label``), as a mixin of ``RuntimeBackend``:
+``delete_session``, ``navigate_tree``, ``set_label``), a collaborator of ``RuntimeBackend``:
 thin adapters from the validated command to ``AgentSession`` (``runtime.session_catalog``,
 ``runtime.navigation``). Values the schema cannot express are checked here with the same
 ``Invalid command`` wording as the validator's."""
@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 
 class CatalogCommands:
-    if TYPE_CHECKING:
-        session: AgentSession
+    """The session-catalog commands of one session."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
 
     async def cmd_list_sessions(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         limit = cmd.get("limit")

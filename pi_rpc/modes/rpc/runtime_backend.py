@@ -11,6 +11,7 @@ import anyio
 import orjson
 
 from pi_rpc.errors import CommandError
+from pi_rpc.modes.rpc.auth_commands import AuthCommands
 from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
@@ -28,6 +29,16 @@ if TYPE_CHECKING:
 WARM_UP_AFTER_S = 0.05
 
 
+def _command_method(name: str, *owners: object) -> Any:
+    """The ``cmd_<name>`` method of the first owner that has one (the backend, then its
+    collaborators)."""
+    for owner in owners:
+        method = getattr(owner, f"cmd_{name}", None)
+        if method is not None:
+            return method
+    raise AttributeError(f"no handler for command {name!r}")
+
+
 def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The command's (validated) images, each with ``type:"image"``: ``type`` is optional on
     the wire (``ImageContent``), and a queued message's images are found by that type."""
@@ -35,9 +46,14 @@ def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [image if "type" in image else {"type": "image", **image} for image in images] if images else None
 
 
-class RuntimeBackend(CatalogCommands):
+class RuntimeBackend:
+    """One session's command handlers over the runtime: its own ``cmd_*`` methods, plus the
+    session-catalog and credential commands of its collaborators."""
+
     def __init__(self, session: AgentSession, initial_name: str | None = None) -> None:
         self.session = session
+        self.catalog = CatalogCommands(session)
+        self.auth = AuthCommands(session, self._login_ui)
         self._initial_name = initial_name
         self._unsubscribe: Any = None
         self._ui: Any = None  # RpcExtensionUI once extensions are bound
@@ -126,13 +142,17 @@ class RuntimeBackend(CatalogCommands):
         binding = ModeBinding(mode="rpc", ui=self._ui, on_error=on_error, shutdown=self._request_shutdown)  # type: ignore[arg-type]
         await self.session.start_extensions(binding)  # StartupError: the server reports it
 
-    def _notify(self, message: str, kind: str | None) -> None:
-        """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
+    def _login_ui(self) -> Any:
+        """The extension UI channel (made on first use when no extension bound it)."""
         if self._ui is None:
             from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
 
             self._ui = RpcExtensionUI(self.server.events.send_direct)
-        self._ui.notify(message, kind)
+        return self._ui
+
+    def _notify(self, message: str, kind: str | None) -> None:
+        """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
+        self._login_ui().notify(message, kind)
 
     # ------------------------------------------------------------------ ctx.shutdown()
 
@@ -172,7 +192,7 @@ class RuntimeBackend(CatalogCommands):
         responses (see ``pi_rpc.errors``): a ``CommandError`` reaches the dispatcher as is, a
         ``SessionError`` from the store (a session that is locked, invalid, not found, an
         entry that is not there) is answered with its own text, like upstream's."""
-        method = getattr(self, f"cmd_{name}")
+        method = _command_method(name, self, self.catalog, self.auth)
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1
@@ -230,7 +250,9 @@ class RuntimeBackend(CatalogCommands):
 
     async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         # Beyond upstream (which answers no data; its clients ignore data): what the abort met.
-        return {"outcome": "aborted" if await self.session.abort() else "idle"}
+        # A running auth_login is cancelled too.
+        cancelled_login = self.auth.cancel_login()
+        return {"outcome": "aborted" if await self.session.abort() or cancelled_login else "idle"}
 
     async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.clear_queue()

@@ -59,6 +59,9 @@ _FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
         ("noSession", bool, False),
     ),
     "close_session": (("handle", str, True),),
+    "get_auth_status": (("provider", str, False),),
+    "auth_login": (("provider", str, True), ("method", str, False)),
+    "auth_logout": (("provider", str, True),),
 }
 _DEEP_FIELDS = ("images",)
 # Commands whose ``handle`` field is their own (validated by their spec), not the address.

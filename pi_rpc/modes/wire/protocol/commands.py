@@ -264,6 +264,26 @@ class ListOpenSessionsCommand(CommandBase):
     type: Literal["list_open_sessions"]
 
 
+class GetAuthStatusCommand(CommandBase):
+    type: Literal["get_auth_status"]
+    provider: str | None = Field(default=None, description="Only this provider; left out: every known provider.")
+
+
+class AuthLoginCommand(CommandBase):
+    type: Literal["auth_login"]
+    provider: str
+    method: str | None = Field(
+        default=None,
+        description='"oauth" (default when the provider has an account sign-in), "api_key", or a sign-in '
+        'method id ("browser", "copy_code") that answers the method choice.',
+    )
+
+
+class AuthLogoutCommand(CommandBase):
+    type: Literal["auth_logout"]
+    provider: str
+
+
 class ExtensionUiResponse(CommandBase):
     """Answer to an ``extension_ui_request`` dialog; never gets a response."""
 
@@ -321,6 +341,9 @@ BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "open_session": OpenSessionCommand,
     "close_session": CloseSessionCommand,
     "list_open_sessions": ListOpenSessionsCommand,
+    "get_auth_status": GetAuthStatusCommand,
+    "auth_login": AuthLoginCommand,
+    "auth_logout": AuthLogoutCommand,
 }
 
 # Every command this implementation accepts (validation, schema).

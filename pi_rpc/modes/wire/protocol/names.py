@@ -56,6 +56,10 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "open_session",
     "close_session",
     "list_open_sessions",
+    # Credentials: login from an editor (README "Credentials").
+    "get_auth_status",
+    "auth_login",
+    "auth_logout",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the
