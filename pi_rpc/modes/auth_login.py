@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from pi_rpc.ai.auth.login import CANCELLED, LoginError, login, login_methods
+from pi_rpc.ai.auth.login import CANCELLED, LoginError, login
 from pi_rpc.ai.auth.login.providers import PROVIDERS, display_name, login_providers
 
 USAGE = "pi auth login <provider> [--api-key] [--no-browser]"
@@ -171,6 +171,11 @@ class TerminalInteraction:
             if self.browser:
                 _open(str(event["verificationUri"]))
             _out("Waiting for authentication...")
+        elif kind == "info":
+            _out(str(event.get("message", "")))
+            for link in event.get("links") or []:
+                label = f"{link['label']}: " if link.get("label") else ""
+                _out(f"  {label}{link['url']}")
         else:
             _out(str(event.get("message", "")))
 
@@ -201,15 +206,6 @@ def run_auth_login(args: list[str]) -> int:
     auth_type, why = select_auth_type(provider, api_key)
     if auth_type is None:
         _err(why or "")
-        return 1
-    if auth_type not in login_methods(provider):
-        # openai (Sign in with ChatGPT) and radius: their refresh works, their sign-in is not here yet.
-        hint = (
-            f" (save an API key with: pi auth login {provider} --api-key)"
-            if "api_key" in login_methods(provider)
-            else ""
-        )
-        _err(f"Failed to log in to {display_name(provider)}: pi_rpc cannot run this sign-in yet{hint}")
         return 1
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.paths import agent_dir

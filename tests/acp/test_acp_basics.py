@@ -28,8 +28,10 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
             "login:github-copilot",
             "login:kimi-coding",
             "login:meta",
+            "login:openai",
             "login:openai-codex",
             "login:openrouter",
+            "login:radius",
             "login:xai",
         ]
 

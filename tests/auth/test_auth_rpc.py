@@ -99,7 +99,8 @@ def test_status_and_logout(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -
     assert (by_id["cerebras"]["status"], by_id["cerebras"]["source"]) == ("ready", "environment")
     assert (by_id["deepseek"]["status"], by_id["deepseek"]["authType"]) == ("missing", None)
     assert by_id["openai-codex"]["loginMethods"] == ["oauth"]  # no API key login
-    assert by_id["radius"]["loginMethods"] == ["api_key"]  # its sign-in: not yet
+    assert by_id["radius"]["loginMethods"] == ["oauth", "api_key"]
+    assert by_id["amazon-bedrock"]["loginMethods"] == ["api_key"]  # its several questions
     one = proc.ok("get_auth_status", provider="openai")
     assert [p["provider"] for p in one["providers"]] == ["openai"]
 

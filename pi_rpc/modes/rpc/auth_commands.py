@@ -55,6 +55,11 @@ class RpcLoginInteraction:
             self.ui.notify(text, "info")
         elif kind == "device_code":
             self.ui.notify(f"Open {event['verificationUri']} and enter code: {event['userCode']}", "info")
+        elif kind == "info" and event.get("links"):
+            lines = [str(event.get("message", ""))]
+            for link in event["links"]:
+                lines.append(f"{link['label']}: {link['url']}" if link.get("label") else str(link["url"]))
+            self.ui.notify("\n".join(lines), "info")
         else:
             self.ui.notify(str(event.get("message", "")), "info")
 

@@ -13,9 +13,11 @@ through ``redact``.
 Flows: ``anthropic`` (PKCE: browser with a localhost callback, or the copy-code page),
 ``openai-codex`` (PKCE browser with the localhost callback, or device code), ``github-copilot``
 (GitHub's device flow, then the Copilot token and models), ``xai``, ``kimi-coding`` and ``meta``
-(device code), ``openrouter`` (PKCE with a callback on an ephemeral port, a key minted), and
-the API key login of every provider whose key is one value. Not yet: the account sign-ins of
-``openai`` and ``radius`` (``login_methods`` does not offer them).
+(device code), ``openrouter`` (PKCE with a callback on an ephemeral port, a key minted),
+``openai`` (Sign in with ChatGPT: a dynamically registered client, the installation's
+``deviceId`` from the global settings), ``radius`` (gateway discovery; browser or device code),
+the API key login of every provider whose key is one value, and the several questions of
+Bedrock, Vertex and Cloudflare (``api_key``).
 """
 
 from __future__ import annotations
@@ -48,10 +50,8 @@ class LoginInteraction(Protocol):
         ...
 
 
-OAUTH_FLOWS = frozenset({"anthropic", "openai-codex", "github-copilot", "xai", "kimi-coding", "meta", "openrouter"})
-# API key logins that ask for more than one key (AWS, Vertex, Cloudflare): not offered.
-_CUSTOM_API_KEY_LOGINS = frozenset(
-    {"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"}
+OAUTH_FLOWS = frozenset(
+    {"anthropic", "openai-codex", "openai", "github-copilot", "xai", "kimi-coding", "meta", "openrouter", "radius"}
 )
 
 
@@ -63,19 +63,22 @@ def login_methods(provider: str) -> list[str]:
     methods: list[str] = []
     if info is not None and info.oauth_name and provider in OAUTH_FLOWS:
         methods.append("oauth")
-    if info is not None and info.api_key_name and provider not in _CUSTOM_API_KEY_LOGINS:
+    if info is not None and info.api_key_name:
         methods.append("api_key")
     return methods
 
 
 async def obtain_credential(provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, Any]:
     """Run the flow and return the credential to store (not yet stored)."""
+    from pi_rpc.ai.auth.login.api_key import MULTI_VALUE_PROVIDERS, login_multi_value_api_key
     from pi_rpc.ai.auth.login.providers import provider_auth
 
     info = provider_auth(provider)
     if auth_type == "api_key":
-        if info is None or not info.api_key_name or provider in _CUSTOM_API_KEY_LOGINS:
+        if info is None or not info.api_key_name:
             raise LoginError(f"pi_rpc has no API key login for {provider}")
+        if provider in MULTI_VALUE_PROVIDERS:
+            return await login_multi_value_api_key(provider, interaction)
         key = await interaction.prompt({"type": "secret", "message": f"Enter {info.api_key_name}"})
         return {"type": "api_key", "key": key}
     if provider == "anthropic":
@@ -106,6 +109,14 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
         from pi_rpc.ai.auth.login.kimi_coding import login_kimi_coding
 
         return await login_kimi_coding(interaction)
+    if provider == "openai":
+        from pi_rpc.ai.auth.login.openai_chatgpt import login_openai_chatgpt
+
+        return await login_openai_chatgpt(interaction)
+    if provider == "radius":
+        from pi_rpc.ai.auth.login.radius import login_radius
+
+        return await login_radius(interaction)
     raise LoginError(f"pi_rpc cannot sign in to {provider} with an account yet")
 
 

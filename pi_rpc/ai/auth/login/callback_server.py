@@ -24,6 +24,9 @@ def _page(title: str, detail: str | None = None) -> bytes:
 
 
 Complete = Callable[[str], Awaitable[Any]]
+# A flow's own check of the callback's query (OpenAI's issued client id): an error text answers
+# 400 with it and the server keeps waiting, as upstream's per-flow servers do.
+Check = Callable[[dict[str, str]], "str | None"]
 
 
 class CallbackServer:
@@ -38,8 +41,11 @@ class CallbackServer:
         path: str,
         state: str | None,
         complete: Complete | None = None,
+        check: Check | None = None,
     ) -> None:
         self._complete = complete
+        self._check = check
+        self.query: dict[str, str] = {}  # the accepted callback's query (a flow may need more than the code)
         self._listener = listener
         self._name = provider_name
         self._path = path
@@ -60,9 +66,12 @@ class CallbackServer:
         path: str,
         state: str | None,
         complete: Complete | None = None,
+        *,
+        host: str = "127.0.0.1",
+        check: Check | None = None,
     ) -> CallbackServer:
-        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
-        server = cls(listener, provider_name, path, state, complete)
+        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
+        server = cls(listener, provider_name, path, state, complete, check)
         tg.start_soon(server._serve)
         return server
 
@@ -105,6 +114,10 @@ class CallbackServer:
         code = query.get("code")
         if not code:
             return 400, _page("Missing authorization code.")
+        problem = self._check(query) if self._check is not None else None
+        if problem is not None:
+            return 400, _page(problem)
+        self.query = query
         self._claimed = True
         if self._complete is not None:
             self._pending_code = code
