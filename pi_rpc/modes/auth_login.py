@@ -226,4 +226,12 @@ def run_auth_login(args: list[str]) -> int:
         else f"Saved API key for {display_name(provider)}"
     )
     _out(f"{what}. Credentials saved to {registry.auth_json_path}")
+    if provider == "radius":
+        from pi_rpc.mcp.radius import configure_radius_mcp_server
+
+        message, failure = configure_radius_mcp_server(provider, display_name(provider), agent_dir(), os.getcwd())
+        if message:
+            _out(message)
+        if failure:
+            _err(failure)
     return 0
