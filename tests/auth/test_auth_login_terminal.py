@@ -167,13 +167,3 @@ def test_api_key_login_same_as_upstream(tmp_path: Path) -> None:
     theirs = _api_key_login(up, tmp_path / "up")
     assert (ours[0], ours[2]) == (theirs[0], theirs[2])
     assert "Saved API key for Groq. Credentials saved to <root>/agent/auth.json" in theirs[1]
-
-
-def test_a_sign_in_pi_rpc_does_not_run_yet_says_so(tmp_path: Path) -> None:
-    term = Terminal([*OURS, "auth", "login", "openai"], isolated_env(tmp_path), tmp_path)
-    code = term.finish()
-    assert code == 1
-    assert term.output.decode().strip() == (
-        "Failed to log in to OpenAI: pi_rpc cannot run this sign-in yet "
-        "(save an API key with: pi auth login openai --api-key)"
-    )
