@@ -329,6 +329,7 @@ def _chatgpt_terminal(
         )
         code = term.finish()
     text = term.output.decode(errors="replace").replace(str(root), "<root>")
+    assert ACCESS not in text and REFRESH not in text
     form = {k: v[0] for k, v in parse_qs(box.requests[0]["body"]).items()}
     stored = json.loads((root / "agent" / "auth.json").read_text())["openai"]
     settings = json.loads((root / "agent" / "settings.json").read_text())
@@ -383,6 +384,7 @@ def _radius_terminal(argv: list[str], root: Path) -> tuple[int, str, list[tuple[
         term.expect("Open https://radius.pi.dev/device and enter code: RAD-2")
         code = term.finish()
     text = term.output.decode(errors="replace").replace(str(root), "<root>")
+    assert ACCESS not in text and REFRESH not in text
     paths = [(r["method"], r["path"]) for r in box.requests if r["path"].startswith("/v1/oauth")]
     return code, text, paths, (root / "agent" / "mcp.json").read_bytes()
 
