@@ -421,7 +421,8 @@ class Settings:
         import tempfile
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        # upstream's SettingsManager writes JSON.stringify(settings, null, 2): no trailing newline
+        text = json.dumps(data, indent=2, ensure_ascii=False)
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=str(self.path.parent))
         try:
             with os.fdopen(fd, "wb") as fh:

@@ -358,6 +358,8 @@ def test_chatgpt_terminal_sign_in_same_as_upstream(tmp_path: Path) -> None:
     assert list(ours[5]) == list(theirs[5]) == ["deviceId"]
     for side in (ours, theirs):
         assert side[2]["ext_agent_host_id"] == f"urn:uuid:{side[5]['deviceId']}"
+    written = [(root / "agent" / "settings.json").read_text() for root in (tmp_path / "ours", tmp_path / "up")]
+    assert written[0].replace(ours[5]["deviceId"], "<id>") == written[1].replace(theirs[5]["deviceId"], "<id>")
     for line in ("Logged in to OpenAI. Credentials saved to <root>/agent/auth.json",):
         assert line in ours[1] and line in theirs[1]
 
@@ -418,3 +420,16 @@ def test_radius_terminal_login_keeps_a_server_already_using_it(tmp_path: Path) -
         "mcpServers": {"radius": {"url": "https://radius.pi.dev/mcp/", "auth": {"provider": "radius"}}}
     }
     assert written.startswith(b'{\n    "mcpServers"')  # the file's indentation kept
+
+
+def test_device_id_kept_created_and_never_written_over_a_broken_settings_file(tmp_path: Path) -> None:
+    from pi_rpc.ai.auth.login.openai_chatgpt import get_or_create_device_id
+
+    created = get_or_create_device_id(tmp_path)
+    assert json.loads((tmp_path / "settings.json").read_text()) == {"deviceId": created}
+    assert get_or_create_device_id(tmp_path) == created
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "settings.json").write_text("{ not json")
+    assert uuid.UUID(get_or_create_device_id(broken)).version == 4
+    assert (broken / "settings.json").read_text() == "{ not json"

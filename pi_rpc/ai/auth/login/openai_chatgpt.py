@@ -42,19 +42,31 @@ EXCHANGE_TIMEOUT_S = 60.0
 
 
 def get_or_create_device_id(agent_dir: Path | None = None) -> str:
-    """The global settings' ``deviceId``, written there (a new UUID v4) when missing."""
+    """The global settings' ``deviceId``, written there (a new UUID v4) when missing. A
+    settings file that cannot be read as a JSON object is left alone and the new id is used for
+    this login only, as upstream's ``save`` skips a file it failed to load."""
+    import json
+
     from pi_rpc.config import paths
-    from pi_rpc.config.settings import Settings, read_json_object
+    from pi_rpc.config.settings import Settings
 
     agent = agent_dir if agent_dir is not None else paths.agent_dir()
-    data = read_json_object(paths.settings_path(agent), None)
+    path = paths.settings_path(agent)
+    data: Any = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+    device_id = str(uuid.uuid4())
+    if not isinstance(data, dict):
+        return device_id
     existing = data.get("deviceId")
     if existing:
         return str(existing)
     settings = Settings(
         agent_dir=agent, cwd=Path.cwd(), global_data=data, project_data={}, project_trusted=False, warn=None
     )
-    device_id = str(uuid.uuid4())
     settings.set_global("deviceId", device_id)
     return device_id
 
