@@ -13,6 +13,7 @@ import pytest
 
 from tests.ai.stub_server import Reply
 from tests.ai.tls_intercept import Interceptor
+from tests.auth.fixed_ports import holding_port
 
 pytestmark = pytest.mark.anyio
 
@@ -63,7 +64,8 @@ async def test_authenticate_with_an_account_sign_in(acp_agent, tmp_path: Path, p
     host, replies, fields = CASES[provider]
     script = tmp_path / "browser.py"
     script.write_text(BROWSER_SCRIPT)
-    with Interceptor(tmp_path / "tls", [host], replies) as box:
+    port = 1455 if provider == "openai" else 1456
+    with holding_port(port), Interceptor(tmp_path / "tls", [host], replies) as box:
         env = {**box.proxy_env(), "BROWSER": f"{sys.executable} {script} %s"}
         async with acp_agent(faux=False, env=env) as run:
             init = await run.initialize()

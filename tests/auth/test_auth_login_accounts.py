@@ -11,7 +11,7 @@ import re
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -20,6 +20,7 @@ import pytest
 
 from tests.ai.stub_server import Reply
 from tests.ai.tls_intercept import Interceptor
+from tests.auth.fixed_ports import holding_port
 from tests.auth.test_auth_login_terminal import Terminal
 from tests.auth.test_auth_rpc import (
     ACCESS,
@@ -44,6 +45,18 @@ CHATGPT_TOKENS = {
 ISSUED_CLIENT = "app_issued_42"
 
 
+@pytest.fixture
+def port_1455() -> Iterator[None]:
+    with holding_port(1455):
+        yield
+
+
+@pytest.fixture
+def port_1456() -> Iterator[None]:
+    with holding_port(1456):
+        yield
+
+
 def _url_in(note: dict[str, Any], prefix: str) -> dict[str, str]:
     found = re.search(re.escape(prefix) + r"\?\S+", note["message"])
     assert found is not None, note
@@ -62,7 +75,7 @@ def _note(proc: PiProcess, text: str) -> dict[str, Any]:
 
 
 def test_openai_chatgpt_sign_in_writes_the_device_id_and_stores_the_issued_client(
-    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path, port_1455: None
 ) -> None:
     agent = tmp_path / "agent"
     agent.mkdir(parents=True, exist_ok=True)
@@ -115,7 +128,9 @@ def test_openai_chatgpt_sign_in_writes_the_device_id_and_stores_the_issued_clien
     assert_no_secret(proc, tmp_path)
 
 
-def test_openai_pasted_url_must_be_the_callback(spawn_pi: Callable[..., PiProcess], tmp_path: Path) -> None:
+def test_openai_pasted_url_must_be_the_callback(
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path, port_1455: None
+) -> None:
     proc = spawn_pi("--no-session", faux=False)
     cmd_id = proc.request("auth_login", provider="openai")
     request = _ui_request(proc, "input")
@@ -128,7 +143,7 @@ def test_openai_pasted_url_must_be_the_callback(spawn_pi: Callable[..., PiProces
 
 
 def test_openai_chatgpt_answer_without_the_direct_scope_is_refused(
-    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path, port_1455: None
 ) -> None:
     narrow = {**CHATGPT_TOKENS, "scope": "openid"}
     with Interceptor(tmp_path / "tls", ["auth.openai.com"], [_json(narrow)]) as box:
@@ -152,7 +167,7 @@ RADIUS_TOKENS = {"access_token": ACCESS, "refresh_token": REFRESH, "expires_in":
 
 
 def test_radius_browser_sign_in_discovers_the_authorize_endpoint(
-    spawn_pi: Callable[..., PiProcess], tmp_path: Path
+    spawn_pi: Callable[..., PiProcess], tmp_path: Path, port_1456: None
 ) -> None:
     discovery = _json({"authorizationEndpoint": "https://radius.pi.dev/oauth/authorize"})
     with Interceptor(tmp_path / "tls", ["radius.pi.dev"], [discovery, _json(RADIUS_TOKENS)]) as box:
@@ -337,7 +352,7 @@ def _chatgpt_terminal(
 
 
 @pytest.mark.skipif(upstream_argv() is None, reason="upstream pi 1.6 is not installed")
-def test_chatgpt_terminal_sign_in_same_as_upstream(tmp_path: Path) -> None:
+def test_chatgpt_terminal_sign_in_same_as_upstream(tmp_path: Path, port_1455: None) -> None:
     up = upstream_argv()
     assert up is not None
     ours = _chatgpt_terminal(OURS, tmp_path / "ours")
