@@ -448,3 +448,40 @@ def test_device_id_kept_created_and_never_written_over_a_broken_settings_file(tm
     (broken / "settings.json").write_text("{ not json")
     assert uuid.UUID(get_or_create_device_id(broken)).version == 4
     assert (broken / "settings.json").read_text() == "{ not json"
+
+
+def _bedrock_terminal(argv: list[str], root: Path) -> tuple[int, str, bytes]:
+    term = Terminal([*argv, "auth", "login", "amazon-bedrock"], isolated_env(root, faux=False), root)
+    term.expect("Select 1-3: ")
+    term.send("2")
+    term.expect("Enter AWS profile name: ")
+    term.send("work")
+    code = term.finish()
+    text = term.output.decode(errors="replace").replace(str(root), "<root>")
+    return code, text, (root / "agent" / "auth.json").read_bytes()
+
+
+def test_bedrock_terminal_login_asks_upstreams_questions(tmp_path: Path) -> None:
+    code, text, stored = _bedrock_terminal(OURS, tmp_path)
+    assert code == 0, text
+    assert "Select Amazon Bedrock authentication method:\r\n  1. Bearer token\r\n  2. AWS profile" in text
+    assert "  AWS credential provider chain: https://docs.aws.amazon.com/sdkref/" in text
+    assert "Saved API key for Amazon Bedrock. Credentials saved to <root>/agent/auth.json" in text
+    assert json.loads(stored) == {"amazon-bedrock": {"type": "api_key", "env": {"AWS_PROFILE": "work"}}}
+
+
+@pytest.mark.skipif(upstream_argv() is None, reason="upstream pi 1.6 is not installed")
+def test_bedrock_terminal_login_same_as_upstream(tmp_path: Path) -> None:
+    up = upstream_argv()
+    assert up is not None
+    ours = _bedrock_terminal(OURS, tmp_path / "ours")
+    theirs = _bedrock_terminal(up, tmp_path / "up")
+    assert (ours[0], ours[2]) == (theirs[0], theirs[2])
+
+    def lines(text: str) -> list[str]:
+        # the typed answers' echo is the line editor's (upstream's readline redraws with escapes)
+        plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text).replace("\r", "")
+        prompts = ("Select 1-3:", "Enter AWS profile name:")
+        return [line for line in plain.split("\n") if line.strip() and not line.startswith(prompts)]
+
+    assert lines(ours[1]) == lines(theirs[1])
