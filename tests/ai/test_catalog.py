@@ -159,7 +159,12 @@ def test_lazy_index_reads_the_same_as_parsing_the_whole_file() -> None:
     for model_id, providers in by_id.items():
         assert catalog.providers_with_id(model_id.upper()) == providers
     assert catalog.providers_with_id("no-such-model") == []
-    assert catalog.providers_with_id("modèle") is None
+    assert catalog.providers_with_id("modèle") == []
+    # The labels line: each provider's (id, name) pairs, as its models have them.
+    labels = catalog.builtin_labels()
+    assert labels is not None and list(labels) == list(whole["providers"])
+    for provider, models in whole["providers"].items():
+        assert [tuple(pair) for pair in labels[provider]] == [(m["id"], m.get("name")) for m in models]
 
 
 def test_whole_catalogue_covers_every_api_upstream_lists() -> None:
@@ -202,8 +207,9 @@ def test_registry_composes_only_the_providers_it_is_asked_for(tmp_path: Path) ->
 
 
 def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_path: Path) -> None:
-    """``resolve`` looks at the named provider and the providers with that id first; the answer
-    must be the one a search through every model gives."""
+    """``resolve`` looks at the named provider and the providers with that id first, and matches
+    fuzzy text against the catalogue's labels; the answer must be the one a search through every
+    model gives."""
     env = {"OPENROUTER_API_KEY": "k", "AI_GATEWAY_API_KEY": "k"}
     models_json = {
         "providers": {
@@ -212,7 +218,9 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
                 "api": "openai-completions",
                 "apiKey": "k",
                 "models": [{"id": "gpt-6.2-sol"}, {"id": "anthropic/claude-fable-5"}],
-            }
+            },
+            # A renamed built-in model: fuzzy text must see the new name, not the label.
+            "groq": {"modelOverrides": {"openai/gpt-oss-120b": {"name": "Zebra Special"}}},
         }
     }
     full = _registry(tmp_path, env, models_json=models_json)
@@ -232,9 +240,19 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
         "glm-5.3",
         "nope/nothing",
         "  kimi-k3  ",
+        "opus:high",
+        "kimi",
+        "FABLE",
+        "zebra",
+        "GPT OSS 120B",
+        "fable:high:bad",
+        ":high",
+        "openai/gp",
+        "sol:minimal",
+        "no-such-model-at-all",
     ]
     for m in everything[::97]:
-        patterns += [f"{m['provider']}/{m['id']}", m["id"]]
+        patterns += [f"{m['provider']}/{m['id']}", m["id"], m["id"][1:-1], (m.get("name") or "x")[2:9].upper()]
     for pattern in patterns:
         for provider in (None, "openrouter"):
             fresh = _registry(tmp_path, env, models_json=models_json)

@@ -43,7 +43,13 @@ import orjson
 
 from pi_rpc.ai.auth.store import AuthStore, resolve_stored_key
 from pi_rpc.ai.jsjson import loads as js_loads
-from pi_rpc.ai.models.catalog import builtin_models, builtin_providers, builtin_providers_with_models, providers_with_id
+from pi_rpc.ai.models.catalog import (
+    builtin_labels,
+    builtin_models,
+    builtin_providers,
+    builtin_providers_with_models,
+    providers_with_id,
+)
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
 from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
@@ -657,7 +663,40 @@ class ModelRegistry:
             )
             if found is not None:
                 return found
+            labelled = self._resolve_on_labels(pattern, provider, fuzzy)
+            if labelled is not None:
+                return labelled
         return resolve_model_reference(pattern, _plain(self._models), self.has_auth, provider=provider, fuzzy=fuzzy)
+
+    def _resolve_on_labels(self, pattern: str, provider: str | None, fuzzy: bool) -> dict[str, Any] | None:
+        """``resolve_model_reference`` over every model, where the built-in providers not yet
+        composed stand as their catalogue labels (provider, id, name: all the matcher reads)
+        and the models it answers with are then composed: the same answer without parsing the
+        whole catalogue. None when the catalogue has no labels."""
+        labels = builtin_labels()
+        if labels is None:
+            return None
+        pool: list[dict[str, Any]] = []
+        origin: dict[int, tuple[str, int]] = {}
+        for p in self._order:
+            if p in self._composed or p not in labels:
+                pool.extend(_plain(self._provider_models(p)))
+                continue
+            for i, (model_id, name) in enumerate(labels[p]):
+                light = {"provider": p, "id": model_id, "name": name}
+                origin[id(light)] = (p, i)
+                pool.append(light)
+        found = resolve_model_reference(pattern, pool, self.has_auth, provider=provider, fuzzy=fuzzy)
+
+        def full(m: dict[str, Any]) -> dict[str, Any]:
+            at = origin.get(id(m))
+            return m if at is None else _plain(self._provider_models(at[0]))[at[1]]
+
+        if "model" in found:
+            found["model"] = full(found["model"])
+        if "candidates" in found:
+            found["candidates"] = [full(m) for m in found["candidates"]]
+        return found
 
     def _split(self, pattern: str) -> str | None:
         """The provider ``provider/id`` text names (the longest matching id among providers
