@@ -101,6 +101,70 @@ CASES: dict[str, dict[str, Any]] = {
         "auth": {},
         "files": {"adc.json": "{}"},
     },
+    # Nothing configured at all.
+    "no_keys": {"env": {}, "auth": {}},
+    # API keys stored in auth.json only: literal, the name of a set variable, the name of an
+    # unset one (a literal key then), an empty key (the environment decides: unset), a stored
+    # key beside the provider's own variable, and an entry for a provider that does not exist.
+    "stored_keys": {
+        "env": {"MY_DEEPSEEK": "dummy", "MISTRAL_API_KEY": "dummy"},
+        "auth": {
+            "anthropic": {"type": "api_key", "key": "sk-stored"},
+            "deepseek": {"type": "api_key", "key": "MY_DEEPSEEK"},
+            "xai": {"type": "api_key", "key": "NOT_SET_ANYWHERE"},
+            "groq": {"type": "api_key", "key": ""},
+            "mistral": {"type": "api_key", "key": "m"},
+            "no-such-provider": {"type": "api_key", "key": "k"},
+        },
+    },
+    # models.json: a custom provider (its own key, models with and without details), one whose
+    # key names an unset variable, one keyed through auth.json, a built-in provider redirected
+    # with an extra model and renamed/resized overrides, and one with overrides but no key.
+    "models_json": {
+        "env": {"OPENAI_API_KEY": "dummy"},
+        "auth": {"stored-local": {"type": "api_key", "key": "k"}},
+        "models": {
+            "providers": {
+                "local": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "openai-completions",
+                    "apiKey": "local-key",
+                    "models": [
+                        {"id": "zeta-7b"},
+                        {
+                            "id": "alpha-70b",
+                            "name": "Alpha 70B",
+                            "reasoning": True,
+                            "input": ["text", "image"],
+                            "contextWindow": 131072,
+                            "maxTokens": 8192,
+                        },
+                        {"id": "Mixed-Case"},
+                    ],
+                },
+                "unkeyed": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "openai-completions",
+                    "apiKey": "UNSET_VARIABLE_FOR_PI",
+                    "models": [{"id": "u-1"}],
+                },
+                "stored-local": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "anthropic-messages",
+                    "models": [{"id": "s-1", "contextWindow": 1000, "maxTokens": 10}],
+                },
+                "openai": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "models": [{"id": "gpt-local-extra", "api": "openai-responses"}],
+                    "modelOverrides": {
+                        "gpt-6.2-sol": {"name": "Renamed Sol", "contextWindow": 12345, "maxTokens": 678},
+                        "no-such-model": {"name": "ignored"},
+                    },
+                },
+                "groq": {"modelOverrides": {"openai/gpt-oss-120b": {"reasoning": False}}},
+            }
+        },
+    },
 }
 
 
@@ -112,6 +176,8 @@ def _prepare(root: Path, case: dict[str, Any]) -> dict[str, str]:
         (root / rel).write_text(text)
     if case["auth"]:
         (agent / "auth.json").write_text(json.dumps(case["auth"], indent=2))
+    if case.get("models"):
+        (agent / "models.json").write_text(json.dumps(case["models"], indent=2))
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -137,11 +203,21 @@ def list_models(argv: list[str], root: Path, case: dict[str, Any], *extra: str) 
     return out.read_text()
 
 
+def _listing(text: str) -> list[str]:
+    """The listing's lines; with no model at all, upstream's first sentence alone: the help
+    after it points at what exists here instead of upstream's /login and docs (protocol/README
+    §8, deliberate difference 16)."""
+    lines = text.splitlines()
+    if lines and lines[0].startswith("No models available. "):
+        return ["No models available. <help>"]
+    return lines
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_list_models_equals_the_listing_recorded_from_upstream(tmp_path: Path, name: str) -> None:
     expected = (FIXTURES / f"{name}.txt").read_text()
     ours = list_models(OURS, tmp_path, CASES[name])
-    assert ours.splitlines() == expected.splitlines()
+    assert _listing(ours) == _listing(expected)
 
 
 @needs_upstream
@@ -149,22 +225,38 @@ def test_list_models_equals_the_listing_recorded_from_upstream(tmp_path: Path, n
 def test_list_models_equals_upstream_line_for_line(tmp_path: Path, name: str) -> None:
     upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES[name])
     ours = list_models(OURS, tmp_path / "ours", CASES[name])
-    assert ours.splitlines() == upstream.splitlines()
+    assert _listing(ours) == _listing(upstream)
 
 
 @needs_upstream
-def test_list_models_search_equals_upstream(tmp_path: Path) -> None:
-    for search in ("opencode kimi", "cloudflare", "qwen"):
-        upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES["all_keys"], search)
-        ours = list_models(OURS, tmp_path / "ours", CASES["all_keys"], search)
-        assert ours.splitlines() == upstream.splitlines(), search
+@pytest.mark.parametrize(
+    ("name", "search"),
+    [
+        ("all_keys", "opencode kimi"),
+        ("all_keys", "cloudflare"),
+        ("all_keys", "qwen"),
+        ("all_keys", "SONNET"),
+        ("all_keys", "gpt-6 sol"),
+        ("all_keys", "no-such-model-anywhere"),
+        ("models_json", "local"),
+        ("models_json", "renamed"),
+        ("models_json", "alpha"),
+        ("stored_keys", "claude"),
+    ],
+)
+def test_list_models_search_equals_upstream(tmp_path: Path, name: str, search: str) -> None:
+    upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES[name], search)
+    ours = list_models(OURS, tmp_path / "ours", CASES[name], search)
+    assert _listing(ours) == _listing(upstream), search
 
 
-def rpc(argv: list[str], root: Path, case: dict[str, Any], commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rpc(
+    argv: list[str], root: Path, case: dict[str, Any], commands: list[dict[str, Any]], *extra: str
+) -> list[dict[str, Any]]:
     """Run the commands (each answered before the next is sent); the responses in order."""
     env = _prepare(root, case)
     proc = subprocess.Popen(
-        [*argv, "--mode", "rpc", "--no-session"],
+        [*argv, "--mode", "rpc", "--no-session", *extra],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -223,6 +315,65 @@ def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys:
     case = {"env": keys, "auth": {}}
     upstream = _model_view(rpc(UPSTREAM, tmp_path / "upstream", case, MODEL_COMMANDS))
     ours = _model_view(rpc(OURS, tmp_path / "ours", case, MODEL_COMMANDS))
+    assert ours == upstream
+
+
+@needs_upstream
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        ("stored_keys", ()),
+        ("models_json", ()),
+        ("partial", ()),
+        ("models_json", ("--model", "alpha")),
+        ("models_json", ("--model", "renamed sol:high")),
+        ("models_json", ("--models", "local/*,gpt-6.2*,s-1")),
+        ("stored_keys", ("--models", "sonnet,deepseek/*:low")),
+    ],
+)
+def test_available_models_and_cycle_with_auth_and_models_json_equal_upstream(
+    tmp_path: Path, name: str, extra: tuple[str, ...]
+) -> None:
+    """auth.json keys, models.json providers and overrides, ``--model``/``--models`` scoping:
+    the starting model, ``get_available_models`` and four ``cycle_model`` steps as upstream."""
+    commands = [*MODEL_COMMANDS, {"type": "cycle_model", "id": "c3"}]
+    upstream = _model_view(rpc(UPSTREAM, tmp_path / "upstream", CASES[name], commands, *extra))
+    ours = _model_view(rpc(OURS, tmp_path / "ours", CASES[name], commands, *extra))
+    assert ours == upstream
+
+
+def _scope_run(argv: list[str], root: Path, models: str) -> tuple[list[str], list[Any]]:
+    """``--models`` warnings (stderr) and the model view of get_state and four cycle steps."""
+    env = _prepare(root, CASES["all_keys"])
+    commands = [{"type": "get_state", "id": "s"}, *({"type": "cycle_model", "id": f"c{i}"} for i in range(4))]
+    proc = subprocess.run(
+        [*argv, "--mode", "rpc", "--no-session", "--models", models],
+        input="".join(json.dumps(c) + "\n" for c in commands).encode(),
+        capture_output=True,
+        env=env,
+        cwd=root,
+        timeout=120,
+    )
+    responses = [r for r in map(json.loads, proc.stdout.splitlines()) if r.get("type") == "response"]
+    warnings = [line for line in proc.stderr.decode().splitlines() if line.startswith("Warning:")]
+    return warnings, _model_view(responses)
+
+
+@needs_upstream
+@pytest.mark.parametrize(
+    "models",
+    [
+        "nope*,glm-5.3,claude-{opus,sonnet}-5-5:high,x:bad",
+        "[a-c]laude-opus*:high,anthropic/claude-?onnet-5-5,*/gpt-6.2-sol:xhigh",
+        "openai/*:minimal,GPT-6.2-SOL:max,**",
+    ],
+)
+def test_model_scope_warnings_start_and_cycle_equal_upstream(tmp_path: Path, models: str) -> None:
+    """Globs (minimatch: classes, ``?``, ``*`` within a segment, ``**``), exact ids that look
+    like globs, fuzzy and ambiguous patterns, thinking suffixes valid and not: the same warnings,
+    starting model and cycle as upstream."""
+    upstream = _scope_run(UPSTREAM, tmp_path / "upstream", models)
+    ours = _scope_run(OURS, tmp_path / "ours", models)
     assert ours == upstream
 
 
