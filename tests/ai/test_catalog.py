@@ -223,8 +223,21 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
             "groq": {"modelOverrides": {"openai/gpt-oss-120b": {"name": "Zebra Special"}}},
         }
     }
+    # Saved catalogues (models-store.json): OpenRouter's list replaces its models, Vercel's newer
+    # pi.dev catalogue renames one of its own; fuzzy text must see both, not the labels.
+    stored = {
+        "openrouter": {"models": [{**_model("openrouter", "q/quartz-9"), "name": "Quartz Nine"}], "checkedAt": 1},
+        "vercel-ai-gateway": {
+            "models": [{**_model("vercel-ai-gateway", "zai/glm-5.3"), "name": "Garnet"}],
+            "checkedAt": 1,
+            "lastModified": 1_900_000_000_000,
+        },
+    }
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "models-store.json").write_text(json.dumps(stored))
     full = _registry(tmp_path, env, models_json=models_json)
     everything = full.all_models()
+    assert [m["id"] for m in everything if m["provider"] == "openrouter"] == ["q/quartz-9"]
     patterns = [
         "gpt-6.2-sol",
         "GPT-6.2-SOL",
@@ -244,6 +257,8 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
         "kimi",
         "FABLE",
         "zebra",
+        "quartz",
+        "garnet",
         "GPT OSS 120B",
         "fable:high:bad",
         ":high",

@@ -37,7 +37,33 @@ needs_upstream = pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 
 
 _FAR = 4_102_444_800_000  # 2100-01-01 in ms: a stored OAuth token that needs no refresh
 
-# Each case: the environment variables set (besides HOME etc.) and the auth.json written.
+
+def _stored(
+    provider: str,
+    model_id: str,
+    name: str,
+    context: int,
+    *,
+    reasoning: bool = False,
+    api: str = "anthropic-messages",
+) -> dict[str, Any]:
+    """A model as upstream saves it in models-store.json."""
+    return {
+        "id": model_id,
+        "name": name,
+        "api": api,
+        "provider": provider,
+        "baseUrl": "https://stored.example/v1",
+        "reasoning": reasoning,
+        "input": ["text", "image"],
+        "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": context,
+        "maxTokens": context // 10,
+    }
+
+
+# Each case: the environment variables set (besides HOME etc.), the auth.json written, and
+# optionally models.json (``models``) and models-store.json (``store``).
 CASES: dict[str, dict[str, Any]] = {
     # Every provider's key variable; Cloudflare with account and gateway; AWS through a profile.
     "all_keys": {
@@ -165,6 +191,66 @@ CASES: dict[str, dict[str, Any]] = {
             }
         },
     },
+    # Catalogues saved by upstream's model refreshes (models-store.json): Radius's gateway list
+    # replacing its shipped models, a newer pi.dev catalogue overlaying Anthropic's (a model
+    # changed, one added, a non-chat one left out), an older one for OpenAI and one without
+    # lastModified for Groq (both ignored), OpenRouter's personalised list replacing its own.
+    "stored_catalogues": {
+        "env": {name: "dummy" for name in ("RADIUS_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GROQ_API_KEY")}
+        | {"OPENROUTER_API_KEY": "dummy"},
+        "auth": {},
+        "store": {
+            "radius": {
+                "models": [
+                    _stored("radius", "fast", "Fast", 200000, api="pi-messages"),
+                    _stored("radius", "deep", "Deep", 1000000, reasoning=True, api="pi-messages"),
+                    _stored("other", "foreign", "Foreign", 1000),
+                ],
+                "checkedAt": 1,
+            },
+            "anthropic": {
+                "models": [
+                    _stored("anthropic", "claude-opus-5-5", "Opus Changed", 777777),
+                    _stored("anthropic", "claude-brand-new-9", "Brand New", 333333, reasoning=True),
+                    {**_stored("anthropic", "claude-image-1", "Image", 1), "type": "image"},
+                ],
+                "checkedAt": 1,
+                "lastModified": 1_900_000_000_000,
+            },
+            "openai": {
+                "models": [_stored("openai", "gpt-old-stored", "Old", 1)],
+                "checkedAt": 1,
+                "lastModified": 1_700_000_000_000,
+            },
+            "groq": {"models": [_stored("groq", "groq-unmodified", "No date", 1)], "checkedAt": 1},
+            "openrouter": {
+                "models": [
+                    _stored("openrouter", "z/personal", "Personal Z", 5000),
+                    _stored("openrouter", "a/personal", "A", 6000),
+                ],
+                "checkedAt": 1,
+            },
+        },
+    },
+    # A Radius login from before models-store.json, its catalogue cached in the credential.
+    "radius_legacy": {
+        "env": {},
+        "auth": {
+            "radius": {
+                "type": "oauth",
+                "access": "a",
+                "refresh": "r",
+                "expires": _FAR,
+                "gatewayConfig": {
+                    "baseUrl": "https://gw.example/v1",
+                    "models": [
+                        _stored("x", "legacy-one", "Legacy One", 64000),
+                        {"id": "invalid-no-cost", "name": "Bad"},
+                    ],
+                },
+            }
+        },
+    },
 }
 
 
@@ -178,6 +264,8 @@ def _prepare(root: Path, case: dict[str, Any]) -> dict[str, str]:
         (agent / "auth.json").write_text(json.dumps(case["auth"], indent=2))
     if case.get("models"):
         (agent / "models.json").write_text(json.dumps(case["models"], indent=2))
+    if case.get("store"):
+        (agent / "models-store.json").write_text(json.dumps(case["store"], indent=2))
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -325,6 +413,9 @@ def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys:
         ("stored_keys", ()),
         ("models_json", ()),
         ("partial", ()),
+        ("stored_catalogues", ()),
+        ("radius_legacy", ()),
+        ("stored_catalogues", ("--model", "brand new")),
         ("models_json", ("--model", "alpha")),
         ("models_json", ("--model", "renamed sol:high")),
         ("models_json", ("--models", "local/*,gpt-6.2*,s-1")),

@@ -162,6 +162,21 @@ def _labels() -> dict[str, list[tuple[str, str | None]]] | None:
     return labels
 
 
+@lru_cache(maxsize=1)
+def _source() -> dict[str, Any]:
+    data = _data()
+    end = data.find(b",\n")
+    if data.startswith(b'{"_source":') and end > 0:
+        source: dict[str, Any] = orjson.loads(data[len(b'{"_source":') : end])
+        return source
+    return dict(_parsed().get("_source") or {})
+
+
+def catalogue_source() -> dict[str, Any]:
+    """The ``_source`` header: the upstream package, ``dataGeneratedAt``, the generator."""
+    return dict(_source())
+
+
 def default_model_ids() -> dict[str, str]:
     """Upstream's ``defaultModelPerProvider``: provider -> the model picked first when that
     provider is configured, in upstream's search order."""

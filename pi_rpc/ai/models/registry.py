@@ -48,9 +48,11 @@ from pi_rpc.ai.models.catalog import (
     builtin_models,
     builtin_providers,
     builtin_providers_with_models,
+    catalogue_source,
     providers_with_id,
 )
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
+from pi_rpc.ai.models.models_store import generated_at_ms, overlay, read_models_store
 from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
@@ -288,6 +290,7 @@ class ModelRegistry:
         self._order: list[str] = []
         self._composed: dict[str, list[Model]] = {}
         self._builtin_with_models: set[str] = set()
+        self._stored_catalogues: dict[str, Any] = {}
         self._all_models: list[Model] | None = None
         self.reload()
 
@@ -308,6 +311,7 @@ class ModelRegistry:
         self._file_config = self._load_models_json()
         self._config = self._merged_config()
         self._auth = self._load_auth_json()
+        self._stored_catalogues = read_models_store(self.agent_dir) if self._include_builtins else {}
         faux_cfg = self._config.get(FAUX_PROVIDER) or {}
         script = faux_cfg.get("script")
         if isinstance(script, str) and script:
@@ -406,7 +410,12 @@ class ModelRegistry:
         self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
         self._composed = {}
         self._all_models = None
-        for provider_id in self._config:
+        # Providers whose saved catalogue (models-store.json) changes their models are composed
+        # at once too: the catalogue's labels no longer describe them.
+        restored = [p for p in self._stored_catalogues if p in self._builtin_with_models]
+        if "radius" in self._auth:
+            restored.append("radius")
+        for provider_id in [*self._config, *restored]:
             if provider_id != FAUX_PROVIDER:
                 self._provider_models(provider_id)
         if self.faux_enabled:
@@ -419,6 +428,14 @@ class ModelRegistry:
         if composed is not None:
             return composed
         models: list[dict[str, Any]] = builtin_models(provider_id) if self._include_builtins else []
+        if provider_id in self._stored_catalogues or (provider_id == "radius" and "radius" in self._auth):
+            models = overlay(
+                provider_id,
+                models,
+                self._stored_catalogues.get(provider_id),
+                self._auth.get(provider_id),
+                generated_at_ms(catalogue_source().get("dataGeneratedAt")),
+            )
         if provider_id == FAUX_PROVIDER:
             models = [copy.deepcopy(m) for m in FAUX_MODELS] if self.faux_enabled else []
         config = self._config.get(provider_id)

@@ -1,0 +1,123 @@
+"""Provider catalogues saved by upstream's model refreshes: ``models-store.json`` beside
+models.json (upstream 1.6's ``FileModelsStore``), and what each built-in provider shows from it
+when the models are composed (the restore phase of ``Models.refresh``, which needs no network):
+
+* ``radius`` (``providers/radius.js``): the gateway's catalogue for the account replaces the
+  shipped models once one is saved (even an empty one: an org owner may disable models); before
+  that, a catalogue cached in the Radius OAuth credential's ``gatewayConfig`` by older versions;
+* ``openrouter`` (``withPersonalizedCatalog``): a saved, non-empty list replaces the catalogue;
+* every other built-in provider (``withRemoteCatalog``): a pi.dev catalogue saved with a
+  ``lastModified`` newer than the shipped data overlays it (same type and id replaced in place,
+  new models appended; chat models only).
+
+Only the reading is here: the network refresh that writes the file (pi.dev catalogues, the
+Radius gateway's ``/v1/config``) is not done by pi_rpc (protocol/README §8), so a file written by
+upstream pi is shown as upstream shows it, and without one the shipped catalogue stands.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pi_rpc.ai.jsjson import loads as js_loads
+
+STORE_NAME = "models-store.json"
+_KNOWN_TYPES = ("chat", "image", "classifier")
+
+
+def read_models_store(agent_dir: Path) -> dict[str, Any]:
+    """The saved entries by provider id; {} when the file is missing or unreadable (upstream's
+    refresh then fails for each provider and the shipped models stand)."""
+    try:
+        text = (agent_dir / STORE_NAME).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    try:
+        data = js_loads(text.removeprefix("\ufeff")) if text else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _type(model: dict[str, Any]) -> Any:
+    return model.get("type") if model.get("type") is not None else "chat"
+
+
+def _stored_models(entry: Any, provider: str) -> list[dict[str, Any]] | None:
+    """The entry's models of ``provider`` whose type this version knows; None without an entry
+    (JavaScript-truthy object with a ``models`` array)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("models"), list):
+        return None
+    return [
+        m for m in entry["models"] if isinstance(m, dict) and m.get("provider") == provider and _type(m) in _KNOWN_TYPES
+    ]
+
+
+def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any]]:
+    """``getRadiusModels``: the catalogue an older Radius login cached in its credential."""
+    if not isinstance(credential, dict) or credential.get("type") != "oauth":
+        return []
+    config = credential.get("gatewayConfig")
+    if not isinstance(config, dict) or not isinstance(config.get("baseUrl"), str):
+        return []
+    models = config.get("models")
+    if not isinstance(models, list):
+        return []
+    valid = [
+        m
+        for m in models
+        if isinstance(m, dict)
+        and isinstance(m.get("id"), str)
+        and isinstance(m.get("name"), str)
+        and isinstance(m.get("reasoning"), bool)
+        and isinstance(m.get("input"), list)
+        and isinstance(m.get("cost"), dict)
+        and isinstance(m.get("contextWindow"), (int, float))
+        and not isinstance(m.get("contextWindow"), bool)
+        and isinstance(m.get("maxTokens"), (int, float))
+        and not isinstance(m.get("maxTokens"), bool)
+    ]
+    return [{**m, "api": "pi-messages", "provider": provider, "baseUrl": config["baseUrl"]} for m in valid]
+
+
+def generated_at_ms(value: Any) -> float | None:
+    """``Date.parse`` of the catalogue's ``dataGeneratedAt`` (ISO 8601), None when absent."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000
+    except ValueError:
+        return None
+
+
+def overlay(
+    provider: str,
+    shipped: list[dict[str, Any]],
+    entry: Any,
+    credential: Any,
+    generated_at: float | None,
+) -> list[dict[str, Any]]:
+    """The models ``provider`` shows, given the shipped ones and its saved ``entry``."""
+    stored = _stored_models(entry, provider)
+    if provider == "radius":
+        if stored is not None:
+            return stored
+        legacy = _radius_gateway_models(provider, credential)
+        return legacy or shipped
+    if provider == "openrouter":
+        chat = [m for m in stored or [] if _type(m) == "chat"]
+        return chat if stored else shipped
+    if not stored:
+        return shipped
+    last_modified = entry.get("lastModified")
+    newer = generated_at is None or (
+        isinstance(last_modified, (int, float)) and not isinstance(last_modified, bool) and last_modified > generated_at
+    )
+    if not newer:
+        return shipped
+    merged: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for m in [*shipped, *(m for m in stored if _type(m) == "chat")]:
+        merged[(_type(m), m.get("id"))] = m
+    return list(merged.values())
