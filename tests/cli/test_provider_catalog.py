@@ -232,6 +232,21 @@ CASES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    # models.json Radius gateways ("oauth": "radius"), keyed by RADIUS_API_KEY: one elsewhere
+    # with a saved catalogue, one at the default gateway (Radius's shipped models under its own
+    # id), one elsewhere with nothing saved yet (no models).
+    "radius_gateways": {
+        "env": {"RADIUS_API_KEY": "dummy"},
+        "auth": {},
+        "models": {
+            "providers": {
+                "corp": {"oauth": "radius", "baseUrl": "https://gw.corp.example/v1", "name": "Corp"},
+                "corp-default": {"oauth": "radius", "baseUrl": "radius.pi.dev/"},
+                "gw2": {"oauth": "radius", "baseUrl": "https://gw2.example"},
+            }
+        },
+        "store": {"corp": {"models": [_stored("corp", "m1", "M1", 1000, api="pi-messages")], "checkedAt": 1}},
+    },
     # A Radius login from before models-store.json, its catalogue cached in the credential.
     "radius_legacy": {
         "env": {},
@@ -415,6 +430,7 @@ def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys:
         ("partial", ()),
         ("stored_catalogues", ()),
         ("radius_legacy", ()),
+        ("radius_gateways", ("--models", "corp/*,corp-default/bal*")),
         ("stored_catalogues", ("--model", "brand new")),
         ("models_json", ("--model", "alpha")),
         ("models_json", ("--model", "renamed sol:high")),

@@ -17,6 +17,7 @@ upstream pi is shown as upstream shows it, and without one the shipped catalogue
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 from pi_rpc.ai.jsjson import loads as js_loads
 
 STORE_NAME = "models-store.json"
+DEFAULT_RADIUS_GATEWAY = "https://radius.pi.dev"
 _KNOWN_TYPES = ("chat", "image", "classifier")
 
 
@@ -82,6 +84,20 @@ def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any
     return [{**m, "api": "pi-messages", "provider": provider, "baseUrl": config["baseUrl"]} for m in valid]
 
 
+def radius_gateway(config: Any) -> str | None:
+    """The gateway of a models.json provider with ``"oauth": "radius"`` and a ``baseUrl`` (its
+    ``/v1`` dropped, ``https://`` added when no scheme, trailing slashes dropped), else None."""
+    if not isinstance(config, dict) or config.get("oauth") != "radius":
+        return None
+    base = config.get("baseUrl")
+    if not isinstance(base, str) or not base:
+        return None
+    base = re.sub(r"/v1/?$", "", base)
+    if not re.match(r"^https?://", base, re.IGNORECASE):
+        base = f"https://{base}"
+    return re.sub(r"/+$", "", base)
+
+
 def generated_at_ms(value: Any) -> float | None:
     """``Date.parse`` of the catalogue's ``dataGeneratedAt`` (ISO 8601), None when absent."""
     if not isinstance(value, str):
@@ -98,10 +114,13 @@ def overlay(
     entry: Any,
     credential: Any,
     generated_at: float | None,
+    *,
+    radius: bool = False,
 ) -> list[dict[str, Any]]:
-    """The models ``provider`` shows, given the shipped ones and its saved ``entry``."""
+    """The models ``provider`` shows, given the shipped ones and its saved ``entry``
+    (``radius``: the provider is a Radius gateway)."""
     stored = _stored_models(entry, provider)
-    if provider == "radius":
+    if radius:
         if stored is not None:
             return stored
         legacy = _radius_gateway_models(provider, credential)

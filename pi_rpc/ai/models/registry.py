@@ -52,7 +52,13 @@ from pi_rpc.ai.models.catalog import (
     providers_with_id,
 )
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
-from pi_rpc.ai.models.models_store import generated_at_ms, overlay, read_models_store
+from pi_rpc.ai.models.models_store import (
+    DEFAULT_RADIUS_GATEWAY,
+    generated_at_ms,
+    overlay,
+    radius_gateway,
+    read_models_store,
+)
 from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
@@ -428,17 +434,28 @@ class ModelRegistry:
         if composed is not None:
             return composed
         models: list[dict[str, Any]] = builtin_models(provider_id) if self._include_builtins else []
-        if provider_id in self._stored_catalogues or (provider_id == "radius" and "radius" in self._auth):
+        config = self._config.get(provider_id)
+        gateway = radius_gateway(config) if self._include_builtins and provider_id != FAUX_PROVIDER else None
+        if gateway is not None:
+            # A models.json Radius gateway (upstream's configureRadiusProviders): Radius's shipped
+            # models at the default gateway, none elsewhere, until its catalogue is saved.
+            shipped = builtin_models("radius") if gateway == DEFAULT_RADIUS_GATEWAY else []
+            models = [{**m, "provider": provider_id} for m in shipped]
+        if (
+            gateway is not None
+            or provider_id in self._stored_catalogues
+            or (provider_id == "radius" and "radius" in self._auth)
+        ):
             models = overlay(
                 provider_id,
                 models,
                 self._stored_catalogues.get(provider_id),
                 self._auth.get(provider_id),
                 generated_at_ms(catalogue_source().get("dataGeneratedAt")),
+                radius=gateway is not None or provider_id == "radius",
             )
         if provider_id == FAUX_PROVIDER:
             models = [copy.deepcopy(m) for m in FAUX_MODELS] if self.faux_enabled else []
-        config = self._config.get(provider_id)
         if config is not None and provider_id != FAUX_PROVIDER:
             try:
                 models = self._apply_models_json(provider_id, models, config)
@@ -533,7 +550,7 @@ class ModelRegistry:
         if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
         value = self._provider_env_reader(provider)
-        if (entry is not None and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
+        if (entry is not None and entry.get("key")) or any(value(name) for name in self._env_key_names(provider)):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
 
@@ -606,10 +623,17 @@ class ModelRegistry:
             return resolve_config_value(config_key, self._env), {}
         return self._ambient_key(provider)
 
+    def _env_key_names(self, provider: str) -> tuple[str, ...]:
+        """The provider's key variables; a models.json Radius gateway (``"oauth": "radius"``)
+        takes Radius's (upstream's ``radiusProvider`` keeps ``RADIUS_API_KEY`` for every id)."""
+        if radius_gateway(self._config.get(provider)) is not None:
+            return ENV_API_KEYS["radius"]
+        return ENV_API_KEYS.get(provider, ())
+
     def _ambient_key(self, provider: str) -> tuple[str | None, dict[str, str]]:
         """The provider's environment variables, first set one wins (``ctx.env``: the process
         environment, not the stored entry's ``env``)."""
-        for name in ENV_API_KEYS.get(provider, ()):
+        for name in self._env_key_names(provider):
             value = self._env_value(name)
             if value:
                 if provider == "anthropic" and name == "ANTHROPIC_AUTH_TOKEN":
