@@ -425,6 +425,9 @@ def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys:
 @pytest.mark.parametrize(
     ("name", "extra"),
     [
+        ("all_keys", ()),
+        ("ambient", ()),
+        ("no_keys", ()),
         ("stored_keys", ()),
         ("models_json", ()),
         ("partial", ()),
