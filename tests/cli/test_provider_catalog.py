@@ -487,6 +487,111 @@ def test_model_scope_warnings_start_and_cycle_equal_upstream(tmp_path: Path, mod
     assert ours == upstream
 
 
+class _Gateway:
+    """A Radius gateway on 127.0.0.1 answering ``GET /v1/config``; records what it was sent."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.seen: list[tuple[str, str, str | None]] = []
+        gateway = self
+        body = json.dumps(config).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                gateway.seen.append((self.command, self.path, self.headers.get("authorization")))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _gateway_refresh(argv: list[str], root: Path, gateway: _Gateway) -> dict[str, Any]:
+    """RPC mode online (no PI_OFFLINE) with a models.json Radius gateway keyed in auth.json: the
+    gateway's models once the background refresh has them, the request, the saved entry."""
+    case = {
+        "env": {},
+        "auth": {"corp": {"type": "api_key", "key": "gw-key"}},
+        "models": {"providers": {"corp": {"oauth": "radius", "baseUrl": gateway.url + "/v1"}}},
+    }
+    env = _prepare(root, case)
+    del env["PI_OFFLINE"]
+    proc = subprocess.Popen(
+        [*argv, "--mode", "rpc", "--no-session"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=root,
+    )
+    assert proc.stdin and proc.stdout
+    models: list[Any] = []
+    try:
+        deadline = time.monotonic() + 20
+        while not models and time.monotonic() < deadline:
+            proc.stdin.write(b'{"type":"get_available_models","id":"a"}\n')
+            proc.stdin.flush()
+            while True:
+                record = json.loads(proc.stdout.readline())
+                if record.get("type") == "response" and record.get("id") == "a":
+                    break
+            models = [(m["provider"], m["id"], m["baseUrl"], m["api"]) for m in record["data"]["models"]]
+            if not models:
+                time.sleep(0.2)
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    stored = json.loads((root / "agent" / "models-store.json").read_text())
+    assert isinstance(stored["corp"].pop("checkedAt"), int)
+    return {"models": models, "requests": gateway.seen, "stored": stored}
+
+
+_GATEWAY_CONFIG = {
+    "baseUrl": "https://gw.corp.example/api/v1",
+    "models": [
+        {**_stored("ignored", "gw-large", "GW Large", 500000, reasoning=True), "extra": 1},
+        {"id": "gw-invalid", "name": "No cost"},
+        _stored("ignored", "gw-small", "GW Small", 32000),
+    ],
+}
+
+
+def test_radius_gateway_catalogue_is_refreshed_online(tmp_path: Path) -> None:
+    gateway = _Gateway(_GATEWAY_CONFIG)
+    try:
+        view = _gateway_refresh(OURS, tmp_path, gateway)
+    finally:
+        gateway.close()
+    assert view["requests"] == [("GET", "/v1/config", "Bearer gw-key")]
+    assert [m[:2] for m in view["models"]] == [("corp", "gw-large"), ("corp", "gw-small")]
+    assert {m[2:] for m in view["models"]} == {("https://gw.corp.example/api/v1", "pi-messages")}
+
+
+@needs_upstream
+def test_radius_gateway_catalogue_refresh_equals_upstream(tmp_path: Path) -> None:
+    views = []
+    for argv, name in ((UPSTREAM, "upstream"), (OURS, "ours")):
+        gateway = _Gateway(_GATEWAY_CONFIG)
+        try:
+            views.append(_gateway_refresh(argv, tmp_path / name, gateway))
+        finally:
+            gateway.close()
+    assert views[1] == views[0]
+
+
 def test_available_models_follow_the_catalogue_and_cycle_from_the_default(tmp_path: Path) -> None:
     """Without upstream: the recorded listing's providers, in catalogue order, and upstream's
     default model (``defaultModelPerProvider``) first."""

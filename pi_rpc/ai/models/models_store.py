@@ -10,8 +10,9 @@ when the models are composed (the restore phase of ``Models.refresh``, which nee
   ``lastModified`` newer than the shipped data overlays it (same type and id replaced in place,
   new models appended; chat models only).
 
-Only the reading is here: the network refresh that writes the file (pi.dev catalogues, the
-Radius gateway's ``/v1/config``) is not done by pi_rpc (protocol/README §8), so a file written by
+The Radius gateways' own refresh is here too (``fetch_gateway_models``, ``save_entry``: what
+RPC mode does in the background once started); pi.dev's catalogues and OpenRouter's
+personalised list are not fetched (protocol/README §8, 27), so for those a file written by
 upstream pi is shown as upstream shows it, and without one the shipped catalogue stands.
 """
 
@@ -57,16 +58,14 @@ def _stored_models(entry: Any, provider: str) -> list[dict[str, Any]] | None:
     ]
 
 
-def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any]]:
-    """``getRadiusModels``: the catalogue an older Radius login cached in its credential."""
-    if not isinstance(credential, dict) or credential.get("type") != "oauth":
-        return []
-    config = credential.get("gatewayConfig")
+def gateway_models(provider: str, config: Any) -> list[dict[str, Any]] | None:
+    """``sanitizeRadiusGatewayConfig`` + ``getRadiusModelsFromConfig``: a gateway config's valid
+    models as ``pi-messages`` models of ``provider``; None when the config is not one."""
     if not isinstance(config, dict) or not isinstance(config.get("baseUrl"), str):
-        return []
+        return None
     models = config.get("models")
     if not isinstance(models, list):
-        return []
+        return None
     valid = [
         m
         for m in models
@@ -82,6 +81,70 @@ def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any
         and not isinstance(m.get("maxTokens"), bool)
     ]
     return [{**m, "api": "pi-messages", "provider": provider, "baseUrl": config["baseUrl"]} for m in valid]
+
+
+def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any]]:
+    """``getRadiusModels``: the catalogue an older Radius login cached in its credential."""
+    if not isinstance(credential, dict) or credential.get("type") != "oauth":
+        return []
+    return gateway_models(provider, credential.get("gatewayConfig")) or []
+
+
+async def fetch_gateway_models(provider: str, gateway: str, api_key: str | None) -> list[dict[str, Any]]:
+    """``loadRadiusGatewayConfig``: ``GET <gateway>/v1/config`` (bearer key when there is one),
+    as ``provider``'s models; raises on a failed or invalid answer."""
+    from urllib.parse import urljoin
+
+    import httpx
+
+    headers = {"accept": "application/json"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    async with httpx.AsyncClient(timeout=15.0) as client:
+        response = await client.get(urljoin(gateway, "/v1/config"), headers=headers)
+    if response.status_code < 200 or response.status_code >= 300:
+        body = response.text.strip()
+        body = body[:512] + "\u2026" if len(body) > 512 else body
+        raise RuntimeError(f"Could not load Radius config from {gateway}: {response.status_code}: {body}")
+    models = gateway_models(provider, js_loads(response.text))
+    if models is None:
+        raise RuntimeError(f"Invalid Radius config from {gateway}")
+    return models
+
+
+async def save_entry(agent_dir: Path, provider: str, entry: dict[str, Any]) -> None:
+    """``FileModelsStore.write``: under the file's lock (auth.json's protocol), re-read the file
+    and replace ``provider``'s entry; written as ``JSON.stringify(data, null, 2)``."""
+    import json
+    import os
+
+    from pi_rpc.ai.auth import lockfile
+
+    path = agent_dir / STORE_NAME
+    if not path.exists():
+        os.makedirs(agent_dir, mode=0o700, exist_ok=True)
+        _write(path, b"{}")
+    held = await lockfile.acquire_async(path)
+    try:
+        held.check()
+        current = read_models_store(agent_dir)
+        current[provider] = entry
+        _write(path, json.dumps(current, indent=2, ensure_ascii=False).encode())
+        held.check()
+    finally:
+        held.release()
+
+
+def _write(path: Path, content: bytes) -> None:
+    import os
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def radius_gateway(config: Any) -> str | None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -458,7 +459,10 @@ class ModelRegistry:
             models = [copy.deepcopy(m) for m in FAUX_MODELS] if self.faux_enabled else []
         if config is not None and provider_id != FAUX_PROVIDER:
             try:
-                models = self._apply_models_json(provider_id, models, config)
+                # A Radius gateway's baseUrl names the gateway; its models keep the base URL
+                # the gateway's config gave them (upstream's configureRadiusProviders).
+                applied = {k: v for k, v in config.items() if k != "baseUrl"} if gateway is not None else config
+                models = self._apply_models_json(provider_id, models, applied)
             except ValueError as exc:
                 self.errors.append(str(exc))
         overrides = (config or {}).get("modelOverrides") or {}
@@ -622,6 +626,36 @@ class ModelRegistry:
             # Upstream throws when a configured key does not resolve; no environment fallback.
             return resolve_config_value(config_key, self._env), {}
         return self._ambient_key(provider)
+
+    def radius_refresh_targets(self) -> list[tuple[str, str, str | None]]:
+        """``(provider, gateway, bearer key)`` of each Radius gateway whose catalogue upstream
+        refreshes over the network: the built-in one and models.json's ``"oauth": "radius"``
+        providers, with an unexpired OAuth login (its access token) or an API key."""
+        targets: list[tuple[str, str, str | None]] = []
+        for provider in self._order:
+            gateway = radius_gateway(self._config.get(provider))
+            if gateway is None and provider == "radius" and self._include_builtins:
+                gateway = DEFAULT_RADIUS_GATEWAY
+            if gateway is None:
+                continue
+            _, entry = self._stored_entry(provider)
+            if entry is not None and entry.get("type") == "oauth":
+                # An expired login would need its refresh first (not done here): skipped.
+                expires = entry.get("expires")
+                if isinstance(expires, (int, float)) and time.time() * 1000 < expires:
+                    targets.append((provider, gateway, entry.get("access")))
+                continue
+            key = self.get_api_key(provider)
+            if key:
+                targets.append((provider, gateway, key))
+        return targets
+
+    def restore_catalogue(self, provider: str, entry: dict[str, Any]) -> None:
+        """Show ``provider``'s newly saved catalogue (``entry`` as in models-store.json)."""
+        self._stored_catalogues[provider] = entry
+        self._composed.pop(provider, None)
+        self._all_models = None
+        self._provider_models(provider)
 
     def _env_key_names(self, provider: str) -> tuple[str, ...]:
         """The provider's key variables; a models.json Radius gateway (``"oauth": "radius"``)
