@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -138,7 +138,12 @@ def _default_model(registry: ModelRegistry, settings: Settings) -> Model | None:
     return registry.find(*FAUX_MODEL)
 
 
-def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -> tuple[Model | None, str | None]:
+def _resolve_model(
+    args: CliArgs, registry: ModelRegistry, settings: Settings, scoped: list[tuple[Model, str | None]]
+) -> tuple[Model | None, str | None]:
+    """``--model``; else, with a model scope, the saved default when it is in the scope or the
+    scope's first model, with the scope's thinking level (upstream's ``buildSessionOptions``; a
+    resumed session's own model still wins, as there); else the default model."""
     if args.model:
         result = registry.resolve(args.model, provider=args.provider)
         if result.get("warning"):
@@ -149,7 +154,24 @@ def _resolve_model(args: CliArgs, registry: ModelRegistry, settings: Settings) -
                 raise StartupError(f'Model "{args.model}" is ambiguous: {names}')
             raise StartupError(f'Model "{args.model}" not found')
         return result["model"], result.get("thinkingLevel")
+    if scoped:
+        saved = settings.default_provider, settings.default_model
+        chosen = next((entry for entry in scoped if (entry[0]["provider"], entry[0]["id"]) == saved), scoped[0])
+        return chosen
     return _default_model(registry, settings), None
+
+
+def _model_scope(args: CliArgs, registry: ModelRegistry, settings: Settings) -> list[tuple[Model, str | None]]:
+    """``--models`` (or ``enabledModels``) over the available models, warnings printed."""
+    patterns = args.models or settings.enabled_models or []
+    if not patterns:
+        return []
+    from pi_rpc.ai.models.scope import resolve_model_scope
+
+    found, warnings = resolve_model_scope(list(patterns), cast("list[dict[str, Any]]", registry.get_available()))
+    for warning in warnings:
+        _warn(f"Warning: {warning}")
+    return cast("list[tuple[Model, str | None]]", found)
 
 
 def build_runtime_options(
@@ -181,7 +203,8 @@ def build_runtime_options(
             raise StartupError(f"Error: {exc}") from None
         set_faux_script(args.faux_script)
 
-    model, pattern_level = _resolve_model(args, registry, settings)
+    scoped = _model_scope(args, registry, settings)
+    model, pattern_level = _resolve_model(args, registry, settings, scoped)
     if model is not None and args.api_key:
         registry.set_runtime_api_key(model["provider"], args.api_key)
     if model is not None and args.model and not registry.has_auth(model["provider"]):
@@ -196,12 +219,6 @@ def build_runtime_options(
     if level is None:
         level = settings.default_thinking_level
     thinking = clamp_thinking_level(model, level) if model is not None else "off"
-
-    scoped: list[Model] = []
-    for pattern in args.models or settings.enabled_models or []:
-        result = registry.resolve(pattern)
-        if result.get("status") == "resolved" and result["model"] not in scoped:
-            scoped.append(result["model"])
 
     backend = _backend(args, cwd, agent_dir, settings)
     session = _open_session(args, cwd, agent_dir, settings, backend)

@@ -32,7 +32,7 @@ class ModelControl:
         store: Callable[[], SessionManager],
         settings: Settings,
         registry: Any,  # pi_rpc.ai.models.ModelRegistry
-        scoped_models: list[Model],
+        scoped_models: list[tuple[Model, str | None]],
         retry_policy: RetryPolicy,
         emit: Callable[[dict[str, Any]], Awaitable[None]],
         ext_emit: Callable[[dict[str, Any]], Awaitable[Any]] | None,
@@ -62,13 +62,17 @@ class ModelControl:
     def get_available_models(self) -> list[Model]:
         return self._registry.get_available()
 
-    async def _apply_model(self, model: Model, source: str = "set") -> None:
+    async def _apply_model(self, model: Model, source: str = "set", level: str | None = None) -> None:
+        """Select ``model``; its thinking level is ``level`` when given (a scope pattern's),
+        else the per-model setting, the default, or the current one (clamped)."""
         previous = self._agent.model
         self._agent.model = model
         self._store().append_model_change(model["provider"], model["id"])
         key = f"{model['provider']}/{model['id']}"
         per_model = self._settings.model_thinking_levels.get(key)
-        if per_model:
+        if level is not None:
+            wanted = level
+        elif per_model:
             wanted = per_model
         elif self._settings.has_default_thinking_level:
             wanted = self._settings.default_thinking_level
@@ -106,26 +110,28 @@ class ModelControl:
         return model
 
     async def cycle_model(self) -> dict[str, Any] | None:
-        scoped = [m for m in self._scoped_models if self._registry.has_auth(m["provider"])]
-        candidates = scoped if self._scoped_models else self.get_available_models()
+        """The next model of the scope (those of its models still available; a level its pattern
+        named applies) or of the available models; None when there is no other."""
+        available = self.get_available_models()
+        if self._scoped_models:
+            keys = {(m["provider"], m["id"]) for m in available}
+            candidates = [entry for entry in self._scoped_models if (entry[0]["provider"], entry[0]["id"]) in keys]
+        else:
+            candidates = [(m, None) for m in available]
         current = self._agent.model
-        if not candidates:
-            return None
         index = next(
             (
                 i
-                for i, m in enumerate(candidates)
+                for i, (m, _level) in enumerate(candidates)
                 if current and m["provider"] == current["provider"] and m["id"] == current["id"]
             ),
             None,
         )
-        if index is None:
-            chosen = candidates[0]
-        else:
-            if len(candidates) == 1:
-                return None
-            chosen = candidates[(index + 1) % len(candidates)]
-        await self._apply_model(chosen, "cycle")
+        # upstream's getNextCycleIndex (forward)
+        if not candidates or (index is not None and len(candidates) == 1):
+            return None
+        chosen, level = candidates[0] if index is None else candidates[(index + 1) % len(candidates)]
+        await self._apply_model(chosen, "cycle", level)
         return {"model": chosen, "thinkingLevel": self._agent.thinking_level, "isScoped": bool(self._scoped_models)}
 
     def get_available_thinking_levels(self) -> list[str]:

@@ -95,7 +95,8 @@ class RuntimeOptions:
     thinking_level: str = "off"
     model_explicit: bool = False  # --model given: a restored session does not override it
     thinking_explicit: bool = False
-    scoped_models: list[Model] = field(default_factory=list)
+    # ``--models`` scope: each model with the thinking level its pattern named (None: inherit).
+    scoped_models: list[tuple[Model, str | None]] = field(default_factory=list)
     tool_names: list[str] | None = None  # None -> settings defaultTools / upstream defaults
     no_tools: bool = False
     # ``--tools`` as given (built-in and extension tool names) and ``--exclude-tools``: they

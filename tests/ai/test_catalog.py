@@ -159,7 +159,12 @@ def test_lazy_index_reads_the_same_as_parsing_the_whole_file() -> None:
     for model_id, providers in by_id.items():
         assert catalog.providers_with_id(model_id.upper()) == providers
     assert catalog.providers_with_id("no-such-model") == []
-    assert catalog.providers_with_id("modèle") is None
+    assert catalog.providers_with_id("modèle") == []
+    # The labels line: each provider's (id, name) pairs, as its models have them.
+    labels = catalog.builtin_labels()
+    assert labels is not None and list(labels) == list(whole["providers"])
+    for provider, models in whole["providers"].items():
+        assert [tuple(pair) for pair in labels[provider]] == [(m["id"], m.get("name")) for m in models]
 
 
 def test_whole_catalogue_covers_every_api_upstream_lists() -> None:
@@ -202,8 +207,9 @@ def test_registry_composes_only_the_providers_it_is_asked_for(tmp_path: Path) ->
 
 
 def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_path: Path) -> None:
-    """``resolve`` looks at the named provider and the providers with that id first; the answer
-    must be the one a search through every model gives."""
+    """``resolve`` looks at the named provider and the providers with that id first, and matches
+    fuzzy text against the catalogue's labels; the answer must be the one a search through every
+    model gives."""
     env = {"OPENROUTER_API_KEY": "k", "AI_GATEWAY_API_KEY": "k"}
     models_json = {
         "providers": {
@@ -212,11 +218,26 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
                 "api": "openai-completions",
                 "apiKey": "k",
                 "models": [{"id": "gpt-6.2-sol"}, {"id": "anthropic/claude-fable-5"}],
-            }
+            },
+            # A renamed built-in model: fuzzy text must see the new name, not the label.
+            "groq": {"modelOverrides": {"openai/gpt-oss-120b": {"name": "Zebra Special"}}},
         }
     }
+    # Saved catalogues (models-store.json): OpenRouter's list replaces its models, Vercel's newer
+    # pi.dev catalogue renames one of its own; fuzzy text must see both, not the labels.
+    stored = {
+        "openrouter": {"models": [{**_model("openrouter", "q/quartz-9"), "name": "Quartz Nine"}], "checkedAt": 1},
+        "vercel-ai-gateway": {
+            "models": [{**_model("vercel-ai-gateway", "zai/glm-5.3"), "name": "Garnet"}],
+            "checkedAt": 1,
+            "lastModified": 1_900_000_000_000,
+        },
+    }
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "models-store.json").write_text(json.dumps(stored))
     full = _registry(tmp_path, env, models_json=models_json)
     everything = full.all_models()
+    assert [m["id"] for m in everything if m["provider"] == "openrouter"] == ["q/quartz-9"]
     patterns = [
         "gpt-6.2-sol",
         "GPT-6.2-SOL",
@@ -232,9 +253,21 @@ def test_exact_resolution_on_the_deciding_models_equals_resolution_on_all(tmp_pa
         "glm-5.3",
         "nope/nothing",
         "  kimi-k3  ",
+        "opus:high",
+        "kimi",
+        "FABLE",
+        "zebra",
+        "quartz",
+        "garnet",
+        "GPT OSS 120B",
+        "fable:high:bad",
+        ":high",
+        "openai/gp",
+        "sol:minimal",
+        "no-such-model-at-all",
     ]
     for m in everything[::97]:
-        patterns += [f"{m['provider']}/{m['id']}", m["id"]]
+        patterns += [f"{m['provider']}/{m['id']}", m["id"], m["id"][1:-1], (m.get("name") or "x")[2:9].upper()]
     for pattern in patterns:
         for provider in (None, "openrouter"):
             fresh = _registry(tmp_path, env, models_json=models_json)

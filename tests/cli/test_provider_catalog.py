@@ -37,7 +37,33 @@ needs_upstream = pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 
 
 _FAR = 4_102_444_800_000  # 2100-01-01 in ms: a stored OAuth token that needs no refresh
 
-# Each case: the environment variables set (besides HOME etc.) and the auth.json written.
+
+def _stored(
+    provider: str,
+    model_id: str,
+    name: str,
+    context: int,
+    *,
+    reasoning: bool = False,
+    api: str = "anthropic-messages",
+) -> dict[str, Any]:
+    """A model as upstream saves it in models-store.json."""
+    return {
+        "id": model_id,
+        "name": name,
+        "api": api,
+        "provider": provider,
+        "baseUrl": "https://stored.example/v1",
+        "reasoning": reasoning,
+        "input": ["text", "image"],
+        "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": context,
+        "maxTokens": context // 10,
+    }
+
+
+# Each case: the environment variables set (besides HOME etc.), the auth.json written, and
+# optionally models.json (``models``) and models-store.json (``store``).
 CASES: dict[str, dict[str, Any]] = {
     # Every provider's key variable; Cloudflare with account and gateway; AWS through a profile.
     "all_keys": {
@@ -101,6 +127,145 @@ CASES: dict[str, dict[str, Any]] = {
         "auth": {},
         "files": {"adc.json": "{}"},
     },
+    # Nothing configured at all.
+    "no_keys": {"env": {}, "auth": {}},
+    # API keys stored in auth.json only: literal, the name of a set variable, the name of an
+    # unset one (a literal key then), an empty key (the environment decides: unset), a stored
+    # key beside the provider's own variable, and an entry for a provider that does not exist.
+    "stored_keys": {
+        "env": {"MY_DEEPSEEK": "dummy", "MISTRAL_API_KEY": "dummy"},
+        "auth": {
+            "anthropic": {"type": "api_key", "key": "sk-stored"},
+            "deepseek": {"type": "api_key", "key": "MY_DEEPSEEK"},
+            "xai": {"type": "api_key", "key": "NOT_SET_ANYWHERE"},
+            "groq": {"type": "api_key", "key": ""},
+            "mistral": {"type": "api_key", "key": "m"},
+            "no-such-provider": {"type": "api_key", "key": "k"},
+        },
+    },
+    # models.json: a custom provider (its own key, models with and without details), one whose
+    # key names an unset variable, one keyed through auth.json, a built-in provider redirected
+    # with an extra model and renamed/resized overrides, and one with overrides but no key.
+    "models_json": {
+        "env": {"OPENAI_API_KEY": "dummy"},
+        "auth": {"stored-local": {"type": "api_key", "key": "k"}},
+        "models": {
+            "providers": {
+                "local": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "openai-completions",
+                    "apiKey": "local-key",
+                    "models": [
+                        {"id": "zeta-7b"},
+                        {
+                            "id": "alpha-70b",
+                            "name": "Alpha 70B",
+                            "reasoning": True,
+                            "input": ["text", "image"],
+                            "contextWindow": 131072,
+                            "maxTokens": 8192,
+                        },
+                        {"id": "Mixed-Case"},
+                    ],
+                },
+                "unkeyed": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "openai-completions",
+                    "apiKey": "UNSET_VARIABLE_FOR_PI",
+                    "models": [{"id": "u-1"}],
+                },
+                "stored-local": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "api": "anthropic-messages",
+                    "models": [{"id": "s-1", "contextWindow": 1000, "maxTokens": 10}],
+                },
+                "openai": {
+                    "baseUrl": "http://127.0.0.1:9/v1",
+                    "models": [{"id": "gpt-local-extra", "api": "openai-responses"}],
+                    "modelOverrides": {
+                        "gpt-6.2-sol": {"name": "Renamed Sol", "contextWindow": 12345, "maxTokens": 678},
+                        "no-such-model": {"name": "ignored"},
+                    },
+                },
+                "groq": {"modelOverrides": {"openai/gpt-oss-120b": {"reasoning": False}}},
+            }
+        },
+    },
+    # Catalogues saved by upstream's model refreshes (models-store.json): Radius's gateway list
+    # replacing its shipped models, a newer pi.dev catalogue overlaying Anthropic's (a model
+    # changed, one added, a non-chat one left out), an older one for OpenAI and one without
+    # lastModified for Groq (both ignored), OpenRouter's personalised list replacing its own.
+    "stored_catalogues": {
+        "env": {name: "dummy" for name in ("RADIUS_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GROQ_API_KEY")}
+        | {"OPENROUTER_API_KEY": "dummy"},
+        "auth": {},
+        "store": {
+            "radius": {
+                "models": [
+                    _stored("radius", "fast", "Fast", 200000, api="pi-messages"),
+                    _stored("radius", "deep", "Deep", 1000000, reasoning=True, api="pi-messages"),
+                    _stored("other", "foreign", "Foreign", 1000),
+                ],
+                "checkedAt": 1,
+            },
+            "anthropic": {
+                "models": [
+                    _stored("anthropic", "claude-opus-5-5", "Opus Changed", 777777),
+                    _stored("anthropic", "claude-brand-new-9", "Brand New", 333333, reasoning=True),
+                    {**_stored("anthropic", "claude-image-1", "Image", 1), "type": "image"},
+                ],
+                "checkedAt": 1,
+                "lastModified": 1_900_000_000_000,
+            },
+            "openai": {
+                "models": [_stored("openai", "gpt-old-stored", "Old", 1)],
+                "checkedAt": 1,
+                "lastModified": 1_700_000_000_000,
+            },
+            "groq": {"models": [_stored("groq", "groq-unmodified", "No date", 1)], "checkedAt": 1},
+            "openrouter": {
+                "models": [
+                    _stored("openrouter", "z/personal", "Personal Z", 5000),
+                    _stored("openrouter", "a/personal", "A", 6000),
+                ],
+                "checkedAt": 1,
+            },
+        },
+    },
+    # models.json Radius gateways ("oauth": "radius"), keyed by RADIUS_API_KEY: one elsewhere
+    # with a saved catalogue, one at the default gateway (Radius's shipped models under its own
+    # id), one elsewhere with nothing saved yet (no models).
+    "radius_gateways": {
+        "env": {"RADIUS_API_KEY": "dummy"},
+        "auth": {},
+        "models": {
+            "providers": {
+                "corp": {"oauth": "radius", "baseUrl": "https://gw.corp.example/v1", "name": "Corp"},
+                "corp-default": {"oauth": "radius", "baseUrl": "radius.pi.dev/"},
+                "gw2": {"oauth": "radius", "baseUrl": "https://gw2.example"},
+            }
+        },
+        "store": {"corp": {"models": [_stored("corp", "m1", "M1", 1000, api="pi-messages")], "checkedAt": 1}},
+    },
+    # A Radius login from before models-store.json, its catalogue cached in the credential.
+    "radius_legacy": {
+        "env": {},
+        "auth": {
+            "radius": {
+                "type": "oauth",
+                "access": "a",
+                "refresh": "r",
+                "expires": _FAR,
+                "gatewayConfig": {
+                    "baseUrl": "https://gw.example/v1",
+                    "models": [
+                        _stored("x", "legacy-one", "Legacy One", 64000),
+                        {"id": "invalid-no-cost", "name": "Bad"},
+                    ],
+                },
+            }
+        },
+    },
 }
 
 
@@ -112,6 +277,10 @@ def _prepare(root: Path, case: dict[str, Any]) -> dict[str, str]:
         (root / rel).write_text(text)
     if case["auth"]:
         (agent / "auth.json").write_text(json.dumps(case["auth"], indent=2))
+    if case.get("models"):
+        (agent / "models.json").write_text(json.dumps(case["models"], indent=2))
+    if case.get("store"):
+        (agent / "models-store.json").write_text(json.dumps(case["store"], indent=2))
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -137,11 +306,21 @@ def list_models(argv: list[str], root: Path, case: dict[str, Any], *extra: str) 
     return out.read_text()
 
 
+def _listing(text: str) -> list[str]:
+    """The listing's lines; with no model at all, upstream's first sentence alone: the help
+    after it points at what exists here instead of upstream's /login and docs (protocol/README
+    §8, deliberate difference 16)."""
+    lines = text.splitlines()
+    if lines and lines[0].startswith("No models available. "):
+        return ["No models available. <help>"]
+    return lines
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_list_models_equals_the_listing_recorded_from_upstream(tmp_path: Path, name: str) -> None:
     expected = (FIXTURES / f"{name}.txt").read_text()
     ours = list_models(OURS, tmp_path, CASES[name])
-    assert ours.splitlines() == expected.splitlines()
+    assert _listing(ours) == _listing(expected)
 
 
 @needs_upstream
@@ -149,22 +328,38 @@ def test_list_models_equals_the_listing_recorded_from_upstream(tmp_path: Path, n
 def test_list_models_equals_upstream_line_for_line(tmp_path: Path, name: str) -> None:
     upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES[name])
     ours = list_models(OURS, tmp_path / "ours", CASES[name])
-    assert ours.splitlines() == upstream.splitlines()
+    assert _listing(ours) == _listing(upstream)
 
 
 @needs_upstream
-def test_list_models_search_equals_upstream(tmp_path: Path) -> None:
-    for search in ("opencode kimi", "cloudflare", "qwen"):
-        upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES["all_keys"], search)
-        ours = list_models(OURS, tmp_path / "ours", CASES["all_keys"], search)
-        assert ours.splitlines() == upstream.splitlines(), search
+@pytest.mark.parametrize(
+    ("name", "search"),
+    [
+        ("all_keys", "opencode kimi"),
+        ("all_keys", "cloudflare"),
+        ("all_keys", "qwen"),
+        ("all_keys", "SONNET"),
+        ("all_keys", "gpt-6 sol"),
+        ("all_keys", "no-such-model-anywhere"),
+        ("models_json", "local"),
+        ("models_json", "renamed"),
+        ("models_json", "alpha"),
+        ("stored_keys", "claude"),
+    ],
+)
+def test_list_models_search_equals_upstream(tmp_path: Path, name: str, search: str) -> None:
+    upstream = list_models(UPSTREAM, tmp_path / "upstream", CASES[name], search)
+    ours = list_models(OURS, tmp_path / "ours", CASES[name], search)
+    assert _listing(ours) == _listing(upstream), search
 
 
-def rpc(argv: list[str], root: Path, case: dict[str, Any], commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rpc(
+    argv: list[str], root: Path, case: dict[str, Any], commands: list[dict[str, Any]], *extra: str
+) -> list[dict[str, Any]]:
     """Run the commands (each answered before the next is sent); the responses in order."""
     env = _prepare(root, case)
     proc = subprocess.Popen(
-        [*argv, "--mode", "rpc", "--no-session"],
+        [*argv, "--mode", "rpc", "--no-session", *extra],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -224,6 +419,177 @@ def test_available_models_default_and_cycle_equal_upstream(tmp_path: Path, keys:
     upstream = _model_view(rpc(UPSTREAM, tmp_path / "upstream", case, MODEL_COMMANDS))
     ours = _model_view(rpc(OURS, tmp_path / "ours", case, MODEL_COMMANDS))
     assert ours == upstream
+
+
+@needs_upstream
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        ("all_keys", ()),
+        ("ambient", ()),
+        ("no_keys", ()),
+        ("stored_keys", ()),
+        ("models_json", ()),
+        ("partial", ()),
+        ("stored_catalogues", ()),
+        ("radius_legacy", ()),
+        ("radius_gateways", ("--models", "corp/*,corp-default/bal*")),
+        ("stored_catalogues", ("--model", "brand new")),
+        ("models_json", ("--model", "alpha")),
+        ("models_json", ("--model", "renamed sol:high")),
+        ("models_json", ("--models", "local/*,gpt-6.2*,s-1")),
+        ("stored_keys", ("--models", "sonnet,deepseek/*:low")),
+    ],
+)
+def test_available_models_and_cycle_with_auth_and_models_json_equal_upstream(
+    tmp_path: Path, name: str, extra: tuple[str, ...]
+) -> None:
+    """auth.json keys, models.json providers and overrides, ``--model``/``--models`` scoping:
+    the starting model, ``get_available_models`` and four ``cycle_model`` steps as upstream."""
+    commands = [*MODEL_COMMANDS, {"type": "cycle_model", "id": "c3"}]
+    upstream = _model_view(rpc(UPSTREAM, tmp_path / "upstream", CASES[name], commands, *extra))
+    ours = _model_view(rpc(OURS, tmp_path / "ours", CASES[name], commands, *extra))
+    assert ours == upstream
+
+
+def _scope_run(argv: list[str], root: Path, models: str) -> tuple[list[str], list[Any]]:
+    """``--models`` warnings (stderr) and the model view of get_state and four cycle steps."""
+    env = _prepare(root, CASES["all_keys"])
+    commands = [{"type": "get_state", "id": "s"}, *({"type": "cycle_model", "id": f"c{i}"} for i in range(4))]
+    proc = subprocess.run(
+        [*argv, "--mode", "rpc", "--no-session", "--models", models],
+        input="".join(json.dumps(c) + "\n" for c in commands).encode(),
+        capture_output=True,
+        env=env,
+        cwd=root,
+        timeout=120,
+    )
+    responses = [r for r in map(json.loads, proc.stdout.splitlines()) if r.get("type") == "response"]
+    warnings = [line for line in proc.stderr.decode().splitlines() if line.startswith("Warning:")]
+    return warnings, _model_view(responses)
+
+
+@needs_upstream
+@pytest.mark.parametrize(
+    "models",
+    [
+        "nope*,glm-5.3,claude-{opus,sonnet}-5-5:high,x:bad",
+        "[a-c]laude-opus*:high,anthropic/claude-?onnet-5-5,*/gpt-6.2-sol:xhigh",
+        "openai/*:minimal,GPT-6.2-SOL:max,**",
+    ],
+)
+def test_model_scope_warnings_start_and_cycle_equal_upstream(tmp_path: Path, models: str) -> None:
+    """Globs (minimatch: classes, ``?``, ``*`` within a segment, ``**``), exact ids that look
+    like globs, fuzzy and ambiguous patterns, thinking suffixes valid and not: the same warnings,
+    starting model and cycle as upstream."""
+    upstream = _scope_run(UPSTREAM, tmp_path / "upstream", models)
+    ours = _scope_run(OURS, tmp_path / "ours", models)
+    assert ours == upstream
+
+
+class _Gateway:
+    """A Radius gateway on 127.0.0.1 answering ``GET /v1/config``; records what it was sent."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.seen: list[tuple[str, str, str | None]] = []
+        gateway = self
+        body = json.dumps(config).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                gateway.seen.append((self.command, self.path, self.headers.get("authorization")))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _gateway_refresh(argv: list[str], root: Path, gateway: _Gateway) -> dict[str, Any]:
+    """RPC mode online (no PI_OFFLINE) with a models.json Radius gateway keyed in auth.json: the
+    gateway's models once the background refresh has them, the request, the saved entry."""
+    case = {
+        "env": {},
+        "auth": {"corp": {"type": "api_key", "key": "gw-key"}},
+        "models": {"providers": {"corp": {"oauth": "radius", "baseUrl": gateway.url + "/v1"}}},
+    }
+    env = _prepare(root, case)
+    del env["PI_OFFLINE"]
+    proc = subprocess.Popen(
+        [*argv, "--mode", "rpc", "--no-session"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=root,
+    )
+    assert proc.stdin and proc.stdout
+    models: list[Any] = []
+    try:
+        deadline = time.monotonic() + 20
+        while not models and time.monotonic() < deadline:
+            proc.stdin.write(b'{"type":"get_available_models","id":"a"}\n')
+            proc.stdin.flush()
+            while True:
+                record = json.loads(proc.stdout.readline())
+                if record.get("type") == "response" and record.get("id") == "a":
+                    break
+            models = [(m["provider"], m["id"], m["baseUrl"], m["api"]) for m in record["data"]["models"]]
+            if not models:
+                time.sleep(0.2)
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    stored = json.loads((root / "agent" / "models-store.json").read_text())
+    assert isinstance(stored["corp"].pop("checkedAt"), int)
+    return {"models": models, "requests": gateway.seen, "stored": stored}
+
+
+_GATEWAY_CONFIG = {
+    "baseUrl": "https://gw.corp.example/api/v1",
+    "models": [
+        {**_stored("ignored", "gw-large", "GW Large", 500000, reasoning=True), "extra": 1},
+        {"id": "gw-invalid", "name": "No cost"},
+        _stored("ignored", "gw-small", "GW Small", 32000),
+    ],
+}
+
+
+def test_radius_gateway_catalogue_is_refreshed_online(tmp_path: Path) -> None:
+    gateway = _Gateway(_GATEWAY_CONFIG)
+    try:
+        view = _gateway_refresh(OURS, tmp_path, gateway)
+    finally:
+        gateway.close()
+    assert view["requests"] == [("GET", "/v1/config", "Bearer gw-key")]
+    assert [m[:2] for m in view["models"]] == [("corp", "gw-large"), ("corp", "gw-small")]
+    assert {m[2:] for m in view["models"]} == {("https://gw.corp.example/api/v1", "pi-messages")}
+
+
+@needs_upstream
+def test_radius_gateway_catalogue_refresh_equals_upstream(tmp_path: Path) -> None:
+    views = []
+    for argv, name in ((UPSTREAM, "upstream"), (OURS, "ours")):
+        gateway = _Gateway(_GATEWAY_CONFIG)
+        try:
+            views.append(_gateway_refresh(argv, tmp_path / name, gateway))
+        finally:
+            gateway.close()
+    assert views[1] == views[0]
 
 
 def test_available_models_follow_the_catalogue_and_cycle_from_the_default(tmp_path: Path) -> None:

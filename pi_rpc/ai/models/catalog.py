@@ -10,7 +10,9 @@ Loading is lazy per provider, because startup pays for it: the file keeps each p
 on lines of its own, so ``_index`` finds every provider's byte range with a few ``find`` calls
 and ``builtin_models(provider)`` parses only that slice (a session configured for one provider
 parses a few kilobytes, not the whole ~1 MB). A file not in that layout (edited by hand) is
-parsed whole instead.
+parsed whole instead. The ``labels`` line holds each model's id and name alone (what fuzzy
+``--model`` text is matched against, ``builtin_labels``), so fuzzy resolution parses ~100 kB
+and then only the chosen model's provider.
 """
 
 from __future__ import annotations
@@ -98,10 +100,15 @@ def _lowered() -> bytes:
 
 
 def providers_with_id(model_id: str) -> list[str] | None:
-    """Built-in providers with a model whose id equals ``model_id`` ignoring ASCII case,
-    found in the file's bytes without parsing it (``"id":"<id>"`` in the provider's range; a
-    nested ``id`` field with that value could add a provider, never hide one); None when this
-    cannot be told so (a non-ASCII id, a file not in the generated layout)."""
+    """Built-in providers with a model whose id equals ``model_id`` ignoring case (as
+    ``str.lower`` compares them), read from the ``labels`` line; in a file without it, found in
+    the file's bytes (``"id":"<id>"`` in the provider's range, ASCII case; a nested ``id`` field
+    with that value could add a provider, never hide one), and None when this cannot be told
+    so (a non-ASCII id, a file not in the generated layout)."""
+    labels = _labels()
+    if labels is not None:
+        low = model_id.lower()
+        return [p for p, pairs in labels.items() if any(pair[0].lower() == low for pair in pairs)]
     index = _index()
     if not index or not model_id.isascii():
         return None
@@ -135,6 +142,39 @@ def _defaults() -> dict[str, str]:
         return dict(_parsed().get("defaults") or {})
     defaults: dict[str, str] = orjson.loads(data[start + len(b'\n"defaults":') : end])
     return defaults
+
+
+def builtin_labels() -> dict[str, list[tuple[str, str | None]]] | None:
+    """Provider -> ``(id, name)`` of each of its built-in models, in ``builtin_models`` order,
+    read from the ``labels`` line alone; None when the file has none (then parse the models)."""
+    return _labels()
+
+
+@lru_cache(maxsize=1)
+def _labels() -> dict[str, list[tuple[str, str | None]]] | None:
+    data = _data()
+    start = data.find(b'\n"labels":')
+    end = data.find(b",\n", start)
+    if start < 0 or end < 0 or not _index():
+        return None
+    # ``[id, name]`` pairs, read as the tuples they stand for (no copy: this runs at startup).
+    labels: dict[str, list[tuple[str, str | None]]] = orjson.loads(data[start + len(b'\n"labels":') : end])
+    return labels
+
+
+@lru_cache(maxsize=1)
+def _source() -> dict[str, Any]:
+    data = _data()
+    end = data.find(b",\n")
+    if data.startswith(b'{"_source":') and end > 0:
+        source: dict[str, Any] = orjson.loads(data[len(b'{"_source":') : end])
+        return source
+    return dict(_parsed().get("_source") or {})
+
+
+def catalogue_source() -> dict[str, Any]:
+    """The ``_source`` header: the upstream package, ``dataGeneratedAt``, the generator."""
+    return dict(_source())
 
 
 def default_model_ids() -> dict[str, str]:

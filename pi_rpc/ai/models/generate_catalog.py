@@ -112,11 +112,15 @@ def build_catalog(pi_ai: Path, coding_agent: Path) -> dict[str, Any]:
 
 
 def render(catalog: dict[str, Any]) -> bytes:
-    """The file layout ``catalog.py`` indexes: a header line each for ``_source`` and
-    ``defaults``, then per provider a ``"<id>":[`` line, one model per line, and a ``]`` line."""
+    """The file layout ``catalog.py`` indexes: a header line each for ``_source``, ``defaults``
+    and ``labels`` (per provider the ``[id, name]`` of each model, what fuzzy ``--model``
+    matching reads, so it need not parse the models), then per provider a ``"<id>":[`` line,
+    one model per line, and a ``]`` line."""
+    labels = {name: [[m["id"], m.get("name")] for m in models] for name, models in catalog["providers"].items()}
     out = [
         b'{"_source":' + orjson.dumps(catalog["_source"]) + b",\n",
         b'"defaults":' + orjson.dumps(catalog["defaults"]) + b",\n",
+        b'"labels":' + orjson.dumps(labels) + b",\n",
         b'"providers":{\n',
     ]
     names = list(catalog["providers"])

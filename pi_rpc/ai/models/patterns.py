@@ -119,7 +119,7 @@ def _resolve_text(
     if inner["status"] == "not-found":
         return inner
     return {
-        **inner,
+        **{k: v for k, v in inner.items() if k != "thinkingLevel"},  # upstream: thinkingLevel undefined
         "warning": f'Invalid thinking level "{text[idx + 1 :]}" in pattern "{text}". Using default instead.',
     }
 

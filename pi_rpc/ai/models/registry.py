@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -43,8 +44,22 @@ import orjson
 
 from pi_rpc.ai.auth.store import AuthStore, resolve_stored_key
 from pi_rpc.ai.jsjson import loads as js_loads
-from pi_rpc.ai.models.catalog import builtin_models, builtin_providers, builtin_providers_with_models, providers_with_id
+from pi_rpc.ai.models.catalog import (
+    builtin_labels,
+    builtin_models,
+    builtin_providers,
+    builtin_providers_with_models,
+    catalogue_source,
+    providers_with_id,
+)
 from pi_rpc.ai.models.config_value import is_configured, resolve_config_value
+from pi_rpc.ai.models.models_store import (
+    DEFAULT_RADIUS_GATEWAY,
+    generated_at_ms,
+    overlay,
+    radius_gateway,
+    read_models_store,
+)
 from pi_rpc.ai.models.patterns import resolve_model_reference, select_reference, split_provider_prefix
 from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
@@ -283,6 +298,7 @@ class ModelRegistry:
         self._order: list[str] = []
         self._composed: dict[str, list[Model]] = {}
         self._builtin_with_models: set[str] = set()
+        self._stored_catalogues: dict[str, Any] = {}
         self._all_models: list[Model] | None = None
         self.reload()
 
@@ -303,6 +319,7 @@ class ModelRegistry:
         self._file_config = self._load_models_json()
         self._config = self._merged_config()
         self._auth = self._load_auth_json()
+        self._stored_catalogues = read_models_store(self.agent_dir) if self._include_builtins else {}
         faux_cfg = self._config.get(FAUX_PROVIDER) or {}
         script = faux_cfg.get("script")
         if isinstance(script, str) and script:
@@ -401,7 +418,12 @@ class ModelRegistry:
         self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
         self._composed = {}
         self._all_models = None
-        for provider_id in self._config:
+        # Providers whose saved catalogue (models-store.json) changes their models are composed
+        # at once too: the catalogue's labels no longer describe them.
+        restored = [p for p in self._stored_catalogues if p in self._builtin_with_models]
+        if "radius" in self._auth:
+            restored.append("radius")
+        for provider_id in [*self._config, *restored]:
             if provider_id != FAUX_PROVIDER:
                 self._provider_models(provider_id)
         if self.faux_enabled:
@@ -414,12 +436,34 @@ class ModelRegistry:
         if composed is not None:
             return composed
         models: list[dict[str, Any]] = builtin_models(provider_id) if self._include_builtins else []
+        config = self._config.get(provider_id)
+        gateway = radius_gateway(config) if self._include_builtins and provider_id != FAUX_PROVIDER else None
+        if gateway is not None:
+            # A models.json Radius gateway (upstream's configureRadiusProviders): Radius's shipped
+            # models at the default gateway, none elsewhere, until its catalogue is saved.
+            shipped = builtin_models("radius") if gateway == DEFAULT_RADIUS_GATEWAY else []
+            models = [{**m, "provider": provider_id} for m in shipped]
+        if (
+            gateway is not None
+            or provider_id in self._stored_catalogues
+            or (provider_id == "radius" and "radius" in self._auth)
+        ):
+            models = overlay(
+                provider_id,
+                models,
+                self._stored_catalogues.get(provider_id),
+                self._auth.get(provider_id),
+                generated_at_ms(catalogue_source().get("dataGeneratedAt")),
+                radius=gateway is not None or provider_id == "radius",
+            )
         if provider_id == FAUX_PROVIDER:
             models = [copy.deepcopy(m) for m in FAUX_MODELS] if self.faux_enabled else []
-        config = self._config.get(provider_id)
         if config is not None and provider_id != FAUX_PROVIDER:
             try:
-                models = self._apply_models_json(provider_id, models, config)
+                # A Radius gateway's baseUrl names the gateway; its models keep the base URL
+                # the gateway's config gave them (upstream's configureRadiusProviders).
+                applied = {k: v for k, v in config.items() if k != "baseUrl"} if gateway is not None else config
+                models = self._apply_models_json(provider_id, models, applied)
             except ValueError as exc:
                 self.errors.append(str(exc))
         overrides = (config or {}).get("modelOverrides") or {}
@@ -511,7 +555,7 @@ class ModelRegistry:
         if not stored and isinstance(config_key, str) and config_key:
             return is_configured(config_key, self._env)
         value = self._provider_env_reader(provider)
-        if (entry is not None and entry.get("key")) or any(value(name) for name in ENV_API_KEYS.get(provider, ())):
+        if (entry is not None and entry.get("key")) or any(value(name) for name in self._env_key_names(provider)):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
 
@@ -625,10 +669,47 @@ class ModelRegistry:
         """``get_api_key`` after ``resolve_auth_async`` (a due OAuth refresh done first)."""
         return (await self.resolve_auth_async(provider, signal))[0]
 
+    def radius_refresh_targets(self) -> list[tuple[str, str, str | None]]:
+        """``(provider, gateway, bearer key)`` of each Radius gateway whose catalogue upstream
+        refreshes over the network: the built-in one and models.json's ``"oauth": "radius"``
+        providers, with an unexpired OAuth login (its access token) or an API key."""
+        targets: list[tuple[str, str, str | None]] = []
+        for provider in self._order:
+            gateway = radius_gateway(self._config.get(provider))
+            if gateway is None and provider == "radius" and self._include_builtins:
+                gateway = DEFAULT_RADIUS_GATEWAY
+            if gateway is None:
+                continue
+            _, entry = self._stored_entry(provider)
+            if entry is not None and entry.get("type") == "oauth":
+                # An expired login would need its refresh first (not done here): skipped.
+                expires = entry.get("expires")
+                if isinstance(expires, (int, float)) and time.time() * 1000 < expires:
+                    targets.append((provider, gateway, entry.get("access")))
+                continue
+            key = self.get_api_key(provider)
+            if key:
+                targets.append((provider, gateway, key))
+        return targets
+
+    def restore_catalogue(self, provider: str, entry: dict[str, Any]) -> None:
+        """Show ``provider``'s newly saved catalogue (``entry`` as in models-store.json)."""
+        self._stored_catalogues[provider] = entry
+        self._composed.pop(provider, None)
+        self._all_models = None
+        self._provider_models(provider)
+
+    def _env_key_names(self, provider: str) -> tuple[str, ...]:
+        """The provider's key variables; a models.json Radius gateway (``"oauth": "radius"``)
+        takes Radius's (upstream's ``radiusProvider`` keeps ``RADIUS_API_KEY`` for every id)."""
+        if radius_gateway(self._config.get(provider)) is not None:
+            return ENV_API_KEYS["radius"]
+        return ENV_API_KEYS.get(provider, ())
+
     def _ambient_key(self, provider: str) -> tuple[str | None, dict[str, str]]:
         """The provider's environment variables, first set one wins (``ctx.env``: the process
         environment, not the stored entry's ``env``)."""
-        for name in ENV_API_KEYS.get(provider, ()):
+        for name in self._env_key_names(provider):
             value = self._env_value(name)
             if value:
                 if provider == "anthropic" and name == "ANTHROPIC_AUTH_TOKEN":
@@ -699,7 +780,40 @@ class ModelRegistry:
             )
             if found is not None:
                 return found
+            labelled = self._resolve_on_labels(pattern, provider, fuzzy)
+            if labelled is not None:
+                return labelled
         return resolve_model_reference(pattern, _plain(self._models), self.has_auth, provider=provider, fuzzy=fuzzy)
+
+    def _resolve_on_labels(self, pattern: str, provider: str | None, fuzzy: bool) -> dict[str, Any] | None:
+        """``resolve_model_reference`` over every model, where the built-in providers not yet
+        composed stand as their catalogue labels (provider, id, name: all the matcher reads)
+        and the models it answers with are then composed: the same answer without parsing the
+        whole catalogue. None when the catalogue has no labels."""
+        labels = builtin_labels()
+        if labels is None:
+            return None
+        pool: list[dict[str, Any]] = []
+        origin: dict[int, tuple[str, int]] = {}
+        for p in self._order:
+            if p in self._composed or p not in labels:
+                pool.extend(_plain(self._provider_models(p)))
+                continue
+            for i, (model_id, name) in enumerate(labels[p]):
+                light = {"provider": p, "id": model_id, "name": name}
+                origin[id(light)] = (p, i)
+                pool.append(light)
+        found = resolve_model_reference(pattern, pool, self.has_auth, provider=provider, fuzzy=fuzzy)
+
+        def full(m: dict[str, Any]) -> dict[str, Any]:
+            at = origin.get(id(m))
+            return m if at is None else _plain(self._provider_models(at[0]))[at[1]]
+
+        if "model" in found:
+            found["model"] = full(found["model"])
+        if "candidates" in found:
+            found["candidates"] = [full(m) for m in found["candidates"]]
+        return found
 
     def _split(self, pattern: str) -> str | None:
         """The provider ``provider/id`` text names (the longest matching id among providers

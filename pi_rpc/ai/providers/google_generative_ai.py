@@ -27,7 +27,6 @@ from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
-from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
@@ -54,25 +53,45 @@ BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
 
 
 def _sig(value: Any) -> str | None:
-    return value if isinstance(value, str) and value and _SIG.match(value) else None
+    """``isValidThoughtSignature``: Google wants base64 (TYPE_BYTES) signatures back."""
+    return value if isinstance(value, str) and value and len(value) % 4 == 0 and _SIG.match(value) else None
+
+
+def requires_tool_call_id(model_id: str) -> bool:
+    """``requiresToolCallId``: models behind Google's APIs that need ids on function calls and
+    responses (Claude, gpt-oss, Gemini 3 and later)."""
+    major = _gemini_major_version(model_id)
+    return model_id.startswith(("claude-", "gpt-oss-")) or (major is not None and major >= 3)
+
+
+def _multimodal_function_response(model_id: str) -> bool:
+    """Images nested in ``functionResponse.parts``: Gemini 3 and later, and non-Gemini models."""
+    major = _gemini_major_version(model_id)
+    return major is None or major >= 3
 
 
 def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Upstream 1.6's ``convertMessages`` (``google-shared.js``): the conversation as Gemini
+    ``contents``, tool-call ids normalised and sent where the model requires them."""
     contents: list[dict[str, Any]] = []
-    is_gemini3 = "gemini-3" in model["id"]
-    for msg in transform_messages(messages, model):
+    with_ids = requires_tool_call_id(model["id"])
+
+    def normalize(call_id: str, _model: Model, _source: dict[str, Any]) -> str:
+        return re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:64] if with_ids else call_id
+
+    for msg in transform_messages(messages, model, normalize):
         role = msg.get("role")
         if role == "user":
             content = msg.get("content")
-            parts: list[dict[str, Any]] = []
             if isinstance(content, str):
-                parts = [{"text": content}]
-            else:
-                for b in content or []:
-                    if b.get("type") == "text":
-                        parts.append({"text": b.get("text", "")})
-                    elif b.get("type") == "image":
-                        parts.append({"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}})
+                contents.append({"role": "user", "parts": [{"text": content}]})
+                continue
+            parts: list[dict[str, Any]] = [
+                {"text": b.get("text", "")}
+                if b.get("type") == "text"
+                else {"inlineData": {"mimeType": b.get("mimeType"), "data": b.get("data")}}
+                for b in content or []
+            ]
             if parts:
                 contents.append({"role": "user", "parts": parts})
         elif role == "assistant":
@@ -80,58 +99,112 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
             parts = []
             for b in msg.get("content") or []:
                 t = b.get("type")
-                if t == "text" and b.get("text", "").strip():
-                    part: dict[str, Any] = {"text": b["text"]}
-                    if same and _sig(b.get("textSignature")):
-                        part["thoughtSignature"] = b["textSignature"]
+                if t == "text":
+                    sig = _sig(b.get("textSignature")) if same else None
+                    # An empty text part is kept when it carries a signature Gemini wants echoed.
+                    if not (b.get("text") or "").strip() and not sig:
+                        continue
+                    part: dict[str, Any] = {"text": b.get("text", "")}
+                    if sig:
+                        part["thoughtSignature"] = sig
                     parts.append(part)
-                elif t == "thinking" and b.get("thinking", "").strip():
+                elif t == "thinking":
                     if same:
-                        part = {"thought": True, "text": b["thinking"]}
-                        if _sig(b.get("thinkingSignature")):
-                            part["thoughtSignature"] = b["thinkingSignature"]
+                        sig = _sig(b.get("thinkingSignature"))
+                        if not (b.get("thinking") or "").strip() and not sig:
+                            continue
+                        part = {"thought": True, "text": b.get("thinking", "")}
+                        if sig:
+                            part["thoughtSignature"] = sig
                     else:
+                        if not (b.get("thinking") or "").strip():
+                            continue
                         part = {"text": b["thinking"]}
                     parts.append(part)
                 elif t == "toolCall":
-                    call: dict[str, Any] = {"name": b["name"], "args": b.get("arguments") or {}}
-                    if b.get("id") and not b["id"].startswith(f"{b['name']}_"):
-                        call["id"] = b["id"]
+                    call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
+                    if with_ids:
+                        call["id"] = b.get("id")
                     part = {"functionCall": call}
                     sig = _sig(b.get("thoughtSignature")) if same else None
                     if sig:
                         part["thoughtSignature"] = sig
-                    elif is_gemini3:
-                        part["thoughtSignature"] = "skip_thought_signature_validator"
                     parts.append(part)
             if parts:
                 contents.append({"role": "model", "parts": parts})
         elif role == "toolResult":
             content = msg.get("content") or []
-            text = content_text(content)
-            images = [b for b in content if b.get("type") == "image"]
-            response = (
-                {"error": text}
-                if msg.get("isError")
-                else {"output": text or ("(see attached image)" if images else "")}
-            )
-            fr: dict[str, Any] = {"name": msg.get("toolName", ""), "response": response}
-            if msg.get("toolCallId") and not msg["toolCallId"].startswith(f"{msg.get('toolName')}_"):
-                fr["id"] = msg["toolCallId"]
+            text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+            images = [b for b in content if b.get("type") == "image"] if "image" in (model.get("input") or []) else []
+            value = text if text.strip() else "(see attached image)" if images else ""
+            image_parts = [{"inlineData": {"mimeType": b.get("mimeType"), "data": b.get("data")}} for b in images]
+            nested = _multimodal_function_response(model["id"])
+            fr: dict[str, Any] = {
+                "name": msg.get("toolName"),
+                "response": {"error": value} if msg.get("isError") else {"output": value},
+            }
+            if images and nested:
+                fr["parts"] = image_parts
+            if with_ids:
+                fr["id"] = msg.get("toolCallId")
             part = {"functionResponse": fr}
-            if (
-                contents
-                and contents[-1]["role"] == "user"
-                and all("functionResponse" in p for p in contents[-1]["parts"])
-            ):
-                contents[-1]["parts"].append(part)
+            last = contents[-1] if contents else None
+            if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
+                last["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
-            if images and "image" in (model.get("input") or []):
-                contents[-1]["parts"].extend(
-                    {"inlineData": {"mimeType": b["mimeType"], "data": b["data"]}} for b in images
-                )
+            if images and not nested:
+                contents.append({"role": "user", "parts": [{"text": "Tool result image:"}, *image_parts]})
     return contents
+
+
+_TOOL_CHOICE_MODES = {"auto": "AUTO", "none": "NONE", "any": "ANY"}
+
+# Schema keywords whose values map names to subschemas, and those holding subschemas
+# (``google-shared.js`` ``JSON_SCHEMA_NAME_MAPS`` / ``JSON_SCHEMA_SUBSCHEMAS``).
+_NAME_MAPS = frozenset(("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"))
+_SUBSCHEMAS = frozenset(
+    (
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+    )
+)
+
+
+def _const_as_enum(schema: Any, name_map: bool = False) -> Any:
+    """``rewriteConstAsEnum``: Gemini ignores ``const`` in ``parametersJsonSchema``, so a string
+    or number ``const`` goes out as a one-value ``enum`` (where no ``enum`` is given)."""
+    if isinstance(schema, list):
+        return [_const_as_enum(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = {
+        key: _const_as_enum(value)
+        if name_map or key in _SUBSCHEMAS
+        else _const_as_enum(value, True)
+        if key in _NAME_MAPS
+        else value
+        for key, value in schema.items()
+    }
+    if not name_map and "const" in result and "enum" not in result:
+        value = result["const"]
+        if isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            del result["const"]
+            result["enum"] = [value]
+    return result
 
 
 def _gemini_major_version(model_id: str) -> int | None:
@@ -139,17 +212,19 @@ def _gemini_major_version(model_id: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def build_body(model: Model, context: Context, options: StreamOptions, *, strict_tools: bool = False) -> dict[str, Any]:
-    """The request body. ``strict_tools``: upstream's ``google-shared.js`` constrained sampling
-    (Gemini 3 and later: a tool that prefers strict sampling goes out with its schema made strict
-    and the calling mode ``VALIDATED`` unless the tool choice is ``none``/``any``); only
-    ``google-vertex`` asks for it so far."""
+def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The request body (upstream's ``google-shared.js``, shared with ``google-vertex``). Tools go
+    out as ``parametersJsonSchema`` with string and number ``const`` values as one-value
+    ``enum``s; on Gemini 3 and later a tool that prefers strict sampling (the built-in ones do)
+    goes out with its schema made strict and the calling mode ``VALIDATED`` unless the tool choice
+    is ``none``/``any`` (constrained sampling)."""
     system_prompt, messages, tools = collapse_context(context)
     body: dict[str, Any] = {"contents": convert_contents(model, messages)}
     if system_prompt:
-        body["systemInstruction"] = {"parts": [{"text": system_prompt}]}
-    supports_strict = strict_tools and (_gemini_major_version(model["id"]) or 0) >= 3
-    strict = [bool(resolve_strict_sampling(t, supports_strict)) for t in tools] if strict_tools else []
+        # The SDK gives the system instruction the ``user`` role (seen on the wire, both APIs).
+        body["systemInstruction"] = {"parts": [{"text": system_prompt}], "role": "user"}
+    supports_strict = (_gemini_major_version(model["id"]) or 0) >= 3
+    strict = [resolve_strict_sampling(t, supports_strict) is True for t in tools]
     if tools:
         body["tools"] = [
             {
@@ -157,23 +232,22 @@ def build_body(model: Model, context: Context, options: StreamOptions, *, strict
                     {
                         "name": t["name"],
                         "description": t.get("description", ""),
-                        "parametersJsonSchema": make_strict_json_schema(t.get("parameters"))
-                        if strict and strict[i]
-                        else t.get("parameters", {}),
+                        "parametersJsonSchema": _const_as_enum(
+                            make_strict_json_schema(t.get("parameters")) if strict[i] else t.get("parameters", {})
+                        ),
                     }
                     for i, t in enumerate(tools)
                 ]
             }
         ]
-    choice = options.extra.get("toolChoice")
-    if tools and any(strict) and choice not in ("none", "any"):
-        body["toolConfig"] = {"functionCallingConfig": {"mode": "VALIDATED"}}
-    elif choice:
-        body["toolConfig"] = {
-            "functionCallingConfig": {
-                "mode": {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}.get(choice, "AUTO")
-            }
-        }
+        choice = options.extra.get("toolChoice")
+        # ``resolveGoogleFunctionCallingMode``: none/any as asked, else VALIDATED for strict
+        # tools, else the choice (anything but auto/none/any counts as AUTO); no tools, no mode.
+        mode = _TOOL_CHOICE_MODES.get(choice, "AUTO") if choice else None
+        if any(strict) and choice not in ("none", "any"):
+            mode = "VALIDATED"
+        if mode is not None:
+            body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
     config: dict[str, Any] = {}
     if options.temperature is not None:
         config["temperature"] = options.temperature

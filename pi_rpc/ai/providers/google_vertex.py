@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 import anyio.to_thread
 
-from pi_rpc.ai.providers.google_generative_ai import build_body, stream_gemini
+from pi_rpc.ai.providers.google_generative_ai import stream_gemini
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "google-vertex"
@@ -139,20 +139,10 @@ async def _vertex_endpoint(model: Model, options: StreamOptions) -> tuple[str, d
     return request_url(model, project, location), headers
 
 
-def build_vertex_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    """``google-generative-ai``'s body; the SDK's Vertex request gives the system instruction
-    the ``user`` role (seen on the wire)."""
-    body = build_body(model, context, options, strict_tools=True)
-    system = body.get("systemInstruction")
-    if isinstance(system, dict):
-        system["role"] = "user"
-    return body
-
-
 async def stream_google_vertex(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
-    events = stream_gemini(model, context, options, _vertex_endpoint, label="Google Vertex", body_for=build_vertex_body)
+    events = stream_gemini(model, context, options, _vertex_endpoint, label="Google Vertex")
     async with aclosing(events):  # a consumer that stops early closes the request too
         async for event in events:
             if event.get("type") == "error":

@@ -5,6 +5,7 @@ to RPC mode: the extension UI sub-protocol, ``extension_error`` records and ``ct
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -109,8 +110,35 @@ class RuntimeBackend:
         self._unsubscribe = self.session.subscribe(forward)
         if self.session.ext is not None:
             await self._bind_extensions(server)
-        if warm_up:  # (a session opened later finds the process warm)
+        if warm_up:  # (a session opened later finds the process warm, its catalogues refreshed)
             server.task_group.start_soon(self._warm_up_while_idle)
+            if os.environ.get("PI_OFFLINE") is None:
+                server.task_group.start_soon(self._refresh_gateway_catalogues)
+
+    async def _refresh_gateway_catalogues(self) -> None:
+        """Upstream's RPC mode refreshes the model catalogues in the background once started
+        (15 s at most, failures ignored): here the Radius gateways' (protocol/README §8, 29)."""
+        registry = self.session.registry
+        targets = registry.radius_refresh_targets()
+        if not targets:
+            return
+        import time
+
+        from pi_rpc.ai.models.models_store import fetch_gateway_models, save_entry
+
+        async def refresh(provider: str, gateway: str, key: str | None) -> None:
+            try:
+                models = await fetch_gateway_models(provider, gateway, key)
+                entry = {"models": models, "checkedAt": int(time.time() * 1000)}
+                await save_entry(registry.agent_dir, provider, entry)
+            except Exception:  # noqa: BLE001 - as upstream's refresh(...).catch(() => {})
+                return
+            registry.restore_catalogue(provider, entry)
+
+        with anyio.move_on_after(15.0):
+            async with anyio.create_task_group() as group:
+                for target in targets:
+                    group.start_soon(refresh, *target)
 
     async def _warm_up_while_idle(self) -> None:
         """If the client has not prompted shortly after startup, prepare what the first request
