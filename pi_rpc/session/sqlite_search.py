@@ -1,0 +1,213 @@
+"""The search index of the SQLite session store (schema version 2) and the listing query
+that answers ``list_sessions`` with ``limit`` and ``query`` from it.
+
+A ``query`` keeps the sessions whose name, or one of whose user/assistant message texts,
+contains it, case-insensitively (``listing.SessionInfo.matches``: ``needle in
+text.casefold()``, text by text). The index holds exactly what that test reads:
+
+- ``texts``: one row per user/assistant text of every session (the texts
+  ``info_scan.absorb_entry`` collects when searching), stored casefolded by Python, so the
+  database's own case rules never decide a match;
+- ``sessions.name_folded``: the session's name, casefolded;
+- ``texts_fts`` (only when the SQLite build has FTS5 with the trigram tokenizer): an
+  external-content FTS5 index of ``texts.folded``, ``case_sensitive 1`` (the text is folded
+  already), ``detail=none`` (smallest; a candidate is always re-checked), kept in step by
+  triggers.
+
+Every match is decided by ``instr(folded, needle) > 0``, the SQL form of ``needle in
+folded``; the trigram index only narrows which rows are checked. A needle under three
+characters has no trigram: its rows are found by scanning ``texts``, still exactly.
+
+Lone surrogates (a JS client's strings can put them in a session) cannot be stored as SQL
+text: they are stored as U+FFFD. That can only add candidates for a needle containing U+FFFD
+or a surrogate, so such a query re-checks each candidate against the session's real texts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
+
+FTS_TABLE = "texts_fts"
+# Trigram needs three characters; shorter needles are answered by a scan of ``texts``.
+TRIGRAM = 3
+
+SCHEMA_V2 = (
+    "ALTER TABLE sessions ADD COLUMN name_folded TEXT",
+    "CREATE TABLE texts (session_id TEXT NOT NULL, folded TEXT NOT NULL)",
+    "CREATE INDEX texts_by_session ON texts(session_id)",
+    # A session deleted (or rewritten: deleted and stored again) takes its texts with it.
+    "CREATE TRIGGER sessions_drop_texts AFTER DELETE ON sessions BEGIN"
+    " DELETE FROM texts WHERE session_id = old.id; END",
+    # Listings are ordered newest first with the JSONL listing's tie order (a folder's file
+    # names, newest first: creation time, then id); the indexes hold the whole order so a
+    # page of 50 is read off the index without sorting 100,000 rows.
+    "DROP INDEX sessions_by_dir_modified",
+    "CREATE INDEX sessions_by_dir_modified ON sessions(dir, modified DESC, created_at DESC, id DESC)",
+    "CREATE INDEX sessions_by_modified ON sessions(modified DESC, created_at DESC, id DESC)",
+)
+
+_FTS_SCHEMA = (
+    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(folded, content='texts', content_rowid='rowid',"
+    " tokenize='trigram case_sensitive 1', detail=none)",
+    f"CREATE TRIGGER texts_fts_insert AFTER INSERT ON texts BEGIN"
+    f" INSERT INTO {FTS_TABLE}(rowid, folded) VALUES (new.rowid, new.folded); END",
+    f"CREATE TRIGGER texts_fts_delete AFTER DELETE ON texts BEGIN"
+    f" INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, folded) VALUES ('delete', old.rowid, old.folded); END",
+)
+
+
+def fold(text: str) -> str:
+    """``text.casefold()`` as SQL can store it (lone surrogates become U+FFFD)."""
+    folded = text.casefold()
+    try:
+        folded.encode("utf-8")
+    except UnicodeEncodeError:
+        folded = folded.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return folded
+
+
+def fold_or_none(text: str | None) -> str | None:
+    return fold(text) if text is not None else None
+
+
+def entry_text(entry: dict[str, Any]) -> str | None:
+    """The text a search reads from this entry (``info_scan.absorb_entry``'s rule with
+    ``with_texts``): a user or assistant message's non-empty text, else None."""
+    if entry.get("type") != "message":
+        return None
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant") or "content" not in message:
+        return None
+    return message_text(message) or None
+
+
+def fts_available(conn: sqlite3.Connection) -> bool:
+    """Whether this SQLite build has FTS5 with the trigram tokenizer."""
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.pi_trigram_probe USING fts5(x, tokenize='trigram')")
+    except sqlite3.OperationalError:
+        return False
+    conn.execute("DROP TABLE temp.pi_trigram_probe")
+    return True
+
+
+def has_fts(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (FTS_TABLE,)).fetchone()
+        is not None
+    )
+
+
+def migrate_to_v2(conn: sqlite3.Connection) -> None:
+    """Schema 1 -> 2 inside the caller's write transaction: the tables and indexes above
+    (the FTS index when the build has one), then every stored session's texts and name."""
+    with_fts = fts_available(conn)
+    for statement in SCHEMA_V2:
+        conn.execute(statement)
+    if with_fts:
+        for statement in _FTS_SCHEMA:
+            conn.execute(statement)
+    sessions = conn.execute("SELECT id, header FROM sessions").fetchall()
+    for session_id, header in sessions:
+        scanned = _scan_stored(conn, session_id, header)
+        if scanned is None:
+            continue
+        insert_texts(conn, session_id, scanned.texts)
+        conn.execute("UPDATE sessions SET name_folded = ? WHERE id = ?", (fold_or_none(scanned.name), session_id))
+
+
+def _scan_stored(conn: sqlite3.Connection, session_id: str, header: str) -> ScannedSession | None:
+    """The session's name and texts, read from the lines that hold them (messages and
+    ``session_info`` entries, in order) as the JSONL listing reads the file."""
+    lines = [
+        line
+        for (line,) in conn.execute(
+            "SELECT line FROM entries WHERE session_id = ? AND type IN ('message', 'session_info') ORDER BY seq",
+            (session_id,),
+        )
+    ]
+    return scan_session("".join((header, *lines)).encode("utf-8"), with_texts=True)
+
+
+def insert_texts(conn: sqlite3.Connection, session_id: str, texts: Iterable[str]) -> None:
+    conn.executemany(
+        "INSERT INTO texts (session_id, folded) VALUES (?, ?)", [(session_id, fold(text)) for text in texts]
+    )
+
+
+# ---------------------------------------------------------------------- the listing query
+
+LISTING_COLUMNS = "s.id, s.cwd, s.created_at, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
+_ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
+
+
+def _fts_phrase(needle: str) -> str:
+    """An FTS5 string literal: the needle as one phrase (its trigrams, in order)."""
+    return '"' + needle.replace('"', '""') + '"'
+
+
+def listing_rows(conn: sqlite3.Connection, session_dir: str | None, query: str | None) -> Iterator[tuple[Any, ...]]:
+    """Rows (``LISTING_COLUMNS``) of the sessions of ``session_dir`` (None: every session),
+    newest first, those matching ``query`` only when one is given. Rows are produced as the
+    caller reads them: a caller that wants 50 stops after 50."""
+    where: list[str] = []
+    params: list[Any] = []
+    if session_dir is not None:
+        where.append("s.dir = ?")
+        params.append(session_dir)
+    if query is not None:
+        needle = fold(query)
+        text_match = "SELECT t.session_id FROM texts t WHERE instr(t.folded, ?) > 0"
+        text_params: list[Any] = [needle]
+        if len(needle) >= TRIGRAM and has_fts(conn):
+            text_match = (
+                f"SELECT t.session_id FROM {FTS_TABLE} f JOIN texts t ON t.rowid = f.rowid"
+                f" WHERE {FTS_TABLE} MATCH ? AND instr(t.folded, ?) > 0"
+            )
+            text_params = [_fts_phrase(needle), needle]
+        where.append(f"(instr(s.name_folded, ?) > 0 OR s.id IN ({text_match}))")
+        params.extend([needle, *text_params])
+    sql = f"SELECT {LISTING_COLUMNS} FROM sessions s"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    rows = conn.execute(f"{sql} {_ORDER}", params)
+    if query is None or not _needs_recheck(query):
+        yield from rows
+        return
+    for row in rows.fetchall():
+        if _really_matches(conn, row[0], query):
+            yield row
+
+
+def _needs_recheck(query: str) -> bool:
+    return "\ufffd" in query or any("\ud800" <= ch <= "\udfff" for ch in query)
+
+
+def _really_matches(conn: sqlite3.Connection, session_id: str, query: str) -> bool:
+    """``SessionInfo.matches`` on the session's real texts, read from its stored lines."""
+    header = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    scanned = _scan_stored(conn, session_id, header[0]) if header is not None else None
+    if scanned is None:
+        return False
+    needle = query.casefold()
+    if scanned.name is not None and needle in scanned.name.casefold():
+        return True
+    return any(needle in text.casefold() for text in scanned.texts)
+
+
+__all__ = [
+    "FTS_TABLE",
+    "LISTING_COLUMNS",
+    "entry_text",
+    "fold",
+    "fold_or_none",
+    "fts_available",
+    "has_fts",
+    "insert_texts",
+    "listing_rows",
+    "migrate_to_v2",
+]
