@@ -20,6 +20,7 @@ pi - coding agent (Python implementation of pi's RPC, JSON and print modes)
 Usage:
   pi [options] [@files...] [messages...]
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
+  pi sessions <import|export> [options]            Move sessions between JSONL files and a database (pi sessions --help)
 
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
@@ -125,6 +126,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.mcp.cli import run_mcp_command
 
         return run_mcp_command(argv[1:])
+    if argv and argv[0] == "sessions":
+        # `pi sessions import|export ...` moves sessions between JSONL files and a database.
+        from pi_rpc.modes.sessions_cli import run_sessions_command
+
+        return run_sessions_command(argv[1:])
     try:
         args = parse_args(argv)
     except CliError as exc:

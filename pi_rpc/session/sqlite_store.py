@@ -401,8 +401,8 @@ class StoredSession:
     """One session as the JSONL store would hold it (``pi sessions export``)."""
 
     id: str
-    header: str  # the header line
     cwd: str
+    created_at: str | None  # the header's timestamp (names the file)
     written_at: int  # ms: the last write (an exported file's mtime)
     data: bytes  # the whole file: header and entry lines
 
@@ -415,7 +415,9 @@ def read_stored_session(conn: sqlite3.Connection, session_id: str) -> StoredSess
     """The session's lines as one file's bytes (one read transaction), None when not stored."""
     conn.execute("BEGIN")
     try:
-        row = conn.execute("SELECT header, cwd, written_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        row = conn.execute(
+            "SELECT header, cwd, created_at, written_at FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
         if row is None:
             return None
         lines = [
@@ -424,8 +426,21 @@ def read_stored_session(conn: sqlite3.Connection, session_id: str) -> StoredSess
         ]
     finally:
         _rollback(conn)
-    header, cwd, written_at = row
-    return StoredSession(session_id, header, cwd, int(written_at), "".join((header, *lines)).encode("utf-8"))
+    header, cwd, created_at, written_at = row
+    return StoredSession(session_id, cwd, created_at, int(written_at), "".join((header, *lines)).encode("utf-8"))
+
+
+@contextmanager
+def immediate_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A ``BEGIN IMMEDIATE`` write transaction: committed when the block ends, rolled back
+    when it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
 
 
 # ---------------------------------------------------------------------- the store
@@ -909,6 +924,7 @@ __all__ = [
     "SqliteBackend",
     "SqliteSessionStore",
     "StoredSession",
+    "immediate_transaction",
     "import_session",
     "integrity_check",
     "is_locator",
