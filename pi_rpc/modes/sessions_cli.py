@@ -106,6 +106,10 @@ def default_database(settings: Settings, agent: Path, cwd: str) -> str:
     return str(agent / "sessions.db")
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+
+
 def run_sessions_command(argv: Sequence[str]) -> int:
     try:
         command, db, out, positionals = _parse(argv)
@@ -120,7 +124,7 @@ def run_sessions_command(argv: Sequence[str]) -> int:
 
     cwd = os.getcwd()
     agent = paths.agent_dir()
-    settings = Settings.load(agent_dir=agent, cwd=cwd, warn=lambda message: sys.stderr.write(f"warning: {message}\n"))
+    settings = Settings.load(agent_dir=agent, cwd=cwd, warn=_warn)
     if db is None:
         db = default_database(settings, agent, cwd)
         if command == "import":

@@ -26,7 +26,7 @@ or a surrogate, so such a query re-checks each candidate against the session's r
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import Any
 
 from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
@@ -150,7 +150,9 @@ def _fts_phrase(needle: str) -> str:
     return '"' + needle.replace('"', '""') + '"'
 
 
-def listing_rows(conn: sqlite3.Connection, session_dir: str | None, query: str | None) -> Iterator[tuple[Any, ...]]:
+def listing_rows(
+    conn: sqlite3.Connection, session_dir: str | None, query: str | None
+) -> Generator[tuple[Any, ...], None, None]:
     """Rows (``LISTING_COLUMNS``) of the sessions of ``session_dir`` (None: every session),
     newest first, those matching ``query`` only when one is given. Rows are produced as the
     caller reads them: a caller that wants 50 stops after 50."""
