@@ -25,6 +25,7 @@ or a surrogate, so such a query re-checks each candidate against the session's r
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Generator, Iterable
 from typing import Any
@@ -48,6 +49,8 @@ SCHEMA_V2 = (
     "DROP INDEX sessions_by_dir_modified",
     "CREATE INDEX sessions_by_dir_modified ON sessions(dir, modified DESC, created_at DESC, id DESC)",
     "CREATE INDEX sessions_by_modified ON sessions(modified DESC, created_at DESC, id DESC)",
+    # The named sessions only (a search tests every name; most sessions have none).
+    "CREATE INDEX sessions_named ON sessions(name_folded) WHERE name_folded IS NOT NULL",
 )
 
 _FTS_SCHEMA = (
@@ -145,9 +148,11 @@ LISTING_COLUMNS = "s.id, s.cwd, s.created_at, s.parent_session, s.name, s.messag
 _ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
 
 
-def _fts_phrase(needle: str) -> str:
-    """An FTS5 string literal: the needle as one phrase (its trigrams, in order)."""
-    return '"' + needle.replace('"', '""') + '"'
+def _glob_pattern(needle: str) -> str:
+    """``*needle*`` with GLOB's special characters taken literally: the trigram index answers
+    GLOB (case-sensitive, as the folded text needs) with ``detail=none``, where a phrase
+    query is refused."""
+    return "*" + "".join(f"[{ch}]" if ch in "*?[" else ch for ch in needle) + "*"
 
 
 def listing_rows(
@@ -155,34 +160,70 @@ def listing_rows(
 ) -> Generator[tuple[Any, ...], None, None]:
     """Rows (``LISTING_COLUMNS``) of the sessions of ``session_dir`` (None: every session),
     newest first, those matching ``query`` only when one is given. Rows are produced as the
-    caller reads them: a caller that wants 50 stops after 50."""
-    where: list[str] = []
-    params: list[Any] = []
-    if session_dir is not None:
-        where.append("s.dir = ?")
-        params.append(session_dir)
-    if query is not None:
+    caller reads them: a caller that wants 50 stops after 50.
+
+    A query is answered one of two ways. When the trigram index finds at most
+    ``CANDIDATE_CAP`` matching texts, the matching sessions are those and the named
+    sessions whose name matches (a small index of named sessions), read by id and sorted.
+    Otherwise the needle is common (or too short to index): the sessions are walked newest
+    first and each is tested (its name, then its texts, by session), which finds a page of
+    a common needle's sessions after reading little more than that page."""
+    scope = "s.dir = ? AND " if session_dir is not None else ""
+    scope_params: list[Any] = [session_dir] if session_dir is not None else []
+    rows: sqlite3.Cursor
+    if query is None:
+        where = f" WHERE {scope[:-5]}" if scope else ""
+        rows = conn.execute(f"SELECT {LISTING_COLUMNS} FROM sessions s{where} {_ORDER}", scope_params)
+    else:
         needle = fold(query)
-        text_match = "SELECT t.session_id FROM texts t WHERE instr(t.folded, ?) > 0"
-        text_params: list[Any] = [needle]
-        if len(needle) >= TRIGRAM and has_fts(conn):
-            text_match = (
-                f"SELECT t.session_id FROM {FTS_TABLE} f JOIN texts t ON t.rowid = f.rowid"
-                f" WHERE {FTS_TABLE} MATCH ? AND instr(t.folded, ?) > 0"
+        candidates = _indexed_candidates(conn, needle)
+        if candidates is not None:
+            # ``+s.dir``: look the few candidates up by id, never walk the directory's index.
+            rows = conn.execute(
+                f"SELECT {LISTING_COLUMNS} FROM sessions s WHERE {'+' + scope if scope else ''}"
+                "s.id IN (SELECT value FROM json_each(?))"
+                f" {_ORDER}",
+                [*scope_params, json.dumps(sorted(candidates))],
             )
-            text_params = [_fts_phrase(needle), needle]
-        where.append(f"(instr(s.name_folded, ?) > 0 OR s.id IN ({text_match}))")
-        params.extend([needle, *text_params])
-    sql = f"SELECT {LISTING_COLUMNS} FROM sessions s"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = conn.execute(f"{sql} {_ORDER}", params)
+        else:
+            rows = conn.execute(
+                f"SELECT {LISTING_COLUMNS} FROM sessions s WHERE {scope}(instr(s.name_folded, ?) > 0"
+                " OR EXISTS (SELECT 1 FROM texts t WHERE t.session_id = s.id AND instr(t.folded, ?) > 0))"
+                f" {_ORDER}",
+                [*scope_params, needle, needle],
+            )
     if query is None or not _needs_recheck(query):
         yield from rows
         return
     for row in rows.fetchall():
         if _really_matches(conn, row[0], query):
             yield row
+
+
+# More matching texts than this: the needle is common, walking the sessions is faster.
+CANDIDATE_CAP = 5000
+
+
+def _indexed_candidates(conn: sqlite3.Connection, needle: str) -> set[str] | None:
+    """The ids of every session whose name or a text contains ``needle``, from the
+    trigram index; None when the needle cannot use it or matches too many texts."""
+    if len(needle) < TRIGRAM or not has_fts(conn):
+        return None
+    found = conn.execute(
+        f"SELECT t.session_id FROM {FTS_TABLE} f JOIN texts t ON t.rowid = f.rowid"
+        " WHERE f.folded GLOB ? AND instr(t.folded, ?) > 0 LIMIT ?",
+        (_glob_pattern(needle), needle, CANDIDATE_CAP + 1),
+    ).fetchall()
+    if len(found) > CANDIDATE_CAP:
+        return None
+    ids = {session_id for (session_id,) in found}
+    ids.update(
+        session_id
+        for (session_id,) in conn.execute(
+            "SELECT id FROM sessions WHERE name_folded IS NOT NULL AND instr(name_folded, ?) > 0", (needle,)
+        )
+    )
+    return ids
 
 
 def _needs_recheck(query: str) -> bool:
