@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
@@ -142,6 +143,22 @@ def insert_texts(conn: sqlite3.Connection, session_id: str, texts: Iterable[str]
     )
 
 
+@contextmanager
+def deferred_fts(conn: sqlite3.Connection) -> Iterator[None]:
+    """Bulk loading: texts inserted in the block are indexed once, at its end (an FTS5
+    ``rebuild`` is several times faster than indexing row by row). Run it inside one write
+    transaction, so no other writer's texts can slip past the index."""
+    if not has_fts(conn):
+        yield
+        return
+    conn.execute("DROP TRIGGER texts_fts_insert")
+    try:
+        yield
+    finally:
+        conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+        conn.execute(_FTS_SCHEMA[1])
+
+
 # ---------------------------------------------------------------------- the listing query
 
 LISTING_COLUMNS = "s.id, s.cwd, s.created_at, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
@@ -245,6 +262,7 @@ def _really_matches(conn: sqlite3.Connection, session_id: str, query: str) -> bo
 __all__ = [
     "FTS_TABLE",
     "LISTING_COLUMNS",
+    "deferred_fts",
     "entry_text",
     "fold",
     "fold_or_none",
