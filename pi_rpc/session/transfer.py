@@ -22,11 +22,13 @@ from typing import Any
 
 import orjson
 
+from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.info_scan import parse_line
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import session_file_name
 from pi_rpc.session.listing import encode_cwd
 from pi_rpc.session.loader import is_valid_header, parse_session_bytes, salvage_line
+from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
 from pi_rpc.session.sqlite_store import (
     StoredSession,
@@ -35,6 +37,8 @@ from pi_rpc.session.sqlite_store import (
     database_path,
     immediate_transaction,
     import_session,
+    lock_path_for,
+    make_locator,
     read_stored_session,
     stored_session_ids,
 )
@@ -213,6 +217,14 @@ def _import_one(
     session_dir: str | None,
     report: Callable[[Outcome], None],
 ) -> int:
+    # The session's single-writer lock, as a writer takes it: a pi process that is about to
+    # store this very session (its first write is deferred) is not raced.
+    lock = SessionLock(make_locator(db, source.session_id), lock_path_for(db, source.session_id))
+    try:
+        lock.acquire()
+    except SessionLockedError as exc:
+        report(Outcome("error", source.session_id, source.path, str(exc)))
+        return 1
     try:
         with immediate_transaction(conn):
             stored = import_session(
@@ -226,6 +238,8 @@ def _import_one(
     except sqlite3.Error as exc:
         report(Outcome("error", source.session_id, source.path, f"not stored: {exc}"))
         return 1
+    finally:
+        lock.release()
     if stored:
         report(Outcome("imported", source.session_id, source.path, "; ".join(source.notes)))
     else:

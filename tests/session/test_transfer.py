@@ -20,8 +20,15 @@ import pytest
 from pi_rpc.config import paths
 from pi_rpc.session.jsonl_store import JsonlSessionStore
 from pi_rpc.session.listing import list_sessions
+from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.manager import SessionManager
-from pi_rpc.session.sqlite_store import SqliteBackend, SqliteSessionStore, integrity_check
+from pi_rpc.session.sqlite_store import (
+    SqliteBackend,
+    SqliteSessionStore,
+    integrity_check,
+    lock_path_for,
+    make_locator,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_SESSIONS = sorted(
@@ -280,3 +287,22 @@ def test_rpc_startup_does_not_import_the_transfer_code(tmp_path: Path, argv: lis
     )
     # (RPC mode keeps stdout for the protocol: the print lands on stderr.)
     assert "LOADED []" in done.stdout + done.stderr, (done.stdout, done.stderr)
+
+
+def test_a_session_a_writer_holds_is_not_imported(tmp_path: Path) -> None:
+    """The import takes each session's single-writer lock, as a writer does."""
+    source = next(p for p in FIXTURE_SESSIONS if "sessions-upstream" in p)
+    session_id = str(_header(source)["id"])
+    db = tmp_path / "s.db"
+    real = os.path.realpath(db)
+    lock = SessionLock(make_locator(real, session_id), lock_path_for(real, session_id))
+    lock.acquire()
+    try:
+        done = _pi("import", "--db", str(db), source, cwd=tmp_path, agent=tmp_path / "agent", check=1)
+    finally:
+        lock.release()
+    assert f"in use by another pi process (pid {os.getpid()})" in done.stderr
+    assert SqliteBackend(str(db)).query_sessions(None) == []
+    done = _pi("import", "--db", str(db), source, cwd=tmp_path, agent=tmp_path / "agent")
+    assert done.stdout.startswith(f"imported {session_id} ")
+    assert not os.path.exists(lock_path_for(real, session_id))  # released, sidecar removed
