@@ -31,6 +31,7 @@ from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
 
 FTS_TABLE = "texts_fts"
@@ -39,6 +40,8 @@ TRIGRAM = 3
 
 SCHEMA_V2 = (
     "ALTER TABLE sessions ADD COLUMN name_folded TEXT",
+    # The header's time as epoch ms (``created`` of a listing without parsing the ISO text).
+    "ALTER TABLE sessions ADD COLUMN created_ms REAL",
     "CREATE TABLE texts (session_id TEXT NOT NULL, folded TEXT NOT NULL)",
     "CREATE INDEX texts_by_session ON texts(session_id)",
     # A session deleted (or rewritten: deleted and stored again) takes its texts with it.
@@ -121,7 +124,10 @@ def migrate_to_v2(conn: sqlite3.Connection) -> None:
         if scanned is None:
             continue
         insert_texts(conn, session_id, scanned.texts)
-        conn.execute("UPDATE sessions SET name_folded = ? WHERE id = ?", (fold_or_none(scanned.name), session_id))
+        conn.execute(
+            "UPDATE sessions SET name_folded = ?, created_ms = ? WHERE id = ?",
+            (fold_or_none(scanned.name), iso_to_ms(scanned.header.get("timestamp")), session_id),
+        )
 
 
 def _scan_stored(conn: sqlite3.Connection, session_id: str, header: str) -> ScannedSession | None:
@@ -161,7 +167,7 @@ def deferred_fts(conn: sqlite3.Connection) -> Iterator[None]:
 
 # ---------------------------------------------------------------------- the listing query
 
-LISTING_COLUMNS = "s.id, s.cwd, s.created_at, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
+LISTING_COLUMNS = "s.id, s.cwd, s.created_ms, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
 _ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
 
 

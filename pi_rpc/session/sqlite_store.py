@@ -342,14 +342,15 @@ def insert_session_row(
     header = summary.header
     cwd = header.get("cwd")
     conn.execute(
-        f"INSERT INTO sessions (id, header, dir, cwd, created_at, parent_session, {', '.join(_SUMMARY_COLUMNS)},"
-        f" next_seq) VALUES ({', '.join('?' * (7 + len(_SUMMARY_COLUMNS)))})",
+        f"INSERT INTO sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
+        f" {', '.join(_SUMMARY_COLUMNS)}, next_seq) VALUES ({', '.join('?' * (8 + len(_SUMMARY_COLUMNS)))})",
         (
             session_id,
             header_line,
             session_dir,
             cwd if isinstance(cwd, str) else "",
             _text_or_none(header.get("timestamp")),
+            iso_to_ms(header.get("timestamp")),
             _text_or_none(header.get("parentSession")),
             *_summary_values(summary, written_at),
             next_seq,
@@ -811,10 +812,9 @@ class SqliteBackend:
             conn.execute("BEGIN")
             rows = listing_rows(conn, _normdir(session_dir) if session_dir is not None else None, query)
             try:
-                for session_id, cwd, created_at, parent, name, count, first, modified in rows:
+                for session_id, cwd, created_ms, parent, name, count, first, modified in rows:
                     if cwd_filter is not None and not cwd_matches(cwd, cwd_filter):
                         continue
-                    created_ms = iso_to_ms(created_at)
                     out.append(
                         SessionInfo(
                             path=self._locator(session_id),
