@@ -9,14 +9,15 @@ text.casefold()``, text by text). The index holds exactly what that test reads:
   ``info_scan.absorb_entry`` collects when searching), stored casefolded by Python, so the
   database's own case rules never decide a match;
 - ``sessions.name_folded``: the session's name, casefolded;
-- ``texts_fts`` (only when the SQLite build has FTS5 with the trigram tokenizer): an
-  external-content FTS5 index of ``texts.folded``, ``case_sensitive 1`` (the text is folded
-  already), ``detail=none`` (smallest; a candidate is always re-checked), kept in step by
-  triggers.
+- ``texts_fts`` (only when the SQLite build has FTS5 with the trigram tokenizer): a
+  contentless FTS5 index of ``texts.folded`` padded with two U+0001 (so a needle of one or
+  two characters is the prefix of a trigram at each of its occurrences: ``texts_vocab``
+  lists those trigrams), ``case_sensitive 1`` (the text is folded already), ``detail=none``
+  (smallest; a candidate is always re-checked), kept in step by triggers.
 
 Every match is decided by ``instr(folded, needle) > 0``, the SQL form of ``needle in
-folded``; the trigram index only narrows which rows are checked. A needle under three
-characters has no trigram: its rows are found by scanning ``texts``, still exactly.
+folded``; the trigram index only narrows which rows are checked. Without the index (or for
+a needle too common for it to help) the sessions are tested one by one, still exactly.
 
 Lone surrogates (a JS client's strings can put them in a session) cannot be stored as SQL
 text: they are stored as U+FFFD. That can only add candidates for a needle containing U+FFFD
@@ -35,7 +36,8 @@ from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
 
 FTS_TABLE = "texts_fts"
-# Trigram needs three characters; shorter needles are answered by a scan of ``texts``.
+# A needle of this many characters or more is looked up by its trigrams; a shorter one by
+# the trigrams it starts.
 TRIGRAM = 3
 
 SCHEMA_V2 = (
@@ -57,13 +59,20 @@ SCHEMA_V2 = (
     "CREATE INDEX sessions_named ON sessions(name_folded) WHERE name_folded IS NOT NULL",
 )
 
+# Each text is indexed with two padding characters after it, so every position of the text
+# starts a trigram: a needle of one or two characters is then a prefix of the trigrams at its
+# occurrences, found through the index's term list (``texts_vocab``).
+PAD = "\x01\x01"
+_PADDED = "folded || char(1, 1)"
 _FTS_SCHEMA = (
-    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(folded, content='texts', content_rowid='rowid',"
+    # Contentless: the padded text is not kept twice; matches are checked against ``texts``.
+    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(folded, content='',"
     " tokenize='trigram case_sensitive 1', detail=none)",
     f"CREATE TRIGGER texts_fts_insert AFTER INSERT ON texts BEGIN"
-    f" INSERT INTO {FTS_TABLE}(rowid, folded) VALUES (new.rowid, new.folded); END",
+    f" INSERT INTO {FTS_TABLE}(rowid, folded) VALUES (new.rowid, new.{_PADDED}); END",
     f"CREATE TRIGGER texts_fts_delete AFTER DELETE ON texts BEGIN"
-    f" INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, folded) VALUES ('delete', old.rowid, old.folded); END",
+    f" INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, folded) VALUES ('delete', old.rowid, old.{_PADDED}); END",
+    f"CREATE VIRTUAL TABLE texts_vocab USING fts5vocab({FTS_TABLE}, 'row')",
 )
 
 
@@ -151,17 +160,20 @@ def insert_texts(conn: sqlite3.Connection, session_id: str, texts: Iterable[str]
 
 @contextmanager
 def deferred_fts(conn: sqlite3.Connection) -> Iterator[None]:
-    """Bulk loading: texts inserted in the block are indexed once, at its end (an FTS5
-    ``rebuild`` is several times faster than indexing row by row). Run it inside one write
-    transaction, so no other writer's texts can slip past the index."""
+    """Bulk loading: texts inserted in the block are indexed at its end, in one statement
+    (several times faster than indexing row by row). Run it inside one write transaction,
+    so no other writer's texts can slip past the index."""
     if not has_fts(conn):
         yield
         return
+    last = conn.execute("SELECT coalesce(max(rowid), 0) FROM texts").fetchone()[0]
     conn.execute("DROP TRIGGER texts_fts_insert")
     try:
         yield
     finally:
-        conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+        conn.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, folded) SELECT rowid, {_PADDED} FROM texts WHERE rowid > ?", (last,)
+        )
         conn.execute(_FTS_SCHEMA[1])
 
 
@@ -171,11 +183,42 @@ LISTING_COLUMNS = "s.id, s.cwd, s.created_ms, s.parent_session, s.name, s.messag
 _ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
 
 
-def _glob_pattern(needle: str) -> str:
-    """``*needle*`` with GLOB's special characters taken literally: the trigram index answers
-    GLOB (case-sensitive, as the folded text needs) with ``detail=none``, where a phrase
-    query is refused."""
-    return "*" + "".join(f"[{ch}]" if ch in "*?[" else ch for ch in needle) + "*"
+def _term(text: str) -> str:
+    """An FTS5 string: one trigram token (``detail=none`` refuses phrases of several)."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _fts_query(conn: sqlite3.Connection, needle: str) -> str | None:
+    """A MATCH expression whose rows include every text containing ``needle`` (each is then
+    checked with ``instr``); None when the needle is too common for the index to help.
+
+    Three characters or more: every trigram of the needle. One or two: any trigram that
+    starts with it (the padding makes one start at every position), from the term list,
+    given the documents they are in number at most ``CANDIDATE_CAP``."""
+    if len(needle) >= TRIGRAM:
+        trigrams = dict.fromkeys(needle[i : i + TRIGRAM] for i in range(len(needle) - TRIGRAM + 1))
+        return " AND ".join(_term(t) for t in trigrams)
+    if not needle:
+        return None
+    terms: list[str] = []
+    documents = 0
+    for term, count in conn.execute(
+        "SELECT term, doc FROM texts_vocab WHERE term >= ? AND term < ?", (needle, _after_prefix(needle))
+    ):
+        documents += count
+        if documents > CANDIDATE_CAP:
+            return None
+        terms.append(term)
+    return " OR ".join(_term(t) for t in terms) if terms else _term(needle + PAD[: TRIGRAM - len(needle)])
+
+
+def _after_prefix(prefix: str) -> str:
+    """The least string above every string that starts with ``prefix`` (code point order,
+    which is UTF-8 byte order); surrogates cannot be stored, so they are skipped."""
+    last = ord(prefix[-1]) + 1
+    if 0xD800 <= last <= 0xDFFF:
+        last = 0xE000
+    return prefix[:-1] + chr(min(last, 0x10FFFF))
 
 
 def listing_rows(
@@ -230,12 +273,15 @@ CANDIDATE_CAP = 5000
 def _indexed_candidates(conn: sqlite3.Connection, needle: str) -> set[str] | None:
     """The ids of every session whose name or a text contains ``needle``, from the
     trigram index; None when the needle cannot use it or matches too many texts."""
-    if len(needle) < TRIGRAM or not has_fts(conn):
+    if not has_fts(conn):
+        return None
+    match = _fts_query(conn, needle)
+    if match is None:
         return None
     found = conn.execute(
         f"SELECT t.session_id FROM {FTS_TABLE} f JOIN texts t ON t.rowid = f.rowid"
-        " WHERE f.folded GLOB ? AND instr(t.folded, ?) > 0 LIMIT ?",
-        (_glob_pattern(needle), needle, CANDIDATE_CAP + 1),
+        f" WHERE {FTS_TABLE} MATCH ? AND instr(t.folded, ?) > 0 LIMIT ?",
+        (match, needle, CANDIDATE_CAP + 1),
     ).fetchall()
     if len(found) > CANDIDATE_CAP:
         return None

@@ -63,6 +63,11 @@ QUERIES = [
     "_",
     '"quoted"',
     "no such words anywhere",
+    "qq",  # short and in no text
+    "9",  # short, in names and rare words only
+    "n9",
+    "\x01",  # the index's padding character: in no text
+    "k\x01",
 ]
 
 
@@ -135,9 +140,13 @@ def test_both_paths_are_really_taken(corpus: tuple[str, str, str], monkeypatch: 
     conn = sqlite3.connect(db)
     assert sqlite_search._indexed_candidates(conn, sqlite_search.fold("zebracorn997")) is not None
     assert sqlite_search._indexed_candidates(conn, "alpha") is not None  # under the cap here
+    # Short needles: the trigrams they start, from the term list (the padding makes one).
+    assert sqlite_search._indexed_candidates(conn, "日本") is not None
+    assert sqlite_search._indexed_candidates(conn, "qq") == set()
+    assert sqlite_search._indexed_candidates(conn, "") is None  # matches every text: walked
     monkeypatch.setattr(sqlite_search, "CANDIDATE_CAP", 100)
     assert sqlite_search._indexed_candidates(conn, "alpha") is None  # common: walked
-    assert sqlite_search._indexed_candidates(conn, "ss") is None  # too short for trigrams
+    assert sqlite_search._indexed_candidates(conn, "a") is None
 
 
 def test_all_scope_equals_list_all_sessions(corpus: tuple[str, str, str]) -> None:
