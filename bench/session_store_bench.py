@@ -49,7 +49,8 @@ SEARCHES = [
     ("rare", "zebracorn997"),  # one session in 997... only that one
     ("common", "alpha"),  # most sessions
     ("non-ASCII", "straße"),
-    ("short", "日本"),  # under three characters: no trigram
+    ("short", "日本"),  # under three characters: the trigrams it starts
+    ("short rare", "qq"),  # in no text: only the index can tell quickly
     ("none", "qqqq"),  # matches nothing: every text is checked
 ]
 
