@@ -51,7 +51,9 @@ class _Usage(Exception):
 
 def _parse(argv: Sequence[str]) -> tuple[str, str | None, str | None, list[str]]:
     """``(command, db, out, positionals)``."""
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv:
+        raise _Usage("missing subcommand (import or export)")
+    if argv[0] in ("-h", "--help", "help"):
         raise _Usage("")
     command, rest = argv[0], list(argv[1:])
     if command not in ("import", "export"):

@@ -250,6 +250,7 @@ def test_errors_are_clear_and_exit_non_zero(tmp_path: Path) -> None:
         "error: export needs --out DIR"
     )
     assert "unknown subcommand" in _pi("list", cwd=tmp_path, agent=agent, check=2).stderr
+    assert "missing subcommand" in _pi(cwd=tmp_path, agent=agent, check=2).stderr
     assert _pi("--help", cwd=tmp_path, agent=agent).stdout.startswith("Usage:")
 
 
