@@ -21,6 +21,7 @@ Usage:
   pi [options] [@files...] [messages...]
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
   pi auth <login|logout|check|print-api-key|print-bearer-token>   Credentials (pi auth --help)
+  pi sessions <import|export> [options]            Move sessions between JSONL files and a database (pi sessions --help)
 
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
@@ -134,6 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.modes.auth_command import run_auth_command
 
         return run_auth_command(argv[1:])
+
+    if argv and argv[0] == "sessions":
+        # `pi sessions import|export ...` moves sessions between JSONL files and a database.
+        from pi_rpc.modes.sessions_cli import run_sessions_command
+
+        return run_sessions_command(argv[1:])
     try:
         args = parse_args(argv)
     except CliError as exc:

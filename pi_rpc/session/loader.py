@@ -45,7 +45,7 @@ def _parse_line(line: bytes) -> Any:
     return js_loads(line)
 
 
-def _salvage(line: bytes) -> Any | None:
+def salvage_line(line: bytes) -> Any | None:
     """A line where an entry was appended right after a torn line (upstream <= 1.0 did not
     repair torn tails): recover the last complete entry glued to its end."""
     pos = line.rfind(_TYPE_MARK)
@@ -108,7 +108,7 @@ def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, Any]]:
             try:
                 value = _parse_line(text)
             except decode_error:
-                salvaged = _salvage(text)
+                salvaged = salvage_line(text)
                 if salvaged is not None:
                     diags.append(
                         f"line {number}: malformed JSON ({len(text)} bytes); recovered the entry "

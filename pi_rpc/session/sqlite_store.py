@@ -14,6 +14,8 @@ version, raised one migration at a time, each in its own ``BEGIN IMMEDIATE`` tra
   (the wall clock of the last write: a file's mtime, for ``--continue``).
 - ``entries``: ``(session_id, seq)`` -> the entry's line (its JSON and the LF, exactly
   ``jsonfmt.dumps_line``), with its id, parent id, type and timestamp as columns.
+- ``texts``, ``sessions.name_folded`` and (when the build has FTS5 trigram) ``texts_fts``:
+  the search index of version 2 (``sqlite_search``), written in the same transactions.
 
 The summary columns are accumulated with ``info_scan``'s per-entry rules, so a listing
 answered from them equals the JSONL listing of the same session.
@@ -41,8 +43,9 @@ import io
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
@@ -53,6 +56,7 @@ from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import read_and_index
 from pi_rpc.session.lock import SessionLock, holder_pid
+from pi_rpc.session.sqlite_search import entry_text, fold_or_none, insert_texts, listing_rows, migrate_to_v2
 from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
 
 if TYPE_CHECKING:
@@ -62,11 +66,12 @@ if TYPE_CHECKING:
 
 LOCATOR_PREFIX = "sqlite:"
 APPLICATION_ID = 0x50695250  # "PiRP": marks the file as a pi_rpc session database
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
 
-# Schema version -> the statements that bring the previous version to it.
-_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+# Schema version -> the statements (or the function, run in the same transaction) that
+# bring the previous version to it.
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...] | Callable[[sqlite3.Connection], None]], ...] = (
     (
         1,
         (
@@ -103,10 +108,12 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX sessions_by_parent ON sessions(parent_session)",
         ),
     ),
+    # The search index (``sqlite_search``): texts, folded names, FTS5 trigram when available.
+    (2, migrate_to_v2),
 )
 
-# One stored entry: (id, parent id, type, timestamp, line).
-Row = tuple[Any, Any, Any, Any, str]
+# One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
+Row = tuple[Any, Any, Any, Any, str, str | None]
 
 
 class SessionDatabaseError(SessionError):
@@ -180,7 +187,7 @@ def _check_format(conn: sqlite3.Connection, path: str) -> int:
 
 def _migrate(conn: sqlite3.Connection, path: str) -> None:
     version = _check_format(conn, path)
-    for target, statements in _MIGRATIONS:
+    for target, step in _MIGRATIONS:
         if version >= target:
             continue
         conn.execute("BEGIN IMMEDIATE")
@@ -188,8 +195,11 @@ def _migrate(conn: sqlite3.Connection, path: str) -> None:
             # Another process may have migrated while we waited for the write lock.
             version = _check_format(conn, path)
             if version < target:
-                for statement in statements:
-                    conn.execute(statement)
+                if callable(step):
+                    step(conn)
+                else:
+                    for statement in step:
+                        conn.execute(statement)
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {target}")
                 version = target
@@ -270,8 +280,15 @@ def _describe_sqlite_error(exc: sqlite3.Error) -> str:
 # ---------------------------------------------------------------------- summaries
 
 
-def _row_of(entry: Entry) -> Row:
-    return (entry.get("id"), entry.get("parentId"), entry.get("type"), entry.get("timestamp"), _line(entry))
+def _row_of(entry: Entry, line: str | None = None) -> Row:
+    return (
+        entry.get("id"),
+        entry.get("parentId"),
+        entry.get("type"),
+        entry.get("timestamp"),
+        _line(entry) if line is None else line,
+        entry_text(entry),
+    )
 
 
 def _line(entry: Entry) -> str:
@@ -300,14 +317,140 @@ def _summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]
         summary.last_activity,
         _modified_ms(summary, written_at),
         written_at,
+        fold_or_none(summary.name),
     )
 
 
-_SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at")
+_SUMMARY_COLUMNS = (
+    "name",
+    "message_count",
+    "first_message",
+    "last_activity",
+    "modified",
+    "written_at",
+    "name_folded",
+)
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def insert_session_row(
+    conn: sqlite3.Connection,
+    session_id: str,
+    header_line: str,
+    session_dir: str | None,
+    summary: ScannedSession,
+    *,
+    written_at: int,
+    next_seq: int,
+) -> None:
+    """The ``sessions`` row of a session (``sqlite3.IntegrityError`` when one of that id is
+    stored), in the caller's write transaction."""
+    header = summary.header
+    cwd = header.get("cwd")
+    conn.execute(
+        f"INSERT INTO sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
+        f" {', '.join(_SUMMARY_COLUMNS)}, next_seq) VALUES ({', '.join('?' * (8 + len(_SUMMARY_COLUMNS)))})",
+        (
+            session_id,
+            header_line,
+            session_dir,
+            cwd if isinstance(cwd, str) else "",
+            _text_or_none(header.get("timestamp")),
+            iso_to_ms(header.get("timestamp")),
+            _text_or_none(header.get("parentSession")),
+            *_summary_values(summary, written_at),
+            next_seq,
+        ),
+    )
+
+
+def insert_rows(conn: sqlite3.Connection, session_id: str, first_seq: int, rows: Sequence[Row]) -> None:
+    """Entries at ``first_seq`` on, and their texts in the search index."""
+    conn.executemany(
+        "INSERT INTO entries (session_id, seq, id, parent_id, type, timestamp, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(session_id, first_seq + n, *row[:5]) for n, row in enumerate(rows)],
+    )
+    texts = [row[5] for row in rows if row[5] is not None]
+    if texts:
+        insert_texts(conn, session_id, texts)
+
+
+def import_session(
+    conn: sqlite3.Connection,
+    header: Entry,
+    header_line: str,
+    entries: Sequence[tuple[Entry, str]],
+    *,
+    session_dir: str | None,
+    written_at: int,
+) -> bool:
+    """Store a session read from elsewhere, each entry as its given line (``pi sessions
+    import``: the file's own bytes), in the caller's write transaction. False (nothing
+    stored) when the database holds a session of that id already."""
+    summary = ScannedSession(header)
+    rows: list[Row] = []
+    for entry, line in entries:
+        absorb_entry(summary, entry, False)
+        rows.append(_row_of(entry, line))
+    session_id = str(header["id"])
+    try:
+        insert_session_row(
+            conn, session_id, header_line, session_dir, summary, written_at=written_at, next_seq=len(rows)
+        )
+    except sqlite3.IntegrityError:
+        return False
+    insert_rows(conn, session_id, 0, rows)
+    return True
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """One session as the JSONL store would hold it (``pi sessions export``)."""
+
+    id: str
+    cwd: str
+    created_at: str | None  # the header's timestamp (names the file)
+    written_at: int  # ms: the last write (an exported file's mtime)
+    data: bytes  # the whole file: header and entry lines
+
+
+def stored_session_ids(conn: sqlite3.Connection) -> list[str]:
+    return [session_id for (session_id,) in conn.execute("SELECT id FROM sessions ORDER BY id")]
+
+
+def read_stored_session(conn: sqlite3.Connection, session_id: str) -> StoredSession | None:
+    """The session's lines as one file's bytes (one read transaction), None when not stored."""
+    conn.execute("BEGIN")
+    try:
+        row = conn.execute(
+            "SELECT header, cwd, created_at, written_at FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        lines = [
+            line
+            for (line,) in conn.execute("SELECT line FROM entries WHERE session_id = ? ORDER BY seq", (session_id,))
+        ]
+    finally:
+        _rollback(conn)
+    header, cwd, created_at, written_at = row
+    return StoredSession(session_id, cwd, created_at, int(written_at), "".join((header, *lines)).encode("utf-8"))
+
+
+@contextmanager
+def immediate_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A ``BEGIN IMMEDIATE`` write transaction: committed when the block ends, rolled back
+    when it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
 
 
 # ---------------------------------------------------------------------- the store
@@ -543,28 +686,12 @@ class SqliteSessionStore(WriteBacklog[Row]):
     def _insert_session(
         self, conn: sqlite3.Connection, header: Entry, summary: ScannedSession, written_at: int, next_seq: int
     ) -> None:
-        cwd = header.get("cwd")
-        conn.execute(
-            f"INSERT INTO sessions (id, header, dir, cwd, created_at, parent_session, {', '.join(_SUMMARY_COLUMNS)},"
-            " next_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                self._session_id,
-                _line(header),
-                self._session_dir,
-                cwd if isinstance(cwd, str) else "",
-                _text_or_none(header.get("timestamp")),
-                _text_or_none(header.get("parentSession")),
-                *_summary_values(summary, written_at),
-                next_seq,
-            ),
+        insert_session_row(
+            conn, self._session_id, _line(header), self._session_dir, summary, written_at=written_at, next_seq=next_seq
         )
 
     def _insert_rows(self, conn: sqlite3.Connection, first_seq: int, rows: Sequence[Row]) -> None:
-        session_id = self._session_id
-        conn.executemany(
-            "INSERT INTO entries (session_id, seq, id, parent_id, type, timestamp, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(session_id, first_seq + n, *row) for n, row in enumerate(rows)],
-        )
+        insert_rows(conn, self._session_id, first_seq, rows)
 
     def _fault_message(self, exc: Exception) -> str:
         if isinstance(exc, sqlite3.Error):
@@ -651,7 +778,7 @@ class SqliteBackend:
             conn.execute("BEGIN")  # one snapshot for the rows and their texts
             rows = conn.execute(
                 "SELECT id, cwd, created_at, parent_session, name, message_count, first_message, modified"
-                " FROM sessions WHERE dir = ? ORDER BY modified DESC, id DESC",
+                " FROM sessions WHERE dir = ? ORDER BY modified DESC, created_at DESC, id DESC",
                 (_normdir(session_dir),),
             ).fetchall()
             if cwd_filter is not None:
@@ -676,6 +803,55 @@ class SqliteBackend:
                         message_texts=texts,
                     )
                 )
+        return out
+
+    def query_sessions(
+        self,
+        session_dir: str | None,
+        *,
+        cwd_filter: str | None = None,
+        query: str | None = None,
+        limit: int | None = None,
+    ) -> list[SessionInfo]:
+        """``list_sessions`` with its ``query`` and ``limit`` answered by the database: the
+        sessions of ``session_dir`` (None: every session of the database), newest first,
+        only those whose name or a user/assistant text contains ``query`` (case-insensitive,
+        ``SessionInfo.matches``), at most ``limit``. Indexed: a page of 50 out of 100,000
+        reads 50 rows; a query uses the trigram index (``sqlite_search``). The summaries
+        carry no message texts."""
+        from pi_rpc.session.listing import SessionInfo, cwd_matches, datetime_from_ms
+
+        out: list[SessionInfo] = []
+        if limit is not None and limit <= 0:
+            return out
+        with self._reading() as conn:
+            if conn is None:
+                return out
+            conn.execute("BEGIN")
+            rows = listing_rows(conn, _normdir(session_dir) if session_dir is not None else None, query)
+            try:
+                for session_id, cwd, created_ms, parent, name, count, first, modified in rows:
+                    if cwd_filter is not None and not cwd_matches(cwd, cwd_filter):
+                        continue
+                    out.append(
+                        SessionInfo(
+                            path=self._locator(session_id),
+                            id=session_id,
+                            cwd=cwd,
+                            name=name,
+                            parent_session_path=parent,
+                            created=datetime_from_ms(created_ms) if created_ms is not None else None,
+                            modified=datetime_from_ms(modified),
+                            message_count=count,
+                            first_message=first or "(no messages)",
+                            all_messages_text="",
+                        )
+                    )
+                    if limit is not None and len(out) >= limit:
+                        break
+            finally:
+                rows.close()
+                _rollback(conn)
         return out
 
     @staticmethod
@@ -821,9 +997,14 @@ __all__ = [
     "SessionDatabaseError",
     "SqliteBackend",
     "SqliteSessionStore",
+    "StoredSession",
+    "immediate_transaction",
+    "import_session",
     "integrity_check",
     "is_locator",
     "lock_path_for",
     "make_locator",
     "parse_locator",
+    "read_stored_session",
+    "stored_session_ids",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from pi_rpc.session.context import build_context_entries, project_context_entry
-from pi_rpc.session.loader import _parse_line, _salvage, is_valid_header
+from pi_rpc.session.loader import _parse_line, is_valid_header, salvage_line
 from pi_rpc.session.migrations import migrate_to_current_version
 
 Entry = dict[str, Any]
@@ -50,7 +50,7 @@ def parse(data: bytes) -> Loaded:
             try:
                 value = _parse_line(line)
             except orjson.JSONDecodeError:
-                salvaged = _salvage(line)
+                salvaged = salvage_line(line)
                 if salvaged is not None:
                     out.diagnostics.append(
                         f"line {number}: malformed JSON ({len(line)} bytes); recovered the entry "
