@@ -112,22 +112,18 @@ class SessionCatalog:
         text contains it (case-insensitive); at most ``limit`` sessions."""
         backend = self._backend
         custom = self._session_dir
-        with_texts = query is not None
         if scope == "all":
-            infos = backend.list_all_sessions(self.sessions_root(), custom=custom is not None, with_texts=with_texts)
+            # A custom directory is flat: its own sessions are every project's.
+            infos = backend.query_sessions(self.sessions_root(), every_project=custom is None, query=query, limit=limit)
         elif custom is not None:
             # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
             cwd = self._cwd()
             default_dir = os.path.abspath(paths.default_session_dir(self._agent_dir, cwd))
             filter_cwd = cwd if os.path.abspath(custom) != default_dir else None
-            infos = backend.list_sessions(custom, filter_cwd, with_texts=with_texts)
+            infos = backend.query_sessions(custom, cwd_filter=filter_cwd, query=query, limit=limit)
         else:
             folder = paths.default_session_dir(self._agent_dir, self._cwd())
-            infos = backend.list_sessions(str(folder), with_texts=with_texts)
-        if query is not None:
-            infos = [info for info in infos if info.matches(query)]
-        if limit is not None:
-            infos = infos[:limit]
+            infos = backend.query_sessions(str(folder), query=query, limit=limit)
         return [info.to_summary() for info in infos]
 
     # ------------------------------------------------------------------ rename and delete

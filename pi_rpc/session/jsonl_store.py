@@ -339,6 +339,26 @@ class JsonlBackend:
 
         return list_all_sessions(sessions_root, custom=custom, with_texts=with_texts)
 
+    def query_sessions(
+        self,
+        session_dir: str,
+        *,
+        cwd_filter: str | None = None,
+        every_project: bool = False,
+        query: str | None = None,
+        limit: int | None = None,
+    ) -> list[SessionInfo]:
+        # Files have no index: every session's summary (with its texts for a query) is read,
+        # then filtered.
+        with_texts = query is not None
+        if every_project:
+            infos = self.list_all_sessions(session_dir, with_texts=with_texts)
+        else:
+            infos = self.list_sessions(session_dir, cwd_filter, with_texts=with_texts)
+        if query is not None:
+            infos = [info for info in infos if info.matches(query)]
+        return infos if limit is None else infos[:limit]
+
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
         from pi_rpc.session.listing import find_most_recent
 

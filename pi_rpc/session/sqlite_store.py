@@ -810,11 +810,13 @@ class SqliteBackend:
         session_dir: str | None,
         *,
         cwd_filter: str | None = None,
+        every_project: bool = False,
         query: str | None = None,
         limit: int | None = None,
     ) -> list[SessionInfo]:
         """``list_sessions`` with its ``query`` and ``limit`` answered by the database: the
-        sessions of ``session_dir`` (None: every session of the database), newest first,
+        sessions of ``session_dir`` (None, or ``every_project``: every session of the
+        database, which is the sessions root), newest first,
         only those whose name or a user/assistant text contains ``query`` (case-insensitive,
         ``SessionInfo.matches``), at most ``limit``. Indexed: a page of 50 out of 100,000
         reads 50 rows; a query uses the trigram index (``sqlite_search``). The summaries
@@ -828,7 +830,8 @@ class SqliteBackend:
             if conn is None:
                 return out
             conn.execute("BEGIN")
-            rows = listing_rows(conn, _normdir(session_dir) if session_dir is not None else None, query)
+            directory = None if session_dir is None or every_project else _normdir(session_dir)
+            rows = listing_rows(conn, directory, query)
             try:
                 for session_id, cwd, created_ms, parent, name, count, first, modified in rows:
                     if cwd_filter is not None and not cwd_matches(cwd, cwd_filter):

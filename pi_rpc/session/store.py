@@ -140,6 +140,21 @@ class SessionBackend(Protocol):
         self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
     ) -> list[SessionInfo]: ...
 
+    def query_sessions(
+        self,
+        session_dir: str,
+        *,
+        cwd_filter: str | None = None,
+        every_project: bool = False,
+        query: str | None = None,
+        limit: int | None = None,
+    ) -> list[SessionInfo]:
+        """What ``list_sessions`` answers: the sessions of ``session_dir`` (``every_project``:
+        of every project under the sessions root ``session_dir``, as ``list_all_sessions``),
+        newest first, only those ``SessionInfo.matches(query)``, at most ``limit``. The
+        summaries need not carry message texts."""
+        ...
+
     def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None: ...
 
     def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None: ...
