@@ -69,7 +69,7 @@ class SelectScreen(ModalScreen[Any]):
         self.dismiss(self.options[int(event.option.id or 0)][1])
 
     def on_key(self, event: events.Key) -> None:
-        if event.character and event.character.isprintable() and len(event.character) == 1 and event.key != "space":
+        if event.character and event.character.isprintable() and len(event.character) == 1:
             self.filter += event.character
         elif event.key == "backspace" and self.filter:
             self.filter = self.filter[:-1]
