@@ -127,7 +127,7 @@ class PiApp(App[int]):
 
         self._unsubscribe = session.subscribe(listener)
         self.editor.focus()
-        await self.transcript.show_messages(list(session.get_messages()))
+        await self.transcript.show_messages(list[Any](session.get_messages()))
         self.refresh_footer()
         self.run_worker(self._start(), group="startup")
 
@@ -275,7 +275,7 @@ class PiApp(App[int]):
         self.query_one("#footer", Static).update(Text(" · ".join(parts)))
 
     async def reload_transcript(self) -> None:
-        await self.transcript.show_messages(list(self.session.get_messages()))
+        await self.transcript.show_messages(list[Any](self.session.get_messages()))
         self.refresh_footer()
 
     # ------------------------------------------------------------------ input
@@ -369,7 +369,7 @@ class PiApp(App[int]):
         if session.is_streaming or session.is_compacting:
             await session.abort()
         else:
-            await session.abort_bash()
+            session.abort_bash()
 
     # ------------------------------------------------------------------ key actions
 

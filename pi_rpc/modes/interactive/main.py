@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,14 +22,14 @@ if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
 
 
-def initial_prompt(args: CliArgs) -> tuple[str | None, list[dict[str, object]] | None, list[str]]:
+def initial_prompt(args: CliArgs) -> tuple[str | None, list[dict[str, Any]] | None, list[str]]:
     """``pi "first message" @file``: the first prompt (file text + first message, as print
     mode builds it), its images, and the remaining messages sent one after the other."""
     from pi_rpc.modes._oneshot import build_prompts, process_file_args
 
     files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
     prompts = build_prompts(args.messages, files=files)
-    return prompts.initial, prompts.images, prompts.rest  # type: ignore[return-value]
+    return prompts.initial, prompts.images, prompts.rest
 
 
 async def _run(args: CliArgs) -> int:

@@ -156,7 +156,7 @@ class Transcript(VerticalScroll):
     async def notice(self, text: str, kind: str = "info") -> None:
         await self.add(Notice(text, kind))
 
-    async def show_messages(self, messages: list[dict[str, Any]]) -> None:
+    async def show_messages(self, messages: list[Any]) -> None:
         """Rebuild the conversation from a session's messages (resume, tree moves, fork)."""
         await self.remove_children()
         self._reset_stream()
@@ -175,9 +175,9 @@ class Transcript(VerticalScroll):
                         self._tools[call.call_id] = call
                         await self.add(call)
             elif role == "toolResult":
-                call = self._tools.get(message.get("toolCallId", ""))
-                if call is not None:
-                    call.finish(message, bool(message.get("isError")))
+                done = self._tools.get(message.get("toolCallId", ""))
+                if done is not None:
+                    done.finish(message, bool(message.get("isError")))
         self._tools.clear()
 
     def _reset_stream(self) -> None:
@@ -215,14 +215,14 @@ class Transcript(VerticalScroll):
             self._tools[call.call_id] = call
             await self.add(call)
         elif kind == "tool_execution_update":
-            call = self._tools.get(event.get("toolCallId", ""))
-            if call is not None:
-                call.set_partial(event.get("partialResult"))
+            running = self._tools.get(event.get("toolCallId", ""))
+            if running is not None:
+                running.set_partial(event.get("partialResult"))
                 self.scroll_end(animate=False)
         elif kind == "tool_execution_end":
-            call = self._tools.pop(event.get("toolCallId", ""), None)
-            if call is not None:
-                call.finish(event.get("result"), bool(event.get("isError")))
+            ended = self._tools.pop(event.get("toolCallId", ""), None)
+            if ended is not None:
+                ended.finish(event.get("result"), bool(event.get("isError")))
                 self.scroll_end(animate=False)
         elif kind == "auto_retry_start":
             await self.notice(
