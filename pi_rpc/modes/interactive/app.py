@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from pi_rpc.log import logger
 from pi_rpc.modes.interactive import commands as slash
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
@@ -98,7 +99,7 @@ class PiApp(App[int]):
         self.terminal_title = ""
         self._last_interrupt = 0.0
         self._unsubscribe: Any = None
-        self._modals: dict[int, asyncio.Future[Any]] = {}
+        self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
 
     # ------------------------------------------------------------------ layout
@@ -126,6 +127,9 @@ class PiApp(App[int]):
             self.post_message(SessionEvent(event))
 
         self._unsubscribe = session.subscribe(listener)
+        self._capture_log()
+        for empty in ("#working", "#ext-widgets", "#completions"):
+            self.query_one(empty).display = False
         self.editor.focus()
         await self.transcript.show_messages(list[Any](session.get_messages()))
         self.refresh_footer()
@@ -159,6 +163,26 @@ class PiApp(App[int]):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._log_handlers is not None:
+            log = logger()
+            log.handlers[:] = self._log_handlers
+            self._log_handlers = None
+
+    def _capture_log(self) -> None:
+        """While the app owns the terminal, pi's stderr lines (warnings, store faults) become
+        notices in the conversation instead of bytes written over the screen."""
+        import logging
+
+        app = self
+
+        class NoticeHandler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                text = record.getMessage()
+                app.say_soon(text, "error" if record.levelno >= logging.ERROR else "warning")
+
+        log = logger()
+        self._log_handlers = list(log.handlers)
+        log.handlers[:] = [NoticeHandler()]
 
     # ------------------------------------------------------------------ events
 
@@ -218,8 +242,14 @@ class PiApp(App[int]):
     def say_soon(self, text: str, kind: str = "info") -> None:
         self.post_message(_Say(text, kind))
 
+    def _show(self, selector: str, content: Any) -> None:
+        """Update one of the one-line areas; an empty one takes no row (80x24 matters)."""
+        widget = self.query_one(selector, Static)
+        widget.update(content)
+        widget.display = bool(str(content))
+
     def set_working(self, text: str | None) -> None:
-        self.query_one("#working", Static).update(text or "")
+        self._show("#working", text or "")
 
     def set_status(self, key: str, text: str | None) -> None:
         if text:
@@ -234,7 +264,7 @@ class PiApp(App[int]):
         else:
             self.ext_widgets.pop(key, None)
         body = "\n".join(line for block in self.ext_widgets.values() for line in block)
-        self.query_one("#ext-widgets", Static).update(Text(body))
+        self._show("#ext-widgets", Text(body))
 
     def set_terminal_title(self, title: str) -> None:
         self.terminal_title = title
@@ -304,10 +334,10 @@ class PiApp(App[int]):
                     lines.append(f"/{name}  {description}")
         elif "@" in text:
             lines = self.complete(text).candidates
-        self.query_one("#completions", Static).update(Text("\n".join(lines[:6])))
+        self._show("#completions", Text("\n".join(lines[:6])))
 
     async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        self.query_one("#completions", Static).update("")
+        self._show("#completions", "")
         text = message.text
         if text.startswith("/"):
             name, args = slash.split(text)

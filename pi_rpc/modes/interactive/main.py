@@ -8,15 +8,18 @@ terminal is restored by Textual's driver before the process ends).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import threading
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.config import children
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
-from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, signal_exit_code
+from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -30,6 +33,37 @@ def initial_prompt(args: CliArgs) -> tuple[str | None, list[dict[str, Any]] | No
     files = process_file_args(args.file_args, os.getcwd()) if args.file_args else None
     prompts = build_prompts(args.messages, files=files)
     return prompts.initial, prompts.images, prompts.rest
+
+
+class _SignalExit:
+    """SIGTERM/SIGHUP: ask the app to exit (Textual restores the terminal) and end the process
+    within the grace period in any case. A plain ``signal.signal`` handler and a timer thread,
+    not the event loop: a hung-up terminal can leave the loop blocked on the driver's writes."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.code = 0
+        self._previous: dict[int, Any] = {}
+        self._loop = asyncio.get_running_loop()
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            self._previous[signum] = signal.signal(signum, self._on_signal)
+
+    def uninstall(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        code = signal_exit_code(signum)
+        children.kill_all()
+        if self.code:
+            hard_exit(code)  # a repeated signal does not wait
+        self.code = code
+        self._loop.call_soon_threadsafe(self.app.exit)
+        timer = threading.Timer(SHUTDOWN_GRACE_SECONDS + 1, hard_exit, (code,))
+        timer.daemon = True
+        timer.start()
 
 
 async def _run(args: CliArgs) -> int:
@@ -48,7 +82,6 @@ async def _run(args: CliArgs) -> int:
     # Textual is imported only now: the other modes never reach this line.
     from pi_rpc.modes.interactive.app import PiApp
 
-    exit_code = 0
     async with anyio.create_task_group() as tg:
         session.bind_task_group(tg)
         try:
@@ -66,23 +99,16 @@ async def _run(args: CliArgs) -> int:
             session_name=args.name,
         )
 
-        async def watch_signals() -> None:
-            nonlocal exit_code
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-                async for signum in signals:
-                    exit_code = signal_exit_code(signum)
-                    app.exit()
-
-        tg.start_soon(watch_signals)
+        signals = _SignalExit(app)
+        signals.install()
         try:
             await app.run_async(inline=True, inline_no_clear=True)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await session.shutdown()
+            signals.uninstall()
             tg.cancel_scope.cancel()
-    if app.return_code:
-        exit_code = exit_code or app.return_code
-    return exit_code
+    return signals.code or app.return_code or 0
 
 
 def run_interactive_mode(args: CliArgs) -> int:
