@@ -131,6 +131,7 @@ class PiApp(App[int]):
         for empty in ("#working", "#ext-widgets", "#completions"):
             self.query_one(empty).display = False
         self.editor.focus()
+        self.call_after_refresh(self.fit_transcript)
         await self.transcript.show_messages(list[Any](session.get_messages()))
         self.refresh_footer()
         self.run_worker(self._start(), group="startup")
@@ -247,6 +248,23 @@ class PiApp(App[int]):
         widget = self.query_one(selector, Static)
         widget.update(content)
         widget.display = bool(str(content))
+        self.call_after_refresh(self.fit_transcript)
+
+    def fit_transcript(self) -> None:
+        """The conversation takes what the editor, footer and one-line areas leave of the
+        terminal's rows, so the editor never scrolls off (inline mode grows with content)."""
+        rows = self.size.height
+        used = sum(
+            widget.outer_size.height
+            for widget in (self.query_one(name) for name in ("#working", "#ext-widgets", "#completions", "#footer"))
+            if widget.display
+        )
+        used += max(self.editor.outer_size.height, 3)
+        # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
+        self.transcript.styles.max_height = max(3, rows - used - 1)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_transcript)
 
     def set_working(self, text: str | None) -> None:
         self._show("#working", text or "")
@@ -326,6 +344,7 @@ class PiApp(App[int]):
     def on_text_area_changed(self, message: TextArea.Changed) -> None:
         if message.text_area is not self.editor:
             return
+        self.call_after_refresh(self.fit_transcript)
         text = message.text_area.text
         lines: list[str] = []
         if text.startswith("/") and " " not in text and "\n" not in text:

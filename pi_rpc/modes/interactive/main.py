@@ -1,5 +1,5 @@
 """Process entry of the interactive mode: build the runtime as the other modes do, run the
-Textual app inline (the conversation stays in the terminal's scrollback), dispose on the way out.
+Textual app inline (its last frame stays in the terminal), dispose on the way out.
 
 Exit codes: 0 after ``/quit``, Ctrl+D or a double Ctrl+C; startup problems print their message on
 stderr and return its code; SIGTERM 143 and SIGHUP 129 (the app is asked to exit first, so the
@@ -102,6 +102,8 @@ async def _run(args: CliArgs) -> int:
         signals = _SignalExit(app)
         signals.install()
         try:
+            # The last frame stays on the screen after exit (Textual 8 does not reliably clear
+            # an inline region it drew, so nothing is printed over it).
             await app.run_async(inline=True, inline_no_clear=True)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):

@@ -147,6 +147,10 @@ class Transcript(VerticalScroll):
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
 
+    def on_mount(self) -> None:
+        # Stay at the bottom while answers stream in (until the user scrolls up).
+        self.anchor()
+
     # ------------------------------------------------------------------ building blocks
 
     async def add(self, widget: Any) -> None:
