@@ -10,65 +10,14 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from pi_rpc.runtime.factory import build_runtime_options
-from pi_rpc.runtime.sdk import build_cli_args
-from pi_rpc.runtime.session import AgentSession
-
 from .conftest import _env
+from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
 
 pytestmark = pytest.mark.anyio
-
-
-@asynccontextmanager
-async def running_app(cwd: Path, **cli: Any) -> AsyncIterator[tuple[Any, Any]]:
-    from pi_rpc.modes.interactive.app import PiApp
-
-    cli.setdefault("model", "faux/faux-1")
-    options = build_runtime_options(build_cli_args(**cli), cwd=str(cwd))
-    session = AgentSession(options)
-    async with anyio.create_task_group() as tg:
-        session.bind_task_group(tg)
-        await session.load_extensions()
-        app = PiApp(session)
-        async with app.run_test(size=(80, 24)) as pilot:
-            yield app, pilot
-            with anyio.CancelScope(shield=True):
-                await session.shutdown()
-        tg.cancel_scope.cancel()
-
-
-async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
-
-
-async def type_and_enter(pilot: Any, text: str) -> None:
-    app = pilot.app
-    app.editor.load_text(text)
-    await pilot.press("enter")
-
-
-def idle(app: Any) -> bool:
-    return not app.session.is_streaming
-
-
-def roles_texts(app: Any) -> list[tuple[str, str]]:
-    from pi_rpc.ai.transcript import content_text_concat
-
-    return [
-        (m["role"], content_text_concat(m.get("content"))) for m in app.session.get_messages() if m["role"] != "system"
-    ]
 
 
 async def test_prompt_with_a_tool_call_shows_the_call_its_output_and_the_answer(isolated_env, tmp_path, faux_script):
@@ -94,7 +43,7 @@ async def test_prompt_with_a_tool_call_shows_the_call_its_output_and_the_answer(
         assert call.tool_name == "bash" and call.done and not call.is_error
         assert "hi-from-bash" in call.output
         assert [w.text for w in app.query(AssistantText)] == ["Let me look.", "All **done**."]
-        assert "faux/faux-1" in str(app.query_one("#footer").render())
+        assert "faux/faux-1" in str(app.areas["footer"].render())
 
 
 async def test_enter_while_streaming_steers_and_escape_aborts(isolated_env, tmp_path, faux_script):
@@ -127,7 +76,7 @@ async def test_model_switch_through_the_picker(isolated_env, tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: app.session.model["id"] == "faux-reasoner")
         await pilot.pause(0.05)
-        assert "faux/faux-reasoner" in str(app.query_one("#footer").render())
+        assert "faux/faux-reasoner" in str(app.areas["footer"].render())
         await type_and_enter(pilot, "/thinking high")
         await until(pilot, lambda: app.session.thinking_level == "high")
 

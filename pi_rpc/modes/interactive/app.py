@@ -9,7 +9,6 @@ widget change happens in the app's own context. Dialogs (commands' pickers, exte
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -105,20 +104,18 @@ class PiApp(App[int]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Transcript()
-        yield Static("", id="working")
-        yield Static("", id="ext-widgets", markup=False)
-        yield Static("", id="completions", markup=False)
-        yield PromptEditor(self.complete)
-        yield Static("", id="footer", markup=False)
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    @property
-    def editor(self) -> PromptEditor:
-        return self.query_one(PromptEditor)
+        # Kept as attributes: ``query_one`` looks at the active screen, a dialog while one is open.
+        self.transcript = Transcript()
+        self.editor = PromptEditor(self.complete)
+        self.areas = {
+            name: Static("", id=name, markup=False) for name in ("working", "ext-widgets", "completions", "footer")
+        }
+        yield self.transcript
+        yield self.areas["working"]
+        yield self.areas["ext-widgets"]
+        yield self.areas["completions"]
+        yield self.editor
+        yield self.areas["footer"]
 
     async def on_mount(self) -> None:
         session = self.session
@@ -128,8 +125,8 @@ class PiApp(App[int]):
 
         self._unsubscribe = session.subscribe(listener)
         self._capture_log()
-        for empty in ("#working", "#ext-widgets", "#completions"):
-            self.query_one(empty).display = False
+        for empty in ("working", "ext-widgets", "completions"):
+            self.areas[empty].display = False
         self.editor.focus()
         self.call_after_refresh(self.fit_transcript)
         await self.transcript.show_messages(list[Any](session.get_messages()))
@@ -188,6 +185,8 @@ class PiApp(App[int]):
     # ------------------------------------------------------------------ events
 
     async def on_session_event(self, message: SessionEvent) -> None:
+        if self._unsubscribe is None:
+            return  # posted before the app closed
         event = message.event
         await self.transcript.handle(event)
         kind = event.get("type")
@@ -245,7 +244,7 @@ class PiApp(App[int]):
 
     def _show(self, selector: str, content: Any) -> None:
         """Update one of the one-line areas; an empty one takes no row (80x24 matters)."""
-        widget = self.query_one(selector, Static)
+        widget = self.areas[selector.lstrip("#")]
         widget.update(content)
         widget.display = bool(str(content))
         self.call_after_refresh(self.fit_transcript)
@@ -254,11 +253,7 @@ class PiApp(App[int]):
         """The conversation takes what the editor, footer and one-line areas leave of the
         terminal's rows, so the editor never scrolls off (inline mode grows with content)."""
         rows = self.size.height
-        used = sum(
-            widget.outer_size.height
-            for widget in (self.query_one(name) for name in ("#working", "#ext-widgets", "#completions", "#footer"))
-            if widget.display
-        )
+        used = sum(widget.outer_size.height for widget in self.areas.values() if widget.display)
         used += max(self.editor.outer_size.height, 3)
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(3, rows - used - 1)
@@ -320,7 +315,7 @@ class PiApp(App[int]):
         if name:
             parts.append(str(name))
         parts.extend(self.statuses.values())
-        self.query_one("#footer", Static).update(Text(" · ".join(parts)))
+        self.areas["footer"].update(Text(" · ".join(parts)))
 
     async def reload_transcript(self) -> None:
         await self.transcript.show_messages(list[Any](self.session.get_messages()))
@@ -335,7 +330,7 @@ class PiApp(App[int]):
             return Completion("/" + names[0] + " " if len(names) == 1 else None, names)
         at = text.rfind("@")
         if at >= 0 and (at == 0 or text[at - 1].isspace()) and " " not in text[at:]:
-            paths = complete_file(text[at + 1 :], self.session.get_state().get("cwd") or os.getcwd())
+            paths = complete_file(text[at + 1 :], self.session.cwd)
             if len(paths) == 1:
                 return Completion(text[: at + 1] + paths[0], paths)
             return Completion(None, paths)
@@ -367,7 +362,9 @@ class PiApp(App[int]):
         if text.startswith("!") and not self.session.is_streaming:
             self.run_worker(self.run_bash(text), group="bash")
             return
-        await self.send(text, follow_up=message.follow_up)
+        # A worker, not an await: the session may open dialogs (an extension command) that
+        # need this app's message loop while the prompt is being accepted.
+        self.run_worker(self.send(text, follow_up=message.follow_up), group="prompt")
 
     async def _run_command(self, found: slash.SlashCommand, args: str) -> None:
         try:
@@ -416,7 +413,8 @@ class PiApp(App[int]):
     async def on_prompt_editor_abort_requested(self, message: PromptEditor.AbortRequested) -> None:
         session = self.session
         if session.is_streaming or session.is_compacting:
-            await session.abort()
+            # (a worker: aborting waits for tools, which may wait for an open dialog)
+            self.run_worker(session.abort(), group="abort")
         else:
             session.abort_bash()
 
