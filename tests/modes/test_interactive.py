@@ -5,11 +5,14 @@ Textual and a real terminal (tmux) run of ``python -m pi_rpc``."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -185,53 +188,107 @@ def test_other_modes_import_nothing_of_textual(tmp_path, mode_args):
     assert not [m for m in imported if m.startswith("pi_rpc.modes.interactive")]
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
-def test_real_terminal_prompt_answer_and_clean_quit(tmp_path):
-    name = f"pi-test-{uuid.uuid4().hex[:8]}"
-    env = _env(tmp_path)
-    env.pop("TMUX", None)
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    marker = tmp_path / "exit-code"
-    command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
-    env_args = [
-        arg
-        for key, value in env.items()
-        if key in ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT", "PYTHONPATH", "PATH")
-        for arg in ("-e", f"{key}={value}")
-    ]
-    subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-c", str(cwd), *env_args, command],
-        check=True,
-    )
+class Tmux:
+    """``python -m pi_rpc`` in a detached 80x24 tmux session (a real terminal)."""
 
-    def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+    def __init__(self, tmp_path: Path, shell_command: str, extra_env: dict[str, str] | None = None) -> None:
+        self.name = f"pi-test-{uuid.uuid4().hex[:8]}"
+        env = _env(tmp_path)
+        env.update(extra_env or {})
+        keep = ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT", "PYTHONPATH", "PATH", *(extra_env or {}))
+        env_args = [arg for key in keep for arg in ("-e", f"{key}={env[key]}")]
+        cwd = tmp_path / "cwd"
+        cwd.mkdir(exist_ok=True)
+        size = ["-x", "80", "-y", "24"]
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, *size, "-c", str(cwd), *env_args, shell_command], check=True
+        )
 
-    def wait_for(text: str, timeout: float = 20) -> str:
+    def screen(self, escapes: bool = False) -> str:
+        flags = ["-e"] if escapes else []
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", *flags, "-t", self.name], capture_output=True, text=True
+        ).stdout
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            shown = screen()
+            shown = self.screen()
             if text in shown:
                 return shown
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} not on screen:\n{screen()}")
+        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
 
+    def type(self, text: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        time.sleep(0.3)
+        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def _wait_file(path: Path, timeout: float = 15) -> str:
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return path.read_text().strip() if path.exists() else ""
+
+
+def _only_greys(screen_with_escapes: str) -> bool:
+    """Every SGR colour is a grey (256-palette 232-255, black/white, or equal RGB)."""
+    for params in re.findall(r"\x1b\[([0-9;]*)m", screen_with_escapes):
+        values = [int(v) for v in params.split(";") if v]
+        for i, value in enumerate(values):
+            if value in (38, 48) and values[i + 1 : i + 2] == [5] and i + 2 < len(values):
+                if not (values[i + 2] >= 232 or values[i + 2] in (0, 7, 8, 15, 16)):
+                    return False
+            if value in (38, 48) and values[i + 1 : i + 2] == [2]:
+                r, g, b = values[i + 2 : i + 5]
+                if not r == g == b:
+                    return False
+    return True
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+
+
+@needs_tmux
+@pytest.mark.parametrize("no_color", [False, True])
+def test_real_terminal_prompt_answer_and_clean_quit(tmp_path, no_color):
+    marker = tmp_path / "exit-code"
+    command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
+    term = Tmux(tmp_path, command, {"NO_COLOR": "1"} if no_color else None)
     try:
-        wait_for("faux/faux-1")
-        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "hello terminal"], check=True)
-        time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", name, "Enter"], check=True)
-        shown = wait_for("You said: hello terminal")
+        term.wait_for("faux/faux-1")
+        term.type("hello terminal")
+        shown = term.wait_for("You said: hello terminal")
         assert "╭" in shown  # the editor is drawn
-        subprocess.run(["tmux", "send-keys", "-t", name, "-l", "/quit"], check=True)
-        time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", name, "Enter"], check=True)
-        deadline = time.monotonic() + 15
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marker.read_text().strip() == "0"
-        # The terminal is back to normal: the shell's output lands on a clean line.
-        assert "You said: hello terminal" in screen()
+        if no_color:
+            assert _only_greys(term.screen(escapes=True))
+        term.type("/quit")
+        assert _wait_file(marker) == "0"
+        assert "You said: hello terminal" in term.screen()  # the last frame stays
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        term.kill()
+
+
+@needs_tmux
+def test_hangup_ends_the_process(tmp_path):
+    pid_file = tmp_path / "pid"
+    command = f"echo $$ > {pid_file}; exec {sys.executable} -m pi_rpc --no-session --model faux/faux-1"
+    term = Tmux(tmp_path, command)
+    try:
+        term.wait_for("faux/faux-1")
+        pid = int(_wait_file(pid_file))
+    finally:
+        term.kill()  # SIGHUP to the process on the terminal
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    raise AssertionError("pi did not exit after SIGHUP")
