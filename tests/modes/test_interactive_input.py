@@ -127,3 +127,16 @@ async def test_extension_command_with_ui_calls(isolated_env, tmp_path):
         await pilot.press("down", "enter")
         await until(pilot, lambda: any(n.text == "hello Ada in green" for n in app.query(Notice)))
         await until(pilot, lambda: app.editor.text == "prefilled by ext")
+
+
+async def test_ctrl_c_clears_then_quits_when_pressed_twice(isolated_env, tmp_path):
+    async with running_app(tmp_path) as (app, pilot):
+        app.editor.load_text("half-written")
+        await pilot.press("ctrl+c")
+        assert app.editor.text == "" and app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.05)
+        assert app.is_running  # one press on an empty editor only warns
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running)
+        assert app.return_code == 0

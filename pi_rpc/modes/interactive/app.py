@@ -424,12 +424,12 @@ class PiApp(App[int]):
         now = time.monotonic()
         if self.editor.text:
             self.editor.load_text("")
+            self._last_interrupt = 0.0  # clearing is not the first of the two quitting presses
         elif now - self._last_interrupt < DOUBLE_PRESS_SECONDS:
             self.exit(0)
-            return
         else:
             self.say_soon("Press Ctrl+C again to quit")
-        self._last_interrupt = now
+            self._last_interrupt = now
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
