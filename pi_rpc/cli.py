@@ -15,7 +15,7 @@ from pi_rpc.config.cli_args import CliArgs, CliError, parse_args, resolve_app_mo
 from pi_rpc.log import logger
 
 HELP = """\
-pi - coding agent (Python implementation of pi's RPC, JSON and print modes)
+pi - coding agent (Python implementation of pi: interactive, print, JSON, RPC and ACP modes)
 
 Usage:
   pi [options] [@files...] [messages...]
@@ -103,7 +103,7 @@ def _isatty(fd: int) -> bool:
 
 
 def _run_other_mode(mode: str, args: CliArgs) -> int:
-    """json/print modes live with the runtime; report clearly until they exist."""
+    """interactive, json and print modes (each imported only when it runs)."""
     import importlib
     import importlib.util
 
@@ -112,8 +112,9 @@ def _run_other_mode(mode: str, args: CliArgs) -> int:
         "print": ("pi_rpc.modes.print_mode", "run_print_mode"),
     }
     if mode == "interactive":
-        _err("Error: interactive mode is not supported; use --mode rpc, --mode json or -p")
-        return 1
+        from pi_rpc.modes.interactive.main import run_interactive_mode
+
+        return run_interactive_mode(args)
     module_name, func_name = target[mode]
     if importlib.util.find_spec(module_name) is None:
         _err(f"Error: {'--mode json' if mode == 'json' else 'print mode'} is not implemented yet")

@@ -1,0 +1,449 @@
+"""The Textual app of the interactive mode: the conversation (``Transcript``), the extensions'
+widgets, the completion line, the prompt editor and the footer, over one ``AgentSession``.
+
+Session events arrive on the session's tasks and are posted to the app as messages, so every
+widget change happens in the app's own context. Dialogs (commands' pickers, extensions'
+``ctx.ui``) go through ``show_modal``, usable from any task of the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+
+from pi_rpc.log import logger
+from pi_rpc.modes.interactive import commands as slash
+from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
+from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
+from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.session import AgentSession
+
+DOUBLE_PRESS_SECONDS = 1.0  # a second Ctrl+C within this quits (upstream)
+
+
+class SessionEvent(Message):
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__()
+        self.event = event
+
+
+class _ShowModal(Message):
+    def __init__(self, screen: ModalScreen[Any], future: asyncio.Future[Any]) -> None:
+        super().__init__()
+        self.screen = screen
+        self.future = future
+
+
+class _Say(Message):
+    def __init__(self, text: str, kind: str) -> None:
+        super().__init__()
+        self.text = text
+        self.kind = kind
+
+
+def _fmt_tokens(n: Any) -> str:
+    n = int(n or 0)
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+class PiApp(App[int]):
+    """``pi`` in a terminal. ``App.return_code`` is the exit code given to ``exit``."""
+
+    CSS = """
+    Screen { height: auto; layers: base; }
+    Screen:inline { height: auto; min-height: 6; border: none; }
+    #ext-widgets { height: auto; color: $text-muted; padding: 0 1; }
+    #completions { height: auto; max-height: 6; color: $text-muted; padding: 0 1; }
+    #footer { height: 1; color: $text-muted; padding: 0 1; }
+    #working { height: auto; color: $accent; padding: 0 1; }
+    """
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("ctrl+c", "interrupt", "Clear / quit", priority=True, show=False),
+        Binding("ctrl+d", "quit_if_empty", "Quit", show=False),
+        Binding("ctrl+l", "pick_model", "Model", show=False),
+        Binding("ctrl+p", "cycle_model", "Next model", show=False),
+        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: AgentSession,
+        *,
+        first_prompt: str | None = None,
+        first_images: list[dict[str, Any]] | None = None,
+        more_prompts: list[str] | None = None,
+        resume_picker: bool = False,
+        session_name: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.first_prompt = first_prompt
+        self.first_images = first_images
+        self.more_prompts = list(more_prompts or [])
+        self.resume_picker = resume_picker
+        self.session_name = session_name
+        self.statuses: dict[str, str] = {}
+        self.ext_widgets: dict[str, list[str]] = {}
+        self.terminal_title = ""
+        self._last_interrupt = 0.0
+        self._unsubscribe: Any = None
+        self._log_handlers: list[Any] | None = None
+        self.ui = TerminalUI(self)
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        # Kept as attributes: ``query_one`` looks at the active screen, a dialog while one is open.
+        self.transcript = Transcript()
+        self.editor = PromptEditor(self.complete)
+        self.areas = {
+            name: Static("", id=name, markup=False) for name in ("working", "ext-widgets", "completions", "footer")
+        }
+        yield self.transcript
+        yield self.areas["working"]
+        yield self.areas["ext-widgets"]
+        yield self.areas["completions"]
+        yield self.editor
+        yield self.areas["footer"]
+
+    async def on_mount(self) -> None:
+        session = self.session
+
+        async def listener(event: dict[str, Any]) -> None:
+            self.post_message(SessionEvent(event))
+
+        self._unsubscribe = session.subscribe(listener)
+        self._capture_log()
+        for empty in ("working", "ext-widgets", "completions"):
+            self.areas[empty].display = False
+        self.editor.focus()
+        self.call_after_refresh(self.fit_transcript)
+        await self.transcript.show_messages(list[Any](session.get_messages()))
+        self.refresh_footer()
+        self.run_worker(self._start(), group="startup")
+
+    async def _start(self) -> None:
+        from pi_rpc.extensions.host import ModeBinding
+
+        session = self.session
+        if self.session_name:
+            try:
+                await session.set_session_name(self.session_name)
+            except Exception:  # noqa: BLE001 - an empty --name is ignored, as in the other modes
+                pass
+
+        def on_error(error: Any) -> None:
+            self.say_soon(f"Extension error ({error['extensionPath']}): {error['error']}", "error")
+
+        await session.bind_extensions(
+            ModeBinding(mode="interactive", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
+        )
+        if self.resume_picker:
+            await slash.builtin_commands()["resume"].run(self, "")
+        if self.first_prompt:
+            await self.send(self.first_prompt, images=self.first_images)
+        for text in self.more_prompts:
+            await session.wait_for_settled()
+            await self.send(text)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._log_handlers is not None:
+            log = logger()
+            log.handlers[:] = self._log_handlers
+            self._log_handlers = None
+
+    def _capture_log(self) -> None:
+        """While the app owns the terminal, pi's stderr lines (warnings, store faults) become
+        notices in the conversation instead of bytes written over the screen."""
+        import logging
+
+        app = self
+
+        class NoticeHandler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                text = record.getMessage()
+                app.say_soon(text, "error" if record.levelno >= logging.ERROR else "warning")
+
+        log = logger()
+        self._log_handlers = list(log.handlers)
+        log.handlers[:] = [NoticeHandler()]
+
+    # ------------------------------------------------------------------ events
+
+    async def on_session_event(self, message: SessionEvent) -> None:
+        if self._unsubscribe is None:
+            return  # posted before the app closed
+        event = message.event
+        await self.transcript.handle(event)
+        kind = event.get("type")
+        if kind in ("agent_start", "compaction_start"):
+            self.set_working("Working… (Esc to abort)")
+        elif kind in ("agent_settled", "compaction_end") and not self.session.is_streaming:
+            self.set_working(None)
+        if kind == "queue_update":
+            steering = event.get("steering") or []
+            follow = event.get("followUp") or []
+            if steering or follow:
+                self.set_working(f"Working… ({len(steering)} steer, {len(follow)} follow-up queued)")
+        if kind in ("message_end", "agent_settled", "compaction_end", "model_change", "thinking_level_change"):
+            self.refresh_footer()
+
+    async def on__show_modal(self, message: _ShowModal) -> None:
+        future = message.future
+
+        def done(result: Any) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        await self.push_screen(message.screen, callback=done)
+
+    async def on__say(self, message: _Say) -> None:
+        await self.transcript.notice(message.text, message.kind)
+
+    # ------------------------------------------------------------------ services for commands and extensions
+
+    async def show_modal(self, screen: ModalScreen[Any]) -> Any:
+        """Show ``screen`` and wait for its result (callable from any task of this loop)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.post_message(_ShowModal(screen, future))
+        return await future
+
+    def dismiss_modal(self, screen: ModalScreen[Any]) -> None:
+        """Close a dialog nobody waits for any more (timeout, abort)."""
+        if screen.is_attached:
+            self.call_later(screen.dismiss, None)
+
+    async def pick(
+        self, title: str, options: list[tuple[str, Any]], message: str | None = None, initial: int = 0
+    ) -> Any:
+        return await self.show_modal(SelectScreen(title, options, message=message, initial=initial))
+
+    async def ask_text(self, title: str, placeholder: str | None = None, value: str = "") -> str | None:
+        result = await self.show_modal(InputScreen(title, placeholder, value))
+        return result if isinstance(result, str) else None
+
+    async def say(self, text: str, kind: str = "info") -> None:
+        await self.transcript.notice(text, kind)
+
+    def say_soon(self, text: str, kind: str = "info") -> None:
+        self.post_message(_Say(text, kind))
+
+    def _show(self, selector: str, content: Any) -> None:
+        """Update one of the one-line areas; an empty one takes no row (80x24 matters)."""
+        widget = self.areas[selector.lstrip("#")]
+        widget.update(content)
+        widget.display = bool(str(content))
+        self.call_after_refresh(self.fit_transcript)
+
+    def fit_transcript(self) -> None:
+        """The conversation takes what the editor, footer and one-line areas leave of the
+        terminal's rows, so the editor never scrolls off (inline mode grows with content)."""
+        rows = self.size.height
+        used = sum(widget.outer_size.height for widget in self.areas.values() if widget.display)
+        used += max(self.editor.outer_size.height, 3)
+        # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
+        self.transcript.styles.max_height = max(3, rows - used - 1)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_transcript)
+
+    def set_working(self, text: str | None) -> None:
+        self._show("#working", text or "")
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text:
+            self.statuses[key] = text
+        else:
+            self.statuses.pop(key, None)
+        self.refresh_footer()
+
+    def set_ext_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        if lines:
+            self.ext_widgets[key] = list(lines)
+        else:
+            self.ext_widgets.pop(key, None)
+        body = "\n".join(line for block in self.ext_widgets.values() for line in block)
+        self._show("#ext-widgets", Text(body))
+
+    def set_terminal_title(self, title: str) -> None:
+        self.terminal_title = title
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(f"\x1b]0;{title}\x07")  # OSC 0: the terminal's window title
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor.load_text(text)
+        self.editor.move_cursor(self.editor.document.end)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.editor.insert(text)
+
+    def get_editor_text(self) -> str:
+        return self.editor.text
+
+    def refresh_footer(self) -> None:
+        session = self.session
+        model = session.model
+        parts = [f"{model['provider']}/{model['id']}" if model else "no model"]
+        if model and model.get("reasoning"):
+            parts.append(f"thinking {session.thinking_level}")
+        try:
+            stats = session.get_session_stats()
+        except Exception:  # noqa: BLE001 - the footer never breaks the screen
+            stats = {}
+        tokens = stats.get("tokens") or {}
+        parts.append(f"↑{_fmt_tokens(tokens.get('input'))} ↓{_fmt_tokens(tokens.get('output'))}")
+        parts.append(f"${float(stats.get('cost') or 0):.3f}")
+        usage = stats.get("contextUsage") or {}
+        if usage.get("percent") is not None:
+            parts.append(f"ctx {float(usage['percent']):.0f}%/{_fmt_tokens(usage.get('contextWindow'))}")
+        name = session.session.get_session_name() if hasattr(session.session, "get_session_name") else None
+        if name:
+            parts.append(str(name))
+        parts.extend(self.statuses.values())
+        self.areas["footer"].update(Text(" · ".join(parts)))
+
+    async def reload_transcript(self) -> None:
+        await self.transcript.show_messages(list[Any](self.session.get_messages()))
+        self.refresh_footer()
+
+    # ------------------------------------------------------------------ input
+
+    def complete(self, text: str) -> Completion:
+        """Tab: a slash command's name, or the path after the last ``@``."""
+        if text.startswith("/") and " " not in text:
+            names = [name for name, _ in slash.all_commands(self.session.get_commands()) if name.startswith(text[1:])]
+            return Completion("/" + names[0] + " " if len(names) == 1 else None, names)
+        at = text.rfind("@")
+        if at >= 0 and (at == 0 or text[at - 1].isspace()) and " " not in text[at:]:
+            paths = complete_file(text[at + 1 :], self.session.cwd)
+            if len(paths) == 1:
+                return Completion(text[: at + 1] + paths[0], paths)
+            return Completion(None, paths)
+        return Completion(None, [])
+
+    def on_text_area_changed(self, message: TextArea.Changed) -> None:
+        if message.text_area is not self.editor:
+            return
+        self.call_after_refresh(self.fit_transcript)
+        text = message.text_area.text
+        lines: list[str] = []
+        if text.startswith("/") and " " not in text and "\n" not in text:
+            for name, description in slash.all_commands(self.session.get_commands()):
+                if name.startswith(text[1:]):
+                    lines.append(f"/{name}  {description}")
+        elif "@" in text:
+            lines = self.complete(text).candidates
+        self._show("#completions", Text("\n".join(lines[:6])))
+
+    async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        self._show("#completions", "")
+        text = message.text
+        if text.startswith("/"):
+            name, args = slash.split(text)
+            found = slash.builtin_commands().get(name)
+            if found is not None:
+                self.run_worker(self._run_command(found, args), group="command")
+                return
+        if text.startswith("!") and not self.session.is_streaming:
+            self.run_worker(self.run_bash(text), group="bash")
+            return
+        # A worker, not an await: the session may open dialogs (an extension command) that
+        # need this app's message loop while the prompt is being accepted.
+        self.run_worker(self.send(text, follow_up=message.follow_up), group="prompt")
+
+    async def _run_command(self, found: slash.SlashCommand, args: str) -> None:
+        try:
+            await found.run(self, args)
+        except Exception as exc:  # noqa: BLE001 - a failed command is a notice, not a crash
+            await self.say(f"/{found.name}: {exc}", "error")
+
+    async def send(self, text: str, *, images: list[dict[str, Any]] | None = None, follow_up: bool = False) -> None:
+        """A prompt; while the agent works, a steer (Enter) or a follow-up (Alt+Enter)."""
+        session = self.session
+        try:
+            if session.is_streaming:
+                behavior = "followUp" if follow_up else "steer"
+                await session.prompt(text, images, behavior)
+                await self.say(f"Queued as {'follow-up' if follow_up else 'steer'}: {text}")
+            else:
+                await session.prompt(text, images)
+        except Exception as exc:  # noqa: BLE001 - refused prompts (no model, no key) are shown
+            await self.say(str(exc) or type(exc).__name__, "error")
+
+    async def run_bash(self, text: str) -> None:
+        """``!cmd`` runs and adds the output to the context; ``!!cmd`` keeps it out."""
+        exclude = text.startswith("!!")
+        command = text[2:] if exclude else text[1:]
+        call = ToolCall("", "!!" if exclude else "!", {"command": command})
+        call.tool_name = "bash"
+        await self.transcript.add(call)
+        output: list[str] = []
+
+        async def on_chunk(chunk: str) -> None:
+            output.append(chunk)
+            call.output = "".join(output)
+            call.refresh_body()
+
+        try:
+            result = await self.session.bash(command, exclude, on_chunk)
+        except Exception as exc:  # noqa: BLE001
+            call.finish({"content": [{"type": "text", "text": str(exc)}]}, True)
+            return
+        code = result.get("exitCode")
+        call.finish({"content": [{"type": "text", "text": str(result.get("output", ""))}]}, bool(code))
+        if code:
+            await self.say(f"exit code {code}", "warning")
+        self.refresh_footer()
+
+    async def on_prompt_editor_abort_requested(self, message: PromptEditor.AbortRequested) -> None:
+        session = self.session
+        if session.is_streaming or session.is_compacting:
+            # (a worker: aborting waits for tools, which may wait for an open dialog)
+            self.run_worker(session.abort(), group="abort")
+        else:
+            session.abort_bash()
+
+    # ------------------------------------------------------------------ key actions
+
+    def action_interrupt(self) -> None:
+        now = time.monotonic()
+        if self.editor.text:
+            self.editor.load_text("")
+            self._last_interrupt = 0.0  # clearing is not the first of the two quitting presses
+        elif now - self._last_interrupt < DOUBLE_PRESS_SECONDS:
+            self.exit(0)
+        else:
+            self.say_soon("Press Ctrl+C again to quit")
+            self._last_interrupt = now
+
+    def action_quit_if_empty(self) -> None:
+        if not self.editor.text:
+            self.exit(0)
+
+    def action_pick_model(self) -> None:
+        self.run_worker(self._run_command(slash.builtin_commands()["model"], ""), group="command")
+
+    async def action_cycle_model(self) -> None:
+        result = await self.session.cycle_model()
+        if result:
+            await self.say(f"Model: {result['model']['provider']}/{result['model']['id']}")
+        self.refresh_footer()
+
+    async def action_cycle_thinking(self) -> None:
+        await self.session.cycle_thinking_level()
+        self.refresh_footer()

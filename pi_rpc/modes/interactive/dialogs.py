@@ -1,0 +1,209 @@
+"""Modal dialogs (select, confirm, text input, multi-line editor) and ``ctx.ui`` for extensions
+in the interactive mode: the same calls that go over RPC as ``extension_ui_request`` become
+these widgets. A dialog dismissed with Escape, a ``timeout`` (ms) or an aborted ``signal``
+resolves with its default (``None``; ``False`` for confirm), as in the RPC mode."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from pi_rpc.extensions.ui import ExtensionUI
+
+if TYPE_CHECKING:
+    from pi_rpc.modes.interactive.app import PiApp
+
+DIALOG_CSS = """
+{name} {{ align: center bottom; }}
+{name} > Vertical {{ height: auto; max-height: 90%; border: round $accent; padding: 0 1; background: $surface; }}
+{name} Label.title {{ text-style: bold; }}
+{name} Label.hint {{ color: $text-muted; }}
+"""
+
+
+class SelectScreen(ModalScreen[Any]):
+    """Pick one of ``options`` (``(label, value)`` pairs); Enter picks, Escape cancels (None).
+    Typing filters the list."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="SelectScreen") + "SelectScreen OptionList { height: auto; max-height: 14; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(
+        self, title: str, options: list[tuple[str, Any]], message: str | None = None, initial: int = 0
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.options = options
+        self.initial = initial
+        self.filter = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="title", markup=False)
+            if self.message:
+                yield Label(self.message, markup=False)
+            yield OptionList(*self._shown(), id="choices")
+            yield Label("↑↓ move · Enter select · type to filter · Esc cancel", classes="hint", id="hint")
+
+    def _shown(self) -> list[Option]:
+        needle = self.filter.lower()
+        return [Option(label, id=str(i)) for i, (label, _) in enumerate(self.options) if needle in label.lower()]
+
+    def on_mount(self) -> None:
+        choices = self.query_one(OptionList)
+        if self.options:
+            choices.highlighted = min(self.initial, len(self.options) - 1)
+        choices.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.options[int(event.option.id or 0)][1])
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.isprintable() and len(event.character) == 1:
+            self.filter += event.character
+        elif event.key == "backspace" and self.filter:
+            self.filter = self.filter[:-1]
+        else:
+            return
+        event.stop()
+        choices = self.query_one(OptionList)
+        choices.clear_options()
+        choices.add_options(self._shown())
+        if choices.option_count:
+            choices.highlighted = 0
+        self.query_one("#hint", Label).update(f"filter: {self.filter}" if self.filter else "")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class InputScreen(ModalScreen[str | None]):
+    """One line of text; Enter submits, Escape cancels (None)."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="InputScreen")
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, placeholder: str | None = None, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.placeholder = placeholder or ""
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="title", markup=False)
+            yield Input(value=self.value, placeholder=self.placeholder)
+            yield Label("Enter submit · Esc cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class EditorScreen(ModalScreen[str | None]):
+    """Multi-line text; Ctrl+S submits, Escape cancels (None)."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="EditorScreen") + "EditorScreen TextArea { height: 10; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "submit", "Submit", priority=True)]
+
+    def __init__(self, title: str, prefill: str | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.prefill = prefill or ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="title", markup=False)
+            yield TextArea(self.prefill, soft_wrap=True)
+            yield Label("Ctrl+S submit · Esc cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_submit(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _seconds(timeout: Any) -> float | None:
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        return timeout / 1000
+    return None
+
+
+class TerminalUI(ExtensionUI):
+    """``ctx.ui`` in the interactive mode."""
+
+    has_ui = True
+
+    def __init__(self, app: PiApp) -> None:
+        self.app = app
+
+    async def _dialog(self, screen: ModalScreen[Any], default: Any, timeout: Any = None, signal: Any = None) -> Any:
+        if signal is not None and getattr(signal, "aborted", False):
+            return default
+        result: Any = default
+        with anyio.move_on_after(_seconds(timeout)) as scope:
+            if signal is not None and hasattr(signal, "add_callback"):
+                signal.add_callback(scope.cancel)
+            result = await self.app.show_modal(screen)
+        if scope.cancelled_caught:
+            self.app.dismiss_modal(screen)
+            return default
+        return default if result is None else result
+
+    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> Any:
+        return await self._dialog(SelectScreen(title, [(o, o) for o in options]), None, timeout, signal)
+
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
+        screen = SelectScreen(title, [("Yes", True), ("No", False)], message=message)
+        return bool(await self._dialog(screen, False, timeout, signal))
+
+    async def input(
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+    ) -> str | None:
+        value = await self._dialog(InputScreen(title, placeholder), None, timeout, signal)
+        return value if isinstance(value, str) else None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        value = await self._dialog(EditorScreen(title, prefill), None)
+        return value if isinstance(value, str) else None
+
+    def notify(self, message: str, type: str | None = None) -> None:
+        self.app.say_soon(message, type or "info")
+
+    def set_status(self, key: str, text: str | None = None) -> None:
+        self.app.set_status(key, text)
+
+    def set_widget(self, key: str, lines: list[str] | None = None, placement: str | None = None) -> None:
+        self.app.set_ext_widget(key, lines, placement)
+
+    def set_title(self, title: str) -> None:
+        self.app.set_terminal_title(title)
+
+    def set_editor_text(self, text: str) -> None:
+        self.app.set_editor_text(text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.app.paste_to_editor(text)
+
+    def get_editor_text(self) -> str:
+        return self.app.get_editor_text()

@@ -1,0 +1,272 @@
+"""The conversation's widgets: user messages, streamed assistant answers (Markdown), thinking
+(collapsed), tool calls (arguments, streamed output, the diff of an edit) and notices (errors,
+retries, compaction). ``Transcript`` turns session events into these widgets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Collapsible, Markdown, Static
+
+MAX_TOOL_OUTPUT_LINES = 12  # bash output shown under a call (the tail; the model sees it all)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def format_args(name: str, args: Any) -> str:
+    """One line for a tool call's arguments, as upstream shows them (bash: ``$ command``)."""
+    if not isinstance(args, dict):
+        return ""
+    if name == "bash" and "command" in args:
+        return "$ " + str(args["command"])
+    if "path" in args and name in ("read", "write", "edit", "ls"):
+        return str(args["path"])
+    return json.dumps(args, ensure_ascii=False)[:200]
+
+
+class UserMessage(Static):
+    DEFAULT_CSS = "UserMessage { margin: 1 0 0 0; padding: 0 1; background: $boost; }"
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text), markup=False)
+        self.text = text
+
+
+class Notice(Static):
+    """A one-line notice: errors, retries, compaction, queued messages, command output."""
+
+    DEFAULT_CSS = """
+    Notice { color: $text-muted; padding: 0 1; }
+    Notice.error { color: $error; }
+    Notice.warning { color: $warning; }
+    """
+
+    def __init__(self, text: str, kind: str = "info") -> None:
+        super().__init__(Text(text), markup=False, classes=kind)
+        self.text = text
+
+
+class Thinking(Collapsible):
+    """Thinking, collapsed: its title shows that it exists; expand to read it."""
+
+    def __init__(self) -> None:
+        self.body = Static("", markup=False)
+        super().__init__(self.body, title="Thinking…", collapsed=True)
+        self.text = ""
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        self.body.update(Text(self.text))
+
+
+class AssistantText(Markdown):
+    """An answer streamed as Markdown (``append`` re-renders only the tail)."""
+
+    DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; }"
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.text = ""
+
+
+class ToolCall(Static):
+    """A tool call: name and arguments, then its streamed output, then the result (an edit's
+    diff; errors in red)."""
+
+    DEFAULT_CSS = """
+    ToolCall { margin: 1 0 0 0; padding: 0 1; background: $panel; }
+    ToolCall.error { background: $error 20%; }
+    """
+
+    def __init__(self, call_id: str, name: str, args: Any) -> None:
+        super().__init__("", markup=False)
+        self.call_id = call_id
+        self.tool_name = name
+        self.args = args
+        self.output = ""
+        self.done = False
+        self.is_error = False
+        self.refresh_body()
+
+    def refresh_body(self) -> None:
+        text = Text()
+        text.append(self.tool_name, style="bold")
+        line = format_args(self.tool_name, self.args)
+        if line:
+            text.append(" " + line)
+        output = self.output.rstrip("\n")
+        if output:
+            lines = output.split("\n")
+            if len(lines) > MAX_TOOL_OUTPUT_LINES:
+                text.append(f"\n… ({len(lines) - MAX_TOOL_OUTPUT_LINES} earlier lines)", style="dim")
+                lines = lines[-MAX_TOOL_OUTPUT_LINES:]
+            for line in lines:
+                style = ""
+                if self.tool_name == "edit" and self.done and not self.is_error:
+                    style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                text.append("\n" + line, style=style)
+        self.update(text)
+
+    def set_partial(self, result: Any) -> None:
+        self.output = _text_of((result or {}).get("content"))
+        self.refresh_body()
+
+    def finish(self, result: Any, is_error: bool) -> None:
+        self.done = True
+        self.is_error = is_error
+        result = result or {}
+        details = result.get("details") if isinstance(result, dict) else None
+        diff = details.get("diff") if isinstance(details, dict) else None
+        self.output = (
+            diff
+            if (self.tool_name == "edit" and isinstance(diff, str) and not is_error)
+            else _text_of(result.get("content"))
+        )
+        if is_error:
+            self.add_class("error")
+        self.refresh_body()
+
+
+class Transcript(VerticalScroll):
+    """The conversation; ``handle(event)`` applies one session event."""
+
+    DEFAULT_CSS = "Transcript { height: auto; max-height: 100%; scrollbar-size: 0 0; }"
+
+    def __init__(self) -> None:
+        super().__init__(id="transcript")
+        self._text: AssistantText | None = None
+        self._stream: Any = None
+        self._thinking: Thinking | None = None
+        self._tools: dict[str, ToolCall] = {}
+
+    def on_mount(self) -> None:
+        # Stay at the bottom while answers stream in (until the user scrolls up).
+        self.anchor()
+
+    # ------------------------------------------------------------------ building blocks
+
+    async def add(self, widget: Any) -> None:
+        await self.mount(widget)
+        self.scroll_end(animate=False)
+
+    async def notice(self, text: str, kind: str = "info") -> None:
+        await self.add(Notice(text, kind))
+
+    async def show_messages(self, messages: list[Any]) -> None:
+        """Rebuild the conversation from a session's messages (resume, tree moves, fork)."""
+        await self.remove_children()
+        self._reset_stream()
+        for message in messages:
+            role = message.get("role")
+            if role == "user":
+                await self.add(UserMessage(_text_of(message.get("content"))))
+            elif role == "assistant":
+                for block in message.get("content") or []:
+                    if block.get("type") == "text" and block.get("text"):
+                        widget = AssistantText()
+                        await self.add(widget)
+                        await widget.update(block["text"])
+                    elif block.get("type") == "toolCall":
+                        call = ToolCall(block.get("id", ""), block.get("name", ""), block.get("arguments"))
+                        self._tools[call.call_id] = call
+                        await self.add(call)
+            elif role == "toolResult":
+                done = self._tools.get(message.get("toolCallId", ""))
+                if done is not None:
+                    done.finish(message, bool(message.get("isError")))
+        self._tools.clear()
+
+    def _reset_stream(self) -> None:
+        self._text = None
+        self._stream = None
+        self._thinking = None
+
+    async def _end_stream(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+        self._reset_stream()
+
+    # ------------------------------------------------------------------ events
+
+    async def handle(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            if message.get("role") == "user":
+                await self.add(UserMessage(_text_of(message.get("content"))))
+            elif message.get("role") == "assistant":
+                await self._end_stream()
+        elif kind == "message_update":
+            await self._on_delta(event.get("assistantMessageEvent") or {})
+        elif kind == "message_end":
+            message = event.get("message") or {}
+            await self._end_stream()
+            if message.get("role") == "assistant" and message.get("stopReason") in ("error", "aborted"):
+                reason = message.get("errorMessage") or (
+                    "Aborted" if message.get("stopReason") == "aborted" else "Error"
+                )
+                await self.notice(reason, "error")
+        elif kind == "tool_execution_start":
+            call = ToolCall(event.get("toolCallId", ""), event.get("toolName", ""), event.get("args"))
+            self._tools[call.call_id] = call
+            await self.add(call)
+        elif kind == "tool_execution_update":
+            running = self._tools.get(event.get("toolCallId", ""))
+            if running is not None:
+                running.set_partial(event.get("partialResult"))
+                self.scroll_end(animate=False)
+        elif kind == "tool_execution_end":
+            ended = self._tools.pop(event.get("toolCallId", ""), None)
+            if ended is not None:
+                ended.finish(event.get("result"), bool(event.get("isError")))
+                self.scroll_end(animate=False)
+        elif kind == "auto_retry_start":
+            await self.notice(
+                f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in "
+                f"{int(event.get('delayMs') or 0) // 1000}s: {event.get('errorMessage', '')}",
+                "warning",
+            )
+        elif kind == "auto_retry_end" and not event.get("success"):
+            await self.notice(f"Retry failed: {event.get('finalError', '')}", "error")
+        elif kind == "compaction_start":
+            await self.notice(f"Compacting context ({event.get('reason', 'manual')})…")
+        elif kind == "compaction_end":
+            await self._on_compaction_end(event)
+
+    async def _on_compaction_end(self, event: dict[str, Any]) -> None:
+        if event.get("aborted"):
+            await self.notice("Compaction aborted", "warning")
+        elif event.get("errorMessage"):
+            await self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+        else:
+            result = event.get("result") or {}
+            await self.notice(f"Compacted context ({result.get('tokensBefore', '?')} tokens before)")
+
+    async def _on_delta(self, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "thinking_delta":
+            if self._thinking is None:
+                self._thinking = Thinking()
+                await self.add(self._thinking)
+            self._thinking.append(delta.get("delta", ""))
+        elif kind == "text_delta":
+            if self._text is None:
+                self._text = AssistantText()
+                await self.add(self._text)
+                self._stream = AssistantText.get_stream(self._text)
+            self._text.text += delta.get("delta", "")
+            await self._stream.write(delta.get("delta", ""))
+            self.scroll_end(animate=False)
+        elif kind in ("text_end", "thinking_end"):
+            if kind == "text_end":
+                await self._end_stream()
+            else:
+                self._thinking = None
