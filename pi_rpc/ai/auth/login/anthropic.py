@@ -20,10 +20,9 @@ from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.anthropic import CLIENT_ID, SKEW_MS, TOKEN_URL
 
-CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
 AUTHORIZE_URL = "https://claude.ai/oauth/authorize"
-TOKEN_URL = "https://platform.claude.com/v1/oauth/token"
 CALLBACK_PORT = 53692
 CALLBACK_PATH = "/callback"
 REDIRECT_URI = f"http://localhost:{CALLBACK_PORT}{CALLBACK_PATH}"
@@ -106,7 +105,7 @@ async def exchange_code(code: str, state: str, verifier: str, redirect_uri: str)
         "type": "oauth",
         "refresh": refresh,
         "access": access,
-        "expires": int(time.time() * 1000 + seconds * 1000 - 300_000),
+        "expires": int(time.time() * 1000 + seconds * 1000 - SKEW_MS),
     }
 
 

@@ -4,7 +4,6 @@ JSON answers; stored ``{type, access, refresh, expires: now + expires_in·1000}`
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 from urllib.parse import urlparse
@@ -15,16 +14,10 @@ from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.kimi_coding import CLIENT_ID, oauth_host
 
-CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098"
-DEFAULT_HOST = "https://auth.kimi.com"
 DEVICE_CODE_TIMEOUT_S = 15 * 60
 DEFAULT_INTERVAL_S = 5
-
-
-def oauth_host() -> str:
-    override = os.environ.get("KIMI_CODE_OAUTH_HOST") or os.environ.get("KIMI_OAUTH_HOST")
-    return (override or DEFAULT_HOST).rstrip("/")
 
 
 def _http_url(value: Any) -> str | None:

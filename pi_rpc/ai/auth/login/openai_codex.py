@@ -22,11 +22,10 @@ from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callba
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.openai_codex import CLIENT_ID, TOKEN_URL, account_id
 
-CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
 AUTH_BASE = "https://auth.openai.com"
 AUTHORIZE_URL = f"{AUTH_BASE}/oauth/authorize"
-TOKEN_URL = f"{AUTH_BASE}/oauth/token"
 REDIRECT_URI = "http://localhost:1455/auth/callback"
 DEVICE_USER_CODE_URL = f"{AUTH_BASE}/api/accounts/deviceauth/usercode"
 DEVICE_TOKEN_URL = f"{AUTH_BASE}/api/accounts/deviceauth/token"
@@ -34,7 +33,6 @@ DEVICE_VERIFICATION_URI = f"{AUTH_BASE}/codex/device"
 DEVICE_REDIRECT_URI = f"{AUTH_BASE}/deviceauth/callback"
 DEVICE_CODE_TIMEOUT_S = 15 * 60
 SCOPE = "openid profile email offline_access"
-JWT_CLAIM = "https://api.openai.com/auth"
 METHODS = [
     {"id": "browser", "label": "Browser login (default)"},
     {"id": "device_code", "label": "Device code login (headless)"},
@@ -55,15 +53,6 @@ def _tokens(answer: Answer, operation: str) -> dict[str, Any]:
     return {"access": access, "refresh": refresh, "expires": int(time.time() * 1000 + expires_in * 1000)}
 
 
-def _account_id(access: Any) -> str | None:
-    from pi_rpc.ai.auth.oauth.base import decode_jwt_payload
-
-    payload = decode_jwt_payload(access) if isinstance(access, str) else None
-    claim = payload.get(JWT_CLAIM) if isinstance(payload, dict) else None
-    account = claim.get("chatgpt_account_id") if isinstance(claim, dict) else None
-    return account if isinstance(account, str) and account else None
-
-
 async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, Any]:
     form = {
         "grant_type": "authorization_code",
@@ -73,7 +62,8 @@ async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, An
         "redirect_uri": redirect_uri,
     }
     token = _tokens(await post(TOKEN_URL, form=form), "exchange")
-    account = _account_id(token["access"])
+    access = token["access"]
+    account = account_id(access) if isinstance(access, str) else None
     if account is None:
         raise LoginError("Failed to extract accountId from token")
     return {"type": "oauth", **token, "accountId": account}

@@ -23,8 +23,8 @@ from pi_rpc.ai.auth.oauth.base import (
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 TOKEN_URL = "https://auth.x.ai/oauth2/token"
-_SKEW_MS = 5 * 60 * 1000
-_DEFAULT_LIFETIME_S = 3600
+SKEW_MS = 5 * 60 * 1000
+DEFAULT_LIFETIME_S = 3600
 
 
 def _required_string(body: dict[str, Any], name: str) -> str:
@@ -48,8 +48,8 @@ def credentials_from_token_response(body: dict[str, Any], previous_refresh: str 
         refresh = previous_refresh
     else:
         refresh = _required_string(body, "refresh_token")
-    seconds = _DEFAULT_LIFETIME_S if "expires_in" not in body else _positive_number(body, "expires_in")
-    return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + seconds * 1000 - _SKEW_MS}
+    seconds = DEFAULT_LIFETIME_S if "expires_in" not in body else _positive_number(body, "expires_in")
+    return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + seconds * 1000 - SKEW_MS}
 
 
 async def post_form(url: str, fields: dict[str, str], timeout_s: float) -> tuple[bool, int, dict[str, Any]]:
