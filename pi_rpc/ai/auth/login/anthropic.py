@@ -14,10 +14,8 @@ import time
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import anyio
-
-from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
-from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
+from pi_rpc.ai.auth.login import LoginError, LoginInteraction
+from pi_rpc.ai.auth.login.callback_server import CallbackServer, run_with_callback_server, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
 from pi_rpc.ai.auth.oauth.anthropic import CLIENT_ID, SKEW_MS, TOKEN_URL
@@ -122,30 +120,12 @@ async def login_anthropic(interaction: LoginInteraction) -> dict[str, Any]:
 
 async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
     verifier, challenge = pkce()
-    outcome: list[dict[str, Any]] = []
-    failure: list[LoginError] = []
-    async with anyio.create_task_group() as tg:
-        callback: CallbackServer | None = None
-        for port in (CALLBACK_PORT, 0):
-            try:
-                callback = await CallbackServer.start(tg, "Anthropic", port, CALLBACK_PATH, verifier)
-                break
-            except OSError:
-                continue
-        try:
-            outcome.append(await _browser_steps(interaction, callback, verifier, challenge))
-        except LoginError as exc:
-            # Kept out of the task group: its exception group would hide the message.
-            failure.append(exc)
-        finally:
-            if callback is not None:
-                await callback.aclose()
-            tg.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise LoginError(CANCELLED)
-    return outcome[0]
+
+    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+        return await _browser_steps(interaction, callback, verifier, challenge)
+
+    # Any free port when 53692 is taken.
+    return await run_with_callback_server("Anthropic", (CALLBACK_PORT, 0), CALLBACK_PATH, verifier, steps)
 
 
 async def _browser_steps(

@@ -13,12 +13,11 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
-import anyio
 import orjson
 
-from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
+from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.anthropic import parse_authorization_input, pkce
-from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
+from pi_rpc.ai.auth.login.callback_server import CallbackServer, run_with_callback_server, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
 from pi_rpc.ai.auth.login.redact import redact
@@ -77,28 +76,14 @@ async def login_openai_codex(interaction: LoginInteraction) -> dict[str, Any]:
         return await _device_code(interaction)
     if method != "browser":
         raise LoginError(f"Unknown OpenAI Codex login method: {method}")
-    outcome: list[dict[str, Any]] = []
-    failure: list[LoginError] = []
-    async with anyio.create_task_group() as tg:
-        verifier, challenge = pkce()
-        state = secrets.token_hex(16)
-        try:
-            callback: CallbackServer | None = await CallbackServer.start(tg, "OpenAI", 1455, "/auth/callback", state)
-        except OSError:
-            callback = None  # the Codex CLI may hold the port: the pasted URL still works
-        try:
-            outcome.append(await _browser_steps(interaction, callback, verifier, challenge, state))
-        except LoginError as exc:
-            failure.append(exc)  # kept out of the task group's exception group
-        finally:
-            if callback is not None:
-                await callback.aclose()
-            tg.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise LoginError(CANCELLED)
-    return outcome[0]
+    verifier, challenge = pkce()
+    state = secrets.token_hex(16)
+
+    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+        return await _browser_steps(interaction, callback, verifier, challenge, state)
+
+    # Only port 1455: the Codex CLI may hold it, and then the pasted URL still works.
+    return await run_with_callback_server("OpenAI", (1455,), "/auth/callback", state, steps)
 
 
 async def _browser_steps(
