@@ -11,24 +11,25 @@ from urllib.parse import urlparse
 from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
-from pi_rpc.ai.auth.oauth.xai import CLIENT_ID, DEFAULT_LIFETIME_S, SKEW_MS, TOKEN_URL
+from pi_rpc.ai.auth.oauth.xai import (
+    CLIENT_ID,
+    DEFAULT_LIFETIME_S,
+    SKEW_MS,
+    TOKEN_URL,
+    positive_number,
+    required_string,
+)
 
 SCOPE = "openid profile email offline_access grok-cli:access api:access"
 DEVICE_CODE_URL = "https://auth.x.ai/oauth2/device/code"
 
 
 def _string(body: dict[str, Any], field: str) -> str:
-    value = body.get(field)
-    if not isinstance(value, str) or not value:
-        raise LoginError(f"Invalid xAI OAuth response field: {field}")
-    return value
+    return required_string(body, field, LoginError)
 
 
 def _positive(body: dict[str, Any], field: str) -> float:
-    value = body.get(field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise LoginError(f"Invalid xAI OAuth response field: {field}")
-    return float(value)
+    return float(positive_number(body, field, LoginError))
 
 
 def _https(raw: str) -> str:
