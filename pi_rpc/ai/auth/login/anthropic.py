@@ -14,16 +14,13 @@ import time
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import anyio
-
-from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
-from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
+from pi_rpc.ai.auth.login import LoginError, LoginInteraction
+from pi_rpc.ai.auth.login.callback_server import CallbackServer, run_with_callback_server, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.anthropic import CLIENT_ID, SKEW_MS, TOKEN_URL
 
-CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
 AUTHORIZE_URL = "https://claude.ai/oauth/authorize"
-TOKEN_URL = "https://platform.claude.com/v1/oauth/token"
 CALLBACK_PORT = 53692
 CALLBACK_PATH = "/callback"
 REDIRECT_URI = f"http://localhost:{CALLBACK_PORT}{CALLBACK_PATH}"
@@ -106,7 +103,7 @@ async def exchange_code(code: str, state: str, verifier: str, redirect_uri: str)
         "type": "oauth",
         "refresh": refresh,
         "access": access,
-        "expires": int(time.time() * 1000 + seconds * 1000 - 300_000),
+        "expires": int(time.time() * 1000 + seconds * 1000 - SKEW_MS),
     }
 
 
@@ -123,30 +120,12 @@ async def login_anthropic(interaction: LoginInteraction) -> dict[str, Any]:
 
 async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
     verifier, challenge = pkce()
-    outcome: list[dict[str, Any]] = []
-    failure: list[LoginError] = []
-    async with anyio.create_task_group() as tg:
-        callback: CallbackServer | None = None
-        for port in (CALLBACK_PORT, 0):
-            try:
-                callback = await CallbackServer.start(tg, "Anthropic", port, CALLBACK_PATH, verifier)
-                break
-            except OSError:
-                continue
-        try:
-            outcome.append(await _browser_steps(interaction, callback, verifier, challenge))
-        except LoginError as exc:
-            # Kept out of the task group: its exception group would hide the message.
-            failure.append(exc)
-        finally:
-            if callback is not None:
-                await callback.aclose()
-            tg.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise LoginError(CANCELLED)
-    return outcome[0]
+
+    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+        return await _browser_steps(interaction, callback, verifier, challenge)
+
+    # Any free port when 53692 is taken.
+    return await run_with_callback_server("Anthropic", (CALLBACK_PORT, 0), CALLBACK_PATH, verifier, steps)
 
 
 async def _browser_steps(

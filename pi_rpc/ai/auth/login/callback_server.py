@@ -6,14 +6,14 @@ the code to the waiting flow. The browser -- or whoever requests the URL -- comp
 from __future__ import annotations
 
 import html
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import anyio.abc
 
-from pi_rpc.ai.auth.login import LoginError
+from pi_rpc.ai.auth.login import CANCELLED, LoginError
 
 
 def _page(title: str, detail: str | None = None) -> bytes:
@@ -27,6 +27,8 @@ Complete = Callable[[str], Awaitable[Any]]
 # A flow's own check of the callback's query (OpenAI's issued client id): an error text answers
 # 400 with it and the server keeps waiting, as upstream's per-flow servers do.
 Check = Callable[[dict[str, str]], "str | None"]
+
+T = TypeVar("T")
 
 
 class CallbackServer:
@@ -158,6 +160,42 @@ class CallbackServer:
         await self._listener.aclose()
 
 
+async def run_with_callback_server(
+    provider_name: str,
+    ports: Sequence[int],
+    path: str,
+    state: str | None,
+    steps: Callable[[CallbackServer | None], Awaitable[T]],
+) -> T:
+    """``steps(callback)`` with a callback server on the first of ``ports`` that binds (``None``
+    when none does: the pasted redirect URL is then the only way in), the server stopped after.
+    A ``LoginError`` from ``steps`` is raised as it is; a cancelled flow is ``Login cancelled``."""
+    outcome: list[T] = []
+    failure: list[LoginError] = []
+    async with anyio.create_task_group() as tg:
+        callback: CallbackServer | None = None
+        for port in ports:
+            try:
+                callback = await CallbackServer.start(tg, provider_name, port, path, state)
+                break
+            except OSError:
+                continue
+        try:
+            outcome.append(await steps(callback))
+        except LoginError as exc:
+            # Kept out of the task group: its exception group would hide the message.
+            failure.append(exc)
+        finally:
+            if callback is not None:
+                await callback.aclose()
+            tg.cancel_scope.cancel()
+    if failure:
+        raise failure[0]
+    if not outcome:
+        raise LoginError(CANCELLED)
+    return outcome[0]
+
+
 async def wait_for_callback_or_manual(
     interaction: Any, callback: CallbackServer | None, message: str, placeholder: str
 ) -> tuple[str, Any]:
@@ -196,4 +234,4 @@ async def wait_for_callback_or_manual(
         return result[0]
     if failure:
         raise failure[0]
-    raise LoginError("Login cancelled")
+    raise LoginError(CANCELLED)

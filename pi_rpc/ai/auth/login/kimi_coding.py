@@ -4,7 +4,6 @@ JSON answers; stored ``{type, access, refresh, expires: now + expires_in·1000}`
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 from urllib.parse import urlparse
@@ -15,16 +14,10 @@ from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.kimi_coding import CLIENT_ID, has_token_fields, oauth_host
 
-CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098"
-DEFAULT_HOST = "https://auth.kimi.com"
 DEVICE_CODE_TIMEOUT_S = 15 * 60
 DEFAULT_INTERVAL_S = 5
-
-
-def oauth_host() -> str:
-    override = os.environ.get("KIMI_CODE_OAUTH_HOST") or os.environ.get("KIMI_OAUTH_HOST")
-    return (override or DEFAULT_HOST).rstrip("/")
 
 
 def _http_url(value: Any) -> str | None:
@@ -42,17 +35,9 @@ def _json_text(body: dict[str, Any]) -> str:
 
 
 def _tokens(body: dict[str, Any], operation: str) -> dict[str, Any]:
-    access, refresh, expires_in = body.get("access_token"), body.get("refresh_token"), body.get("expires_in")
-    if (
-        not isinstance(access, str)
-        or not access
-        or not isinstance(refresh, str)
-        or not refresh
-        or isinstance(expires_in, bool)
-        or not isinstance(expires_in, (int, float))
-        or expires_in <= 0
-    ):
+    if not has_token_fields(body):
         raise LoginError(f"Kimi Code token {operation} response missing fields: {_json_text(body)}")
+    access, refresh, expires_in = body["access_token"], body["refresh_token"], body["expires_in"]
     return {
         "type": "oauth",
         "access": access,

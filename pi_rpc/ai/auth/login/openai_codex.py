@@ -13,20 +13,18 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
-import anyio
 import orjson
 
-from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
+from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.anthropic import parse_authorization_input, pkce
-from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
+from pi_rpc.ai.auth.login.callback_server import CallbackServer, run_with_callback_server, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
 from pi_rpc.ai.auth.login.redact import redact
+from pi_rpc.ai.auth.oauth.openai_codex import CLIENT_ID, TOKEN_URL, account_id
 
-CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
 AUTH_BASE = "https://auth.openai.com"
 AUTHORIZE_URL = f"{AUTH_BASE}/oauth/authorize"
-TOKEN_URL = f"{AUTH_BASE}/oauth/token"
 REDIRECT_URI = "http://localhost:1455/auth/callback"
 DEVICE_USER_CODE_URL = f"{AUTH_BASE}/api/accounts/deviceauth/usercode"
 DEVICE_TOKEN_URL = f"{AUTH_BASE}/api/accounts/deviceauth/token"
@@ -34,7 +32,6 @@ DEVICE_VERIFICATION_URI = f"{AUTH_BASE}/codex/device"
 DEVICE_REDIRECT_URI = f"{AUTH_BASE}/deviceauth/callback"
 DEVICE_CODE_TIMEOUT_S = 15 * 60
 SCOPE = "openid profile email offline_access"
-JWT_CLAIM = "https://api.openai.com/auth"
 METHODS = [
     {"id": "browser", "label": "Browser login (default)"},
     {"id": "device_code", "label": "Device code login (headless)"},
@@ -55,15 +52,6 @@ def _tokens(answer: Answer, operation: str) -> dict[str, Any]:
     return {"access": access, "refresh": refresh, "expires": int(time.time() * 1000 + expires_in * 1000)}
 
 
-def _account_id(access: Any) -> str | None:
-    from pi_rpc.ai.auth.oauth.base import decode_jwt_payload
-
-    payload = decode_jwt_payload(access) if isinstance(access, str) else None
-    claim = payload.get(JWT_CLAIM) if isinstance(payload, dict) else None
-    account = claim.get("chatgpt_account_id") if isinstance(claim, dict) else None
-    return account if isinstance(account, str) and account else None
-
-
 async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, Any]:
     form = {
         "grant_type": "authorization_code",
@@ -73,7 +61,8 @@ async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, An
         "redirect_uri": redirect_uri,
     }
     token = _tokens(await post(TOKEN_URL, form=form), "exchange")
-    account = _account_id(token["access"])
+    access = token["access"]
+    account = account_id(access) if isinstance(access, str) else None
     if account is None:
         raise LoginError("Failed to extract accountId from token")
     return {"type": "oauth", **token, "accountId": account}
@@ -87,28 +76,14 @@ async def login_openai_codex(interaction: LoginInteraction) -> dict[str, Any]:
         return await _device_code(interaction)
     if method != "browser":
         raise LoginError(f"Unknown OpenAI Codex login method: {method}")
-    outcome: list[dict[str, Any]] = []
-    failure: list[LoginError] = []
-    async with anyio.create_task_group() as tg:
-        verifier, challenge = pkce()
-        state = secrets.token_hex(16)
-        try:
-            callback: CallbackServer | None = await CallbackServer.start(tg, "OpenAI", 1455, "/auth/callback", state)
-        except OSError:
-            callback = None  # the Codex CLI may hold the port: the pasted URL still works
-        try:
-            outcome.append(await _browser_steps(interaction, callback, verifier, challenge, state))
-        except LoginError as exc:
-            failure.append(exc)  # kept out of the task group's exception group
-        finally:
-            if callback is not None:
-                await callback.aclose()
-            tg.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise LoginError(CANCELLED)
-    return outcome[0]
+    verifier, challenge = pkce()
+    state = secrets.token_hex(16)
+
+    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+        return await _browser_steps(interaction, callback, verifier, challenge, state)
+
+    # Only port 1455: the Codex CLI may hold it, and then the pasted URL still works.
+    return await run_with_callback_server("OpenAI", (1455,), "/auth/callback", state, steps)
 
 
 async def _browser_steps(

@@ -16,10 +16,10 @@ from pi_rpc.ai.auth.login import CANCELLED, LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.anthropic import pkce
 from pi_rpc.ai.auth.login.callback_server import CallbackServer, wait_for_callback_or_manual
 from pi_rpc.ai.auth.login.http import post
+from pi_rpc.ai.auth.oauth.base import MAX_SAFE_INTEGER
 
 AUTHORIZE_URL = "https://openrouter.ai/auth"
 TOKEN_URL = "https://openrouter.ai/api/v1/auth/keys"
-MAX_SAFE_INTEGER = 2**53 - 1
 
 
 def parse_code(text: str) -> str | None:

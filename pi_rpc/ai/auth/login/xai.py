@@ -11,27 +11,25 @@ from urllib.parse import urlparse
 from pi_rpc.ai.auth.login import LoginError, LoginInteraction
 from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
+from pi_rpc.ai.auth.oauth.xai import (
+    CLIENT_ID,
+    DEFAULT_LIFETIME_S,
+    SKEW_MS,
+    TOKEN_URL,
+    positive_number,
+    required_string,
+)
 
-CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 SCOPE = "openid profile email offline_access grok-cli:access api:access"
 DEVICE_CODE_URL = "https://auth.x.ai/oauth2/device/code"
-TOKEN_URL = "https://auth.x.ai/oauth2/token"
-REFRESH_SKEW_MS = 5 * 60 * 1000
-DEFAULT_LIFETIME_S = 3600
 
 
 def _string(body: dict[str, Any], field: str) -> str:
-    value = body.get(field)
-    if not isinstance(value, str) or not value:
-        raise LoginError(f"Invalid xAI OAuth response field: {field}")
-    return value
+    return required_string(body, field, LoginError)
 
 
 def _positive(body: dict[str, Any], field: str) -> float:
-    value = body.get(field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise LoginError(f"Invalid xAI OAuth response field: {field}")
-    return float(value)
+    return float(positive_number(body, field, LoginError))
 
 
 def _https(raw: str) -> str:
@@ -64,7 +62,7 @@ def credential_from_tokens(body: dict[str, Any], previous_refresh: str | None = 
         "type": "oauth",
         "access": access,
         "refresh": refresh,
-        "expires": int(time.time() * 1000 + seconds * 1000 - REFRESH_SKEW_MS),
+        "expires": int(time.time() * 1000 + seconds * 1000 - SKEW_MS),
     }
 
 

@@ -24,7 +24,7 @@ from pi_rpc.ai.auth.oauth.base import (
 
 CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
 TOKEN_URL = "https://platform.claude.com/v1/oauth/token"
-_SKEW_MS = 5 * 60 * 1000
+SKEW_MS = 5 * 60 * 1000
 
 
 class _HttpFailed(Exception):
@@ -73,7 +73,7 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
         stored["access"] = data["access_token"]
     expires_in = data.get("expires_in")
     if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool):
-        stored["expires"] = now_ms() + expires_in * 1000 - _SKEW_MS
+        stored["expires"] = now_ms() + expires_in * 1000 - SKEW_MS
     else:
         stored["expires"] = None  # NaN: JSON.stringify writes null
     return stored

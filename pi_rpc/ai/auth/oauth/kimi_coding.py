@@ -42,21 +42,28 @@ def _js_stringify(value: Any) -> str:
     return stringify(value).decode("utf-8")
 
 
+def has_token_fields(body: dict[str, Any]) -> bool:
+    """Whether a token answer carries what ``parseTokenResponse`` requires: non-empty
+    ``access_token`` and ``refresh_token`` strings and a finite ``expires_in`` above 0."""
+    access, refresh, expires_in = body.get("access_token"), body.get("refresh_token"), body.get("expires_in")
+    return (
+        isinstance(access, str)
+        and bool(access)
+        and isinstance(refresh, str)
+        and bool(refresh)
+        and isinstance(expires_in, (int, float))
+        and not isinstance(expires_in, bool)
+        and math.isfinite(expires_in)
+        and expires_in > 0
+    )
+
+
 def parse_token_response(data: Any, operation: str) -> Credential:
     """``parseTokenResponse`` as the stored credential."""
     body = data if isinstance(data, dict) else {}
-    access, refresh, expires_in = body.get("access_token"), body.get("refresh_token"), body.get("expires_in")
-    if (
-        not isinstance(access, str)
-        or not access
-        or not isinstance(refresh, str)
-        or not refresh
-        or not isinstance(expires_in, (int, float))
-        or isinstance(expires_in, bool)
-        or not math.isfinite(expires_in)
-        or expires_in <= 0
-    ):
+    if not has_token_fields(body):
         raise RuntimeError(f"Kimi Code token {operation} response missing fields: {_js_stringify(data)}")
+    access, refresh, expires_in = body["access_token"], body["refresh_token"], body["expires_in"]
     return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + expires_in * 1000}
 
 

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -53,19 +54,30 @@ class OAuthError(PiError):
 
 
 REDACTED = "[redacted]"
-_TOKEN_FIELDS = "access_token|refresh_token|id_token|api_key|token|access|refresh"
-_JSON_TOKEN = re.compile(rf'("(?:{_TOKEN_FIELDS})"\s*:\s*)"(?:[^"\\]|\\.)*"')
-_FORM_TOKEN = re.compile(rf"((?:^|[?&\s;])(?:{_TOKEN_FIELDS})=)[^&\s;]+")
+#: The fields whose values are tokens in a token endpoint's answer (a refresh error quotes it);
+#: the login flows redact these and more (``pi_rpc.ai.auth.login.redact``).
+TOKEN_FIELDS = ("access_token", "refresh_token", "id_token", "api_key", "token", "access", "refresh")
 
 
-def redact_tokens(text: str, secrets: Iterable[Any] = ()) -> str:
+@functools.cache
+def _field_patterns(fields: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The JSON (``"field": "…"``) and form (``field=…``) patterns of ``fields``' values."""
+    names = "|".join(fields)
+    return (
+        re.compile(rf'("(?:{names})"\s*:\s*)"(?:[^"\\]|\\.)*"'),
+        re.compile(rf"((?:^|[?&\s;])(?:{names})=)[^&\s;]+"),
+    )
+
+
+def redact_tokens(text: str, secrets: Iterable[Any] = (), fields: tuple[str, ...] = TOKEN_FIELDS) -> str:
     """``text`` without token values: each of ``secrets`` wherever it occurs, and the values of
-    token fields (JSON ``"access_token": "…"``, form ``refresh_token=…``)."""
+    ``fields`` (JSON ``"access_token": "…"``, form ``refresh_token=…``)."""
     for secret in secrets:
         if isinstance(secret, str) and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
-    text = _JSON_TOKEN.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
-    return _FORM_TOKEN.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+    json_value, form_value = _field_patterns(fields)
+    text = json_value.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
+    return form_value.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
 
 
 def _cause_detail(cause: BaseException | None) -> str:

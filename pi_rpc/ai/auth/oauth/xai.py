@@ -23,33 +23,35 @@ from pi_rpc.ai.auth.oauth.base import (
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 TOKEN_URL = "https://auth.x.ai/oauth2/token"
-_SKEW_MS = 5 * 60 * 1000
-_DEFAULT_LIFETIME_S = 3600
+SKEW_MS = 5 * 60 * 1000
+DEFAULT_LIFETIME_S = 3600
 
 
-def _required_string(body: dict[str, Any], name: str) -> str:
+def required_string(body: dict[str, Any], name: str, error: type[Exception] = RuntimeError) -> str:
+    """``requiredString``: a non-empty string field (the login flow raises its own ``error``)."""
     value = body.get(name)
     if not isinstance(value, str) or not value:
-        raise RuntimeError(f"Invalid xAI OAuth response field: {name}")
+        raise error(f"Invalid xAI OAuth response field: {name}")
     return value
 
 
-def _positive_number(body: dict[str, Any], name: str) -> float:
+def positive_number(body: dict[str, Any], name: str, error: type[Exception] = RuntimeError) -> float:
+    """``positiveNumber``: a finite number above 0."""
     value = body.get(name)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-        raise RuntimeError(f"Invalid xAI OAuth response field: {name}")
+        raise error(f"Invalid xAI OAuth response field: {name}")
     return value
 
 
 def credentials_from_token_response(body: dict[str, Any], previous_refresh: str | None) -> Credential:
     """``credentialsFromTokenResponse``."""
-    access = _required_string(body, "access_token")
+    access = required_string(body, "access_token")
     if "refresh_token" not in body and previous_refresh:
         refresh = previous_refresh
     else:
-        refresh = _required_string(body, "refresh_token")
-    seconds = _DEFAULT_LIFETIME_S if "expires_in" not in body else _positive_number(body, "expires_in")
-    return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + seconds * 1000 - _SKEW_MS}
+        refresh = required_string(body, "refresh_token")
+    seconds = DEFAULT_LIFETIME_S if "expires_in" not in body else positive_number(body, "expires_in")
+    return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + seconds * 1000 - SKEW_MS}
 
 
 async def post_form(url: str, fields: dict[str, str], timeout_s: float) -> tuple[bool, int, dict[str, Any]]:
