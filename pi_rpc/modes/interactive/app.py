@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
@@ -69,13 +68,7 @@ class PiApp(App[int]):
     #working { height: auto; color: $accent; padding: 0 1; }
     """
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
-        Binding("ctrl+c", "interrupt", "Clear / quit", priority=True, show=False),
-        Binding("ctrl+d", "quit_if_empty", "Quit", show=False),
-        Binding("ctrl+l", "pick_model", "Model", show=False),
-        Binding("ctrl+p", "cycle_model", "Next model", show=False),
-        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False),
-    ]
+    # the keys come from keybindings.json over upstream's defaults (keybindings.py, install_keys)
 
     def __init__(
         self,
@@ -101,6 +94,38 @@ class PiApp(App[int]):
         self._unsubscribe: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
+        self.install_keys()
+
+    def install_keys(self) -> None:
+        """(Re)read keybindings.json and the theme setting (startup and /reload)."""
+        from textual.binding import BindingsMap
+
+        from pi_rpc.modes.interactive.keybindings import Keymap
+
+        self.keymap = Keymap.load(self.session.options.agent_dir)
+        self._bindings = BindingsMap(self.keymap.app_bindings())
+        for warning in self.keymap.warnings:
+            self.say_soon(warning, "warning")
+        self.apply_theme_setting()
+
+    def apply_theme_setting(self) -> None:
+        from pi_rpc.modes.interactive.theme import resolve_theme
+
+        options = self.session.options
+        settings = self.session.settings
+        theme, warnings = resolve_theme(
+            settings.get("theme"), options.agent_dir, options.cwd, options.project_trusted, settings
+        )
+        if not isinstance(theme, str):
+            self.register_theme(theme)
+            theme = theme.name
+        self.theme = theme
+        for warning in warnings:
+            self.say_soon(warning, "warning")
+
+    def action_slash(self, name: str) -> None:
+        """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
+        self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
 
     # ------------------------------------------------------------------ layout
 
@@ -438,7 +463,7 @@ class PiApp(App[int]):
             self.exit(0)
 
     def action_pick_model(self) -> None:
-        self.run_worker(self._run_command(slash.builtin_commands()["model"], ""), group="command")
+        self.action_slash("model")
 
     async def action_cycle_model(self) -> None:
         result = await self.session.cycle_model()
