@@ -152,6 +152,8 @@ class PiApp(App[int]):
             self.post_message(SessionEvent(event))
 
         self._unsubscribe = session.subscribe(listener)
+        if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
+            session.mcp_command.notify = self.say_soon
         self._capture_log()
         for empty in ("#working", "#ext-widgets", "#completions"):
             self.query_one(empty).display = False

@@ -117,13 +117,24 @@ class Keymap:
         return out
 
     def app_bindings(self) -> list[Any]:
+        """Textual bindings of the application actions. A key the editor (Textual's
+        ``TextArea``) also binds gets priority: the user's keybindings.json choice wins."""
         from textual.binding import Binding
+        from textual.widgets import TextArea
 
+        editor_keys = {
+            key.strip()
+            for binding in TextArea.BINDINGS
+            if isinstance(binding, Binding)
+            for key in binding.key.split(",")
+        }
         out = []
         for action in ACTIONS:
-            if action.app_action is not None and self.keys[action.id]:
-                keys = ",".join(textual_key(k) for k in self.keys[action.id])
-                out.append(Binding(keys, action.app_action, action.description, show=False, priority=action.priority))
+            if action.app_action is None:
+                continue
+            for key in (textual_key(k) for k in self.keys[action.id]):
+                priority = action.priority or key in editor_keys
+                out.append(Binding(key, action.app_action, action.description, show=False, priority=priority))
         return out
 
     def describe(self) -> str:

@@ -30,7 +30,7 @@ async def trust(app: PiApp, args: str) -> None:
     from pi_rpc.config import trust as trust_store
 
     agent = app.session.options.agent_dir
-    cwd = str(app.session.get_state().get("cwd") or os.getcwd())
+    cwd = str(app.session.options.cwd or os.getcwd())
     saved = trust_store.nearest_decision(trust_store._read(agent), cwd, lambda v: v if isinstance(v, bool) else None)
     state = "none" if saved is None else ("trusted" if saved else "untrusted")
     chosen = await app.pick(

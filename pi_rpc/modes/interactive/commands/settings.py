@@ -42,7 +42,8 @@ def _bool_store(value: str) -> bool:
 def _theme_values(app: PiApp) -> list[str]:
     from pi_rpc.modes.interactive.theme import available_themes
 
-    return available_themes(app.session.options.agent_dir, app.session.get_state().get("cwd"))
+    options = app.session.options
+    return available_themes(options.agent_dir, str(options.cwd), options.project_trusted, app.session.settings)
 
 
 SETTINGS: list[Setting] = [
