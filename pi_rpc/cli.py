@@ -20,6 +20,7 @@ pi - coding agent (Python implementation of pi: interactive, print, JSON, RPC an
 Usage:
   pi [options] [@files...] [messages...]
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
+  pi auth <login|logout|check|print-api-key|print-bearer-token>   Credentials (pi auth --help)
 
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
@@ -126,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.mcp.cli import run_mcp_command
 
         return run_mcp_command(argv[1:])
+    if argv and argv[0] == "auth":
+        # `pi auth ...`: credentials without a session (upstream's runAuthCommand, also first).
+        from pi_rpc.modes.auth_command import run_auth_command
+
+        return run_auth_command(argv[1:])
     try:
         args = parse_args(argv)
     except CliError as exc:

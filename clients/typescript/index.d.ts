@@ -162,7 +162,22 @@ export declare class PiRpcClient {
   deleteSession(sessionPath: string, opts?: CallOptions): Promise<void>;
   navigateTree(targetId: string, opts?: CallOptions & { summarize?: boolean; customInstructions?: string }): Promise<NavigateTreeData>;
   setLabel(entryId: string, label: string | null, opts?: CallOptions): Promise<void>;
+  getAuthStatus(opts?: CallOptions & { provider?: string }): Promise<ProviderAuthStatus[]>;
+  authLogin(provider: string, opts?: CallOptions & { method?: string }): Promise<AuthLoginResult>;
+  authLogout(provider: string, opts?: CallOptions): Promise<AuthLogoutResult>;
   /** Turn seq on (runId too when given) and read events in order with gap recovery; `since` resumes. */
   sequencedEvents(opts?: CallOptions & { maxBuffer?: number; since?: number; runId?: boolean }): Promise<SequencedEventStream>;
 }
 export default PiRpcClient;
+
+export interface ProviderAuthStatus {
+  provider: string;
+  name: string;
+  authType: "oauth" | "api_key" | null;
+  status: "ready" | "expiring" | "expired" | "missing" | "error";
+  expiresAt?: number;
+  source?: "runtime" | "auth.json" | "models.json" | "environment" | "ambient";
+  loginMethods: ("oauth" | "api_key")[];
+}
+export interface AuthLoginResult { provider: string; authType: "oauth" | "api_key"; expiresAt?: number }
+export interface AuthLogoutResult { provider: string; removed: boolean; authType?: "oauth" | "api_key" }

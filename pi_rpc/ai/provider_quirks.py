@@ -15,7 +15,9 @@ own code; applied by ``stream.stream`` right before dispatching on ``model["api"
 - ``github-copilot``: ``X-Initiator`` (``user`` when the last message is the user's, else
   ``agent``), ``Openai-Intent: conversation-edits`` and, when a user message or tool result
   carries an image, ``Copilot-Vision-Request: true`` (``api/github-copilot-headers.js``); the
-  static editor headers come with each catalogue model's ``headers``.
+  static editor headers come with each catalogue model's ``headers``. With an OAuth login
+  (``options.extra["copilot_oauth"]``, set by the session) the base URL is the one the Copilot
+  token names (``proxy-ep``; upstream's ``toAuth`` ``baseUrl`` replacing the model's).
 - ``azure`` models on ``openai-completions`` (``providers/azure.js``): the base URL and the
   deployment name resolved as for ``azure-openai-responses`` (``AZURE_OPENAI_BASE_URL`` /
   ``AZURE_OPENAI_RESOURCE_NAME`` / models.json, ``AZURE_OPENAI_DEPLOYMENT_NAME_MAP``); the
@@ -88,6 +90,14 @@ def apply_provider_quirks(model: Model, context: Context, options: StreamOptions
         if _has_image(messages):
             dynamic["Copilot-Vision-Request"] = "true"
         options = replace(options, headers={**dynamic, **(options.headers or {})})
+        copilot_oauth = options.extra.get("copilot_oauth")
+        if isinstance(copilot_oauth, dict) and options.api_key:
+            from pi_rpc.ai.auth.oauth.github_copilot import base_url as copilot_base_url
+            from pi_rpc.ai.auth.oauth.github_copilot import normalize_domain
+
+            enterprise = copilot_oauth.get("enterpriseUrl")
+            domain = normalize_domain(enterprise) if isinstance(enterprise, str) and enterprise else None
+            model = cast(Model, {**model, "baseUrl": copilot_base_url(options.api_key, domain)})
     elif provider == "azure" and model.get("api") == "openai-completions":
         model, options = _azure_completions(model, options)
     return model, options

@@ -182,7 +182,8 @@ class CompactionRunner:
             # Upstream runs on a placeholder model (provider "unknown") that has no key; the
             # session-size checks come first there too.
             raise CompactionError(no_api_key_error("unknown"))
-        api_key = self._registry.get_api_key(model["provider"])
+        # A due OAuth refresh first, as before any request (upstream resolves auth per request).
+        api_key = await self._registry.get_api_key_async(model["provider"])
         controller = AbortController()
         self._controller = controller  # abort() cancels from here on, extension handlers included
         self.from_extension = False
@@ -388,11 +389,11 @@ class CompactionRunner:
             }
         )
 
-    def summary_request(self, model: Mapping[str, Any]) -> tuple[str | None, Any, RetrySettings]:
+    async def summary_request(self, model: Mapping[str, Any]) -> tuple[str | None, Any, RetrySettings]:
         """What a summary request to ``model`` is sent with, as a compaction's: the provider's
         key, the stream function, and the session's retry settings (branch summaries)."""
         return (
-            self._registry.get_api_key(model["provider"]),
+            await self._registry.get_api_key_async(model["provider"]),  # a due OAuth refresh first
             self._stream_fn,
             summary_retry_settings(self._retry_policy),
         )

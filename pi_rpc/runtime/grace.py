@@ -3,6 +3,11 @@
 A grace period bounds a wait that should end by itself (a run stopping after an abort, the
 output draining); past it, pi goes on without it rather than hang. The modes import these from
 here (``modes/exit.py`` re-exports the shutdown one), so the SDK and the CLI wait alike.
+
+Not bounded by these: a started OAuth refresh and the write of its rotated token
+(``pi_rpc.ai.auth.oauth.refresh``). They are shielded from cancellation and bounded by the
+refresh's own 15 s timeout, so the process never exits with a rotated token unwritten (upstream's
+``settleCredentialWrites``).
 """
 
 from __future__ import annotations

@@ -51,7 +51,9 @@ class ModelControl:
         model = self._agent.model
         if model is None:
             return None
-        return self._registry.get_api_key(model["provider"])
+        # A due OAuth refresh happens here, right before the request (the run's abort
+        # signal cancels only the wait for the auth.json lock).
+        return await self._registry.get_api_key_async(model["provider"], self._agent.signal)
 
     def clamp(self, level: str) -> str:
         """``level`` as the selected model supports it (upstream's clamping)."""

@@ -124,7 +124,7 @@ class TreeNavigation:
 
                 try:
                     assert model is not None
-                    api_key, stream_fn, retry = self._compaction.summary_request(model)
+                    api_key, stream_fn, retry = await self._compaction.summary_request(model)
                     summary = dict(
                         await generate_branch_summary(
                             entries,

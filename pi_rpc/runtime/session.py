@@ -128,6 +128,15 @@ def _stream_options(settings: Settings, registry: Any, model: Model | None) -> d
         provider_env = registry.provider_env(str(model.get("provider")))
         if provider_env:
             options["extra"] = {"env": provider_env}
+        if model.get("provider") == "github-copilot":
+            # A Copilot OAuth login sends to the base URL its (refreshed) token names
+            # (``pi_rpc.ai.provider_quirks``); the enterprise domain is the fallback.
+            oauth = registry.stored_oauth("github-copilot")
+            if oauth is not None:
+                enterprise = oauth.get("enterpriseUrl")
+                options.setdefault("extra", {})["copilot_oauth"] = {
+                    "enterpriseUrl": enterprise if isinstance(enterprise, str) else None
+                }
     return options
 
 

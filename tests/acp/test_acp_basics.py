@@ -22,7 +22,16 @@ async def test_initialize_advertises_capabilities_and_agent_info(acp_agent):
         assert (caps.prompt_capabilities.image, caps.prompt_capabilities.embedded_context) == (True, True)
         assert caps.session_capabilities.list is not None
         assert init.agent_info.name == "pi_rpc" and init.agent_info.version
-        assert [m.id for m in init.auth_methods] == ["pi-configuration"]
+        assert [m.id for m in init.auth_methods] == [
+            "pi-configuration",
+            "login:anthropic",
+            "login:github-copilot",
+            "login:kimi-coding",
+            "login:meta",
+            "login:openai-codex",
+            "login:openrouter",
+            "login:xai",
+        ]
 
 
 async def test_new_session_streams_an_answer_and_ends_the_turn(acp_agent):

@@ -15,6 +15,8 @@ import socketserver
 import ssl
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +55,18 @@ def make_certificates(directory: Path, hosts: list[str]) -> tuple[Path, Path, Pa
 
 class Interceptor:
     """``with Interceptor(dir, hosts, replies) as box``: every request seen in ``box.requests``
-    (host, method, path, headers, body as text); replies in order, the last one repeating."""
+    (host, method, path, headers, body as text); replies in order, the last one repeating.
+    ``route(request)`` given: its reply wins when it returns one (per-host answers); a reply's
+    ``delay_s`` is waited before it is sent."""
 
-    def __init__(self, directory: Path, hosts: list[str], replies: list[Reply]) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        hosts: list[str],
+        replies: list[Reply],
+        route: Callable[[dict[str, Any]], Reply | None] | None = None,
+    ) -> None:
+        self.route = route
         self.ca, leaf, key = make_certificates(directory, hosts)
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(str(leaf), str(key))
@@ -99,11 +110,16 @@ class Interceptor:
                     name, _, value = raw.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
                 body = stream.read(int(headers.get("content-length") or 0)).decode("utf-8", "replace")
+                seen = {"host": host, "method": method, "path": path, "headers": headers, "body": body}
                 with self.lock:
-                    self.requests.append(
-                        {"host": host, "method": method, "path": path, "headers": headers, "body": body}
-                    )
-                    reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+                    self.requests.append(seen)
+                    routed = self.route(seen) if self.route is not None else None
+                    if routed is not None:
+                        reply = routed
+                    else:
+                        reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
                 head = (
                     f"HTTP/1.1 {reply.status} X\r\nContent-Type: {reply.content_type}\r\n"
                     f"Content-Length: {len(reply.body)}\r\n\r\n"

@@ -83,7 +83,7 @@ def anyio_backend() -> str:
 
 
 def test_typed_methods_beyond_upstream(tmp_path: Path) -> None:
-    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 8
+    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 11
     for name in BEYOND_UPSTREAM_COMMAND_TYPES:
         assert callable(getattr(RpcClient, name)), name
     with faux_client(tmp_path, [{"text": "one"}, {"text": "two"}]) as pi:
@@ -207,3 +207,29 @@ async def test_async_sequenced_events_recover_dropped_events(tmp_path: Path) -> 
             assert _text(got) == LONG["text"]
             assert [e["seq"] for e in got] == sorted({e["seq"] for e in got})
         assert await pi.abort() == "idle"
+
+
+# ---------------------------------------------------------------- credentials
+
+
+def test_auth_methods_answer_the_login_dialog(tmp_path: Path) -> None:
+    import threading
+
+    with faux_client(tmp_path) as pi:
+        assert pi.get_auth_status("groq") == [
+            {"provider": "groq", "name": "Groq", "authType": None, "status": "missing", "loginMethods": ["api_key"]}
+        ]
+        stream = pi.events()
+        result: dict[str, Any] = {}
+        login = threading.Thread(target=lambda: result.update(pi.auth_login("groq", timeout=20)))
+        login.start()
+        request = stream.next(timeout=20)
+        while request.get("type") != "extension_ui_request":
+            request = stream.next(timeout=20)
+        assert (request["method"], request["title"]) == ("input", "Enter Groq API key")
+        pi.notify({"type": "extension_ui_response", "id": request["id"], "value": "gsk-test"})
+        login.join(20)
+        assert result == {"provider": "groq", "authType": "api_key"}
+        assert pi.get_auth_status("groq")[0]["status"] == "ready"
+        assert pi.auth_logout("groq") == {"provider": "groq", "removed": True, "authType": "api_key"}
+        assert pi.auth_logout("groq") == {"provider": "groq", "removed": False}

@@ -76,6 +76,9 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "delete_session",
     "navigate_tree",
     "set_label",
+    "get_auth_status",
+    "auth_login",
+    "auth_logout",
 )
 
 
@@ -376,6 +379,27 @@ class _CommandSet:
         return self._command(
             "set_label", timeout, _nothing, entryId=entry_id, label=JSON_NULL if label is None else label
         )
+
+    # -- credentials (pi_rpc; protocol/README.md "Credentials: get_auth_status, auth_login, auth_logout")
+    @_Command
+    def get_auth_status(self, provider: str | None = None, *, timeout: Timeout = ...) -> list[Record]:
+        """Every known provider's ``{provider, name, authType, status, expiresAt?, source?,
+        loginMethods}`` (or only ``provider``'s); never a secret."""
+        return self._command("get_auth_status", timeout, _list_field("providers"), provider=provider)
+
+    @_Command
+    def auth_login(self, provider: str, method: str | None = None, *, timeout: Timeout = ...) -> Record:
+        """Log in to ``provider`` in the server: the flow asks through ``extension_ui_request``
+        dialogs (answer them with your UI handler) and the response says what was stored,
+        ``{provider, authType, expiresAt?}``. ``method``: ``"oauth"``, ``"api_key"`` or a sign-in
+        method id (``"browser"``, ``"copy_code"``). It waits for the user: pass a long
+        ``timeout`` (or None); ``abort()`` cancels it."""
+        return self._command("auth_login", timeout, None, provider=provider, method=method)
+
+    @_Command
+    def auth_logout(self, provider: str, *, timeout: Timeout = ...) -> Record:
+        """Remove ``provider``'s stored credential: ``{provider, removed, authType?}``."""
+        return self._command("auth_logout", timeout, None, provider=provider)
 
 
 class CommandsMixin(_CommandSet):

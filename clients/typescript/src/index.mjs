@@ -16,7 +16,7 @@ export const COMMAND_TYPES = Object.freeze([
 // Commands beyond upstream 1.6 (pi_rpc only; upstream answers "Unknown command: <type>").
 export const BEYOND_UPSTREAM_COMMAND_TYPES = Object.freeze([
   "get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
-  "delete_session", "navigate_tree", "set_label",
+  "delete_session", "navigate_tree", "set_label", "get_auth_status", "auth_login", "auth_logout",
 ]);
 
 export class RpcError extends Error {}
@@ -616,6 +616,22 @@ export class PiRpcClient {
   /** Label an entry (shown by getTree); null or "" clears it (null is sent as JSON null). */
   async setLabel(entryId, label, { timeoutMs } = {}) {
     await this.request({ type: "set_label", entryId, label: label ?? null }, { timeoutMs });
+  }
+  /** Every known provider's credential state ({provider, name, authType, status, expiresAt?, source?, loginMethods}); never a secret. */
+  async getAuthStatus({ provider, timeoutMs } = {}) {
+    return (await this.#call("get_auth_status", { provider }, timeoutMs)).providers;
+  }
+  /**
+   * Log in to a provider in the server; the flow asks through extension UI dialogs (answer them
+   * in your onUiRequest handler). Resolves with what was stored ({provider, authType, expiresAt?}).
+   * It waits for the user: pass a long timeoutMs; abort() cancels it.
+   */
+  authLogin(provider, { method, timeoutMs } = {}) {
+    return this.#call("auth_login", { provider, method }, timeoutMs);
+  }
+  /** Remove a provider's stored credential: {provider, removed, authType?}. */
+  authLogout(provider, { timeoutMs } = {}) {
+    return this.#call("auth_logout", { provider }, timeoutMs);
   }
 
   /**

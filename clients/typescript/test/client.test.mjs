@@ -78,7 +78,7 @@ test("33 commands, each with a method", () => {
   assert.equal(COMMAND_TYPES.length, 33);
   const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   for (const t of COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
-  assert.equal(BEYOND_UPSTREAM_COMMAND_TYPES.length, 8);
+  assert.equal(BEYOND_UPSTREAM_COMMAND_TYPES.length, 11);
   for (const t of BEYOND_UPSTREAM_COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
 });
 
@@ -244,6 +244,26 @@ test("real: typed methods beyond upstream", needs("server", "runs", "beyond"), a
     assert.deepEqual(await client.navigateTree(user), { cancelled: false, editorText: "second" });
     await assert.rejects(client.deleteSession(sessions[0].path), (e) => e instanceof RpcCommandError && /current session/.test(e.error));
     await assert.rejects(client.getEvents(0), RpcCommandError); // seq is off
+  } finally {
+    await cleanup();
+  }
+});
+
+test("real: credential methods answer the login dialog", needs("server", "beyond"), async () => {
+  const { client, cleanup } = await startReal([]);
+  try {
+    assert.deepEqual(await client.getAuthStatus({ provider: "groq" }), [
+      { provider: "groq", name: "Groq", authType: null, status: "missing", loginMethods: ["api_key"] },
+    ]);
+    const stream = client.events();
+    const login = client.authLogin("groq", { timeoutMs: 20_000 });
+    const request = await stream.waitFor((r) => r.type === "extension_ui_request", 20_000);
+    stream.close();
+    assert.equal(request.title, "Enter Groq API key");
+    client.notify({ type: "extension_ui_response", id: request.id, value: "gsk-test" });
+    assert.deepEqual(await login, { provider: "groq", authType: "api_key" });
+    assert.equal((await client.getAuthStatus({ provider: "groq" }))[0].status, "ready");
+    assert.deepEqual(await client.authLogout("groq"), { provider: "groq", removed: true, authType: "api_key" });
   } finally {
     await cleanup();
   }

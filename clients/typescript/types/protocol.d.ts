@@ -19,6 +19,22 @@ export interface AbortRetryCommand {
   type: "abort_retry";
 }
 
+export interface AuthLoginCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "auth_login";
+  provider: string;
+  /** "oauth" (default when the provider has an account sign-in), "api_key", or a sign-in method id ("browser", "copy_code") that answers the method choice. */
+  method?: string;
+}
+
+export interface AuthLogoutCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "auth_logout";
+  provider: string;
+}
+
 export interface BashCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -96,6 +112,14 @@ export interface ForkCommand {
   type: "fork";
   entryId?: string;
   position?: "before" | "at";
+}
+
+export interface GetAuthStatusCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  type: "get_auth_status";
+  /** Only this provider; left out: every known provider. */
+  provider?: string;
 }
 
 export interface GetAvailableModelsCommand {
@@ -319,7 +343,7 @@ export interface SwitchSessionCommand {
 }
 
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | ExtensionUiResponse;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | ExtensionUiResponse;
 
 export interface AgentEnd {
   /** With runId on: the session-level run this event belongs to (absent outside runs). */
@@ -697,6 +721,26 @@ export interface AbortData {
   outcome: "aborted" | "idle";
 }
 
+export interface AuthLoginData {
+  provider: string;
+  /** what was stored (never the secret) */
+  authType: "oauth" | "api_key";
+  /** OAuth: the new token's expiry (epoch ms) */
+  expiresAt?: number;
+}
+
+export interface AuthLogoutData {
+  provider: string;
+  /** false when nothing was stored */
+  removed: boolean;
+  /** the removed entry's type */
+  authType?: "oauth" | "api_key";
+}
+
+export interface AuthStatusData {
+  providers: ProviderAuthStatus[];
+}
+
 export interface BashResult {
   output: string;
   /** absent when cancelled */
@@ -844,6 +888,22 @@ export interface ProtocolLimits {
   eventBuffer: number;
 }
 
+export interface ProviderAuthStatus {
+  provider: string;
+  /** the provider's display name */
+  name: string;
+  /** null when nothing is configured */
+  authType: "oauth" | "api_key" | null;
+  /** expiring: an OAuth token within the 5-minute refresh window; error: a stored entry that cannot be used */
+  status: "ready" | "expiring" | "expired" | "missing" | "error";
+  /** OAuth: the token's expiry (epoch ms) */
+  expiresAt?: number;
+  /** where the credential comes from; absent when missing */
+  source?: "runtime" | "auth.json" | "models.json" | "environment" | "ambient";
+  /** what auth_login can run for it */
+  loginMethods: ("oauth" | "api_key")[];
+}
+
 export interface QueueData {
   disposition: "queued" | "handled";
 }
@@ -967,6 +1027,9 @@ export interface ResponseDataByCommand {
   get_events: EventsData;
   list_sessions: SessionsData;
   navigate_tree: NavigateTreeData;
+  get_auth_status: AuthStatusData;
+  auth_login: AuthLoginData;
+  auth_logout: AuthLogoutData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */

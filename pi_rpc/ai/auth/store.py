@@ -43,6 +43,7 @@ from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.errors import PiError
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.auth.lockfile import HeldLock
 
 AUTH_FILE_NAME = "auth.json"
@@ -252,12 +253,27 @@ class AuthStore:
         if not self.path.exists():
             _write_in_place(self.path, b"{}")
 
-    async def _locked(self, change: Callable[[dict[str, Any]], Awaitable[tuple[Any, dict[str, Any] | None]]]) -> Any:
-        """``withLockAsync``: lock, re-read, let ``change`` decide, write, unlock."""
+    async def _locked(
+        self,
+        change: Callable[[dict[str, Any]], Awaitable[tuple[Any, dict[str, Any] | None]]],
+        signal: AbortSignal | None = None,
+    ) -> Any:
+        """``withLockAsync``: lock, re-read, let ``change`` decide, write, unlock. ``signal``
+        cancels only the wait for the lock (``AbortedError``), never ``change`` or the write."""
         from pi_rpc.ai.auth import lockfile
 
         self._ensure_file()
-        held = await lockfile.acquire_async(self.path)
+        if signal is None:
+            held = await lockfile.acquire_async(self.path)
+        else:
+            from pi_rpc.ai.errors import FETCH_ABORTED, AbortedError
+
+            acquired: HeldLock | None = None
+            with signal.scope():
+                acquired = await lockfile.acquire_async(self.path)
+            if acquired is None:
+                raise AbortedError(FETCH_ABORTED)
+            held = acquired
         try:
             held.check()
             text = self.path.read_bytes().decode("utf-8", errors="replace")
@@ -276,9 +292,10 @@ class AuthStore:
         finally:
             held.release()
 
-    async def modify(self, provider: str, fn: ModifyFn) -> Entry | None:
+    async def modify(self, provider: str, fn: ModifyFn, *, signal: AbortSignal | None = None) -> Entry | None:
         """Replace ``provider``'s entry with what ``fn`` returns for the stored one, under the
-        lock. ``fn`` may be async; ``None`` writes nothing. Returns the entry now stored."""
+        lock. ``fn`` may be async; ``None`` writes nothing. Returns the entry now stored.
+        ``signal`` cancels only the wait for the lock (upstream's ``modify(..., {signal})``)."""
 
         async def change(current: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
             previous = current.get(provider)
@@ -288,7 +305,7 @@ class AuthStore:
                 return previous, None
             return nxt, {**current, provider: nxt}
 
-        result: Entry | None = await self._locked(change)
+        result: Entry | None = await self._locked(change, signal)
         return result
 
     async def delete(self, provider: str) -> None:

@@ -50,6 +50,7 @@ from pi_rpc.ai.providers.faux_script import ENV_VAR as FAUX_ENV_VAR
 from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.types import Model
 
 # Upstream 1.6's environment variables per provider, first set one wins (``pi-ai/dist/
@@ -582,6 +583,47 @@ class ModelRegistry:
             # Upstream throws when a configured key does not resolve; no environment fallback.
             return resolve_config_value(config_key, self._env), {}
         return self._ambient_key(provider)
+
+    def stored_oauth(self, provider: str) -> dict[str, Any] | None:
+        """The stored OAuth credential that resolution uses for ``provider`` (no runtime key,
+        an ``oauth`` entry, a provider with an OAuth login), else ``None``."""
+        if provider in self._runtime_keys:
+            return None
+        _stored, entry = self._stored_entry(provider)
+        if entry is None or entry.get("type") != "oauth":
+            return None
+        return entry if provider in OAUTH_PROVIDERS else None
+
+    async def resolve_auth_async(
+        self, provider: str, signal: AbortSignal | None = None
+    ) -> tuple[str | None, dict[str, str]]:
+        """``resolve_auth`` for a request about to be sent: a stored OAuth credential that
+        expires within 5 minutes is refreshed first, under the ``auth.json`` lock
+        (``pi_rpc.ai.auth.oauth.resolve_stored_oauth``), and the snapshot follows what is now
+        stored. Raises ``OAuthError`` when the refresh fails (no other key is tried) and
+        ``AbortedError`` when ``signal`` fires while waiting for the lock."""
+        if provider == FAUX_PROVIDER or provider in self._runtime_keys:
+            return self.resolve_auth(provider)
+        _stored, entry = self._stored_entry(provider)
+        if entry is None or entry.get("type") != "oauth":
+            return self.resolve_auth(provider)
+        from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth, to_auth
+
+        oauth = get_oauth_provider(provider)
+        if oauth is None:
+            return self.resolve_auth(provider)
+        credential = await resolve_stored_oauth(self._auth_store, oauth, entry, signal=signal)
+        if credential is not entry:
+            # What the lock-holder left in the file (our refresh, or another process's).
+            self._auth = dict(self._auth_store.data)
+        if credential is None:
+            return None, {}  # logged out meanwhile
+        auth = to_auth(oauth, credential)
+        return (auth.api_key or None), dict(auth.headers)
+
+    async def get_api_key_async(self, provider: str, signal: AbortSignal | None = None) -> str | None:
+        """``get_api_key`` after ``resolve_auth_async`` (a due OAuth refresh done first)."""
+        return (await self.resolve_auth_async(provider, signal))[0]
 
     def _ambient_key(self, provider: str) -> tuple[str | None, dict[str, str]]:
         """The provider's environment variables, first set one wins (``ctx.env``: the process

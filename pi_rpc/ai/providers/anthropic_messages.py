@@ -9,13 +9,22 @@ Stream: blocks are looked up by Anthropic ``index`` (so server-side blocks such 
 usage is cumulative and only overwrites fields that are present. ``event: error`` fails with the
 raw data string; a stream that closes after ``message_start`` without ``message_stop`` fails with
 "Anthropic stream ended before message_stop". Not implemented: message threads, mid-conversation
-effort markers, Claude Code tool renaming (OAuth tokens are sent as Bearer with the OAuth betas).
+effort markers.
+
+An OAuth token (``sk-ant-oat`` in the key: a Claude Pro/Max login) is sent as upstream sends it
+(``createClient``, ``getBetaFeatures``, ``buildParams``): ``Authorization: Bearer``, Claude
+Code's identity (``user-agent: claude-cli/<version>``, ``x-app: cli``,
+``anthropic-dangerous-direct-browser-access: true``), the OAuth betas first, the Claude Code
+system block before pi's system prompt, tool names re-cased to Claude Code's (``Read``,
+``Bash``, ...) in the tool list and replayed ``tool_use`` blocks and mapped back to the declared
+tool's name in the answer, and the SDK's beta path ``/v1/messages?beta=true``. GitHub Copilot's
+Claude models send the Copilot token as Bearer on that path, without Claude Code's identity.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -48,6 +57,32 @@ _EVENTS = {
 }
 _ID_SANITIZE = re.compile(r"[^a-zA-Z0-9_-]")
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+
+CLAUDE_CODE_VERSION = "2.1.322"
+CLAUDE_CODE_SYSTEM = "You are Claude Code, Anthropic's official CLI for Claude."
+# Claude Code 2.x tool names in their canonical casing (upstream's ``claudeCodeTools``).
+_CLAUDE_CODE_TOOLS = {
+    name.lower(): name
+    for name in (
+        "Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
+        "KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite", "WebFetch", "WebSearch",
+    )
+}  # fmt: skip
+
+
+def to_claude_code_name(name: str) -> str:
+    """``toClaudeCodeName``: Claude Code's casing of a tool name that matches one (any case)."""
+    return _CLAUDE_CODE_TOOLS.get(name.lower(), name)
+
+
+def from_claude_code_name(name: str, tools: Sequence[Mapping[str, Any]]) -> str:
+    """``fromClaudeCodeName``: the declared tool whose name matches ``name`` in any case."""
+    lower = name.lower()
+    for tool in tools:
+        if str(tool.get("name", "")).lower() == lower:
+            return str(tool["name"])
+    return name
 
 
 def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _src: Any = None) -> str:
@@ -98,7 +133,7 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert_messages(
-    messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None
+    messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     transformed = transform_messages(messages, model, normalize_tool_call_id)
@@ -134,7 +169,12 @@ def convert_messages(
                         )
                 elif t == "toolCall":
                     blocks.append(
-                        {"type": "tool_use", "id": b["id"], "name": b["name"], "input": b.get("arguments") or {}}
+                        {
+                            "type": "tool_use",
+                            "id": b["id"],
+                            "name": to_claude_code_name(b["name"]) if oauth else b["name"],
+                            "input": b.get("arguments") or {},
+                        }
                     )
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
@@ -157,7 +197,9 @@ def convert_messages(
     return out
 
 
-def convert_tools(tools: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None) -> list[dict[str, Any]]:
+def convert_tools(
+    tools: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
+) -> list[dict[str, Any]]:
     compat = model.get("compat") or {}
     eager = compat.get("supportsEagerToolInputStreaming", True)
     out = []
@@ -171,7 +213,8 @@ def convert_tools(tools: list[dict[str, Any]], model: Model, cache: dict[str, An
         for key in ("additionalProperties", "$defs", "definitions"):
             if key in schema:
                 input_schema[key] = schema[key]
-        entry: dict[str, Any] = {"name": tool["name"], "description": tool.get("description", "")}
+        name = to_claude_code_name(tool["name"]) if oauth else tool["name"]
+        entry: dict[str, Any] = {"name": name, "description": tool.get("description", "")}
         if eager:
             entry["eager_input_streaming"] = True
         entry["input_schema"] = input_schema
@@ -199,13 +242,13 @@ def build_request(
         budget = min(budget, max(0, max_tokens - 1024))
     params: dict[str, Any] = {
         "model": model["id"],
-        "messages": convert_messages(messages, model, cache),
+        "messages": convert_messages(messages, model, cache, oauth),
         "max_tokens": max_tokens,
         "stream": True,
     }
     system_blocks: list[dict[str, Any]] = []
     if oauth:
-        system_blocks.append({"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."})
+        system_blocks.append({"type": "text", "text": CLAUDE_CODE_SYSTEM})
     if system_prompt:
         system_blocks.append({"type": "text", "text": system_prompt})
     if system_blocks:
@@ -216,7 +259,7 @@ def build_request(
     if options.temperature is not None and not level and compat.get("supportsTemperature", True):
         params["temperature"] = options.temperature
     if tools:
-        params["tools"] = convert_tools(tools, model, cache)
+        params["tools"] = convert_tools(tools, model, cache, oauth)
     level_map = model.get("thinkingLevelMap") or {}
     if model.get("reasoning") and not level and level_map.get("off", "") is not None:
         params["thinking"] = {"type": "disabled"}
@@ -272,8 +315,13 @@ async def stream_anthropic_messages(
     try:
         headers_in = {**(model.get("headers") or {}), **(options.headers or {})}
         api_key = require_api_key(model, options, headers_in)
-        oauth = "sk-ant-oat" in api_key
+        # GitHub Copilot's Claude models: the Copilot token as Bearer, never Claude Code's
+        # identity (upstream's ``createClient`` checks the provider first).
+        copilot = model.get("provider") == "github-copilot"
+        oauth = not copilot and "sk-ant-oat" in api_key
         params, betas = build_request(model, context, options, oauth)
+        # The tools the answer's names are mapped back to (upstream's ``currentTools``).
+        declared_tools: Sequence[Mapping[str, Any]] = collapse_context(context)[2] if oauth else ()
         headers = {
             "accept": "application/json",
             "content-type": "application/json",
@@ -281,15 +329,23 @@ async def stream_anthropic_messages(
             "user-agent": "pi-rpc",
         }
         if oauth:
-            headers["authorization"] = f"Bearer {api_key}"
+            headers["anthropic-dangerous-direct-browser-access"] = "true"
+            headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
             headers["x-app"] = "cli"
+            headers["authorization"] = f"Bearer {api_key}"
+        elif copilot:
+            headers["anthropic-dangerous-direct-browser-access"] = "true"
+            if api_key:
+                headers["authorization"] = f"Bearer {api_key}"
         elif api_key:
             headers["x-api-key"] = api_key
         configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
         if configured_beta is None and betas:
             headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
         update_headers(headers, headers_in)
-        url = model.get("baseUrl", "").rstrip("/") + "/v1/messages"
+        # The SDK's ``client.beta.messages`` (upstream sends every request there; pi_rpc so far
+        # only the OAuth ones, whose identity it mirrors).
+        url = model.get("baseUrl", "").rstrip("/") + ("/v1/messages?beta=true" if oauth or copilot else "/v1/messages")
         async with open_stream(options, url, headers, params, format_anthropic_sdk_error) as response:
             yield {"type": "start", "partial": output}
             open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
@@ -358,7 +414,11 @@ async def stream_anthropic_messages(
                             {
                                 "type": "toolCall",
                                 "id": cb.get("id", ""),
-                                "name": cb.get("name", ""),
+                                "name": (
+                                    from_claude_code_name(cb.get("name", ""), declared_tools)
+                                    if oauth
+                                    else cb.get("name", "")
+                                ),
                                 "arguments": cb.get("input") or {},
                             }
                         )

@@ -134,6 +134,8 @@ class AcpAgent:
         version = params.get("protocolVersion")
         if type(version) is not int or not 0 <= version <= 65535:
             raise invalid_params('"protocolVersion" must be an integer (ACP protocol version)')
+        from pi_rpc.modes.acp.login import login_auth_methods  # the provider table: at the handshake only
+
         capabilities = params.get("clientCapabilities")
         self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         return {
@@ -144,12 +146,20 @@ class AcpAgent:
                 "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}},
             },
-            "authMethods": AUTH_METHODS,
+            "authMethods": AUTH_METHODS + login_auth_methods(),
             "agentInfo": {"name": "pi_rpc", "title": "pi", "version": __version__},
         }
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        from pi_rpc.modes.acp.login import METHOD_PREFIX, authenticate_with_login, login_auth_methods
+
         method = _string(params, "methodId")
+        if method in {m["id"] for m in login_auth_methods()}:
+            # A provider sign-in (modes/acp/login.py): the flow runs here, the credential is saved.
+            elicitation = self.client_capabilities.get("elicitation")
+            form = isinstance(elicitation, dict) and isinstance(elicitation.get("form"), dict)
+            await authenticate_with_login(method[len(METHOD_PREFIX) :], self.peer, form)
+            return {}
         if method != AUTH_METHOD_ID:
             raise invalid_params(f'unknown methodId "{method}" (this agent offers "{AUTH_METHOD_ID}")')
         from pi_rpc.ai.models.registry import ModelRegistry

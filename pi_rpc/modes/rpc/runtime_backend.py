@@ -11,6 +11,7 @@ import anyio
 import orjson
 
 from pi_rpc.errors import CommandError
+from pi_rpc.modes.rpc.auth_commands import AuthCommands
 from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
@@ -35,7 +36,7 @@ def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [image if "type" in image else {"type": "image", **image} for image in images] if images else None
 
 
-class RuntimeBackend(CatalogCommands):
+class RuntimeBackend(CatalogCommands, AuthCommands):
     def __init__(self, session: AgentSession, initial_name: str | None = None) -> None:
         self.session = session
         self._initial_name = initial_name
@@ -112,13 +113,17 @@ class RuntimeBackend(CatalogCommands):
         binding = ModeBinding(mode="rpc", ui=self._ui, on_error=on_error, shutdown=self._request_shutdown)  # type: ignore[arg-type]
         await self.session.start_extensions(binding)  # StartupError: the server reports it
 
-    def _notify(self, message: str, kind: str | None) -> None:
-        """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
+    def _login_ui(self) -> Any:
+        """The extension UI channel (made on first use when no extension bound it)."""
         if self._ui is None:
             from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
 
             self._ui = RpcExtensionUI(self.server.events.send_direct)
-        self._ui.notify(message, kind)
+        return self._ui
+
+    def _notify(self, message: str, kind: str | None) -> None:
+        """A ``notify`` record for what the session answers itself (``/mcp`` without MCP)."""
+        self._login_ui().notify(message, kind)
 
     # ------------------------------------------------------------------ ctx.shutdown()
 
@@ -216,7 +221,9 @@ class RuntimeBackend(CatalogCommands):
 
     async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         # Beyond upstream (which answers no data; its clients ignore data): what the abort met.
-        return {"outcome": "aborted" if await self.session.abort() else "idle"}
+        # A running auth_login is cancelled too.
+        cancelled_login = self.cancel_login()
+        return {"outcome": "aborted" if await self.session.abort() or cancelled_login else "idle"}
 
     async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.clear_queue()

@@ -51,6 +51,9 @@ _FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
     "delete_session": (("sessionPath", str, True),),
     "navigate_tree": (("targetId", str, True), ("summarize", bool, False), ("customInstructions", str, False)),
     "set_label": (("entryId", str, True), ("label", (str, type(None)), True)),
+    "get_auth_status": (("provider", str, False),),
+    "auth_login": (("provider", str, True), ("method", str, False)),
+    "auth_logout": (("provider", str, True),),
 }
 _DEEP_FIELDS = ("images",)
 

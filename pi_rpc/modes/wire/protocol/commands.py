@@ -238,6 +238,26 @@ class SetLabelCommand(CommandBase):
     label: str | None = Field(description='The label; null or "" clears it.')
 
 
+class GetAuthStatusCommand(CommandBase):
+    type: Literal["get_auth_status"]
+    provider: str | None = Field(default=None, description="Only this provider; left out: every known provider.")
+
+
+class AuthLoginCommand(CommandBase):
+    type: Literal["auth_login"]
+    provider: str
+    method: str | None = Field(
+        default=None,
+        description='"oauth" (default when the provider has an account sign-in), "api_key", or a sign-in '
+        'method id ("browser", "copy_code") that answers the method choice.',
+    )
+
+
+class AuthLogoutCommand(CommandBase):
+    type: Literal["auth_logout"]
+    provider: str
+
+
 class ExtensionUiResponse(CommandBase):
     """Answer to an ``extension_ui_request`` dialog; never gets a response."""
 
@@ -292,6 +312,9 @@ BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "delete_session": DeleteSessionCommand,
     "navigate_tree": NavigateTreeCommand,
     "set_label": SetLabelCommand,
+    "get_auth_status": GetAuthStatusCommand,
+    "auth_login": AuthLoginCommand,
+    "auth_logout": AuthLogoutCommand,
 }
 
 # Every command this implementation accepts (validation, schema).

@@ -52,6 +52,9 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "delete_session",
     "navigate_tree",
     "set_label",
+    "get_auth_status",
+    "auth_login",
+    "auth_logout",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the

@@ -220,6 +220,36 @@ class NavigateTreeData(WireModel):
     editor_text: str | None = Field(default=None, description="the target user message's text")
 
 
+class ProviderAuthStatus(WireModel):
+    provider: str
+    name: str = Field(description="the provider's display name")
+    auth_type: Literal["oauth", "api_key"] | None = Field(description="null when nothing is configured")
+    status: Literal["ready", "expiring", "expired", "missing", "error"] = Field(
+        description="expiring: an OAuth token within the 5-minute refresh window; error: a stored entry that cannot be used"
+    )
+    expires_at: float | None = Field(default=None, description="OAuth: the token's expiry (epoch ms)")
+    source: Literal["runtime", "auth.json", "models.json", "environment", "ambient"] | None = Field(
+        default=None, description="where the credential comes from; absent when missing"
+    )
+    login_methods: list[Literal["oauth", "api_key"]] = Field(description="what auth_login can run for it")
+
+
+class AuthStatusData(WireModel):
+    providers: list[ProviderAuthStatus]
+
+
+class AuthLoginData(WireModel):
+    provider: str
+    auth_type: Literal["oauth", "api_key"] = Field(description="what was stored (never the secret)")
+    expires_at: float | None = Field(default=None, description="OAuth: the new token's expiry (epoch ms)")
+
+
+class AuthLogoutData(WireModel):
+    provider: str
+    removed: bool = Field(description="false when nothing was stored")
+    auth_type: Literal["oauth", "api_key"] | None = Field(default=None, description="the removed entry's type")
+
+
 # ``None``: success responses carry no ``data`` key.
 RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "prompt": PromptData,
@@ -266,6 +296,9 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "delete_session": None,
     "navigate_tree": NavigateTreeData,
     "set_label": None,
+    "get_auth_status": AuthStatusData,
+    "auth_login": AuthLoginData,
+    "auth_logout": AuthLogoutData,
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its

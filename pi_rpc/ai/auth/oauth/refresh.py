@@ -1,0 +1,176 @@
+"""Refreshing a stored OAuth credential as upstream 1.6 does (``pi-ai/dist/auth/resolve.js``
+``resolveStoredOAuth`` / ``refreshStoredOAuthCredential``).
+
+- A credential is refreshed when ``now + max(5 min, min_validity_ms) >= expires``.
+- The refresh runs inside ``AuthStore.modify``, i.e. under upstream's ``auth.json`` lock; the
+  credential is re-read there and nothing is done when it is no longer ``oauth`` (logged out)
+  or no longer expiring (another process or request refreshed it): double-checked locking, so
+  pi_rpc and upstream processes sharing one file refresh a rotating token once between them.
+- The provider's request is bounded by 15 s. The caller's abort signal cancels only the wait
+  for the lock: once a refresh has started the provider may already have rotated the refresh
+  token, so the request and the write run to the end, shielded from cancellation (a run being
+  torn down, the process shutting down: the rotated token is on disk before the task ends,
+  which is what upstream's ``settleCredentialWrites`` guarantees before exit).
+- A failure raises ``OAuthError`` with upstream's ``ModelsError`` message
+  (``OAuth refresh failed for <id>: <cause>``); the stored credential is kept and no other key
+  is tried. Unlike upstream, token values in the message (the stored credential's own, and
+  token fields of an answer the cause quotes) are replaced by ``[redacted]``: the message
+  reaches stdout and the session file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from pi_rpc.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.auth.oauth.base import Credential, OAuthProvider
+    from pi_rpc.ai.auth.store import AuthStore
+
+DEFAULT_MIN_VALIDITY_MS = 5 * 60 * 1000
+REFRESH_TIMEOUT_S = 15.0
+
+# Refreshes whose result is not yet written (``pending_credential_writes``).
+_pending = 0
+
+
+class OAuthError(PiError):
+    """upstream's ``ModelsError`` for credentials: ``code`` is ``"oauth"`` (refresh or
+    derivation failed) or ``"auth"`` (the credential store failed); the message is upstream's
+    with the cause appended (``withCauseDetail``)."""
+
+    def __init__(
+        self, code: str, message: str, cause: BaseException | None = None, secrets: Iterable[Any] = ()
+    ) -> None:
+        detail = _cause_detail(cause)
+        text = f"{message}: {detail}" if detail and detail not in message else message
+        super().__init__(redact_tokens(text, secrets) if cause is not None else text)
+        self.code = code
+
+
+REDACTED = "[redacted]"
+_TOKEN_FIELDS = "access_token|refresh_token|id_token|api_key|token|access|refresh"
+_JSON_TOKEN = re.compile(rf'("(?:{_TOKEN_FIELDS})"\s*:\s*)"(?:[^"\\]|\\.)*"')
+_FORM_TOKEN = re.compile(rf"((?:^|[?&\s;])(?:{_TOKEN_FIELDS})=)[^&\s;]+")
+
+
+def redact_tokens(text: str, secrets: Iterable[Any] = ()) -> str:
+    """``text`` without token values: each of ``secrets`` wherever it occurs, and the values of
+    token fields (JSON ``"access_token": "…"``, form ``refresh_token=…``)."""
+    for secret in secrets:
+        if isinstance(secret, str) and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    text = _JSON_TOKEN.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
+    return _FORM_TOKEN.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+
+
+def _cause_detail(cause: BaseException | None) -> str:
+    if cause is None:
+        return ""
+    from pi_rpc.ai.auth.oauth.base import js_error_name, js_error_text
+
+    text = js_error_text(cause) or js_error_name(cause)
+    return text.strip()
+
+
+def pending_credential_writes() -> int:
+    """How many refreshes have started and not yet written their result."""
+    return _pending
+
+
+def expires_within(credential: Credential, min_validity_ms: int | None = None) -> bool:
+    """Whether ``credential`` is due for a refresh: ``Date.now() + max(5 min, min) >= expires``."""
+    from pi_rpc.ai.auth.oauth.base import now_ms
+
+    minimum = max(DEFAULT_MIN_VALIDITY_MS, min_validity_ms or 0)
+    expires = credential.get("expires")
+    if not isinstance(expires, (int, float)) or isinstance(expires, bool):
+        return True  # NaN comparisons are false upstream; a non-number never satisfies ``>=``
+    return now_ms() + minimum >= expires
+
+
+async def refresh_stored_credential(
+    store: AuthStore,
+    provider: OAuthProvider,
+    needs_refresh: Callable[[Credential], bool],
+    signal: AbortSignal | None = None,
+) -> Credential | None:
+    """``refreshStoredOAuthCredential``: under the lock, re-read ``provider``'s entry and
+    refresh it when ``needs_refresh`` still says so; the entry stored afterwards, or ``None``
+    when it is no longer an OAuth credential. Raises ``OAuthError``; an abort while waiting
+    for the lock raises ``AbortedError``."""
+    import anyio
+
+    from pi_rpc.ai.errors import AbortedError
+
+    async def change(current: Credential | None) -> Credential | None:
+        global _pending
+        if signal is not None and signal.aborted:
+            from pi_rpc.ai.errors import FETCH_ABORTED
+
+            raise AbortedError(FETCH_ABORTED)
+        if current is None or current.get("type") != "oauth":
+            return None  # logged out meanwhile
+        if not needs_refresh(current):
+            return None  # another process or request refreshed
+        _pending += 1
+        try:
+            # Shielded: a started refresh may have rotated the refresh token; losing its
+            # answer would lose the only valid token.
+            with anyio.CancelScope(shield=True):
+                try:
+                    refreshed = await provider.refresh(current, REFRESH_TIMEOUT_S)
+                except Exception as exc:  # noqa: BLE001 - every failure is upstream's ModelsError
+                    secrets = (current.get("access"), current.get("refresh"))
+                    raise OAuthError("oauth", f"OAuth refresh failed for {provider.id}", exc, secrets) from None
+            return refreshed
+        finally:
+            _pending -= 1
+
+    try:
+        # Once ``change`` has returned, the rest of ``modify`` (write, unlock) has no await.
+        post = await store.modify(provider.id, change, signal=signal)
+    except (OAuthError, AbortedError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a lock or file failure: upstream's "auth" error
+        raise OAuthError("auth", f"Credential store modify failed for {provider.id}", exc) from None
+    return post if isinstance(post, dict) and post.get("type") == "oauth" else None
+
+
+async def resolve_stored_oauth(
+    store: AuthStore,
+    provider: OAuthProvider,
+    stored: Credential,
+    *,
+    signal: AbortSignal | None = None,
+    min_validity_ms: int | None = None,
+) -> Credential | None:
+    """``resolveStoredOAuth``: ``stored`` as it is when it is valid for more than
+    ``max(5 min, min_validity_ms)``, else the refreshed credential (``None``: logged out
+    meanwhile). With an explicit ``min_validity_ms`` (``pi auth print-bearer-token
+    --min-expiry``) a refreshed token that still expires too soon is an error."""
+
+    def expires_soon(credential: Credential) -> bool:
+        return expires_within(credential, min_validity_ms)
+
+    credential = stored
+    if expires_soon(credential):
+        post = await refresh_stored_credential(store, provider, expires_soon, signal)
+        if post is None:
+            return None
+        credential = post
+        if min_validity_ms is not None and expires_soon(credential):
+            raise OAuthError("oauth", f"OAuth refresh returned a token that expires too soon for {provider.id}")
+    return credential
+
+
+def to_auth(provider: OAuthProvider, credential: Credential) -> Any:
+    """``toAuth`` with upstream's error (``OAuth auth derivation failed for <id>``)."""
+    try:
+        return provider.to_auth(credential)
+    except Exception as exc:  # noqa: BLE001 - upstream wraps every derivation failure
+        raise OAuthError("oauth", f"OAuth auth derivation failed for {provider.id}", exc) from None
