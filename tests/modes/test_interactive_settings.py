@@ -231,3 +231,33 @@ def test_theme_pair_follows_colorfgbg():
     assert choose_name("light/dark", {"COLORFGBG": "15;0"}) == "dark"
     assert choose_name("light/dark", {}) == "dark"
     assert choose_name(None, {}) == "system"
+
+
+async def test_login_with_an_api_key_then_logout(isolated_env, tmp_path):
+    from pi_rpc.modes.interactive.commands.auth import SecretScreen
+
+    agent = isolated_env
+    secret = "gsk-test-" + "x" * 24
+    async with running_app(tmp_path) as (app, pilot):
+        await type_and_enter(pilot, "/login")
+        await _pick(pilot, "api key")
+        await _pick(pilot, "groq")
+        await until(pilot, lambda: isinstance(app.screen, SecretScreen))
+        from textual.widgets import Input
+
+        assert app.screen.query_one(Input).password is True
+        await pilot.press(*secret, "enter")
+        await until(pilot, lambda: "Saved API key for Groq" in _notices(app))
+        assert json.loads((agent / "auth.json").read_text())["groq"] == {"type": "api_key", "key": secret}
+        assert not any(secret in n for n in _notices(app))
+        assert app.session.registry.get_api_key("groq") == secret
+        await type_and_enter(pilot, "/login groq")
+        await until(pilot, lambda: isinstance(app.screen, SecretScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: "Login cancelled" in _notices(app))
+        await type_and_enter(pilot, "/logout")
+        await _pick(pilot, "groq")
+        await until(pilot, lambda: any(n.startswith("Removed stored API key for Groq") for n in _notices(app)))
+        assert "groq" not in json.loads((agent / "auth.json").read_text())
+        await type_and_enter(pilot, "/logout")
+        await until(pilot, lambda: any(n.startswith("No stored credentials to remove") for n in _notices(app)))
