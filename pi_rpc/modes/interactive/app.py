@@ -153,7 +153,7 @@ class PiApp(App[int]):
 
         self._unsubscribe = session.subscribe(listener)
         if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
-            session.mcp_command.notify = self.say_soon
+            session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
         for empty in ("#working", "#ext-widgets", "#completions"):
             self.query_one(empty).display = False

@@ -4,7 +4,7 @@ saved as ``enabledModels``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +103,7 @@ async def settings(app: PiApp, args: str) -> None:
         await app.say(f"{chosen.label}: {picked}")
 
 
-def _key(model: dict[str, Any]) -> str:
+def _key(model: Mapping[str, Any]) -> str:
     return f"{model['provider']}/{model['id']}"
 
 
