@@ -261,3 +261,19 @@ async def test_login_with_an_api_key_then_logout(isolated_env, tmp_path):
         assert "groq" not in json.loads((agent / "auth.json").read_text())
         await type_and_enter(pilot, "/logout")
         await until(pilot, lambda: any(n.startswith("No stored credentials to remove") for n in _notices(app)))
+
+
+async def test_double_escape_on_an_empty_editor_follows_the_setting(isolated_env, tmp_path):
+    (isolated_env / "settings.json").write_text(json.dumps({"doubleEscapeAction": "fork"}))
+    async with running_app(tmp_path) as (app, pilot):
+        await type_and_enter(pilot, "first question")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        await pilot.press("escape")
+        await pilot.pause(0.6)
+        await pilot.press("escape")  # too late: not a double press
+        await pilot.pause(0.1)
+        assert type(app.screen).__name__ != "SelectScreen"
+        await pilot.pause(0.6)
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen")
+        assert app.screen.title_text == "Fork from message"

@@ -91,6 +91,7 @@ class PiApp(App[int]):
         self.ext_widgets: dict[str, list[str]] = {}
         self.terminal_title = ""
         self._last_interrupt = 0.0
+        self._last_escape = 0.0
         self._unsubscribe: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
@@ -444,8 +445,17 @@ class PiApp(App[int]):
         session = self.session
         if session.is_streaming or session.is_compacting:
             await session.abort()
-        else:
+        elif any(worker.group == "bash" and worker.is_running for worker in self.workers):
             session.abort_bash()
+        elif not self.editor.text.strip():
+            # upstream: Esc twice (500 ms) on an empty editor runs the doubleEscapeAction setting
+            action = session.settings.get("doubleEscapeAction", "tree")
+            now = time.monotonic()
+            if action in ("tree", "fork") and now - self._last_escape < 0.5:
+                self._last_escape = 0.0
+                self.action_slash(str(action))
+            else:
+                self._last_escape = now
 
     # ------------------------------------------------------------------ key actions
 

@@ -1,5 +1,5 @@
-"""``/settings`` (upstream's settings that this implementation honours, written to the global
-settings.json under upstream's keys) and ``/scoped-models`` (the models Ctrl+P cycles through,
+"""``/settings`` (upstream's general settings, written to the global settings.json under
+upstream's keys; hide thinking, quiet startup and skill commands are only stored) and ``/scoped-models`` (the models Ctrl+P cycles through,
 saved as ``enabledModels``)."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ SETTINGS: list[Setting] = [
     Setting("Auto-compact", "compaction.enabled", BOOL, True, _bool_store, _bool_show),
     Setting("Steering mode", "steeringMode", QUEUE, "one-at-a-time"),
     Setting("Follow-up mode", "followUpMode", QUEUE, "one-at-a-time"),
-    Setting("Transport", "transport", ["sse", "websocket", "websocket-cached", "auto"], "sse"),
+    Setting("Transport", "transport", ["sse", "websocket", "websocket-cached", "auto"], "auto"),
     Setting("Hide thinking", "hideThinkingBlock", BOOL, False, _bool_store, _bool_show),
     Setting("Quiet startup", "quietStartup", BOOL, False, _bool_store, _bool_show),
     Setting(
