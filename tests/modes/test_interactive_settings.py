@@ -76,6 +76,11 @@ async def test_scoped_models_toggle_save_and_cycle(isolated_env, tmp_path):
         await until(pilot, lambda: app.session.model["id"] == "faux-reasoner")
         await pilot.press("ctrl+p")
         await until(pilot, lambda: app.session.model["id"] == "faux-1")
+        await type_and_enter(pilot, "/scoped-models")
+        await _pick(pilot, "clear")
+        await _pick(pilot, "save")
+        await until(pilot, lambda: "enabledModels" not in _settings(agent))
+        assert app.session.models.scoped_models == []
 
 
 async def test_trust_saves_the_decision_in_trust_json(isolated_env, tmp_path):

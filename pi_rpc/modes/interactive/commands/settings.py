@@ -135,6 +135,9 @@ async def scoped_models(app: PiApp, args: str) -> None:
     scoped = [m for m in models if _key(m) in chosen]
     session.models.set_scoped_models(scoped)
     if picked == "save":
-        session.settings.set_global("enabledModels", [_key(m) for m in scoped] or None)
+        if scoped:
+            session.settings.set_global("enabledModels", [_key(m) for m in scoped])
+        else:
+            session.settings.unset_global("enabledModels")
     names = ", ".join(_key(m) for m in scoped) or "all models"
     await app.say(f"Scoped models{' (saved)' if picked == 'save' else ''}: {names}")
