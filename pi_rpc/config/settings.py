@@ -417,6 +417,19 @@ class Settings:
             self._global = on_disk
             self._merged = deep_merge(self._global, self._project)
 
+    def unset_global(self, key: str) -> None:
+        """Remove one top-level key from the global settings.json (upstream's ``set…(undefined)``:
+        the key disappears rather than becoming ``null``)."""
+        with self._lock:
+            on_disk = read_json_object(self.path, self._warn) if self.path.exists() else {}
+            if key not in on_disk and key not in self._global:
+                return
+            on_disk.pop(key, None)
+            self._global.pop(key, None)
+            self._write_atomic(on_disk)
+            self._global = on_disk
+            self._merged = deep_merge(self._global, self._project)
+
     def _write_atomic(self, data: dict[str, Any]) -> None:
         import tempfile
 

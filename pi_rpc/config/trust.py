@@ -77,8 +77,9 @@ def nearest_decision(data: dict[str, Any], cwd: Path | str, decide: Any) -> bool
         current = parent
 
 
-def remember(agent: Path, cwd: Path | str, decision: bool) -> None:
-    """Save ``decision`` for ``cwd`` in ``trust.json`` (upstream's format)."""
+def remember(agent: Path, cwd: Path | str, decision: bool | None) -> None:
+    """Save ``decision`` for ``cwd`` in ``trust.json`` (upstream's format); ``None`` removes
+    the entry (upstream's "trust the parent folder" clears the folder's own decision)."""
     path = paths.trust_path(agent)
     data = {k: v for k, v in _read(agent).items() if v is True or v is False or v is None}
     key = _canonical(cwd)

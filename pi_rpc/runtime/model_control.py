@@ -59,6 +59,14 @@ class ModelControl:
         """``level`` as the selected model supports it (upstream's clamping)."""
         return effective_thinking_level(self._agent.model, level)
 
+    @property
+    def scoped_models(self) -> list[Model]:
+        return list(self._scoped_models)
+
+    def set_scoped_models(self, models: list[Model]) -> None:
+        """The models Ctrl+P cycles through (interactive ``/scoped-models``); empty: all."""
+        self._scoped_models = list(models)
+
     def get_available_models(self) -> list[Model]:
         return self._registry.get_available()
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
@@ -68,13 +67,7 @@ class PiApp(App[int]):
     #working { height: auto; color: $accent; padding: 0 1; }
     """
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
-        Binding("ctrl+c", "interrupt", "Clear / quit", priority=True, show=False),
-        Binding("ctrl+d", "quit_if_empty", "Quit", show=False),
-        Binding("ctrl+l", "pick_model", "Model", show=False),
-        Binding("ctrl+p", "cycle_model", "Next model", show=False),
-        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False),
-    ]
+    # the keys come from keybindings.json over upstream's defaults (keybindings.py, install_keys)
 
     def __init__(
         self,
@@ -97,9 +90,42 @@ class PiApp(App[int]):
         self.ext_widgets: dict[str, list[str]] = {}
         self.terminal_title = ""
         self._last_interrupt = 0.0
+        self._last_escape = 0.0
         self._unsubscribe: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
+        self.install_keys()
+
+    def install_keys(self) -> None:
+        """(Re)read keybindings.json and the theme setting (startup and /reload)."""
+        from textual.binding import BindingsMap
+
+        from pi_rpc.modes.interactive.keybindings import Keymap
+
+        self.keymap = Keymap.load(self.session.options.agent_dir)
+        self._bindings = BindingsMap(self.keymap.app_bindings())
+        for warning in self.keymap.warnings:
+            self.say_soon(warning, "warning")
+        self.apply_theme_setting()
+
+    def apply_theme_setting(self) -> None:
+        from pi_rpc.modes.interactive.theme import resolve_theme
+
+        options = self.session.options
+        settings = self.session.settings
+        theme, warnings = resolve_theme(
+            settings.get("theme"), options.agent_dir, options.cwd, options.project_trusted, settings
+        )
+        if not isinstance(theme, str):
+            self.register_theme(theme)
+            theme = theme.name
+        self.theme = theme
+        for warning in warnings:
+            self.say_soon(warning, "warning")
+
+    def action_slash(self, name: str) -> None:
+        """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
+        self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
 
     # ------------------------------------------------------------------ layout
 
@@ -124,6 +150,8 @@ class PiApp(App[int]):
             self.post_message(SessionEvent(event))
 
         self._unsubscribe = session.subscribe(listener)
+        if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
+            session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
@@ -415,8 +443,17 @@ class PiApp(App[int]):
         if session.is_streaming or session.is_compacting:
             # (a worker: aborting waits for tools, which may wait for an open dialog)
             self.run_worker(session.abort(), group="abort")
-        else:
+        elif any(worker.group == "bash" and worker.is_running for worker in self.workers):
             session.abort_bash()
+        elif not self.editor.text.strip():
+            # upstream: Esc twice (500 ms) on an empty editor runs the doubleEscapeAction setting
+            action = session.settings.get("doubleEscapeAction", "tree")
+            now = time.monotonic()
+            if action in ("tree", "fork") and now - self._last_escape < 0.5:
+                self._last_escape = 0.0
+                self.action_slash(str(action))
+            else:
+                self._last_escape = now
 
     # ------------------------------------------------------------------ key actions
 
@@ -436,7 +473,7 @@ class PiApp(App[int]):
             self.exit(0)
 
     def action_pick_model(self) -> None:
-        self.run_worker(self._run_command(slash.builtin_commands()["model"], ""), group="command")
+        self.action_slash("model")
 
     async def action_cycle_model(self) -> None:
         result = await self.session.cycle_model()

@@ -17,6 +17,16 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 HISTORY_LIMIT = 100
+DEFAULT_KEYS = {
+    "enter": "tui.input.submit",
+    "alt+enter": "app.message.followUp",
+    "shift+enter": "tui.input.newLine",
+    "ctrl+j": "tui.input.newLine",
+    "escape": "app.interrupt",
+    "tab": "tui.input.tab",
+    "up": "tui.editor.cursorUp",
+    "down": "tui.editor.cursorDown",
+}
 
 
 @dataclass
@@ -104,28 +114,37 @@ class PromptEditor(TextArea):
         self.post_message(self.Submitted(text, follow_up))
 
     async def _on_key(self, event: events.Key) -> None:
-        key = event.key
+        # keybindings.json's keys for the editor's actions (keybindings.py); defaults without an app
+        keys = getattr(self.app, "keymap", None)
+        action = (keys.editor_actions if keys is not None else DEFAULT_KEYS).get(event.key)
         handled = True
-        if key == "enter":
+        if action == "tui.input.submit":
             self._submit(False)
-        elif key == "alt+enter":
+        elif action == "app.message.followUp":
             self._submit(True)
-        elif key in ("shift+enter", "ctrl+j"):
+        elif action == "tui.input.newLine":
             self.insert("\n")
-        elif key == "escape":
+        elif action == "app.interrupt":
             self.post_message(self.AbortRequested())
-        elif key == "tab":
+        elif action == "tui.input.tab":
             completion = self._pi_complete(self.text)
             if completion.replacement is not None:
                 self._set(completion.replacement)
-        elif key == "up" and self.cursor_location[0] == 0:
+        elif action == "tui.editor.cursorUp" and self.cursor_location[0] == 0:
             handled = self._walk_history(-1)
-        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+        elif action == "tui.editor.cursorDown" and self.cursor_location[0] == self.document.line_count - 1:
             handled = self._walk_history(1)
+        elif action == "tui.editor.historyPrevious":
+            self._walk_history(-1)
+        elif action == "tui.editor.historyNext":
+            self._walk_history(1)
         else:
             handled = False
         if handled:
             event.stop()
             event.prevent_default()
+            return
+        if event.key == "escape":
+            event.stop()  # unbound Escape: TextArea would move the focus away from the editor
             return
         await super()._on_key(event)

@@ -9,23 +9,16 @@ from pi_rpc.modes.interactive.commands import command
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
 
-HOTKEYS = """\
-Enter            send (while the agent works: queue a steer)
-Alt+Enter        queue a follow-up (delivered when the agent finishes)
-Shift+Enter      new line (also Ctrl+J)
-Esc              abort the running turn, compaction or ! command
-Up / Down        prompt history (on the first / last line)
-Tab              complete a /command or an @file path
-Ctrl+L           select model        Ctrl+P  next model
-Shift+Tab        next thinking level
-Ctrl+C           clear the editor; twice to quit
-Ctrl+D           quit (empty editor)
-!cmd / !!cmd     run a shell command (!! keeps the output out of the context)"""
+EDITING_KEYS = """\
+Text editing inside the editor (Textual's keys, not configurable): arrows, Home/End,
+Ctrl+A/E line start/end, Ctrl+W/Alt+Backspace delete word, Ctrl+U/K delete to line start/end,
+Ctrl+Z undo. Dialogs: Up/Down move, Enter select, Esc cancel, type to filter."""
 
 
 @command("hotkeys", "Show keyboard shortcuts")
 async def hotkeys(app: PiApp, args: str) -> None:
-    await app.say(HOTKEYS)
+    # the effective keys (keybindings.json over upstream's defaults), then the fixed ones
+    await app.say(app.keymap.describe() + "\n" + EDITING_KEYS)
 
 
 @command("quit", "Quit pi")

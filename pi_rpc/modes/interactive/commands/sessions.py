@@ -124,7 +124,8 @@ async def export(app: PiApp, args: str) -> None:
     await app.say(f"Exported to {result.get('path')}")
 
 
-@command("reload", "Reload skills, prompt templates and context files")
+@command("reload", "Reload keybindings, skills, prompt templates, themes and context files")
 async def reload(app: PiApp, args: str) -> None:
     app.session.reload_resources()
+    app.install_keys()  # keybindings.json and the theme, as upstream's /reload
     await app.say("Reloaded resources")
