@@ -61,11 +61,13 @@ class ModelControl:
 
     @property
     def scoped_models(self) -> list[Model]:
-        return list(self._scoped_models)
+        """The models ``cycle_model`` goes through (empty: every available one)."""
+        return [model for model, _level in self._scoped_models]
 
     def set_scoped_models(self, models: list[Model]) -> None:
-        """The models Ctrl+P cycles through (interactive ``/scoped-models``); empty: all."""
-        self._scoped_models = list(models)
+        """The models Ctrl+P cycles through (interactive ``/scoped-models``); empty: all. Chosen
+        by hand, they carry no thinking level of a pattern's."""
+        self._scoped_models = [(model, None) for model in models]
 
     def get_available_models(self) -> list[Model]:
         return self._registry.get_available()
