@@ -651,7 +651,7 @@ export class PiRpcClient {
   }
   /** Every known provider's credential state ({provider, name, authType, status, expiresAt?, source?, loginMethods}); never a secret. */
   async getAuthStatus({ provider, timeoutMs } = {}) {
-    return (await this.#call("get_auth_status", { provider }, timeoutMs)).providers;
+    return (await this._call("get_auth_status", { provider }, timeoutMs)).providers;
   }
   /**
    * Log in to a provider in the server; the flow asks through extension UI dialogs (answer them
@@ -659,11 +659,11 @@ export class PiRpcClient {
    * It waits for the user: pass a long timeoutMs; abort() cancels it.
    */
   authLogin(provider, { method, timeoutMs } = {}) {
-    return this.#call("auth_login", { provider, method }, timeoutMs);
+    return this._call("auth_login", { provider, method }, timeoutMs);
   }
   /** Remove a provider's stored credential: {provider, removed, authType?}. */
   authLogout(provider, { timeoutMs } = {}) {
-    return this.#call("auth_logout", { provider }, timeoutMs);
+    return this._call("auth_logout", { provider }, timeoutMs);
   }
 
   // ---- session handles (pi_rpc beyond upstream, issue 24) ----
