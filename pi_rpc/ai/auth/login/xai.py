@@ -4,7 +4,6 @@ is polled; stored as ``{type, access, refresh, expires: now + expires_inÂ·1000 â
 
 from __future__ import annotations
 
-import time
 from typing import Any
 from urllib.parse import urlparse
 
@@ -13,9 +12,8 @@ from pi_rpc.ai.auth.login.device_code import poll_device_code
 from pi_rpc.ai.auth.login.http import Answer, post
 from pi_rpc.ai.auth.oauth.xai import (
     CLIENT_ID,
-    DEFAULT_LIFETIME_S,
-    SKEW_MS,
     TOKEN_URL,
+    credentials_from_token_response,
     positive_number,
     required_string,
 )
@@ -52,20 +50,6 @@ def _checked(answer: Answer) -> Answer:
     return answer
 
 
-def credential_from_tokens(body: dict[str, Any], previous_refresh: str | None = None) -> dict[str, Any]:
-    access = _string(body, "access_token")
-    refresh = (
-        previous_refresh if body.get("refresh_token") is None and previous_refresh else _string(body, "refresh_token")
-    )
-    seconds = DEFAULT_LIFETIME_S if body.get("expires_in") is None else _positive(body, "expires_in")
-    return {
-        "type": "oauth",
-        "access": access,
-        "refresh": refresh,
-        "expires": int(time.time() * 1000 + seconds * 1000 - SKEW_MS),
-    }
-
-
 async def login_xai(interaction: LoginInteraction) -> dict[str, Any]:
     answer = _checked(await post(DEVICE_CODE_URL, form={"client_id": CLIENT_ID, "scope": SCOPE, "referrer": "pi"}))
     if not answer.ok:
@@ -98,7 +82,7 @@ async def login_xai(interaction: LoginInteraction) -> dict[str, Any]:
             )
         )
         if reply.ok:
-            return "complete", credential_from_tokens(reply.body)
+            return "complete", credentials_from_token_response(reply.body, None, LoginError)
         error = reply.body.get("error")
         if error == "authorization_pending":
             return "pending", None

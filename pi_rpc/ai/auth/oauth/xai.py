@@ -43,14 +43,17 @@ def positive_number(body: dict[str, Any], name: str, error: type[Exception] = Ru
     return value
 
 
-def credentials_from_token_response(body: dict[str, Any], previous_refresh: str | None) -> Credential:
-    """``credentialsFromTokenResponse``."""
-    access = required_string(body, "access_token")
+def credentials_from_token_response(
+    body: dict[str, Any], previous_refresh: str | None, error: type[Exception] = RuntimeError
+) -> Credential:
+    """``credentialsFromTokenResponse`` (the refresh's and the login's; ``error``: the type a
+    bad answer raises)."""
+    access = required_string(body, "access_token", error)
     if "refresh_token" not in body and previous_refresh:
         refresh = previous_refresh
     else:
-        refresh = required_string(body, "refresh_token")
-    seconds = DEFAULT_LIFETIME_S if "expires_in" not in body else positive_number(body, "expires_in")
+        refresh = required_string(body, "refresh_token", error)
+    seconds = DEFAULT_LIFETIME_S if "expires_in" not in body else positive_number(body, "expires_in", error)
     return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + seconds * 1000 - SKEW_MS}
 
 
