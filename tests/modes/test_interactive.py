@@ -262,8 +262,9 @@ def test_real_terminal_prompt_answer_and_clean_quit(tmp_path, no_color):
     try:
         term.wait_for("faux/faux-1")
         term.type("hello terminal")
-        shown = term.wait_for("You said: hello terminal")
-        assert "╭" in shown  # the editor is drawn
+        term.wait_for("You said: hello terminal")  # printed into the scrollback above the region
+        shown = term.wait_for("╭")  # the editor is drawn again below it
+        assert "You said: hello terminal" in shown
         if no_color:
             assert _only_greys(term.screen(escapes=True))
         term.type("/quit")
