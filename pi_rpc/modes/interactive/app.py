@@ -275,11 +275,12 @@ class PiApp(App[int]):
         from textual.geometry import Offset
 
         buffer = io.StringIO()
+        color_system: Any = self.console.color_system  # the app's own detection (NO_COLOR, depth)
         console = Console(
             file=buffer,
             width=self.size.width,
             force_terminal=True,
-            color_system=self.console.color_system,
+            color_system=color_system,
             no_color=self.console.no_color,
             legacy_windows=False,
         )

@@ -113,6 +113,7 @@ class ToolCall(Static):
                 if self.tool_name == "edit" and self.done and not self.is_error:
                     style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
                 text.append("\n" + line, style=style)
+        self.body_text = text
         self.update(text)
 
     def set_partial(self, result: Any) -> None:
@@ -147,7 +148,7 @@ def as_renderable(widget: Any) -> Any:
     if isinstance(widget, UserMessage):
         return Padding(Text(widget.text, style="reverse"), (1, 1, 0, 1))
     if isinstance(widget, ToolCall):
-        return Padding(widget.visual, (1, 1, 0, 1))  # the Text ``refresh_body`` built
+        return Padding(widget.body_text, (1, 1, 0, 1))
     if isinstance(widget, Notice):
         style = {"error": "red", "warning": "yellow"}.get(next(iter(widget.classes), ""), "dim")
         return Padding(Text(widget.text, style=style), (0, 1))
