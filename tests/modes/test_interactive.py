@@ -262,8 +262,9 @@ def test_real_terminal_prompt_answer_and_clean_quit(tmp_path, no_color):
     try:
         term.wait_for("faux/faux-1")
         term.type("hello terminal")
-        shown = term.wait_for("You said: hello terminal")
-        assert "╭" in shown  # the editor is drawn
+        term.wait_for("You said: hello terminal")  # printed into the scrollback above the region
+        shown = term.wait_for("╭")  # the editor is drawn again below it
+        assert "You said: hello terminal" in shown
         if no_color:
             assert _only_greys(term.screen(escapes=True))
         term.type("/quit")
@@ -292,3 +293,29 @@ def test_hangup_ends_the_process(tmp_path):
         time.sleep(0.1)
     os.kill(pid, 9)
     raise AssertionError("pi did not exit after SIGHUP")
+
+
+@needs_tmux
+def test_finished_messages_go_to_the_scrollback_once(tmp_path):
+    """Answers leave the live region for the terminal's scrollback; after quitting every prompt
+    and answer is there exactly once (more than one screen of conversation in 24 rows)."""
+    marker = tmp_path / "exit-code"
+    command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
+    term = Tmux(tmp_path, command)
+    prompts = [f"question number {i}" for i in range(8)]
+    try:
+        term.wait_for("faux/faux-1")
+        for prompt in prompts:
+            term.type(prompt)
+            term.wait_for(f"You said: {prompt}")
+        term.type("/quit")
+        assert _wait_file(marker) == "0"
+        history = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-S", "-", "-t", term.name], capture_output=True, text=True
+        ).stdout
+        for prompt in prompts:
+            assert history.count(f"You said: {prompt}") == 1, history
+            assert history.count(f"{prompt}\n") + history.count(f"{prompt} ") >= 2, history
+        assert history.index("You said: question number 0") < history.index("You said: question number 7")
+    finally:
+        term.kill()

@@ -140,3 +140,43 @@ async def test_ctrl_c_clears_then_quits_when_pressed_twice(isolated_env, tmp_pat
         await pilot.press("ctrl+c")
         await until(pilot, lambda: not app.is_running)
         assert app.return_code == 0
+
+
+CUSTOM = """
+from textual.widgets import Static
+
+
+class Asker(Static, can_focus=True):
+    def __init__(self, done):
+        super().__init__("Press y or n")
+        self.done = done
+
+    def on_key(self, event):
+        if event.key in ("y", "n"):
+            event.stop()
+            self.done(event.key == "y")
+
+
+def setup(pi):
+    async def ask(args, ctx):
+        answer = await ctx.ui.custom(lambda app, theme, keybindings, done: Asker(done))
+        ctx.ui.notify(f"custom said {answer}")
+
+    pi.register_command("ask", {"handler": ask})
+"""
+
+
+@pytest.mark.parametrize(("key", "said"), [("y", "True"), ("n", "False"), ("escape", "None")])
+async def test_an_extensions_custom_component_replaces_the_editor_until_done(tmp_path, key, said):
+    from pi_rpc.modes.interactive.transcript import Notice
+
+    ext = tmp_path / "custom.py"
+    ext.write_text(CUSTOM)
+    async with running_app(tmp_path, extensions=[str(ext)], approve=True) as (app, pilot):
+        await pilot.pause(0.3)  # extensions bound by the app's startup worker
+        await type_and_enter(pilot, "/ask")
+        await until(pilot, lambda: type(app.screen).__name__ == "CustomScreen")
+        await until(pilot, lambda: bool(app.screen.query("Asker")))
+        await pilot.press(key)
+        await until(pilot, lambda: any(n.text == f"custom said {said}" for n in app.query(Notice)))
+        assert type(app.screen).__name__ != "CustomScreen"

@@ -286,6 +286,44 @@ class PiApp(App[int]):
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(3, rows - used - 1)
 
+    def print_above(self, renderables: list[Any]) -> None:
+        """Print finished conversation into the terminal's scrollback, above the inline region.
+
+        Textual has no API for this; its inline driver redraws the whole region from the
+        region's top-left corner on every frame (``App._display`` moves back by
+        ``_previous_cursor_position``). So: go to that corner, clear down, write the text (rows
+        scroll off the top of the screen into the scrollback like any program's output), and
+        make the next frame start below it as a fresh, full region."""
+        driver = self._driver
+        if driver is None or not self.is_inline or not renderables:
+            return
+        import io
+
+        from rich.console import Console
+        from textual.geometry import Offset
+
+        buffer = io.StringIO()
+        color_system: Any = self.console.color_system  # the app's own detection (NO_COLOR, depth)
+        console = Console(
+            file=buffer,
+            width=self.size.width,
+            force_terminal=True,
+            color_system=color_system,
+            no_color=self.console.no_color,
+            legacy_windows=False,
+        )
+        for renderable in renderables:
+            console.print(renderable)
+        # Raw mode: a bare LF does not return the carriage.
+        text = buffer.getvalue().replace("\r\n", "\n").replace("\n", "\r\n")
+        x, y = self._previous_cursor_position
+        driver.write(f"\x1b[{y}A" if y else "")
+        driver.write("\r\x1b[J" + text)
+        driver.flush()
+        self._previous_cursor_position = Offset(0, 0)
+        self._previous_inline_height = None
+        self.screen.refresh(layout=True)
+
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_transcript)
 
@@ -436,6 +474,7 @@ class PiApp(App[int]):
         call.finish({"content": [{"type": "text", "text": str(result.get("output", ""))}]}, bool(code))
         if code:
             await self.say(f"exit code {code}", "warning")
+        await self.transcript.commit()
         self.refresh_footer()
 
     async def on_prompt_editor_abort_requested(self, message: PromptEditor.AbortRequested) -> None:

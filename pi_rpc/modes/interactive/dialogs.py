@@ -143,6 +143,44 @@ class EditorScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class CustomScreen(ModalScreen[Any]):
+    """``ctx.ui.custom(factory)``: upstream's factory gets ``(tui, theme, keybindings, done)`` and
+    returns a pi-tui component; here it gets ``(app, theme, keybindings, done)`` and returns a
+    Textual widget (or an awaitable of one), shown in place of the editor until ``done(value)``
+    is called. ``theme`` is the app's Textual theme, ``keybindings`` the app's active bindings. Escape
+    closes it with ``None`` unless the widget handles Escape itself."""
+
+    DEFAULT_CSS = "CustomScreen { align: center bottom; } CustomScreen > * { height: auto; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, factory: Any) -> None:
+        super().__init__()
+        self.factory = factory
+
+    async def on_mount(self) -> None:
+        app = self.app
+        try:
+            widget = self.factory(app, app.current_theme, app.active_bindings, self._done)
+            if hasattr(widget, "__await__"):
+                widget = await widget
+        except Exception as exc:  # noqa: BLE001 - an extension's fault closes its dialog, not the app
+            getattr(app, "say_soon", lambda *_: None)(f"Extension custom UI failed: {exc}", "error")
+            widget = None
+        if widget is None:
+            self.dismiss(None)
+            return
+        await self.mount(widget)
+        if widget.focusable:
+            widget.focus()
+
+    def _done(self, value: Any = None) -> None:
+        if self.is_active:  # a second done(), or one after Escape, is ignored
+            self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 def _seconds(timeout: Any) -> float | None:
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         return timeout / 1000
@@ -186,6 +224,11 @@ class TerminalUI(ExtensionUI):
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         value = await self._dialog(EditorScreen(title, prefill), None)
         return value if isinstance(value, str) else None
+
+    async def custom(self, factory: Any = None, options: Any = None) -> Any:
+        if not callable(factory):
+            return None
+        return await self._dialog(CustomScreen(factory), None)
 
     def notify(self, message: str, type: str | None = None) -> None:
         self.app.say_soon(message, type or "info")

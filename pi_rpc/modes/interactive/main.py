@@ -102,8 +102,9 @@ async def _run(args: CliArgs) -> int:
         signals = _SignalExit(app)
         signals.install()
         try:
-            # The last frame stays on the screen after exit (Textual 8 does not reliably clear
-            # an inline region it drew, so nothing is printed over it).
+            # Finished messages were already printed into the scrollback above the region
+            # (``PiApp.print_above``); the last frame (editor, footer, any unfinished tail)
+            # stays below them, so nothing is printed twice.
             await app.run_async(inline=True, inline_no_clear=True)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):

@@ -113,6 +113,7 @@ class ToolCall(Static):
                 if self.tool_name == "edit" and self.done and not self.is_error:
                     style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
                 text.append("\n" + line, style=style)
+        self.body_text = text
         self.update(text)
 
     def set_partial(self, result: Any) -> None:
@@ -135,8 +136,32 @@ class ToolCall(Static):
         self.refresh_body()
 
 
+def as_renderable(widget: Any) -> Any:
+    """What a finished widget prints into the terminal's scrollback (Rich, not Textual)."""
+    from rich.markdown import Markdown as RichMarkdown
+    from rich.padding import Padding
+
+    if isinstance(widget, AssistantText):
+        return Padding(RichMarkdown(widget.text), (0, 1))
+    if isinstance(widget, Thinking):
+        return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, 1))
+    if isinstance(widget, UserMessage):
+        return Padding(Text(widget.text, style="reverse"), (1, 1, 0, 1))
+    if isinstance(widget, ToolCall):
+        return Padding(widget.body_text, (1, 1, 0, 1))
+    if isinstance(widget, Notice):
+        style = {"error": "red", "warning": "yellow"}.get(next(iter(widget.classes), ""), "dim")
+        return Padding(Text(widget.text, style=style), (0, 1))
+    return None
+
+
 class Transcript(VerticalScroll):
-    """The conversation; ``handle(event)`` applies one session event."""
+    """The conversation; ``handle(event)`` applies one session event.
+
+    In a real terminal (inline driver) finished widgets leave the live area: ``commit`` prints
+    them above the inline region, into the terminal's scrollback, and removes them, so only the
+    streaming tail stays live (as upstream's renderer keeps the conversation in the scrollback).
+    Headless (the pilot) they stay, so tests can read them."""
 
     DEFAULT_CSS = "Transcript { height: auto; max-height: 100%; scrollbar-size: 0 0; }"
 
@@ -159,6 +184,7 @@ class Transcript(VerticalScroll):
 
     async def notice(self, text: str, kind: str = "info") -> None:
         await self.add(Notice(text, kind))
+        await self.commit()
 
     async def show_messages(self, messages: list[Any]) -> None:
         """Rebuild the conversation from a session's messages (resume, tree moves, fork)."""
@@ -183,6 +209,29 @@ class Transcript(VerticalScroll):
                 if done is not None:
                     done.finish(message, bool(message.get("isError")))
         self._tools.clear()
+        await self.commit()
+
+    def _finished(self, widget: Any) -> bool:
+        if isinstance(widget, ToolCall):
+            return widget.done
+        return widget is not self._text and widget is not self._thinking
+
+    async def commit(self) -> None:
+        """Print the leading finished widgets into the scrollback and drop them (inline only)."""
+        if not self.app.is_inline:
+            return
+        done = []
+        for child in self.children:
+            if not self._finished(child):
+                break
+            done.append(child)
+        if not done:
+            return
+        print_above = getattr(self.app, "print_above", None)
+        if print_above is None:
+            return
+        print_above([r for r in (as_renderable(w) for w in done) if r is not None])
+        await self.remove_children(done)
 
     def _reset_stream(self) -> None:
         self._text = None
@@ -197,6 +246,11 @@ class Transcript(VerticalScroll):
     # ------------------------------------------------------------------ events
 
     async def handle(self, event: dict[str, Any]) -> None:
+        await self._handle(event)
+        if event.get("type") in ("message_start", "message_end", "tool_execution_end", "agent_end"):
+            await self.commit()
+
+    async def _handle(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "message_start":
             message = event.get("message") or {}
