@@ -507,6 +507,22 @@ class PiApp(App[int]):
             self.say_soon("Press Ctrl+C again to quit")
             self._last_interrupt = now
 
+    def action_paste_clipboard(self) -> None:
+        """Ctrl+V: a clipboard image is saved to a temp file whose path is inserted, else the
+        clipboard's text (clipboard.py); the tools run in a thread, never on the UI loop."""
+        self.run_worker(self._paste_clipboard(), group="paste")
+
+    async def _paste_clipboard(self) -> None:
+        from pi_rpc.modes.interactive.clipboard import clipboard_paste_text
+
+        try:
+            text = await asyncio.to_thread(clipboard_paste_text)
+        except (OSError, ValueError) as exc:  # e.g. the temp file cannot be written: an error line, as upstream
+            await self.say(f"Failed to paste from clipboard: {exc}", "error")
+            return
+        if text:
+            self.editor.insert(text)
+
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
             self.exit(0)

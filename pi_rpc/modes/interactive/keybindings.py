@@ -45,6 +45,12 @@ ACTIONS: tuple[Action, ...] = (
     Action("app.model.select", ("ctrl+l",), "Open model selector", "pick_model"),
     Action("app.model.cycleForward", ("ctrl+p",), "Cycle to next model", "cycle_model"),
     Action("app.thinking.cycle", ("shift+tab",), "Cycle thinking level", "cycle_thinking"),
+    Action(
+        "app.clipboard.pasteImage",
+        ("ctrl+v",),
+        "Paste an image (as a temp file path) or text from the clipboard",
+        "paste_clipboard",
+    ),
     Action("app.message.copy", ("ctrl+x",), "Copy the last assistant message", "slash('copy')", True),
     Action("app.session.new", (), "Start a new session (/new)", "slash('new')"),
     Action("app.session.tree", (), "Open session tree navigator (/tree)", "slash('tree')"),
