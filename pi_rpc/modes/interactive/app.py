@@ -20,7 +20,9 @@ from textual.widgets import Static, TextArea
 
 from pi_rpc.log import logger
 from pi_rpc.modes.interactive import commands as slash
+from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
+from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
@@ -94,6 +96,7 @@ class PiApp(App[int]):
         self._unsubscribe: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
+        self.progress = TerminalProgress(self)
         self.install_keys()
 
     def install_keys(self) -> None:
@@ -156,6 +159,7 @@ class PiApp(App[int]):
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
         self.editor.focus()
+        display.apply(self)
         self.call_after_refresh(self.fit_transcript)
         await self.transcript.show_messages(list[Any](session.get_messages()))
         self.refresh_footer()
@@ -186,6 +190,7 @@ class PiApp(App[int]):
             await self.send(text)
 
     def on_unmount(self) -> None:
+        self.progress.set(False)
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -218,6 +223,7 @@ class PiApp(App[int]):
         event = message.event
         await self.transcript.handle(event)
         kind = event.get("type")
+        self.progress.on_event(kind)
         if kind in ("agent_start", "compaction_start"):
             self.set_working("Working… (Esc to abort)")
         elif kind in ("agent_settled", "compaction_end") and not self.session.is_streaming:
@@ -347,9 +353,13 @@ class PiApp(App[int]):
 
     def set_terminal_title(self, title: str) -> None:
         self.terminal_title = title
+        self.write_terminal(f"\x1b]0;{title}\x07")  # OSC 0: the terminal's window title
+
+    def write_terminal(self, sequence: str) -> None:
+        """An escape sequence for the terminal itself (title, progress); nothing while headless."""
         driver = self._driver
         if driver is not None and not self.is_headless:
-            driver.write(f"\x1b]0;{title}\x07")  # OSC 0: the terminal's window title
+            driver.write(sequence)
 
     def set_editor_text(self, text: str) -> None:
         self.editor.load_text(text)
@@ -414,7 +424,8 @@ class PiApp(App[int]):
                     lines.append(f"/{name}  {description}")
         elif "@" in text:
             lines = self.complete(text).candidates
-        self._show("#completions", Text("\n".join(lines[:6])))
+        shown = display.autocomplete_max_visible(self.session.settings)
+        self._show("#completions", Text("\n".join(lines[:shown])))
 
     async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self._show("#completions", "")

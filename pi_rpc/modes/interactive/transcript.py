@@ -136,22 +136,23 @@ class ToolCall(Static):
         self.refresh_body()
 
 
-def as_renderable(widget: Any) -> Any:
-    """What a finished widget prints into the terminal's scrollback (Rich, not Textual)."""
+def as_renderable(widget: Any, pad: int = 1) -> Any:
+    """What a finished widget prints into the terminal's scrollback (Rich, not Textual);
+    ``pad`` is the ``outputPad`` setting (display.py)."""
     from rich.markdown import Markdown as RichMarkdown
     from rich.padding import Padding
 
     if isinstance(widget, AssistantText):
-        return Padding(RichMarkdown(widget.text), (0, 1))
+        return Padding(RichMarkdown(widget.text), (0, pad))
     if isinstance(widget, Thinking):
-        return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, 1))
+        return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, pad))
     if isinstance(widget, UserMessage):
-        return Padding(Text(widget.text, style="reverse"), (1, 1, 0, 1))
+        return Padding(Text(widget.text, style="reverse"), (1, pad, 0, pad))
     if isinstance(widget, ToolCall):
-        return Padding(widget.body_text, (1, 1, 0, 1))
+        return Padding(widget.body_text, (1, pad, 0, pad))
     if isinstance(widget, Notice):
         style = {"error": "red", "warning": "yellow"}.get(next(iter(widget.classes), ""), "dim")
-        return Padding(Text(widget.text, style=style), (0, 1))
+        return Padding(Text(widget.text, style=style), (0, pad))
     return None
 
 
@@ -171,6 +172,7 @@ class Transcript(VerticalScroll):
         self._stream: Any = None
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
+        self.output_pad = 1  # upstream's outputPad, set by display.apply
 
     def on_mount(self) -> None:
         # Stay at the bottom while answers stream in (until the user scrolls up).
@@ -179,6 +181,8 @@ class Transcript(VerticalScroll):
     # ------------------------------------------------------------------ building blocks
 
     async def add(self, widget: Any) -> None:
+        if self.output_pad != 1:
+            widget.styles.padding = (0, self.output_pad)
         await self.mount(widget)
         self.scroll_end(animate=False)
 
@@ -230,7 +234,7 @@ class Transcript(VerticalScroll):
         print_above = getattr(self.app, "print_above", None)
         if print_above is None:
             return
-        print_above([r for r in (as_renderable(w) for w in done) if r is not None])
+        print_above([r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None])
         await self.remove_children(done)
 
     def _reset_stream(self) -> None:

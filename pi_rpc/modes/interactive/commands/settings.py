@@ -1,6 +1,7 @@
 """``/settings`` (upstream's general settings, written to the global settings.json under
-upstream's keys; hide thinking, quiet startup and skill commands are only stored) and ``/scoped-models`` (the models Ctrl+P cycles through,
-saved as ``enabledModels``)."""
+upstream's keys; hide thinking, quiet startup and skill commands are only stored; the display
+settings a Textual app can express restyle the app at once, display.py) and ``/scoped-models``
+(the models Ctrl+P cycles through, saved as ``enabledModels``)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ def _bool_store(value: str) -> bool:
     return value == "true"
 
 
+def _quiet_show(value: Any) -> str:
+    return "header" if value == "header" else _bool_show(value)
+
+
+def _quiet_store(value: str) -> Any:
+    return "header" if value == "header" else _bool_store(value)
+
+
 def _theme_values(app: PiApp) -> list[str]:
     from pi_rpc.modes.interactive.theme import available_themes
 
@@ -52,7 +61,7 @@ SETTINGS: list[Setting] = [
     Setting("Follow-up mode", "followUpMode", QUEUE, "one-at-a-time"),
     Setting("Transport", "transport", ["sse", "websocket", "websocket-cached", "auto"], "auto"),
     Setting("Hide thinking", "hideThinkingBlock", BOOL, False, _bool_store, _bool_show),
-    Setting("Quiet startup", "quietStartup", BOOL, False, _bool_store, _bool_show),
+    Setting("Quiet startup", "quietStartup", ["true", "header", "false"], False, _quiet_store, _quiet_show),
     Setting(
         "Default project trust",
         "defaultProjectTrust",
@@ -66,7 +75,13 @@ SETTINGS: list[Setting] = [
     Setting("Auto-resize images", "images.autoResize", BOOL, True, _bool_store, _bool_show),
     Setting("Block images", "images.blockImages", BOOL, False, _bool_store, _bool_show),
     Setting("Skill commands", "enableSkillCommands", BOOL, True, _bool_store, _bool_show),
+    # display settings (display.py); the editor's unset padding is this mode's 1 inside its border
+    Setting("Editor padding", "editorPaddingX", ["0", "1", "2", "3"], 1, int),
+    Setting("Output padding", "outputPad", ["0", "1"], 1, int),
+    Setting("Autocomplete max items", "autocompleteMaxVisible", ["3", "5", "7", "10", "15", "20"], 5, int),
+    Setting("Terminal progress", "terminal.showTerminalProgress", BOOL, False, _bool_store, _bool_show),
 ]
+DISPLAY_KEYS = {"editorPaddingX", "outputPad", "autocompleteMaxVisible", "terminal.showTerminalProgress"}
 
 
 async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
@@ -82,6 +97,10 @@ async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
         session.settings.set_global(setting.key, value)
     if setting.key == "theme":
         app.apply_theme_setting()
+    if setting.key in DISPLAY_KEYS:
+        from pi_rpc.modes.interactive import display
+
+        display.apply(app)
 
 
 @command("settings", "Open settings")
