@@ -169,12 +169,17 @@ class SessionReplacement:
         replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
         return {"cancelled": not replaced}
 
-    async def switch_session(self, session_path: str) -> dict[str, Any]:
+    async def switch_session(self, session_path: str, *, cwd_override: str | None = None) -> dict[str, Any]:
+        """``cwd_override`` opens the session in that cwd instead of its stored one, not written
+        to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
+        ``importFromJsonl(path, cwdOverride)``)."""
         path = client_session_ref(session_path)
 
         def make(old: SessionManager) -> SessionManager:
             cwd = self._cwd()
-            manager = SessionManager.open(str(path), base_cwd=cwd, fsync=session_fsync_mode(self._settings))
+            manager = SessionManager.open(
+                str(path), base_cwd=cwd, cwd_override=cwd_override, fsync=session_fsync_mode(self._settings)
+            )
             manager.check_cwd_exists(cwd)
             print_diagnostics(manager)
             return manager

@@ -59,6 +59,7 @@ def _destination(session_dir: Path, source: Path) -> Path:
 @command("import", "Import a JSONL session, preserving its ID and working directory")
 async def import_(app: PiApp, args: str) -> None:
     from pi_rpc.config.paths import expand_tilde
+    from pi_rpc.session.errors import MissingSessionCwdError
 
     if not args:
         await app.say("Usage: /import <path.jsonl>", "error")
@@ -73,6 +74,38 @@ async def import_(app: PiApp, args: str) -> None:
     if not confirmed:
         await app.say("Import cancelled", "warning")
         return
+    try:
+        cancelled = await _import_copy(app, source)
+    except MissingSessionCwdError as exc:
+        # upstream's promptForMissingSessionCwd: continue here, fork here, or cancel
+        choice = await app.pick(f"Session cwd does not exist: {exc.session_cwd}", missing_cwd_options(exc.fallback_cwd))
+        if choice == "continue":
+            cancelled = await _import_copy(app, source, cwd_override=exc.fallback_cwd)
+        elif choice == "fork":
+            await _import_fork(app, source, exc.fallback_cwd)
+            return
+        else:
+            cancelled = True
+    if cancelled:
+        await app.say("Import cancelled", "warning")
+        return
+    await app.reload_transcript()
+    await app.say(f"Session imported from: {args}")
+
+
+def missing_cwd_options(fallback_cwd: str) -> list[tuple[str, str | None]]:
+    """Upstream's ``getMissingSessionCwdOptions``: the labels name the current cwd."""
+    return [
+        (f"Continue in {fallback_cwd} (asks again next time)", "continue"),
+        (f"Fork into {fallback_cwd} (new session ID, original kept)", "fork"),
+        ("Cancel", None),
+    ]
+
+
+async def _import_copy(app: PiApp, source: Path, cwd_override: str | None = None) -> bool:
+    """Copy ``source`` into this project's session directory and open it; True when an
+    extension cancelled. The copy is dropped when the switch does not happen (cancelled, or the
+    stored cwd is gone), so a retry with a cwd or a fork leaves no stray file, as upstream."""
     store: Any = app.session.session
     session_dir = Path(store.session_dir)
     session_dir.mkdir(parents=True, exist_ok=True)
@@ -80,11 +113,34 @@ async def import_(app: PiApp, args: str) -> None:
     copied = target.resolve() != source
     if copied:
         shutil.copyfile(source, target)
-    result = await app.session.switch_session(str(target))
+    try:
+        result = await app.session.switch_session(str(target), cwd_override=cwd_override)
+    except BaseException:
+        if copied:
+            target.unlink(missing_ok=True)
+        raise
     if result.get("cancelled"):
         if copied:
             target.unlink(missing_ok=True)  # upstream copies only once no extension cancels
+        return True
+    return False
+
+
+async def _import_fork(app: PiApp, source: Path, cwd: str) -> None:
+    """Upstream's ``switchToForkedSession``: a new session (new id, ``parentSession`` the
+    source) in ``cwd`` in this project's session directory; the source file is untouched."""
+    from pi_rpc.session.manager import SessionManager
+
+    store: Any = app.session.session
+    fork = SessionManager.fork_from(str(source), cwd, str(store.session_dir))
+    fork_path = fork.session_file
+    fork_id = fork.session_id
+    fork.close()
+    assert fork_path is not None  # fork_from writes the new session at once
+    result = await app.session.switch_session(fork_path)
+    if result.get("cancelled"):
+        Path(fork_path).unlink(missing_ok=True)  # an extension vetoed: no copy left behind
         await app.say("Import cancelled", "warning")
         return
     await app.reload_transcript()
-    await app.say(f"Session imported from: {args}")
+    await app.say(f"Forked into new session {fork_id} in {cwd}")
