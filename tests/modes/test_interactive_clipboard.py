@@ -171,3 +171,22 @@ esac
     )
     image = clipboard.read_clipboard_image(platform="linux")
     assert image is not None and image.mime_type == "image/png" and image.data.startswith(b"\x89PNG")
+
+
+async def test_wsl_reads_the_windows_clipboard_through_powershell(isolated_env, tmp_path, clip, monkeypatch):
+    monkeypatch.setattr("pi_rpc.modes.interactive.clipboard.is_wsl", lambda env: True)
+    _tool(clip, "wslpath", 'printf "%s\\n" "$2"\n')  # the Linux path stands in for the Windows one
+    # the fake PowerShell saves the "Windows clipboard" to the script's $path and says ok
+    _tool(
+        clip,
+        "powershell.exe",
+        f"""target=$(printf '%s' "$3" | /bin/sed -n "s/.*\\$path = '\\([^']*\\)'.*/\\1/p")
+/bin/cp '{clip.parent / "png"}' "$target" && printf 'ok\\r\\n'
+""",
+    )
+    async with running_app(tmp_path) as (app, pilot):
+        await pilot.press("ctrl+v")
+        await until(pilot, lambda: app.editor.text != "")
+        path = Path(app.editor.text)
+        assert path.name.startswith("pi-clipboard-") and path.read_bytes() == PNG
+        assert [p.name for p in (tmp_path / "tmp").iterdir()] == [path.name]  # the pi-wsl-clip file is gone
