@@ -13,6 +13,7 @@ there, ``from tests.support.pi_process import ...``, never from a conftest):
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,13 @@ from tests.support.pi_process import PiProcess, isolated_env, start_in
 def pi_environ(tmp_path: Path) -> Callable[..., dict[str, str]]:
     """``pi_environ(extra=None, faux=True)`` -> the isolated environment ``spawn_pi`` uses."""
     return lambda extra=None, faux=True: isolated_env(tmp_path, extra, faux=faux)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (the project's default): two workers per usable core. Most tests spend their
+    time waiting on a subprocess (a spawned pi, a stub server, upstream's Node), so a core
+    serves two of them: on 2 cores the suite took 457 s with 4 workers against 586 s with 2."""
+    return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
 
 
 @pytest.fixture
