@@ -97,25 +97,12 @@ def _answer_error(status: int, text: str, message: str) -> _OAuthAnswerError:
 
 async def _token(gateway: str, fields: dict[str, str]) -> dict[str, Any]:
     """``requestOAuthToken``, the credential as the refresh stores it."""
-    from pi_rpc.ai.auth.oauth.base import now_ms
-    from pi_rpc.ai.auth.oauth.radius import TOKEN_EXPIRY_SKEW_MS
+    from pi_rpc.ai.auth.oauth.radius import credential_from_token_answer
 
     status, text, data = await _fetch("POST", f"{gateway}/v1/oauth/token", fields)
     if not 200 <= status < 300:
         raise _answer_error(status, text, "Radius OAuth token request failed")
-    body = data if isinstance(data, dict) else {}
-    stored: dict[str, Any] = {"type": "oauth"}
-    for source, target in (("access_token", "access"), ("refresh_token", "refresh")):
-        if source in body:
-            stored[target] = body[source]
-    expires_in = body.get("expires_in")
-    if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool):
-        stored["expires"] = now_ms() + expires_in * 1000 - TOKEN_EXPIRY_SKEW_MS
-    else:
-        stored["expires"] = None  # NaN: JSON.stringify writes null
-    if "scope" in body:
-        stored["scope"] = body["scope"]
-    return stored
+    return dict(credential_from_token_answer(data))
 
 
 async def _discover(gateway: str) -> str:

@@ -59,7 +59,12 @@ async def request_oauth_token(gateway: str, fields: dict[str, str], timeout_s: f
         raise
     if not reply.ok:
         raise response_error(reply.status, reply.text, "Radius OAuth token request failed")
-    data: Any = reply.json()
+    return credential_from_token_answer(reply.json())
+
+
+def credential_from_token_answer(data: Any) -> Credential:
+    """What a Radius token answer is stored as (the login's and the refresh's): the fields it
+    has, ``expires`` = now + ``expires_in`` − skew (null when absent: upstream's NaN)."""
     body = data if isinstance(data, dict) else {}
     stored: Credential = {"type": "oauth"}
     for source, target in (("access_token", "access"), ("refresh_token", "refresh")):
