@@ -763,13 +763,33 @@ class SqliteBackend:
     def _locator(self, session_id: str) -> str:
         return f"{LOCATOR_PREFIX}{self._db}#{session_id}"
 
+    def _info(self, row: tuple[Any, ...], texts: tuple[str, ...] = ()) -> SessionInfo:
+        """A listing row ``(id, cwd, created ms, parent, name, message count, first message,
+        modified ms)`` as the summary the JSONL listing makes (``texts``: its message texts)."""
+        from pi_rpc.session.listing import SessionInfo, datetime_from_ms
+
+        session_id, cwd, created_ms, parent, name, count, first, modified = row
+        return SessionInfo(
+            path=self._locator(session_id),
+            id=session_id,
+            cwd=cwd,
+            name=name,
+            parent_session_path=parent,
+            created=datetime_from_ms(created_ms) if created_ms is not None else None,
+            modified=datetime_from_ms(modified),
+            message_count=count,
+            first_message=first or "(no messages)",
+            all_messages_text=" ".join(texts),
+            message_texts=texts,
+        )
+
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
     ) -> list[SessionInfo]:
         """The sessions created in ``session_dir``, newest ``modified`` first, as
         ``listing.list_sessions`` lists a folder (the summary from the indexed columns;
         ``with_texts`` reads each session's lines for its message texts)."""
-        from pi_rpc.session.listing import SessionInfo, cwd_matches, datetime_from_ms
+        from pi_rpc.session.listing import cwd_matches
 
         out: list[SessionInfo] = []
         with self._reading() as conn:
@@ -786,23 +806,8 @@ class SqliteBackend:
             texts_of = self._texts(conn, _normdir(session_dir)) if with_texts else {}
             _rollback(conn)
             for session_id, cwd, created_at, parent, name, count, first, modified in rows:
-                texts = texts_of.get(session_id, ())
-                created_ms = iso_to_ms(created_at)
-                out.append(
-                    SessionInfo(
-                        path=self._locator(session_id),
-                        id=session_id,
-                        cwd=cwd,
-                        name=name,
-                        parent_session_path=parent,
-                        created=datetime_from_ms(created_ms) if created_ms is not None else None,
-                        modified=datetime_from_ms(modified),
-                        message_count=count,
-                        first_message=first or "(no messages)",
-                        all_messages_text=" ".join(texts),
-                        message_texts=texts,
-                    )
-                )
+                row = (session_id, cwd, iso_to_ms(created_at), parent, name, count, first, modified)
+                out.append(self._info(row, texts_of.get(session_id, ())))
         return out
 
     def query_sessions(
@@ -821,7 +826,7 @@ class SqliteBackend:
         ``SessionInfo.matches``), at most ``limit``. Indexed: a page of 50 out of 100,000
         reads 50 rows; a query uses the trigram index (``sqlite_search``). The summaries
         carry no message texts."""
-        from pi_rpc.session.listing import SessionInfo, cwd_matches, datetime_from_ms
+        from pi_rpc.session.listing import cwd_matches
 
         out: list[SessionInfo] = []
         if limit is not None and limit <= 0:
@@ -833,23 +838,10 @@ class SqliteBackend:
             directory = None if session_dir is None or every_project else _normdir(session_dir)
             rows = listing_rows(conn, directory, query)
             try:
-                for session_id, cwd, created_ms, parent, name, count, first, modified in rows:
-                    if cwd_filter is not None and not cwd_matches(cwd, cwd_filter):
+                for row in rows:
+                    if cwd_filter is not None and not cwd_matches(row[1], cwd_filter):
                         continue
-                    out.append(
-                        SessionInfo(
-                            path=self._locator(session_id),
-                            id=session_id,
-                            cwd=cwd,
-                            name=name,
-                            parent_session_path=parent,
-                            created=datetime_from_ms(created_ms) if created_ms is not None else None,
-                            modified=datetime_from_ms(modified),
-                            message_count=count,
-                            first_message=first or "(no messages)",
-                            all_messages_text="",
-                        )
-                    )
+                    out.append(self._info(row))
                     if limit is not None and len(out) >= limit:
                         break
             finally:
