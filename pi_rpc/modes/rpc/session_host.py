@@ -16,8 +16,9 @@ named by a **handle** (an opaque string; the process's first session is ``"defau
 - ``list_open_sessions`` lists the slots.
 
 A session's own file can only be held by one slot: ``open_session`` and ``switch_session``
-refuse a file another handle has open (the single-writer lock is shared within a process, so it
-would not). A second process is refused by the lock itself (its error names the holder's pid).
+refuse a file another handle has open, and ``rename_session`` / ``delete_session`` refuse to
+change or remove it (the single-writer lock is shared within a process, so it would not). A
+database session is the same session by any path to its database (its real path plus its id). A second process is refused by the lock itself (its error names the holder's pid).
 
 With no session opened, and ``set_event_options {handle}`` off, nothing here changes a byte
 of what the single-session backend wrote: events of ``"default"`` are passed on untouched.
@@ -43,6 +44,12 @@ if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
     from pi_rpc.modes.rpc.event_options import EventOptions
     from pi_rpc.runtime.session import AgentSession
+
+
+# Commands naming a session by ``sessionPath`` that would open, change or remove it: refused
+# when another handle has that session open (its writes would go on into a replaced, renamed
+# behind its back or deleted session).
+_TOUCHES_ANOTHER_SESSION = frozenset({"switch_session", "rename_session", "delete_session"})
 
 
 class HandleEvents(EventEmitter):
@@ -126,7 +133,13 @@ class HostedSession:
 
 
 def _same_file(a: str | None, b: str | None) -> bool:
-    return bool(a) and bool(b) and os.path.realpath(str(a)) == os.path.realpath(str(b))
+    """Whether two locators name one session: a file by any path (relative, symlinked), a
+    database session by its database's real path plus its id (``backends.same_session``)."""
+    if not a or not b:
+        return False
+    from pi_rpc.session.backends import same_session
+
+    return same_session(a, b)
 
 
 class SessionHost:
@@ -184,7 +197,7 @@ class SessionHost:
     def _route(self, name: str) -> Any:
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             slot = self._slot(cmd)
-            if name == "switch_session":
+            if name in _TOUCHES_ANOTHER_SESSION:
                 self._refuse_held(cmd["sessionPath"], slot)
             ctx.events = slot.events  # (events it emits carry its handle)
             if slot.owner is None:
@@ -200,9 +213,15 @@ class SessionHost:
         return handler
 
     def _refuse_held(self, session_path: str, asking: HostedSession | None) -> None:
-        from pi_rpc.runtime.session_catalog import client_path
+        """Refuse a session another handle has open (the lock is shared within the process,
+        so it would not), named as the command would read it (a locator normalised)."""
+        from pi_rpc.runtime.errors import RuntimeCommandError
+        from pi_rpc.runtime.session_catalog import client_session_ref
 
-        target = str(client_path(session_path))
+        try:
+            target = client_session_ref(session_path)
+        except RuntimeCommandError:
+            return  # not a session locator at all: the command answers with its own error
         for slot in self.slots.values():
             if slot is not asking and _same_file(slot.session_file(), target):
                 raise CommandError(f'Session file is already open in session handle "{slot.handle}": {target}')
@@ -367,6 +386,9 @@ class SessionHost:
                     # first session's at exit: its session_shutdown dialogs are still written,
                     # as upstream's are.)
                     slot.backend.input_closed()
+                    # Its run ends as an abort does, its agent_end / agent_settled written
+                    # (tagged) before the close response; shutting down emits nothing more.
+                    await slot.session.abort()
                 await slot.backend.aclose()
             except Exception as exc:  # noqa: BLE001 - one session's fault stays its own
                 from pi_rpc.log import logger

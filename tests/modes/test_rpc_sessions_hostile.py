@@ -1,0 +1,136 @@
+"""Session handles used the hostile way (#31), against the real subprocess: another handle's
+session cannot be renamed or deleted behind its back, a database session is one session by any
+path to its database, a closed handle never writes again, and a run closed mid-stream still
+ends with its own ``agent_end`` / ``agent_settled``."""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.pi_process import PiProcess, is_event, is_response
+from tests.support.session_stores import StoreKind, stored_lines
+
+
+def _settled(handle: str | None) -> Any:
+    return lambda r: r.get("type") == "agent_settled" and r.get("handle") == handle
+
+
+def _open(p: PiProcess, **fields: Any) -> str:
+    return str(p.ok("open_session", **fields)["handle"])
+
+
+def _prompt(p: PiProcess, text: str, handle: str | None = None) -> None:
+    start = p.mark()
+    fields: dict[str, Any] = {"message": text}
+    if handle is not None:
+        fields["handle"] = handle
+    p.ok("prompt", **fields)
+    p.wait_for(_settled(handle), start=start, timeout=30)
+
+
+def _user_texts(locator: str) -> list[str]:
+    return [
+        block["text"]
+        for line in stored_lines(locator)
+        if line.get("type") == "message" and line["message"]["role"] == "user"
+        for block in line["message"]["content"]
+        if block.get("type") == "text"
+    ]
+
+
+# ------------------------------------------------------------------ item 1: rename / delete
+
+
+def test_rename_and_delete_refuse_a_session_another_handle_has_open(pi, store_kind: StoreKind) -> None:
+    p = store_kind.starter(pi)()
+    a = _open(p)
+    _prompt(p, "first words", handle=a)
+    a_file = p.ok("get_state", handle=a)["sessionFile"]
+    held = f'Session file is already open in session handle "{a}": {a_file}'
+    # From "default" (and from a third handle): both refused, nothing changed.
+    b = _open(p)
+    for handle in (None, b):
+        fields = {} if handle is None else {"handle": handle}
+        deleted = p.cmd("delete_session", sessionPath=a_file, **fields)
+        assert deleted["success"] is False and deleted["error"] == held
+        renamed = p.cmd("rename_session", sessionPath=a_file, name="stolen", **fields)
+        assert renamed["success"] is False and renamed["error"] == held
+    # The owner still renames its own session (set_session_name), and keeps writing to it.
+    p.ok("rename_session", sessionPath=a_file, name="mine", handle=a)
+    _prompt(p, "second words", handle=a)
+    assert _user_texts(a_file) == ["first words", "second words"]
+    assert not any(line.get("name") == "stolen" for line in stored_lines(a_file))
+    # Once it is closed, the session may be renamed and deleted.
+    p.ok("close_session", handle=a)
+    p.ok("rename_session", sessionPath=a_file, name="renamed later")
+    p.ok("delete_session", sessionPath=a_file)
+
+
+# ------------------------------------------------------------------ item 3: one database, many paths
+
+
+def test_a_database_session_is_one_session_by_any_path_to_its_database(pi, store_kind: StoreKind) -> None:
+    p = store_kind.starter(pi)()
+    _prompt(p, "hello")
+    own = p.ok("get_state")["sessionFile"]
+    held = f'Session file is already open in session handle "default": {own}'
+    if store_kind.sqlite:
+        session_id = own.rpartition("#")[2]
+        link = p.root / "alias.db"
+        link.symlink_to(store_kind.db)
+        relative = os.path.relpath(store_kind.db, p.cwd)
+        spellings = [
+            f"sqlite:{link}#{session_id}",
+            f"sqlite:{relative}#{session_id}",
+            f"sqlite:./{relative}#{session_id}",
+        ]
+    else:
+        link_dir = p.root / "alias-dir"
+        link_dir.symlink_to(Path(own).parent)
+        spellings = [str(link_dir / Path(own).name), os.path.relpath(own, p.cwd)]
+    for spelled in spellings:
+        opened = p.cmd("open_session", sessionPath=spelled)
+        assert opened["success"] is False, (spelled, opened)
+        if store_kind.sqlite:
+            assert opened["error"] == held, opened["error"]  # the locator, not a mangled path
+        else:
+            assert 'already open in session handle "default"' in opened["error"]
+    a = _open(p)
+    for spelled in spellings:
+        switched = p.cmd("switch_session", sessionPath=spelled, handle=a)
+        assert switched["success"] is False, (spelled, switched)
+        if store_kind.sqlite:
+            assert switched["error"] == held
+        deleted = p.cmd("delete_session", sessionPath=spelled, handle=a)
+        assert deleted["success"] is False and 'already open in session handle "default"' in deleted["error"]
+    assert [s["handle"] for s in p.ok("list_open_sessions")["sessions"]] == ["default", a]
+    _prompt(p, "still mine")
+    assert _user_texts(own) == ["hello", "still mine"]
+
+
+# ------------------------------------------------------------------ item 12: close during a run
+
+
+def test_close_session_during_a_run_emits_its_agent_end_and_settled_before_the_response(pi) -> None:
+    p = pi(script=[{"match": "long", "text": "slow " * 200, "delayMs": 30, "chunkChars": 5}])
+    a = _open(p)
+    start = p.mark()
+    p.ok("prompt", message="long answer please", handle=a)
+    p.wait_for(is_event("message_update", handle=a), start=start)
+    close_id = p.request("close_session", handle=a)
+    response = p.response(close_id, timeout=20)
+    assert response["success"] is True
+    records = p.records[start : p.index_of(response)]
+    tail = [r["type"] for r in records if r.get("handle") == a]
+    assert "agent_end" in tail and tail[-1] == "agent_settled", tail[-6:]
+    settled = [r for r in records if r.get("type") == "agent_settled" and r.get("handle") == a]
+    assert len(settled) == 1 and settled[0]["aborted"] is True
+    ends = [r for r in records if r.get("type") == "agent_end"]
+    assert all(r.get("handle") == a for r in ends)
+    # Nothing of it after the response.
+    p.ok("get_state")
+    assert not [r for r in p.records[p.index_of(response) + 1 :] if r.get("handle") == a]
