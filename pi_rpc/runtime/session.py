@@ -64,7 +64,7 @@ from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.runtime.run_context import bind_run_id, new_run_id
 from pi_rpc.runtime.session_catalog import SessionCatalog, normalize_session_name
-from pi_rpc.runtime.store_faults import StoreFaultReporter
+from pi_rpc.runtime.store_faults import StoreFaultReporter, Unwritten
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
@@ -193,6 +193,8 @@ class AgentSession:
         self._run_done: anyio.Event | None = None
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
+        # What the store could not write when the session shut down (``shutdown``).
+        self.unwritten: list[Unwritten] = []
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
 
         self.agent = Agent(
@@ -413,8 +415,8 @@ class AgentSession:
         if self._run_done is not None:
             with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
-        self.store_faults.close()
-        self.session.close()
+        # The store's retries end here; what it still could not write is reported, not retried.
+        self.unwritten = self.store_faults.close(self.session)
 
     # ------------------------------------------------------------------ model and keys
 

@@ -14,12 +14,15 @@ session's next event, or at the end of the command that caused them (``flush``).
 fault lasts, a background task retries the writes with a growing interval, so an idle
 session's backlog reaches the file soon after the fault is gone. A session replaced while its
 entries are still held back (new_session, switch, fork during the fault) is kept and retried
-the same way until they are written, then closed (``retire``).
+the same way until they are written, then closed (``retire``). When the session shuts down
+(``close``) the retries stop for good: each store gets its last chance, and what it still
+could not write is returned (``Unwritten``), never written later behind another owner's back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -31,6 +34,15 @@ if TYPE_CHECKING:
 
 RETRY_FIRST_DELAY_S = 0.25
 RETRY_MAX_DELAY_S = 2.0
+
+
+@dataclass(frozen=True)
+class Unwritten:
+    """What a closed session could not write: its entries are lost (``close_session`` says so)."""
+
+    session_file: str
+    entries: int
+    error: str | None
 
 
 class StoreFaultReporter:
@@ -45,6 +57,7 @@ class StoreFaultReporter:
         self._store: SessionManager | None = None
         self._retired: list[SessionManager] = []
         self._retrying = False
+        self._closed = False  # the session shut down: no retry ever again
 
     @property
     def has_notices(self) -> bool:
@@ -73,11 +86,24 @@ class StoreFaultReporter:
         self._retired.append(store)
         self._start_retrying()
 
-    def close(self) -> None:
-        """Shutdown: last attempt for retired stores (``close`` reports what is lost)."""
+    def close(self, current: SessionManager | None = None) -> list[Unwritten]:
+        """Shutdown: stop retrying for good, give every store (the retired ones and
+        ``current``, the session's own) its last chance and close it; returns what each could
+        still not write (also logged by the store)."""
+        self._closed = True
+        if self._store is not None:
+            self._store.on_write_state = None
+            self._store = None
         retired, self._retired = self._retired, []
-        for store in retired:
-            store.close()
+        lost: list[Unwritten] = []
+        for store in [*retired, *([current] if current is not None else [])]:
+            store.on_write_state = None
+            try:
+                store.close()
+            finally:
+                if store.pending_entry_count():
+                    lost.append(Unwritten(store.session_file or "", store.pending_entry_count(), store.write_error))
+        return lost
 
     def _on_write_state(self, error: str | None, pending: int, written: int) -> None:
         if self._store is not None:
@@ -103,7 +129,7 @@ class StoreFaultReporter:
                 await self._emit(notice)
 
     def _start_retrying(self) -> None:
-        if self._retrying:
+        if self._retrying or self._closed:
             return
         tg = self._task_group()
         if tg is None:
@@ -116,6 +142,8 @@ class StoreFaultReporter:
         try:
             while True:
                 await anyio.sleep(delay)
+                if self._closed:
+                    return
                 for store in list(self._retired):
                     if _retry(store):
                         self._retired.remove(store)

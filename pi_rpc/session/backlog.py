@@ -13,7 +13,9 @@ faults (``_FAULTS``, described by ``_fault_message``). Everything else is here, 
   whole backlog in one go, so entries reach storage in the order they were accepted;
 - ``retry`` (and the next append) writes the backlog once the fault is gone; a change of the
   fault's text is reported once, its end with the number of entries written;
-- ``close`` gives the backlog a last chance, logs what is lost, syncs and releases.
+- ``close`` gives the backlog a last chance, logs what is lost, syncs and releases. A closed
+  store never writes again (no retry, no append, no lock taken again): once its lock is given
+  up another store may own the session, and anything written then would interleave with it.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class WriteBacklog(Generic[Item]):
         self._unwritten: list[Item] = []
         self.write_error: str | None = None
         self.on_write_state: WriteStateListener | None = None
+        # Closed: the lock was given up; nothing is written any more.
+        self._closed = False
 
     # ------------------------------------------------------------------ what a backend supplies
 
@@ -80,8 +84,13 @@ class WriteBacklog(Generic[Item]):
     def created(self) -> bool:
         return self._flushed
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
         if not hold:
+            self._refuse_closed()
             self._write_new([header, *entries])
             return True
         self._unwritten_new = [header, *entries]
@@ -101,11 +110,22 @@ class WriteBacklog(Generic[Item]):
         """Try to write what a fault kept off storage; True when nothing is pending any more."""
         if self.pending_count() == 0 and self.write_error is None:
             return True
-        if self._read_only:
+        if self._read_only or self._closed:
             return False
         return self._write_pending()
 
+    def _refuse_closed(self) -> None:
+        """A closed store touches nothing: its lock is given up, the session may be another
+        store's now (a bug elsewhere if reached; entries held stay counted as lost)."""
+        if self._closed:
+            from pi_rpc.session.errors import SessionError
+
+            raise SessionError(f"Session {self.locator} was closed; nothing more is written to it")
+
     def _write_pending(self) -> bool:
+        if self._closed:
+            logger().error(f"pi: session {self.locator}: an entry was accepted after the session was closed")
+            return False
         pending = self.pending_count()
         try:
             if self._unwritten_new is not None:
@@ -137,6 +157,8 @@ class WriteBacklog(Generic[Item]):
 
     def close(self) -> None:
         """Write what a fault kept pending (last chance), sync, then ``release``."""
+        if self._closed:
+            return
         try:
             if self.pending_count() and not self._read_only and not self._write_pending():
                 logger().error(
@@ -145,4 +167,5 @@ class WriteBacklog(Generic[Item]):
                 )
             self.sync()
         finally:
+            self._closed = True
             self.release()

@@ -52,6 +52,13 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _size_or_unknown(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return -1  # matches no size: nothing is ever cut on a guess
+
+
 def _fsync_dir(path: str) -> None:
     try:
         dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
@@ -109,8 +116,9 @@ class JsonlSessionStore(WriteBacklog[bytes]):
         self._fd: int | None = None
         self._lock: SessionLock | None = None
         self._dirty = False
-        # Where a failed append that could not be cut back off the file began.
-        self._torn_at: int | None = None
+        # A failed append that could not be cut back off the file: where it began and where the
+        # file ended after it (its bytes are ours only while nothing follows them).
+        self._torn: tuple[int, int] | None = None
 
     @property
     def locator(self) -> str:
@@ -189,6 +197,7 @@ class JsonlSessionStore(WriteBacklog[bytes]):
     # ------------------------------------------------------------------ file I/O
 
     def _ensure_lock(self) -> None:
+        self._refuse_closed()  # a closed store never takes the lock again
         if self._lock is None:
             self._lock = SessionLock(self._session_file)
         if not self._lock.held:
@@ -207,9 +216,8 @@ class JsonlSessionStore(WriteBacklog[bytes]):
         ENOSPC) is cut back off, so the file never ends in a torn line we wrote."""
         self._ensure_lock()
         fd = self._open_append_fd()
-        if self._torn_at is not None:
-            os.ftruncate(fd, self._torn_at)
-            self._torn_at = None
+        if self._torn is not None:
+            self._cut_torn(fd, *self._torn)
         start = os.lseek(fd, 0, os.SEEK_END)
         try:
             _write_all(fd, data)
@@ -217,12 +225,27 @@ class JsonlSessionStore(WriteBacklog[bytes]):
             try:
                 os.ftruncate(fd, start)
             except OSError:
-                self._torn_at = start
+                self._torn = (start, _size_or_unknown(fd))
             raise
         if self._fsync == "entry":
             self._fsync_quietly(fd)
         elif self._fsync == "turn":
             self._dirty = True
+
+    def _cut_torn(self, fd: int, start: int, end: int) -> None:
+        """Cut off the torn bytes of an earlier failed append, but only while the file still
+        ends exactly where that append left it: never below the end of what this store wrote
+        itself, never into what another writer appended since (those bytes then stay, one
+        malformed line the loader skips and reports, rather than losing someone's entries)."""
+        size = os.fstat(fd).st_size
+        if size == end and end > start:
+            os.ftruncate(fd, start)
+        elif size != start:
+            logger().warning(
+                f"pi: session {self._session_file}: the bytes of a failed append (from offset {start}) "
+                "are left in place: the file changed since"
+            )
+        self._torn = None
 
     def _fsync_quietly(self, fd: int) -> None:
         # The bytes are in the file already; a failed fsync must not make us write them twice.

@@ -529,6 +529,7 @@ class SqliteSessionStore(WriteBacklog[Row]):
                 pass  # closing a connection that failed: nothing left to keep
 
     def _ensure_lock(self) -> None:
+        self._refuse_closed()  # a closed store never takes the lock again
         if self._lock is None:
             self._lock = SessionLock(self._locator, self.lock_path)
         if not self._lock.held:

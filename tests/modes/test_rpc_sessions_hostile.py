@@ -134,3 +134,59 @@ def test_close_session_during_a_run_emits_its_agent_end_and_settled_before_the_r
     # Nothing of it after the response.
     p.ok("get_state")
     assert not [r for r in p.records[p.index_of(response) + 1 :] if r.get("handle") == a]
+
+
+# ------------------------------------------------------------------ item 2: a closed handle never writes
+
+
+def _lock_free(lock_file: str) -> bool:
+    """Nobody holds the flock on the sidecar (or it is gone)."""
+    import fcntl
+
+    try:
+        fd = os.open(lock_file, os.O_RDONLY)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def test_a_closed_handle_stops_retrying_and_reports_what_it_could_not_write(pi) -> None:
+    p = pi(script=[{"match": "one", "text": "first answer"}, {"match": "two", "text": "second answer " * 20}])
+    a = _open(p)
+    _prompt(p, "one", handle=a)
+    a_file = p.ok("get_state", handle=a)["sessionFile"]
+    before = Path(a_file).read_bytes()
+    # The disk "fills" (RLIMIT_FSIZE on the running process): a's next entries are held.
+    soft, hard = resource.prlimit(p.popen.pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(p.popen.pid, resource.RLIMIT_FSIZE, (len(before) + 7, hard))
+    try:
+        start = p.mark()
+        _prompt(p, "two", handle=a)
+        fault = p.wait_for(is_event("session_write_error", handle=a), start=start)
+        assert fault["pendingEntries"] >= 1
+        closed = p.cmd("close_session", handle=a, timeout=20)
+        assert closed["success"] is True
+        # Close says what is lost instead of writing it later.
+        assert closed["data"]["unwrittenEntries"] >= 2
+        assert closed["data"]["error"].startswith(f"Could not write session file {a_file}")
+    finally:
+        resource.prlimit(p.popen.pid, resource.RLIMIT_FSIZE, (soft, hard))
+    # The fault is gone: past every retry interval, the closed handle has not touched the file
+    # nor taken its lock again.
+    time.sleep(3.0)
+    assert Path(a_file).read_bytes() == before
+    assert _lock_free(a_file + ".lock")
+    # Another handle owns the file now; its turns stay, whatever the old handle remembered.
+    b = _open(p, sessionPath=a_file)
+    p.ok("get_state", handle=b)
+    _prompt(p, "one again", handle=b)
+    time.sleep(2.5)
+    assert _user_texts(a_file) == ["one", "one again"]
+    lines = Path(a_file).read_bytes()
+    assert lines.startswith(before) and lines.count(b'"second answer') == 0

@@ -367,7 +367,15 @@ class SessionHost:
         if slot is None:
             raise CommandError(unknown_handle_error(handle))
         await self._shut(slot)
-        return None
+        # Entries a write fault still kept off its file are lost now (the store stops retrying
+        # at close, so nothing is written later behind the next owner's back): say so.
+        unwritten = slot.session.unwritten
+        if not unwritten:
+            return None
+        return {
+            "unwrittenEntries": sum(u.entries for u in unwritten),
+            "error": next((u.error for u in unwritten if u.error), None),
+        }
 
     async def _close_quietly(self, handle: str) -> None:
         slot = self.slots.pop(handle, None)

@@ -228,6 +228,14 @@ class OpenSessionData(WireModel):
     cwd: str
 
 
+class CloseSessionData(WireModel):
+    """Only when a session-file write fault kept entries off storage until the close (no
+    ``data`` otherwise): they are lost, and never written later."""
+
+    unwritten_entries: int = Field(description="Entries accepted but never stored")
+    error: str | None = Field(description="The write fault's text (as in session_write_error)")
+
+
 class OpenSessionSummary(WireModel):
     handle: str
     session_id: str
@@ -324,7 +332,7 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "navigate_tree": NavigateTreeData,
     "set_label": None,
     "open_session": OpenSessionData,
-    "close_session": None,
+    "close_session": CloseSessionData,  # (only after a write fault: usually no data)
     "list_open_sessions": OpenSessionsData,
     "get_auth_status": AuthStatusData,
     "auth_login": AuthLoginData,
