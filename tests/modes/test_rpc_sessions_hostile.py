@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.support.pi_process import PiProcess, is_event, is_response
+from tests.support.pi_process import PiProcess, is_event
 from tests.support.session_stores import StoreKind, stored_lines
 
 
