@@ -87,6 +87,7 @@ def remember(agent: Path, cwd: Path | str, decision: bool | None) -> None:
     data[key] = decision
     ordered = {k: data[k] for k in sorted(data) if data[k] is not None}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(ordered, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from pi_rpc.config.safe_write import replace_file
+
+    # (the mode write_text gave it: 0666 less the umask)
+    replace_file(str(path), (json.dumps(ordered, indent=2) + "\n").encode("utf-8"), mode=0o666)

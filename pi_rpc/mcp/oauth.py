@@ -95,11 +95,10 @@ class CredentialStore:
         return parsed if isinstance(parsed, dict) else {}
 
     def _write(self, states: dict[str, Any]) -> None:
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(states, indent=2, ensure_ascii=False) + "\n")
-        os.replace(tmp, self.path)
+        from pi_rpc.config.safe_write import replace_file
+
+        # (a temp file no one can plant: a link at a guessable name never redirects the write)
+        replace_file(self.path, (json.dumps(states, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
     def load(self, name: str, url: str) -> dict[str, Any]:
         """The server's state (taking over a legacy URL-keyed entry), scoped to its URL."""

@@ -60,6 +60,10 @@ def client_session_ref(session_path: str) -> str:
     return str(client_path(session_path))
 
 
+def _strictly_inside(path: str, root: str) -> bool:
+    return path != root and os.path.commonpath([path, root]) == root
+
+
 def _holder(exc: SessionLockedError) -> str:
     return f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
 
@@ -162,9 +166,13 @@ class SessionCatalog:
             return
         root = self.sessions_root()
         real_root = os.path.realpath(root)
-        real = os.path.realpath(path)
-        if os.path.commonpath([real, real_root]) != real_root or real == real_root:
+        # Both the directory entry unlink removes (its folder resolved, its own name as given)
+        # and the file it names must be under the root: a link outside pointing in is refused.
+        entry = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        if not (_strictly_inside(entry, real_root) and _strictly_inside(os.path.realpath(path), real_root)):
             raise RuntimeCommandError(f"Cannot delete {path}: it is outside the sessions directory {root}")
+        if os.path.islink(path):  # unlinking it would leave the session it names in place
+            raise RuntimeCommandError(f"Cannot delete {path}: it is a symbolic link, not a session file")
         self._require_session_file(path)
         lock = SessionLock(path)
         try:

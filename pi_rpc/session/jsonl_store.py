@@ -286,15 +286,10 @@ class JsonlSessionStore(WriteBacklog[bytes]):
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        tmp = f"{self._session_file}.tmp-{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            _write_all(fd, _serialise_all([header, *entries]))
-            if self._fsync != "none":
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self._session_file)
+        from pi_rpc.config.safe_write import replace_file
+
+        # (a temp file no one can plant: a link at a guessable name never redirects the write)
+        replace_file(self._session_file, _serialise_all([header, *entries]), fsync=self._fsync != "none")
         if self._fsync != "none":
             _fsync_dir(self._session_file)
         self._flushed = True

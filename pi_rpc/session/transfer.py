@@ -323,21 +323,11 @@ def _export_one(root: str, session: StoredSession, report: Callable[[Outcome], N
 def _write_file(path: str, data: bytes, mtime_ms: int) -> None:
     """Write via a temporary file and rename (no half file under the final name), mode 0600
     like the JSONL store's files, mtime the session's last write (``--continue`` order)."""
+    from pi_rpc.config.safe_write import replace_file
+
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(tmp)
-        raise
-    os.close(fd)
-    os.utime(tmp, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
-    os.replace(tmp, path)
+    # (a temp file no one can plant: a link at a guessable name never redirects the write)
+    replace_file(path, data, fsync=True, mtime_ns=mtime_ms * 1_000_000)
 
 
 __all__ = [

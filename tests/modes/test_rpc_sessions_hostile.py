@@ -190,3 +190,29 @@ def test_a_closed_handle_stops_retrying_and_reports_what_it_could_not_write(pi) 
     assert _user_texts(a_file) == ["one", "one again"]
     lines = Path(a_file).read_bytes()
     assert lines.startswith(before) and lines.count(b'"second answer') == 0
+
+
+# ------------------------------------------------------------------ item 10: links and delete_session
+
+
+def test_delete_session_refuses_links_into_the_sessions_directory(pi) -> None:
+    p = pi()
+    _prompt(p, "keep me")
+    kept = p.ok("get_state")["sessionFile"]
+    p.ok("new_session")  # the first session is not the current one any more
+    outside = p.root / "outside-link.jsonl"
+    outside.symlink_to(kept)
+    refused = p.cmd("delete_session", sessionPath=str(outside))
+    assert refused["success"] is False
+    assert refused["error"].startswith(f"Cannot delete {outside}: it is outside the sessions directory ")
+    inside = Path(kept).parent / "inside-link.jsonl"
+    inside.symlink_to(kept)
+    refused = p.cmd("delete_session", sessionPath=str(inside))
+    assert refused == {
+        **refused,
+        "success": False,
+        "error": f"Cannot delete {inside}: it is a symbolic link, not a session file",
+    }
+    assert outside.is_symlink() and inside.is_symlink() and Path(kept).is_file()
+    p.ok("delete_session", sessionPath=kept)  # the file itself, by its own name
+    assert not Path(kept).exists()
