@@ -79,7 +79,9 @@ def _open_session(
                 custom_dir=choice.custom,
                 backend=backend,
             )
-            manager = SessionManager.open(resolved.path, base_cwd=cwd, fsync=fsync)
+            # A database session named by a locator but not stored yet is created there as a
+            # missing --session file is (upstream): with that id, listed in this session directory.
+            manager = SessionManager.open(resolved.path, base_cwd=cwd, fsync=fsync, new_session_dir=session_dir)
             manager.check_cwd_exists(cwd)
             return manager
         if args.continue_session:

@@ -16,6 +16,7 @@ from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
 from pi_rpc.runtime.session_catalog import client_session_ref
+from pi_rpc.session.backends import backend_for, is_sqlite_locator
 from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
@@ -174,6 +175,10 @@ class SessionReplacement:
         to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
         ``importFromJsonl(path, cwdOverride)``)."""
         path = client_session_ref(session_path)
+        if is_sqlite_locator(path) and not _stored(path):
+            # A file path may name a new session (upstream); an id the database does not hold
+            # is refused: switching never creates a session in a database.
+            raise RuntimeCommandError(f"Session file not found: {path}")
 
         def make(old: SessionManager) -> SessionManager:
             cwd = self._cwd()
@@ -220,3 +225,12 @@ class SessionReplacement:
 
         replaced = await self._replace("fork", cancelled, lambda old: old.clone().manager)
         return {"cancelled": not replaced}
+
+
+def _stored(locator: str) -> bool:
+    """Whether the database holds the session; a database that cannot be read counts as
+    holding it, so opening it reports the database's own error."""
+    try:
+        return backend_for(locator).exists(locator)
+    except Exception:  # noqa: BLE001 - the open that follows names the fault
+        return True

@@ -39,6 +39,8 @@ from pi_rpc.session.errors import (
     SessionReadOnlyError,
 )
 from pi_rpc.session.ids import (
+    SESSION_ID_ERROR,
+    SESSION_ID_RE,
     assert_valid_session_id,
     iso_to_ms,
     new_entry_id,
@@ -74,6 +76,15 @@ def _locate(path: str, base: str | None = None) -> str:
     """A session's locator as given by a caller: a database locator normalised, a file path
     made absolute (against ``base``) like ``_abspath``."""
     return resolve_session_ref(path) if is_sqlite_locator(path) else _abspath(path, base)
+
+
+def _locator_id(locator: str) -> str:
+    """The session id a database locator names, refused unless it can be a session's id (a
+    new session gets it as its header id)."""
+    session_id = locator.rpartition("#")[2]
+    if not SESSION_ID_RE.match(session_id):
+        raise SessionError(f"Cannot create session {locator}: {SESSION_ID_ERROR}")
+    return session_id
 
 
 def _read_whole(locator: str) -> LoadedFile:
@@ -183,18 +194,25 @@ class SessionManager:
         fsync: FsyncMode = "none",
         read_only: bool = False,
         base_cwd: str | None = None,
+        new_session_dir: str | None = None,
     ) -> SessionManager:
         """Open ``path`` in place (``--session``, ``--continue``, ``switch_session``): a file
         path, or a database locator (``sqlite:<db>#<id>``).
 
         A missing file gives a new empty session that will be written exactly there; an
         existing empty file is initialised with a header; a non-empty file without a
-        session header raises ``SessionInvalidError``. Unless ``read_only``, the
-        single-writer lock is taken now (``SessionLockedError`` if another process has
-        it) and crash damage is repaired. ``cwd`` is the header's cwd unless overridden.
+        session header raises ``SessionInvalidError``. A session a database does not hold
+        yet is created as a locator says: its header id is the locator's id (which must be
+        a valid session id), and it is listed under ``new_session_dir`` (the session
+        directory it is created for). Unless ``read_only``, the single-writer lock is taken
+        now (``SessionLockedError`` if another process has it) and crash damage is
+        repaired. ``cwd`` is the header's cwd unless overridden.
         """
         resolved = _locate(path, base_cwd)
         backend = backend_for(resolved)
+        if new_session_dir and is_sqlite_locator(resolved) and SESSION_ID_RE.match(resolved.rpartition("#")[2]):
+            # (remembered until its store is bound; a stored session keeps its own directory)
+            backend.new_locator(_abspath(new_session_dir), "", resolved.rpartition("#")[2])
         diagnostics: list[str] = []
         store = backend.store(resolved, fsync=fsync, read_only=read_only, diagnostics=diagnostics)
         # One collector pause from the first parsed line to the index, then a freeze: see _gc.
@@ -296,7 +314,9 @@ class SessionManager:
         streaming (only for a current-format file with a valid header)."""
         self._session_file = path
         if loaded is None:  # missing file: a new session bound to exactly this path
-            self._new_session()
+            # A database session is named by its id: the header must carry that id (one
+            # session, one id, in listings, exports and imports).
+            self._new_session(session_id=_locator_id(path) if is_sqlite_locator(path) else None)
             self._session_file = path
             return
         assert self._store is not None  # open() binds it

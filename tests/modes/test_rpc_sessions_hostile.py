@@ -5,6 +5,7 @@ ends with its own ``agent_end`` / ``agent_settled``."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import time
@@ -216,3 +217,51 @@ def test_delete_session_refuses_links_into_the_sessions_directory(pi) -> None:
     assert outside.is_symlink() and inside.is_symlink() and Path(kept).is_file()
     p.ok("delete_session", sessionPath=kept)  # the file itself, by its own name
     assert not Path(kept).exists()
+
+
+# ------------------------------------------------------------------ item 9: unknown ids in a database
+
+
+def _rows(db: Path) -> list[tuple[str, str]]:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return sorted((row[0], json.loads(row[1])["id"]) for row in conn.execute("SELECT id, header FROM sessions"))
+    finally:
+        conn.close()
+
+
+def test_switch_session_refuses_an_id_the_database_does_not_hold(pi, tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    p = pi(args=("--session-store", "sqlite", "--session-db", str(db)))
+    _prompt(p, "stored")
+    own = p.ok("get_state")["sessionFile"]
+    rows = _rows(db)
+    listed = p.ok("list_sessions", scope="all")
+    for session_id in ("%", "'; DROP TABLE sessions; --", "../x", "not-stored-yet"):
+        locator = f"sqlite:{db}#{session_id}"
+        refused = p.cmd("switch_session", sessionPath=locator)
+        assert refused["success"] is False and refused["error"] == f"Session file not found: {locator}", refused
+        assert p.ok("get_state")["sessionFile"] == own
+    _prompt(p, "still here")
+    assert [r[0] for r in _rows(db)] == [r[0] for r in rows]
+    assert [s["path"] for s in p.ok("list_sessions", scope="all")["sessions"]] == [
+        s["path"] for s in listed["sessions"]
+    ]
+
+
+def test_session_flag_creates_a_database_session_under_the_locator_id(pi, tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    locator = f"sqlite:{db}#chosen-id"
+    p = pi(args=("--session-store", "sqlite", "--session-db", str(db), "--session", locator))
+    state = p.ok("get_state")
+    assert state["sessionId"] == "chosen-id" and state["sessionFile"] == locator
+    _prompt(p, "hello")
+    assert _rows(db) == [("chosen-id", "chosen-id")]  # header id = locator id
+    listed = p.ok("list_sessions")["sessions"]
+    assert [(s["id"], s["path"]) for s in listed] == [("chosen-id", locator)]
+    assert p.close() == 0
+    bad = pi(args=("--session-store", "sqlite", "--session-db", str(db), "--session", f"sqlite:{db}#../x"))
+    assert bad.wait() != 0 and f"Cannot create session sqlite:{db}#../x: Session id must be" in bad.stderr
+    assert _rows(db) == [("chosen-id", "chosen-id")]
