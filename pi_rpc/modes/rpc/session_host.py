@@ -139,7 +139,10 @@ def _same_file(a: str | None, b: str | None) -> bool:
         return False
     from pi_rpc.session.backends import same_session
 
-    return same_session(a, b)
+    try:
+        return same_session(a, b)
+    except ValueError:  # a path no file system can hold (NUL, a lone surrogate): no file of ours
+        return False
 
 
 class SessionHost:
