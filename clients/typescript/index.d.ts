@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import type {
   AgentMessage, BashResult, Command, CompactionResult, Event, EventOptionsData, EventsData, ImageContent, ModelInfo,
-  NavigateTreeData, OpenSessionData, OpenSessionSummary, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
+  CloseSessionData, NavigateTreeData, OpenSessionData, OpenSessionSummary, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
   SlashCommand,
 } from "./types/protocol.js";
 
@@ -195,7 +195,8 @@ export declare class PiRpcClient {
   /** Host another session in this process; resolves to its handle object. */
   openSession(opts?: OpenSessionOptions): Promise<SessionHandle>;
   listOpenSessions(opts?: CallOptions): Promise<OpenSessionSummary[]>;
-  closeSession(handle: string, opts?: CallOptions): Promise<void>;
+  /** Resolves to undefined, or `{unwrittenEntries, error}` when a write fault kept entries off its file. */
+  closeSession(handle: string, opts?: CallOptions): Promise<CloseSessionData | undefined>;
   /** A handle object for a session already open ("default" by default), without a request. */
   sessionHandle(handle?: string): SessionHandle;
 }

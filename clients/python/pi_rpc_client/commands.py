@@ -438,10 +438,11 @@ class _ProcessCommandSet:
         return self._command("list_open_sessions", timeout, _list_field("sessions"))
 
     @_Command
-    def close_session(self, handle: str, *, timeout: Timeout = ...) -> None:
+    def close_session(self, handle: str, *, timeout: Timeout = ...) -> Record | None:
         """Abort, settle, flush and release the session at ``handle`` (not ``"default"``); no event of
-        it follows. :meth:`SessionHandle.close` does this for a handle object."""
-        return self._command("close_session", timeout, _nothing, handle=handle)
+        it follows. :meth:`SessionHandle.close` does this for a handle object. Returns None, or
+        ``{unwrittenEntries, error}`` when a write fault kept entries off its file (they are lost)."""
+        return self._command("close_session", timeout, None, handle=handle)
 
 
 class CommandsMixin(_CommandSet):

@@ -678,7 +678,7 @@ export class PiRpcClient {
   /** The hosted sessions: {handle, sessionId, sessionFile, cwd, model, isStreaming, pendingMessageCount}[]. */
   async listOpenSessions({ timeoutMs } = {}) { return (await this._call("list_open_sessions", {}, timeoutMs)).sessions; }
   /** close_session: abort, settle, flush and release the session at `handle` (not "default"). */
-  async closeSession(handle, { timeoutMs } = {}) { await this._call("close_session", { handle }, timeoutMs); }
+  async closeSession(handle, { timeoutMs } = {}) { return await this._call("close_session", { handle }, timeoutMs); }
   /** A handle object for a session already open ("default", or one from listOpenSessions), without a request. */
   sessionHandle(handle = DEFAULT_HANDLE) { return new SessionHandle(this, { handle }); }
 

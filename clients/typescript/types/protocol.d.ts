@@ -945,6 +945,17 @@ export interface ClearQueueData {
   followUp: string[];
 }
 
+/**
+ * Only when a session-file write fault kept entries off storage until the close (no
+ * ``data`` otherwise): they are lost, and never written later.
+ */
+export interface CloseSessionData {
+  /** Entries accepted but never stored */
+  unwrittenEntries: number;
+  /** The write fault's text (as in session_write_error) */
+  error: string | null;
+}
+
 export interface CommandsData {
   commands: SlashCommand[];
 }
@@ -1241,6 +1252,7 @@ export interface ResponseDataByCommand {
   list_sessions: SessionsData;
   navigate_tree: NavigateTreeData;
   open_session: OpenSessionData;
+  close_session: CloseSessionData;
   list_open_sessions: OpenSessionsData;
   get_auth_status: AuthStatusData;
   auth_login: AuthLoginData;
