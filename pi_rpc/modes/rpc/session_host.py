@@ -18,7 +18,8 @@ named by a **handle** (an opaque string; the process's first session is ``"defau
 A session's own file can only be held by one slot: ``open_session`` and ``switch_session``
 refuse a file another handle has open, and ``rename_session`` / ``delete_session`` refuse to
 change or remove it (the single-writer lock is shared within a process, so it would not). A
-database session is the same session by any path to its database (its real path plus its id). A second process is refused by the lock itself (its error names the holder's pid).
+database session is the same session by any path to its database (its real path plus its
+id). A second process is refused by the lock itself (its error names the holder's pid).
 
 With no session opened, and ``set_event_options {handle}`` off, nothing here changes a byte
 of what the single-session backend wrote: events of ``"default"`` are passed on untouched.
