@@ -265,3 +265,47 @@ def test_session_flag_creates_a_database_session_under_the_locator_id(pi, tmp_pa
     bad = pi(args=("--session-store", "sqlite", "--session-db", str(db), "--session", f"sqlite:{db}#../x"))
     assert bad.wait() != 0 and f"Cannot create session sqlite:{db}#../x: Session id must be" in bad.stderr
     assert _rows(db) == [("chosen-id", "chosen-id")]
+
+
+def _immutable(paths: list[str], on: bool) -> None:
+    """``chattr +i``: even a descriptor open for writing is refused (EPERM), and so is a
+    truncation: the fault the issue met (root only, where the file system supports it)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    chattr = shutil.which("chattr")
+    if os.geteuid() != 0 or chattr is None:
+        pytest.skip("needs root and chattr to make a file immutable")
+    for path in paths:
+        if os.path.exists(path):
+            done = subprocess.run([chattr, "+i" if on else "-i", path], capture_output=True)
+            if done.returncode != 0 and on:
+                pytest.skip(f"chattr failed: {done.stderr.decode(errors='replace').strip()}")
+
+
+def test_a_handle_closed_during_a_write_fault_never_writes_into_the_next_owners_session(
+    pi, store_kind: StoreKind
+) -> None:
+    p = store_kind.starter(pi)(script=[{"text": "first answer"}, {"text": "held answer"}, {"text": "new owner"}])
+    a = _open(p)
+    _prompt(p, "one", handle=a)
+    a_file = p.ok("get_state", handle=a)["sessionFile"]
+    storage = [str(store_kind.db), f"{store_kind.db}-wal"] if store_kind.sqlite else [a_file]
+    _immutable(storage, True)
+    try:
+        start = p.mark()
+        _prompt(p, "two", handle=a)
+        p.wait_for(is_event("session_write_error", handle=a), start=start)
+        closed = p.cmd("close_session", handle=a, timeout=20)
+        assert closed["success"] is True and closed["data"]["unwrittenEntries"] >= 1, closed
+    finally:
+        _immutable(storage, False)
+    # The fault is gone; the session has a new owner at once, who writes a turn.
+    b = _open(p, sessionPath=a_file)
+    _prompt(p, "three", handle=b)
+    time.sleep(3.0)  # past every retry interval of the closed handle's store
+    _prompt(p, "four", handle=b)
+    assert _user_texts(a_file) == ["one", "three", "four"]
+    assert p.ok("close_session", handle=b) is None
