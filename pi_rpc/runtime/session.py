@@ -195,6 +195,7 @@ class AgentSession:
         self._shutting_down = False
         # What the store could not write when the session shut down (``shutdown``).
         self.unwritten: list[Unwritten] = []
+        self._store_closed = False
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
 
         self.agent = Agent(
@@ -415,7 +416,15 @@ class AgentSession:
         if self._run_done is not None:
             with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
-        # The store's retries end here; what it still could not write is reported, not retried.
+        self.close_store()
+
+    def close_store(self) -> None:
+        """End the store's write-fault retries for good and close it (its lock given up);
+        what it still could not write is kept in ``unwritten``. Idempotent: a shutdown cut
+        short by its grace period still ends here."""
+        if self._store_closed:
+            return
+        self._store_closed = True
         self.unwritten = self.store_faults.close(self.session)
 
     # ------------------------------------------------------------------ model and keys

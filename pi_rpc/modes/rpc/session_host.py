@@ -390,6 +390,7 @@ class SessionHost:
         """Abort, settle, flush, fire the extensions' shutdown and release the lock (the
         backend's ``aclose``), kill what it started, then silence it."""
         from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS
+        from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
             try:
@@ -400,13 +401,22 @@ class SessionHost:
                     slot.backend.input_closed()
                     # Its run ends as an abort does, its agent_end / agent_settled written
                     # (tagged) before the close response; shutting down emits nothing more.
-                    await slot.session.abort()
+                    with anyio.move_on_after(SETTLE_GRACE_SECONDS):
+                        await slot.session.abort()
                 await slot.backend.aclose()
             except Exception as exc:  # noqa: BLE001 - one session's fault stays its own
                 from pi_rpc.log import logger
 
                 where = "during shutdown" if slot.owner is None else f"closing session {slot.handle}"
                 logger().error(f"pi_rpc: error {where}: {exc}")
+        try:
+            # However the shutdown ended (its grace ran out, a fault): the store stops retrying
+            # and gives up its lock now, never to write into the file's next owner's session.
+            slot.session.close_store()
+        except Exception as exc:  # noqa: BLE001 - one session's fault stays its own
+            from pi_rpc.log import logger
+
+            logger().error(f"pi_rpc: error closing the session file of {slot.handle}: {exc}")
         if slot.owner is not None:
             from pi_rpc.config import children
 
