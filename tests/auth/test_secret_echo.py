@@ -100,7 +100,9 @@ def _model(provider: str) -> str:
 Case = tuple[str, str, str, list[str]]
 
 
-def _environment_setup(echo: str) -> tuple[dict[str, str], dict[str, Any], dict[str, Any] | None, list[str], list[Case]]:
+def _environment_setup(
+    echo: str,
+) -> tuple[dict[str, str], dict[str, Any], dict[str, Any] | None, list[str], list[Case]]:
     """Credentials from the environment, ``--api-key`` and models.json."""
     s = _sentinel
     env = {
@@ -185,9 +187,19 @@ def _stored_setup(
     """Credentials from auth.json (keys and OAuth logins) and ambient AWS / gcloud files."""
     s = _sentinel
     auth = {
-        "anthropic": {"type": "oauth", "access": f"sk-ant-oat01-{s('anthropic-oauth')}", "refresh": s("anthropic-oauth-refresh"), "expires": FAR},  # fmt: skip
+        "anthropic": {
+            "type": "oauth",
+            "access": f"sk-ant-oat01-{s('anthropic-oauth')}",
+            "refresh": s("anthropic-oauth-refresh"),
+            "expires": FAR,
+        },  # fmt: skip
         # No ``proxy-ep``: the API is Copilot's individual host (intercepted).
-        "github-copilot": {"type": "oauth", "access": f"tid=1;exp=9;{s('copilot-oauth')}", "refresh": s("copilot-github-token"), "expires": FAR},  # fmt: skip
+        "github-copilot": {
+            "type": "oauth",
+            "access": f"tid=1;exp=9;{s('copilot-oauth')}",
+            "refresh": s("copilot-github-token"),
+            "expires": FAR,
+        },  # fmt: skip
         "xai": {"type": "oauth", "access": s("xai-oauth"), "refresh": s("xai-oauth-refresh"), "expires": FAR},
         "deepseek": {"type": "api_key", "key": s("auth-json-key-literal")},
         "groq": {"type": "api_key", "key": "$GROQ_FROM_ENTRY", "env": {"GROQ_FROM_ENTRY": s("auth-json-key-var")}},
@@ -218,7 +230,12 @@ def _stored_setup(
         ("auth.json api_key $VAR from the entry's env", "groq", _model("groq"), [s("auth-json-key-var")]),
         ("auth.json api_key !command", "cerebras", _model("cerebras"), [s("auth-json-key-command")]),
         ("Vertex ADC (gcloud user credentials)", "google-vertex", _model("google-vertex"), [VERTEX_ADC_ACCESS]),
-        ("AWS keys (SigV4, session token)", "amazon-bedrock", _model("amazon-bedrock"), [s("aws-session-token"), "AKIASENTINELKEYID7D1E"]),  # fmt: skip
+        (
+            "AWS keys (SigV4, session token)",
+            "amazon-bedrock",
+            _model("amazon-bedrock"),
+            [s("aws-session-token"), "AKIASENTINELKEYID7D1E"],
+        ),  # fmt: skip
     ]
     return env, {"providers": providers}, auth, [], cases
 
