@@ -229,7 +229,13 @@ def _stored_setup(
         ("auth.json api_key literal", "deepseek", _model("deepseek"), [s("auth-json-key-literal")]),
         ("auth.json api_key $VAR from the entry's env", "groq", _model("groq"), [s("auth-json-key-var")]),
         ("auth.json api_key !command", "cerebras", _model("cerebras"), [s("auth-json-key-command")]),
-        ("Vertex ADC (gcloud user credentials)", "google-vertex", _model("google-vertex"), [VERTEX_ADC_ACCESS]),
+        (
+            "Vertex ADC (gcloud user credentials)",
+            "google-vertex",
+            _model("google-vertex"),
+            # the access token to the API; the refresh token and client secret to Google's token endpoint
+            [VERTEX_ADC_ACCESS, s("gcloud-refresh-token"), s("gcloud-client-secret")],
+        ),
         (
             "AWS keys (SigV4, session token)",
             "amazon-bedrock",
@@ -314,5 +320,7 @@ def test_credentials_echoed_by_a_provider_are_redacted_everywhere(tmp_path: Path
             assert secret in seen, f"{label}: the request did not carry {secret}"
         assert failure["stopReason"] == "error", (label, failure)
         assert "[redacted]" in failure["errorMessage"], (label, failure["errorMessage"])
-    leaked = sorted({secret for case in cases for secret in case[3] if secret.encode() in written})
+    # The AWS secret key is never sent (it signs), so it is only looked for in the output.
+    everything = [secret for case in cases for secret in case[3]] + [_sentinel("aws-secret-key")]
+    leaked = sorted({secret for secret in everything if secret.encode() in written})
     assert leaked == []
