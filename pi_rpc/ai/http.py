@@ -148,6 +148,8 @@ async def open_stream(
     if options.on_request is not None:
         hooked_headers, body = await options.on_request(dict(headers), body)
         headers = {k: str(v) for k, v in hooked_headers.items() if v is not None}
+    if options.secrets is not None:
+        options.secrets.add_headers(headers)
     own_client = options.http_client is None
     client = options.http_client or make_client(options.timeout_s, url)
     payload = stringify(body)

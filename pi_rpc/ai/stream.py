@@ -5,7 +5,10 @@
 - exactly one terminal event (``done`` or ``error``) ends the stream, and the stream never raises
   (a provider bug becomes an ``error`` event too);
 - the terminal message gets ``durationMs`` (monotonic, from the call) like upstream's
-  ``AssistantMessageEventStream``; the caller adds ``thinkingLevel``.
+  ``AssistantMessageEventStream``; the caller adds ``thinkingLevel``;
+- a failed reply's ``errorMessage`` and ``diagnostics`` quote no credential the request carried
+  (``pi_rpc.ai.redaction``: the key, the configured headers, every credential header a
+  provider sent), whatever the provider echoed; upstream quotes them.
 
 Providers are async generators ``fn(model, context, options) -> AsyncIterator[event]`` registered
 with ``register_provider(api, fn)``. The built-in ones register lazily on first use.
@@ -16,8 +19,10 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
+from pi_rpc.ai.redaction import RequestSecrets, redact_error_message
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions, empty_usage
 
 # An async generator, not any async iterator: ``stream`` closes it with ``aclosing``.
@@ -107,10 +112,17 @@ async def stream(
     options = options or StreamOptions()
     started_ms = now_ms()
     started = time.monotonic()
+    # Every credential the request carries, collected from here to the network (the
+    # configured ones now, before a quirk adds headers of its own): no error text may quote one.
+    secrets = RequestSecrets.for_request(options.api_key, options.headers)
+    options = replace(options, secrets=secrets)
 
-    def timed(msg: dict[str, Any]) -> None:
+    def finished(msg: dict[str, Any]) -> None:
+        """The terminal message's last touches: its duration, and no credential in its error."""
         if "durationMs" not in msg and msg.get("timestamp", 0) >= started_ms:
             msg["durationMs"] = max(0, round((time.monotonic() - started) * 1000))
+        if msg.get("stopReason") in ("error", "aborted"):
+            redact_error_message(msg, secrets)
 
     fn = get_provider(model.get("api", ""))
     if fn is not None and model.get("provider") in _QUIRKY_PROVIDERS:
@@ -121,13 +133,13 @@ async def stream(
         except ValueError as exc:  # a provider setting that cannot work (Azure without a base URL)
             out = new_output(model)
             ev = error_event(out, str(exc), False)
-            timed(out)
+            finished(out)
             yield ev
             return
     if fn is None:
         out = new_output(model)
         ev = error_event(out, f"No API provider registered for api: {model.get('api')}", False)
-        timed(out)
+        finished(out)
         yield ev
         return
 
@@ -139,7 +151,7 @@ async def stream(
         async with aclosing(fn(model, context, options)) as events:
             async for ev in events:
                 if ev.get("type") in _TERMINAL:
-                    timed(ev["message"] if ev["type"] == "done" else ev["error"])
+                    finished(ev["message"] if ev["type"] == "done" else ev["error"])
                     yield ev
                     return
                 last = ev
@@ -149,7 +161,7 @@ async def stream(
         out = partial if partial is not None else new_output(model)
         aborted = bool(options.signal and options.signal.aborted)
         ev = error_event(out, "Request was aborted" if aborted else (str(exc) or type(exc).__name__), aborted)
-        timed(out)
+        finished(out)
         yield ev
         return
     partial = last.get("partial") if last is not None else None
@@ -158,7 +170,7 @@ async def stream(
     ev = error_event(
         out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted
     )
-    timed(out)
+    finished(out)
     yield ev
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import httpx
 
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.redaction import RequestSecrets
 
 # --------------------------------------------------------------------------- content blocks
 
@@ -335,6 +336,9 @@ class StreamOptions:
     # ``on_stream_event(data, model)`` sees each parsed provider stream event before it is
     # normalized (read-only; awaited in stream order).
     on_stream_event: "Callable[[Any, Any], Awaitable[None]] | None" = None
+    # The credential values this request carries (``pi_rpc.ai.redaction``): set by
+    # ``stream.stream``, added to where a provider sends, cut out of the error it returns.
+    secrets: "RequestSecrets | None" = None
 
 
 def empty_usage() -> Usage:

@@ -385,6 +385,8 @@ def test_github_copilot_device_flow_token_exchange_and_models(
     hosts = ["github.com", "api.github.com", "api.individual.githubcopilot.com"]
     with Interceptor(tmp_path / "tls", hosts, [_json({}, 404)], route=route) as box:
         proc = _spawn(spawn_pi, box)
+        listed = [m for m in proc.ok("get_available_models")["models"] if m["provider"] == "github-copilot"]
+        assert listed == []  # not signed in
         cmd_id = proc.request("auth_login", provider="github-copilot")
         domain = _ui_request(proc, "input")
         assert domain["title"] == "GitHub Enterprise URL/domain (blank for github.com)"
@@ -392,6 +394,10 @@ def test_github_copilot_device_flow_token_exchange_and_models(
         note = _ui_request(proc, "notify")
         assert note["message"] == "Open https://github.com/login/device and enter code: ABCD-EFGH"
         response = proc.response(cmd_id, timeout=30)
+        # At once, in this process, only the account's models (protocol/README §8 item 30:
+        # upstream lists the whole Copilot catalogue until it restarts).
+        listed = [m["id"] for m in proc.ok("get_available_models")["models"] if m["provider"] == "github-copilot"]
+    assert listed == [first, second]
     assert response["success"] is True, response
     stored = _stored(proc)["github-copilot"]
     assert list(stored) == ["type", "refresh", "access", "expires", "availableModelIds"]

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.ai.oauth_wire import anthropic_sse
 from tests.ai.stub_server import ReplayServer, Reply
 from tests.ai.tls_intercept import Interceptor
@@ -116,3 +118,48 @@ def test_a_failing_refresh_does_not_quote_the_token(tmp_path: Path) -> None:
     assert error.startswith("OAuth refresh failed for anthropic")
     assert api.requests == []  # no fallback request with the dead token
     assert _scan(proc, tmp_path) == []
+
+
+# A token answer the refresh quotes in its error, each naming the new tokens in a way a list of
+# snake_case field names misses (issue #31 item 4): camelCase keys, the body cut off inside a
+# token, an unknown shape.
+_NEW_TOKENS_ECHOED = {
+    "camel_case": (400, json.dumps({"error": "invalid_grant", "accessToken": NEW_ACCESS, "refreshToken": NEW_REFRESH})),
+    "cut_off_error": (400, '{"error":"invalid_grant","refresh_token":"' + NEW_REFRESH + '","access_token":"' + NEW_ACCESS[:-3]),
+    "cut_off_answer": (200, '{"access_token":"' + NEW_ACCESS + '","refresh_token":"' + NEW_REFRESH[:-3]),
+    "unknown_shape": (400, json.dumps({"error": "invalid_grant", "data": {"issued": [NEW_ACCESS, NEW_REFRESH]}})),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(_NEW_TOKENS_ECHOED))
+def test_a_refresh_error_quoting_new_tokens_redacts_them(tmp_path: Path, case: str) -> None:
+    status, body = _NEW_TOKENS_ECHOED[case]
+    answer = Reply(body=body.encode(), status=status, content_type="application/json")
+    with (
+        Interceptor(tmp_path / "tls", ["platform.claude.com"], [answer]) as box,
+        ReplayServer([Reply(anthropic_sse())], repeat_last=True) as api,
+    ):
+        env = isolated_env(tmp_path, box.proxy_env(), faux=False)
+        agent = Path(env["PI_CODING_AGENT_DIR"])
+        (agent / "models.json").write_text(json.dumps({"providers": {"anthropic": {"baseUrl": api.url}}}))
+        stored = {"anthropic": {"type": "oauth", "access": LOGIN_ACCESS, "refresh": LOGIN_REFRESH, "expires": 1000}}
+        (agent / "auth.json").write_text(json.dumps(stored, indent=2))
+        cwd = tmp_path / "cwd"
+        cwd.mkdir()
+        proc = PiProcess([*OURS, "--mode", "rpc", "--session-dir", str(tmp_path / "sessions")], env, cwd, root=tmp_path)
+        try:
+            proc.ok("set_model", provider="anthropic", modelId="claude-sonnet-4-5")
+            proc.ok("prompt", message="hi")
+            end = proc.wait_for(lambda r: r.get("type") == "agent_end", timeout=30)
+            proc.ok("export_html", outputPath=str(tmp_path / "export.html"))
+        finally:
+            proc.close()
+    error = [m for m in end["messages"] if m.get("role") == "assistant"][-1]["errorMessage"]
+    assert error.startswith("OAuth refresh failed for anthropic") and "[redacted]" in error, error
+    assert box.requests and api.requests == []
+    written = b"".join(proc.raw_lines) + proc.stderr.encode() + (tmp_path / "export.html").read_bytes()
+    for path in (tmp_path / "sessions").rglob("*.jsonl"):
+        written += path.read_bytes()
+    # The new tokens, and their cut-off prefixes, appear nowhere.
+    for secret in (NEW_ACCESS[:-3], NEW_REFRESH[:-3]):
+        assert secret.encode() not in written, (case, secret)

@@ -763,6 +763,9 @@ async def stream_bedrock_converse_stream(
     try:
         target = resolve_target(model, options)
         secrets += target.secrets
+        if options.secrets is not None:
+            for secret in target.secrets:  # (the AWS secret key is never sent, but may be quoted)
+                options.secrets.add(secret)
         signer: Signer | None = None
         if target.bearer is None:
             # Credential resolution may read files, run SSO/assume-role exchanges or ask the
@@ -859,6 +862,8 @@ async def _send(
                 sent = await anyio.to_thread.run_sync(signer.sign, url, sent, payload)
             else:
                 sent["authorization"] = f"Bearer {target.bearer}"
+            if options.secrets is not None:
+                options.secrets.add_headers(sent)
             request = client.build_request("POST", url, headers=sent, content=payload)
             error: BedrockError
             try:

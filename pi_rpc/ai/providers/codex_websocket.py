@@ -130,6 +130,8 @@ async def connect(url: str, headers: dict[str, str], options: StreamOptions) -> 
         # request then falls back to SSE).
         raise WebSocketFailure("WebSocket transport is not available in this runtime") from exc
 
+    if options.secrets is not None:
+        options.secrets.add_headers(headers)
     connect_ms = options.websocket_connect_timeout_ms
     if connect_ms is None:
         connect_ms = DEFAULT_CONNECT_TIMEOUT_MS

@@ -87,6 +87,8 @@ def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOpt
     else:
         message = str(exc) or type(exc).__name__
     message = redact(message, [options.api_key])
+    if options.secrets is not None:
+        message = options.secrets.redact(message)  # (the stream would do it; the retry hint keys on the text)
     output["stopReason"] = "aborted" if aborted else "error"
     output["errorMessage"] = message
     if not aborted and isinstance(exc, ProviderHTTPError):

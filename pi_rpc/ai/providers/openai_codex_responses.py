@@ -431,6 +431,8 @@ async def _post(
 async def _send(
     client: httpx.AsyncClient, url: str, headers: dict[str, str], payload: bytes, options: StreamOptions
 ) -> httpx.Response:
+    if options.secrets is not None:
+        options.secrets.add_headers(headers)
     request = client.build_request("POST", url, headers=headers, content=payload)
     if options.signal is None:
         response = await client.send(request, stream=True)

@@ -8,7 +8,9 @@ program does: the sign-in URL (or the device code's page) is opened in the user'
 (Python's ``webbrowser``, honouring ``BROWSER``) and written to stderr, which editors keep as
 the agent's log, together with the device code. The browser sign-in completes through its
 localhost callback; a pasted code is asked through a form elicitation when the client
-advertises ``elicitation.form``. The credential is stored in auth.json under upstream's lock and
+advertises ``elicitation.form``. Without it an optional question (GitHub Copilot's Enterprise
+domain) takes its default and a question only the user can answer fails ``authenticate`` at
+once with the question named. The credential is stored in auth.json under upstream's lock and
 never leaves the process."""
 
 from __future__ import annotations
@@ -57,7 +59,11 @@ def _open(url: str) -> None:
 
 class AcpLoginInteraction:
     """The flow's questions: the method choice takes the browser sign-in (the first option);
-    text is asked by form elicitation, or never (the browser callback completes the login)."""
+    text is asked by form elicitation. Without that capability (or when the client does not
+    answer a form), a question is settled at once: an optional one takes its default (blank),
+    one the browser's callback also completes is left to the callback, and any other fails the
+    sign-in with the question named, since nobody can answer it (issue #31 item 13: it used to
+    wait forever)."""
 
     def __init__(self, peer: JsonRpcPeer | None, elicitation: bool) -> None:
         self.peer = peer
@@ -71,25 +77,45 @@ class AcpLoginInteraction:
             if not options:
                 raise LoginError(CANCELLED)
             return str(options[0]["id"])
+        title = str(prompt.get("message") or "Value")
         if not self.elicitation or self.peer is None:
-            await anyio.sleep_forever()  # only the browser callback can finish this step
-        assert self.peer is not None
-        field: dict[str, Any] = {"type": "string", "title": str(prompt.get("message") or "Value")}
+            return await self._unasked(prompt, title)
+        field: dict[str, Any] = {"type": "string", "title": title}
         if prompt.get("placeholder"):
             field["description"] = str(prompt["placeholder"])
-        schema = {"type": "object", "properties": {"value": field}, "required": ["value"]}
+        schema: dict[str, Any] = {"type": "object", "properties": {"value": field}}
+        if not prompt.get("optional"):
+            schema["required"] = ["value"]
         try:
             answer = await self.peer.request(
-                "elicitation/create", {"mode": "form", "message": field["title"], "requestedSchema": schema}
+                "elicitation/create", {"mode": "form", "message": title, "requestedSchema": schema}
             )
         except (RpcError, PeerClosed):
-            answer = None
-        content = answer.get("content") if isinstance(answer, dict) and answer.get("action") == "accept" else None
+            return await self._unasked(prompt, title)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        content = answer.get("content") if isinstance(answer, dict) and action == "accept" else None
         value = content.get("value") if isinstance(content, dict) else None
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            return value
+        if action == "accept" and prompt.get("optional"):
+            return ""  # accepted with the optional field left out: its default
+        if prompt.get("alternative"):
             await anyio.sleep_forever()  # declined: the browser callback may still come
-        assert isinstance(value, str)
-        return value
+        raise LoginError(CANCELLED)
+
+    @staticmethod
+    async def _unasked(prompt: Mapping[str, Any], title: str) -> str:
+        """The answer to a question this client cannot be asked."""
+        from pi_rpc.ai.auth.login import LoginError
+
+        if prompt.get("optional"):
+            return ""
+        if prompt.get("alternative"):
+            await anyio.sleep_forever()  # only the browser callback can finish this step
+        raise LoginError(
+            f'this sign-in needs an answer to "{title}", and the client cannot be asked: '
+            "it does not offer form elicitation (clientCapabilities.elicitation.form)"
+        )
 
     def notify(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")

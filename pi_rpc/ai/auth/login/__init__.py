@@ -40,8 +40,12 @@ class LoginError(PiError):
 class LoginInteraction(Protocol):
     async def prompt(self, prompt: Mapping[str, Any]) -> str:
         """Ask the user. ``prompt``: ``{type: "select", message, options: [{id, label}]}``,
-        ``{type: "secret" | "text" | "manual_code", message, placeholder?}``; returns the
-        chosen option id or the text. Raises ``LoginError(CANCELLED)`` when dismissed."""
+        ``{type: "secret" | "text" | "manual_code", message, placeholder?, optional?,
+        alternative?}``; returns the chosen option id or the text. Raises
+        ``LoginError(CANCELLED)`` when dismissed. ``optional: true``: a blank answer is a valid
+        one (the default), so a front-end that cannot ask answers ``""``; ``alternative:
+        true``: another way completes the step too (a pasted code next to the browser's
+        callback), so a front-end that cannot ask may simply wait."""
         ...
 
     def notify(self, event: Mapping[str, Any]) -> None:

@@ -207,7 +207,10 @@ async def wait_for_callback_or_manual(
 
         async def manual() -> None:
             try:
-                text = await interaction.prompt({"type": "manual_code", "message": message, "placeholder": placeholder})
+                question: dict[str, Any] = {"type": "manual_code", "message": message, "placeholder": placeholder}
+                if callback is not None:
+                    question["alternative"] = True  # the browser's callback completes it too
+                text = await interaction.prompt(question)
                 result.append(("manual", text))
             except LoginError as exc:
                 failure.append(exc)

@@ -124,6 +124,7 @@ async def login_github_copilot(interaction: LoginInteraction) -> dict[str, Any]:
             "type": "text",
             "message": "GitHub Enterprise URL/domain (blank for github.com)",
             "placeholder": "company.ghe.com",
+            "optional": True,  # blank: github.com
         }
     )
     enterprise = normalize_domain(text)

@@ -21,6 +21,7 @@ from pi_rpc.ai.auth.oauth.base import (
     json_body,
     now_ms,
 )
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
 TOKEN_URL = "https://platform.claude.com/v1/oauth/token"
@@ -54,7 +55,9 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
             timeout_s=timeout_s,
         )
         if not reply.ok:
-            raise _HttpFailed(f"HTTP request failed. status={reply.status}; url={TOKEN_URL}; body={reply.text}")
+            raise _HttpFailed(
+                f"HTTP request failed. status={reply.status}; url={TOKEN_URL}; body={redact_answer(reply.text)}"
+            )
     except (FetchError, _HttpFailed) as exc:
         details = f"Error: {exc}" if isinstance(exc, _HttpFailed) else _details(exc)
         raise RuntimeError(f"Anthropic token refresh request failed. url={TOKEN_URL}; details={details}") from None
@@ -62,7 +65,7 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
         data = reply.json()
     except ValueError as exc:
         raise RuntimeError(
-            f"Anthropic token refresh returned invalid JSON. url={TOKEN_URL}; body={reply.text}; details={_details(exc)}"
+            f"Anthropic token refresh returned invalid JSON. url={TOKEN_URL}; body={redact_answer(reply.text)}; details={_details(exc)}"
         ) from None
     data = data if isinstance(data, dict) else {}
     stored: Credential = {"type": "oauth"}

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pi_rpc.ai.auth.oauth.base import Credential, OAuthAuth, OAuthProvider, http_request
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 COPILOT_HEADERS = {
     "User-Agent": "GitHubCopilotChat/0.35.0",
@@ -101,7 +102,7 @@ async def exchange_token(github_token: str, enterprise: str | None, timeout_s: f
         timeout_s=timeout_s,
     )
     if not reply.ok:
-        raise RuntimeError(f"{reply.status} {reply.status_text}: {reply.text}")
+        raise RuntimeError(f"{reply.status} {reply.status_text}: {redact_answer(reply.text)}")
     raw = reply.json()
     if not isinstance(raw, dict):
         raise RuntimeError("Invalid Copilot token response")
@@ -134,7 +135,7 @@ async def fetch_available_model_ids(copilot_token: str, enterprise: str | None, 
         timeout_s=min(timeout_s, _MODELS_TIMEOUT_S),
     )
     if not reply.ok:
-        raise RuntimeError(f"{reply.status} {reply.status_text}: {reply.text}")
+        raise RuntimeError(f"{reply.status} {reply.status_text}: {redact_answer(reply.text)}")
     return available_model_ids(reply.json(), base == INDIVIDUAL_BASE_URL)
 
 

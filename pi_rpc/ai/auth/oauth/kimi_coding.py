@@ -23,6 +23,7 @@ from pi_rpc.ai.auth.oauth.base import (
     http_request,
     now_ms,
 )
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098"
 DEFAULT_OAUTH_HOST = "https://auth.kimi.com"
@@ -62,7 +63,7 @@ def parse_token_response(data: Any, operation: str) -> Credential:
     """``parseTokenResponse`` as the stored credential."""
     body = data if isinstance(data, dict) else {}
     if not has_token_fields(body):
-        raise RuntimeError(f"Kimi Code token {operation} response missing fields: {_js_stringify(data)}")
+        raise RuntimeError(f"Kimi Code token {operation} response missing fields: {redact_answer(_js_stringify(data))}")
     access, refresh, expires_in = body["access_token"], body["refresh_token"], body["expires_in"]
     return {"type": "oauth", "access": access, "refresh": refresh, "expires": now_ms() + expires_in * 1000}
 
@@ -108,7 +109,7 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
         if (reply.status == 429 or reply.status >= 500) and attempt < REFRESH_MAX_RETRIES:
             last_error = RuntimeError(f"Kimi Code token refresh failed with status {reply.status}")
             continue
-        text = _js_stringify(data)
+        text = redact_answer(_js_stringify(data))
         raise RuntimeError(f"Kimi Code token refresh failed with status {reply.status}: {text}")
     raise last_error or RuntimeError("Kimi Code token refresh failed")
 

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from pi_rpc.ai.auth.oauth.base import Credential, OAuthAuth, OAuthProvider, form_body, http_request, now_ms
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 TOKEN_URL = "https://auth.openai.com/api/accounts/oauth/token"
 RESOURCE = "https://api.openai.com/v1"
@@ -64,7 +65,9 @@ async def request_token(params: dict[str, str], timeout_s: float) -> dict[str, A
         timeout_s=timeout_s,
     )
     if not reply.ok:
-        raise RuntimeError(f"OpenAI OAuth token request failed ({reply.status}): {reply.text or reply.status_text}")
+        raise RuntimeError(
+            f"OpenAI OAuth token request failed ({reply.status}): {redact_answer(reply.text) or reply.status_text}"
+        )
     data = reply.json()
     if not isinstance(data, dict):
         raise RuntimeError("OpenAI OAuth token response must be an object")

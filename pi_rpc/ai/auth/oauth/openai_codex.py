@@ -22,6 +22,7 @@ from pi_rpc.ai.auth.oauth.base import (
     http_request,
     now_ms,
 )
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
 TOKEN_URL = "https://auth.openai.com/oauth/token"
@@ -55,7 +56,9 @@ async def _refresh(credential: Credential, timeout_s: float) -> Credential:
     except FetchError as exc:
         raise RuntimeError(f"OpenAI Codex token refresh error: {exc.message}") from None
     if not reply.ok:
-        raise RuntimeError(f"OpenAI Codex token refresh failed ({reply.status}): {reply.text or reply.status_text}")
+        raise RuntimeError(
+            f"OpenAI Codex token refresh failed ({reply.status}): {redact_answer(reply.text) or reply.status_text}"
+        )
     data = reply.json()
     if (
         not isinstance(data, dict)

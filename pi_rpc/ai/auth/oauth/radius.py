@@ -18,6 +18,7 @@ from pi_rpc.ai.auth.oauth.base import (
     http_request,
     now_ms,
 )
+from pi_rpc.ai.auth.oauth.refresh import redact_answer
 
 DEFAULT_GATEWAY = "https://radius.pi.dev"
 OAUTH_CLIENT_ID = "pi-gateway"
@@ -35,7 +36,7 @@ def response_error(status: int, text: str, message: str) -> RuntimeError:
                 oauth_error = data["error"] if isinstance(data.get("error"), str) else None
                 description = data["error_description"] if isinstance(data.get("error_description"), str) else None
         except ValueError:
-            description = text
+            description = redact_answer(text)
     if oauth_error:
         detail = f"{oauth_error}: {description}" if description else oauth_error
     else:

@@ -55,29 +55,87 @@ class OAuthError(PiError):
 
 REDACTED = "[redacted]"
 #: The fields whose values are tokens in a token endpoint's answer (a refresh error quotes it);
-#: the login flows redact these and more (``pi_rpc.ai.auth.login.redact``).
-TOKEN_FIELDS = ("access_token", "refresh_token", "id_token", "api_key", "token", "access", "refresh")
+#: the login flows redact these and more (``pi_rpc.ai.auth.login.redact``). Besides these, any
+#: field named like a token or a secret (``…_token``, ``…Token``, ``…_secret``, ``…Secret``) is.
+TOKEN_FIELDS = (
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "api_key",
+    "apiKey",
+    "token",
+    "access",
+    "refresh",
+)
+_TOKEN_LIKE_NAME = r"[A-Za-z0-9_]*(?:_token|Token|_secret|Secret)"
 
 
 @functools.cache
 def _field_patterns(fields: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The JSON (``"field": "…"``) and form (``field=…``) patterns of ``fields``' values."""
-    names = "|".join(fields)
+    """The JSON (``"field": "…"``, also cut off before its closing quote) and form
+    (``field=…``) patterns of ``fields``' values."""
+    names = "|".join([*map(re.escape, fields), _TOKEN_LIKE_NAME])
     return (
-        re.compile(rf'("(?:{names})"\s*:\s*)"(?:[^"\\]|\\.)*"'),
+        re.compile(rf'("(?:{names})"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\Z)'),
         re.compile(rf"((?:^|[?&\s;])(?:{names})=)[^&\s;]+"),
     )
 
 
 def redact_tokens(text: str, secrets: Iterable[Any] = (), fields: tuple[str, ...] = TOKEN_FIELDS) -> str:
     """``text`` without token values: each of ``secrets`` wherever it occurs, and the values of
-    ``fields`` (JSON ``"access_token": "…"``, form ``refresh_token=…``)."""
+    ``fields`` and of token-named fields (JSON ``"access_token": "…"`` or ``"accessToken": "…``
+    even when the text ends inside the value, form ``refresh_token=…``)."""
     for secret in secrets:
         if isinstance(secret, str) and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
     json_value, form_value = _field_patterns(fields)
     text = json_value.sub(lambda m: f'{m.group(1)}"{REDACTED}"', text)
     return form_value.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+
+
+# A run of token characters (JWTs, ``sk-…`` keys, base64, Copilot's ``tid=…;exp=…;…:sig``).
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9._~+/=;:-]{16,}")
+# Fields of a token answer that never carry a token, whatever their value looks like.
+_PLAIN_FIELDS = frozenset(
+    ("error", "error_description", "error_uri", "message", "type", "token_type", "scope", "status", "expires_in")
+)
+
+
+def _looks_like_token(text: str) -> bool:
+    """Long, no spaces, letters and digits, and not a URL or a dotted name with a path."""
+    if _TOKEN_RUN.fullmatch(text) is None or "://" in text or ("." in text and "/" in text):
+        return False
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
+def _token_values(value: Any, key: str | None = None) -> list[str]:
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _token_values(v, str(k))]
+    if isinstance(value, list):
+        return [t for v in value for t in _token_values(v, key)]
+    if isinstance(value, str) and key not in _PLAIN_FIELDS and _looks_like_token(value):
+        return [value]
+    return []
+
+
+def redact_answer(text: str, secrets: Iterable[Any] = ()) -> str:
+    """A token endpoint's answer as an error may quote it: ``redact_tokens``, and besides the
+    token-named fields every token-looking value, since an answer of an unknown shape
+    (``{"data": {"credential": "…"}}``) or one that does not parse (cut off mid-string) names
+    its tokens in ways no list of field names covers."""
+    import json
+
+    redacted = redact_tokens(text, secrets)
+    try:
+        values = _token_values(json.loads(text))
+    except ValueError:
+        values = [run for run in _TOKEN_RUN.findall(redacted) if _looks_like_token(run)]
+    for value in sorted(set(values), key=len, reverse=True):
+        redacted = redacted.replace(value, REDACTED)
+        escaped = json.dumps(value)[1:-1]
+        if escaped != value:
+            redacted = redacted.replace(escaped, REDACTED)
+    return redacted
 
 
 def _cause_detail(cause: BaseException | None) -> str:
