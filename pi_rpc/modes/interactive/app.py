@@ -80,9 +80,15 @@ class PiApp(App[int]):
         more_prompts: list[str] | None = None,
         resume_picker: bool = False,
         session_name: str | None = None,
+        fullscreen: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
+        # fullscreen (upstream's default tuiMode): the alternate screen, the transcript scrolls
+        # inside the window and keeps every message; regular: inline, finished output goes to
+        # the terminal's scrollback (print_above)
+        self.fullscreen = fullscreen
+        self.exit_renderables: list[Any] = []
         self.first_prompt = first_prompt
         self.first_images = first_images
         self.more_prompts = list(more_prompts or [])
@@ -106,7 +112,7 @@ class PiApp(App[int]):
         from pi_rpc.modes.interactive.keybindings import Keymap
 
         self.keymap = Keymap.load(self.session.options.agent_dir)
-        self._bindings = BindingsMap(self.keymap.app_bindings())
+        self._bindings = BindingsMap(self.keymap.app_bindings(fullscreen=self.fullscreen))
         for warning in self.keymap.warnings:
             self.say_soon(warning, "warning")
         self.apply_theme_setting()
@@ -158,6 +164,10 @@ class PiApp(App[int]):
         self._capture_log()
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
+        if self.fullscreen:
+            self.screen.styles.height = "100%"
+            self.transcript.styles.height = "1fr"
+            self.transcript.styles.max_height = None
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)
@@ -285,7 +295,10 @@ class PiApp(App[int]):
 
     def fit_transcript(self) -> None:
         """The conversation takes what the editor, footer and one-line areas leave of the
-        terminal's rows, so the editor never scrolls off (inline mode grows with content)."""
+        terminal's rows, so the editor never scrolls off (inline mode grows with content;
+        fullscreen's transcript simply takes the rest of the window)."""
+        if self.fullscreen:
+            return
         rows = self.size.height
         used = sum(widget.outer_size.height for widget in self.areas.values() if widget.display)
         used += max(self.editor.outer_size.height, 3)
@@ -548,5 +561,42 @@ class PiApp(App[int]):
         self.refresh_footer()
 
     async def action_cycle_thinking(self) -> None:
-        await self.session.cycle_thinking_level()
+        result = await self.session.cycle_thinking_level()
+        if result is None:
+            await self.say("Current model does not support thinking")
+        else:
+            await self.say(f"Thinking level: {result['level']}")
         self.refresh_footer()
+        self.editor.focus()  # the key never moves the focus away from the prompt
+
+    def action_scroll_transcript(self, how: str) -> None:
+        """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and
+        line actions) move the transcript; Ctrl+End also follows new output again."""
+        transcript = self.transcript
+        if how == "page_up":
+            transcript.scroll_page_up(animate=False)
+        elif how == "page_down":
+            transcript.scroll_page_down(animate=False)
+        elif how in ("half_up", "half_down"):
+            step = max(1, transcript.scrollable_content_region.height // 2)
+            transcript.scroll_relative(y=-step if how == "half_up" else step, animate=False)
+        elif how in ("line_up", "line_down"):
+            transcript.scroll_relative(y=-1 if how == "line_up" else 1, animate=False)
+        elif how == "top":
+            transcript.scroll_home(animate=False)
+        elif how == "bottom":
+            transcript.scroll_end(animate=False)
+            transcript.anchor()
+
+    def on_text_selected(self, event: Any) -> None:
+        """fullscreenCopyOnSelect (default on): a mouse selection is copied at once."""
+        if self.fullscreen and display.fullscreen_copy_on_select(self.session.settings):
+            selected = self.screen.get_selected_text()
+            if selected:
+                self.copy_to_clipboard(selected)
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
+        # what fullscreen prints on the main screen after quitting (fullscreenExitOutput)
+        if self.fullscreen and not self.exit_renderables:
+            self.exit_renderables = self.transcript.renderables()
+        super().exit(result, return_code, message)

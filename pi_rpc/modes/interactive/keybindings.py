@@ -28,6 +28,7 @@ class Action:
     description: str
     app_action: str | None = None  # a Textual action on the app; None: the editor handles it
     priority: bool = False
+    fullscreen_only: bool = False  # upstream's tui.altScreen.* actions: bound only in fullscreen
 
 
 ACTIONS: tuple[Action, ...] = (
@@ -44,7 +45,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("app.exit", ("ctrl+d",), "Exit (when editor empty)", "quit_if_empty"),
     Action("app.model.select", ("ctrl+l",), "Open model selector", "pick_model"),
     Action("app.model.cycleForward", ("ctrl+p",), "Cycle to next model", "cycle_model"),
-    Action("app.thinking.cycle", ("shift+tab",), "Cycle thinking level", "cycle_thinking"),
+    # priority: the screen's own shift+tab (focus previous) would take the focus from the editor
+    Action("app.thinking.cycle", ("shift+tab",), "Cycle thinking level", "cycle_thinking", True),
     Action(
         "app.clipboard.pasteImage",
         ("ctrl+v",),
@@ -56,6 +58,20 @@ ACTIONS: tuple[Action, ...] = (
     Action("app.session.tree", (), "Open session tree navigator (/tree)", "slash('tree')"),
     Action("app.session.fork", (), "Fork current session (/fork)", "slash('fork')"),
     Action("app.session.resume", (), "Open session resume picker (/resume)", "slash('resume')"),
+    # fullscreen: the transcript scrolls inside the window (priority over the editor's keys)
+    *(
+        Action(f"tui.altScreen.{name}", keys, text, f"scroll_transcript('{how}')", True, True)
+        for name, keys, text, how in (
+            ("pageUp", ("pageUp",), "Scroll the transcript up by one page", "page_up"),
+            ("pageDown", ("pageDown",), "Scroll the transcript down by one page", "page_down"),
+            ("halfPageUp", (), "Scroll the transcript up by half a page", "half_up"),
+            ("halfPageDown", (), "Scroll the transcript down by half a page", "half_down"),
+            ("lineUp", (), "Scroll the transcript up by one line", "line_up"),
+            ("lineDown", (), "Scroll the transcript down by one line", "line_down"),
+            ("top", ("ctrl+home",), "Scroll to the beginning of the transcript", "top"),
+            ("bottom", ("ctrl+end",), "Scroll to the transcript end and follow new output", "bottom"),
+        )
+    ),
 )
 BY_ID = {action.id: action for action in ACTIONS}
 
@@ -122,9 +138,10 @@ class Keymap:
                     out.setdefault(textual_key(key), action.id)
         return out
 
-    def app_bindings(self) -> list[Any]:
+    def app_bindings(self, *, fullscreen: bool = False) -> list[Any]:
         """Textual bindings of the application actions. A key the editor (Textual's
-        ``TextArea``) also binds gets priority: the user's keybindings.json choice wins."""
+        ``TextArea``) also binds gets priority: the user's keybindings.json choice wins. The
+        transcript's scrolling actions exist only in fullscreen."""
         from textual.binding import Binding
         from textual.widgets import TextArea
 
@@ -136,7 +153,7 @@ class Keymap:
         }
         out = []
         for action in ACTIONS:
-            if action.app_action is None:
+            if action.app_action is None or (action.fullscreen_only and not fullscreen):
                 continue
             for key in (textual_key(k) for k in self.keys[action.id]):
                 priority = action.priority or key in editor_keys

@@ -173,10 +173,23 @@ class Transcript(VerticalScroll):
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
         self.output_pad = 1  # upstream's outputPad, set by display.apply
+        # New output is followed (the view stays at the end) unless the reader scrolled up.
+        self.follow = True
 
     def on_mount(self) -> None:
-        # Stay at the bottom while answers stream in (until the user scrolls up).
-        self.anchor()
+        # Inline: stay at the bottom while answers stream in. Fullscreen follows by hand
+        # (``follow_end``): Textual's anchor also pushes a short conversation to the bottom of
+        # the window, where upstream starts it at the top.
+        if not getattr(self.app, "fullscreen", False):
+            self.anchor()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.follow = new >= self.max_scroll_y - 1
+
+    def follow_end(self) -> None:
+        if self.follow:
+            self.scroll_end(animate=False)
 
     # ------------------------------------------------------------------ building blocks
 
@@ -184,7 +197,7 @@ class Transcript(VerticalScroll):
         if self.output_pad != 1:
             widget.styles.padding = (0, self.output_pad)
         await self.mount(widget)
-        self.scroll_end(animate=False)
+        self.follow_end()
 
     async def notice(self, text: str, kind: str = "info") -> None:
         await self.add(Notice(text, kind))
@@ -214,6 +227,10 @@ class Transcript(VerticalScroll):
                     done.finish(message, bool(message.get("isError")))
         self._tools.clear()
         await self.commit()
+
+    def renderables(self) -> list[Any]:
+        """Every widget as it would be printed into the scrollback (fullscreen's exit output)."""
+        return [r for r in (as_renderable(w, self.output_pad) for w in self.children) if r is not None]
 
     def _finished(self, widget: Any) -> bool:
         if isinstance(widget, ToolCall):
@@ -280,12 +297,12 @@ class Transcript(VerticalScroll):
             running = self._tools.get(event.get("toolCallId", ""))
             if running is not None:
                 running.set_partial(event.get("partialResult"))
-                self.scroll_end(animate=False)
+                self.follow_end()
         elif kind == "tool_execution_end":
             ended = self._tools.pop(event.get("toolCallId", ""), None)
             if ended is not None:
                 ended.finish(event.get("result"), bool(event.get("isError")))
-                self.scroll_end(animate=False)
+                self.follow_end()
         elif kind == "auto_retry_start":
             await self.notice(
                 f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in "
@@ -322,7 +339,7 @@ class Transcript(VerticalScroll):
                 self._stream = AssistantText.get_stream(self._text)
             self._text.text += delta.get("delta", "")
             await self._stream.write(delta.get("delta", ""))
-            self.scroll_end(animate=False)
+            self.follow_end()
         elif kind in ("text_end", "thinking_end"):
             if kind == "text_end":
                 await self._end_stream()
