@@ -11,14 +11,13 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import _env
-from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
+from .interactive_support import Tmux, idle, roles_texts, running_app, type_and_enter, until
 
 pytestmark = pytest.mark.anyio
 
@@ -188,46 +187,6 @@ def test_other_modes_import_nothing_of_textual(tmp_path, mode_args):
     assert not [m for m in imported if m.startswith("pi_rpc.modes.interactive")]
 
 
-class Tmux:
-    """``python -m pi_rpc`` in a detached 80x24 tmux session (a real terminal)."""
-
-    def __init__(self, tmp_path: Path, shell_command: str, extra_env: dict[str, str] | None = None) -> None:
-        self.name = f"pi-test-{uuid.uuid4().hex[:8]}"
-        env = _env(tmp_path)
-        env.update(extra_env or {})
-        keep = ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT", "PYTHONPATH", "PATH", *(extra_env or {}))
-        env_args = [arg for key in keep for arg in ("-e", f"{key}={env[key]}")]
-        cwd = tmp_path / "cwd"
-        cwd.mkdir(exist_ok=True)
-        size = ["-x", "80", "-y", "24"]
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, *size, "-c", str(cwd), *env_args, shell_command], check=True
-        )
-
-    def screen(self, escapes: bool = False) -> str:
-        flags = ["-e"] if escapes else []
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", *flags, "-t", self.name], capture_output=True, text=True
-        ).stdout
-
-    def wait_for(self, text: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
-
-    def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
-        time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
 def _wait_file(path: Path, timeout: float = 15) -> str:
     deadline = time.monotonic() + timeout
     while not (path.exists() and path.read_text().strip()) and time.monotonic() < deadline:
@@ -300,7 +259,9 @@ def test_finished_messages_go_to_the_scrollback_once(tmp_path):
     """Answers leave the live region for the terminal's scrollback; after quitting every prompt
     and answer is there exactly once (more than one screen of conversation in 24 rows)."""
     marker = tmp_path / "exit-code"
-    command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
+    command = (
+        f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1 --tui-mode regular; echo $? > {marker}; sleep 30"
+    )
     term = Tmux(tmp_path, command)
     prompts = [f"question number {i}" for i in range(8)]
     try:

@@ -573,6 +573,9 @@ class PiApp(App[int]):
         """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and
         line actions) move the transcript; Ctrl+End also follows new output again."""
         transcript = self.transcript
+        if how in ("page_up", "half_up", "line_up", "top"):
+            transcript.release_anchor()
+            transcript.follow = False
         if how == "page_up":
             transcript.scroll_page_up(animate=False)
         elif how == "page_down":
@@ -585,7 +588,7 @@ class PiApp(App[int]):
         elif how == "top":
             transcript.scroll_home(animate=False)
         elif how == "bottom":
-            transcript.scroll_end(animate=False)
+            transcript.follow = True
             transcript.anchor()
 
     def on_text_selected(self, event: Any) -> None:

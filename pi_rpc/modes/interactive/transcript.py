@@ -177,9 +177,9 @@ class Transcript(VerticalScroll):
         self.follow = True
 
     def on_mount(self) -> None:
-        # Inline: stay at the bottom while answers stream in. Fullscreen follows by hand
-        # (``follow_end``): Textual's anchor also pushes a short conversation to the bottom of
-        # the window, where upstream starts it at the top.
+        # Inline: stay at the bottom while answers stream in. Fullscreen anchors only once the
+        # conversation overflows the window (``follow_end``): an anchor also pushes a short
+        # conversation to the bottom of the window, where upstream starts it at the top.
         if not getattr(self.app, "fullscreen", False):
             self.anchor()
 
@@ -188,7 +188,13 @@ class Transcript(VerticalScroll):
         self.follow = new >= self.max_scroll_y - 1
 
     def follow_end(self) -> None:
-        if self.follow:
+        """Keep the end in view while following (Textual's anchor keeps it there as content
+        grows; scrolling up releases it, scrolling back to the end restores it)."""
+        if not self.follow:
+            return
+        if self.max_scroll_y > 0 and not self.is_anchored:
+            self.anchor()
+        else:
             self.scroll_end(animate=False)
 
     # ------------------------------------------------------------------ building blocks
