@@ -45,7 +45,7 @@ async def test_prompt_with_a_tool_call_shows_the_call_its_output_and_the_answer(
         assert call.tool_name == "bash" and call.done and not call.is_error
         assert "hi-from-bash" in call.output
         assert [w.text for w in app.query(AssistantText)] == ["Let me look.", "All **done**."]
-        assert "faux/faux-1" in str(app.areas["footer"].render())
+        assert "faux-1" in str(app.areas["footer"].render())
 
 
 async def test_enter_while_streaming_steers_and_escape_aborts(isolated_env, tmp_path, faux_script):
@@ -78,7 +78,7 @@ async def test_model_switch_through_the_picker(isolated_env, tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: app.session.model["id"] == "faux-reasoner")
         await pilot.pause(0.05)
-        assert "faux/faux-reasoner" in str(app.areas["footer"].render())
+        assert "faux-reasoner" in str(app.areas["footer"].render())
         await type_and_enter(pilot, "/thinking high")
         await until(pilot, lambda: app.session.thinking_level == "high")
 
@@ -219,7 +219,7 @@ def test_real_terminal_prompt_answer_and_clean_quit(tmp_path, no_color):
     command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
     term = Tmux(tmp_path, command, {"NO_COLOR": "1"} if no_color else None)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.type("hello terminal")
         term.wait_for("You said: hello terminal")  # printed into the scrollback above the region
         shown = term.wait_for("╭")  # the editor is drawn again below it
@@ -239,7 +239,7 @@ def test_hangup_ends_the_process(tmp_path):
     command = f"echo $$ > {pid_file}; exec {sys.executable} -m pi_rpc --no-session --model faux/faux-1"
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         pid = int(_wait_file(pid_file))
     finally:
         term.kill()  # SIGHUP to the process on the terminal
@@ -265,7 +265,7 @@ def test_finished_messages_go_to_the_scrollback_once(tmp_path):
     term = Tmux(tmp_path, command)
     prompts = [f"question number {i}" for i in range(8)]
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         for prompt in prompts:
             term.type(prompt)
             term.wait_for(f"You said: {prompt}")

@@ -140,7 +140,7 @@ async def test_shift_tab_cycles_the_thinking_level_and_the_editor_keeps_the_focu
         await pilot.press("a", "b", "c")
         await pilot.pause(0.05)
         assert app.editor.text == "abc"  # nothing typed next is lost
-        assert f"thinking {app.session.thinking_level}" in str(app.areas["footer"].render())
+        assert f"faux-reasoner • {app.session.thinking_level}" in str(app.areas["footer"].render())
 
 
 @pytest.mark.anyio
@@ -162,7 +162,7 @@ def test_fullscreen_is_the_default_and_leaves_the_transcript_and_the_resume_hint
     command, marker = _pi(tmp_path)
     term = Tmux(tmp_path, command, size=size)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.type("hello fullscreen")
         shown = term.wait_for("You said: hello fullscreen")
         rows = shown.split("\n")
@@ -185,7 +185,7 @@ def test_fullscreen_exit_output_resume_hint_leaves_only_the_hint(tmp_path):
     command, marker = _pi(tmp_path, settings={"fullscreenExitOutput": "resume-hint"})
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.type("quiet exit please")
         term.wait_for("You said: quiet exit please")
         term.keys("C-d")
@@ -203,7 +203,7 @@ def test_the_resume_hint_names_a_custom_session_dir(tmp_path):
     command, marker = _pi(tmp_path, f"--tui-mode regular --session-dir '{sessions}'")
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.type("where am i")
         term.wait_for("You said: where am i")
         term.keys("C-d")
@@ -219,7 +219,7 @@ def test_no_resume_hint_without_a_session_file(tmp_path):
     command, marker = _pi(tmp_path, "--no-session")
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.keys("C-d")
         assert _wait_file(marker) == "0"
         assert "To resume this session" not in term.history()
@@ -238,7 +238,7 @@ def test_the_terminal_is_restored_after_sigterm_in_fullscreen(tmp_path):
     )
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         subprocess.run(["kill", "-TERM", _wait_file(pid_file)], check=True)
         assert _wait_file(marker) == "143"
         assert _wait_file(tmp_path / "raw") == "0"  # canonical mode again: the terminal was restored

@@ -52,11 +52,6 @@ class _Say(Message):
         self.kind = kind
 
 
-def _fmt_tokens(n: Any) -> str:
-    n = int(n or 0)
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
 class PiApp(App[int]):
     """``pi`` in a terminal. ``App.return_code`` is the exit code given to ``exit``."""
 
@@ -65,7 +60,7 @@ class PiApp(App[int]):
     Screen:inline { height: auto; min-height: 6; border: none; }
     #ext-widgets { height: auto; color: $text-muted; padding: 0 1; }
     #completions { height: auto; max-height: 6; color: $text-muted; padding: 0 1; }
-    #footer { height: 1; color: $text-muted; padding: 0 1; }
+    #footer { height: auto; color: $text-muted; padding: 0 1; }
     #working { height: auto; color: $accent; padding: 0 1; }
     """
     ENABLE_COMMAND_PALETTE = False
@@ -89,6 +84,8 @@ class PiApp(App[int]):
         # the terminal's scrollback (print_above)
         self.fullscreen = fullscreen
         self.exit_renderables: list[Any] = []
+        self.tools_expanded = False  # Ctrl+O: every tool call's whole output
+        self.thinking_hidden = session.settings.get("hideThinkingBlock") is True  # Ctrl+T
         self.first_prompt = first_prompt
         self.first_images = first_images
         self.more_prompts = list(more_prompts or [])
@@ -171,7 +168,12 @@ class PiApp(App[int]):
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)
-        await self.transcript.show_messages(list[Any](session.get_messages()))
+        if session.settings.get("quietStartup") is not True:  # upstream: only `true` hides the header
+            from pi_rpc import COMPATIBLE_PI_VERSION
+            from pi_rpc.modes.interactive.transcript import Header
+
+            await self.transcript.add(Header(COMPATIBLE_PI_VERSION, *self.keymap.startup_hints()))
+        await self.transcript.show_messages(list[Any](session.get_messages()), self.compaction_count())
         self.refresh_footer()
         self.run_worker(self._start(), group="startup")
 
@@ -345,6 +347,7 @@ class PiApp(App[int]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_transcript)
+        self.refresh_footer()
 
     def set_working(self, text: str | None) -> None:
         self._show("#working", text or "")
@@ -385,30 +388,23 @@ class PiApp(App[int]):
         return self.editor.text
 
     def refresh_footer(self) -> None:
-        session = self.session
-        model = session.model
-        parts = [f"{model['provider']}/{model['id']}" if model else "no model"]
-        if model and model.get("reasoning"):
-            parts.append(f"thinking {session.thinking_level}")
-        try:
-            stats = session.get_session_stats()
-        except Exception:  # noqa: BLE001 - the footer never breaks the screen
-            stats = {}
-        tokens = stats.get("tokens") or {}
-        parts.append(f"↑{_fmt_tokens(tokens.get('input'))} ↓{_fmt_tokens(tokens.get('output'))}")
-        parts.append(f"${float(stats.get('cost') or 0):.3f}")
-        usage = stats.get("contextUsage") or {}
-        if usage.get("percent") is not None:
-            parts.append(f"ctx {float(usage['percent']):.0f}%/{_fmt_tokens(usage.get('contextWindow'))}")
-        name = session.session.get_session_name() if hasattr(session.session, "get_session_name") else None
-        if name:
-            parts.append(str(name))
-        parts.extend(self.statuses.values())
-        self.areas["footer"].update(Text(" · ".join(parts)))
+        from pi_rpc.modes.interactive.footer import footer_text
+
+        width = max(20, self.size.width - 2)  # the footer's padding
+        statuses = [self.statuses[key] for key in sorted(self.statuses)]
+        self.areas["footer"].update(footer_text(self.session, width, statuses))
 
     async def reload_transcript(self) -> None:
-        await self.transcript.show_messages(list[Any](self.session.get_messages()))
+        await self.transcript.show_messages(list[Any](self.session.get_messages()), self.compaction_count())
         self.refresh_footer()
+
+    def compaction_count(self) -> int:
+        """How often the session was compacted (upstream's "Session compacted N times")."""
+        try:
+            entries = self.session.session.get_entries()
+        except Exception:  # noqa: BLE001 - a notice is never worth a failed screen
+            return 0
+        return sum(1 for entry in entries if entry.get("type") == "compaction")
 
     # ------------------------------------------------------------------ input
 
@@ -568,6 +564,66 @@ class PiApp(App[int]):
             await self.say(f"Thinking level: {result['level']}")
         self.refresh_footer()
         self.editor.focus()  # the key never moves the focus away from the prompt
+
+    async def action_toggle_tools(self) -> None:
+        """Ctrl+O: every tool call's whole output, or only its last lines."""
+        from pi_rpc.modes.interactive.transcript import Header, ToolCall
+
+        self.tools_expanded = not self.tools_expanded
+        for call in self.transcript.query(ToolCall):
+            call.set_expanded(self.tools_expanded)
+        for header in self.transcript.query(Header):
+            header.set_expanded(self.tools_expanded)
+
+    async def action_toggle_thinking(self) -> None:
+        """Ctrl+T: show or hide the thinking blocks (saved as ``hideThinkingBlock``, as upstream)."""
+        from pi_rpc.modes.interactive.transcript import Thinking
+
+        self.thinking_hidden = not self.thinking_hidden
+        self.session.settings.set_global("hideThinkingBlock", self.thinking_hidden)
+        for block in self.transcript.query(Thinking):
+            block.collapsed = self.thinking_hidden
+        await self.say(f"Thinking blocks: {'hidden' if self.thinking_hidden else 'visible'}")
+
+    async def action_dequeue(self) -> None:
+        """Alt+Up: the queued steers and follow-ups go back into the editor (before its text)."""
+        cleared = await self.session.clear_queue()
+        queued = [*(cleared.get("steering") or []), *(cleared.get("followUp") or [])]
+        if not queued:
+            await self.say("No queued messages to restore")
+            return
+        text = "\n\n".join(part for part in ("\n\n".join(queued), self.editor.text) if part.strip())
+        self.set_editor_text(text)
+        await self.say(f"Restored {len(queued)} queued message{'s' if len(queued) > 1 else ''} to editor")
+
+    async def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt in ``externalEditor``/``$VISUAL``/``$EDITOR``."""
+        from pi_rpc.modes.interactive.external_editor import edit_in_external_editor, editor_command
+
+        from textual.app import SuspendNotSupported
+
+        command = editor_command(self.session.settings)
+        try:
+            with self.suspend():
+                result = edit_in_external_editor(command, self.editor.text)
+        except SuspendNotSupported:
+            # Textual suspends only its fullscreen driver: inline, hand the terminal over by
+            # hand; headless (tests) nothing owns the terminal
+            driver = self._driver
+            if driver is not None and not self.is_headless:
+                driver.suspend_application_mode()
+                try:
+                    result = edit_in_external_editor(command, self.editor.text)
+                finally:
+                    driver.resume_application_mode()
+                    self.refresh(layout=True)
+            else:
+                result = edit_in_external_editor(command, self.editor.text)
+        if result.content is not None:
+            self.set_editor_text(result.content)
+        elif result.message:
+            await self.say(result.message, "warning")
+        self.editor.focus()
 
     def action_scroll_transcript(self, how: str) -> None:
         """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and

@@ -54,6 +54,10 @@ ACTIONS: tuple[Action, ...] = (
         "paste_clipboard",
     ),
     Action("app.message.copy", ("ctrl+x",), "Copy the last assistant message", "slash('copy')", True),
+    Action("app.tools.expand", ("ctrl+o",), "Collapse or expand tool output", "toggle_tools", True),
+    Action("app.thinking.toggle", ("ctrl+t",), "Collapse or expand thinking blocks", "toggle_thinking", True),
+    Action("app.message.dequeue", ("alt+up",), "Restore queued messages to editor", "dequeue", True),
+    Action("app.editor.external", ("ctrl+g",), "Open in external editor", "external_editor", True),
     Action("app.session.new", (), "Start a new session (/new)", "slash('new')"),
     Action("app.session.tree", (), "Open session tree navigator (/tree)", "slash('tree')"),
     Action("app.session.fork", (), "Fork current session (/fork)", "slash('fork')"),
@@ -120,7 +124,7 @@ class Keymap:
                 if action_id.startswith("$"):
                     continue
                 if action_id not in BY_ID:
-                    continue  # upstream's actions this mode does not have (fullscreen, tree filters...)
+                    continue  # upstream's actions this mode does not have (tree filters, search...)
                 values = [value] if isinstance(value, str) else value
                 if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
                     warnings.append(f"{path}: {action_id} must be a key or a list of keys")
@@ -159,6 +163,45 @@ class Keymap:
                 priority = action.priority or key in editor_keys
                 out.append(Binding(key, action.app_action, action.description, show=False, priority=priority))
         return out
+
+    def key(self, action_id: str) -> str:
+        """The first key of an action as upstream writes it in hints (``ctrl+o``)."""
+        keys = self.keys.get(action_id) or []
+        return keys[0] if keys else "(unbound)"
+
+    def startup_hints(self) -> tuple[str, str]:
+        """Upstream's startup header hints: the compact line and the expanded list."""
+        k = self.key
+        compact = " · ".join(
+            (
+                f"{k('app.interrupt')} interrupt",
+                f"{k('app.clear')}/{k('app.exit')} clear/exit",
+                "/ commands",
+                "! bash",
+                f"{k('app.tools.expand')} more",
+            )
+        )
+        expanded = "\n".join(
+            (
+                f"{k('app.interrupt')} to interrupt",
+                f"{k('app.clear')} to clear",
+                f"{k('app.clear')} twice to exit",
+                f"{k('app.exit')} to exit (empty)",
+                f"{k('app.thinking.cycle')} to cycle thinking level",
+                f"{k('app.model.cycleForward')} to cycle models",
+                f"{k('app.model.select')} to select model",
+                f"{k('app.tools.expand')} to expand tools",
+                f"{k('app.thinking.toggle')} to expand thinking",
+                f"{k('app.editor.external')} for external editor",
+                "/ for commands",
+                "! to run bash",
+                "!! to run bash (no context)",
+                f"{k('app.message.followUp')} to queue follow-up",
+                f"{k('app.message.dequeue')} to edit all queued messages",
+                f"{k('app.clipboard.pasteImage')} to paste images or text",
+            )
+        )
+        return compact, expanded
 
     def describe(self) -> str:
         """The /hotkeys table: every action with its effective keys."""
