@@ -598,9 +598,9 @@ class PiApp(App[int]):
 
     async def action_external_editor(self) -> None:
         """Ctrl+G: edit the prompt in ``externalEditor``/``$VISUAL``/``$EDITOR``."""
-        from pi_rpc.modes.interactive.external_editor import edit_in_external_editor, editor_command
-
         from textual.app import SuspendNotSupported
+
+        from pi_rpc.modes.interactive.external_editor import edit_in_external_editor, editor_command
 
         command = editor_command(self.session.settings)
         try:
