@@ -120,5 +120,8 @@ class Tmux:
             ["tmux", "capture-pane", "-p", "-J", "-S", "-", "-t", self.name], capture_output=True, text=True
         ).stdout
 
+    def resize(self, width: int, height: int) -> None:
+        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width), "-y", str(height)], check=True)
+
     def keys(self, *names: str) -> None:
         subprocess.run(["tmux", "send-keys", "-t", self.name, *names], check=True)

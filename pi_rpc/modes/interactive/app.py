@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
 
 DOUBLE_PRESS_SECONDS = 1.0  # a second Ctrl+C within this quits (upstream)
+RESIZE_REDRAW_SECONDS = 0.15
 
 
 class SessionEvent(Message):
@@ -85,6 +86,8 @@ class PiApp(App[int]):
         self.fullscreen = fullscreen
         self.exit_renderables: list[Any] = []
         self.tools_expanded = False  # Ctrl+O: every tool call's whole output
+        self._printed: list[Any] = []  # regular mode: what print_above put in the scrollback
+        self._redraw_timer: Any = None
         self.thinking_hidden = session.settings.get("hideThinkingBlock") is True  # Ctrl+T
         self.first_prompt = first_prompt
         self.first_images = first_images
@@ -307,8 +310,11 @@ class PiApp(App[int]):
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(3, rows - used - 1)
 
-    def print_above(self, renderables: list[Any]) -> None:
+    def print_above(self, renderables: list[Any], *, redraw: bool = False) -> None:
         """Print finished conversation into the terminal's scrollback, above the inline region.
+        ``redraw`` (after a resize) clears the screen and the scrollback and prints everything
+        printed so far again at the new width, as upstream's terminal re-renders on a resize:
+        the terminal's own reflow of the old region would otherwise leave broken copies of it.
 
         Textual has no API for this; its inline driver redraws the whole region from the
         region's top-left corner on every frame (``App._display`` moves back by
@@ -316,8 +322,10 @@ class PiApp(App[int]):
         scroll off the top of the screen into the scrollback like any program's output), and
         make the next frame start below it as a fresh, full region."""
         driver = self._driver
-        if driver is None or not self.is_inline or not renderables:
+        if driver is None or not self.is_inline or not (renderables or redraw):
             return
+        if not redraw:
+            self._printed.extend(renderables)
         import io
 
         from rich.console import Console
@@ -333,13 +341,21 @@ class PiApp(App[int]):
             no_color=self.console.no_color,
             legacy_windows=False,
         )
-        for renderable in renderables:
+        for renderable in self._printed if redraw else renderables:
             console.print(renderable)
         # Raw mode: a bare LF does not return the carriage.
         text = buffer.getvalue().replace("\r\n", "\n").replace("\n", "\r\n")
         x, y = self._previous_cursor_position
-        driver.write(f"\x1b[{y}A" if y else "")
-        driver.write("\r\x1b[J" + text)
+        if redraw:
+            driver.write("\x1b[2J\x1b[H\x1b[3J")  # clear the screen, home, clear the scrollback
+        else:
+            driver.write(f"\x1b[{y}A" if y else "")
+        # Then room for the next frame: the region is drawn with cursor moves that do not
+        # scroll, so a region started on the bottom row would be drawn over the last printed
+        # lines (and the frame after would erase them). Newlines scroll the printed text up
+        # by the region's height; the cursor goes back to the first of those fresh rows.
+        rows = max(1, min(self.size.height - 1, self._get_inline_height()))
+        driver.write("\r\x1b[J" + text + "\r\n" * rows + f"\x1b[{rows}A")
         driver.flush()
         self._previous_cursor_position = Offset(0, 0)
         self._previous_inline_height = None
@@ -348,6 +364,15 @@ class PiApp(App[int]):
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_transcript)
         self.refresh_footer()
+        if self.is_inline and not self.is_headless:
+            # one redraw when the resizing stops (a dragged window sends many sizes)
+            if self._redraw_timer is not None:
+                self._redraw_timer.stop()
+            self._redraw_timer = self.set_timer(RESIZE_REDRAW_SECONDS, self._redraw_after_resize)
+
+    def _redraw_after_resize(self) -> None:
+        self._redraw_timer = None
+        self.print_above([], redraw=True)
 
     def set_working(self, text: str | None) -> None:
         self._show("#working", text or "")

@@ -389,8 +389,11 @@ class Transcript(VerticalScroll):
         print_above = getattr(self.app, "print_above", None)
         if print_above is None:
             return
-        print_above([r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None])
+        renderables = [r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None]
+        # removed first, so that the region's new height is known when the printed text
+        # makes room for it (print_above)
         await self.remove_children(done)
+        print_above(renderables)
 
     def _reset_stream(self) -> None:
         self._text = None
