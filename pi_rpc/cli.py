@@ -26,6 +26,7 @@ Usage:
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
   --print, -p                    Non-interactive: process the messages and exit
+  --tui-mode <mode>              Terminal UI: fullscreen (default) or regular (the tuiMode setting)
 
 Model:
   --provider <name>              Provider (used together with --model)

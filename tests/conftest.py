@@ -21,7 +21,39 @@ from typing import Any
 
 import pytest
 
+from tests.support import upstream
 from tests.support.pi_process import PiProcess, isolated_env, start_in
+
+_UPSTREAM_STATUS = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install upstream pi 1.6 for the side-by-side tests (once, in the controlling process: xdist
+    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``)."""
+    if hasattr(config, "workerinput"):
+        return
+    folder, status = upstream.ensure_installed()
+    if folder is not None:
+        os.environ[upstream.ENV_VAR] = str(folder)
+    config.stash[_UPSTREAM_STATUS] = status
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """One loud line, the run's last, when the comparisons with upstream did not run, with how
+    many were skipped."""
+    terminalreporter = config.pluginmanager.get_plugin("terminalreporter")
+    status = config.stash.get(_UPSTREAM_STATUS, None)
+    if terminalreporter is None:
+        return
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "upstream" in str(getattr(r, "longrepr", ""))]
+    if status is None or (upstream.available() and not skipped):
+        return
+    terminalreporter.write_line(
+        f"UPSTREAM COMPARISONS NOT RUN: {len(skipped)} tests skipped because upstream pi 1.6 is missing ({status})",
+        red=True,
+        bold=True,
+    )
 
 
 @pytest.fixture

@@ -75,6 +75,7 @@ class CliArgs:
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
     event_buffer: int = DEFAULT_EVENT_BUFFER
     max_sessions: int = DEFAULT_MAX_SESSIONS  # RPC: hosted sessions, the first included
+    tui_mode: str | None = None  # "fullscreen" | "regular" | None (the tuiMode setting)
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
@@ -147,7 +148,8 @@ _BOOL_FLAGS: dict[str, str] = {
 }
 
 # Upstream flags we accept and ignore (interactive-only); they take a value.
-_IGNORED_VALUE_FLAGS = frozenset({"--use-theme", "--tui-mode"})
+_IGNORED_VALUE_FLAGS = frozenset({"--use-theme"})
+TUI_MODES = ("regular", "fullscreen")
 
 
 def _split_csv(value: str) -> tuple[str, ...]:
@@ -231,6 +233,14 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 if count < 1:
                     raise CliError(f'Error: Invalid --max-sessions "{raw}": expected a positive integer')
                 values["max_sessions"] = count
+        elif arg == "--tui-mode":
+            # upstream: a missing value or another option is an error; so is an unknown mode
+            if not has_next or args[i + 1].startswith("-"):
+                raise CliError("Error: --tui-mode requires regular or fullscreen")
+            i += 1
+            if args[i] not in TUI_MODES:
+                raise CliError(f'Error: Invalid TUI mode "{args[i]}". Valid values: {", ".join(TUI_MODES)}')
+            values["tui_mode"] = args[i]
         elif arg == "--export":
             if has_next:
                 i += 1

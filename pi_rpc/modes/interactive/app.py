@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
 
 DOUBLE_PRESS_SECONDS = 1.0  # a second Ctrl+C within this quits (upstream)
+RESIZE_REDRAW_SECONDS = 0.15
 
 
 class SessionEvent(Message):
@@ -52,11 +53,6 @@ class _Say(Message):
         self.kind = kind
 
 
-def _fmt_tokens(n: Any) -> str:
-    n = int(n or 0)
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
 class PiApp(App[int]):
     """``pi`` in a terminal. ``App.return_code`` is the exit code given to ``exit``."""
 
@@ -65,7 +61,7 @@ class PiApp(App[int]):
     Screen:inline { height: auto; min-height: 6; border: none; }
     #ext-widgets { height: auto; color: $text-muted; padding: 0 1; }
     #completions { height: auto; max-height: 6; color: $text-muted; padding: 0 1; }
-    #footer { height: 1; color: $text-muted; padding: 0 1; }
+    #footer { height: auto; color: $text-muted; padding: 0 1; }
     #working { height: auto; color: $accent; padding: 0 1; }
     """
     ENABLE_COMMAND_PALETTE = False
@@ -80,9 +76,19 @@ class PiApp(App[int]):
         more_prompts: list[str] | None = None,
         resume_picker: bool = False,
         session_name: str | None = None,
+        fullscreen: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
+        # fullscreen (upstream's default tuiMode): the alternate screen, the transcript scrolls
+        # inside the window and keeps every message; regular: inline, finished output goes to
+        # the terminal's scrollback (print_above)
+        self.fullscreen = fullscreen
+        self.exit_renderables: list[Any] = []
+        self.tools_expanded = False  # Ctrl+O: every tool call's whole output
+        self._printed: list[Any] = []  # regular mode: what print_above put in the scrollback
+        self._redraw_timer: Any = None
+        self.thinking_hidden = session.settings.get("hideThinkingBlock") is True  # Ctrl+T
         self.first_prompt = first_prompt
         self.first_images = first_images
         self.more_prompts = list(more_prompts or [])
@@ -106,7 +112,7 @@ class PiApp(App[int]):
         from pi_rpc.modes.interactive.keybindings import Keymap
 
         self.keymap = Keymap.load(self.session.options.agent_dir)
-        self._bindings = BindingsMap(self.keymap.app_bindings())
+        self._bindings = BindingsMap(self.keymap.app_bindings(fullscreen=self.fullscreen))
         for warning in self.keymap.warnings:
             self.say_soon(warning, "warning")
         self.apply_theme_setting()
@@ -158,10 +164,19 @@ class PiApp(App[int]):
         self._capture_log()
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
+        if self.fullscreen:
+            self.screen.styles.height = "100%"
+            self.transcript.styles.height = "1fr"
+            self.transcript.styles.max_height = None
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)
-        await self.transcript.show_messages(list[Any](session.get_messages()))
+        if session.settings.get("quietStartup") is not True:  # upstream: only `true` hides the header
+            from pi_rpc import COMPATIBLE_PI_VERSION
+            from pi_rpc.modes.interactive.transcript import Header
+
+            await self.transcript.add(Header(COMPATIBLE_PI_VERSION, *self.keymap.startup_hints()))
+        await self.transcript.show_messages(list[Any](session.get_messages()), self.compaction_count())
         self.refresh_footer()
         self.run_worker(self._start(), group="startup")
 
@@ -285,15 +300,21 @@ class PiApp(App[int]):
 
     def fit_transcript(self) -> None:
         """The conversation takes what the editor, footer and one-line areas leave of the
-        terminal's rows, so the editor never scrolls off (inline mode grows with content)."""
+        terminal's rows, so the editor never scrolls off (inline mode grows with content;
+        fullscreen's transcript simply takes the rest of the window)."""
+        if self.fullscreen:
+            return
         rows = self.size.height
         used = sum(widget.outer_size.height for widget in self.areas.values() if widget.display)
         used += max(self.editor.outer_size.height, 3)
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(3, rows - used - 1)
 
-    def print_above(self, renderables: list[Any]) -> None:
+    def print_above(self, renderables: list[Any], *, redraw: bool = False) -> None:
         """Print finished conversation into the terminal's scrollback, above the inline region.
+        ``redraw`` (after a resize) clears the screen and the scrollback and prints everything
+        printed so far again at the new width, as upstream's terminal re-renders on a resize:
+        the terminal's own reflow of the old region would otherwise leave broken copies of it.
 
         Textual has no API for this; its inline driver redraws the whole region from the
         region's top-left corner on every frame (``App._display`` moves back by
@@ -301,8 +322,10 @@ class PiApp(App[int]):
         scroll off the top of the screen into the scrollback like any program's output), and
         make the next frame start below it as a fresh, full region."""
         driver = self._driver
-        if driver is None or not self.is_inline or not renderables:
+        if driver is None or not self.is_inline or not (renderables or redraw):
             return
+        if not redraw:
+            self._printed.extend(renderables)
         import io
 
         from rich.console import Console
@@ -318,13 +341,21 @@ class PiApp(App[int]):
             no_color=self.console.no_color,
             legacy_windows=False,
         )
-        for renderable in renderables:
+        for renderable in self._printed if redraw else renderables:
             console.print(renderable)
         # Raw mode: a bare LF does not return the carriage.
         text = buffer.getvalue().replace("\r\n", "\n").replace("\n", "\r\n")
         x, y = self._previous_cursor_position
-        driver.write(f"\x1b[{y}A" if y else "")
-        driver.write("\r\x1b[J" + text)
+        if redraw:
+            driver.write("\x1b[2J\x1b[H\x1b[3J")  # clear the screen, home, clear the scrollback
+        else:
+            driver.write(f"\x1b[{y}A" if y else "")
+        # Then room for the next frame: the region is drawn with cursor moves that do not
+        # scroll, so a region started on the bottom row would be drawn over the last printed
+        # lines (and the frame after would erase them). Newlines scroll the printed text up
+        # by the region's height; the cursor goes back to the first of those fresh rows.
+        rows = max(1, min(self.size.height - 1, self._get_inline_height()))
+        driver.write("\r\x1b[J" + text + "\r\n" * rows + f"\x1b[{rows}A")
         driver.flush()
         self._previous_cursor_position = Offset(0, 0)
         self._previous_inline_height = None
@@ -332,6 +363,16 @@ class PiApp(App[int]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_transcript)
+        self.refresh_footer()
+        if self.is_inline and not self.is_headless:
+            # one redraw when the resizing stops (a dragged window sends many sizes)
+            if self._redraw_timer is not None:
+                self._redraw_timer.stop()
+            self._redraw_timer = self.set_timer(RESIZE_REDRAW_SECONDS, self._redraw_after_resize)
+
+    def _redraw_after_resize(self) -> None:
+        self._redraw_timer = None
+        self.print_above([], redraw=True)
 
     def set_working(self, text: str | None) -> None:
         self._show("#working", text or "")
@@ -372,30 +413,23 @@ class PiApp(App[int]):
         return self.editor.text
 
     def refresh_footer(self) -> None:
-        session = self.session
-        model = session.model
-        parts = [f"{model['provider']}/{model['id']}" if model else "no model"]
-        if model and model.get("reasoning"):
-            parts.append(f"thinking {session.thinking_level}")
-        try:
-            stats = session.get_session_stats()
-        except Exception:  # noqa: BLE001 - the footer never breaks the screen
-            stats = {}
-        tokens = stats.get("tokens") or {}
-        parts.append(f"↑{_fmt_tokens(tokens.get('input'))} ↓{_fmt_tokens(tokens.get('output'))}")
-        parts.append(f"${float(stats.get('cost') or 0):.3f}")
-        usage = stats.get("contextUsage") or {}
-        if usage.get("percent") is not None:
-            parts.append(f"ctx {float(usage['percent']):.0f}%/{_fmt_tokens(usage.get('contextWindow'))}")
-        name = session.session.get_session_name() if hasattr(session.session, "get_session_name") else None
-        if name:
-            parts.append(str(name))
-        parts.extend(self.statuses.values())
-        self.areas["footer"].update(Text(" · ".join(parts)))
+        from pi_rpc.modes.interactive.footer import footer_text
+
+        width = max(20, self.size.width - 2)  # the footer's padding
+        statuses = [self.statuses[key] for key in sorted(self.statuses)]
+        self.areas["footer"].update(footer_text(self.session, width, statuses))
 
     async def reload_transcript(self) -> None:
-        await self.transcript.show_messages(list[Any](self.session.get_messages()))
+        await self.transcript.show_messages(list[Any](self.session.get_messages()), self.compaction_count())
         self.refresh_footer()
+
+    def compaction_count(self) -> int:
+        """How often the session was compacted (upstream's "Session compacted N times")."""
+        try:
+            entries = self.session.session.get_entries()
+        except Exception:  # noqa: BLE001 - a notice is never worth a failed screen
+            return 0
+        return sum(1 for entry in entries if entry.get("type") == "compaction")
 
     # ------------------------------------------------------------------ input
 
@@ -548,5 +582,105 @@ class PiApp(App[int]):
         self.refresh_footer()
 
     async def action_cycle_thinking(self) -> None:
-        await self.session.cycle_thinking_level()
+        result = await self.session.cycle_thinking_level()
+        if result is None:
+            await self.say("Current model does not support thinking")
+        else:
+            await self.say(f"Thinking level: {result['level']}")
         self.refresh_footer()
+        self.editor.focus()  # the key never moves the focus away from the prompt
+
+    async def action_toggle_tools(self) -> None:
+        """Ctrl+O: every tool call's whole output, or only its last lines."""
+        from pi_rpc.modes.interactive.transcript import Header, ToolCall
+
+        self.tools_expanded = not self.tools_expanded
+        for call in self.transcript.query(ToolCall):
+            call.set_expanded(self.tools_expanded)
+        for header in self.transcript.query(Header):
+            header.set_expanded(self.tools_expanded)
+
+    async def action_toggle_thinking(self) -> None:
+        """Ctrl+T: show or hide the thinking blocks (saved as ``hideThinkingBlock``, as upstream)."""
+        from pi_rpc.modes.interactive.transcript import Thinking
+
+        self.thinking_hidden = not self.thinking_hidden
+        self.session.settings.set_global("hideThinkingBlock", self.thinking_hidden)
+        for block in self.transcript.query(Thinking):
+            block.collapsed = self.thinking_hidden
+        await self.say(f"Thinking blocks: {'hidden' if self.thinking_hidden else 'visible'}")
+
+    async def action_dequeue(self) -> None:
+        """Alt+Up: the queued steers and follow-ups go back into the editor (before its text)."""
+        cleared = await self.session.clear_queue()
+        queued = [*(cleared.get("steering") or []), *(cleared.get("followUp") or [])]
+        if not queued:
+            await self.say("No queued messages to restore")
+            return
+        text = "\n\n".join(part for part in ("\n\n".join(queued), self.editor.text) if part.strip())
+        self.set_editor_text(text)
+        await self.say(f"Restored {len(queued)} queued message{'s' if len(queued) > 1 else ''} to editor")
+
+    async def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt in ``externalEditor``/``$VISUAL``/``$EDITOR``."""
+        from textual.app import SuspendNotSupported
+
+        from pi_rpc.modes.interactive.external_editor import edit_in_external_editor, editor_command
+
+        command = editor_command(self.session.settings)
+        try:
+            with self.suspend():
+                result = edit_in_external_editor(command, self.editor.text)
+        except SuspendNotSupported:
+            # Textual suspends only its fullscreen driver: inline, hand the terminal over by
+            # hand; headless (tests) nothing owns the terminal
+            driver = self._driver
+            if driver is not None and not self.is_headless:
+                driver.suspend_application_mode()
+                try:
+                    result = edit_in_external_editor(command, self.editor.text)
+                finally:
+                    driver.resume_application_mode()
+                    self.refresh(layout=True)
+            else:
+                result = edit_in_external_editor(command, self.editor.text)
+        if result.content is not None:
+            self.set_editor_text(result.content)
+        elif result.message:
+            await self.say(result.message, "warning")
+        self.editor.focus()
+
+    def action_scroll_transcript(self, how: str) -> None:
+        """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and
+        line actions) move the transcript; Ctrl+End also follows new output again."""
+        transcript = self.transcript
+        if how in ("page_up", "half_up", "line_up", "top"):
+            transcript.release_anchor()
+            transcript.follow = False
+        if how == "page_up":
+            transcript.scroll_page_up(animate=False)
+        elif how == "page_down":
+            transcript.scroll_page_down(animate=False)
+        elif how in ("half_up", "half_down"):
+            step = max(1, transcript.scrollable_content_region.height // 2)
+            transcript.scroll_relative(y=-step if how == "half_up" else step, animate=False)
+        elif how in ("line_up", "line_down"):
+            transcript.scroll_relative(y=-1 if how == "line_up" else 1, animate=False)
+        elif how == "top":
+            transcript.scroll_home(animate=False)
+        elif how == "bottom":
+            transcript.follow = True
+            transcript.anchor()
+
+    def on_text_selected(self, event: Any) -> None:
+        """fullscreenCopyOnSelect (default on): a mouse selection is copied at once."""
+        if self.fullscreen and display.fullscreen_copy_on_select(self.session.settings):
+            selected = self.screen.get_selected_text()
+            if selected:
+                self.copy_to_clipboard(selected)
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
+        # what fullscreen prints on the main screen after quitting (fullscreenExitOutput)
+        if self.fullscreen and not self.exit_renderables:
+            self.exit_renderables = self.transcript.renderables()
+        super().exit(result, return_code, message)

@@ -3,7 +3,11 @@ settings (``docs/settings.md``): ``editorPaddingX`` (0-3 cells inside the editor
 this mode's own 1), ``outputPad`` (0 or 1 cell around messages, tool output and notices, live and
 in the scrollback), ``autocompleteMaxVisible`` (3-20 rows of completions, default 5) and
 ``terminal.showTerminalProgress`` (OSC 9;4 progress in the terminal tab while a turn or a
-compaction runs, refreshed every second as upstream's terminal does).
+compaction runs, refreshed every second as upstream's terminal does), and the screen mode:
+``tuiMode`` (``"fullscreen"``, upstream's default, on the alternate screen with the transcript
+scrolling inside the window; ``"regular"``, inline with finished output in the terminal's
+scrollback), ``fullscreenExitOutput``, ``fullscreenScrollbar``, ``fullscreenCopyOnSelect`` and
+``fullscreenWheelScrollLines``.
 
 ``/settings`` writes them (commands/settings.py) and ``apply`` restyles the running app; the
 transcript widgets read ``output_pad`` when they are added or printed.
@@ -43,6 +47,36 @@ def terminal_progress(settings: Any) -> bool:
     return settings.get("terminal.showTerminalProgress") is True
 
 
+def tui_mode(settings: Any, flag: str | None = None) -> str:
+    """``--tui-mode`` over the ``tuiMode`` setting; anything but ``"regular"`` is fullscreen
+    (upstream's default)."""
+    if flag in ("regular", "fullscreen"):
+        return flag
+    return "regular" if settings.get("tuiMode") == "regular" else "fullscreen"
+
+
+def fullscreen_exit_output(settings: Any) -> str:
+    """What fullscreen leaves in the terminal on quit: ``"transcript"`` (default) or ``"resume-hint"``."""
+    return "resume-hint" if settings.get("fullscreenExitOutput") == "resume-hint" else "transcript"
+
+
+def fullscreen_scrollbar(settings: Any) -> str:
+    value = settings.get("fullscreenScrollbar")
+    return value if value in ("always", "hidden") else "auto"
+
+
+def fullscreen_copy_on_select(settings: Any) -> bool:
+    return settings.get("fullscreenCopyOnSelect") is not False
+
+
+def wheel_scroll_lines(settings: Any) -> int | None:
+    """Lines per wheel event (1-100), or ``None`` for ``"auto"`` (Textual's own acceleration)."""
+    value = settings.get("fullscreenWheelScrollLines")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return None
+    return _int(value, 3, 1, 100)
+
+
 def apply(app: PiApp) -> None:
     """Restyle the editor, the completion list and the live transcript after a change."""
     settings = app.session.settings
@@ -54,6 +88,13 @@ def apply(app: PiApp) -> None:
         child.styles.padding = (0, pad)
     if not terminal_progress(app.session.settings):
         app.progress.set(False)
+    if app.fullscreen:
+        scrollbar = fullscreen_scrollbar(settings)
+        app.transcript.styles.scrollbar_size_vertical = 0 if scrollbar == "hidden" else 1
+        app.transcript.styles.overflow_y = "scroll" if scrollbar == "always" else "auto"
+        lines = wheel_scroll_lines(settings)
+        if lines is not None:
+            app.scroll_sensitivity_y = float(lines)
 
 
 class TerminalProgress:

@@ -28,6 +28,7 @@ class Action:
     description: str
     app_action: str | None = None  # a Textual action on the app; None: the editor handles it
     priority: bool = False
+    fullscreen_only: bool = False  # upstream's tui.altScreen.* actions: bound only in fullscreen
 
 
 ACTIONS: tuple[Action, ...] = (
@@ -44,7 +45,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("app.exit", ("ctrl+d",), "Exit (when editor empty)", "quit_if_empty"),
     Action("app.model.select", ("ctrl+l",), "Open model selector", "pick_model"),
     Action("app.model.cycleForward", ("ctrl+p",), "Cycle to next model", "cycle_model"),
-    Action("app.thinking.cycle", ("shift+tab",), "Cycle thinking level", "cycle_thinking"),
+    # priority: the screen's own shift+tab (focus previous) would take the focus from the editor
+    Action("app.thinking.cycle", ("shift+tab",), "Cycle thinking level", "cycle_thinking", True),
     Action(
         "app.clipboard.pasteImage",
         ("ctrl+v",),
@@ -52,10 +54,28 @@ ACTIONS: tuple[Action, ...] = (
         "paste_clipboard",
     ),
     Action("app.message.copy", ("ctrl+x",), "Copy the last assistant message", "slash('copy')", True),
+    Action("app.tools.expand", ("ctrl+o",), "Collapse or expand tool output", "toggle_tools", True),
+    Action("app.thinking.toggle", ("ctrl+t",), "Collapse or expand thinking blocks", "toggle_thinking", True),
+    Action("app.message.dequeue", ("alt+up",), "Restore queued messages to editor", "dequeue", True),
+    Action("app.editor.external", ("ctrl+g",), "Open in external editor", "external_editor", True),
     Action("app.session.new", (), "Start a new session (/new)", "slash('new')"),
     Action("app.session.tree", (), "Open session tree navigator (/tree)", "slash('tree')"),
     Action("app.session.fork", (), "Fork current session (/fork)", "slash('fork')"),
     Action("app.session.resume", (), "Open session resume picker (/resume)", "slash('resume')"),
+    # fullscreen: the transcript scrolls inside the window (priority over the editor's keys)
+    *(
+        Action(f"tui.altScreen.{name}", keys, text, f"scroll_transcript('{how}')", True, True)
+        for name, keys, text, how in (
+            ("pageUp", ("pageUp",), "Scroll the transcript up by one page", "page_up"),
+            ("pageDown", ("pageDown",), "Scroll the transcript down by one page", "page_down"),
+            ("halfPageUp", (), "Scroll the transcript up by half a page", "half_up"),
+            ("halfPageDown", (), "Scroll the transcript down by half a page", "half_down"),
+            ("lineUp", (), "Scroll the transcript up by one line", "line_up"),
+            ("lineDown", (), "Scroll the transcript down by one line", "line_down"),
+            ("top", ("ctrl+home",), "Scroll to the beginning of the transcript", "top"),
+            ("bottom", ("ctrl+end",), "Scroll to the transcript end and follow new output", "bottom"),
+        )
+    ),
 )
 BY_ID = {action.id: action for action in ACTIONS}
 
@@ -104,7 +124,7 @@ class Keymap:
                 if action_id.startswith("$"):
                     continue
                 if action_id not in BY_ID:
-                    continue  # upstream's actions this mode does not have (fullscreen, tree filters...)
+                    continue  # upstream's actions this mode does not have (tree filters, search...)
                 values = [value] if isinstance(value, str) else value
                 if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
                     warnings.append(f"{path}: {action_id} must be a key or a list of keys")
@@ -122,9 +142,10 @@ class Keymap:
                     out.setdefault(textual_key(key), action.id)
         return out
 
-    def app_bindings(self) -> list[Any]:
+    def app_bindings(self, *, fullscreen: bool = False) -> list[Any]:
         """Textual bindings of the application actions. A key the editor (Textual's
-        ``TextArea``) also binds gets priority: the user's keybindings.json choice wins."""
+        ``TextArea``) also binds gets priority: the user's keybindings.json choice wins. The
+        transcript's scrolling actions exist only in fullscreen."""
         from textual.binding import Binding
         from textual.widgets import TextArea
 
@@ -136,12 +157,51 @@ class Keymap:
         }
         out = []
         for action in ACTIONS:
-            if action.app_action is None:
+            if action.app_action is None or (action.fullscreen_only and not fullscreen):
                 continue
             for key in (textual_key(k) for k in self.keys[action.id]):
                 priority = action.priority or key in editor_keys
                 out.append(Binding(key, action.app_action, action.description, show=False, priority=priority))
         return out
+
+    def key(self, action_id: str) -> str:
+        """The first key of an action as upstream writes it in hints (``ctrl+o``)."""
+        keys = self.keys.get(action_id) or []
+        return keys[0] if keys else "(unbound)"
+
+    def startup_hints(self) -> tuple[str, str]:
+        """Upstream's startup header hints: the compact line and the expanded list."""
+        k = self.key
+        compact = " · ".join(
+            (
+                f"{k('app.interrupt')} interrupt",
+                f"{k('app.clear')}/{k('app.exit')} clear/exit",
+                "/ commands",
+                "! bash",
+                f"{k('app.tools.expand')} more",
+            )
+        )
+        expanded = "\n".join(
+            (
+                f"{k('app.interrupt')} to interrupt",
+                f"{k('app.clear')} to clear",
+                f"{k('app.clear')} twice to exit",
+                f"{k('app.exit')} to exit (empty)",
+                f"{k('app.thinking.cycle')} to cycle thinking level",
+                f"{k('app.model.cycleForward')} to cycle models",
+                f"{k('app.model.select')} to select model",
+                f"{k('app.tools.expand')} to expand tools",
+                f"{k('app.thinking.toggle')} to expand thinking",
+                f"{k('app.editor.external')} for external editor",
+                "/ for commands",
+                "! to run bash",
+                "!! to run bash (no context)",
+                f"{k('app.message.followUp')} to queue follow-up",
+                f"{k('app.message.dequeue')} to edit all queued messages",
+                f"{k('app.clipboard.pasteImage')} to paste images or text",
+            )
+        )
+        return compact, expanded
 
     def describe(self) -> str:
         """The /hotkeys table: every action with its effective keys."""

@@ -1,5 +1,7 @@
 """Process entry of the interactive mode: build the runtime as the other modes do, run the
-Textual app inline (its last frame stays in the terminal), dispose on the way out.
+Textual app fullscreen (upstream's default ``tuiMode``: the alternate screen) or inline
+(``regular``: its last frame stays in the terminal), dispose on the way out, then print what
+upstream prints on quitting (exit_output.py).
 
 Exit codes: 0 after ``/quit``, Ctrl+D or a double Ctrl+C; startup problems print their message on
 stderr and return its code; SIGTERM 143 and SIGHUP 129 (the app is asked to exit first, so the
@@ -80,8 +82,11 @@ async def _run(args: CliArgs) -> int:
         return exc.exit_code
     session = AgentSession(options)
     # Textual is imported only now: the other modes never reach this line.
+    from pi_rpc.modes.interactive import display
     from pi_rpc.modes.interactive.app import PiApp
+    from pi_rpc.modes.interactive.exit_output import print_exit_output
 
+    fullscreen = display.tui_mode(session.settings, args.tui_mode) == "fullscreen"
     async with anyio.create_task_group() as tg:
         session.bind_task_group(tg)
         try:
@@ -97,20 +102,25 @@ async def _run(args: CliArgs) -> int:
             more_prompts=rest,
             resume_picker=args.resume,
             session_name=args.name,
+            fullscreen=fullscreen,
         )
 
         signals = _SignalExit(app)
         signals.install()
         try:
-            # Finished messages were already printed into the scrollback above the region
-            # (``PiApp.print_above``); the last frame (editor, footer, any unfinished tail)
-            # stays below them, so nothing is printed twice.
-            await app.run_async(inline=True, inline_no_clear=True)
+            # Regular: finished messages were already printed into the scrollback above the
+            # region (``PiApp.print_above``); the last frame (editor, footer, any unfinished
+            # tail) stays below them, so nothing is printed twice. Fullscreen: the alternate
+            # screen goes away on exit and the transcript is printed after it.
+            await app.run_async(inline=not fullscreen, inline_no_clear=True)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 await session.shutdown()
             signals.uninstall()
             tg.cancel_scope.cancel()
+    if not signals.code:
+        output = fullscreen and display.fullscreen_exit_output(session.settings) == "transcript"
+        print_exit_output(session, app.exit_renderables if output else [], color="NO_COLOR" not in os.environ)
     return signals.code or app.return_code or 0
 
 

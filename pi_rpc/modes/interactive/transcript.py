@@ -11,7 +11,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Markdown, Static
 
-MAX_TOOL_OUTPUT_LINES = 12  # bash output shown under a call (the tail; the model sees it all)
+BASH_PREVIEW_LINES = 5  # collapsed bash output: its last lines (upstream's BASH_PREVIEW_LINES)
+PREVIEW_LINES = 10  # collapsed output of the other tools (upstream's fallback preview)
 
 
 def _text_of(content: Any) -> str:
@@ -54,12 +55,49 @@ class Notice(Static):
         self.text = text
 
 
-class Thinking(Collapsible):
-    """Thinking, collapsed: its title shows that it exists; expand to read it."""
+LOGO = ("▀▀█", "█▀ █")
 
-    def __init__(self) -> None:
+
+class Header(Static):
+    """The startup header: the logo, the version and the main keys (upstream's compact
+    hints); Ctrl+O expands it into every key (``hints`` gives both forms, with the user's
+    keybindings)."""
+
+    DEFAULT_CSS = "Header { margin: 1 0 1 0; padding: 0 1; }"
+
+    def __init__(self, version: str, compact: str, expanded_hints: str) -> None:
+        super().__init__("", markup=False)
+        self.version = version
+        self.compact = compact
+        self.expanded_hints = expanded_hints
+        self.expanded = False
+        self.refresh_body()
+
+    def refresh_body(self) -> None:
+        text = Text()
+        text.append(LOGO[0], style="bold")
+        text.append(f"  v{self.version}\n", style="dim")
+        text.append(LOGO[1], style="bold")
+        if self.expanded:
+            text.append("\n" + self.expanded_hints, style="dim")
+        else:
+            text.append(" " + self.compact + "\n", style="dim")
+            text.append("Press ctrl+o to show full startup help.", style="dim")
+        self.body_text = text
+        self.update(text)
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.refresh_body()
+
+
+class Thinking(Collapsible):
+    """Thinking: shown as it streams, unless the ``hideThinkingBlock`` setting hides it behind
+    its title (Ctrl+T toggles every block, ``PiApp.action_toggle_thinking``)."""
+
+    def __init__(self, hidden: bool = False) -> None:
         self.body = Static("", markup=False)
-        super().__init__(self.body, title="Thinking…", collapsed=True)
+        super().__init__(self.body, title="Thinking…", collapsed=hidden)
         self.text = ""
 
     def append(self, delta: str) -> None:
@@ -73,20 +111,24 @@ class AssistantText(Markdown):
     DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; }"
 
     def __init__(self) -> None:
-        super().__init__("")
+        from pi_rpc.modes.interactive.markdown import parser
+
+        super().__init__("", parser_factory=parser)
         self.text = ""
 
 
 class ToolCall(Static):
     """A tool call: name and arguments, then its streamed output, then the result (an edit's
-    diff; errors in red)."""
+    diff; errors in red) and how long it took. Collapsed (upstream's default) it shows the last
+    lines of the output under ``... (N earlier lines, ctrl+o to expand)``; ``expanded`` shows
+    all of it (Ctrl+O toggles every call, ``PiApp.action_toggle_tools``)."""
 
     DEFAULT_CSS = """
     ToolCall { margin: 1 0 0 0; padding: 0 1; background: $panel; }
     ToolCall.error { background: $error 20%; }
     """
 
-    def __init__(self, call_id: str, name: str, args: Any) -> None:
+    def __init__(self, call_id: str, name: str, args: Any, *, expanded: bool = False) -> None:
         super().__init__("", markup=False)
         self.call_id = call_id
         self.tool_name = name
@@ -94,33 +136,48 @@ class ToolCall(Static):
         self.output = ""
         self.done = False
         self.is_error = False
+        self.expanded = expanded
+        self.duration_ms: float | None = None
         self.refresh_body()
+
+    def preview_lines(self) -> int:
+        return BASH_PREVIEW_LINES if self.tool_name in ("bash", "!", "!!") else PREVIEW_LINES
 
     def refresh_body(self) -> None:
         text = Text()
-        text.append(self.tool_name, style="bold")
         line = format_args(self.tool_name, self.args)
-        if line:
-            text.append(" " + line)
+        if self.tool_name == "bash" and line:
+            text.append(line, style="bold")  # upstream: "$ command", the tool's name implied
+        else:
+            text.append(self.tool_name, style="bold")
+            if line:
+                text.append(" " + line)
         output = self.output.rstrip("\n")
         if output:
             lines = output.split("\n")
-            if len(lines) > MAX_TOOL_OUTPUT_LINES:
-                text.append(f"\n… ({len(lines) - MAX_TOOL_OUTPUT_LINES} earlier lines)", style="dim")
-                lines = lines[-MAX_TOOL_OUTPUT_LINES:]
+            shown = self.preview_lines()
+            if not self.expanded and len(lines) > shown:
+                text.append(f"\n... ({len(lines) - shown} earlier lines, ctrl+o to expand)", style="dim")
+                lines = lines[-shown:]
             for line in lines:
                 style = ""
                 if self.tool_name == "edit" and self.done and not self.is_error:
                     style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
                 text.append("\n" + line, style=style)
+        if self.done and self.duration_ms is not None:
+            text.append(f"\nTook {format_duration(self.duration_ms)}", style="dim")
         self.body_text = text
         self.update(text)
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.refresh_body()
 
     def set_partial(self, result: Any) -> None:
         self.output = _text_of((result or {}).get("content"))
         self.refresh_body()
 
-    def finish(self, result: Any, is_error: bool) -> None:
+    def finish(self, result: Any, is_error: bool, duration_ms: Any = None) -> None:
         self.done = True
         self.is_error = is_error
         result = result or {}
@@ -131,29 +188,63 @@ class ToolCall(Static):
             if (self.tool_name == "edit" and isinstance(diff, str) and not is_error)
             else _text_of(result.get("content"))
         )
+        if isinstance(duration_ms, (int, float)) and not isinstance(duration_ms, bool):
+            self.duration_ms = float(duration_ms)
         if is_error:
             self.add_class("error")
         self.refresh_body()
 
 
+def format_duration(ms: float) -> str:
+    """Upstream's ``Took`` figure: ``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s``."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, remainder = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {remainder}s"
+    return f"{minutes // 60}h {minutes % 60}m {remainder}s"
+
+
 def as_renderable(widget: Any, pad: int = 1) -> Any:
     """What a finished widget prints into the terminal's scrollback (Rich, not Textual);
     ``pad`` is the ``outputPad`` setting (display.py)."""
-    from rich.markdown import Markdown as RichMarkdown
     from rich.padding import Padding
 
+    from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
     if isinstance(widget, AssistantText):
-        return Padding(RichMarkdown(widget.text), (0, pad))
+        return Padding(ScrollbackMarkdown(widget.text), (0, pad))
     if isinstance(widget, Thinking):
-        return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, pad))
+        if widget.collapsed:
+            return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, pad))
+        return Padding(Text(widget.text, style="dim italic"), (0, pad))
     if isinstance(widget, UserMessage):
         return Padding(Text(widget.text, style="reverse"), (1, pad, 0, pad))
     if isinstance(widget, ToolCall):
         return Padding(widget.body_text, (1, pad, 0, pad))
+    if isinstance(widget, Header):
+        return Padding(widget.body_text, (1, pad, 1, pad))
     if isinstance(widget, Notice):
         style = {"error": "red", "warning": "yellow"}.get(next(iter(widget.classes), ""), "dim")
         return Padding(Text(widget.text, style=style), (0, pad))
     return None
+
+
+def _thousands(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value or "?")
+
+
+def bash_execution_call(message: Any, expanded: bool = False) -> ToolCall:
+    """A ``!``/``!!`` command of the session (a ``bashExecution`` message) as a finished call."""
+    exclude = bool(message.get("excludeFromContext"))
+    call = ToolCall("", "!!" if exclude else "!", {"command": message.get("command", "")}, expanded=expanded)
+    call.tool_name = "bash"
+    output = str(message.get("output") or "")
+    code = message.get("exitCode")
+    failed = bool(message.get("cancelled")) or (isinstance(code, int) and code != 0)
+    call.finish({"content": [{"type": "text", "text": output}]}, failed)
+    return call
 
 
 class Transcript(VerticalScroll):
@@ -173,10 +264,29 @@ class Transcript(VerticalScroll):
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
         self.output_pad = 1  # upstream's outputPad, set by display.apply
+        # New output is followed (the view stays at the end) unless the reader scrolled up.
+        self.follow = True
 
     def on_mount(self) -> None:
-        # Stay at the bottom while answers stream in (until the user scrolls up).
-        self.anchor()
+        # Inline: stay at the bottom while answers stream in. Fullscreen anchors only once the
+        # conversation overflows the window (``follow_end``): an anchor also pushes a short
+        # conversation to the bottom of the window, where upstream starts it at the top.
+        if not getattr(self.app, "fullscreen", False):
+            self.anchor()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.follow = new >= self.max_scroll_y - 1
+
+    def follow_end(self) -> None:
+        """Keep the end in view while following (Textual's anchor keeps it there as content
+        grows; scrolling up releases it, scrolling back to the end restores it)."""
+        if not self.follow:
+            return
+        if self.max_scroll_y > 0 and not self.is_anchored:
+            self.anchor()
+        else:
+            self.scroll_end(animate=False)
 
     # ------------------------------------------------------------------ building blocks
 
@@ -184,36 +294,81 @@ class Transcript(VerticalScroll):
         if self.output_pad != 1:
             widget.styles.padding = (0, self.output_pad)
         await self.mount(widget)
-        self.scroll_end(animate=False)
+        self.follow_end()
 
     async def notice(self, text: str, kind: str = "info") -> None:
         await self.add(Notice(text, kind))
         await self.commit()
 
-    async def show_messages(self, messages: list[Any]) -> None:
-        """Rebuild the conversation from a session's messages (resume, tree moves, fork)."""
-        await self.remove_children()
+    async def show_messages(self, messages: list[Any], compactions: int = 0) -> None:
+        """Rebuild the conversation from a branch's messages (startup, resume, tree moves,
+        fork): prompts, answers with their thinking, tool calls with their results, ``!``
+        commands, compaction and branch summaries and extensions' displayed messages, then
+        upstream's "Session compacted N times" when the session was compacted."""
+        header = next(iter(self.query(Header)), None)
+        await self.remove_children([child for child in self.children if child is not header])
         self._reset_stream()
+        expanded = bool(getattr(self.app, "tools_expanded", False))
         for message in messages:
             role = message.get("role")
             if role == "user":
-                await self.add(UserMessage(_text_of(message.get("content"))))
+                text = _text_of(message.get("content"))
+                if text:
+                    await self.add(UserMessage(text))
             elif role == "assistant":
                 for block in message.get("content") or []:
-                    if block.get("type") == "text" and block.get("text"):
+                    kind = block.get("type")
+                    if kind == "thinking" and block.get("thinking"):
+                        thinking = Thinking(self._thinking_hidden())
+                        await self.add(thinking)
+                        thinking.append(str(block["thinking"]))
+                    elif kind == "text" and block.get("text"):
                         widget = AssistantText()
                         await self.add(widget)
-                        await widget.update(block["text"])
-                    elif block.get("type") == "toolCall":
-                        call = ToolCall(block.get("id", ""), block.get("name", ""), block.get("arguments"))
+                        widget.text = str(block["text"])
+                        await widget.update(widget.text)
+                    elif kind == "toolCall":
+                        call = ToolCall(
+                            block.get("id", ""), block.get("name", ""), block.get("arguments"), expanded=expanded
+                        )
                         self._tools[call.call_id] = call
                         await self.add(call)
+                if message.get("stopReason") in ("error", "aborted"):
+                    reason = message.get("errorMessage") or (
+                        "Operation aborted" if message.get("stopReason") == "aborted" else "Error"
+                    )
+                    for call in self._tools.values():  # the calls of a failed turn never ran
+                        call.finish({"content": [{"type": "text", "text": reason}]}, True)
+                    self._tools.clear()
+                    await self.add(Notice(reason, "error"))
             elif role == "toolResult":
-                done = self._tools.get(message.get("toolCallId", ""))
+                done = self._tools.pop(message.get("toolCallId", ""), None)
                 if done is not None:
-                    done.finish(message, bool(message.get("isError")))
+                    done.finish(message, bool(message.get("isError")), message.get("durationMs"))
+            elif role == "bashExecution":
+                await self.add(bash_execution_call(message, expanded))
+            elif role == "compactionSummary":
+                await self.add(Notice(f"[compaction] Compacted from {_thousands(message.get('tokensBefore'))} tokens"))
+            elif role == "branchSummary":
+                await self.add(Notice("[branch summary] " + str(message.get("summary") or "").strip().split("\n")[0]))
+            elif role == "custom" and message.get("display"):
+                text = _text_of(message.get("content"))
+                if text:
+                    await self.add(Notice(f"[{message.get('customType', 'custom')}] {text}"))
+        for call in self._tools.values():
+            call.done = True  # a call whose result is not on this branch (an interrupted run)
         self._tools.clear()
+        if compactions:
+            times = "1 time" if compactions == 1 else f"{compactions} times"
+            await self.add(Notice(f"Session compacted {times}"))
         await self.commit()
+
+    def _thinking_hidden(self) -> bool:
+        return bool(getattr(self.app, "thinking_hidden", False))
+
+    def renderables(self) -> list[Any]:
+        """Every widget as it would be printed into the scrollback (fullscreen's exit output)."""
+        return [r for r in (as_renderable(w, self.output_pad) for w in self.children) if r is not None]
 
     def _finished(self, widget: Any) -> bool:
         if isinstance(widget, ToolCall):
@@ -234,8 +389,11 @@ class Transcript(VerticalScroll):
         print_above = getattr(self.app, "print_above", None)
         if print_above is None:
             return
-        print_above([r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None])
+        renderables = [r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None]
+        # removed first, so that the region's new height is known when the printed text
+        # makes room for it (print_above)
         await self.remove_children(done)
+        print_above(renderables)
 
     def _reset_stream(self) -> None:
         self._text = None
@@ -273,19 +431,22 @@ class Transcript(VerticalScroll):
                 )
                 await self.notice(reason, "error")
         elif kind == "tool_execution_start":
-            call = ToolCall(event.get("toolCallId", ""), event.get("toolName", ""), event.get("args"))
+            expanded = bool(getattr(self.app, "tools_expanded", False))
+            call = ToolCall(
+                event.get("toolCallId", ""), event.get("toolName", ""), event.get("args"), expanded=expanded
+            )
             self._tools[call.call_id] = call
             await self.add(call)
         elif kind == "tool_execution_update":
             running = self._tools.get(event.get("toolCallId", ""))
             if running is not None:
                 running.set_partial(event.get("partialResult"))
-                self.scroll_end(animate=False)
+                self.follow_end()
         elif kind == "tool_execution_end":
             ended = self._tools.pop(event.get("toolCallId", ""), None)
             if ended is not None:
-                ended.finish(event.get("result"), bool(event.get("isError")))
-                self.scroll_end(animate=False)
+                ended.finish(event.get("result"), bool(event.get("isError")), event.get("durationMs"))
+                self.follow_end()
         elif kind == "auto_retry_start":
             await self.notice(
                 f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in "
@@ -303,7 +464,8 @@ class Transcript(VerticalScroll):
         if event.get("aborted"):
             await self.notice("Compaction aborted", "warning")
         elif event.get("errorMessage"):
-            await self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            # the message already says what failed ("Compaction failed: ..."), as upstream shows it
+            await self.notice(str(event["errorMessage"]), "error")
         else:
             result = event.get("result") or {}
             await self.notice(f"Compacted context ({result.get('tokensBefore', '?')} tokens before)")
@@ -312,7 +474,7 @@ class Transcript(VerticalScroll):
         kind = delta.get("type")
         if kind == "thinking_delta":
             if self._thinking is None:
-                self._thinking = Thinking()
+                self._thinking = Thinking(self._thinking_hidden())
                 await self.add(self._thinking)
             self._thinking.append(delta.get("delta", ""))
         elif kind == "text_delta":
@@ -322,7 +484,7 @@ class Transcript(VerticalScroll):
                 self._stream = AssistantText.get_stream(self._text)
             self._text.text += delta.get("delta", "")
             await self._stream.write(delta.get("delta", ""))
-            self.scroll_end(animate=False)
+            self.follow_end()
         elif kind in ("text_end", "thinking_end"):
             if kind == "text_end":
                 await self._end_stream()

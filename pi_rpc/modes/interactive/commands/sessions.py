@@ -104,7 +104,10 @@ async def clone(app: PiApp, args: str) -> None:
 
 @command("compact", "Summarise older context now (/compact [instructions])")
 async def compact(app: PiApp, args: str) -> None:
-    await app.session.compact(args or None)
+    try:
+        await app.session.compact(args or None)
+    except Exception:  # noqa: BLE001 - as upstream: the compaction_end event already said why
+        return
     await app.reload_transcript()
 
 

@@ -1,0 +1,38 @@
+"""Markdown as upstream's terminal renders a model's answer: a line break inside a paragraph
+stays a line break (``Line 1\\nLine 2`` is two lines, as in upstream's renderer, where
+CommonMark would join them into one). One markdown-it rule serves both renderers: Textual's
+live ``Markdown`` widget (``parser``) and Rich's, which prints finished answers into the
+scrollback and fullscreen's exit transcript (``ScrollbackMarkdown``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markdown_it import MarkdownIt
+from rich.markdown import Markdown as RichMarkdown
+
+
+def _hard_breaks(state: Any) -> None:
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+
+
+def hard_breaks(md: MarkdownIt) -> None:
+    """markdown-it plugin: every soft line break becomes a hard one."""
+    md.core.ruler.push("pi_hard_breaks", _hard_breaks)
+
+
+def parser() -> MarkdownIt:
+    """The live widget's parser (Textual's own ``gfm-like`` preset plus the rule)."""
+    return MarkdownIt("gfm-like").use(hard_breaks)
+
+
+class ScrollbackMarkdown(RichMarkdown):
+    """Rich's Markdown with the same line breaks as the live widget."""
+
+    def __init__(self, markup: str, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.markup = markup
+        self.parsed = MarkdownIt().enable("strikethrough").enable("table").use(hard_breaks).parse(markup)
