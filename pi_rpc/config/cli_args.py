@@ -75,6 +75,12 @@ class CliArgs:
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
     event_buffer: int = DEFAULT_EVENT_BUFFER
     max_sessions: int = DEFAULT_MAX_SESSIONS  # RPC: hosted sessions, the first included
+    # Run limits (print, JSON and RPC defaults) and the client's tools (runtime.run_limits).
+    max_turns: int | None = None  # --max-turns
+    max_cost: float | None = None  # --max-cost (USD)
+    timeout: float | None = None  # --timeout (seconds)
+    output_schema: str | None = None  # --output-schema <file.json> (print/JSON mode)
+    host_tool_timeout: float | None = None  # --host-tool-timeout (seconds; RPC host tools)
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
@@ -87,6 +93,39 @@ class CliArgs:
     # them for extensions that register flags.
     flag_values: tuple[tuple[str, str | bool], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def run_limits(self) -> dict[str, float]:
+        """The run limits the command line sets, as ``limits`` keys."""
+        limits: dict[str, float] = {}
+        if self.max_turns is not None:
+            limits["maxTurns"] = self.max_turns
+        if self.max_cost is not None:
+            limits["maxCostUsd"] = self.max_cost
+        if self.timeout is not None:
+            limits["timeoutMs"] = max(1, round(self.timeout * 1000))
+        return limits
+
+
+# Positive-number flags: flag -> (field, integer?).
+_NUMBER_FLAGS: dict[str, tuple[str, bool]] = {
+    "--max-turns": ("max_turns", True),
+    "--max-cost": ("max_cost", False),
+    "--timeout": ("timeout", False),
+    "--host-tool-timeout": ("host_tool_timeout", False),
+}
+
+
+def _positive_number(flag: str, raw: str, integer: bool) -> float:
+    import math
+
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = 0
+    if value <= 0 or not math.isfinite(value):
+        kind = "a positive integer" if integer else "a positive number"
+        raise CliError(f'Error: Invalid {flag} "{raw}": expected {kind}')
+    return value
 
 
 # flag -> (field, kind). kinds: "bool", "str", "append", "csv"
@@ -114,6 +153,7 @@ _VALUE_FLAGS: dict[str, tuple[str, str]] = {
     "--prompt-template": ("prompt_templates", "append"),
     "--theme": ("themes", "append"),
     "--faux-script": ("faux_script", "str"),
+    "--output-schema": ("output_schema", "str"),
 }
 
 _BOOL_FLAGS: dict[str, str] = {
@@ -231,6 +271,11 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 if count < 1:
                     raise CliError(f'Error: Invalid --max-sessions "{raw}": expected a positive integer')
                 values["max_sessions"] = count
+        elif arg in _NUMBER_FLAGS:
+            if has_next:
+                i += 1
+                name, integer = _NUMBER_FLAGS[arg]
+                values[name] = _positive_number(arg, args[i], integer)
         elif arg == "--export":
             if has_next:
                 i += 1
