@@ -181,7 +181,7 @@ def test_client_gone_ends_the_call_with_an_error_result_on_record(pi: Callable[.
         ([EDITOR, EDITOR], 'tools[1] "open_editor": duplicate name'),
         ([{**EDITOR, "name": "has space"}], 'tools[0]: "name" must be 1 to 64 letters'),
         ([{**EDITOR, "extra": 1}], 'tools[0] "open_editor": unknown field(s): extra'),
-        ("nope", '"tools" must be an array'),
+        ("nope", 'field "tools": expected array, got string'),
     ],
 )
 def test_bad_tool_lists_are_refused(pi: Callable[..., PiProcess], tools: Any, error: str) -> None:

@@ -23,12 +23,16 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     p = pi(script=[{"text": "hi"}])
     info = p.ok("get_protocol_info")
     assert info["name"] == "pi_rpc" and info["version"] == pi_rpc.__version__
-    assert info["protocolVersion"] == 2 and info["upstreamCompat"] == "1.6"
+    assert info["protocolVersion"] == 3 and info["upstreamCompat"] == "1.6"
     commands = info["commands"]
     assert len(commands) == len(set(commands))
     assert set(commands) == set(names.COMMAND_TYPES) | set(names.BEYOND_UPSTREAM_COMMAND_TYPES) | {
-        "extension_ui_response"
+        "extension_ui_response",
+        "host_tool_result",
+        "host_tool_update",
     }
+    assert {"set_host_tools", "get_tools", "set_active_tools"} <= set(commands)
+    assert {"host_tool_request", "host_tool_cancelled"} <= set(info["events"])
     assert {
         "get_protocol_info",
         "set_event_options",
