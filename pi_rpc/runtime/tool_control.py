@@ -12,7 +12,7 @@ gave them. A host tool whose name an extension registers later is hidden by that
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.errors import CommandError
 from pi_rpc.runtime.tool_loadout import ToolLoadout, is_mcp_tool
@@ -20,7 +20,20 @@ from pi_rpc.tools import ALL_TOOL_NAMES
 from pi_rpc.tools.host import HOST_SOURCE, HostChannel, HostTool, HostToolSpecError, parse_host_tool_specs
 
 if TYPE_CHECKING:
-    from pi_rpc.runtime.session import AgentSession
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.resources_state import ResourcesState
+
+
+class ToolHost(Protocol):
+    """What tool control needs of its session (``AgentSession``)."""
+
+    ext: Any  # SessionExtensions | None
+    options: RuntimeOptions
+    resources: ResourcesState
+    agent: Agent
+
+    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
 
 
 def tool_source(name: str, tool: Any) -> str:
@@ -33,7 +46,7 @@ def tool_source(name: str, tool: Any) -> str:
 
 
 class ToolControl:
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: ToolHost) -> None:
         self._session = session
         self.host_tools: dict[str, HostTool] = {}
         self._host_active: list[str] = []

@@ -43,7 +43,13 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
         "navigate_tree",
         "set_label",
     } <= set(commands)
-    assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request", "host_tool_request", "host_tool_cancelled"]
+    assert info["events"] == [
+        *names.EVENT_TYPES,
+        *names.OUR_EVENT_TYPES,
+        "extension_ui_request",
+        "host_tool_request",
+        "host_tool_cancelled",
+    ]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000, "maxSessions": 64}
     assert info["features"] == {"seq": False, "runId": False, "handle": False}
     # Off by default: a client that never asks sees no seq and no runId anywhere.

@@ -309,7 +309,7 @@ class HostToolResult(CommandBase):
     """Answer to a ``host_tool_request``; never gets a response."""
 
     type: Literal["host_tool_result"]
-    id: str = Field(description="The request's id.")  # type: ignore[assignment]
+    id: str = Field(description="The request's id.")
     content: list[ToolContentBlock]
     is_error: bool | None = None
     details: Any = None
@@ -319,7 +319,7 @@ class HostToolUpdate(CommandBase):
     """Progress of a host tool call (a ``tool_execution_update``); never gets a response."""
 
     type: Literal["host_tool_update"]
-    id: str = Field(description="The request's id.")  # type: ignore[assignment]
+    id: str = Field(description="The request's id.")
     content: list[ToolContentBlock]
     details: Any = None
 
