@@ -129,29 +129,44 @@ def test_timeout_ends_the_call_with_an_error_and_the_run_goes_on(pi: Callable[..
     assert proc.ok("get_last_assistant_text")["text"] == "went on"
 
 
-@pytest.mark.parametrize(
-    ("answer", "problem"),
-    [
-        ({"content": "oops"}, '"content" must be an array of text and image blocks'),
-        ({"content": [{"type": "video"}]}, 'content[0]: "type" must be "text" or "image"'),
-        ({"content": [], "isError": "yes"}, '"isError" must be a boolean'),
-    ],
-)
-def test_garbage_answer_ends_the_call_with_an_error(
-    pi: Callable[..., PiProcess], answer: dict[str, Any], problem: str
-) -> None:
-    proc = pi(script=[{"text": "x", "toolCalls": [_call()]}, {"text": "went on"}])
+GARBAGE = [
+    ({"content": "oops"}, '"content" must be an array of text and image blocks'),
+    ({"content": [{"type": "video"}]}, 'content[0]: "type" must be "text" or "image"'),
+    ({"content": [{"type": "text"}]}, 'content[0]: a text block needs a string "text"'),
+    ({"content": [], "isError": "yes"}, '"isError" must be a boolean'),
+]
+
+
+def test_garbage_answer_ends_the_call_with_an_error(pi: Callable[..., PiProcess]) -> None:
+    script = []
+    for _ in GARBAGE:
+        script += [{"text": "x", "toolCalls": [_call()]}, {"text": "went on"}]
+    proc = pi(script=script)
     proc.ok("set_host_tools", tools=[EDITOR])
-    proc.ok("prompt", message="go")
-    request = proc.wait_for("host_tool_request")
-    proc.send({"type": "host_tool_result", "id": request["id"], **answer})
-    end = proc.wait_for("tool_execution_end")
-    assert end["isError"] is True
+    for answer, problem in GARBAGE:
+        mark = proc.mark()
+        proc.ok("prompt", message="go")
+        request = proc.wait_for("host_tool_request", start=mark)
+        proc.send({"type": "host_tool_result", "id": request["id"], **answer})
+        end = proc.wait_for("tool_execution_end", start=mark)
+        assert end["isError"] is True
+        assert end["result"]["content"][0]["text"] == (
+            f'The client answered host tool "open_editor" with an invalid result: {problem}'
+        )
+        proc.settle(mark)
+        assert proc.ok("get_last_assistant_text")["text"] == "went on"
+    # A garbage update ends the call the same way.
+    proc2 = pi(script=[{"text": "x", "toolCalls": [_call()]}, {"text": "went on"}])
+    proc2.ok("set_host_tools", tools=[EDITOR])
+    proc2.ok("prompt", message="go")
+    request = proc2.wait_for("host_tool_request")
+    proc2.send({"type": "host_tool_update", "id": request["id"], "content": {"no": 1}})
+    end = proc2.wait_for("tool_execution_end")
     assert end["result"]["content"][0]["text"] == (
-        f'The client answered host tool "open_editor" with an invalid result: {problem}'
+        'The client sent an invalid host_tool_update for "open_editor": '
+        '"content" must be an array of text and image blocks'
     )
-    proc.settle()
-    assert proc.ok("get_last_assistant_text")["text"] == "went on"
+    proc2.settle()
 
 
 def test_client_gone_ends_the_call_with_an_error_result_on_record(pi: Callable[..., PiProcess]) -> None:
@@ -168,29 +183,32 @@ def test_client_gone_ends_the_call_with_an_error_result_on_record(pi: Callable[.
     assert result["content"][0]["text"] == 'The client disconnected before answering host tool "open_editor"'
 
 
-@pytest.mark.parametrize(
-    ("tools", "error"),
-    [
-        (
-            [{**EDITOR, "parameters": {"type": "object", "properties": {"p": {"type": "nope"}}}}],
-            'tools[0] "open_editor": "parameters" is not a valid JSON Schema at /properties/p/type',
-        ),
-        ([{**EDITOR, "parameters": {"type": "string"}}], '"parameters" must be an object schema'),
-        ([{**EDITOR, "name": "read"}], 'tools[0] "read": the name is taken by a builtin tool'),
-        ([{**EDITOR, "name": "grep"}], 'tools[0] "grep": the name is taken by a builtin tool'),
-        ([EDITOR, EDITOR], 'tools[1] "open_editor": duplicate name'),
-        ([{**EDITOR, "name": "has space"}], 'tools[0]: "name" must be 1 to 64 letters'),
-        ([{**EDITOR, "extra": 1}], 'tools[0] "open_editor": unknown field(s): extra'),
-        ("nope", 'field "tools": expected array, got string'),
-    ],
-)
-def test_bad_tool_lists_are_refused(pi: Callable[..., PiProcess], tools: Any, error: str) -> None:
+BAD_TOOL_LISTS = [
+    (
+        [{**EDITOR, "parameters": {"type": "object", "properties": {"p": {"type": "nope"}}}}],
+        'tools[0] "open_editor": "parameters" is not a valid JSON Schema at /properties/p/type',
+    ),
+    ([{**EDITOR, "parameters": {"type": "string"}}], '"parameters" must be an object schema'),
+    ([{**EDITOR, "name": "read"}], 'tools[0] "read": the name is taken by a builtin tool'),
+    ([{**EDITOR, "name": "grep"}], 'tools[0] "grep": the name is taken by a builtin tool'),
+    ([EDITOR, EDITOR], 'tools[1] "open_editor": duplicate name'),
+    ([{**EDITOR, "name": "has space"}], 'tools[0]: "name" must be 1 to 64 letters'),
+    ([{**EDITOR, "extra": 1}], 'tools[0] "open_editor": unknown field(s): extra'),
+    ("nope", 'field "tools": expected array, got string'),
+]
+
+
+def test_bad_tool_lists_are_refused(pi: Callable[..., PiProcess]) -> None:
     proc = pi()
-    response = proc.cmd("set_host_tools", tools=tools)
-    assert response["success"] is False
-    assert response["error"].startswith('Invalid command "set_host_tools": ')
-    assert error in response["error"]
+    for tools, error in BAD_TOOL_LISTS:
+        response = proc.cmd("set_host_tools", tools=tools)
+        assert response["success"] is False
+        assert response["error"].startswith('Invalid command "set_host_tools": ')
+        assert error in response["error"], (error, response["error"])
     # Nothing changed and the process keeps serving.
+    assert "open_editor" not in [t["name"] for t in proc.ok("get_tools")["tools"]]
+    assert proc.ok("set_host_tools", tools=[EDITOR]) == {"tools": ["open_editor"]}
+    assert proc.ok("set_host_tools", tools=[]) == {"tools": []}
     assert "open_editor" not in [t["name"] for t in proc.ok("get_tools")["tools"]]
 
 

@@ -117,30 +117,36 @@ def test_steer_changes_the_running_runs_limits(pi: Callable[..., PiProcess]) -> 
     assert end["limit"] == {"kind": "maxTurns", "limit": 1, "used": 1}
 
 
-@pytest.mark.parametrize(
-    ("answers", "output", "corrections"),
-    [
-        (['{"n": 1}'], {"n": 1}, 0),
-        (["nope", '```json\n{"n": 2}\n```'], {"n": 2}, 1),
-        (["nope", '{"n": "x"}', "[]", '{"n": 9}'], None, 2),
-    ],
-)
-def test_structured_output(pi: Callable[..., PiProcess], answers: list[str], output: Any, corrections: int) -> None:
-    proc = pi(script=[{"text": text} for text in answers])
+STRUCTURED = [
+    (['{"n": 1}'], {"n": 1}, 0),
+    (["nope", '```json\n{"n": 2}\n```'], {"n": 2}, 1),
+    (["nope", '{"n": "x"}', "[]"], None, 2),
+]
+
+
+def test_structured_output(pi: Callable[..., PiProcess]) -> None:
+    # Valid the first time, after one correction, never (the fourth answer is not asked for).
+    proc = pi(script=[{"text": text} for answers, _, _ in STRUCTURED for text in answers] + [{"text": '{"n": 9}'}])
+    for answers, output, corrections in STRUCTURED:
+        mark = proc.mark()
+        proc.ok("prompt", message="give n", outputSchema=SCHEMA)
+        end = _last_agent_end(proc, mark)
+        assert len([r for r in proc.since(mark) if r.get("type") == "agent_end"]) == 1
+        users = [m for m in end["messages"] if m["role"] == "user"]
+        assert len(users) == 1 + corrections
+        assert [m for m in end["messages"] if m["role"] == "assistant"][-1]["content"][0]["text"] == answers[-1]
+        if output is not None:
+            assert end["output"] == output and "outputError" not in end
+        else:
+            assert "output" not in end
+            assert end["outputError"] == "the answer does not match the schema at /: [] is not of type 'object'"
+            assert "does not match the schema at /n" in users[-1]["content"][0]["text"]
+        if corrections:
+            assert users[1]["content"][0]["text"].startswith("Your final answer must be only JSON")
+    # A prompt without a schema after them: no output keys.
     mark = proc.mark()
-    proc.ok("prompt", message="give n", outputSchema=SCHEMA)
-    end = _last_agent_end(proc, mark)
-    assert len([r for r in proc.since(mark) if r.get("type") == "agent_end"]) == 1
-    users = [m for m in proc.ok("get_messages")["messages"] if m["role"] == "user"]
-    assert len(users) == 1 + corrections
-    if output is not None:
-        assert end["output"] == output and "outputError" not in end
-    else:
-        assert "output" not in end
-        assert end["outputError"] == "the answer does not match the schema at /: [] is not of type 'object'"
-        assert "does not match the schema at /n" in users[-1]["content"][0]["text"]
-    if corrections:
-        assert users[1]["content"][0]["text"].startswith("Your final answer must be only JSON")
+    proc.ok("prompt", message="plain")
+    assert set(_last_agent_end(proc, mark)) == {"type", "messages", "willRetry"}
 
 
 def _print(tmp_path: Path, script: list[dict[str, Any]], *args: str) -> subprocess.CompletedProcess[bytes]:
