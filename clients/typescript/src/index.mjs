@@ -773,7 +773,7 @@ const camel = (t) => t.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** Method names a SessionHandle borrows from PiRpcClient: every per-session command, and promptAndWait. */
 export const SESSION_METHODS = Object.freeze([
   ...[...COMMAND_TYPES, ...BEYOND_UPSTREAM_COMMAND_TYPES].filter((t) => !PROCESS_COMMAND_TYPES.includes(t)).map(camel),
-  "promptAndWait",
+  "promptAndWait", "hostTool",
 ]);
 
 const contentOf = (value) => (typeof value === "string" ? [{ type: "text", text: value }] : Array.isArray(value) ? value : [{ type: "text", text: String(value) }]);
