@@ -121,7 +121,9 @@ def parse_host_tool_specs(raw: Any, taken: Mapping[str, str]) -> list[HostToolSp
         if name in seen:
             raise HostToolSpecError(f"{where}: duplicate name")
         if name in taken:
-            raise HostToolSpecError(f"{where}: the name is taken by a {taken[name]} tool")
+            source = taken[name]
+            article = "an" if source[:1] in ("a", "e", "i", "o", "u") else "a"
+            raise HostToolSpecError(f"{where}: the name is taken by {article} {source} tool")
         seen.add(name)
         specs.append(HostToolSpec(name, description, parameters))
     return specs

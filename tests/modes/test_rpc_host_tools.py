@@ -232,6 +232,11 @@ def test_extension_hooks_see_host_tools(pi: Callable[..., PiProcess], tmp_path: 
     ext = tmp_path / "hooks.py"
     ext.write_text(
         "def setup(pi):\n"
+        "    async def run(tool_call_id, params, signal, on_update, ctx):\n"
+        "        return {'content': [{'type': 'text', 'text': 'x'}]}\n"
+        "    for name in ('ext_tool', 'mcp__srv__lookup'):\n"
+        "        pi.register_tool({'name': name, 'label': name, 'description': 'Registered.',\n"
+        "                          'parameters': {'type': 'object', 'properties': {}}, 'execute': run})\n"
         "    @pi.on('tool_call')\n"
         "    async def gate(event, ctx):\n"
         "        if event['toolName'] == 'open_editor' and event['input']['path'] == 'secret':\n"
@@ -245,7 +250,19 @@ def test_extension_hooks_see_host_tools(pi: Callable[..., PiProcess], tmp_path: 
         script=[{"text": "x", "toolCalls": [_call(path="secret"), _call(path="ok")]}, {"text": "done"}],
         args=("-e", str(ext)),
     )
+    for name, source in (("ext_tool", "extension"), ("mcp__srv__lookup", "mcp")):
+        refused = proc.cmd("set_host_tools", tools=[{**EDITOR, "name": name}])
+        assert refused["error"].endswith(
+            f'tools[0] "{name}": the name is taken by {"an" if source == "extension" else "a"} {source} tool'
+        )
     proc.ok("set_host_tools", tools=[EDITOR])
+    sources = {t["name"]: (t["source"], t["active"]) for t in proc.ok("get_tools")["tools"]}
+    assert sources["ext_tool"] == ("extension", True) and sources["mcp__srv__lookup"] == ("mcp", True)
+    assert sources["read"] == ("builtin", True) and sources["open_editor"] == ("host", True)
+    # set_active_tools works through the extensions' loadout too.
+    assert proc.ok("set_active_tools", names=["read", "ext_tool", "open_editor"]) == {
+        "activeTools": ["read", "ext_tool", "open_editor"]
+    }
     mark = proc.mark()
     proc.ok("prompt", message="go")
     request = proc.wait_for("host_tool_request")
