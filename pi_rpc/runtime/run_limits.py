@@ -33,6 +33,7 @@ from typing import Any
 import anyio
 
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
+from pi_rpc.agent.tool_exec import maybe_await
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import Message, tool_calls_of
 
@@ -192,7 +193,7 @@ class RunGuard:
     def _before_tool_call(self, original: Any) -> Any:
         async def before(context: Any, signal: AbortSignal | None) -> Any:
             if original is not None:
-                result = await original(context, signal)
+                result = await maybe_await(original(context, signal))
                 if result and result.get("block"):
                     return result
             limit = self.limits.get("maxToolCalls")
