@@ -79,3 +79,47 @@ def test_typed_tool_control_and_limits(tmp_path: Path) -> None:
             pi.prompt("go", limits={"maxTurns": 2})
             end = stream.wait_for("agent_end", timeout=20)
         assert end["limit"] == {"kind": "maxTurns", "limit": 2, "used": 2}
+
+
+def test_async_client_host_tool(tmp_path: Path) -> None:
+    import anyio
+    from pi_rpc_client.aio import AsyncRpcClient
+
+    from .pi_client_testkit import server_env
+    from .test_python_client_beyond import _argv
+
+    script = [
+        {"text": "x", "toolCalls": [{"name": "lookup", "arguments": {"key": "a"}}]},
+        {"text": "done"},
+        {"text": "y", "toolCalls": [{"name": "lookup", "arguments": {"key": "slow"}}]},
+    ]
+
+    async def main() -> None:
+        async with AsyncRpcClient(
+            _argv(tmp_path, script, ()),
+            cwd=tmp_path / "cwd",
+            env=server_env(tmp_path),
+            inherit_env=False,
+            default_timeout=20.0,
+        ) as pi:
+            started = anyio.Event()
+
+            async def lookup(args: dict[str, Any], call: Any) -> str:
+                if args["key"] == "slow":
+                    started.set()
+                    await anyio.sleep(30)  # cancelled by the abort below
+                await call.update("looking")
+                return f"value of {args['key']}"
+
+            await pi.add_host_tool("lookup", {"type": "object", "properties": {"key": {"type": "string"}}}, lookup)
+            result = await pi.prompt_and_wait("go")
+            assert result.text() == "done"
+            await pi.prompt("again")
+            with anyio.fail_after(10):
+                await started.wait()
+            assert await pi.abort() == "aborted"
+            results = [m for m in await pi.get_messages() if m["role"] == "toolResult"]
+            assert results[0]["content"] == [{"type": "text", "text": "value of a"}]
+            assert results[1]["content"][0]["text"] == "Operation aborted"
+
+    anyio.run(main)
