@@ -778,7 +778,13 @@ class AgentSession:
         await self.agent.prompt(messages)
         await self._after_runs()
         # agent_before_settle: extensions may append entries and ask for one more run.
-        while self.ext is not None and not self._abort_requested and await self.ext.boundaries.before_settle():
+        # (A run a limit ended asks nothing more.)
+        while (
+            self.ext is not None
+            and not self._abort_requested
+            and not self._limit_hit
+            and await self.ext.boundaries.before_settle()
+        ):
             if self._abort_requested or self._limit_hit:
                 break
             await self.agent.continue_()
