@@ -182,3 +182,29 @@ def test_print_mode_output_schema(tmp_path: Path) -> None:
     schema.write_text('{"type": 5}')
     bad = _print(tmp_path, [{"text": "a"}], "--output-schema", str(schema))
     assert bad.returncode == 1 and "--output-schema" in bad.stderr.decode()
+
+
+def test_command_line_limits_are_rpc_defaults(pi: Callable[..., PiProcess]) -> None:
+    proc = pi(script=LOOP, args=("--max-turns", "1"))
+    mark = proc.mark()
+    proc.ok("prompt", message="go")
+    assert _last_agent_end(proc, mark)["limit"] == {"kind": "maxTurns", "limit": 1, "used": 1}
+    mark = proc.mark()
+    proc.ok("prompt", message="more", limits={"maxTurns": 3})  # the prompt's own key wins
+    assert _last_agent_end(proc, mark)["limit"] == {"kind": "maxTurns", "limit": 3, "used": 3}
+
+
+def test_limit_flags_are_checked() -> None:
+    from pi_rpc.config.cli_args import CliError, parse_args
+
+    args = parse_args(["--max-turns", "4", "--max-cost", "0.5", "--timeout", "1.5", "--host-tool-timeout", "30"])
+    assert args.run_limits() == {"maxTurns": 4, "maxCostUsd": 0.5, "timeoutMs": 1500}
+    assert args.host_tool_timeout == 30.0 and parse_args([]).run_limits() == {}
+    assert parse_args(["--output-schema", "s.json"]).output_schema == "s.json"
+    for flag, bad, kind in [
+        ("--max-turns", "1.5", "integer"),
+        ("--max-cost", "-1", "number"),
+        ("--timeout", "x", "number"),
+    ]:
+        with pytest.raises(CliError, match=f'Invalid {flag} "{bad}": expected a positive {kind}'):
+            parse_args([flag, bad])
