@@ -71,6 +71,11 @@ Process:
   --max-frame-bytes <n>          RPC input record size limit (default 67108864)
   --event-buffer <n>             RPC events kept for get_events replay (default 10000)
   --max-sessions <n>             RPC sessions hosted at once, the first included (default 64)
+  --max-turns <n>                End a run after n model responses (print, JSON, RPC default)
+  --max-cost <usd>               End a run once its cost reaches this many USD
+  --timeout <seconds>            Abort a run that takes longer (print exits 3 when a limit ends it)
+  --output-schema <file.json>    -p/JSON: the final answer must be JSON valid against this schema
+  --host-tool-timeout <seconds>  RPC: how long a client tool call may take (default 600)
   --verbose                      Verbose startup
   --help, -h                     Show this help
   --version, -v                  Show the version

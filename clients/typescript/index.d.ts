@@ -4,7 +4,7 @@ import type { ChildProcess } from "node:child_process";
 import type {
   AgentMessage, BashResult, Command, CompactionResult, Event, EventOptionsData, EventsData, ImageContent, ModelInfo,
   CloseSessionData, NavigateTreeData, OpenSessionData, OpenSessionSummary, ProtocolInfoData, Response, SessionEntry, SessionState, SessionStats, SessionSummary, SessionTreeNode,
-  SlashCommand,
+  SlashCommand, HostToolDefinition, ToolInfo, RunLimits,
 } from "./types/protocol.js";
 
 export * from "./types/protocol.js";
@@ -140,9 +140,9 @@ export declare class PiRpcClient {
   request(command: Command | Record<string, unknown>, opts?: CallOptions & { check?: boolean }): Promise<Response>;
   promptAndWait(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): Promise<PromptResult>;
 
-  prompt(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): Promise<PromptDisposition>;
-  steer(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
-  followUp(message: string, opts?: CallOptions & { images?: ImageContent[] }): Promise<QueuedDisposition>;
+  prompt(message: string, opts?: CallOptions & { images?: ImageContent[]; streamingBehavior?: "steer" | "followUp"; limits?: RunLimits; outputSchema?: Record<string, unknown> }): Promise<PromptDisposition>;
+  steer(message: string, opts?: CallOptions & { images?: ImageContent[]; limits?: RunLimits }): Promise<QueuedDisposition>;
+  followUp(message: string, opts?: CallOptions & { images?: ImageContent[]; limits?: RunLimits }): Promise<QueuedDisposition>;
   abort(opts?: CallOptions): Promise<"aborted" | "idle" | null>;
   clearQueue(opts?: CallOptions): Promise<{ steering: string[]; followUp: string[] }>;
   newSession(opts?: CallOptions & { parentSession?: string }): Promise<{ cancelled: boolean }>;
@@ -188,6 +188,11 @@ export declare class PiRpcClient {
   getAuthStatus(opts?: CallOptions & { provider?: string }): Promise<ProviderAuthStatus[]>;
   authLogin(provider: string, opts?: CallOptions & { method?: string }): Promise<AuthLoginResult>;
   authLogout(provider: string, opts?: CallOptions): Promise<AuthLogoutResult>;
+  /** The client's own tools (pi_rpc): replace them; hostTool() registers one and answers its calls. */
+  setHostTools(tools: HostToolDefinition[], opts?: CallOptions): Promise<string[]>;
+  getTools(opts?: CallOptions): Promise<ToolInfo[]>;
+  setActiveTools(names: string[], opts?: CallOptions): Promise<string[]>;
+  hostTool(name: string, parameters: Record<string, unknown>, handler: HostToolHandler, opts?: CallOptions & { description?: string }): Promise<void>;
   /** Turn seq on (runId too when given) and read events in order with gap recovery; `since` resumes. */
   sequencedEvents(opts?: CallOptions & { maxBuffer?: number; since?: number; runId?: boolean }): Promise<SequencedEventStream>;
 
@@ -243,3 +248,12 @@ export interface ProviderAuthStatus {
 }
 export interface AuthLoginResult { provider: string; authType: "oauth" | "api_key"; expiresAt?: number }
 export interface AuthLogoutResult { provider: string; removed: boolean; authType?: "oauth" | "api_key" }
+
+export interface HostToolCall {
+  id: string; toolCallId: string; name: string; arguments: Record<string, unknown>; handle: string;
+  /** Aborted when the server cancels the call (abort, --host-tool-timeout). */
+  signal: AbortSignal;
+  update(content: string | Record<string, unknown>[], details?: unknown): Promise<void>;
+}
+export type HostToolAnswer = string | Record<string, unknown>[] | { content: string | Record<string, unknown>[]; isError?: boolean; details?: unknown };
+export type HostToolHandler = (args: Record<string, any>, call: HostToolCall) => HostToolAnswer | Promise<HostToolAnswer>;

@@ -76,6 +76,12 @@ class CliArgs:
     event_buffer: int = DEFAULT_EVENT_BUFFER
     max_sessions: int = DEFAULT_MAX_SESSIONS  # RPC: hosted sessions, the first included
     tui_mode: str | None = None  # "fullscreen" | "regular" | None (the tuiMode setting)
+    # Run limits (print, JSON and RPC defaults) and the client's tools (runtime.run_limits).
+    max_turns: int | None = None  # --max-turns
+    max_cost: float | None = None  # --max-cost (USD)
+    timeout: float | None = None  # --timeout (seconds)
+    output_schema: str | None = None  # --output-schema <file.json> (print/JSON mode)
+    host_tool_timeout: float | None = None  # --host-tool-timeout (seconds; RPC host tools)
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
@@ -88,6 +94,39 @@ class CliArgs:
     # them for extensions that register flags.
     flag_values: tuple[tuple[str, str | bool], ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def run_limits(self) -> dict[str, float]:
+        """The run limits the command line sets, as ``limits`` keys."""
+        limits: dict[str, float] = {}
+        if self.max_turns is not None:
+            limits["maxTurns"] = self.max_turns
+        if self.max_cost is not None:
+            limits["maxCostUsd"] = self.max_cost
+        if self.timeout is not None:
+            limits["timeoutMs"] = max(1, round(self.timeout * 1000))
+        return limits
+
+
+# Positive-number flags: flag -> (field, integer?).
+_NUMBER_FLAGS: dict[str, tuple[str, bool]] = {
+    "--max-turns": ("max_turns", True),
+    "--max-cost": ("max_cost", False),
+    "--timeout": ("timeout", False),
+    "--host-tool-timeout": ("host_tool_timeout", False),
+}
+
+
+def _positive_number(flag: str, raw: str, integer: bool) -> float:
+    import math
+
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = 0
+    if value <= 0 or not math.isfinite(value):
+        kind = "a positive integer" if integer else "a positive number"
+        raise CliError(f'Error: Invalid {flag} "{raw}": expected {kind}')
+    return value
 
 
 # flag -> (field, kind). kinds: "bool", "str", "append", "csv"
@@ -115,6 +154,7 @@ _VALUE_FLAGS: dict[str, tuple[str, str]] = {
     "--prompt-template": ("prompt_templates", "append"),
     "--theme": ("themes", "append"),
     "--faux-script": ("faux_script", "str"),
+    "--output-schema": ("output_schema", "str"),
 }
 
 _BOOL_FLAGS: dict[str, str] = {
@@ -241,6 +281,11 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
             if args[i] not in TUI_MODES:
                 raise CliError(f'Error: Invalid TUI mode "{args[i]}". Valid values: {", ".join(TUI_MODES)}')
             values["tui_mode"] = args[i]
+        elif arg in _NUMBER_FLAGS:
+            if has_next:
+                i += 1
+                name, integer = _NUMBER_FLAGS[arg]
+                values[name] = _positive_number(arg, args[i], integer)
         elif arg == "--export":
             if has_next:
                 i += 1

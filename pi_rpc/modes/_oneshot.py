@@ -16,7 +16,9 @@ Order of operations, as upstream:
 Exit codes: text 0, or 1 when the last reply is an error/aborted (its ``errorMessage`` on
 stderr) or was cut at the output limit; json 0 even when the model failed; 1 when a prompt is
 refused (no API key...) or stdout breaks; SIGTERM 143, SIGHUP 129 (tracked children are
-killed first, the runtime is disposed; a second signal exits at once).
+killed first, the runtime is disposed; a second signal exits at once). Both modes: 3 when a run
+limit (``--max-turns``, ``--max-cost``, ``--timeout``) ended the last run, 4 when its final
+answer never matched ``--output-schema`` (text mode then prints exactly the answer's JSON).
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ import anyio
 from pi_rpc.ai.jsjson import to_utf8
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
-from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS, hard_exit, signal_exit_code
+from pi_rpc.modes.exit import (
+    EXIT_LIMIT_REACHED,
+    EXIT_OUTPUT_INVALID,
+    SHUTDOWN_GRACE_SECONDS,
+    hard_exit,
+    signal_exit_code,
+)
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
@@ -186,8 +194,10 @@ class OneshotRunner:
         output_fd: int,
         session_name: str | None = None,
         handle_signals: bool = True,
+        output_schema: dict[str, Any] | None = None,
     ) -> None:
         assert mode in ("text", "json")
+        self.output_schema = output_schema
         self.options = options
         self.prompts = prompts
         self.mode = mode
@@ -272,16 +282,23 @@ class OneshotRunner:
             self._unsubscribe = session.subscribe(listener)
         await self._bind_extensions(session)
         try:
-            for text, images in self.prompts.sequence():
+            sequence = self.prompts.sequence()
+            for index, (text, images) in enumerate(sequence):
                 if self._stopping:
                     return
-                await session.prompt(text, images)
+                # The output schema binds the final answer: the last prompt's.
+                schema = self.output_schema if index == len(sequence) - 1 else None
+                await session.prompt(text, images, output_schema=schema)
                 await session.wait_for_settled()
         except Exception as exc:  # noqa: BLE001 - upstream prints the message and exits 1
             if self.exit_code == 0:
                 self.exit_code = 1
             _stderr(str(exc) or type(exc).__name__)
             return
+        guard = session.last_run_guard
+        if guard is not None and not self._stopping:
+            if await self._bounded_result(guard):
+                return
         if self.mode == "text" and not self._stopping:
             lines, error, code = final_text_result(session.get_messages())
             try:
@@ -291,7 +308,31 @@ class OneshotRunner:
                 return  # stdout broke: _on_write_error set the exit code
             if error is not None:
                 _stderr(error)
-            self.exit_code = code
+            self.exit_code = EXIT_LIMIT_REACHED if guard is not None and guard.hit is not None else code
+
+    async def _bounded_result(self, guard: Any) -> bool:
+        """The last run had limits or an output schema: its exit code (and, in text mode with
+        a valid answer, exactly the answer's JSON). True when the result is settled here."""
+        import json
+
+        if guard.hit is not None:
+            hit = guard.hit
+            _stderr(f"Run limit reached: {hit['kind']} {hit['limit']:g} (used {hit['used']:g})")
+            self.exit_code = EXIT_LIMIT_REACHED
+            return self.mode == "json"
+        if self.output_schema is None:
+            return False
+        if not guard.has_output:
+            _stderr(f"The final answer does not match --output-schema: {guard.output_error or 'no answer'}")
+            self.exit_code = EXIT_OUTPUT_INVALID
+            return True
+        if self.mode == "text":
+            text = json.dumps(guard.output, ensure_ascii=False)
+            try:
+                await self.writer.send_bytes(to_utf8(text) + b"\n")  # type: ignore[union-attr]
+            except WriterClosed:
+                pass
+        return True
 
     async def _forward_event(self, event: dict[str, Any]) -> None:
         if self._output_closed or self.writer is None:
@@ -379,6 +420,23 @@ class OneshotRunner:
 # ---------------------------------------------------------------------- process entry
 
 
+def load_output_schema(path: str) -> dict[str, Any]:
+    """``--output-schema``'s file: a JSON Schema (``StartupError`` when it is not one)."""
+    import json
+
+    from pi_rpc.runtime.run_limits import LimitsError, check_output_schema
+
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as fh:
+            schema = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"Error: Cannot read --output-schema {path}: {exc}") from None
+    try:
+        return check_output_schema(schema)
+    except LimitsError as exc:
+        raise StartupError(f"Error: --output-schema {path}: {exc}") from None
+
+
 def run_oneshot(args: CliArgs, mode: str) -> int:
     """The whole process for ``mode`` ``"text"`` (print) or ``"json"``."""
     takeover = take_over_stdout()
@@ -398,7 +456,19 @@ def run_oneshot(args: CliArgs, mode: str) -> int:
             _stderr(exc.message)
             return exc.exit_code
         prompts = build_prompts(args.messages, stdin_content=stdin_content, files=files)
-        runner = OneshotRunner(options, prompts, mode=mode, output_fd=takeover.protocol_fd, session_name=args.name)
+        try:
+            schema = load_output_schema(args.output_schema) if args.output_schema else None
+        except StartupError as exc:
+            _stderr(exc.message)
+            return exc.exit_code
+        runner = OneshotRunner(
+            options,
+            prompts,
+            mode=mode,
+            output_fd=takeover.protocol_fd,
+            session_name=args.name,
+            output_schema=schema,
+        )
         return await runner.run()
 
     from pi_rpc.modes.exit import run_to_exit_code

@@ -15,6 +15,11 @@ __all__ = ["SHUTDOWN_GRACE_SECONDS", "SIGNAL_EXIT_CODES", "hard_exit", "run_to_e
 
 SIGNAL_EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129}
 
+# Print and JSON mode: a run limit (--max-turns, --max-cost, --timeout) ended the last run.
+EXIT_LIMIT_REACHED = 3
+# Print and JSON mode: no final answer matched --output-schema (after the retries).
+EXIT_OUTPUT_INVALID = 4
+
 
 def signal_exit_code(signum: int) -> int:
     return SIGNAL_EXIT_CODES.get(signal.Signals(signum), 128 + int(signum))

@@ -154,11 +154,8 @@ class ExtensionActions:
 
     def apply_loadout(self) -> None:
         """The loadout's active tools become the session's (resources and agent)."""
-        s = self.state.session
         tools = self.state.loadout.active_tools()
-        s.resources.tools = list(tools)
-        s.resources.hidden_tools = set(self.state.loadout.hidden_declarations)
-        s.agent.tools = list(tools)
+        self.state.session.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
 
     def restore_declared_tools(self) -> None:
         """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay

@@ -296,6 +296,8 @@ def build_runtime_options(
         mcp_command=mcp_command,
         preloaded_extensions=trust.preloaded if trust is not None else None,
         mcp_servers=list(mcp_servers or []),
+        run_limits=args.run_limits(),
+        host_tool_timeout_s=args.host_tool_timeout,
     )
 
 

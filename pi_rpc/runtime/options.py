@@ -132,3 +132,9 @@ class RuntimeOptions:
     # as ``pi.get_mcp_servers()`` lists them: ``{"name", "config" (an mcp.json entry),
     # "extensionPath" (who registered it)}``. A server mcp.json defines takes precedence.
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    # Default run limits (``run_limits``: camelCase keys) from --max-turns/--max-cost/--timeout;
+    # a prompt's own limits override them key by key.
+    run_limits: dict[str, float] = field(default_factory=dict)
+    # How long a host tool call may wait for the client's answer (--host-tool-timeout);
+    # None: the RPC mode's default.
+    host_tool_timeout_s: float | None = None

@@ -72,6 +72,8 @@ if TYPE_CHECKING:
     from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.extension_host import SessionExtensions
+    from pi_rpc.runtime.run_limits import RunGuard
+    from pi_rpc.runtime.tool_control import ToolControl
 
 SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -197,6 +199,10 @@ class AgentSession:
         self.unwritten: list[Unwritten] = []
         self._store_closed = False
         self._retry_cancel: tuple[anyio.Event, anyio.Event | None] | None = None
+        # The running run's limits and output schema (``run_limits``), when it has any; the
+        # last run's stays readable (print mode's exit code and output).
+        self.run_guard: RunGuard | None = None
+        self.last_run_guard: RunGuard | None = None
 
         self.agent = Agent(
             model=options.model,
@@ -229,6 +235,8 @@ class AgentSession:
         # The running mode's check before every tool call (ACP permission requests), set with
         # set_tool_gate; with extensions it runs after their tool_call handlers.
         self.tool_gate: BeforeToolCallHook | None = None
+        # A client's tool control (host tools, set_active_tools): made on first use.
+        self.tool_control: ToolControl | None = None
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
 
@@ -487,7 +495,14 @@ class AgentSession:
             model = self.agent.model
             context_window = int(model.get("contextWindow") or 0) or None if model else None
             will_retry = self.retry.decide(last, context_window)
-            await self.emit({"type": "agent_end", "messages": event.get("messages") or [], "willRetry": will_retry})
+            end: dict[str, Any] = {
+                "type": "agent_end",
+                "messages": event.get("messages") or [],
+                "willRetry": will_retry,
+            }
+            if self.run_guard is not None:
+                end.update(self.run_guard.end_fields())  # limit / output / outputError (additive)
+            await self.emit(end)
             return
         await self.emit(event)
         if etype == "turn_end":
@@ -568,6 +583,8 @@ class AgentSession:
         source: str = "interactive",
         expand_templates: bool = True,
         run_id: str | None = None,
+        limits: dict[str, float] | None = None,
+        output_schema: dict[str, Any] | None = None,
     ) -> str:
         """Submit a prompt. Returns the disposition (``started`` | ``queued`` | ``handled``) once
         the run has been accepted. With ``start_gate`` the run waits for it before
@@ -577,7 +594,9 @@ class AgentSession:
         prompt is handled; ``input`` handlers may transform or handle the text (``source``:
         ``rpc``, ``interactive`` or ``extension``); then skills and templates expand (unless
         ``expand_templates`` is false, as for ``pi.send_user_message``). A started run works
-        under ``run_id`` (``run_context``; a new id when None)."""
+        under ``run_id`` (``run_context``; a new id when None). ``limits`` and ``output_schema``
+        (``run_limits``) bound a run this prompt starts (over the ``--max-*`` defaults); on a
+        queued prompt, ``limits`` replace the running run's."""
         ext = self.ext
         if ext is not None and expand_templates and text.startswith("/") and await ext.try_command(text):
             return "handled"
@@ -595,10 +614,17 @@ class AgentSession:
         if self._is_streaming:
             if streaming_behavior is None:
                 raise RuntimeCommandError(ERR_ALREADY_PROCESSING)
+            if output_schema is not None:
+                raise RuntimeCommandError('"outputSchema" applies to the run a prompt starts, and one is running')
+            if limits:
+                self.update_run_limits(limits)
             await self.queue.add("followUp" if streaming_behavior == "followUp" else "steer", expanded, images)
             return "queued"
         _require_api_key(self.agent.model, self.registry)
-        return await self._start_run({"messageType": "user", "prompt": expanded, "images": images}, start_gate, run_id)
+        trigger: dict[str, Any] = {"messageType": "user", "prompt": expanded, "images": images}
+        if limits or output_schema is not None or self.options.run_limits:
+            trigger["guard"] = ({**(self.options.run_limits or {}), **(limits or {})}, output_schema)
+        return await self._start_run(trigger, start_gate, run_id)
 
     async def _start_run(
         self, trigger: dict[str, Any], start_gate: anyio.Event | None = None, run_id: str | None = None
@@ -642,7 +668,13 @@ class AgentSession:
         if self.ext is not None:
             stream_options.update(self.ext.request_hooks())
         self.agent.stream_options = stream_options
-        self._start_background(self._session_run, messages, start_gate, run_id or new_run_id())
+        guard = None
+        if "guard" in trigger:
+            from pi_rpc.runtime.run_limits import RunGuard
+
+            limits, schema = trigger["guard"]
+            guard = RunGuard(limits, schema, abort=self._abort_for_limit, has_queued=self.agent.has_queued_messages)
+        self._start_background(self._session_run, messages, start_gate, run_id or new_run_id(), guard)
         return "started"
 
     async def start_custom_run(self, message: CustomMessage) -> None:
@@ -680,12 +712,28 @@ class AgentSession:
         self._tg.start_soon(fn, *args)
         return True
 
-    async def steer(self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive") -> str:
+    async def steer(
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        *,
+        source: str = "interactive",
+        limits: dict[str, float] | None = None,
+    ) -> str:
+        if limits:
+            self.update_run_limits(limits)
         return await self._queue_user_input(text, images, "steer", source)
 
     async def follow_up(
-        self, text: str, images: list[dict[str, Any]] | None = None, *, source: str = "interactive"
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        *,
+        source: str = "interactive",
+        limits: dict[str, float] | None = None,
     ) -> str:
+        if limits:
+            self.update_run_limits(limits)
         return await self._queue_user_input(text, images, "followUp", source)
 
     async def _queue_user_input(
@@ -705,20 +753,20 @@ class AgentSession:
     # ------------------------------------------------------------------ the session-level run
 
     async def _session_run(
-        self, messages: list[Message], start_gate: anyio.Event | None = None, run_id: str | None = None
+        self,
+        messages: list[Message],
+        start_gate: anyio.Event | None = None,
+        run_id: str | None = None,
+        guard: RunGuard | None = None,
     ) -> None:
         bind_run_id(run_id)  # this task is the run: everything it emits belongs to it
         try:
             if start_gate is not None:
                 await start_gate.wait()
-            await self.agent.prompt(messages)
-            await self._after_runs()
-            # agent_before_settle: extensions may append entries and ask for one more run.
-            while self.ext is not None and not self._abort_requested and await self.ext.boundaries.before_settle():
-                if self._abort_requested:
-                    break
-                await self.agent.continue_()
-                await self._after_runs()
+            if guard is None:
+                await self._run_body(messages)
+            else:
+                await self._guarded_run(messages, guard)
         except Exception as exc:  # noqa: BLE001 - a run failure must never kill the process
             logger().error(f"pi: run failed: {exc!r}")
         finally:
@@ -737,10 +785,67 @@ class AgentSession:
             if self.ext is not None:
                 self.ext.run_deferred()
 
+    async def _run_body(self, messages: list[Message]) -> None:
+        await self.agent.prompt(messages)
+        await self._after_runs()
+        # agent_before_settle: extensions may append entries and ask for one more run.
+        # (A run a limit ended asks nothing more.)
+        while (
+            self.ext is not None
+            and not self._abort_requested
+            and not self._limit_hit
+            and await self.ext.boundaries.before_settle()
+        ):
+            if self._abort_requested or self._limit_hit:
+                break
+            await self.agent.continue_()
+            await self._after_runs()
+
+    async def _guarded_run(self, messages: list[Message], guard: RunGuard) -> None:
+        """The run under its limits and output schema (``run_limits``)."""
+        self.run_guard = self.last_run_guard = guard
+        guard.install(self.agent)
+        try:
+            async with anyio.create_task_group() as timer:
+                timer.start_soon(guard.run_timer)
+                try:
+                    await self._run_body(messages)
+                finally:
+                    timer.cancel_scope.cancel()
+        finally:
+            guard.uninstall(self.agent)
+            self.run_guard = None
+
+    @property
+    def _limit_hit(self) -> bool:
+        return self.run_guard is not None and self.run_guard.hit is not None
+
+    def _abort_for_limit(self) -> None:
+        """``timeoutMs`` ran out: abort the run as ``abort`` does, without waiting."""
+        if self._is_streaming:
+            self._run_aborted = True
+            self._abort_requested = True
+            if self.ext is not None:
+                self.ext.boundaries.note_abort()
+        self.retry.cancel_sleep()
+        self.compaction.abort()
+        self.agent.abort()
+
+    def update_run_limits(self, limits: dict[str, float]) -> None:
+        """New limits for the running run (``steer``/``follow_up``/a queued ``prompt``). A run
+        started without limits has no guard to change (its loop is already configured)."""
+        if not self._is_streaming:
+            raise RuntimeCommandError('"limits" apply to a running run, and none is running')
+        if self.run_guard is None:
+            raise RuntimeCommandError(
+                '"limits" can only change the limits of a run started with some (give them on its prompt)'
+            )
+        self.run_guard.update_limits(limits)
+
     async def _after_runs(self) -> None:
         """What follows a low-level run: retry, overflow recovery, threshold compaction, and
         delivery of messages still queued (upstream ``_processAgentEnd``)."""
-        while not self._abort_requested:
+        while not self._abort_requested and not self._limit_hit:
             last = _last_assistant(self.agent.messages)
             if self.retry.pending:
                 if not await self._retry_wait(last):
@@ -912,8 +1017,28 @@ class AgentSession:
         self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)
         if self.ext is not None:
             self.ext.on_resources_replaced()
+        elif self.tool_control is not None:
+            self.tool_control.on_resources_replaced()
         else:
             self.agent.tools = self.resources.tools
+
+    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None:
+        """``tools`` (the loadout's active ones) become the session's, in its prompt and its
+        agent, with the client's host tools after them (``tool_control``)."""
+        if self.tool_control is not None:
+            tools = self.tool_control.compose(tools)
+        self.resources.tools = list(tools)
+        if hidden is not None:
+            self.resources.hidden_tools = set(hidden)
+        self.agent.tools = list(tools)
+
+    def tools(self) -> ToolControl:
+        """The client's control over this session's tools (made on first use)."""
+        if self.tool_control is None:
+            from pi_rpc.runtime.tool_control import ToolControl
+
+            self.tool_control = ToolControl(self)
+        return self.tool_control
 
     async def set_session_name(self, name: str) -> None:
         normalized = normalize_session_name(name)

@@ -83,7 +83,7 @@ def anyio_backend() -> str:
 
 
 def test_typed_methods_beyond_upstream(tmp_path: Path) -> None:
-    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 11
+    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 14
     for name in BEYOND_UPSTREAM_COMMAND_TYPES:
         assert callable(getattr(RpcClient, name)), name
     with faux_client(tmp_path, [{"text": "one"}, {"text": "two"}]) as pi:

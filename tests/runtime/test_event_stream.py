@@ -27,8 +27,12 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     commands = info["commands"]
     assert len(commands) == len(set(commands))
     assert set(commands) == set(names.COMMAND_TYPES) | set(names.BEYOND_UPSTREAM_COMMAND_TYPES) | {
-        "extension_ui_response"
+        "extension_ui_response",
+        "host_tool_result",
+        "host_tool_update",
     }
+    assert {"set_host_tools", "get_tools", "set_active_tools"} <= set(commands)
+    assert {"host_tool_request", "host_tool_cancelled"} <= set(info["events"])
     assert {
         "get_protocol_info",
         "set_event_options",
@@ -39,7 +43,13 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
         "navigate_tree",
         "set_label",
     } <= set(commands)
-    assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request"]
+    assert info["events"] == [
+        *names.EVENT_TYPES,
+        *names.OUR_EVENT_TYPES,
+        "extension_ui_request",
+        "host_tool_request",
+        "host_tool_cancelled",
+    ]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000, "maxSessions": 64}
     assert info["features"] == {"seq": False, "runId": False, "handle": False}
     # Off by default: a client that never asks sees no seq and no runId anywhere.

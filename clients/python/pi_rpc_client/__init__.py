@@ -23,6 +23,7 @@ from .commands import (
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
 from .handles import DEFAULT_HANDLE, SessionHandle
+from .host_tools import HostToolCall
 from .sequence import EventsLost, SeqTracker, SequencedEvents
 
 _ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents", "AsyncSessionHandle")
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_HANDLE",
     "EventStream",
     "EventsLost",
+    "HostToolCall",
     "JSON_NULL",
     "LineSplitter",
     "PROCESS_COMMAND_TYPES",

@@ -30,6 +30,7 @@ from .commands import AsyncCommandsMixin, Post, Record, Timeout, _ProcessCommand
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
 from .handles import DEFAULT_HANDLE, belongs_to, open_session_command
+from .host_tools import result_record
 from .sequence import EventsLost, SeqTracker
 
 EventListener = Callable[[Record], Awaitable[None] | None]
@@ -273,6 +274,84 @@ async def _await_quietly(awaitable: Awaitable[Any]) -> None:
         pass
 
 
+class AsyncHostToolCall:
+    """One call of a host tool on the async client: arguments and progress updates."""
+
+    def __init__(self, client: AsyncRpcClient, record: Record) -> None:
+        self._client = client
+        self.id: str = record["id"]
+        self.tool_call_id: str = record.get("toolCallId", "")
+        self.name: str = record.get("name", "")
+        self.arguments: Record = record.get("arguments") or {}
+        self.handle: str = record.get("handle") or DEFAULT_HANDLE
+        self.scope = anyio.CancelScope()
+
+    async def update(self, content: Any, details: Any = None) -> None:
+        record: Record = {
+            "type": "host_tool_update",
+            "id": self.id,
+            "content": result_record(self.id, content)["content"],
+        }
+        if details is not None:
+            record["details"] = details
+        await self._client.notify(record)
+
+
+class AsyncHostToolRunner:
+    """The async client's host tools per session handle, and the answers to their calls."""
+
+    def __init__(self, client: AsyncRpcClient) -> None:
+        self._client = client
+        self._tools: dict[str, dict[str, tuple[Record, Callable[..., Any]]]] = {}
+        self._calls: dict[str, AsyncHostToolCall] = {}
+        client.on_event(self._on_record)
+
+    async def register(
+        self, name: str, parameters: Record | None, description: str, fn: Callable[..., Any], handle: str | None
+    ) -> None:
+        key = handle or DEFAULT_HANDLE
+        spec: Record = {"name": name, "description": description}
+        if parameters is not None:
+            spec["parameters"] = parameters
+        tools = {**self._tools.get(key, {}), name: (spec, fn)}
+        command: Record = {"type": "set_host_tools", "tools": [entry[0] for entry in tools.values()]}
+        if handle is not None:
+            command["handle"] = handle
+        await self._client.request(command)
+        self._tools[key] = tools
+
+    async def _on_record(self, record: Record) -> None:
+        kind = record.get("type")
+        if kind == "host_tool_cancelled":
+            call = self._calls.get(record.get("id", ""))
+            if call is not None:
+                call.scope.cancel()
+            return
+        if kind != "host_tool_request":
+            return
+        call = AsyncHostToolCall(self._client, record)
+        entry = self._tools.get(call.handle, {}).get(call.name)
+        self._calls[call.id] = call
+        answer: Record | None = None
+        try:
+            with call.scope:
+                try:
+                    if entry is None:
+                        raise RuntimeError(f"No handler for {call.name}")
+                    value = entry[1](call.arguments, call)
+                    if inspect.isawaitable(value):
+                        value = await value
+                    answer = result_record(call.id, value)
+                except Exception as exc:  # noqa: BLE001 - the handler's failure is the model's error result
+                    answer = result_record(call.id, {"content": str(exc) or type(exc).__name__, "isError": True})
+            if answer is not None and not call.scope.cancel_called:
+                await self._client.notify(answer)
+        except Exception:  # noqa: BLE001 - the process is gone: nobody to answer
+            pass
+        finally:
+            self._calls.pop(call.id, None)
+
+
 class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
     """Spawn ``argv`` (e.g. ``["pi", "--mode", "rpc"]``) and talk JSONL to it, asynchronously.
 
@@ -312,6 +391,7 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
         self.unmatched_responses: list[Record] = []
         self.proc: anyio.abc.Process | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self._host_tools: AsyncHostToolRunner | None = None
         self._write_lock: anyio.Lock | None = None
         self._stdout_done: anyio.Event | None = None
         self._stderr_done: anyio.Event | None = None
@@ -576,6 +656,23 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
     async def notify(self, record: Record) -> None:
         """Send a record that gets no response (``extension_ui_response``)."""
         await self.send_raw(encode_record(record))
+
+    async def add_host_tool(
+        self,
+        name: str,
+        parameters: Record | None,
+        fn: Callable[[Record, AsyncHostToolCall], Any],
+        *,
+        description: str = "",
+        handle: str | None = None,
+    ) -> None:
+        """Register ``fn(args, call)`` (a function or coroutine function) as a tool the model can call
+        (pi_rpc ``set_host_tools``) and answer its calls, each in its own task. It returns a str,
+        content blocks or ``{"content", "isError", "details"}``; raising is an error result. The task is
+        cancelled when the server cancels the call (``abort``, ``--host-tool-timeout``)."""
+        if self._host_tools is None:
+            self._host_tools = AsyncHostToolRunner(self)
+        await self._host_tools.register(name, parameters, description, fn, handle)
 
     def new_id(self) -> str:
         self._next_id += 1

@@ -22,6 +22,7 @@ from .commands import CommandsMixin, _ProcessCommandSet, build_command
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
 from .handles import DEFAULT_HANDLE, SessionHandle, belongs_to, open_session_command
+from .host_tools import HostToolFn, HostToolRunner
 from .sequence import SequencedEvents
 
 Record = dict[str, Any]
@@ -197,6 +198,7 @@ class RpcClient(CommandsMixin, _ProcessCommandSet):
         self.unmatched_responses: list[Record] = []
         self.proc: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
+        self._host_tools: HostToolRunner | None = None
         if start:
             self.start()
 
@@ -465,6 +467,20 @@ class RpcClient(CommandsMixin, _ProcessCommandSet):
     def notify(self, record: Record) -> None:
         """Send a record that gets no response (``extension_ui_response``)."""
         self.send_raw(encode_record(record))
+
+    def host_tool(
+        self, name: str, parameters: Record | None = None, *, description: str = "", handle: str | None = None
+    ) -> Callable[[HostToolFn], HostToolFn]:
+        """Decorator: ``fn(args, call)`` becomes a tool the model can call (pi_rpc ``set_host_tools``;
+        :mod:`pi_rpc_client.host_tools`). Registering sends the session's whole tool list again."""
+
+        def decorate(fn: HostToolFn) -> HostToolFn:
+            if self._host_tools is None:
+                self._host_tools = HostToolRunner(self)
+            self._host_tools.register(name, parameters, description, fn, handle)
+            return fn
+
+        return decorate
 
     def new_id(self) -> str:
         with self._state_lock:

@@ -84,6 +84,9 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "get_auth_status",
     "auth_login",
     "auth_logout",
+    "set_host_tools",
+    "get_tools",
+    "set_active_tools",
 )
 
 
@@ -179,20 +182,36 @@ class _CommandSet:
         images: list[Record] | None = None,
         streaming_behavior: Literal["steer", "followUp"] | None = None,
         *,
+        limits: Record | None = None,
+        output_schema: Record | None = None,
         timeout: Timeout = ...,
     ) -> str:
-        """Returns the disposition: "started" | "queued" | "handled". Events follow on the event stream."""
+        """Returns the disposition: "started" | "queued" | "handled". Events follow on the event stream.
+        pi_rpc: ``limits`` (``{maxTurns, maxToolCalls, maxOutputTokens, maxCostUsd, timeoutMs}``) bound the
+        run (its ``agent_end`` then says which ``limit`` ended it); with ``output_schema`` the final answer must
+        be JSON valid against it (``agent_end["output"]``)."""
         return self._command(
-            "prompt", timeout, _disposition, message=message, images=images, streamingBehavior=streaming_behavior
+            "prompt",
+            timeout,
+            _disposition,
+            message=message,
+            images=images,
+            streamingBehavior=streaming_behavior,
+            limits=limits,
+            outputSchema=output_schema,
         )
 
     @_Command
-    def steer(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
-        return self._command("steer", timeout, _disposition, message=message, images=images)
+    def steer(
+        self, message: str, images: list[Record] | None = None, *, limits: Record | None = None, timeout: Timeout = ...
+    ) -> str:
+        return self._command("steer", timeout, _disposition, message=message, images=images, limits=limits)
 
     @_Command
-    def follow_up(self, message: str, images: list[Record] | None = None, *, timeout: Timeout = ...) -> str:
-        return self._command("follow_up", timeout, _disposition, message=message, images=images)
+    def follow_up(
+        self, message: str, images: list[Record] | None = None, *, limits: Record | None = None, timeout: Timeout = ...
+    ) -> str:
+        return self._command("follow_up", timeout, _disposition, message=message, images=images, limits=limits)
 
     @_Command
     def abort(self, *, timeout: Timeout = ...) -> str | None:
@@ -395,6 +414,23 @@ class _CommandSet:
     def auth_logout(self, provider: str, *, timeout: Timeout = ...) -> Record:
         """Remove ``provider``'s stored credential: ``{provider, removed, authType?}``."""
         return self._command("auth_logout", timeout, None, provider=provider)
+
+    # -- tools (pi_rpc; protocol/README.md "Host tools, tool control and run limits") ----------
+    @_Command
+    def set_host_tools(self, tools: list[Record], *, timeout: Timeout = ...) -> list[str]:
+        """Replace the client's own tools (``{name, description, parameters}`` each); returns their names.
+        :meth:`RpcClient.host_tool` registers a tool and answers its calls for you."""
+        return self._command("set_host_tools", timeout, _list_field("tools"), tools=tools)
+
+    @_Command
+    def get_tools(self, *, timeout: Timeout = ...) -> list[Record]:
+        """Every tool: ``{name, description, parameters, source, active}`` (source: builtin, extension, mcp, host)."""
+        return self._command("get_tools", timeout, _list_field("tools"))
+
+    @_Command
+    def set_active_tools(self, names: list[str], *, timeout: Timeout = ...) -> list[str]:
+        """Make exactly ``names`` active; returns the active names (an unknown name: RpcCommandError)."""
+        return self._command("set_active_tools", timeout, _list_field("activeTools"), names=names)
 
 
 class _ProcessCommandSet:

@@ -17,6 +17,7 @@ export const COMMAND_TYPES = Object.freeze([
 export const BEYOND_UPSTREAM_COMMAND_TYPES = Object.freeze([
   "get_protocol_info", "set_event_options", "get_events", "list_sessions", "rename_session",
   "delete_session", "navigate_tree", "set_label", "get_auth_status", "auth_login", "auth_logout",
+  "set_host_tools", "get_tools", "set_active_tools",
 ]);
 
 // Many sessions in one process (pi_rpc, issue 24): openSession returns a SessionHandle; every other
@@ -581,14 +582,15 @@ export class PiRpcClient {
   }
 
   // ---- the 33 commands (options object last; `timeoutMs` per call) ----
-  async prompt(message, { images, streamingBehavior, timeoutMs } = {}) {
-    return (await this._call("prompt", { message, images, streamingBehavior }, timeoutMs))?.disposition;
+  /** pi_rpc: `limits` bound the run (agent_end.limit says which ended it); with `outputSchema` the final answer is JSON (agent_end.output). */
+  async prompt(message, { images, streamingBehavior, limits, outputSchema, timeoutMs } = {}) {
+    return (await this._call("prompt", { message, images, streamingBehavior, limits, outputSchema }, timeoutMs))?.disposition;
   }
-  async steer(message, { images, timeoutMs } = {}) {
-    return (await this._call("steer", { message, images }, timeoutMs))?.disposition;
+  async steer(message, { images, limits, timeoutMs } = {}) {
+    return (await this._call("steer", { message, images, limits }, timeoutMs))?.disposition;
   }
-  async followUp(message, { images, timeoutMs } = {}) {
-    return (await this._call("follow_up", { message, images }, timeoutMs))?.disposition;
+  async followUp(message, { images, limits, timeoutMs } = {}) {
+    return (await this._call("follow_up", { message, images, limits }, timeoutMs))?.disposition;
   }
   /** Resolves after the run settled: "aborted" or "idle" from pi_rpc, null from upstream (no data). */
   async abort({ timeoutMs } = {}) { return (await this._call("abort", {}, timeoutMs))?.outcome ?? null; }
@@ -664,6 +666,27 @@ export class PiRpcClient {
   /** Remove a provider's stored credential: {provider, removed, authType?}. */
   authLogout(provider, { timeoutMs } = {}) {
     return this._call("auth_logout", { provider }, timeoutMs);
+  }
+
+  // ---- tools (pi_rpc: protocol/README.md "Host tools, tool control and run limits") ----
+  /** Replace the client's own tools ({name, description, parameters}[]); resolves to their names. hostTool() answers calls for you. */
+  async setHostTools(tools, { timeoutMs } = {}) { return (await this._call("set_host_tools", { tools }, timeoutMs)).tools; }
+  /** Every tool: {name, description, parameters, source: "builtin"|"extension"|"mcp"|"host", active}[]. */
+  async getTools({ timeoutMs } = {}) { return (await this._call("get_tools", {}, timeoutMs)).tools; }
+  /** Make exactly `names` active; resolves to the active names (an unknown name rejects). */
+  async setActiveTools(names, { timeoutMs } = {}) { return (await this._call("set_active_tools", { names }, timeoutMs)).activeTools; }
+  /**
+   * Register `handler(args, call)` as a tool the model can call (set_host_tools with every tool
+   * registered for the session so far) and answer its host_tool_requests: the handler returns (or
+   * resolves to) a string, content blocks, or {content, isError?, details?}; a throw is an error
+   * result. `call.update(content)` reports progress; `call.signal` aborts when the server cancels the
+   * call (abort, --host-tool-timeout), and a cancelled call's answer is not sent.
+   */
+  async hostTool(name, parameters, handler, { description = "", timeoutMs } = {}) {
+    const client = this.client ?? this;
+    const handle = this.client ? this.handle : DEFAULT_HANDLE;
+    const runner = client._hostTools ??= new HostToolRunner(client);
+    await runner.register(handle, { name, description, parameters }, handler, (tools) => this.setHostTools(tools, { timeoutMs }));
   }
 
   // ---- session handles (pi_rpc beyond upstream, issue 24) ----
@@ -750,8 +773,53 @@ const camel = (t) => t.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 /** Method names a SessionHandle borrows from PiRpcClient: every per-session command, and promptAndWait. */
 export const SESSION_METHODS = Object.freeze([
   ...[...COMMAND_TYPES, ...BEYOND_UPSTREAM_COMMAND_TYPES].filter((t) => !PROCESS_COMMAND_TYPES.includes(t)).map(camel),
-  "promptAndWait",
+  "promptAndWait", "hostTool",
 ]);
+
+const contentOf = (value) => (typeof value === "string" ? [{ type: "text", text: value }] : Array.isArray(value) ? value : [{ type: "text", text: String(value) }]);
+
+/** The answers to host_tool_requests of the tools registered with hostTool(), per session handle. */
+class HostToolRunner {
+  constructor(client) {
+    this.client = client;
+    this.tools = new Map(); // handle -> Map(name -> {spec, handler})
+    this.calls = new Map(); // request id -> AbortController
+    client.onEvent((rec) => this.onRecord(rec));
+  }
+  async register(handle, spec, handler, send) {
+    const tools = new Map(this.tools.get(handle) ?? []);
+    tools.set(spec.name, { spec, handler });
+    await send([...tools.values()].map((t) => t.spec));
+    this.tools.set(handle, tools);
+  }
+  onRecord(rec) {
+    if (rec.type === "host_tool_cancelled") this.calls.get(rec.id)?.abort();
+    if (rec.type !== "host_tool_request") return;
+    const entry = this.tools.get(rec.handle ?? DEFAULT_HANDLE)?.get(rec.name);
+    const controller = new AbortController();
+    this.calls.set(rec.id, controller);
+    const call = {
+      id: rec.id, toolCallId: rec.toolCallId, name: rec.name, arguments: rec.arguments ?? {}, handle: rec.handle ?? DEFAULT_HANDLE,
+      signal: controller.signal,
+      update: (content, details) => controller.signal.aborted ? Promise.resolve()
+        : this.client.notify({ type: "host_tool_update", id: rec.id, content: contentOf(content), ...(details != null ? { details } : {}) }),
+    };
+    (async () => {
+      let answer;
+      try {
+        if (!entry) throw new Error(`No handler for ${rec.name}`);
+        const value = await entry.handler(call.arguments, call);
+        answer = value && typeof value === "object" && !Array.isArray(value) && "content" in value
+          ? { content: contentOf(value.content), ...(value.isError != null ? { isError: !!value.isError } : {}), ...(value.details != null ? { details: value.details } : {}) }
+          : { content: contentOf(value) };
+      } catch (err) {
+        answer = { content: contentOf(String(err?.message ?? err)), isError: true };
+      }
+      this.calls.delete(rec.id);
+      if (!controller.signal.aborted) await this.client.notify({ type: "host_tool_result", id: rec.id, ...answer }).catch(() => {});
+    })();
+  }
+}
 
 /**
  * One session hosted by the client's process, addressed by `handle` (PiRpcClient.openSession). It has

@@ -79,7 +79,7 @@ test("33 commands, each with a method", () => {
   assert.equal(COMMAND_TYPES.length, 33);
   const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
   for (const t of COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
-  assert.equal(BEYOND_UPSTREAM_COMMAND_TYPES.length, 11);
+  assert.equal(BEYOND_UPSTREAM_COMMAND_TYPES.length, 14);
   for (const t of BEYOND_UPSTREAM_COMMAND_TYPES) assert.equal(typeof PiRpcClient.prototype[camel(t)], "function", t);
 });
 
@@ -218,6 +218,46 @@ test("real: bash timeout then abort_bash", needs("server", "bash"), async () => 
 const LONG_TEXT = Array.from({ length: 500 }, (_, i) => `w${i} `);
 const textOf = (events) => events.filter((e) => e.type === "message_update" && e.assistantMessageEvent.type === "text_delta")
   .map((e) => e.assistantMessageEvent.delta).join("");
+
+test("real: hostTool answers the model's calls, with updates, errors and cancellation", needs("server", "runs", "beyond"), async () => {
+  const calls = [
+    { name: "open_editor", arguments: { path: "a.txt" }, id: "c1" },
+    { name: "open_editor", arguments: { path: "boom" }, id: "c2" },
+  ];
+  const { client, cleanup } = await startReal([{ tool_calls: calls }, { text: "done" }, { tool_calls: [{ name: "slow", arguments: {}, id: "c3" }] }]);
+  try {
+    const schema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
+    await client.hostTool("open_editor", schema, async (args, call) => {
+      if (args.path === "boom") throw new Error("no such file: boom");
+      await call.update("opening");
+      return { content: `opened ${args.path}`, details: { line: 1 } };
+    }, { description: "Open a file in the editor." });
+    let cancelled, markStarted;
+    const started = new Promise((res) => { markStarted = res; });
+    await client.hostTool("slow", { type: "object" }, (args, call) => {
+      markStarted();
+      return new Promise((done) => call.signal.addEventListener("abort", () => { cancelled = true; done("late"); }));
+    });
+    const tools = await client.getTools();
+    assert.deepEqual(tools.filter((t) => t.source === "host").map((t) => t.name), ["open_editor", "slow"]);
+    const r = await client.promptAndWait("go");
+    const update = r.events.find((e) => e.type === "tool_execution_update");
+    assert.deepEqual(update.partialResult.content, [{ type: "text", text: "opening" }]);
+    const results = (await client.getMessages()).filter((m) => m.role === "toolResult");
+    assert.deepEqual(results[0].content, [{ type: "text", text: "opened a.txt" }]);
+    assert.deepEqual(results[0].details, { line: 1 });
+    assert.equal(results[1].isError, true);
+    assert.equal(results[1].content[0].text, "no such file: boom");
+    // The second run's call of "slow" is cancelled by abort (host_tool_cancelled aborts call.signal).
+    await client.prompt("again");
+    await started;
+    assert.equal(await client.abort(), "aborted");
+    assert.equal(cancelled, true);
+    assert.deepEqual(await client.setActiveTools(["read"]), ["read"]);
+  } finally {
+    await cleanup();
+  }
+});
 
 test("real: typed methods beyond upstream", needs("server", "runs", "beyond"), async () => {
   const { client, cleanup } = await startReal([{ text: "one" }, { text: "two" }]);

@@ -142,6 +142,8 @@ export interface FollowUpCommand {
   type: "follow_up";
   message: string;
   images?: ImageContent[];
+  /** New limits for the running run. */
+  limits?: RunLimits;
 }
 
 export interface ForkCommand {
@@ -255,12 +257,53 @@ export interface GetStateCommand {
   type: "get_state";
 }
 
+export interface GetToolsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "get_tools";
+}
+
 export interface GetTreeCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
   /** The hosted session this command addresses (open_session); absent: "default". */
   handle?: string;
   type: "get_tree";
+}
+
+export interface HostToolDefinition {
+  /** 1-64 of [A-Za-z0-9_-], not taken by another tool */
+  name: string;
+  description?: string;
+  /** JSON Schema (draft 2020-12) of the arguments: an object schema */
+  parameters?: {
+  [key: string]: unknown;
+};
+}
+
+/** Answer to a ``host_tool_request``; never gets a response. */
+export interface HostToolResult {
+  /** The request's id. */
+  id: string;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "host_tool_result";
+  content: ToolContentBlock[];
+  isError?: boolean;
+  details?: unknown;
+}
+
+/** Progress of a host tool call (a ``tool_execution_update``); never gets a response. */
+export interface HostToolUpdate {
+  /** The request's id. */
+  id: string;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "host_tool_update";
+  content: ToolContentBlock[];
+  details?: unknown;
 }
 
 /**
@@ -344,6 +387,12 @@ export interface PromptCommand {
   images?: ImageContent[];
   /** "steer" or "followUp"; read only while a run is active. */
   streamingBehavior?: string;
+  /** Bounds of the run it starts (over --max-* defaults). */
+  limits?: RunLimits;
+  /** The final answer must be JSON valid against this schema (agent_end.output). */
+  outputSchema?: {
+  [key: string]: unknown;
+};
 }
 
 export interface RenameSessionCommand {
@@ -354,6 +403,30 @@ export interface RenameSessionCommand {
   type: "rename_session";
   sessionPath: string;
   name: string;
+}
+
+/** Bounds of one run; each optional and positive. Counted from the run's start. */
+export interface RunLimits {
+  /** model responses */
+  maxTurns?: number;
+  /** tool calls run (later ones are blocked) */
+  maxToolCalls?: number;
+  /** usage.output summed over the run */
+  maxOutputTokens?: number;
+  /** usage.cost.total summed over the run */
+  maxCostUsd?: number;
+  /** wall time; the run is aborted */
+  timeoutMs?: number;
+}
+
+export interface SetActiveToolsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "set_active_tools";
+  /** Exactly these tools are active; an unknown name refuses the command. */
+  names: string[];
 }
 
 export interface SetAutoCompactionCommand {
@@ -394,6 +467,16 @@ export interface SetFollowUpModeCommand {
   type: "set_follow_up_mode";
   /** "all" or "one-at-a-time" (stored verbatim). */
   mode: string;
+}
+
+export interface SetHostToolsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "set_host_tools";
+  /** Replaces the client's tools of the session. */
+  tools: HostToolDefinition[];
 }
 
 export interface SetLabelCommand {
@@ -454,6 +537,8 @@ export interface SteerCommand {
   type: "steer";
   message: string;
   images?: ImageContent[];
+  /** New limits for the running run. */
+  limits?: RunLimits;
 }
 
 export interface SwitchSessionCommand {
@@ -465,8 +550,18 @@ export interface SwitchSessionCommand {
   sessionPath: string;
 }
 
+export interface ToolContentBlock {
+  type: "text" | "image";
+  /** text blocks */
+  text?: string;
+  /** image blocks: base64 */
+  data?: string;
+  /** image blocks */
+  mimeType?: string;
+}
+
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | ExtensionUiResponse;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | SetHostToolsCommand | GetToolsCommand | SetActiveToolsCommand | ExtensionUiResponse | HostToolResult | HostToolUpdate;
 
 export interface AgentEnd {
   /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
@@ -478,6 +573,12 @@ export interface AgentEnd {
   type: "agent_end";
   messages: AgentMessage[];
   willRetry: boolean;
+  /** A run limit ended the run (prompt limits). */
+  limit?: LimitHit;
+  /** The final answer parsed (prompt outputSchema). */
+  output?: unknown;
+  /** Why no answer matched the outputSchema. */
+  outputError?: string;
 }
 
 /** Any message role (system, user, assistant, toolResult, bashExecution, custom, …). */
@@ -660,6 +761,35 @@ export interface ExtensionUiRequest {
   /** The session whose extension asks (as on events). */
   handle?: string;
   [key: string]: unknown;
+}
+
+/** A pending call was aborted or timed out: stop working on it (a late answer is ignored). */
+export interface HostToolCancelled {
+  type: "host_tool_cancelled";
+  id: string;
+  handle?: string;
+}
+
+/** The model called a client tool: answer with ``host_tool_result`` carrying this ``id``. */
+export interface HostToolRequest {
+  type: "host_tool_request";
+  /** a fresh UUID v4 */
+  id: string;
+  /** as on tool_execution_start */
+  toolCallId: string;
+  name: string;
+  /** validated against the tool's schema */
+  arguments: {
+  [key: string]: unknown;
+};
+  /** The session that asks (as on events). */
+  handle?: string;
+}
+
+export interface LimitHit {
+  kind: "maxTurns" | "maxToolCalls" | "maxOutputTokens" | "maxCostUsd" | "timeoutMs";
+  limit: number;
+  used: number;
 }
 
 export interface MessageEnd {
@@ -899,11 +1029,15 @@ export interface UsageCost {
 }
 
 /** pi RPC events: Session events (24 types) and extension UI requests written on pi's stdout. */
-export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest;
+export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest | HostToolRequest | HostToolCancelled;
 
 export interface AbortData {
   /** "aborted" when a run, compaction or branch summary was stopped; "idle" when nothing ran. */
   outcome: "aborted" | "idle";
+}
+
+export interface ActiveToolsData {
+  activeTools: string[];
 }
 
 export interface AuthLoginData {
@@ -1189,6 +1323,11 @@ export interface SessionsData {
   sessions: SessionSummary[];
 }
 
+export interface SetHostToolsData {
+  /** the client's tools now (all active) */
+  tools: string[];
+}
+
 export interface SlashCommand {
   name: string;
   description?: string;
@@ -1213,6 +1352,21 @@ export interface TokenTotals {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: {
+  [key: string]: unknown;
+};
+  source: "builtin" | "extension" | "mcp" | "host";
+  /** declared to the model on the next request */
+  active: boolean;
+}
+
+export interface ToolsData {
+  tools: ToolInfo[];
 }
 
 export interface TreeData {
@@ -1257,6 +1411,9 @@ export interface ResponseDataByCommand {
   get_auth_status: AuthStatusData;
   auth_login: AuthLoginData;
   auth_logout: AuthLogoutData;
+  set_host_tools: SetHostToolsData;
+  get_tools: ToolsData;
+  set_active_tools: ActiveToolsData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */

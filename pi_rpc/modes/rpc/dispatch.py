@@ -2,7 +2,7 @@
 
 Feed it one inbound item at a time (a parsed JSON value, a ``ParseFailure`` or a
 ``FrameTooLarge``); it writes exactly one response per command through the sink (none for
-``extension_ui_response``), after any events the handler emitted. The transport decides the
+``extension_ui_response``, ``host_tool_result`` and ``host_tool_update``), after any events the handler emitted. The transport decides the
 concurrency: the stdio server runs every ``dispatch`` call in its own task, so no command ever
 waits behind another (``abort``, ``abort_bash``, ``abort_retry``, ``clear_queue`` and
 ``extension_ui_response`` included).
@@ -24,7 +24,7 @@ from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
 from pi_rpc.modes.wire.output import WriterClosed
-from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, DEFAULT_HANDLE, EXTENSION_UI_RESPONSE
+from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, DEFAULT_HANDLE, UNANSWERED_RECORD_TYPES
 
 _KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
 # Commands whose ``handle`` field is not the address: an option (set_event_options) or the
@@ -158,14 +158,14 @@ class Dispatcher:
         has_type = "type" in cmd
         ctype = cmd.get("type")
 
-        if ctype == EXTENSION_UI_RESPONSE:
-            handler = self.registry.get(EXTENSION_UI_RESPONSE)
+        if ctype in UNANSWERED_RECORD_TYPES:  # extension_ui_response, host_tool_result/_update
+            handler = self.registry.get(ctype)
             if handler is not None:
-                ctx = CommandContext(EXTENSION_UI_RESPONSE, has_id, cmd_id, self.events)
+                ctx = CommandContext(ctype, has_id, cmd_id, self.events)
                 try:
                     await handler(ctx, cmd)
                 except Exception:  # noqa: BLE001 - dispatch never raises (module docstring)
-                    self._log_exception(EXTENSION_UI_RESPONSE)
+                    self._log_exception(ctype)
             return  # never answered
 
         response = response_head(has_id, cmd_id, has_type, ctype)

@@ -17,6 +17,8 @@ from pi_rpc.modes.rpc.event_options import EventOptions
 from pi_rpc.modes.wire.protocol.names import (
     ACCEPTED_COMMAND_TYPES,
     EXTENSION_UI_RESPONSE,
+    HOST_TOOL_RESULT,
+    HOST_TOOL_UPDATE,
     OUTBOUND_EVENT_TYPES,
     PROTOCOL_VERSION,
     UPSTREAM_COMPAT,
@@ -28,8 +30,9 @@ if TYPE_CHECKING:
 
 
 def accepted_commands() -> list[str]:
-    """Every command type the process accepts, ``extension_ui_response`` included, once each."""
-    return list(dict.fromkeys((*ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE)))
+    """Every command type the process accepts, the records that get no response
+    (``extension_ui_response``, ``host_tool_result``, ``host_tool_update``) included, once each."""
+    return list(dict.fromkeys((*ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE)))
 
 
 def protocol_info(*, max_frame_bytes: int, options: EventOptions, max_sessions: int) -> dict[str, Any]:

@@ -15,9 +15,16 @@ from pi_rpc.errors import CommandError
 from pi_rpc.modes.rpc.auth_commands import AuthCommands
 from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
+from pi_rpc.modes.rpc.host_tools import HostToolCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
-from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, HOST_COMMAND_TYPES, SERVER_COMMAND_TYPES
+from pi_rpc.modes.wire.protocol.names import (
+    ACCEPTED_COMMAND_TYPES,
+    HOST_COMMAND_TYPES,
+    HOST_TOOL_RESULT,
+    HOST_TOOL_UPDATE,
+    SERVER_COMMAND_TYPES,
+)
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
@@ -47,6 +54,26 @@ def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [image if "type" in image else {"type": "image", **image} for image in images] if images else None
 
 
+def _run_bounds(cmd: dict[str, Any], *, schema_allowed: bool = True) -> tuple[Any, Any]:
+    """The command's checked ``limits`` and ``outputSchema`` (``runtime.run_limits``); absent:
+    None (nothing is imported for a command without them)."""
+    if "limits" not in cmd and "outputSchema" not in cmd:
+        return None, None
+    from pi_rpc.runtime.run_limits import LimitsError, check_output_schema, parse_limits
+
+    ctype = cmd.get("type")
+    try:
+        limits = parse_limits(cmd["limits"]) if cmd.get("limits") is not None else None
+        schema = None
+        if cmd.get("outputSchema") is not None:
+            if not schema_allowed:
+                raise LimitsError('"outputSchema" belongs on the prompt that starts a run')
+            schema = check_output_schema(cmd["outputSchema"])
+    except LimitsError as exc:
+        raise CommandError(f'Invalid command "{ctype}": {exc}') from None
+    return limits, schema
+
+
 class RuntimeBackend:
     """One session's command handlers over the runtime: its own ``cmd_*`` methods, plus the
     session-catalog and credential commands of its collaborators."""
@@ -55,6 +82,8 @@ class RuntimeBackend:
         self.session = session
         self.catalog = CatalogCommands(session)
         self.auth = AuthCommands(session, self._login_ui)
+        # The client's own tools and tool control (their records go out as the UI's do).
+        self.host_tools = HostToolCommands(session, lambda: self.server.events.send_direct)
         self._initial_name = initial_name
         self._unsubscribe: Any = None
         self._ui: Any = None  # RpcExtensionUI once extensions are bound
@@ -68,6 +97,8 @@ class RuntimeBackend:
         for name, handler in self.command_handlers().items():
             registry.register(name, handler)
         registry.register("extension_ui_response", self._extension_ui_response)
+        registry.register(HOST_TOOL_RESULT, self._host_tool_answer)
+        registry.register(HOST_TOOL_UPDATE, self._host_tool_answer)
 
     def command_handlers(self) -> dict[str, Any]:
         """This session's handler of every command it answers (not the server's own, not the
@@ -207,6 +238,7 @@ class RuntimeBackend:
         # stdin ended (or ctx.shutdown()): dialogs still waiting can never be answered.
         if self._ui is not None:
             self._ui.close()
+        self.host_tools.input_closed()  # pending host tool calls end with an error result
 
     async def aclose(self) -> None:
         if self._unsubscribe is not None:
@@ -220,7 +252,7 @@ class RuntimeBackend:
         responses (see ``pi_rpc.errors``): a ``CommandError`` reaches the dispatcher as is, a
         ``SessionError`` from the store (a session that is locked, invalid, not found, an
         entry that is not there) is answered with its own text, like upstream's."""
-        method = _command_method(name, self, self.catalog, self.auth)
+        method = _command_method(name, self, self.catalog, self.auth, self.host_tools)
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1
@@ -252,6 +284,10 @@ class RuntimeBackend:
         if self._ui is not None:
             self._ui.resolve(cmd)
 
+    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        # Routed to the pending call with that id; stale or unknown answers are ignored.
+        await self.host_tools.answer(cmd)
+
     # ------------------------------------------------------------------ prompting
 
     async def cmd_prompt(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -261,8 +297,16 @@ class RuntimeBackend:
         # The run is known by the prompt's id when that is a string; a number (or no id) could
         # collide with a client's string ids, so such runs get a generated one.
         run_id = ctx.id if ctx.has_id and isinstance(ctx.id, str) else new_run_id()
+        limits, schema = _run_bounds(cmd)
         disposition = await self.session.prompt(
-            cmd["message"], _images(cmd), cmd.get("streamingBehavior"), start_gate=gate, source="rpc", run_id=run_id
+            cmd["message"],
+            _images(cmd),
+            cmd.get("streamingBehavior"),
+            start_gate=gate,
+            source="rpc",
+            run_id=run_id,
+            limits=limits,
+            output_schema=schema,
         )
         data = {"disposition": disposition}
         options = self.server.event_options
@@ -271,10 +315,12 @@ class RuntimeBackend:
         return data
 
     async def cmd_steer(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return {"disposition": await self.session.steer(cmd["message"], _images(cmd), source="rpc")}
+        limits, _ = _run_bounds(cmd, schema_allowed=False)
+        return {"disposition": await self.session.steer(cmd["message"], _images(cmd), source="rpc", limits=limits)}
 
     async def cmd_follow_up(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd), source="rpc")}
+        limits, _ = _run_bounds(cmd, schema_allowed=False)
+        return {"disposition": await self.session.follow_up(cmd["message"], _images(cmd), source="rpc", limits=limits)}
 
     async def cmd_abort(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         # Beyond upstream (which answers no data; its clients ignore data): what the abort met.

@@ -9,7 +9,8 @@ named by a **handle** (an opaque string; the process's first session is ``"defau
 - every other command goes to the session its ``handle`` names (absent: ``"default"``; the
   dispatcher has already refused an unknown one), with that session's event emitter, so
   events it causes carry its handle;
-- ``extension_ui_response`` is routed by its request ``id`` (a ``handle`` on it must match);
+- ``extension_ui_response``, ``host_tool_result`` and ``host_tool_update`` are routed by their
+  request ``id`` (a ``handle`` on them must match);
 - ``close_session`` aborts, settles, flushes and shuts a session down (its extensions'
   ``session_shutdown``, its lock), kills the child processes it started
   (``config.children.owner``) and silences its events before the response is written;
@@ -39,7 +40,13 @@ from pi_rpc.modes.rpc.dispatch import unknown_handle_error
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import CommandContext, HandlerRegistry
 from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
-from pi_rpc.modes.wire.protocol.names import DEFAULT_HANDLE, EXTENSION_UI_RESPONSE, THINKING_LEVELS
+from pi_rpc.modes.wire.protocol.names import (
+    DEFAULT_HANDLE,
+    EXTENSION_UI_RESPONSE,
+    HOST_TOOL_RESULT,
+    HOST_TOOL_UPDATE,
+    THINKING_LEVELS,
+)
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -167,6 +174,8 @@ class SessionHost:
         registry.register("close_session", self.cmd_close_session)
         registry.register("list_open_sessions", self.cmd_list_open_sessions)
         registry.register(EXTENSION_UI_RESPONSE, self._extension_ui_response)
+        registry.register(HOST_TOOL_RESULT, self._host_tool_answer)
+        registry.register(HOST_TOOL_UPDATE, self._host_tool_answer)
 
     async def start(self, server: ServerHandle) -> None:
         self.server = server
@@ -240,6 +249,17 @@ class SessionHost:
             return
         for slot in list(self.slots.values()):
             if slot.backend.ui is not None and slot.backend.ui.resolve(cmd):
+                return
+
+    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        # By the request id alone, as extension_ui_response (a handle, when given, must match).
+        handle = cmd.get("handle")
+        slots = list(self.slots.values())
+        if handle is not None:
+            slot = self.slots.get(handle) if isinstance(handle, str) else None
+            slots = [slot] if slot is not None else []
+        for slot in slots:
+            if await slot.backend.host_tools.answer(cmd):
                 return
 
     # ------------------------------------------------------------------ open

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field
 
 from pi_rpc.modes.wire.protocol.base import WireModel
+from pi_rpc.modes.wire.protocol.host_tools import HostToolDefinition, RunLimits, ToolContentBlock
 from pi_rpc.modes.wire.protocol.shapes import ImageContent
 
 
@@ -37,18 +38,24 @@ class PromptCommand(CommandBase):
         default=None,
         description='"steer" or "followUp"; read only while a run is active.',
     )
+    limits: RunLimits | None = Field(default=None, description="Bounds of the run it starts (over --max-* defaults).")
+    output_schema: dict[str, Any] | None = Field(
+        default=None, description="The final answer must be JSON valid against this schema (agent_end.output)."
+    )
 
 
 class SteerCommand(CommandBase):
     type: Literal["steer"]
     message: str
     images: list[ImageContent] | None = None
+    limits: RunLimits | None = Field(default=None, description="New limits for the running run.")
 
 
 class FollowUpCommand(CommandBase):
     type: Literal["follow_up"]
     message: str
     images: list[ImageContent] | None = None
+    limits: RunLimits | None = Field(default=None, description="New limits for the running run.")
 
 
 class AbortCommand(CommandBase):
@@ -284,6 +291,39 @@ class AuthLogoutCommand(CommandBase):
     provider: str
 
 
+class SetHostToolsCommand(CommandBase):
+    type: Literal["set_host_tools"]
+    tools: list[HostToolDefinition] = Field(description="Replaces the client's tools of the session.")
+
+
+class GetToolsCommand(CommandBase):
+    type: Literal["get_tools"]
+
+
+class SetActiveToolsCommand(CommandBase):
+    type: Literal["set_active_tools"]
+    names: list[str] = Field(description="Exactly these tools are active; an unknown name refuses the command.")
+
+
+class HostToolResult(CommandBase):
+    """Answer to a ``host_tool_request``; never gets a response."""
+
+    type: Literal["host_tool_result"]
+    id: str = Field(description="The request's id.")
+    content: list[ToolContentBlock]
+    is_error: bool | None = None
+    details: Any = None
+
+
+class HostToolUpdate(CommandBase):
+    """Progress of a host tool call (a ``tool_execution_update``); never gets a response."""
+
+    type: Literal["host_tool_update"]
+    id: str = Field(description="The request's id.")
+    content: list[ToolContentBlock]
+    details: Any = None
+
+
 class ExtensionUiResponse(CommandBase):
     """Answer to an ``extension_ui_request`` dialog; never gets a response."""
 
@@ -344,6 +384,9 @@ BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "get_auth_status": GetAuthStatusCommand,
     "auth_login": AuthLoginCommand,
     "auth_logout": AuthLogoutCommand,
+    "set_host_tools": SetHostToolsCommand,
+    "get_tools": GetToolsCommand,
+    "set_active_tools": SetActiveToolsCommand,
 }
 
 # Every command this implementation accepts (validation, schema).
@@ -355,6 +398,6 @@ Command = Annotated[  # type: ignore[valid-type]  # union built at runtime from 
 ]
 
 InboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple([*ALL_COMMAND_MODELS.values(), ExtensionUiResponse])],
+    Union[tuple([*ALL_COMMAND_MODELS.values(), ExtensionUiResponse, HostToolResult, HostToolUpdate])],
     Field(discriminator="type"),
 ]

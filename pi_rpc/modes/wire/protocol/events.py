@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field
 
 from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
+from pi_rpc.modes.wire.protocol.host_tools import HostToolCancelled, HostToolRequest, LimitHit
 from pi_rpc.modes.wire.protocol.shapes import AgentMessage, CompactionResult, SessionEntry, Usage
 
 
@@ -43,6 +44,9 @@ class AgentEnd(EventBase):
     type: Literal["agent_end"]
     messages: list[AgentMessage]
     will_retry: bool
+    limit: LimitHit | None = Field(default=None, description="A run limit ended the run (prompt limits).")
+    output: Any = Field(default=None, description="The final answer parsed (prompt outputSchema).")
+    output_error: str | None = Field(default=None, description="Why no answer matched the outputSchema.")
 
 
 class AgentSettled(EventBase):
@@ -276,6 +280,6 @@ Event = Annotated[  # type: ignore[valid-type]  # union built at runtime from th
 ]
 
 OutboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest])],
+    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest, HostToolRequest, HostToolCancelled])],
     Field(discriminator="type"),
 ]

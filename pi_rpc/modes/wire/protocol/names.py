@@ -60,6 +60,10 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "get_auth_status",
     "auth_login",
     "auth_logout",
+    # The client's own tools and tool control (protocol/README.md "Host tools").
+    "set_host_tools",
+    "get_tools",
+    "set_active_tools",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the
@@ -85,6 +89,15 @@ UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
 EXTENSION_UI_RESPONSE = "extension_ui_response"
 EXTENSION_UI_REQUEST = "extension_ui_request"
 
+# The client's answers to a host_tool_request: records like extension_ui_response, never
+# answered with a response.
+HOST_TOOL_RESULT = "host_tool_result"
+HOST_TOOL_UPDATE = "host_tool_update"
+HOST_TOOL_REQUEST = "host_tool_request"
+HOST_TOOL_CANCELLED = "host_tool_cancelled"
+# Every client record that gets no response.
+UNANSWERED_RECORD_TYPES: frozenset[str] = frozenset({EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE})
+
 # Commands whose only fields are ``id`` and ``type``: nothing to validate.
 FIELDLESS_COMMANDS: frozenset[str] = frozenset(
     {
@@ -105,13 +118,14 @@ FIELDLESS_COMMANDS: frozenset[str] = frozenset(
         "get_messages",
         "get_commands",
         "list_open_sessions",
+        "get_tools",
     }
 )
 
 # Control commands: must never wait behind other work (every command already runs in its
 # own task; this set documents the guarantee and is asserted by tests).
 CONTROL_COMMANDS: frozenset[str] = frozenset(
-    {"abort", "abort_bash", "abort_retry", "clear_queue", EXTENSION_UI_RESPONSE}
+    {"abort", "abort_bash", "abort_retry", "clear_queue", EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE}
 )
 
 # The 24 session events of pi 1.6 (plus ``extension_ui_request``, a separate family).
@@ -151,7 +165,9 @@ OUR_EVENT_TYPES: tuple[str, ...] = (
 
 # Every record type written on stdout other than ``response``: the session events and the
 # extension UI requests (``get_protocol_info.events``).
-OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST,)
+OUTBOUND_EVENT_TYPES: tuple[str, ...] = (
+    EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST, HOST_TOOL_REQUEST, HOST_TOOL_CANCELLED)
+)
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
+from pi_rpc.modes.wire.protocol.host_tools import ActiveToolsData, SetHostToolsData, ToolsData
 from pi_rpc.modes.wire.protocol.shapes import (
     AgentMessage,
     BashResult,
@@ -337,6 +338,9 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "get_auth_status": AuthStatusData,
     "auth_login": AuthLoginData,
     "auth_logout": AuthLogoutData,
+    "set_host_tools": SetHostToolsData,
+    "get_tools": ToolsData,
+    "set_active_tools": ActiveToolsData,
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
