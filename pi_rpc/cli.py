@@ -185,6 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["AI_AGENT"] = "pi"
 
     mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
+    if args.listen and mode != "rpc":
+        _err("Error: --listen needs --mode rpc (the interactive mode's --listen is not available yet)")
+        return 1
     if mode == "rpc":
         if args.file_args:
             _err("Error: @file arguments are not supported in RPC mode")

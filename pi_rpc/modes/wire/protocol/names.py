@@ -60,11 +60,17 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "get_auth_status",
     "auth_login",
     "auth_logout",
+    # Clients that come and go (protocol/README.md "Listeners"): a --listen connection's own.
+    "authenticate",
+    "attach_session",
+    "detach_session",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the
 # backend answers every other command.
-SERVER_COMMAND_TYPES: frozenset[str] = frozenset({"get_protocol_info", "set_event_options", "get_events"})
+SERVER_COMMAND_TYPES: frozenset[str] = frozenset(
+    {"get_protocol_info", "set_event_options", "get_events", *("authenticate", "attach_session", "detach_session")}
+)
 
 # Of those, the ones the session host answers (which sessions the process holds); every other
 # backend command is answered by the session its ``handle`` names.
@@ -78,12 +84,17 @@ ACCEPTED_COMMAND_TYPES: tuple[str, ...] = COMMAND_TYPES + BEYOND_UPSTREAM_COMMAN
 
 # ``get_protocol_info.protocolVersion``: bump whenever the set of commands and events beyond
 # upstream, or one of their shapes, changes.
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 # The upstream release line this protocol is compatible with ("1.6" for pi 1.6.x).
 UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
 
 EXTENSION_UI_RESPONSE = "extension_ui_response"
 EXTENSION_UI_REQUEST = "extension_ui_request"
+# --listen: a dialog another connection answered (or that timed out) is no longer open.
+EXTENSION_UI_RESOLVED = "extension_ui_resolved"
+
+# The transports a process can serve the protocol on (get_protocol_info.transports).
+TRANSPORT_KINDS: tuple[str, ...] = ("stdio", "unix", "tcp", "ws")
 
 # Commands whose only fields are ``id`` and ``type``: nothing to validate.
 FIELDLESS_COMMANDS: frozenset[str] = frozenset(
@@ -151,7 +162,9 @@ OUR_EVENT_TYPES: tuple[str, ...] = (
 
 # Every record type written on stdout other than ``response``: the session events and the
 # extension UI requests (``get_protocol_info.events``).
-OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST,)
+OUTBOUND_EVENT_TYPES: tuple[str, ...] = (
+    EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST, EXTENSION_UI_RESOLVED)
+)
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(

@@ -197,6 +197,9 @@ class ProtocolInfoData(WireModel):
     events: list[str]
     limits: ProtocolLimits
     features: EventOptionsData
+    transports: list[Literal["stdio", "unix", "tcp", "ws"]] = Field(
+        description="Where this process serves the protocol: stdio, or its --listen listeners' kinds"
+    )
 
 
 class EventsData(WireModel):
@@ -236,10 +239,18 @@ class OpenSessionSummary(WireModel):
     model: str | None = Field(description='"provider/id", null without a model')
     is_streaming: bool
     pending_message_count: int
+    attached: int | None = Field(
+        default=None, description="--listen connections: how many connections are attached to it"
+    )
 
 
 class OpenSessionsData(WireModel):
     sessions: list[OpenSessionSummary]
+
+
+class AttachSessionData(WireModel):
+    replayed: int = Field(description="How many ring events were written before this response (0 without since).")
+    complete: bool = Field(description="false when the ring no longer held every event numbered above since")
 
 
 class NavigateTreeData(WireModel):
@@ -329,6 +340,9 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "get_auth_status": AuthStatusData,
     "auth_login": AuthLoginData,
     "auth_logout": AuthLogoutData,
+    "authenticate": None,
+    "attach_session": AttachSessionData,
+    "detach_session": None,
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
