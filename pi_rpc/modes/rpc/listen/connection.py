@@ -142,6 +142,7 @@ class Connection:
         self._overflowed = True
         self._queue.clear()
         self._queued_bytes = 0
+        self.hub.detach_all(self)  # nothing more is queued for it: it is no longer attached
         self._wakeup.set()
         self.server.spawn(self._close_after, FINAL_RECORD_GRACE_S)
 

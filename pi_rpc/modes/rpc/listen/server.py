@@ -88,9 +88,9 @@ class _CurrentOptions:
 # ---------------------------------------------------------------------------------- binding
 
 
-async def bind_unix(path: str) -> Listener[Any]:
-    """A Unix socket listener at ``path``, created 0600, in a directory others cannot write to;
-    a stale socket there is replaced, a live one (or any other file) refuses startup."""
+def check_unix_path(path: str) -> None:
+    """Refuse a socket path in a directory others can write to, or where a file that is not a
+    socket, or a live socket, is in the way; a stale socket (nothing answers) is removed."""
     parent = os.path.dirname(path) or "."
     try:
         info = os.stat(parent)
@@ -104,22 +104,29 @@ async def bind_unix(path: str) -> Listener[Any]:
     try:
         existing = os.lstat(path)
     except FileNotFoundError:
-        existing = None
-    if existing is not None:
-        if not stat.S_ISSOCK(existing.st_mode):
-            raise ListenError(f"Error: --listen unix:{path}: a file that is not a socket is in the way")
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        probe.settimeout(1.0)
+        return
+    if not stat.S_ISSOCK(existing.st_mode):
+        raise ListenError(f"Error: --listen unix:{path}: a file that is not a socket is in the way")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except (ConnectionRefusedError, FileNotFoundError):
         try:
-            probe.connect(path)
-        except (ConnectionRefusedError, FileNotFoundError):
             os.unlink(path)  # stale: nothing answers on it
-        except OSError as exc:
-            raise ListenError(f"Error: --listen unix:{path}: cannot tell whether it is in use ({exc})") from None
-        else:
-            raise ListenError(f"Error: --listen unix:{path}: another server is listening on it")
-        finally:
-            probe.close()
+        except FileNotFoundError:
+            pass
+    except OSError as exc:
+        raise ListenError(f"Error: --listen unix:{path}: cannot tell whether it is in use ({exc})") from None
+    else:
+        raise ListenError(f"Error: --listen unix:{path}: another server is listening on it")
+    finally:
+        probe.close()
+
+
+async def bind_unix(path: str) -> Listener[Any]:
+    """A Unix socket listener at ``path``, created 0600 (``check_unix_path`` first)."""
+    check_unix_path(path)
     old = os.umask(0o177)  # created 0600: no moment where others could connect
     try:
         return await anyio.create_unix_listener(path, mode=0o600)
@@ -524,6 +531,8 @@ def listen_setup(args: CliArgs) -> tuple[list[ListenAddress], str | None, Path |
     addresses = [parse_address(text, tls_configured=tls) for text in args.listen]
     for address in addresses:
         check_bindable(address, allow_remote=args.listen_allow_remote)
+        if address.kind == "unix":
+            check_unix_path(address.path)  # (again when binding: refused before sessions are built)
     token: str | None = None
     token_path: Path | None = None
     if any(address.kind != "unix" for address in addresses):
