@@ -70,6 +70,25 @@ def server(tmp_path: Path) -> Iterator[Callable[..., tuple[PiProcess, dict[str, 
         p.kill()
 
 
+ASK = """
+import anyio
+
+
+def setup(pi):
+    async def ask(args, ctx):
+        ok = await ctx.ui.confirm("Go?", "sure?", timeout=20000)
+        ctx.ui.notify(f"answer={ok}")
+
+    async def later(args, ctx):
+        await anyio.sleep(float(args or 1))
+        ok = await ctx.ui.confirm("Later?", "sure?", timeout=300)
+        ctx.ui.notify(f"later={ok}")
+
+    pi.register_command("ask", {"handler": ask})
+    pi.register_command("later", {"handler": later})
+"""
+
+
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PiProcess, dict[str, Any]]]:
     """One server on all three transports for the tests that only need the defaults (each works
@@ -78,8 +97,9 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PiProcess
     p, info = start_listening(
         root,
         [f"unix:{root}/pi.sock", "tcp:127.0.0.1:0", "ws://127.0.0.1:0/rpc"],
-        args=("--allow-origin", "https://ok.example", "--max-frame-bytes", "8192"),
+        args=("--allow-origin", "https://ok.example", "--max-frame-bytes", "8192", "-e", "../ext/ask.py"),
         script=SCRIPT,
+        files={"ext/ask.py": ASK},
     )
     yield p, info
     p.kill()
@@ -145,17 +165,8 @@ def test_unix_socket_is_private_stale_replaced_live_refused(shared, server, tmp_
     second = start_in(tmp_path / "second", args=("--listen", f"unix:{path}"))
     assert second.wait(20) == 1
     assert "another server is listening" in second.stderr
-    # Another file, or a world-writable directory, refuses startup.
     stale_dir = tmp_path / "stale"
     stale_dir.mkdir()
-    (stale_dir / "file").write_text("x")
-    other = start_in(tmp_path / "other", args=("--listen", f"unix:{stale_dir}/file"))
-    assert other.wait(20) == 1 and "not a socket" in other.stderr
-    public = tmp_path / "public"
-    public.mkdir()
-    public.chmod(0o777)
-    third = start_in(tmp_path / "third", args=("--listen", f"unix:{public}/s.sock"))
-    assert third.wait(20) == 1 and "world-writable" in third.stderr
     # A stale socket (nothing answers) is replaced; a Unix socket needs no token.
     stale = stale_dir / "s.sock"
     sock = socket.socket(socket.AF_UNIX)
@@ -267,19 +278,51 @@ def test_websocket_header_first_message_query_and_origin(shared):
     assert len(records) == 1 and records[0]["command"] == "authenticate" and records[0]["success"] is False
 
 
-def test_token_file_must_be_private_and_remote_binds_need_tls(tmp_path):
+def _setup(*argv: str) -> Any:
+    from pi_rpc.config.cli_args import parse_args
+    from pi_rpc.modes.rpc.listen.server import listen_setup
+
+    return listen_setup(parse_args(["--mode", "rpc", *argv]))
+
+
+def test_startup_refuses_unsafe_listen_flags(tmp_path, monkeypatch):
+    """(in-process: the same checks run before anything else at startup; the live-socket case
+    above is the one run through the real process's exit code)"""
+    from pi_rpc.errors import StartupError
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     token_file = tmp_path / "tok"
     token_file.write_text("secret-token-value\n")
     token_file.chmod(0o644)
-    p = start_in(tmp_path / "a", args=("--listen", "tcp:127.0.0.1:0", "--listen-token-file", str(token_file)))
-    assert p.wait(20) == 1 and "readable by others" in p.stderr
-    assert "secret-token-value" not in p.stderr
-    p = start_in(tmp_path / "b", args=("--listen", "tcp:0.0.0.0:0"))
-    assert p.wait(20) == 1 and "--listen-allow-remote" in p.stderr
-    p = start_in(tmp_path / "c", args=("--listen", "tcp:0.0.0.0:0", "--listen-allow-remote"))
-    assert p.wait(20) == 1 and "TLS" in p.stderr
-    p = start_in(tmp_path / "d", args=("--listen", "wss://127.0.0.1:0"))
-    assert p.wait(20) == 1 and "--tls-cert" in p.stderr
+    refusals = {
+        ("--listen", "tcp:127.0.0.1:0", "--listen-token-file", str(token_file)): "readable by others",
+        ("--listen", "tcp:0.0.0.0:0"): "--listen-allow-remote",
+        ("--listen", "tcp:0.0.0.0:0", "--listen-allow-remote"): "TLS",
+        ("--listen", "wss://127.0.0.1:0"): "--tls-cert",
+        ("--listen", "tcp:127.0.0.1:99999"): "port",
+        ("--listen", "http://x"): "expected unix:",
+        ("--listen", "ws://127.0.0.1:0/x?token=1"): "no query",
+        ("--listen", "tcp:127.0.0.1:0", "--tls-cert", "c.pem"): "go together",
+        ("--listen", f"unix:{tmp_path}/tok"): "not a socket",
+    }
+    public = tmp_path / "public"
+    public.mkdir()
+    public.chmod(0o777)
+    refusals[("--listen", f"unix:{public}/s.sock")] = "world-writable"
+    for argv, why in refusals.items():
+        with pytest.raises(StartupError) as err:
+            _setup(*argv)
+        assert why in err.value.message, (argv, err.value.message)
+        assert "secret-token-value" not in err.value.message
+    token_file.chmod(0o600)
+    addresses, token, path, context = _setup("--listen", "tcp:127.0.0.1:0", "--listen-token-file", str(token_file))
+    assert token == "secret-token-value" and path == token_file and context is None
+    # Without a token file: a random one, 0600, kept for the next start.
+    _, token, path, _ = _setup("--listen", "ws://localhost:0")
+    assert path == tmp_path / "agent" / "listen-token" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(token) >= 32 and _setup("--listen", "tcp:[::1]:0")[1] == token
+    # Only Unix sockets: no token at all.
+    assert _setup("--listen", f"unix:{tmp_path}/s.sock")[1:3] == (None, None)
 
 
 # ------------------------------------------------------------------ many clients on one session
@@ -393,6 +436,38 @@ def test_bad_input_on_one_connection_does_not_disturb_another(shared, conns):
     kinds = [r["type"] for r in streamer.records if r.get("handle") == handle]
     assert kinds[0] == "agent_start" and kinds.count("message_end") >= 2
     streamer.ok("close_session", handle=handle)
+
+
+def test_a_dialog_goes_to_every_attached_connection_and_the_first_answer_wins(shared, conns):
+    p, info = shared
+    a = _connect(info, "unix", conns)
+    handle = a.ok("open_session")["handle"]
+    b = _connect(info, "ws", conns)
+    b.ok("attach_session", handle=handle)
+    a.request("prompt", message="/ask", handle=handle)
+    asked_a = a.wait_for(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm")
+    asked_b = b.wait_for(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm")
+    assert asked_a == asked_b and asked_a["handle"] == handle
+    b.send({"type": "extension_ui_response", "id": asked_b["id"], "confirmed": True})
+    a.send({"type": "extension_ui_response", "id": asked_a["id"], "confirmed": False})  # too late: ignored
+    for c in (a, b):
+        c.wait_for(lambda r: r.get("method") == "notify" and r.get("message") == "answer=True")
+    resolved = a.wait_for(lambda r: r.get("type") == "extension_ui_resolved")
+    assert resolved == {"type": "extension_ui_resolved", "id": asked_a["id"], "handle": handle}
+    assert not any(r.get("type") == "extension_ui_resolved" for r in b.records)  # the winner is not told
+    # A dialog asked while nobody is attached waits for the first connection that attaches,
+    # and its timeout (300 ms) starts then.
+    a.request("prompt", message="/later 0.3", handle=handle)
+    a.close()
+    b.close()
+    time.sleep(1.2)
+    c = _connect(info, "tcp", conns)
+    c.ok("attach_session", handle=handle)
+    held = c.wait_for(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm")
+    assert held["title"] == "Later?"
+    c.send({"type": "extension_ui_response", "id": held["id"], "confirmed": True})
+    c.wait_for(lambda r: r.get("method") == "notify" and r.get("message") == "later=True")
+    c.ok("close_session", handle=handle)
 
 
 # ------------------------------------------------------------------ servers of their own

@@ -195,6 +195,11 @@ class Conn:
             if self._ws is not None:
                 self._ws.close()
             elif self._sock is not None:
+                # (shutdown first: a close alone waits for the reader thread's recv to return)
+                try:
+                    self._sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
                 self._sock.close()
         except OSError:
             pass

@@ -244,7 +244,9 @@ class Connection:
                     if self.authenticated:
                         self.hub.attach(self, DEFAULT_HANDLE)
                     await self._read_loop()
-                    # EOF: what is in flight is answered, then the queue drains.
+                    # EOF: the client can take no more events nor answer a dialog (detached at
+                    # once); what is in flight is answered, then the queue drains.
+                    self.hub.detach_all(self)
                     with anyio.move_on_after(DRAIN_GRACE_S):
                         await self._idle.wait()
                     self.closing = True
