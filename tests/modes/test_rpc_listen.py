@@ -53,7 +53,9 @@ def server(tmp_path: Path) -> Iterator[Callable[..., tuple[PiProcess, dict[str, 
     """A server of its own (for flags the shared one cannot have)."""
     procs: list[PiProcess] = []
 
-    def start(listen: tuple[str, ...] = ADDRS, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[PiProcess, dict[str, Any]]:
+    def start(
+        listen: tuple[str, ...] = ADDRS, args: tuple[str, ...] = (), **kwargs: Any
+    ) -> tuple[PiProcess, dict[str, Any]]:
         root = tmp_path / f"p{len(procs)}"
         root.mkdir()
         addresses = []
@@ -421,7 +423,13 @@ def test_bad_input_on_one_connection_does_not_disturb_another(shared, conns):
     assert [e["success"] for e in errors] == [False] * 4
     assert errors[0]["command"] == "parse" and "frame too large" in errors[1]["error"]
     # Invalid UTF-8 is read as stdio reads it (U+FFFD), on every transport alike.
-    assert errors[2] == {"id": "u", "type": "response", "command": "\ufffd", "success": False, "error": "Unknown command: \ufffd"}
+    assert errors[2] == {
+        "id": "u",
+        "type": "response",
+        "command": "\ufffd",
+        "success": False,
+        "error": "Unknown command: \ufffd",
+    }
     assert errors[3]["error"] == "Unknown command: undefined"
     assert bad.ok("get_state")
     ws = _connect(info, "ws", conns)
@@ -538,3 +546,34 @@ def test_stdio_without_listen_answers_attach_with_an_error(tmp_path):
         assert p.ok("authenticate", token="anything") is None
     finally:
         p.kill()
+
+
+PROBE = """
+import json, os, sys
+from pi_rpc.cli import main
+code = main(["--mode", "rpc", "--no-session"])
+loaded = sorted(m for m in sys.modules if m.startswith(("websockets", "pi_rpc.modes.rpc.listen")))
+os.write(2, ("LOADED " + json.dumps(loaded) + "\\n").encode())
+sys.exit(code)
+"""
+
+
+def test_stdio_mode_never_loads_the_listeners(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.support.pi_process import isolated_env
+
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=b'{"id":1,"type":"get_state"}\n{"id":2,"type":"get_protocol_info"}\n',
+        capture_output=True,
+        env=isolated_env(tmp_path),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert lines[0]["success"] is True and lines[1]["data"]["transports"] == ["stdio"]
+    loaded = next(line for line in run.stderr.decode().splitlines() if line.startswith("LOADED "))
+    assert json.loads(loaded[7:]) == []

@@ -34,7 +34,9 @@ def wait_listening(p: PiProcess, timeout: float = 20.0) -> dict[str, Any]:
     raise AssertionError(f"no listening line: {p.stderr[-3000:]}")
 
 
-def start_listening(root: Path, listen: list[str], *, args: tuple[str, ...] = (), **kwargs: Any) -> tuple[PiProcess, dict[str, Any]]:
+def start_listening(
+    root: Path, listen: list[str], *, args: tuple[str, ...] = (), **kwargs: Any
+) -> tuple[PiProcess, dict[str, Any]]:
     flags: list[str] = []
     for address in listen:
         flags += ["--listen", address]
@@ -49,8 +51,15 @@ def address_of(info: dict[str, Any], kind: str) -> str:
 class Conn:
     """One client connection. ``records``/``raw`` hold what arrived so far, in order."""
 
-    def __init__(self, address: str, *, token: str | None = None, headers: dict[str, str] | None = None,
-                 origin: str | None = None, authenticate: bool = True) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        origin: str | None = None,
+        authenticate: bool = True,
+    ) -> None:
         self.address = address
         self.records: list[Any] = []
         self.raw: list[bytes] = []
@@ -64,7 +73,11 @@ class Conn:
 
             extra = dict(headers or {})
             self._ws = connect(  # (entered by hand: the connection lives as long as this object)
-                address, additional_headers=extra, origin=origin, max_size=None, open_timeout=10  # type: ignore[arg-type]
+                address,
+                additional_headers=extra,
+                origin=origin,
+                max_size=None,
+                open_timeout=10,  # type: ignore[arg-type]
             ).__enter__()
             target = self._pump_ws
         else:

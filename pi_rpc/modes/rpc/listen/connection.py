@@ -325,7 +325,11 @@ class Connection:
         return record
 
     async def _authenticate(self, item: Any) -> bool:
-        if isinstance(item, (ParseFailure, FrameTooLarge)) or type(item) is not dict or item.get("type") != "authenticate":
+        if (
+            isinstance(item, (ParseFailure, FrameTooLarge))
+            or type(item) is not dict
+            or item.get("type") != "authenticate"
+        ):
             ok, error = False, AUTH_REQUIRED
         else:
             ok = token_matches(self.server.token or "", item.get("token"))

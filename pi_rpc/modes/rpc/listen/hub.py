@@ -176,7 +176,11 @@ class Hub:
         published = Published(self.next_seq(), handle, dumps_line(record), current_run_id())
         self._remember(published)
         connections = self.attached.get(handle, ())
-        if type(record) is dict and record.get("type") == EXTENSION_UI_REQUEST and record.get("method") in DIALOG_METHODS:
+        if (
+            type(record) is dict
+            and record.get("type") == EXTENSION_UI_REQUEST
+            and record.get("method") in DIALOG_METHODS
+        ):
             self._open_dialog(handle, published, record.get("id"), connections)
         for connection in connections:
             if connection is not exclude:
@@ -268,6 +272,4 @@ class Hub:
             return
         if dialog.handle not in self.attached:
             return
-        self.publish(
-            dialog.handle, {"type": EXTENSION_UI_RESOLVED, "id": request_id}, exclude=dialog.answered_by
-        )
+        self.publish(dialog.handle, {"type": EXTENSION_UI_RESOLVED, "id": request_id}, exclude=dialog.answered_by)

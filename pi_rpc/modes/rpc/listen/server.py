@@ -21,7 +21,7 @@ import os
 import socket
 import stat
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -300,7 +300,7 @@ class ListenServer(RpcServer):
     def connection_registry(self, connection: Connection) -> ConnectionRegistry:
         return ConnectionRegistry(self.registry, ConnectionCommands(self, connection).handlers())
 
-    def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         if self._commands is not None:
             self._commands.start_soon(fn, *args)
 

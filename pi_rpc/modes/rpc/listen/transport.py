@@ -89,7 +89,9 @@ class WebSocketTransport:
 
     kind = "ws"
 
-    def __init__(self, stream: ByteStream, protocol: ServerProtocol, *, max_frame_bytes: int, pending: list[Any]) -> None:
+    def __init__(
+        self, stream: ByteStream, protocol: ServerProtocol, *, max_frame_bytes: int, pending: list[Any]
+    ) -> None:
         self.stream = stream
         self.protocol = protocol
         self.peer = peer_of(stream)

@@ -162,9 +162,7 @@ OUR_EVENT_TYPES: tuple[str, ...] = (
 
 # Every record type written on stdout other than ``response``: the session events and the
 # extension UI requests (``get_protocol_info.events``).
-OUTBOUND_EVENT_TYPES: tuple[str, ...] = (
-    EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST, EXTENSION_UI_RESOLVED)
-)
+OUTBOUND_EVENT_TYPES: tuple[str, ...] = EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST, EXTENSION_UI_RESOLVED)
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.
 BLOCKING_EVENT_TYPES: frozenset[str] = frozenset(
