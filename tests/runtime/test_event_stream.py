@@ -23,7 +23,7 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     p = pi(script=[{"text": "hi"}])
     info = p.ok("get_protocol_info")
     assert info["name"] == "pi_rpc" and info["version"] == pi_rpc.__version__
-    assert info["protocolVersion"] == 2 and info["upstreamCompat"] == "1.6"
+    assert info["protocolVersion"] == 3 and info["upstreamCompat"] == "1.6"
     commands = info["commands"]
     assert len(commands) == len(set(commands))
     assert set(commands) == set(names.COMMAND_TYPES) | set(names.BEYOND_UPSTREAM_COMMAND_TYPES) | {
@@ -39,9 +39,15 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
         "navigate_tree",
         "set_label",
     } <= set(commands)
-    assert info["events"] == [*names.EVENT_TYPES, *names.OUR_EVENT_TYPES, "extension_ui_request"]
+    assert info["events"] == [
+        *names.EVENT_TYPES,
+        *names.OUR_EVENT_TYPES,
+        "extension_ui_request",
+        "extension_ui_resolved",
+    ]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000, "maxSessions": 64}
     assert info["features"] == {"seq": False, "runId": False, "handle": False}
+    assert info["transports"] == ["stdio"]
     # Off by default: a client that never asks sees no seq and no runId anywhere.
     response = p.cmd("prompt", message="hello")
     assert response["data"] == {"disposition": "started"}

@@ -72,6 +72,8 @@ class Connection:
         self.run_id_on = False
         self.tag_default = False
         self.attached: set[str] = set()
+        # Per attached session: the last seq published before it attached (later ones came live).
+        self.live_from: dict[str, int] = {}
         self._queue: deque[tuple[int, bytes]] = deque()
         self._queued_bytes = 0
         self._wakeup = anyio.Event()

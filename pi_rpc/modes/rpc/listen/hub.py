@@ -170,6 +170,7 @@ class Hub:
         if opener is not None and handle != DEFAULT_HANDLE and not opener.closed:
             self.attached.setdefault(handle, []).append(opener)
             opener.attached.add(handle)
+            opener.live_from[handle] = self._seq
         return HubEvents(self, handle)
 
     def publish(self, handle: str, record: Any, *, exclude: Connection | None = None) -> Published:
@@ -194,14 +195,19 @@ class Hub:
         number of records replayed and whether the ring still held them all."""
         replayed: list[Published] = []
         complete = True
+        members = self.attached.setdefault(handle, [])
+        already = connection in members
         if since is not None:
             replayed, truncated = self.since((handle,), since)
             complete = not truncated
+            if already:  # what it received live since it attached is not sent twice
+                live_from = connection.live_from.get(handle, 0)
+                replayed = [published for published in replayed if published.seq <= live_from]
         for published in replayed:
             connection.push_event(published)
-        members = self.attached.setdefault(handle, [])
-        if connection not in members:
+        if not already:
             members.append(connection)
+            connection.live_from[handle] = self._seq
         connection.attached.add(handle)
         # Open dialogs it has not seen (those above ``since`` were just replayed).
         for dialog in list(self.dialogs.values()):
