@@ -70,6 +70,14 @@ Process:
   --max-frame-bytes <n>          RPC input record size limit (default 67108864)
   --event-buffer <n>             RPC events kept for get_events replay (default 10000)
   --max-sessions <n>             RPC sessions hosted at once, the first included (default 64)
+  --listen <address>             RPC for clients that come and go: unix:<path>, tcp:<host>:<port>,
+                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio)
+  --listen-token-file <path>     Token for TCP/WebSocket clients (default <agentDir>/listen-token)
+  --allow-origin <origin>        A WebSocket Origin that may connect (repeatable)
+  --exit-when-idle <seconds>     --listen: exit 0 after that long with no connection and no run
+  --max-connections <n>          --listen: connections at once (default 64)
+  --max-connection-buffer <b>    --listen: bytes queued for a slow client before it is dropped (16 MiB)
+  --listen-allow-remote, --tls-cert <pem>, --tls-key <pem>, --stdio
   --verbose                      Verbose startup
   --help, -h                     Show this help
   --version, -v                  Show the version
