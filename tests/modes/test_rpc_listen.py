@@ -577,3 +577,42 @@ def test_stdio_mode_never_loads_the_listeners(tmp_path):
     assert lines[0]["success"] is True and lines[1]["data"]["transports"] == ["stdio"]
     loaded = next(line for line in run.stderr.decode().splitlines() if line.startswith("LOADED "))
     assert json.loads(loaded[7:]) == []
+
+
+def test_tls_on_tcp_and_wss(server, tmp_path):
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    p, info = server(listen=("tcp", "wss://127.0.0.1:0/"), args=("--tls-cert", str(cert), "--tls-key", str(key)))
+    context = ssl.create_default_context(cafile=str(cert))
+    host, _, port = address_of(info, "tcp")[4:].rpartition(":")
+    raw = socket.create_connection((host, int(port)))
+    sock = context.wrap_socket(raw, server_hostname="127.0.0.1")
+    sock.sendall(json.dumps({"type": "authenticate", "token": _token(info)}).encode() + b"\n")
+    sock.sendall(b'{"id":1,"type":"get_state"}\n')
+    data = b""
+    while data.count(b"\n") < 2:
+        data += sock.recv(65536)
+    first, second = (json.loads(line) for line in data.split(b"\n")[:2])
+    assert first["command"] == "authenticate" and first["success"] is True
+    assert second["id"] == 1 and second["success"] is True
+    sock.close()
+    from websockets.sync.client import connect
+
+    with connect(address_of(info, "wss"), ssl=context, additional_headers={"Authorization": f"Bearer {_token(info)}"}) as ws:
+        ws.send('{"id":2,"type":"get_state"}')
+        assert json.loads(ws.recv(timeout=10))["success"] is True
+    # A client that does not speak TLS gets nothing and the server goes on.
+    plain = Conn(address_of(info, "tcp"))
+    plain.send({"type": "authenticate", "token": _token(info)})
+    with pytest.raises(RecordTimeout):
+        plain.read_record(2)
