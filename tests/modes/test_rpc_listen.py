@@ -608,7 +608,9 @@ def test_tls_on_tcp_and_wss(server, tmp_path):
     sock.close()
     from websockets.sync.client import connect
 
-    with connect(address_of(info, "wss"), ssl=context, additional_headers={"Authorization": f"Bearer {_token(info)}"}) as ws:
+    with connect(
+        address_of(info, "wss"), ssl=context, additional_headers={"Authorization": f"Bearer {_token(info)}"}
+    ) as ws:
         ws.send('{"id":2,"type":"get_state"}')
         assert json.loads(ws.recv(timeout=10))["success"] is True
     # A client that does not speak TLS gets nothing and the server goes on.
