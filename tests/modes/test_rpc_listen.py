@@ -142,10 +142,14 @@ def test_each_transport_speaks_the_protocol_and_streams_a_run(shared, conns, kin
     assert {"attach_session", "detach_session", "authenticate"} <= set(info_data["commands"])
     handle = c.ok("open_session")["handle"]
     assert c.ok("get_state", handle=handle)["isStreaming"] is False
-    assert c.ok("prompt", message="stream-fast please", handle=handle) == {"disposition": "started"}
+    assert c.ok("set_event_options", runId=True) == {"seq": False, "runId": True}  # this connection's own
+    data = c.ok("prompt", message="stream-fast please", handle=handle)
+    assert data["disposition"] == "started" and isinstance(data["runId"], str)
     c.wait_for(lambda r: _settled(r) and r.get("handle") == handle, timeout=20)
     events = [e for e in _events(c.records) if e.get("handle") == handle]
     assert events[0]["type"] == "agent_start" and all("seq" not in e for e in events)
+    assert events[0]["runId"] == data["runId"]
+    c.ok("set_event_options", runId=False)
     # "default"'s events are untagged, as on stdio.
     c.ok("set_session_name", name=f"via {kind}")
     changed = c.wait_for(lambda r: r.get("type") == "session_info_changed" and r.get("name") == f"via {kind}")
@@ -618,3 +622,17 @@ def test_tls_on_tcp_and_wss(server, tmp_path):
     plain.send({"type": "authenticate", "token": _token(info)})
     with pytest.raises(RecordTimeout):
         plain.read_record(2)
+
+
+def test_a_run_that_never_waits_does_not_starve_other_clients(server):
+    """The offline model with no delay produces its deltas without awaiting anything; publishing
+    never waits for a client, so the hub yields now and then: a client that connects mid-run is
+    served before the run ends (without that, only after it)."""
+    script = [{"match": "burst", "text": "x" * 20000, "delayMs": 0, "chunkChars": 1}]
+    p, info = server(listen=("unix",), script=script)
+    a = _connect(info, "unix")
+    a.ok("prompt", message="burst")
+    a.wait_for(lambda r: r.get("type") == "message_update")
+    b = _connect(info, "unix")
+    assert b.ok("get_state")["isStreaming"] is True
+    a.wait_for(_settled, timeout=60)

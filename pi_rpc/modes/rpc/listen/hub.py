@@ -20,6 +20,7 @@ timeout starts then: ``DialogTracker.delivered``).
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
 
 DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
 MAX_OPEN_DIALOGS = 4096  # dialogs the hub remembers (a dialog settles long before this many open)
+# Publishing never waits for a client, so a run that produces events without awaiting anything
+# (an offline model, a tool's burst of output) would keep the event loop from the connections'
+# writers, the listeners and every other command. After this long without yielding, the next
+# agent-loop event is published through ``send``, which yields once.
+YIELD_EVERY_S = 0.002
 
 # The connection whose command is running (set by its reader; contextvars follow its tasks):
 # ``open_session`` attaches the opener as soon as the new session's event stream exists.
@@ -80,11 +86,17 @@ class _Channel:
         self._handle = handle
 
     def try_send(self, record: Any) -> bool:
-        self._hub.publish(self._handle, record)
+        hub = self._hub
+        if time.monotonic() - hub.yielded_at > YIELD_EVERY_S:
+            return False  # (the emitter awaits ``send``: published, then a yield)
+        hub.publish(self._handle, record)
         return True
 
     async def send(self, record: Any) -> None:
-        self._hub.publish(self._handle, record)
+        hub = self._hub
+        hub.publish(self._handle, record)
+        hub.yielded_at = time.monotonic()
+        await anyio.lowlevel.checkpoint()
 
     def send_nowait(self, record: Any) -> None:
         self._hub.publish(self._handle, record)
@@ -124,6 +136,7 @@ class Hub:
         self._dropped: dict[str, int] = {}  # per session: the newest seq the ring no longer holds
         self.attached: dict[str, list[Connection]] = {}
         self.dialogs: dict[str, OpenDialog] = {}
+        self.yielded_at = 0.0  # when an agent-loop event last yielded the event loop (_Channel)
 
     # ------------------------------------------------------------------ numbering and the ring
 
