@@ -94,11 +94,12 @@ class Reader:
     def run_until(self, done: Any, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while not done() and time.monotonic() < deadline:
-            for sk, _ in self.sel.select(0.5):
+            ready = self.sel.select(0.5)
+            now = time.perf_counter()  # (one stamp for everything that was ready together)
+            for sk, _ in ready:
                 key = sk.data
                 fd = sk.fileobj if isinstance(sk.fileobj, int) else sk.fileobj.fileno()  # type: ignore[union-attr]
                 chunk = os.read(fd, 1 << 20)
-                now = time.perf_counter()
                 if not chunk:
                     self.sel.unregister(sk.fileobj)
                     continue
@@ -164,8 +165,8 @@ def throughput(root: Path, deltas: int, clients: int) -> dict[str, float]:
 def latency(root: Path, deltas: int, gap_ms: int, clients: int) -> dict[str, float]:
     script = root / "paced.json"
     _script(script, deltas, gap_ms)
-    sock_path = str(root / "lat.sock")
-    proc = _spawn(root / "latency", script, "--listen", f"unix:{sock_path}", "--stdio")
+    sock_path = str(root / f"lat{clients}.sock")
+    proc = _spawn(root / f"latency{clients}", script, "--listen", f"unix:{sock_path}", "--stdio")
     _listening(proc)
     assert proc.stdin is not None and proc.stdout is not None
     reader = Reader()
@@ -190,9 +191,10 @@ def latency(root: Path, deltas: int, gap_ms: int, clients: int) -> dict[str, flo
     added.sort()
     proc.kill()
     return {
-        "latency_events": len(arrivals[0]),
-        "added_latency_p50_ms": added[len(added) // 2],
-        "added_latency_p99_ms": added[int(len(added) * 0.99)],
+        f"latency_{clients}_events": len(arrivals[0]),
+        f"added_latency_{clients}_p50_ms": added[len(added) // 2],
+        f"added_latency_{clients}_p90_ms": added[int(len(added) * 0.90)],
+        f"added_latency_{clients}_p99_ms": added[int(len(added) * 0.99)],
     }
 
 
@@ -292,6 +294,7 @@ def main() -> None:
         os.chmod(root, 0o700)
         figures: dict[str, float] = {}
         figures.update(throughput(root, args.deltas, args.clients))
+        figures.update(latency(root, args.paced_deltas, args.gap_ms, 1))
         figures.update(latency(root, args.paced_deltas, args.gap_ms, args.clients))
         figures.update(idle_and_accepts(root, args.idle, args.accepts))
     for key, value in figures.items():
