@@ -197,6 +197,12 @@ def test_unix_socket_is_private_stale_replaced_live_refused(shared, server, tmp_
     refused = Conn(address_of(info2, "unix")).read_all()
     assert len(refused) == 1 and refused[0]["command"] == "connection" and "--max-connections" in refused[0]["error"]
     assert b.ok("get_state")
+    # stdin EOF only detaches stdio; SIGTERM ends the process as on stdio (143), the socket removed.
+    p2.close_stdin()
+    assert b.ok("get_state")
+    os.kill(p2.pid, signal.SIGTERM)
+    assert p2.wait(20) == 143
+    assert not os.path.exists(stale)
 
 
 # ------------------------------------------------------------------ who may connect

@@ -187,7 +187,8 @@ class Hub:
         return HubEvents(self, handle)
 
     def publish(self, handle: str, record: Any, *, exclude: Connection | None = None) -> Published:
-        published = Published(self.next_seq(), handle, dumps_line(record), current_run_id())
+        line = dumps_line(record)  # (first: a record that cannot be encoded takes no number)
+        published = Published(self.next_seq(), handle, line, current_run_id())
         self._remember(published)
         connections = self.attached.get(handle, ())
         if (
