@@ -78,6 +78,8 @@ class Connection:
         self._queued_bytes = 0
         self._wakeup = anyio.Event()
         self._asleep = False
+        # Non-blocking write straight to a plain socket (StreamTransport.send_now), or None.
+        self._send_now = getattr(transport, "send_now", None)
         self.closing = False  # no record is queued any more
         self.closed = False
         self._overflowed = False
@@ -131,6 +133,15 @@ class Connection:
             self._push(published.seq, self.render(published))
 
     def _push(self, seq: int, line: bytes) -> None:
+        if self._asleep and self._send_now is not None:
+            # The writer is idle (nothing queued, nothing in flight): write it now.
+            sent = self._send_now(line)
+            if sent is not None:
+                if sent == len(line):
+                    if seq:
+                        self.last_delivered = seq
+                    return
+                line = line[sent:]  # (the rest goes first when the writer wakes)
         self._queue.append((seq, line))
         self._queued_bytes += len(line)
         if self._queued_bytes > self.max_bytes:

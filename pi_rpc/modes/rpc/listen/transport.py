@@ -14,6 +14,7 @@ bytes, or ``FrameTooLarge``) and writes batches of outbound lines (each one JSON
 from __future__ import annotations
 
 import os
+import socket
 import stat
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -54,12 +55,44 @@ def peer_of(stream: Any) -> str:
     return "unix"
 
 
+def _raw_socket(stream: Any) -> socket.socket | None:
+    """The plain socket under an anyio socket stream (None for TLS and anything else)."""
+    from anyio.abc import SocketAttribute, SocketStream
+
+    if not isinstance(stream, SocketStream):
+        return None
+    try:
+        sock = stream.extra(SocketAttribute.raw_socket)
+    except Exception:  # noqa: BLE001 - no socket underneath
+        return None
+    return sock if isinstance(sock, socket.socket) else None
+
+
 class StreamTransport:
+    """Unix sockets and TCP. On a plain socket the records are written with non-blocking
+    ``send`` calls (``send_now``, and the writer task when the kernel buffer is full), so a record
+    for a connection whose writer is idle goes out at once, without waking a task per
+    connection per event; TLS goes through the stream."""
+
     def __init__(self, stream: ByteStream, *, kind: str, max_frame_bytes: int) -> None:
         self.stream = stream
         self.kind = kind
         self.peer = peer_of(stream)
         self.max_frame_bytes = max_frame_bytes
+        self._sock = _raw_socket(stream)
+
+    def send_now(self, data: bytes) -> int | None:
+        """Write what the kernel takes at once; the count, or None when this transport cannot
+        (TLS, or an error the writer task will meet and report)."""
+        sock = self._sock
+        if sock is None:
+            return None
+        try:
+            return sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError:
+            return None
 
     async def items(self) -> AsyncIterator[Item]:
         framer = LineFramer(self.max_frame_bytes)
@@ -74,7 +107,19 @@ class StreamTransport:
             yield frame
 
     async def send_lines(self, lines: list[bytes]) -> None:
-        await self.stream.send(lines[0] if len(lines) == 1 else b"".join(lines))
+        data = lines[0] if len(lines) == 1 else b"".join(lines)
+        sock = self._sock
+        if sock is None:
+            await self.stream.send(data)
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[sock.send(view) :]
+            except (BlockingIOError, InterruptedError):
+                await anyio.wait_writable(sock)
+            except OSError as exc:
+                raise anyio.BrokenResourceError from exc
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True), anyio.move_on_after(1):
@@ -212,6 +257,17 @@ class StdioTransport:
     async def items(self) -> AsyncIterator[Item]:
         async for frame in read_frames(self.input_fd, max_frame_bytes=self.max_frame_bytes):
             yield frame
+
+    def send_now(self, data: bytes) -> int | None:
+        """As ``StreamTransport.send_now``, on a pipe or socket."""
+        if not self._pollable:
+            return None
+        try:
+            return os.write(self.output_fd, data)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError:
+            return None
 
     async def send_lines(self, lines: list[bytes]) -> None:
         view = memoryview(b"".join(lines))
