@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,9 @@ AUTH_TIMEOUT_S = 10.0  # an unauthenticated connection that says nothing is clos
 FINAL_RECORD_GRACE_S = 3.0  # how long an overflowing connection gets to take its last record
 DRAIN_GRACE_S = 5.0  # how long the queue may take to drain at EOF
 BATCH_BYTES = 1 << 20
+# A record that comes this soon after the last one written at once is queued for the writer
+# task (which writes a burst in one call) rather than written on its own.
+DIRECT_GAP_S = 0.0005
 
 AUTH_REQUIRED = (
     'Authentication required: the first record on this connection must be {"type":"authenticate","token":"…"} '
@@ -80,6 +84,7 @@ class Connection:
         self._asleep = False
         # Non-blocking write straight to a plain socket (StreamTransport.send_now), or None.
         self._send_now = getattr(transport, "send_now", None)
+        self._sent_now_at = 0.0
         self.closing = False  # no record is queued any more
         self.closed = False
         self._overflowed = False
@@ -133,8 +138,10 @@ class Connection:
             self._push(published.seq, self.render(published))
 
     def _push(self, seq: int, line: bytes) -> None:
-        if self._asleep and self._send_now is not None:
-            # The writer is idle (nothing queued, nothing in flight): write it now.
+        if self._asleep and self._send_now is not None and (now := time.monotonic()) - self._sent_now_at > DIRECT_GAP_S:
+            # The writer is idle (nothing queued, nothing in flight): write it now. (Within a
+            # burst the writer takes the records instead, one write per batch.)
+            self._sent_now_at = now
             sent = self._send_now(line)
             if sent is not None:
                 if sent == len(line):
