@@ -131,6 +131,15 @@ def _bridge_ws(bound: str, token: str | None, out: Any) -> None:
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     ws = connect(bound, additional_headers=headers, max_size=None).__enter__()
+    # A WebSocket has no half-close: after stdin EOF the bridge closes once every command it
+    # passed on is answered (stdio's "in-flight commands are answered first"), or after 10 s.
+    waiting: dict[str, int] = {}
+    lock = threading.Condition()
+
+    def key(record: Any) -> str | None:
+        if isinstance(record, dict) and "id" in record:
+            return json.dumps(record["id"], sort_keys=True)
+        return None
 
     def pump_in() -> None:
         fd = sys.stdin.buffer.fileno()
@@ -144,11 +153,20 @@ def _bridge_ws(bound: str, token: str | None, out: Any) -> None:
             for line in lines:
                 if line.endswith(b"\r"):
                     line = line[:-1]
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                k = key(record) if isinstance(record, dict) and record.get("type") != "extension_ui_response" else None
+                if k is not None:
+                    with lock:
+                        waiting[k] = waiting.get(k, 0) + 1
                 _send(ws, line)  # (an empty line too: the same parse error as on a stream)
         if pending:
             _send(ws, pending)
-        # (a WebSocket has no half-close: the server answers what is in flight, then the bridge closes)
-        threading.Timer(1.0, ws.close).start()
+        with lock:
+            lock.wait_for(lambda: not any(waiting.values()), timeout=10)
+        ws.close()
 
     threading.Thread(target=pump_in, daemon=True).start()
     while True:
@@ -156,7 +174,18 @@ def _bridge_ws(bound: str, token: str | None, out: Any) -> None:
             message = ws.recv()
         except Exception:  # noqa: BLE001 - closed
             break
-        out.write((message.encode() if isinstance(message, str) else message) + b"\n")
+        data = message.encode() if isinstance(message, str) else message
+        try:
+            record = json.loads(data)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and record.get("type") == "response":
+            k = key(record)
+            with lock:
+                if k is not None and waiting.get(k):
+                    waiting[k] -= 1
+                lock.notify_all()
+        out.write(data + b"\n")
         out.flush()
 
 
