@@ -76,6 +76,14 @@ Process:
   --timeout <seconds>            Abort a run that takes longer (print exits 3 when a limit ends it)
   --output-schema <file.json>    -p/JSON: the final answer must be JSON valid against this schema
   --host-tool-timeout <seconds>  RPC: how long a client tool call may take (default 600)
+  --listen <address>             RPC for clients that come and go: unix:<path>, tcp:<host>:<port>,
+                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio)
+  --listen-token-file <path>     Token for TCP/WebSocket clients (default <agentDir>/listen-token)
+  --allow-origin <origin>        A WebSocket Origin that may connect (repeatable)
+  --exit-when-idle <seconds>     --listen: exit 0 after that long with no connection and no run
+  --max-connections <n>          --listen: connections at once (default 64)
+  --max-connection-buffer <b>    --listen: bytes queued for a slow client before it is dropped (16 MiB)
+  --listen-allow-remote, --tls-cert <pem>, --tls-key <pem>, --stdio
   --verbose                      Verbose startup
   --help, -h                     Show this help
   --version, -v                  Show the version
@@ -191,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["AI_AGENT"] = "pi"
 
     mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
+    if args.listen and mode != "rpc":
+        _err("Error: --listen needs --mode rpc (the interactive mode's --listen is not available yet)")
+        return 1
     if mode == "rpc":
         if args.file_args:
             _err("Error: @file arguments are not supported in RPC mode")

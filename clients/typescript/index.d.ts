@@ -93,8 +93,16 @@ export declare class SequencedEventStream implements AsyncIterable<RpcRecord> {
 }
 
 export interface PiRpcClientOptions {
-  /** Executable, e.g. "pi" or a python / node path. */
-  command: string;
+  /** Executable, e.g. "pi" or a python / node path (not with `address`). */
+  command?: string;
+  /** A running `pi --mode rpc --listen` server instead of a child: unix:<path>, tcp:<host>:<port>, ws://… */
+  address?: string;
+  /** The listen token (TCP and WebSocket). */
+  token?: string;
+  /** Reconnect when the connection drops, re-attaching each session from the last seq received. */
+  reconnect?: boolean;
+  reconnectForMs?: number;
+  connectTimeoutMs?: number;
   /** Arguments, e.g. ["--mode", "rpc", "--no-session"]. */
   args?: string[];
   cwd?: string;
@@ -120,8 +128,17 @@ export interface OpenSessionOptions extends CallOptions {
 }
 export interface PromptResult { response: Response; disposition: PromptDisposition | undefined; events: RpcRecord[] }
 
+export interface AttachData { replayed: number; complete: boolean }
+export interface ReconnectInfo extends AttachData { handle: string; since: number }
+
 export declare class PiRpcClient {
   constructor(options: PiRpcClientOptions);
+  /** Connections (`address`): the sessions attached, the last seq received, each reconnect. */
+  readonly attached: Set<string>;
+  readonly lastSeq: number;
+  readonly reconnects: ReconnectInfo[];
+  attach(handle: string, opts?: CallOptions & { since?: number }): Promise<AttachData>;
+  detach(handle: string, opts?: CallOptions): Promise<void>;
   readonly process: ChildProcess | null;
   readonly pid: number | undefined;
   readonly exitCode: number | null;
@@ -257,3 +274,5 @@ export interface HostToolCall {
 }
 export type HostToolAnswer = string | Record<string, unknown>[] | { content: string | Record<string, unknown>[]; isError?: boolean; details?: unknown };
 export type HostToolHandler = (args: Record<string, any>, call: HostToolCall) => HostToolAnswer | Promise<HostToolAnswer>;
+/** Connect to a running `pi --mode rpc --listen <address>` server. */
+export declare function connect(address: string, options?: Omit<PiRpcClientOptions, "address" | "command">): Promise<PiRpcClient>;

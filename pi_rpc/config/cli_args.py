@@ -12,6 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pi_rpc.config.listen_flags import (
+    DEFAULT_MAX_CONNECTION_BUFFER,
+    DEFAULT_MAX_CONNECTIONS,
+    LISTEN_FLAGS,
+    parse_listen_flag,
+)
 from pi_rpc.errors import StartupError
 
 VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
@@ -85,6 +91,17 @@ class CliArgs:
     export: tuple[str, ...] | None = None  # (in,) or (in, out)
     list_models: str | bool | None = None
     verbose: bool = False
+    # RPC listeners (config.listen_flags; protocol/README §11 "Listeners")
+    listen: tuple[str, ...] = ()
+    stdio: bool = False
+    listen_token_file: str | None = None
+    listen_allow_remote: bool = False
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    allow_origin: tuple[str, ...] = ()
+    exit_when_idle: float | None = None
+    max_connection_buffer: int = DEFAULT_MAX_CONNECTION_BUFFER
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
     version: bool = False
     help: bool = False
     messages: tuple[str, ...] = ()
@@ -232,6 +249,8 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 values["session_store"] = store
         elif arg in _BOOL_FLAGS:
             values[_BOOL_FLAGS[arg]] = True
+        elif arg in LISTEN_FLAGS:
+            i = parse_listen_flag(args, i, values, appends)
         elif arg in ("-a", "--approve"):
             values["approve"] = True
         elif arg in ("-na", "--no-approve"):

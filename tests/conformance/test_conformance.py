@@ -227,3 +227,27 @@ def test_matcher_semantics() -> None:
     assert match({"$raw": {"$prefix": '{"id"'}}, rec, caps, raw='{"id":7}')
     assert match({"data": {"a": {"$len": 2, "$each": {"$gte": 1}}}}, rec, caps)
     assert substitute({"x": "${t}", "y": "p-${n}"}, {"t": [1], "n": 3}) == {"x": [1], "y": "p-3"}
+
+
+BRIDGE = REPO / "protocol" / "conformance" / "socket_bridge.py"
+# Over a socket the process numbers records for all its connections (protocol/README §11.12), so
+# the response that turns seq on is not 1; every other scenario passes unchanged.
+SOCKET_DIFFERENCES = {"extensions.event_options"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", ["unix", "tcp", "ws"])
+def test_core_and_run_tiers_over_each_listen_transport(transport: str, tmp_path: Path) -> None:
+    """The runner's scenarios through ``pi --mode rpc --listen`` (``socket_bridge.py``)."""
+    report = tmp_path / "report.json"
+    cmd = f"{sys.executable} {BRIDGE} --transport {transport} -- {OURS}"
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), "--cmd", cmd, "--target", "ours", "--tier", "core,run,extensions",
+         "--report", str(report)],
+        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=600,
+    )  # fmt: skip
+    assert report.exists(), proc.stdout + proc.stderr
+    results = json.loads(report.read_text())["results"]
+    failed = {r["name"] for r in results if r["status"] not in ("pass", "skip")}
+    assert failed <= SOCKET_DIFFERENCES, proc.stdout[-20000:]
+    assert sum(r["status"] == "pass" for r in results) >= 16

@@ -47,11 +47,13 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
         *names.EVENT_TYPES,
         *names.OUR_EVENT_TYPES,
         "extension_ui_request",
+        "extension_ui_resolved",
         "host_tool_request",
         "host_tool_cancelled",
     ]
     assert info["limits"] == {"maxFrameBytes": 64 * 1024 * 1024, "eventBuffer": 10_000, "maxSessions": 64}
     assert info["features"] == {"seq": False, "runId": False, "handle": False}
+    assert info["transports"] == ["stdio"]
     # Off by default: a client that never asks sees no seq and no runId anywhere.
     response = p.cmd("prompt", message="hello")
     assert response["data"] == {"disposition": "started"}

@@ -10,6 +10,10 @@ The async flavour (anyio; ``pip install 'pi-rpc-client[async]'``) lives in ``pi_
 
 Many sessions in one process (pi_rpc): ``chat = pi.open_session(cwd=...)`` returns a
 :class:`SessionHandle` with the same command methods, bound to its handle, and its own events.
+
+A running ``pi --mode rpc --listen <address>`` server: ``pi = connect("unix:/path/pi.sock")`` (or
+``tcp:host:port`` / ``ws://…`` with ``token=``) is the same client over a socket; ``pi.attach(handle,
+since=seq)`` catches up on a session; ``reconnect=True`` does that by itself when the connection drops.
 """
 
 from .client import EventStream, PromptResult, RpcClient
@@ -27,6 +31,7 @@ from .host_tools import HostToolCall
 from .sequence import EventsLost, SeqTracker, SequencedEvents
 
 _ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents", "AsyncSessionHandle")
+_CONNECTION_NAMES = ("RpcConnection", "connect")
 
 
 def __getattr__(name: str) -> object:
@@ -35,6 +40,10 @@ def __getattr__(name: str) -> object:
         from . import aio
 
         return getattr(aio, name)
+    if name in _CONNECTION_NAMES:  # (sockets and ssl only for a client that connects)
+        from . import connection
+
+        return getattr(connection, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -50,6 +59,7 @@ __all__ = [
     "PROCESS_COMMAND_TYPES",
     "PromptResult",
     "RpcClient",
+    "RpcConnection",
     "RpcCommandError",
     "RpcError",
     "RpcProcessExited",
@@ -59,6 +69,7 @@ __all__ = [
     "SeqTracker",
     "SequencedEvents",
     "SessionHandle",
+    "connect",
     "decode_record",
     "encode_record",
 ]

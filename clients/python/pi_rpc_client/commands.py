@@ -480,6 +480,19 @@ class _ProcessCommandSet:
         ``{unwrittenEntries, error}`` when a write fault kept entries off its file (they are lost)."""
         return self._command("close_session", timeout, None, handle=handle)
 
+    # -- clients that come and go (pi_rpc --listen; protocol/README.md "Listeners", issue 34) ------
+    @_Command
+    def attach(self, handle: str, since: int | None = None, *, timeout: Timeout = ...) -> Record:
+        """``attach_session``: receive the events of the open session ``handle`` from now on; with
+        ``since`` (a ``seq``), the ring's events numbered above it first. ``{replayed, complete}``
+        (``complete`` false: the ring no longer held them all)."""
+        return self._command("attach_session", timeout, None, handle=handle, since=since)
+
+    @_Command
+    def detach(self, handle: str, *, timeout: Timeout = ...) -> None:
+        """``detach_session``: stop receiving the events of ``handle`` (its runs go on)."""
+        return self._command("detach_session", timeout, _nothing, handle=handle)
+
 
 class CommandsMixin(_CommandSet):
     """Mixed into RpcClient; relies on its ``_call(type, timeout, **fields)``."""

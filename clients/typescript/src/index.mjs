@@ -3,6 +3,7 @@
 // Types: ../index.d.ts (protocol shapes generated from protocol/schema/*.json into types/protocol.d.ts).
 
 import { spawn } from "node:child_process";
+import { createConnection } from "node:net";
 
 export const COMMAND_TYPES = Object.freeze([
   "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state", "set_model",
@@ -361,6 +362,8 @@ export class SequencedEventStream {
 }
 
 export class PiRpcClient {
+  #wire = null; // a connection to a --listen server: {send(data), close()}
+  #closing = false;
   #pending = new Map();
   #observers = new Set();
   #streams = new Set();
@@ -385,8 +388,9 @@ export class PiRpcClient {
   }
 
   start() {
-    if (this.process) throw new RpcError("client already started");
+    if (this.process || this.#wire) throw new RpcError("client already started");
     const o = this.options;
+    if (o.address) return this.#startConnection();
     const env = { ...(o.inheritEnv ? process.env : {}), ...(o.env ?? {}) };
     const child = spawn(o.command, o.args ?? [], { cwd: o.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     this.process = child;
@@ -431,6 +435,117 @@ export class PiRpcClient {
       child.once("spawn", () => resolve(this));
       child.once("error", (e) => reject(new RpcProcessExited(null, null, this.stderr, `spawning (${e.message})`)));
     });
+  }
+
+  // ---- a running `pi --mode rpc --listen <address>` server (connect) ----
+  /** Sessions this connection is attached to, and the last `seq` it received (reconnect). */
+  attached = new Set([DEFAULT_HANDLE]);
+  lastSeq = 0;
+  reconnects = [];
+
+  async #startConnection() {
+    this._observeRecords((rec) => {
+      if (rec === EXITED) return;
+      if (Number.isInteger(rec.seq) && rec.seq > this.lastSeq) this.lastSeq = rec.seq;
+      if (rec.type === "response" && rec.success && rec.command === "open_session" && rec.data?.handle) this.attached.add(rec.data.handle);
+    });
+    await this.#connectOnce(null);
+    return this;
+  }
+
+  #openWire() {
+    const o = this.options;
+    const address = o.address;
+    const splitter = new LineSplitter();
+    return new Promise((resolve, reject) => {
+      let opened = false;
+      const lost = () => {
+        if (this.#wire !== wire) return;
+        if (o.reconnect && !this.#closing) this.#reconnect();
+        else if (!this.#ended) this.#onEnd();
+      };
+      let wire;
+      if (address.startsWith("ws://") || address.startsWith("wss://")) {
+        if (typeof globalThis.WebSocket !== "function") return reject(new RpcError("ws:// needs a runtime with WebSocket (Node 22+)"));
+        const ws = new globalThis.WebSocket(address);
+        wire = {
+          send: async (data) => { for (const line of String(data).split("\n")) if (line) ws.send(line); },
+          close: () => ws.close(),
+        };
+        ws.onmessage = (m) => this.#dispatch(Buffer.from(typeof m.data === "string" ? m.data : new Uint8Array(m.data)));
+        ws.onopen = () => { opened = true; resolve(wire); };
+        ws.onerror = () => { if (!opened) reject(new RpcError(`cannot connect to ${address}`)); };
+        ws.onclose = () => { if (opened) lost(); };
+        this.#wire = wire;
+        return;
+      }
+      let target;
+      if (address.startsWith("unix:")) target = { path: address.slice(5) };
+      else if (address.startsWith("tcp:")) {
+        const at = address.lastIndexOf(":");
+        target = { host: address.slice(4, at).replace(/^\[|\]$/g, ""), port: Number(address.slice(at + 1)) };
+      } else return reject(new RpcError(`unknown address ${address}: expected unix:<path>, tcp:<host>:<port>, ws:// or wss://`));
+      const socket = createConnection(target);
+      wire = {
+        send: (data) => new Promise((res, rej) => socket.write(data, (err) => (err ? rej(new RpcError(`the connection dropped (${err.message})`)) : res()))),
+        close: () => socket.destroy(),
+      };
+      socket.on("connect", () => { opened = true; resolve(wire); });
+      socket.on("data", (chunk) => { for (const line of splitter.feed(chunk)) this.#dispatch(line); });
+      socket.on("error", (err) => { if (!opened) reject(new RpcError(`cannot connect to ${address} (${err.message})`)); });
+      socket.on("close", () => { if (opened) lost(); });
+      this.#wire = wire;
+    });
+  }
+
+  async #connectOnce(since) {
+    const o = this.options;
+    await this.#openWire();
+    const timeoutMs = o.connectTimeoutMs ?? 10_000;
+    // (a browser-style WebSocket cannot set the Authorization header: the first message, everywhere)
+    if (o.token) await this.request({ type: "authenticate", token: o.token }, { timeoutMs });
+    if (o.reconnect) await this.request({ type: "set_event_options", seq: true }, { timeoutMs });
+    if (since != null) {
+      if (!this.attached.has(DEFAULT_HANDLE)) await this.request({ type: "detach_session", handle: DEFAULT_HANDLE }, { timeoutMs });
+      for (const handle of [...this.attached].sort()) {
+        const rec = await this.request({ type: "attach_session", handle, since }, { timeoutMs });
+        this.reconnects.push({ handle, since, ...(rec.data ?? {}) });
+      }
+    }
+  }
+
+  async #reconnect() {
+    const since = this.lastSeq; // (the new connection's own responses are numbered too)
+    for (const p of this.#pending.values()) p.reject(new RpcError(`the connection dropped while waiting for the response to ${p.command}`));
+    this.#pending.clear();
+    const deadline = Date.now() + (this.options.reconnectForMs ?? 30_000);
+    let delay = 50;
+    while (!this.#closing && Date.now() < deadline) {
+      try {
+        await this.#connectOnce(since);
+        return;
+      } catch {
+        this.#wire?.close();
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 1000);
+      }
+    }
+    if (!this.#ended) this.#onEnd();
+  }
+
+  /** Tests: drop the connection as a network fault would (reconnect then takes over). */
+  _dropForTest() { this.#wire?.close(); }
+
+  /** attach_session: this connection receives the session's events (with `since`: the ring's first). */
+  async attach(handle, { since, timeoutMs } = {}) {
+    const data = await this._call("attach_session", { handle, since }, timeoutMs);
+    this.attached.add(handle);
+    return data;
+  }
+  /** detach_session: stop receiving the session's events (its runs go on). */
+  async detach(handle, { timeoutMs } = {}) {
+    await this._call("detach_session", { handle }, timeoutMs);
+    this.attached.delete(handle);
   }
 
   get pid() { return this.process?.pid; }
@@ -520,6 +635,10 @@ export class PiRpcClient {
 
   /** Write raw bytes/text to stdin (framing tests). */
   sendRaw(data) {
+    if (this.#wire) {
+      if (this.#ended) return Promise.reject(this._exitError("writing to the connection"));
+      return this.#wire.send(data);
+    }
     if (!this.process) throw new RpcError("client not started");
     if (this.#ended || this.process.stdin.destroyed) throw this._exitError("writing to stdin");
     return new Promise((resolve, reject) => {
@@ -745,6 +864,12 @@ export class PiRpcClient {
 
   /** Close stdin, wait; then SIGTERM, wait; then SIGKILL the process group. Resolves to the exit code. */
   async close({ timeoutMs = 5000 } = {}) {
+    if (this.#wire) {
+      this.#closing = true;
+      this.#wire.close();
+      if (!this.#ended) this.#onEnd();
+      return null;
+    }
     const child = this.process;
     if (!child) return null;
     if (!this.#exit) {
@@ -855,6 +980,16 @@ for (const name of ["_call", ...SESSION_METHODS]) {
   Object.defineProperty(SessionHandle.prototype, name, {
     value: PiRpcClient.prototype[name], writable: true, configurable: true, enumerable: false,
   });
+}
+
+/**
+ * Connect to a running `pi --mode rpc --listen <address>` server: `unix:<path>`, `tcp:<host>:<port>`,
+ * `ws://…` (Node 22+). `token` for TCP and WebSocket; `reconnect: true` reconnects when the connection
+ * drops and re-attaches each session with `since` = the last seq received (no gap, no duplicate).
+ */
+export async function connect(address, options = {}) {
+  const client = new PiRpcClient({ defaultTimeoutMs: 60_000, ...options, address });
+  return client.start();
 }
 
 export default PiRpcClient;

@@ -25,6 +25,16 @@ export interface AbortRetryCommand {
   type: "abort_retry";
 }
 
+export interface AttachSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The open session whose events this connection receives from now on. */
+  handle: string;
+  type: "attach_session";
+  /** Replay the session's events numbered above this seq from the event ring first. */
+  since?: number;
+}
+
 export interface AuthLoginCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -43,6 +53,16 @@ export interface AuthLogoutCommand {
   handle?: string;
   type: "auth_logout";
   provider: string;
+}
+
+export interface AuthenticateCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "authenticate";
+  /** The --listen bearer token (first record of a TCP/WebSocket connection). */
+  token: string;
 }
 
 export interface BashCommand {
@@ -111,6 +131,14 @@ export interface DeleteSessionCommand {
   handle?: string;
   type: "delete_session";
   sessionPath: string;
+}
+
+export interface DetachSessionCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The session whose events this connection stops receiving. */
+  handle: string;
+  type: "detach_session";
 }
 
 export interface ExportHtmlCommand {
@@ -561,7 +589,7 @@ export interface ToolContentBlock {
 }
 
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | SetHostToolsCommand | GetToolsCommand | SetActiveToolsCommand | ExtensionUiResponse | HostToolResult | HostToolUpdate;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | SetHostToolsCommand | GetToolsCommand | SetActiveToolsCommand | AuthenticateCommand | AttachSessionCommand | DetachSessionCommand | ExtensionUiResponse | HostToolResult | HostToolUpdate;
 
 export interface AgentEnd {
   /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
@@ -761,6 +789,19 @@ export interface ExtensionUiRequest {
   /** The session whose extension asks (as on events). */
   handle?: string;
   [key: string]: unknown;
+}
+
+/**
+ * --listen: the dialog ``id`` is no longer open (another connection answered it first, or
+ * it timed out or was aborted); a client showing it should dismiss it.
+ */
+export interface ExtensionUiResolved {
+  type: "extension_ui_resolved";
+  id: string;
+  /** The session whose extension asked (as on events). */
+  handle?: string;
+  /** With seq on, as on events. */
+  seq?: number;
 }
 
 /** A pending call was aborted or timed out: stop working on it (a late answer is ignored). */
@@ -1029,7 +1070,7 @@ export interface UsageCost {
 }
 
 /** pi RPC events: Session events (24 types) and extension UI requests written on pi's stdout. */
-export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest | HostToolRequest | HostToolCancelled;
+export type Event = AgentStart | AgentEnd | AgentSettled | TurnStart | TurnEnd | MessageStart | MessageUpdate | MessageEnd | ToolExecutionStart | ToolExecutionUpdate | ToolExecutionEnd | QueueUpdate | CompactionStart | CompactionEnd | AutoRetryStart | AutoRetryEnd | SummarizationRetryScheduled | SummarizationRetryAttemptStart | SummarizationRetryFinished | EntryAppended | SessionInfoChanged | ThinkingLevelChanged | BashExecutionUpdate | ExtensionError | SessionWriteError | SessionWriteResumed | ExtensionUiRequest | ExtensionUiResolved | HostToolRequest | HostToolCancelled;
 
 export interface AbortData {
   /** "aborted" when a run, compaction or branch summary was stopped; "idle" when nothing ran. */
@@ -1038,6 +1079,13 @@ export interface AbortData {
 
 export interface ActiveToolsData {
   activeTools: string[];
+}
+
+export interface AttachSessionData {
+  /** How many ring events were written before this response (0 without since). */
+  replayed: number;
+  /** false when the ring no longer held every event numbered above since */
+  complete: boolean;
 }
 
 export interface AuthLoginData {
@@ -1211,6 +1259,8 @@ export interface OpenSessionSummary {
   model: string | null;
   isStreaming: boolean;
   pendingMessageCount: number;
+  /** --listen connections: how many connections are attached to it */
+  attached?: number;
 }
 
 export interface OpenSessionsData {
@@ -1236,6 +1286,8 @@ export interface ProtocolInfoData {
   events: string[];
   limits: ProtocolLimits;
   features: EventOptionsData;
+  /** Where this process serves the protocol: stdio, or its --listen listeners' kinds */
+  transports: ("stdio" | "unix" | "tcp" | "ws")[];
 }
 
 export interface ProtocolLimits {
@@ -1414,6 +1466,7 @@ export interface ResponseDataByCommand {
   set_host_tools: SetHostToolsData;
   get_tools: ToolsData;
   set_active_tools: ActiveToolsData;
+  attach_session: AttachSessionData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */

@@ -34,12 +34,15 @@ class ServerHandle:
     """Given to ``Backend.start``: the event stream, a task group that lives until shutdown
     (cancelled after ``Backend.aclose`` returns), ``request_shutdown()`` to stop reading
     stdin and shut down as at EOF (an extension's ``ctx.shutdown()``), and the
-    ``set_event_options`` state."""
+    ``set_event_options`` state (None on --listen, where each connection has its own)."""
 
     events: EventEmitter
     task_group: TaskGroup
     request_shutdown: Callable[[], None] = field(default=_no_shutdown)
     event_options: EventOptions | None = None
+    # --listen (modes.rpc.listen): the event stream of the session with this handle, fanned out
+    # to the connections attached to it; None: every session writes to ``events``.
+    session_events: Callable[[str], EventEmitter] | None = None
 
 
 class Backend(Protocol):

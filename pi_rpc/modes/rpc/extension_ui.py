@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -41,11 +41,34 @@ def _confirmed(response: dict[str, Any]) -> Any:
     return response.get("confirmed") if "confirmed" in response else False
 
 
+class DialogTracker(Protocol):
+    """--listen (``modes.rpc.listen``): where dialogs are delivered to connections that come
+    and go. ``delivered(id)``: None when the request reached a client, else an event set once one
+    attaches (the timeout starts then); ``settled(id)``: the dialog is no longer open."""
+
+    def delivered(self, request_id: str) -> anyio.Event | None: ...
+
+    def settled(self, request_id: str) -> None: ...
+
+
+async def _first_of(*events: anyio.Event) -> None:
+    """Return once any of ``events`` is set."""
+    async with anyio.create_task_group() as group:
+
+        async def wait(event: anyio.Event) -> None:
+            await event.wait()
+            group.cancel_scope.cancel()
+
+        for event in events:
+            group.start_soon(wait, event)
+
+
 class RpcExtensionUI(ExtensionUI):
     has_ui = True
 
-    def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, write: Callable[[dict[str, Any]], None], tracker: DialogTracker | None = None) -> None:
         self._write = write
+        self._tracker = tracker
         self._pending: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self._closed = False
 
@@ -89,6 +112,9 @@ class RpcExtensionUI(ExtensionUI):
         )
         try:
             self._write(record)
+            waiting = self._tracker.delivered(key) if self._tracker is not None else None
+            if waiting is not None:  # no client attached yet: wait for one, then time out as usual
+                await _first_of(waiting, event)
             seconds = (
                 timeout / 1000
                 if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout
@@ -101,6 +127,8 @@ class RpcExtensionUI(ExtensionUI):
             self._pending.pop(key, None)
             if remove_callback is not None:
                 remove_callback()
+            if self._tracker is not None:
+                self._tracker.settled(key)
         return parse(box[0]) if box else default
 
     # ------------------------------------------------------------------ dialogs

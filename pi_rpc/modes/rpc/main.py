@@ -78,6 +78,10 @@ def _test_only_stray_output() -> None:
 
 
 def run_rpc_mode(args: CliArgs) -> int:
+    if args.listen:  # clients that come and go (modes.rpc.listen); stdio only with --stdio
+        from pi_rpc.modes.rpc.listen.server import run_listen_mode
+
+        return run_listen_mode(args)
     from pi_rpc.modes.startup_gc import freeze_startup, pause_for_startup, resume_collecting
     from pi_rpc.modes.wire.output import take_over_stdout
 

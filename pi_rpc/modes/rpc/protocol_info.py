@@ -35,7 +35,17 @@ def accepted_commands() -> list[str]:
     return list(dict.fromkeys((*ACCEPTED_COMMAND_TYPES, EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE)))
 
 
-def protocol_info(*, max_frame_bytes: int, options: EventOptions, max_sessions: int) -> dict[str, Any]:
+def protocol_info(
+    *,
+    max_frame_bytes: int,
+    options: EventOptions | None,
+    max_sessions: int,
+    features: dict[str, bool] | None = None,
+    event_buffer: int | None = None,
+    transports: tuple[str, ...] = ("stdio",),
+) -> dict[str, Any]:
+    """The ``get_protocol_info`` data; a --listen connection passes its own ``features`` and the
+    process's ring size instead of the stdio ``options``."""
     return {
         "name": "pi_rpc",
         "version": __version__,
@@ -45,10 +55,11 @@ def protocol_info(*, max_frame_bytes: int, options: EventOptions, max_sessions: 
         "events": list(dict.fromkeys(OUTBOUND_EVENT_TYPES)),
         "limits": {
             "maxFrameBytes": max_frame_bytes,
-            "eventBuffer": options.ring.max_records,
+            "eventBuffer": options.ring.max_records if options is not None else event_buffer,
             "maxSessions": max_sessions,
         },
-        "features": options.features,
+        "features": options.features if options is not None else features,
+        "transports": list(transports),
     }
 
 
@@ -70,4 +81,21 @@ def register_stream_commands(
     registry.register("get_protocol_info", get_protocol_info)
     registry.register("set_event_options", options.cmd_set_event_options)
     registry.register("get_events", options.cmd_get_events)
+    registry.register("authenticate", _stdio_authenticate)
+    registry.register("attach_session", _stdio_attach)
+    registry.register("detach_session", _stdio_attach)
     return options
+
+
+async def _stdio_authenticate(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    """stdio is the parent's own pipe: there is nothing to authenticate (the token is not read)."""
+    return None
+
+
+async def _stdio_attach(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    from pi_rpc.errors import CommandError
+
+    raise CommandError(
+        f"{ctx.command_type} is for connections to a --listen server: over stdio the events of every "
+        "open session are written already"
+    )

@@ -186,7 +186,7 @@ class RuntimeBackend:
         from pi_rpc.extensions.host import ModeBinding
         from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
 
-        self._ui = RpcExtensionUI(server.events.send_direct)
+        self._ui = RpcExtensionUI(server.events.send_direct, getattr(server.events, "dialogs", None))
 
         def on_error(error: dict[str, Any]) -> None:
             server.events.send_direct(
@@ -206,7 +206,7 @@ class RuntimeBackend:
         if self._ui is None:
             from pi_rpc.modes.rpc.extension_ui import RpcExtensionUI
 
-            self._ui = RpcExtensionUI(self.server.events.send_direct)
+            self._ui = RpcExtensionUI(self.server.events.send_direct, getattr(self.server.events, "dialogs", None))
         return self._ui
 
     def _notify(self, message: str, kind: str | None) -> None:

@@ -111,7 +111,7 @@ class HandleEvents(EventEmitter):
 class HostedSession:
     """One slot: its handle, its backend (session, extension UI, event subscription) and events."""
 
-    def __init__(self, handle: str, backend: RuntimeBackend, events: HandleEvents) -> None:
+    def __init__(self, handle: str, backend: RuntimeBackend, events: EventEmitter) -> None:
         self.handle = handle
         self.backend = backend
         self.events = events
@@ -179,9 +179,16 @@ class SessionHost:
 
     async def start(self, server: ServerHandle) -> None:
         self.server = server
-        events = HandleEvents(server.events, DEFAULT_HANDLE, server.event_options, always=False)
+        events = self._events_for(DEFAULT_HANDLE)
         self.slots[DEFAULT_HANDLE] = HostedSession(DEFAULT_HANDLE, self._first, events)
         await self._first.start(replace(server, events=events))
+
+    def _events_for(self, handle: str) -> EventEmitter:
+        """The event stream of the session ``handle``: its connections' on --listen, else stdout
+        (tagged with the handle, always for an opened session)."""
+        if self.server.session_events is not None:
+            return self.server.session_events(handle)
+        return HandleEvents(self.server.events, handle, self.server.event_options, always=handle != DEFAULT_HANDLE)
 
     def input_closed(self) -> None:
         for slot in list(self.slots.values()):
@@ -351,7 +358,7 @@ class SessionHost:
                         f'Session file is already open in session handle "{slot.handle}": {options.session.session_file}'
                     )
             backend = RuntimeBackend(AgentSession(options))
-            events = HandleEvents(self.server.events, handle, self.server.event_options, always=True)
+            events = self._events_for(handle)
             slot = HostedSession(handle, backend, events)
             slot.owner = owner
 

@@ -62,6 +62,9 @@ _FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
     "get_auth_status": (("provider", str, False),),
     "auth_login": (("provider", str, True), ("method", str, False)),
     "auth_logout": (("provider", str, True),),
+    "authenticate": (("token", str, True),),
+    "attach_session": (("handle", str, True), ("since", int, False)),
+    "detach_session": (("handle", str, True),),
 }
 _DEEP_FIELDS = ("images",)
 # Commands whose ``handle`` field is their own (validated by their spec), not the address.

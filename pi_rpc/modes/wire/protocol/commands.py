@@ -324,6 +324,26 @@ class HostToolUpdate(CommandBase):
     details: Any = None
 
 
+class AuthenticateCommand(CommandBase):
+    type: Literal["authenticate"]
+    token: str = Field(description="The --listen bearer token (first record of a TCP/WebSocket connection).")
+
+
+class AttachSessionCommand(CommandBase):
+    type: Literal["attach_session"]
+    handle: str = Field(description="The open session whose events this connection receives from now on.")
+    since: int | None = Field(
+        default=None,
+        ge=0,
+        description="Replay the session's events numbered above this seq from the event ring first.",
+    )
+
+
+class DetachSessionCommand(CommandBase):
+    type: Literal["detach_session"]
+    handle: str = Field(description="The session whose events this connection stops receiving.")
+
+
 class ExtensionUiResponse(CommandBase):
     """Answer to an ``extension_ui_request`` dialog; never gets a response."""
 
@@ -387,6 +407,9 @@ BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
     "set_host_tools": SetHostToolsCommand,
     "get_tools": GetToolsCommand,
     "set_active_tools": SetActiveToolsCommand,
+    "authenticate": AuthenticateCommand,
+    "attach_session": AttachSessionCommand,
+    "detach_session": DetachSessionCommand,
 }
 
 # Every command this implementation accepts (validation, schema).

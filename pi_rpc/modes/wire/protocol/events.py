@@ -245,6 +245,16 @@ class ExtensionUiRequest(OpenWireModel):
     handle: str | None = Field(default=None, description="The session whose extension asks (as on events).")
 
 
+class ExtensionUiResolved(WireModel):
+    """--listen: the dialog ``id`` is no longer open (another connection answered it first, or
+    it timed out or was aborted); a client showing it should dismiss it."""
+
+    type: Literal["extension_ui_resolved"]
+    id: str
+    handle: str | None = Field(default=None, description="The session whose extension asked (as on events).")
+    seq: int | None = Field(default=None, description="With seq on, as on events.")
+
+
 EVENT_MODELS: dict[str, type[WireModel]] = {
     "agent_start": AgentStart,
     "agent_end": AgentEnd,
@@ -280,6 +290,6 @@ Event = Annotated[  # type: ignore[valid-type]  # union built at runtime from th
 ]
 
 OutboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest, HostToolRequest, HostToolCancelled])],
+    Union[tuple([*EVENT_MODELS.values(), ExtensionUiRequest, ExtensionUiResolved, HostToolRequest, HostToolCancelled])],
     Field(discriminator="type"),
 ]

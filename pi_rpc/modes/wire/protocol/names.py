@@ -64,11 +64,17 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "set_host_tools",
     "get_tools",
     "set_active_tools",
+    # Clients that come and go (protocol/README.md "Listeners"): a --listen connection's own.
+    "authenticate",
+    "attach_session",
+    "detach_session",
 )
 
 # Of those, the ones the RPC server answers itself (the output stream's own features); the
 # backend answers every other command.
-SERVER_COMMAND_TYPES: frozenset[str] = frozenset({"get_protocol_info", "set_event_options", "get_events"})
+SERVER_COMMAND_TYPES: frozenset[str] = frozenset(
+    {"get_protocol_info", "set_event_options", "get_events", *("authenticate", "attach_session", "detach_session")}
+)
 
 # Of those, the ones the session host answers (which sessions the process holds); every other
 # backend command is answered by the session its ``handle`` names.
@@ -88,6 +94,11 @@ UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
 
 EXTENSION_UI_RESPONSE = "extension_ui_response"
 EXTENSION_UI_REQUEST = "extension_ui_request"
+# --listen: a dialog another connection answered (or that timed out) is no longer open.
+EXTENSION_UI_RESOLVED = "extension_ui_resolved"
+
+# The transports a process can serve the protocol on (get_protocol_info.transports).
+TRANSPORT_KINDS: tuple[str, ...] = ("stdio", "unix", "tcp", "ws")
 
 # The client's answers to a host_tool_request: records like extension_ui_response, never
 # answered with a response.
@@ -166,7 +177,9 @@ OUR_EVENT_TYPES: tuple[str, ...] = (
 # Every record type written on stdout other than ``response``: the session events and the
 # extension UI requests (``get_protocol_info.events``).
 OUTBOUND_EVENT_TYPES: tuple[str, ...] = (
-    EVENT_TYPES + OUR_EVENT_TYPES + (EXTENSION_UI_REQUEST, HOST_TOOL_REQUEST, HOST_TOOL_CANCELLED)
+    EVENT_TYPES
+    + OUR_EVENT_TYPES
+    + (EXTENSION_UI_REQUEST, EXTENSION_UI_RESOLVED, HOST_TOOL_REQUEST, HOST_TOOL_CANCELLED)
 )
 
 # Agent-loop events are written with backpressure; the rest are queued without waiting.

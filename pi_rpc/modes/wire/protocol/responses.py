@@ -198,6 +198,9 @@ class ProtocolInfoData(WireModel):
     events: list[str]
     limits: ProtocolLimits
     features: EventOptionsData
+    transports: list[Literal["stdio", "unix", "tcp", "ws"]] = Field(
+        description="Where this process serves the protocol: stdio, or its --listen listeners' kinds"
+    )
 
 
 class EventsData(WireModel):
@@ -245,10 +248,18 @@ class OpenSessionSummary(WireModel):
     model: str | None = Field(description='"provider/id", null without a model')
     is_streaming: bool
     pending_message_count: int
+    attached: int | None = Field(
+        default=None, description="--listen connections: how many connections are attached to it"
+    )
 
 
 class OpenSessionsData(WireModel):
     sessions: list[OpenSessionSummary]
+
+
+class AttachSessionData(WireModel):
+    replayed: int = Field(description="How many ring events were written before this response (0 without since).")
+    complete: bool = Field(description="false when the ring no longer held every event numbered above since")
 
 
 class NavigateTreeData(WireModel):
@@ -341,6 +352,9 @@ BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
     "set_host_tools": SetHostToolsData,
     "get_tools": ToolsData,
     "set_active_tools": ActiveToolsData,
+    "authenticate": None,
+    "attach_session": AttachSessionData,
+    "detach_session": None,
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
