@@ -7,14 +7,12 @@ locator ``sqlite:<real db path>#<id>`` reported by ``get_state``, accepted by ``
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from pi_rpc.session.sqlite_store import integrity_check
 from tests.support.in_process import start_in_process
-from tests.support.pi_process import REPO_ROOT, PiProcess
+from tests.support.pi_process import PiProcess
 from tests.support.session_stores import is_stored, stored_lines
 
 
@@ -172,7 +170,7 @@ def test_two_processes_on_one_database(pi_process, tmp_path: Path) -> None:
     assert integrity_check(str(db)) == "ok"
 
 
-def test_export_of_a_database_session(pi, tmp_path: Path) -> None:
+def test_export_of_a_database_session(pi, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
     p = pi(args=("--session-store", "sqlite"), script=[{"text": "Exported <answer>"}])
     _prompt(p, "hello")
     state = p.ok("get_state")
@@ -180,24 +178,17 @@ def test_export_of_a_database_session(pi, tmp_path: Path) -> None:
     assert p.ok("export_html") == {"path": expected}
     assert "Exported &lt;answer&gt;" in (p.cwd / expected).read_text()
     assert p.close() == 0
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    # ``pi --export`` (the command line's entry point, in this process) with a bare environment
+    from pi_rpc.cli import main
+
+    for name in [k for k in os.environ if k.startswith("PI_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "page.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "pi_rpc", "--export", state["sessionFile"], str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    capsys.readouterr()
+    assert main(["--export", state["sessionFile"], str(out)]) == 0, capsys.readouterr().err
     assert "Exported &lt;answer&gt;" in out.read_text()
-    missing = subprocess.run(
-        [sys.executable, "-m", "pi_rpc", "--export", state["sessionFile"] + "-nope"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert missing.returncode == 1 and "File not found" in missing.stderr
+    capsys.readouterr()
+    assert main(["--export", state["sessionFile"] + "-nope"]) == 1
+    assert "File not found" in capsys.readouterr().err

@@ -97,13 +97,12 @@ class InProcessPi(PiProcess):
             os.close(self._in_read)
 
     async def _main(self, cli: Any) -> int:
+        from pi_rpc.errors import StartupError
+        from pi_rpc.log import logger
         from pi_rpc.modes.rpc.main import create_backend
         from pi_rpc.modes.rpc.server import RpcServer
         from pi_rpc.runtime.factory import build_runtime_options
         from pi_rpc.runtime.project_trust import pending_trust_pass, run_trust_pass
-
-        from pi_rpc.errors import StartupError
-        from pi_rpc.log import logger
 
         trust_pass = pending_trust_pass(cli)
         trust = await run_trust_pass(trust_pass, "rpc") if trust_pass is not None else None
