@@ -36,8 +36,10 @@ class InProcessPi(PiProcess):
     """A ``PiProcess`` whose server runs in this process (see the module docstring)."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path, *, root: Path, agent_dir: Path) -> None:
-        if any(p.exit_code is None for p in _running):
-            raise RuntimeError("one in-process pi at a time: the environment and cwd are shared")
+        for earlier in list(_running):
+            if earlier.exit_code is None:
+                raise RuntimeError("one in-process pi at a time: the environment and cwd are shared")
+            earlier._restore()  # it has stopped: its environment and cwd go back first
         self.argv = ["<in-process>", "--mode", "rpc", *args]
         self.root, self.cwd, self.agent_dir = root, cwd, agent_dir
         self.home = Path(env.get("HOME", cwd))
