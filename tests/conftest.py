@@ -4,7 +4,9 @@ there, ``from tests.support.pi_process import ...``, never from a conftest):
 - ``spawn_pi(*args, env=None, mode="rpc", faux=True)``: the REAL ``python -m pi_rpc`` with an
   isolated ``PI_CODING_AGENT_DIR``/HOME/cwd under tmp (``tests.support.pi_process.PiProcess``).
 - ``pi(**kwargs)``: ``pi --mode rpc`` in its own dir under tmp, with settings, models, a faux
-  script and files written there first (``tests.support.pi_process.start_in``).
+  script and files written there first (``tests.support.pi_process.start_in``). ``tests/runtime``
+  overrides it with the same server run in the test process (``tests.support.in_process``) and
+  keeps the real process as ``pi_process``.
 - ``pi_environ(extra=None, faux=True)``: the isolated environment ``spawn_pi`` uses.
 - ``store_kind``: a test taking it runs once per session backend, the JSONL files and a session
   database in tmp (``tests.support.session_stores.StoreKind``; a module runs its subprocess

@@ -23,9 +23,10 @@ from pi_rpc.ai.auth.oauth import (
     pending_credential_writes,
     resolve_stored_oauth,
 )
-from pi_rpc.ai.auth.oauth.base import OAuthAuth, OAuthProvider, atob, decode_jwt_payload, form_body
+from pi_rpc.ai.auth.oauth.base import atob, decode_jwt_payload, form_body
 from pi_rpc.ai.auth.oauth.github_copilot import available_model_ids, base_url
 from pi_rpc.ai.auth.store import AuthStore
+from pi_rpc.ai.auth.types import Credential, LoginInteraction, OAuthAuth, OAuthProvider
 from pi_rpc.ai.errors import AbortedError
 
 pytestmark = pytest.mark.anyio
@@ -33,6 +34,10 @@ pytestmark = pytest.mark.anyio
 
 def _now() -> int:
     return int(time.time() * 1000)
+
+
+async def _no_login(interaction: LoginInteraction) -> Credential:
+    raise AssertionError("these tests refresh; they never sign in")
 
 
 class Counting:
@@ -54,7 +59,7 @@ class Counting:
         return {"type": "oauth", "refresh": "r2", "access": "a2", "expires": _now() + 3600_000}
 
     def provider(self) -> OAuthProvider:
-        return OAuthProvider("anthropic", "Test", True, self.refresh, lambda c: OAuthAuth(c["access"]))
+        return OAuthProvider("anthropic", "Test", True, self.refresh, lambda c: OAuthAuth(c["access"]), _no_login)
 
 
 def _store(tmp_path: Path, expires_in_ms: int) -> tuple[AuthStore, dict[str, Any]]:
@@ -74,6 +79,23 @@ def test_registry_has_every_upstream_provider() -> None:
         provider = get_oauth_provider(provider_id)
         assert provider is not None and provider.id == provider_id
     assert get_oauth_provider("groq") is None
+
+
+def test_one_module_per_provider_matches_the_display_table() -> None:
+    # Each provider's module defines its sign-in, refresh and key derivation in one object; the
+    # display table (upstream's lazyOAuth names, read without loading a provider module) names
+    # an account sign-in for exactly these providers, under the provider object's name.
+    import inspect
+
+    from pi_rpc.ai.auth.login.providers import PROVIDERS
+
+    assert sorted(p for p, info in PROVIDERS.items() if info.oauth_name) == sorted(OAUTH_PROVIDER_IDS)
+    for provider_id in OAUTH_PROVIDER_IDS:
+        provider = get_oauth_provider(provider_id)
+        assert provider is not None
+        assert provider.name == PROVIDERS[provider_id].oauth_name
+        assert inspect.iscoroutinefunction(provider.login) and inspect.iscoroutinefunction(provider.refresh)
+        assert provider.login.__module__ == provider.refresh.__module__ == provider.to_auth.__module__
 
 
 def test_due_within_five_minutes() -> None:
@@ -221,7 +243,7 @@ async def test_failure_message_redacts_tokens(tmp_path: Path) -> None:
         body = '{"refresh_token": "rt-other", "access_token":"zzzz"}'
         raise RuntimeError(f"HTTP 400; body={body}; sent rt-stored-secret; form refresh_token=abc&x=1")
 
-    provider = OAuthProvider("anthropic", "Test", True, echo, lambda c: OAuthAuth(c["access"]))
+    provider = OAuthProvider("anthropic", "Test", True, echo, lambda c: OAuthAuth(c["access"]), _no_login)
     with pytest.raises(OAuthError) as caught:
         await resolve_stored_oauth(store, provider, entry)
     assert str(caught.value) == (

@@ -438,7 +438,7 @@ def test_radius_terminal_login_keeps_a_server_already_using_it(tmp_path: Path) -
 
 
 def test_device_id_kept_created_and_never_written_over_a_broken_settings_file(tmp_path: Path) -> None:
-    from pi_rpc.ai.auth.login.openai_chatgpt import get_or_create_device_id
+    from pi_rpc.ai.auth.oauth.openai_chatgpt import get_or_create_device_id
 
     created = get_or_create_device_id(tmp_path)
     assert json.loads((tmp_path / "settings.json").read_text()) == {"deviceId": created}

@@ -85,7 +85,9 @@ def _group_members(pgid: int) -> list[int]:
 
 
 @pytest.mark.parametrize("signals", [1, 2], ids=["sigterm", "sigterm-twice"])
-def test_sigterm_during_a_tool_kills_its_process_group(pi, tmp_path, signals):
+def test_sigterm_during_a_tool_kills_its_process_group(pi_process, tmp_path, signals):
+    # The process's signal handling is what is tested: a real process.
+    pi = pi_process
     # A running bash tool with a sleeping grandchild: SIGTERM must leave no orphan behind.
     pidfile = tmp_path / "pgid.txt"
     command = f"echo $$ > {pidfile}; sleep 100 & sleep 100; wait"

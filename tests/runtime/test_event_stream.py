@@ -95,7 +95,10 @@ def test_seq_starts_at_the_response_that_turns_it_on_and_stops_at_the_one_that_t
     assert replay["seq"] == 2 and replay["data"] == {"events": [], "lastSeq": 0, "truncated": False}
 
 
-def test_seq_is_gap_free_over_20000_records_with_concurrent_queries(pi):
+def test_seq_is_gap_free_over_20000_records_with_concurrent_queries(pi_process):
+    # 20,000 records through the real stdout pipe while this process queries: a real process
+    # (in-process, the server and the reader would share one interpreter lock).
+    pi = pi_process
     p = pi(script=[{"text": "x" * 80_000, "chunkChars": 4}], args=("--event-buffer", "30000"))
     on = p.cmd("set_event_options", seq=True, runId=True)
     start = p.index_of(on)

@@ -75,7 +75,10 @@ def test_undecodable_prompt_image_is_dropped_with_upstreams_note(pi):
     ]
 
 
-def test_steered_images_are_normalized_on_delivery(pi):
+def test_steered_images_are_normalized_on_delivery(pi_process):
+    # A real process: in-process, encoding the 4000x3000 steer here competes with the run for
+    # one interpreter lock and the run may end before the steer lands.
+    pi = pi_process
     # The reply streams for ~2 s so the steer (a big image to encode and send) lands during the
     # run even on a loaded machine.
     p = pi(

@@ -85,11 +85,11 @@ def folder(p) -> Path:
 def test_list_sessions_cwd_all_query_limit(pi, store_kind: StoreKind):
     p = pi(script=[{"text": "live answer"}])
     here = folder(p)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     old = make_session(store_kind, here, p.cwd, [("Fix the PARSER", "done")], name="Parser work", t0=T0)
     new = make_session(store_kind, here, p.cwd, [("first", "a"), ("second", "b")], t0=T0 + 100_000, parent=old)
     elsewhere = p.agent_dir / "sessions" / encode_cwd("/some/other/project")
-    elsewhere.mkdir(parents=True)
+    elsewhere.mkdir(parents=True, exist_ok=True)
     far = make_session(store_kind, elsewhere, "/some/other/project", [("far away", "yes")], t0=T0 + 50_000)
     (here / "junk.jsonl").write_text("not a session\n")
     (here / "notes.txt").write_text("ignored\n")
@@ -170,7 +170,7 @@ def test_list_sessions_errors(pi):
 def test_rename_other_and_current_session(pi, store_kind: StoreKind):
     p = pi(script=[{"text": "answer"}])
     here = folder(p)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     other = make_session(store_kind, here, p.cwd, [("q", "a")])
     before = lines(other)
     mark = p.mark()
@@ -204,7 +204,7 @@ def test_rename_other_and_current_session(pi, store_kind: StoreKind):
 def test_rename_errors_and_torn_tail(pi, store_kind: StoreKind):
     p = pi()
     here = folder(p)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     missing = store_kind.locator_at(here, "nope")
     assert p.cmd("rename_session", sessionPath=missing, name="x")["error"] == f"Session file not found: {missing}"
     other = make_session(store_kind, here, p.cwd, [("q", "a")])
@@ -235,12 +235,12 @@ def test_rename_errors_and_torn_tail(pi, store_kind: StoreKind):
     assert len(sidecars) == 1 and (here / sidecars[0]).read_bytes() == b'{"type":"message","id":"tor'
 
 
-def test_rename_and_delete_refuse_a_session_another_process_has_open(pi, store_kind: StoreKind):
+def test_rename_and_delete_refuse_a_session_another_process_has_open(pi, pi_process, store_kind: StoreKind):
     p = pi()
     here = folder(p)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     other = make_session(store_kind, here, p.cwd, [("q", "a")])
-    holder = pi(args=("--session", other))
+    holder = store_kind.starter(pi_process)(args=("--session", other))  # another process
     assert holder.ok("get_state")["sessionFile"] == other  # it has the file open (and locked)
     before = stored_bytes(other)
     rename = p.cmd("rename_session", sessionPath=other, name="x")
@@ -264,7 +264,7 @@ def test_rename_and_delete_refuse_a_session_another_process_has_open(pi, store_k
 def test_delete_session_and_its_refusals(pi, tmp_path, store_kind: StoreKind):
     p = pi(script=[{"text": "answer"}])
     here = folder(p)
-    here.mkdir(parents=True)
+    here.mkdir(parents=True, exist_ok=True)
     victim = make_session(store_kind, here, p.cwd, [("q", "a")])
     keep = make_session(store_kind, here, p.cwd, [("keep", "me")], t0=T0 + 5)
     p.ok("delete_session", sessionPath=victim)

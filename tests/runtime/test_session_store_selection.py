@@ -7,13 +7,12 @@ locator ``sqlite:<real db path>#<id>`` reported by ``get_state``, accepted by ``
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from pi_rpc.session.sqlite_store import integrity_check
-from tests.support.pi_process import REPO_ROOT, PiProcess, start_in
+from tests.support.in_process import start_in_process
+from tests.support.pi_process import PiProcess
 from tests.support.session_stores import is_stored, stored_lines
 
 
@@ -75,13 +74,13 @@ def test_flags_win_over_settings_and_session_dir_does_not_move_the_database(pi, 
     assert _jsonl_under(p.root) == [] and not (p.cwd / "flat").exists()
 
 
-def test_invalid_store_names(pi) -> None:
+def test_invalid_store_names(pi, pi_process) -> None:
     p = pi(settings={"sessionStore": "postgres"}, script=[{"text": "a"}])
     _prompt(p, "q")
     assert p.ok("get_state")["sessionFile"].endswith(".jsonl")
     p.close()
     assert "invalid sessionStore 'postgres' in settings (expected jsonl or sqlite); using jsonl" in p.stderr
-    bad = pi(args=("--session-store", "csv"))
+    bad = pi_process(args=("--session-store", "csv"))  # a process that fails to start
     assert bad.wait() != 0
     assert 'Invalid --session-store "csv". Valid values: jsonl, sqlite' in bad.stderr
 
@@ -91,8 +90,8 @@ def test_locators_ids_and_prefixes_on_the_command_line(tmp_path: Path) -> None:
     flags = ("--session-store", "sqlite", "--session-db", str(db))
     started: list[PiProcess] = []
 
-    def pi(**kwargs: Any) -> PiProcess:  # every process in one agent dir and cwd
-        started.append(start_in(tmp_path / "home", **kwargs))
+    def pi(**kwargs: Any) -> PiProcess:  # one after the other, in one agent dir and cwd
+        started.append(start_in_process(tmp_path / "home", **kwargs))
         return started[-1]
 
     try:
@@ -140,8 +139,9 @@ def _command_line_lookups(pi: Any, db: Path, flags: tuple[str, ...], tmp_path: P
     assert _jsonl_under(tmp_path) == []
 
 
-def test_two_processes_on_one_database(pi, tmp_path: Path) -> None:
+def test_two_processes_on_one_database(pi_process, tmp_path: Path) -> None:
     """Different sessions run concurrently; the same session is refused to a second writer."""
+    pi = pi_process  # two real processes on one file
     db = tmp_path / "shared.db"
     flags = ("--session-store", "sqlite", "--session-db", str(db))
     script = [{"text": f"reply {i} " * 30, "chunkChars": 7, "delayMs": 1} for i in range(6)]
@@ -170,7 +170,7 @@ def test_two_processes_on_one_database(pi, tmp_path: Path) -> None:
     assert integrity_check(str(db)) == "ok"
 
 
-def test_export_of_a_database_session(pi, tmp_path: Path) -> None:
+def test_export_of_a_database_session(pi, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
     p = pi(args=("--session-store", "sqlite"), script=[{"text": "Exported <answer>"}])
     _prompt(p, "hello")
     state = p.ok("get_state")
@@ -178,24 +178,17 @@ def test_export_of_a_database_session(pi, tmp_path: Path) -> None:
     assert p.ok("export_html") == {"path": expected}
     assert "Exported &lt;answer&gt;" in (p.cwd / expected).read_text()
     assert p.close() == 0
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    # ``pi --export`` (the command line's entry point, in this process) with a bare environment
+    from pi_rpc.cli import main
+
+    for name in [k for k in os.environ if k.startswith("PI_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "page.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "pi_rpc", "--export", state["sessionFile"], str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    capsys.readouterr()
+    assert main(["--export", state["sessionFile"], str(out)]) == 0, capsys.readouterr().err
     assert "Exported &lt;answer&gt;" in out.read_text()
-    missing = subprocess.run(
-        [sys.executable, "-m", "pi_rpc", "--export", state["sessionFile"] + "-nope"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert missing.returncode == 1 and "File not found" in missing.stderr
+    capsys.readouterr()
+    assert main(["--export", state["sessionFile"] + "-nope"]) == 1
+    assert "File not found" in capsys.readouterr().err

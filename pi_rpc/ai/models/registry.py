@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
+from pi_rpc.ai.auth.oauth import OAUTH_PROVIDER_IDS
 from pi_rpc.ai.auth.store import AuthStore, resolve_stored_key
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.models.catalog import (
@@ -117,9 +118,7 @@ ENV_API_KEYS: dict[str, tuple[str, ...]] = {
 
 # Providers with an OAuth login upstream (auth-and-providers §1.5): a stored ``oauth`` credential
 # configures only these (under any other provider upstream treats it as not configured).
-OAUTH_PROVIDERS = frozenset(
-    ("anthropic", "openai-codex", "openai", "github-copilot", "xai", "kimi-coding", "meta", "openrouter", "radius")
-)
+OAUTH_PROVIDERS = frozenset(OAUTH_PROVIDER_IDS)
 
 # Configuration besides the key that a provider needs before upstream counts it as configured
 # (``cloudflare-auth.js``: the account, and for the gateway the gateway id; from the stored

@@ -28,11 +28,11 @@ METHOD_PREFIX = "login:"
 
 def login_auth_methods() -> list[dict[str, Any]]:
     """One ``authMethods`` entry per provider with an account sign-in pi_rpc runs."""
-    from pi_rpc.ai.auth.login import OAUTH_FLOWS
     from pi_rpc.ai.auth.login.providers import PROVIDERS
+    from pi_rpc.ai.auth.oauth import OAUTH_PROVIDER_IDS
 
     methods = []
-    for provider in sorted(OAUTH_FLOWS):
+    for provider in sorted(OAUTH_PROVIDER_IDS):
         info = PROVIDERS[provider]
         methods.append(
             {

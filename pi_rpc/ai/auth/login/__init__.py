@@ -2,7 +2,9 @@
 ``pi-ai/dist/auth/helpers.js`` ``envApiKeyAuth``), with the front-end left open: ``pi auth
 login`` talks to a terminal, RPC's ``auth_login`` and ACP's ``authenticate`` to the client.
 
-A flow gets a ``LoginInteraction``: ``prompt`` asks one question (``select`` a method, a
+This module is the dispatcher; each account sign-in is its provider's ``login``
+(``pi_rpc.ai.auth.oauth.<provider>``, found through ``pi_rpc.ai.auth.oauth.get_oauth_provider``),
+the shapes are ``pi_rpc.ai.auth.types``. A flow gets a ``LoginInteraction``: ``prompt`` asks one question (``select`` a method, a
 ``secret`` API key, a ``manual_code`` pasted from the browser) and ``notify`` shows what the user
 must do (``auth_url`` with the sign-in URL, ``device_code`` with the code and where to enter it,
 ``progress``). Cancelling the task that runs ``login`` (an anyio cancel scope) cancels the flow;
@@ -23,49 +25,25 @@ Bedrock, Vertex and Cloudflare (``api_key``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from pi_rpc.errors import PiError
+from pi_rpc.ai.auth.errors import LoginError
+from pi_rpc.ai.auth.types import CANCELLED, LoginInteraction
 
 if TYPE_CHECKING:
     from pi_rpc.ai.auth.store import AuthStore
 
-CANCELLED = "Login cancelled"
-
-
-class LoginError(PiError):
-    """The login failed (its message is safe to show: tokens are redacted)."""
-
-
-class LoginInteraction(Protocol):
-    async def prompt(self, prompt: Mapping[str, Any]) -> str:
-        """Ask the user. ``prompt``: ``{type: "select", message, options: [{id, label}]}``,
-        ``{type: "secret" | "text" | "manual_code", message, placeholder?, optional?,
-        alternative?}``; returns the chosen option id or the text. Raises
-        ``LoginError(CANCELLED)`` when dismissed. ``optional: true``: a blank answer is a valid
-        one (the default), so a front-end that cannot ask answers ``""``; ``alternative:
-        true``: another way completes the step too (a pasted code next to the browser's
-        callback), so a front-end that cannot ask may simply wait."""
-        ...
-
-    def notify(self, event: Mapping[str, Any]) -> None:
-        """Show ``{type: "auth_url", url, instructions?}``, ``{type: "device_code", userCode,
-        verificationUri}`` or ``{type: "progress" | "info", message}``."""
-        ...
-
-
-OAUTH_FLOWS = frozenset(
-    {"anthropic", "openai-codex", "openai", "github-copilot", "xai", "kimi-coding", "meta", "openrouter", "radius"}
-)
+__all__ = ["CANCELLED", "LoginError", "LoginInteraction", "describe", "login", "login_methods", "obtain_credential"]
 
 
 def login_methods(provider: str) -> list[str]:
     """The login kinds pi_rpc can run for ``provider``: ``oauth`` and/or ``api_key``."""
     from pi_rpc.ai.auth.login.providers import provider_auth
+    from pi_rpc.ai.auth.oauth import OAUTH_PROVIDER_IDS
 
     info = provider_auth(provider)
     methods: list[str] = []
-    if info is not None and info.oauth_name and provider in OAUTH_FLOWS:
+    if info is not None and info.oauth_name and provider in OAUTH_PROVIDER_IDS:
         methods.append("oauth")
     if info is not None and info.api_key_name:
         methods.append("api_key")
@@ -73,9 +51,11 @@ def login_methods(provider: str) -> list[str]:
 
 
 async def obtain_credential(provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, Any]:
-    """Run the flow and return the credential to store (not yet stored)."""
+    """Run the flow and return the credential to store (not yet stored): the API key questions,
+    or the provider's own sign-in (``OAuthProvider.login``)."""
     from pi_rpc.ai.auth.login.api_key import MULTI_VALUE_PROVIDERS, login_multi_value_api_key
     from pi_rpc.ai.auth.login.providers import provider_auth
+    from pi_rpc.ai.auth.oauth import get_oauth_provider
 
     info = provider_auth(provider)
     if auth_type == "api_key":
@@ -85,43 +65,10 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
             return await login_multi_value_api_key(provider, interaction)
         key = await interaction.prompt({"type": "secret", "message": f"Enter {info.api_key_name}"})
         return {"type": "api_key", "key": key}
-    if provider == "anthropic":
-        from pi_rpc.ai.auth.login.anthropic import login_anthropic
-
-        return await login_anthropic(interaction)
-    if provider == "xai":
-        from pi_rpc.ai.auth.login.xai import login_xai
-
-        return await login_xai(interaction)
-    if provider == "openai-codex":
-        from pi_rpc.ai.auth.login.openai_codex import login_openai_codex
-
-        return await login_openai_codex(interaction)
-    if provider == "github-copilot":
-        from pi_rpc.ai.auth.login.github_copilot import login_github_copilot
-
-        return await login_github_copilot(interaction)
-    if provider == "openrouter":
-        from pi_rpc.ai.auth.login.openrouter import login_openrouter
-
-        return await login_openrouter(interaction)
-    if provider == "meta":
-        from pi_rpc.ai.auth.login.meta import login_meta
-
-        return await login_meta(interaction)
-    if provider == "kimi-coding":
-        from pi_rpc.ai.auth.login.kimi_coding import login_kimi_coding
-
-        return await login_kimi_coding(interaction)
-    if provider == "openai":
-        from pi_rpc.ai.auth.login.openai_chatgpt import login_openai_chatgpt
-
-        return await login_openai_chatgpt(interaction)
-    if provider == "radius":
-        from pi_rpc.ai.auth.login.radius import login_radius
-
-        return await login_radius(interaction)
-    raise LoginError(f"pi_rpc cannot sign in to {provider} with an account yet")
+    oauth = get_oauth_provider(provider)
+    if oauth is None:
+        raise LoginError(f"pi_rpc cannot sign in to {provider} with an account yet")
+    return await oauth.login(interaction)
 
 
 async def login(store: AuthStore, provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, Any]:

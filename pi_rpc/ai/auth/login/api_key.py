@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_rpc.ai.auth.login import LoginError, LoginInteraction
+from pi_rpc.ai.auth.errors import LoginError
+from pi_rpc.ai.auth.types import LoginInteraction
 
 MULTI_VALUE_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"})
 

@@ -1,12 +1,19 @@
 """Upstream 1.6's OAuth providers (``pi-ai/dist/auth/oauth/``): their refresh requests, the
 fields they store, and what a stored credential gives an API request.
 
-Public API (login flows and ``pi auth`` import these):
+Public API (the login dispatcher and ``pi auth`` import these):
 
 - ``OAUTH_PROVIDER_IDS``: the provider ids, in upstream's order.
-- ``get_oauth_provider(id)``: the ``OAuthProvider`` (``id``, ``name``, ``is_subscription``,
-  ``refresh(credential, timeout_s)``, ``to_auth(credential)``), or ``None``; each provider's
-  module is imported only when asked for.
+- ``get_oauth_provider(id)``: the ``OAuthProvider`` (``pi_rpc.ai.auth.types``: ``id``, ``name``,
+  ``is_subscription``, ``login(interaction)``, ``refresh(credential, timeout_s)``,
+  ``to_auth(credential)``), or ``None``; each provider's module is imported only when asked for.
+
+One module per provider (``<provider>.py``, as upstream's ``oauth/<provider>.ts``) defines its
+``PROVIDER``: the sign-in, the refresh, and what the credential gives a request. What the sign-ins
+share is here too: the browser callback and the callback-or-paste race (``callback_server``), the
+device-code polling (``device_code``), PKCE (``pkce``), the JSON/form posts (``http``), the
+redaction of quoted answers (``redact``). ``_MODULES`` below is the one list of OAuth providers:
+the login dispatcher, ``pi auth``, the model registry and ACP's ``authMethods`` derive from it.
 - ``resolve_stored_oauth(store, provider, stored, signal=, min_validity_ms=)``: the stored
   credential, refreshed under the ``auth.json`` lock when it expires within 5 minutes
   (``refresh``); ``refresh_stored_credential`` is the under-lock step alone.
@@ -30,7 +37,7 @@ from pi_rpc.ai.auth.oauth.refresh import (
 )
 
 if TYPE_CHECKING:
-    from pi_rpc.ai.auth.oauth.base import OAuthProvider
+    from pi_rpc.ai.auth.types import OAuthProvider
 
 __all__ = [
     "OAUTH_PROVIDER_IDS",

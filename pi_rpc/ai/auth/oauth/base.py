@@ -1,6 +1,5 @@
-"""What every OAuth provider module shares: the provider object (``OAuthProvider``), what a
-credential gives a request (``OAuthAuth``), and the JavaScript behaviours the refresh requests
-must reproduce byte for byte: ``fetch`` (``http_request``: undici's default headers, the
+"""The JavaScript behaviours the OAuth requests of every provider module must reproduce byte for
+byte (the provider object and its types are ``pi_rpc.ai.auth.types``): ``fetch`` (``http_request``: undici's default headers, the
 proxy variables, a deadline), ``URLSearchParams`` bodies (``form_body``), ``JSON.stringify``
 bodies, ``atob``/JWT payload decoding, ``Date.now()``.
 
@@ -16,11 +15,9 @@ import binascii
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
-
-Credential = dict[str, Any]
 
 #: ``JavaScript``'s ``Number.MAX_SAFE_INTEGER`` (OpenRouter's "never expires").
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -39,34 +36,6 @@ _TIMEOUT_TEXT = "The operation was aborted due to timeout"
 def now_ms() -> int:
     """``Date.now()``."""
     return int(time.time() * 1000)
-
-
-@dataclass(frozen=True)
-class OAuthAuth:
-    """What a stored OAuth credential contributes to an API request (upstream's ``toAuth``):
-    the key, a base URL replacing the model's (GitHub Copilot), extra headers (Kimi)."""
-
-    api_key: str
-    base_url: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-RefreshFn = Callable[[Credential, float], Awaitable[Credential]]
-
-
-@dataclass(frozen=True)
-class OAuthProvider:
-    """One upstream OAuth provider (``pi-ai/dist/auth/oauth/<id>.js``).
-
-    ``refresh(credential, timeout_s)`` returns the credential to store, with upstream's fields
-    in upstream's key order (it raises with upstream's error text); ``to_auth(credential)`` is
-    what an API request carries. Login flows are not here (``pi_rpc.ai.auth.login``)."""
-
-    id: str
-    name: str
-    is_subscription: bool
-    refresh: RefreshFn
-    to_auth: Callable[[Credential], OAuthAuth]
 
 
 class FetchError(Exception):

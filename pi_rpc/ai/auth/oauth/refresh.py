@@ -29,8 +29,8 @@ from pi_rpc.errors import PiError
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
-    from pi_rpc.ai.auth.oauth.base import Credential, OAuthProvider
     from pi_rpc.ai.auth.store import AuthStore
+    from pi_rpc.ai.auth.types import Credential, OAuthProvider
 
 DEFAULT_MIN_VALIDITY_MS = 5 * 60 * 1000
 REFRESH_TIMEOUT_S = 15.0
@@ -55,7 +55,7 @@ class OAuthError(PiError):
 
 REDACTED = "[redacted]"
 #: The fields whose values are tokens in a token endpoint's answer (a refresh error quotes it);
-#: the login flows redact these and more (``pi_rpc.ai.auth.login.redact``). Besides these, any
+#: the login flows redact these and more (``pi_rpc.ai.auth.oauth.redact``). Besides these, any
 #: field named like a token or a secret (``…_token``, ``…Token``, ``…_secret``, ``…Secret``) is.
 TOKEN_FIELDS = (
     "access_token",

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from pi_rpc.ai.auth.login import LoginError
+from pi_rpc.ai.auth.errors import LoginError
 
 TIMEOUT = "Device flow timed out"
 SLOW_DOWN_TIMEOUT = (

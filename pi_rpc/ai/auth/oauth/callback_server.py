@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 import anyio.abc
 
-from pi_rpc.ai.auth.login import CANCELLED, LoginError
+from pi_rpc.ai.auth.errors import LoginError
+from pi_rpc.ai.auth.types import CANCELLED
 
 
 def _page(title: str, detail: str | None = None) -> bytes:
@@ -166,29 +167,42 @@ async def run_with_callback_server(
     path: str,
     state: str | None,
     steps: Callable[[CallbackServer | None], Awaitable[T]],
+    *,
+    complete: Complete | None = None,
+    check: Check | None = None,
+    host: str = "127.0.0.1",
+    port_taken: str | None = None,
 ) -> T:
-    """``steps(callback)`` with a callback server on the first of ``ports`` that binds (``None``
-    when none does: the pasted redirect URL is then the only way in), the server stopped after.
-    A ``LoginError`` from ``steps`` is raised as it is; a cancelled flow is ``Login cancelled``."""
+    """``steps(callback)`` with a callback server on the first of ``ports`` that binds, the
+    server stopped after. When none binds: with ``port_taken`` the login fails with that text,
+    else ``steps(None)`` runs (the pasted redirect URL is then the only way in). ``complete``
+    and ``check`` are the server's (``CallbackServer``). A ``LoginError`` from ``steps`` is
+    raised as it is; a cancelled flow is ``Login cancelled``. Every browser sign-in runs here:
+    the one place that owns the server's lifetime and the race with the pasted answer."""
     outcome: list[T] = []
     failure: list[LoginError] = []
     async with anyio.create_task_group() as tg:
         callback: CallbackServer | None = None
         for port in ports:
             try:
-                callback = await CallbackServer.start(tg, provider_name, port, path, state)
+                callback = await CallbackServer.start(
+                    tg, provider_name, port, path, state, complete, host=host, check=check
+                )
                 break
             except OSError:
                 continue
-        try:
-            outcome.append(await steps(callback))
-        except LoginError as exc:
-            # Kept out of the task group: its exception group would hide the message.
-            failure.append(exc)
-        finally:
-            if callback is not None:
-                await callback.aclose()
-            tg.cancel_scope.cancel()
+        if callback is None and port_taken is not None:
+            failure.append(LoginError(port_taken))
+        else:
+            try:
+                outcome.append(await steps(callback))
+            except LoginError as exc:
+                # Kept out of the task group: its exception group would hide the message.
+                failure.append(exc)
+            finally:
+                if callback is not None:
+                    await callback.aclose()
+        tg.cancel_scope.cancel()
     if failure:
         raise failure[0]
     if not outcome:

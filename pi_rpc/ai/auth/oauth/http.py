@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from pi_rpc.ai.auth.login import LoginError
+from pi_rpc.ai.auth.errors import LoginError
 
 
 class Answer:
