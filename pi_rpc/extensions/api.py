@@ -53,6 +53,12 @@ class SharedRuntime:
         self.stale_message: str | None = None
         self.report_error: Callable[[ExtensionErrorRecord], None] = lambda _error: None
         self.create_context: Callable[[], ExtensionContext] | None = None
+        self.create_command_context: Callable[[], ExtensionContext] | None = None
+        self.create_tool_context: Callable[[str], ExtensionContext] | None = None
+        # TypeScript extensions (pi_rpc.extensions.nodejs): this load's generation in the Node
+        # sidecar, and who must hear that it turned stale.
+        self.script_generation: int | None = None
+        self.on_invalidate: list[Callable[[str], None]] = []
         self._bus_unsubscribers: list[Callable[[], None]] = []
         self.mcp_servers = McpServerRegistry()
         # Bumped by every pi.on and unsubscribe: runners rebuild their handler index.
@@ -79,6 +85,8 @@ class SharedRuntime:
         for unsubscribe in self._bus_unsubscribers:
             unsubscribe()
         self._bus_unsubscribers.clear()
+        for listener in self.on_invalidate:
+            listener(message)
 
 
 class ExtensionEvents:
