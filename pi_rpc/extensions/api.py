@@ -14,7 +14,7 @@ Events, tool definitions and results are plain dicts with upstream's camelCase k
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.bus import EventBus
@@ -59,6 +59,9 @@ class SharedRuntime:
         # sidecar, and who must hear that it turned stale.
         self.script_generation: int | None = None
         self.on_invalidate: list[Callable[[str], None]] = []
+        # Set while a TypeScript extension's synchronous call runs: background work it starts
+        # waits for this (see ExtensionState.spawn).
+        self.spawn_barrier: Callable[[], Awaitable[Any]] | None = None
         self._bus_unsubscribers: list[Callable[[], None]] = []
         self.mcp_servers = McpServerRegistry()
         # Bumped by every pi.on and unsubscribe: runners rebuild their handler index.

@@ -152,6 +152,7 @@ class ScriptHost:
         self._node_signals: dict[str, AbortController] = {}
         self._signal_ids: dict[int, str] = {}
         self._signals: dict[str, AbortSignal] = {}
+        self._emitting_from_node = False
 
     def _id(self, prefix: str) -> str:
         self._next += 1
@@ -241,6 +242,12 @@ class ScriptHost:
         rec.bus.clear()
         rec.extension.tools.clear()
         rec.extension.commands.clear()
+
+    async def _barrier(self) -> None:
+        """Answered once Node's current synchronous JavaScript (and its microtasks) ran."""
+        process = self.process
+        if process is not None and process.alive:
+            await process.request({"op": "ping"})
 
     async def request(self, message: dict[str, Any], on_update: Callable[[Any], Any] | None = None) -> dict[str, Any]:
         process = await self.sidecar()
@@ -432,10 +439,16 @@ class ScriptHost:
         return handler
 
     def _bus(self, sid: str) -> Callable[[Any], Any]:
+        """A Node subscriber on Python's bus. What Node emits its own subscribers already got
+        (synchronously, in Node), so those emits skip it."""
+
         async def deliver(data: Any) -> None:
             await self.request({"op": "bus", "sub": sid, "data": data})
 
-        return deliver
+        def subscriber(data: Any) -> Any:
+            return None if self._emitting_from_node else deliver(data)
+
+        return subscriber
 
     # ------------------------------------------------------------------ Node's calls (Node -> Python)
 
@@ -450,7 +463,13 @@ class ScriptHost:
         args = list(message.get("args") or [])
         name = str(message.get("name", ""))
         if op == "api":
-            return self._api(self._rec(message), str(message.get("call", "")), list(message.get("args") or []))
+            rec = self._rec(message)
+            runtime = rec.api._runtime
+            runtime.spawn_barrier = self._barrier
+            try:
+                return self._api(rec, str(message.get("call", "")), list(message.get("args") or []))
+            finally:
+                runtime.spawn_barrier = None
         if op == "ctx":
             ctx = self._context(message.get("ctx"))
             if name in CTX_PROPERTIES:
@@ -525,7 +544,11 @@ class ScriptHost:
                 undo()
             return None
         if op == "busEmit":
-            api.events.emit(str(args[0]), args[1] if len(args) > 1 else None)
+            self._emitting_from_node = True
+            try:
+                api.events.emit(str(args[0]), args[1] if len(args) > 1 else None)
+            finally:
+                self._emitting_from_node = False
             return None
         method = API_METHODS.get(op)
         if method is None:
@@ -570,6 +593,14 @@ class ScriptHost:
 
     def note(self, message: dict[str, Any]) -> None:
         op = message.get("op")
+        if op == "error":
+            rec = self._rec(message)
+            runtime = self.generations.get(rec.generation)
+            if runtime is not None:
+                runtime.report_error(
+                    {"extensionPath": rec.source.path, "event": str(message.get("event")), "error": str(message.get("error"))}
+                )
+            return
         if op == "abort":
             controller = self._node_signals.pop(str(message.get("sid")), None)
             if controller is not None:

@@ -180,6 +180,9 @@ function assertGeneration(gen) {
 	if (stale) throw new Error(stale);
 }
 
+const STALE_MESSAGE =
+	"This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx after ctx.newSession(), ctx.fork(), ctx.switchSession(), or ctx.reload(). For newSession, fork, and switchSession, move post-replacement work into withSession and use the ctx passed to withSession. For reload, do not use the old ctx after await ctx.reload().";
+
 const MUTABLE_FIELDS = {
 	tool_call: "input",
 	before_agent_start: "systemPromptOptions",
@@ -308,6 +311,12 @@ function createAPI(ext) {
 		events: {
 			emit(channel, data) {
 				assertActive();
+				// Subscribers in this process run first and synchronously, as upstream's bus calls
+				// them inside emit(); Python's subscribers get it from Python's bus.
+				for (const subscription of [...busHandlers.values()]) {
+					if (subscription.channel !== channel || generation(subscription.ext.gen).stale) continue;
+					deliverBus(subscription, data);
+				}
 				api("busEmit", [channel, data]);
 			},
 			on(channel, handler) {
@@ -323,6 +332,21 @@ function createAPI(ext) {
 			},
 		},
 	};
+}
+
+function deliverBus(subscription, data) {
+	const report = (error) =>
+		note("error", {
+			ext: subscription.ext.id,
+			event: `events:${subscription.channel}`,
+			error: error instanceof Error ? error.message : String(error),
+		});
+	try {
+		const result = subscription.fn(data);
+		if (result && typeof result.then === "function") result.then(undefined, report);
+	} catch (error) {
+		report(error);
+	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -642,7 +666,10 @@ function dispatch(message) {
 			break;
 		}
 		case "invalidate":
-			generation(message.gen).stale = message.message;
+			// Python's default text names Python's methods; extensions here get upstream's.
+			generation(message.gen).stale = String(message.message).startsWith("This extension ctx is stale")
+				? STALE_MESSAGE
+				: message.message;
 			break;
 		case "release":
 			for (const id of message.fns ?? []) functions.delete(id);
