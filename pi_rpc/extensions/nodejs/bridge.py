@@ -153,6 +153,7 @@ class ScriptHost:
         self._signal_ids: dict[int, str] = {}
         self._signals: dict[str, AbortSignal] = {}
         self._emitting_from_node = False
+        self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
 
     def _id(self, prefix: str) -> str:
         self._next += 1
@@ -213,11 +214,20 @@ class ScriptHost:
             flush=True,
         )
         self.process = None
+        self._restarted = asyncio.Event()
         task = process.loop.create_task(self._restart(live))
         process._tasks.add(task)
         task.add_done_callback(process._tasks.discard)
 
     async def _restart(self, live: list[ScriptExtension]) -> None:
+        try:
+            await self._reload(live)
+        finally:
+            restarted, self._restarted = self._restarted, None
+            if restarted is not None:
+                restarted.set()
+
+    async def _reload(self, live: list[ScriptExtension]) -> None:
         touched: set[int] = set()
         for rec in live:
             self._undo_registrations(rec)
@@ -227,7 +237,7 @@ class ScriptHost:
             if runtime is None or runtime.stale_message is not None:
                 continue
             try:
-                await self._load_in_node(rec)
+                await self._load_in_node(rec, restarting=True)
             except SidecarError as exc:
                 print(f"Warning: {rec.source.path}: could not be loaded again: {exc}", file=sys.stderr, flush=True)
         for generation in touched:
@@ -249,7 +259,13 @@ class ScriptHost:
         if process is not None and process.alive:
             await process.request({"op": "ping"})
 
-    async def request(self, message: dict[str, Any], on_update: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+    async def request(
+        self, message: dict[str, Any], on_update: Callable[[Any], Any] | None = None, *, restarting: bool = False
+    ) -> dict[str, Any]:
+        """A request to the sidecar; while a restart loads the extensions again, other requests
+        wait for it (they address what it registers)."""
+        if not restarting and self._restarted is not None:
+            await self._restarted.wait()
         process = await self.sidecar()
         return await process.request(message, on_update)
 
@@ -293,7 +309,7 @@ class ScriptHost:
         api._commit()
         return extension
 
-    async def _load_in_node(self, rec: ScriptExtension) -> str | None:
+    async def _load_in_node(self, rec: ScriptExtension, *, restarting: bool = False) -> str | None:
         answer = await self.request(
             {
                 "op": "load",
@@ -301,7 +317,8 @@ class ScriptHost:
                 "ext": rec.ext_id,
                 "path": rec.source.path,
                 "fresh": rec.fresh,
-            }
+            },
+            restarting=restarting,
         )
         invalid = answer.get("invalid")
         return str(invalid) if invalid is not None else None
@@ -420,11 +437,11 @@ class ScriptHost:
         handler.__qualname__ = f"script handler {hid} of {rec.source.path}"
         return handler
 
-    def _tool(self, tid: str) -> Callable[..., Any]:
+    def _tool(self, ext_id: str, name: str) -> Callable[..., Any]:
         async def execute(
             tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: Any, ctx: ExtensionContext
         ) -> Any:
-            message = {"op": "tool", "tool": tid, "toolCallId": tool_call_id, "params": params, "ctx": ctx, "x": 1}
+            message = {"op": "tool", "ext": ext_id, "tool": name, "toolCallId": tool_call_id, "params": params, "ctx": ctx, "x": 1}
             if signal is not None:
                 message["signal"] = signal
             answer = await self.request(message, on_update)
@@ -432,9 +449,9 @@ class ScriptHost:
 
         return execute
 
-    def _command(self, cid: str) -> Callable[..., Any]:
+    def _command(self, ext_id: str, name: str) -> Callable[..., Any]:
         async def handler(args: str, ctx: ExtensionContext) -> None:
-            await self.request({"op": "cmd", "cmd": cid, "args": args, "ctx": ctx, "x": 1})
+            await self.request({"op": "cmd", "ext": ext_id, "cmd": name, "args": args, "ctx": ctx, "x": 1})
 
         return handler
 
@@ -516,14 +533,14 @@ class ScriptHost:
                 undo()
             return None
         if op == "registerTool":
-            definition, tid = dict(args[0]), str(args[1])
+            definition = dict(args[0])
             definition.pop("hasPrepareArguments", None)
-            definition["execute"] = self._tool(tid)
+            definition["execute"] = self._tool(rec.ext_id, str(definition.get("name")))
             api.register_tool(definition)
             return None
         if op == "registerCommand":
-            name, options, cid = str(args[0]), dict(args[1] or {}), str(args[2])
-            options["handler"] = self._command(cid)
+            name, options = str(args[0]), dict(args[1] or {})
+            options["handler"] = self._command(rec.ext_id, name)
             api.register_command(name, options)
             return None
         if op == "registerShortcut":

@@ -233,9 +233,8 @@ function createAPI(ext) {
 					`Tool "${tool.name}" registered by extension "${ext.path}" must define an object parameter schema.`,
 				);
 			}
-			const id = `t${nextId++}`;
-			tools.set(id, { definition: tool, ext });
-			api("registerTool", [plainTool(tool), id]);
+			tools.set(`${ext.id}:${tool.name}`, { definition: tool, ext });
+			api("registerTool", [plainTool(tool)]);
 		},
 		registerCommand(name, options) {
 			assertActive();
@@ -247,9 +246,8 @@ function createAPI(ext) {
 			if (typeof options?.handler !== "function") {
 				throw new Error(`Command "/${name}" registered by extension "${ext.path}" must define handler().`);
 			}
-			const id = `c${nextId++}`;
-			commands.set(id, { options, ext });
-			api("registerCommand", [name, { description: options.description }, id]);
+			commands.set(`${ext.id}:${name}`, { options, ext });
+			api("registerCommand", [name, { description: options.description }]);
 		},
 		registerShortcut(shortcut, options) {
 			assertActive();
@@ -586,7 +584,7 @@ async function handle(request) {
 			return field ? { value, patch: { [field]: event[field] } } : { value };
 		}
 		case "tool": {
-			const tool = tools.get(request.tool);
+			const tool = tools.get(`${request.ext}:${request.tool}`);
 			if (!tool) throw new Error("This tool's extension is no longer loaded");
 			const controller = new AbortController();
 			running.set(request.id, controller);
@@ -605,11 +603,11 @@ async function handle(request) {
 			}
 		}
 		case "prepare": {
-			const tool = tools.get(request.tool);
+			const tool = tools.get(`${request.ext}:${request.tool}`);
 			return { value: tool ? tool.definition.prepareArguments(request.args) : request.args };
 		}
 		case "cmd": {
-			const command = commands.get(request.cmd);
+			const command = commands.get(`${request.ext}:${request.cmd}`);
 			if (!command) throw new Error("This command's extension is no longer loaded");
 			await command.options.handler(request.args, request.ctx);
 			return { value: null };
