@@ -86,7 +86,9 @@ def _manifest_entries(directory: str) -> list[str]:
             data = json.load(handle)
     except (OSError, ValueError):
         return []
-    declared = data.get("pi", {}).get("extensions") if isinstance(data, dict) and isinstance(data.get("pi"), dict) else None
+    declared = (
+        data.get("pi", {}).get("extensions") if isinstance(data, dict) and isinstance(data.get("pi"), dict) else None
+    )
     if not isinstance(declared, list):
         return []
     entries = [os.path.abspath(os.path.join(directory, e)) for e in declared if isinstance(e, str)]

@@ -93,7 +93,7 @@ CTX_ASYNC = {
     "executeTool": "execute_tool",
 }
 # ctx.modelRegistry (upstream's names) on pi_rpc's ModelRegistry.
-REGISTRY = {
+REGISTRY: dict[str, Callable[..., Any]] = {
     "find": lambda r, provider, model_id: r.find(provider, model_id),
     "getAll": lambda r: r.all_models(),
     "getAvailable": lambda r: r.get_available(),
@@ -102,7 +102,11 @@ REGISTRY = {
     "getApiKeyForProvider": lambda r, provider: r.get_api_key(provider),
     "getApiKey": lambda r, model: r.get_api_key(str((model or {}).get("provider"))),
 }
-MUTABLE_FIELDS = {"tool_call": "input", "before_agent_start": "systemPromptOptions", "before_provider_headers": "headers"}
+MUTABLE_FIELDS = {
+    "tool_call": "input",
+    "before_agent_start": "systemPromptOptions",
+    "before_provider_headers": "headers",
+}
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -397,7 +401,9 @@ class ScriptHost:
 
     def context_ref(self, ctx: ExtensionContext) -> dict[str, Any]:
         runtime = ctx._runner.runtime
-        kind = "c" if isinstance(ctx, ExtensionCommandContext) else "t" if isinstance(ctx, ExtensionToolContext) else "e"
+        kind = (
+            "c" if isinstance(ctx, ExtensionCommandContext) else "t" if isinstance(ctx, ExtensionToolContext) else "e"
+        )
         ref: dict[str, Any] = {"$pi": "ctx", "g": self.generation_of(runtime), "k": kind}
         if isinstance(ctx, ExtensionToolContext):
             ref["tc"] = ctx.tool_call_id
@@ -441,7 +447,15 @@ class ScriptHost:
         async def execute(
             tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: Any, ctx: ExtensionContext
         ) -> Any:
-            message = {"op": "tool", "ext": ext_id, "tool": name, "toolCallId": tool_call_id, "params": params, "ctx": ctx, "x": 1}
+            message = {
+                "op": "tool",
+                "ext": ext_id,
+                "tool": name,
+                "toolCallId": tool_call_id,
+                "params": params,
+                "ctx": ctx,
+                "x": 1,
+            }
             if signal is not None:
                 message["signal"] = signal
             answer = await self.request(message, on_update)
@@ -585,7 +599,11 @@ class ScriptHost:
             if method is None:
                 raise RuntimeError(f"pi.{name} is not available")
             if name == "exec":
-                command, arguments, options = args[0], args[1] if len(args) > 1 else [], args[2] if len(args) > 2 else {}
+                command, arguments, options = (
+                    args[0],
+                    args[1] if len(args) > 1 else [],
+                    args[2] if len(args) > 2 else {},
+                )
                 return await rec.api.exec(str(command), list(arguments or []), dict(options or {}))
             return await getattr(rec.api, method)(*args)
         if op == "ctx":
@@ -615,7 +633,11 @@ class ScriptHost:
             runtime = self.generations.get(rec.generation)
             if runtime is not None:
                 runtime.report_error(
-                    {"extensionPath": rec.source.path, "event": str(message.get("event")), "error": str(message.get("error"))}
+                    {
+                        "extensionPath": rec.source.path,
+                        "event": str(message.get("event")),
+                        "error": str(message.get("error")),
+                    }
                 )
             return
         if op == "abort":

@@ -16,7 +16,6 @@ and the report of its exit. What requests mean is the bridge's business (``Dispa
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
