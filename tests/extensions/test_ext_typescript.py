@@ -64,6 +64,12 @@ def facts(run: Run, ext: Path) -> dict[str, Any]:
         if r.get("type") == "response"
     ]
     states = [r["data"].get("sessionName") for r in run.records if r.get("command") == "get_state" and r.get("data")]
+    dialogs = [
+        {k: v for k, v in r.items() if k not in ("id",)}
+        for r in run.of("extension_ui_request")
+        if r.get("method") != "notify"
+    ]
+    pirate = ["PIRATE MODE" in json.dumps(body.get("messages", [])[:1]) for body in run.bodies]
     return {
         "ui": _norm([line.replace(str(ext), "<EXT>") for line in run.ui(str(ext))]),
         "signature": signature(run.records),
@@ -72,6 +78,8 @@ def facts(run: Run, ext: Path) -> dict[str, Any]:
         "sessionNames": states,
         "conversation": _norm(run.conversation()),
         "entries": _entries(run),
+        "dialogs": _norm(dialogs),
+        "systemPromptEdits": pirate,
     }
 
 
@@ -173,6 +181,70 @@ CASES: dict[str, tuple[str, list[Any], list[dict[str, Any]]]] = {
             {"cmd": {"id": "n1", "type": "new_session"}, "wait": {"type": "extension_ui_request", "method": "confirm"}},
             {"answer": {"confirmed": False}, "method": "confirm"},
             {"wait": "response"},
+            {"cmd": {"id": "s", "type": "get_state"}},
+        ],
+    ),
+    "pirate-before-agent-start": (
+        "pirate.ts",
+        [{"text": "plain"}, {"text": "arr"}],
+        [
+            _prompt("p1", "hello"),
+            {"cmd": {"id": "c1", "type": "prompt", "message": "/pirate"}},
+            _prompt("p2", "hello again"),
+        ],
+    ),
+    "protected-paths": (
+        "protected-paths.ts",
+        [
+            _call("write", {"path": ".env", "content": "SECRET=1"}, 1),
+            _call("write", {"path": "ok.txt", "content": "fine"}, 2),
+            {"text": "done"},
+        ],
+        [_prompt("p1", "write")],
+    ),
+    "timed-dialogs": (
+        "timed-confirm.ts",
+        [],
+        [
+            {
+                "cmd": {"id": "c1", "type": "prompt", "message": "/timed"},
+                "wait": {"type": "extension_ui_request", "method": "confirm"},
+            },
+            {"answer": {"confirmed": True}, "method": "confirm"},
+            {"wait": "response"},
+            {
+                "cmd": {"id": "c2", "type": "prompt", "message": "/timed-select"},
+                "wait": {"type": "extension_ui_request", "method": "select"},
+            },
+            {"answer": {"value": "Option B"}, "method": "select"},
+            {"wait": "response"},
+            {"cmd": {"id": "s", "type": "get_state"}},
+        ],
+    ),
+    "inline-bash-input": (
+        "inline-bash.ts",
+        [{"text": "seen"}],
+        [_prompt("p1", "what does !{echo inline-output} say?")],
+    ),
+    "structured-output-terminate": (
+        "structured-output.ts",
+        [
+            _call("structured_output", {"headline": "Done", "summary": "All good", "actionItems": ["a", "b"]}),
+            {"text": "never"},
+        ],
+        [_prompt("p1", "report")],
+    ),
+    "reload-runtime-tool": (
+        "reload-runtime.ts",
+        [_call("reload_runtime", {}), {"text": "after reload"}],
+        [_prompt("p1", "reload please")],
+    ),
+    "reload-runtime-command": (
+        "reload-runtime.ts",
+        [_call("reload_runtime", {}), {"text": "after reload"}],
+        [
+            {"cmd": {"id": "c1", "type": "prompt", "message": "/reload-runtime"}},
+            {"cmd": {"id": "c2", "type": "prompt", "message": "/reload-runtime"}},
             {"cmd": {"id": "s", "type": "get_state"}},
         ],
     ),
