@@ -70,7 +70,9 @@ def facts(run: Run, ext: Path) -> dict[str, Any]:
         if r.get("method") != "notify"
     ]
     pirate = ["PIRATE MODE" in json.dumps(body.get("messages", [])[:1]) for body in run.bodies]
+    updates = [_norm(r.get("partialResult")) for r in run.of("tool_execution_update")]
     return {
+        "updates": updates,
         "ui": _norm([line.replace(str(ext), "<EXT>") for line in run.ui(str(ext))]),
         "signature": signature(run.records),
         "tools": _norm(tool_ends),
@@ -259,16 +261,39 @@ CASES: dict[str, tuple[str, list[Any], list[dict[str, Any]]]] = {
 }
 
 
+TOUR = (
+    [_call("progress", {"steps": 5}), {"text": "after progress"}],
+    [
+        {
+            "cmd": {"id": "t", "type": "prompt", "message": "/tour"},
+            "wait": {"type": "extension_ui_request", "method": "input"},
+        },
+        {"answer": {"value": "Ada"}, "method": "input"},
+        {"answer": {"value": "edited"}, "method": "editor"},
+        {"answer": {"confirmed": True}, "method": "confirm"},
+        {"wait": "response"},
+        _prompt("p1", "progress please"),
+        {"cmd": {"id": "s", "type": "get_state"}},
+    ],
+)
+
+
 def _run(argv: list[str], case: str, root: Path) -> dict[str, Any]:
-    file, script, steps = CASES[case]
-    ext = EXAMPLES / file
-    run = drive(argv, root, script, steps, args=("-e", str(ext)), env=node_modules_env())
+    if case == "api-tour":
+        ext = FIXTURES / "api_tour.ts"
+        script, steps = TOUR
+        extra: tuple[str, ...] = ("--tour-flag", "given")
+    else:
+        file, script, steps = CASES[case]
+        ext = EXAMPLES / file
+        extra = ()
+    run = drive(argv, root, script, steps, args=("-e", str(ext), *extra), env=node_modules_env())
     assert run.returncode == 0, run.stderr
     return facts(run, ext)
 
 
 @pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 1.6 not installed")
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", [*sorted(CASES), "api-tour"])
 def test_upstream_example_runs_as_under_upstream(case: str, tmp_path: Path) -> None:
     ours = _run(OURS, case, tmp_path / "ours")
     theirs = _run(UPSTREAM, case, tmp_path / "upstream")

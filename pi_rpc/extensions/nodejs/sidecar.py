@@ -115,7 +115,7 @@ class SidecarProcess:
                 stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else asyncio.subprocess.DEVNULL,
                 stderr=None,
                 pass_fds=(out_w, sync_r),
-                cwd=str(directory),
+                cwd=os.getcwd(),  # extensions see the process cwd, as in upstream
                 env={**os.environ, **env, "PI_SIDECAR_FDS": f"{out_w},{sync_r}"},
             )
         finally:

@@ -17,6 +17,7 @@
 // Nothing an extension prints reaches pi's stdout: console.* and process.stdout go to stderr.
 
 import * as fs from "node:fs";
+import * as nodeModule from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { format } from "node:util";
@@ -24,6 +25,11 @@ import { format } from "node:util";
 export const PROTOCOL_VERSION = 1;
 const [OUT_FD, SYNC_FD] = (process.env.PI_SIDECAR_FDS || "").split(",").map(Number);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+// V8's compile cache for jiti, TypeBox, pi-ai ... (Node >= 22.1): later starts skip compiling.
+try {
+	nodeModule.enableCompileCache?.(path.join(HERE, ".compile-cache"));
+} catch {}
 
 // ---------------------------------------------------------------------------------------------
 // Extension output goes to stderr (the RPC wire is pi's stdout; this process never writes there).
