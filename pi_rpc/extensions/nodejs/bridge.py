@@ -748,7 +748,11 @@ async def load_script_extension(
     host = script_host()
     try:
         return await host.load(source, runtime, fresh=fresh)
-    except NodeUnavailable as exc:
-        return LoadFailure(source.path, f"Failed to load extension: TypeScript extensions {exc}", source.explicit)
+    except NodeUnavailable as exc:  # Node is there (checked before loading); its modules are not
+        return LoadFailure(
+            source.path,
+            f"Failed to load extension: the Node modules for TypeScript extensions are missing: {exc}",
+            source.explicit,
+        )
     except SidecarGone as exc:
         return LoadFailure(source.path, f"Failed to load extension: {exc}", source.explicit)
