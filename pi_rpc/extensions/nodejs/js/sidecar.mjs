@@ -515,9 +515,10 @@ function aliases() {
 		"@earendil-works/pi-ai/providers/all": lazy("@earendil-works/pi-ai/providers/all"),
 		"@earendil-works/pi-agent-core": lazy("@earendil-works/pi-agent-core"),
 		"@earendil-works/pi-tui": lazy("@earendil-works/pi-tui"),
-		typebox: lazy("typebox"),
-		"typebox/compile": lazy("typebox/compile"),
-		"typebox/value": lazy("typebox/value"),
+		// TypeBox bundled into one module (build-typebox.mjs): its ~700 files load slowly.
+		typebox: local("typebox.mjs"),
+		"typebox/compile": local("typebox-compile.mjs"),
+		"typebox/value": local("typebox-value.mjs"),
 	};
 	for (const [name, target] of Object.entries({ ...entries })) {
 		if (name.startsWith("@earendil-works/")) entries[name.replace("@earendil-works/", "@mariozechner/")] = target;
