@@ -198,7 +198,9 @@ def main() -> None:
         env["PI_NODE_MODULES_DIR"] = str(modules)
         os.environ["PI_NODE_MODULES_DIR"] = str(modules)
         print(f"node {locate.find_node().version} ({locate.find_node().node}); load average {os.getloadavg()[0]:.1f}")
-        print(f"{'startup to get_state':<28}{'ours ms':>9}{'cpu s':>7}{'RSS MiB':>9}   {'upstream ms':>11}{'cpu s':>7}{'RSS MiB':>9}{'ratio':>7}")
+        print(
+            f"{'startup to get_state':<28}{'ours ms':>9}{'cpu s':>7}{'RSS MiB':>9}   {'upstream ms':>11}{'cpu s':>7}{'RSS MiB':>9}{'ratio':>7}"
+        )
         baseline = None
         for label, exts in (("0 TS extensions", []), ("1 TS extension", FIVE[:1]), ("5 TS extensions", FIVE)):
             ours = startup(OURS, exts, env, cwd, opts.n)

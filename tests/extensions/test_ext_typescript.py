@@ -313,3 +313,23 @@ def test_boundary_fixture_in_typescript_matches_upstream_record(tmp_path: Path) 
     assert ours["appended"] == expected["appended"]
     assert ours["signature"] == expected["signature"]
     assert ours["conversation"] == expected["conversation"]
+
+
+@pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 1.6 not installed")
+@pytest.mark.parametrize("decision", ["undecided", "no", "boom"])
+def test_project_trust_handlers_in_typescript_as_upstream(tmp_path: Path, decision: str) -> None:
+    """``trust.ts`` decides project trust before the project (and its own ``project.ts``)
+    loads: the trust pass's extensions are reused by the final load, in ours as in upstream."""
+    from .test_ext_project_trust import _run as trust_run
+
+    ext = FIXTURES / "trust.ts"
+    env = {"TRUST_DECISION": decision, **node_modules_env()}
+    ours_run, ours_names, ours_err = trust_run(OURS, tmp_path / "ours", ext, env)
+    up_run, up_names, up_err = trust_run(UPSTREAM, tmp_path / "up", ext, env)
+    assert ours_names == up_names
+    assert ours_run.ui() == up_run.ui()
+
+    def norm(lines: list[str], root: Path) -> list[str]:
+        return [line.replace(str((root / "cwd").resolve()), "<CWD>") for line in lines]
+
+    assert norm(ours_err, tmp_path / "ours") == norm(up_err, tmp_path / "up")

@@ -157,6 +157,7 @@ class ScriptHost:
         self._signal_ids: dict[int, str] = {}
         self._signals: dict[str, AbortSignal] = {}
         self._emitting_from_node = False
+        self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
 
     def _id(self, prefix: str) -> str:
@@ -340,6 +341,9 @@ class ScriptHost:
             if isinstance(value, ExtensionContext):
                 refs = True
                 return self.context_ref(value)
+            if hasattr(value, "ui") and hasattr(value, "cwd"):  # a limited ctx (project_trust's)
+                refs = True
+                return self._loose_context_ref(value)
             if isinstance(value, (set, frozenset, tuple)):
                 return list(value)
             if isinstance(value, bytes):
@@ -415,7 +419,25 @@ class ScriptHost:
             pass
         return ref
 
+    def _loose_context_ref(self, ctx: Any) -> dict[str, Any]:
+        oid = self._id("o")
+        self._loose[oid] = ctx
+        while len(self._loose) > 64:  # they serve one early event each (project_trust)
+            self._loose.pop(next(iter(self._loose)))
+        return {
+            "$pi": "ctx",
+            "o": oid,
+            "g": 0,  # no generation: it never turns stale
+            "k": "e",
+            "cwd": getattr(ctx, "cwd", None),
+            "mode": getattr(ctx, "mode", None),
+            "hasUI": bool(getattr(ctx, "has_ui", False)),
+        }
+
     def _context(self, ref: Any) -> ExtensionContext:
+        loose = self._loose.get(str((ref or {}).get("o")))
+        if loose is not None:
+            return loose  # type: ignore[no-any-return]
         runtime = self.generations.get(int((ref or {}).get("g", -1)))
         if runtime is None:
             raise RuntimeError("This extension ctx is stale after session replacement or reload.")
