@@ -31,7 +31,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.abort import AbortController, AbortSignal
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
@@ -437,7 +437,7 @@ class ScriptHost:
     def _context(self, ref: Any) -> ExtensionContext:
         loose = self._loose.get(str((ref or {}).get("o")))
         if loose is not None:
-            return loose  # type: ignore[no-any-return]
+            return cast(ExtensionContext, loose)
         runtime = self.generations.get(int((ref or {}).get("g", -1)))
         if runtime is None:
             raise RuntimeError("This extension ctx is stale after session replacement or reload.")
