@@ -358,3 +358,46 @@ def test_without_typescript_extensions_nothing_of_node_is_imported(tmp_path: Pat
     assert b'"success":true' in done.stdout
     assert b"pi_rpc.extensions.nodejs" not in done.stderr
     assert b"pi_rpc.extensions.discovery" in done.stderr  # the import log is really there
+
+
+def test_print_mode_runs_a_typescript_tool(tmp_path: Path) -> None:
+    """The sidecar serves every mode, not only RPC: ``pi -p`` with upstream's hello.ts."""
+    from .ts_support import EXAMPLES
+
+    (tmp_path / "agent").mkdir()
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps([{"toolCalls": [{"name": "hello", "arguments": {"name": "print mode"}}]}, {"text": "finished"}])
+    )
+    env = {
+        **os.environ,
+        "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
+        "PYTHONPATH": str(REPO),
+        "HOME": str(tmp_path),
+        "PI_FAUX_SCRIPT": str(script),
+        **node_modules_env(),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pi_rpc",
+            "--mode",
+            "json",
+            "--model",
+            "faux/faux-1",
+            "-e",
+            str(EXAMPLES / "hello.ts"),
+            "go",
+        ],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    events = [json.loads(line) for line in done.stdout.decode().splitlines() if line.strip()]
+    ends = [e for e in events if e.get("type") == "tool_execution_end"]
+    assert [(e["toolName"], e["result"]["content"][0]["text"], e["isError"]) for e in ends] == [
+        ("hello", "Hello, print mode!", False)
+    ]
