@@ -111,11 +111,13 @@ def startup(argv: list[str], exts: list[str], env: dict[str, str], cwd: str, n: 
 
 
 async def per_event(events: int) -> dict[str, tuple[float, float]]:
-    """p50 / p99 µs of ``runner.emit(tool_call)``: no handler, a Python handler, a TS handler."""
+    """p50 / p99 µs of ``runner.emit(tool_call)``: no handler, a Python handler, a TS handler,
+    and a bare sidecar ping, measured round robin (each sees the same load on the machine)."""
     from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
     from pi_rpc.extensions.bus import EventBus
     from pi_rpc.extensions.discovery import ExtensionSource
     from pi_rpc.extensions.loader import load_extension
+    from pi_rpc.extensions.nodejs.bridge import script_host
     from pi_rpc.extensions.runner import ExtensionRunner
     from pi_rpc.extensions.types import Extension
 
@@ -125,7 +127,7 @@ async def per_event(events: int) -> dict[str, tuple[float, float]]:
             'export default function (pi) {\n  pi.on("tool_call", (event) => {\n'
             '    if (event.input.command === "rm -rf /") return { block: true, reason: "no" };\n  });\n}\n'
         )
-        results: dict[str, tuple[float, float]] = {}
+        runners: dict[str, ExtensionRunner] = {}
         for kind in ("none", "python", "typescript"):
             runtime = SharedRuntime(EventBus())
             extensions: list[Extension] = []
@@ -143,27 +145,25 @@ async def per_event(events: int) -> dict[str, tuple[float, float]]:
                 loaded = await load_extension(ExtensionSource(str(ts), {}), runtime)
                 assert isinstance(loaded, Extension), loaded
                 extensions.append(loaded)
-            runner = ExtensionRunner(extensions, runtime)
-            samples = []
-            for i in range(events + 200):
+            runners[kind] = ExtensionRunner(extensions, runtime)
+        process = await script_host().sidecar()
+        samples: dict[str, list[float]] = {kind: [] for kind in (*runners, "(sidecar ping round trip)")}
+        warmup = 500
+        for i in range(events + warmup):
+            for kind, runner in runners.items():
                 event = {"type": "tool_call", "toolName": "bash", "toolCallId": f"c{i}", "input": {"command": "ls"}}
                 start = time.perf_counter()
                 await runner.emit(event)
-                if i >= 200:  # warm-up
-                    samples.append((time.perf_counter() - start) * 1e6)
-            samples.sort()
-            results[kind] = (samples[len(samples) // 2], samples[int(len(samples) * 0.99)])
-        from pi_rpc.extensions.nodejs.bridge import script_host
-
-        process = await script_host().sidecar()
-        samples = []
-        for i in range(events + 200):
+                if i >= warmup:
+                    samples[kind].append((time.perf_counter() - start) * 1e6)
             start = time.perf_counter()
             await process.request({"op": "ping"})
-            if i >= 200:
-                samples.append((time.perf_counter() - start) * 1e6)
-        samples.sort()
-        results["(sidecar ping round trip)"] = (samples[len(samples) // 2], samples[int(len(samples) * 0.99)])
+            if i >= warmup:
+                samples["(sidecar ping round trip)"].append((time.perf_counter() - start) * 1e6)
+        results: dict[str, tuple[float, float]] = {}
+        for kind, values in samples.items():
+            values.sort()
+            results[kind] = (values[len(values) // 2], values[int(len(values) * 0.99)])
         return results
 
 
@@ -214,7 +214,11 @@ def main() -> None:
         figures = asyncio.run(per_event(opts.events))
         print(f"\nper tool_call event ({opts.events} events, runner.emit in process)   p50 µs   p99 µs")
         for kind, (p50, p99) in figures.items():
-            print(f"  {kind + ' handler':<62}{p50:>7.1f}{p99:>9.1f}")
+            label = kind if kind.startswith("(") else f"{kind} handler"
+            print(f"  {label:<62}{p50:>7.1f}{p99:>9.1f}")
+        print(
+            f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: p99 on a busy machine is scheduling)"
+        )
         ratio = figures["typescript"][1] / max(figures["python"][1], 0.001)
         print(f"  TypeScript p99 / Python p99: {ratio:.1f}x (goal: TypeScript p99 < 1000 µs)")
 
