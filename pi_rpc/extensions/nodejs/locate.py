@@ -30,7 +30,10 @@ JS_DIR = Path(__file__).resolve().parent / "js"
 SOURCES = (
     "sidecar.mjs",
     "pi-coding-agent.mjs",
-    "pi-ai-view.mjs",
+    "pi-ai-view.cjs",
+    "pi-tui.cjs",
+    "pi-agent-core.cjs",
+    "lazy-module.cjs",
     "typebox.mjs",
     "typebox-compile.mjs",
     "typebox-value.mjs",

@@ -110,6 +110,7 @@ class SidecarProcess:
         try:
             self.process = await asyncio.create_subprocess_exec(
                 node,
+                "--disable-warning=ExperimentalWarning",  # require(esm) of pi-ai (Node 22)
                 str(directory / "sidecar.mjs"),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else asyncio.subprocess.DEVNULL,

@@ -498,7 +498,7 @@ function aliases() {
 	const local = (name) => path.join(HERE, name);
 	const dep = (specifier) => fileURLToPath(import.meta.resolve(specifier));
 	const codingAgent = local("pi-coding-agent.mjs");
-	const piAi = local("pi-ai-view.mjs");
+	const piAi = local("pi-ai-view.cjs");
 	const lazy = (specifier) => {
 		try {
 			return dep(specifier);
@@ -513,8 +513,8 @@ function aliases() {
 		"@earendil-works/pi-ai/models": lazy("@earendil-works/pi-ai/models"),
 		"@earendil-works/pi-ai/oauth": lazy("@earendil-works/pi-ai/oauth"),
 		"@earendil-works/pi-ai/providers/all": lazy("@earendil-works/pi-ai/providers/all"),
-		"@earendil-works/pi-agent-core": lazy("@earendil-works/pi-agent-core"),
-		"@earendil-works/pi-tui": lazy("@earendil-works/pi-tui"),
+		"@earendil-works/pi-agent-core": local("pi-agent-core.cjs"),
+		"@earendil-works/pi-tui": local("pi-tui.cjs"),
 		// TypeBox bundled into one module (build-typebox.mjs): its ~700 files load slowly.
 		typebox: local("typebox.mjs"),
 		"typebox/compile": local("typebox-compile.mjs"),
