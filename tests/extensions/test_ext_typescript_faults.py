@@ -401,3 +401,20 @@ def test_print_mode_runs_a_typescript_tool(tmp_path: Path) -> None:
     assert [(e["toolName"], e["result"]["content"][0]["text"], e["isError"]) for e in ends] == [
         ("hello", "Hello, print mode!", False)
     ]
+
+
+def test_the_sidecar_sources_ship_in_the_package() -> None:
+    """Every file the sidecar runs from is package data (pyproject's globs), or an installed
+    pi could not start Node."""
+    import fnmatch
+    import tomllib
+
+    from pi_rpc.extensions.nodejs import locate
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["pi_rpc"]
+    package = REPO / "pi_rpc"
+    for name in (*locate.SOURCES, "package.json", "package-lock.json"):
+        path = locate.JS_DIR / name
+        assert path.is_file(), name
+        rel = path.relative_to(package).as_posix()
+        assert any(fnmatch.fnmatch(rel, glob) for glob in globs), rel
