@@ -29,6 +29,7 @@ import asyncio
 import json
 import re
 import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -154,8 +155,9 @@ class ScriptHost:
         self._next = 0
         self._starting: asyncio.Future[SidecarProcess] | None = None
         self._node_signals: dict[str, AbortController] = {}
+        # Python signals handed to Node, by id; weak, so a run's signal is released with it.
         self._signal_ids: dict[int, str] = {}
-        self._signals: dict[str, AbortSignal] = {}
+        self._signals: weakref.WeakValueDictionary[str, AbortSignal] = weakref.WeakValueDictionary()
         self._emitting_from_node = False
         self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
@@ -401,7 +403,18 @@ class ScriptHost:
                     process.write({"t": "abort", "sid": sid})
 
             signal.add_callback(aborted)
+            weakref.finalize(signal, self._release_signal, id(signal), sid)
         return {"$pi": "signal", "id": sid, "aborted": signal.aborted}
+
+    def _release_signal(self, key: int, sid: str) -> None:
+        if self._signal_ids.get(key) == sid:
+            del self._signal_ids[key]
+        process = self.process
+        if process is not None and process.alive:
+            try:
+                process.write({"t": "release", "sids": [sid]})
+            except RuntimeError:  # the event loop is gone (interpreter exit)
+                pass
 
     def context_ref(self, ctx: ExtensionContext) -> dict[str, Any]:
         runtime = ctx._runner.runtime
