@@ -418,3 +418,52 @@ def test_the_sidecar_sources_ship_in_the_package() -> None:
         assert path.is_file(), name
         rel = path.relative_to(package).as_posix()
         assert any(fnmatch.fnmatch(rel, glob) for glob in globs), rel
+
+
+PY_MIXED = """
+def setup(pi):
+    async def transform(event, ctx):
+        return {"action": "transform", "text": event["text"] + " +py"}
+
+    pi.on("input", transform)
+    pi.events.on("from-ts", lambda data: pi.events.emit("py-saw", {"got": data["n"]}))
+
+    async def announce(args, ctx):
+        pi.events.emit("from-py", {"n": 7})
+
+    pi.register_command("py-emit", {"description": "emit from Python", "handler": announce})
+"""
+
+TS_MIXED = """
+export default function (pi) {
+  let ctxRef;
+  pi.on("session_start", (_e, ctx) => { ctxRef = ctx; });
+  pi.on("input", (event) => ({ action: "transform", text: `${event.text} +ts` }));
+  pi.events.on("from-py", (data) => ctxRef.ui.notify(`ts got ${data.n} from python`, "info"));
+  pi.events.on("py-saw", (data) => ctxRef.ui.notify(`python saw ${data.got}`, "info"));
+  pi.registerCommand("ts-emit", { handler: async () => { pi.events.emit("from-ts", { n: 3 }); } });
+}
+"""
+
+
+def test_python_and_typescript_extensions_share_one_order_and_one_bus(tmp_path: Path) -> None:
+    py = _write(tmp_path, "a_first.py", PY_MIXED)
+    ts = _write(tmp_path, "b_second.ts", TS_MIXED)
+    run = drive(
+        OURS,
+        tmp_path / "ours",
+        [{"text": "ok"}],
+        [
+            {"cmd": {"id": "p", "type": "prompt", "message": "hello"}, "wait": "agent_settled"},
+            {"cmd": {"id": "c1", "type": "prompt", "message": "/py-emit"}},
+            {"cmd": {"id": "c2", "type": "prompt", "message": "/ts-emit"}, "wait": {"method": "notify"}},
+            {"cmd": {"id": "s", "type": "get_state"}},
+        ],
+        args=("-e", str(py), "-e", str(ts)),
+        env=node_modules_env(),
+    )
+    assert run.returncode == 0, run.stderr
+    # input transforms chain in load order: the Python extension first, then the TypeScript one
+    user = [m["message"] for m in run.of("message_end") if m["message"]["role"] == "user"]
+    assert user[0]["content"][0]["text"] == "hello +py +ts"
+    assert run.ui() == ["ts got 7 from python", "python saw 3"]

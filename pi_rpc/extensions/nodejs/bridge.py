@@ -158,7 +158,7 @@ class ScriptHost:
         # Python signals handed to Node, by id; weak, so a run's signal is released with it.
         self._signal_ids: dict[int, str] = {}
         self._signals: weakref.WeakValueDictionary[str, AbortSignal] = weakref.WeakValueDictionary()
-        self._emitting_from_node = False
+        self._emitting_from_node: str | None = None  # the channel Node is emitting on
         self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
 
@@ -504,15 +504,16 @@ class ScriptHost:
 
         return handler
 
-    def _bus(self, sid: str) -> Callable[[Any], Any]:
-        """A Node subscriber on Python's bus. What Node emits its own subscribers already got
-        (synchronously, in Node), so those emits skip it."""
+    def _bus(self, sid: str, channel: str) -> Callable[[Any], Any]:
+        """A Node subscriber on Python's bus. What Node emits on a channel its own subscribers
+        already got (synchronously, in Node), so that emit skips them; what Python handlers
+        emit meanwhile on other channels reaches them."""
 
         async def deliver(data: Any) -> None:
             await self.request({"op": "bus", "sub": sid, "data": data})
 
         def subscriber(data: Any) -> Any:
-            return None if self._emitting_from_node else deliver(data)
+            return None if self._emitting_from_node == channel else deliver(data)
 
         return subscriber
 
@@ -602,7 +603,7 @@ class ScriptHost:
             return None
         if op == "busOn":
             channel, sid = str(args[0]), str(args[1])
-            rec.bus[sid] = api.events.on(channel, self._bus(sid))
+            rec.bus[sid] = api.events.on(channel, self._bus(sid, channel))
             return None
         if op == "busOff":
             undo = rec.bus.pop(str(args[0]), None)
@@ -610,11 +611,12 @@ class ScriptHost:
                 undo()
             return None
         if op == "busEmit":
-            self._emitting_from_node = True
+            channel = str(args[0])
+            outer, self._emitting_from_node = self._emitting_from_node, channel
             try:
-                api.events.emit(str(args[0]), args[1] if len(args) > 1 else None)
+                api.events.emit(channel, args[1] if len(args) > 1 else None)
             finally:
-                self._emitting_from_node = False
+                self._emitting_from_node = outer
             return None
         method = API_METHODS.get(op)
         if method is None:
