@@ -250,6 +250,11 @@ CASES: dict[str, tuple[str, list[Any], list[dict[str, Any]]]] = {
             {"cmd": {"id": "s", "type": "get_state"}},
         ],
     ),
+    "shutdown-tool": (
+        "shutdown-command.ts",
+        [_call("deploy_and_exit", {"environment": "staging"}), {"text": "bye"}],
+        [_prompt("p1", "deploy", wait="agent_settled"), {"close": True}],
+    ),
     "send-user-message": (
         "send-user-message.ts",
         [{"text": "answered"}],
