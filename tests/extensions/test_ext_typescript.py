@@ -283,22 +283,31 @@ TOUR = (
 )
 
 
+NEW_SESSION: tuple[list[Any], list[dict[str, Any]]] = (
+    [],
+    [{"cmd": {"id": "c", "type": "prompt", "message": "/fresh"}}, {"cmd": {"id": "m", "type": "get_messages"}}],
+)
+
+
 def _run(argv: list[str], case: str, root: Path) -> dict[str, Any]:
+    extra: tuple[str, ...] = ()
     if case == "api-tour":
         ext = FIXTURES / "api_tour.ts"
         script, steps = TOUR
-        extra: tuple[str, ...] = ("--tour-flag", "given")
+        extra = ("--tour-flag", "given")
+    elif case == "new-session-with-session":
+        ext = FIXTURES / "new_session.ts"
+        script, steps = NEW_SESSION
     else:
         file, script, steps = CASES[case]
         ext = EXAMPLES / file
-        extra = ()
     run = drive(argv, root, script, steps, args=("-e", str(ext), *extra), env=node_modules_env())
     assert run.returncode == 0, run.stderr
     return facts(run, ext)
 
 
 @pytest.mark.skipif(not UPSTREAM_AVAILABLE, reason="upstream pi 1.6 not installed")
-@pytest.mark.parametrize("case", [*sorted(CASES), "api-tour"])
+@pytest.mark.parametrize("case", [*sorted(CASES), "api-tour", "new-session-with-session"])
 def test_upstream_example_runs_as_under_upstream(case: str, tmp_path: Path) -> None:
     ours = _run(OURS, case, tmp_path / "ours")
     theirs = _run(UPSTREAM, case, tmp_path / "upstream")

@@ -92,6 +92,10 @@ CTX_ASYNC = {
     "switchSession": "switch_session",
     "reload": "reload",
     "executeTool": "execute_tool",
+    # withSession's ctx (ReplacedSessionContext) only
+    "sendMessage": "send_message",
+    "sendUserMessage": "send_user_message",
+    "getSystemPromptOptions": "get_system_prompt_options",
 }
 # ctx.modelRegistry (upstream's names) on pi_rpc's ModelRegistry.
 REGISTRY: dict[str, Callable[..., Any]] = {
@@ -653,7 +657,8 @@ class ScriptHost:
             if name == "executeTool":
                 tool_name, tool_args = args[0], args[1] if len(args) > 1 else {}
                 return await getattr(ctx, method)(tool_name, tool_args)
-            return await getattr(ctx, method)(*args)
+            result = getattr(ctx, method)(*args)
+            return await result if asyncio.iscoroutine(result) else result
         if op == "ui":
             result = getattr(self._context(message.get("ctx")).ui, snake(name))(*args)
             if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):

@@ -484,6 +484,12 @@ function createContext(ref) {
 	if (ref.k === "t") {
 		ctx.toolCallId = ref.tc;
 	}
+	if (ref.o) {
+		// withSession's ctx (the replaced session's): it can also send into that session.
+		for (const name of ["sendMessage", "sendUserMessage", ...COMMAND_ASYNC, "getSystemPromptOptions"]) {
+			ctx[name] = (...args) => asyncCall("ctx", { ctx: ref, name, args });
+		}
+	}
 	return ctx;
 }
 
