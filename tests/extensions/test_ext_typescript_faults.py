@@ -455,8 +455,8 @@ def test_python_and_typescript_extensions_share_one_order_and_one_bus(tmp_path: 
         [{"text": "ok"}],
         [
             {"cmd": {"id": "p", "type": "prompt", "message": "hello"}, "wait": "agent_settled"},
-            {"cmd": {"id": "c1", "type": "prompt", "message": "/py-emit"}},
-            {"cmd": {"id": "c2", "type": "prompt", "message": "/ts-emit"}, "wait": {"method": "notify"}},
+            {"cmd": {"id": "c1", "type": "prompt", "message": "/py-emit"}, "wait": {"message": "ts got 7 from python"}},
+            {"cmd": {"id": "c2", "type": "prompt", "message": "/ts-emit"}, "wait": {"message": "python saw 3"}},
             {"cmd": {"id": "s", "type": "get_state"}},
         ],
         args=("-e", str(py), "-e", str(ts)),
