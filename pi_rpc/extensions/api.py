@@ -14,7 +14,7 @@ Events, tool definitions and results are plain dicts with upstream's camelCase k
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.extensions.bus import EventBus
@@ -53,6 +53,15 @@ class SharedRuntime:
         self.stale_message: str | None = None
         self.report_error: Callable[[ExtensionErrorRecord], None] = lambda _error: None
         self.create_context: Callable[[], ExtensionContext] | None = None
+        self.create_command_context: Callable[[], ExtensionContext] | None = None
+        self.create_tool_context: Callable[[str], ExtensionContext] | None = None
+        # TypeScript extensions (pi_rpc.extensions.nodejs): this load's generation in the Node
+        # sidecar, and who must hear that it turned stale.
+        self.script_generation: int | None = None
+        self.on_invalidate: list[Callable[[str], None]] = []
+        # Set while a TypeScript extension's synchronous call runs: background work it starts
+        # waits for this (see ExtensionState.spawn).
+        self.spawn_barrier: Callable[[], Awaitable[Any]] | None = None
         self._bus_unsubscribers: list[Callable[[], None]] = []
         self.mcp_servers = McpServerRegistry()
         # Bumped by every pi.on and unsubscribe: runners rebuild their handler index.
@@ -79,6 +88,8 @@ class SharedRuntime:
         for unsubscribe in self._bus_unsubscribers:
             unsubscribe()
         self._bus_unsubscribers.clear()
+        for listener in self.on_invalidate:
+            listener(message)
 
 
 class ExtensionEvents:

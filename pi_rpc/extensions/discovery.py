@@ -5,12 +5,14 @@
    first, only for a trusted project, then global), the project's ``.pi/extensions/`` (trusted
    projects only), ``<agentDir>/extensions/``, and the enabled built-ins.
 
-An extension is a Python file defining ``setup(pi)``, or a package directory with
-``__init__.py``. Discovery in a directory goes one level deep: ``*.py`` files (names starting
-with ``_`` or ``.`` are helpers, not extensions) and subdirectories with ``__init__.py``. A
-directory given with ``-e`` that is itself a package is one extension. The same file is loaded
-once. TypeScript/JavaScript files found by discovery are skipped with a warning (this
-implementation runs Python extensions); given explicitly they fail to load.
+An extension is a Python file defining ``setup(pi)``, a package directory with ``__init__.py``,
+or (as upstream) a TypeScript/JavaScript file whose default export is the factory, run in the
+Node sidecar (``pi_rpc.extensions.nodejs``). Discovery in a directory goes one level deep:
+``*.py`` files (names starting with ``_`` or ``.`` are helpers, not extensions), ``*.ts`` and
+``*.js`` files, and subdirectories with ``__init__.py``, else the entries their ``package.json``
+declares under ``pi.extensions``, else ``index.ts``, else ``index.js`` (upstream's rules). A
+directory given with ``-e`` that is itself one extension is that extension. The same file is
+loaded once.
 
 This module only lists directories and stats files: with nothing to load, startup pays for
 two ``listdir`` calls and imports nothing else.
@@ -48,7 +50,7 @@ class ExtensionSource:
         return f"ExtensionSource({self.path!r}, explicit={self.explicit})"
 
 
-_FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+_SCRIPT_SUFFIXES = (".ts", ".js")  # what upstream discovers in a directory (-e takes any file)
 
 
 def _source_info(path: str, source: str, scope: str, base_dir: str | None = None) -> dict[str, str]:
@@ -72,29 +74,63 @@ def _is_helper(name: str) -> bool:
     return name.startswith(("_", "."))
 
 
+def _manifest_entries(directory: str) -> list[str]:
+    """Existing files a ``package.json`` declares under ``pi.extensions`` (upstream's manifest)."""
+    manifest = os.path.join(directory, "package.json")
+    if not os.path.isfile(manifest):
+        return []
+    import json
+
+    try:
+        with open(manifest, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return []
+    declared = (
+        data.get("pi", {}).get("extensions") if isinstance(data, dict) and isinstance(data.get("pi"), dict) else None
+    )
+    if not isinstance(declared, list):
+        return []
+    entries = [os.path.abspath(os.path.join(directory, e)) for e in declared if isinstance(e, str)]
+    return [entry for entry in entries if os.path.exists(entry)]
+
+
+def _directory_entries(directory: str) -> list[str]:
+    """The extension(s) a directory is: a Python package, a manifest's entries, an index file."""
+    init = os.path.join(directory, "__init__.py")
+    if os.path.isfile(init):
+        return [init]
+    declared = _manifest_entries(directory)
+    if declared:
+        return declared
+    for index in ("index.ts", "index.js"):
+        path = os.path.join(directory, index)
+        if os.path.isfile(path):
+            return [path]
+    return []
+
+
 def entries_in_dir(directory: str, warnings: list[str] | None = None) -> list[str]:
-    """Extensions directly in ``directory`` (sorted by name), see the module docstring."""
+    """Extensions directly in ``directory`` (sorted by name), see the module docstring.
+    (``warnings`` is kept for callers; discovery itself no longer warns.)"""
     try:
         names = sorted(os.listdir(directory))
     except OSError:
         return []
     found: list[str] = []
     for name in names:
+        full = os.path.join(directory, name)
+        if name.endswith(_SCRIPT_SUFFIXES):
+            if os.path.isfile(full):
+                found.append(full)
+            continue
         if _is_helper(name):
             continue
-        full = os.path.join(directory, name)
         if os.path.isdir(full):
-            init = os.path.join(full, "__init__.py")
-            if os.path.isfile(init):
-                found.append(init)
+            found.extend(_directory_entries(full))
             continue
         if name.endswith(".py") and os.path.isfile(full):
             found.append(full)
-        elif name.endswith(_FOREIGN_SUFFIXES) and warnings is not None:
-            warnings.append(
-                f"Warning: Skipping extension {full}: TypeScript/JavaScript extensions are not supported "
-                "(pi_rpc loads Python extensions: a .py file or a package with __init__.py defining setup(pi))"
-            )
     return found
 
 
@@ -103,10 +139,7 @@ def _explicit_entries(path: str) -> list[str]:
     another directory contributes what it contains, a file is itself (even if missing: the
     loader reports it)."""
     if os.path.isdir(path):
-        init = os.path.join(path, "__init__.py")
-        if os.path.isfile(init):
-            return [init]
-        return entries_in_dir(path)
+        return _directory_entries(path) or entries_in_dir(path)
     return [path]
 
 

@@ -9,6 +9,10 @@ fork) runs ``setup(pi)`` again on the same module, as upstream re-runs its cache
 A failure is reported as upstream words it (``Extension path does not exist: ...``,
 ``Failed to load extension: <message>``) and the extension is left out; the caller decides
 whether that is fatal (startup) or a warning (session replacement).
+
+TypeScript/JavaScript files load in the Node sidecar (``pi_rpc.extensions.nodejs``, imported
+only for them) into the same ordered list; without a new enough Node they are skipped with one
+warning that names them and says how to get Node.
 """
 
 from __future__ import annotations
@@ -92,12 +96,36 @@ def _check_path(source: ExtensionSource) -> str | None:
         return f"Unknown built-in extension: {source.path}"
     if not os.path.exists(source.path):
         return f"Extension path does not exist: {source.path}"
-    if source.path.endswith(_FOREIGN_SUFFIXES):
-        return (
-            "Failed to load extension: TypeScript/JavaScript extensions are not supported; pi_rpc loads "
-            "Python extensions (a .py file or a package with __init__.py defining setup(pi))"
-        )
     return None
+
+
+_warned_unrunnable: set[str] = set()
+
+
+def without_unrunnable_scripts(sources: list[ExtensionSource]) -> list[ExtensionSource]:
+    """``sources`` without the TypeScript/JavaScript ones when no new enough Node is available;
+    those are named in one warning (once per process), with both ways to get Node."""
+    scripts = [s for s in sources if s.module_name is None and s.path.endswith(_FOREIGN_SUFFIXES)]
+    if not scripts:
+        return sources
+    from pi_rpc.extensions.nodejs.bridge import check_node
+
+    problem = check_node()
+    if problem is None:
+        return sources
+    names = [s.path for s in scripts if os.path.exists(s.path)]
+    fresh_names = [name for name in names if name not in _warned_unrunnable]
+    if fresh_names:
+        _warned_unrunnable.update(fresh_names)
+        from pi_rpc.log import logger
+
+        plural = "s" if len(fresh_names) > 1 else ""
+        logger().warning(
+            f"Warning: Skipping {len(fresh_names)} TypeScript/JavaScript extension{plural} "
+            f"({', '.join(fresh_names)}): {problem}"
+        )
+    skipped = set(names)
+    return [s for s in sources if s.path not in skipped]
 
 
 async def load_extension(
@@ -106,6 +134,10 @@ async def load_extension(
     problem = _check_path(source)
     if problem is not None:
         return LoadFailure(source.path, problem, source.explicit)
+    if source.module_name is None and source.path.endswith(_FOREIGN_SUFFIXES):
+        from pi_rpc.extensions.nodejs.bridge import load_script_extension
+
+        return await load_script_extension(source, runtime, fresh=fresh)
     try:
         module = import_extension_module(source, fresh=fresh)
     except Exception as exc:  # noqa: BLE001 - any import failure is a load failure
@@ -144,7 +176,7 @@ async def load_extensions(
     if mcp_validator is not None:
         runtime.mcp_servers.validate = mcp_validator
     result = LoadResult(runtime=runtime)
-    for source in sources:
+    for source in without_unrunnable_scripts(sources):
         loaded = await load_extension(source, runtime, fresh=fresh)
         if isinstance(loaded, LoadFailure):
             result.failures.append(loaded)
@@ -162,7 +194,7 @@ async def complete_load(preloaded: LoadResult, sources: list[ExtensionSource]) -
     loaded = {ext.path: ext for ext in preloaded.extensions}
     failed = {failure.path: failure for failure in preloaded.failures}
     result = LoadResult(runtime=runtime)
-    for source in sources:
+    for source in without_unrunnable_scripts(sources):
         if source.path in loaded:
             result.extensions.append(loaded[source.path])
         elif source.path in failed:

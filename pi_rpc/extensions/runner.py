@@ -69,6 +69,8 @@ class ExtensionRunner:
         self._indexed_version = -1
         runtime.report_error = self._report_from_runtime
         runtime.create_context = self.create_context
+        runtime.create_command_context = self.create_command_context
+        runtime.create_tool_context = self.create_tool_context
 
     # ------------------------------------------------------------------ binding
 

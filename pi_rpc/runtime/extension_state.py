@@ -73,7 +73,13 @@ class ExtensionState:
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run ``coro`` in the session's task group (closed unrun before one is bound); a
-        failure is written to stderr, never raised into the session."""
+        failure is written to stderr, never raised into the session. Work a TypeScript
+        extension starts waits for the barrier its call set (the rest of the calling handler's
+        synchronous JavaScript runs first, as it would in upstream's single thread)."""
+        runner = self.runner
+        barrier = runner.runtime.spawn_barrier if runner is not None else None
+        if barrier is not None:
+            coro = _after(barrier(), coro)
         if not self.session.spawn(self._guarded, coro):
             coro.close()
 
@@ -125,3 +131,11 @@ class ExtensionState:
         runner = self.runner
         if runner is not None and runner.has_handlers(str(event.get("type"))):
             self.spawn(runner.emit(event))
+
+
+async def _after(barrier: Awaitable[Any], coro: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        await barrier
+    except Exception:  # noqa: BLE001 - a barrier that fails only lets the work start sooner
+        pass
+    return await coro

@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 from .ext_support import FIXTURES, stderr_contains
+from .ts_support import node_available, node_modules_env
 
 RECORDER = textwrap.dedent(
     """
@@ -44,19 +45,24 @@ def test_discovery_order_and_places(pi) -> None:
             "agent/extensions/_helper.py": "raise RuntimeError('helpers are not extensions')\n",
             "agent/extensions/pkg/__init__.py": "from .impl import setup\n",
             "agent/extensions/pkg/impl.py": recorder("pkg"),
-            "agent/extensions/legacy.ts": "export default function () {}\n",
+            # upstream's TypeScript extensions take their place in the same ordered list
+            "agent/extensions/legacy.ts": (
+                'export default function (pi) { pi.registerCommand("ts", { description: "from ts", handler: () => {} }); }\n'
+            ),
             "cwd/.pi/extensions/project_ext.py": recorder("project"),
             "elsewhere/cli_ext.py": recorder("cli"),
             "agent/settings.json": json.dumps({"extensions": ["../elsewhere/from_settings.py"]}),
             "elsewhere/from_settings.py": recorder("settings"),
         },
         args=("-e", "../elsewhere/cli_ext.py", "--approve"),
+        env=node_modules_env() if node_available() else {"PI_NODE": "/nonexistent/node"},
     )
     commands = proc.ok("get_commands")["commands"]
     names = [c["name"] for c in commands if c["source"] == "extension"]
     # -e first, then settings entries, the trusted project's .pi/extensions, <agentDir>/extensions.
     # The built-ins load after user extensions (upstream lists its built-in `mcp` last too).
-    assert names == ["cli", "settings", "project", "pkg", "user", "mcp"]
+    ts = ["ts"] if node_available() else []
+    assert names == ["cli", "settings", "project", *ts, "pkg", "user", "mcp"]
     info = {c["name"]: c["sourceInfo"] for c in commands}
     assert info["cli"] == {
         "path": str(proc.root / "elsewhere/cli_ext.py"),
@@ -74,7 +80,8 @@ def test_discovery_order_and_places(pi) -> None:
     assert info["pkg"]["path"] == str(proc.agent_dir / "extensions/pkg/__init__.py")
     assert info["project"]["scope"] == "project"
     assert info["settings"]["source"] == "local"
-    assert stderr_contains(proc, "Skipping extension") and "legacy.ts" in proc.stderr
+    if not node_available():
+        assert stderr_contains(proc, "Skipping 1 TypeScript/JavaScript extension") and "legacy.ts" in proc.stderr
     assert proc.close() == 0
 
 
@@ -116,9 +123,16 @@ def test_startup_failure_of_a_discovered_extension_and_of_missing_or_typescript_
     assert missing.popen.wait(20) == 1
     assert stderr_contains(missing, f"Extension path does not exist: {missing.cwd / 'nope.py'}")
 
-    typescript = pi(args=("-e", str(FIXTURES / "pick.ts")))
-    assert typescript.popen.wait(20) == 1
-    assert stderr_contains(typescript, "TypeScript/JavaScript extensions are not supported")
+    if node_available():  # upstream's text for a module without a default-exported factory
+        typescript = pi(
+            files={"ext/nofactory.ts": "export const x = 1;\n"},
+            args=("-e", "../ext/nofactory.ts"),
+            env=node_modules_env(),
+        )
+        assert typescript.popen.wait(60) == 1
+        assert stderr_contains(
+            typescript, f"Extension does not export a valid factory function: {typescript.root / 'ext/nofactory.ts'}"
+        )
 
     no_setup = pi(files={"ext/empty.py": "X = 1\n"}, args=("-e", "../ext/empty.py"))
     assert no_setup.popen.wait(20) == 1
