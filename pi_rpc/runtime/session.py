@@ -363,6 +363,8 @@ class AgentSession:
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
+        # What the event reports is in the database before it goes out (deferred writing).
+        await self.store_faults.commit()
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
         for listener in self._listeners.all:
@@ -374,6 +376,7 @@ class AgentSession:
         an ``emit_nowait`` attribute gets the event now, any other one in the background."""
         if self._shutting_down:
             return
+        self.store_faults.commit_now()
         for listener in self._listeners.all:
             nowait = getattr(listener, "emit_nowait", None)
             if nowait is not None:
@@ -413,6 +416,8 @@ class AgentSession:
         if self._run_done is not None:
             with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
+        with anyio.CancelScope(shield=True):
+            await self.store_faults.drain()
         self.store_faults.close()
         self.session.close()
 

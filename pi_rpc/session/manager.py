@@ -25,6 +25,7 @@ from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
+from pi_rpc.session.backlog import WriteBatch
 from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
     build_context_entries,
@@ -377,6 +378,41 @@ class SessionManager:
     def retry_writes(self) -> bool:
         """Try to write what a fault kept off disk; True when nothing is pending any more."""
         return self._store.retry() if self._store is not None else True
+
+    # ------------------------------------------------------------------ deferred writing (backlog.py)
+
+    def defer_writes(self) -> bool:
+        """Queue accepted entries for ``take_write_batch`` instead of writing them at once,
+        when the store supports it (a session database); True when it does."""
+        store = self._store
+        if store is None or self._read_only or not store.deferrable:
+            return False
+        store.defer = True
+        return True
+
+    @property
+    def writes_deferred(self) -> bool:
+        return self._store is not None and self._store.defer
+
+    def take_write_batch(self) -> WriteBatch[Any] | None:
+        """What is queued for writing now (deferred writing), None when nothing is."""
+        return self._store.take_batch() if self._store is not None and self._store.defer else None
+
+    def write_batch(self, batch: WriteBatch[Any]) -> Exception | None:
+        """Store ``batch``; safe off the owner's thread. The storage fault, or None."""
+        assert self._store is not None
+        return self._store.write_batch(batch)
+
+    def settle_write_batch(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
+        """Apply ``write_batch``'s outcome on the owner's thread (reports fault changes)."""
+        assert self._store is not None
+        return self._store.settle_batch(batch, fault)
+
+    def mark_final_write_attempt(self) -> None:
+        """The owner's last write attempt was made (off its thread): ``close`` will not
+        wait for storage again, it reports what is lost."""
+        if self._store is not None:
+            self._store.final_attempt_made = True
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id

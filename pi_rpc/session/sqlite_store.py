@@ -45,7 +45,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
@@ -114,6 +114,8 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...] | Callable[[sqlite3.Connection], N
 
 # One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
 Row = tuple[Any, Any, Any, Any, str, str | None]
+# An accepted entry waiting to be written: its row and the session's summary as of it.
+Pending = tuple[Row, "ScannedSession | None"]
 
 
 class SessionDatabaseError(SessionError):
@@ -456,13 +458,16 @@ def immediate_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connecti
 # ---------------------------------------------------------------------- the store
 
 
-class SqliteSessionStore(WriteBacklog[Row]):
+class SqliteSessionStore(WriteBacklog[Pending]):
     """One session in a session database (a ``SessionStore``): its connection, its
     single-writer lock and what a write fault holds back (rows not yet stored)."""
 
     # sqlite3.DatabaseError: SQLITE_READONLY, SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY past the
     # timeout, SQLITE_CANTOPEN...; OSError: the lock file or the database file not creatable.
     _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError)
+    # Writes may wait for another process's lock up to the busy timeout: the runtime writes
+    # them off the event loop (``backlog``'s deferred writing).
+    deferrable: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -621,15 +626,22 @@ class SqliteSessionStore(WriteBacklog[Row]):
 
     # ------------------------------------------------------------------ writing (the backlog's hooks)
 
-    def _prepare(self, entry: Entry) -> Row:
-        if self._summary is not None:
-            absorb_entry(self._summary, entry, False)
-        return _row_of(entry)
+    def _prepare(self, entry: Entry) -> Pending:
+        # The summary as of this entry, copied now: a deferred batch may be written while
+        # later entries are accepted, and its sessions row must describe exactly its rows.
+        summary = self._summary
+        if summary is not None:
+            absorb_entry(summary, entry, False)
+            summary = replace(summary)
+        return _row_of(entry), summary
 
     def _write_new(self, entries: Sequence[Entry]) -> None:
+        self._committed_new(self._commit_new(entries))
+
+    def _commit_new(self, entries: Sequence[Entry]) -> ScannedSession:
         """Insert the session row and its first entries in one transaction; a session of
         this id already in the database is refused as ``FileExistsError`` (the JSONL
-        store's exclusive create)."""
+        store's exclusive create). Touches no backlog state (deferred writing)."""
         header, rows, summary = self._rows_and_summary(entries)
         written_at = _now_ms()
         with self._write_transaction() as conn:
@@ -638,11 +650,20 @@ class SqliteSessionStore(WriteBacklog[Row]):
             except sqlite3.IntegrityError:
                 raise FileExistsError(errno.EEXIST, "session already stored", self._locator) from None
             self._insert_rows(conn, 0, rows)
-        self._summary = summary
+        return summary
+
+    def _committed_new(self, result: Any) -> None:
+        self._summary = result
         self._flushed = True
 
-    def _write_items(self, items: list[Row]) -> None:
+    def _write_items(self, items: list[Pending]) -> None:
         if not self._flushed or self._summary is None:
+            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
+        self._commit_items(items)
+
+    def _commit_items(self, items: list[Pending]) -> None:
+        summary = items[-1][1]
+        if summary is None:
             raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
         written_at = _now_ms()
         with self._write_transaction() as conn:
@@ -652,11 +673,11 @@ class SqliteSessionStore(WriteBacklog[Row]):
             if found is None:  # deleted under us: fail the batch, nothing half-stored
                 raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
             next_seq = int(found[0])
-            self._insert_rows(conn, next_seq, items)
+            self._insert_rows(conn, next_seq, [row for row, _ in items])
             assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
             conn.execute(
                 f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
-                (*_summary_values(self._summary, written_at), next_seq + len(items), self._session_id),
+                (*_summary_values(summary, written_at), next_seq + len(items), self._session_id),
             )
 
     def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
