@@ -67,7 +67,7 @@ class StoreFaultReporter:
             self._store.on_write_state = None
         self._store = store
         store.on_write_state = self._on_write_state
-        store.defer_writes()
+        store.deferred_writes.enable()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -76,9 +76,9 @@ class StoreFaultReporter:
         still holds back and close it once that is written."""
         if store is self._store:
             self._store = None
-        if store.writes_deferred and store.write_error is None and not self._write_lock.locked():
+        if store.deferred_writes.enabled and store.write_error is None and not self._write_lock.locked():
             _retry(store)  # what the last events did not commit yet (usually nothing)
-        if store.pending_entry_count() == 0 or (store.write_error is None and not store.writes_deferred):
+        if store.pending_entry_count() == 0 or (store.write_error is None and not store.deferred_writes.enabled):
             store.on_write_state = None
             store.close()
             return
@@ -91,7 +91,7 @@ class StoreFaultReporter:
         nothing to do when nothing is queued, or while a fault lasts (the retry loop writes
         then)."""
         store = self._store
-        if store is None or not store.writes_deferred or store.write_error is not None:
+        if store is None or not store.deferred_writes.enabled or store.write_error is not None:
             return
         if store.pending_entry_count() == 0 and not self._write_lock.locked():
             return
@@ -104,7 +104,7 @@ class StoreFaultReporter:
         store = self._store
         if (
             store is not None
-            and store.writes_deferred
+            and store.deferred_writes.enabled
             and store.write_error is None
             and store.pending_entry_count()
             and not self._write_lock.locked()
@@ -117,22 +117,22 @@ class StoreFaultReporter:
         async with self._write_lock:
             if store.write_error is not None and not retrying:
                 return False
-            batch = store.take_write_batch()
+            batch = store.deferred_writes.take()
             if batch is None:
                 return store.pending_entry_count() == 0
-            fault = await anyio.to_thread.run_sync(store.write_batch, batch)
-            store.settle_write_batch(batch, fault)
+            fault = await anyio.to_thread.run_sync(store.deferred_writes.write, batch)
+            store.deferred_writes.settle(batch, fault)
             return store.pending_entry_count() == 0
 
     async def drain(self) -> None:
         """Shutdown: the last attempt for every deferred queue, off the event loop (``close``
         then does not wait for the database again, it reports what is lost)."""
         for store in [*self._retired, *([self._store] if self._store is not None else [])]:
-            if store.writes_deferred:
+            if store.deferred_writes.enabled:
                 while store.pending_entry_count() and await self._write(store, retrying=True) is False:
                     if store.write_error is not None:
                         break
-                store.mark_final_write_attempt()
+                store.deferred_writes.mark_final_attempt()
 
     def close(self) -> None:
         """Shutdown: last attempt for retired stores (``close`` reports what is lost)."""
@@ -193,7 +193,7 @@ class StoreFaultReporter:
             self._retrying = False
 
     async def _retry(self, store: SessionManager) -> bool:
-        if not store.writes_deferred:
+        if not store.deferred_writes.enabled:
             return _retry(store)
         try:
             return await self._write(store, retrying=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -53,6 +53,52 @@ from pi_rpc.session.migrations import migrate_to_current_version
 from pi_rpc.session.store import FSYNC_MODES as _FSYNC_MODES
 from pi_rpc.session.store import Entry, FsyncMode, SessionBackend, SessionStore, WriteStateListener
 from pi_rpc.session.tree import build_tree
+
+
+class DeferredWrites:
+    """A manager's view of its store's deferred writing (``backlog.py``): switched on by the
+    runtime, which then writes the queued batches off its event loop."""
+
+    def __init__(self, store: Callable[[], SessionStore | None]) -> None:
+        self._store = store
+
+    def enable(self) -> bool:
+        """Queue accepted entries instead of writing them at once, when the store supports
+        it (a session database); True when it does."""
+        store = self._store()
+        if store is None or not store.deferrable:
+            return False
+        store.defer = True
+        return True
+
+    @property
+    def enabled(self) -> bool:
+        store = self._store()
+        return store is not None and store.defer
+
+    def take(self) -> WriteBatch[Any] | None:
+        """What is queued for writing now, None when nothing is."""
+        store = self._store()
+        return store.take_batch() if store is not None and store.defer else None
+
+    def write(self, batch: WriteBatch[Any]) -> Exception | None:
+        """Store ``batch``; safe off the owner's thread. The storage fault, or None."""
+        store = self._store()
+        assert store is not None
+        return store.write_batch(batch)
+
+    def settle(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
+        """Apply ``write``'s outcome on the owner's thread (reports fault changes)."""
+        store = self._store()
+        assert store is not None
+        return store.settle_batch(batch, fault)
+
+    def mark_final_attempt(self) -> None:
+        """The owner's last write attempt was made (off its thread): ``close`` will not wait
+        for storage again, it reports what is lost."""
+        store = self._store()
+        if store is not None:
+            store.final_attempt_made = True
 
 
 @dataclass
@@ -123,6 +169,8 @@ class SessionManager:
         self._read_only = read_only
         # Names and stores this manager's new sessions, forks and clones.
         self._backend: SessionBackend = backend if backend is not None else JSONL_BACKEND
+        # The store's deferred writing, for a runtime that writes off its event loop.
+        self.deferred_writes = DeferredWrites(lambda: None if self._read_only else self._store)
         self._session_id = ""
         self._session_file: str | None = None
         self._header: Entry = {}
@@ -378,41 +426,6 @@ class SessionManager:
     def retry_writes(self) -> bool:
         """Try to write what a fault kept off disk; True when nothing is pending any more."""
         return self._store.retry() if self._store is not None else True
-
-    # ------------------------------------------------------------------ deferred writing (backlog.py)
-
-    def defer_writes(self) -> bool:
-        """Queue accepted entries for ``take_write_batch`` instead of writing them at once,
-        when the store supports it (a session database); True when it does."""
-        store = self._store
-        if store is None or self._read_only or not store.deferrable:
-            return False
-        store.defer = True
-        return True
-
-    @property
-    def writes_deferred(self) -> bool:
-        return self._store is not None and self._store.defer
-
-    def take_write_batch(self) -> WriteBatch[Any] | None:
-        """What is queued for writing now (deferred writing), None when nothing is."""
-        return self._store.take_batch() if self._store is not None and self._store.defer else None
-
-    def write_batch(self, batch: WriteBatch[Any]) -> Exception | None:
-        """Store ``batch``; safe off the owner's thread. The storage fault, or None."""
-        assert self._store is not None
-        return self._store.write_batch(batch)
-
-    def settle_write_batch(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
-        """Apply ``write_batch``'s outcome on the owner's thread (reports fault changes)."""
-        assert self._store is not None
-        return self._store.settle_batch(batch, fault)
-
-    def mark_final_write_attempt(self) -> None:
-        """The owner's last write attempt was made (off its thread): ``close`` will not
-        wait for storage again, it reports what is lost."""
-        if self._store is not None:
-            self._store.final_attempt_made = True
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
