@@ -42,6 +42,7 @@ import hashlib
 import io
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -187,6 +188,58 @@ def _check_format(conn: sqlite3.Connection, path: str) -> int:
     return version
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_database(path: str) -> None:
+    """Refuse what is not a pi session database before any connection that could change it
+    (switch it to WAL, create ``-wal``/``-shm`` files, roll back its journal): a directory, a
+    FIFO or a device, a file that is not SQLite, another application's database. Reads the
+    header, and opens the file read-only only when the header does not already say it is
+    ours. A missing or empty file is fine (a new database)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {describe_os_error(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise SessionDatabaseError(path, "is a directory, not a session database")
+    if not stat.S_ISREG(st.st_mode):
+        raise SessionDatabaseError(path, "is not a regular file")
+    if st.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {describe_os_error(exc)}") from None
+    if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
+        raise SessionDatabaseError(path, "not a pi session database (not an SQLite database)")
+    app_id = int.from_bytes(head[68:72], "big")
+    if app_id == APPLICATION_ID:
+        return
+    if app_id != 0:
+        raise SessionDatabaseError(path, "not a pi session database")
+    # No application id in the file's header: an empty database, one of ours whose header
+    # is still in its WAL, or another application's. Ask SQLite, read-only. A WAL database
+    # without a WAL file is all in the main file: read it as immutable, since even a
+    # read-only connection would create its -wal and -shm files.
+    uri = _uri(path, "ro")
+    if head[18] == 2 and not os.path.exists(f"{path}-wal"):
+        uri += "&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
+    try:
+        _check_format(conn, path)
+    except sqlite3.Error as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
+    finally:
+        conn.close()
+
+
 def _migrate(conn: sqlite3.Connection, path: str) -> None:
     version = _check_format(conn, path)
     for target, step in _MIGRATIONS:
@@ -220,7 +273,9 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 def connect_writer(path: str, fsync: FsyncMode) -> sqlite3.Connection:
     """A connection that writes: the file created 0600 if missing, WAL, the synchronous
-    level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``."""
+    level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``. What is not a pi session
+    database is refused before anything is changed (``check_database``)."""
+    check_database(path)
     if not os.path.exists(path):
         # Created (0600) only when missing: closing a descriptor of a database this process
         # has open would drop every POSIX lock its connections hold on it (the WAL-mode
@@ -254,6 +309,7 @@ def connect_reader(path: str) -> sqlite3.Connection | None:
     ``-shm`` file), read-only otherwise."""
     if not os.path.exists(path):
         return None
+    check_database(path)
     try:
         conn = sqlite3.connect(
             _uri(path, "rw"), uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
@@ -464,7 +520,9 @@ class SqliteSessionStore(WriteBacklog[Pending]):
 
     # sqlite3.DatabaseError: SQLITE_READONLY, SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY past the
     # timeout, SQLITE_CANTOPEN...; OSError: the lock file or the database file not creatable.
-    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError)
+    # SessionDatabaseError: the path names something that is not a pi session database (held
+    # and reported like any fault: nothing accepted is lost, the process keeps serving).
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError, SessionDatabaseError)
     # Writes may wait for another process's lock up to the busy timeout: the runtime writes
     # them off the event loop (``backlog``'s deferred writing).
     deferrable: ClassVar[bool] = True
@@ -549,6 +607,8 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         if self._read_only:
             raise SessionReadOnlyError(self._locator)
         try:
+            if self._conn is None:
+                check_database(self._db)  # nothing next to a foreign database either (the lock file)
             self._ensure_lock()
             conn = self._connection()
             conn.execute("BEGIN IMMEDIATE")
