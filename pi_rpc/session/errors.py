@@ -28,6 +28,16 @@ class SessionLockedError(SessionError):
         self.pid = pid
 
 
+class SessionNotAFileError(SessionError):
+    """A session path naming a FIFO, a device, a socket or a directory: never read (a FIFO
+    would block the process, a device could be read until memory runs out)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"Session file is not a regular file ({kind}): {path}")
+        self.path = path
+        self.kind = kind
+
+
 class SessionReadOnlyError(SessionError):
     def __init__(self, path: str) -> None:
         super().__init__(f"Session was opened read-only: {path}")

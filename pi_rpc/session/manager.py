@@ -725,8 +725,8 @@ class SessionManager:
         for entry in self._entries:
             if entry.get("type") != "message":
                 continue
-            message = entry.get("message") or {}
-            if message.get("role") != "user":
+            message = entry.get("message")
+            if not isinstance(message, dict) or message.get("role") != "user":
                 continue
             text = content_text(message.get("content"))
             if text:

@@ -338,12 +338,22 @@ def _describe_sqlite_error(exc: sqlite3.Error) -> str:
 # ---------------------------------------------------------------------- summaries
 
 
+def _column(value: Any) -> Any:
+    """An entry field as a column value: a string or number as is; anything else (an array,
+    an object, a bool, from a hand-edited file) is not a key any lookup uses: NULL. The line
+    keeps the value."""
+    cls = value.__class__
+    if cls is str or cls is float or (cls is int and -(2**63) <= value < 2**63):
+        return value
+    return None
+
+
 def _row_of(entry: Entry, line: str | None = None) -> Row:
     return (
-        entry.get("id"),
-        entry.get("parentId"),
-        entry.get("type"),
-        entry.get("timestamp"),
+        _column(entry.get("id")),
+        _column(entry.get("parentId")),
+        _column(entry.get("type")),
+        _column(entry.get("timestamp")),
         _line(entry) if line is None else line,
         entry_text(entry),
     )
