@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pi_rpc.errors import PiError
+from pi_rpc.errors import PiError, echo
 
 
 class SessionError(PiError):
@@ -56,7 +56,7 @@ class SessionNotFoundError(SessionError):
     """``--session``/``--fork`` argument that matches nothing."""
 
     def __init__(self, arg: str) -> None:
-        super().__init__(f"No session found matching '{arg}'")
+        super().__init__(f"No session found matching '{echo(arg)}'")
         self.arg = arg
 
 

@@ -148,7 +148,14 @@ SESSION_ID_ERROR = (
 )
 
 
+# The longest session id: ``<timestamp>_<id>.jsonl.lock`` must fit a file name (255 bytes).
+MAX_SESSION_ID_LENGTH = 200
+
+
 def assert_valid_session_id(session_id: str) -> None:
-    """``--session-id`` validation; raises ValueError with upstream's text."""
+    """``--session-id`` validation; raises ValueError with upstream's text (and, for an id
+    no file name can hold, which upstream accepts and then fails to write, our own)."""
     if not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
         raise ValueError(SESSION_ID_ERROR)
+    if len(session_id) > MAX_SESSION_ID_LENGTH:
+        raise ValueError(f"Session id is too long ({len(session_id)} characters, at most {MAX_SESSION_ID_LENGTH})")

@@ -69,6 +69,7 @@ LOCATOR_PREFIX = "sqlite:"
 APPLICATION_ID = 0x50695250  # "PiRP": marks the file as a pi_rpc session database
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
+_NAME_MAX = 255  # bytes in a file name (NAME_MAX of the usual file systems)
 
 # Schema version -> the statements (or the function, run in the same transaction) that
 # bring the previous version to it.
@@ -156,8 +157,9 @@ def parse_locator(locator: str) -> tuple[str, str]:
 
 def lock_path_for(db_path: str, session_id: str) -> str:
     """The single-writer sidecar of one session: ``<db>.<id>.lock`` (an id that is not a
-    plain file name is hashed)."""
-    name = session_id if SESSION_ID_RE.match(session_id) else hashlib.sha256(session_id.encode()).hexdigest()[:32]
+    plain file name, or would make the name longer than a file name may be, is hashed)."""
+    plain = SESSION_ID_RE.match(session_id) and len(os.path.basename(db_path)) + len(session_id) + 6 <= _NAME_MAX
+    name = session_id if plain else hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return f"{db_path}.{name}.lock"
 
 
