@@ -190,15 +190,17 @@ def _check_format(conn: sqlite3.Connection, path: str) -> int:
     return version
 
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
 def check_database(path: str) -> None:
     """Refuse what is not a pi session database before any connection that could change it
     (switch it to WAL, create ``-wal``/``-shm`` files, roll back its journal): a directory, a
-    FIFO or a device, a file that is not SQLite, another application's database. Reads the
-    header, and opens the file read-only only when the header does not already say it is
-    ours. A missing or empty file is fine (a new database)."""
+    FIFO or a device, a file that is not SQLite, another application's database. A missing
+    or empty file is fine (a new database).
+
+    The file is only read through SQLite (never opened and closed by hand: closing a
+    descriptor of a database this process has open would drop the POSIX locks its
+    connections hold), first as ``immutable`` (the main file alone: no lock, no file
+    created), then, when that finds no schema but a WAL file exists, read-only (the schema
+    may still be in the WAL; the WAL file is there already)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -211,32 +213,22 @@ def check_database(path: str) -> None:
         raise SessionDatabaseError(path, "is not a regular file")
     if st.st_size == 0:
         return
-    try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except OSError as exc:
-        raise SessionDatabaseError(path, f"cannot be read: {describe_os_error(exc)}") from None
-    if len(head) < 100 or not head.startswith(_SQLITE_MAGIC):
-        raise SessionDatabaseError(path, "not a pi session database (not an SQLite database)")
-    app_id = int.from_bytes(head[68:72], "big")
-    if app_id == APPLICATION_ID:
-        return
-    if app_id != 0:
-        raise SessionDatabaseError(path, "not a pi session database")
-    # No application id in the file's header: an empty database, one of ours whose header
-    # is still in its WAL, or another application's. Ask SQLite, read-only. A WAL database
-    # without a WAL file is all in the main file: read it as immutable, since even a
-    # read-only connection would create its -wal and -shm files.
-    uri = _uri(path, "ro")
-    if head[18] == 2 and not os.path.exists(f"{path}-wal"):
-        uri += "&immutable=1"
+    version = _read_format(path, _uri(path, "ro") + "&immutable=1")
+    if version == 0 and os.path.exists(f"{path}-wal"):
+        _read_format(path, _uri(path, "ro"))
+
+
+def _read_format(path: str, uri: str) -> int:
+    """``_check_format`` through a read-only connection opened by ``uri``."""
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as exc:
         raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
     try:
-        _check_format(conn, path)
-    except sqlite3.Error as exc:
+        return _check_format(conn, path)
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", None) == "SQLITE_NOTADB":
+            raise SessionDatabaseError(path, "not a pi session database (not an SQLite database)") from None
         raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
     finally:
         conn.close()
