@@ -199,8 +199,9 @@ def check_database(path: str) -> None:
     The file is only read through SQLite (never opened and closed by hand: closing a
     descriptor of a database this process has open would drop the POSIX locks its
     connections hold), first as ``immutable`` (the main file alone: no lock, no file
-    created), then, when that finds no schema but a WAL file exists, read-only (the schema
-    may still be in the WAL; the WAL file is there already)."""
+    created), then, when that finds no schema or no valid header but a WAL file exists,
+    read-only (the schema may still be in the WAL, or the main file be mid-checkpoint; the
+    WAL file is there already)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -213,8 +214,14 @@ def check_database(path: str) -> None:
         raise SessionDatabaseError(path, "is not a regular file")
     if st.st_size == 0:
         return
-    version = _read_format(path, _uri(path, "ro") + "&immutable=1")
-    if version == 0 and os.path.exists(f"{path}-wal"):
+    wal = os.path.exists(f"{path}-wal")
+    try:
+        version: int | None = _read_format(path, _uri(path, "ro") + "&immutable=1")
+    except SessionDatabaseError:
+        if not wal:
+            raise
+        version = None  # the main file alone may be mid-checkpoint: ask with the WAL
+    if version in (None, 0) and wal:
         _read_format(path, _uri(path, "ro"))
 
 
