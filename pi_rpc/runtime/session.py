@@ -364,7 +364,8 @@ class AgentSession:
         if self._shutting_down:
             return
         # What the event reports is in the database before it goes out (deferred writing).
-        await self.store_faults.commit()
+        if self.store_faults.needs_commit:
+            await self.store_faults.commit()
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
         for listener in self._listeners.all:

@@ -55,6 +55,8 @@ class StoreFaultReporter:
         self._retrying = False
         # One deferred batch at a time (entries reach the database in the order accepted).
         self._write_lock = anyio.Lock()
+        # The current store writes deferred (a session database).
+        self._deferred = False
 
     @property
     def has_notices(self) -> bool:
@@ -67,7 +69,7 @@ class StoreFaultReporter:
             self._store.on_write_state = None
         self._store = store
         store.on_write_state = self._on_write_state
-        store.deferred_writes.enable()
+        self._deferred = store.deferred_writes.enable()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -86,16 +88,25 @@ class StoreFaultReporter:
         self._retired.append(store)
         self._start_retrying()
 
+    @property
+    def needs_commit(self) -> bool:
+        """Whether ``commit`` has anything to do (checked without a coroutine: every event,
+        each streamed delta included, asks)."""
+        store = self._store
+        return (
+            self._deferred
+            and store is not None
+            and store.write_error is None
+            and (self._write_lock.locked() or store.pending_entry_count() > 0)
+        )
+
     async def commit(self) -> None:
         """Write what the session's store queued (deferred writing) in a worker thread;
         nothing to do when nothing is queued, or while a fault lasts (the retry loop writes
         then)."""
         store = self._store
-        if store is None or not store.deferred_writes.enabled or store.write_error is not None:
-            return
-        if store.pending_entry_count() == 0 and not self._write_lock.locked():
-            return
-        await self._write(store, retrying=False)
+        if store is not None and self.needs_commit:
+            await self._write(store, retrying=False)
 
     def commit_now(self) -> None:
         """``commit`` without awaiting, for events emitted synchronously (an extension's

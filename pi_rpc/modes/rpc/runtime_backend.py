@@ -243,7 +243,8 @@ class RuntimeBackend:
                 # What the command stored is in the database before its response (deferred
                 # writing), and a write fault it ran into is reported before it
                 # (session_write_error).
-                await self.session.store_faults.commit()
+                if self.session.store_faults.needs_commit:
+                    await self.session.store_faults.commit()
                 if self.session.store_faults.has_notices:
                     await self.session.store_faults.flush()
 
