@@ -821,6 +821,9 @@ class SessionManager:
         manager._new_session(parent_session=previous_file)
         manager._apply_index(_index_paused(branched_entries(path, self._labels, self._label_ts)))
         if manager._store is not None and manager._has_conversation:
+            if self.deferred_writes.enabled:
+                # The copy is written as this session's entries are: off the caller's thread.
+                manager.deferred_writes.enable()
             # A fault leaves the copy pending in memory (write_error says why), not failed.
             manager._store.create(manager._header, manager._entries)
         return ForkResult(manager, selected_text)
