@@ -15,6 +15,7 @@ import it (``tests/test_layering.py``). The subtrees live with the layer that ra
     ├── SessionError              the session store                    (session.errors)
     │   ├── SessionInvalidError       not a pi session file
     │   ├── SessionLockedError        another pi process holds the file
+    │   ├── SessionNotAFileError      a FIFO, device or directory named as a session
     │   ├── SessionReadOnlyError      opened read-only
     │   ├── EntryNotFoundError        no such entry (also a ``KeyError``)
     │   ├── SessionNotFoundError      ``--session``/``--fork`` matches nothing
@@ -37,6 +38,17 @@ handler is a bug: the dispatcher answers it with the exception's text and a trac
 """
 
 from __future__ import annotations
+
+# How much of a client's input an error message quotes (``echo``).
+ECHO_MAX_CHARS = 200
+
+
+def echo(value: str, limit: int = ECHO_MAX_CHARS) -> str:
+    """Client input quoted in an error message: at most ``limit`` characters, the rest cut
+    with ``… (N more characters)``, so a 900 kB handle or path does not come back whole."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… ({len(value) - limit} more characters)"
 
 
 class PiError(Exception):

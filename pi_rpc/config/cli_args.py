@@ -18,7 +18,7 @@ from pi_rpc.config.listen_flags import (
     LISTEN_FLAGS,
     parse_listen_flag,
 )
-from pi_rpc.errors import StartupError
+from pi_rpc.errors import StartupError, echo
 
 VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -27,7 +27,9 @@ BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 DEFAULT_EVENT_BUFFER = 10_000  # events get_events can replay (modes.wire.event_ring)
 DEFAULT_MAX_SESSIONS = 64  # sessions one RPC process hosts at once, the first included (open_session)
+MAX_SESSIONS_LIMIT = 100_000  # the largest --max-sessions
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+MAX_SESSION_ID_LENGTH = 200  # as pi_rpc.session.ids (config is a leaf: not imported)
 SESSION_ID_ERROR = (
     "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
     "and start and end with an alphanumeric character"
@@ -290,7 +292,10 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
                 raw = args[i]
                 count = int(raw) if raw.isascii() and raw.isdigit() else 0
                 if count < 1:
-                    raise CliError(f'Error: Invalid --max-sessions "{raw}": expected a positive integer')
+                    raise CliError(f'Error: Invalid --max-sessions "{echo(raw, 40)}": expected a positive integer')
+                if count > MAX_SESSIONS_LIMIT:
+                    # Not a number JSON clients can hold exactly (get_protocol_info's maxSessions).
+                    raise CliError(f'Error: Invalid --max-sessions "{echo(raw, 40)}": at most {MAX_SESSIONS_LIMIT}')
                 values["max_sessions"] = count
         elif arg == "--tui-mode":
             # upstream: a missing value or another option is an error; so is an unknown mode
@@ -360,6 +365,9 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
     session_id = values.get("session_id")
     if isinstance(session_id, str) and not SESSION_ID_RE.match(session_id):
         raise CliError(f"Error: {SESSION_ID_ERROR}")
+    if isinstance(session_id, str) and len(session_id) > MAX_SESSION_ID_LENGTH:
+        # No file name holds it (upstream accepts it and then cannot write the session).
+        raise CliError(f"Error: Session id is too long ({len(session_id)} characters, at most {MAX_SESSION_ID_LENGTH})")
 
     if values.get("fork") is not None and (
         values.get("session") is not None

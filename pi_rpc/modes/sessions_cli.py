@@ -123,6 +123,7 @@ def run_sessions_command(argv: Sequence[str]) -> int:
         return 0
 
     from pi_rpc.session import transfer  # (the session layer only when a command runs)
+    from pi_rpc.session.errors import SessionError
 
     cwd = os.getcwd()
     agent = paths.agent_dir()
@@ -159,7 +160,8 @@ def run_sessions_command(argv: Sequence[str]) -> int:
         else:
             assert out is not None
             errors = transfer.export_sessions(db, _resolve(out, cwd), positionals, report)
-    except transfer.TransferError as exc:
+    except (transfer.TransferError, SessionError) as exc:
+        # SessionError: the database is not a pi session database (refused unchanged).
         sys.stderr.write(f"error: {exc}\n")
         return 1
     return 1 if errors else 0

@@ -42,7 +42,18 @@ def _warn(message: str) -> None:
 
 
 def _backend(args: CliArgs, cwd: str, agent_dir: Path, settings: Settings) -> SessionBackend:
-    return session_backend(settings, agent_dir, cwd, cli_store=args.session_store, cli_database=args.session_db)
+    backend = session_backend(settings, agent_dir, cwd, cli_store=args.session_store, cli_database=args.session_db)
+    database = getattr(backend, "database", None)
+    if isinstance(database, str) and not args.no_session:
+        # Another application's database (or a directory, a device) is refused before any
+        # session is created in it, and before anything in it is changed.
+        from pi_rpc.session.sqlite_store import check_database
+
+        try:
+            check_database(database)
+        except SessionError as exc:
+            raise StartupError(str(exc)) from None
+    return backend
 
 
 def _open_session(

@@ -149,7 +149,7 @@ class TreeNavigation:
 
         result: dict[str, Any] = {"cancelled": False}
         message = target.get("message") if target.get("type") == "message" else None
-        if message is not None and message.get("role") == "user":
+        if isinstance(message, dict) and message.get("role") == "user":
             new_leaf = target.get("parentId")
             result["editorText"] = content_text(message.get("content"))
         elif target.get("type") == "custom_message":
@@ -157,6 +157,10 @@ class TreeNavigation:
             result["editorText"] = content_text(target.get("content"))
         else:
             new_leaf = target_id
+        if new_leaf is not None and store.get_entry(new_leaf) is None:
+            # A parent that names no entry (hand-edited: an array, a missing id): the target
+            # is a root of the tree, as get_tree shows it.
+            new_leaf = None
 
         summary_entry: dict[str, Any] | None = None
         if summary is not None and summary.get("summary"):

@@ -374,6 +374,9 @@ class AgentSession:
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
+        # What the event reports is in the database before it goes out (deferred writing).
+        if self.store_faults.needs_commit:
+            await self.store_faults.commit()
         if self.store_faults.has_notices:
             await self.store_faults.flush()  # a write fault is reported before what follows it
         for listener in self._listeners.all:
@@ -385,6 +388,7 @@ class AgentSession:
         an ``emit_nowait`` attribute gets the event now, any other one in the background."""
         if self._shutting_down:
             return
+        self.store_faults.commit_now()
         for listener in self._listeners.all:
             nowait = getattr(listener, "emit_nowait", None)
             if nowait is not None:
@@ -424,6 +428,10 @@ class AgentSession:
         if self._run_done is not None:
             with anyio.move_on_after(SETTLE_GRACE_SECONDS):
                 await self._run_done.wait()
+        # the last attempts for a session database's queue, off the event loop (bounded by
+        # the caller's grace period); then the store is closed for good
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+            await self.store_faults.drain()
         self.close_store()
 
     def close_store(self) -> None:

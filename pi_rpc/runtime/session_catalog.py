@@ -18,7 +18,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.config import paths
+from pi_rpc.errors import echo
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
 from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref, same_session
 from pi_rpc.session.errors import SessionLockedError
@@ -42,8 +44,11 @@ def normalize_session_name(name: str) -> str:
 
 def client_path(session_path: str) -> Path:
     """A session path a client gave: ``~`` expanded, relative to the process's working
-    directory (upstream resolves it so, not against the session's cwd)."""
-    path = Path(session_path).expanduser()
+    directory (upstream resolves it so, not against the session's cwd). A lone surrogate
+    becomes U+FFFD (``fs_path``, as node does); a NUL, which no path can hold, is refused."""
+    if "\x00" in session_path:
+        raise RuntimeCommandError(f"Invalid session path (it contains a NUL character): {echo(session_path)!r}")
+    path = Path(fs_path(session_path)).expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
     return path

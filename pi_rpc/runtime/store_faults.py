@@ -17,6 +17,14 @@ entries are still held back (new_session, switch, fork during the fault) is kept
 the same way until they are written, then closed (``retire``). When the session shuts down
 (``close``) the retries stop for good: each store gets its last chance, and what it still
 could not write is returned (``Unwritten``), never written later behind another owner's back.
+
+A store that supports deferred writing (a session database: a write may wait up to the busy
+timeout for another process's lock) is switched to it when attached: its entries are queued
+when accepted and written here, in a worker thread, one batch at a time and in order
+(``commit``). ``AgentSession.emit`` and the end of every command await ``commit`` before the
+event or response goes out, so an entry is in the database before anything that reports it
+reaches a client, while the event loop keeps serving every other session. While a fault lasts,
+``commit`` leaves the queue to the retry loop (the fault was reported; events go on).
 """
 
 from __future__ import annotations
@@ -58,6 +66,11 @@ class StoreFaultReporter:
         self._retired: list[SessionManager] = []
         self._retrying = False
         self._closed = False  # the session shut down: no retry ever again
+        self._closing = False  # drain ran: only its own last attempts write
+        # One deferred batch at a time (entries reach the database in the order accepted).
+        self._write_lock = anyio.Lock()
+        # The current store writes deferred (a session database).
+        self._deferred = False
 
     @property
     def has_notices(self) -> bool:
@@ -70,6 +83,7 @@ class StoreFaultReporter:
             self._store.on_write_state = None
         self._store = store
         store.on_write_state = self._on_write_state
+        self._deferred = store.deferred_writes.enable()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -78,13 +92,77 @@ class StoreFaultReporter:
         still holds back and close it once that is written."""
         if store is self._store:
             self._store = None
-        if store.write_error is None or store.pending_entry_count() == 0:
+        if store.deferred_writes.enabled and store.write_error is None and not self._write_lock.locked():
+            _retry(store)  # what the last events did not commit yet (usually nothing)
+        if store.pending_entry_count() == 0 or (store.write_error is None and not store.deferred_writes.enabled):
             store.on_write_state = None
             store.close()
             return
         store.on_write_state = lambda error, pending, written: self._report(store, error, pending, written)
         self._retired.append(store)
         self._start_retrying()
+
+    @property
+    def needs_commit(self) -> bool:
+        """Whether ``commit`` has anything to do (checked without a coroutine: every event,
+        each streamed delta included, asks)."""
+        store = self._store
+        return (
+            self._deferred
+            and store is not None
+            and store.write_error is None
+            and (self._write_lock.locked() or store.pending_entry_count() > 0)
+        )
+
+    async def commit(self) -> None:
+        """Write what the session's store queued (deferred writing) in a worker thread;
+        nothing to do when nothing is queued, or while a fault lasts (the retry loop writes
+        then)."""
+        store = self._store
+        if store is not None and self.needs_commit:
+            await self._write(store, retrying=False)
+
+    def commit_now(self) -> None:
+        """``commit`` without awaiting, for events emitted synchronously (an extension's
+        ``appendEntry``): written on the event loop, unless a batch is being written (then
+        the entry follows it at the next ``commit``)."""
+        store = self._store
+        if (
+            store is not None
+            and store.deferred_writes.enabled
+            and store.write_error is None
+            and store.pending_entry_count()
+            and not self._write_lock.locked()
+        ):
+            _retry(store)
+
+    async def _write(self, store: SessionManager, *, retrying: bool, final: bool = False) -> bool:
+        """One batch of ``store``'s queue through a worker thread; True when nothing is
+        queued any more. Once the session is closing only ``drain``'s last attempts write
+        (a closed store must never be written behind another owner's back)."""
+        async with self._write_lock:
+            if (self._closing or self._closed) and not final:
+                return False
+            if store.write_error is not None and not retrying:
+                return False
+            batch = store.deferred_writes.take()
+            if batch is None:
+                return store.pending_entry_count() == 0
+            fault = await anyio.to_thread.run_sync(store.deferred_writes.write, batch)
+            store.deferred_writes.settle(batch, fault)
+            return store.pending_entry_count() == 0
+
+    async def drain(self) -> None:
+        """Shutdown: the last attempt for every deferred queue, off the event loop (``close``
+        then does not wait for the database again, it reports what is lost). From here on the
+        retry loop writes nothing more."""
+        self._closing = True
+        for store in [*self._retired, *([self._store] if self._store is not None else [])]:
+            if store.deferred_writes.enabled:
+                while store.pending_entry_count() and await self._write(store, retrying=True, final=True) is False:
+                    if store.write_error is not None:
+                        break
+                store.deferred_writes.mark_final_attempt()
 
     def close(self, current: SessionManager | None = None) -> list[Unwritten]:
         """Shutdown: stop retrying for good, give every store (the retired ones and
@@ -142,22 +220,30 @@ class StoreFaultReporter:
         try:
             while True:
                 await anyio.sleep(delay)
-                if self._closed:
+                if self._closed or self._closing:
                     return
                 for store in list(self._retired):
-                    if _retry(store):
+                    if await self._retry(store) and store in self._retired:
                         self._retired.remove(store)
                         store.on_write_state = None
                         store.close()
                 current = self._store
                 if current is not None and current.write_error is not None:
-                    _retry(current)
+                    await self._retry(current)
                 await self.flush()
                 if not self._retired and (self._store is None or self._store.write_error is None):
                     return
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
         finally:
             self._retrying = False
+
+    async def _retry(self, store: SessionManager) -> bool:
+        if not store.deferred_writes.enabled:
+            return _retry(store)
+        try:
+            return await self._write(store, retrying=True)
+        except Exception:  # noqa: BLE001 - as _retry: the next round tries again
+            return False
 
 
 def _retry(store: SessionManager) -> bool:

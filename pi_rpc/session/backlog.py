@@ -16,17 +16,38 @@ faults (``_FAULTS``, described by ``_fault_message``). Everything else is here, 
 - ``close`` gives the backlog a last chance, logs what is lost, syncs and releases. A closed
   store never writes again (no retry, no append, no lock taken again): once its lock is given
   up another store may own the session, and anything written then would interleave with it.
+
+Deferred writing (``defer = True``, only for a store whose class is ``deferrable``): accepted
+entries are only queued, and whoever holds the store writes them off its own thread in three
+steps: ``take_batch`` (what is queued now, on the owner's thread), ``write_batch`` (the storage
+transaction, which may wait for a lock; any thread, touches no backlog state) and
+``settle_batch`` (the outcome applied and reported, on the owner's thread again). One batch at
+a time per store; entries accepted while a batch is written wait for the next one. The RPC
+runtime uses this so a database locked by another process (a write waiting for the busy
+timeout) never stalls the event loop, and it writes the batch before it emits the events that
+report the entries (``runtime/store_faults.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import ClassVar, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pi_rpc.log import logger
 from pi_rpc.session.store import Entry, WriteStateListener
 
 Item = TypeVar("Item")
+
+
+@dataclass
+class WriteBatch(Generic[Item]):
+    """What ``take_batch`` handed out: either the first write (``new``: the header and the
+    entries, ``result`` what the store's ``_commit_new`` returned) or queued ``items``."""
+
+    new: list[Entry] | None
+    items: list[Item]
+    result: Any = None
 
 
 class WriteBacklog(Generic[Item]):
@@ -35,8 +56,16 @@ class WriteBacklog(Generic[Item]):
 
     # Exceptions that mean "storage refused the write" (held), as opposed to bugs (raised).
     _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError,)
+    # Whether the store supports deferred writing (``_commit_new``/``_committed_new``/
+    # ``_commit_items``, safe to run off the owner's thread).
+    deferrable: ClassVar[bool] = False
 
     def __init__(self, *, read_only: bool) -> None:
+        # Queue accepted entries for ``take_batch``/``write_batch``/``settle_batch`` instead of
+        # writing them at once (see the module docstring).
+        self.defer = False
+        # The owner made its last attempt off its thread: ``close`` does not block on another.
+        self.final_attempt_made = False
         self._read_only = read_only
         # The storage holds this session's header (written by us, or opened).
         self._flushed = False
@@ -72,6 +101,19 @@ class WriteBacklog(Generic[Item]):
         """``write_error``'s text for a fault (``Could not write ...: <reason>``)."""
         raise NotImplementedError
 
+    def _commit_new(self, entries: Sequence[Entry]) -> Any:
+        """Deferred writing: ``_write_new``'s transaction without touching the backlog's
+        state (may run on another thread); returns what ``_committed_new`` applies."""
+        raise NotImplementedError
+
+    def _committed_new(self, result: Any) -> None:
+        """Deferred writing, on the owner's thread: the session now exists (sets ``_flushed``)."""
+        raise NotImplementedError
+
+    def _commit_items(self, items: list[Item]) -> None:
+        """Deferred writing: ``_write_items`` (may run on another thread)."""
+        raise NotImplementedError
+
     def sync(self) -> None:
         raise NotImplementedError
 
@@ -94,10 +136,14 @@ class WriteBacklog(Generic[Item]):
             self._write_new([header, *entries])
             return True
         self._unwritten_new = [header, *entries]
+        if self.defer:
+            return self.write_error is None
         return self._write_pending()
 
     def append(self, entries: Iterable[Entry]) -> bool:
         self._unwritten.extend(self._prepare(entry) for entry in entries)
+        if self.defer:
+            return self.write_error is None
         return self._write_pending()
 
     def pending_count(self) -> int:
@@ -146,6 +192,57 @@ class WriteBacklog(Generic[Item]):
             self._notify_write_state(None, 0, pending)
         return True
 
+    # ------------------------------------------------------------------ deferred writing
+
+    def take_batch(self) -> WriteBatch[Item] | None:
+        """What is queued now (None when nothing is, or the store is read-only or closed)."""
+        if self._read_only or self._closed:
+            return None
+        if self._unwritten_new is not None:
+            return WriteBatch(list(self._unwritten_new), [])
+        if self._unwritten:
+            return WriteBatch(None, list(self._unwritten))
+        return None
+
+    def write_batch(self, batch: WriteBatch[Item]) -> Exception | None:
+        """Store ``batch`` (any thread): None when stored, the storage fault otherwise (a
+        bug is raised)."""
+        try:
+            if batch.new is not None:
+                batch.result = self._commit_new(batch.new)
+            else:
+                self._commit_items(batch.items)
+        except self._FAULTS as exc:
+            return exc
+        return None
+
+    def settle_batch(self, batch: WriteBatch[Item], fault: Exception | None) -> bool:
+        """Apply ``write_batch``'s outcome (the owner's thread): a fault keeps everything
+        queued and is reported as ``_write_pending`` reports it; success removes the batch
+        from the queue and ends a fault. True when the batch was stored."""
+        if fault is not None:
+            error = self._fault_message(fault)
+            changed = error != self.write_error
+            self.write_error = error
+            if changed:
+                self._notify_write_state(error, self.pending_count(), 0)
+            return False
+        if batch.new is not None:
+            written = len(batch.new) - 1
+            self._committed_new(batch.result)
+            # Entries accepted while the first write ran were re-queued with it (the manager
+            # re-creates with everything until the session exists): they follow as items.
+            extra = (self._unwritten_new or [])[len(batch.new) :]
+            self._unwritten_new = None
+            self._unwritten[:0] = [self._prepare(entry) for entry in extra]
+        else:
+            written = len(batch.items)
+            del self._unwritten[: len(batch.items)]
+        if self.write_error is not None:
+            self.write_error = None
+            self._notify_write_state(None, self.pending_count(), written)
+        return True
+
     def _notify_write_state(self, error: str | None, pending: int, written: int) -> None:
         listener = self.on_write_state
         if listener is None:
@@ -160,7 +257,14 @@ class WriteBacklog(Generic[Item]):
         if self._closed:
             return
         try:
-            if self.pending_count() and not self._read_only and not self._write_pending():
+            if self.final_attempt_made and self.write_error is not None:
+                # The owner's last attempt (off its thread) failed: do not wait for the lock again.
+                if self.pending_count():
+                    logger().error(
+                        f"pi: session {self.locator}: {self.pending_count()} entries could not be "
+                        f"written and are lost ({self.write_error})"
+                    )
+            elif self.pending_count() and not self._read_only and not self._write_pending():
                 logger().error(
                     f"pi: session {self.locator}: {self.pending_count()} entries could not be "
                     f"written and are lost ({self.write_error})"

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.session._gc import gc_paused
-from pi_rpc.session.ids import iso_to_ms
+from pi_rpc.session.ids import iso_to_ms, opaque_id
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, Message
@@ -258,14 +258,14 @@ def _project_path(path: Sequence[Entry]) -> Iterator[tuple[Entry, list[Message]]
     edits: dict[Any, Entry] = {}
     for entry in context_entries:
         if entry.get("type") == "context_edit":
-            edits[entry.get("targetId")] = entry
+            edits[opaque_id(entry.get("targetId"))] = entry  # an array names no entry
     for index, source in enumerate(context_entries):
         # Only the newest compaction (index 0) contributes a checkpoint and summary; an
         # older one can sit inside the kept range.
         if source.get("type") == "compaction" and index > 0:
             yield source, []
         else:
-            yield source, project_context_entry(source, edits.get(source.get("id")) if edits else None)
+            yield source, project_context_entry(source, edits.get(opaque_id(source.get("id"))) if edits else None)
 
 
 def build_session_context(

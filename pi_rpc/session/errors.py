@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pi_rpc.errors import PiError
+from pi_rpc.errors import PiError, echo
 
 
 class SessionError(PiError):
@@ -28,6 +28,16 @@ class SessionLockedError(SessionError):
         self.pid = pid
 
 
+class SessionNotAFileError(SessionError):
+    """A session path naming a FIFO, a device, a socket or a directory: never read (a FIFO
+    would block the process, a device could be read until memory runs out)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"Session file is not a regular file ({kind}): {path}")
+        self.path = path
+        self.kind = kind
+
+
 class SessionReadOnlyError(SessionError):
     def __init__(self, path: str) -> None:
         super().__init__(f"Session was opened read-only: {path}")
@@ -46,7 +56,7 @@ class SessionNotFoundError(SessionError):
     """``--session``/``--fork`` argument that matches nothing."""
 
     def __init__(self, arg: str) -> None:
-        super().__init__(f"No session found matching '{arg}'")
+        super().__init__(f"No session found matching '{echo(arg)}'")
         self.arg = arg
 
 

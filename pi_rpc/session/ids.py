@@ -10,6 +10,47 @@ import time
 import uuid
 from collections.abc import Container
 from datetime import datetime, timezone
+from typing import Any
+
+
+class OpaqueList(list[Any]):
+    """An id read from a file as a JSON array (``"id": ["a"]``): kept, serialised as the
+    array, but equal only to itself and hashable by identity, as an array is as a key of a
+    JavaScript ``Map`` (upstream's ``byId``): no other entry's ``parentId`` names it."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+
+class OpaqueDict(dict[str, Any]):
+    """``OpaqueList`` for an id read as a JSON object."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+
+def opaque_id(value: Any) -> Any:
+    """``value`` usable as a key: an array or object read from a file becomes an
+    ``OpaqueList``/``OpaqueDict`` (equal only to itself); anything else is returned as is."""
+    cls = value.__class__
+    if cls is list:
+        return OpaqueList(value)
+    if cls is dict:
+        return OpaqueDict(value)
+    return value
+
 
 _uuid7_lock = threading.Lock()
 _uuid7_last_ms = -1
@@ -107,7 +148,14 @@ SESSION_ID_ERROR = (
 )
 
 
+# The longest session id: ``<timestamp>_<id>.jsonl.lock`` must fit a file name (255 bytes).
+MAX_SESSION_ID_LENGTH = 200
+
+
 def assert_valid_session_id(session_id: str) -> None:
-    """``--session-id`` validation; raises ValueError with upstream's text."""
+    """``--session-id`` validation; raises ValueError with upstream's text (and, for an id
+    no file name can hold, which upstream accepts and then fails to write, our own)."""
     if not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
         raise ValueError(SESSION_ID_ERROR)
+    if len(session_id) > MAX_SESSION_ID_LENGTH:
+        raise ValueError(f"Session id is too long ({len(session_id)} characters, at most {MAX_SESSION_ID_LENGTH})")

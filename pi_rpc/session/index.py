@@ -1,8 +1,10 @@
 """The in-memory index of a session's entries, built in one pass.
 
 ``index_entries`` turns the entries after the header (file order) into what the manager
-looks things up in: the kept entries (``session`` lines and entries without a string id are
-dropped, the latter with a diagnostic), ``by_id``, the labels, the leaf (the last entry) and
+looks things up in: the kept entries (``session`` lines and entries without an id are
+dropped, the latter with a diagnostic; an id, ``parentId`` or ``targetId`` that is a JSON
+array or object is kept as a key equal only to itself, ``ids.opaque_id``, as upstream's
+``Map`` treats it), ``by_id``, the labels, the leaf (the last entry) and
 whether a user or assistant message exists.
 
 When a file is opened the entries arrive straight from the parser, one at a time, so the
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session.context import entry_to_context_messages, model_of_change, model_of_message, thinking_level_of
 from pi_rpc.session.entries import ENTRY_TYPES
+from pi_rpc.session.ids import opaque_id
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Message
@@ -118,15 +121,20 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         if entry_id.__class__ is not str:
             if etype == "session":
                 continue
-            if not isinstance(entry_id, str):
+            if entry_id is None:
                 index.diagnostics.append(f"skipped a {etype!s} entry without an id")
                 continue
+            # A number, an array, an object (hand-edited): kept as upstream keeps it, an
+            # array or object as a key equal only to itself (a JS Map key).
+            entry["id"] = entry_id = opaque_id(entry_id)
         elif etype == "session":
             continue
         keep(entry)
         by_id[entry_id] = entry
+        parent = entry.get("parentId")
+        if parent.__class__ is list or parent.__class__ is dict:
+            entry["parentId"] = parent = opaque_id(parent)  # names no entry, as in JS
         if chained:
-            parent = entry.get("parentId")
             if parent is not previous_id:
                 if parent == previous_id:
                     entry["parentId"] = previous_id
@@ -151,7 +159,10 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
             if name is not None:
                 entry["type"] = etype = name
         if etype == "label":
-            target: Any = entry.get("targetId")  # as written; not validated here
+            written: Any = entry.get("targetId")
+            target = opaque_id(written)  # as written; not validated here
+            if target is not written:
+                entry["targetId"] = target
             if entry.get("label"):
                 labels[target] = entry["label"]
                 label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
@@ -163,7 +174,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         elif etype == "model_change":
             last_model_change = entry
             messages_before_model_change = len(messages)
-        elif etype in _REPROJECTING:
+        elif etype.__class__ is str and etype in _REPROJECTING:
             reprojecting = True
         else:
             add_messages(entry_to_context_messages(entry))

@@ -31,7 +31,7 @@ from pi_rpc.session.errors import SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import file_timestamp, now_iso
 from pi_rpc.session.index import EntryIndex, index_entries
 from pi_rpc.session.jsonfmt import dumps_line
-from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines
+from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines, open_regular
 from pi_rpc.session.lock import SessionLock, holder_pid
 from pi_rpc.session.migrations import needs_migration
 from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
@@ -73,7 +73,7 @@ def _fsync_dir(path: str) -> None:
 
 
 def _read_and_index(path: str) -> tuple[LoadedFile, EntryIndex | None]:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         return read_and_index(f)
 
 

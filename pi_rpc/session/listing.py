@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
@@ -121,10 +122,14 @@ def _read(path: str, size_hint: int) -> bytes | None:
     the mmap threshold is pinned (``modes.heap``), and a 1 MiB request per file would be an
     ``mmap``/``munmap`` pair each, half again the time of a 10,000-file listing."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        # Without blocking: a FIFO named like a session must not stall a listing.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # a FIFO, a device: not a session file
+        os.set_blocking(fd, True)
         chunks = []
         want = max(size_hint, 0) + 1
         while True:

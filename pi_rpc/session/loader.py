@@ -9,6 +9,8 @@ strings) and parsed with ``orjson.loads`` on bytes, one call per line.
 from __future__ import annotations
 
 import io
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -17,6 +19,7 @@ import orjson
 
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.session._gc import gc_paused
+from pi_rpc.session.errors import SessionNotAFileError
 
 _TYPE_MARK = b'{"type":"'
 
@@ -65,8 +68,39 @@ def parse_session_bytes(data: bytes) -> LoadedFile:
     return _parse_all(io.BytesIO(data))
 
 
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def open_regular(path: str) -> BinaryIO:
+    """``open(path, "rb")`` for a file that must be a regular file (a session, a file to
+    import): opened without blocking (a FIFO would wait for a writer), then refused with
+    ``SessionNotAFileError`` unless it is a regular file, so what is read is bounded by the
+    file's size. ``OSError`` as ``open`` raises it."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise SessionNotAFileError(path, _file_kind(mode))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 def read_session_file(path: str) -> LoadedFile:
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         return _parse_all(f)
 
 
@@ -153,7 +187,7 @@ def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
     """The header of a session file, reading only until the first parsed line (upstream's
     bounded discovery scan); None for unreadable, empty or non-session files."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             buf = b""
             while len(buf) <= limit:
                 chunk = f.read(4096)
@@ -171,7 +205,7 @@ def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
                     continue
             else:
                 return None
-    except OSError:
+    except (OSError, SessionNotAFileError):
         return None
     for line in lines:
         value = _try(line)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -25,6 +25,7 @@ from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
 from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
+from pi_rpc.session.backlog import WriteBatch
 from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
     build_context_entries,
@@ -54,6 +55,52 @@ from pi_rpc.session.migrations import migrate_to_current_version
 from pi_rpc.session.store import FSYNC_MODES as _FSYNC_MODES
 from pi_rpc.session.store import Entry, FsyncMode, SessionBackend, SessionStore, WriteStateListener
 from pi_rpc.session.tree import build_tree
+
+
+class DeferredWrites:
+    """A manager's view of its store's deferred writing (``backlog.py``): switched on by the
+    runtime, which then writes the queued batches off its event loop."""
+
+    def __init__(self, store: Callable[[], SessionStore | None]) -> None:
+        self._store = store
+
+    def enable(self) -> bool:
+        """Queue accepted entries instead of writing them at once, when the store supports
+        it (a session database); True when it does."""
+        store = self._store()
+        if store is None or not store.deferrable:
+            return False
+        store.defer = True
+        return True
+
+    @property
+    def enabled(self) -> bool:
+        store = self._store()
+        return store is not None and store.defer
+
+    def take(self) -> WriteBatch[Any] | None:
+        """What is queued for writing now, None when nothing is."""
+        store = self._store()
+        return store.take_batch() if store is not None and store.defer else None
+
+    def write(self, batch: WriteBatch[Any]) -> Exception | None:
+        """Store ``batch``; safe off the owner's thread. The storage fault, or None."""
+        store = self._store()
+        assert store is not None
+        return store.write_batch(batch)
+
+    def settle(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
+        """Apply ``write``'s outcome on the owner's thread (reports fault changes)."""
+        store = self._store()
+        assert store is not None
+        return store.settle_batch(batch, fault)
+
+    def mark_final_attempt(self) -> None:
+        """The owner's last write attempt was made (off its thread): ``close`` will not wait
+        for storage again, it reports what is lost."""
+        store = self._store()
+        if store is not None:
+            store.final_attempt_made = True
 
 
 @dataclass
@@ -133,6 +180,8 @@ class SessionManager:
         self._read_only = read_only
         # Names and stores this manager's new sessions, forks and clones.
         self._backend: SessionBackend = backend if backend is not None else JSONL_BACKEND
+        # The store's deferred writing, for a runtime that writes off its event loop.
+        self.deferred_writes = DeferredWrites(lambda: None if self._read_only else self._store)
         self._session_id = ""
         self._session_file: str | None = None
         self._header: Entry = {}
@@ -696,8 +745,8 @@ class SessionManager:
         for entry in self._entries:
             if entry.get("type") != "message":
                 continue
-            message = entry.get("message") or {}
-            if message.get("role") != "user":
+            message = entry.get("message")
+            if not isinstance(message, dict) or message.get("role") != "user":
                 continue
             text = content_text(message.get("content"))
             if text:
@@ -792,6 +841,9 @@ class SessionManager:
         manager._new_session(parent_session=previous_file)
         manager._apply_index(_index_paused(branched_entries(path, self._labels, self._label_ts)))
         if manager._store is not None and manager._has_conversation:
+            if self.deferred_writes.enabled:
+                # The copy is written as this session's entries are: off the caller's thread.
+                manager.deferred_writes.enable()
             # A fault leaves the copy pending in memory (write_error says why), not failed.
             manager._store.create(manager._header, manager._entries)
         return ForkResult(manager, selected_text)

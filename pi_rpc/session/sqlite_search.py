@@ -194,7 +194,10 @@ def _fts_query(conn: sqlite3.Connection, needle: str) -> str | None:
 
     Three characters or more: every trigram of the needle. One or two: any trigram that
     starts with it (the padding makes one start at every position), from the term list,
-    given the documents they are in number at most ``CANDIDATE_CAP``."""
+    given the documents they are in number at most ``CANDIDATE_CAP``. A needle with a NUL
+    cannot be written as an FTS5 query (its parser ends the string there): None."""
+    if "\x00" in needle:
+        return None
     if len(needle) >= TRIGRAM:
         trigrams = dict.fromkeys(needle[i : i + TRIGRAM] for i in range(len(needle) - TRIGRAM + 1))
         return " AND ".join(_term(t) for t in trigrams)

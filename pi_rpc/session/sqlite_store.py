@@ -42,10 +42,11 @@ import hashlib
 import io
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
@@ -68,6 +69,7 @@ LOCATOR_PREFIX = "sqlite:"
 APPLICATION_ID = 0x50695250  # "PiRP": marks the file as a pi_rpc session database
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
+_NAME_MAX = 255  # bytes in a file name (NAME_MAX of the usual file systems)
 
 # Schema version -> the statements (or the function, run in the same transaction) that
 # bring the previous version to it.
@@ -114,6 +116,8 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...] | Callable[[sqlite3.Connection], N
 
 # One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
 Row = tuple[Any, Any, Any, Any, str, str | None]
+# An accepted entry waiting to be written: its row and the session's summary as of it.
+Pending = tuple[Row, "ScannedSession | None"]
 
 
 class SessionDatabaseError(SessionError):
@@ -153,8 +157,9 @@ def parse_locator(locator: str) -> tuple[str, str]:
 
 def lock_path_for(db_path: str, session_id: str) -> str:
     """The single-writer sidecar of one session: ``<db>.<id>.lock`` (an id that is not a
-    plain file name is hashed)."""
-    name = session_id if SESSION_ID_RE.match(session_id) else hashlib.sha256(session_id.encode()).hexdigest()[:32]
+    plain file name, or would make the name longer than a file name may be, is hashed)."""
+    plain = SESSION_ID_RE.match(session_id) and len(os.path.basename(db_path)) + len(session_id) + 6 <= _NAME_MAX
+    name = session_id if plain else hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return f"{db_path}.{name}.lock"
 
 
@@ -183,6 +188,57 @@ def _check_format(conn: sqlite3.Connection, path: str) -> int:
     if version > SCHEMA_VERSION:
         raise SessionDatabaseError(path, f"written by a newer pi (format {version}, this one reads {SCHEMA_VERSION})")
     return version
+
+
+def check_database(path: str) -> None:
+    """Refuse what is not a pi session database before any connection that could change it
+    (switch it to WAL, create ``-wal``/``-shm`` files, roll back its journal): a directory, a
+    FIFO or a device, a file that is not SQLite, another application's database. A missing
+    or empty file is fine (a new database).
+
+    The file is only read through SQLite (never opened and closed by hand: closing a
+    descriptor of a database this process has open would drop the POSIX locks its
+    connections hold), first as ``immutable`` (the main file alone: no lock, no file
+    created), then, when that finds no schema or no valid header but a WAL file exists,
+    read-only (the schema may still be in the WAL, or the main file be mid-checkpoint; the
+    WAL file is there already)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {describe_os_error(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise SessionDatabaseError(path, "is a directory, not a session database")
+    if not stat.S_ISREG(st.st_mode):
+        raise SessionDatabaseError(path, "is not a regular file")
+    if st.st_size == 0:
+        return
+    wal = os.path.exists(f"{path}-wal")
+    try:
+        version: int | None = _read_format(path, _uri(path, "ro") + "&immutable=1")
+    except SessionDatabaseError:
+        if not wal:
+            raise
+        version = None  # the main file alone may be mid-checkpoint: ask with the WAL
+    if version in (None, 0) and wal:
+        _read_format(path, _uri(path, "ro"))
+
+
+def _read_format(path: str, uri: str) -> int:
+    """``_check_format`` through a read-only connection opened by ``uri``."""
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
+    try:
+        return _check_format(conn, path)
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", None) == "SQLITE_NOTADB":
+            raise SessionDatabaseError(path, "not a pi session database (not an SQLite database)") from None
+        raise SessionDatabaseError(path, f"cannot be read: {_describe_sqlite_error(exc)}") from None
+    finally:
+        conn.close()
 
 
 def _migrate(conn: sqlite3.Connection, path: str) -> None:
@@ -218,7 +274,9 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 def connect_writer(path: str, fsync: FsyncMode) -> sqlite3.Connection:
     """A connection that writes: the file created 0600 if missing, WAL, the synchronous
-    level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``."""
+    level of ``fsync``, the schema migrated to ``SCHEMA_VERSION``. What is not a pi session
+    database is refused before anything is changed (``check_database``)."""
+    check_database(path)
     if not os.path.exists(path):
         # Created (0600) only when missing: closing a descriptor of a database this process
         # has open would drop every POSIX lock its connections hold on it (the WAL-mode
@@ -252,6 +310,7 @@ def connect_reader(path: str) -> sqlite3.Connection | None:
     ``-shm`` file), read-only otherwise."""
     if not os.path.exists(path):
         return None
+    check_database(path)
     try:
         conn = sqlite3.connect(
             _uri(path, "rw"), uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
@@ -280,12 +339,22 @@ def _describe_sqlite_error(exc: sqlite3.Error) -> str:
 # ---------------------------------------------------------------------- summaries
 
 
+def _column(value: Any) -> Any:
+    """An entry field as a column value: a string or number as is; anything else (an array,
+    an object, a bool, from a hand-edited file) is not a key any lookup uses: NULL. The line
+    keeps the value."""
+    cls = value.__class__
+    if cls is str or cls is float or (cls is int and -(2**63) <= value < 2**63):
+        return value
+    return None
+
+
 def _row_of(entry: Entry, line: str | None = None) -> Row:
     return (
-        entry.get("id"),
-        entry.get("parentId"),
-        entry.get("type"),
-        entry.get("timestamp"),
+        _column(entry.get("id")),
+        _column(entry.get("parentId")),
+        _column(entry.get("type")),
+        _column(entry.get("timestamp")),
         _line(entry) if line is None else line,
         entry_text(entry),
     )
@@ -456,13 +525,18 @@ def immediate_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connecti
 # ---------------------------------------------------------------------- the store
 
 
-class SqliteSessionStore(WriteBacklog[Row]):
+class SqliteSessionStore(WriteBacklog[Pending]):
     """One session in a session database (a ``SessionStore``): its connection, its
     single-writer lock and what a write fault holds back (rows not yet stored)."""
 
     # sqlite3.DatabaseError: SQLITE_READONLY, SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY past the
     # timeout, SQLITE_CANTOPEN...; OSError: the lock file or the database file not creatable.
-    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError)
+    # SessionDatabaseError: the path names something that is not a pi session database (held
+    # and reported like any fault: nothing accepted is lost, the process keeps serving).
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (OSError, sqlite3.DatabaseError, SessionDatabaseError)
+    # Writes may wait for another process's lock up to the busy timeout: the runtime writes
+    # them off the event loop (``backlog``'s deferred writing).
+    deferrable: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -545,6 +619,8 @@ class SqliteSessionStore(WriteBacklog[Row]):
         if self._read_only:
             raise SessionReadOnlyError(self._locator)
         try:
+            if self._conn is None:
+                check_database(self._db)  # nothing next to a foreign database either (the lock file)
             self._ensure_lock()
             conn = self._connection()
             conn.execute("BEGIN IMMEDIATE")
@@ -622,15 +698,22 @@ class SqliteSessionStore(WriteBacklog[Row]):
 
     # ------------------------------------------------------------------ writing (the backlog's hooks)
 
-    def _prepare(self, entry: Entry) -> Row:
-        if self._summary is not None:
-            absorb_entry(self._summary, entry, False)
-        return _row_of(entry)
+    def _prepare(self, entry: Entry) -> Pending:
+        # The summary as of this entry, copied now: a deferred batch may be written while
+        # later entries are accepted, and its sessions row must describe exactly its rows.
+        summary = self._summary
+        if summary is not None:
+            absorb_entry(summary, entry, False)
+            summary = replace(summary)
+        return _row_of(entry), summary
 
     def _write_new(self, entries: Sequence[Entry]) -> None:
+        self._committed_new(self._commit_new(entries))
+
+    def _commit_new(self, entries: Sequence[Entry]) -> ScannedSession:
         """Insert the session row and its first entries in one transaction; a session of
         this id already in the database is refused as ``FileExistsError`` (the JSONL
-        store's exclusive create)."""
+        store's exclusive create). Touches no backlog state (deferred writing)."""
         header, rows, summary = self._rows_and_summary(entries)
         written_at = _now_ms()
         with self._write_transaction() as conn:
@@ -639,11 +722,20 @@ class SqliteSessionStore(WriteBacklog[Row]):
             except sqlite3.IntegrityError:
                 raise FileExistsError(errno.EEXIST, "session already stored", self._locator) from None
             self._insert_rows(conn, 0, rows)
-        self._summary = summary
+        return summary
+
+    def _committed_new(self, result: Any) -> None:
+        self._summary = result
         self._flushed = True
 
-    def _write_items(self, items: list[Row]) -> None:
+    def _write_items(self, items: list[Pending]) -> None:
         if not self._flushed or self._summary is None:
+            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
+        self._commit_items(items)
+
+    def _commit_items(self, items: list[Pending]) -> None:
+        summary = items[-1][1]
+        if summary is None:
             raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
         written_at = _now_ms()
         with self._write_transaction() as conn:
@@ -653,11 +745,11 @@ class SqliteSessionStore(WriteBacklog[Row]):
             if found is None:  # deleted under us: fail the batch, nothing half-stored
                 raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
             next_seq = int(found[0])
-            self._insert_rows(conn, next_seq, items)
+            self._insert_rows(conn, next_seq, [row for row, _ in items])
             assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
             conn.execute(
                 f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
-                (*_summary_values(self._summary, written_at), next_seq + len(items), self._session_id),
+                (*_summary_values(summary, written_at), next_seq + len(items), self._session_id),
             )
 
     def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:

@@ -163,6 +163,11 @@ def compute_context_usage(
     return {"tokens": tokens, "contextWindow": context_window, "percent": _num(percent)}
 
 
+def _count(value: Any) -> Any:
+    """A usage figure as a number: anything else in a hand-edited file counts 0 (never raises)."""
+    return value if value.__class__ in (int, float) else 0
+
+
 def compute_session_stats(
     entries: Sequence[Entry],
     *,
@@ -181,11 +186,12 @@ def compute_session_stats(
         nonlocal t_in, t_out, t_cr, t_cw, cost
         if not isinstance(usage, dict):
             return
-        t_in += usage.get("input", 0)
-        t_out += usage.get("output", 0)
-        t_cr += usage.get("cacheRead", 0)
-        t_cw += usage.get("cacheWrite", 0)
-        cost += (usage.get("cost") or {}).get("total", 0)
+        t_in += _count(usage.get("input"))
+        t_out += _count(usage.get("output"))
+        t_cr += _count(usage.get("cacheRead"))
+        t_cw += _count(usage.get("cacheWrite"))
+        costs = usage.get("cost")
+        cost += _count(costs.get("total")) if isinstance(costs, dict) else 0
 
     for entry in entries:
         etype = entry.get("type")
@@ -196,7 +202,9 @@ def compute_session_stats(
         if etype != "message":
             continue
         total += 1
-        message = entry.get("message") or {}
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            message = {}  # a hand-edited entry: counted, nothing else
         role = message.get("role")
         if role == "user":
             user += 1

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
+    from pi_rpc.session.backlog import WriteBatch
     from pi_rpc.session.index import EntryIndex
     from pi_rpc.session.listing import SessionInfo
     from pi_rpc.session.loader import LoadedFile
@@ -52,6 +53,10 @@ class SessionStore(Protocol):
 
     write_error: str | None
     on_write_state: WriteStateListener | None
+    # Deferred writing (``backlog.py``): supported by the class, switched on, last attempt made.
+    deferrable: ClassVar[bool]
+    defer: bool
+    final_attempt_made: bool
     # Load and repair notes, appended to the list the manager reports (shared with it).
     diagnostics: list[str]
 
@@ -98,6 +103,18 @@ class SessionStore(Protocol):
 
     def retry(self) -> bool:
         """Write what a fault holds; True when nothing is pending any more."""
+        ...
+
+    def take_batch(self) -> WriteBatch[Any] | None:
+        """Deferred writing: what is queued now."""
+        ...
+
+    def write_batch(self, batch: WriteBatch[Any]) -> Exception | None:
+        """Deferred writing: store ``batch`` (any thread); the storage fault or None."""
+        ...
+
+    def settle_batch(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
+        """Deferred writing: apply ``write_batch``'s outcome (the owner's thread)."""
         ...
 
     def sync(self) -> None:

@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from pi_rpc.session.errors import SessionLockedError
+from pi_rpc.session.errors import SessionLockedError, SessionNotAFileError
 from pi_rpc.session.info_scan import parse_line
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import session_file_name
 from pi_rpc.session.listing import encode_cwd
-from pi_rpc.session.loader import is_valid_header, parse_session_bytes, salvage_line
+from pi_rpc.session.loader import is_valid_header, open_regular, parse_session_bytes, salvage_line
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
 from pi_rpc.session.sqlite_store import (
@@ -98,8 +98,9 @@ def session_files(sources: Iterable[str]) -> Iterator[tuple[str, bool]]:
 
 def read_source(path: str) -> SessionSource | None:
     """A session file for import; None when the file is not a session (no valid header
-    first). Raises ``OSError`` when it cannot be read."""
-    with open(path, "rb") as f:
+    first). Raises ``OSError`` when it cannot be read, ``SessionNotAFileError`` for a FIFO or
+    a device."""
+    with open_regular(path) as f:
         data = f.read()
         mtime_ms = os.fstat(f.fileno()).st_mtime_ns // 1_000_000
     notes: list[str] = []
@@ -185,6 +186,10 @@ def import_sessions(
                 source = read_source(path)
             except OSError as exc:
                 report(Outcome("error", None, path, f"cannot read: {exc.strerror or exc}"))
+                errors += 1
+                continue
+            except SessionNotAFileError as exc:
+                report(Outcome("error", None, path, f"not a regular file ({exc.kind})"))
                 errors += 1
                 continue
             if source is None:
@@ -298,12 +303,15 @@ def _export_one(root: str, session: StoredSession, report: Callable[[Outcome], N
         report(Outcome("error", session.id, "", str(exc)))
         return 1
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             existing: bytes | None = f.read()
     except FileNotFoundError:
         existing = None
     except OSError as exc:
         report(Outcome("error", session.id, path, f"cannot read the existing file: {exc.strerror or exc}"))
+        return 1
+    except SessionNotAFileError as exc:
+        report(Outcome("error", session.id, path, f"a {exc.kind.removeprefix('a ')} is there (not overwritten)"))
         return 1
     if existing is not None:
         if existing == session.data:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_rpc.session._gc import gc_paused
-from pi_rpc.session.ids import iso_to_ms
+from pi_rpc.session.ids import iso_to_ms, opaque_id
 
 Entry = dict[str, Any]
 
@@ -31,7 +31,9 @@ def _build_tree(
     ordered: list[tuple[Entry, dict[str, Any]]] = []
     for entry in entries:
         node: dict[str, Any] = {"entry": entry, "children": []}
-        entry_id: Any = entry.get("id")  # whatever the file holds; a missing id matches no label
+        # Whatever the file holds (an array as a key equal only to itself); a missing id
+        # matches no label.
+        entry_id: Any = opaque_id(entry.get("id"))
         label = labels.get(entry_id)
         if label is not None:
             node["label"] = label
@@ -46,7 +48,7 @@ def _build_tree(
         if parent_id is None or parent_id == entry.get("id"):
             roots.append(node)
             continue
-        parent = nodes.get(parent_id)
+        parent = nodes.get(opaque_id(parent_id))
         if parent is not None:
             parent["children"].append(node)
         else:
@@ -55,6 +57,9 @@ def _build_tree(
 
     def key(node: dict[str, Any]) -> float:
         ts = node["entry"].get("timestamp")
+        if ts.__class__ is not str:
+            ms = iso_to_ms(ts)
+            return float(ms) if ms is not None else 0.0
         value = cache.get(ts)
         if value is None:
             ms = iso_to_ms(ts)

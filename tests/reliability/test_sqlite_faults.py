@@ -87,3 +87,50 @@ def test_a_database_locked_past_the_busy_timeout_holds_entries(tmp_path: Path, m
     store.close()
     assert heard[-1] == (None, 0, 2)
     assert SqliteBackend(str(db)).export_lines("s1") == b"".join(dumps_line(e) for e in (header, *entries))
+
+
+def test_deferred_batches_keep_order_across_a_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deferred writing (what the runtime does off the event loop): entries accepted while a
+    batch is being written follow it, a fault keeps everything queued and is reported once,
+    and its end once, with the entries in the order accepted."""
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_MS", 50)
+    db = tmp_path / "s.db"
+    store = SqliteSessionStore(str(db), "s1")
+    store.defer = True
+    heard: list[tuple[str | None, int, int]] = []
+    store.on_write_state = lambda error, pending, written: heard.append((error, pending, written))
+    entries = _chain("e", 6)
+    header = make_header("s1", TS, "/w")
+    assert store.create(header, entries[:1]) is True and not store.created
+    assert not db.exists()  # queued, not written
+    batch = store.take_batch()
+    assert batch is not None and batch.new is not None
+    # Accepted while the first batch is written: the manager re-creates with everything.
+    assert store.create(header, entries[:2]) is True
+    assert store.settle_batch(batch, store.write_batch(batch)) is True
+    assert store.created and store.pending_count() == 1
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    batch = store.take_batch()
+    assert batch is not None and len(batch.items) == 1
+    fault = store.write_batch(batch)
+    assert fault is not None and store.settle_batch(batch, fault) is False
+    assert store.append(entries[2:4]) is False  # queued behind the fault
+    assert store.pending_count() == 3 and heard == [(store.write_error, 1, 0)]
+    other.execute("COMMIT")
+    other.close()
+    batch = store.take_batch()
+    assert batch is not None and len(batch.items) == 3
+    store.append(entries[4:])  # accepted while the fault's end is being written
+    assert store.settle_batch(batch, store.write_batch(batch)) is True
+    assert heard[-1] == (None, 2, 3) and store.write_error is None
+    batch = store.take_batch()
+    assert batch is not None and store.settle_batch(batch, store.write_batch(batch)) is True
+    assert store.take_batch() is None and store.pending_count() == 0
+    store.close()
+    assert SqliteBackend(str(db)).export_lines("s1") == b"".join(dumps_line(e) for e in (header, *entries))
+    check = sqlite3.connect(db)
+    # The summary row describes exactly the stored rows.
+    assert check.execute("SELECT message_count, next_seq FROM sessions").fetchone() == (6, 6)
+    check.close()
+    assert integrity_check(str(db)) == "ok"

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from pi_rpc.session.context import build_context_entries, project_context_entry
+from pi_rpc.session.ids import opaque_id
 from pi_rpc.session.loader import _parse_line, is_valid_header, salvage_line
 from pi_rpc.session.migrations import migrate_to_current_version
 
@@ -118,9 +119,13 @@ def open_read_only(data: bytes) -> Store | None:
     kept: list[Entry] = []
     for entry in candidates:
         entry_id = entry.get("id")
-        if not isinstance(entry_id, str):
+        if entry_id is None:
             diagnostics.append(f"skipped a {entry.get('type')!s} entry without an id")
             continue
+        # Any other id is kept (upstream's Map key); an array or object equals only itself.
+        entry["id"] = entry_id = opaque_id(entry_id)
+        if isinstance(entry.get("parentId"), (list, dict)):
+            entry["parentId"] = opaque_id(entry["parentId"])
         kept.append(entry)
         by_id[entry_id] = entry
         leaf = entry_id

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pi_rpc.errors import echo
 from pi_rpc.log import logger
 from pi_rpc.modes.rpc.events import EventEmitter, RecordSink, report_dropped
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, CommandError, HandlerRegistry, response_head
@@ -33,7 +34,7 @@ _OWN_HANDLE_FIELD = frozenset({"set_event_options", "close_session"})
 
 
 def unknown_handle_error(handle: str) -> str:
-    return f'Unknown session handle "{handle}" (open_session returns handles; list_open_sessions lists them)'
+    return f'Unknown session handle "{echo(handle)}" (open_session returns handles; list_open_sessions lists them)'
 
 
 def js_string(value: Any) -> str:

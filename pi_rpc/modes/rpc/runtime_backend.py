@@ -272,8 +272,11 @@ class RuntimeBackend:
                         self._check_shutdown()
 
                     ctx.extras["after_response"] = after
-                # A session-file write fault this command ran into is reported before its
-                # response (session_write_error).
+                # What the command stored is in the database before its response (deferred
+                # writing), and a write fault it ran into is reported before it
+                # (session_write_error).
+                if self.session.store_faults.needs_commit:
+                    await self.session.store_faults.commit()
                 if self.session.store_faults.has_notices:
                     await self.session.store_faults.flush()
 
