@@ -324,6 +324,9 @@ class SessionHost:
                 f'(--max-sessions {self.max_sessions}, "default" included); close one with close_session first'
             )
         if cmd.get("sessionPath") is not None:
+            from pi_rpc.runtime.session_catalog import client_session_ref
+
+            client_session_ref(cmd["sessionPath"])  # a NUL or a bad locator: refused before anything opens
             self._refuse_held(cmd["sessionPath"], None)
         self._opening += 1
         try:
