@@ -6,9 +6,13 @@ there, ``from tests.support.pi_process import ...``, never from a conftest):
 - ``pi(**kwargs)``: ``pi --mode rpc`` in its own dir under tmp, with settings, models, a faux
   script and files written there first (``tests.support.pi_process.start_in``).
 - ``pi_environ(extra=None, faux=True)``: the isolated environment ``spawn_pi`` uses.
-- ``store_kind``: a test taking it runs once per session backend, the JSONL files and a session
-  database in tmp (``tests.support.session_stores.StoreKind``; a module runs its subprocess
-  tests on both by overriding ``pi`` with ``store_kind.starter(pi)``).
+- ``store_kind``: a test taking it runs once per session backend, the JSONL files, a SQLite session
+  database in tmp and a database of its own on a real PostgreSQL server
+  (``tests.support.session_stores.StoreKind``; a module runs its subprocess tests on each by
+  overriding ``pi`` with ``store_kind.starter(pi)``).
+- ``postgres_server``: one real PostgreSQL server per test worker (``tests.support.
+  postgres_server``), started on first use; skipped, with the reason, when no server binary
+  is installed.
 """
 
 from __future__ import annotations
@@ -79,9 +83,36 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(params=("jsonl", "sqlite"))
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A real PostgreSQL server for this worker (stopped at the end)."""
+    from tests.support.postgres_server import SKIP_REASON, PostgresServer, find_binaries
+
+    if find_binaries() is None:
+        pytest.skip(SKIP_REASON)
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.destroy()
+
+
+_pg_databases = iter(range(1, 1 << 30))
+
+
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database on the worker's server: its URL, password included."""
+    server = request.getfixturevalue("postgres_server")
+    name = f"t{next(_pg_databases)}"
+    server.psql(f"CREATE DATABASE {name} OWNER pi")
+    return str(server.url(database=name))
+
+
+@pytest.fixture(params=("jsonl", "sqlite", "postgres"))
 def store_kind(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """The JSONL files, then a session database at ``tmp_path/sessions.db``."""
+    """The JSONL files, a session database at ``tmp_path/sessions.db``, a PostgreSQL database."""
     from tests.support.session_stores import StoreKind  # (loads the session package)
 
-    return StoreKind(request.param, tmp_path)
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    return StoreKind(request.param, tmp_path, url)

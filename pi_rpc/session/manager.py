@@ -24,7 +24,7 @@ from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_
 from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
-from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
+from pi_rpc.session.backends import backend_for, is_database_locator, resolve_session_ref
 from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
     build_context_entries,
@@ -73,13 +73,13 @@ def _abspath(path: str, base: str | None = None) -> str:
 def _locate(path: str, base: str | None = None) -> str:
     """A session's locator as given by a caller: a database locator normalised, a file path
     made absolute (against ``base``) like ``_abspath``."""
-    return resolve_session_ref(path) if is_sqlite_locator(path) else _abspath(path, base)
+    return resolve_session_ref(path) if is_database_locator(path) else _abspath(path, base)
 
 
 def _read_whole(locator: str) -> LoadedFile:
     """Every stored entry of a session, header first (``--fork``'s source); empty when
     nothing is stored there. Read-only: no lock is taken."""
-    if not is_sqlite_locator(locator):
+    if not is_database_locator(locator):
         return read_session_file(locator) if os.path.exists(locator) else LoadedFile()
     store = backend_for(locator).store(locator, fsync="none", read_only=True, diagnostics=[])
     try:

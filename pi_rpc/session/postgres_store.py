@@ -1,0 +1,1135 @@
+"""The PostgreSQL session backend: the sessions of a fleet of pi processes, on many machines,
+in one database (psycopg 3, the ``pi-rpc[postgres]`` extra, imported only when this store is
+used). Each entry is kept as the exact JSON line the JSONL backend would write.
+
+Locator: ``postgres://<host>[:<port>]/<dbname>#<session id>`` (``postgres_locator.py``): the
+server and database, never the user or password. Credentials come from the configured
+conninfo (``--session-db`` / ``sessionDatabase``) or libpq's own sources (``PGPASSWORD``,
+``PGSERVICE``, ``~/.pgpass``); a locator naming another server connects with libpq's defaults.
+
+Layout, in the schema ``pi`` (created by pi; ``pi.meta`` holds the schema version, raised one
+migration at a time under a transaction-level advisory lock, so two processes starting on an
+empty database migrate once; a version newer than this pi knows is refused, never written):
+
+- ``pi.sessions``: one row per session, the header line, the session directory it was created
+  in and the listing summary (as the SQLite store keeps it: ``info_scan``'s per-entry rules,
+  so a listing equals the JSONL listing of the same session), ``next_seq``;
+- ``pi.entries``: ``(session_id, seq)`` -> the entry's line, with id, parent id, type and
+  timestamp as columns;
+- ``pi.texts``: every user/assistant text, casefolded by Python (``sqlite_search.fold``), with
+  a ``pg_trgm`` GIN index (created by pi when the extension can be) for the text query;
+- ``pi.holders``: who holds each session's writer lock (host, pid, backend pid, since).
+
+One writer per session across hosts: ``pg_try_advisory_lock`` on the store's own connection,
+taken at the first read or write and held while the session is open; the database drops it
+when that connection ends (a crashed or killed host releases its sessions). A refused writer is
+told the holder's host and pid (``pi.holders``). If the connection is lost the lock is gone with
+it: it is taken again on reconnect before anything is written, and refused if another process
+took the session meanwhile.
+
+Every write is one transaction committed before ``append`` returns (before the event that
+reports the entry is emitted). A lost connection or a refusing server is a write fault of the
+shared ``backlog.WriteBacklog`` (held in order, ``session_write_error``, written by a later
+retry). A retry after a fault is idempotent: a batch whose COMMIT reached the server but whose
+answer was lost is recognised by its position and entry ids, never written twice.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import psycopg
+from psycopg import sql as _sql
+
+from pi_rpc.log import logger
+from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionLockedError, SessionReadOnlyError
+from pi_rpc.session.ids import iso_to_ms
+from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
+from pi_rpc.session.jsonfmt import dumps_line
+from pi_rpc.session.jsonl_store import read_and_index
+from pi_rpc.session.postgres_locator import (
+    Target,
+    advisory_key,
+    make_locator,
+    parse_locator,
+    redact,
+)
+from pi_rpc.session.sqlite_search import entry_text, fold, fold_or_none
+from pi_rpc.session.store import Entry, FsyncMode
+
+if TYPE_CHECKING:
+    from pi_rpc.session.index import EntryIndex
+    from pi_rpc.session.listing import SessionInfo
+    from pi_rpc.session.loader import LoadedFile
+
+SCHEMA = "pi"
+SCHEMA_VERSION = 1
+APPLICATION = "pi_rpc sessions"
+# Seconds: how long a connection attempt may take (libpq's own minimum is 2).
+CONNECT_TIMEOUT_S = 3
+# Server-side bound on one statement (a write never waits long on a lock or a stuck server).
+STATEMENT_TIMEOUT_MS = 10_000
+# Key of the transaction-level advisory lock that serialises migrations.
+_MIGRATION_LOCK = 0x50695250
+
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            f"""CREATE TABLE {SCHEMA}.sessions (
+                id TEXT PRIMARY KEY,
+                header TEXT NOT NULL,
+                dir TEXT,
+                cwd TEXT NOT NULL,
+                created_at TEXT,
+                created_ms DOUBLE PRECISION,
+                parent_session TEXT,
+                name TEXT,
+                name_folded TEXT,
+                message_count INTEGER NOT NULL,
+                first_message TEXT NOT NULL,
+                last_activity DOUBLE PRECISION,
+                modified DOUBLE PRECISION NOT NULL,
+                written_at BIGINT NOT NULL,
+                next_seq INTEGER NOT NULL
+            )""",
+            f"""CREATE TABLE {SCHEMA}.entries (
+                session_id TEXT NOT NULL REFERENCES {SCHEMA}.sessions(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                id TEXT,
+                parent_id TEXT,
+                type TEXT,
+                timestamp TEXT,
+                line TEXT NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            )""",
+            f"""CREATE TABLE {SCHEMA}.texts (
+                session_id TEXT NOT NULL REFERENCES {SCHEMA}.sessions(id) ON DELETE CASCADE,
+                folded TEXT NOT NULL
+            )""",
+            f"CREATE INDEX texts_by_session ON {SCHEMA}.texts(session_id)",
+            f"""CREATE TABLE {SCHEMA}.holders (
+                session_id TEXT PRIMARY KEY,
+                host TEXT NOT NULL,
+                pid INTEGER NOT NULL,
+                backend_pid INTEGER NOT NULL,
+                since TIMESTAMPTZ NOT NULL DEFAULT now()
+            )""",
+            # Listings are newest first with the JSONL listing's tie order; the indexes hold the
+            # whole order, so a page of 50 is read off an index without sorting.
+            f"CREATE INDEX sessions_by_dir_modified ON {SCHEMA}.sessions(dir, modified DESC, created_at DESC, id DESC)",
+            f"CREATE INDEX sessions_by_modified ON {SCHEMA}.sessions(modified DESC, created_at DESC, id DESC)",
+            f"CREATE INDEX sessions_by_dir_written ON {SCHEMA}.sessions(dir, written_at DESC, id DESC)",
+            f"CREATE INDEX sessions_by_parent ON {SCHEMA}.sessions(parent_session)",
+        ),
+    ),
+)
+
+# What a listing row holds (``SqliteBackend._info``'s order).
+LISTING_COLUMNS = "s.id, s.cwd, s.created_ms, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
+_ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
+
+# One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
+Row = tuple[Any, Any, Any, Any, str, str | None]
+
+
+class SessionDatabaseError(SessionError):
+    """A database pi cannot use: a newer schema, or one that is not pi's."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"Session database {where}: {reason}")
+        self.where = where
+
+
+class SessionHeldError(SessionLockedError):
+    """Another pi process (maybe on another host) holds the session's writer lock."""
+
+    def __init__(self, locator: str, pid: int | None, host: str | None) -> None:
+        super().__init__(locator, pid)
+        self.host = host
+        holder = f"pid {pid}" if pid is not None else "an unknown pid"
+        if host:
+            holder += f" on {host}"
+        self.args = (f"Session file is in use by another pi process ({holder}): {locator}",)
+
+
+def _describe(exc: BaseException, target: Target | None = None) -> str:
+    """A driver error's text, first line, SQLSTATE when known; any password removed."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    state = getattr(exc, "sqlstate", None)
+    if state:
+        text = f"{text} (SQLSTATE {state})"
+    return redact(text, target)
+
+
+# ---------------------------------------------------------------------- connections
+
+
+def connect(target: Target, *, application: str = "pi") -> psycopg.Connection[Any]:
+    """An autocommit connection with short timeouts (a dead server is a fault at once)."""
+    conn = psycopg.connect(
+        target.conninfo,
+        autocommit=True,
+        connect_timeout=CONNECT_TIMEOUT_S,
+        application_name=application,
+        keepalives=1,
+        keepalives_idle=10,
+        keepalives_interval=3,
+        keepalives_count=3,
+        tcp_user_timeout=15_000,
+        options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={STATEMENT_TIMEOUT_MS}",
+    )
+    return conn
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int:
+    """0 when pi's schema is not there yet."""
+    found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{SCHEMA}.meta",)).fetchone()
+    if not found or not found[0]:
+        return 0
+    row = conn.execute(f"SELECT application, version FROM {SCHEMA}.meta").fetchone()
+    if row is None:
+        return 0
+    if row[0] != APPLICATION:
+        raise SessionDatabaseError(SCHEMA, "the schema 'pi' is not a pi session store")
+    return int(row[1])
+
+
+def _check_version(version: int, where: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise SessionDatabaseError(
+            where, f"written by a newer pi (schema {version}, this one reads {SCHEMA_VERSION}); upgrade pi"
+        )
+
+
+def migrate(conn: psycopg.Connection[Any], where: str) -> list[str]:
+    """Bring pi's schema to ``SCHEMA_VERSION`` (each step one transaction, under a lock that
+    serialises concurrent starters); notes for what could not be set up (no ``pg_trgm``)."""
+    notes: list[str] = []
+    version = schema_version(conn)
+    _check_version(version, where)
+    if version >= SCHEMA_VERSION:
+        return notes
+    for target_version, statements in _MIGRATIONS:
+        if version >= target_version:
+            continue
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            version = schema_version(conn)  # another process may have migrated meanwhile
+            _check_version(version, where)
+            if version >= target_version:
+                continue
+            if version == 0:
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+                conn.execute(f"CREATE TABLE {SCHEMA}.meta (application TEXT NOT NULL, version INTEGER NOT NULL)")
+                conn.execute(f"INSERT INTO {SCHEMA}.meta VALUES (%s, 0)", (APPLICATION,))
+            for statement in statements:
+                conn.execute(statement)
+            if target_version == 1:
+                notes.extend(_create_trigram_indexes(conn))
+            conn.execute(f"UPDATE {SCHEMA}.meta SET version = %s", (target_version,))
+            version = target_version
+    return notes
+
+
+def _create_trigram_indexes(conn: psycopg.Connection[Any]) -> list[str]:
+    """The ``pg_trgm`` GIN indexes of the text query (a savepoint: a role that may not create
+    the extension still gets a working, unindexed search)."""
+    try:
+        with conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            row = conn.execute(
+                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
+                " WHERE e.extname = 'pg_trgm'"
+            ).fetchone()
+            ops = _sql.SQL("{}.gin_trgm_ops").format(_sql.Identifier(row[0] if row else "public"))
+            conn.execute(
+                _sql.SQL("CREATE INDEX texts_trgm ON {}.texts USING gin (folded {})").format(
+                    _sql.Identifier(SCHEMA), ops
+                )
+            )
+            conn.execute(
+                _sql.SQL(
+                    "CREATE INDEX sessions_named_trgm ON {}.sessions USING gin (name_folded {})"
+                    " WHERE name_folded IS NOT NULL"
+                ).format(_sql.Identifier(SCHEMA), ops)
+            )
+    except psycopg.Error as exc:
+        message = f"pg_trgm not available ({_describe(exc)}): text queries scan without an index"
+        logger().warning(f"pi: session database: {message}")
+        return [message]
+    return []
+
+
+def _rows_of(conn: psycopg.Connection[Any], session_id: str) -> tuple[tuple[Any, ...] | None, list[str]]:
+    """The sessions row (header, message count, first message, name, last activity, dir,
+    next seq) and the lines, in one snapshot."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        row = conn.execute(
+            f"SELECT header, message_count, first_message, name, last_activity, dir, next_seq"
+            f" FROM {SCHEMA}.sessions WHERE id = %s",
+            (session_id,),
+        ).fetchone()
+        lines: list[str] = []
+        if row is not None:
+            lines = [
+                line
+                for (line,) in conn.execute(
+                    f"SELECT line FROM {SCHEMA}.entries WHERE session_id = %s ORDER BY seq", (session_id,)
+                )
+            ]
+    return row, lines
+
+
+# ---------------------------------------------------------------------- rows and summaries
+
+
+def _line(entry: Entry) -> str:
+    return dumps_line(entry).decode("utf-8")
+
+
+def _row_of(entry: Entry, line: str | None = None) -> Row:
+    return (
+        entry.get("id"),
+        entry.get("parentId"),
+        entry.get("type"),
+        entry.get("timestamp"),
+        _line(entry) if line is None else line,
+        entry_text(entry),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _modified_ms(summary: ScannedSession, written_at: int) -> float:
+    """``listing.build_session_info``'s ``modified``: last activity, else the header's time,
+    else the last write."""
+    if summary.last_activity is not None and summary.last_activity > 0:
+        return float(summary.last_activity)
+    header_ms = iso_to_ms(summary.header.get("timestamp"))
+    return float(header_ms) if header_ms is not None else float(written_at)
+
+
+_SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at", "name_folded")
+
+
+def _summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
+    return (
+        summary.name,
+        summary.message_count,
+        summary.first_message,
+        summary.last_activity,
+        _modified_ms(summary, written_at),
+        written_at,
+        fold_or_none(summary.name),
+    )
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _id_text(value: Any) -> str | None:
+    """An entry's id as a column holds it (a hostile non-string id is stored as its JSON)."""
+    if value is None or isinstance(value, str):
+        return value
+    return dumps_line(value).decode("utf-8").rstrip("\n")
+
+
+def insert_session_row(
+    conn: psycopg.Connection[Any],
+    session_id: str,
+    header_line: str,
+    session_dir: str | None,
+    summary: ScannedSession,
+    *,
+    written_at: int,
+    next_seq: int,
+) -> None:
+    header = summary.header
+    cwd = header.get("cwd")
+    columns = ", ".join(_SUMMARY_COLUMNS)
+    marks = ", ".join(["%s"] * (8 + len(_SUMMARY_COLUMNS)))
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
+        f" {columns}, next_seq) VALUES ({marks})",
+        (
+            session_id,
+            header_line,
+            session_dir,
+            cwd if isinstance(cwd, str) else "",
+            _text(header.get("timestamp")),
+            iso_to_ms(header.get("timestamp")),
+            _text(header.get("parentSession")),
+            *_summary_values(summary, written_at),
+            next_seq,
+        ),
+    )
+
+
+def insert_rows(conn: psycopg.Connection[Any], session_id: str, first_seq: int, rows: Sequence[Row]) -> None:
+    """Entries at ``first_seq`` on (COPY: one round trip per batch) and their texts."""
+    with conn.cursor() as cur:
+        with cur.copy(
+            f"COPY {SCHEMA}.entries (session_id, seq, id, parent_id, type, timestamp, line) FROM STDIN"
+        ) as copy:
+            for n, row in enumerate(rows):
+                copy.write_row(
+                    (
+                        session_id,
+                        first_seq + n,
+                        _id_text(row[0]),
+                        _id_text(row[1]),
+                        _text(row[2]),
+                        _text(row[3]),
+                        row[4],
+                    )
+                )
+        texts = [fold(row[5]) for row in rows if row[5] is not None]
+        if texts:
+            with cur.copy(f"COPY {SCHEMA}.texts (session_id, folded) FROM STDIN") as copy:
+                for folded in texts:
+                    copy.write_row((session_id, folded))
+
+
+def import_session(
+    conn: psycopg.Connection[Any],
+    header: Entry,
+    header_line: str,
+    entries: Sequence[tuple[Entry, str]],
+    *,
+    session_dir: str | None,
+    written_at: int,
+) -> bool:
+    """Store a session read from a file, each entry as its own line (``pi sessions import``),
+    in its own transaction; False when a session of that id is stored already."""
+    summary = ScannedSession(header)
+    rows: list[Row] = []
+    for entry, line in entries:
+        absorb_entry(summary, entry, False)
+        rows.append(_row_of(entry, line))
+    session_id = str(header["id"])
+    try:
+        with conn.transaction():
+            insert_session_row(
+                conn, session_id, header_line, session_dir, summary, written_at=written_at, next_seq=len(rows)
+            )
+            insert_rows(conn, session_id, 0, rows)
+    except psycopg.errors.UniqueViolation:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """One session as the JSONL store would hold it (``pi sessions export``)."""
+
+    id: str
+    cwd: str
+    created_at: str | None
+    written_at: int
+    data: bytes
+
+
+def stored_session_ids(conn: psycopg.Connection[Any]) -> list[str]:
+    return [session_id for (session_id,) in conn.execute(f"SELECT id FROM {SCHEMA}.sessions ORDER BY id")]
+
+
+def read_stored_session(conn: psycopg.Connection[Any], session_id: str) -> StoredSession | None:
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        row = conn.execute(
+            f"SELECT header, cwd, created_at, written_at FROM {SCHEMA}.sessions WHERE id = %s", (session_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        lines = [
+            line
+            for (line,) in conn.execute(
+                f"SELECT line FROM {SCHEMA}.entries WHERE session_id = %s ORDER BY seq", (session_id,)
+            )
+        ]
+    header, cwd, created_at, written_at = row
+    return StoredSession(session_id, cwd, created_at, int(written_at), "".join((header, *lines)).encode("utf-8"))
+
+
+# ---------------------------------------------------------------------- the writer lock
+
+
+def _holder(conn: psycopg.Connection[Any], session_id: str) -> tuple[int | None, str | None]:
+    """``(pid, host)`` of the process holding the session (as it recorded itself)."""
+    try:
+        row = conn.execute(f"SELECT pid, host FROM {SCHEMA}.holders WHERE session_id = %s", (session_id,)).fetchone()
+    except psycopg.Error:
+        return None, None
+    return (int(row[0]), str(row[1])) if row else (None, None)
+
+
+def try_lock(conn: psycopg.Connection[Any], locator: str, session_id: str) -> None:
+    """Take the session's writer lock on ``conn`` (held until it is released or the
+    connection ends) and record this process as its holder; ``SessionHeldError`` names the
+    holder when another connection has it."""
+    got = conn.execute("SELECT pg_try_advisory_lock(%s)", (advisory_key(session_id),)).fetchone()
+    if not got or not got[0]:
+        pid, host = _holder(conn, session_id)
+        raise SessionHeldError(locator, pid, host)
+    conn.execute(
+        f"INSERT INTO {SCHEMA}.holders (session_id, host, pid, backend_pid) VALUES (%s, %s, %s, pg_backend_pid())"
+        " ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, pid = excluded.pid,"
+        " backend_pid = excluded.backend_pid, since = now()",
+        (session_id, socket.gethostname(), os.getpid()),
+    )
+
+
+def unlock(conn: psycopg.Connection[Any], session_id: str) -> None:
+    conn.execute(
+        f"DELETE FROM {SCHEMA}.holders WHERE session_id = %s AND backend_pid = pg_backend_pid()", (session_id,)
+    )
+    conn.execute("SELECT pg_advisory_unlock(%s)", (advisory_key(session_id),))
+
+
+class _Channel:
+    """The connection that holds one session's writer lock in this process and writes its
+    entries. Two stores of one process on one session share it (as the file lock is shared
+    within a process): the lock is taken once and released when the last store lets go."""
+
+    def __init__(self, backend: PostgresBackend, session_id: str, locator: str) -> None:
+        self.backend = backend
+        self.session_id = session_id
+        self.locator = locator
+        self.conn: psycopg.Connection[Any] | None = None
+        self.locked = False
+        self.refs = 0
+
+    def connection(self, notes: list[str]) -> psycopg.Connection[Any]:
+        conn = self.conn
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        self.drop()
+        conn = connect(self.backend.target)
+        try:
+            notes.extend(self.backend.ensure_schema(conn))
+        except BaseException:
+            conn.close()
+            raise
+        self.conn = conn
+        return conn
+
+    def locked_connection(self, notes: list[str]) -> psycopg.Connection[Any]:
+        conn = self.connection(notes)
+        if not self.locked:
+            try_lock(conn, self.locator, self.session_id)
+            self.locked = True
+        return conn
+
+    def drop(self) -> None:
+        """Close the connection (the server releases the lock it held)."""
+        conn, self.conn = self.conn, None
+        self.locked = False
+        if conn is not None:
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass
+
+    def release(self) -> None:
+        conn = self.conn
+        if conn is not None and self.locked and not conn.closed and not conn.broken:
+            try:
+                unlock(conn, self.session_id)
+            except psycopg.Error:
+                pass  # closing the connection releases it anyway
+        self.drop()
+
+
+_channels_lock = threading.Lock()
+_channels: dict[tuple[tuple[str, int, str], str], _Channel] = {}
+
+
+def _channel(backend: PostgresBackend, session_id: str, locator: str) -> _Channel:
+    with _channels_lock:
+        key = (backend.target.key, session_id)
+        channel = _channels.get(key)
+        if channel is None:
+            channel = _channels[key] = _Channel(backend, session_id, locator)
+        channel.refs += 1
+        return channel
+
+
+def _let_go(channel: _Channel) -> None:
+    with _channels_lock:
+        channel.refs -= 1
+        if channel.refs > 0:
+            return
+        _channels.pop((channel.backend.target.key, channel.session_id), None)
+    channel.release()
+
+
+# ---------------------------------------------------------------------- the store
+
+
+class PostgresSessionStore(WriteBacklog[Row]):
+    """One session in a PostgreSQL session database (a ``SessionStore``): its connection (which
+    holds the writer lock) and what a write fault holds back."""
+
+    # OperationalError: the server gone, refused, shut down, out of disk; InterfaceError: a
+    # closed connection; OSError: the network. A refusing role (permissions) is a fault too.
+    _FAULTS: ClassVar[tuple[type[Exception], ...]] = (
+        OSError,
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+        psycopg.errors.InsufficientPrivilege,
+        psycopg.errors.ReadOnlySqlTransaction,
+        SessionLockedError,
+    )
+
+    def __init__(
+        self,
+        backend: PostgresBackend,
+        session_id: str,
+        *,
+        read_only: bool = False,
+        diagnostics: list[str] | None = None,
+        session_dir: str | None = None,
+    ) -> None:
+        super().__init__(read_only=read_only)
+        self._backend = backend
+        self._session_id = session_id
+        self._locator = make_locator(backend.target, session_id)
+        self._session_dir = os.path.normpath(os.path.abspath(session_dir)) if session_dir else None
+        self.diagnostics: list[str] = diagnostics if diagnostics is not None else []
+        self._channel: _Channel | None = None
+        self._summary: ScannedSession | None = None
+        # Entries known to be stored (the next seq): a retry after a lost answer compares it
+        # with the database to tell a committed batch from one that never arrived.
+        self._stored_seq = 0
+
+    @property
+    def locator(self) -> str:
+        return self._locator
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def directory(self) -> str | None:
+        return self._session_dir
+
+    # ------------------------------------------------------------------ connection and lock
+
+    def _channel_held(self) -> _Channel:
+        if self._channel is None:
+            self._channel = _channel(self._backend, self._session_id, self._locator)
+        return self._channel
+
+    def _ensure_lock(self) -> psycopg.Connection[Any]:
+        return self._channel_held().locked_connection(self.diagnostics)
+
+    def _drop_connection(self) -> None:
+        if self._channel is not None:
+            self._channel.drop()
+
+    @contextmanager
+    def _write_transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction under the session's lock; a fault drops the connection (the next
+        attempt reconnects and takes the lock again)."""
+        if self._read_only:
+            raise SessionReadOnlyError(self._locator)
+        try:
+            conn = self._ensure_lock()
+            with conn.transaction():
+                yield conn
+        except (psycopg.OperationalError, psycopg.InterfaceError, OSError):
+            self._drop_connection()
+            raise
+
+    # ------------------------------------------------------------------ open
+
+    def load(self) -> tuple[LoadedFile | None, EntryIndex | None]:
+        try:
+            if self._read_only:
+                with self._backend.reading() as conn:
+                    row, lines = _rows_of(conn, self._session_id)
+            else:
+                row, lines = _rows_of(self._ensure_lock(), self._session_id)
+            if row is None:
+                self.release()
+                return None, None
+            header_line, message_count, first_message, name, last_activity, directory, next_seq = row
+            self._session_dir = directory or self._session_dir
+            data = "".join((header_line, *lines)).encode("utf-8")
+            loaded, index = read_and_index(io.BytesIO(data))
+            if not loaded.entries or loaded.entries[0].get("type") != "session":
+                raise SessionInvalidError(self._locator)
+        except psycopg.Error as exc:
+            self.release()
+            raise SessionDatabaseError(self._backend.target.display, _describe(exc, self._backend.target)) from None
+        except BaseException:
+            self.release()
+            raise
+        self.diagnostics.extend(loaded.diagnostics)
+        self._summary = ScannedSession(
+            loaded.entries[0],
+            message_count=message_count,
+            first_message=first_message,
+            name=name,
+            last_activity=last_activity,
+        )
+        self._stored_seq = int(next_seq)
+        self._flushed = True
+        return loaded, index
+
+    # ------------------------------------------------------------------ writing
+
+    def _prepare(self, entry: Entry) -> Row:
+        if self._summary is not None:
+            absorb_entry(self._summary, entry, False)
+        return _row_of(entry)
+
+    def _write_new(self, entries: Sequence[Entry]) -> None:
+        header, rows, summary = _rows_and_summary(entries)
+        header_line = _line(header)
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            found = conn.execute(
+                f"SELECT header, next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
+            ).fetchone()
+            if found is not None:
+                if found[0] != header_line or int(found[1]) != len(rows):
+                    raise FileExistsError(errno.EEXIST, "session already stored", self._locator)
+                # Our own earlier commit whose answer was lost: it is there, exactly.
+            else:
+                insert_session_row(
+                    conn,
+                    self._session_id,
+                    header_line,
+                    self._session_dir,
+                    summary,
+                    written_at=written_at,
+                    next_seq=len(rows),
+                )
+                insert_rows(conn, self._session_id, 0, rows)
+        self._summary = summary
+        self._stored_seq = len(rows)
+        self._flushed = True
+
+    def _write_items(self, items: list[Row]) -> None:
+        if not self._flushed or self._summary is None:
+            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            found = conn.execute(
+                f"SELECT next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
+            ).fetchone()
+            if found is None:
+                raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
+            next_seq = int(found[0])
+            done = next_seq - self._stored_seq
+            if done and not self._committed_already(conn, items, done):
+                # Another process of this host (sharing the lock) wrote meanwhile: append after it.
+                done = 0
+            todo = items[done:]
+            if todo:
+                insert_rows(conn, self._session_id, next_seq, todo)
+            assignments = ", ".join(f"{column} = %s" for column in _SUMMARY_COLUMNS)
+            conn.execute(
+                f"UPDATE {SCHEMA}.sessions SET {assignments}, next_seq = %s WHERE id = %s",
+                (*_summary_values(self._summary, written_at), next_seq + len(todo), self._session_id),
+            )
+        self._stored_seq = next_seq + len(todo)
+
+    def _committed_already(self, conn: psycopg.Connection[Any], items: list[Row], done: int) -> bool:
+        """Whether the ``done`` entries stored after what this store knew are the first
+        ``done`` of ``items`` (an earlier attempt's commit whose answer was lost)."""
+        if done < 0 or done > len(items):
+            return False
+        stored = [
+            (entry_id, line)
+            for entry_id, line in conn.execute(
+                f"SELECT id, line FROM {SCHEMA}.entries WHERE session_id = %s AND seq >= %s ORDER BY seq",
+                (self._session_id, self._stored_seq),
+            )
+        ]
+        return stored == [(_id_text(row[0]), row[4]) for row in items[:done]]
+
+    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+        if self._read_only:
+            return
+        header, rows, summary = _rows_and_summary([header, *entries])
+        written_at = _now_ms()
+        with self._write_transaction() as conn:
+            conn.execute(f"DELETE FROM {SCHEMA}.sessions WHERE id = %s", (self._session_id,))
+            insert_session_row(
+                conn,
+                self._session_id,
+                _line(header),
+                self._session_dir,
+                summary,
+                written_at=written_at,
+                next_seq=len(rows),
+            )
+            insert_rows(conn, self._session_id, 0, rows)
+        self._summary = summary
+        self._stored_seq = len(rows)
+        self._flushed = True
+
+    def _fault_message(self, exc: Exception) -> str:
+        if isinstance(exc, SessionLockedError):
+            reason = f"the session was taken over: {exc}"
+        elif isinstance(exc, OSError) and not isinstance(exc, psycopg.Error):
+            reason = exc.strerror or str(exc)
+        else:
+            reason = _describe(exc, self._backend.target)
+        return f"Could not write session {self._locator}: {reason}"
+
+    def sync(self) -> None:
+        """Nothing to do: a transaction is durable when its COMMIT returns (the server's
+        ``synchronous_commit`` decides how durable)."""
+
+    def release(self) -> None:
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            _let_go(channel)
+
+    def holder(self) -> tuple[int | None, str | None]:
+        return self._backend.holder(self._session_id)
+
+
+def _rows_and_summary(entries: Sequence[Entry]) -> tuple[Entry, list[Row], ScannedSession]:
+    header = entries[0]
+    summary = ScannedSession(header)
+    rows: list[Row] = []
+    for entry in entries[1:]:
+        absorb_entry(summary, entry, False)
+        rows.append(_row_of(entry))
+    return header, rows, summary
+
+
+# ---------------------------------------------------------------------- the backend
+
+
+class PostgresBackend:
+    """One PostgreSQL database as a ``SessionBackend`` (shared by the whole process per
+    database; see ``backends.postgres_backend``). Reads use one connection of their own."""
+
+    creates_directories = False
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._dirs: dict[str, str] = {}
+        self._read_conn: psycopg.Connection[Any] | None = None
+        self._read_lock = threading.Lock()
+        self._schema_ok = False
+        self._notes: list[str] = []
+
+    @property
+    def database(self) -> str:
+        return self.target.display
+
+    # ------------------------------------------------------------------ schema and reading
+
+    def ensure_schema(self, conn: psycopg.Connection[Any]) -> list[str]:
+        """Migrate once per process (checked again on every new connection: cheap)."""
+        if self._schema_ok:
+            version = schema_version(conn)
+            _check_version(version, self.target.display)
+            if version == SCHEMA_VERSION:
+                return []
+        notes = migrate(conn, self.target.display)
+        self._schema_ok = True
+        self._notes = notes
+        return notes
+
+    @contextmanager
+    def reading(self) -> Iterator[psycopg.Connection[Any]]:
+        """The backend's read connection (reconnected when lost), one user at a time."""
+        with self._read_lock:
+            conn = self._read_conn
+            if conn is None or conn.closed or conn.broken:
+                if conn is not None:
+                    conn.close()
+                self._read_conn = None
+                conn = connect(self.target, application="pi (read)")
+                try:
+                    self.ensure_schema(conn)
+                except BaseException:
+                    conn.close()
+                    raise
+                self._read_conn = conn
+            try:
+                yield conn
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                self._read_conn = None
+                conn.close()
+                raise
+
+    def close(self) -> None:
+        with self._read_lock:
+            if self._read_conn is not None:
+                self._read_conn.close()
+                self._read_conn = None
+
+    def _locator(self, session_id: str) -> str:
+        return make_locator(self.target, session_id)
+
+    # ------------------------------------------------------------------ SessionBackend
+
+    def new_locator(self, session_dir: str, timestamp: str, session_id: str) -> str:
+        locator = self._locator(session_id)
+        self._dirs[locator] = session_dir
+        return locator
+
+    def store(self, locator: str, *, fsync: FsyncMode, read_only: bool, diagnostics: list[str]) -> PostgresSessionStore:
+        _, session_id = parse_locator(locator)
+        return PostgresSessionStore(
+            self, session_id, read_only=read_only, diagnostics=diagnostics, session_dir=self._dirs.pop(locator, None)
+        )
+
+    def exists(self, locator: str) -> bool:
+        _, session_id = parse_locator(locator)
+        with self.reading() as conn:
+            return conn.execute(f"SELECT 1 FROM {SCHEMA}.sessions WHERE id = %s", (session_id,)).fetchone() is not None
+
+    def holder(self, session_id: str) -> tuple[int | None, str | None]:
+        """``(pid, host)`` of the live holder of the session's writer lock, else ``(None, None)``."""
+        with self.reading() as conn:
+            key = advisory_key(session_id)
+            row = conn.execute(
+                f"SELECT h.pid, h.host FROM pg_locks l JOIN {SCHEMA}.holders h ON h.backend_pid = l.pid"
+                " WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database"
+                " WHERE datname = current_database()) AND l.classid = %s AND l.objid = %s AND l.objsubid = 1"
+                " AND h.session_id = %s",
+                ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF, session_id),
+            ).fetchone()
+            if row is not None:
+                return int(row[0]), str(row[1])
+            held = conn.execute(
+                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s"
+                " AND objsubid = 1",
+                ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+            ).fetchone()
+        return (-1, None) if held else (None, None)
+
+    def holder_pid(self, locator: str) -> int | None:
+        _, session_id = parse_locator(locator)
+        try:
+            pid, _ = self.holder(session_id)
+        except psycopg.Error:
+            return None
+        return pid
+
+    def _info(self, row: tuple[Any, ...]) -> SessionInfo:
+        from pi_rpc.session.listing import SessionInfo, datetime_from_ms
+
+        session_id, cwd, created_ms, parent, name, count, first, modified = row
+        return SessionInfo(
+            path=self._locator(session_id),
+            id=session_id,
+            cwd=cwd,
+            name=name,
+            parent_session_path=parent,
+            created=datetime_from_ms(created_ms) if created_ms is not None else None,
+            modified=datetime_from_ms(modified),
+            message_count=count,
+            first_message=first or "(no messages)",
+            all_messages_text="",
+            message_texts=(),
+        )
+
+    def list_sessions(
+        self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        from pi_rpc.session.listing import cwd_matches
+
+        directory = _normdir(session_dir)
+        with self.reading() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            rows = conn.execute(
+                f"SELECT {LISTING_COLUMNS} FROM {SCHEMA}.sessions s WHERE s.dir = %s {_ORDER}", (directory,)
+            ).fetchall()
+            if cwd_filter is not None:
+                rows = [row for row in rows if cwd_matches(row[1], cwd_filter)]
+            texts_of = self._texts(conn, [row[0] for row in rows]) if with_texts else {}
+        out: list[SessionInfo] = []
+        for row in rows:
+            info = self._info(row)
+            texts = texts_of.get(row[0], ())
+            if texts:
+                info.all_messages_text = " ".join(texts)
+                info.message_texts = texts
+            out.append(info)
+        return out
+
+    @staticmethod
+    def _texts(conn: psycopg.Connection[Any], ids: list[str]) -> dict[str, tuple[str, ...]]:
+        """Each session's user/assistant texts as the JSONL listing reads them."""
+        if not ids:
+            return {}
+        headers = dict(conn.execute(f"SELECT id, header FROM {SCHEMA}.sessions WHERE id = ANY(%s)", (ids,)).fetchall())
+        parts: dict[str, list[str]] = {session_id: [header] for session_id, header in headers.items()}
+        for session_id, line in conn.execute(
+            f"SELECT session_id, line FROM {SCHEMA}.entries WHERE session_id = ANY(%s)"
+            " AND type IN ('message', 'session_info') ORDER BY session_id, seq",
+            (ids,),
+        ):
+            parts[session_id].append(line)
+        out: dict[str, tuple[str, ...]] = {}
+        for session_id, lines in parts.items():
+            scanned = scan_session("".join(lines).encode("utf-8"), with_texts=True)
+            out[session_id] = tuple(scanned.texts) if scanned is not None else ()
+        return out
+
+    def query_sessions(
+        self,
+        session_dir: str | None,
+        *,
+        cwd_filter: str | None = None,
+        every_project: bool = False,
+        query: str | None = None,
+        limit: int | None = None,
+    ) -> list[SessionInfo]:
+        """``list_sessions`` with ``query`` and ``limit`` answered by the server: newest first,
+        those whose name or a user/assistant text contains ``query`` case-insensitively
+        (``SessionInfo.matches``), at most ``limit``; the trigram index finds the candidates."""
+        from pi_rpc.session.listing import cwd_matches
+
+        out: list[SessionInfo] = []
+        if limit is not None and limit <= 0:
+            return out
+        directory = None if session_dir is None or every_project else _normdir(session_dir)
+        where: list[str] = []
+        params: list[Any] = []
+        if directory is not None:
+            where.append("s.dir = %s")
+            params.append(directory)
+        if query is not None:
+            needle = fold(query)
+            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where.append(
+                f"(s.name_folded LIKE %s OR s.id IN (SELECT t.session_id FROM {SCHEMA}.texts t WHERE t.folded LIKE %s))"
+            )
+            params += [pattern, pattern]
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        page = None if cwd_filter is not None or limit is None else limit
+        statement = f"SELECT {LISTING_COLUMNS} FROM {SCHEMA}.sessions s{clause} {_ORDER}"
+        if page is not None:
+            statement += f" LIMIT {int(page)}"
+        recheck = query is not None and _needs_recheck(query)
+        with self.reading() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            with conn.cursor(name="pi_listing") as cur:
+                cur.itersize = 200
+                cur.execute(statement, params)
+                for row in cur:
+                    if cwd_filter is not None and not cwd_matches(row[1], cwd_filter):
+                        continue
+                    if recheck and query is not None and not self._really_matches(conn, row[0], query):
+                        continue
+                    out.append(self._info(row))
+                    if limit is not None and len(out) >= limit:
+                        break
+        return out
+
+    def _really_matches(self, conn: psycopg.Connection[Any], session_id: str, query: str) -> bool:
+        texts = self._texts(conn, [session_id]).get(session_id, ())
+        needle = query.casefold()
+        name = conn.execute(f"SELECT name FROM {SCHEMA}.sessions WHERE id = %s", (session_id,)).fetchone()
+        if name is not None and isinstance(name[0], str) and needle in name[0].casefold():
+            return True
+        return any(needle in text.casefold() for text in texts)
+
+    def find_most_recent(self, session_dir: str, cwd: str | None = None) -> str | None:
+        from pi_rpc.session.listing import cwd_matches
+
+        with self.reading() as conn, conn.cursor(name="pi_recent") as cur, conn.transaction():
+            cur.execute(
+                f"SELECT id, cwd FROM {SCHEMA}.sessions WHERE dir = %s ORDER BY written_at DESC, id DESC",
+                (_normdir(session_dir),),
+            )
+            for session_id, session_cwd in cur:
+                if cwd is None or cwd_matches(session_cwd, cwd):
+                    return self._locator(session_id)
+        return None
+
+    def find_by_id(self, session_dir: str, session_id: str, cwd: str | None = None) -> str | None:
+        from pi_rpc.session.listing import cwd_matches
+
+        with self.reading() as conn:
+            row = conn.execute(
+                f"SELECT cwd FROM {SCHEMA}.sessions WHERE id = %s AND dir = %s", (session_id, _normdir(session_dir))
+            ).fetchone()
+        if row is None or (cwd is not None and not cwd_matches(row[0], cwd)):
+            return None
+        return self._locator(session_id)
+
+    def list_all_sessions(
+        self, sessions_root: str, *, custom: bool = False, with_texts: bool = False
+    ) -> list[SessionInfo]:
+        if custom:
+            return self.list_sessions(sessions_root, with_texts=with_texts)
+        with self.reading() as conn:
+            dirs = [d for (d,) in conn.execute(f"SELECT DISTINCT dir FROM {SCHEMA}.sessions WHERE dir IS NOT NULL")]
+        infos = [info for directory in sorted(dirs) for info in self.list_sessions(directory, with_texts=with_texts)]
+        return sorted(infos, key=lambda info: info.modified, reverse=True)
+
+    def delete(self, locator: str) -> bool:
+        """Remove a session under its writer lock (``SessionHeldError`` when another process
+        holds it); False when not stored."""
+        _, session_id = parse_locator(locator)
+        conn = connect(self.target)
+        try:
+            self.ensure_schema(conn)
+            try_lock(conn, locator, session_id)
+            try:
+                with conn.transaction():
+                    removed = conn.execute(f"DELETE FROM {SCHEMA}.sessions WHERE id = %s", (session_id,)).rowcount
+            finally:
+                unlock(conn, session_id)
+        finally:
+            conn.close()
+        return removed > 0
+
+    def export_lines(self, session_id: str) -> bytes | None:
+        with self.reading() as conn:
+            stored = read_stored_session(conn, session_id)
+        return stored.data if stored is not None else None
+
+
+def _normdir(path: str) -> str:
+    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def _needs_recheck(query: str) -> bool:
+    return "\ufffd" in query or any("\ud800" <= ch <= "\udfff" for ch in query)
+
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "PostgresBackend",
+    "PostgresSessionStore",
+    "SessionDatabaseError",
+    "SessionHeldError",
+    "StoredSession",
+    "connect",
+    "import_session",
+    "migrate",
+    "read_stored_session",
+    "stored_session_ids",
+    "try_lock",
+    "unlock",
+]
