@@ -363,8 +363,9 @@ class AgentSession:
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
-        if self.store_faults.has_notices:
-            await self.store_faults.flush()  # a write fault is reported before what follows it
+        if self.store_faults.needs_settle:
+            # Entries written before what follows them; a write fault reported first.
+            await self.store_faults.settle()
         for listener in self._listeners.all:
             await listener(event)
 

@@ -193,8 +193,9 @@ class SessionCatalog:
     def _delete_stored(self, locator: str) -> None:
         """Delete a session of the selected database (of no other: as a file must be under the
         sessions root), under its single-writer lock."""
-        backend: Any = self._backend
-        if not callable(getattr(backend, "delete", None)) or backend_for(locator) is not backend:
+        backend = self._backend
+        delete = getattr(backend, "delete", None)  # the database backends' own
+        if delete is None or backend_for(locator) is not backend:
             where = getattr(backend, "database", None) or self.sessions_root()
             raise RuntimeCommandError(f"Cannot delete {locator}: it is not in the session store in use ({where})")
         self._require_session_file(locator)
@@ -208,7 +209,7 @@ class SessionCatalog:
 
             faults = (sqlite3.Error, OSError)
         try:
-            removed = backend.delete(locator)
+            removed = delete(locator)
         except SessionLockedError as exc:
             raise RuntimeCommandError(
                 f"Cannot delete {locator}: the session is in use by another pi process ({_holder(exc)})"

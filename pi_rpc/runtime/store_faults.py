@@ -10,7 +10,9 @@ module turns those reports into events, in order with the session's other events
   held back is in the file.
 
 Reports arrive synchronously from inside the store; they are queued and emitted before the
-session's next event, or at the end of the command that caused them (``flush``). While a
+session's next event, or at the end of the command that caused them (``flush``). A store that
+writes off the event loop (a database server's: ``SessionManager.defer_writes``) is settled
+first (``settle``): its commit, or its fault, comes before what follows. While a
 fault lasts, a background task retries the writes with a growing interval, so an idle
 session's backlog reaches the file soon after the fault is gone. A session replaced while its
 entries are still held back (new_session, switch, fork during the fault) is kept and retried
@@ -57,6 +59,7 @@ class StoreFaultReporter:
             self._store.on_write_state = None
         self._store = store
         store.on_write_state = self._on_write_state
+        store.defer_writes()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -95,6 +98,19 @@ class StoreFaultReporter:
                 {"type": "session_write_resumed", "sessionFile": session_file, "writtenEntries": written}
             )
 
+    @property
+    def needs_settle(self) -> bool:
+        """Reports are queued, or the session's store has a write in flight."""
+        return bool(self._notices) or (self._store is not None and self._store.writes_in_flight)
+
+    async def settle(self) -> None:
+        """Before an event or a response: the store's writes in flight committed (or their
+        fault known), then the queued reports emitted."""
+        store = self._store
+        if store is not None and store.writes_in_flight:
+            await store.settle_writes()
+        await self.flush()
+
     async def flush(self) -> None:
         """Emit the queued reports (before the event or response that follows them)."""
         while self._notices:
@@ -124,6 +140,8 @@ class StoreFaultReporter:
                 current = self._store
                 if current is not None and current.write_error is not None:
                     _retry(current)
+                    if current.writes_in_flight:
+                        await current.settle_writes()  # a deferred retry: its outcome now
                 await self.flush()
                 if not self._retired and (self._store is None or self._store.write_error is None):
                     return

@@ -378,6 +378,25 @@ class SessionManager:
         """Try to write what a fault kept off disk; True when nothing is pending any more."""
         return self._store.retry() if self._store is not None else True
 
+    # Deferred writes: a store that talks to a database server (``postgres_store``) can write
+    # off the event loop. The runtime opts in and awaits ``settle_writes`` before the next
+    # event or response reaches a client; the file stores write synchronously and have none.
+
+    def defer_writes(self) -> None:
+        defer = getattr(self._store, "defer_writes", None)
+        if defer is not None:
+            defer()
+
+    @property
+    def writes_in_flight(self) -> bool:
+        return bool(getattr(self._store, "writes_in_flight", False))
+
+    async def settle_writes(self) -> None:
+        """Until what was accepted is committed or a fault is known (and reported)."""
+        settle = getattr(self._store, "settle", None)
+        if settle is not None:
+            await settle()
+
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
         previous_conv = self._has_conversation

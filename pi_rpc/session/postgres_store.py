@@ -42,9 +42,9 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import psycopg
@@ -65,6 +65,7 @@ from pi_rpc.session.postgres_locator import (
     redact,
 )
 from pi_rpc.session.sqlite_search import entry_text, fold, fold_or_none
+from pi_rpc.session.sqlite_store import StoredSession  # (the export's shape, shared)
 from pi_rpc.session.store import Entry, FsyncMode
 
 if TYPE_CHECKING:
@@ -79,6 +80,10 @@ APPLICATION = "pi_rpc sessions"
 CONNECT_TIMEOUT_S = 3
 # Server-side bound on one statement (a write never waits long on a lock or a stuck server).
 STATEMENT_TIMEOUT_MS = 10_000
+# Seconds a deferred write may take before the event that follows it goes out anyway (with a
+# session_write_error first); and how long closing waits for one in flight.
+SETTLE_TIMEOUT_S = 5.0
+CLOSE_WAIT_S = 15.0
 # Key of the transaction-level advisory lock that serialises migrations.
 _MIGRATION_LOCK = 0x50695250
 
@@ -433,17 +438,6 @@ def import_session(
     return True
 
 
-@dataclass(frozen=True)
-class StoredSession:
-    """One session as the JSONL store would hold it (``pi sessions export``)."""
-
-    id: str
-    cwd: str
-    created_at: str | None
-    written_at: int
-    data: bytes
-
-
 def stored_session_ids(conn: psycopg.Connection[Any]) -> list[str]:
     return [session_id for (session_id,) in conn.execute(f"SELECT id FROM {SCHEMA}.sessions ORDER BY id")]
 
@@ -513,6 +507,14 @@ class _Channel:
         self.conn: psycopg.Connection[Any] | None = None
         self.locked = False
         self.refs = 0
+        self._executor: ThreadPoolExecutor | None = None
+
+    def submit(self, work: Callable[[], Any]) -> Future[Any]:
+        """Run ``work`` on the session's writer thread (one per session: its writes stay in
+        order and never share the connection with another thread)."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="pi-session-writer")
+        return self._executor.submit(work)
 
     def connection(self, notes: list[str]) -> psycopg.Connection[Any]:
         conn = self.conn
@@ -546,6 +548,9 @@ class _Channel:
                 pass
 
     def release(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
         conn = self.conn
         if conn is not None and self.locked and not conn.closed and not conn.broken:
             try:
@@ -616,6 +621,10 @@ class PostgresSessionStore(WriteBacklog[Row]):
         # Entries known to be stored (the next seq): a retry after a lost answer compares it
         # with the database to tell a committed batch from one that never arrived.
         self._stored_seq = 0
+        # Deferred writes (``defer_writes``): the one in flight (future, kind, entry count).
+        self._deferred = False
+        self._job: tuple[Future[Any], str, int] | None = None
+        self._written_in_fault = 0
 
     @property
     def locator(self) -> str:
@@ -701,6 +710,24 @@ class PostgresSessionStore(WriteBacklog[Row]):
         return _row_of(entry)
 
     def _write_new(self, entries: Sequence[Entry]) -> None:
+        summary, stored = self._store_new(entries)
+        self._summary = summary
+        self._stored_seq = stored
+        self._flushed = True
+
+    def _write_items(self, items: list[Row]) -> None:
+        if not self._flushed or self._summary is None:
+            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
+        self._stored_seq = self._store_items(items, _summary_values(self._summary, _now_ms()), self._stored_seq)
+
+    # The two writes themselves: they read no state a later accept changes (a deferred write
+    # runs them on the writer thread while the loop goes on accepting entries).
+
+    def _store_new(self, entries: Sequence[Entry]) -> tuple[ScannedSession, int]:
+        """Insert the session row and its first entries in one transaction; ``(summary,
+        stored count)``. The same session already stored with this very header and count is
+        this store's own earlier commit whose answer was lost; anything else is refused as
+        ``FileExistsError`` (the JSONL store's exclusive create)."""
         header, rows, summary = _rows_and_summary(entries)
         header_line = _line(header)
         written_at = _now_ms()
@@ -711,7 +738,6 @@ class PostgresSessionStore(WriteBacklog[Row]):
             if found is not None:
                 if found[0] != header_line or int(found[1]) != len(rows):
                     raise FileExistsError(errno.EEXIST, "session already stored", self._locator)
-                # Our own earlier commit whose answer was lost: it is there, exactly.
             else:
                 insert_session_row(
                     conn,
@@ -723,14 +749,12 @@ class PostgresSessionStore(WriteBacklog[Row]):
                     next_seq=len(rows),
                 )
                 insert_rows(conn, self._session_id, 0, rows)
-        self._summary = summary
-        self._stored_seq = len(rows)
-        self._flushed = True
+        return summary, len(rows)
 
-    def _write_items(self, items: list[Row]) -> None:
-        if not self._flushed or self._summary is None:
-            raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
-        written_at = _now_ms()
+    def _store_items(self, items: list[Row], summary_values: tuple[Any, ...], stored_seq: int) -> int:
+        """Append ``items`` after the ``stored_seq`` entries this store knows are stored; the
+        new stored count. Entries of ``items`` found stored already (an earlier attempt whose
+        COMMIT reached the server but whose answer was lost) are not written again."""
         with self._write_transaction() as conn:
             found = conn.execute(
                 f"SELECT next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
@@ -738,9 +762,9 @@ class PostgresSessionStore(WriteBacklog[Row]):
             if found is None:
                 raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
             next_seq = int(found[0])
-            done = next_seq - self._stored_seq
-            if done and not self._committed_already(conn, items, done):
-                # Another process of this host (sharing the lock) wrote meanwhile: append after it.
+            done = next_seq - stored_seq
+            if done and not self._committed_already(conn, items, done, stored_seq):
+                # Another store of this process (sharing the lock) wrote meanwhile: append after it.
                 done = 0
             todo = items[done:]
             if todo:
@@ -748,11 +772,164 @@ class PostgresSessionStore(WriteBacklog[Row]):
             assignments = ", ".join(f"{column} = %s" for column in _SUMMARY_COLUMNS)
             conn.execute(
                 f"UPDATE {SCHEMA}.sessions SET {assignments}, next_seq = %s WHERE id = %s",
-                (*_summary_values(self._summary, written_at), next_seq + len(todo), self._session_id),
+                (*summary_values, next_seq + len(todo), self._session_id),
             )
-        self._stored_seq = next_seq + len(todo)
+        return next_seq + len(todo)
 
-    def _committed_already(self, conn: psycopg.Connection[Any], items: list[Row], done: int) -> bool:
+    # ------------------------------------------------------------------ deferred writes (off the event loop)
+
+    def defer_writes(self) -> None:
+        """From now on ``create``/``append`` hand their write to the session's writer thread
+        and return at once; ``settle`` (awaited before the next event or response reaches a
+        client) waits for the commit and reports a fault. Used by a running runtime, whose
+        event loop must never wait on the database; everything else writes synchronously."""
+        self._deferred = True
+
+    @property
+    def writes_in_flight(self) -> bool:
+        """A deferred write is running or finished without its outcome taken in yet."""
+        return self._job is not None
+
+    def _kick(self) -> None:
+        """Start writing the whole backlog on the writer thread (when nothing is in flight)."""
+        if self._job is not None or self._read_only:
+            return
+        if self._unwritten_new is not None:
+            batch_new = list(self._unwritten_new)
+            future = self._channel_held().submit(lambda: self._store_new(batch_new))
+            self._job = (future, "new", len(batch_new))
+        elif self._unwritten and self._summary is not None and self._flushed:
+            items = list(self._unwritten)
+            values = _summary_values(self._summary, _now_ms())  # of exactly what is accepted now
+            stored = self._stored_seq
+            future = self._channel_held().submit(lambda: self._store_items(items, values, stored))
+            self._job = (future, "items", len(items))
+
+    def _finish(self) -> bool:
+        """Take in the finished deferred write (loop thread): the entries it stored leave the
+        backlog; a fault is recorded and reported. True when it succeeded."""
+        job, self._job = self._job, None
+        if job is None:
+            return True
+        future, kind, count = job
+        try:
+            result = future.result()
+        except Exception as exc:  # noqa: BLE001 - whatever failed, the entries stay held
+            error = self._fault_message(exc)
+            if not isinstance(exc, self._FAULTS):
+                logger().error(f"pi: session {self._locator}: write failed: {exc!r}")
+            changed = error != self.write_error
+            self.write_error = error
+            if changed:
+                self._notify_write_state(error, self.pending_count(), 0)
+            return False
+        if kind == "new":
+            summary, stored = result
+            rest = (self._unwritten_new or [])[count:]
+            self._unwritten_new = None
+            self._summary, self._stored_seq, self._flushed = summary, stored, True
+            self._unwritten.extend(self._prepare(entry) for entry in rest)
+            self._written_in_fault += count - 1
+        else:
+            self._stored_seq = int(result)
+            del self._unwritten[:count]
+            self._written_in_fault += count
+        if self.write_error is not None and self.pending_count() == 0:
+            written, self._written_in_fault = self._written_in_fault, 0
+            self.write_error = None
+            self._notify_write_state(None, 0, written)
+        elif self.write_error is None:
+            self._written_in_fault = 0
+        return True
+
+    async def settle(self, timeout: float = SETTLE_TIMEOUT_S) -> None:
+        """Wait (without blocking the loop) until what was accepted is committed, or a fault
+        is known. A database that does not answer within ``timeout`` is a fault too (the
+        write goes on; its outcome is taken in later, never written twice)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._job is not None:
+            future = self._job[0]
+            if not future.done():
+                if self.write_error is not None:
+                    return  # held already: the retries take its outcome in
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    error = f"Could not write session {self._locator}: the database did not answer within {timeout:g} s"
+                    self.write_error = error
+                    self._notify_write_state(error, self.pending_count(), 0)
+                    return
+                try:
+                    await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), remaining)
+                except Exception:  # noqa: BLE001 - the outcome is taken in by _finish
+                    pass
+                continue
+            if not self._finish():
+                return
+            if self.pending_count():
+                self._kick()  # entries accepted while that write ran (or a fault's backlog)
+
+    def _wait_idle(self, timeout: float = CLOSE_WAIT_S) -> None:
+        """Block until a deferred write in flight ended and take its outcome in (open,
+        rewrite, close: the connection is not shared with the writer thread)."""
+        job = self._job
+        if job is None:
+            return
+        try:
+            job[0].result(timeout)
+        except Exception:  # noqa: BLE001 - _finish reads the outcome
+            pass
+        if job[0].done():
+            self._finish()
+
+    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+        if not self._deferred or not hold:
+            self._wait_idle()
+            return super().create(header, entries, hold=hold)
+        self._unwritten_new = [header, *entries]
+        if self.write_error is None:
+            self._kick()
+        return self.write_error is None
+
+    def append(self, entries: Iterable[Entry]) -> bool:
+        if not self._deferred:
+            return super().append(entries)
+        if self._unwritten_new is not None:
+            # The first write is still in flight: these follow it (taken in by _finish).
+            self._unwritten_new.extend(entries)
+        else:
+            self._unwritten.extend(self._prepare(entry) for entry in entries)
+        if self._job is not None and self._job[0].done():
+            self._finish()
+        if self.write_error is None:
+            self._kick()
+        return self.write_error is None
+
+    def retry(self) -> bool:
+        if not self._deferred:
+            return super().retry()
+        if self._job is not None:
+            if not self._job[0].done():
+                return False
+            self._finish()
+        if self.pending_count() == 0 and self.write_error is None:
+            return True
+        self._kick()  # its outcome is taken in by the next retry or settle
+        return False
+
+    def pending_count(self) -> int:
+        if not self._flushed and self._unwritten_new is not None:
+            return len(self._unwritten_new) - 1
+        return len(self._unwritten)
+
+    def close(self) -> None:
+        self._wait_idle()
+        self._deferred = False
+        super().close()
+
+    def _committed_already(self, conn: psycopg.Connection[Any], items: list[Row], done: int, stored_seq: int) -> bool:
         """Whether the ``done`` entries stored after what this store knew are the first
         ``done`` of ``items`` (an earlier attempt's commit whose answer was lost)."""
         if done < 0 or done > len(items):
@@ -761,7 +938,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
             (entry_id, line)
             for entry_id, line in conn.execute(
                 f"SELECT id, line FROM {SCHEMA}.entries WHERE session_id = %s AND seq >= %s ORDER BY seq",
-                (self._session_id, self._stored_seq),
+                (self._session_id, stored_seq),
             )
         ]
         return stored == [(_id_text(row[0]), row[4]) for row in items[:done]]
@@ -769,6 +946,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
     def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
         if self._read_only:
             return
+        self._wait_idle()
         header, rows, summary = _rows_and_summary([header, *entries])
         written_at = _now_ms()
         with self._write_transaction() as conn:
@@ -801,6 +979,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
         ``synchronous_commit`` decides how durable)."""
 
     def release(self) -> None:
+        self._wait_idle()
         channel, self._channel = self._channel, None
         if channel is not None:
             _let_go(channel)
@@ -1124,7 +1303,6 @@ __all__ = [
     "PostgresSessionStore",
     "SessionDatabaseError",
     "SessionHeldError",
-    "StoredSession",
     "connect",
     "import_session",
     "migrate",

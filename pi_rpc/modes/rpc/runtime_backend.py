@@ -241,9 +241,9 @@ class RuntimeBackend:
 
                     ctx.extras["after_response"] = after
                 # A session-file write fault this command ran into is reported before its
-                # response (session_write_error).
-                if self.session.store_faults.has_notices:
-                    await self.session.store_faults.flush()
+                # response (session_write_error); a deferred write is committed before it.
+                if self.session.store_faults.needs_settle:
+                    await self.session.store_faults.settle()
 
         return handler
 
