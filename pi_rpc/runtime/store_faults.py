@@ -103,6 +103,19 @@ class StoreFaultReporter:
         """Reports are queued, or the session's store has a write in flight."""
         return bool(self._notices) or (self._store is not None and self._store.writes_in_flight)
 
+    def generation(self) -> tuple[int, int]:
+        """Which store is the session's and how many deferred writes it started (``since``)."""
+        store = self._store
+        return (id(store), store.write_generation) if store is not None else (0, 0)
+
+    def needs_settle_since(self, generation: tuple[int, int]) -> bool:
+        """Reports are queued, or a write started after ``generation`` is in flight: what a
+        command's response must wait for (a command that wrote nothing answers at once, even
+        while a run's write waits on the database)."""
+        return bool(self._notices) or (
+            self._store is not None and self._store.writes_in_flight and self.generation() != generation
+        )
+
     async def settle(self) -> None:
         """Before an event or a response: the store's writes in flight committed (or their
         fault known), then the queued reports emitted."""

@@ -391,6 +391,11 @@ class SessionManager:
     def writes_in_flight(self) -> bool:
         return bool(getattr(self._store, "writes_in_flight", False))
 
+    @property
+    def write_generation(self) -> int:
+        """Deferred writes started so far (a command that started none need not settle)."""
+        return int(getattr(self._store, "write_generation", 0))
+
     async def settle_writes(self) -> None:
         """Until what was accepted is committed or a fault is known (and reported)."""
         settle = getattr(self._store, "settle", None)

@@ -625,6 +625,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
         self._deferred = False
         self._job: tuple[Future[Any], str, int] | None = None
         self._written_in_fault = 0
+        self.write_generation = 0  # deferred writes started so far
 
     @property
     def locator(self) -> str:
@@ -794,6 +795,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
         """Start writing the whole backlog on the writer thread (when nothing is in flight)."""
         if self._job is not None or self._read_only:
             return
+        self.write_generation += 1
         if self._unwritten_new is not None:
             batch_new = list(self._unwritten_new)
             future = self._channel_held().submit(lambda: self._store_new(batch_new))

@@ -224,6 +224,7 @@ class RuntimeBackend:
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1
+            generation = self.session.store_faults.generation()
             try:
                 return await method(ctx, cmd)
             except SessionError as exc:
@@ -242,7 +243,7 @@ class RuntimeBackend:
                     ctx.extras["after_response"] = after
                 # A session-file write fault this command ran into is reported before its
                 # response (session_write_error); a deferred write is committed before it.
-                if self.session.store_faults.needs_settle:
+                if self.session.store_faults.needs_settle_since(generation):
                     await self.session.store_faults.settle()
 
         return handler
