@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.session.manager import deferred_writes
+
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
@@ -59,7 +61,9 @@ class StoreFaultReporter:
             self._store.on_write_state = None
         self._store = store
         store.on_write_state = self._on_write_state
-        store.defer_writes()
+        deferred = deferred_writes(store)
+        if deferred is not None:
+            deferred.defer_writes()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -101,27 +105,23 @@ class StoreFaultReporter:
     @property
     def needs_settle(self) -> bool:
         """Reports are queued, or the session's store has a write in flight."""
-        return bool(self._notices) or (self._store is not None and self._store.writes_in_flight)
+        return bool(self._notices) or _in_flight(self._store)
 
     def generation(self) -> tuple[int, int]:
         """Which store is the session's and how many deferred writes it started (``since``)."""
-        store = self._store
-        return (id(store), store.write_generation) if store is not None else (0, 0)
+        deferred = deferred_writes(self._store) if self._store is not None else None
+        return (id(deferred), deferred.write_generation) if deferred is not None else (0, 0)
 
     def needs_settle_since(self, generation: tuple[int, int]) -> bool:
         """Reports are queued, or a write started after ``generation`` is in flight: what a
         command's response must wait for (a command that wrote nothing answers at once, even
         while a run's write waits on the database)."""
-        return bool(self._notices) or (
-            self._store is not None and self._store.writes_in_flight and self.generation() != generation
-        )
+        return bool(self._notices) or (_in_flight(self._store) and self.generation() != generation)
 
     async def settle(self) -> None:
         """Before an event or a response: the store's writes in flight committed (or their
         fault known), then the queued reports emitted."""
-        store = self._store
-        if store is not None and store.writes_in_flight:
-            await store.settle_writes()
+        await _settle(self._store)
         await self.flush()
 
     async def flush(self) -> None:
@@ -153,14 +153,25 @@ class StoreFaultReporter:
                 current = self._store
                 if current is not None and current.write_error is not None:
                     _retry(current)
-                    if current.writes_in_flight:
-                        await current.settle_writes()  # a deferred retry: its outcome now
+                    await _settle(current)  # a deferred retry: its outcome now
                 await self.flush()
                 if not self._retired and (self._store is None or self._store.write_error is None):
                     return
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
         finally:
             self._retrying = False
+
+
+def _in_flight(store: SessionManager | None) -> bool:
+    deferred = deferred_writes(store) if store is not None else None
+    return deferred is not None and deferred.writes_in_flight
+
+
+async def _settle(store: SessionManager | None) -> None:
+    """The store's writes in flight committed, or their fault known (and reported)."""
+    deferred = deferred_writes(store) if store is not None else None
+    if deferred is not None and deferred.writes_in_flight:
+        await deferred.settle()
 
 
 def _retry(store: SessionManager) -> bool:

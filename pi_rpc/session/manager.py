@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, Protocol, TextIO, cast
 
 from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_system_message
@@ -377,30 +377,6 @@ class SessionManager:
     def retry_writes(self) -> bool:
         """Try to write what a fault kept off disk; True when nothing is pending any more."""
         return self._store.retry() if self._store is not None else True
-
-    # Deferred writes: a store that talks to a database server (``postgres_store``) can write
-    # off the event loop. The runtime opts in and awaits ``settle_writes`` before the next
-    # event or response reaches a client; the file stores write synchronously and have none.
-
-    def defer_writes(self) -> None:
-        defer = getattr(self._store, "defer_writes", None)
-        if defer is not None:
-            defer()
-
-    @property
-    def writes_in_flight(self) -> bool:
-        return bool(getattr(self._store, "writes_in_flight", False))
-
-    @property
-    def write_generation(self) -> int:
-        """Deferred writes started so far (a command that started none need not settle)."""
-        return int(getattr(self._store, "write_generation", 0))
-
-    async def settle_writes(self) -> None:
-        """Until what was accepted is committed or a fault is known (and reported)."""
-        settle = getattr(self._store, "settle", None)
-        if settle is not None:
-            await settle()
 
     def _append_entry(self, entry: Entry) -> None:
         previous_leaf = self._leaf_id
@@ -815,6 +791,27 @@ class SessionManager:
             return
         if self._cwd and not os.path.exists(self._cwd):
             raise MissingSessionCwdError(self._cwd, self._session_file, fallback_cwd)
+
+
+class DeferredWrites(Protocol):
+    """A store that can write off the event loop (a database server's: ``postgres_store``).
+    A runtime opts in (``defer_writes``) and awaits ``settle`` before the next event or
+    response reaches a client; the file stores write synchronously and are not one."""
+
+    write_generation: int
+
+    @property
+    def writes_in_flight(self) -> bool: ...
+
+    def defer_writes(self) -> None: ...
+
+    async def settle(self) -> None: ...
+
+
+def deferred_writes(manager: SessionManager) -> DeferredWrites | None:
+    """The manager's store when it is one that writes off the event loop, else None."""
+    store = manager._store
+    return cast(DeferredWrites, store) if store is not None and hasattr(store, "defer_writes") else None
 
 
 def print_diagnostics(manager: SessionManager, stream: TextIO | None = None) -> None:

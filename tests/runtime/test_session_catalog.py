@@ -253,9 +253,7 @@ def test_rename_and_delete_refuse_a_session_another_process_has_open(pi, store_k
     who = f"pid {holder.popen.pid}" + (f" on {socket.gethostname()}" if store_kind.postgres else "")
     assert rename["error"] == f"Cannot rename {other}: the session is in use by another pi process ({who})"
     delete = p.cmd("delete_session", sessionPath=other)
-    assert delete["error"] == (
-        f"Cannot delete {other}: the session is in use by another pi process ({who})"
-    )
+    assert delete["error"] == (f"Cannot delete {other}: the session is in use by another pi process ({who})")
     assert stored_bytes(other) == before
     holder.close()
     p.ok("delete_session", sessionPath=other)

@@ -27,6 +27,7 @@ def store_kind(request: pytest.FixtureRequest, tmp_path: Path) -> StoreKind:
     tested across processes and hosts in tests/session/test_postgres_store.py)."""
     return StoreKind(request.param, tmp_path)
 
+
 REPO = Path(__file__).resolve().parents[2]
 
 HOLDER = textwrap.dedent("""

@@ -235,7 +235,14 @@ def test_import_export_by_url_is_byte_identical_and_prints_no_password(postgres_
         assert data in exported.values(), source
     # Errors name the database without its password.
     bad = _pi_sessions(
-        "export", "--db", postgres_url.rsplit("/", 1)[0] + "/nosuchdb", "--out", str(out), cwd=tmp_path, agent=agent, check=1
+        "export",
+        "--db",
+        postgres_url.rsplit("/", 1)[0] + "/nosuchdb",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+        agent=agent,
+        check=1,
     )
     assert bad.stderr.startswith("error: postgres://127.0.0.1:") and "nosuchdb" in bad.stderr
     wrong = _pi_sessions(
@@ -249,9 +256,7 @@ def test_import_export_by_url_is_byte_identical_and_prints_no_password(postgres_
 # ---------------------------------------------------------------------- two hosts, one database
 
 
-def test_second_host_refused_with_holder_named_then_takes_over_after_sigkill(
-    postgres_url: str, tmp_path: Path
-) -> None:
+def test_second_host_refused_with_holder_named_then_takes_over_after_sigkill(postgres_url: str, tmp_path: Path) -> None:
     first = _host(tmp_path / "host-a", postgres_url)
     first.cmd("prompt", message="first question")
     first.settle()
