@@ -84,6 +84,8 @@ STATEMENT_TIMEOUT_MS = 10_000
 # session_write_error first); and how long closing waits for one in flight.
 SETTLE_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 15.0
+# Connections of closed sessions kept per database for the next ones.
+IDLE_CONNECTIONS = 8
 # Key of the transaction-level advisory lock that serialises migrations.
 _MIGRATION_LOCK = 0x50695250
 
@@ -144,6 +146,31 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
 LISTING_COLUMNS = "s.id, s.cwd, s.created_ms, s.parent_session, s.name, s.message_count, s.first_message, s.modified"
 _ORDER = "ORDER BY s.modified DESC, s.created_at DESC, s.id DESC"
 
+# An append in one statement: the entries, their texts and the summary, written only when the
+# session holds exactly %(expected)s entries (the row locked first); answers whether it wrote.
+_APPEND = f"""
+WITH cur AS (
+    SELECT next_seq FROM {SCHEMA}.sessions WHERE id = %(sid)s AND next_seq = %(expected)s FOR UPDATE
+), ins AS (
+    INSERT INTO {SCHEMA}.entries (session_id, seq, id, parent_id, type, timestamp, line)
+    SELECT %(sid)s, cur.next_seq + u.n - 1, u.id, u.parent_id, u.type, u.stamp, u.line
+    FROM cur, unnest(%(ids)s::text[], %(parents)s::text[], %(types)s::text[], %(stamps)s::text[],
+                     %(lines)s::text[]) WITH ORDINALITY AS u(id, parent_id, type, stamp, line, n)
+    RETURNING 1
+), txt AS (
+    INSERT INTO {SCHEMA}.texts (session_id, folded)
+    SELECT %(sid)s, t FROM cur, unnest(%(texts)s::text[]) AS t
+    RETURNING 1
+), upd AS (
+    UPDATE {SCHEMA}.sessions s SET name = %(name)s, message_count = %(message_count)s,
+        first_message = %(first_message)s, last_activity = %(last_activity)s, modified = %(modified)s,
+        written_at = %(written_at)s, name_folded = %(name_folded)s, next_seq = cur.next_seq + %(count)s
+    FROM cur WHERE s.id = %(sid)s
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM upd), (SELECT count(*) FROM ins), (SELECT count(*) FROM txt)
+"""
+
 # One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
 Row = tuple[Any, Any, Any, Any, str, str | None]
 
@@ -192,7 +219,12 @@ def connect(target: Target, *, application: str = "pi") -> psycopg.Connection[An
         keepalives_interval=3,
         keepalives_count=3,
         tcp_user_timeout=15_000,
-        options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={STATEMENT_TIMEOUT_MS}",
+        # The server's side of the keepalives too: a holder whose host vanished (no FIN ever
+        # comes) loses its connection, and so its session locks, within about 20 s.
+        options=(
+            f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={STATEMENT_TIMEOUT_MS}"
+            " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=3 -c tcp_keepalives_count=3"
+        ),
     )
     return conn
 
@@ -252,7 +284,9 @@ def _create_trigram_indexes(conn: psycopg.Connection[Any]) -> list[str]:
     the extension still gets a working, unindexed search)."""
     try:
         with conn.transaction():
-            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            # Into pi's own schema unless a DBA installed it already (PostgreSQL 15 lets only
+            # the database owner create objects in ``public``).
+            conn.execute(f"CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA {SCHEMA}")
             row = conn.execute(
                 "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
                 " WHERE e.extname = 'pg_trgm'"
@@ -278,23 +312,16 @@ def _create_trigram_indexes(conn: psycopg.Connection[Any]) -> list[str]:
 
 def _rows_of(conn: psycopg.Connection[Any], session_id: str) -> tuple[tuple[Any, ...] | None, list[str]]:
     """The sessions row (header, message count, first message, name, last activity, dir,
-    next seq) and the lines, in one snapshot."""
-    with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        row = conn.execute(
-            f"SELECT header, message_count, first_message, name, last_activity, dir, next_seq"
-            f" FROM {SCHEMA}.sessions WHERE id = %s",
-            (session_id,),
-        ).fetchone()
-        lines: list[str] = []
-        if row is not None:
-            lines = [
-                line
-                for (line,) in conn.execute(
-                    f"SELECT line FROM {SCHEMA}.entries WHERE session_id = %s ORDER BY seq", (session_id,)
-                )
-            ]
-    return row, lines
+    next seq) and the lines, in one statement (one snapshot, one round trip)."""
+    row = conn.execute(
+        f"SELECT header, message_count, first_message, name, last_activity, dir, next_seq,"
+        f" ARRAY(SELECT line FROM {SCHEMA}.entries e WHERE e.session_id = s.id ORDER BY seq)"
+        f" FROM {SCHEMA}.sessions s WHERE id = %s",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        return None, []
+    return tuple(row[:7]), list(row[7])
 
 
 # ---------------------------------------------------------------------- rows and summaries
@@ -474,25 +501,28 @@ def _holder(conn: psycopg.Connection[Any], session_id: str) -> tuple[int | None,
 
 def try_lock(conn: psycopg.Connection[Any], locator: str, session_id: str) -> None:
     """Take the session's writer lock on ``conn`` (held until it is released or the
-    connection ends) and record this process as its holder; ``SessionHeldError`` names the
-    holder when another connection has it."""
-    got = conn.execute("SELECT pg_try_advisory_lock(%s)", (advisory_key(session_id),)).fetchone()
+    connection ends) and record this process as its holder, in one round trip;
+    ``SessionHeldError`` names the holder when another connection has it."""
+    got = conn.execute(
+        f"WITH l AS (SELECT pg_try_advisory_lock(%(key)s) AS got), h AS ("
+        f" INSERT INTO {SCHEMA}.holders (session_id, host, pid, backend_pid)"
+        " SELECT %(sid)s, %(host)s, %(pid)s, pg_backend_pid() FROM l WHERE l.got"
+        " ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, pid = excluded.pid,"
+        " backend_pid = excluded.backend_pid, since = now() RETURNING 1)"
+        " SELECT l.got, (SELECT count(*) FROM h) FROM l",
+        {"key": advisory_key(session_id), "sid": session_id, "host": socket.gethostname(), "pid": os.getpid()},
+    ).fetchone()
     if not got or not got[0]:
         pid, host = _holder(conn, session_id)
         raise SessionHeldError(locator, pid, host)
-    conn.execute(
-        f"INSERT INTO {SCHEMA}.holders (session_id, host, pid, backend_pid) VALUES (%s, %s, %s, pg_backend_pid())"
-        " ON CONFLICT (session_id) DO UPDATE SET host = excluded.host, pid = excluded.pid,"
-        " backend_pid = excluded.backend_pid, since = now()",
-        (session_id, socket.gethostname(), os.getpid()),
-    )
 
 
 def unlock(conn: psycopg.Connection[Any], session_id: str) -> None:
     conn.execute(
-        f"DELETE FROM {SCHEMA}.holders WHERE session_id = %s AND backend_pid = pg_backend_pid()", (session_id,)
+        f"WITH d AS (DELETE FROM {SCHEMA}.holders WHERE session_id = %(sid)s AND backend_pid = pg_backend_pid()"
+        " RETURNING 1) SELECT pg_advisory_unlock(%(key)s), (SELECT count(*) FROM d)",
+        {"sid": session_id, "key": advisory_key(session_id)},
     )
-    conn.execute("SELECT pg_advisory_unlock(%s)", (advisory_key(session_id),))
 
 
 class _Channel:
@@ -521,19 +551,19 @@ class _Channel:
         if conn is not None and not conn.closed and not conn.broken:
             return conn
         self.drop()
-        conn = connect(self.backend.target)
-        try:
-            notes.extend(self.backend.ensure_schema(conn))
-        except BaseException:
-            conn.close()
-            raise
-        self.conn = conn
-        return conn
+        self.conn = self.backend.checkout(notes)
+        return self.conn
 
     def locked_connection(self, notes: list[str]) -> psycopg.Connection[Any]:
         conn = self.connection(notes)
         if not self.locked:
-            try_lock(conn, self.locator, self.session_id)
+            try:
+                try_lock(conn, self.locator, self.session_id)
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                # An idle connection the server dropped meanwhile (a restart): once more, anew.
+                self.drop()
+                conn = self.conn = self.backend.checkout(notes, fresh=True)
+                try_lock(conn, self.locator, self.session_id)
             self.locked = True
         return conn
 
@@ -551,13 +581,17 @@ class _Channel:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True)
-        conn = self.conn
-        if conn is not None and self.locked and not conn.closed and not conn.broken:
+        conn, self.conn = self.conn, None
+        locked, self.locked = self.locked, False
+        if conn is None:
+            return
+        if locked and not conn.closed and not conn.broken:
             try:
                 unlock(conn, self.session_id)
             except psycopg.Error:
-                pass  # closing the connection releases it anyway
-        self.drop()
+                conn.close()  # closing the connection releases the lock anyway
+                return
+        self.backend.checkin(conn)
 
 
 _channels_lock = threading.Lock()
@@ -755,7 +789,38 @@ class PostgresSessionStore(WriteBacklog[Row]):
     def _store_items(self, items: list[Row], summary_values: tuple[Any, ...], stored_seq: int) -> int:
         """Append ``items`` after the ``stored_seq`` entries this store knows are stored; the
         new stored count. Entries of ``items`` found stored already (an earlier attempt whose
-        COMMIT reached the server but whose answer was lost) are not written again."""
+        COMMIT reached the server but whose answer was lost) are not written again.
+
+        The usual case is one statement in one round trip (its own transaction: durable when
+        it returns), which writes only if the session holds exactly ``stored_seq`` entries;
+        otherwise the careful transaction below decides."""
+        if self._read_only:
+            raise SessionReadOnlyError(self._locator)
+        try:
+            conn = self._ensure_lock()
+            found = conn.execute(
+                _APPEND,
+                {
+                    "sid": self._session_id,
+                    "expected": stored_seq,
+                    "count": len(items),
+                    "ids": [_id_text(row[0]) for row in items],
+                    "parents": [_id_text(row[1]) for row in items],
+                    "types": [_text(row[2]) for row in items],
+                    "stamps": [_text(row[3]) for row in items],
+                    "lines": [row[4] for row in items],
+                    "texts": [fold(row[5]) for row in items if row[5] is not None],
+                    **dict(zip(_SUMMARY_COLUMNS, summary_values, strict=True)),
+                },
+            ).fetchone()
+        except (psycopg.OperationalError, psycopg.InterfaceError, OSError):
+            self._drop_connection()
+            raise
+        if found is not None and found[0]:
+            return stored_seq + len(items)
+        return self._store_items_carefully(items, summary_values, stored_seq)
+
+    def _store_items_carefully(self, items: list[Row], summary_values: tuple[Any, ...], stored_seq: int) -> int:
         with self._write_transaction() as conn:
             found = conn.execute(
                 f"SELECT next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
@@ -1016,10 +1081,40 @@ class PostgresBackend:
         self._read_lock = threading.Lock()
         self._schema_ok = False
         self._notes: list[str] = []
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._idle_lock = threading.Lock()
 
     @property
     def database(self) -> str:
         return self.target.display
+
+    # ------------------------------------------------------------------ connections
+
+    def checkout(self, notes: list[str], *, fresh: bool = False) -> psycopg.Connection[Any]:
+        """A connection for a session's writes: an idle one of an earlier session (no new
+        connection and authentication per open), else a new one with the schema checked."""
+        if not fresh:
+            with self._idle_lock:
+                while self._idle:
+                    conn = self._idle.pop()
+                    if not conn.closed and not conn.broken:
+                        return conn
+        conn = connect(self.target)
+        try:
+            notes.extend(self.ensure_schema(conn))
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def checkin(self, conn: psycopg.Connection[Any]) -> None:
+        """A session's connection, its lock released: kept for the next session (a few)."""
+        if not conn.closed and not conn.broken and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            with self._idle_lock:
+                if len(self._idle) < IDLE_CONNECTIONS:
+                    self._idle.append(conn)
+                    return
+        conn.close()
 
     # ------------------------------------------------------------------ schema and reading
 
@@ -1063,6 +1158,10 @@ class PostgresBackend:
             if self._read_conn is not None:
                 self._read_conn.close()
                 self._read_conn = None
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
     def _locator(self, session_id: str) -> str:
         return make_locator(self.target, session_id)
@@ -1288,6 +1387,23 @@ class PostgresBackend:
         with self.reading() as conn:
             stored = read_stored_session(conn, session_id)
         return stored.data if stored is not None else None
+
+
+# A forked child must never use (nor close: libpq would end the parent's session) a connection
+# it inherited: it forgets them, and makes its own.
+_inherited: list[Any] = []
+
+
+def _forget_connections_after_fork() -> None:
+    from pi_rpc.session.backends import _postgres_backends
+
+    _inherited.extend(_postgres_backends.values())
+    _inherited.extend(_channels.values())
+    _postgres_backends.clear()
+    _channels.clear()
+
+
+os.register_at_fork(after_in_child=_forget_connections_after_fork)
 
 
 def _normdir(path: str) -> str:

@@ -65,7 +65,7 @@ def _free_port() -> int:
 class PostgresServer:
     """One throwaway cluster. ``start()`` / ``stop()`` / ``start()`` again keep its data and port."""
 
-    def __init__(self, root: Path | None = None, *, bin_dir: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, bin_dir: Path | None = None, durable: bool = False) -> None:
         found = bin_dir or find_binaries()
         if found is None:
             raise RuntimeError(SKIP_REASON)
@@ -79,6 +79,8 @@ class PostgresServer:
         # As root the server runs as the postgres system user.
         self._user = "postgres" if os.geteuid() == 0 else None
         self._initialised = False
+        # Tests turn fsync off (a throwaway cluster); a benchmark keeps the server's durability.
+        self._durable = durable
 
     # ------------------------------------------------------------------ urls
 
@@ -129,9 +131,9 @@ class PostgresServer:
         conf = (
             f"listen_addresses = '{self.host}'\n"
             f"unix_socket_directories = '{self.root}'\n"
-            "fsync = off\n"  # a throwaway cluster: durability of the machine is not under test
-            "full_page_writes = off\n"
-            "max_connections = 200\n"
+            # A throwaway cluster: the machine's durability is not under test.
+            + ("" if self._durable else "fsync = off\nfull_page_writes = off\n")
+            + "max_connections = 200\n"
             "shared_buffers = 64MB\n"
             "logging_collector = off\n"
         )
