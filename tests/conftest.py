@@ -101,11 +101,31 @@ _pg_databases = iter(range(1, 1 << 30))
 
 
 @pytest.fixture
-def postgres_url(request: pytest.FixtureRequest) -> str:
-    """A fresh database on the worker's server: its URL, password included."""
+def postgres_empty_url(request: pytest.FixtureRequest) -> str:
+    """An empty database on the worker's server (pi creates its schema): its URL, password
+    included."""
     server = request.getfixturevalue("postgres_server")
     name = f"t{next(_pg_databases)}"
     server.psql(f"CREATE DATABASE {name} OWNER pi")
+    return str(server.url(database=name))
+
+
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database with pi's schema (copied from a template pi migrated once per worker:
+    creating the schema and pg_trgm for every test would cost seconds on a loaded machine)."""
+    server = request.getfixturevalue("postgres_server")
+    if not getattr(server, "pi_template", False):
+        from pi_rpc.session.postgres_locator import target_from_conninfo
+        from pi_rpc.session.postgres_store import connect, migrate
+
+        server.psql("CREATE DATABASE pi_template OWNER pi")
+        target = target_from_conninfo(server.url(database="pi_template"))
+        with connect(target) as conn:
+            migrate(conn, target.display)
+        server.pi_template = True
+    name = f"t{next(_pg_databases)}"
+    server.psql(f"CREATE DATABASE {name} TEMPLATE pi_template OWNER pi")
     return str(server.url(database=name))
 
 

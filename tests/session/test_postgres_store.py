@@ -72,6 +72,7 @@ def _host(root: Path, url: str, *, script: list[dict[str, Any]] | None = None, a
         script=script,
         args=("--session-store", "postgres", "--session-db", url, "--session-dir", str(shared / "sessions"), *args),
     )
+    proc.ok("get_state", timeout=30)  # up (a loaded machine may take a while to start it)
     return proc
 
 
@@ -146,7 +147,8 @@ def test_rpc_startup_does_not_import_psycopg(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- in process
 
 
-def test_schema_created_with_its_version_and_a_newer_one_refused(postgres_url: str, tmp_path: Path) -> None:
+def test_schema_created_with_its_version_and_a_newer_one_refused(postgres_empty_url: str, tmp_path: Path) -> None:
+    postgres_url = postgres_empty_url
     import psycopg
 
     from pi_rpc.session.backends import postgres_backend
@@ -361,7 +363,7 @@ def test_a_write_waiting_on_the_database_does_not_block_the_server(postgres_url:
 # ---------------------------------------------------------------------- the server goes away
 
 
-SLOW_RUN = [
+SLOW_RUN: list[dict[str, Any]] = [
     {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 2; echo one"}, "id": "c1"}]},
     {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 2; echo two"}, "id": "c2"}]},
     {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 2; echo three"}, "id": "c3"}]},

@@ -128,8 +128,8 @@ class StoreKind:
             import psycopg
 
             assert self.url is not None
-            with psycopg.connect(self.url, autocommit=True) as conn:
-                conn.execute(
+            with psycopg.connect(self.url, autocommit=True) as pg_conn:
+                pg_conn.execute(
                     "UPDATE pi.sessions SET written_at = (SELECT MAX(written_at) FROM pi.sessions) + 100000"
                     " WHERE id = %s",
                     (locator.partition("#")[2],),
@@ -167,7 +167,14 @@ class StoreKind:
 
         def start_on_store(**kwargs: Any) -> Any:
             kwargs["args"] = (*self.cli_args(), *kwargs.get("args", ()))
-            return start(**kwargs)
+            proc = start(**kwargs)
+            if self.postgres:
+                # Up before the test's first command (the driver's import and the first
+                # connection may take longer than a command's timeout on a loaded machine).
+                proc.ok("get_state", timeout=30)
+                proc.records.clear()  # the test sees its own records only, as on other stores
+                proc.raw.clear()
+            return proc
 
         return start_on_store
 
