@@ -84,6 +84,8 @@ STATEMENT_TIMEOUT_MS = 10_000
 # session_write_error first); and how long closing waits for one in flight.
 SETTLE_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 15.0
+# More matching texts than this: the needle is common, walking the sessions is faster.
+CANDIDATE_CAP = 5000
 # Connections of closed sessions kept per database for the next ones.
 IDLE_CONNECTIONS = 8
 # Key of the transaction-level advisory lock that serialises migrations.
@@ -1296,21 +1298,31 @@ class PostgresBackend:
         if directory is not None:
             where.append("s.dir = %s")
             params.append(directory)
+        pattern: str | None = None
         if query is not None:
             needle = fold(query)
             pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            where.append(
-                f"(s.name_folded LIKE %s OR s.id IN (SELECT t.session_id FROM {SCHEMA}.texts t WHERE t.folded LIKE %s))"
-            )
-            params += [pattern, pattern]
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
         page = None if cwd_filter is not None or limit is None else limit
-        statement = f"SELECT {LISTING_COLUMNS} FROM {SCHEMA}.sessions s{clause} {_ORDER}"
-        if page is not None:
-            statement += f" LIMIT {int(page)}"
         recheck = query is not None and _needs_recheck(query)
         with self.reading() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            candidates = self._candidates(conn, needle, pattern) if pattern is not None else None
+            if candidates is not None:
+                # A rare needle: the few sessions the trigram index found, read by id.
+                where.append("s.id = ANY(%s)")
+                params.append(candidates)
+            elif pattern is not None:
+                # A common (or too short) needle: the sessions newest first, each tested,
+                # until the page is full.
+                where.append(
+                    f"(s.name_folded LIKE %s OR EXISTS (SELECT 1 FROM {SCHEMA}.texts t"
+                    " WHERE t.session_id = s.id AND t.folded LIKE %s))"
+                )
+                params += [pattern, pattern]
+            clause = f" WHERE {' AND '.join(where)}" if where else ""
+            statement = f"SELECT {LISTING_COLUMNS} FROM {SCHEMA}.sessions s{clause} {_ORDER}"
+            if page is not None:
+                statement += f" LIMIT {int(page)}"
             with conn.cursor(name="pi_listing") as cur:
                 cur.itersize = 200
                 cur.execute(statement, params)
@@ -1323,6 +1335,25 @@ class PostgresBackend:
                     if limit is not None and len(out) >= limit:
                         break
         return out
+
+    @staticmethod
+    def _candidates(conn: psycopg.Connection[Any], needle: str, pattern: str) -> list[str] | None:
+        """Every session whose name or a text contains ``needle``, from the trigram indexes;
+        None when the needle is too short for them (under three characters) or common (more
+        than ``CANDIDATE_CAP`` matching texts): then walking the sessions is faster."""
+        if len(needle) < 3:
+            return None
+        found = conn.execute(
+            f"SELECT session_id FROM {SCHEMA}.texts WHERE folded LIKE %s LIMIT %s", (pattern, CANDIDATE_CAP + 1)
+        ).fetchall()
+        if len(found) > CANDIDATE_CAP:
+            return None
+        ids = {session_id for (session_id,) in found}
+        ids.update(
+            session_id
+            for (session_id,) in conn.execute(f"SELECT id FROM {SCHEMA}.sessions WHERE name_folded LIKE %s", (pattern,))
+        )
+        return sorted(ids)
 
     def _really_matches(self, conn: psycopg.Connection[Any], session_id: str, query: str) -> bool:
         texts = self._texts(conn, [session_id]).get(session_id, ())
