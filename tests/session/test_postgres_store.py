@@ -202,6 +202,16 @@ def test_text_query_is_exact_and_uses_the_trigram_index(postgres_url: str, tmp_p
     assert found("e_t") == {made["100% sure_thing"]}
     assert found("STRASSE") == {made["straße"]}  # casefolded as SessionInfo.matches folds
     assert found("zzz") == set()
+    assert found("öl") == {made["Grüße aus KÖLN"], made["nothing here"]}  # short: the walk
+    from pi_rpc.session import postgres_store
+
+    cap = postgres_store.CANDIDATE_CAP
+    postgres_store.CANDIDATE_CAP = 0  # every needle "common": the walk answers the same
+    try:
+        assert found("köln") == {made["Grüße aus KÖLN"], made["nothing here"]}
+        assert found("STRASSE") == {made["straße"]} and found("e_t") == {made["100% sure_thing"]}
+    finally:
+        postgres_store.CANDIDATE_CAP = cap
     assert len(backend.query_sessions(folder, limit=2)) == 2
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("SET enable_seqscan = off")  # a tiny table: ask whether the index CAN serve it
