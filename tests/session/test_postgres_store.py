@@ -244,6 +244,69 @@ def test_a_batch_whose_commit_answer_was_lost_is_not_written_twice(postgres_url:
     m.close()
 
 
+def test_libpq_environment_alone_names_the_database(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No conninfo at all: PGHOST, PGPORT, PGDATABASE, PGUSER and PGPASSWORD are libpq's."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from pi_rpc.runtime.options import session_backend
+    from pi_rpc.session.manager import SessionManager
+
+    parts = conninfo_to_dict(postgres_url)
+    for key, name in (("host", "PGHOST"), ("port", "PGPORT"), ("dbname", "PGDATABASE"), ("user", "PGUSER")):
+        monkeypatch.setenv(name, str(parts[key]))
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    from pi_rpc.config.settings import Settings
+
+    settings = Settings(
+        agent_dir=tmp_path,
+        cwd=tmp_path,
+        global_data={"sessionStore": "postgres"},
+        project_data={},
+        project_trusted=True,
+    )
+    backend = session_backend(settings, tmp_path, str(tmp_path))
+    m = SessionManager.create(str(tmp_path), str(tmp_path / "s"), backend=backend)
+    m.append_message(_user("from the environment"))
+    assert m.session_file == f"postgres://127.0.0.1:{parts['port']}/{parts['dbname']}#{m.session_id}"
+    m.close()
+    assert _stored(postgres_url, m.session_id)[1]["message"]["content"][0]["text"] == "from the environment"
+
+
+def test_pgservice_and_pgpass_are_honoured_by_a_pi_process(postgres_url: str, tmp_path: Path) -> None:
+    """A service file names the server, ~/.pgpass holds the password: the URL has neither."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    parts = conninfo_to_dict(postgres_url)
+    root = tmp_path / "host"
+    home = root / "home"
+    home.mkdir(parents=True)
+    service = tmp_path / "pg_service.conf"
+    service.write_text(f"[pifleet]\nhost={parts['host']}\nport={parts['port']}\ndbname={parts['dbname']}\nuser=pi\n")
+    pgpass = home / ".pgpass"
+    pgpass.write_text(f"{parts['host']}:{parts['port']}:{parts['dbname']}:pi:{PASSWORD}\n")
+    pgpass.chmod(0o600)
+    (root / "cwd").mkdir(parents=True)
+    p = start_in(
+        root,
+        args=("--session-store", "postgres", "--session-db", "service=pifleet"),
+        env={"PGSERVICEFILE": str(service)},
+    )
+    p.ok("get_state", timeout=30)
+    p.cmd("prompt", message="via service and pgpass")
+    p.settle()
+    state = p.ok("get_state")
+    assert state["sessionFile"] == f"postgres://127.0.0.1:{parts['port']}/{parts['dbname']}#{state['sessionId']}"
+    assert not [r for r in p.since(0) if is_event("session_write_error")(r)], p.stderr
+    stored = _stored(postgres_url, state["sessionId"])
+    assert [
+        e["message"]["content"][0]["text"]
+        for e in stored
+        if e.get("type") == "message" and e["message"]["role"] == "user"
+    ] == ["via service and pgpass"]
+
+
 # ---------------------------------------------------------------------- pi sessions import | export
 
 
