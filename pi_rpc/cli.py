@@ -40,8 +40,11 @@ Session:
   --session <path|id>            Open a session file or id (prefix)
   --session-id <id>              Open or create the session with this id
   --session-dir <dir>            Directory for session storage and lookup
-  --session-store <jsonl|sqlite> Keep sessions in JSONL files (default) or one SQLite database
-  --session-db <path>            The SQLite session database (default <agentDir>/sessions.db)
+  --session-store <jsonl|sqlite|postgres>
+                                 Keep sessions in JSONL files (default), one SQLite database
+                                 or a PostgreSQL database
+  --session-db <path|conninfo>   The SQLite session database (default <agentDir>/sessions.db),
+                                 or the PostgreSQL URL/conninfo (default: libpq's PG* settings)
   --continue, -c                 Continue the most recent session
   --fork <path|id>               Copy a session into a new one under the current cwd
   --name, -n <name>              Initial session name

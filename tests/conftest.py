@@ -8,9 +8,13 @@ there, ``from tests.support.pi_process import ...``, never from a conftest):
   overrides it with the same server run in the test process (``tests.support.in_process``) and
   keeps the real process as ``pi_process``.
 - ``pi_environ(extra=None, faux=True)``: the isolated environment ``spawn_pi`` uses.
-- ``store_kind``: a test taking it runs once per session backend, the JSONL files and a session
-  database in tmp (``tests.support.session_stores.StoreKind``; a module runs its subprocess
-  tests on both by overriding ``pi`` with ``store_kind.starter(pi)``).
+- ``store_kind``: a test taking it runs once per session backend, the JSONL files, a SQLite session
+  database in tmp and a database of its own on a real PostgreSQL server
+  (``tests.support.session_stores.StoreKind``; a module runs its subprocess tests on each by
+  overriding ``pi`` with ``store_kind.starter(pi)``).
+- ``postgres_server``: one real PostgreSQL server per test worker (``tests.support.
+  postgres_server``), started on first use; skipped, with the reason, when no server binary
+  is installed.
 """
 
 from __future__ import annotations
@@ -113,9 +117,56 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(params=("jsonl", "sqlite"))
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A real PostgreSQL server for this worker (stopped at the end)."""
+    from tests.support.postgres_server import SKIP_REASON, PostgresServer, find_binaries
+
+    if find_binaries() is None:
+        pytest.skip(SKIP_REASON)
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.destroy()
+
+
+_pg_databases = iter(range(1, 1 << 30))
+
+
+@pytest.fixture
+def postgres_empty_url(request: pytest.FixtureRequest) -> str:
+    """An empty database on the worker's server (pi creates its schema): its URL, password
+    included."""
+    server = request.getfixturevalue("postgres_server")
+    name = f"t{next(_pg_databases)}"
+    server.psql(f"CREATE DATABASE {name} OWNER pi")
+    return str(server.url(database=name))
+
+
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database with pi's schema (copied from a template pi migrated once per worker:
+    creating the schema and pg_trgm for every test would cost seconds on a loaded machine)."""
+    server = request.getfixturevalue("postgres_server")
+    if not getattr(server, "pi_template", False):
+        from pi_rpc.session.postgres_locator import target_from_conninfo
+        from pi_rpc.session.postgres_store import connect, migrate
+
+        server.psql("CREATE DATABASE pi_template OWNER pi")
+        target = target_from_conninfo(server.url(database="pi_template"))
+        with connect(target) as conn:
+            migrate(conn, target.display)
+        server.pi_template = True
+    name = f"t{next(_pg_databases)}"
+    server.psql(f"CREATE DATABASE {name} TEMPLATE pi_template OWNER pi")
+    return str(server.url(database=name))
+
+
+@pytest.fixture(params=("jsonl", "sqlite", "postgres"))
 def store_kind(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """The JSONL files, then a session database at ``tmp_path/sessions.db``."""
+    """The JSONL files, a session database at ``tmp_path/sessions.db``, a PostgreSQL database."""
     from tests.support.session_stores import StoreKind  # (loads the session package)
 
-    return StoreKind(request.param, tmp_path)
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    return StoreKind(request.param, tmp_path, url)

@@ -22,7 +22,7 @@ from pi_rpc.errors import StartupError, echo
 
 VALID_MODES = ("text", "json", "rpc", "acp")  # acp: ours (the Agent Client Protocol)
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-SESSION_STORES = ("jsonl", "sqlite")  # --session-store / the sessionStore setting
+SESSION_STORES = ("jsonl", "sqlite", "postgres")  # --session-store / the sessionStore setting
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 DEFAULT_EVENT_BUFFER = 10_000  # events get_events can replay (modes.wire.event_ring)
@@ -56,8 +56,8 @@ class CliArgs:
     no_session: bool = False
     session: str | None = None
     session_dir: str | None = None
-    session_store: str | None = None  # "jsonl" | "sqlite" | None (the sessionStore setting)
-    session_db: str | None = None  # --session-db: the session database (sessionStore sqlite)
+    session_store: str | None = None  # "jsonl" | "sqlite" | "postgres" | None (the sessionStore setting)
+    session_db: str | None = None  # --session-db: the session database (a SQLite path or a PostgreSQL conninfo)
     session_id: str | None = None
     continue_session: bool = False
     resume: bool = False

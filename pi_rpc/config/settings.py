@@ -331,7 +331,7 @@ class Settings:
 
     @property
     def session_store(self) -> Any:
-        """``sessionStore`` as written ("jsonl" or "sqlite"; checked where it is used)."""
+        """``sessionStore`` as written ("jsonl", "sqlite" or "postgres"; checked where it is used)."""
         return self.get("sessionStore", None)
 
     @property

@@ -26,10 +26,10 @@ from pi_rpc.config import paths
 from pi_rpc.config.settings import Settings
 
 USAGE = """Usage:
-  pi sessions import [--db PATH] SRC...
-  pi sessions export [--db PATH] --out DIR [SESSION_ID...]
+  pi sessions import [--db PATH|URL] SRC...
+  pi sessions export [--db PATH|URL] --out DIR [SESSION_ID...]
 
-Move sessions between JSONL files and a session database (SQLite), losslessly.
+Move sessions between JSONL files and a session database (SQLite, or PostgreSQL), losslessly.
 
 Commands:
   import SRC...        Import session files, or every *.jsonl file under a folder
@@ -38,8 +38,11 @@ Commands:
                        sessions folder (<DIR>/--<cwd>--/<timestamp>_<id>.jsonl); all when no id is given
 
 Options:
-  --db PATH            The session database (default: the sessionDatabase setting,
-                       else <agentDir>/sessions.db)
+  --db PATH|URL        The session database: a SQLite file, or a PostgreSQL URL or conninfo
+                       (postgres://host/db, "host=... dbname=..."; credentials from it, PGPASSWORD
+                       or ~/.pgpass, never printed). Default: the sessionDatabase setting (with
+                       sessionStore "postgres": that conninfo, else libpq's PG* environment),
+                       else <agentDir>/sessions.db
   --out DIR            export: the folder to write into (it plays pi's sessions folder)
   -h, --help           Show this help
 """
@@ -100,12 +103,23 @@ def _resolve(path: str, cwd: str) -> str:
 
 
 def default_database(settings: Settings, agent: Path, cwd: str) -> str:
-    """The ``sessionDatabase`` setting (relative to the cwd), else ``<agentDir>/sessions.db``."""
+    """The ``sessionDatabase`` setting (a SQLite path relative to the cwd, or a PostgreSQL
+    conninfo as written), else libpq's environment (``sessionStore: "postgres"``: the empty
+    conninfo), else ``<agentDir>/sessions.db``."""
+    from pi_rpc.session.postgres_locator import looks_like_conninfo
+
     typed = getattr(settings, "session_database", None)
     value = typed if isinstance(typed, str) else settings.get("sessionDatabase")
     if isinstance(value, str) and value:
-        return _resolve(value, cwd)
+        return value if looks_like_conninfo(value) else _resolve(value, cwd)
+    if settings.get("sessionStore") == "postgres":
+        return POSTGRES_ENVIRONMENT
     return str(agent / "sessions.db")
+
+
+# The conninfo that leaves everything to libpq's environment (PGHOST, PGSERVICE, ...): "",
+# spelled so ``looks_like_conninfo`` knows it.
+POSTGRES_ENVIRONMENT = "postgresql://"
 
 
 def _warn(message: str) -> None:
@@ -128,14 +142,18 @@ def run_sessions_command(argv: Sequence[str]) -> int:
     cwd = os.getcwd()
     agent = paths.agent_dir()
     settings = Settings.load(agent_dir=agent, cwd=cwd, warn=_warn)
+    from pi_rpc.session.postgres_locator import looks_like_conninfo, redact
+
     if db is None:
         db = default_database(settings, agent, cwd)
-        if command == "import":
+        if command == "import" and not looks_like_conninfo(db):
             os.makedirs(os.path.dirname(db), exist_ok=True)
-    else:
+    elif not looks_like_conninfo(db):
         db = _resolve(db, cwd)
 
     def report(outcome: transfer.Outcome) -> None:
+        # Whatever is printed, a password in a URL given as a path is not.
+        outcome = transfer.Outcome(outcome.status, outcome.session_id, redact(outcome.source), redact(outcome.detail))
         who = outcome.session_id or outcome.source
         if outcome.status == "error":
             where = f" ({outcome.source})" if outcome.session_id and outcome.source else ""
@@ -162,7 +180,12 @@ def run_sessions_command(argv: Sequence[str]) -> int:
             errors = transfer.export_sessions(db, _resolve(out, cwd), positionals, report)
     except (transfer.TransferError, SessionError) as exc:
         # SessionError: the database is not a pi session database (refused unchanged).
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {redact(str(exc))}\n")
+        return 1
+    except ImportError as exc:  # a PostgreSQL database without the pi-rpc[postgres] extra
+        sys.stderr.write(
+            f"error: a PostgreSQL session database needs psycopg 3 ({exc.name}): pip install 'pi-rpc[postgres]'\n"
+        )
         return 1
     return 1 if errors else 0
 

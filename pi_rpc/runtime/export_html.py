@@ -13,7 +13,7 @@ import orjson
 
 from pi_rpc.ai.jsjson import fs_path, stringify, to_utf8
 from pi_rpc.runtime.errors import ERR_EXPORT_IN_MEMORY, ERR_EXPORT_NOTHING, RuntimeCommandError
-from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
+from pi_rpc.session.backends import backend_for, is_database_locator, resolve_session_ref
 
 if TYPE_CHECKING:
     from pi_rpc.session.manager import SessionManager
@@ -99,7 +99,7 @@ def render_session_html(store: SessionManager) -> str:
 
 def _stem(locator: str) -> str:
     """What the default page name is made of: the file's stem, or a database session's id."""
-    if is_sqlite_locator(locator):
+    if is_database_locator(locator):
         return locator.rpartition("#")[2]
     return Path(locator).stem
 
@@ -107,7 +107,7 @@ def _stem(locator: str) -> str:
 def export_session_file(input_path: str, output_path: str | None = None) -> str:
     """``pi --export <session.jsonl|sqlite:db#id> [out.html]``: the same page from a stored
     session (read-only)."""
-    if is_sqlite_locator(input_path):
+    if is_database_locator(input_path):
         try:
             resolved = resolve_session_ref(input_path)
         except ValueError:

@@ -43,18 +43,23 @@ def session_backend(
     cli_database: str | None = None,
 ) -> SessionBackend:
     """Where new sessions are kept: ``--session-store`` over the ``sessionStore`` setting
-    ("jsonl", the default, or "sqlite"); for SQLite the database ``--session-db`` over the
-    ``sessionDatabase`` setting over ``<agentDir>/sessions.db`` (``~`` expanded, relative
-    paths from the cwd). ``--session-dir`` never moves the database."""
+    ("jsonl", the default, "sqlite" or "postgres"); for SQLite the database ``--session-db``
+    over the ``sessionDatabase`` setting over ``<agentDir>/sessions.db`` (``~`` expanded,
+    relative paths from the cwd); for PostgreSQL ``--session-db`` over ``sessionDatabase``
+    as a conninfo (URL or ``key=value``), else libpq's environment alone (``PGHOST``,
+    ``PGSERVICE``, ...). ``--session-dir`` never moves the database."""
     store = cli_store
     if store is None:
         configured = settings.session_store
         if configured is not None and configured not in SESSION_STORES:
             logger().warning(
-                f"Warning: invalid sessionStore {configured!r} in settings (expected jsonl or sqlite); using jsonl"
+                f"Warning: invalid sessionStore {configured!r} in settings (expected jsonl, sqlite or postgres);"
+                " using jsonl"
             )
             configured = None
         store = configured or "jsonl"
+    if store == "postgres":
+        return _postgres_backend(cli_database or settings.session_database or "")
     if store != "sqlite":
         return JSONL_BACKEND
     from pi_rpc.session.backends import sqlite_backend
@@ -71,6 +76,22 @@ def session_backend(
     except OSError:
         pass  # reported as a session write fault when the first entry is written
     return sqlite_backend(path)
+
+
+def _postgres_backend(conninfo: str) -> SessionBackend:
+    """The PostgreSQL backend of ``conninfo`` (empty: libpq's environment and defaults)."""
+    from pi_rpc.session.errors import SessionError
+
+    try:
+        import psycopg  # noqa: F401  (the pi-rpc[postgres] extra)
+    except ImportError:
+        raise SessionError("sessionStore postgres needs psycopg 3: pip install 'pi-rpc[postgres]'") from None
+    from pi_rpc.session.backends import postgres_backend
+
+    try:
+        return postgres_backend(conninfo)
+    except ValueError as exc:
+        raise SessionError(f"--session-db: {exc}") from None
 
 
 if TYPE_CHECKING:

@@ -386,7 +386,7 @@ async def open_session(
     LLM streaming function (``pi_rpc.ai.stream.stream`` signature). Every other keyword is a
     command-line equivalent accepted by :func:`build_cli_args`: ``model`` ("faux/faux-1",
     "anthropic/claude-sonnet-4-5:high", ...), ``provider``, ``thinking``, ``api_key``,
-    ``no_session``, ``session``, ``session_dir``, ``session_store`` ("jsonl" or "sqlite"),
+    ``no_session``, ``session``, ``session_dir``, ``session_store`` ("jsonl", "sqlite" or "postgres"),
     ``session_db``, ``session_id``, ``continue_session``,
     ``fork``, ``name``, ``tools``, ``no_tools``, ``exclude_tools``, ``system_prompt``,
     ``append_system_prompt``, ``skills``, ``no_skills``, ``prompt_templates``,

@@ -374,11 +374,9 @@ class AgentSession:
     async def emit(self, event: dict[str, Any]) -> None:
         if self._shutting_down:
             return
-        # What the event reports is in the database before it goes out (deferred writing).
-        if self.store_faults.needs_commit:
-            await self.store_faults.commit()
-        if self.store_faults.has_notices:
-            await self.store_faults.flush()  # a write fault is reported before what follows it
+        if self.store_faults.needs_settle:
+            # What the event reports is stored before it goes out; a write fault reported first.
+            await self.store_faults.settle()
         for listener in self._listeners.all:
             await listener(event)
 

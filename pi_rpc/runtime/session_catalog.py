@@ -22,7 +22,13 @@ from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.config import paths
 from pi_rpc.errors import echo
 from pi_rpc.runtime.errors import ERR_SESSION_NAME_EMPTY, RuntimeCommandError
-from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref, same_session
+from pi_rpc.session.backends import (
+    backend_for,
+    is_database_locator,
+    is_postgres_locator,
+    resolve_session_ref,
+    same_session,
+)
 from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.loader import read_header
@@ -57,7 +63,7 @@ def client_path(session_path: str) -> Path:
 def client_session_ref(session_path: str) -> str:
     """A session a client named: its database locator normalised (``sqlite:<db>#<id>``), or
     its path as ``client_path`` reads it."""
-    if is_sqlite_locator(session_path):
+    if is_database_locator(session_path):
         try:
             return resolve_session_ref(session_path)
         except ValueError:
@@ -70,7 +76,9 @@ def _strictly_inside(path: str, root: str) -> bool:
 
 
 def _holder(exc: SessionLockedError) -> str:
-    return f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
+    holder = f"pid {exc.pid}" if exc.pid is not None else "an unknown pid"
+    host = getattr(exc, "host", None)  # a database session held from another machine
+    return f"{holder} on {host}" if host else holder
 
 
 class SessionCatalog:
@@ -105,7 +113,7 @@ class SessionCatalog:
     def _resolve(session_path: str) -> str:
         """A client's path or locator, as ``switch_session`` reads it, normalized."""
         ref = client_session_ref(session_path)
-        return ref if is_sqlite_locator(ref) else os.path.normpath(ref)
+        return ref if is_database_locator(ref) else os.path.normpath(ref)
 
     def _is_current(self, path: str) -> bool:
         current = self._store().session_file
@@ -166,7 +174,7 @@ class SessionCatalog:
             raise RuntimeCommandError(
                 f"Cannot delete {path}: it is the current session (switch to another session first)"
             )
-        if is_sqlite_locator(path):
+        if is_database_locator(path):
             self._delete_stored(path)
             return
         root = self.sessions_root()
@@ -198,29 +206,35 @@ class SessionCatalog:
     def _delete_stored(self, locator: str) -> None:
         """Delete a session of the selected database (of no other: as a file must be under the
         sessions root), under its single-writer lock."""
-        import sqlite3  # (loaded already: the database backend is in use)
-
-        from pi_rpc.session.sqlite_store import SqliteBackend
-
         backend = self._backend
-        if not isinstance(backend, SqliteBackend) or backend_for(locator) is not backend:
-            where = backend.database if isinstance(backend, SqliteBackend) else self.sessions_root()
+        delete = getattr(backend, "delete", None)  # the database backends' own
+        if delete is None or backend_for(locator) is not backend:
+            where = getattr(backend, "database", None) or self.sessions_root()
             raise RuntimeCommandError(f"Cannot delete {locator}: it is not in the session store in use ({where})")
         self._require_session_file(locator)
+        # (the database's driver is loaded already: its backend is in use)
+        if is_postgres_locator(locator):
+            import psycopg
+
+            faults: tuple[type[BaseException], ...] = (psycopg.Error, OSError)
+        else:
+            import sqlite3
+
+            faults = (sqlite3.Error, OSError)
         try:
-            removed = backend.delete(locator)
+            removed = delete(locator)
         except SessionLockedError as exc:
             raise RuntimeCommandError(
                 f"Cannot delete {locator}: the session is in use by another pi process ({_holder(exc)})"
             ) from None
-        except (sqlite3.Error, OSError) as exc:  # the database cannot be written
+        except faults as exc:  # the database cannot be written
             raise RuntimeCommandError(f"Cannot delete {locator}: {exc}") from None
         if not removed:
             raise RuntimeCommandError(f"Session file not found: {locator}")
 
     @staticmethod
     def _require_session_file(path: str) -> None:
-        if is_sqlite_locator(path):
+        if is_database_locator(path):
             if not backend_for(path).exists(path):
                 raise RuntimeCommandError(f"Session file not found: {path}")
             return

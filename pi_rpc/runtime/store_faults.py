@@ -10,7 +10,9 @@ module turns those reports into events, in order with the session's other events
   held back is in the file.
 
 Reports arrive synchronously from inside the store; they are queued and emitted before the
-session's next event, or at the end of the command that caused them (``flush``). While a
+session's next event, or at the end of the command that caused them (``flush``). A store that
+writes off the event loop (a database server's: ``SessionManager.defer_writes``) is settled
+first (``settle``): its commit, or its fault, comes before what follows. While a
 fault lasts, a background task retries the writes with a growing interval, so an idle
 session's backlog reaches the file soon after the fault is gone. A session replaced while its
 entries are still held back (new_session, switch, fork during the fault) is kept and retried
@@ -34,6 +36,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
+
+from pi_rpc.session.manager import store_writer
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -84,6 +88,9 @@ class StoreFaultReporter:
         self._store = store
         store.on_write_state = self._on_write_state
         self._deferred = store.deferred_writes.enable()
+        deferred = store_writer(store)
+        if deferred is not None:
+            deferred.defer_writes()
         if store.write_error is not None:
             self._on_write_state(store.write_error, store.pending_entry_count(), 0)
 
@@ -135,6 +142,31 @@ class StoreFaultReporter:
             and not self._write_lock.locked()
         ):
             _retry(store)
+
+    @property
+    def needs_settle(self) -> bool:
+        """Before an event: reports are queued, the session database's queue holds entries, or
+        the session's store has a write of its own in flight (a PostgreSQL store)."""
+        return bool(self._notices) or self.needs_commit or _in_flight(self._store)
+
+    def generation(self) -> tuple[int, int]:
+        """Which store is the session's and how many writes of its own it started (``since``)."""
+        deferred = store_writer(self._store) if self._store is not None else None
+        return (id(deferred), deferred.write_generation) if deferred is not None else (0, 0)
+
+    def needs_settle_since(self, generation: tuple[int, int]) -> bool:
+        """What a command's response must wait for: reports, the queue, or a store's own write
+        started after ``generation`` (a command that wrote nothing answers at once, even while
+        a run's write waits on the database)."""
+        return bool(self._notices) or self.needs_commit or (_in_flight(self._store) and self.generation() != generation)
+
+    async def settle(self) -> None:
+        """Before an event or a response: what was accepted is stored (or its fault known),
+        then the queued reports emitted."""
+        if self.needs_commit:
+            await self.commit()
+        await _settle(self._store)
+        await self.flush()
 
     async def _write(self, store: SessionManager, *, retrying: bool, final: bool = False) -> bool:
         """One batch of ``store``'s queue through a worker thread; True when nothing is
@@ -230,6 +262,7 @@ class StoreFaultReporter:
                 current = self._store
                 if current is not None and current.write_error is not None:
                     await self._retry(current)
+                    await _settle(current)  # a store's own deferred retry: its outcome now
                 await self.flush()
                 if not self._retired and (self._store is None or self._store.write_error is None):
                     return
@@ -244,6 +277,18 @@ class StoreFaultReporter:
             return await self._write(store, retrying=True)
         except Exception:  # noqa: BLE001 - as _retry: the next round tries again
             return False
+
+
+def _in_flight(store: SessionManager | None) -> bool:
+    deferred = store_writer(store) if store is not None else None
+    return deferred is not None and deferred.writes_in_flight
+
+
+async def _settle(store: SessionManager | None) -> None:
+    """The store's writes in flight committed, or their fault known (and reported)."""
+    deferred = store_writer(store) if store is not None else None
+    if deferred is not None and deferred.writes_in_flight:
+        await deferred.settle()
 
 
 def _retry(store: SessionManager) -> bool:

@@ -339,10 +339,10 @@ def resolve_session_arg(
     otherwise an exact id, then an id prefix in ``session_dir``, then exact/prefix among all
     sessions, looked up in ``backend`` (the JSONL files by default). Raises
     ``SessionNotFoundError`` (``No session found matching '<x>'``)."""
-    from pi_rpc.session.backends import is_sqlite_locator, resolve_session_ref
+    from pi_rpc.session.backends import is_database_locator, resolve_session_ref
     from pi_rpc.session.jsonl_store import JSONL_BACKEND
 
-    if is_sqlite_locator(value):
+    if is_database_locator(value):
         try:
             return ResolvedSession("path", resolve_session_ref(value))
         except ValueError:

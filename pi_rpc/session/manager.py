@@ -17,14 +17,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, Protocol, TextIO, cast
 
 from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.ai.transcript import content_text, content_text_concat, get_current_system_message
 from pi_rpc.log import logger
 from pi_rpc.session import entries as E
 from pi_rpc.session._gc import FREEZE_MIN_ENTRIES, freeze_loaded, gc_paused, thaw
-from pi_rpc.session.backends import backend_for, is_sqlite_locator, resolve_session_ref
+from pi_rpc.session.backends import backend_for, is_database_locator, resolve_session_ref
 from pi_rpc.session.backlog import WriteBatch
 from pi_rpc.session.branching import branched_entries
 from pi_rpc.session.context import (
@@ -122,7 +122,7 @@ def _abspath(path: str, base: str | None = None) -> str:
 def _locate(path: str, base: str | None = None) -> str:
     """A session's locator as given by a caller: a database locator normalised, a file path
     made absolute (against ``base``) like ``_abspath``."""
-    return resolve_session_ref(path) if is_sqlite_locator(path) else _abspath(path, base)
+    return resolve_session_ref(path) if is_database_locator(path) else _abspath(path, base)
 
 
 def _locator_id(locator: str) -> str:
@@ -137,7 +137,7 @@ def _locator_id(locator: str) -> str:
 def _read_whole(locator: str) -> LoadedFile:
     """Every stored entry of a session, header first (``--fork``'s source); empty when
     nothing is stored there. Read-only: no lock is taken."""
-    if not is_sqlite_locator(locator):
+    if not is_database_locator(locator):
         return read_session_file(locator) if os.path.exists(locator) else LoadedFile()
     store = backend_for(locator).store(locator, fsync="none", read_only=True, diagnostics=[])
     try:
@@ -259,7 +259,7 @@ class SessionManager:
         """
         resolved = _locate(path, base_cwd)
         backend = backend_for(resolved)
-        if new_session_dir and is_sqlite_locator(resolved) and SESSION_ID_RE.match(resolved.rpartition("#")[2]):
+        if new_session_dir and is_database_locator(resolved) and SESSION_ID_RE.match(resolved.rpartition("#")[2]):
             # (remembered until its store is bound; a stored session keeps its own directory)
             backend.new_locator(_abspath(new_session_dir), "", resolved.rpartition("#")[2])
         diagnostics: list[str] = []
@@ -365,7 +365,7 @@ class SessionManager:
         if loaded is None:  # missing file: a new session bound to exactly this path
             # A database session is named by its id: the header must carry that id (one
             # session, one id, in listings, exports and imports).
-            self._new_session(session_id=_locator_id(path) if is_sqlite_locator(path) else None)
+            self._new_session(session_id=_locator_id(path) if is_database_locator(path) else None)
             self._session_file = path
             return
         assert self._store is not None  # open() binds it
@@ -863,6 +863,29 @@ class SessionManager:
             return
         if self._cwd and not os.path.exists(self._cwd):
             raise MissingSessionCwdError(self._cwd, self._session_file, fallback_cwd)
+
+
+class StoreWriter(Protocol):
+    """A store with a writer thread of its own (a database server's: ``postgres_store``).
+    A runtime opts in (``defer_writes``) and awaits ``settle`` before the next event or
+    response reaches a client. (A SQLite session database is written off the event loop by
+    the runtime instead, through ``SessionManager.deferred_writes``; the files are written
+    synchronously.)"""
+
+    write_generation: int
+
+    @property
+    def writes_in_flight(self) -> bool: ...
+
+    def defer_writes(self) -> None: ...
+
+    async def settle(self) -> None: ...
+
+
+def store_writer(manager: SessionManager) -> StoreWriter | None:
+    """The manager's store when it has a writer thread of its own, else None."""
+    store = manager._store
+    return cast(StoreWriter, store) if store is not None and hasattr(store, "defer_writes") else None
 
 
 def print_diagnostics(manager: SessionManager, stream: TextIO | None = None) -> None:

@@ -30,6 +30,7 @@ from pi_rpc.session.listing import encode_cwd
 from pi_rpc.session.loader import is_valid_header, open_regular, parse_session_bytes, salvage_line
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
+from pi_rpc.session.postgres_locator import looks_like_conninfo
 from pi_rpc.session.sqlite_store import (
     StoredSession,
     connect_reader,
@@ -171,7 +172,12 @@ def import_sessions(
 ) -> int:
     """Import every session file of ``sources`` into the database (created if missing);
     ``session_dir_of(header)`` names the session directory a session is listed under (where
-    pi would have kept its file). Each session is reported; returns the number of errors."""
+    pi would have kept its file). Each session is reported; returns the number of errors.
+    A PostgreSQL URL or conninfo names a database server's (``postgres_transfer``)."""
+    if looks_like_conninfo(db_path):
+        from pi_rpc.session import postgres_transfer
+
+        return postgres_transfer.import_sessions(db_path, sources, session_dir_of, report)
     db = database_path(db_path)
     errors = 0
     try:
@@ -269,7 +275,12 @@ def export_path(root: str, session: StoredSession) -> str:
 def export_sessions(db_path: str, out_dir: str, session_ids: Sequence[str], report: Callable[[Outcome], None]) -> int:
     """Write the sessions ``session_ids`` (none given: every session) of the database as
     JSONL files under ``out_dir``. A file that exists with the same bytes is skipped; one
-    with other bytes is never overwritten (an error). Returns the number of errors."""
+    with other bytes is never overwritten (an error). Returns the number of errors. A
+    PostgreSQL URL or conninfo names a database server's (``postgres_transfer``)."""
+    if looks_like_conninfo(db_path):
+        from pi_rpc.session import postgres_transfer
+
+        return postgres_transfer.export_sessions(db_path, out_dir, session_ids, report)
     db = database_path(db_path)
     if not os.path.exists(db):
         raise TransferError(f"{db}: no such session database")
@@ -338,10 +349,14 @@ def _write_file(path: str, data: bytes, mtime_ms: int) -> None:
     replace_file(path, data, fsync=True, mtime_ns=mtime_ms * 1_000_000)
 
 
+# (the PostgreSQL export writes its files the same way)
+export_one = _export_one
+
 __all__ = [
     "Outcome",
     "SessionSource",
     "TransferError",
+    "export_one",
     "export_path",
     "export_sessions",
     "import_sessions",

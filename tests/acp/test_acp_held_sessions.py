@@ -96,7 +96,7 @@ async def test_a_session_nobody_holds_still_loads_in_place(acp_agent, store_kind
         assert loaded.field_meta is None
         assert not [m for m in second.raw if "another pi process" in json.dumps(m)]
         files = list((second.agent_dir / "sessions").rglob("*.jsonl"))
-        if store_kind.sqlite:
+        if store_kind.database:
             assert files == []
             listed = await second.conn.list_sessions(cwd=str(second.cwd))
             assert [s.session_id for s in listed.sessions] == [session.session_id]

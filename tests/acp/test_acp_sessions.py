@@ -48,8 +48,8 @@ async def test_load_replays_history_before_the_result_and_continues(acp_agent, s
         with pytest.raises(RequestError) as missing:
             await run.conn.load_session(cwd=str(run.cwd), session_id="0000-no-such-session", mcp_servers=[])
         assert missing.value.code == -32002
-    if store_kind.sqlite:  # a database session may be named by its locator too
-        locator = f"sqlite:{store_kind.db}#{session_id}"
+    if store_kind.database:  # a database session may be named by its locator too
+        locator = store_kind.locator_at(store_kind.root, session_id)
         async with acp_agent(*store_kind.cli_args()) as run:
             await run.initialize()
             await run.conn.load_session(cwd=str(run.cwd), session_id=locator, mcp_servers=[])

@@ -110,7 +110,7 @@ def test_new_session_and_switch_to_missing_path(tmp_path, store_kind: StoreKind)
     m.append_message(user("x"))
     n = m.new_session(parent_session=m.session_file)
     assert n.session_dir == str(tmp_path) and not is_stored(n.session_file)
-    if not store_kind.sqlite:
+    if not store_kind.database:
         assert os.path.dirname(n.session_file) == str(tmp_path)
     n.append_model_change("p", "m")
     assert not is_stored(n.session_file)
@@ -124,7 +124,7 @@ def test_new_session_and_switch_to_missing_path(tmp_path, store_kind: StoreKind)
     assert stored_lines(target)[1]["message"]["content"][0]["text"] == "z"
     for x in (m, n, s):
         x.close()
-    if store_kind.sqlite:  # nothing but the database was written
+    if store_kind.database:  # nothing but the database was written
         assert store_kind.jsonl_files_under(tmp_path) == []
 
 
@@ -213,7 +213,7 @@ def test_locations_listing_and_resolution(tmp_path, store_kind: StoreKind):
         assert resolve_session_arg(c.session_file.replace(str(tmp_path), str(tmp_path) + "/."), **roots).path == (
             c.session_file
         )
-    else:  # the module-level functions are the JSONL backend's
+    elif not store_kind.database:  # the module-level functions are the JSONL backend's
         assert [i.id for i in list_sessions(d)] == [i.id for i in infos]
         assert len(list_all_sessions(str(agent / "sessions"))) == 3
         assert find_most_recent(d) == a.session_file and find_by_id(d, b.session_id) == b.session_file

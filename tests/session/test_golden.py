@@ -170,7 +170,7 @@ def test_fresh_persisted_session_writes_nothing(tmp_path, store_kind: StoreKind)
     m.append_thinking_level_change("off")
     m.append_session_info("named")
     assert m.session_file and not is_stored(m.session_file)
-    assert os.listdir(tmp_path) == (["sessions"] if not store_kind.sqlite else [])  # no database either
+    assert os.listdir(tmp_path) == (["sessions"] if not store_kind.database else [])  # no database either
     assert not sessions.exists() or os.listdir(sessions) == []
     m.close()
 

@@ -20,6 +20,14 @@ from pi_rpc.session.backends import backend_for, is_sqlite_locator
 from pi_rpc.session.sqlite_store import integrity_check, lock_path_for, parse_locator
 from tests.support.session_stores import StoreKind, stored_bytes
 
+
+@pytest.fixture(params=("jsonl", "sqlite"))
+def store_kind(request: pytest.FixtureRequest, tmp_path: Path) -> StoreKind:
+    """The file lock's stores (the PostgreSQL writer lock, an advisory lock on the server, is
+    tested across processes and hosts in tests/session/test_postgres_store.py)."""
+    return StoreKind(request.param, tmp_path)
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 HOLDER = textwrap.dedent("""

@@ -304,9 +304,9 @@ class AcpAgent:
         return self._ready(session, {"sessionId": session.id})
 
     def _existing(self, session_id: str) -> dict[str, Any]:
-        from pi_rpc.session.backends import is_sqlite_locator
+        from pi_rpc.session.backends import is_database_locator
 
-        if is_sqlite_locator(session_id):
+        if is_database_locator(session_id):
             # A database session named by its locator: the client keeps addressing it so.
             return {"session": session_id, "client_id": session_id}
         if "/" in session_id or "\\" in session_id or session_id.endswith(".jsonl"):
@@ -327,7 +327,7 @@ class AcpAgent:
         process holds it (or there is no such session)."""
         from pi_rpc.config import paths
         from pi_rpc.config.settings import Settings
-        from pi_rpc.session.backends import is_sqlite_locator
+        from pi_rpc.session.backends import is_database_locator
         from pi_rpc.session.errors import SessionError
         from pi_rpc.session.listing import build_session_info, resolve_session_arg
 
@@ -348,10 +348,10 @@ class AcpAgent:
             )
         except SessionError:
             return None
-        if is_sqlite_locator(resolved.path):
+        if is_database_locator(resolved.path):
             # A database locator names its session's id after the last '#' (the client may
             # have named the session by its locator).
-            wanted = session_id.rpartition("#")[2] if is_sqlite_locator(session_id) else session_id
+            wanted = session_id.rpartition("#")[2] if is_database_locator(session_id) else session_id
             if resolved.path.rpartition("#")[2] != wanted:  # an id prefix matched another session
                 return None
         else:

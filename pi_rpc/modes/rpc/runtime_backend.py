@@ -256,6 +256,7 @@ class RuntimeBackend:
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1
+            generation = self.session.store_faults.generation()
             try:
                 return await method(ctx, cmd)
             except SessionError as exc:
@@ -272,13 +273,11 @@ class RuntimeBackend:
                         self._check_shutdown()
 
                     ctx.extras["after_response"] = after
-                # What the command stored is in the database before its response (deferred
-                # writing), and a write fault it ran into is reported before it
-                # (session_write_error).
-                if self.session.store_faults.needs_commit:
-                    await self.session.store_faults.commit()
-                if self.session.store_faults.has_notices:
-                    await self.session.store_faults.flush()
+                # What the command stored is stored before its response (a session database's
+                # queue, a store's own writer), and a write fault it ran into is reported
+                # before it (session_write_error).
+                if self.session.store_faults.needs_settle_since(generation):
+                    await self.session.store_faults.settle()
 
         return handler
 
