@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.pi_process import PiProcess, is_event
 from tests.support.session_stores import StoreKind, stored_lines
 
@@ -74,6 +76,8 @@ def test_rename_and_delete_refuse_a_session_another_handle_has_open(pi, store_ki
 # ------------------------------------------------------------------ item 3: one database, many paths
 
 
+# Paths to one database file (links, relative paths) and file-system faults: the file stores'.
+@pytest.mark.parametrize("store_kind", ["jsonl", "sqlite"], indirect=True)
 def test_a_database_session_is_one_session_by_any_path_to_its_database(pi, store_kind: StoreKind) -> None:
     p = store_kind.starter(pi)()
     _prompt(p, "hello")
@@ -285,6 +289,7 @@ def _immutable(paths: list[str], on: bool) -> None:
                 pytest.skip(f"chattr failed: {done.stderr.decode(errors='replace').strip()}")
 
 
+@pytest.mark.parametrize("store_kind", ["jsonl", "sqlite"], indirect=True)
 def test_a_handle_closed_during_a_write_fault_never_writes_into_the_next_owners_session(
     pi, store_kind: StoreKind
 ) -> None:
