@@ -9,8 +9,18 @@ An extension is a Python file defining ``setup(pi)``, or a package directory wit
 ``__init__.py``. Discovery in a directory goes one level deep: ``*.py`` files (names starting
 with ``_`` or ``.`` are helpers, not extensions) and subdirectories with ``__init__.py``. A
 directory given with ``-e`` that is itself a package is one extension. The same file is loaded
-once. TypeScript/JavaScript files found by discovery are skipped with a warning (this
-implementation runs Python extensions); given explicitly they fail to load.
+once.
+
+TypeScript/JavaScript extensions are listed too, as upstream finds them: ``*.ts``/``*.js`` files
+and folders with ``index.ts``/``index.js`` (or a ``package.json`` whose ``pi.extensions`` names
+entries); their ``ExtensionSource.runtime`` is ``"node"`` (``"python"`` for the others). Who
+loads them decides what to do with them (today :mod:`pi_rpc.runtime.enabled_extensions` skips
+the discovered ones with a warning and the loader refuses explicit ones).
+
+Packages (:mod:`pi_rpc.packages`): ``-e npm:…``/``git:…``/``pypi:…`` sources are expanded in
+command-line order; the configured packages' entries come after the loose files of
+``.pi/extensions`` and ``<agentDir>/extensions`` and before the built-ins (upstream's precedence
+ranks); ``ExtensionSource.package`` names the package entry (``npm:foo``), ``None`` otherwise.
 
 This module only lists directories and stats files: with nothing to load, startup pays for
 two ``listdir`` calls and imports nothing else.
@@ -34,21 +44,31 @@ class ExtensionSource:
     and whether it was named explicitly (``-e`` or a setting; a load failure's hint says so).
     A plain class: this module is imported at every startup."""
 
-    __slots__ = ("path", "source_info", "module_name", "explicit")
+    __slots__ = ("path", "source_info", "module_name", "explicit", "runtime", "package")
 
     def __init__(
-        self, path: str, source_info: dict[str, Any], module_name: str | None = None, explicit: bool = False
+        self,
+        path: str,
+        source_info: dict[str, Any],
+        module_name: str | None = None,
+        explicit: bool = False,
+        package: str | None = None,
     ) -> None:
         self.path = path
         self.source_info = source_info
         self.module_name = module_name
         self.explicit = explicit
+        # "node" for TypeScript/JavaScript entry files, "python" for the rest (built-ins too)
+        self.runtime = "node" if module_name is None and path.endswith(_FOREIGN_SUFFIXES) else "python"
+        # the package entry (settings or -e source) this extension comes from
+        self.package = package
 
     def __repr__(self) -> str:
         return f"ExtensionSource({self.path!r}, explicit={self.explicit})"
 
 
 _FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+_PACKAGE_PREFIXES = ("npm:", "git:", "pypi:", "http://", "https://", "ssh://", "git://")
 
 
 def _source_info(path: str, source: str, scope: str, base_dir: str | None = None) -> dict[str, str]:
@@ -72,6 +92,21 @@ def _is_helper(name: str) -> bool:
     return name.startswith(("_", "."))
 
 
+def _node_entries_of_dir(directory: str) -> list[str]:
+    """A folder that is one TypeScript/JavaScript extension: the entries its ``package.json``
+    ``pi.extensions`` names (those that exist), else ``index.ts``/``index.js``."""
+    manifest = os.path.join(directory, "package.json")
+    if os.path.isfile(manifest):
+        from pi_rpc.packages.collect import extension_entries_of_dir
+
+        return [p for p in extension_entries_of_dir(directory) or [] if not p.endswith("__init__.py")]
+    for name in ("index.ts", "index.js"):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            return [path]
+    return []
+
+
 def entries_in_dir(directory: str, warnings: list[str] | None = None) -> list[str]:
     """Extensions directly in ``directory`` (sorted by name), see the module docstring."""
     try:
@@ -87,14 +122,13 @@ def entries_in_dir(directory: str, warnings: list[str] | None = None) -> list[st
             init = os.path.join(full, "__init__.py")
             if os.path.isfile(init):
                 found.append(init)
+            elif name != "node_modules":
+                found.extend(_node_entries_of_dir(full))
             continue
         if name.endswith(".py") and os.path.isfile(full):
             found.append(full)
-        elif name.endswith(_FOREIGN_SUFFIXES) and warnings is not None:
-            warnings.append(
-                f"Warning: Skipping extension {full}: TypeScript/JavaScript extensions are not supported "
-                "(pi_rpc loads Python extensions: a .py file or a package with __init__.py defining setup(pi))"
-            )
+        elif name.endswith((".ts", ".js")) and os.path.isfile(full):
+            found.append(full)
     return found
 
 
@@ -106,7 +140,7 @@ def _explicit_entries(path: str) -> list[str]:
         init = os.path.join(path, "__init__.py")
         if os.path.isfile(init):
             return [init]
-        return entries_in_dir(path)
+        return _node_entries_of_dir(path) or entries_in_dir(path)
     return [path]
 
 
@@ -141,20 +175,35 @@ def discover_extension_sources(
     project_settings: Mapping[str, Any] | None = None,
     disabled_builtins: Iterable[str] = (),
     warnings: list[str] | None = None,
+    package_cli: Sequence[Any] = (),
+    package_configured: Sequence[Any] = (),
 ) -> list[ExtensionSource]:
     """The extensions to load, in load order (see the module docstring). ``-e`` paths are
     relative to ``cli_base`` (the process cwd; default ``cwd``)."""
     sources: list[ExtensionSource] = []
     seen: set[str] = set()
 
-    def add(path: str, info: dict[str, str], *, explicit: bool = False, module_name: str | None = None) -> None:
+    def add(
+        path: str,
+        info: dict[str, str],
+        *,
+        explicit: bool = False,
+        module_name: str | None = None,
+        package: str | None = None,
+    ) -> None:
         key = path if path.startswith(BUILTIN_PREFIX) else os.path.realpath(path)
         if key in seen:
             return
         seen.add(key)
-        sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit))
+        sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit, package=package))
 
     for raw in cli_paths:
+        if raw.strip().startswith(_PACKAGE_PREFIXES):
+            # `-e npm:…`/`git:…`/`pypi:…`: the package's entries (pi_rpc.packages resolved them)
+            for entry in package_cli:
+                if entry.source == raw:
+                    add(entry.path, dict(entry.source_info), explicit=True, package=entry.source)
+            continue
         if raw.startswith(BUILTIN_PREFIX):
             name = raw[len(BUILTIN_PREFIX) :]
             add(raw, _source_info(raw, "builtin", "temporary"), explicit=True, module_name=BUILTIN_EXTENSIONS.get(name))
@@ -188,6 +237,9 @@ def discover_extension_sources(
     if project_trusted:
         auto(os.path.join(project_base, "extensions"), "project", project_base, project_patterns)
     auto(os.path.join(agent_dir, "extensions"), "user", agent_dir, global_patterns)
+
+    for entry in package_configured:
+        add(entry.path, dict(entry.source_info), package=entry.source)
 
     disabled = set(disabled_builtins)
     for name, module_name in BUILTIN_EXTENSIONS.items():

@@ -13,6 +13,38 @@ from pi_rpc.config.settings import Settings
 from pi_rpc.log import logger
 
 
+def configured_packages(args: CliArgs, *, cwd: str, agent_dir: Path, settings: Settings) -> Any:
+    """The configured and ``-e`` packages' resources (:func:`pi_rpc.packages.package_resources`,
+    memoised: the skills and prompts loading reuses the same resolve). Installs missing ones;
+    their npm/git output goes to stderr, or is captured in the interactive mode."""
+    from pi_rpc.packages import package_resources
+
+    return package_resources(
+        cwd=cwd,
+        agent_dir=str(agent_dir),
+        project_trusted=settings.project_trusted,
+        global_settings=settings.global_dict(),
+        project_settings=settings.project_dict(),
+        cli_sources=list(args.extensions),
+    )
+
+
+def _skip_node_extensions(sources: list[Any], warnings: list[str]) -> list[Any]:
+    """TypeScript/JavaScript extensions that discovery (or a package) found are skipped with a
+    warning until a Node runtime loads them; explicit ``-e file.ts`` reaches the loader, which
+    refuses it."""
+    kept = []
+    for source in sources:
+        if source.runtime == "node" and not (source.explicit and source.package is None):
+            warnings.append(
+                f"Warning: Skipping extension {source.path}: TypeScript/JavaScript extensions are not supported "
+                "(pi_rpc loads Python extensions: a .py file or a package with __init__.py defining setup(pi))"
+            )
+            continue
+        kept.append(source)
+    return kept
+
+
 def discover_extensions(
     args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
 ) -> tuple[list[Any], bool]:
@@ -26,6 +58,8 @@ def discover_extensions(
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
     warnings: list[str] = []
+    packages = configured_packages(args, cwd=cwd, agent_dir=agent_dir, settings=settings)
+    warnings.extend(packages.warnings)
     sources = discover_extension_sources(
         cwd=cwd,
         agent_dir=str(agent_dir),
@@ -37,8 +71,15 @@ def discover_extensions(
         project_settings=settings.project_dict(),
         disabled_builtins=disabled,
         warnings=warnings,
+        package_cli=packages.cli_extensions,
+        package_configured=[] if args.no_extensions else packages.extensions,
     )
-    for warning in warnings:
+    if packages.python_paths:
+        from pi_rpc.packages import add_python_paths
+
+        add_python_paths(packages.python_paths)
+    sources = _skip_node_extensions(sources, warnings)
+    for warning in dict.fromkeys(warnings):
         logger().warning(warning)
     if any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
         # The extension runtime loads anyway, and an extension may register MCP servers: the

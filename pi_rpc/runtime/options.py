@@ -132,3 +132,6 @@ class RuntimeOptions:
     # as ``pi.get_mcp_servers()`` lists them: ``{"name", "config" (an mcp.json entry),
     # "extensionPath" (who registered it)}``. A server mcp.json defines takes precedence.
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    # The configured and ``-e`` packages' resources (pi_rpc.packages.PackageResources): their
+    # skills, prompt templates and themes load with the session's own; None: no packages.
+    package_resources: Any = None
