@@ -25,9 +25,30 @@ ALLOWED: dict[str, set[str]] = {
     "extensions": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "packages"},
     # MCP sits outside extensions: its session integration is a built-in extension
     "mcp": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions"},
-    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions", "mcp", "packages"},
+    "runtime": {
+        "ai",
+        "agent",
+        "tools",
+        "session",
+        "compaction",
+        "resources",
+        "config",
+        "extensions",
+        "mcp",
+        "packages",
+    },
     "modes": {
-        "ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime", "extensions", "mcp", "packages",
+        "ai",
+        "agent",
+        "tools",
+        "session",
+        "compaction",
+        "resources",
+        "config",
+        "runtime",
+        "extensions",
+        "mcp",
+        "packages",
     },
 }
 

@@ -115,7 +115,14 @@ def package_resources(
     if not cli and not _has_packages(global_settings) and not _has_packages(project):
         return EMPTY
     key = json.dumps(
-        [cwd, agent_dir, project_trusted, (global_settings or {}).get("packages"), (project or {}).get("packages"), cli],
+        [
+            cwd,
+            agent_dir,
+            project_trusted,
+            (global_settings or {}).get("packages"),
+            (project or {}).get("packages"),
+            cli,
+        ],
         sort_keys=True,
         default=str,
     )
@@ -149,9 +156,7 @@ def package_resources(
             if site not in result.python_paths:
                 result.python_paths.append(site)
         for kind in ("skills", "prompts", "themes"):
-            getattr(result, kind).extend(
-                ResourceFile(r.path, r.source_info()) for r in resolved.of(kind) if r.enabled
-            )
+            getattr(result, kind).extend(ResourceFile(r.path, r.source_info()) for r in resolved.of(kind) if r.enabled)
     _cache[key] = result
     return result
 

@@ -299,9 +299,7 @@ class PackageManager:
     def remove_from_settings(self, source: str, scope: str) -> bool:
         current = self.packages(scope)
         key = self._input_key(source)
-        kept = [
-            p for p in current if (s := _source_string(p)) is None or self._settings_key(s, scope) != key
-        ]
+        kept = [p for p in current if (s := _source_string(p)) is None or self._settings_key(s, scope) != key]
         if len(kept) == len(current):
             return False
         self._set_packages(scope, kept)
@@ -432,17 +430,32 @@ class PackageManager:
         root = self.npm_root(scope)
         self._ensure_npm_project(root)
         real = os.path.realpath(root)
-        self.run([*self._npm_command(), "install", *specs, "--prefix", real, "--legacy-peer-deps", "--no-audit", "--no-fund"])
+        self.run(
+            [*self._npm_command(), "install", *specs, "--prefix", real, "--legacy-peer-deps", "--no-audit", "--no-fund"]
+        )
 
     def uninstall_npm(self, source: NpmSource, scope: str) -> None:
         root = self.npm_root(scope)
         if not os.path.exists(root):
             return
         real = os.path.realpath(root)
-        self.run([*self._npm_command(), "uninstall", source.name, "--prefix", real, "--legacy-peer-deps", "--no-audit", "--no-fund"])
+        self.run(
+            [
+                *self._npm_command(),
+                "uninstall",
+                source.name,
+                "--prefix",
+                real,
+                "--legacy-peer-deps",
+                "--no-audit",
+                "--no-fund",
+            ]
+        )
 
     def latest_npm_version(self, source: NpmSource) -> str:
-        raw = self.capture([*self._npm_command(), "view", source.spec if source.version else source.name, "version", "--json"])
+        raw = self.capture(
+            [*self._npm_command(), "view", source.spec if source.version else source.name, "version", "--json"]
+        )
         if not raw:
             raise PackageError("Empty response from npm view")
         value = json.loads(raw)
@@ -473,7 +486,10 @@ class PackageManager:
             if source.ref:
                 self.run(["git", "checkout", source.ref], cwd=target)
             if os.path.exists(os.path.join(target, "package.json")):
-                self.run([*self._npm_command(), "install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund"], cwd=target)
+                self.run(
+                    [*self._npm_command(), "install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund"],
+                    cwd=target,
+                )
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)
             _prune_empty_parents(target, root)
@@ -491,7 +507,9 @@ class PackageManager:
             fetch = ["fetch", "--prune", "--no-tags", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}"]
             self._ensure_git_ref(target, fetch, "@{upstream}")
         except PackageError:
-            self._ensure_git_ref(target, ["fetch", "--prune", "--no-tags", "origin", "+HEAD:refs/remotes/origin/HEAD"], "origin/HEAD")
+            self._ensure_git_ref(
+                target, ["fetch", "--prune", "--no-tags", "origin", "+HEAD:refs/remotes/origin/HEAD"], "origin/HEAD"
+            )
 
     def _ensure_git_ref(self, target: str, fetch_args: list[str], ref: str) -> None:
         self.run(["git", *fetch_args], cwd=target)
@@ -505,7 +523,10 @@ class PackageManager:
         self.run(["git", "reset", "--hard", f"{ref}^{{commit}}"], cwd=target)
         self.run(["git", "clean", "-fdx"], cwd=target)
         if os.path.exists(os.path.join(target, "package.json")):
-            self.run([*self._npm_command(), "install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund"], cwd=target)
+            self.run(
+                [*self._npm_command(), "install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund"],
+                cwd=target,
+            )
         _remove(marker)
 
     def git_head(self, target: str) -> str | None:

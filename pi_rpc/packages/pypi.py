@@ -139,7 +139,9 @@ def declared(site: str, dist: Any, warnings: list[str], label: str) -> dict[str,
         if ep.group == "pi.extensions":
             value = str(ep.value).strip()
             if ":" in value:
-                warnings.append(f"Warning: {label}: entry point {ep.name} = {value!r}: name a module defining setup(pi)")
+                warnings.append(
+                    f"Warning: {label}: entry point {ep.name} = {value!r}: name a module defining setup(pi)"
+                )
                 continue
             path = _module_file(site, value)
             if path is None:
