@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.npm_registry import Registry, npm_available
 from tests.support.pi_process import REPO_ROOT, isolated_env, upstream_argv
+from tests.support.wheel import build_wheel
 
 OURS = [sys.executable, "-m", "pi_rpc"]
 UPSTREAM = upstream_argv()
@@ -233,7 +234,10 @@ def test_filters_object_form_and_autoload_delta(world: dict[str, Any], tmp_path:
 
     # pi config --disable writes upstream's +/- entry
     done = _run(
-        OURS, ["config", "--disable", str(root / "agent/npm/node_modules/pi-demo/skills/demo/SKILL.md")], env, root / "x"
+        OURS,
+        ["config", "--disable", str(root / "agent/npm/node_modules/pi-demo/skills/demo/SKILL.md")],
+        env,
+        root / "x",
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(settings.read_text()) == {
@@ -294,8 +298,7 @@ def test_startup_installs_missing_packages_warns_on_failure_and_respects_offline
     commands, stderr = _rpc_commands(OURS, _env(world, root), root / "cwd")
     assert "skill:demo" in _names(commands)
     assert (
-        'Warning: Extension package "npm:pi-does-not-exist": failed to install (npm install pi-does-not-exist'
-        in stderr
+        'Warning: Extension package "npm:pi-does-not-exist": failed to install (npm install pi-does-not-exist' in stderr
     )
     assert 'Run "pi remove npm:pi-does-not-exist" to remove it from settings.json.' in stderr
     # the TypeScript extension of the package is listed by discovery and skipped until Node loads it
@@ -354,23 +357,7 @@ def test_bad_manifests_are_reported_and_never_fatal(world: dict[str, Any], tmp_p
 
 
 def _build_example_wheel(target: Path) -> None:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-build-isolation",
-            "--no-deps",
-            "-q",
-            "-w",
-            str(target),
-            str(REPO_ROOT / "examples" / "pi-hello-py"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=180,
-    )
+    build_wheel(REPO_ROOT / "examples" / "pi-hello-py", target)
 
 
 def test_pypi_package_installs_into_a_managed_venv_and_loads(world: dict[str, Any], tmp_path: Path) -> None:
@@ -390,9 +377,10 @@ def test_pypi_package_installs_into_a_managed_venv_and_loads(world: dict[str, An
     hello = next(c for c in commands if c["name"] == "hello-py")
     assert hello["source"] == "extension"
     # pi's own interpreter never got the distribution
-    assert shutil.which("pip") is None or subprocess.run(
-        [sys.executable, "-c", "import pi_hello"], capture_output=True
-    ).returncode != 0
+    assert (
+        shutil.which("pip") is None
+        or subprocess.run([sys.executable, "-c", "import pi_hello"], capture_output=True).returncode != 0
+    )
     removed = _run(OURS, ["remove", "pypi:pi-hello"], env, root / "cwd")
     assert removed.returncode == 0, removed.stderr
     assert json.loads((root / "agent" / "settings.json").read_text()) == {"packages": []}
