@@ -30,7 +30,6 @@ paths relative to the environment's ``site-packages``.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -213,12 +212,12 @@ def resolve_into(
                 delta = collect.delta_patterns(paths, list(patterns or []), site)
                 chosen = [(p, delta[p]) for p in paths if p in delta]
             elif isinstance(patterns, list):
-                enabled = collect.apply_patterns(paths, [str(p) for p in patterns], site) if patterns else set()
-                chosen = [(p, p in enabled) for p in paths]
+                allowed = collect.apply_patterns(paths, [str(p) for p in patterns], site) if patterns else set()
+                chosen = [(p, p in allowed) for p in paths]
             else:
                 chosen = [(p, True) for p in paths]
-        for path, enabled in chosen:
-            add(resource_type, path, enabled, source, scope, site)
+        for path, is_enabled in chosen:
+            add(resource_type, path, is_enabled, source, scope, site)
 
 
 def update(manager: PackageManager, entries: Sequence[tuple[str, PypiSource, str]]) -> list[str]:
@@ -240,6 +239,3 @@ def update(manager: PackageManager, entries: Sequence[tuple[str, PypiSource, str
 def python_path_entries(resolved: Resolved) -> list[str]:
     """The ``site-packages`` folders the loaded Python packages' imports need."""
     return list(resolved.site_dirs)
-
-
-__all__ = ["install", "uninstall", "resolve_into", "update", "venv_dir", "site_packages", "subprocess"]
