@@ -202,6 +202,21 @@ def test_filters_object_form_and_autoload_delta(world: dict[str, Any], tmp_path:
     env = _env(world, root)
     assert _run(OURS, ["install", "npm:pi-conv"], env, root / "cwd").returncode == 0
     assert _run(OURS, ["install", "npm:pi-demo"], env, root / "cwd").returncode == 0
+    # a package's themes are offered by the interactive mode
+    themes = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, pathlib; from pi_rpc.modes.interactive.theme import available_themes; "
+            "print(available_themes(pathlib.Path(os.environ['PI_CODING_AGENT_DIR']), os.getcwd()))",
+        ],
+        env=_env(world, root, offline=True),
+        cwd=root / "cwd",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "'conv-dark'" in themes.stdout, themes.stderr
     settings = root / "agent" / "settings.json"
     settings.write_text(
         json.dumps(
