@@ -9,8 +9,10 @@
   it and exits 1, as upstream does when it cannot update itself. ``--extensions`` updates every
   package, ``<source>``/``--extension <source>`` one, ``--all`` both (the packages, then the
   self-update message), ``--models`` has nothing to refresh (the model catalogue is built in).
-- ``config [-l]``: the package resources and whether they load; ``--enable PATH`` /
-  ``--disable PATH`` (pi_rpc's non-interactive form of upstream's TUI toggle) writes the same
+- ``config [-l]``: on a terminal, a Textual screen like upstream's TUI
+  (:mod:`pi_rpc.modes.packages_config_ui`: Space toggles a resource, Tab switches between
+  global and project settings); otherwise the package resources and whether they load.
+  ``--enable PATH``/``--disable PATH`` toggles one without a screen. Both write the
   ``+path``/``-path`` entries upstream's TUI writes.
 
 npm, git and pip output passes through to the terminal. ``-a``/``--approve`` and
@@ -91,7 +93,8 @@ Options:
   -a, --approve      Trust project-local files for this command
   -na, --no-approve  Ignore project-local files for this command
 """,
-    "config": """Show which package resources load, and enable or disable one.
+    "config": """Enable or disable package resources (a screen on a terminal; Tab switches scope).
+Without a terminal, lists them; --enable/--disable toggle one.
 Without -l, changes global settings (~/.pi/agent/settings.json).
 
 Options:
@@ -382,12 +385,23 @@ def _list(manager: Any) -> int:
     return 0
 
 
+def _isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
 def _config(parsed: _Parsed) -> int:
     try:
         manager = _manager(parsed, saved_trust_only=False)
         if parsed.local and not manager.project_trusted:
             _err("Project is not trusted. Use --approve to modify local resource config.")
             return 1
+        if parsed.toggle is None and _isatty(0) and _isatty(1):
+            from pi_rpc.modes.packages_config_ui import run_config_ui
+
+            return run_config_ui(manager, local=parsed.local)
         resolved = manager.resolve(install_missing=True)
         for failure in resolved.install_failures:
             _err(f"Warning: {failure.warning()}")
@@ -412,7 +426,7 @@ def _config(parsed: _Parsed) -> int:
             return 1
         kind, resource = match
         scope = "project" if parsed.local else resource.scope
-        _toggle_package_resource(manager, kind, resource, enable, scope)
+        toggle_package_resource(manager, kind, resource, enable, scope)
         _out(f"{'Enabled' if enable else 'Disabled'} {resource.path}")
         return 0
     except PackageError as exc:
@@ -420,7 +434,7 @@ def _config(parsed: _Parsed) -> int:
         return 1
 
 
-def _toggle_package_resource(manager: Any, kind: str, resource: Any, enable: bool, scope: str) -> None:
+def toggle_package_resource(manager: Any, kind: str, resource: Any, enable: bool, scope: str) -> None:
     """Upstream's ``togglePackageResource``: the package entry becomes the object form with a
     ``+path``/``-path`` entry (relative to the package root) for this resource."""
     packages = manager.packages(scope)
