@@ -430,7 +430,12 @@ def package_resources(
     result: dict[str, list[tuple[str, bool]]] = {t: [] for t in RESOURCE_TYPES}
     found_any = False
     for resource_type in RESOURCE_TYPES:
-        files = package_type_files(root, resource_type, manifest if has_manifest else None, warnings)
+        if filter_entry is None and has_manifest and manifest is not None and resource_type not in manifest:
+            # upstream: a manifest that lists resources offers only those (no folder fallback;
+            # with a settings filter the conventional folder is used for the unlisted types)
+            files: list[str] | None = []
+        else:
+            files = package_type_files(root, resource_type, manifest if has_manifest else None, warnings)
         if files is None:
             files = []
         else:
