@@ -78,9 +78,9 @@ def test_install_remove_list_leave_upstreams_settings_bytes(world: dict[str, Any
     assert ours["removed_missing"] == theirs["removed_missing"]
 
 
-def test_bad_command_lines_match_upstream(world: dict[str, Any], tmp_path: Path) -> None:
+def test_bad_command_lines_match_upstream(tmp_path: Path) -> None:
     cases = [["install"], ["install", "a", "b"], ["list", "--bogus"], ["update", "--all", "--models"], ["remove", "-l"]]
-    env = env_for(world, tmp_path / "c", offline=True)
+    env = env_for(None, tmp_path / "c", offline=True)
     for args in cases:
         ours = run(OURS, args, env, tmp_path / "c" / "cwd")
         assert ours.returncode == 1, args
@@ -89,9 +89,9 @@ def test_bad_command_lines_match_upstream(world: dict[str, Any], tmp_path: Path)
             assert (ours.returncode, ours.stderr) == (theirs.returncode, theirs.stderr), args
 
 
-def test_project_install_needs_trust(world: dict[str, Any], tmp_path: Path) -> None:
+def test_project_install_needs_trust(tmp_path: Path) -> None:
     root = tmp_path / "t"
-    env = env_for(world, root)
+    env = env_for(None, root)
     cwd = root / "proj"
     write(cwd / ".pi" / "settings.json", "{}")
     write(root / "localpkg" / "prompts" / "p.md", "---\ndescription: P\n---\nP\n")

@@ -141,7 +141,7 @@ def test_temporary_e_package_is_cached_under_tmp_extensions(world: dict[str, Any
     assert not (root / "agent" / "settings.json").exists()
 
 
-def test_bad_manifests_are_reported_and_never_fatal(world: dict[str, Any], tmp_path: Path) -> None:
+def test_bad_manifests_are_reported_and_never_fatal(tmp_path: Path) -> None:
     root = tmp_path / "b"
     bad_json = root / "badjson"
     write(bad_json / "package.json", "{ not json")
@@ -153,7 +153,7 @@ def test_bad_manifests_are_reported_and_never_fatal(world: dict[str, Any], tmp_p
         root / "agent" / "settings.json",
         json.dumps({"packages": ["../badjson", "../outside"]}),
     )
-    commands, stderr = rpc_commands(OURS, env_for(world, root, offline=True), root / "cwd")
+    commands, stderr = rpc_commands(OURS, env_for(None, root, offline=True), root / "cwd")
     names = command_names(commands)
     assert "conventional" in names and "leak" not in names
     assert f"Warning: Invalid package manifest {bad_json / 'package.json'}" in stderr

@@ -46,8 +46,11 @@ def demo_package(folder: Path, version: str) -> Path:
     return folder
 
 
-def env_for(world: dict[str, Any], root: Path, *, offline: bool = False, **extra: str) -> dict[str, str]:
-    env = isolated_env(root, {**world["registry"].env(), **world["git_env"], **extra})
+def env_for(world: dict[str, Any] | None, root: Path, *, offline: bool = False, **extra: str) -> dict[str, str]:
+    """The isolated environment of one test root; with ``world``, npm and git reach its
+    registry and repositories; online unless ``offline``."""
+    shared = {**world["registry"].env(), **world["git_env"]} if world is not None else {}
+    env = isolated_env(root, {**shared, **extra})
     if not offline:
         env.pop("PI_OFFLINE", None)
     return env
