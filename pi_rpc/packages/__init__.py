@@ -16,19 +16,27 @@ a missing package is installed once). It installs configured packages that are m
 with ``PI_OFFLINE``; failures become upstream's warnings, the package is skipped) and returns,
 each in upstream's order:
 
-- ``extensions``: the ordered list of extension entry files as :class:`ExtensionEntry`
-  (``path`` absolute; ``runtime`` ``"node"`` for ``.ts``/``.js``/``.mts``/``.mjs``/``.cts``/``.cjs``,
-  ``"python"`` otherwise; ``source`` the settings entry or ``-e`` source it comes from, e.g.
-  ``npm:foo``; ``scope`` ``user``/``project``/``temporary``; ``package_root``;
-  ``source_info`` upstream's ``sourceInfo`` with ``origin: "package"``). Order: the ``-e``
-  package sources in command-line order (``temporary``), then the configured packages, project
-  entries first, de-duplicated by identity (upstream's ``resolve``); within a package, the
-  manifest's order (globs sorted) or the conventional folder's sorted listing. Disabled entries
-  (filters, ``pi config``) are left out.
-  :func:`pi_rpc.extensions.discovery.discover_extension_sources` places the ``-e`` ones
-  first and the configured ones after the loose auto-discovered files and before the built-ins
-  (upstream's precedence ranks), and returns them as ``ExtensionSource`` whose ``runtime`` and
-  ``package`` attributes carry the same facts.
+- ``extensions`` / ``cli_extensions``: the ordered lists of extension entry files of the
+  configured packages / of the ``-e`` package sources, as :class:`ExtensionEntry` (``path``
+  absolute; ``runtime`` ``"node"`` for ``.ts``/``.js``/``.mts``/``.mjs``/``.cts``/``.cjs``,
+  ``"python"`` otherwise; ``source`` the settings entry or ``-e`` value it comes from, e.g.
+  ``npm:foo``; ``scope`` ``user``/``project``/``temporary``; ``package_root``; ``source_info``
+  upstream's ``sourceInfo`` with ``origin: "package"`` and ``baseDir`` the package root).
+  Order: ``-e`` sources in command-line order; configured packages project entries first,
+  de-duplicated by identity (upstream's ``resolve``); within a package, the manifest's order
+  (globs sorted) or the conventional folder's sorted listing. Disabled entries (filters,
+  ``pi config``) are left out.
+
+  The one load order of all extensions is
+  :func:`pi_rpc.extensions.discovery.discover_extension_sources` (its ``package_cli`` /
+  ``package_configured`` arguments take these lists): ``-e`` paths and packages in
+  command-line order, settings ``extensions`` entries, ``.pi/extensions``,
+  ``<agentDir>/extensions``, the configured packages' entries, the built-ins (upstream's
+  precedence ranks). Each ``ExtensionSource`` it returns carries ``runtime`` (``"node"`` or
+  ``"python"``) and ``package`` (the package entry, or ``None``). The hand-off point for a
+  Node runtime is ``_skip_node_extensions`` in :mod:`pi_rpc.runtime.enabled_extensions`, which
+  today drops the ``node`` ones with a warning (an explicit ``-e file.ts`` reaches the loader,
+  which refuses it).
 - ``skills``, ``prompts``, ``themes``: enabled files with their ``source_info``.
 - ``python_paths``: ``site-packages`` folders of ``pypi:`` packages (appended to ``sys.path``
   before their extensions load).

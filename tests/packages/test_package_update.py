@@ -46,3 +46,8 @@ def test_update_pinning_and_git(world: dict[str, Any], tmp_path: Path) -> None:
     assert "Error: No matching package found for pi-conv. Did you mean npm:pi-conv?" in missing.stderr
     offline = run(OURS, ["update", "--extensions"], env_for(world, root, offline=True), root / "cwd")
     assert "Skipped package updates (offline mode)" in offline.stdout
+    # removing a git package deletes the clone and its emptied parent folders
+    removed = run(OURS, ["remove", "https://git.example.test/acme/tools.git"], env, root / "cwd")
+    assert removed.returncode == 0, removed.stderr
+    assert not (root / "agent/git/git.example.test").exists() and (root / "agent/git/.gitignore").exists()
+    assert json.loads(settings.read_text())["packages"] == ["npm:pi-conv", "npm:pi-demo@1.0.0"]
