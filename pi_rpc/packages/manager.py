@@ -23,7 +23,6 @@ for the error message) in the interactive mode. ``npmCommand`` in the global set
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -334,6 +333,8 @@ class PackageManager:
         return _managed(root, source.host, source.path)
 
     def _temporary_dir(self, prefix: str, suffix: str | None = None, ref: str | None = None) -> str:
+        import hashlib
+
         temp = os.path.join(self.agent_dir, "tmp", "extensions")
         os.makedirs(temp, mode=0o700, exist_ok=True)
         root = _managed(temp, prefix)

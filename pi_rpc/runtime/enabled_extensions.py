@@ -12,11 +12,19 @@ from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.log import logger
 
+_PACKAGE_PREFIXES = ("npm:", "git:", "pypi:", "http://", "https://", "ssh://", "git://")
+
 
 def configured_packages(args: CliArgs, *, cwd: str, agent_dir: Path, settings: Settings) -> Any:
     """The configured and ``-e`` packages' resources (:func:`pi_rpc.packages.package_resources`,
-    memoised: the skills and prompts loading reuses the same resolve). Installs missing ones;
-    their npm/git output goes to stderr, or is captured in the interactive mode."""
+    memoised: the skills and prompts loading reuses the same resolve), or None when there is
+    no package (then nothing of ``pi_rpc.packages`` is imported). Installs missing ones; their
+    npm/git output goes to stderr, or is captured in the interactive mode."""
+    configured = settings.get("packages") or (
+        settings.global_dict().get("packages") if settings.project_trusted else None
+    )
+    if not configured and not any(str(e).strip().startswith(_PACKAGE_PREFIXES) for e in args.extensions):
+        return None
     from pi_rpc.packages import package_resources
 
     return package_resources(
@@ -59,7 +67,8 @@ def discover_extensions(
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
     warnings: list[str] = []
     packages = configured_packages(args, cwd=cwd, agent_dir=agent_dir, settings=settings)
-    warnings.extend(packages.warnings)
+    if packages is not None:
+        warnings.extend(packages.warnings)
     sources = discover_extension_sources(
         cwd=cwd,
         agent_dir=str(agent_dir),
@@ -71,10 +80,10 @@ def discover_extensions(
         project_settings=settings.project_dict(),
         disabled_builtins=disabled,
         warnings=warnings,
-        package_cli=packages.cli_extensions,
-        package_configured=[] if args.no_extensions else packages.extensions,
+        package_cli=packages.cli_extensions if packages is not None else (),
+        package_configured=packages.extensions if packages is not None and not args.no_extensions else (),
     )
-    if packages.python_paths:
+    if packages is not None and packages.python_paths:
         from pi_rpc.packages import add_python_paths
 
         add_python_paths(packages.python_paths)
