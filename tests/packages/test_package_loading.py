@@ -125,6 +125,17 @@ def test_startup_installs_missing_packages_warns_on_failure_and_respects_offline
     assert 'Run "pi remove npm:pi-does-not-exist" to remove it from settings.json.' in stderr
     # the TypeScript extension of the package is listed by discovery and skipped until Node loads it
     assert "Skipping extension" in stderr and "pi-demo/extensions/index.ts" in stderr
+    if UPSTREAM is not None:
+        # upstream's own words, byte for byte (install roots normalised)
+        up_root = tmp_path / "s-up"
+        write(up_root / "agent" / "settings.json", json.dumps({"packages": ["npm:pi-does-not-exist"]}))
+        _, up_stderr = rpc_commands(UPSTREAM, env_for(world, up_root), up_root / "cwd")
+
+        def warning(text: str, where: Path) -> list[str]:
+            lines = text.replace(str(where), "<root>").splitlines()
+            return [line for line in lines if line.startswith('Warning: Extension package "npm:pi-does-not-exist"')]
+
+        assert warning(stderr, root) == warning(up_stderr, up_root) != []
 
 
 def test_temporary_e_package_is_cached_under_tmp_extensions(world: dict[str, Any], tmp_path: Path) -> None:
