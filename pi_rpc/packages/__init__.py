@@ -60,6 +60,19 @@ def is_package_source(value: str) -> bool:
     return value.strip().startswith(PACKAGE_PREFIXES)
 
 
+def is_local_package_dir(value: str, base: str) -> bool:
+    """A ``-e`` folder that is a package (a ``package.json`` or a conventional resource
+    folder): upstream loads its skills, prompts and themes too, not only its extensions."""
+    if is_package_source(value) or value.startswith("builtin:"):
+        return False
+    path = os.path.join(base, os.path.expanduser(value.strip()))
+    if not os.path.isdir(path) or os.path.isfile(os.path.join(path, "__init__.py")):
+        return False
+    return os.path.isfile(os.path.join(path, "package.json")) or any(
+        os.path.isdir(os.path.join(path, kind)) for kind in ("skills", "prompts", "themes")
+    )
+
+
 @dataclass(frozen=True)
 class ExtensionEntry:
     path: str
@@ -119,7 +132,7 @@ def package_resources(
 ) -> PackageResources:
     """See the module docstring."""
     project = project_settings if project_trusted else None
-    cli = [s for s in cli_sources if is_package_source(s)]
+    cli = [s for s in cli_sources if is_package_source(s) or is_local_package_dir(s, cwd)]
     if not cli and not _has_packages(global_settings) and not _has_packages(project):
         return EMPTY
     key = json.dumps(
@@ -151,6 +164,11 @@ def package_resources(
     resolved_sets = []
     if cli:
         temporary = manager.resolve_temporary(cli)
+        for kind in ("extensions", "skills"):
+            for resource in temporary.of(kind):
+                # upstream reports -e skills and extensions as {source: "cli", scope: "temporary"}
+                # (prompts and themes keep the package's sourceInfo)
+                resource.cli = True
         resolved_sets.append(temporary)
         result.cli_extensions = _entries(temporary.extensions)
     configured = manager.resolve()

@@ -71,8 +71,11 @@ class Resource:
     scope: str
     package_root: str | None = None
     base_dir: str | None = None
+    cli: bool = False  # from a -e source: upstream's sourceInfo says "cli", "top-level"
 
     def source_info(self) -> dict[str, str]:
+        if self.cli:
+            return {"path": self.path, "source": "cli", "scope": "temporary", "origin": "top-level"}
         info = {"path": self.path, "source": self.source, "scope": self.scope, "origin": "package"}
         if self.base_dir is not None:
             info["baseDir"] = self.base_dir
@@ -730,7 +733,9 @@ class PackageManager:
 
     def resolve_temporary(self, sources: Sequence[str]) -> Resolved:
         """``-e npm:…``/``-e git:…``/``-e pypi:…`` sources, cached under ``<agentDir>/tmp``."""
-        return self.resolve_sources([(s, "temporary") for s in sources], install_missing=True)
+        # a local folder is named by its absolute path, as upstream resolves -e paths first
+        named = [s if not isinstance(parse_source(s), LocalSource) else resolve_path(s, self.cwd) for s in sources]
+        return self.resolve_sources([(s, "temporary") for s in named], install_missing=True)
 
     def resolve_sources(self, entries: Sequence[tuple[Any, str]], *, install_missing: bool) -> Resolved:
         resolved = Resolved()

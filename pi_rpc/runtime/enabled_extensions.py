@@ -15,6 +15,17 @@ from pi_rpc.log import logger
 _PACKAGE_PREFIXES = ("npm:", "git:", "pypi:", "http://", "https://", "ssh://", "git://")
 
 
+def _maybe_package(value: str, cwd: str) -> bool:
+    """A ``-e`` value that may be a package: npm/git/pypi, or a folder that is not a Python
+    package (``pi_rpc.packages.is_local_package_dir`` decides)."""
+    import os
+
+    if value.strip().startswith(_PACKAGE_PREFIXES):
+        return True
+    path = os.path.join(cwd, os.path.expanduser(value.strip()))
+    return os.path.isdir(path) and not os.path.isfile(os.path.join(path, "__init__.py"))
+
+
 def configured_packages(args: CliArgs, *, cwd: str, agent_dir: Path, settings: Settings) -> Any:
     """The configured and ``-e`` packages' resources (:func:`pi_rpc.packages.package_resources`,
     memoised: the skills and prompts loading reuses the same resolve), or None when there is
@@ -23,7 +34,7 @@ def configured_packages(args: CliArgs, *, cwd: str, agent_dir: Path, settings: S
     configured = settings.get("packages") or (
         settings.global_dict().get("packages") if settings.project_trusted else None
     )
-    if not configured and not any(str(e).strip().startswith(_PACKAGE_PREFIXES) for e in args.extensions):
+    if not configured and not any(_maybe_package(str(e), cwd) for e in args.extensions):
         return None
     from pi_rpc.packages import package_resources
 

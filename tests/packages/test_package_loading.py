@@ -146,7 +146,13 @@ def test_temporary_e_package_is_cached_under_tmp_extensions(world: dict[str, Any
     assert len(cached) == 1
     if UPSTREAM is not None:
         up_root = tmp_path / "e-up"
-        rpc_commands(UPSTREAM, env_for(world, up_root), up_root / "cwd", "-e", "npm:pi-conv")
+        theirs_commands, _ = rpc_commands(UPSTREAM, env_for(world, up_root), up_root / "cwd", "-e", "npm:pi-conv")
+
+        def info(commands: list[dict[str, Any]], where: Path) -> dict[str, str]:
+            found = next(c for c in commands if c["name"] == "skill:conv")["sourceInfo"]
+            return {k: str(v).replace(str(where), "<root>") for k, v in found.items()}
+
+        assert info(commands, root) == info(theirs_commands, up_root)
         theirs = list((up_root / "agent" / "tmp" / "extensions" / "npm").glob("*/node_modules/pi-conv"))
         assert [p.relative_to(up_root) for p in theirs] == [p.relative_to(root) for p in cached]
     assert not (root / "agent" / "settings.json").exists()
@@ -170,3 +176,17 @@ def test_bad_manifests_are_reported_and_never_fatal(tmp_path: Path) -> None:
     assert f"Warning: Invalid package manifest {bad_json / 'package.json'}" in stderr
     assert "points outside the package; skipped" in stderr
     assert "'./gone.md' names a missing file; skipped" in stderr
+
+
+def test_e_local_package_folder_brings_its_prompts_and_skills(tmp_path: Path) -> None:
+    root = tmp_path / "l"
+    write(root / "pkg" / "prompts" / "local-prompt.md", "---\ndescription: Local\n---\nLocal\n")
+    write(root / "pkg" / "skills" / "local-skill" / "SKILL.md", "---\nname: local-skill\ndescription: L\n---\nL\n")
+    commands, stderr = rpc_commands(OURS, env_for(None, root, offline=True), root / "cwd", "-e", "../pkg")
+    assert {"local-prompt", "skill:local-skill"} <= command_names(commands), stderr
+    if UPSTREAM is not None:
+        theirs, _ = rpc_commands(UPSTREAM, env_for(None, root, offline=True), root / "cwd", "-e", "../pkg")
+        assert {"local-prompt", "skill:local-skill"} <= command_names(theirs)
+        ours_info = next(c for c in commands if c["name"] == "local-prompt")["sourceInfo"]
+        their_info = next(c for c in theirs if c["name"] == "local-prompt")["sourceInfo"]
+        assert ours_info == their_info
