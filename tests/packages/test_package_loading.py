@@ -61,6 +61,13 @@ def test_filters_object_form_and_autoload_delta(world: dict[str, Any], tmp_path:
         check=True,
     )
     assert "'conv-dark'" in themes.stdout, themes.stderr
+    if UPSTREAM is not None:
+        # unfiltered: each package skill and prompt is listed exactly as upstream lists it
+        offline_env = env_for(world, root, offline=True)
+        ours_all, _ = rpc_commands(OURS, offline_env, root / "cwd")
+        theirs_all, _ = rpc_commands(UPSTREAM, offline_env, root / "cwd")
+        for name in ("skill:demo", "skill:conv", "conv-prompt", "hello"):
+            assert next(c for c in ours_all if c["name"] == name) == next(c for c in theirs_all if c["name"] == name)
     settings = root / "agent" / "settings.json"
     settings.write_text(
         json.dumps(
@@ -81,6 +88,8 @@ def test_filters_object_form_and_autoload_delta(world: dict[str, Any], tmp_path:
         theirs, _ = rpc_commands(UPSTREAM, offline, root / "cwd")
         assert {n for n in command_names(theirs) if not n.startswith("builtin")} >= names - {"mcp"}
         assert {"skill:conv", "conv-prompt", "skill:demo"}.isdisjoint(command_names(theirs))
+        # the package prompt's listing entry, sourceInfo included, is upstream's
+        assert next(c for c in commands if c["name"] == "hello") == next(c for c in theirs if c["name"] == "hello")
 
     # a trusted project's autoload:false entry is a delta over the user's package
     settings.write_text(json.dumps({"packages": ["npm:pi-demo"]}))
