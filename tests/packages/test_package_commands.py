@@ -30,13 +30,17 @@ def _scenario(argv: list[str], world: dict[str, Any], root: Path) -> dict[str, A
         ["install", "npm:pi-conv"],
         ["remove", "npm:pi-conv"],
         ["remove", "npm:pi-nothing"],
+        ["install", "npm:pi-does-not-exist"],
         ["list"],
     ]
     results = [run(argv, step, env, cwd) for step in steps]
     return {
         "codes": [r.returncode for r in results],
         "list": results[-1].stdout.replace(str(root), "<root>"),
-        "removed_missing": results[-2].stderr,
+        "removed_missing": results[-3].stderr,
+        "failed_install": [
+            line for line in results[-2].stderr.replace(str(root), "<root>").splitlines() if line.startswith("Error:")
+        ],
         "settings": (root / "agent" / "settings.json").read_bytes(),
         "npm_package_json": (root / "agent" / "npm" / "package.json").read_bytes(),
         "gitignore": (root / "agent" / "git" / ".gitignore").read_bytes(),
@@ -57,7 +61,11 @@ def test_install_remove_list_leave_upstreams_settings_bytes(world: dict[str, Any
     pool = ThreadPoolExecutor(1)
     upstream_run = pool.submit(_scenario, UPSTREAM, world, tmp_path / "up") if UPSTREAM is not None else None
     ours = _scenario(OURS, world, tmp_path / "ours")
-    assert ours["codes"] == [0, 0, 0, 0, 0, 0, 1, 0], ours["outputs"]
+    assert ours["codes"] == [0, 0, 0, 0, 0, 0, 1, 1, 0], ours["outputs"]
+    assert ours["failed_install"] == [
+        "Error: npm install pi-does-not-exist --prefix <root>/agent/npm --legacy-peer-deps --no-audit --no-fund"
+        " failed with code 1"
+    ]
     assert json.loads(ours["settings"]) == {
         "packages": ["npm:pi-demo@1.0.0", "git:git.example.test/acme/tools@v1", "../localpkg"]
     }
@@ -76,6 +84,7 @@ def test_install_remove_list_leave_upstreams_settings_bytes(world: dict[str, Any
     assert ours["git_head"] == theirs["git_head"]
     assert ours["list"] == theirs["list"]
     assert ours["removed_missing"] == theirs["removed_missing"]
+    assert ours["failed_install"] == theirs["failed_install"]
 
 
 def test_bad_command_lines_match_upstream(tmp_path: Path) -> None:
