@@ -59,7 +59,7 @@ class ExtensionSource:
         self.module_name = module_name
         self.explicit = explicit
         # "node" for TypeScript/JavaScript entry files, "python" for the rest (built-ins too)
-        self.runtime = "node" if module_name is None and path.endswith(_FOREIGN_SUFFIXES) else "python"
+        self.runtime = "node" if path.endswith(_FOREIGN_SUFFIXES) else "python"
         # the package entry (settings or -e source) this extension comes from
         self.package = package
 
@@ -202,7 +202,13 @@ def discover_extension_sources(
             # `-e npm:…`/`git:…`/`pypi:…`: the package's entries (pi_rpc.packages resolved them)
             for entry in package_cli:
                 if entry.source == raw:
-                    add(entry.path, dict(entry.source_info), explicit=True, package=entry.source)
+                    add(
+                        entry.path,
+                        dict(entry.source_info),
+                        explicit=True,
+                        package=entry.source,
+                        module_name=getattr(entry, "module", None),
+                    )
             continue
         if raw.startswith(BUILTIN_PREFIX):
             name = raw[len(BUILTIN_PREFIX) :]
@@ -239,7 +245,7 @@ def discover_extension_sources(
     auto(os.path.join(agent_dir, "extensions"), "user", agent_dir, global_patterns)
 
     for entry in package_configured:
-        add(entry.path, dict(entry.source_info), package=entry.source)
+        add(entry.path, dict(entry.source_info), package=entry.source, module_name=getattr(entry, "module", None))
 
     disabled = set(disabled_builtins)
     for name, module_name in BUILTIN_EXTENSIONS.items():

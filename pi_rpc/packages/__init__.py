@@ -81,6 +81,8 @@ class ExtensionEntry:
     scope: str
     package_root: str | None
     source_info: dict[str, str]
+    # pypi extensions: the module to import by name (its site-packages is on sys.path)
+    module: str | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ def _entries(resources: Sequence[Any]) -> list[ExtensionEntry]:
             scope=r.scope,
             package_root=r.package_root,
             source_info=r.source_info(),
+            module=r.module,
         )
         for r in resources
         if r.enabled

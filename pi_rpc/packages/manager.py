@@ -72,6 +72,7 @@ class Resource:
     package_root: str | None = None
     base_dir: str | None = None
     cli: bool = False  # from a -e source: upstream's sourceInfo says "cli", "top-level"
+    module: str | None = None  # a pypi extension: imported by module name (relative imports work)
 
     def source_info(self) -> dict[str, str]:
         if self.cli:
@@ -745,7 +746,12 @@ class PackageManager:
             if path in seen_by_type[resource_type]:
                 return
             seen_by_type[resource_type].add(path)
-            resolved.of(resource_type).append(Resource(path, enabled, source, scope, root, root))
+            resource = Resource(path, enabled, source, scope, root, root)
+            if resource_type == "extensions" and root is not None and root in resolved.site_dirs:
+                rel = os.path.relpath(path, root)
+                rel = os.path.dirname(rel) if os.path.basename(rel) == "__init__.py" else rel[: -len(".py")]
+                resource.module = rel.replace(os.sep, ".")
+            resolved.of(resource_type).append(resource)
 
         seen_by_type: dict[str, set[str]] = {t: set() for t in collect.RESOURCE_TYPES}
         for pkg, scope in entries:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .greeting import greeting
+
 
 def setup(pi: Any) -> None:
     async def handler(args: str, ctx: Any) -> None:
-        ctx.ui.notify(f"Hello, {args.strip() or 'world'}! (from pi-hello)", "info")
+        ctx.ui.notify(greeting(args.strip()), "info")
 
     pi.register_command("hello-py", {"description": "Say hello from a Python package", "handler": handler})
