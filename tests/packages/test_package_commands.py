@@ -16,6 +16,10 @@ import pytest
 from tests.support.package_world import OURS, UPSTREAM, env_for, run, write
 from tests.support.pi_process import REPO_ROOT
 
+# npm, git and pip run as real subprocesses (and upstream's Node pi beside ours); on a loaded
+# machine a test with its registry fixture outgrows the suite's 120 s default
+pytestmark = pytest.mark.timeout(480)
+
 
 def _scenario(argv: list[str], world: dict[str, Any], root: Path) -> dict[str, Any]:
     """The same command sequence for either implementation."""

@@ -8,7 +8,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.package_world import OURS, env_for, run, write
+
+# npm, git and pip run as real subprocesses (and upstream's Node pi beside ours); on a loaded
+# machine a test with its registry fixture outgrows the suite's 120 s default
+pytestmark = pytest.mark.timeout(480)
 
 
 def test_update_pinning_and_git(world: dict[str, Any], tmp_path: Path) -> None:

@@ -9,9 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.package_world import OURS, command_names, env_for, rpc_commands, run
 from tests.support.pi_process import REPO_ROOT
 from tests.support.wheel import build_wheel
+
+# npm, git and pip run as real subprocesses (and upstream's Node pi beside ours); on a loaded
+# machine a test with its registry fixture outgrows the suite's 120 s default
+pytestmark = pytest.mark.timeout(480)
 
 
 def _build_example_wheel(target: Path) -> None:
