@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -371,6 +369,8 @@ class PackageManager:
 
     def run(self, argv: Sequence[str], cwd: str | None = None, env: Mapping[str, str] | None = None) -> None:
         """Run a command with its output passed through (or captured); raise on failure."""
+        import subprocess  # only installs and updates run commands: not on the startup path
+
         full_env = {**os.environ, **(env or {})}
         try:
             if self.output == "capture":
@@ -396,6 +396,8 @@ class PackageManager:
             raise PackageError(f"{' '.join(argv)} failed with code {code}")
 
     def capture(self, argv: Sequence[str], cwd: str | None = None) -> str:
+        import subprocess
+
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
         try:
             done = subprocess.run(
@@ -496,6 +498,8 @@ class PackageManager:
                     cwd=target,
                 )
         except BaseException:
+            import shutil
+
             shutil.rmtree(target, ignore_errors=True)
             _prune_empty_parents(target, root)
             raise
@@ -543,6 +547,8 @@ class PackageManager:
             return None
 
     def remove_git(self, source: GitSource, scope: str) -> None:
+        import shutil
+
         target = self.git_path(source, scope)
         shutil.rmtree(target, ignore_errors=True)
         _remove(_marker(target))

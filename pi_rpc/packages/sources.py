@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 from urllib.parse import unquote, urlsplit
 
-_EXACT_SEMVER = re.compile(
+# compiled on first use (re caches it): resolving packages at startup rarely needs it
+_EXACT_SEMVER = (
     r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
@@ -31,8 +31,7 @@ _PYPI_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _NON_LOCAL_PREFIXES = ("npm:", "git:", "github:", "http:", "https:", "ssh:", "builtin:", "pypi:")
 
 
-@dataclass(frozen=True)
-class NpmSource:
+class NpmSource(NamedTuple):
     spec: str
     name: str
     version: str | None
@@ -40,8 +39,7 @@ class NpmSource:
     type: str = "npm"
 
 
-@dataclass(frozen=True)
-class GitSource:
+class GitSource(NamedTuple):
     repo: str
     host: str
     path: str
@@ -50,14 +48,12 @@ class GitSource:
     type: str = "git"
 
 
-@dataclass(frozen=True)
-class LocalSource:
+class LocalSource(NamedTuple):
     path: str
     type: str = "local"
 
 
-@dataclass(frozen=True)
-class PypiSource:
+class PypiSource(NamedTuple):
     requirement: str
     name: str
     pinned: bool
@@ -79,7 +75,7 @@ def parse_npm_spec(spec: str) -> tuple[str, str | None]:
 
 
 def is_exact_version(version: str | None) -> bool:
-    return bool(version) and _EXACT_SEMVER.match(version or "") is not None
+    return bool(version) and re.match(_EXACT_SEMVER, version or "") is not None
 
 
 def normalize_pypi_name(name: str) -> str:
