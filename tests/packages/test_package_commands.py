@@ -131,3 +131,25 @@ def test_no_packages_means_no_package_import(tmp_path: Path) -> None:
         "assert 'pi_rpc.packages.manager' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+
+
+def test_a_git_package_gets_its_dependencies_installed_with_npm(world: dict[str, Any], tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def install(argv: list[str], name: str) -> tuple[int, list[str], str]:
+        root = tmp_path / name
+        done = run(argv, ["install", "git:git.example.test/acme/withdeps"], env_for(world, root), root / "cwd")
+        clone = root / "agent" / "git" / "git.example.test" / "acme" / "withdeps"
+        found = sorted(p.name for p in (clone / "node_modules").iterdir()) if (clone / "node_modules").exists() else []
+        version = (
+            json.loads((clone / "node_modules" / "pi-conv" / "package.json").read_text())["version"] if found else ""
+        )
+        return done.returncode, found, version
+
+    with ThreadPoolExecutor(2) as pool:
+        ours_run = pool.submit(install, OURS, "ours")
+        up_run = pool.submit(install, UPSTREAM, "up") if UPSTREAM is not None else None
+        ours = ours_run.result()
+        assert ours[0] == 0 and "pi-conv" in ours[1] and ours[2] == "1.0.0", ours
+        if up_run is not None:
+            assert up_run.result() == ours

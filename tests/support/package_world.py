@@ -119,6 +119,17 @@ def make_world(root: Path) -> Iterator[dict[str, Any]]:
     (repos / "acme").mkdir(parents=True)
     subprocess.run([*git, "clone", "-q", "--bare", str(work), str(repos / "acme" / "tools.git")], check=True)
     subprocess.run([*git, "-C", str(work), "remote", "add", "origin", str(repos / "acme" / "tools.git")], check=True)
+    # a git package with a package.json and a dependency: installed with npm in the clone
+    deps = root / "work-withdeps"
+    write(deps / "prompts" / "withdeps.md", "---\ndescription: With deps\n---\nDeps\n")
+    write(
+        deps / "package.json",
+        json.dumps({"name": "withdeps", "dependencies": {"pi-conv": "1.0.0"}, "pi": {"prompts": ["./prompts"]}}),
+    )
+    subprocess.run([*git, "init", "-q", str(deps)], check=True)
+    subprocess.run([*git, "-C", str(deps), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(deps), "commit", "-qm", "one"], check=True)
+    subprocess.run([*git, "clone", "-q", "--bare", str(deps), str(repos / "acme" / "withdeps.git")], check=True)
     git_env = {
         "GIT_CONFIG_COUNT": "1",
         "GIT_CONFIG_KEY_0": f"url.file://{repos}/.insteadOf",
