@@ -22,6 +22,11 @@ Usage:
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
   pi auth <login|logout|check|print-api-key|print-bearer-token>   Credentials (pi auth --help)
   pi sessions <import|export> [options]            Move sessions between JSONL files and a database (pi sessions --help)
+  pi install <source> [-l]                         Install a package (npm:, git:, URL, path, pypi:) and add it to settings
+  pi remove <source> [-l]                          Remove a package and its settings entry (alias: uninstall)
+  pi update [source|--extensions|--all|--models]   Update packages (pi itself updates with pip)
+  pi list                                          List configured packages
+  pi config [-l]                                   Show or toggle package resources (pi config --help)
 
 Modes:
   --mode <mode>                  text, json, rpc or acp (Agent Client Protocol, for editors)
@@ -153,6 +158,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pi_rpc.modes.auth_command import run_auth_command
 
         return run_auth_command(argv[1:])
+
+    if argv and argv[0] in ("install", "remove", "uninstall", "update", "list", "config"):
+        # `pi install|remove|list|update|config`: pi packages (upstream's handlePackageCommand,
+        # before the regular flags are parsed).
+        from pi_rpc.modes.packages_cli import run_package_command
+
+        return run_package_command(argv)
 
     if argv and argv[0] == "sessions":
         # `pi sessions import|export ...` moves sessions between JSONL files and a database.

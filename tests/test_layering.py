@@ -17,14 +17,39 @@ ALLOWED: dict[str, set[str]] = {
     "session": {"ai"},  # message and system-transcript helpers
     # the store's projection and token estimates (pure functions), the agent's message conversion
     "compaction": {"ai", "session", "agent"},
-    "tools": {"ai", "agent"},  # tools implement agent.types.AgentTool
+    "tools": {"ai", "agent"},
+    # pi packages: finding, installing and listing them, and which of their files are resources
+    "packages": set(),  # tools implement agent.types.AgentTool
     "agent": {"ai", "tools"},  # the loop validates arguments with the tools' validator
     # extensions sit between the runtime and the inner layers (the runtime wires them in)
-    "extensions": {"ai", "agent", "tools", "session", "compaction", "resources", "config"},
+    "extensions": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "packages"},
     # MCP sits outside extensions: its session integration is a built-in extension
     "mcp": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions"},
-    "runtime": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "extensions", "mcp"},
-    "modes": {"ai", "agent", "tools", "session", "compaction", "resources", "config", "runtime", "extensions", "mcp"},
+    "runtime": {
+        "ai",
+        "agent",
+        "tools",
+        "session",
+        "compaction",
+        "resources",
+        "config",
+        "extensions",
+        "mcp",
+        "packages",
+    },
+    "modes": {
+        "ai",
+        "agent",
+        "tools",
+        "session",
+        "compaction",
+        "resources",
+        "config",
+        "runtime",
+        "extensions",
+        "mcp",
+        "packages",
+    },
 }
 
 

@@ -14,6 +14,11 @@ declares under ``pi.extensions``, else ``index.ts``, else ``index.js`` (upstream
 directory given with ``-e`` that is itself one extension is that extension. The same file is
 loaded once.
 
+Packages (:mod:`pi_rpc.packages`): ``-e npm:…``/``git:…``/``pypi:…`` sources are expanded in
+command-line order; the configured packages' entries come after the loose files of
+``.pi/extensions`` and ``<agentDir>/extensions`` and before the built-ins (upstream's precedence
+ranks); ``ExtensionSource.package`` names the package entry (``npm:foo``), ``None`` otherwise.
+
 This module only lists directories and stats files: with nothing to load, startup pays for
 two ``listdir`` calls and imports nothing else.
 """
@@ -36,21 +41,32 @@ class ExtensionSource:
     and whether it was named explicitly (``-e`` or a setting; a load failure's hint says so).
     A plain class: this module is imported at every startup."""
 
-    __slots__ = ("path", "source_info", "module_name", "explicit")
+    __slots__ = ("path", "source_info", "module_name", "explicit", "runtime", "package")
 
     def __init__(
-        self, path: str, source_info: dict[str, Any], module_name: str | None = None, explicit: bool = False
+        self,
+        path: str,
+        source_info: dict[str, Any],
+        module_name: str | None = None,
+        explicit: bool = False,
+        package: str | None = None,
     ) -> None:
         self.path = path
         self.source_info = source_info
         self.module_name = module_name
         self.explicit = explicit
+        # "node" for TypeScript/JavaScript entry files, "python" for the rest (built-ins too)
+        self.runtime = "node" if path.endswith(_FOREIGN_SUFFIXES) else "python"
+        # the package entry (settings or -e source) this extension comes from
+        self.package = package
 
     def __repr__(self) -> str:
         return f"ExtensionSource({self.path!r}, explicit={self.explicit})"
 
 
 _SCRIPT_SUFFIXES = (".ts", ".js")  # what upstream discovers in a directory (-e takes any file)
+_FOREIGN_SUFFIXES = (".ts", ".js", ".mts", ".mjs", ".cts", ".cjs")
+_PACKAGE_PREFIXES = ("npm:", "git:", "pypi:", "http://", "https://", "ssh://", "git://")
 
 
 def _source_info(path: str, source: str, scope: str, base_dir: str | None = None) -> dict[str, str]:
@@ -127,7 +143,8 @@ def entries_in_dir(directory: str, warnings: list[str] | None = None) -> list[st
         if _is_helper(name):
             continue
         if os.path.isdir(full):
-            found.extend(_directory_entries(full))
+            if name != "node_modules":
+                found.extend(_directory_entries(full))
             continue
         if name.endswith(".py") and os.path.isfile(full):
             found.append(full)
@@ -174,20 +191,41 @@ def discover_extension_sources(
     project_settings: Mapping[str, Any] | None = None,
     disabled_builtins: Iterable[str] = (),
     warnings: list[str] | None = None,
+    package_cli: Sequence[Any] = (),
+    package_configured: Sequence[Any] = (),
 ) -> list[ExtensionSource]:
     """The extensions to load, in load order (see the module docstring). ``-e`` paths are
     relative to ``cli_base`` (the process cwd; default ``cwd``)."""
     sources: list[ExtensionSource] = []
     seen: set[str] = set()
 
-    def add(path: str, info: dict[str, str], *, explicit: bool = False, module_name: str | None = None) -> None:
+    def add(
+        path: str,
+        info: dict[str, str],
+        *,
+        explicit: bool = False,
+        module_name: str | None = None,
+        package: str | None = None,
+    ) -> None:
         key = path if path.startswith(BUILTIN_PREFIX) else os.path.realpath(path)
         if key in seen:
             return
         seen.add(key)
-        sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit))
+        sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit, package=package))
 
     for raw in cli_paths:
+        if raw.strip().startswith(_PACKAGE_PREFIXES):
+            # `-e npm:…`/`git:…`/`pypi:…`: the package's entries (pi_rpc.packages resolved them)
+            for entry in package_cli:
+                if entry.source == raw:
+                    add(
+                        entry.path,
+                        dict(entry.source_info),
+                        explicit=True,
+                        package=entry.source,
+                        module_name=getattr(entry, "module", None),
+                    )
+            continue
         if raw.startswith(BUILTIN_PREFIX):
             name = raw[len(BUILTIN_PREFIX) :]
             add(raw, _source_info(raw, "builtin", "temporary"), explicit=True, module_name=BUILTIN_EXTENSIONS.get(name))
@@ -221,6 +259,9 @@ def discover_extension_sources(
     if project_trusted:
         auto(os.path.join(project_base, "extensions"), "project", project_base, project_patterns)
     auto(os.path.join(agent_dir, "extensions"), "user", agent_dir, global_patterns)
+
+    for entry in package_configured:
+        add(entry.path, dict(entry.source_info), package=entry.source, module_name=getattr(entry, "module", None))
 
     disabled = set(disabled_builtins)
     for name, module_name in BUILTIN_EXTENSIONS.items():

@@ -148,7 +148,10 @@ async def load_extension(
             source.path, f"Extension does not define a setup(pi) function: {source.path}", source.explicit
         )
     extension = Extension(
-        path=source.path, source_info=dict(source.source_info), module=module, builtin=source.module_name is not None
+        path=source.path,
+        source_info=dict(source.source_info),
+        module=module,
+        builtin=source.path.startswith("builtin:"),
     )
     api = ExtensionAPI(extension, runtime)
     try:

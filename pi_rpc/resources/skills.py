@@ -21,7 +21,7 @@ warnings; a missing description (or unparsable YAML) means the skill is not load
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -321,13 +321,18 @@ def discover_skills(
     no_skills: bool = False,
     project_trusted: bool = True,
     home: str | None = None,
+    package_files: Sequence[tuple[str, Mapping[str, str]]] = (),
 ) -> SkillsResult:
-    """Load every skill pi would load for this cwd/agent dir and these CLI flags."""
+    """Load every skill pi would load for this cwd/agent dir and these CLI flags.
+    ``package_files``: skill files of installed packages with their ``sourceInfo``, loaded
+    after the auto-discovered ones (upstream's precedence) unless ``no_skills``."""
     cwd = _fs.abspath(cwd)
     agent_dir = _fs.abspath(agent_dir)
     auto = (
         [] if no_skills else auto_skill_files(cwd=cwd, agent_dir=agent_dir, project_trusted=project_trusted, home=home)
     )
+    if not no_skills:
+        auto = auto + [(path, dict(info)) for path, info in package_files]
     auto_info = {path: info for path, info in auto}
 
     # Explicit paths come after the auto-discovered files; the same real file is loaded once.

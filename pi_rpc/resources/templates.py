@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,8 +169,11 @@ def discover_templates(
     no_prompt_templates: bool = False,
     project_trusted: bool = True,
     home: str | None = None,
+    package_files: Sequence[tuple[str, Mapping[str, str]]] = (),
 ) -> TemplatesResult:
-    """Load every prompt template pi would load for this cwd/agent dir and these CLI flags."""
+    """Load every prompt template pi would load for this cwd/agent dir and these CLI flags.
+    ``package_files``: prompt files of installed packages with their ``sourceInfo``, loaded
+    after the auto-discovered ones unless ``no_prompt_templates``."""
     cwd = _fs.abspath(cwd)
     agent_dir = _fs.abspath(agent_dir)
     user_dir = os.path.join(agent_dir, "prompts")
@@ -184,6 +187,7 @@ def discover_templates(
             auto.extend((p, info) for p in collect_template_entries(project_dir))
         info = _fs.source_info("", "auto", "user", base_dir=agent_dir)
         auto.extend((p, info) for p in collect_template_entries(user_dir))
+        auto.extend((p, dict(i)) for p, i in package_files)
     auto_info = dict(auto)
 
     def explicit_info(path: str, file_path: str) -> dict[str, str]:

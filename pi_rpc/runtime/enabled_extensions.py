@@ -12,6 +12,41 @@ from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.log import logger
 
+_PACKAGE_PREFIXES = ("npm:", "git:", "pypi:", "http://", "https://", "ssh://", "git://")
+
+
+def _maybe_package(value: str, cwd: str) -> bool:
+    """A ``-e`` value that may be a package: npm/git/pypi, or a folder that is not a Python
+    package (``pi_rpc.packages.is_local_package_dir`` decides)."""
+    import os
+
+    if value.strip().startswith(_PACKAGE_PREFIXES):
+        return True
+    path = os.path.join(cwd, os.path.expanduser(value.strip()))
+    return os.path.isdir(path) and not os.path.isfile(os.path.join(path, "__init__.py"))
+
+
+def configured_packages(args: CliArgs, *, cwd: str, agent_dir: Path, settings: Settings) -> Any:
+    """The configured and ``-e`` packages' resources (:func:`pi_rpc.packages.package_resources`,
+    memoised: the skills and prompts loading reuses the same resolve), or None when there is
+    no package (then nothing of ``pi_rpc.packages`` is imported). Installs missing ones; their
+    npm/git output goes to stderr, or is captured in the interactive mode."""
+    configured = settings.get("packages") or (
+        settings.global_dict().get("packages") if settings.project_trusted else None
+    )
+    if not configured and not any(_maybe_package(str(e), cwd) for e in args.extensions):
+        return None
+    from pi_rpc.packages import package_resources
+
+    return package_resources(
+        cwd=cwd,
+        agent_dir=str(agent_dir),
+        project_trusted=settings.project_trusted,
+        global_settings=settings.global_dict(),
+        project_settings=settings.project_dict(),
+        cli_sources=list(args.extensions),
+    )
+
 
 def discover_extensions(
     args: CliArgs, *, cwd: str, cli_base: str, agent_dir: Path, settings: Settings, mcp_registered: bool = False
@@ -26,6 +61,9 @@ def discover_extensions(
 
     disabled = [name for flag, names in DISABLED_BY_FLAGS.items() if getattr(args, flag, False) for name in names]
     warnings: list[str] = []
+    packages = configured_packages(args, cwd=cwd, agent_dir=agent_dir, settings=settings)
+    if packages is not None:
+        warnings.extend(packages.warnings)
     sources = discover_extension_sources(
         cwd=cwd,
         agent_dir=str(agent_dir),
@@ -37,8 +75,14 @@ def discover_extensions(
         project_settings=settings.project_dict(),
         disabled_builtins=disabled,
         warnings=warnings,
+        package_cli=packages.cli_extensions if packages is not None else (),
+        package_configured=packages.extensions if packages is not None and not args.no_extensions else (),
     )
-    for warning in warnings:
+    if packages is not None and packages.python_paths:
+        from pi_rpc.packages import add_python_paths
+
+        add_python_paths(packages.python_paths)
+    for warning in dict.fromkeys(warnings):
         logger().warning(warning)
     if any(not source.path.startswith(BUILTIN_PREFIX) for source in sources):
         # The extension runtime loads anyway, and an extension may register MCP servers: the

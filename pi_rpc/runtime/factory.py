@@ -16,7 +16,7 @@ from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
 from pi_rpc.errors import StartupError
 from pi_rpc.log import logger
-from pi_rpc.runtime.enabled_extensions import discover_extensions
+from pi_rpc.runtime.enabled_extensions import configured_packages, discover_extensions
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions, session_backend, session_fsync_mode
 from pi_rpc.session.errors import SessionError
@@ -309,6 +309,7 @@ def build_runtime_options(
         mcp_servers=list(mcp_servers or []),
         run_limits=args.run_limits(),
         host_tool_timeout_s=args.host_tool_timeout,
+        package_resources=configured_packages(args, cwd=session_cwd, agent_dir=agent_dir, settings=settings),
     )
 
 

@@ -159,3 +159,6 @@ class RuntimeOptions:
     # How long a host tool call may wait for the client's answer (--host-tool-timeout);
     # None: the RPC mode's default.
     host_tool_timeout_s: float | None = None
+    # The configured and ``-e`` packages' resources (pi_rpc.packages.PackageResources): their
+    # skills, prompt templates and themes load with the session's own; None: no packages.
+    package_resources: Any = None

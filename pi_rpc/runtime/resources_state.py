@@ -104,12 +104,14 @@ class ResourcesState:
         # Active tools whose declarations requests leave out (``prepareLoadout``): not listed.
         self.hidden_tools: set[str] = set()
         agent_dir = str(options.agent_dir)
+        packages = options.package_resources
         skills = discover_skills(
             cwd=options.cwd,
             agent_dir=agent_dir,
             skill_paths=options.skill_paths,
             no_skills=options.no_skills,
             project_trusted=options.project_trusted,
+            package_files=[(f.path, f.source_info) for f in packages.skills] if packages else (),
         )
         _print_diagnostics("skill", list(skills.diagnostics))
         self.skills = list(skills.skills)
@@ -119,6 +121,7 @@ class ResourcesState:
             template_paths=options.template_paths,
             no_prompt_templates=options.no_templates,
             project_trusted=options.project_trusted,
+            package_files=[(f.path, f.source_info) for f in packages.prompts] if packages else (),
         )
         _print_diagnostics("prompt template", list(templates.diagnostics))
         self.templates = list(templates.templates)

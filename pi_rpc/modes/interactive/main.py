@@ -126,4 +126,9 @@ async def _run(args: CliArgs) -> int:
 
 def run_interactive_mode(args: CliArgs) -> int:
     """The whole process of ``pi`` in a terminal."""
+    import pi_rpc.packages
+
+    # npm/git output of startup package installs must not draw over the screen (upstream
+    # captures it in the interactive mode and reports failures as warnings)
+    pi_rpc.packages.command_output = "capture"
     return int(anyio.run(_run, args, backend="asyncio"))

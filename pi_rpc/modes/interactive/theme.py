@@ -229,12 +229,30 @@ def theme_paths(agent_dir: Path, cwd: str | None, project_trusted: bool, setting
     if project_trusted and cwd:
         roots.append(Path(cwd) / ".pi" / "themes")
     roots += [Path(os.path.expanduser(p)) for p in settings_paths]
+    roots += [Path(p) for p in package_theme_files(agent_dir, cwd, project_trusted)]
     for root in roots:
         if root.is_file() and root.suffix == ".json":
             out.append(root)
         elif root.is_dir():
             out += sorted(p for p in root.iterdir() if p.suffix == ".json")
     return out
+
+
+def package_theme_files(agent_dir: Path, cwd: str | None, project_trusted: bool) -> list[str]:
+    """Theme files of the configured packages (``pi_rpc.packages``; the runtime's resolve is
+    memoised, so this installs nothing new)."""
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.packages import package_resources
+
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=project_trusted, warn=None)
+    found = package_resources(
+        cwd=os.path.abspath(cwd or os.getcwd()),
+        agent_dir=str(agent_dir),
+        project_trusted=settings.project_trusted,
+        global_settings=settings.global_dict(),
+        project_settings=settings.project_dict(),
+    )
+    return [f.path for f in found.themes]
 
 
 def load_custom_themes(paths: list[Path]) -> tuple[dict[str, dict[str, Any]], list[str]]:

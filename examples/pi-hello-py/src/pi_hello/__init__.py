@@ -1,0 +1,1 @@
+"""pi-hello: an example pi package written in Python (see README.md)."""
