@@ -9,11 +9,9 @@ import os
 from pathlib import Path
 
 from pi_rpc.extensions.nodejs import locate
+from tests.support import upstream
 
-EXAMPLES = Path(
-    os.environ.get("PI_UPSTREAM_NODE_DIR", "/tmp/pi-node"),
-    "node_modules/@earendil-works/pi-coding-agent/examples/extensions",
-)
+EXAMPLES = upstream.node_modules() / "@earendil-works" / "pi-coding-agent" / "examples" / "extensions"
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "pi-rpc-tests"
 
 

@@ -50,7 +50,12 @@ def env_for(world: dict[str, Any] | None, root: Path, *, offline: bool = False, 
     """The isolated environment of one test root; with ``world``, npm and git reach its
     registry and repositories; online unless ``offline``."""
     shared = {**world["registry"].env(), **world["git_env"]} if world is not None else {}
-    env = isolated_env(root, {**shared, **extra})
+    # a package's TypeScript entries load in the Node sidecar: its modules come from the
+    # machine's test cache (installed from the public registry), not the test registry
+    from tests.extensions.ts_support import node_available, node_modules_env
+
+    sidecar = node_modules_env() if node_available() else {}
+    env = isolated_env(root, {**shared, **sidecar, **extra})
     if not offline:
         env.pop("PI_OFFLINE", None)
     return env
