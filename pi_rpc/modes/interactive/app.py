@@ -277,9 +277,16 @@ class PiApp(App[int]):
             self.call_later(screen.dismiss, None)
 
     async def pick(
-        self, title: str, options: list[tuple[str, Any]], message: str | None = None, initial: int = 0
+        self,
+        title: str,
+        options: list[tuple[str, Any]],
+        message: str | None = None,
+        initial: int = 0,
+        **extra: Any,
     ) -> Any:
-        return await self.show_modal(SelectScreen(title, options, message=message, initial=initial))
+        """A ``SelectScreen``; ``extra`` are its keyword options (``current``, ``descriptions``,
+        ``keys``, ``hint``, ``filter``)."""
+        return await self.show_modal(SelectScreen(title, options, message=message, initial=initial, **extra))
 
     async def ask_text(self, title: str, placeholder: str | None = None, value: str = "") -> str | None:
         result = await self.show_modal(InputScreen(title, placeholder, value))
@@ -671,6 +678,16 @@ class PiApp(App[int]):
         elif how == "bottom":
             transcript.follow = True
             transcript.anchor()
+
+    def action_copy(self) -> None:
+        """Ctrl+X: in fullscreen, a mouse selection (how it is copied when
+        ``fullscreenCopyOnSelect`` is off); otherwise the last answer (``/copy``)."""
+        selected = self.screen.get_selected_text() if self.fullscreen else None
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            return
+        self.action_slash("copy")
 
     def on_text_selected(self, event: Any) -> None:
         """fullscreenCopyOnSelect (default on): a mouse selection is copied at once."""

@@ -93,8 +93,8 @@ def apply(app: PiApp) -> None:
         app.transcript.styles.scrollbar_size_vertical = 0 if scrollbar == "hidden" else 1
         app.transcript.styles.overflow_y = "scroll" if scrollbar == "always" else "auto"
         lines = wheel_scroll_lines(settings)
-        if lines is not None:
-            app.scroll_sensitivity_y = float(lines)
+        # "auto": Textual's own default (the App class attribute), also after a number was set
+        app.scroll_sensitivity_y = float(lines) if lines is not None else type(app).scroll_sensitivity_y
 
 
 class TerminalProgress:

@@ -1,0 +1,147 @@
+"""The interactive mode's pickers as upstream's selectors (issue 37): the filter being typed is
+shown, the current item is marked with ✓, /settings and /thinking rows carry upstream's
+descriptions, /settings has upstream's TUI-mode and fullscreen rows; /tree shows tool entries
+and filters as upstream (Ctrl+D/T/U/L/A, Ctrl+O cycles); /resume has upstream's scope, sort,
+named-only, rename and delete keys. Driven headless with Textual's pilot over the real session
+runtime and the offline faux model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
+
+pytestmark = pytest.mark.anyio
+
+
+def _screen_is(app: Any, name: str) -> bool:
+    return type(app.screen).__name__ == name
+
+
+def _rows(app: Any) -> list[str]:
+    """The rows the open picker shows, as plain text."""
+    from textual.widgets import OptionList
+
+    choices = app.screen.query_one(OptionList)
+    return [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+
+
+def _highlighted(app: Any) -> str:
+    from textual.widgets import OptionList
+
+    choices = app.screen.query_one(OptionList)
+    assert choices.highlighted is not None
+    return str(choices.get_option_at_index(choices.highlighted).prompt)
+
+
+def _filter_line(app: Any) -> str:
+    from textual.widgets import Label
+
+    return str(app.screen.query_one("#filter", Label).render())
+
+
+def _notices(app: Any) -> list[str]:
+    from pi_rpc.modes.interactive.transcript import Notice
+
+    return [str(n.text) for n in app.query(Notice)]
+
+
+async def _open(pilot: Any, command: str) -> None:
+    await type_and_enter(pilot, command)
+    await until(pilot, lambda: _screen_is(pilot.app, "SelectScreen"))
+    await pilot.pause(0.05)
+
+
+async def _type(pilot: Any, text: str) -> None:
+    for ch in text:
+        await pilot.press("space" if ch == " " else ch)
+    await pilot.pause(0.05)
+
+
+async def test_the_filter_being_typed_is_shown_and_backspace_edits_it(isolated_env, tmp_path):
+    async with running_app(tmp_path) as (app, pilot):
+        await _open(pilot, "/model")
+        assert _filter_line(app).startswith("> ")
+        await _type(pilot, "reas")
+        assert _filter_line(app).startswith("> reas")
+        assert all("reas" in row for row in _rows(app)) and _rows(app)
+        await pilot.press("backspace")
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> rea") and not _filter_line(app).startswith("> reas")
+        await pilot.press("escape")
+
+
+async def test_model_and_thinking_pickers_mark_the_current_item(isolated_env, tmp_path):
+    async with running_app(tmp_path, model="faux/faux-reasoner") as (app, pilot):
+        await _open(pilot, "/model")
+        marked = [row for row in _rows(app) if row.startswith("✓ ")]
+        assert marked == ["✓ faux/faux-reasoner"]
+        assert _highlighted(app) == "✓ faux/faux-reasoner"
+        assert all(row.startswith(("✓ ", "  ")) for row in _rows(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: not _screen_is(app, "SelectScreen"))
+        await type_and_enter(pilot, "/thinking high")
+        await until(pilot, lambda: app.session.thinking_level == "high")
+        await _open(pilot, "/thinking")
+        rows = _rows(app)
+        (current,) = [row for row in rows if row.startswith("✓ ")]
+        assert current.split()[1] == "high" and "Deep reasoning (~16k tokens)" in current
+        assert any(row.split()[0] == "off" and "No reasoning" in row for row in rows)
+        assert "cycles thinking levels in-session" in app.screen.message
+        await _type(pilot, "low")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.thinking_level == "low")
+
+
+async def test_settings_rows_carry_descriptions_and_value_lists_mark_the_current_value(isolated_env, tmp_path):
+    agent = isolated_env
+    async with running_app(tmp_path) as (app, pilot):
+        await _open(pilot, "/settings")
+        rows = _rows(app)
+        auto = next(row for row in rows if row.startswith("Auto-compact: true"))
+        assert "Automatically compact context when it gets too large" in auto
+        for label in (
+            "TUI mode: fullscreen",
+            "Fullscreen exit output: transcript",
+            "Fullscreen scrollbar: auto",
+            "Fullscreen copy on select: true",
+            "Fullscreen wheel scrolling: auto",
+            "Tree filter mode: default",
+        ):
+            assert any(row.startswith(label) for row in rows), label
+        # filtering matches the label, not the description
+        await _type(pilot, "tui")
+        assert [row.split(":")[0] for row in _rows(app)] == ["TUI mode"]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "TUI mode")
+        assert [row.strip() for row in _rows(app)] == ["regular", "✓ fullscreen"]
+        assert _highlighted(app) == "✓ fullscreen"
+        await _type(pilot, "regular")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.startswith("TUI mode: regular") for n in _notices(app)))
+        assert "next time pi starts" in next(n for n in _notices(app) if n.startswith("TUI mode"))
+        data = json.loads((agent / "settings.json").read_text())
+        assert data["tuiMode"] == "regular"
+        # the list comes back on the row just changed, showing the new value
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and app.screen.title_text == "Settings")
+        await pilot.pause(0.05)
+        assert _highlighted(app).startswith("TUI mode: regular")
+        await _type(pilot, "wheel")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "Fullscreen wheel scrolling")
+        assert [row.strip() for row in _rows(app)] == ["✓ auto", "1", "2", "3", "5", "10"]
+        await pilot.press("down", "down", "down", "down", "enter")
+        await until(pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenWheelScrollLines") == 5)
+        await until(pilot, lambda: app.screen.title_text == "Settings")
+        await _type(pilot, "copy")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "Fullscreen copy on select")
+        await _type(pilot, "false")
+        await pilot.press("enter")
+        await until(pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenCopyOnSelect") is False)
+        await until(pilot, lambda: app.screen.title_text == "Settings")
+        await pilot.press("escape")
