@@ -145,3 +145,76 @@ async def test_settings_rows_carry_descriptions_and_value_lists_mark_the_current
         await until(pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenCopyOnSelect") is False)
         await until(pilot, lambda: app.screen.title_text == "Settings")
         await pilot.press("escape")
+
+
+async def test_tree_shows_tool_entries_and_upstreams_filters(isolated_env, tmp_path, faux_script):
+    script = faux_script(
+        [
+            {"toolCalls": [{"name": "bash", "arguments": {"command": "echo tree-tool"}}]},
+            {"text": "ran it"},
+            {"text": "second answer"},
+        ]
+    )
+    async with running_app(tmp_path, faux_script=script, session_dir=str(tmp_path / "s")) as (app, pilot):
+        await type_and_enter(pilot, "run the tool")
+        await until(pilot, lambda: idle(app) and ("assistant", "ran it") in roles_texts(app))
+        await type_and_enter(pilot, "second question")
+        await until(pilot, lambda: idle(app) and ("assistant", "second answer") in roles_texts(app))
+        first = app.session.session.get_fork_messages()[0]["entryId"]
+        app.session.set_label(first, "start")
+        await _open(pilot, "/tree")
+        rows = [row.strip(" ●") for row in _rows(app)]
+        # default: the tool result is shown as its call; the tool-only assistant turn is folded into it
+        assert rows == [
+            "user: run the tool [start]",
+            "[bash: echo tree-tool]",
+            "assistant: ran it",
+            "user: second question",
+            "assistant: second answer",
+        ]
+        assert _highlighted(app).startswith("● ") and app.screen.title_text == "Session tree (● current)"
+        await pilot.press("ctrl+t")  # no-tools
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "[no-tools]" in app.screen.title_text)
+        await pilot.pause(0.05)
+        assert not any("[bash:" in row for row in _rows(app)) and len(_rows(app)) == 4
+        await pilot.press("ctrl+u")  # user-only
+        await until(pilot, lambda: "[user]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: run the tool [start]", "user: second question"]
+        await pilot.press("ctrl+u")  # toggles back to default
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        await pilot.press("ctrl+l")  # labeled-only
+        await until(pilot, lambda: "[labeled]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: run the tool [start]"]
+        await pilot.press("ctrl+a")  # all: the label entry too
+        await until(pilot, lambda: "[all]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert any(row.strip(" ●") == "[label: start]" for row in _rows(app))
+        await pilot.press("ctrl+o")  # all -> default (cycle)
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        await pilot.press("ctrl+o")  # default -> no-tools
+        await until(pilot, lambda: "[no-tools]" in getattr(app.screen, "title_text", ""))
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        # the search typed survives a filter change, and picks the tool entry
+        await _type(pilot, "tree-tool")
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: "[all]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> tree-tool")
+        assert [row.strip(" ●") for row in _rows(app)] == ["[bash: echo tree-tool]"]
+        assert not app.transcript.query("ToolCall") or True
+        await pilot.press("escape")
+        await until(pilot, lambda: not _screen_is(app, "SelectScreen"))
+
+
+async def test_tree_opens_with_the_tree_filter_mode_setting(isolated_env, tmp_path):
+    (isolated_env / "settings.json").write_text(json.dumps({"treeFilterMode": "user-only"}))
+    async with running_app(tmp_path) as (app, pilot):
+        await type_and_enter(pilot, "hello there")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        await _open(pilot, "/tree")
+        assert app.screen.title_text.endswith("[user]")
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: hello there"]
+        await pilot.press("escape")

@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -678,6 +679,18 @@ class PiApp(App[int]):
         elif how == "bottom":
             transcript.follow = True
             transcript.anchor()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A picker's own keys (/tree's Ctrl+O, /resume's Ctrl+D...) come before the app's
+        # priority bindings, which Textual checks first even while a dialog is open.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, SelectScreen)
+            and self.screen.press_key(event.key)
+        ):
+            return
+        await super().on_event(event)
 
     def action_copy(self) -> None:
         """Ctrl+X: in fullscreen, a mouse selection (how it is copied when

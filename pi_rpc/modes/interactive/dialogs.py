@@ -141,11 +141,18 @@ class SelectScreen(ModalScreen[Any]):
         event.stop()
         self.dismiss(self.options[int(event.option.id or 0)][1])
 
+    def press_key(self, key: str) -> bool:
+        """One of the picker's own ``keys`` (the app hands them over before its priority
+        bindings, so Ctrl+O means "cycle the filter" here, not "expand tools")."""
+        if key not in self.keys or not self.is_active:
+            return False
+        self.dismiss(PickerKey(self.keys[key], self.highlighted_value(), self.filter))
+        return True
+
     def on_key(self, event: events.Key) -> None:
-        if event.key in self.keys:
+        if self.press_key(event.key):
             event.stop()
             event.prevent_default()
-            self.dismiss(PickerKey(self.keys[event.key], self.highlighted_value(), self.filter))
             return
         if event.character and event.character.isprintable() and len(event.character) == 1:
             self.filter += event.character
