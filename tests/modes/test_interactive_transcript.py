@@ -241,3 +241,19 @@ async def test_a_failed_compaction_is_reported_once(isolated_env, tmp_path):
             {"type": "compaction_end", "reason": "threshold", "errorMessage": "Compaction failed: boom"}
         )
         assert [n.text for n in app.query(Notice)][-1] == "Compaction failed: boom"
+
+
+async def test_an_empty_text_block_before_a_tool_call_does_not_stall_the_app(isolated_env, tmp_path, faux_script):
+    """Regression: an empty text delta used to start a Markdown stream that text_end cancelled
+    before it ran; the CancelledError stopped the transcript's handler and the app hung."""
+    from pi_rpc.modes.interactive.transcript import AssistantText, ToolCall
+
+    script = faux_script(
+        [{"text": "", "toolCalls": [{"name": "bash", "arguments": {"command": "echo e"}}]}, {"text": "ran it"}]
+    )
+    async with running_app(tmp_path, faux_script=script) as (app, pilot):
+        await type_and_enter(pilot, "run")
+        await until(pilot, lambda: idle(app) and ("assistant", "ran it") in roles_texts(app))
+        await pilot.pause(0.1)
+        assert [w.text for w in app.query(AssistantText)] == ["ran it"]
+        assert len(app.query(ToolCall)) == 1

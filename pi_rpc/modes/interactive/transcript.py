@@ -478,6 +478,11 @@ class Transcript(VerticalScroll):
                 await self.add(self._thinking)
             self._thinking.append(delta.get("delta", ""))
         elif kind == "text_delta":
+            if not delta.get("delta"):
+                # an empty text block (some models send one before a tool call): no widget, and
+                # no Markdown stream whose task a text_end would cancel before it ever ran (its
+                # stop() then raises CancelledError into this handler and the app stops serving)
+                return
             if self._text is None:
                 self._text = AssistantText()
                 await self.add(self._text)
