@@ -135,14 +135,18 @@ async def test_settings_rows_carry_descriptions_and_value_lists_mark_the_current
         await until(pilot, lambda: app.screen.title_text == "Fullscreen wheel scrolling")
         assert [row.strip() for row in _rows(app)] == ["✓ auto", "1", "2", "3", "5", "10"]
         await pilot.press("down", "down", "down", "down", "enter")
-        await until(pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenWheelScrollLines") == 5)
+        await until(
+            pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenWheelScrollLines") == 5
+        )
         await until(pilot, lambda: app.screen.title_text == "Settings")
         await _type(pilot, "copy")
         await pilot.press("enter")
         await until(pilot, lambda: app.screen.title_text == "Fullscreen copy on select")
         await _type(pilot, "false")
         await pilot.press("enter")
-        await until(pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenCopyOnSelect") is False)
+        await until(
+            pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenCopyOnSelect") is False
+        )
         await until(pilot, lambda: app.screen.title_text == "Settings")
         await pilot.press("escape")
 
@@ -217,4 +221,95 @@ async def test_tree_opens_with_the_tree_filter_mode_setting(isolated_env, tmp_pa
         await _open(pilot, "/tree")
         assert app.screen.title_text.endswith("[user]")
         assert [row.strip(" ●") for row in _rows(app)] == ["user: hello there"]
+        await pilot.press("escape")
+
+
+def _other_project_copy(path: str, sessions: Path) -> Path:
+    """A copy of a session file that says it belongs to another folder (for the "All" scope)."""
+    lines = Path(path).read_text().splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "0000aaaa-0000-7000-8000-000000000001"
+    header["cwd"] = "/somewhere/else"
+    copy = sessions / "other-project.jsonl"
+    copy.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    return copy
+
+
+async def test_resume_scope_sort_named_rename_and_delete(isolated_env, tmp_path):
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+        await type_and_enter(pilot, "alpha question")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        first = app.session.session.session_file
+        other = _other_project_copy(first, sessions)
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        current = app.session.session.session_file
+
+        await _open(pilot, "/resume")
+        assert app.screen.title_text == "Resume Session (Current Folder)"
+        assert "◉ Current Folder | ○ All" in app.screen.message and "Sort: Threaded" in app.screen.message
+        rows = _rows(app)
+        assert len(rows) == 2 and not any("else" in row for row in rows)
+        assert next(row for row in rows if row.startswith("✓ ")).startswith("✓ beta question")
+        assert [p for _, p in app.screen.options] == [current, first]
+
+        await pilot.press("tab")  # scope: all
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Resume Session (All)")
+        await pilot.pause(0.05)
+        assert str(other) in [p for _, p in app.screen.options]
+        assert any("/somewhere/else" in row for row in _rows(app))
+        await pilot.press("tab")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Resume Session (Current Folder)")
+
+        await pilot.press("ctrl+n")  # named only: none yet
+        await until(pilot, lambda: "Name: Named" in (getattr(app.screen, "message", "") or ""))
+        await pilot.pause(0.05)
+        assert _rows(app) == []
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: All" in (getattr(app.screen, "message", "") or ""))
+
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Recent" in (getattr(app.screen, "message", "") or ""))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Fuzzy" in (getattr(app.screen, "message", "") or ""))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Threaded" in (getattr(app.screen, "message", "") or ""))
+
+        # rename the other session of this folder (Ctrl+R on the highlighted row)
+        await pilot.pause(0.05)
+        await _type(pilot, "alpha")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: _screen_is(app, "InputScreen"))
+        await pilot.press(*"kept")
+        await pilot.press("enter")
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        assert any(n == "Session renamed: kept" for n in _notices(app))
+        await pilot.press(*["backspace"] * 5)
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: Named" in (getattr(app.screen, "message", "") or ""))
+        await pilot.pause(0.05)
+        assert [row.split("(")[0].strip() for row in _rows(app)] == ["kept"]
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: All" in (getattr(app.screen, "message", "") or ""))
+
+        # the current session cannot be deleted; another one after a confirmation
+        await pilot.pause(0.05)
+        await _type(pilot, "beta")
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: "Cannot delete the currently active session" in _notices(app))
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        await pilot.press(*["backspace"] * 4)
+        await _type(pilot, "kept")
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Delete session?")
+        await _type(pilot, "yes")
+        await pilot.press("enter")
+        await until(pilot, lambda: not Path(first).exists())
+        assert Path(current).exists() and other.exists()
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        await pilot.pause(0.05)
+        assert [p for _, p in app.screen.options] == [current]
         await pilot.press("escape")

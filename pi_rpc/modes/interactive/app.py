@@ -282,7 +282,7 @@ class PiApp(App[int]):
         title: str,
         options: list[tuple[str, Any]],
         message: str | None = None,
-        initial: int = 0,
+        initial: int | None = None,
         **extra: Any,
     ) -> Any:
         """A ``SelectScreen``; ``extra`` are its keyword options (``current``, ``descriptions``,

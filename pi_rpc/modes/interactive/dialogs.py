@@ -49,9 +49,10 @@ class SelectScreen(ModalScreen[Any]):
 
     As upstream's selectors: typing filters the list (the filter is shown above it, on a line of
     its own, as upstream's search input), ``current`` (a value) is marked with ``✓`` and
-    highlighted first, and ``descriptions`` (one per option) are shown dimmed after each label.
+    highlighted first unless ``initial`` (an index) says where to start, and ``descriptions`` (one per option) are shown dimmed after each label.
     ``keys`` maps extra keys (``"ctrl+d"``) to action names: pressing one returns a
-    ``PickerKey`` instead of a value."""
+    ``PickerKey`` instead of a value. ``rank`` orders the rows a filter keeps by where it matches
+    (earliest first) instead of keeping the list's order."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="SelectScreen")
@@ -65,13 +66,14 @@ class SelectScreen(ModalScreen[Any]):
         title: str,
         options: list[tuple[str, Any]],
         message: str | None = None,
-        initial: int = 0,
+        initial: int | None = None,
         *,
         current: Any = _NO_CURRENT,
         descriptions: list[str] | None = None,
         keys: dict[str, str] | None = None,
         hint: str | None = None,
         filter: str = "",
+        rank: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -81,10 +83,12 @@ class SelectScreen(ModalScreen[Any]):
         self.keys = keys or {}
         self.hint = hint or "↑↓ move · Enter select · type to filter · Esc cancel"
         self.filter = filter
+        self.rank = rank
         self.marks = current is not _NO_CURRENT
         self.current = current
-        if self.marks:
-            initial = next((i for i, (_, value) in enumerate(options) if value == current), initial)
+        if initial is None:  # unless told otherwise, start on the current item
+            found = (i for i, (_, value) in enumerate(options) if self.marks and value == current)
+            initial = next(found, 0)
         self.initial = initial
 
     def compose(self) -> ComposeResult:
@@ -116,11 +120,11 @@ class SelectScreen(ModalScreen[Any]):
 
     def _shown(self) -> list[Option]:
         words = self.filter.lower().split()
-        return [
-            Option(self._label(i), id=str(i))
-            for i, (label, _) in enumerate(self.options)
-            if all(word in label.lower() for word in words)
-        ]
+        indices = [i for i, (label, _) in enumerate(self.options) if all(word in label.lower() for word in words)]
+        if self.rank and words:
+            # relevance: where the typed words start in the row, earliest first (stable otherwise)
+            indices.sort(key=lambda i: sum(self.options[i][0].lower().index(word) for word in words))
+        return [Option(self._label(i), id=str(i)) for i in indices]
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)

@@ -175,8 +175,7 @@ SETTINGS: list[Setting] = [
         "auto",
         _wheel_store,
         _wheel_show,
-        "Lines per mouse-wheel event in fullscreen mode; 'auto' speeds up fast wheel spins where the "
-        "terminal does not",
+        "Lines per mouse-wheel event in fullscreen mode; 'auto' speeds up fast wheel spins where the terminal does not",
     ),
     Setting("Theme", "theme", [], "dark", description="Color theme for the interface"),
     _b(
