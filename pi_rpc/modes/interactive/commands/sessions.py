@@ -113,7 +113,8 @@ async def resume(app: PiApp, args: str) -> None:
 
     session = app.session
     current = session.session.session_file
-    scope, sort, named, cursor, typed = "cwd", "threaded", False, None, ""
+    scope, sort, named, typed = "cwd", "threaded", False, ""
+    cursor: str | None = None
     while True:
         sessions = session.list_sessions(scope, 500, args or None)
         if named:
