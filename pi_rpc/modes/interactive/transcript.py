@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 BASH_PREVIEW_LINES = 5  # collapsed bash output: its last lines (upstream's BASH_PREVIEW_LINES)
 PREVIEW_LINES = 10  # collapsed output of the other tools (upstream's fallback preview)
@@ -105,16 +105,46 @@ class Thinking(Collapsible):
         self.body.update(Text(self.text))
 
 
-class AssistantText(Markdown):
-    """An answer streamed as Markdown (``append`` re-renders only the tail)."""
+STREAM_FRAME_SECONDS = 1 / 30  # a streamed answer is redrawn at most this often
 
-    DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; }"
 
-    def __init__(self) -> None:
-        from pi_rpc.modes.interactive.markdown import parser
+class AssistantText(Static):
+    """An answer as Markdown, drawn by Rich's renderer (the one the scrollback copy and the
+    exit transcript use, so the live answer and its printed copy look alike) in one widget.
 
-        super().__init__("", parser_factory=parser)
-        self.text = ""
+    Textual's Markdown widget makes a widget of every block (a list item, a table cell...), and
+    the screen re-arranges all of them for every streamed delta: that layout work was most of
+    the CPU a stream cost (issue 37). Here a delta only extends ``text``; the widget redraws at
+    most every ``STREAM_FRAME_SECONDS`` and once more at ``finish``."""
+
+    DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; height: auto; }"
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__("", markup=False)
+        self.text = text
+        self._frame: Any = None
+        if text:
+            self._draw()
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        if self._frame is None and self.is_mounted:
+            self._frame = self.set_timer(STREAM_FRAME_SECONDS, self._draw)
+
+    def finish(self) -> None:
+        """The answer is complete: draw it now."""
+        self._draw()
+
+    def _draw(self) -> None:
+        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
+        if self._frame is not None:
+            self._frame.stop()
+            self._frame = None
+        self.update(ScrollbackMarkdown(self.text))
+        follow = getattr(self.parent, "follow_end", None)
+        if follow is not None:
+            follow()
 
 
 class ToolCall(Static):
@@ -260,7 +290,6 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self._text: AssistantText | None = None
-        self._stream: Any = None
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
         self.output_pad = 1  # upstream's outputPad, set by display.apply
@@ -323,10 +352,7 @@ class Transcript(VerticalScroll):
                         await self.add(thinking)
                         thinking.append(str(block["thinking"]))
                     elif kind == "text" and block.get("text"):
-                        widget = AssistantText()
-                        await self.add(widget)
-                        widget.text = str(block["text"])
-                        await widget.update(widget.text)
+                        await self.add(AssistantText(str(block["text"])))
                     elif kind == "toolCall":
                         call = ToolCall(
                             block.get("id", ""), block.get("name", ""), block.get("arguments"), expanded=expanded
@@ -397,12 +423,11 @@ class Transcript(VerticalScroll):
 
     def _reset_stream(self) -> None:
         self._text = None
-        self._stream = None
         self._thinking = None
 
     async def _end_stream(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
+        if self._text is not None:
+            self._text.finish()
         self._reset_stream()
 
     # ------------------------------------------------------------------ events
@@ -479,17 +504,14 @@ class Transcript(VerticalScroll):
             self._thinking.append(delta.get("delta", ""))
         elif kind == "text_delta":
             if not delta.get("delta"):
-                # an empty text block (some models send one before a tool call): no widget, and
-                # no Markdown stream whose task a text_end would cancel before it ever ran (its
-                # stop() then raises CancelledError into this handler and the app stops serving)
+                # an empty text block (some models send one before a tool call): no widget (the
+                # Markdown stream this used to start was cancelled by text_end before it ran,
+                # and the CancelledError stopped this handler: the app hung)
                 return
             if self._text is None:
                 self._text = AssistantText()
                 await self.add(self._text)
-                self._stream = AssistantText.get_stream(self._text)
-            self._text.text += delta.get("delta", "")
-            await self._stream.write(delta.get("delta", ""))
-            self.follow_end()
+            self._text.append(delta.get("delta", ""))
         elif kind in ("text_end", "thinking_end"):
             if kind == "text_end":
                 await self._end_stream()
