@@ -108,8 +108,8 @@ def sample(name: str, argv: list[str], base_url: str, tmp: str, args: argparse.N
         "PI_TELEMETRY": "0",
         "PI_SKIP_VERSION_CHECK": "1",
     }
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if args.ours == "dev":
+        env["PYTHONPATH"] = str(ROOT)  # this worktree's code, whatever the venv has installed
     size = tuple(int(x) for x in args.size.split("x"))
     pane = Pane([*argv, "--no-session"], env, str(cwd), (size[0], size[1]))
     try:
@@ -161,9 +161,7 @@ def main() -> int:
     results: dict[str, list[dict[str, float]]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            ours = (
-                [sys.executable, "-m", "pi_rpc"] if args.ours == "dev" else install_ours(Path(tmp) / "venv-ours")
-            )
+            ours = [sys.executable, "-m", "pi_rpc"] if args.ours == "dev" else install_ours(Path(tmp) / "venv-ours")
             targets: list[tuple[str, list[str]]] = [("ours", ours)]
             up = None if args.no_upstream else upstream_cmd()
             if up:
@@ -193,7 +191,9 @@ def main() -> int:
         for key in keys:
             base = medians["upstream"][key]
             ratio[key] = medians["ours"][key] / base if base else None
-        print(f"{'ours/up':10s}" + "".join(f"{v:14.2f}" if v is not None else f"{'(up 0)':>14s}" for v in ratio.values()))
+        print(
+            f"{'ours/up':10s}" + "".join(f"{v:14.2f}" if v is not None else f"{'(up 0)':>14s}" for v in ratio.values())
+        )
     else:
         print("upstream not measured (set PI_UPSTREAM_NODE_DIR): only our figures")
     return 0

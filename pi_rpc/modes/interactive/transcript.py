@@ -5,6 +5,7 @@ retries, compaction). ``Transcript`` turns session events into these widgets."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.text import Text
@@ -106,6 +107,57 @@ class Thinking(Collapsible):
 
 
 STREAM_FRAME_SECONDS = 1 / 30  # a streamed answer is redrawn at most this often
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
+
+
+def stable_end(text: str, start: int) -> int:
+    """Where the part of a streaming answer that can no longer change its rendering ends: the
+    last blank line after ``start`` that is outside a code fence and not followed by an
+    indented line (which could continue a list item); ``start`` when there is none."""
+    pos = text.rfind("\n\n", start)
+    while pos > start:
+        following = text[pos + 2 : pos + 3]
+        if following and not following.isspace() and len(_FENCE.findall(text, 0, pos)) % 2 == 0:
+            return pos + 2
+        pos = text.rfind("\n\n", start, pos)
+    return start
+
+
+class _StreamedMarkdown:
+    """A streaming answer as Rich renders it: finished blocks are rendered once per width and
+    kept (``AssistantText.blocks``); only the open tail is rendered again on each frame."""
+
+    def __init__(self, owner: AssistantText) -> None:
+        self.owner = owner
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.segment import Segment
+
+        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
+        owner = self.owner
+        width = options.max_width
+        if owner.rendered_width != width:
+            owner.rendered = []
+            owner.rendered_width = width
+        new_line = Segment.line()
+        blank = True  # the last line yielded was blank (or none was): no separator needed
+        for index, block in enumerate(owner.blocks):
+            if index == len(owner.rendered):
+                owner.rendered.append(console.render_lines(ScrollbackMarkdown(block), options, new_lines=True))
+            lines = owner.rendered[index]
+            if not lines:
+                continue
+            if not blank:
+                yield new_line  # the blank line Rich puts between blocks
+            for line in lines:
+                yield from line
+            blank = not "".join(segment.text for segment in lines[-1]).strip()
+        tail = owner.text[owner.stable :]
+        if tail.strip():
+            if not blank:
+                yield new_line
+            yield from console.render(ScrollbackMarkdown(tail), options)
 
 
 class AssistantText(Static):
@@ -113,18 +165,23 @@ class AssistantText(Static):
     exit transcript use, so the live answer and its printed copy look alike) in one widget.
 
     Textual's Markdown widget makes a widget of every block (a list item, a table cell...), and
-    the screen re-arranges all of them for every streamed delta: that layout work was most of
+    the screen re-arranged all of them for every streamed delta: that layout work was most of
     the CPU a stream cost (issue 37). Here a delta only extends ``text``; the widget redraws at
-    most every ``STREAM_FRAME_SECONDS`` and once more at ``finish``."""
+    most every ``STREAM_FRAME_SECONDS``, rendering again only the blocks still open (finished
+    ones are kept rendered), and draws the whole answer once more at ``finish``."""
 
     DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; height: auto; }"
 
     def __init__(self, text: str = "") -> None:
         super().__init__("", markup=False)
         self.text = text
+        self.stable = 0  # text[:stable] is split into ``blocks`` that no later text changes
+        self.blocks: list[str] = []
+        self.rendered: list[Any] = []  # the blocks' rendered lines at ``rendered_width``
+        self.rendered_width = 0
         self._frame: Any = None
         if text:
-            self._draw()
+            self.finish()
 
     def append(self, delta: str) -> None:
         self.text += delta
@@ -132,16 +189,29 @@ class AssistantText(Static):
             self._frame = self.set_timer(STREAM_FRAME_SECONDS, self._draw)
 
     def finish(self) -> None:
-        """The answer is complete: draw it now."""
-        self._draw()
-
-    def _draw(self) -> None:
+        """The answer is complete: draw it whole, as the printed copy is drawn."""
         from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
 
+        self._stop_frame()
+        self.blocks, self.rendered, self.stable = [], [], 0
+        self.update(ScrollbackMarkdown(self.text))
+        self._follow()
+
+    def _draw(self) -> None:
+        self._stop_frame()
+        end = stable_end(self.text, self.stable)
+        if end > self.stable:
+            self.blocks.append(self.text[self.stable : end].strip("\n"))
+            self.stable = end
+        self.update(_StreamedMarkdown(self))
+        self._follow()
+
+    def _stop_frame(self) -> None:
         if self._frame is not None:
             self._frame.stop()
             self._frame = None
-        self.update(ScrollbackMarkdown(self.text))
+
+    def _follow(self) -> None:
         follow = getattr(self.parent, "follow_end", None)
         if follow is not None:
             follow()
