@@ -8,12 +8,14 @@ runtime and the offline faux model."""
 from __future__ import annotations
 
 import json
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
+from .interactive_support import Tmux, idle, roles_texts, running_app, type_and_enter, until
 
 pytestmark = pytest.mark.anyio
 
@@ -313,3 +315,31 @@ async def test_resume_scope_sort_named_rename_and_delete(isolated_env, tmp_path)
         await pilot.pause(0.05)
         assert [p for _, p in app.screen.options] == [current]
         await pilot.press("escape")
+
+
+# ------------------------------------------------------------------ a real terminal
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
+def test_a_picker_on_screen_shows_the_filter_and_the_current_mark(tmp_path, size):
+    from .test_interactive_fullscreen import _pi
+
+    command, _marker = _pi(tmp_path)
+    term = Tmux(tmp_path, command, size=size)
+    try:
+        term.wait_for("faux-1")
+        term.type("/model")
+        shown = term.wait_for("✓ faux/faux-1")
+        assert "> " in shown
+        for ch in "reas":
+            term.keys(ch)
+        shown = term.wait_for("> reas")
+        assert "faux/faux-reasoner" in shown and "✓ faux/faux-1" not in shown
+        term.keys("Escape")
+        time.sleep(0.5)  # a lone Escape is told from an escape sequence by a pause
+        term.type("/thinking")
+        shown = term.wait_for("Thinking Level")
+        assert "No reasoning" in shown  # upstream's descriptions on the rows
+    finally:
+        term.kill()
