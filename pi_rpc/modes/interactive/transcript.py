@@ -106,7 +106,7 @@ class Thinking(Collapsible):
         self.body.update(Text(self.text))
 
 
-STREAM_FRAME_SECONDS = 1 / 30  # a streamed answer is redrawn at most this often
+STREAM_FRAME_SECONDS = 1 / 20  # a streamed answer is redrawn at most this often (smooth enough for text)
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 
 
