@@ -13,6 +13,10 @@ The turn is chosen by a directive in the request body (the user's prompt text):
   ``time.perf_counter_ns()`` just before each delta's write is saved to the file LOG as a JSON
   list once the turn ends (``CLOCK_MONOTONIC``: comparable with the reader's clock in another
   process), so a reader can compute the per-delta latency write -> read;
+- ``bench:markdown:N:GAP_US:LOG``: a Markdown-heavy answer (headings, lists, emphasis, inline
+  code, fenced code, a table) cut into N deltas of about 4 characters (a token's size), one every
+  GAP_US microseconds, ending with ``END-OF-ANSWER``; LOG as for ``paced``, ``-`` for none
+  (``tui_bench.py``'s realistic stream);
 - anything else: a short answer of 8 deltas.
 """
 
@@ -26,7 +30,40 @@ import threading
 import time
 from typing import Any
 
-_DIRECTIVE = re.compile(rb"bench:(stream|paced):([0-9]+)(?::([0-9]+):([^\"\\\s]+))?")
+_DIRECTIVE = re.compile(rb"bench:(stream|paced|markdown):([0-9]+)(?::([0-9]+):([^\"\\\s]+))?")
+
+_MARKDOWN_SECTION = """## Section {n}: what the change does
+
+The **parser** reads each `record` once and keeps *only* the fields it needs; see [the notes](https://example.com/{n}).
+A second line of the paragraph, with `inline code` and **bold _nested_ text**.
+
+- first point, with `a_value = {n}` and a trailing clause
+- second point: **important** detail number {n}
+  - a nested item with *emphasis*
+- third point
+
+```python
+def handler_{n}(event: dict) -> int:
+    total = sum(item["size"] for item in event["items"])
+    return total * {n}
+```
+
+| column | value | note |
+|--------|-------|------|
+| alpha  | {n}   | *ok* |
+| beta   | {n}0  | `x`  |
+
+"""
+
+
+def markdown_pieces(count: int) -> list[str]:
+    """``count`` deltas of about four characters of a Markdown answer; the last ends it."""
+    text, n = "", 0
+    while len(text) < count * 4:
+        n += 1
+        text += _MARKDOWN_SECTION.format(n=n)
+    pieces = [text[i : i + 4] for i in range(0, (count - 1) * 4, 4)]
+    return [*pieces, "\n\nEND-OF-ANSWER\n"]
 
 
 def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -107,6 +144,11 @@ def _serve(conn: socket.socket) -> None:
             texts = [f"hello{i} " for i in range(8)]
         elif directive.group(1) == b"stream":
             texts = ["word "] * int(directive.group(2))
+        elif directive.group(1) == b"markdown":
+            texts = markdown_pieces(int(directive.group(2)))
+            gap_ns = int(directive.group(3) or 0) * 1000
+            log = (directive.group(4) or b"-").decode()
+            log_path = None if log == "-" else log
         else:
             texts = [f"w{i} " for i in range(int(directive.group(2)))]
             gap_ns = int(directive.group(3)) * 1000
@@ -136,9 +178,9 @@ def _serve(conn: socket.socket) -> None:
             next_at += gap_ns
         for record in records[1 + len(texts) :]:
             send(record)
-        assert log_path is not None
-        with open(log_path, "w") as fh:
-            json.dump(stamps, fh)
+        if log_path is not None:
+            with open(log_path, "w") as fh:
+                json.dump(stamps, fh)
 
 
 def main() -> int:

@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -277,9 +278,16 @@ class PiApp(App[int]):
             self.call_later(screen.dismiss, None)
 
     async def pick(
-        self, title: str, options: list[tuple[str, Any]], message: str | None = None, initial: int = 0
+        self,
+        title: str,
+        options: list[tuple[str, Any]],
+        message: str | None = None,
+        initial: int | None = None,
+        **extra: Any,
     ) -> Any:
-        return await self.show_modal(SelectScreen(title, options, message=message, initial=initial))
+        """A ``SelectScreen``; ``extra`` are its keyword options (``current``, ``descriptions``,
+        ``keys``, ``hint``, ``filter``)."""
+        return await self.show_modal(SelectScreen(title, options, message=message, initial=initial, **extra))
 
     async def ask_text(self, title: str, placeholder: str | None = None, value: str = "") -> str | None:
         result = await self.show_modal(InputScreen(title, placeholder, value))
@@ -671,6 +679,28 @@ class PiApp(App[int]):
         elif how == "bottom":
             transcript.follow = True
             transcript.anchor()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A picker's own keys (/tree's Ctrl+O, /resume's Ctrl+D...) come before the app's
+        # priority bindings, which Textual checks first even while a dialog is open.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, SelectScreen)
+            and self.screen.press_key(event.key)
+        ):
+            return
+        await super().on_event(event)
+
+    def action_copy(self) -> None:
+        """Ctrl+X: in fullscreen, a mouse selection (how it is copied when
+        ``fullscreenCopyOnSelect`` is off); otherwise the last answer (``/copy``)."""
+        selected = self.screen.get_selected_text() if self.fullscreen else None
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            return
+        self.action_slash("copy")
 
     def on_text_selected(self, event: Any) -> None:
         """fullscreenCopyOnSelect (default on): a mouse selection is copied at once."""

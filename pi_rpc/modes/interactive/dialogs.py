@@ -5,9 +5,11 @@ resolves with its default (``None``; ``False`` for confirm), as in the RPC mode.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +23,8 @@ from pi_rpc.extensions.ui import ExtensionUI
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
 
+_NO_CURRENT: Any = object()  # "no current item": None can be a real value
+
 DIALOG_CSS = """
 {name} {{ align: center bottom; }}
 {name} > Vertical {{ height: auto; max-height: 90%; border: round $accent; padding: 0 1; background: $surface; }}
@@ -29,46 +33,131 @@ DIALOG_CSS = """
 """
 
 
+@dataclass(frozen=True)
+class PickerKey:
+    """What a picker returns when one of its extra ``keys`` is pressed: the key's action name,
+    the value of the highlighted row (``None`` when the list is empty) and the filter typed, so
+    the command can act (rename, delete, change a filter) and open the picker again as it was."""
+
+    action: str
+    value: Any
+    filter: str
+
+
 class SelectScreen(ModalScreen[Any]):
     """Pick one of ``options`` (``(label, value)`` pairs); Enter picks, Escape cancels (None).
-    Typing filters the list."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="SelectScreen") + "SelectScreen OptionList { height: auto; max-height: 14; }"
+    As upstream's selectors: typing filters the list (the filter is shown above it, on a line of
+    its own, as upstream's search input), ``current`` (a value) is marked with ``✓`` and
+    highlighted first unless ``initial`` (an index) says where to start, and ``descriptions`` (one per option) are shown dimmed after each label.
+    ``keys`` maps extra keys (``"ctrl+d"``) to action names: pressing one returns a
+    ``PickerKey`` instead of a value. ``rank`` orders the rows a filter keeps by where it matches
+    (earliest first) instead of keeping the list's order."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="SelectScreen")
+        + "SelectScreen OptionList { height: auto; max-height: 14; }"
+        + "SelectScreen Label#filter { color: $text; }"
+    )
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
-        self, title: str, options: list[tuple[str, Any]], message: str | None = None, initial: int = 0
+        self,
+        title: str,
+        options: list[tuple[str, Any]],
+        message: str | None = None,
+        initial: int | None = None,
+        *,
+        current: Any = _NO_CURRENT,
+        descriptions: list[str] | None = None,
+        keys: dict[str, str] | None = None,
+        hint: str | None = None,
+        filter: str = "",
+        rank: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
         self.options = options
+        self.descriptions = descriptions or []
+        self.keys = keys or {}
+        self.hint = hint or "↑↓ move · Enter select · type to filter · Esc cancel"
+        self.filter = filter
+        self.rank = rank
+        self.marks = current is not _NO_CURRENT
+        self.current = current
+        if initial is None:  # unless told otherwise, start on the current item
+            found = (i for i, (_, value) in enumerate(options) if self.marks and value == current)
+            initial = next(found, 0)
         self.initial = initial
-        self.filter = ""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, classes="title", markup=False)
             if self.message:
                 yield Label(self.message, markup=False)
+            yield Label(self._filter_line(), id="filter", markup=False)
             yield OptionList(*self._shown(), id="choices")
-            yield Label("↑↓ move · Enter select · type to filter · Esc cancel", classes="hint", id="hint")
+            yield Label(self.hint, classes="hint", id="hint", markup=False)
+
+    def _filter_line(self) -> str:
+        return f"> {self.filter}▏"
+
+    def _label(self, index: int) -> Text:
+        label, value = self.options[index]
+        text = Text()
+        if self.marks:
+            text.append("✓ " if value == self.current else "  ")
+        text.append(label)
+        description = self.descriptions[index] if index < len(self.descriptions) else ""
+        if description:
+            width = max(len(lbl) for lbl, _ in self.options) + 2
+            text.append(" " * max(2, width - len(label)))
+            text.append(description, style="dim")
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
 
     def _shown(self) -> list[Option]:
-        needle = self.filter.lower()
-        return [Option(label, id=str(i)) for i, (label, _) in enumerate(self.options) if needle in label.lower()]
+        words = self.filter.lower().split()
+        indices = [i for i, (label, _) in enumerate(self.options) if all(word in label.lower() for word in words)]
+        if self.rank and words:
+            # relevance: where the typed words start in the row, earliest first (stable otherwise)
+            indices.sort(key=lambda i: sum(self.options[i][0].lower().index(word) for word in words))
+        return [Option(self._label(i), id=str(i)) for i in indices]
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)
-        if self.options:
+        if self.filter:
+            self._refilter()
+        elif self.options:
             choices.highlighted = min(self.initial, len(self.options) - 1)
         choices.focus()
+
+    def highlighted_value(self) -> Any:
+        choices = self.query_one(OptionList)
+        if choices.highlighted is None or not choices.option_count:
+            return None
+        option = choices.get_option_at_index(choices.highlighted)
+        return self.options[int(option.id or 0)][1]
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(self.options[int(event.option.id or 0)][1])
 
+    def press_key(self, key: str) -> bool:
+        """One of the picker's own ``keys`` (the app hands them over before its priority
+        bindings, so Ctrl+O means "cycle the filter" here, not "expand tools")."""
+        if key not in self.keys or not self.is_active:
+            return False
+        self.dismiss(PickerKey(self.keys[key], self.highlighted_value(), self.filter))
+        return True
+
     def on_key(self, event: events.Key) -> None:
+        if self.press_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.character and event.character.isprintable() and len(event.character) == 1:
             self.filter += event.character
         elif event.key == "backspace" and self.filter:
@@ -76,12 +165,16 @@ class SelectScreen(ModalScreen[Any]):
         else:
             return
         event.stop()
+        self._refilter()
+
+    def _refilter(self) -> None:
         choices = self.query_one(OptionList)
         choices.clear_options()
         choices.add_options(self._shown())
         if choices.option_count:
-            choices.highlighted = 0
-        self.query_one("#hint", Label).update(f"filter: {self.filter}" if self.filter else "")
+            shown = [int(choices.get_option_at_index(i).id or 0) for i in range(choices.option_count)]
+            choices.highlighted = shown.index(self.initial) if not self.filter and self.initial in shown else 0
+        self.query_one("#filter", Label).update(self._filter_line())
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 PROGRESS_ACTIVE = "\x1b]9;4;3\x07"  # OSC 9;4;3: indeterminate progress
 PROGRESS_CLEAR = "\x1b]9;4;0\x07"
 PROGRESS_KEEPALIVE_SECONDS = 1.0
+TEXTUAL_WHEEL_LINES = 2.0  # App.scroll_sensitivity_y's default
 
 
 def _int(value: Any, default: int, low: int, high: int) -> int:
@@ -93,8 +94,8 @@ def apply(app: PiApp) -> None:
         app.transcript.styles.scrollbar_size_vertical = 0 if scrollbar == "hidden" else 1
         app.transcript.styles.overflow_y = "scroll" if scrollbar == "always" else "auto"
         lines = wheel_scroll_lines(settings)
-        if lines is not None:
-            app.scroll_sensitivity_y = float(lines)
+        # "auto": Textual's own default, also after a number was set
+        app.scroll_sensitivity_y = float(lines) if lines is not None else TEXTUAL_WHEEL_LINES
 
 
 class TerminalProgress:

@@ -53,7 +53,9 @@ ACTIONS: tuple[Action, ...] = (
         "Paste an image (as a temp file path) or text from the clipboard",
         "paste_clipboard",
     ),
-    Action("app.message.copy", ("ctrl+x",), "Copy the last assistant message", "slash('copy')", True),
+    Action(
+        "app.message.copy", ("ctrl+x",), "Copy the selection (fullscreen) or the last assistant message", "copy", True
+    ),
     Action("app.tools.expand", ("ctrl+o",), "Collapse or expand tool output", "toggle_tools", True),
     Action("app.thinking.toggle", ("ctrl+t",), "Collapse or expand thinking blocks", "toggle_thinking", True),
     Action("app.message.dequeue", ("alt+up",), "Restore queued messages to editor", "dequeue", True),

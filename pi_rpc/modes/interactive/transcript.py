@@ -5,11 +5,12 @@ retries, compaction). ``Transcript`` turns session events into these widgets."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 BASH_PREVIEW_LINES = 5  # collapsed bash output: its last lines (upstream's BASH_PREVIEW_LINES)
 PREVIEW_LINES = 10  # collapsed output of the other tools (upstream's fallback preview)
@@ -105,16 +106,115 @@ class Thinking(Collapsible):
         self.body.update(Text(self.text))
 
 
-class AssistantText(Markdown):
-    """An answer streamed as Markdown (``append`` re-renders only the tail)."""
+STREAM_FRAME_SECONDS = 1 / 20  # a streamed answer is redrawn at most this often (smooth enough for text)
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 
-    DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; }"
 
-    def __init__(self) -> None:
-        from pi_rpc.modes.interactive.markdown import parser
+def stable_end(text: str, start: int) -> int:
+    """Where the part of a streaming answer that can no longer change its rendering ends: the
+    last blank line after ``start`` that is outside a code fence and not followed by an
+    indented line (which could continue a list item); ``start`` when there is none."""
+    pos = text.rfind("\n\n", start)
+    while pos > start:
+        following = text[pos + 2 : pos + 3]
+        if following and not following.isspace() and len(_FENCE.findall(text, 0, pos)) % 2 == 0:
+            return pos + 2
+        pos = text.rfind("\n\n", start, pos)
+    return start
 
-        super().__init__("", parser_factory=parser)
-        self.text = ""
+
+class _StreamedMarkdown:
+    """A streaming answer as Rich renders it: finished blocks are rendered once per width and
+    kept (``AssistantText.blocks``); only the open tail is rendered again on each frame."""
+
+    def __init__(self, owner: AssistantText) -> None:
+        self.owner = owner
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.segment import Segment
+
+        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
+        owner = self.owner
+        width = options.max_width
+        if owner.rendered_width != width:
+            owner.rendered = []
+            owner.rendered_width = width
+        new_line = Segment.line()
+        blank = True  # the last line yielded was blank (or none was): no separator needed
+        for index, block in enumerate(owner.blocks):
+            if index == len(owner.rendered):
+                owner.rendered.append(console.render_lines(ScrollbackMarkdown(block), options, new_lines=True))
+            lines = owner.rendered[index]
+            if not lines:
+                continue
+            if not blank:
+                yield new_line  # the blank line Rich puts between blocks
+            for line in lines:
+                yield from line
+            blank = not "".join(segment.text for segment in lines[-1]).strip()
+        tail = owner.text[owner.stable :]
+        if tail.strip():
+            if not blank:
+                yield new_line
+            yield from console.render(ScrollbackMarkdown(tail), options)
+
+
+class AssistantText(Static):
+    """An answer as Markdown, drawn by Rich's renderer (the one the scrollback copy and the
+    exit transcript use, so the live answer and its printed copy look alike) in one widget.
+
+    Textual's Markdown widget makes a widget of every block (a list item, a table cell...), and
+    the screen re-arranged all of them for every streamed delta: that layout work was most of
+    the CPU a stream cost (issue 37). Here a delta only extends ``text``; the widget redraws at
+    most every ``STREAM_FRAME_SECONDS``, rendering again only the blocks still open (finished
+    ones are kept rendered), and draws the whole answer once more at ``finish``."""
+
+    DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; height: auto; }"
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__("", markup=False)
+        self.text = text
+        self.stable = 0  # text[:stable] is split into ``blocks`` that no later text changes
+        self.blocks: list[str] = []
+        self.rendered: list[Any] = []  # the blocks' rendered lines at ``rendered_width``
+        self.rendered_width = 0
+        self._frame: Any = None
+        if text:
+            self.finish()
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        if self._frame is None and self.is_mounted:
+            self._frame = self.set_timer(STREAM_FRAME_SECONDS, self._draw)
+
+    def finish(self) -> None:
+        """The answer is complete: draw it whole, as the printed copy is drawn."""
+        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
+        self._stop_frame()
+        self.blocks, self.rendered, self.stable = [], [], 0
+        self.update(ScrollbackMarkdown(self.text))
+        self._follow()
+
+    def _draw(self) -> None:
+        self._stop_frame()
+        end = stable_end(self.text, self.stable)
+        if end > self.stable:
+            self.blocks.append(self.text[self.stable : end].strip("\n"))
+            self.stable = end
+        self.update(_StreamedMarkdown(self))
+        self._follow()
+
+    def _stop_frame(self) -> None:
+        if self._frame is not None:
+            self._frame.stop()
+            self._frame = None
+
+    def _follow(self) -> None:
+        follow = getattr(self.parent, "follow_end", None)
+        if follow is not None:
+            follow()
 
 
 class ToolCall(Static):
@@ -260,7 +360,6 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self._text: AssistantText | None = None
-        self._stream: Any = None
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
         self.output_pad = 1  # upstream's outputPad, set by display.apply
@@ -323,10 +422,7 @@ class Transcript(VerticalScroll):
                         await self.add(thinking)
                         thinking.append(str(block["thinking"]))
                     elif kind == "text" and block.get("text"):
-                        widget = AssistantText()
-                        await self.add(widget)
-                        widget.text = str(block["text"])
-                        await widget.update(widget.text)
+                        await self.add(AssistantText(str(block["text"])))
                     elif kind == "toolCall":
                         call = ToolCall(
                             block.get("id", ""), block.get("name", ""), block.get("arguments"), expanded=expanded
@@ -397,12 +493,11 @@ class Transcript(VerticalScroll):
 
     def _reset_stream(self) -> None:
         self._text = None
-        self._stream = None
         self._thinking = None
 
     async def _end_stream(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
+        if self._text is not None:
+            self._text.finish()
         self._reset_stream()
 
     # ------------------------------------------------------------------ events
@@ -478,13 +573,15 @@ class Transcript(VerticalScroll):
                 await self.add(self._thinking)
             self._thinking.append(delta.get("delta", ""))
         elif kind == "text_delta":
+            if not delta.get("delta"):
+                # an empty text block (some models send one before a tool call): no widget (the
+                # Markdown stream this used to start was cancelled by text_end before it ran,
+                # and the CancelledError stopped this handler: the app hung)
+                return
             if self._text is None:
                 self._text = AssistantText()
                 await self.add(self._text)
-                self._stream = AssistantText.get_stream(self._text)
-            self._text.text += delta.get("delta", "")
-            await self._stream.write(delta.get("delta", ""))
-            self.follow_end()
+            self._text.append(delta.get("delta", ""))
         elif kind in ("text_end", "thinking_end"):
             if kind == "text_end":
                 await self._end_stream()

@@ -25,31 +25,43 @@ async def model(app: PiApp, args: str) -> None:
         chosen = matches[0]
     else:
         current = session.model
-        options = [(f"{m['provider']}/{m['id']}", m) for m in models]
-        initial = next(
-            (
-                i
-                for i, m in enumerate(models)
-                if current and m["provider"] == current["provider"] and m["id"] == current["id"]
-            ),
-            0,
-        )
-        chosen = await app.pick("Select model", options, initial=initial)
-        if chosen is None:
+        options = [(f"{m['provider']}/{m['id']}", (m["provider"], m["id"])) for m in models]
+        mark = (current["provider"], current["id"]) if current else None
+        key = await app.pick("Select model", options, current=mark)
+        if key is None:
             return
+        chosen = next(m for m in models if (m["provider"], m["id"]) == key)
     await session.set_model(chosen["provider"], chosen["id"])
     await app.say(f"Model: {chosen['provider']}/{chosen['id']}")
     app.refresh_footer()
+
+
+# upstream's descriptions of the levels (thinking-selector)
+LEVEL_DESCRIPTIONS = {
+    "off": "No reasoning",
+    "minimal": "Very brief reasoning (~1k tokens)",
+    "low": "Light reasoning (~2k tokens)",
+    "medium": "Moderate reasoning (~8k tokens)",
+    "high": "Deep reasoning (~16k tokens)",
+    "xhigh": "Extra-high reasoning (~32k tokens)",
+    "max": "Maximum reasoning",
+}
 
 
 @command("thinking", "Set the thinking level (or /thinking <level>)")
 async def thinking(app: PiApp, args: str) -> None:
     session = app.session
     levels = list(session.get_available_thinking_levels())
+    default = session.settings.default_thinking_level
     level = args or await app.pick(
-        "Thinking level",
+        "Thinking Level",
         [(lvl, lvl) for lvl in levels],
-        initial=levels.index(session.thinking_level) if session.thinking_level in levels else 0,
+        current=session.thinking_level,
+        descriptions=[
+            f"{LEVEL_DESCRIPTIONS.get(lvl, '')} · default" if lvl == default else LEVEL_DESCRIPTIONS.get(lvl, "")
+            for lvl in levels
+        ],
+        message=f"{app.keymap.key('app.thinking.cycle')} cycles thinking levels in-session",
     )
     if level is None:
         return

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -65,23 +66,126 @@ async def session_info(app: PiApp, args: str) -> None:
     await app.say("\n".join(lines))
 
 
+SORTS = ("threaded", "recent", "relevance")
+SORT_LABELS = {"threaded": "Threaded", "recent": "Recent", "relevance": "Fuzzy"}
+# upstream's session selector keys (keybindings.md "Sessions"; Tab switches the scope)
+RESUME_KEYS = {"tab": "scope", "ctrl+s": "sort", "ctrl+n": "named", "ctrl+r": "rename", "ctrl+d": "delete"}
+RESUME_HINT = "Enter resume · Tab scope · ^S sort · ^N named · ^R rename · ^D delete · type to filter · Esc cancel"
+
+
+def _short_home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home and home != "/" and path.startswith(home) else path
+
+
+def _session_rows(sessions: list[dict[str, Any]], sort: str, show_cwd: bool) -> list[tuple[str, str]]:
+    """(label, path) rows: "threaded" puts a forked session under the one it came from (newest
+    first on each level), the others list them newest first."""
+    by_path = {s["path"]: s for s in sessions}
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    for info in sessions:
+        parent = info.get("parentSessionPath") if sort == "threaded" else None
+        children.setdefault(parent if parent in by_path else None, []).append(info)
+    rows: list[tuple[str, str]] = []
+
+    def walk(parent: str | None, depth: int) -> None:
+        level = sorted(children.get(parent, []), key=lambda s: str(s.get("modified") or ""), reverse=True)
+        for info in level:
+            text = " ".join(str(info.get("name") or info.get("firstMessage") or info.get("id") or "").split())
+            right = f"{info.get('messageCount', '?')} msgs, {_ago(info.get('modified'))}"
+            if show_cwd and info.get("cwd"):
+                right = f"{_short_home(str(info['cwd']))}  {right}"
+            indent = "  " * (depth - 1) + "└ " if depth else ""
+            rows.append((f"{indent}{text[:60]}  ({right})", info["path"]))
+            if sort == "threaded":
+                walk(info["path"], depth + 1)
+
+    walk(None, 0)
+    return rows
+
+
 @command("resume", "Resume another session of this project")
 async def resume(app: PiApp, args: str) -> None:
-    sessions = app.session.list_sessions("cwd", 200, args or None)
-    current = app.session.session.session_file
-    sessions = [s for s in sessions if s.get("path") != current]
-    if not sessions:
-        await app.say("No other sessions to resume", "warning")
+    """Upstream's session selector: this folder's sessions or all (Tab), threaded / recent /
+    fuzzy order (Ctrl+S), only named ones (Ctrl+N), rename (Ctrl+R) and delete (Ctrl+D, after a
+    confirmation; never the current session). The current session is marked ✓."""
+    from pi_rpc.modes.interactive.dialogs import PickerKey
+
+    session = app.session
+    current = session.session.session_file
+    scope, sort, named, typed = "cwd", "threaded", False, ""
+    cursor: str | None = None
+    while True:
+        sessions = session.list_sessions(scope, 500, args or None)
+        if named:
+            sessions = [s for s in sessions if s.get("name")]
+        options = _session_rows(sessions, sort, scope == "all")
+        paths = [path for _, path in options]
+        folder = "◉ Current Folder | ○ All" if scope == "cwd" else "○ Current Folder | ◉ All"
+        status = f"{folder}   Name: {'Named' if named else 'All'}   Sort: {SORT_LABELS[sort]}"
+        if not options:
+            status += "\n" + ("No named sessions: Ctrl+N shows all" if named else "No sessions: Tab shows all")
+        picked = await app.pick(
+            f"Resume Session ({'Current Folder' if scope == 'cwd' else 'All'})",
+            options,
+            message=status,
+            initial=paths.index(cursor) if cursor in paths else 0,
+            current=current,
+            keys=RESUME_KEYS,
+            hint=RESUME_HINT,
+            filter=typed,
+            rank=sort == "relevance",
+        )
+        if not isinstance(picked, PickerKey):
+            break
+        cursor, typed = picked.value, picked.filter
+        if picked.action == "scope":
+            scope = "all" if scope == "cwd" else "cwd"
+        elif picked.action == "sort":
+            sort = SORTS[(SORTS.index(sort) + 1) % len(SORTS)]
+        elif picked.action == "named":
+            named = not named
+        elif picked.action == "rename" and picked.value is not None:
+            await _rename(app, picked.value, sessions)
+        elif picked.action == "delete" and picked.value is not None:
+            await _delete(app, picked.value, current, options)
+    if picked is None:
         return
-    options = []
-    for info in sessions:
-        label = info.get("name") or info.get("firstMessage") or info.get("id") or info.get("path")
-        label = " ".join(str(label).split())[:60]
-        options.append((f"{label}  ({info.get('messageCount', '?')} msgs, {_ago(info.get('modified'))})", info["path"]))
-    path = await app.pick("Resume session", options)
-    if path is None:
+    if picked == current:
+        await app.say("Already in this session")
         return
-    await _replaced(app, await app.session.switch_session(path), "Resumed session")
+    await _replaced(app, await session.switch_session(picked), "Resumed session")
+
+
+async def _rename(app: PiApp, path: str, sessions: list[dict[str, Any]]) -> None:
+    old = next((str(s.get("name") or "") for s in sessions if s["path"] == path), "")
+    name = await app.ask_text("Rename session", value=old)
+    if not name or not name.strip():
+        return
+    try:
+        await app.session.rename_session(path, name)
+    except Exception as exc:  # noqa: BLE001 - said in the transcript; the picker comes back
+        await app.say(f"Rename failed: {exc}", "error")
+        return
+    if path == app.session.session.session_file:
+        app.refresh_footer()
+    await app.say(f"Session renamed: {name.strip()}")
+
+
+async def _delete(app: PiApp, path: str, current: str | None, options: list[tuple[str, str]]) -> None:
+    if path == current:
+        await app.say("Cannot delete the currently active session", "error")
+        return
+    label = next((label for label, p in options if p == path), path)
+    confirmed = await app.pick("Delete session?", [("No", False), ("Yes, delete it", True)], message=label.strip())
+    if confirmed is not True:
+        return
+    try:
+        app.session.delete_session(path)
+    except Exception as exc:  # noqa: BLE001 - said in the transcript; the picker comes back
+        await app.say(f"Delete failed: {exc}", "error")
+        return
+    await app.say("Session deleted")
 
 
 @command("fork", "Continue in a new session from an earlier user message")

@@ -22,7 +22,8 @@ TRUST_LABELS = {"ask": "Ask", "always": "Always trust", "never": "Never trust"}
 @dataclass(frozen=True)
 class Setting:
     """One row of upstream's settings list: its label, the settings.json key, the values it
-    offers (as upstream shows them) and how a shown value is stored."""
+    offers (as upstream shows them), upstream's description of the row and how a shown value is
+    stored."""
 
     label: str
     key: str
@@ -30,6 +31,8 @@ class Setting:
     default: Any
     store: Callable[[str], Any] = str
     show: Callable[[Any], str] = str
+    description: str = ""
+    note: str = ""  # said after a change that does not take effect at once
 
 
 def _bool_show(value: Any) -> str:
@@ -48,6 +51,14 @@ def _quiet_store(value: str) -> Any:
     return "header" if value == "header" else _bool_store(value)
 
 
+def _wheel_show(value: Any) -> str:
+    return str(int(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else "auto"
+
+
+def _wheel_store(value: str) -> Any:
+    return "auto" if value == "auto" else int(value)
+
+
 def _theme_values(app: PiApp) -> list[str]:
     from pi_rpc.modes.interactive.theme import available_themes
 
@@ -55,13 +66,57 @@ def _theme_values(app: PiApp) -> list[str]:
     return available_themes(options.agent_dir, str(options.cwd), options.project_trusted, app.session.settings)
 
 
+def _values(app: PiApp, setting: Setting, shown: str) -> list[str]:
+    if setting.key == "theme":
+        return _theme_values(app)
+    if setting.key == "fullscreenWheelScrollLines" and shown not in setting.values:
+        # upstream lists a configured number it does not offer among its own, in order
+        numbers = sorted({int(v) for v in setting.values if v != "auto"} | {int(shown)})
+        return ["auto", *map(str, numbers)]
+    return setting.values
+
+
+def _b(label: str, key: str, default: bool, description: str, note: str = "") -> Setting:
+    return Setting(label, key, BOOL, default, _bool_store, _bool_show, description, note)
+
+
+NEXT_START = "takes effect the next time pi starts"
+
 SETTINGS: list[Setting] = [
-    Setting("Auto-compact", "compaction.enabled", BOOL, True, _bool_store, _bool_show),
-    Setting("Steering mode", "steeringMode", QUEUE, "one-at-a-time"),
-    Setting("Follow-up mode", "followUpMode", QUEUE, "one-at-a-time"),
-    Setting("Transport", "transport", ["sse", "websocket", "websocket-cached", "auto"], "auto"),
-    Setting("Hide thinking", "hideThinkingBlock", BOOL, False, _bool_store, _bool_show),
-    Setting("Quiet startup", "quietStartup", ["true", "header", "false"], False, _quiet_store, _quiet_show),
+    _b("Auto-compact", "compaction.enabled", True, "Automatically compact context when it gets too large"),
+    Setting(
+        "Steering mode",
+        "steeringMode",
+        QUEUE,
+        "one-at-a-time",
+        description="Enter while streaming queues steering messages. 'one-at-a-time': deliver one, "
+        "wait for response. 'all': deliver all at once.",
+    ),
+    Setting(
+        "Follow-up mode",
+        "followUpMode",
+        QUEUE,
+        "one-at-a-time",
+        description="Alt+Enter queues follow-up messages until agent stops. 'one-at-a-time': deliver "
+        "one, wait for response. 'all': deliver all at once.",
+    ),
+    Setting(
+        "Transport",
+        "transport",
+        ["sse", "websocket", "websocket-cached", "auto"],
+        "auto",
+        description="Preferred transport for providers that support multiple transports",
+    ),
+    _b("Hide thinking", "hideThinkingBlock", False, "Hide thinking blocks in assistant responses"),
+    Setting(
+        "Quiet startup",
+        "quietStartup",
+        ["true", "header", "false"],
+        False,
+        _quiet_store,
+        _quiet_show,
+        "Disable verbose printing at startup (header: keep only the startup header)",
+    ),
     Setting(
         "Default project trust",
         "defaultProjectTrust",
@@ -69,19 +124,108 @@ SETTINGS: list[Setting] = [
         "ask",
         lambda label: next(k for k, v in TRUST_LABELS.items() if v == label),
         lambda value: TRUST_LABELS.get(str(value), "Ask"),
+        "Fallback behavior when no extension or saved trust decision decides project trust",
     ),
-    Setting("Double-escape action", "doubleEscapeAction", ["tree", "fork", "none"], "tree"),
-    Setting("Theme", "theme", [], "dark"),
-    Setting("Auto-resize images", "images.autoResize", BOOL, True, _bool_store, _bool_show),
-    Setting("Block images", "images.blockImages", BOOL, False, _bool_store, _bool_show),
-    Setting("Skill commands", "enableSkillCommands", BOOL, True, _bool_store, _bool_show),
+    Setting(
+        "Double-escape action",
+        "doubleEscapeAction",
+        ["tree", "fork", "none"],
+        "tree",
+        description="Action when pressing Escape twice with empty editor",
+    ),
+    Setting(
+        "Tree filter mode",
+        "treeFilterMode",
+        ["default", "no-tools", "user-only", "labeled-only", "all"],
+        "default",
+        description="Default filter when opening /tree",
+    ),
+    Setting(
+        "TUI mode",
+        "tuiMode",
+        ["regular", "fullscreen"],
+        "fullscreen",
+        description="Interface layout; regular mode uses the terminal's normal scrollback",
+        note=NEXT_START,
+    ),
+    Setting(
+        "Fullscreen exit output",
+        "fullscreenExitOutput",
+        ["transcript", "resume-hint"],
+        "transcript",
+        description="Print the transcript or only a session resume hint when exiting fullscreen mode",
+    ),
+    Setting(
+        "Fullscreen scrollbar",
+        "fullscreenScrollbar",
+        ["auto", "always", "hidden"],
+        "auto",
+        description="Scrollbar behavior in fullscreen mode; has no effect in regular mode",
+    ),
+    _b(
+        "Fullscreen copy on select",
+        "fullscreenCopyOnSelect",
+        True,
+        "Automatically copy selected text in fullscreen mode; disable to copy selections with Ctrl+X",
+    ),
+    Setting(
+        "Fullscreen wheel scrolling",
+        "fullscreenWheelScrollLines",
+        ["auto", "1", "2", "3", "5", "10"],
+        "auto",
+        _wheel_store,
+        _wheel_show,
+        "Lines per mouse-wheel event in fullscreen mode; 'auto' speeds up fast wheel spins where the terminal does not",
+    ),
+    Setting("Theme", "theme", [], "dark", description="Color theme for the interface"),
+    _b(
+        "Auto-resize images",
+        "images.autoResize",
+        True,
+        "Resize large images to 2000x2000 max for better model compatibility",
+    ),
+    _b("Block images", "images.blockImages", False, "Prevent images from being sent to LLM providers"),
+    _b("Skill commands", "enableSkillCommands", True, "Register skills as /skill:name commands"),
     # display settings (display.py); the editor's unset padding is this mode's 1 inside its border
-    Setting("Editor padding", "editorPaddingX", ["0", "1", "2", "3"], 1, int),
-    Setting("Output padding", "outputPad", ["0", "1"], 1, int),
-    Setting("Autocomplete max items", "autocompleteMaxVisible", ["3", "5", "7", "10", "15", "20"], 5, int),
-    Setting("Terminal progress", "terminal.showTerminalProgress", BOOL, False, _bool_store, _bool_show),
+    Setting(
+        "Editor padding",
+        "editorPaddingX",
+        ["0", "1", "2", "3"],
+        1,
+        int,
+        description="Horizontal padding for input editor (0-3)",
+    ),
+    Setting(
+        "Output padding",
+        "outputPad",
+        ["0", "1"],
+        1,
+        int,
+        description="Horizontal padding for messages, tool output, and command output",
+    ),
+    Setting(
+        "Autocomplete max items",
+        "autocompleteMaxVisible",
+        ["3", "5", "7", "10", "15", "20"],
+        5,
+        int,
+        description="Max visible items in autocomplete dropdown (3-20)",
+    ),
+    _b(
+        "Terminal progress",
+        "terminal.showTerminalProgress",
+        False,
+        "Show OSC 9;4 progress indicators in the terminal tab bar",
+    ),
 ]
-DISPLAY_KEYS = {"editorPaddingX", "outputPad", "autocompleteMaxVisible", "terminal.showTerminalProgress"}
+DISPLAY_KEYS = {
+    "editorPaddingX",
+    "outputPad",
+    "autocompleteMaxVisible",
+    "terminal.showTerminalProgress",
+    "fullscreenScrollbar",
+    "fullscreenWheelScrollLines",
+}
 
 
 async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
@@ -105,21 +249,29 @@ async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
 
 @command("settings", "Open settings")
 async def settings(app: PiApp, args: str) -> None:
+    """Upstream's settings list: each row with its value and description; Enter opens the row's
+    values with the current one marked. ``tuiMode`` is stored for the next start: Textual cannot
+    move a running app between the alternate screen and inline output."""
     current = app.session.settings
+    row = 0
     while True:
         rows = [(f"{s.label}: {s.show(current.get(s.key, s.default))}", s) for s in SETTINGS]
-        chosen: Setting | None = await app.pick("Settings", rows)
+        chosen: Setting | None = await app.pick(
+            "Settings", rows, initial=row, descriptions=[s.description for s in SETTINGS]
+        )
         if chosen is None:
             return
-        values = chosen.values or _theme_values(app)
+        row = SETTINGS.index(chosen)
         shown = chosen.show(current.get(chosen.key, chosen.default))
+        values = _values(app, chosen, shown)
         picked = await app.pick(
-            chosen.label, [(v, v) for v in values], initial=values.index(shown) if shown in values else 0
+            chosen.label, [(v, v) for v in values], message=chosen.description or None, current=shown
         )
         if picked is None:
             continue
         await _apply(app, chosen, chosen.store(picked))
-        await app.say(f"{chosen.label}: {picked}")
+        note = f" ({chosen.note})" if chosen.note and picked != shown else ""
+        await app.say(f"{chosen.label}: {picked}{note}")
 
 
 def _key(model: Mapping[str, Any]) -> str:

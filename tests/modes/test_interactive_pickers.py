@@ -1,0 +1,345 @@
+"""The interactive mode's pickers as upstream's selectors (issue 37): the filter being typed is
+shown, the current item is marked with ✓, /settings and /thinking rows carry upstream's
+descriptions, /settings has upstream's TUI-mode and fullscreen rows; /tree shows tool entries
+and filters as upstream (Ctrl+D/T/U/L/A, Ctrl+O cycles); /resume has upstream's scope, sort,
+named-only, rename and delete keys. Driven headless with Textual's pilot over the real session
+runtime and the offline faux model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .interactive_support import Tmux, idle, roles_texts, running_app, type_and_enter, until
+
+pytestmark = pytest.mark.anyio
+
+
+def _screen_is(app: Any, name: str) -> bool:
+    return type(app.screen).__name__ == name
+
+
+def _rows(app: Any) -> list[str]:
+    """The rows the open picker shows, as plain text."""
+    from textual.widgets import OptionList
+
+    choices = app.screen.query_one(OptionList)
+    return [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+
+
+def _highlighted(app: Any) -> str:
+    from textual.widgets import OptionList
+
+    choices = app.screen.query_one(OptionList)
+    assert choices.highlighted is not None
+    return str(choices.get_option_at_index(choices.highlighted).prompt)
+
+
+def _filter_line(app: Any) -> str:
+    from textual.widgets import Label
+
+    return str(app.screen.query_one("#filter", Label).render())
+
+
+def _notices(app: Any) -> list[str]:
+    from pi_rpc.modes.interactive.transcript import Notice
+
+    return [str(n.text) for n in app.query(Notice)]
+
+
+async def _open(pilot: Any, command: str) -> None:
+    await type_and_enter(pilot, command)
+    await until(pilot, lambda: _screen_is(pilot.app, "SelectScreen"))
+    await pilot.pause(0.05)
+
+
+async def _type(pilot: Any, text: str) -> None:
+    for ch in text:
+        await pilot.press("space" if ch == " " else ch)
+    await pilot.pause(0.05)
+
+
+async def test_the_filter_being_typed_is_shown_and_backspace_edits_it(isolated_env, tmp_path):
+    async with running_app(tmp_path) as (app, pilot):
+        await _open(pilot, "/model")
+        assert _filter_line(app).startswith("> ")
+        await _type(pilot, "reas")
+        assert _filter_line(app).startswith("> reas")
+        assert all("reas" in row for row in _rows(app)) and _rows(app)
+        await pilot.press("backspace")
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> rea") and not _filter_line(app).startswith("> reas")
+        await pilot.press("escape")
+
+
+async def test_model_and_thinking_pickers_mark_the_current_item(isolated_env, tmp_path):
+    async with running_app(tmp_path, model="faux/faux-reasoner") as (app, pilot):
+        await _open(pilot, "/model")
+        marked = [row for row in _rows(app) if row.startswith("✓ ")]
+        assert marked == ["✓ faux/faux-reasoner"]
+        assert _highlighted(app) == "✓ faux/faux-reasoner"
+        assert all(row.startswith(("✓ ", "  ")) for row in _rows(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: not _screen_is(app, "SelectScreen"))
+        await type_and_enter(pilot, "/thinking high")
+        await until(pilot, lambda: app.session.thinking_level == "high")
+        await _open(pilot, "/thinking")
+        rows = _rows(app)
+        (current,) = [row for row in rows if row.startswith("✓ ")]
+        assert current.split()[1] == "high" and "Deep reasoning (~16k tokens)" in current
+        assert any(row.split()[0] == "off" and "No reasoning" in row for row in rows)
+        assert "cycles thinking levels in-session" in app.screen.message
+        await _type(pilot, "low")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.thinking_level == "low")
+
+
+async def test_settings_rows_carry_descriptions_and_value_lists_mark_the_current_value(isolated_env, tmp_path):
+    agent = isolated_env
+    async with running_app(tmp_path) as (app, pilot):
+        await _open(pilot, "/settings")
+        rows = _rows(app)
+        auto = next(row for row in rows if row.startswith("Auto-compact: true"))
+        assert "Automatically compact context when it gets too large" in auto
+        for label in (
+            "TUI mode: fullscreen",
+            "Fullscreen exit output: transcript",
+            "Fullscreen scrollbar: auto",
+            "Fullscreen copy on select: true",
+            "Fullscreen wheel scrolling: auto",
+            "Tree filter mode: default",
+        ):
+            assert any(row.startswith(label) for row in rows), label
+        # filtering matches the label, not the description
+        await _type(pilot, "tui")
+        assert [row.split(":")[0] for row in _rows(app)] == ["TUI mode"]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "TUI mode")
+        assert [row.strip() for row in _rows(app)] == ["regular", "✓ fullscreen"]
+        assert _highlighted(app) == "✓ fullscreen"
+        await _type(pilot, "regular")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.startswith("TUI mode: regular") for n in _notices(app)))
+        assert "next time pi starts" in next(n for n in _notices(app) if n.startswith("TUI mode"))
+        data = json.loads((agent / "settings.json").read_text())
+        assert data["tuiMode"] == "regular"
+        # the list comes back on the row just changed, showing the new value
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and app.screen.title_text == "Settings")
+        await pilot.pause(0.05)
+        assert _highlighted(app).startswith("TUI mode: regular")
+        await _type(pilot, "wheel")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "Fullscreen wheel scrolling")
+        assert [row.strip() for row in _rows(app)] == ["✓ auto", "1", "2", "3", "5", "10"]
+        await pilot.press("down", "down", "down", "down", "enter")
+        await until(
+            pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenWheelScrollLines") == 5
+        )
+        await until(pilot, lambda: app.screen.title_text == "Settings")
+        await _type(pilot, "copy")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "Fullscreen copy on select")
+        await _type(pilot, "false")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: json.loads((agent / "settings.json").read_text()).get("fullscreenCopyOnSelect") is False
+        )
+        await until(pilot, lambda: app.screen.title_text == "Settings")
+        await pilot.press("escape")
+
+
+async def test_tree_shows_tool_entries_and_upstreams_filters(isolated_env, tmp_path, faux_script):
+    script = faux_script(
+        [
+            {"toolCalls": [{"name": "bash", "arguments": {"command": "echo tree-tool"}}]},
+            {"text": "ran it"},
+            {"text": "second answer"},
+        ]
+    )
+    async with running_app(tmp_path, faux_script=script, session_dir=str(tmp_path / "s")) as (app, pilot):
+        await type_and_enter(pilot, "run the tool")
+        await until(pilot, lambda: idle(app) and ("assistant", "ran it") in roles_texts(app))
+        await type_and_enter(pilot, "second question")
+        await until(pilot, lambda: idle(app) and ("assistant", "second answer") in roles_texts(app))
+        first = app.session.session.get_fork_messages()[0]["entryId"]
+        app.session.set_label(first, "start")
+        await _open(pilot, "/tree")
+        rows = [row.strip(" ●") for row in _rows(app)]
+        # default: the tool result is shown as its call; the tool-only assistant turn is folded into it
+        assert rows == [
+            "user: run the tool [start]",
+            "[bash: echo tree-tool]",
+            "assistant: ran it",
+            "user: second question",
+            "assistant: second answer",
+        ]
+        assert _highlighted(app).startswith("● ") and app.screen.title_text == "Session tree (● current)"
+        await pilot.press("ctrl+t")  # no-tools
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "[no-tools]" in app.screen.title_text)
+        await pilot.pause(0.05)
+        assert not any("[bash:" in row for row in _rows(app)) and len(_rows(app)) == 4
+        await pilot.press("ctrl+u")  # user-only
+        await until(pilot, lambda: "[user]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: run the tool [start]", "user: second question"]
+        await pilot.press("ctrl+u")  # toggles back to default
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        await pilot.press("ctrl+l")  # labeled-only
+        await until(pilot, lambda: "[labeled]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: run the tool [start]"]
+        await pilot.press("ctrl+a")  # all: the label entry too
+        await until(pilot, lambda: "[all]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert any(row.strip(" ●") == "[label: start]" for row in _rows(app))
+        await pilot.press("ctrl+o")  # all -> default (cycle)
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        await pilot.press("ctrl+o")  # default -> no-tools
+        await until(pilot, lambda: "[no-tools]" in getattr(app.screen, "title_text", ""))
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Session tree (● current)")
+        # the search typed survives a filter change, and picks the tool entry
+        await _type(pilot, "tree-tool")
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: "[all]" in getattr(app.screen, "title_text", ""))
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> tree-tool")
+        assert [row.strip(" ●") for row in _rows(app)] == ["[bash: echo tree-tool]"]
+        assert not app.transcript.query("ToolCall") or True
+        await pilot.press("escape")
+        await until(pilot, lambda: not _screen_is(app, "SelectScreen"))
+
+
+async def test_tree_opens_with_the_tree_filter_mode_setting(isolated_env, tmp_path):
+    (isolated_env / "settings.json").write_text(json.dumps({"treeFilterMode": "user-only"}))
+    async with running_app(tmp_path) as (app, pilot):
+        await type_and_enter(pilot, "hello there")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        await _open(pilot, "/tree")
+        assert app.screen.title_text.endswith("[user]")
+        assert [row.strip(" ●") for row in _rows(app)] == ["user: hello there"]
+        await pilot.press("escape")
+
+
+def _other_project_copy(path: str, sessions: Path) -> Path:
+    """A copy of a session file that says it belongs to another folder (for the "All" scope)."""
+    lines = Path(path).read_text().splitlines()
+    header = json.loads(lines[0])
+    header["id"] = "0000aaaa-0000-7000-8000-000000000001"
+    header["cwd"] = "/somewhere/else"
+    copy = sessions / "other-project.jsonl"
+    copy.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    return copy
+
+
+async def test_resume_scope_sort_named_rename_and_delete(isolated_env, tmp_path):
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+        await type_and_enter(pilot, "alpha question")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        first = app.session.session.session_file
+        other = _other_project_copy(first, sessions)
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        current = app.session.session.session_file
+
+        await _open(pilot, "/resume")
+        assert app.screen.title_text == "Resume Session (Current Folder)"
+        assert "◉ Current Folder | ○ All" in app.screen.message and "Sort: Threaded" in app.screen.message
+        rows = _rows(app)
+        assert len(rows) == 2 and not any("else" in row for row in rows)
+        assert next(row for row in rows if row.startswith("✓ ")).startswith("✓ beta question")
+        assert [p for _, p in app.screen.options] == [current, first]
+
+        await pilot.press("tab")  # scope: all
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Resume Session (All)")
+        await pilot.pause(0.05)
+        assert str(other) in [p for _, p in app.screen.options]
+        assert any("/somewhere/else" in row for row in _rows(app))
+        await pilot.press("tab")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Resume Session (Current Folder)")
+
+        await pilot.press("ctrl+n")  # named only: none yet
+        await until(pilot, lambda: "Name: Named" in (getattr(app.screen, "message", "") or ""))
+        await pilot.pause(0.05)
+        assert _rows(app) == []
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: All" in (getattr(app.screen, "message", "") or ""))
+
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Recent" in (getattr(app.screen, "message", "") or ""))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Fuzzy" in (getattr(app.screen, "message", "") or ""))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "Sort: Threaded" in (getattr(app.screen, "message", "") or ""))
+
+        # rename the other session of this folder (Ctrl+R on the highlighted row)
+        await pilot.pause(0.05)
+        await _type(pilot, "alpha")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: _screen_is(app, "InputScreen"))
+        await pilot.press(*"kept")
+        await pilot.press("enter")
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        assert any(n == "Session renamed: kept" for n in _notices(app))
+        await pilot.press(*["backspace"] * 5)
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: Named" in (getattr(app.screen, "message", "") or ""))
+        await pilot.pause(0.05)
+        assert [row.split("(")[0].strip() for row in _rows(app)] == ["kept"]
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: "Name: All" in (getattr(app.screen, "message", "") or ""))
+
+        # the current session cannot be deleted; another one after a confirmation
+        await pilot.pause(0.05)
+        await _type(pilot, "beta")
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: "Cannot delete the currently active session" in _notices(app))
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        await pilot.press(*["backspace"] * 4)
+        await _type(pilot, "kept")
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Delete session?")
+        await _type(pilot, "yes")
+        await pilot.press("enter")
+        await until(pilot, lambda: not Path(first).exists())
+        assert Path(current).exists() and other.exists()
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text)
+        await pilot.pause(0.05)
+        assert [p for _, p in app.screen.options] == [current]
+        await pilot.press("escape")
+
+
+# ------------------------------------------------------------------ a real terminal
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
+def test_a_picker_on_screen_shows_the_filter_and_the_current_mark(tmp_path, size):
+    from .test_interactive_fullscreen import _pi
+
+    command, _marker = _pi(tmp_path)
+    term = Tmux(tmp_path, command, size=size)
+    try:
+        term.wait_for("faux-1")
+        term.type("/model")
+        shown = term.wait_for("✓ faux/faux-1")
+        assert "> " in shown
+        for ch in "reas":
+            term.keys(ch)
+        shown = term.wait_for("> reas")
+        assert "faux/faux-reasoner" in shown and "✓ faux/faux-1" not in shown
+        term.keys("Escape")
+        time.sleep(0.5)  # a lone Escape is told from an escape sequence by a pause
+        term.type("/thinking")
+        shown = term.wait_for("Thinking Level")
+        assert "No reasoning" in shown  # upstream's descriptions on the rows
+    finally:
+        term.kill()
