@@ -83,7 +83,14 @@ def test_every_option_the_sdk_passes_through_is_a_known_flag() -> None:
 
     from pi_rpc.config.cli_args import parse_args
 
-    values = {"--thinking": "high", "--tools": "read", "-t": "read", "--exclude-tools": "bash", "-xt": "bash"}
+    values = {
+        "--thinking": "high",
+        "--tools": "read",
+        "-t": "read",
+        "--exclude-tools": "bash",
+        "-xt": "bash",
+        "--tui-mode": "regular",  # an unknown mode is refused, as upstream refuses it
+    }
     for flag in sorted(_FLAGS):
         assert parse_args(["--mode", "rpc", flag]).unknown_flags == (), flag
     for flag in sorted(_VALUES):

@@ -159,7 +159,7 @@ class Dispatcher:
         has_type = "type" in cmd
         ctype = cmd.get("type")
 
-        if ctype in UNANSWERED_RECORD_TYPES:  # extension_ui_response, host_tool_result/_update
+        if isinstance(ctype, str) and ctype in UNANSWERED_RECORD_TYPES:  # extension_ui_response, host_tool_*
             handler = self.registry.get(ctype)
             if handler is not None:
                 ctx = CommandContext(ctype, has_id, cmd_id, self.events)
