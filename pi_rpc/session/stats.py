@@ -28,8 +28,8 @@ def _content_chars(content: Any) -> int:
     for block in content or []:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text" and block.get("text"):
-            chars += js_len(block["text"])
+        if block.get("type") == "text":
+            chars += _text_len(block.get("text"))
         elif block.get("type") == "image":
             chars += _IMAGE_CHARS
     return chars
@@ -54,23 +54,31 @@ def estimate_tokens(message: Mapping[str, Any]) -> int:
     elif role == "user":
         chars = _content_chars(message.get("content"))
     elif role == "assistant":
-        for block in message.get("content") or []:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
             btype = block.get("type")
             if btype == "text":
-                chars += js_len(block.get("text", ""))
+                chars += _text_len(block.get("text"))
             elif btype == "thinking":
-                chars += js_len(block.get("thinking", ""))
+                chars += _text_len(block.get("thinking"))
             elif btype == "toolCall":
-                chars += js_len(block.get("name", "")) + _json_len(block.get("arguments"))
+                chars += _text_len(block.get("name")) + _json_len(block.get("arguments"))
     elif role in ("custom", "toolResult"):
         chars = _content_chars(message.get("content"))
     elif role == "bashExecution":
-        chars = js_len(message.get("command", "")) + js_len(message.get("output", ""))
+        chars = _text_len(message.get("command")) + _text_len(message.get("output"))
     elif role in ("branchSummary", "compactionSummary"):
-        chars = js_len(message.get("summary", ""))
+        chars = _text_len(message.get("summary"))
     else:
         return 0
     return math.ceil(chars / 4)
+
+
+def _text_len(value: Any) -> int:
+    """A text field's length, 0 for what a hostile entry holds there instead (None, a number)."""
+    return js_len(value) if isinstance(value, str) else 0
 
 
 def _assistant_usage(message: Mapping[str, Any]) -> dict[str, Any] | None:

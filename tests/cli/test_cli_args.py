@@ -139,9 +139,10 @@ def test_session_store_flags() -> None:
     assert (args.session_store, args.session_db) == ("sqlite", "~/x.db")
     assert (parse_args([]).session_store, parse_args([]).session_db) == (None, None)
     assert parse_args(["--session-store", "jsonl"]).session_store == "jsonl"
+    assert parse_args(["--session-store", "postgres"]).session_store == "postgres"
     with pytest.raises(CliError) as err:
-        parse_args(["--session-store", "postgres"])
-    assert err.value.message == 'Error: Invalid --session-store "postgres". Valid values: jsonl, sqlite'
+        parse_args(["--session-store", "mongo"])
+    assert err.value.message == 'Error: Invalid --session-store "mongo". Valid values: jsonl, sqlite, postgres'
     assert parse_args(["--session-store"]).session_store is None  # a value flag without a value
 
 

@@ -75,14 +75,14 @@ def test_flags_win_over_settings_and_session_dir_does_not_move_the_database(pi, 
 
 
 def test_invalid_store_names(pi, pi_process) -> None:
-    p = pi(settings={"sessionStore": "postgres"}, script=[{"text": "a"}])
+    p = pi(settings={"sessionStore": "mongo"}, script=[{"text": "a"}])
     _prompt(p, "q")
     assert p.ok("get_state")["sessionFile"].endswith(".jsonl")
     p.close()
-    assert "invalid sessionStore 'postgres' in settings (expected jsonl or sqlite); using jsonl" in p.stderr
+    assert "invalid sessionStore 'mongo' in settings (expected jsonl, sqlite or postgres); using jsonl" in p.stderr
     bad = pi_process(args=("--session-store", "csv"))  # a process that fails to start
     assert bad.wait() != 0
-    assert 'Invalid --session-store "csv". Valid values: jsonl, sqlite' in bad.stderr
+    assert 'Invalid --session-store "csv". Valid values: jsonl, sqlite, postgres' in bad.stderr
 
 
 def test_locators_ids_and_prefixes_on_the_command_line(tmp_path: Path) -> None:

@@ -137,7 +137,11 @@ def _query(m: SessionManager) -> None:
             m.get_label(entry_id)
 
 
-@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PI_FUZZ_EXAMPLES", "70")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.lists(entries(), min_size=1, max_size=8))
 def test_no_entry_disables_a_session(body: list[dict[str, Any]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
