@@ -41,7 +41,6 @@ import io
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -64,9 +63,17 @@ from pi_rpc.session.postgres_locator import (
     parse_locator,
     redact,
 )
-from pi_rpc.session.sqlite_search import entry_text, fold, fold_or_none
+from pi_rpc.session.sqlite_search import entry_text, fold
 from pi_rpc.session.sqlite_store import StoredSession  # (the export's shape, shared)
 from pi_rpc.session.store import Entry, FsyncMode
+from pi_rpc.session.store_rows import (
+    SUMMARY_COLUMNS,
+    entry_line,
+    normdir,
+    now_ms,
+    summary_values,
+    text_or_none,
+)
 
 if TYPE_CHECKING:
     from pi_rpc.session.index import EntryIndex
@@ -329,51 +336,15 @@ def _rows_of(conn: psycopg.Connection[Any], session_id: str) -> tuple[tuple[Any,
 # ---------------------------------------------------------------------- rows and summaries
 
 
-def _line(entry: Entry) -> str:
-    return dumps_line(entry).decode("utf-8")
-
-
 def _row_of(entry: Entry, line: str | None = None) -> Row:
     return (
         entry.get("id"),
         entry.get("parentId"),
         entry.get("type"),
         entry.get("timestamp"),
-        _line(entry) if line is None else line,
+        entry_line(entry) if line is None else line,
         entry_text(entry),
     )
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _modified_ms(summary: ScannedSession, written_at: int) -> float:
-    """``listing.build_session_info``'s ``modified``: last activity, else the header's time,
-    else the last write."""
-    if summary.last_activity is not None and summary.last_activity > 0:
-        return float(summary.last_activity)
-    header_ms = iso_to_ms(summary.header.get("timestamp"))
-    return float(header_ms) if header_ms is not None else float(written_at)
-
-
-_SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at", "name_folded")
-
-
-def _summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
-    return (
-        summary.name,
-        summary.message_count,
-        summary.first_message,
-        summary.last_activity,
-        _modified_ms(summary, written_at),
-        written_at,
-        fold_or_none(summary.name),
-    )
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _id_text(value: Any) -> str | None:
@@ -395,8 +366,8 @@ def insert_session_row(
 ) -> None:
     header = summary.header
     cwd = header.get("cwd")
-    columns = ", ".join(_SUMMARY_COLUMNS)
-    marks = ", ".join(["%s"] * (8 + len(_SUMMARY_COLUMNS)))
+    columns = ", ".join(SUMMARY_COLUMNS)
+    marks = ", ".join(["%s"] * (8 + len(SUMMARY_COLUMNS)))
     conn.execute(
         f"INSERT INTO {SCHEMA}.sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
         f" {columns}, next_seq) VALUES ({marks})",
@@ -405,10 +376,10 @@ def insert_session_row(
             header_line,
             session_dir,
             cwd if isinstance(cwd, str) else "",
-            _text(header.get("timestamp")),
+            text_or_none(header.get("timestamp")),
             iso_to_ms(header.get("timestamp")),
-            _text(header.get("parentSession")),
-            *_summary_values(summary, written_at),
+            text_or_none(header.get("parentSession")),
+            *summary_values(summary, written_at),
             next_seq,
         ),
     )
@@ -427,8 +398,8 @@ def insert_rows(conn: psycopg.Connection[Any], session_id: str, first_seq: int, 
                         first_seq + n,
                         _id_text(row[0]),
                         _id_text(row[1]),
-                        _text(row[2]),
-                        _text(row[3]),
+                        text_or_none(row[2]),
+                        text_or_none(row[3]),
                         row[4],
                     )
                 )
@@ -755,7 +726,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
     def _write_items(self, items: list[Row]) -> None:
         if not self._flushed or self._summary is None:
             raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
-        self._stored_seq = self._store_items(items, _summary_values(self._summary, _now_ms()), self._stored_seq)
+        self._stored_seq = self._store_items(items, summary_values(self._summary, now_ms()), self._stored_seq)
 
     # The two writes themselves: they read no state a later accept changes (a deferred write
     # runs them on the writer thread while the loop goes on accepting entries).
@@ -766,8 +737,8 @@ class PostgresSessionStore(WriteBacklog[Row]):
         this store's own earlier commit whose answer was lost; anything else is refused as
         ``FileExistsError`` (the JSONL store's exclusive create)."""
         header, rows, summary = _rows_and_summary(entries)
-        header_line = _line(header)
-        written_at = _now_ms()
+        header_line = entry_line(header)
+        written_at = now_ms()
         with self._write_transaction() as conn:
             found = conn.execute(
                 f"SELECT header, next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
@@ -808,11 +779,11 @@ class PostgresSessionStore(WriteBacklog[Row]):
                     "count": len(items),
                     "ids": [_id_text(row[0]) for row in items],
                     "parents": [_id_text(row[1]) for row in items],
-                    "types": [_text(row[2]) for row in items],
-                    "stamps": [_text(row[3]) for row in items],
+                    "types": [text_or_none(row[2]) for row in items],
+                    "stamps": [text_or_none(row[3]) for row in items],
                     "lines": [row[4] for row in items],
                     "texts": [fold(row[5]) for row in items if row[5] is not None],
-                    **dict(zip(_SUMMARY_COLUMNS, summary_values, strict=True)),
+                    **dict(zip(SUMMARY_COLUMNS, summary_values, strict=True)),
                 },
             ).fetchone()
         except (psycopg.OperationalError, psycopg.InterfaceError, OSError):
@@ -837,7 +808,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
             todo = items[done:]
             if todo:
                 insert_rows(conn, self._session_id, next_seq, todo)
-            assignments = ", ".join(f"{column} = %s" for column in _SUMMARY_COLUMNS)
+            assignments = ", ".join(f"{column} = %s" for column in SUMMARY_COLUMNS)
             conn.execute(
                 f"UPDATE {SCHEMA}.sessions SET {assignments}, next_seq = %s WHERE id = %s",
                 (*summary_values, next_seq + len(todo), self._session_id),
@@ -869,7 +840,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
             self._job = (future, "new", len(batch_new))
         elif self._unwritten and self._summary is not None and self._flushed:
             items = list(self._unwritten)
-            values = _summary_values(self._summary, _now_ms())  # of exactly what is accepted now
+            values = summary_values(self._summary, now_ms())  # of exactly what is accepted now
             stored = self._stored_seq
             future = self._channel_held().submit(lambda: self._store_items(items, values, stored))
             self._job = (future, "items", len(items))
@@ -1017,13 +988,13 @@ class PostgresSessionStore(WriteBacklog[Row]):
             return
         self._wait_idle()
         header, rows, summary = _rows_and_summary([header, *entries])
-        written_at = _now_ms()
+        written_at = now_ms()
         with self._write_transaction() as conn:
             conn.execute(f"DELETE FROM {SCHEMA}.sessions WHERE id = %s", (self._session_id,))
             insert_session_row(
                 conn,
                 self._session_id,
-                _line(header),
+                entry_line(header),
                 self._session_dir,
                 summary,
                 written_at=written_at,
@@ -1237,7 +1208,7 @@ class PostgresBackend:
     ) -> list[SessionInfo]:
         from pi_rpc.session.listing import cwd_matches
 
-        directory = _normdir(session_dir)
+        directory = normdir(session_dir)
         with self.reading() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             rows = conn.execute(
@@ -1292,7 +1263,7 @@ class PostgresBackend:
         out: list[SessionInfo] = []
         if limit is not None and limit <= 0:
             return out
-        directory = None if session_dir is None or every_project else _normdir(session_dir)
+        directory = None if session_dir is None or every_project else normdir(session_dir)
         where: list[str] = []
         params: list[Any] = []
         if directory is not None:
@@ -1369,7 +1340,7 @@ class PostgresBackend:
         with self.reading() as conn, conn.cursor(name="pi_recent") as cur, conn.transaction():
             cur.execute(
                 f"SELECT id, cwd FROM {SCHEMA}.sessions WHERE dir = %s ORDER BY written_at DESC, id DESC",
-                (_normdir(session_dir),),
+                (normdir(session_dir),),
             )
             for session_id, session_cwd in cur:
                 if cwd is None or cwd_matches(session_cwd, cwd):
@@ -1381,7 +1352,7 @@ class PostgresBackend:
 
         with self.reading() as conn:
             row = conn.execute(
-                f"SELECT cwd FROM {SCHEMA}.sessions WHERE id = %s AND dir = %s", (session_id, _normdir(session_dir))
+                f"SELECT cwd FROM {SCHEMA}.sessions WHERE id = %s AND dir = %s", (session_id, normdir(session_dir))
             ).fetchone()
         if row is None or (cwd is not None and not cwd_matches(row[0], cwd)):
             return None
@@ -1435,10 +1406,6 @@ def _forget_connections_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_connections_after_fork)
-
-
-def _normdir(path: str) -> str:
-    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
 
 
 def _needs_recheck(query: str) -> bool:

@@ -43,7 +43,6 @@ import io
 import os
 import sqlite3
 import stat
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -54,11 +53,18 @@ from pi_rpc.session.backlog import WriteBacklog
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
-from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import read_and_index
 from pi_rpc.session.lock import SessionLock, holder_pid
-from pi_rpc.session.sqlite_search import entry_text, fold_or_none, insert_texts, listing_rows, migrate_to_v2
+from pi_rpc.session.sqlite_search import entry_text, insert_texts, listing_rows, migrate_to_v2
 from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
+from pi_rpc.session.store_rows import (
+    SUMMARY_COLUMNS,
+    entry_line,
+    normdir,
+    now_ms,
+    summary_values,
+    text_or_none,
+)
 
 if TYPE_CHECKING:
     from pi_rpc.session.index import EntryIndex
@@ -355,54 +361,9 @@ def _row_of(entry: Entry, line: str | None = None) -> Row:
         _column(entry.get("parentId")),
         _column(entry.get("type")),
         _column(entry.get("timestamp")),
-        _line(entry) if line is None else line,
+        entry_line(entry) if line is None else line,
         entry_text(entry),
     )
-
-
-def _line(entry: Entry) -> str:
-    return dumps_line(entry).decode("utf-8")
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _modified_ms(summary: ScannedSession, written_at: int) -> float:
-    """``listing.build_session_info``'s ``modified``: the last activity, else the header's
-    time, else the last write (a file's mtime)."""
-    if summary.last_activity is not None and summary.last_activity > 0:
-        return float(summary.last_activity)
-    header_ms = iso_to_ms(summary.header.get("timestamp"))
-    return float(header_ms) if header_ms is not None else float(written_at)
-
-
-def _summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
-    """The summary columns, in ``_SUMMARY_COLUMNS`` order."""
-    return (
-        summary.name,
-        summary.message_count,
-        summary.first_message,
-        summary.last_activity,
-        _modified_ms(summary, written_at),
-        written_at,
-        fold_or_none(summary.name),
-    )
-
-
-_SUMMARY_COLUMNS = (
-    "name",
-    "message_count",
-    "first_message",
-    "last_activity",
-    "modified",
-    "written_at",
-    "name_folded",
-)
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def insert_session_row(
@@ -421,16 +382,16 @@ def insert_session_row(
     cwd = header.get("cwd")
     conn.execute(
         f"INSERT INTO sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
-        f" {', '.join(_SUMMARY_COLUMNS)}, next_seq) VALUES ({', '.join('?' * (8 + len(_SUMMARY_COLUMNS)))})",
+        f" {', '.join(SUMMARY_COLUMNS)}, next_seq) VALUES ({', '.join('?' * (8 + len(SUMMARY_COLUMNS)))})",
         (
             session_id,
             header_line,
             session_dir,
             cwd if isinstance(cwd, str) else "",
-            _text_or_none(header.get("timestamp")),
+            text_or_none(header.get("timestamp")),
             iso_to_ms(header.get("timestamp")),
-            _text_or_none(header.get("parentSession")),
-            *_summary_values(summary, written_at),
+            text_or_none(header.get("parentSession")),
+            *summary_values(summary, written_at),
             next_seq,
         ),
     )
@@ -715,7 +676,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         this id already in the database is refused as ``FileExistsError`` (the JSONL
         store's exclusive create). Touches no backlog state (deferred writing)."""
         header, rows, summary = self._rows_and_summary(entries)
-        written_at = _now_ms()
+        written_at = now_ms()
         with self._write_transaction() as conn:
             try:
                 self._insert_session(conn, header, summary, written_at, len(rows))
@@ -737,7 +698,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         summary = items[-1][1]
         if summary is None:
             raise FileNotFoundError(errno.ENOENT, "session not stored yet", self._locator)
-        written_at = _now_ms()
+        written_at = now_ms()
         with self._write_transaction() as conn:
             # The next position is read inside the write transaction, not remembered: two
             # stores of one process may share a session (they share its lock, as files do).
@@ -746,10 +707,10 @@ class SqliteSessionStore(WriteBacklog[Pending]):
                 raise FileNotFoundError(errno.ENOENT, "session no longer stored", self._locator)
             next_seq = int(found[0])
             self._insert_rows(conn, next_seq, [row for row, _ in items])
-            assignments = ", ".join(f"{column} = ?" for column in _SUMMARY_COLUMNS)
+            assignments = ", ".join(f"{column} = ?" for column in SUMMARY_COLUMNS)
             conn.execute(
                 f"UPDATE sessions SET {assignments}, next_seq = ? WHERE id = ?",
-                (*_summary_values(summary, written_at), next_seq + len(items), self._session_id),
+                (*summary_values(summary, written_at), next_seq + len(items), self._session_id),
             )
 
     def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
@@ -757,7 +718,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         if self._read_only:
             return
         header, rows, summary = self._rows_and_summary([header, *entries])
-        written_at = _now_ms()
+        written_at = now_ms()
         with self._write_transaction() as conn:
             conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
@@ -780,7 +741,13 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         self, conn: sqlite3.Connection, header: Entry, summary: ScannedSession, written_at: int, next_seq: int
     ) -> None:
         insert_session_row(
-            conn, self._session_id, _line(header), self._session_dir, summary, written_at=written_at, next_seq=next_seq
+            conn,
+            self._session_id,
+            entry_line(header),
+            self._session_dir,
+            summary,
+            written_at=written_at,
+            next_seq=next_seq,
         )
 
     def _insert_rows(self, conn: sqlite3.Connection, first_seq: int, rows: Sequence[Row]) -> None:
@@ -892,11 +859,11 @@ class SqliteBackend:
             rows = conn.execute(
                 "SELECT id, cwd, created_at, parent_session, name, message_count, first_message, modified"
                 " FROM sessions WHERE dir = ? ORDER BY modified DESC, created_at DESC, id DESC",
-                (_normdir(session_dir),),
+                (normdir(session_dir),),
             ).fetchall()
             if cwd_filter is not None:
                 rows = [row for row in rows if cwd_matches(row[1], cwd_filter)]
-            texts_of = self._texts(conn, _normdir(session_dir)) if with_texts else {}
+            texts_of = self._texts(conn, normdir(session_dir)) if with_texts else {}
             _rollback(conn)
             for session_id, cwd, created_at, parent, name, count, first, modified in rows:
                 row = (session_id, cwd, iso_to_ms(created_at), parent, name, count, first, modified)
@@ -928,7 +895,7 @@ class SqliteBackend:
             if conn is None:
                 return out
             conn.execute("BEGIN")
-            directory = None if session_dir is None or every_project else _normdir(session_dir)
+            directory = None if session_dir is None or every_project else normdir(session_dir)
             rows = listing_rows(conn, directory, query)
             try:
                 for row in rows:
@@ -969,7 +936,7 @@ class SqliteBackend:
             if conn is None:
                 return None
             for session_id, session_cwd in conn.execute(
-                "SELECT id, cwd FROM sessions WHERE dir = ? ORDER BY written_at DESC, id DESC", (_normdir(session_dir),)
+                "SELECT id, cwd FROM sessions WHERE dir = ? ORDER BY written_at DESC, id DESC", (normdir(session_dir),)
             ):
                 if cwd is None or cwd_matches(session_cwd, cwd):
                     return self._locator(session_id)
@@ -982,7 +949,7 @@ class SqliteBackend:
             if conn is None:
                 return None
             row = conn.execute(
-                "SELECT cwd FROM sessions WHERE id = ? AND dir = ?", (session_id, _normdir(session_dir))
+                "SELECT cwd FROM sessions WHERE id = ? AND dir = ?", (session_id, normdir(session_dir))
             ).fetchone()
         if row is None or (cwd is not None and not cwd_matches(row[0], cwd)):
             return None
@@ -1063,10 +1030,6 @@ class SqliteBackend:
             finally:
                 _rollback(conn)
         return "".join((row[0], *lines)).encode("utf-8")
-
-
-def _normdir(path: str) -> str:
-    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
 
 
 def integrity_check(db_path: str) -> str:

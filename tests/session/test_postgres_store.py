@@ -226,7 +226,8 @@ def test_a_batch_whose_commit_answer_was_lost_is_not_written_twice(postgres_url:
     lines) and not written again; a batch that differs is appended after what is there."""
     from pi_rpc.session.backends import postgres_backend
     from pi_rpc.session.manager import SessionManager
-    from pi_rpc.session.postgres_store import PostgresSessionStore, _row_of, _summary_values
+    from pi_rpc.session.postgres_store import PostgresSessionStore, _row_of
+    from pi_rpc.session.store_rows import summary_values
 
     m = SessionManager.create(str(tmp_path), str(tmp_path / "s"), backend=postgres_backend(postgres_url))
     m.append_message(_user("first"))
@@ -234,7 +235,7 @@ def test_a_batch_whose_commit_answer_was_lost_is_not_written_twice(postgres_url:
     assert isinstance(store, PostgresSessionStore) and store._summary is not None
     known = store._stored_seq
     rows = [_row_of({"type": "custom", "id": f"x{n}", "parentId": None, "data": n}) for n in range(3)]
-    values = _summary_values(store._summary, 1)
+    values = summary_values(store._summary, 1)
     assert store._store_items(rows, values, known) == known + 3  # committed...
     assert store._store_items(rows, values, known) == known + 3  # ...and retried: found, not doubled
     more = [*rows, _row_of({"type": "custom", "id": "x3", "parentId": None, "data": 3})]

@@ -1,0 +1,58 @@
+"""What the session databases (``sqlite_store``, ``postgres_store``) store alike: an entry's
+JSON line, the session summary columns of the ``sessions`` table and their values, and the
+normalised form of a session directory. No database driver is imported here."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from pi_rpc.session.ids import iso_to_ms
+from pi_rpc.session.info_scan import ScannedSession
+from pi_rpc.session.jsonfmt import dumps_line
+from pi_rpc.session.sqlite_search import fold_or_none
+from pi_rpc.session.store import Entry
+
+# The summary columns of a ``sessions`` row, in ``summary_values`` order.
+SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at", "name_folded")
+
+
+def entry_line(entry: Entry) -> str:
+    """The entry as the JSONL store writes it (one line, with its newline)."""
+    return dumps_line(entry).decode("utf-8")
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def modified_ms(summary: ScannedSession, written_at: int) -> float:
+    """``listing.build_session_info``'s ``modified``: the last activity, else the header's
+    time, else the last write (a file's mtime)."""
+    if summary.last_activity is not None and summary.last_activity > 0:
+        return float(summary.last_activity)
+    header_ms = iso_to_ms(summary.header.get("timestamp"))
+    return float(header_ms) if header_ms is not None else float(written_at)
+
+
+def summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
+    """The summary columns' values, in ``SUMMARY_COLUMNS`` order."""
+    return (
+        summary.name,
+        summary.message_count,
+        summary.first_message,
+        summary.last_activity,
+        modified_ms(summary, written_at),
+        written_at,
+        fold_or_none(summary.name),
+    )
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def normdir(path: str) -> str:
+    """A session directory as the ``dir`` column holds it."""
+    return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
