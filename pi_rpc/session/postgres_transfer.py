@@ -28,7 +28,7 @@ from pi_rpc.session.postgres_store import (
     unlock,
 )
 from pi_rpc.session.store import Entry
-from pi_rpc.session.transfer import Outcome, TransferError, export_one, read_source, session_files
+from pi_rpc.session.transfer import Outcome, TransferError, export_one, readable_sources, session_files
 
 
 def _target(conninfo: str) -> Target:
@@ -70,19 +70,9 @@ def import_sessions(
             migrate(conn, target.display)
         except (psycopg.Error, SessionError) as exc:
             raise TransferError(f"{target.display}: {redact(_first_line(exc), target)}") from None
-        for path, named in files:
-            try:
-                source = read_source(path)
-            except OSError as exc:
-                report(Outcome("error", None, path, f"cannot read: {exc.strerror or exc}"))
-                errors += 1
-                continue
+        for path, source in readable_sources(files, report):
             if source is None:
-                if named:
-                    report(Outcome("error", None, path, "not a session file (no session header)"))
-                    errors += 1
-                else:
-                    report(Outcome("skipped", None, path, "not a session file"))
+                errors += 1
                 continue
             session_id = source.session_id
             locator = make_locator(target, session_id)

@@ -97,6 +97,33 @@ def session_files(sources: Iterable[str]) -> Iterator[tuple[str, bool]]:
             raise TransferError(f"{source}: no such file or directory")
 
 
+def readable_sources(
+    files: Iterable[tuple[str, bool]], report: Callable[[Outcome], None]
+) -> Iterator[tuple[str, SessionSource | None]]:
+    """Each import candidate read (``session_files``): ``(path, source)``, or ``(path, None)``
+    for one that failed (already reported as an error); a file found in a folder that is not
+    a session is reported as skipped and not yielded. Every database's import reads so."""
+    for path, named in files:
+        try:
+            source = read_source(path)
+        except OSError as exc:
+            report(Outcome("error", None, path, f"cannot read: {exc.strerror or exc}"))
+            yield path, None
+            continue
+        except SessionNotAFileError as exc:
+            report(Outcome("error", None, path, f"not a regular file ({exc.kind})"))
+            yield path, None
+            continue
+        if source is None:
+            if named:
+                report(Outcome("error", None, path, "not a session file (no session header)"))
+                yield path, None
+            else:
+                report(Outcome("skipped", None, path, "not a session file"))
+            continue
+        yield path, source
+
+
 def read_source(path: str) -> SessionSource | None:
     """A session file for import; None when the file is not a session (no valid header
     first). Raises ``OSError`` when it cannot be read, ``SessionNotAFileError`` for a FIFO or
@@ -187,23 +214,9 @@ def import_sessions(
         return 1
     conn = _open_writer(db)
     try:
-        for path, named in files:
-            try:
-                source = read_source(path)
-            except OSError as exc:
-                report(Outcome("error", None, path, f"cannot read: {exc.strerror or exc}"))
-                errors += 1
-                continue
-            except SessionNotAFileError as exc:
-                report(Outcome("error", None, path, f"not a regular file ({exc.kind})"))
-                errors += 1
-                continue
+        for path, source in readable_sources(files, report):
             if source is None:
-                if named:
-                    report(Outcome("error", None, path, "not a session file (no session header)"))
-                    errors += 1
-                else:
-                    report(Outcome("skipped", None, path, "not a session file"))
+                errors += 1
                 continue
             errors += _import_one(conn, db, source, session_dir_of(source.header), report)
     finally:

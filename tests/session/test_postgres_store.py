@@ -534,3 +534,16 @@ def test_a_password_in_the_url_never_comes_out(postgres_url: str, tmp_path: Path
     stored = _stored(postgres_url, forked["sessionId"])
     assert stored[0]["parentSession"] == state["sessionFile"]  # a locator, no credential
     assert PASSWORD not in json.dumps(stored)
+
+
+def test_import_refuses_fifos_and_devices_as_the_sqlite_import_does(postgres_url: str, tmp_path: Path) -> None:
+    """One reader for every database's import (``transfer.readable_sources``): a FIFO or a
+    device is an error line, never read and never a traceback."""
+    fifo = tmp_path / "stuck.jsonl"
+    os.mkfifo(fifo)
+    done = _pi_sessions(
+        "import", "--db", postgres_url, str(fifo), "/dev/zero", cwd=tmp_path, agent=tmp_path / "agent", check=1
+    )
+    assert f"error: {fifo}: not a regular file (a FIFO)" in done.stderr
+    assert "error: /dev/zero: not a regular file (a character device)" in done.stderr
+    assert "Traceback" not in done.stderr
