@@ -69,7 +69,12 @@ def roles_texts(app: Any) -> list[tuple[str, str]]:
 
 
 class Tmux:
-    """``python -m pi_rpc`` in a detached tmux session (a real terminal, 80x24 by default)."""
+    """``python -m pi_rpc`` in a detached tmux session (a real terminal, 80x24 by default).
+
+    Each terminal has its own tmux server (``-L``): on one shared server, a session created by a
+    parallel test with another ``-x``/``-y`` changes the server's default size, and tmux then
+    resizes every detached window to it, so a test saw its 100x30 window turn into 80x24 under
+    the app. ``-f /dev/null`` keeps the user's tmux configuration out."""
 
     def __init__(
         self,
@@ -79,6 +84,7 @@ class Tmux:
         size: tuple[int, int] = (80, 24),
     ) -> None:
         self.name = f"pi-test-{uuid.uuid4().hex[:8]}"
+        self.tmux = ["tmux", "-L", self.name, "-f", "/dev/null"]
         env = _env(tmp_path)
         env.update(extra_env or {})
         keep = ("HOME", "PI_CODING_AGENT_DIR", "PI_OFFLINE", "PI_FAUX_SCRIPT", "PYTHONPATH", "PATH", *(extra_env or {}))
@@ -86,15 +92,19 @@ class Tmux:
         cwd = tmp_path / "cwd"
         cwd.mkdir(exist_ok=True)
         geometry = ["-x", str(size[0]), "-y", str(size[1])]
+        # tmux puts COLUMNS/LINES of its client (80x24 when that client has no terminal, as under
+        # pytest) into the pane's environment; Textual prefers them to the terminal's real size,
+        # so the app drew 80x24 in a 100x30 pane and kept that size across resizes.
+        shell_command = f"unset COLUMNS LINES; {shell_command}"
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, *geometry, "-c", str(cwd), *env_args, shell_command],
+            [*self.tmux, "new-session", "-d", "-s", self.name, *geometry, "-c", str(cwd), *env_args, shell_command],
             check=True,
         )
 
     def screen(self, escapes: bool = False) -> str:
         flags = ["-e"] if escapes else []
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", *flags, "-t", self.name], capture_output=True, text=True
+            [*self.tmux, "capture-pane", "-p", *flags, "-t", self.name], capture_output=True, text=True
         ).stdout
 
     def wait_for(self, text: str, timeout: float = 30) -> str:
@@ -107,21 +117,21 @@ class Tmux:
         raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
         time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "Enter"], check=True)
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
     def history(self) -> str:
         """The whole pane: the scrollback and the screen."""
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-J", "-S", "-", "-t", self.name], capture_output=True, text=True
+            [*self.tmux, "capture-pane", "-p", "-J", "-S", "-", "-t", self.name], capture_output=True, text=True
         ).stdout
 
     def resize(self, width: int, height: int) -> None:
-        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width), "-y", str(height)], check=True)
+        subprocess.run([*self.tmux, "resize-window", "-t", self.name, "-x", str(width), "-y", str(height)], check=True)
 
     def keys(self, *names: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *names], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *names], check=True)

@@ -272,7 +272,7 @@ def test_finished_messages_go_to_the_scrollback_once(tmp_path):
         term.type("/quit")
         assert _wait_file(marker) == "0"
         history = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-S", "-", "-t", term.name], capture_output=True, text=True
+            [*term.tmux, "capture-pane", "-p", "-S", "-", "-t", term.name], capture_output=True, text=True
         ).stdout
         for prompt in prompts:
             assert history.count(f"You said: {prompt}") == 1, history

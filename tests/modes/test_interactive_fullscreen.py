@@ -168,7 +168,7 @@ def test_fullscreen_is_the_default_and_leaves_the_transcript_and_the_resume_hint
         rows = shown.split("\n")
         assert any("hello fullscreen" in row for row in rows[:9]), shown  # the transcript starts at the top
         assert "▀▀█  v1.6.0" in rows[1] or "▀▀█  v1.6.0" in rows[0]  # under upstream's header
-        assert "╭" in "\n".join(rows[-8:])  # the editor at the bottom
+        assert "╭" in "\n".join(rows[-8:]), shown  # the editor at the bottom
         term.keys("C-d")
         assert _wait_file(marker) == "0"
         history = term.history()
@@ -177,6 +177,28 @@ def test_fullscreen_is_the_default_and_leaves_the_transcript_and_the_resume_hint
         assert session_id, history
         (file,) = (tmp_path / "agent" / "sessions").rglob("*.jsonl")
         assert session_id.group(2) in file.name
+    finally:
+        term.kill()
+
+
+@needs_tmux
+def test_exported_columns_and_lines_do_not_override_the_terminals_size(tmp_path):
+    """A shell that exports COLUMNS=80/LINES=24 (tmux does, for a client without a terminal): the
+    app still fills the 100x30 window, and follows it when it is resized."""
+    command, _ = _pi(tmp_path)
+    term = Tmux(tmp_path, f"export COLUMNS=80 LINES=24; {command}", size=(100, 30))
+    try:
+        rows = term.wait_for("faux-1").rstrip("\n").split("\n")
+        assert len(rows) >= 29 and rows[-1].rstrip().endswith("faux-1"), rows  # the footer on the last row
+        assert any(len(row) == 100 and row.startswith("╭") for row in rows), rows  # the editor, 100 wide
+        term.resize(90, 26)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            rows = term.screen().rstrip("\n").split("\n")
+            if any(len(row) == 90 and row.startswith("╭") for row in rows):
+                break
+            time.sleep(0.2)
+        assert any(len(row) == 90 and row.startswith("╭") for row in rows), rows
     finally:
         term.kill()
 
