@@ -38,10 +38,27 @@ def pytest_configure(config: pytest.Config) -> None:
     workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``)."""
     if hasattr(config, "workerinput"):
         return
+    _compile_the_sources()
     folder, status = upstream.ensure_installed()
     if folder is not None:
         os.environ[upstream.ENV_VAR] = str(folder)
     config.stash[_UPSTREAM_STATUS] = status
+
+
+def _compile_the_sources() -> None:
+    """Byte-compile this checkout once, before any worker starts. The suite spawns well over a
+    thousand ``python -m pi_rpc`` processes; an editable install leaves the package uncompiled,
+    and where ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI machines) no process would ever
+    write the cache, so each one compiled the whole package from source again: measured 1.6 s of
+    CPU per start against 0.3 s with the cache. Files already compiled and unchanged are skipped."""
+    import compileall
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    fixtures = re.compile(r"[/\\]fixtures[/\\]")  # copied into tests as they are: no __pycache__ in them
+    for folder in ("pi_rpc", "clients/python", "tests", "bench", "protocol"):
+        if (root / folder).is_dir():
+            compileall.compile_dir(root / folder, quiet=2, workers=0, rx=fixtures)
 
 
 @pytest.hookimpl(trylast=True)
