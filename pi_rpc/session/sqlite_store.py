@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.backlog import WouldWait, WriteBacklog
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
@@ -594,6 +594,29 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         except self._FAULTS:
             self._drop_connection()
             raise
+
+    @contextmanager
+    def _without_waiting(self) -> Iterator[None]:
+        """A write on the event loop's thread that never waits for another process's lock:
+        the open connection's busy timeout is 0 for its duration (a lock held elsewhere is
+        ``SQLITE_BUSY`` at once, ``_is_busy``). Without an open connection and lock, opening
+        them could wait (the format check, the schema): ``WouldWait`` at once."""
+        conn = self._conn
+        if conn is None or self._lock is None or not self._lock.held:
+            raise WouldWait(self._locator)
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            yield
+        finally:
+            if self._conn is conn:  # (a fault dropped it otherwise)
+                try:
+                    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                except sqlite3.Error:
+                    self._drop_connection()  # the next write opens a fresh one
+
+    def _is_busy(self, exc: Exception) -> bool:
+        # SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
+        return isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorcode", 0) & 0xFF in (5, 6)
 
     # ------------------------------------------------------------------ open
 
