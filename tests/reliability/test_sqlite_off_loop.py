@@ -247,3 +247,33 @@ def test_a_replaced_session_writes_its_last_entries_off_the_loop(pi: Start, tmp_
     assert p.close() == 0
     assert "Traceback" not in p.stderr
     assert "could not be written" not in p.stderr
+
+
+def test_a_prompt_on_a_database_locked_past_the_busy_timeout(pi: Start, tmp_path: Path) -> None:
+    """The database turns locked after startup and stays so past the busy timeout: the prompt
+    is answered, its write fault is reported with a clear ``session_write_error`` (the
+    database's own words, the session named), the run still ends, the other handle is served
+    throughout; once the lock is gone everything held is written (``session_write_resumed``)."""
+    db = tmp_path / "sessions.db"
+    p, stored, other = _start(pi, db)
+    session_id = stored.rpartition("#")[2]
+    mark = p.mark()
+    with _write_locked(db):
+        p.send({"id": "A", "type": "prompt", "message": "two"})
+        time.sleep(0.5)
+        p.send({"id": "other", "type": "get_state", "handle": other})
+        assert p.response("other", timeout=30)["success"] is True
+        assert not any(is_event("session_write_error")(r) for r in p.since(mark))
+        error = p.wait_for(is_event("session_write_error"), start=mark, timeout=30)
+        assert error["error"] == f"Could not write session {stored}: database is locked (SQLITE_BUSY)"
+        assert error["sessionFile"] == stored and error["pendingEntries"] >= 1
+        assert p.response("A", timeout=30)["success"] is True
+        p.wait_for(is_event("agent_end"), start=mark, timeout=30)
+        assert '"two"' not in _lines(db, session_id)
+        assert p.ok("get_state", handle=other)["isStreaming"] is False
+    resumed = p.wait_for(is_event("session_write_resumed"), start=mark, timeout=30)
+    assert resumed["sessionFile"] == stored and resumed["writtenEntries"] >= 2
+    lines = _lines(db, session_id)
+    assert '"two"' in lines and "second answer" in lines and "first answer" in lines
+    assert p.close() == 0
+    assert "Traceback" not in p.stderr
