@@ -742,11 +742,16 @@ class SqliteSessionStore(WriteBacklog[Pending]):
             return
         header, rows, summary = self._rows_and_summary([header, *entries])
         written_at = now_ms()
-        with self._write_transaction() as conn:
-            conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
-            self._insert_session(conn, header, summary, written_at, len(rows))
-            self._insert_rows(conn, 0, rows)
+        try:
+            with self._write_transaction() as conn:
+                conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
+                conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
+                self._insert_session(conn, header, summary, written_at, len(rows))
+                self._insert_rows(conn, 0, rows)
+        except self._FAULTS as exc:
+            # Rolled back, the stored session unchanged: the opening fails with the reason (a
+            # database locked past the busy timeout), not with a driver's traceback.
+            raise SessionError(self._fault_message(exc)) from None
         self._summary = summary
         self._flushed = True
 

@@ -277,3 +277,43 @@ def test_a_prompt_on_a_database_locked_past_the_busy_timeout(pi: Start, tmp_path
     assert '"two"' in lines and "second answer" in lines and "first answer" in lines
     assert p.close() == 0
     assert "Traceback" not in p.stderr
+
+
+def test_past_the_busy_timeout_the_commands_fail_and_change_nothing(pi: Start, tmp_path: Path) -> None:
+    """The lock outlasts the busy timeout: ``delete_session``, ``rename_session`` and a
+    ``switch_session`` that must migrate, waiting together, each fail with the database's own
+    words, change nothing, and the other handle is answered while they wait."""
+    db = tmp_path / "sessions.db"
+    p, stored, other = _start(pi, db)
+    p.ok("new_session")
+    session_id = stored.rpartition("#")[2]
+    old_id = _store_v2_session(db, p.cwd)
+    old = f"sqlite:{db}#{old_id}"
+    before = _lines(db, session_id), _rows(db, "SELECT header FROM sessions WHERE id = ?", old_id)
+    mark = p.mark()
+    with _write_locked(db):
+        p.send({"id": "D", "type": "delete_session", "sessionPath": stored})
+        p.send({"id": "R", "type": "rename_session", "sessionPath": stored, "name": "never"})
+        p.send({"id": "S", "type": "switch_session", "sessionPath": old})
+        time.sleep(0.5)
+        p.send({"id": "other", "type": "get_state", "handle": other})
+        assert p.response("other", timeout=30)["success"] is True
+        assert not any(r.get("type") == "response" and r["id"] in "DRS" for r in p.since(mark))
+        answers = {cmd_id: p.response(cmd_id, timeout=30) for cmd_id in "DRS"}
+    assert answers["D"]["success"] is False
+    assert answers["D"]["error"] == f"Cannot delete {stored}: database is locked"
+    assert answers["R"]["success"] is False
+    assert answers["R"]["error"] == (
+        f"Cannot rename {stored}: Could not write session {stored}: database is locked (SQLITE_BUSY)"
+    )
+    assert answers["S"]["success"] is False
+    assert answers["S"]["error"] == f"Could not write session {old}: database is locked (SQLITE_BUSY)"
+    assert (_lines(db, session_id), _rows(db, "SELECT header FROM sessions WHERE id = ?", old_id)) == before
+    assert p.ok("get_state")["sessionFile"] != old
+    # Once the lock is gone they work.
+    p.ok("switch_session", timeout=30, sessionPath=old)
+    p.ok("rename_session", timeout=30, sessionPath=stored, name="later")
+    p.ok("delete_session", timeout=30, sessionPath=stored)
+    assert _rows(db, "SELECT id FROM sessions WHERE id = ?", session_id) == []
+    assert p.close() == 0
+    assert "Traceback" not in p.stderr
