@@ -27,6 +27,11 @@ when accepted and written here, in a worker thread, one batch at a time and in o
 event or response goes out, so an entry is in the database before anything that reports it
 reaches a client, while the event loop keeps serving every other session. While a fault lasts,
 ``commit`` leaves the queue to the retry loop (the fault was reported; events go on).
+
+Nothing here waits for another process's lock on the event loop: an event emitted
+synchronously (``commit_now``) has its entry written on the loop only when that needs no
+waiting (``WouldWait`` otherwise: a background ``commit`` writes it), and a replaced session's
+queue is written in the background before its store is closed (``retire``).
 """
 
 from __future__ import annotations
