@@ -154,10 +154,13 @@ class SessionCatalog:
             await self._rename_live(name)
             return
         normalized = normalize_session_name(name)
-        # Opened, written and closed in a worker thread: a session database locked by another
-        # process waits there (up to its busy timeout), never on the event loop. The manager
-        # and its connection live and die in that one thread.
-        await anyio.to_thread.run_sync(self._rename_other, path, normalized)
+        if is_database_locator(path):
+            # Opened, written and closed in a worker thread: a session database locked by
+            # another process waits there (up to its busy timeout), never on the event loop.
+            # The manager and its connection live and die in that one thread.
+            await anyio.to_thread.run_sync(self._rename_other, path, normalized)
+        else:
+            self._rename_other(path, normalized)  # a file: no lock to wait for (as before)
 
     def _rename_other(self, path: str, name: str) -> None:
         self._require_session_file(path)
