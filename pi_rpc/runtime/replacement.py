@@ -8,8 +8,11 @@ the new store, shut the extensions down, swap the store in, then recreate the ex
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
 
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.transcript import content_text
@@ -114,7 +117,7 @@ class SessionReplacement:
         self,
         reason: str,
         cancelled: Callable[[ReplacementHooks], Awaitable[bool]],
-        make_manager: Callable[[SessionManager], SessionManager],
+        make_manager: Callable[[SessionManager], SessionManager | Awaitable[SessionManager]],
         *,
         check: Callable[[], None] | None = None,
         keep_queue_texts: bool = False,
@@ -134,7 +137,8 @@ class SessionReplacement:
         previous_file = old.session_file
         # A SessionError (not saved yet, locked, cwd gone) is the command's error, upstream's
         # text (RuntimeBackend._wrap).
-        new_manager = make_manager(old)
+        made = make_manager(old)
+        new_manager = await made if inspect.isawaitable(made) else made
         if hooks is not None:
             await hooks.shutdown(reason, new_manager.session_file)
         await self._abort()  # once more: the shutdown handlers may have started work on the old store
@@ -180,13 +184,25 @@ class SessionReplacement:
             # is refused: switching never creates a session in a database.
             raise RuntimeCommandError(f"Session file not found: {path}")
 
-        def make(old: SessionManager) -> SessionManager:
-            cwd = self._cwd()
+        def open_it(cwd: str) -> SessionManager:
             manager = SessionManager.open(
                 str(path), base_cwd=cwd, cwd_override=cwd_override, fsync=session_fsync_mode(self._settings)
             )
-            manager.check_cwd_exists(cwd)
+            try:
+                manager.check_cwd_exists(cwd)
+            except BaseException:
+                manager.close()
+                raise
             print_diagnostics(manager)
+            return manager
+
+        async def make(old: SessionManager) -> SessionManager:
+            # Opened in a worker thread: reading the file, taking its lock and the format
+            # migration's rewrite (a session database's write lock, waited for up to its busy
+            # timeout) never stall the event loop. Shielded: an opened store is never dropped
+            # with its lock held.
+            with anyio.CancelScope(shield=True):
+                manager = await anyio.to_thread.run_sync(open_it, self._cwd())
             return manager
 
         async def follow_cwd(new_manager: SessionManager) -> None:

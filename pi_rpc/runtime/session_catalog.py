@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from pi_rpc.ai.jsjson import fs_path
 from pi_rpc.config import paths
 from pi_rpc.errors import echo
@@ -152,6 +154,15 @@ class SessionCatalog:
             await self._rename_live(name)
             return
         normalized = normalize_session_name(name)
+        if is_database_locator(path):
+            # Opened, written and closed in a worker thread: a session database locked by
+            # another process waits there (up to its busy timeout), never on the event loop.
+            # The manager and its connection live and die in that one thread.
+            await anyio.to_thread.run_sync(self._rename_other, path, normalized)
+        else:
+            self._rename_other(path, normalized)  # a file: no lock to wait for (as before)
+
+    def _rename_other(self, path: str, name: str) -> None:
         self._require_session_file(path)
         try:
             manager = SessionManager.open(path)
@@ -162,11 +173,17 @@ class SessionCatalog:
         # (any other SessionError is the command's error, its own text)
         try:
             print_diagnostics(manager)
-            manager.append_session_info(normalized)
+            manager.append_session_info(name)
+            if manager.write_error is not None:
+                # Held, not written (e.g. the database locked past its busy timeout): say so
+                # instead of answering success for an entry ``close`` would then report lost
+                # (after waiting for the lock once more: this attempt was the last).
+                manager.deferred_writes.mark_final_attempt()
+                raise RuntimeCommandError(f"Cannot rename {path}: {manager.write_error}")
         finally:
             manager.close()
 
-    def delete_session(self, session_path: str) -> None:
+    async def delete_session(self, session_path: str) -> None:
         """Remove a session file under the sessions root, or a session of the selected session
         database (never the live one, never one another process has open)."""
         path = self._resolve(session_path)
@@ -175,7 +192,9 @@ class SessionCatalog:
                 f"Cannot delete {path}: it is the current session (switch to another session first)"
             )
         if is_database_locator(path):
-            self._delete_stored(path)
+            # In a worker thread with a connection of its own: the database's write lock is
+            # waited for there (up to its busy timeout), never on the event loop.
+            await anyio.to_thread.run_sync(self._delete_stored, path)
             return
         root = self.sessions_root()
         real_root = os.path.realpath(root)

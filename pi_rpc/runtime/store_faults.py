@@ -27,6 +27,11 @@ when accepted and written here, in a worker thread, one batch at a time and in o
 event or response goes out, so an entry is in the database before anything that reports it
 reaches a client, while the event loop keeps serving every other session. While a fault lasts,
 ``commit`` leaves the queue to the retry loop (the fault was reported; events go on).
+
+Nothing here waits for another process's lock on the event loop: an event emitted
+synchronously (``commit_now``) has its entry written on the loop only when that needs no
+waiting (``WouldWait`` otherwise: a background ``commit`` writes it), and a replaced session's
+queue is written in the background before its store is closed (``retire``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.session.backlog import WouldWait
 from pi_rpc.session.manager import store_writer
 
 if TYPE_CHECKING:
@@ -96,18 +102,34 @@ class StoreFaultReporter:
 
     def retire(self, store: SessionManager) -> None:
         """``store`` is no longer the session's: close it, or keep retrying what a fault
-        still holds back and close it once that is written."""
+        still holds back and close it once that is written. What a session database's queue
+        still holds (entries the last events did not commit, e.g. a ``session_shutdown``
+        handler's) is written off the event loop at once, then the store is closed."""
         if store is self._store:
             self._store = None
-        if store.deferred_writes.enabled and store.write_error is None and not self._write_lock.locked():
-            _retry(store)  # what the last events did not commit yet (usually nothing)
         if store.pending_entry_count() == 0 or (store.write_error is None and not store.deferred_writes.enabled):
             store.on_write_state = None
             store.close()
             return
         store.on_write_state = lambda error, pending, written: self._report(store, error, pending, written)
         self._retired.append(store)
-        self._start_retrying()
+        tg = self._task_group() if store.deferred_writes.enabled and store.write_error is None else None
+        if tg is not None and not self._closed:
+            tg.start_soon(self._write_retired, store)
+        else:
+            self._start_retrying()
+
+    async def _write_retired(self, store: SessionManager) -> None:
+        """A retired store's queue written now (in a worker thread), then the store closed; a
+        fault is reported and left to the retry loop."""
+        if await self._retry(store):
+            if store in self._retired:
+                self._retired.remove(store)
+                store.on_write_state = None
+                store.close()
+        elif store.write_error is None:
+            self._start_retrying()  # not written for another reason (closing): as any retired store
+        await self.flush()
 
     @property
     def needs_commit(self) -> bool:
@@ -131,17 +153,37 @@ class StoreFaultReporter:
 
     def commit_now(self) -> None:
         """``commit`` without awaiting, for events emitted synchronously (an extension's
-        ``appendEntry``): written on the event loop, unless a batch is being written (then
-        the entry follows it at the next ``commit``)."""
+        ``appendEntry``): written on the event loop when that needs no waiting (the entry is
+        stored before its event goes out). Never waits for another writer there: when the
+        database is busy (another process's write lock), or a batch is being written, the
+        entry is written by a ``commit`` in the background, and every later event and
+        response waits for it as usual."""
         store = self._store
         if (
-            store is not None
-            and store.deferred_writes.enabled
-            and store.write_error is None
-            and store.pending_entry_count()
-            and not self._write_lock.locked()
+            store is None
+            or not store.deferred_writes.enabled
+            or store.write_error is not None
+            or not store.pending_entry_count()
         ):
-            _retry(store)
+            return
+        if not self._write_lock.locked():
+            batch = store.deferred_writes.take()
+            if batch is None:
+                return
+            fault = store.deferred_writes.write_without_waiting(batch)
+            if not isinstance(fault, WouldWait):
+                store.deferred_writes.settle(batch, fault)
+                return
+        tg = self._task_group()
+        if tg is not None and not (self._closing or self._closed):
+            tg.start_soon(self._commit_store, store)
+
+    async def _commit_store(self, store: SessionManager) -> None:
+        """``commit`` of ``store`` if it is still the session's (a replaced one is retired:
+        its queue is written there)."""
+        if store is self._store:
+            await self.commit()
+            await self.flush()  # a fault it met, reported now (as the retry loop does)
 
     @property
     def needs_settle(self) -> bool:

@@ -26,11 +26,18 @@ a time per store; entries accepted while a batch is written wait for the next on
 runtime uses this so a database locked by another process (a write waiting for the busy
 timeout) never stalls the event loop, and it writes the batch before it emits the events that
 report the entries (``runtime/store_faults.py``).
+
+``write_batch(batch, wait=False)`` is the same write on the owner's thread that never waits
+for another writer: storage that is busy (another process's write lock), or that could only
+be reached by waiting (no open connection yet), gives ``WouldWait`` instead of a fault:
+nothing written, nothing reported, the batch still queued for a write that may wait, off the
+owner's thread. A store supports it with ``_without_waiting`` and ``_is_busy``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -38,6 +45,11 @@ from pi_rpc.log import logger
 from pi_rpc.session.store import Entry, WriteStateListener
 
 Item = TypeVar("Item")
+
+
+class WouldWait(Exception):
+    """``write_batch(wait=False)`` found storage busy, or reachable only by waiting: nothing
+    was written and nothing is reported; the batch stays queued."""
 
 
 @dataclass
@@ -113,6 +125,18 @@ class WriteBacklog(Generic[Item]):
     def _commit_items(self, items: list[Item]) -> None:
         """Deferred writing: ``_write_items`` (may run on another thread)."""
         raise NotImplementedError
+
+    @contextmanager
+    def _without_waiting(self) -> Iterator[None]:
+        """Deferred writing on the owner's thread: the write inside never waits for another
+        writer (raise ``WouldWait`` when that cannot be promised; by default it cannot)."""
+        raise WouldWait(self.locator)
+        yield  # (a generator: the context manager protocol)
+
+    def _is_busy(self, exc: Exception) -> bool:
+        """Whether a fault of a write made ``_without_waiting`` only means "another writer
+        holds the storage now" (then it is ``WouldWait``, not a fault)."""
+        return False
 
     def sync(self) -> None:
         raise NotImplementedError
@@ -204,15 +228,21 @@ class WriteBacklog(Generic[Item]):
             return WriteBatch(None, list(self._unwritten))
         return None
 
-    def write_batch(self, batch: WriteBatch[Item]) -> Exception | None:
+    def write_batch(self, batch: WriteBatch[Item], *, wait: bool = True) -> Exception | None:
         """Store ``batch`` (any thread): None when stored, the storage fault otherwise (a
-        bug is raised)."""
+        bug is raised). ``wait=False`` (the owner's thread): never wait for another writer;
+        a ``WouldWait`` is returned when storage is busy (not a fault: do not settle it)."""
         try:
-            if batch.new is not None:
-                batch.result = self._commit_new(batch.new)
-            else:
-                self._commit_items(batch.items)
+            with nullcontext() if wait else self._without_waiting():
+                if batch.new is not None:
+                    batch.result = self._commit_new(batch.new)
+                else:
+                    self._commit_items(batch.items)
+        except WouldWait as exc:
+            return exc
         except self._FAULTS as exc:
+            if not wait and self._is_busy(exc):
+                return WouldWait(self.locator)
             return exc
         return None
 

@@ -38,6 +38,16 @@ class SessionNotAFileError(SessionError):
         self.kind = kind
 
 
+class SessionLockFileError(SessionError):
+    """A session's lock file that is a FIFO, a device, a socket or a directory: never opened
+    for locking (a FIFO would block, a device be written with a pid)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"Session lock file is not a regular file ({kind}): {path}")
+        self.path = path
+        self.kind = kind
+
+
 class SessionReadOnlyError(SessionError):
     def __init__(self, path: str) -> None:
         super().__init__(f"Session was opened read-only: {path}")

@@ -68,7 +68,8 @@ def parse_session_bytes(data: bytes) -> LoadedFile:
     return _parse_all(io.BytesIO(data))
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, as a refusal names it (``a FIFO``)."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -91,7 +92,7 @@ def open_regular(path: str) -> BinaryIO:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise SessionNotAFileError(path, _file_kind(mode))
+            raise SessionNotAFileError(path, file_kind(mode))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)

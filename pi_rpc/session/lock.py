@@ -6,16 +6,22 @@ free again by construction; its file still names the dead pid, which is reported
 recovered stale lock. Within one process the lock is shared and reference counted, so two
 managers of the same process on one file (switch to the same file, fork re-reading the
 current file) do not lock each other out; writes of one process are serialised anyway.
+
+A lock file that is not a regular file (a FIFO, a device, planted where the sidecar goes) is
+never used: it is opened without blocking and refused (``SessionLockFileError``) before
+anything is locked or written; asking who holds it answers nobody.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import threading
 import time
 
-from pi_rpc.session.errors import SessionLockedError
+from pi_rpc.session.errors import SessionLockedError, SessionLockFileError
+from pi_rpc.session.loader import file_kind
 
 _registry_lock = threading.Lock()
 # realpath of the lock file -> [fd, refcount]
@@ -67,8 +73,10 @@ class SessionLock:
 
     def _acquire_fd(self) -> int:
         while True:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            # O_NONBLOCK: a FIFO in the lock file's place must not wait for a peer (refused next).
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
             try:
+                _require_regular(fd, self.lock_path)
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 pid = _read_pid(fd)
@@ -122,14 +130,22 @@ class SessionLock:
             os.close(fd)
 
 
+def _require_regular(fd: int, path: str) -> None:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        raise SessionLockFileError(path, file_kind(mode))
+
+
 def holder_pid(session_path: str, lock_path: str | None = None) -> int | None:
     """The pid of the live process holding the lock, or None when it is free."""
     path = lock_path if lock_path is not None else lock_path_for(session_path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO: no waiting for a writer
     except FileNotFoundError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # never a lock of ours (``acquire`` refuses it): nobody holds it
         if os.path.realpath(path) in _held:
             return os.getpid()
         try:

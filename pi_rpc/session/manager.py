@@ -89,6 +89,13 @@ class DeferredWrites:
         assert store is not None
         return store.write_batch(batch)
 
+    def write_without_waiting(self, batch: WriteBatch[Any]) -> Exception | None:
+        """``write`` on the owner's thread that never waits for another writer: a
+        ``backlog.WouldWait`` when it would (nothing written; do not ``settle`` it)."""
+        store = self._store()
+        assert store is not None
+        return store.write_batch(batch, wait=False)
+
     def settle(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
         """Apply ``write``'s outcome on the owner's thread (reports fault changes)."""
         store = self._store()

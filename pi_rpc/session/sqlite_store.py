@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
-from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.backlog import WouldWait, WriteBacklog
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
@@ -595,6 +595,29 @@ class SqliteSessionStore(WriteBacklog[Pending]):
             self._drop_connection()
             raise
 
+    @contextmanager
+    def _without_waiting(self) -> Iterator[None]:
+        """A write on the event loop's thread that never waits for another process's lock:
+        the open connection's busy timeout is 0 for its duration (a lock held elsewhere is
+        ``SQLITE_BUSY`` at once, ``_is_busy``). Without an open connection and lock, opening
+        them could wait (the format check, the schema): ``WouldWait`` at once."""
+        conn = self._conn
+        if conn is None or self._lock is None or not self._lock.held:
+            raise WouldWait(self._locator)
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            yield
+        finally:
+            if self._conn is conn:  # (a fault dropped it otherwise)
+                try:
+                    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                except sqlite3.Error:
+                    self._drop_connection()  # the next write opens a fresh one
+
+    def _is_busy(self, exc: Exception) -> bool:
+        # SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
+        return isinstance(exc, sqlite3.OperationalError) and getattr(exc, "sqlite_errorcode", 0) & 0xFF in (5, 6)
+
     # ------------------------------------------------------------------ open
 
     def load(self) -> tuple[LoadedFile | None, EntryIndex | None]:
@@ -719,11 +742,16 @@ class SqliteSessionStore(WriteBacklog[Pending]):
             return
         header, rows, summary = self._rows_and_summary([header, *entries])
         written_at = now_ms()
-        with self._write_transaction() as conn:
-            conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
-            self._insert_session(conn, header, summary, written_at, len(rows))
-            self._insert_rows(conn, 0, rows)
+        try:
+            with self._write_transaction() as conn:
+                conn.execute("DELETE FROM entries WHERE session_id = ?", (self._session_id,))
+                conn.execute("DELETE FROM sessions WHERE id = ?", (self._session_id,))
+                self._insert_session(conn, header, summary, written_at, len(rows))
+                self._insert_rows(conn, 0, rows)
+        except self._FAULTS as exc:
+            # Rolled back, the stored session unchanged: the opening fails with the reason (a
+            # database locked past the busy timeout), not with a driver's traceback.
+            raise SessionError(self._fault_message(exc)) from None
         self._summary = summary
         self._flushed = True
 

@@ -109,8 +109,9 @@ class SessionStore(Protocol):
         """Deferred writing: what is queued now."""
         ...
 
-    def write_batch(self, batch: WriteBatch[Any]) -> Exception | None:
-        """Deferred writing: store ``batch`` (any thread); the storage fault or None."""
+    def write_batch(self, batch: WriteBatch[Any], *, wait: bool = True) -> Exception | None:
+        """Deferred writing: store ``batch`` (any thread); the storage fault or None.
+        ``wait=False``: never wait for another writer (``backlog.WouldWait`` when busy)."""
         ...
 
     def settle_batch(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:

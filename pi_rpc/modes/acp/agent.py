@@ -189,12 +189,14 @@ class AcpAgent:
             raise _not_found(session_id)
         return session
 
-    def _open(
+    async def _open(
         self, cwd: str, mcp_servers: list[dict[str, Any]], client_id: str | None = None, **overrides: Any
     ) -> AcpSession:
         """Build a session runtime like every mode does, with the client's cwd, file access
         and MCP servers. ``client_id``: the id the client knows the session by when it is not
         the runtime's (a session continued in a fork, ``_reopen``)."""
+        import anyio
+
         from pi_rpc.modes.acp.client_fs import ClientFileAccess
         from pi_rpc.modes.acp.dialogs import AcpDialogs
         from pi_rpc.modes.acp.session import PERMISSION_MODES, AcpSession
@@ -205,7 +207,12 @@ class AcpAgent:
         args = replace(self.args, session=None, continue_session=False, resume=False, fork=None, session_id=None)
         args = replace(args, **overrides)
         try:
-            options = build_runtime_options(args, cwd=cwd, mcp_servers=mcp_servers)
+            # Settings, models and the session (its reading, its lock, a migration's rewrite, a
+            # fork's first write): off the event loop, so a session database locked by another
+            # process, or a large file, never stalls the agent's other sessions.
+            options = await anyio.to_thread.run_sync(
+                lambda: build_runtime_options(args, cwd=cwd, mcp_servers=mcp_servers)
+            )
         except StartupError as exc:
             if overrides.get("session") or overrides.get("fork"):
                 raise _not_found(str(overrides.get("session") or overrides.get("fork"))) from None
@@ -299,7 +306,7 @@ class AcpAgent:
 
     async def new_session(self, params: dict[str, Any]) -> Reply:
         cwd = _cwd(params)
-        session = self._open(cwd, _mcp_servers(params))
+        session = await self._open(cwd, _mcp_servers(params))
         await self._register(session, require_model=True)
         return self._ready(session, {"sessionId": session.id})
 
@@ -381,7 +388,7 @@ class AcpAgent:
         held = self._held_elsewhere(session_id, cwd)
         if held is None:
             try:
-                session = self._open(cwd, servers, **self._existing(session_id))
+                session = await self._open(cwd, servers, **self._existing(session_id))
             except RpcError as exc:
                 # The other process may have taken the lock between the check and the open.
                 held = self._held_elsewhere(session_id, cwd) if exc.code == RESOURCE_NOT_FOUND else None
@@ -396,9 +403,9 @@ class AcpAgent:
         original, pid = held
         earlier = self._continued.get(session_id)
         if earlier is not None and earlier["originalSessionFile"] == original and _stored(earlier["sessionFile"]):
-            session = self._open(cwd, servers, client_id=session_id, session=earlier["sessionFile"])
+            session = await self._open(cwd, servers, client_id=session_id, session=earlier["sessionFile"])
         else:
-            session = self._open(cwd, servers, client_id=session_id, fork=original)
+            session = await self._open(cwd, servers, client_id=session_id, fork=original)
         await self._register(session, require_model=False)
         fork_file = session.runtime.session.session_file
         forked = {
@@ -438,7 +445,7 @@ class AcpAgent:
             raise _not_found(source)
         live = self.sessions.get(source)
         origin = live.runtime.session.session_file if live is not None else None
-        session = self._open(cwd, servers, fork=origin or self._existing(source)["session"])
+        session = await self._open(cwd, servers, fork=origin or self._existing(source)["session"])
         await self._register(session, require_model=False)
         return self._ready(session, {"sessionId": session.id})
 

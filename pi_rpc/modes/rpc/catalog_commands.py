@@ -34,7 +34,7 @@ class CatalogCommands:
         return None
 
     async def cmd_delete_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        self.session.delete_session(cmd["sessionPath"])
+        await self.session.delete_session(cmd["sessionPath"])
         return None
 
     async def cmd_navigate_tree(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:

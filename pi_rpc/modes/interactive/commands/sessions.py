@@ -181,7 +181,7 @@ async def _delete(app: PiApp, path: str, current: str | None, options: list[tupl
     if confirmed is not True:
         return
     try:
-        app.session.delete_session(path)
+        await app.session.delete_session(path)
     except Exception as exc:  # noqa: BLE001 - said in the transcript; the picker comes back
         await app.say(f"Delete failed: {exc}", "error")
         return
