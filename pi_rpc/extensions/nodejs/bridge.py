@@ -350,6 +350,9 @@ class ScriptHost:
             if hasattr(value, "ui") and hasattr(value, "cwd"):  # a limited ctx (project_trust's)
                 refs = True
                 return self._loose_context_ref(value)
+            if isinstance(value, BaseException):  # onError's argument: an Error in Node
+                refs = True
+                return {"$pi": "error", "name": type(value).__name__, "message": str(value)}
             if isinstance(value, (set, frozenset, tuple)):
                 return list(value)
             if isinstance(value, bytes):
@@ -500,6 +503,8 @@ class ScriptHost:
             answer = await self.request(message, on_update)
             return answer.get("value")
 
+        # Node aborts the JavaScript execute's signal; its own result counts, as upstream's.
+        execute.settles_after_abort = True  # type: ignore[attr-defined]
         return execute
 
     def _command(self, ext_id: str, name: str) -> Callable[..., Any]:

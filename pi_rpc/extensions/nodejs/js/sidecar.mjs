@@ -96,7 +96,15 @@ function revive(key, value) {
 		return controller.signal;
 	}
 	if (value && typeof value === "object" && value.$pi === "ctx") return createContext(value);
+	if (value && typeof value === "object" && value.$pi === "error") return new Error(String(value.message));
 	return value;
+}
+
+// Aborts a signal Python handed over (its controller lives in `signals`).
+function abortRemote(signal) {
+	for (const controller of signals.values()) {
+		if (controller.signal === signal && !signal.aborted) controller.abort();
+	}
 }
 
 function writeAll(fd, text) {
@@ -601,15 +609,17 @@ async function handle(request) {
 			if (!tool) throw new Error("This tool's extension is no longer loaded");
 			const controller = new AbortController();
 			running.set(request.id, controller);
-			const external = request.signal;
-			if (external) {
-				if (external.aborted) controller.abort();
-				else external.addEventListener("abort", () => controller.abort(), { once: true });
+			// The run's signal itself, as upstream passes it (so it is ctx.signal too, and its
+			// listeners fire in the order they were added); a cancel aborts it from here.
+			const signal = request.signal ?? controller.signal;
+			if (request.signal) {
+				const external = signal;
+				controller.signal.addEventListener("abort", () => abortRemote(external), { once: true });
 			}
 			const onUpdate = (partial) => note("update", { id: request.id, partial });
 			try {
 				const ctx = request.ctx;
-				const value = await tool.definition.execute(request.toolCallId, request.params, controller.signal, onUpdate, ctx);
+				const value = await tool.definition.execute(request.toolCallId, request.params, signal, onUpdate, ctx);
 				return { value };
 			} finally {
 				running.delete(request.id);
