@@ -68,7 +68,10 @@ class ExtensionTool:
         self.constrained_sampling = definition.get("constrainedSampling")
         self.default_active = definition.get("defaultActive") is not False
         prepare = definition.get("prepareArguments")
-        self.prepare_arguments = prepare if callable(prepare) else None
+        # An async preparation (a TypeScript tool's) is awaited by the agent before validation.
+        awaited = callable(prepare) and inspect.iscoroutinefunction(prepare)
+        self.prepare_arguments = prepare if callable(prepare) and not awaited else None
+        self.prepare_arguments_async = prepare if awaited else None
 
     async def execute(
         self,

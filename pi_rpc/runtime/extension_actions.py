@@ -355,11 +355,16 @@ class ReplacedSessionContext:
         self._host.send_message(message, options)
 
     async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
+        """Prompts the new session; a run it starts is awaited to its end (upstream's
+        ``sendUserMessage`` awaits ``prompt``, which awaits the run)."""
         options = options or {}
-        await self._host.state.session.prompt(
+        session = self._host.state.session
+        disposition = await session.prompt(
             _text_and_images(content)[0],
             None,
             options.get("deliverAs"),
             source="extension",
             expand_templates=bool(options.get("expandPromptTemplates", False)),
         )
+        if disposition == "started":
+            await session.wait_for_settled()

@@ -1,5 +1,8 @@
 """Session control from a TypeScript extension, side by side with upstream pi 1.6 (issue 33 §3).
 
+``setup_prepare.ts``: ``ctx.newSession({ setup })`` writing to the new session's SessionManager
+(and a setup that throws), and a tool's ``prepareArguments`` folding a legacy argument shape.
+
 ``tests/fixtures/extensions/session_control.ts`` calls ``ctx.fork`` (before and at an entry),
 ``ctx.switchSession`` (to a remembered file and to a missing one), ``ctx.navigateTree`` (to an
 entry and to a missing one), ``ctx.waitForIdle`` (idle and during a run), ``ctx.compact`` with
@@ -111,12 +114,40 @@ CASES: dict[str, tuple[Any, list[dict[str, Any]]]] = {
 }
 
 
+SETUP_EXT = FIXTURES / "setup_prepare.ts"
+# name -> (model script, steps), run with setup_prepare.ts
+SETUP_CASES: dict[str, tuple[Any, list[dict[str, Any]]]] = {
+    "new-session-setup": (
+        [{"text": "kicked off"}],
+        [_command("c1", "/fresh-setup"), MESSAGES, STATE],
+    ),
+    "new-session-setup-throws": (
+        [],
+        [_command("c1", "/bad-setup"), MESSAGES, STATE],
+    ),
+    "prepare-arguments": (
+        [
+            {
+                "tool_calls": [
+                    {"name": "patch", "arguments": {"path": "a.txt", "oldText": "x", "newText": "y"}, "id": "c1"},
+                    {"name": "patch", "arguments": {"path": "b.txt", "edits": []}, "id": "c2"},
+                    {"name": "patch", "arguments": {"path": "c.txt", "oldText": 1}, "id": "c3"},
+                ]
+            },
+            {"text": "patched"},
+        ],
+        [_prompt("p1", "patch them"), MESSAGES],
+    ),
+}
+
+
 def _run(argv: list[str], case: str, root: Path) -> dict[str, Any]:
-    script, steps = CASES[case]
+    ext = SETUP_EXT if case in SETUP_CASES else EXT
+    script, steps = SETUP_CASES[case] if case in SETUP_CASES else CASES[case]
     settings = {"compaction": {"keepRecentTokens": 10}} if case == "compact-done" else None
-    run = drive(argv, root, script, steps, args=("-e", str(EXT)), settings=settings, env=node_modules_env())
+    run = drive(argv, root, script, steps, args=("-e", str(ext)), settings=settings, env=node_modules_env())
     assert run.returncode == 0, run.stderr
-    out = facts(run, EXT)
+    out = facts(run, ext)
     out["messages"] = [
         [(m.get("role"), m.get("customType"), m.get("content")) for m in r["data"]["messages"]]
         for r in run.records
@@ -138,7 +169,7 @@ def _compaction_facts(entry: Any) -> Any:
     return ["compaction", {key: entry[1].get(key) for key in keep}]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", sorted(CASES) + sorted(SETUP_CASES))
 def test_session_control_as_upstream(case: str, tmp_path: Path) -> None:
     ours = _run(OURS, case, tmp_path / "ours")
     theirs = _run(UPSTREAM, case, tmp_path / "upstream")

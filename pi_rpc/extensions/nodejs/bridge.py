@@ -41,6 +41,7 @@ from pi_rpc.extensions.events import ALL_EVENTS
 from pi_rpc.extensions.nodejs.locate import NodeUnavailable, ensure_modules, find_node
 from pi_rpc.extensions.nodejs.sidecar import SidecarError, SidecarGone, SidecarProcess
 from pi_rpc.extensions.types import Extension, LoadFailure
+from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.discovery import ExtensionSource
@@ -107,6 +108,32 @@ REGISTRY: dict[str, Callable[..., Any]] = {
     "getApiKeyForProvider": lambda r, provider: r.get_api_key(provider),
     "getApiKey": lambda r, model: r.get_api_key(str((model or {}).get("provider"))),
 }
+# What newSession's setup(sm) may call on the new session's SessionManager (upstream's names).
+SM_WRITABLE = frozenset(
+    (
+        "append_message",
+        "append_custom_entry",
+        "append_custom_message_entry",
+        "append_session_info",
+        "append_label_change",
+        "append_thinking_level_change",
+        "append_model_change",
+        "get_cwd",
+        "get_session_dir",
+        "get_session_id",
+        "get_session_file",
+        "get_session_name",
+        "get_header",
+        "get_entries",
+        "get_entry",
+        "get_branch",
+        "get_children",
+        "get_leaf_id",
+        "get_leaf_entry",
+        "get_label",
+        "get_tree",
+    )
+)
 MUTABLE_FIELDS = {
     "tool_call": "input",
     "before_agent_start": "systemPromptOptions",
@@ -164,6 +191,7 @@ class ScriptHost:
         self._signals: weakref.WeakValueDictionary[str, AbortSignal] = weakref.WeakValueDictionary()
         self._emitting_from_node: str | None = None  # the channel Node is emitting on
         self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
+        self._managers: dict[str, SessionManager] = {}  # newSession setup()'s managers, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
 
     def _id(self, prefix: str) -> str:
@@ -350,6 +378,9 @@ class ScriptHost:
             if hasattr(value, "ui") and hasattr(value, "cwd"):  # a limited ctx (project_trust's)
                 refs = True
                 return self._loose_context_ref(value)
+            if isinstance(value, SessionManager):  # newSession's setup(sm)
+                refs = True
+                return self._manager_ref(value)
             if isinstance(value, BaseException):  # onError's argument: an Error in Node
                 refs = True
                 return {"$pi": "error", "name": type(value).__name__, "message": str(value)}
@@ -439,6 +470,32 @@ class ScriptHost:
             pass
         return ref
 
+    def _manager_ref(self, manager: SessionManager) -> dict[str, Any]:
+        mid = self._id("m")
+        self._managers[mid] = manager
+        while len(self._managers) > 16:  # each serves one setup() call
+            self._managers.pop(next(iter(self._managers)))
+        return {"$pi": "sm", "id": mid}
+
+    def _manager_call(self, message: dict[str, Any]) -> Any:
+        """A method of the SessionManager handed to ``setup``: upstream's writers and getters
+        (``appendMessage``, ``appendCustomEntry``, ``getEntries`` ... ; ``getSessionFile``,
+        ``getCwd`` ... read the property of that name)."""
+        manager = self._managers.get(str(message.get("sm")))
+        if manager is None:
+            raise RuntimeError("This SessionManager is no longer available (setup has returned)")
+        name = str(message.get("name", ""))
+        args = list(message.get("args") or [])
+        method = snake(name)
+        if method not in SM_WRITABLE:
+            raise RuntimeError(f"sessionManager.{name} is not available in setup()")
+        value = getattr(manager, method, None)
+        if value is None and method.startswith("get_"):
+            return getattr(manager, method[4:])
+        if not callable(value):
+            raise RuntimeError(f"sessionManager.{name} is not available in setup()")
+        return value(*args)
+
     def _loose_context_ref(self, ctx: Any) -> dict[str, Any]:
         oid = self._id("o")
         self._loose[oid] = ctx
@@ -507,6 +564,15 @@ class ScriptHost:
         execute.settles_after_abort = True  # type: ignore[attr-defined]
         return execute
 
+    def _prepare(self, ext_id: str, name: str) -> Callable[..., Any]:
+        """The tool's JavaScript ``prepareArguments`` (awaited by the agent before validation)."""
+
+        async def prepare(args: Any) -> Any:
+            answer = await self.request({"op": "prepare", "ext": ext_id, "tool": name, "args": args})
+            return answer.get("value")
+
+        return prepare
+
     def _command(self, ext_id: str, name: str) -> Callable[..., Any]:
         async def handler(args: str, ctx: ExtensionContext) -> None:
             await self.request({"op": "cmd", "ext": ext_id, "cmd": name, "args": args, "ctx": ctx, "x": 1})
@@ -572,6 +638,8 @@ class ScriptHost:
             return call(registry, *args)
         if op == "lib":
             return _library(name, args)
+        if op == "smw":
+            return self._manager_call(message)
         raise RuntimeError(f"Unknown call: {op}")
 
     def _api(self, rec: ScriptExtension, op: str, args: list[Any]) -> Any:
@@ -593,7 +661,8 @@ class ScriptHost:
             return None
         if op == "registerTool":
             definition = dict(args[0])
-            definition.pop("hasPrepareArguments", None)
+            if definition.pop("hasPrepareArguments", None):
+                definition["prepareArguments"] = self._prepare(rec.ext_id, str(definition.get("name")))
             definition["execute"] = self._tool(rec.ext_id, str(definition.get("name")))
             api.register_tool(definition)
             return None

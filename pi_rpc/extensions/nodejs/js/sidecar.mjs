@@ -97,6 +97,7 @@ function revive(key, value) {
 	}
 	if (value && typeof value === "object" && value.$pi === "ctx") return createContext(value);
 	if (value && typeof value === "object" && value.$pi === "error") return new Error(String(value.message));
+	if (value && typeof value === "object" && value.$pi === "sm") return writableSessionManager(value.id);
 	return value;
 }
 
@@ -105,6 +106,19 @@ function abortRemote(signal) {
 	for (const controller of signals.values()) {
 		if (controller.signal === signal && !signal.aborted) controller.abort();
 	}
+}
+
+// newSession's setup(sm): the new session's SessionManager, read and written in Python.
+function writableSessionManager(id) {
+	return new Proxy(
+		{},
+		{
+			get(_target, key) {
+				if (typeof key !== "string" || key === "then") return undefined;
+				return (...args) => syncCall("smw", { sm: id, name: key, args });
+			},
+		},
+	);
 }
 
 function writeAll(fd, text) {
@@ -627,7 +641,7 @@ async function handle(request) {
 		}
 		case "prepare": {
 			const tool = tools.get(`${request.ext}:${request.tool}`);
-			return { value: tool ? tool.definition.prepareArguments(request.args) : request.args };
+			return { value: tool ? await tool.definition.prepareArguments(request.args) : request.args };
 		}
 		case "cmd": {
 			const command = commands.get(`${request.ext}:${request.cmd}`);
