@@ -2,6 +2,8 @@
 
 ``setup_prepare.ts``: ``ctx.newSession({ setup })`` writing to the new session's SessionManager
 (and a setup that throws), and a tool's ``prepareArguments`` folding a legacy argument shape.
+``echo_provider.ts``: a provider whose ``streamSimple`` is JavaScript (text, a tool call, an error
+event, a throw); its events reach the agent loop and the wire as upstream's do.
 
 ``tests/fixtures/extensions/session_control.ts`` calls ``ctx.fork`` (before and at an entry),
 ``ctx.switchSession`` (to a remembered file and to a missing one), ``ctx.navigateTree`` (to an
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from .ext_upstream import OURS, UPSTREAM, UPSTREAM_AVAILABLE, drive
-from .test_ext_typescript import FIXTURES, facts
+from .test_ext_typescript import FIXTURES, _norm, facts
 from .ts_support import node_available, node_modules_env
 
 pytestmark = [
@@ -141,7 +143,24 @@ SETUP_CASES: dict[str, tuple[Any, list[dict[str, Any]]]] = {
 }
 
 
+PROVIDER_EXT = FIXTURES / "echo_provider.ts"
+# name -> steps, run with echo_provider.ts and its model (the scripted model is never asked)
+PROVIDER_CASES: dict[str, list[dict[str, Any]]] = {
+    "stream-simple": [
+        {"cmd": {"id": "sm", "type": "set_model", "provider": "echo-ai", "modelId": "echo-1"}},
+        _prompt("p1", "hello"),
+        _prompt("p2", "use the tool"),
+        _prompt("p3", "fail"),
+        _prompt("p4", "throw"),
+        MESSAGES,
+        STATE,
+    ],
+}
+
+
 def _run(argv: list[str], case: str, root: Path) -> dict[str, Any]:
+    if case in PROVIDER_CASES:
+        return _run_provider(argv, case, root)
     ext = SETUP_EXT if case in SETUP_CASES else EXT
     script, steps = SETUP_CASES[case] if case in SETUP_CASES else CASES[case]
     settings = {"compaction": {"keepRecentTokens": 10}} if case == "compact-done" else None
@@ -162,6 +181,33 @@ def _run(argv: list[str], case: str, root: Path) -> dict[str, Any]:
     return out
 
 
+def _run_provider(argv: list[str], case: str, root: Path) -> dict[str, Any]:
+    args = ("-e", str(PROVIDER_EXT))
+    run = drive(argv, root, [], PROVIDER_CASES[case], args=args, env=node_modules_env())
+    assert run.returncode == 0, run.stderr
+    assert not run.bodies  # every answer came from the extension's provider
+    out = facts(run, PROVIDER_EXT)
+    out["assistant"] = _norm(
+        [
+            {
+                key: r["message"].get(key)
+                for key in ("content", "stopReason", "errorMessage", "provider", "model", "api")
+            }
+            for r in run.of("message_end")
+            if r["message"].get("role") == "assistant"
+        ]
+    )
+    out["deltas"] = [
+        r["assistantMessageEvent"].get("delta")
+        for r in run.of("message_update")
+        if r.get("assistantMessageEvent", {}).get("type") == "text_delta"
+    ]
+    out["model"] = [
+        (r["data"]["model"] or {}).get("id") for r in run.records if r.get("command") == "get_state" and r.get("data")
+    ]
+    return out
+
+
 def _compaction_facts(entry: Any) -> Any:
     if entry[0] != "compaction":
         return entry
@@ -169,7 +215,7 @@ def _compaction_facts(entry: Any) -> Any:
     return ["compaction", {key: entry[1].get(key) for key in keep}]
 
 
-@pytest.mark.parametrize("case", sorted(CASES) + sorted(SETUP_CASES))
+@pytest.mark.parametrize("case", sorted(CASES) + sorted(SETUP_CASES) + sorted(PROVIDER_CASES))
 def test_session_control_as_upstream(case: str, tmp_path: Path) -> None:
     ours = _run(OURS, case, tmp_path / "ours")
     theirs = _run(UPSTREAM, case, tmp_path / "upstream")

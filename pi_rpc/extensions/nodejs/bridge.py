@@ -30,7 +30,8 @@ import json
 import re
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from importlib import import_module
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -573,6 +574,58 @@ class ScriptHost:
 
         return prepare
 
+    def _stream(self, ext_id: str, api_name: str) -> Callable[..., Any]:
+        """The provider function for ``api_name``: the extension's JavaScript ``streamSimple``
+        runs in Node and its events come back as they are produced (``ai.stream`` ends the
+        stream properly if Node fails or the events stop without a terminal one)."""
+
+        async def provider(model: Any, context: Any, options: Any) -> AsyncGenerator[Any, None]:
+            events: asyncio.Queue[Any] = asyncio.Queue()
+            end = object()
+            message: dict[str, Any] = {
+                "op": "stream",
+                "ext": ext_id,
+                "api": api_name,
+                "model": model,
+                "context": {
+                    "systemPrompt": context.system_prompt,
+                    "messages": context.messages,
+                    "tools": context.tools,
+                },
+                "options": {
+                    key: value
+                    for key, value in {
+                        "apiKey": options.api_key,
+                        "reasoning": options.reasoning,
+                        "maxTokens": options.max_tokens,
+                        "temperature": options.temperature,
+                        "sessionId": options.session_id,
+                        "headers": options.headers or None,
+                    }.items()
+                    if value is not None
+                },
+                "x": 1,
+            }
+            if options.signal is not None:
+                message["signal"] = options.signal
+
+            async def run() -> None:
+                try:
+                    await self.request(message, events.put_nowait)
+                finally:
+                    events.put_nowait(end)
+
+            task = asyncio.ensure_future(run())
+            try:
+                while (event := await events.get()) is not end:
+                    yield event
+                await task  # Node's failure (a throwing streamSimple) raises here
+            finally:
+                if not task.done():
+                    task.cancel()
+
+        return provider
+
     def _command(self, ext_id: str, name: str) -> Callable[..., Any]:
         async def handler(args: str, ctx: ExtensionContext) -> None:
             await self.request({"op": "cmd", "ext": ext_id, "cmd": name, "args": args, "ctx": ctx, "x": 1})
@@ -695,6 +748,13 @@ class ScriptHost:
                 api.events.emit(channel, args[1] if len(args) > 1 else None)
             finally:
                 self._emitting_from_node = outer
+            return None
+        if op == "registerProvider" and len(args) > 1 and isinstance(args[1], dict) and args[1].get("hasStreamSimple"):
+            config = dict(args[1])
+            del config["hasStreamSimple"]
+            api.register_provider(str(args[0]), config)
+            register_stream = import_module("pi_rpc.ai.stream").register_provider
+            register_stream(str(config["api"]), self._stream(rec.ext_id, str(config["api"])))
             return None
         method = API_METHODS.get(op)
         if method is None:
