@@ -16,7 +16,6 @@ Steering never skips a call in 1.6: queued messages wait for the batch to finish
 from __future__ import annotations
 
 import copy
-
 import inspect
 import math
 import time

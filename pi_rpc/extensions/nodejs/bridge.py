@@ -31,7 +31,6 @@ import re
 import sys
 import weakref
 from collections.abc import AsyncGenerator, Callable
-from importlib import import_module
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -753,7 +752,8 @@ class ScriptHost:
             config = dict(args[1])
             del config["hasStreamSimple"]
             api.register_provider(str(args[0]), config)
-            register_stream = import_module("pi_rpc.ai.stream").register_provider
+            from pi_rpc.ai.stream import register_provider as register_stream
+
             register_stream(str(config["api"]), self._stream(rec.ext_id, str(config["api"])))
             return None
         method = API_METHODS.get(op)
