@@ -35,6 +35,8 @@ ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
 class Lifecycle(Protocol):
     """What ``ctx.reload()`` needs of the extensions' lifecycle (``SessionExtensions``)."""
 
+    sources: list[Any]
+
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
     async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
 
@@ -336,6 +338,9 @@ class ExtensionActions:
         if s.is_compacting:
             raise RuntimeCommandError(ERR_RELOAD_COMPACTING)
         await self.lifecycle.shutdown("reload")
+        sources = await s.rediscover_extensions()
+        if sources is not None:
+            self.lifecycle.sources = sources
         s.reload_resources()
         await self.lifecycle.recreate("reload", None, fresh=True)
 
