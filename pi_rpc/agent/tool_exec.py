@@ -15,6 +15,7 @@ Steering never skips a call in 1.6: queued messages wait for the batch to finish
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 import time
@@ -122,8 +123,14 @@ async def prepare_tool_call(
     try:
         if tool_call.get("argumentsError"):
             raise ValueError(f'Invalid arguments for tool "{tool_call.get("name")}": {tool_call["argumentsError"]}')
+        raw = tool_call.get("arguments") or {}
+        prepare_async = getattr(tool, "prepare_arguments_async", None)
+        if prepare_async is not None:
+            # A preparation that needs the event loop (a TypeScript tool's, run in Node)
+            # happens here; the validator then validates what it returned.
+            raw = await prepare_async(copy.deepcopy(raw))
         # The validator owns argument preparation (``tool.prepare_arguments``) and coercion.
-        args = config.validate_args(tool, tool_call.get("arguments") or {})
+        args = config.validate_args(tool, raw)
         if config.before_tool_call is not None:
             # Not cancelled by an abort (upstream): the hook finishes (a dialog it awaits with
             # the run's signal resolves with its default), then the call ends as aborted.

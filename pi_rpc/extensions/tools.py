@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from pi_rpc.extensions.types import RegisteredTool
 
 OPERATION_ABORTED = "Operation aborted"
+#: How long a tool that settles by itself after an abort is waited for before the call ends
+#: as aborted (upstream waits without bound; a hung Node tool must not hang the run).
+ABORT_SETTLE_SECONDS = 5.0
 
 
 def normalize_prompt_snippet(text: Any) -> str:
@@ -65,7 +68,10 @@ class ExtensionTool:
         self.constrained_sampling = definition.get("constrainedSampling")
         self.default_active = definition.get("defaultActive") is not False
         prepare = definition.get("prepareArguments")
-        self.prepare_arguments = prepare if callable(prepare) else None
+        # An async preparation (a TypeScript tool's) is awaited by the agent before validation.
+        awaited = callable(prepare) and inspect.iscoroutinefunction(prepare)
+        self.prepare_arguments = prepare if callable(prepare) and not awaited else None
+        self.prepare_arguments_async = prepare if awaited else None
 
     async def execute(
         self,
@@ -81,6 +87,8 @@ class ExtensionTool:
         result: Any = _CANCELLED  # stays so when an abort cancels the call
         if signal is None:
             result = await _call(execute, tool_call_id, args, signal, on_update, ctx)
+        elif getattr(execute, "settles_after_abort", False):
+            result = await _settle(_call(execute, tool_call_id, args, signal, on_update, ctx), signal)
         else:
             with signal.scope():
                 result = await _call(execute, tool_call_id, args, signal, on_update, ctx)
@@ -98,6 +106,28 @@ class ExtensionTool:
 
 
 _CANCELLED = object()
+
+
+async def _settle(call: Any, signal: AbortSignal) -> Any:
+    """``call``'s result; after an abort it gets ``ABORT_SETTLE_SECONDS`` more, then is cancelled."""
+    import anyio
+
+    result: Any = _CANCELLED
+    async with anyio.create_task_group() as tg:
+
+        async def run() -> None:
+            nonlocal result
+            result = await call
+            tg.cancel_scope.cancel()
+
+        async def deadline() -> None:
+            await signal.wait()
+            await anyio.sleep(ABORT_SETTLE_SECONDS)
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(run)
+        tg.start_soon(deadline)
+    return result
 
 
 async def _call(execute: Callable[..., Any], *args: Any) -> Any:

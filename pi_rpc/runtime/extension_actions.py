@@ -35,6 +35,8 @@ ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
 class Lifecycle(Protocol):
     """What ``ctx.reload()`` needs of the extensions' lifecycle (``SessionExtensions``)."""
 
+    sources: list[Any]
+
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
     async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
 
@@ -336,6 +338,9 @@ class ExtensionActions:
         if s.is_compacting:
             raise RuntimeCommandError(ERR_RELOAD_COMPACTING)
         await self.lifecycle.shutdown("reload")
+        sources = await s.rediscover_extensions()
+        if sources is not None:
+            self.lifecycle.sources = sources
         s.reload_resources()
         await self.lifecycle.recreate("reload", None, fresh=True)
 
@@ -355,11 +360,16 @@ class ReplacedSessionContext:
         self._host.send_message(message, options)
 
     async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
+        """Prompts the new session; a run it starts is awaited to its end (upstream's
+        ``sendUserMessage`` awaits ``prompt``, which awaits the run)."""
         options = options or {}
-        await self._host.state.session.prompt(
+        session = self._host.state.session
+        disposition = await session.prompt(
             _text_and_images(content)[0],
             None,
             options.get("deliverAs"),
             source="extension",
             expand_templates=bool(options.get("expandPromptTemplates", False)),
         )
+        if disposition == "started":
+            await session.wait_for_settled()

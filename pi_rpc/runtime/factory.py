@@ -6,6 +6,7 @@ resource flags. Fatal startup problems raise ``StartupError`` (``pi_rpc.errors``
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -310,7 +311,24 @@ def build_runtime_options(
         run_limits=args.run_limits(),
         host_tool_timeout_s=args.host_tool_timeout,
         package_resources=configured_packages(args, cwd=session_cwd, agent_dir=agent_dir, settings=settings),
+        rediscover=_rediscovery(args, cwd, session_cwd, agent_dir, approve, bool(mcp_servers)),
     )
+
+
+def _rediscovery(
+    args: CliArgs, cli_base: str, cwd: str, agent_dir: Path, approve: bool | None, mcp_registered: bool
+) -> Callable[[], tuple[list[Any], Any]]:
+    """A reload's discovery: the settings read again, so a package or extension added to
+    ``settings.json`` (or its folders) since startup loads, a removed one no longer does."""
+
+    def rediscover() -> tuple[list[Any], Any]:
+        settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=approve)
+        sources, _mcp_command = discover_extensions(
+            args, cwd=cwd, cli_base=cli_base, agent_dir=agent_dir, settings=settings, mcp_registered=mcp_registered
+        )
+        return sources, configured_packages(args, cwd=cwd, agent_dir=agent_dir, settings=settings)
+
+    return rediscover
 
 
 def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:

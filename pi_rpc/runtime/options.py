@@ -8,6 +8,7 @@ which session backend ``--session-store``/``--session-db`` and the ``sessionStor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -162,3 +163,6 @@ class RuntimeOptions:
     # The configured and ``-e`` packages' resources (pi_rpc.packages.PackageResources): their
     # skills, prompt templates and themes load with the session's own; None: no packages.
     package_resources: Any = None
+    # What a reload (``ctx.reload()``) finds again from the files as they are now: the
+    # extension sources and the package resources (``runtime.factory``); None: the startup ones.
+    rediscover: Callable[[], tuple[list[Any], Any]] | None = None

@@ -1018,6 +1018,17 @@ class AgentSession:
         )
         self.reload_resources()
 
+    async def rediscover_extensions(self) -> list[Any] | None:
+        """Before a reload: the settings' packages and extensions discovered again (a package
+        added to ``settings.json`` since startup is installed if missing and loads; its skills,
+        prompts and themes too). Returns the extension sources, None without a rediscovery."""
+        rediscover = self.options.rediscover
+        if rediscover is None:
+            return None
+        sources, packages = await anyio.to_thread.run_sync(rediscover)
+        self.options = replace(self.options, extension_sources=list(sources), package_resources=packages)
+        return list(sources)
+
     def reload_resources(self) -> None:
         """Load skills, templates, context files and prompts again (``ctx.reload()``)."""
         self.resources = ResourcesState(self.options, get_model=lambda: self.agent.model)

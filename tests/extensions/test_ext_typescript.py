@@ -32,8 +32,16 @@ _TIME = re.compile(r"\b\d{10,13}\b")
 
 
 def _norm(value: Any) -> Any:
-    text = json.dumps(value, sort_keys=True)
-    return json.loads(_TIME.sub("T", _ID.sub("ID", text)))
+    """Ids and times masked inside strings, times (epoch numbers) replaced; JSON-shaped."""
+    if isinstance(value, str):
+        return _TIME.sub("T", _ID.sub("ID", value))
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return "T" if 10 <= len(str(abs(value))) <= 13 else value
+    if isinstance(value, dict):
+        return {str(_norm(k)): _norm(v) for k, v in sorted(value.items())}
+    return [_norm(item) for item in value]
 
 
 def _entries(run: Run) -> list[Any]:

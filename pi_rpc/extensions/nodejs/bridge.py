@@ -30,7 +30,7 @@ import json
 import re
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -41,6 +41,7 @@ from pi_rpc.extensions.events import ALL_EVENTS
 from pi_rpc.extensions.nodejs.locate import NodeUnavailable, ensure_modules, find_node
 from pi_rpc.extensions.nodejs.sidecar import SidecarError, SidecarGone, SidecarProcess
 from pi_rpc.extensions.types import Extension, LoadFailure
+from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.extensions.discovery import ExtensionSource
@@ -107,6 +108,32 @@ REGISTRY: dict[str, Callable[..., Any]] = {
     "getApiKeyForProvider": lambda r, provider: r.get_api_key(provider),
     "getApiKey": lambda r, model: r.get_api_key(str((model or {}).get("provider"))),
 }
+# What newSession's setup(sm) may call on the new session's SessionManager (upstream's names).
+SM_WRITABLE = frozenset(
+    (
+        "append_message",
+        "append_custom_entry",
+        "append_custom_message_entry",
+        "append_session_info",
+        "append_label_change",
+        "append_thinking_level_change",
+        "append_model_change",
+        "get_cwd",
+        "get_session_dir",
+        "get_session_id",
+        "get_session_file",
+        "get_session_name",
+        "get_header",
+        "get_entries",
+        "get_entry",
+        "get_branch",
+        "get_children",
+        "get_leaf_id",
+        "get_leaf_entry",
+        "get_label",
+        "get_tree",
+    )
+)
 MUTABLE_FIELDS = {
     "tool_call": "input",
     "before_agent_start": "systemPromptOptions",
@@ -164,6 +191,7 @@ class ScriptHost:
         self._signals: weakref.WeakValueDictionary[str, AbortSignal] = weakref.WeakValueDictionary()
         self._emitting_from_node: str | None = None  # the channel Node is emitting on
         self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
+        self._managers: dict[str, SessionManager] = {}  # newSession setup()'s managers, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
 
     def _id(self, prefix: str) -> str:
@@ -350,6 +378,12 @@ class ScriptHost:
             if hasattr(value, "ui") and hasattr(value, "cwd"):  # a limited ctx (project_trust's)
                 refs = True
                 return self._loose_context_ref(value)
+            if isinstance(value, SessionManager):  # newSession's setup(sm)
+                refs = True
+                return self._manager_ref(value)
+            if isinstance(value, BaseException):  # onError's argument: an Error in Node
+                refs = True
+                return {"$pi": "error", "name": type(value).__name__, "message": str(value)}
             if isinstance(value, (set, frozenset, tuple)):
                 return list(value)
             if isinstance(value, bytes):
@@ -436,6 +470,32 @@ class ScriptHost:
             pass
         return ref
 
+    def _manager_ref(self, manager: SessionManager) -> dict[str, Any]:
+        mid = self._id("m")
+        self._managers[mid] = manager
+        while len(self._managers) > 16:  # each serves one setup() call
+            self._managers.pop(next(iter(self._managers)))
+        return {"$pi": "sm", "id": mid}
+
+    def _manager_call(self, message: dict[str, Any]) -> Any:
+        """A method of the SessionManager handed to ``setup``: upstream's writers and getters
+        (``appendMessage``, ``appendCustomEntry``, ``getEntries`` ... ; ``getSessionFile``,
+        ``getCwd`` ... read the property of that name)."""
+        manager = self._managers.get(str(message.get("sm")))
+        if manager is None:
+            raise RuntimeError("This SessionManager is no longer available (setup has returned)")
+        name = str(message.get("name", ""))
+        args = list(message.get("args") or [])
+        method = snake(name)
+        if method not in SM_WRITABLE:
+            raise RuntimeError(f"sessionManager.{name} is not available in setup()")
+        value = getattr(manager, method, None)
+        if value is None and method.startswith("get_"):
+            return getattr(manager, method[4:])
+        if not callable(value):
+            raise RuntimeError(f"sessionManager.{name} is not available in setup()")
+        return value(*args)
+
     def _loose_context_ref(self, ctx: Any) -> dict[str, Any]:
         oid = self._id("o")
         self._loose[oid] = ctx
@@ -500,7 +560,70 @@ class ScriptHost:
             answer = await self.request(message, on_update)
             return answer.get("value")
 
+        # Node aborts the JavaScript execute's signal; its own result counts, as upstream's.
+        execute.settles_after_abort = True  # type: ignore[attr-defined]
         return execute
+
+    def _prepare(self, ext_id: str, name: str) -> Callable[..., Any]:
+        """The tool's JavaScript ``prepareArguments`` (awaited by the agent before validation)."""
+
+        async def prepare(args: Any) -> Any:
+            answer = await self.request({"op": "prepare", "ext": ext_id, "tool": name, "args": args})
+            return answer.get("value")
+
+        return prepare
+
+    def _stream(self, ext_id: str, api_name: str) -> Callable[..., Any]:
+        """The provider function for ``api_name``: the extension's JavaScript ``streamSimple``
+        runs in Node and its events come back as they are produced (``ai.stream`` ends the
+        stream properly if Node fails or the events stop without a terminal one)."""
+
+        async def provider(model: Any, context: Any, options: Any) -> AsyncGenerator[Any, None]:
+            events: asyncio.Queue[Any] = asyncio.Queue()
+            end = object()
+            message: dict[str, Any] = {
+                "op": "stream",
+                "ext": ext_id,
+                "api": api_name,
+                "model": model,
+                "context": {
+                    "systemPrompt": context.system_prompt,
+                    "messages": context.messages,
+                    "tools": context.tools,
+                },
+                "options": {
+                    key: value
+                    for key, value in {
+                        "apiKey": options.api_key,
+                        "reasoning": options.reasoning,
+                        "maxTokens": options.max_tokens,
+                        "temperature": options.temperature,
+                        "sessionId": options.session_id,
+                        "headers": options.headers or None,
+                    }.items()
+                    if value is not None
+                },
+                "x": 1,
+            }
+            if options.signal is not None:
+                message["signal"] = options.signal
+
+            async def run() -> None:
+                try:
+                    await self.request(message, events.put_nowait)
+                finally:
+                    events.put_nowait(end)
+
+            task = asyncio.ensure_future(run())
+            try:
+                while (event := await events.get()) is not end:
+                    yield event
+                await task  # Node's failure (a throwing streamSimple) raises here
+            finally:
+                if not task.done():
+                    task.cancel()
+
+        return provider
 
     def _command(self, ext_id: str, name: str) -> Callable[..., Any]:
         async def handler(args: str, ctx: ExtensionContext) -> None:
@@ -567,6 +690,8 @@ class ScriptHost:
             return call(registry, *args)
         if op == "lib":
             return _library(name, args)
+        if op == "smw":
+            return self._manager_call(message)
         raise RuntimeError(f"Unknown call: {op}")
 
     def _api(self, rec: ScriptExtension, op: str, args: list[Any]) -> Any:
@@ -588,7 +713,8 @@ class ScriptHost:
             return None
         if op == "registerTool":
             definition = dict(args[0])
-            definition.pop("hasPrepareArguments", None)
+            if definition.pop("hasPrepareArguments", None):
+                definition["prepareArguments"] = self._prepare(rec.ext_id, str(definition.get("name")))
             definition["execute"] = self._tool(rec.ext_id, str(definition.get("name")))
             api.register_tool(definition)
             return None
@@ -621,6 +747,14 @@ class ScriptHost:
                 api.events.emit(channel, args[1] if len(args) > 1 else None)
             finally:
                 self._emitting_from_node = outer
+            return None
+        if op == "registerProvider" and len(args) > 1 and isinstance(args[1], dict) and args[1].get("hasStreamSimple"):
+            config = dict(args[1])
+            del config["hasStreamSimple"]
+            api.register_provider(str(args[0]), config)
+            from pi_rpc.ai.stream import register_provider as register_stream
+
+            register_stream(str(config["api"]), self._stream(rec.ext_id, str(config["api"])))
             return None
         method = API_METHODS.get(op)
         if method is None:

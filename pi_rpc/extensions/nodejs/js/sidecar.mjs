@@ -5,7 +5,7 @@
 // runtime, and runs their handlers, tools and commands when Python asks. The JSON protocol it
 // speaks is documented in protocol/README.md ("TypeScript extension sidecar"); in short:
 //
-//   Python -> Node (stdin)  {t:"req", id, op, ...}        requests (load, call, tool, cmd, bus, fn, ping)
+//   Python -> Node (stdin)  {t:"req", id, op, ...}        requests (load, call, tool, prepare, stream, cmd, bus, fn, ping)
 //                           {t:"res", id, value|error}     answers to Node's async requests
 //                           {t:"abort", sid} {t:"cancel", id} {t:"invalidate", gen, message}
 //   Node -> Python (OUT_FD) {t:"hello", protocol, node}    once, at start
@@ -96,7 +96,29 @@ function revive(key, value) {
 		return controller.signal;
 	}
 	if (value && typeof value === "object" && value.$pi === "ctx") return createContext(value);
+	if (value && typeof value === "object" && value.$pi === "error") return new Error(String(value.message));
+	if (value && typeof value === "object" && value.$pi === "sm") return writableSessionManager(value.id);
 	return value;
+}
+
+// Aborts a signal Python handed over (its controller lives in `signals`).
+function abortRemote(signal) {
+	for (const controller of signals.values()) {
+		if (controller.signal === signal && !signal.aborted) controller.abort();
+	}
+}
+
+// newSession's setup(sm): the new session's SessionManager, read and written in Python.
+function writableSessionManager(id) {
+	return new Proxy(
+		{},
+		{
+			get(_target, key) {
+				if (typeof key !== "string" || key === "then") return undefined;
+				return (...args) => syncCall("smw", { sm: id, name: key, args });
+			},
+		},
+	);
 }
 
 function writeAll(fd, text) {
@@ -171,6 +193,7 @@ const handlers = new Map(); // handler id -> {fn, ext}
 const tools = new Map(); // tool id -> {definition, ext}
 const commands = new Map(); // command id -> {options, ext}
 const busHandlers = new Map(); // subscription id -> {fn, ext, channel}
+const streams = new Map(); // `${ext id}:${api}` -> {fn, ext} (registerProvider's streamSimple)
 
 function generation(gen) {
 	let entry = generations.get(gen);
@@ -290,12 +313,20 @@ function createAPI(ext) {
 				);
 			}
 			if (!config) throw new Error("Provider config is required when registering by name");
+			let plain = config;
 			if (typeof config.streamSimple === "function") {
-				throw new Error(
-					`Provider "${providerOrName}": a JavaScript streamSimple implementation is not supported by pi_rpc (use a built-in api such as "openai-completions")`,
-				);
+				if (!config.api) throw new Error(`Provider ${providerOrName}: "api" is required when registering streamSimple.`);
+				// Python's agent loop calls it through the "stream" request; events flow back as notes.
+				streams.set(`${ext.id}:${config.api}`, { fn: config.streamSimple, ext });
+				plain = { ...config, streamSimple: undefined, hasStreamSimple: true };
 			}
-			api("registerProvider", [providerOrName, config]);
+			if (plain.oauth !== undefined) {
+				writeErr(
+					`Warning: provider "${providerOrName}" (${ext.path}): an extension's OAuth login is not supported by pi_rpc; the provider is registered without it (use an API key)\n`,
+				);
+				plain = { ...plain, oauth: undefined };
+			}
+			api("registerProvider", [providerOrName, plain]);
 		},
 		registerVirtualModel() {
 			assertActive();
@@ -572,7 +603,7 @@ async function load(request) {
 }
 
 function forgetExtension(extId) {
-	for (const map of [handlers, tools, commands, busHandlers]) {
+	for (const map of [handlers, tools, commands, busHandlers, streams]) {
 		for (const [id, entry] of map) if (entry.ext.id === extId) map.delete(id);
 	}
 }
@@ -601,15 +632,17 @@ async function handle(request) {
 			if (!tool) throw new Error("This tool's extension is no longer loaded");
 			const controller = new AbortController();
 			running.set(request.id, controller);
-			const external = request.signal;
-			if (external) {
-				if (external.aborted) controller.abort();
-				else external.addEventListener("abort", () => controller.abort(), { once: true });
+			// The run's signal itself, as upstream passes it (so it is ctx.signal too, and its
+			// listeners fire in the order they were added); a cancel aborts it from here.
+			const signal = request.signal ?? controller.signal;
+			if (request.signal) {
+				const external = signal;
+				controller.signal.addEventListener("abort", () => abortRemote(external), { once: true });
 			}
 			const onUpdate = (partial) => note("update", { id: request.id, partial });
 			try {
 				const ctx = request.ctx;
-				const value = await tool.definition.execute(request.toolCallId, request.params, controller.signal, onUpdate, ctx);
+				const value = await tool.definition.execute(request.toolCallId, request.params, signal, onUpdate, ctx);
 				return { value };
 			} finally {
 				running.delete(request.id);
@@ -617,7 +650,16 @@ async function handle(request) {
 		}
 		case "prepare": {
 			const tool = tools.get(`${request.ext}:${request.tool}`);
-			return { value: tool ? tool.definition.prepareArguments(request.args) : request.args };
+			return { value: tool ? await tool.definition.prepareArguments(request.args) : request.args };
+		}
+		case "stream": {
+			const entry = streams.get(`${request.ext}:${request.api}`);
+			if (!entry) throw new Error(`No API provider registered for api: ${request.api}`);
+			const options = { ...(request.options ?? {}) };
+			if (request.signal) options.signal = request.signal;
+			const events = await entry.fn(request.model, request.context, options);
+			for await (const event of events) note("update", { id: request.id, partial: event });
+			return { value: null };
 		}
 		case "cmd": {
 			const command = commands.get(`${request.ext}:${request.cmd}`);
