@@ -214,8 +214,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["AI_AGENT"] = "pi"
 
     mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
-    if args.listen and mode != "rpc":
-        _err("Error: --listen needs --mode rpc (the interactive mode's --listen is not available yet)")
+    if args.listen and mode not in ("rpc", "interactive"):
+        _err("Error: --listen needs --mode rpc or the interactive mode")
+        return 1
+    if args.listen and mode == "interactive" and (args.stdio or args.exit_when_idle is not None):
+        # (stdin is the terminal's; the process ends when the person quits)
+        _err("Error: --stdio and --exit-when-idle go with --mode rpc --listen, not the interactive mode")
         return 1
     if mode == "rpc":
         if args.file_args:
