@@ -85,7 +85,8 @@ Process:
   --output-schema <file.json>    -p/JSON: the final answer must be JSON valid against this schema
   --host-tool-timeout <seconds>  RPC: how long a client tool call may take (default 600)
   --listen <address>             RPC for clients that come and go: unix:<path>, tcp:<host>:<port>,
-                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio)
+                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio;
+                                 in the interactive mode: the session on screen is served)
   --listen-token-file <path>     Token for TCP/WebSocket clients (default <agentDir>/listen-token)
   --allow-origin <origin>        A WebSocket Origin that may connect (repeatable)
   --exit-when-idle <seconds>     --listen: exit 0 after that long with no connection and no run
