@@ -1,0 +1,113 @@
+"""``RemoteSession`` (pi_rpc/modes/attach): the interactive app (``PiApp``, Textual's pilot)
+driving a session held by a real ``pi --mode rpc --listen`` subprocess: a prompt typed in the
+app runs in the server, another client's prompt shows in the app, Esc aborts the server's run,
+``!cmd`` streams its output, ``/name`` names the server's session, what has no remote
+counterpart says so, and quitting the app leaves the server running."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.support.listen_client import Conn, address_of, start_listening
+
+from .interactive_support import type_and_enter, until
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+SLOW = {"match": "start", "text": "x" * 600, "delayMs": 20, "chunkChars": 1}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def attached_app(address: str, agent_dir: Path, cwd: Path, handle: str = "default") -> AsyncIterator[Any]:
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.attach.connection import Connection
+    from pi_rpc.modes.attach.remote_session import RemoteOptions, RemoteSession
+    from pi_rpc.modes.interactive.app import PiApp
+
+    connection = await Connection.open(address)
+    settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
+    remote = RemoteSession(connection, handle, RemoteOptions(agent_dir, str(cwd)), settings)
+    async with anyio.create_task_group() as tg:
+        await remote.start(tg)
+        app = PiApp(remote)  # type: ignore[arg-type]
+        async with app.run_test(size=(100, 30)) as pilot:
+            yield app, pilot, remote
+        await remote.shutdown()
+        tg.cancel_scope.cancel()
+
+
+def _texts(app: Any, kind: str) -> list[str]:
+    from pi_rpc.modes.interactive import transcript
+
+    return [w.text for w in app.query(getattr(transcript, kind))]
+
+
+async def test_the_app_drives_a_served_session(isolated_env, tmp_path):
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"], script=[SLOW] * 2)
+    address = address_of(info, "unix")
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            assert "faux-1" in str(app.areas["footer"].render())
+            # Typed in the app: runs in the server, the answer streams back into the transcript.
+            await type_and_enter(pilot, "hello remote")
+            await until(pilot, lambda: "You said: hello remote" in _texts(app, "AssistantText"), timeout=30)
+            editor = Conn(address)
+            messages = editor.cmd("get_messages")["data"]["messages"]
+            assert [m["role"] for m in messages if m["role"] != "system"] == ["user", "assistant"]
+
+            # Another client's prompt shows in the app as if typed there.
+            editor.cmd("prompt", message="from the editor")
+            await until(pilot, lambda: "from the editor" in _texts(app, "UserMessage"), timeout=30)
+            await until(pilot, lambda: "You said: from the editor" in _texts(app, "AssistantText"), timeout=30)
+
+            # Esc aborts the server's run.
+            await until(pilot, lambda: not remote.is_streaming, timeout=30)
+            await type_and_enter(pilot, "start slow")
+            await until(pilot, lambda: remote.is_streaming, timeout=30)
+            await pilot.pause(0.3)
+            await pilot.press("escape")
+            await until(pilot, lambda: not remote.is_streaming, timeout=30)
+            last = editor.cmd("get_messages")["data"]["messages"][-1]
+            assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+
+            # !cmd runs in the server's session, its output streamed into the call.
+            from pi_rpc.modes.interactive.transcript import ToolCall
+
+            await type_and_enter(pilot, "!echo from-the-server-shell")
+            await until(pilot, lambda: any(c.done for c in app.query(ToolCall)), timeout=30)
+            (call,) = app.query(ToolCall)
+            assert "from-the-server-shell" in call.output and not call.is_error
+
+            # /name names the server's session (and the footer shows it).
+            await type_and_enter(pilot, "/name remote work")
+            await until(pilot, lambda: editor.cmd("get_state")["data"].get("sessionName") == "remote work")
+            await until(pilot, lambda: "remote work" in str(app.areas["footer"].render()))
+
+            # A command with no remote counterpart yet says so instead of failing silently.
+            await type_and_enter(pilot, "/tree")
+            await until(pilot, lambda: any("not available over `pi attach`" in n.text for n in _notices(app)))
+        # Quitting the app leaves the server and its session running.
+        assert p.popen.poll() is None
+        state = Conn(address).cmd("get_state")["data"]
+        assert state["sessionName"] == "remote work" and state["isStreaming"] is False
+    finally:
+        p.kill()
+
+
+def _notices(app: Any) -> list[Any]:
+    from pi_rpc.modes.interactive import transcript
+
+    kind = getattr(transcript, "Notice", None)
+    return list(app.query(kind)) if kind is not None else []
