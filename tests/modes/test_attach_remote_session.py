@@ -95,13 +95,29 @@ async def test_the_app_drives_a_served_session(isolated_env, tmp_path):
             await until(pilot, lambda: editor.cmd("get_state")["data"].get("sessionName") == "remote work")
             await until(pilot, lambda: "remote work" in str(app.areas["footer"].render()))
 
+            # /model and /thinking change the server's session; the footer follows.
+            await type_and_enter(pilot, "/model faux/faux-reasoner")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["model"]["id"] == "faux-reasoner")
+            await until(pilot, lambda: "faux-reasoner" in str(app.areas["footer"].render()))
+            await type_and_enter(pilot, "/thinking high")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["thinkingLevel"] == "high")
+
+            # /new replaces the server's session; the transcript is reloaded from it.
+            before = editor.cmd("get_state")["data"]["sessionId"]
+            await type_and_enter(pilot, "/new")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionId"] != before)
+            await until(
+                pilot, lambda: remote.get_messages() == [] or all(m["role"] == "system" for m in remote.get_messages())
+            )
+            await until(pilot, lambda: _texts(app, "UserMessage") == [])
+
             # A command with no remote counterpart yet says so instead of failing silently.
             await type_and_enter(pilot, "/tree")
             await until(pilot, lambda: any("not available over `pi attach`" in n.text for n in _notices(app)))
         # Quitting the app leaves the server and its session running.
         assert p.popen.poll() is None
         state = Conn(address).cmd("get_state")["data"]
-        assert state["sessionName"] == "remote work" and state["isStreaming"] is False
+        assert state["model"]["id"] == "faux-reasoner" and state["isStreaming"] is False
     finally:
         p.kill()
 

@@ -74,6 +74,9 @@ class RemoteStore:
     def get_entries(self, since: str | None = None) -> list[Record]:
         return list(self._owner.entries)
 
+    def get_fork_messages(self) -> list[Record]:
+        return list(self._owner.fork_messages)
+
     def __getattr__(self, name: str) -> Any:
         raise RemoteUnsupported(f"session.{name} is not available over `pi attach` yet")
 
@@ -117,6 +120,8 @@ class RemoteSession:
         self.models: list[Record] = []
         self.stats: Record = {}
         self.entries: list[Record] = []
+        self.fork_messages: list[Record] = []
+        self.thinking_levels: list[str] = []
         self.cwd = options.cwd
         self.is_streaming = False
         self.is_compacting = False
@@ -154,6 +159,8 @@ class RemoteSession:
         self.models = await self._call("get_available_models", key="models")
         self.stats = await self._call("get_session_stats") or {}
         self.entries = await self._call("get_entries", key="entries")
+        self.fork_messages = await self._call("get_fork_messages", key="messages")
+        self.thinking_levels = await self._call("get_available_thinking_levels", key="levels")
 
     async def _call(self, type_: str, *, key: str | None = None, handle: bool = True, **fields: Any) -> Any:
         command: Record = {"type": type_, **{k: v for k, v in fields.items() if v is not None}}
@@ -311,6 +318,9 @@ class RemoteSession:
     def get_session_stats(self) -> Record:
         return dict(self.stats)
 
+    def get_available_thinking_levels(self) -> list[str]:
+        return list(self.thinking_levels)
+
     # ------------------------------------------------------------------ actions
 
     async def prompt(
@@ -377,12 +387,53 @@ class RemoteSession:
         await self.refresh()
         return dict(result or {})
 
-    def get_last_assistant_text(self) -> Any:
+    def get_last_assistant_text(self) -> Record:
         for message in reversed(self.messages):
             if message.get("role") == "assistant":
                 parts = [b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text"]
-                return "".join(parts) or None
-        return None
+                return {"text": "".join(parts) or None}
+        return {"text": None}
+
+    # The app calls these setters synchronously (the settings screen): the command is sent at
+    # once from the task group, the mirror refreshed after it.
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self._spawn("set_auto_compaction", enabled=enabled)
+
+    def set_steering_mode(self, mode: str) -> None:
+        self._spawn("set_steering_mode", mode=mode)
+
+    def set_follow_up_mode(self, mode: str) -> None:
+        self._spawn("set_follow_up_mode", mode=mode)
+
+    def _spawn(self, type_: str, **fields: Any) -> None:
+        async def run() -> None:
+            try:
+                await self._call(type_, **fields)
+                await self.refresh()
+            except Exception as exc:  # noqa: BLE001 - shown, as a failed command is
+                if self._ui is not None:
+                    self._ui.notify(f"{type_}: {exc}", "error")
+
+        if self._tg is not None:
+            self._tg.start_soon(run)
+
+    # Session replacement: the server's session becomes another one; the mirror follows.
+    async def new_session(self, parent_session: str | None = None) -> Record:
+        return await self._replacing("new_session", parentSession=parent_session)
+
+    async def switch_session(self, session_path: str) -> Record:
+        return await self._replacing("switch_session", sessionPath=session_path)
+
+    async def fork(self, entry_id: str | None = None, position: str = "before") -> Record:
+        return await self._replacing("fork", entryId=entry_id, position=None if position == "before" else position)
+
+    async def clone(self) -> Record:
+        return await self._replacing("clone")
+
+    async def _replacing(self, type_: str, **fields: Any) -> Record:
+        result = await self._call(type_, **fields)
+        await self.refresh()
+        return dict(result or {})
 
     async def shutdown(self) -> None:
         """Leave the server and its session running: close this connection."""
