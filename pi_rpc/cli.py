@@ -167,6 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_package_command(argv)
 
+    if argv and argv[0] == "attach":
+        # `pi attach <address>`: the interactive mode on a session a `--listen` server holds.
+        from pi_rpc.modes.attach.main import run_attach_command
+
+        return run_attach_command(argv[1:])
+
     if argv and argv[0] == "sessions":
         # `pi sessions import|export ...` moves sessions between JSONL files and a database.
         from pi_rpc.modes.sessions_cli import run_sessions_command
