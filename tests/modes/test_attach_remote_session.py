@@ -127,3 +127,57 @@ def _notices(app: Any) -> list[Any]:
 
     kind = getattr(transcript, "Notice", None)
     return list(app.query(kind)) if kind is not None else []
+
+
+GATE = """
+def setup(pi):
+    @pi.on("tool_call")
+    async def gate(event, ctx):
+        ok = await ctx.ui.confirm("Run it?", event["input"]["command"])
+        ctx.ui.notify(f"gate saw {ok}")
+        if not ok:
+            return {"block": True, "reason": "Blocked by user"}
+"""
+
+
+async def test_the_servers_extension_dialogs_are_the_terminals(isolated_env, tmp_path):
+    """An extension of the server asks ``ctx.ui.confirm``: the attached app shows the dialog and
+    its answer goes back to the server (``extension_ui_response``); its notices show too."""
+    from pi_rpc.modes.interactive.transcript import Notice, ToolCall
+
+    root = tmp_path / "server"
+    (root / "cwd").mkdir(parents=True)
+    ext = root / "gate.py"
+    ext.write_text(GATE)
+    script = [
+        {"toolCalls": [{"name": "bash", "arguments": {"command": "echo should-not-run"}}]},
+        {"text": "ok"},
+        {"toolCalls": [{"name": "bash", "arguments": {"command": "echo allowed-elsewhere"}}]},
+        {"text": "ran"},
+    ]
+    p, info = start_listening(
+        root, [f"unix:{root}/pi.sock"], script=script, args=("--extension", str(ext), "--approve")
+    )
+    try:
+        async with attached_app(address_of(info, "unix"), isolated_env, tmp_path) as (app, pilot, remote):
+            await type_and_enter(pilot, "run it")
+            await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen", timeout=30)
+            assert app.screen.message == "echo should-not-run"
+            await pilot.press("down", "enter")  # "No"
+            await until(pilot, lambda: not remote.is_streaming and remote.get_last_assistant_text()["text"] == "ok")
+            await until(pilot, lambda: any(c.done for c in app.query(ToolCall)))
+            (call,) = app.query(ToolCall)
+            assert call.is_error and "Blocked by user" in call.output
+            await until(pilot, lambda: any(n.text == "gate saw False" for n in app.query(Notice)))
+
+            # Another client answers first: the terminal's dialog goes away, the answer stands.
+            other = Conn(address_of(info, "unix"))
+            await type_and_enter(pilot, "again")
+            await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen", timeout=30)
+            request = other.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "confirm")
+            other.send({"type": "extension_ui_response", "id": request["id"], "confirmed": True})
+            await until(pilot, lambda: type(app.screen).__name__ != "SelectScreen", timeout=30)
+            await until(pilot, lambda: not remote.is_streaming and remote.get_last_assistant_text()["text"] == "ran")
+            await until(pilot, lambda: any(n.text == "gate saw True" for n in app.query(Notice)))
+    finally:
+        p.kill()
