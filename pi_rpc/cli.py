@@ -22,6 +22,7 @@ Usage:
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
   pi auth <login|logout|check|print-api-key|print-bearer-token>   Credentials (pi auth --help)
   pi sessions <import|export> [options]            Move sessions between JSONL files and a database (pi sessions --help)
+  pi attach <address> [--session <handle>]         The terminal app on a session a --listen server holds (pi attach --help)
   pi install <source> [-l]                         Install a package (npm:, git:, URL, path, pypi:) and add it to settings
   pi remove <source> [-l]                          Remove a package and its settings entry (alias: uninstall)
   pi update [source|--extensions|--all|--models]   Update packages (pi itself updates with pip)

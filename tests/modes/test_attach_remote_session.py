@@ -181,3 +181,46 @@ async def test_the_servers_extension_dialogs_are_the_terminals(isolated_env, tmp
             await until(pilot, lambda: any(n.text == "gate saw True" for n in app.query(Notice)))
     finally:
         p.kill()
+
+
+async def test_steering_session_commands_and_cycling_over_the_wire(isolated_env, tmp_path):
+    from pi_rpc.modes.interactive.transcript import Notice
+
+    root = tmp_path / "server"
+    script = [SLOW, {"text": "steered reply"}, {"text": "plain"}]
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"], script=script)
+    address = address_of(info, "unix")
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            editor = Conn(address)
+            # Enter while the server's run streams: a steer.
+            await type_and_enter(pilot, "start")
+            await until(pilot, lambda: remote.is_streaming, timeout=30)
+            await type_and_enter(pilot, "go left instead")
+            await until(
+                pilot,
+                lambda: not remote.is_streaming and remote.get_last_assistant_text()["text"] == "steered reply",
+                timeout=30,
+            )
+            users = [m for m in editor.cmd("get_messages")["data"]["messages"] if m["role"] == "user"]
+            assert [m["content"][0]["text"] for m in users] == ["start", "go left instead"]
+            assert any(n.text == "Queued as steer: go left instead" for n in app.query(Notice))
+
+            # /session shows the server's session; /clone replaces it with a copy.
+            session_id = editor.cmd("get_state")["data"]["sessionId"]
+            await type_and_enter(pilot, "/session")
+            await until(pilot, lambda: any(f"ID: {session_id}" in n.text for n in app.query(Notice)))
+            await type_and_enter(pilot, "/clone")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionId"] != session_id)
+            await until(pilot, lambda: any(n.text == "Cloned into a new session" for n in app.query(Notice)))
+
+            # The cycling keys act on the server's session.
+            level = editor.cmd("get_state")["data"]["thinkingLevel"]
+            await type_and_enter(pilot, "/model faux/faux-reasoner")
+            await until(pilot, lambda: remote.model is not None and remote.model["id"] == "faux-reasoner")
+            await pilot.press("shift+tab")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["thinkingLevel"] != level)
+            await pilot.press("ctrl+p")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["model"]["id"] != "faux-reasoner")
+    finally:
+        p.kill()
