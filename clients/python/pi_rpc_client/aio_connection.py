@@ -75,19 +75,36 @@ class _StreamWire(_Wire):
 
     def __init__(self, stream: anyio.abc.ByteStream) -> None:
         self.stream = stream
+        self._ended = anyio.Event()
 
     async def send(self, data: bytes) -> None:
         await self.stream.send(data)
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        while True:
-            try:
-                chunk = await self.stream.receive(_READ_CHUNK)
-            except _STREAM_ERRORS:
-                return
-            yield chunk
+        try:
+            while True:
+                try:
+                    chunk = await self.stream.receive(_READ_CHUNK)
+                except _STREAM_ERRORS:
+                    return
+                yield chunk
+        finally:
+            self._ended.set()
 
     async def aclose(self) -> None:
+        # Shut the socket down and let the reader see the end before closing it: closing a
+        # socket anyio is waiting on (its Unix streams) races the readiness callback, which
+        # then completes a finished future (InvalidStateError in the event loop).
+        import socket
+
+        from anyio.abc import SocketAttribute
+
+        try:
+            self.stream.extra(SocketAttribute.raw_socket).shutdown(socket.SHUT_RDWR)
+        except Exception:  # noqa: BLE001 - not a socket, or already closed
+            pass
+        with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+            await self._ended.wait()
         try:
             await self.stream.aclose()
         except Exception:  # noqa: BLE001 - closing a broken connection
