@@ -97,6 +97,12 @@ def test_the_terminal_session_is_served_to_clients(tmp_path, sock_dir):
         assert roles == ["user", "assistant", "user", "assistant"]
         assert {s["handle"]: s["attached"] for s in editor.list_open_sessions()}["default"] == 2
 
+        # A client may open another session in the process (not shown on screen).
+        side = editor.open_session()
+        assert side.prompt_and_wait("on the side", timeout=30).text() == "You said: on the side"
+        assert "on the side" not in term.screen()
+        assert [m["role"] for m in editor.get_messages() if m["role"] != "system"] == roles  # default untouched
+
         # Quitting closes the connections and the listeners; the exit code is the app's.
         term.type("/quit")
         assert _wait_file(marker) == "0"
