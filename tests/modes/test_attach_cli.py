@@ -95,3 +95,41 @@ def test_unknown_handle_and_wrong_token_are_refused(tmp_path):
         assert p.popen.poll() is None
     finally:
         p.kill()
+
+
+def test_two_terminals_on_one_session(tmp_path):
+    """An interactive ``pi --listen`` and a ``pi attach`` to it: what is typed in either runs in
+    the one session and shows on both screens."""
+    import tempfile
+
+    sock_dir = Path(tempfile.mkdtemp(prefix="pi-a-", dir="/tmp"))
+    sock = sock_dir / "pi.sock"
+    host_marker, client_marker = tmp_path / "host-exit", tmp_path / "client-exit"
+    host = Tmux(
+        tmp_path,
+        f"{sys.executable} -m pi_rpc --no-session --model faux/faux-1 --tui-mode regular --listen unix:{sock}; "
+        f"echo $? > {host_marker}; sleep 30",
+        size=(120, 30),
+    )
+    client: Tmux | None = None
+    try:
+        host.wait_for("Serving this session")
+        client = _attach(tmp_path, f"unix:{sock}", client_marker)
+        client.wait_for("Attached to session default")
+        client.type("typed in the attached terminal")
+        host.wait_for("You said: typed in the attached terminal")
+        client.wait_for("You said: typed in the attached terminal")
+        host.type("typed in the first terminal")
+        client.wait_for("You said: typed in the first terminal")
+        host.wait_for("You said: typed in the first terminal")
+        client.type("/quit")
+        assert _wait_file(client_marker) == "0"
+        host.type("still here")
+        host.wait_for("You said: still here")  # the host's session went on
+        host.type("/quit")
+        assert _wait_file(host_marker) == "0"
+    finally:
+        if client is not None:
+            client.kill()
+        host.kill()
+        shutil.rmtree(sock_dir, ignore_errors=True)
