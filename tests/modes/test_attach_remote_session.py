@@ -187,7 +187,8 @@ async def test_steering_session_commands_and_cycling_over_the_wire(isolated_env,
     from pi_rpc.modes.interactive.transcript import Notice
 
     root = tmp_path / "server"
-    script = [SLOW, {"text": "steered reply"}, {"text": "plain"}]
+    # (a steer waits for the streaming message to end: a short slow one)
+    script = [{**SLOW, "text": "x" * 150}, {"text": "steered reply"}, {"text": "plain"}]
     p, info = start_listening(root, [f"unix:{root}/pi.sock"], script=script)
     address = address_of(info, "unix")
     try:
