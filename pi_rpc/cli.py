@@ -22,6 +22,7 @@ Usage:
   pi mcp <add|remove|list|login|logout> [options]   Configure and check MCP servers (pi mcp --help)
   pi auth <login|logout|check|print-api-key|print-bearer-token>   Credentials (pi auth --help)
   pi sessions <import|export> [options]            Move sessions between JSONL files and a database (pi sessions --help)
+  pi attach <address> [--session <handle>]         The terminal app on a session a --listen server holds (pi attach --help)
   pi install <source> [-l]                         Install a package (npm:, git:, URL, path, pypi:) and add it to settings
   pi remove <source> [-l]                          Remove a package and its settings entry (alias: uninstall)
   pi update [source|--extensions|--all|--models]   Update packages (pi itself updates with pip)
@@ -85,7 +86,8 @@ Process:
   --output-schema <file.json>    -p/JSON: the final answer must be JSON valid against this schema
   --host-tool-timeout <seconds>  RPC: how long a client tool call may take (default 600)
   --listen <address>             RPC for clients that come and go: unix:<path>, tcp:<host>:<port>,
-                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio)
+                                 ws://<host>:<port>[/path], wss://… (repeatable; stdio only with --stdio;
+                                 in the interactive mode: the session on screen is served)
   --listen-token-file <path>     Token for TCP/WebSocket clients (default <agentDir>/listen-token)
   --allow-origin <origin>        A WebSocket Origin that may connect (repeatable)
   --exit-when-idle <seconds>     --listen: exit 0 after that long with no connection and no run
@@ -166,6 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_package_command(argv)
 
+    if argv and argv[0] == "attach":
+        # `pi attach <address>`: the interactive mode on a session a `--listen` server holds.
+        from pi_rpc.modes.attach.main import run_attach_command
+
+        return run_attach_command(argv[1:])
+
     if argv and argv[0] == "sessions":
         # `pi sessions import|export ...` moves sessions between JSONL files and a database.
         from pi_rpc.modes.sessions_cli import run_sessions_command
@@ -214,8 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["AI_AGENT"] = "pi"
 
     mode = resolve_app_mode(args, stdin_is_tty=_isatty(0), stdout_is_tty=_isatty(1))
-    if args.listen and mode != "rpc":
-        _err("Error: --listen needs --mode rpc (the interactive mode's --listen is not available yet)")
+    if args.listen and mode not in ("rpc", "interactive"):
+        _err("Error: --listen needs --mode rpc or the interactive mode")
+        return 1
+    if args.listen and mode == "interactive" and (args.stdio or args.exit_when_idle is not None):
+        # (stdin is the terminal's; the process ends when the person quits)
+        _err("Error: --stdio and --exit-when-idle go with --mode rpc --listen, not the interactive mode")
         return 1
     if mode == "rpc":
         if args.file_args:

@@ -14,6 +14,7 @@ Many sessions in one process (pi_rpc): ``chat = pi.open_session(cwd=...)`` retur
 A running ``pi --mode rpc --listen <address>`` server: ``pi = connect("unix:/path/pi.sock")`` (or
 ``tcp:host:port`` / ``ws://…`` with ``token=``) is the same client over a socket; ``pi.attach(handle,
 since=seq)`` catches up on a session; ``reconnect=True`` does that by itself when the connection drops.
+Asynchronously: ``async with AsyncRpcClient.connect(address, token=…) as pi`` (``pi_rpc_client.aio_connection``).
 """
 
 from .client import EventStream, PromptResult, RpcClient
@@ -30,7 +31,13 @@ from .handles import DEFAULT_HANDLE, SessionHandle
 from .host_tools import HostToolCall
 from .sequence import EventsLost, SeqTracker, SequencedEvents
 
-_ASYNC_NAMES = ("AsyncEventStream", "AsyncRpcClient", "AsyncSequencedEvents", "AsyncSessionHandle")
+_ASYNC_NAMES = (
+    "AsyncEventStream",
+    "AsyncRpcClient",
+    "AsyncRpcConnection",
+    "AsyncSequencedEvents",
+    "AsyncSessionHandle",
+)
 _CONNECTION_NAMES = ("RpcConnection", "connect")
 
 

@@ -17,7 +17,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     import anyio
@@ -32,6 +32,9 @@ from .framing import LineSplitter, decode_record, encode_record
 from .handles import DEFAULT_HANDLE, belongs_to, open_session_command
 from .host_tools import result_record
 from .sequence import EventsLost, SeqTracker
+
+if TYPE_CHECKING:
+    from .aio_connection import AsyncRpcConnection
 
 EventListener = Callable[[Record], Awaitable[None] | None]
 _PIPE_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
@@ -416,6 +419,10 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
         self._tg.start_soon(self._read_stdout, name="pi-rpc-stdout")
         return self
 
+    def _require_started(self) -> None:
+        if self.proc is None:
+            raise RpcError("client not started")
+
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
@@ -688,8 +695,7 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
         cmd = dict(command)
         if "id" not in cmd:
             cmd["id"] = self.new_id()
-        if self.proc is None:
-            raise RpcError("client not started")
+        self._require_started()
         if self._closed_stream:
             raise self._exit_error(f"sending {cmd.get('type')}")
         pending = _Pending(str(cmd.get("type")))
@@ -797,6 +803,17 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
         )
         return AsyncSessionHandle(self, (await self.request(command, timeout)).get("data") or {})
 
+    @staticmethod
+    def connect(address: str, token: str | None = None, **kwargs: Any) -> "AsyncRpcConnection":
+        """A client of a running ``pi --mode rpc --listen <address>`` server instead of a spawned
+        one (``unix:<path>``, ``tcp:<host>:<port>``, ``ws://…``/``wss://…``; ``token`` or
+        ``token_file=`` for TCP and WebSocket; ``reconnect=True``, ``tls=``): ``async with
+        AsyncRpcClient.connect(address) as pi`` or ``pi = await AsyncRpcClient.connect(address)``.
+        See :mod:`pi_rpc_client.aio_connection`."""
+        from .aio_connection import AsyncRpcConnection
+
+        return AsyncRpcConnection(address, token=token, **kwargs)
+
     def session_handle(self, handle: str = DEFAULT_HANDLE) -> "AsyncSessionHandle":
         """A handle object for a session already open (``"default"``, or one from
         :meth:`list_open_sessions`), without a request."""
@@ -870,9 +887,19 @@ class AsyncSessionHandle(AsyncCommandsMixin):
             await self.close()
 
 
+def __getattr__(name: str) -> object:
+    # the connection client imports this module: loaded on first use
+    if name == "AsyncRpcConnection":
+        from .aio_connection import AsyncRpcConnection
+
+        return AsyncRpcConnection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AsyncEventStream",
     "AsyncRpcClient",
+    "AsyncRpcConnection",
     "AsyncSessionHandle",
     "AsyncSequencedEvents",
     "EventsLost",

@@ -78,6 +78,7 @@ class PiApp(App[int]):
         resume_picker: bool = False,
         session_name: str | None = None,
         fullscreen: bool = False,
+        notices: list[str] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -95,6 +96,7 @@ class PiApp(App[int]):
         self.more_prompts = list(more_prompts or [])
         self.resume_picker = resume_picker
         self.session_name = session_name
+        self.notices = list(notices or [])  # shown once at startup (e.g. where --listen serves)
         self.statuses: dict[str, str] = {}
         self.ext_widgets: dict[str, list[str]] = {}
         self.terminal_title = ""
@@ -178,6 +180,8 @@ class PiApp(App[int]):
 
             await self.transcript.add(Header(COMPATIBLE_PI_VERSION, *self.keymap.startup_hints()))
         await self.transcript.show_messages(list[Any](session.get_messages()), self.compaction_count())
+        for notice in self.notices:
+            await self.transcript.notice(notice, "info")
         self.refresh_footer()
         self.run_worker(self._start(), group="startup")
 

@@ -81,6 +81,16 @@ async def _run(args: CliArgs) -> int:
         logger().error(exc.message)
         return exc.exit_code
     session = AgentSession(options)
+    listening = None
+    if args.listen:  # the session on screen served to RPC clients too (modes.rpc.listen.terminal)
+        from pi_rpc.modes.rpc.listen.terminal import TerminalListener
+
+        try:
+            listening = TerminalListener(args, session)
+            await listening.bind()
+        except StartupError as exc:
+            logger().error(exc.message)
+            return exc.exit_code
     # Textual is imported only now: the other modes never reach this line.
     from pi_rpc.modes.interactive import display
     from pi_rpc.modes.interactive.app import PiApp
@@ -93,6 +103,8 @@ async def _run(args: CliArgs) -> int:
             await session.load_extensions()
         except StartupError as exc:
             logger().error(exc.message)
+            if listening is not None:
+                await listening.stop()
             tg.cancel_scope.cancel()
             return exc.exit_code
         app = PiApp(
@@ -103,7 +115,10 @@ async def _run(args: CliArgs) -> int:
             resume_picker=args.resume,
             session_name=args.name,
             fullscreen=fullscreen,
+            notices=[listening.notice()] if listening is not None else None,
         )
+        if listening is not None:
+            tg.start_soon(listening.serve)
 
         signals = _SignalExit(app)
         signals.install()
@@ -115,6 +130,8 @@ async def _run(args: CliArgs) -> int:
             await app.run_async(inline=not fullscreen, inline_no_clear=True)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                if listening is not None:
+                    await listening.stop()  # (connections closed; runs they started end below)
                 await session.shutdown()
             signals.uninstall()
             tg.cancel_scope.cancel()

@@ -114,9 +114,13 @@ class RuntimeBackend:
         """The extension UI of RPC mode once extensions are bound (``RpcExtensionUI``), else None."""
         return self._ui
 
-    async def start(self, server: ServerHandle, *, warm_up: bool = True) -> None:
+    async def start(self, server: ServerHandle, *, warm_up: bool = True, own_session: bool = True) -> None:
+        """Subscribe the server's event stream to the session. ``own_session=False``: the
+        session belongs to another mode that serves it too (the interactive mode's ``--listen``):
+        its task group, name, extension binding and ``/mcp`` notices stay that mode's."""
         self.server = server
-        self.session.bind_task_group(server.task_group)
+        if own_session:
+            self.session.bind_task_group(server.task_group)
 
         events = server.events
 
@@ -130,6 +134,9 @@ class RuntimeBackend:
         # Events extensions cause synchronously are written at once (AgentSession.emit_now).
         forward.emit_nowait = lambda event: server.events.emit_nowait(to_wire_event(event))  # type: ignore[attr-defined]
 
+        if not own_session:
+            self._unsubscribe = self.session.subscribe(forward)
+            return
         if self._initial_name:
             try:
                 await self.session.set_session_name(self._initial_name)

@@ -264,6 +264,7 @@ class ListenServer(RpcServer):
         token_path: Path | None,
         ssl_context: ssl.SSLContext | None,
         handle_signals: bool = True,
+        announce: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         super().__init__(
             backend,
@@ -294,6 +295,10 @@ class ListenServer(RpcServer):
         self._commands: anyio.abc.TaskGroup | None = None
         self._connection_group: anyio.abc.TaskGroup | None = None
         self.accepted = 0
+        # Where the {"listening":[…]} record goes (None: one line on stderr); the interactive
+        # mode shows it in the conversation instead, stderr being the terminal's screen.
+        self._announce_to = announce
+        self._bound: list[tuple[Listener[Any], ListenAddress, str]] | None = None
 
     # ------------------------------------------------------------------ for connections
 
@@ -323,6 +328,23 @@ class ListenServer(RpcServer):
             root.cancel_scope.cancel()
         return self.exit_code
 
+    async def bind(self) -> list[str]:
+        """Bind every listener now, before ``serve`` (``ListenError`` on a problem): the
+        interactive mode refuses to start rather than fail behind the screen. The addresses
+        as bound (port 0 resolved)."""
+        self._bound = await self._bind()
+        return [shown for _, _, shown in self._bound]
+
+    async def unbind(self) -> None:
+        """Close what ``bind`` bound when ``serve`` will not run (startup failed after it)."""
+        bound, self._bound = self._bound or [], None
+        for listener, address, _ in bound:
+            try:
+                await listener.aclose()
+            except Exception:  # noqa: BLE001 - closing at exit
+                pass
+            self._unlink(address)
+
     async def _bind(self) -> list[tuple[Listener[Any], ListenAddress, str]]:
         bound: list[tuple[Listener[Any], ListenAddress, str]] = []
         try:
@@ -341,7 +363,7 @@ class ListenServer(RpcServer):
 
     async def _main(self) -> None:
         try:
-            bound = await self._bind()
+            bound = self._bound if self._bound is not None else await self._bind()
         except StartupError as exc:
             logger().error(exc.message)
             self.exit_code = exc.exit_code
@@ -403,6 +425,9 @@ class ListenServer(RpcServer):
         line: dict[str, Any] = {"listening": shown}
         if self.token_path is not None:
             line["tokenFile"] = str(self.token_path)
+        if self._announce_to is not None:
+            self._announce_to(line)
+            return
         try:
             os.write(2, dumps_line(line))
         except OSError:

@@ -1,0 +1,143 @@
+"""``pi attach <address> [--session <handle>] [--token-file <path>] [--tui-mode <mode>]``: the
+interactive mode as a client of a running ``pi --listen`` server (``pi --mode rpc --listen`` or
+an interactive ``pi --listen``).
+
+The address is one the server printed (``unix:<path>``, ``tcp:<host>:<port>``, ``ws://…``). TCP
+and WebSocket need the token: ``--token-file``, else ``<agentDir>/listen-token`` (the file the
+server made when it was started by the same user). ``--session`` attaches to another open
+session than ``"default"``. The app is the interactive mode's (``PiApp``) over a
+``RemoteSession``; quitting closes the connection and leaves the server and its session
+running. When the server closes the connection the app ends with exit code 1.
+
+Exit codes: the app's (0 after ``/quit``); 1 when the address cannot be reached, the token is
+refused or the handle is unknown (the reason on stderr); 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+USAGE = """Usage: pi attach <address> [--session <handle>] [--token-file <path>] [--tui-mode fullscreen|regular]
+
+Open the interactive mode on a session of a running `pi --listen` server (it goes on running
+after you quit). <address>: unix:<path>, tcp:<host>:<port>, ws://<host>:<port>[/path], wss://…
+"""
+
+
+class _Usage(Exception):
+    pass
+
+
+def parse_attach_args(argv: list[str]) -> dict[str, Any]:
+    """``{address, handle, token_file, tui_mode}``; ``_Usage`` with the problem."""
+    parsed: dict[str, Any] = {"address": None, "handle": "default", "token_file": None, "tui_mode": None}
+    flags = {"--session": "handle", "--token-file": "token_file", "--tui-mode": "tui_mode"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in flags:
+            if i + 1 >= len(argv):
+                raise _Usage(f"{arg} needs a value")
+            parsed[flags[arg]] = argv[i + 1]
+            i += 2
+            continue
+        if arg.startswith("-"):
+            raise _Usage(f"unknown option {arg}")
+        if parsed["address"] is not None:
+            raise _Usage(f"unexpected argument {arg}")
+        parsed["address"] = arg
+        i += 1
+    if parsed["address"] is None:
+        raise _Usage("the server's address is missing")
+    if parsed["tui_mode"] not in (None, "fullscreen", "regular"):
+        raise _Usage("--tui-mode is fullscreen or regular")
+    return parsed
+
+
+def _token(address: str, token_file: str | None, agent_dir: Path) -> str | None:
+    if address.startswith("unix:"):
+        return None
+    path = Path(os.path.expanduser(token_file)) if token_file else agent_dir / "listen-token"
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConnectionError(f"cannot read the token file {path} ({exc.strerror}): give --token-file") from None
+
+
+async def _run(parsed: dict[str, Any]) -> int:
+    import anyio
+
+    from pi_rpc.config.paths import agent_dir as find_agent_dir
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.modes.attach.connection import CommandFailed, Connection
+    from pi_rpc.modes.attach.remote_session import RemoteOptions, RemoteSession
+    from pi_rpc.modes.exit import SHUTDOWN_GRACE_SECONDS
+
+    address = str(parsed["address"])
+    agent = Path(find_agent_dir())
+    cwd = os.getcwd()
+    try:
+        connection = await Connection.open(address, token=_token(address, parsed["token_file"], agent))
+    except (OSError, ConnectionError, TimeoutError) as exc:
+        sys.stderr.write(f"pi attach: cannot connect to {address}: {exc}\n")
+        return 1
+    settings = Settings.load(agent_dir=agent, cwd=cwd)
+    remote = RemoteSession(connection, str(parsed["handle"]), RemoteOptions(agent, cwd), settings)
+    from pi_rpc.modes.interactive import display
+    from pi_rpc.modes.interactive.app import PiApp
+    from pi_rpc.modes.interactive.main import _SignalExit
+
+    lost = False
+    async with anyio.create_task_group() as tg:
+        try:
+            await remote.start(tg)
+        except (CommandFailed, RuntimeError, ConnectionError) as exc:
+            sys.stderr.write(f"pi attach: {address}: {exc}\n")
+            await connection.aclose()
+            tg.cancel_scope.cancel()
+            return 1
+        fullscreen = display.tui_mode(settings, parsed["tui_mode"]) == "fullscreen"
+        app = PiApp(remote, fullscreen=fullscreen, notices=[f"Attached to session {remote.handle} on {address}"])  # type: ignore[arg-type]
+
+        async def watch() -> None:
+            nonlocal lost
+            await remote.closed.wait()
+            if app.is_running:
+                lost = True
+                app.exit(1)
+
+        tg.start_soon(watch)
+        signals = _SignalExit(app)
+        signals.install()
+        try:
+            await app.run_async(inline=not fullscreen, inline_no_clear=True)
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+                await remote.shutdown()  # (the server and its session go on)
+            signals.uninstall()
+            tg.cancel_scope.cancel()
+    if lost:
+        sys.stderr.write(f"pi attach: the server at {address} closed the connection\n")
+        return 1
+    return signals.code or app.return_code or 0
+
+
+def run_attach_command(argv: list[str]) -> int:
+    """``pi attach …`` (argv after ``attach``)."""
+    if argv and argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0
+    try:
+        parsed = parse_attach_args(argv)
+    except _Usage as exc:
+        sys.stderr.write(f"pi attach: {exc}\n{USAGE}")
+        return 2
+    import anyio
+
+    from pi_rpc.modes.interactive.main import _use_the_terminals_own_size
+
+    _use_the_terminals_own_size()
+    return int(anyio.run(_run, parsed, backend="asyncio"))
