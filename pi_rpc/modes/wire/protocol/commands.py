@@ -6,6 +6,9 @@ upstream observably accepts (so clients recorded against it keep working):
 ``set_thinking_level.level`` and ``set_*_mode.mode`` take any string (upstream clamps the level
 and stores the mode verbatim), and ``prompt.streamingBehavior`` takes any string (upstream
 treats any value other than ``followUp`` as ``steer``).
+
+The command table (``table``) names each command's model; a command without fields of its own
+has no class here: its model is generated from its row (``GetStateCommand`` for ``get_state``).
 """
 
 from __future__ import annotations
@@ -322,8 +325,3 @@ InboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime
     Union[tuple(INBOUND_MODELS.values())],
     Field(discriminator="type"),
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # (for mypy: the generated models are module attributes too)
-    raise AttributeError(name)

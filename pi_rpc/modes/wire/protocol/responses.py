@@ -5,6 +5,8 @@ Envelope key order on the wire: ``id``, ``type``, ``command``, ``success``, then
 included); ``command`` is absent when the request had no ``type`` (and is ``"parse"`` for
 records that are not JSON); ``data`` is absent when a command returns nothing, and ``null``
 only for ``cycle_model``/``cycle_thinking_level`` with nothing to cycle.
+
+Which command answers with which ``data`` model is the command table's (``table``).
 """
 
 from __future__ import annotations

@@ -20,9 +20,6 @@ data. Nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 # A fast-check field: (wire key, its type: a type, a tuple of types or a set of allowed
 # strings, required). Fields not listed that need deep validation (``images``) always go to
 # pydantic (``modes.rpc.validation``).
@@ -44,35 +41,69 @@ TOOLS = "HostToolCommands"
 SESSION_PARTS: tuple[str, ...] = (SESSION, CATALOG, AUTH, TOOLS)
 
 
-@dataclass(frozen=True, slots=True)
 class CommandSpec:
-    name: str
-    # Request model class in ``protocol.commands``; None: only ``id``/``type``/``handle``.
-    request: str | None
-    # Success ``data`` model class in ``protocol.responses``; None: answered without data.
-    response: str | None
-    # The class whose ``cmd_<name>`` answers it (see above).
-    by: str
-    # Plain-scalar fields checked without pydantic (a hot-path shortcut; optional: a command
-    # without it is validated by its model). Must never accept what the model refuses.
-    fast: tuple[FastField, ...] | None = None
-    # False: a record that never gets a response (a dialog's or a host tool's answer).
-    answered: bool = True
-    # Never waits behind other work (documents the guarantee; asserted by tests).
-    control: bool = False
-    # ``data`` may be ``null`` (nothing to cycle).
-    nullable: bool = False
-    # Upstream answers it without data, ours with: a response without data is still valid.
-    data_ours: bool = False
-    # Its ``handle`` field is its own (an option, or the session it acts on), not the address.
-    own_handle: bool = False
-    # Opens, renames or removes the session ``sessionPath`` names: refused when another handle
-    # has that session open.
-    touches_session_path: bool = False
+    """One command. (A plain class, not a dataclass: the table is built at startup, and a
+    dataclass's generated methods cost more than the whole table.)"""
+
+    __slots__ = (
+        "name",
+        "request",
+        "response",
+        "by",
+        "fast",
+        "answered",
+        "control",
+        "nullable",
+        "data_ours",
+        "own_handle",
+        "touches_session_path",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        request: str | None,
+        response: str | None,
+        by: str = SESSION,
+        *,
+        fast: tuple[FastField, ...] | None = None,
+        answered: bool = True,
+        control: bool = False,
+        nullable: bool = False,
+        data_ours: bool = False,
+        own_handle: bool = False,
+        touches_session_path: bool = False,
+    ) -> None:
+        self.name = name
+        # Request model class in ``protocol.commands``; None: only ``id``/``type``/``handle``.
+        self.request = request
+        # Success ``data`` model class in ``protocol.responses``; None: answered without data.
+        self.response = response
+        # The class whose ``cmd_<name>`` answers it (see above).
+        self.by = by
+        # Plain-scalar fields checked without pydantic (a hot-path shortcut; optional: a
+        # command without it is validated by its model). Must never accept what the model
+        # refuses (tests/wire/test_dispatch.py).
+        self.fast = fast
+        # False: a record that never gets a response (a dialog's or a host tool's answer).
+        self.answered = answered
+        # Never waits behind other work (documents the guarantee; asserted by tests).
+        self.control = control
+        # ``data`` may be ``null`` (nothing to cycle).
+        self.nullable = nullable
+        # Upstream answers it without data, ours with: a response without data is still valid.
+        self.data_ours = data_ours
+        # Its ``handle`` field is its own (an option, or the session it acts on), not the address.
+        self.own_handle = own_handle
+        # Opens, renames or removes the session ``sessionPath`` names: refused when another
+        # handle has that session open.
+        self.touches_session_path = touches_session_path
+
+    def __repr__(self) -> str:
+        return f"CommandSpec({self.name!r}, by={self.by!r})"
 
 
-def _c(name: str, request: str | None, response: str | None, by: str = SESSION, **flags: Any) -> CommandSpec:
-    return CommandSpec(name, request, response, by, **flags)
+_c = CommandSpec
 
 
 # The 33 commands of pi 1.6 RPC, in upstream's table order.
