@@ -1,4 +1,5 @@
-"""Command and event type names (no pydantic; safe to import at startup)."""
+"""Command and event type names (no pydantic; safe to import at startup). The command names and
+sets are derived from the command table (``table``), never written here."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ from pi_rpc import COMPATIBLE_PI_VERSION
 from pi_rpc.modes.wire.protocol.table import (
     BEYOND_UPSTREAM_COMMANDS,
     COMMANDS,
-    HOST,
-    STREAM,
     UNANSWERED_RECORDS,
     UPSTREAM_COMMANDS,
 )
@@ -19,14 +18,6 @@ COMMAND_TYPES: tuple[str, ...] = tuple(spec.name for spec in UPSTREAM_COMMANDS)
 # Commands beyond upstream 1.6 (protocol/README.md "Beyond upstream"). A client that never
 # sends them sees exactly upstream's protocol.
 BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = tuple(spec.name for spec in BEYOND_UPSTREAM_COMMANDS)
-
-# Of those, the ones the RPC server answers itself (the output stream's own features); the
-# backend answers every other command.
-SERVER_COMMAND_TYPES: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.by == STREAM)
-
-# Of those, the ones the session host answers (which sessions the process holds); every other
-# backend command is answered by the session its ``handle`` names.
-HOST_COMMAND_TYPES: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.by == HOST and spec.answered)
 
 # The handle of the process's first session: commands without a ``handle`` go to it.
 DEFAULT_HANDLE = "default"
