@@ -271,6 +271,17 @@ def test_every_rpc_command_is_one_row_of_the_command_table() -> None:
             assert (data.__name__ if data is not None else None) == spec.response, spec.name
         else:
             assert spec.response is None, spec.name
+    # A row's fast check may only shortcut its model: it names model fields, and every field
+    # the model requires (a command without it must never pass the fast check).
+    for spec in COMMANDS:
+        if spec.fast is None:
+            continue
+        model = commands.INBOUND_MODELS[spec.name]
+        fields = {info.alias or name: info for name, info in model.model_fields.items()}
+        listed = {key for key, _kind, _required in spec.fast}
+        required = {key for key, _kind, req in spec.fast if req}
+        assert listed <= set(fields), (spec.name, listed - set(fields))
+        assert {k for k, info in fields.items() if info.is_required() and k != "type"} <= required, spec.name
     # No second list of command names beside the table (a parallel table would drift from it).
     names_set = {spec.name for spec in COMMANDS}
     folders = [RPC, PACKAGE / "modes" / "wire"]
