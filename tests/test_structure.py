@@ -153,3 +153,166 @@ def test_tests_do_not_edit_sys_path() -> None:
                 if node.value.id == "sys":
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+# ---------------------------------------------------------------- one place per RPC command
+# Issue 32 item 5: a command is one row of ``modes/wire/protocol/table.py``; the names, the
+# validation, the schema and the handler registration are derived from it.
+
+RPC = PACKAGE / "modes" / "rpc"
+PROTOCOL = PACKAGE / "modes" / "wire" / "protocol"
+# A --listen connection answers the stream's rows (and wraps some of the session host's) with
+# its own ``ConnectionCommands``.
+LISTEN_STREAM = "ConnectionCommands"
+
+
+def _cmd_methods(folder: Path) -> dict[str, dict[str, str]]:
+    """Class name -> {command name: where} for every ``cmd_<name>`` method defined (or assigned)
+    in a class under ``folder``."""
+    found: dict[str, dict[str, str]] = {}
+    for path, tree in _trees(folder).items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in node.body:
+                names: list[str] = []
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names = [item.name]
+                elif isinstance(item, ast.Assign):
+                    names = [t.id for t in item.targets if isinstance(t, ast.Name)]
+                for name in names:
+                    if name.startswith("cmd_"):
+                        where = f"{path.relative_to(folder.parent)}:{item.lineno}"
+                        found.setdefault(node.name, {})[name.removeprefix("cmd_")] = where
+    return found
+
+
+def _command_name_lists(folders: list[Path], names: set[str], skip: set[Path]) -> list[str]:
+    """Collection literals (tuple, list, set, dict keys) holding two or more command names: a
+    second list of commands beside the table."""
+    found = []
+    for folder in folders:
+        for path, tree in _trees(folder).items():
+            if path in skip:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                    items: list[ast.expr | None] = list(node.elts)
+                elif isinstance(node, ast.Dict):
+                    items = list(node.keys)
+                else:
+                    continue
+                hits = [i.value for i in items if isinstance(i, ast.Constant) and i.value in names]
+                if len(hits) >= 2:
+                    found.append(f"{path.relative_to(folder.parent)}:{node.lineno} lists {hits}")
+    return found
+
+
+def _command_table_problems(rows: tuple[object, ...], handler_folder: Path, request_classes: set[str]) -> list[str]:
+    """Everything that breaks "one place per command" for the table ``rows``: a name declared
+    twice, a row whose handler class lacks its ``cmd_<name>``, a ``cmd_*`` method no row
+    reaches (or in another class than its row names), a request model no row names."""
+    from pi_rpc.modes.wire.protocol.table import HOST, STREAM, CommandSpec, request_model_name
+
+    specs = [row for row in rows if isinstance(row, CommandSpec)]
+    problems = []
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            problems.append(f"command {spec.name!r} is declared twice")
+        seen.add(spec.name)
+    by_name = {spec.name: spec for spec in specs}
+    methods = _cmd_methods(handler_folder)
+    for spec in specs:
+        if spec.name not in methods.get(spec.by, {}):
+            problems.append(f"command {spec.name!r}: {spec.by} has no cmd_{spec.name}")
+        if spec.by == STREAM and spec.name not in methods.get(LISTEN_STREAM, {}):
+            problems.append(f"command {spec.name!r}: {LISTEN_STREAM} (--listen) has no cmd_{spec.name}")
+    for owner, defined in methods.items():
+        for name, where in defined.items():
+            spec = by_name.get(name)
+            if spec is None:
+                problems.append(f"{where} {owner}.cmd_{name}: no command {name!r} in the table")
+            elif owner != spec.by and not (owner == LISTEN_STREAM and spec.by in (STREAM, HOST)):
+                problems.append(f"{where} {owner}.cmd_{name}: the table has {spec.by} answer {name!r}")
+    named = [spec.request for spec in specs if spec.request is not None]
+    for model in sorted(request_classes - set(named)):
+        problems.append(f"request model {model} is named by no command")
+    for model in sorted({m for m in named if named.count(m) > 1}):
+        problems.append(f"request model {model} is named by more than one command")
+    generated = {request_model_name(spec) for spec in specs if spec.request is None}
+    for model in sorted(generated & request_classes):
+        problems.append(f"request model {model} is declared although its command has no fields (request=None)")
+    return problems
+
+
+def _request_classes(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(base, ast.Name) and base.id == "CommandBase" for base in node.bases)
+    }
+
+
+def test_every_rpc_command_is_one_row_of_the_command_table() -> None:
+    from pi_rpc.modes.wire.protocol import commands, names, responses
+    from pi_rpc.modes.wire.protocol.table import COMMANDS, HOST, SESSION_PARTS, STREAM
+
+    assert _command_table_problems(COMMANDS, RPC, _request_classes(PROTOCOL / "commands.py")) == []
+    assert {spec.by for spec in COMMANDS} <= {STREAM, HOST, *SESSION_PARTS}
+    # What is derived from the rows is exactly the rows.
+    assert [spec.name for spec in COMMANDS] == list(commands.INBOUND_MODELS)
+    assert set(names.ACCEPTED_COMMAND_TYPES) | names.UNANSWERED_RECORD_TYPES == {spec.name for spec in COMMANDS}
+    for spec in COMMANDS:
+        if spec.answered:
+            data = {**responses.RESPONSE_DATA, **responses.BEYOND_UPSTREAM_RESPONSE_DATA}[spec.name]
+            assert (data.__name__ if data is not None else None) == spec.response, spec.name
+        else:
+            assert spec.response is None, spec.name
+    # A row's fast check may only shortcut its model: it names model fields, and every field
+    # the model requires (a command without it must never pass the fast check).
+    for spec in COMMANDS:
+        if spec.fast is None:
+            continue
+        model = commands.INBOUND_MODELS[spec.name]
+        fields = {info.alias or name: info for name, info in model.model_fields.items()}
+        listed = {key for key, _kind, _required in spec.fast}
+        required = {key for key, _kind, req in spec.fast if req}
+        assert listed <= set(fields), (spec.name, listed - set(fields))
+        assert {k for k, info in fields.items() if info.is_required() and k != "type"} <= required, spec.name
+    # No second list of command names beside the table (a parallel table would drift from it).
+    names_set = {spec.name for spec in COMMANDS}
+    folders = [RPC, PACKAGE / "modes" / "wire"]
+    assert _command_name_lists(folders, names_set, {PROTOCOL / "table.py"}) == []
+
+
+def test_command_table_gate_fails_on_planted_violations(tmp_path: Path) -> None:
+    from pi_rpc.modes.wire.protocol.table import COMMANDS, CommandSpec
+
+    request_classes = _request_classes(PROTOCOL / "commands.py")
+    # A row declared twice, and a row without a handler.
+    rows = (*COMMANDS, COMMANDS[0], CommandSpec("nap", None, None, "RuntimeBackend"))
+    problems = _command_table_problems(rows, RPC, request_classes)
+    assert "command 'prompt' is declared twice" in problems
+    assert "command 'nap': RuntimeBackend has no cmd_nap" in problems
+    # A handler no row reaches, one in another class than its row names, an orphan model, a
+    # generated model also declared, a second list of names.
+    planted = tmp_path / "rpc"
+    planted.mkdir()
+    (planted / "extra.py").write_text(
+        "class RuntimeBackend:\n"
+        "    async def cmd_nap(self, ctx, cmd):\n        return None\n"
+        "class CatalogCommands:\n"
+        "    async def cmd_get_state(self, ctx, cmd):\n        return None\n"
+        'SESSION_ONLY = frozenset({"prompt", "steer"})\n'
+        'ROUTES = {"abort": 1, "bash": 2}\n'
+    )
+    problems = _command_table_problems(COMMANDS, planted, request_classes | {"NapCommand", "GetStateCommand"})
+    assert any("RuntimeBackend.cmd_nap: no command 'nap' in the table" in p for p in problems)
+    assert any("CatalogCommands.cmd_get_state: the table has RuntimeBackend answer 'get_state'" in p for p in problems)
+    assert "request model NapCommand is named by no command" in problems
+    assert "request model GetStateCommand is declared although its command has no fields (request=None)" in problems
+    lists = _command_name_lists([planted], {spec.name for spec in COMMANDS}, set())
+    assert len(lists) == 2 and "['prompt', 'steer']" in lists[0] + lists[1]

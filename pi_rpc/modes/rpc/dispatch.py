@@ -25,12 +25,14 @@ from pi_rpc.modes.rpc.validation import validate_command
 from pi_rpc.modes.wire.framing import FrameTooLarge
 from pi_rpc.modes.wire.jsonparse import PARSE_ERROR_PREFIX, ParseFailure
 from pi_rpc.modes.wire.output import WriterClosed
-from pi_rpc.modes.wire.protocol.names import ACCEPTED_COMMAND_TYPES, DEFAULT_HANDLE, UNANSWERED_RECORD_TYPES
+from pi_rpc.modes.wire.protocol.names import (
+    ACCEPTED_COMMAND_TYPES,
+    DEFAULT_HANDLE,
+    OWN_HANDLE_COMMANDS,
+    UNANSWERED_RECORD_TYPES,
+)
 
 _KNOWN = frozenset(ACCEPTED_COMMAND_TYPES)
-# Commands whose ``handle`` field is not the address: an option (set_event_options) or the
-# session the host acts on (close_session, which names an unknown one itself).
-_OWN_HANDLE_FIELD = frozenset({"set_event_options", "close_session"})
 
 
 def unknown_handle_error(handle: str) -> str:
@@ -197,7 +199,7 @@ class Dispatcher:
             await self._respond(response)
             return
 
-        handle = cmd.get("handle") if ctype not in _OWN_HANDLE_FIELD else None
+        handle = cmd.get("handle") if ctype not in OWN_HANDLE_COMMANDS else None
         if handle is not None and handle != DEFAULT_HANDLE and not (self.known_handle and self.known_handle(handle)):
             response["error"] = unknown_handle_error(handle)
             await self._respond(response)

@@ -20,9 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from pi_rpc.modes.rpc.registry import CommandContext, CommandError
 from pi_rpc.modes.wire.event_ring import DEFAULT_EVENT_BUFFER, EVENT_RING_MAX_BYTES, EventRing
 from pi_rpc.modes.wire.jsonout import dumps_record
 from pi_rpc.runtime.run_context import current_run_id
@@ -144,21 +141,3 @@ class EventOptions:
         elif fields:
             line = splice_field(line, fields)
         return line
-
-    # ------------------------------------------------------------------ commands
-
-    async def cmd_set_event_options(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        return await self.update(seq=cmd.get("seq"), run_id=cmd.get("runId"), handle=cmd.get("handle"))
-
-    async def cmd_get_events(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
-        since = cmd["sinceSeq"]
-        if since < 0:
-            raise CommandError(
-                f'Invalid command "get_events": field "sinceSeq": expected a non-negative integer, got {since}'
-            )
-        if not self.seq:
-            raise CommandError(ERR_SEQ_OFF)
-        found, truncated = self.ring.since(since)
-        # Each event is spliced in as the exact bytes that were written (without the LF).
-        events = [orjson.Fragment(line[:-1]) for _, line in found]
-        return {"events": events, "lastSeq": found[-1][0] if found else since, "truncated": truncated}

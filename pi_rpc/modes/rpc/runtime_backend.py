@@ -1,5 +1,6 @@
-"""The RPC backend over the session runtime: one handler per command, each a thin adapter from
-the validated command dict to an ``AgentSession`` method, plus the session-event subscription
+"""The RPC backend over the session runtime: one handler per command (``cmd_<name>``, here or in
+the part the command table names), each a thin adapter from the validated command dict to an
+``AgentSession`` method, plus the session-event subscription
 (with the wire transform of ``message_update``) and, when extensions are loaded, their binding
 to RPC mode: the extension UI sub-protocol, ``extension_error`` records and ``ctx.shutdown()``."""
 
@@ -18,13 +19,8 @@ from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.host_tools import HostToolCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
-from pi_rpc.modes.wire.protocol.names import (
-    ACCEPTED_COMMAND_TYPES,
-    HOST_COMMAND_TYPES,
-    HOST_TOOL_RESULT,
-    HOST_TOOL_UPDATE,
-    SERVER_COMMAND_TYPES,
-)
+from pi_rpc.modes.wire.protocol.names import HOST_TOOL_RESULT, HOST_TOOL_UPDATE
+from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, TOOLS
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
@@ -35,16 +31,6 @@ if TYPE_CHECKING:
 
 # How long after startup, without a prompt, the first request is prepared in the background.
 WARM_UP_AFTER_S = 0.05
-
-
-def _command_method(name: str, *owners: object) -> Any:
-    """The ``cmd_<name>`` method of the first owner that has one (the backend, then its
-    collaborators)."""
-    for owner in owners:
-        method = getattr(owner, f"cmd_{name}", None)
-        if method is not None:
-            return method
-    raise AttributeError(f"no handler for command {name!r}")
 
 
 def _images(cmd: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -102,11 +88,10 @@ class RuntimeBackend:
 
     def command_handlers(self) -> dict[str, Any]:
         """This session's handler of every command it answers (not the server's own, not the
-        session host's)."""
+        session host's): the ``cmd_<name>`` of the part the command table names."""
+        parts = {SESSION: self, CATALOG: self.catalog, AUTH: self.auth, TOOLS: self.host_tools}
         return {
-            name: self._wrap(name)
-            for name in ACCEPTED_COMMAND_TYPES
-            if name not in SERVER_COMMAND_TYPES and name not in HOST_COMMAND_TYPES
+            spec.name: self._wrap(getattr(parts[spec.by], f"cmd_{spec.name}")) for spec in COMMANDS if spec.by in parts
         }
 
     @property
@@ -254,12 +239,11 @@ class RuntimeBackend:
 
     # ------------------------------------------------------------------ dispatch
 
-    def _wrap(self, name: str) -> Any:
-        """``cmd_<name>`` as a handler. The one place where the runtime's errors become failed
+    def _wrap(self, method: Any) -> Any:
+        """A ``cmd_<name>`` method as a handler. The one place where the runtime's errors become failed
         responses (see ``pi_rpc.errors``): a ``CommandError`` reaches the dispatcher as is, a
         ``SessionError`` from the store (a session that is locked, invalid, not found, an
         entry that is not there) is answered with its own text, like upstream's."""
-        method = _command_method(name, self, self.catalog, self.auth, self.host_tools)
 
         async def handler(ctx: CommandContext, cmd: dict[str, Any]) -> Any:
             self._active_commands += 1

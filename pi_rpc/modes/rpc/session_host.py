@@ -40,13 +40,8 @@ from pi_rpc.modes.rpc.dispatch import unknown_handle_error
 from pi_rpc.modes.rpc.events import EventEmitter
 from pi_rpc.modes.rpc.registry import CommandContext, HandlerRegistry
 from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
-from pi_rpc.modes.wire.protocol.names import (
-    DEFAULT_HANDLE,
-    EXTENSION_UI_RESPONSE,
-    HOST_TOOL_RESULT,
-    HOST_TOOL_UPDATE,
-    THINKING_LEVELS,
-)
+from pi_rpc.modes.wire.protocol.names import DEFAULT_HANDLE, THINKING_LEVELS
+from pi_rpc.modes.wire.protocol.table import COMMANDS, HOST
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -54,10 +49,10 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.session import AgentSession
 
 
-# Commands naming a session by ``sessionPath`` that would open, change or remove it: refused
-# when another handle has that session open (its writes would go on into a replaced, renamed
-# behind its back or deleted session).
-_TOUCHES_ANOTHER_SESSION = frozenset({"switch_session", "rename_session", "delete_session"})
+# Commands naming a session by ``sessionPath`` that would open, change or remove it (the
+# command table's ``touches_session_path``): refused when another handle has that session open
+# (its writes would go on into a replaced, renamed behind its back or deleted session).
+_TOUCHES_ANOTHER_SESSION = frozenset(spec.name for spec in COMMANDS if spec.touches_session_path)
 
 
 class HandleEvents(EventEmitter):
@@ -170,12 +165,9 @@ class SessionHost:
     def register(self, registry: HandlerRegistry) -> None:
         for name in self._first.command_handlers():
             registry.register(name, self._route(name))
-        registry.register("open_session", self.cmd_open_session)
-        registry.register("close_session", self.cmd_close_session)
-        registry.register("list_open_sessions", self.cmd_list_open_sessions)
-        registry.register(EXTENSION_UI_RESPONSE, self._extension_ui_response)
-        registry.register(HOST_TOOL_RESULT, self._host_tool_answer)
-        registry.register(HOST_TOOL_UPDATE, self._host_tool_answer)
+        for spec in COMMANDS:
+            if spec.by == HOST:  # its own commands and the unanswered records' routing
+                registry.register(spec.name, getattr(self, f"cmd_{spec.name}"))
 
     async def start(self, server: ServerHandle) -> None:
         self.server = server
@@ -246,7 +238,7 @@ class SessionHost:
             if slot is not asking and _same_file(slot.session_file(), target):
                 raise CommandError(f'Session file is already open in session handle "{slot.handle}": {target}')
 
-    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def cmd_extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
         # By the request id alone; a handle, when given, must be the asking session's.
         handle = cmd.get("handle")
         if handle is not None:
@@ -258,7 +250,13 @@ class SessionHost:
             if slot.backend.ui is not None and slot.backend.ui.resolve(cmd):
                 return
 
-    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def cmd_host_tool_result(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        await self._host_tool_answer(cmd)
+
+    async def cmd_host_tool_update(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+        await self._host_tool_answer(cmd)
+
+    async def _host_tool_answer(self, cmd: dict[str, Any]) -> None:
         # By the request id alone, as extension_ui_response (a handle, when given, must match).
         handle = cmd.get("handle")
         slots = list(self.slots.values())

@@ -16,62 +16,20 @@ import types
 import typing
 from typing import Any
 
-from pi_rpc.modes.wire.protocol.names import EXTENSION_UI_RESPONSE, FIELDLESS_COMMANDS
+from pi_rpc.modes.wire.protocol.names import EXTENSION_UI_RESPONSE, FIELDLESS_COMMANDS, OWN_HANDLE_COMMANDS
+from pi_rpc.modes.wire.protocol.table import COMMANDS, FastField
 
 _MISSING = object()
 
-# Required/optional plain-scalar fields per command. A command passes the fast check only if
-# every listed field is absent-and-optional or has exactly the given type (one of the types of
-# a tuple; one of the strings of a frozenset), and no field outside this list that needs deep
-# validation (``images``) is present.
-_Kind = type | tuple[type, ...] | frozenset[str]
-_FAST_SPECS: dict[str, tuple[tuple[str, _Kind, bool], ...]] = {
-    "prompt": (("message", str, True), ("streamingBehavior", str, False)),
-    "steer": (("message", str, True),),
-    "follow_up": (("message", str, True),),
-    "new_session": (("parentSession", str, False),),
-    "set_model": (("provider", str, True), ("modelId", str, True)),
-    "set_thinking_level": (("level", str, True),),
-    "set_steering_mode": (("mode", str, True),),
-    "set_follow_up_mode": (("mode", str, True),),
-    "compact": (("customInstructions", str, False),),
-    "set_auto_compaction": (("enabled", bool, True),),
-    "set_auto_retry": (("enabled", bool, True),),
-    "bash": (("command", str, True), ("excludeFromContext", bool, False)),
-    "export_html": (("outputPath", str, False),),
-    "switch_session": (("sessionPath", str, True),),
-    "fork": (("entryId", str, False),),
-    "get_entries": (("since", str, False),),
-    "set_session_name": (("name", str, True),),
-    "get_protocol_info": (),
-    "set_event_options": (("seq", bool, False), ("runId", bool, False), ("handle", bool, False)),
-    "get_events": (("sinceSeq", int, True),),
-    "list_sessions": (("scope", frozenset({"cwd", "all"}), False), ("limit", int, False), ("query", str, False)),
-    "rename_session": (("sessionPath", str, True), ("name", str, True)),
-    "delete_session": (("sessionPath", str, True),),
-    "navigate_tree": (("targetId", str, True), ("summarize", bool, False), ("customInstructions", str, False)),
-    "set_label": (("entryId", str, True), ("label", (str, type(None)), True)),
-    "open_session": (
-        ("cwd", str, False),
-        ("sessionPath", str, False),
-        ("model", str, False),
-        ("thinkingLevel", str, False),
-        ("noSession", bool, False),
-    ),
-    "close_session": (("handle", str, True),),
-    "get_auth_status": (("provider", str, False),),
-    "auth_login": (("provider", str, True), ("method", str, False)),
-    "auth_logout": (("provider", str, True),),
-    "authenticate": (("token", str, True),),
-    "attach_session": (("handle", str, True), ("since", int, False)),
-    "detach_session": (("handle", str, True),),
-}
+# Required/optional plain-scalar fields per command (the command table's ``fast``). A command
+# passes the fast check only if every listed field is absent-and-optional or has exactly the
+# given type (one of the types of a tuple; one of the strings of a frozenset), and no field
+# outside this list that needs deep validation (``images``) is present.
+_FAST_SPECS: dict[str, tuple[FastField, ...]] = {spec.name: spec.fast for spec in COMMANDS if spec.fast is not None}
 _DEEP_FIELDS = ("images",)
-# Commands whose ``handle`` field is their own (validated by their spec), not the address.
-_OWN_HANDLE_FIELD = frozenset({"set_event_options", "close_session"})
 
 
-def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, _Kind, bool], ...]) -> bool:
+def _fast_ok(obj: dict[str, Any], spec: tuple[FastField, ...]) -> bool:
     for key in _DEEP_FIELDS:
         if key in obj:
             return False
@@ -94,7 +52,7 @@ def _fast_ok(obj: dict[str, Any], spec: tuple[tuple[str, _Kind, bool], ...]) -> 
 
 def validate_command(command_type: str, obj: dict[str, Any]) -> str | None:
     """None when ``obj`` is a valid ``command_type`` command, else the error text."""
-    if "handle" in obj and command_type not in _OWN_HANDLE_FIELD:
+    if "handle" in obj and command_type not in OWN_HANDLE_COMMANDS:
         # The session a command addresses (any command; absent or null: "default").
         handle = obj["handle"]
         if handle is not None and type(handle) is not str:

@@ -20,6 +20,7 @@ from pi_rpc.modes.rpc.listen.auth import token_matches
 from pi_rpc.modes.rpc.protocol_info import protocol_info
 from pi_rpc.modes.rpc.registry import CommandContext, CommandError, Handler, HandlerRegistry
 from pi_rpc.modes.wire.protocol.names import EXTENSION_UI_RESPONSE
+from pi_rpc.modes.wire.protocol.table import COMMANDS, HOST, STREAM
 
 if TYPE_CHECKING:
     from pi_rpc.modes.rpc.listen.connection import Connection
@@ -53,17 +54,12 @@ class ConnectionCommands:
         self._close = base.get("close_session")
         self._list = base.get("list_open_sessions")
         self._ui_response = base.get(EXTENSION_UI_RESPONSE)
+        # The command table's stream rows, and the session host's commands this connection
+        # wraps (those it has a ``cmd_<name>`` for).
         return {
-            "authenticate": self.cmd_authenticate,
-            "attach_session": self.cmd_attach_session,
-            "detach_session": self.cmd_detach_session,
-            "set_event_options": self.cmd_set_event_options,
-            "get_events": self.cmd_get_events,
-            "get_protocol_info": self.cmd_get_protocol_info,
-            "open_session": self.cmd_open_session,
-            "close_session": self.cmd_close_session,
-            "list_open_sessions": self.cmd_list_open_sessions,
-            EXTENSION_UI_RESPONSE: self.cmd_extension_ui_response,
+            spec.name: getattr(self, f"cmd_{spec.name}")
+            for spec in COMMANDS
+            if spec.by == STREAM or (spec.by == HOST and hasattr(self, f"cmd_{spec.name}"))
         }
 
     # ------------------------------------------------------------------ connection commands

@@ -6,17 +6,27 @@ upstream observably accepts (so clients recorded against it keep working):
 ``set_thinking_level.level`` and ``set_*_mode.mode`` take any string (upstream clamps the level
 and stores the mode verbatim), and ``prompt.streamingBehavior`` takes any string (upstream
 treats any value other than ``followUp`` as ``steer``).
+
+The command table (``table``) names each command's model; a command without fields of its own
+has no class here: its model is generated from its row (``GetStateCommand`` for ``get_state``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from pi_rpc.modes.wire.protocol.base import WireModel
 from pi_rpc.modes.wire.protocol.host_tools import HostToolDefinition, RunLimits, ToolContentBlock
 from pi_rpc.modes.wire.protocol.shapes import ImageContent
+from pi_rpc.modes.wire.protocol.table import (
+    BEYOND_UPSTREAM_COMMANDS,
+    COMMANDS,
+    UPSTREAM_COMMANDS,
+    CommandSpec,
+    request_model_name,
+)
 
 
 class CommandBase(WireModel):
@@ -58,21 +68,9 @@ class FollowUpCommand(CommandBase):
     limits: RunLimits | None = Field(default=None, description="New limits for the running run.")
 
 
-class AbortCommand(CommandBase):
-    type: Literal["abort"]
-
-
-class ClearQueueCommand(CommandBase):
-    type: Literal["clear_queue"]
-
-
 class NewSessionCommand(CommandBase):
     type: Literal["new_session"]
     parent_session: str | None = None
-
-
-class GetStateCommand(CommandBase):
-    type: Literal["get_state"]
 
 
 class SetModelCommand(CommandBase):
@@ -81,25 +79,9 @@ class SetModelCommand(CommandBase):
     model_id: str
 
 
-class CycleModelCommand(CommandBase):
-    type: Literal["cycle_model"]
-
-
-class GetAvailableModelsCommand(CommandBase):
-    type: Literal["get_available_models"]
-
-
 class SetThinkingLevelCommand(CommandBase):
     type: Literal["set_thinking_level"]
     level: str = Field(description="A thinking level; unknown strings clamp to the model's first level.")
-
-
-class CycleThinkingLevelCommand(CommandBase):
-    type: Literal["cycle_thinking_level"]
-
-
-class GetAvailableThinkingLevelsCommand(CommandBase):
-    type: Literal["get_available_thinking_levels"]
 
 
 class SetSteeringModeCommand(CommandBase):
@@ -127,22 +109,10 @@ class SetAutoRetryCommand(CommandBase):
     enabled: bool
 
 
-class AbortRetryCommand(CommandBase):
-    type: Literal["abort_retry"]
-
-
 class BashCommand(CommandBase):
     type: Literal["bash"]
     command: str
     exclude_from_context: bool | None = None
-
-
-class AbortBashCommand(CommandBase):
-    type: Literal["abort_bash"]
-
-
-class GetSessionStatsCommand(CommandBase):
-    type: Literal["get_session_stats"]
 
 
 class ExportHtmlCommand(CommandBase):
@@ -164,25 +134,9 @@ class ForkCommand(CommandBase):
     position: Literal["before", "at"] | None = None
 
 
-class CloneCommand(CommandBase):
-    type: Literal["clone"]
-
-
-class GetForkMessagesCommand(CommandBase):
-    type: Literal["get_fork_messages"]
-
-
 class GetEntriesCommand(CommandBase):
     type: Literal["get_entries"]
     since: str | None = None
-
-
-class GetTreeCommand(CommandBase):
-    type: Literal["get_tree"]
-
-
-class GetLastAssistantTextCommand(CommandBase):
-    type: Literal["get_last_assistant_text"]
 
 
 class SetSessionNameCommand(CommandBase):
@@ -190,19 +144,7 @@ class SetSessionNameCommand(CommandBase):
     name: str
 
 
-class GetMessagesCommand(CommandBase):
-    type: Literal["get_messages"]
-
-
-class GetCommandsCommand(CommandBase):
-    type: Literal["get_commands"]
-
-
 # ---------------------------------------------------------------- beyond upstream 1.6
-
-
-class GetProtocolInfoCommand(CommandBase):
-    type: Literal["get_protocol_info"]
 
 
 class SetEventOptionsCommand(CommandBase):
@@ -267,10 +209,6 @@ class CloseSessionCommand(CommandBase):
     handle: str = Field(description='The session to close (never "default").')
 
 
-class ListOpenSessionsCommand(CommandBase):
-    type: Literal["list_open_sessions"]
-
-
 class GetAuthStatusCommand(CommandBase):
     type: Literal["get_auth_status"]
     provider: str | None = Field(default=None, description="Only this provider; left out: every known provider.")
@@ -294,10 +232,6 @@ class AuthLogoutCommand(CommandBase):
 class SetHostToolsCommand(CommandBase):
     type: Literal["set_host_tools"]
     tools: list[HostToolDefinition] = Field(description="Replaces the client's tools of the session.")
-
-
-class GetToolsCommand(CommandBase):
-    type: Literal["get_tools"]
 
 
 class SetActiveToolsCommand(CommandBase):
@@ -353,63 +287,30 @@ class ExtensionUiResponse(CommandBase):
     cancelled: bool | None = None
 
 
-COMMAND_MODELS: dict[str, type[CommandBase]] = {
-    "prompt": PromptCommand,
-    "steer": SteerCommand,
-    "follow_up": FollowUpCommand,
-    "abort": AbortCommand,
-    "clear_queue": ClearQueueCommand,
-    "new_session": NewSessionCommand,
-    "get_state": GetStateCommand,
-    "set_model": SetModelCommand,
-    "cycle_model": CycleModelCommand,
-    "get_available_models": GetAvailableModelsCommand,
-    "set_thinking_level": SetThinkingLevelCommand,
-    "cycle_thinking_level": CycleThinkingLevelCommand,
-    "get_available_thinking_levels": GetAvailableThinkingLevelsCommand,
-    "set_steering_mode": SetSteeringModeCommand,
-    "set_follow_up_mode": SetFollowUpModeCommand,
-    "compact": CompactCommand,
-    "set_auto_compaction": SetAutoCompactionCommand,
-    "set_auto_retry": SetAutoRetryCommand,
-    "abort_retry": AbortRetryCommand,
-    "bash": BashCommand,
-    "abort_bash": AbortBashCommand,
-    "get_session_stats": GetSessionStatsCommand,
-    "export_html": ExportHtmlCommand,
-    "switch_session": SwitchSessionCommand,
-    "fork": ForkCommand,
-    "clone": CloneCommand,
-    "get_fork_messages": GetForkMessagesCommand,
-    "get_entries": GetEntriesCommand,
-    "get_tree": GetTreeCommand,
-    "get_last_assistant_text": GetLastAssistantTextCommand,
-    "set_session_name": SetSessionNameCommand,
-    "get_messages": GetMessagesCommand,
-    "get_commands": GetCommandsCommand,
-}
+def _fieldless(name: str, class_name: str) -> type[CommandBase]:
+    """The model of a command without fields of its own (``id``, ``type``, ``handle``)."""
+    kind: Any = Literal.__getitem__(name)  # (a Literal of a value known at run time)
+    model = create_model(class_name, __base__=CommandBase, __module__=__name__, type=(kind, ...))
+    globals()[class_name] = model  # (``commands.GetStateCommand`` as for the declared ones)
+    return model
+
+
+def _request_model(spec: CommandSpec) -> type[CommandBase]:
+    class_name = request_model_name(spec)
+    if spec.request is None:
+        return _fieldless(spec.name, class_name)
+    model = globals()[class_name]
+    assert issubclass(model, CommandBase), class_name
+    return model
+
+
+# The request model of every row of the command table, in its order.
+INBOUND_MODELS: dict[str, type[CommandBase]] = {spec.name: _request_model(spec) for spec in COMMANDS}
+
+COMMAND_MODELS: dict[str, type[CommandBase]] = {spec.name: INBOUND_MODELS[spec.name] for spec in UPSTREAM_COMMANDS}
 
 BEYOND_UPSTREAM_COMMAND_MODELS: dict[str, type[CommandBase]] = {
-    "get_protocol_info": GetProtocolInfoCommand,
-    "set_event_options": SetEventOptionsCommand,
-    "get_events": GetEventsCommand,
-    "list_sessions": ListSessionsCommand,
-    "rename_session": RenameSessionCommand,
-    "delete_session": DeleteSessionCommand,
-    "navigate_tree": NavigateTreeCommand,
-    "set_label": SetLabelCommand,
-    "open_session": OpenSessionCommand,
-    "close_session": CloseSessionCommand,
-    "list_open_sessions": ListOpenSessionsCommand,
-    "get_auth_status": GetAuthStatusCommand,
-    "auth_login": AuthLoginCommand,
-    "auth_logout": AuthLogoutCommand,
-    "set_host_tools": SetHostToolsCommand,
-    "get_tools": GetToolsCommand,
-    "set_active_tools": SetActiveToolsCommand,
-    "authenticate": AuthenticateCommand,
-    "attach_session": AttachSessionCommand,
-    "detach_session": DetachSessionCommand,
+    spec.name: INBOUND_MODELS[spec.name] for spec in BEYOND_UPSTREAM_COMMANDS
 }
 
 # Every command this implementation accepts (validation, schema).
@@ -421,6 +322,6 @@ Command = Annotated[  # type: ignore[valid-type]  # union built at runtime from 
 ]
 
 InboundRecord = Annotated[  # type: ignore[valid-type]  # union built at runtime from the table
-    Union[tuple([*ALL_COMMAND_MODELS.values(), ExtensionUiResponse, HostToolResult, HostToolUpdate])],
+    Union[tuple(INBOUND_MODELS.values())],
     Field(discriminator="type"),
 ]

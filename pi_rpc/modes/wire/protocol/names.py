@@ -1,84 +1,23 @@
-"""Command and event type names (no pydantic; safe to import at startup)."""
+"""Command and event type names (no pydantic; safe to import at startup). The command names and
+sets are derived from the command table (``table``), never written here."""
 
 from __future__ import annotations
 
 from pi_rpc import COMPATIBLE_PI_VERSION
-
-# The 33 commands of pi 1.6 RPC, in upstream's table order.
-COMMAND_TYPES: tuple[str, ...] = (
-    "prompt",
-    "steer",
-    "follow_up",
-    "abort",
-    "clear_queue",
-    "new_session",
-    "get_state",
-    "set_model",
-    "cycle_model",
-    "get_available_models",
-    "set_thinking_level",
-    "cycle_thinking_level",
-    "get_available_thinking_levels",
-    "set_steering_mode",
-    "set_follow_up_mode",
-    "compact",
-    "set_auto_compaction",
-    "set_auto_retry",
-    "abort_retry",
-    "bash",
-    "abort_bash",
-    "get_session_stats",
-    "export_html",
-    "switch_session",
-    "fork",
-    "clone",
-    "get_fork_messages",
-    "get_entries",
-    "get_tree",
-    "get_last_assistant_text",
-    "set_session_name",
-    "get_messages",
-    "get_commands",
+from pi_rpc.modes.wire.protocol.table import (
+    BEYOND_UPSTREAM_COMMANDS,
+    COMMANDS,
+    UNANSWERED_RECORDS,
+    UPSTREAM_COMMANDS,
 )
+
+# Command names, derived from the command table (``table``: one row per command).
+# The 33 commands of pi 1.6 RPC, in upstream's table order.
+COMMAND_TYPES: tuple[str, ...] = tuple(spec.name for spec in UPSTREAM_COMMANDS)
 
 # Commands beyond upstream 1.6 (protocol/README.md "Beyond upstream"). A client that never
 # sends them sees exactly upstream's protocol.
-BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
-    "get_protocol_info",
-    "set_event_options",
-    "get_events",
-    "list_sessions",
-    "rename_session",
-    "delete_session",
-    "navigate_tree",
-    "set_label",
-    # Many sessions in one process (protocol/README.md "Session handles").
-    "open_session",
-    "close_session",
-    "list_open_sessions",
-    # Credentials: login from an editor (README "Credentials").
-    "get_auth_status",
-    "auth_login",
-    "auth_logout",
-    # The client's own tools and tool control (protocol/README.md "Host tools").
-    "set_host_tools",
-    "get_tools",
-    "set_active_tools",
-    # Clients that come and go (protocol/README.md "Listeners"): a --listen connection's own.
-    "authenticate",
-    "attach_session",
-    "detach_session",
-)
-
-# Of those, the ones the RPC server answers itself (the output stream's own features); the
-# backend answers every other command.
-SERVER_COMMAND_TYPES: frozenset[str] = frozenset(
-    {"get_protocol_info", "set_event_options", "get_events", *("authenticate", "attach_session", "detach_session")}
-)
-
-# Of those, the ones the session host answers (which sessions the process holds); every other
-# backend command is answered by the session its ``handle`` names.
-HOST_COMMAND_TYPES: frozenset[str] = frozenset({"open_session", "close_session", "list_open_sessions"})
+BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = tuple(spec.name for spec in BEYOND_UPSTREAM_COMMANDS)
 
 # The handle of the process's first session: commands without a ``handle`` go to it.
 DEFAULT_HANDLE = "default"
@@ -107,37 +46,18 @@ HOST_TOOL_UPDATE = "host_tool_update"
 HOST_TOOL_REQUEST = "host_tool_request"
 HOST_TOOL_CANCELLED = "host_tool_cancelled"
 # Every client record that gets no response.
-UNANSWERED_RECORD_TYPES: frozenset[str] = frozenset({EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE})
+UNANSWERED_RECORD_TYPES: frozenset[str] = frozenset(spec.name for spec in UNANSWERED_RECORDS)
 
 # Commands whose only fields are ``id`` and ``type``: nothing to validate.
-FIELDLESS_COMMANDS: frozenset[str] = frozenset(
-    {
-        "abort",
-        "clear_queue",
-        "get_state",
-        "cycle_model",
-        "get_available_models",
-        "cycle_thinking_level",
-        "get_available_thinking_levels",
-        "abort_retry",
-        "abort_bash",
-        "get_session_stats",
-        "clone",
-        "get_fork_messages",
-        "get_tree",
-        "get_last_assistant_text",
-        "get_messages",
-        "get_commands",
-        "list_open_sessions",
-        "get_tools",
-    }
-)
+FIELDLESS_COMMANDS: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.answered and spec.request is None)
 
 # Control commands: must never wait behind other work (every command already runs in its
 # own task; this set documents the guarantee and is asserted by tests).
-CONTROL_COMMANDS: frozenset[str] = frozenset(
-    {"abort", "abort_bash", "abort_retry", "clear_queue", EXTENSION_UI_RESPONSE, HOST_TOOL_RESULT, HOST_TOOL_UPDATE}
-)
+CONTROL_COMMANDS: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.control)
+
+# Commands whose ``handle`` field is not the session address: an option (set_event_options) or
+# the session the host acts on (close_session, which names an unknown one itself).
+OWN_HANDLE_COMMANDS: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.own_handle)
 
 # The 24 session events of pi 1.6 (plus ``extension_ui_request``, a separate family).
 EVENT_TYPES: tuple[str, ...] = (

@@ -5,6 +5,8 @@ Envelope key order on the wire: ``id``, ``type``, ``command``, ``success``, then
 included); ``command`` is absent when the request had no ``type`` (and is ``"parse"`` for
 records that are not JSON); ``data`` is absent when a command returns nothing, and ``null``
 only for ``cycle_model``/``cycle_thinking_level`` with nothing to cycle.
+
+Which command answers with which ``data`` model is the command table's (``table``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from pi_rpc.modes.wire.protocol.base import OpenWireModel, WireModel
-from pi_rpc.modes.wire.protocol.host_tools import ActiveToolsData, SetHostToolsData, ToolsData
-from pi_rpc.modes.wire.protocol.shapes import (
+
+# Data models defined with the shapes they share, named by the command table.
+from pi_rpc.modes.wire.protocol.host_tools import ActiveToolsData, SetHostToolsData, ToolsData  # noqa: F401
+from pi_rpc.modes.wire.protocol.shapes import (  # noqa: F401
     AgentMessage,
     BashResult,
     CompactionResult,
@@ -24,6 +28,7 @@ from pi_rpc.modes.wire.protocol.shapes import (
     SessionTreeNode,
     SlashCommand,
 )
+from pi_rpc.modes.wire.protocol.table import BEYOND_UPSTREAM_COMMANDS, COMMANDS, UPSTREAM_COMMANDS, CommandSpec
 
 
 class Response(WireModel):
@@ -297,68 +302,24 @@ class AuthLogoutData(WireModel):
     auth_type: Literal["oauth", "api_key"] | None = Field(default=None, description="the removed entry's type")
 
 
-# ``None``: success responses carry no ``data`` key.
-RESPONSE_DATA: dict[str, type[WireModel] | None] = {
-    "prompt": PromptData,
-    "steer": QueueData,
-    "follow_up": QueueData,
-    "abort": AbortData,  # beyond upstream (upstream answers no data)
-    "clear_queue": ClearQueueData,
-    "new_session": CancelledData,
-    "get_state": SessionState,
-    "set_model": ModelInfo,
-    "cycle_model": CycleModelData,  # or data: null
-    "get_available_models": ModelsData,
-    "set_thinking_level": None,
-    "cycle_thinking_level": LevelData,  # or data: null
-    "get_available_thinking_levels": LevelsData,
-    "set_steering_mode": None,
-    "set_follow_up_mode": None,
-    "compact": CompactionResult,
-    "set_auto_compaction": None,
-    "set_auto_retry": None,
-    "abort_retry": None,
-    "bash": BashResult,
-    "abort_bash": None,
-    "get_session_stats": SessionStats,
-    "export_html": PathData,
-    "switch_session": CancelledData,
-    "fork": ForkData,
-    "clone": CancelledData,
-    "get_fork_messages": ForkMessagesData,
-    "get_entries": EntriesData,
-    "get_tree": TreeData,
-    "get_last_assistant_text": LastAssistantTextData,
-    "set_session_name": None,
-    "get_messages": MessagesData,
-    "get_commands": CommandsData,
-}
+def _data_model(spec: CommandSpec) -> type[WireModel] | None:
+    if spec.response is None:
+        return None
+    model = globals()[spec.response]
+    assert issubclass(model, WireModel), spec.response
+    return model
+
+
+# Each command's success ``data`` model, from the command table; ``None``: success responses
+# carry no ``data`` key.
+RESPONSE_DATA: dict[str, type[WireModel] | None] = {spec.name: _data_model(spec) for spec in UPSTREAM_COMMANDS}
 
 BEYOND_UPSTREAM_RESPONSE_DATA: dict[str, type[WireModel] | None] = {
-    "get_protocol_info": ProtocolInfoData,
-    "set_event_options": EventOptionsData,
-    "get_events": EventsData,
-    "list_sessions": SessionsData,
-    "rename_session": None,
-    "delete_session": None,
-    "navigate_tree": NavigateTreeData,
-    "set_label": None,
-    "open_session": OpenSessionData,
-    "close_session": CloseSessionData,  # (only after a write fault: usually no data)
-    "list_open_sessions": OpenSessionsData,
-    "get_auth_status": AuthStatusData,
-    "auth_login": AuthLoginData,
-    "auth_logout": AuthLogoutData,
-    "set_host_tools": SetHostToolsData,
-    "get_tools": ToolsData,
-    "set_active_tools": ActiveToolsData,
-    "authenticate": None,
-    "attach_session": AttachSessionData,
-    "detach_session": None,
+    spec.name: _data_model(spec) for spec in BEYOND_UPSTREAM_COMMANDS
 }
 
 # Commands whose ``data`` is ours alone: upstream 1.6 answers them without data (and its
 # clients ignore data), so a record without it is still a valid response (protocol/README §8).
-DATA_ABSENT_UPSTREAM: frozenset[str] = frozenset({"abort"})
+DATA_ABSENT_UPSTREAM: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.data_ours)
 
-NULLABLE_DATA: frozenset[str] = frozenset({"cycle_model", "cycle_thinking_level"})
+NULLABLE_DATA: frozenset[str] = frozenset(spec.name for spec in COMMANDS if spec.nullable)
