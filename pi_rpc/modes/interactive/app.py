@@ -159,7 +159,11 @@ class PiApp(App[int]):
         async def listener(event: dict[str, Any]) -> None:
             self.post_message(SessionEvent(event))
 
-        self._unsubscribe = session.subscribe(listener)
+        # The holder's streams: events (across replacements) and each replacement, after which
+        # the transcript shows the session now current, whoever replaced it (a command of the
+        # app's or an extension's ``ctx.new_session``/``fork``/``switch_session``).
+        self._unsubscribe = session.holder.subscribe(listener)
+        self._stop_following = session.holder.on_replaced(self._session_replaced)
         if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
             session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
@@ -426,6 +430,10 @@ class PiApp(App[int]):
         width = max(20, self.size.width - 2)  # the footer's padding
         statuses = [self.statuses[key] for key in sorted(self.statuses)]
         self.areas["footer"].update(footer_text(self.session, width, statuses))
+
+    async def _session_replaced(self, session: AgentSession) -> None:
+        self.session = session
+        await self.reload_transcript()
 
     async def reload_transcript(self) -> None:
         await self.transcript.show_messages(list[Any](self.session.get_messages()), self.compaction_count())

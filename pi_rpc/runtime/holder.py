@@ -1,0 +1,290 @@
+"""The current session and its replacement (upstream ``AgentSessionRuntime``).
+
+``SessionHolder`` owns "the current session" of a mode: ``new_session``, ``switch_session``,
+``fork`` and ``clone`` replace it and then tell the holder's subscribers once (``subscribe``:
+their ``on_replaced(session)``). The modes (RPC, the session host, ACP, interactive, print, the
+SDK) subscribe to the holder instead of keeping a session object that changes under them.
+
+The four commands share one path (``SessionHolder._replace``), upstream's order: ask extensions
+(``session_before_switch`` / ``session_before_fork``, which may cancel), abort what runs, make
+the new store, shut the extensions down (``session_shutdown``), abort again, put the new store
+in place (the session's store-bound parts are built anew on it, with plain values), then
+recreate the extensions (``session_start``) and notify the subscribers.
+
+``DrivenSession`` names the seam a client drives: "a session", whether it runs in this process
+(a ``SessionHolder``) or across a connection (``pi attach``): its commands, its event stream
+and the replacement notice."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from pi_rpc.agent.listeners import Listeners
+from pi_rpc.ai.transcript import content_text
+from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
+from pi_rpc.runtime.options import session_fsync_mode
+from pi_rpc.runtime.session_catalog import client_session_ref
+from pi_rpc.session.backends import backend_for, is_sqlite_locator
+from pi_rpc.session.manager import SessionManager, print_diagnostics
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.config.settings import Settings
+
+EventListener = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class ReplacementHooks(Protocol):
+    """What extensions are asked and told around a replacement (``SessionExtensions``)."""
+
+    async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool: ...
+
+    async def before_fork(self, entry_id: str, position: str) -> bool: ...
+
+    async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
+
+    async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
+
+
+class HeldSession(Protocol):
+    """What the holder needs of the session it holds (``AgentSession``; a protocol, so that
+    ``session`` imports the holder and not the other way round)."""
+
+    @property
+    def ext(self) -> ReplacementHooks | None: ...
+
+    @property
+    def session(self) -> SessionManager: ...
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def cwd(self) -> str: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def abort(self) -> bool: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+    def adopt_store(self, store: SessionManager, *, keep_queue_texts: bool = False) -> None: ...
+
+    def move_to_cwd(self, cwd: str) -> None: ...
+
+    def reload_context_from_store(self) -> None: ...
+
+
+S = TypeVar("S", bound=HeldSession)
+# What a subscriber is told once per replacement: the session now current.
+OnReplaced = Callable[[S], Awaitable[None] | None]
+
+
+class DrivenSession(Protocol):
+    """A session as a client drives it, in this process or across a connection: prompts and
+    queues, abort, the four replacements, state, and two streams (events; replacements)."""
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+    def on_replaced(self, subscriber: Callable[[Any], Awaitable[None] | None]) -> Callable[[], None]: ...
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def abort(self) -> bool: ...
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]: ...
+
+    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+
+    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+
+    async def clone(self) -> dict[str, Any]: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+
+class SessionHolder(Generic[S]):
+    """The current session (an ``AgentSession``) and the commands that put another session in its place.
+
+    Subscribers (``on_replaced``) are told once per replacement that went through (not when an
+    extension cancelled it), after the extensions were recreated."""
+
+    def __init__(self, session: S) -> None:
+        self._session = session
+        self._replaced: Listeners[OnReplaced[S]] = Listeners()
+
+    @property
+    def current(self) -> S:
+        return self._session
+
+    def on_replaced(self, subscriber: OnReplaced[S]) -> Callable[[], None]:
+        """``subscriber(session)`` after every replacement; returns the unsubscribe."""
+        return self._replaced.subscribe(subscriber)
+
+    # ------------------------------------------------------------------ the client's seam
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """The current session's events; a listener stays subscribed across replacements."""
+        return self._session.subscribe(listener)
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.prompt(text, images)
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.steer(text, images)
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.follow_up(text, images)
+
+    async def abort(self) -> bool:
+        return await self._session.abort()
+
+    def get_state(self) -> dict[str, Any]:
+        return self._session.get_state()
+
+    # ------------------------------------------------------------------ the replacement path
+
+    async def _notify(self) -> None:
+        for subscriber in self._replaced.all:
+            result = subscriber(self._session)
+            if inspect.isawaitable(result):
+                await result
+
+    async def _replace(
+        self,
+        reason: str,
+        cancelled: Callable[[ReplacementHooks], Awaitable[bool]],
+        make_manager: Callable[[SessionManager], SessionManager],
+        *,
+        check: Callable[[], None] | None = None,
+        keep_queue_texts: bool = False,
+        then: Callable[[SessionManager], Awaitable[None]] | None = None,
+    ) -> bool:
+        """Replace the store with ``make_manager(current store)``; False when an extension's
+        ``cancelled`` answer kept the session. ``reason`` is what extensions are told
+        (``new``, ``resume``, ``fork``). ``check`` may refuse the command once extensions
+        have been asked (upstream's order); ``then`` runs before they are recreated."""
+        session = self._session
+        hooks: ReplacementHooks | None = session.ext
+        if hooks is not None and await cancelled(hooks):
+            return False
+        if check is not None:
+            check()
+        await session.abort()
+        old = session.session
+        previous_file = old.session_file
+        # A SessionError (not saved yet, locked, cwd gone) is the command's error, upstream's
+        # text (RuntimeBackend._wrap).
+        new_manager = make_manager(old)
+        if hooks is not None:
+            await hooks.shutdown(reason, new_manager.session_file)
+        await session.abort()  # once more: the shutdown handlers may have started work on the old store
+        session.adopt_store(new_manager, keep_queue_texts=keep_queue_texts)
+        if then is not None:
+            await then(new_manager)
+        if hooks is not None:
+            await hooks.recreate(reason, previous_file)
+        await self._notify()
+        return True
+
+    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
+        """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
+        session before it starts."""
+        session = self._session
+
+        def make(old: SessionManager) -> SessionManager:
+            manager = old.new_session(parent_session=parent_session or None)
+            session.agent.clear_all_queues()
+            return manager
+
+        async def run_setup(new_manager: SessionManager) -> None:
+            if setup is not None:
+                result = setup(new_manager)
+                if hasattr(result, "__await__"):
+                    await result
+                session.reload_context_from_store()
+
+        replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
+        return {"cancelled": not replaced}
+
+    async def switch_session(self, session_path: str, *, cwd_override: str | None = None) -> dict[str, Any]:
+        """``cwd_override`` opens the session in that cwd instead of its stored one, not written
+        to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
+        ``importFromJsonl(path, cwdOverride)``)."""
+        session = self._session
+        path = client_session_ref(session_path)
+        if is_sqlite_locator(path) and not _stored(path):
+            # A file path may name a new session (upstream); an id the database does not hold
+            # is refused: switching never creates a session in a database.
+            raise RuntimeCommandError(f"Session file not found: {path}")
+
+        def make(old: SessionManager) -> SessionManager:
+            cwd = session.cwd
+            manager = SessionManager.open(
+                str(path), base_cwd=cwd, cwd_override=cwd_override, fsync=session_fsync_mode(session.settings)
+            )
+            manager.check_cwd_exists(cwd)
+            print_diagnostics(manager)
+            return manager
+
+        async def follow_cwd(new_manager: SessionManager) -> None:
+            if new_manager.cwd != session.cwd:
+                session.move_to_cwd(new_manager.cwd)
+
+        replaced = await self._replace(
+            "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, then=follow_cwd
+        )
+        return {"cancelled": not replaced}
+
+    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
+        session = self._session
+        text = ""
+
+        def check_entry() -> None:
+            nonlocal text
+            entry = session.session.get_entry(entry_id) if isinstance(entry_id, str) else None
+            if entry is None or entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
+                raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
+            text = content_text(entry["message"].get("content"))
+
+        replaced = await self._replace(
+            "fork",
+            lambda hooks: hooks.before_fork(entry_id, position),
+            lambda old: old.create_branched_session(entry_id, position).manager,  # type: ignore[arg-type]
+            check=check_entry,
+            keep_queue_texts=True,
+        )
+        return {"text": text, "cancelled": False} if replaced else {"cancelled": True}
+
+    async def clone(self) -> dict[str, Any]:
+        leaf = self._session.session.get_leaf_id()
+
+        async def cancelled(hooks: ReplacementHooks) -> bool:
+            return leaf is not None and await hooks.before_fork(leaf, "at")
+
+        replaced = await self._replace("fork", cancelled, lambda old: old.clone().manager)
+        return {"cancelled": not replaced}
+
+
+def _stored(locator: str) -> bool:
+    """Whether the database holds the session; a database that cannot be read counts as
+    holding it, so opening it reports the database's own error."""
+    try:
+        return backend_for(locator).exists(locator)
+    except Exception:  # noqa: BLE001 - the open that follows names the fault
+        return True
