@@ -157,9 +157,7 @@ def test_tests_do_not_edit_sys_path() -> None:
 
 # Issue 32 item 1: a session's store is replaced by the holder (``runtime/holder.py``), and the
 # parts working on it take it (and the cwd) as plain values: no part is wired with a getter of
-# the store or the cwd, nor with a reset callback for the replacement. BashCommands still reads
-# both through getters (a command running across a replacement records into the new store).
-_STORE_GETTERS_LEFT = {"pi_rpc/runtime/bash_commands.py"}
+# the store or the cwd, nor with a reset callback for the replacement.
 _GETTER_NAMES = {"store", "cwd"}
 
 
@@ -182,7 +180,7 @@ def test_runtime_parts_take_the_store_as_a_plain_value() -> None:
     offenders = {}
     for path, tree in _trees(PACKAGE / "runtime").items():
         name = str(path.relative_to(ROOT))
-        if name not in _STORE_GETTERS_LEFT and (found := _store_getters(tree)):
+        if found := _store_getters(tree):
             offenders[name] = found
     assert offenders == {}
     assert not (PACKAGE / "runtime" / "replacement.py").exists()

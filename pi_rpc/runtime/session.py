@@ -40,6 +40,7 @@ from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.types import (
     AssistantMessage,
+    BashExecutionMessage,
     CustomMessage,
     Message,
     Model,
@@ -102,6 +103,11 @@ def _require_api_key(model: Model | None, registry: Any) -> None:
         raise RuntimeCommandError(no_api_key_error("unknown"))
     if not registry.has_auth(model["provider"]):
         raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+
+
+def _limit_hit(guard: RunGuard | None) -> bool:
+    """Whether the running run ended on one of its limits (``run_limits``)."""
+    return guard is not None and guard.hit is not None
 
 
 async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
@@ -251,16 +257,13 @@ class AgentSession:
 
         self.queue: PromptQueue = PromptQueue(agent=self.agent, settings=self.settings, emit=self.emit)
         self.bash_commands = BashCommands(
-            agent=self.agent,
-            store=lambda: self.session,
+            record=self._record_bash,
             settings=self.settings,
-            cwd=lambda: self.cwd,
             is_streaming=is_streaming,
             user_bash=ext.user_bash if ext is not None else None,
         )
         self._build_store_parts(options.scoped_models)
         self.clear_queue = self.queue.clear_queue
-        self.bash = self.bash_commands.bash
         self.abort_bash = self.bash_commands.abort_bash
         # The holder owns "the current session" and replaces it (new/switch/fork/clone).
         self.holder: SessionHolder[AgentSession] = SessionHolder(self)
@@ -437,10 +440,6 @@ class AgentSession:
     @property
     def thinking_level(self) -> str:
         return self.agent.thinking_level
-
-    def _clamp(self, level: str) -> str:
-        # SessionExtensions' name for ``clamp_thinking_level`` (until it uses the public one).
-        return self.models.clamp(level)
 
     # ------------------------------------------------------------------ the store and the cwd
 
@@ -719,6 +718,20 @@ class AgentSession:
         _require_api_key(self.agent.model, self.registry)
         await self._start_run({"messageType": "custom", "message": message})
 
+    async def bash(
+        self,
+        command: str,
+        exclude_from_context: bool | None = None,
+        on_chunk: Callable[[str], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """The ``bash`` command, run in the session's cwd (``bash_commands``)."""
+        return await self.bash_commands.bash(command, exclude_from_context, on_chunk, cwd=self.cwd)
+
+    def _record_bash(self, message: BashExecutionMessage) -> None:
+        # Into the store current when the command ends (it may have started on a replaced one).
+        self.session.append_message(message)
+        self.agent.messages.append(message)
+
     def _record_custom_message(self, message: CustomMessage) -> str:
         return self.session.append_custom_message_entry(
             str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
@@ -826,10 +839,10 @@ class AgentSession:
         while (
             self.ext is not None
             and not self._abort_requested
-            and not self._limit_hit
+            and not _limit_hit(self.run_guard)
             and await self.ext.boundaries.before_settle()
         ):
-            if self._abort_requested or self._limit_hit:
+            if self._abort_requested or _limit_hit(self.run_guard):
                 break
             await self.agent.continue_()
             await self._after_runs()
@@ -848,10 +861,6 @@ class AgentSession:
         finally:
             guard.uninstall(self.agent)
             self.run_guard = None
-
-    @property
-    def _limit_hit(self) -> bool:
-        return self.run_guard is not None and self.run_guard.hit is not None
 
     def _abort_for_limit(self) -> None:
         """``timeoutMs`` ran out: abort the run as ``abort`` does, without waiting."""
@@ -878,7 +887,7 @@ class AgentSession:
     async def _after_runs(self) -> None:
         """What follows a low-level run: retry, overflow recovery, threshold compaction, and
         delivery of messages still queued (upstream ``_processAgentEnd``)."""
-        while not self._abort_requested and not self._limit_hit:
+        while not self._abort_requested and not _limit_hit(self.run_guard):
             last = _last_assistant(self.agent.messages)
             if self.retry.pending:
                 if not await self._retry_wait(last):
