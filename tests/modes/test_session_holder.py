@@ -70,3 +70,36 @@ async def test_a_cancelled_replacement_notifies_nobody(isolated_env, tmp_path):
         before = pi.session_id
         assert (await pi.new_session())["cancelled"] is True
         assert told == [] and pi.session_id == before
+
+
+FRESH_COMMAND = """
+def setup(pi):
+    async def fresh(args, ctx):
+        await ctx.new_session()
+
+    pi.register_command("fresh", {"description": "start over", "handler": fresh})
+"""
+
+
+@pytest.mark.anyio
+async def test_interactive_follows_a_replacement_an_extension_makes(isolated_env, tmp_path, faux_script):
+    # The app subscribes to the holder: after an extension's ctx.new_session the transcript
+    # shows the new (empty) session, not the old one's messages (upstream's rebindSession).
+    from pi_rpc.modes.interactive.transcript import AssistantText, UserMessage
+
+    from .interactive_support import idle, roles_texts, running_app, type_and_enter, until
+
+    def shown() -> list[str]:
+        return [w.text for w in app.query(UserMessage)] + [w.text for w in app.query(AssistantText)]
+
+    extension = tmp_path / "fresh.py"
+    extension.write_text(FRESH_COMMAND)
+    script = faux_script([{"text": "old reply"}])
+    async with running_app(tmp_path, faux_script=script, extensions=[str(extension)]) as (app, pilot):
+        await type_and_enter(pilot, "hello")
+        await until(pilot, lambda: idle(app) and ("assistant", "old reply") in roles_texts(app))
+        await until(pilot, lambda: "old reply" in shown())
+        before = app.session.session.session_id
+        await type_and_enter(pilot, "/fresh")
+        await until(pilot, lambda: app.session.session.session_id != before and roles_texts(app) == [])
+        await until(pilot, lambda: "old reply" not in shown() and "hello" not in shown())
