@@ -101,6 +101,7 @@ class PiApp(App[int]):
         self._last_interrupt = 0.0
         self._last_escape = 0.0
         self._unsubscribe: Any = None
+        self._stop_following: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
         self.progress = TerminalProgress(self)
@@ -214,6 +215,9 @@ class PiApp(App[int]):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._stop_following is not None:
+            self._stop_following()  # a replacement during the shutdown has no screen to reload
+            self._stop_following = None
         if self._log_handlers is not None:
             log = logger()
             log.handlers[:] = self._log_handlers
