@@ -1,7 +1,7 @@
 """Structural gates of the code's shape (issue 26): the session is composed, not mixed; no class
 grows past 60 methods; ``runtime/`` and ``ai/auth/`` have no import cycle (``TYPE_CHECKING`` imports count: the
 dependency is there either way); tests reach their helpers as packages, not through
-``sys.path`` edits."""
+``sys.path`` edits; session parts take the store as a plain value (issue 32 item 1)."""
 
 from __future__ import annotations
 
@@ -316,3 +316,60 @@ def test_command_table_gate_fails_on_planted_violations(tmp_path: Path) -> None:
     assert "request model GetStateCommand is declared although its command has no fields (request=None)" in problems
     lists = _command_name_lists([planted], {spec.name for spec in COMMANDS}, set())
     assert len(lists) == 2 and "['prompt', 'steer']" in lists[0] + lists[1]
+# Issue 32 item 1: a session's store is replaced by the holder (``runtime/holder.py``), and the
+# parts working on it take it (and the cwd) as plain values: no part is wired with a getter of
+# the store or the cwd, nor with a reset callback for the replacement.
+_GETTER_NAMES = {"store", "cwd"}
+
+
+def _store_getters(tree: ast.Module) -> list[str]:
+    """Parameters named ``store``/``cwd`` annotated as a callable, and ``self._store()`` /
+    ``self._cwd()`` calls: how a part reads what a replacement changes through a getter."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.arg in _GETTER_NAMES and node.annotation is not None:
+            if "Callable" in ast.unparse(node.annotation):
+                found.append(f"{node.lineno}: parameter {node.arg}: {ast.unparse(node.annotation)}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+            target = node.func
+            if target.attr in {"_store", "_cwd"} and isinstance(target.value, ast.Name) and target.value.id == "self":
+                found.append(f"{node.lineno}: self.{target.attr}()")
+    return found
+
+
+def test_runtime_parts_take_the_store_as_a_plain_value() -> None:
+    offenders = {}
+    for path, tree in _trees(PACKAGE / "runtime").items():
+        name = str(path.relative_to(ROOT))
+        if found := _store_getters(tree):
+            offenders[name] = found
+    assert offenders == {}
+    assert not (PACKAGE / "runtime" / "replacement.py").exists()
+
+
+def test_the_holder_is_wired_with_no_callable() -> None:
+    tree = ast.parse((PACKAGE / "runtime" / "holder.py").read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SessionHolder"]
+    (init,) = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    params = [a for a in init.args.args + init.args.kwonlyargs if a.arg != "self"]
+    assert [a.arg for a in params] == ["session"]
+    assert all("Callable" not in ast.unparse(a.annotation) for a in params if a.annotation is not None)
+
+
+def test_store_getter_gate_sees_a_planted_getter() -> None:
+    planted = ast.parse(
+        "class Part:\n"
+        "    def __init__(self, *, store: Callable[[], SessionManager], cwd: str) -> None:\n"
+        "        self._store = store\n"
+        "    def run(self) -> None:\n"
+        "        self._store().sync()\n"
+    )
+    assert _store_getters(planted) == ["2: parameter store: Callable[[], SessionManager]", "5: self._store()"]
+    plain = ast.parse(
+        "class Part:\n"
+        "    def __init__(self, *, store: SessionManager, cwd: str) -> None:\n"
+        "        self._store = store\n"
+        "    def run(self) -> None:\n"
+        "        self._store.sync()\n"
+    )
+    assert _store_getters(plain) == []

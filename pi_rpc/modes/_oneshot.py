@@ -230,6 +230,8 @@ class OneshotRunner:
                 async with anyio.create_task_group() as runs:
                     self.session = AgentSession(self.options)
                     self.session.bind_task_group(runs)
+                    # An extension may replace the session (``ctx.new_session``): follow the holder.
+                    self.session.holder.on_replaced(self._follow)
                     if await self._load_extensions(self.session):
                         await self._prompt_all(self.session)
                     # Extensions' background work (MCP connections) ends with the session.
@@ -238,6 +240,9 @@ class OneshotRunner:
             await self._finish()
             root.cancel_scope.cancel()
         return self.exit_code
+
+    def _follow(self, session: AgentSession) -> None:
+        self.session = session
 
     async def _load_extensions(self, session: AgentSession) -> bool:
         """Load the discovered extensions; a failure is fatal (exit 1, message on stderr)."""
@@ -279,7 +284,7 @@ class OneshotRunner:
                 await forward(event)
 
             listener.emit_nowait = self._forward_event_nowait  # type: ignore[attr-defined]
-            self._unsubscribe = session.subscribe(listener)
+            self._unsubscribe = session.holder.subscribe(listener)
         await self._bind_extensions(session)
         try:
             sequence = self.prompts.sequence()
@@ -288,13 +293,15 @@ class OneshotRunner:
                     return
                 # The output schema binds the final answer: the last prompt's.
                 schema = self.output_schema if index == len(sequence) - 1 else None
-                await session.prompt(text, images, output_schema=schema)
-                await session.wait_for_settled()
+                current = session.holder.current
+                await current.prompt(text, images, output_schema=schema)
+                await current.wait_for_settled()
         except Exception as exc:  # noqa: BLE001 - upstream prints the message and exits 1
             if self.exit_code == 0:
                 self.exit_code = 1
             _stderr(str(exc) or type(exc).__name__)
             return
+        session = session.holder.current
         guard = session.last_run_guard
         if guard is not None and not self._stopping:
             if await self._bounded_result(guard):

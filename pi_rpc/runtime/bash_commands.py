@@ -1,5 +1,7 @@
-"""The RPC ``bash`` command as a session runs it: run it with the configured shell, stream its
-output, and record the ``bashExecution`` message now or, during a run, when the run ends."""
+"""The RPC ``bash`` command as a session runs it: run it with the configured shell in the cwd
+the session gives, stream its output, and have the session record the ``bashExecution`` message
+now or, during a run, when the run ends (the part never holds the store: a replacement puts
+another one in place, and a command running across it records into the new one)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,7 @@ from pi_rpc.ai.abort import AbortController
 from pi_rpc.ai.types import BashExecutionMessage
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
     from pi_rpc.config.settings import Settings
-    from pi_rpc.session.manager import SessionManager
 
 # An extension's ``user_bash`` hook (``SessionExtensions.user_bash``): it may run the command
 # itself (``{"result"}``) or lend the operations to run it with (``{"operations"}``).
@@ -26,17 +26,13 @@ class BashCommands:
     def __init__(
         self,
         *,
-        agent: Agent,
-        store: Callable[[], SessionManager],
+        record: Callable[[BashExecutionMessage], None],
         settings: Settings,
-        cwd: Callable[[], str],
         is_streaming: Callable[[], bool],
         user_bash: UserBashHook | None,
     ) -> None:
-        self._agent = agent
-        self._store = store  # getters: session replacement swaps the store and may move the cwd
+        self._record = record  # the session stores the message and adds it to the context
         self._settings = settings
-        self._cwd = cwd
         self._is_streaming = is_streaming
         self._user_bash = user_bash
         self._pending_messages: list[BashExecutionMessage] = []
@@ -47,6 +43,8 @@ class BashCommands:
         command: str,
         exclude_from_context: bool | None = None,
         on_chunk: Callable[[str], Awaitable[None]] | None = None,
+        *,
+        cwd: str,
     ) -> dict[str, Any]:
         from pi_rpc.runtime.bash_runner import record_external_result, run_bash_command
 
@@ -61,7 +59,7 @@ class BashCommands:
         try:
             result, message = await run_bash_command(
                 command,
-                cwd=self._cwd(),
+                cwd=cwd,
                 settings=self._settings,
                 signal=controller.signal,
                 on_chunk=on_chunk,
@@ -79,10 +77,6 @@ class BashCommands:
             self._pending_messages.append(message)
         else:
             self._record(message)
-
-    def _record(self, message: BashExecutionMessage) -> None:
-        self._store().append_message(message)
-        self._agent.messages.append(message)
 
     def flush_pending(self) -> None:
         """Record the messages deferred during the run that just ended."""

@@ -79,7 +79,7 @@ class CompactionRunner:
         self,
         *,
         agent: Agent,
-        store: Callable[[], SessionManager],
+        store: SessionManager,
         settings: Settings,
         registry: Any,  # pi_rpc.ai.models.ModelRegistry
         stream_fn: Any,  # RuntimeOptions.stream_fn
@@ -89,7 +89,8 @@ class CompactionRunner:
         hide_failed_reply: Callable[[Mapping[str, Any]], Awaitable[None]],
     ) -> None:
         self._agent = agent
-        self._store = store  # a getter: session replacement swaps the store
+        # The store this runner compacts: a replaced session gets a new runner (``holder``).
+        self._store = store
         self._settings = settings
         self._registry = registry
         self._stream_fn = stream_fn
@@ -173,7 +174,7 @@ class CompactionRunner:
     ) -> dict[str, Any]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self._agent.model
-        branch = self._store().get_branch()
+        branch = self._store.get_branch()
         from pi_rpc.compaction.compact import compact
         from pi_rpc.compaction.preparation import prepare_compaction_or_raise
 
@@ -213,7 +214,7 @@ class CompactionRunner:
                 self._stream_fn,
                 on_retry,
                 summary_retry_settings(self._retry_policy),
-                session_id=self._store().session_id,
+                session_id=self._store.session_id,
             )
         finally:
             self._controller = None
@@ -226,7 +227,7 @@ class CompactionRunner:
         self._controller = None
         if controller.signal.aborted:
             raise CompactionCancelled()
-        store = self._store()
+        store = self._store
         entry_id = store.append_compaction(
             result["summary"],
             result["firstKeptEntryId"],
@@ -275,7 +276,7 @@ class CompactionRunner:
             from pi_rpc.compaction.preparation import prepare_compaction
 
             if reason != "manual" and (
-                self._agent.model is None or prepare_compaction(self._store().get_branch(), self.settings()) is None
+                self._agent.model is None or prepare_compaction(self._store.get_branch(), self.settings()) is None
             ):
                 # Upstream's automatic compaction ends quietly when it has nothing to do.
                 self.last_error = "Nothing to compact"
@@ -332,7 +333,7 @@ class CompactionRunner:
         return result
 
     def _latest_compaction_ms(self) -> int | None:
-        for entry in reversed(self._store().get_branch()):
+        for entry in reversed(self._store.get_branch()):
             if entry.get("type") == "compaction":
                 stamp = entry.get("timestamp")
                 if isinstance(stamp, str):

@@ -29,7 +29,7 @@ class ModelControl:
         self,
         *,
         agent: Agent,
-        store: Callable[[], SessionManager],
+        store: SessionManager,
         settings: Settings,
         registry: Any,  # pi_rpc.ai.models.ModelRegistry
         scoped_models: list[tuple[Model, str | None]],
@@ -38,7 +38,8 @@ class ModelControl:
         ext_emit: Callable[[dict[str, Any]], Awaitable[Any]] | None,
     ) -> None:
         self._agent = agent
-        self._store = store  # a getter: session replacement swaps the store
+        # The store model changes are recorded in: a replaced session gets a new part (``holder``).
+        self._store = store
         self._settings = settings
         self._registry = registry
         self._scoped_models = scoped_models
@@ -64,6 +65,12 @@ class ModelControl:
         """The models ``cycle_model`` goes through (empty: every available one)."""
         return [model for model, _level in self._scoped_models]
 
+    @property
+    def scope(self) -> list[tuple[Model, str | None]]:
+        """The scoped models with their patterns' thinking levels, for the part built when the
+        session is replaced (the scope outlives the store)."""
+        return list(self._scoped_models)
+
     def set_scoped_models(self, models: list[Model]) -> None:
         """The models Ctrl+P cycles through (interactive ``/scoped-models``); empty: all. Chosen
         by hand, they carry no thinking level of a pattern's."""
@@ -77,7 +84,7 @@ class ModelControl:
         else the per-model setting, the default, or the current one (clamped)."""
         previous = self._agent.model
         self._agent.model = model
-        self._store().append_model_change(model["provider"], model["id"])
+        self._store.append_model_change(model["provider"], model["id"])
         key = f"{model['provider']}/{model['id']}"
         per_model = self._settings.model_thinking_levels.get(key)
         if level is not None:
@@ -101,7 +108,7 @@ class ModelControl:
         await self._apply_model(cast("Model", model), source)  # as the extension gave it
 
     async def _set_effective_thinking(self, level: str) -> None:
-        previous = record_thinking_level(self._agent, self._store(), level)
+        previous = record_thinking_level(self._agent, self._store, level)
         if previous is None:
             return
         await self._emit({"type": "thinking_level_changed", "level": level})

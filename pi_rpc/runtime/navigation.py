@@ -29,7 +29,7 @@ class TreeNavigation:
         self,
         *,
         agent: Agent,
-        store: Callable[[], SessionManager],
+        store: SessionManager,
         settings: Settings,
         compaction: CompactionRunner,
         is_streaming: Callable[[], bool],
@@ -38,7 +38,8 @@ class TreeNavigation:
         ext_emit: ExtensionEmit | None,
     ) -> None:
         self._agent = agent
-        self._store = store  # a getter: session replacement swaps the store
+        # The store navigated: a replaced session gets a new part (``holder``).
+        self._store = store
         self._settings = settings
         self._compaction = compaction  # counts the summary as compacting; sends summary requests
         self._is_streaming = is_streaming
@@ -67,7 +68,7 @@ class TreeNavigation:
             raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
         if self._compaction.active:
             raise RuntimeCommandError(ERR_NAVIGATE_WHILE_COMPACTING)
-        store = self._store()
+        store = self._store
         old_leaf = store.get_leaf_id()
         if target_id == old_leaf:
             return {"cancelled": False}

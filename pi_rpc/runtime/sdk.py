@@ -48,6 +48,7 @@ from pi_rpc.config.cli_args import BUILTIN_TOOLS, SESSION_STORES, THINKING_LEVEL
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
 from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
+from pi_rpc.runtime.holder import DrivenSession
 from pi_rpc.runtime.session import AgentSession
 
 __all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
@@ -114,15 +115,23 @@ class PiSession:
     runtime facade for anything this wrapper does not expose."""
 
     def __init__(self, agent_session: AgentSession) -> None:
-        self.agent_session = agent_session
+        # The session's holder, the seam a client drives (``DrivenSession``): events and
+        # replacements go through it; ``agent_session`` is its current session.
+        self.holder: DrivenSession = agent_session.holder
+        self._holder = agent_session.holder
         # ``extension_error`` records ({extensionPath, event, error}) of this session.
         self.extension_errors: list[dict[str, Any]] = []
+
+    @property
+    def agent_session(self) -> AgentSession:
+        """The holder's current session (a replacement never leaves this wrapper on an old one)."""
+        return self._holder.current
 
     # ------------------------------------------------------------------ events
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(event)`` for every session event; returns an unsubscribe function."""
-        return self.agent_session.subscribe(_as_async(listener))
+        return self.holder.subscribe(_as_async(listener))
 
     # ------------------------------------------------------------------ prompting
 
@@ -143,7 +152,7 @@ class PiSession:
         async def collect(event: Event) -> None:
             result.events.append(event)
 
-        unsubscribe = self.agent_session.subscribe(collect)
+        unsubscribe = self.holder.subscribe(collect)
         try:
             await self.agent_session.prompt(text, images)
             await self.agent_session.wait_for_settled()
@@ -152,10 +161,10 @@ class PiSession:
         return result
 
     async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
-        return await self.agent_session.steer(text, images)
+        return await self.holder.steer(text, images)
 
     async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
-        return await self.agent_session.follow_up(text, images)
+        return await self.holder.follow_up(text, images)
 
     async def wait_for_idle(self) -> None:
         """Return once the current run (if any) has settled."""
@@ -173,10 +182,10 @@ class PiSession:
 
     async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
         """Continue in a new session branched at a user message entry (``{"text", "cancelled"}``)."""
-        return await self.agent_session.fork(entry_id, position)
+        return await self.holder.fork(entry_id, position)
 
     async def clone(self) -> dict[str, Any]:
-        return await self.agent_session.clone()
+        return await self.holder.clone()
 
     async def navigate_tree(
         self,
@@ -199,10 +208,10 @@ class PiSession:
         )
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        return await self.agent_session.new_session(parent_session)
+        return await self.holder.new_session(parent_session)
 
     async def switch_session(self, session_path: str) -> dict[str, Any]:
-        return await self.agent_session.switch_session(session_path)
+        return await self.holder.switch_session(session_path)
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Summarise older context now (aborts a running prompt first)."""

@@ -8,13 +8,15 @@ persistence of messages after listeners, automatic retries, compaction triggers,
 observable effect reaches clients as an event dict through ``subscribe``.
 
 The rest is done by parts that own their state and get only what they use (built in
-``AgentSession.__init__``, whose commands become the session's):
+``AgentSession.__init__``; those working on one store and cwd take them as plain values and are
+built anew when the store is replaced: ``_build_store_parts``; their commands become the session's):
 
 - ``ModelControl`` (``model_control``): model, thinking level, the switchable settings;
 - ``PromptQueue`` (``prompt_queue``): steering and follow-up texts as clients see them;
 - ``BashCommands`` (``bash_commands``): the ``bash`` command and its deferred messages;
 - ``CompactionRunner`` (``compaction_runner``): compactions and overflow recovery;
-- ``SessionReplacement`` (``replacement``): restoring from the store, new/switch/fork/clone;
+- ``SessionHolder`` (``holder``): the current session, and new/switch/fork/clone that replace
+  it (the session restores itself from the store the holder puts in place: ``adopt_store``);
 - ``TreeNavigation`` (``navigation``): ``navigate_tree`` and branch summaries;
 - ``SessionCatalog`` (``session_catalog``): the other session files;
 - ``SessionExtensions`` (``extension_host``), only when extensions were discovered.
@@ -38,6 +40,7 @@ from pi_rpc.ai.errors import retry_hint_ms
 from pi_rpc.ai.models.catalog import placeholder_model
 from pi_rpc.ai.types import (
     AssistantMessage,
+    BashExecutionMessage,
     CustomMessage,
     Message,
     Model,
@@ -53,13 +56,13 @@ from pi_rpc.runtime.errors import (
     no_api_key_error,
 )
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
+from pi_rpc.runtime.holder import SessionHolder
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.navigation import TreeNavigation
 from pi_rpc.runtime.options import RuntimeOptions
 from pi_rpc.runtime.prompt_images import convert_to_llm_blocking_images, normalize_prompt_images
 from pi_rpc.runtime.prompt_queue import PromptQueue, user_message
 from pi_rpc.runtime.queries import last_assistant_text, session_state, session_stats
-from pi_rpc.runtime.replacement import SessionReplacement
 from pi_rpc.runtime.resources_state import ResourcesState
 from pi_rpc.runtime.retry import RetryController, RetryPolicy
 from pi_rpc.runtime.run_context import bind_run_id, new_run_id
@@ -100,6 +103,11 @@ def _require_api_key(model: Model | None, registry: Any) -> None:
         raise RuntimeCommandError(no_api_key_error("unknown"))
     if not registry.has_auth(model["provider"]):
         raise RuntimeCommandError(no_api_key_error(model.get("provider", "unknown")))
+
+
+def _limit_hit(guard: RunGuard | None) -> bool:
+    """Whether the running run ended on one of its limits (``run_limits``)."""
+    return guard is not None and guard.hit is not None
 
 
 async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
@@ -242,25 +250,48 @@ class AgentSession:
 
             self.ext = SessionExtensions(self)
         ext = self.ext
-        ext_emit = ext.emit if ext is not None else None
 
         # ---------------------------------------------------- what a session is made of
-        # Getters where the session later replaces what a part reads (the store, the cwd).
-        def store() -> SessionManager:
-            return self.session
-
-        def cwd() -> str:
-            return self.cwd
-
         def is_streaming() -> bool:
             return self._is_streaming
 
+        self.queue: PromptQueue = PromptQueue(agent=self.agent, settings=self.settings, emit=self.emit)
+        self.bash_commands = BashCommands(
+            record=self._record_bash,
+            settings=self.settings,
+            is_streaming=is_streaming,
+            user_bash=ext.user_bash if ext is not None else None,
+        )
+        self._build_store_parts(options.scoped_models)
+        self.clear_queue = self.queue.clear_queue
+        self.abort_bash = self.bash_commands.abort_bash
+        # The holder owns "the current session" and replaces it (new/switch/fork/clone).
+        self.holder: SessionHolder[AgentSession] = SessionHolder(self)
+        self.new_session = self.holder.new_session
+        self.switch_session = self.holder.switch_session
+        self.fork = self.holder.fork
+        self.clone = self.holder.clone
+
+        self.restore_from_store(initial=True)
+        if ext is not None:
+            self.agent.before_tool_call = ext.before_tool_call
+            self.agent.after_tool_call = ext.after_tool_call
+            self.agent.transform_context = ext.transform_context
+            self.agent.finish_turn = ext.finish_turn
+
+    def _build_store_parts(self, scoped_models: list[tuple[Model, str | None]]) -> None:
+        """Build the parts that work on one store and one cwd, on the current ones: at start,
+        and again whenever the holder puts another store in place or the session moves to
+        another cwd (they take plain values, not getters; a fresh part starts with no overflow
+        recovered and no compaction running). Their commands are the session's (bound methods:
+        no wrapper coroutine per call)."""
+        ext_emit = self.ext.emit if self.ext is not None else None
         self.compaction = CompactionRunner(
             agent=self.agent,
-            store=store,
+            store=self.session,
             settings=self.settings,
             registry=self.registry,
-            stream_fn=options.stream_fn,
+            stream_fn=self.options.stream_fn,
             retry_policy=self.retry.policy,
             emit=self.emit,
             ext_emit=ext_emit,
@@ -268,58 +299,32 @@ class AgentSession:
         )
         self.models: ModelControl = ModelControl(
             agent=self.agent,
-            store=store,
+            store=self.session,
             settings=self.settings,
             registry=self.registry,
-            scoped_models=options.scoped_models,
+            scoped_models=scoped_models,
             retry_policy=self.retry.policy,
             emit=self.emit,
             ext_emit=ext_emit,
         )
-        self.queue: PromptQueue = PromptQueue(agent=self.agent, settings=self.settings, emit=self.emit)
-        self.bash_commands = BashCommands(
-            agent=self.agent,
-            store=store,
-            settings=self.settings,
-            cwd=cwd,
-            is_streaming=is_streaming,
-            user_bash=ext.user_bash if ext is not None else None,
-        )
         self.catalog = SessionCatalog(
-            agent_dir=options.agent_dir,
-            session_dir=options.session_dir,
-            cwd=cwd,
-            store=store,
+            agent_dir=self.options.agent_dir,
+            session_dir=self.options.session_dir,
+            cwd=self.cwd,
+            store=self.session,
             rename_live=self.set_session_name,
-            backend=options.session_backend,
-        )
-        self.replacement = SessionReplacement(
-            agent=self.agent,
-            options=options,
-            store=store,
-            bind_store=self._bind_store,
-            cwd=cwd,
-            rebind_cwd=self._rebind_cwd,
-            abort=self.abort,
-            clamp=self.models.clamp,
-            entry_ids=self._entry_id_by_message,
-            forget_queue_texts=self.queue.forget_texts,
-            drop_pending_bash=self.bash_commands.drop_pending,
-            reset_overflow=self.compaction.reset_overflow,
-            hooks=ext,
+            backend=self.options.session_backend,
         )
         self.navigation = TreeNavigation(
             agent=self.agent,
-            store=store,
+            store=self.session,
             settings=self.settings,
             compaction=self.compaction,
-            is_streaming=is_streaming,
-            reload_context=self.replacement.reload_context_from_store,
+            is_streaming=lambda: self._is_streaming,
+            reload_context=self.reload_context_from_store,
             emit=self.emit,
             ext_emit=ext_emit,
         )
-
-        # Their commands are the session's (bound methods: no wrapper coroutine per call).
         self.get_available_models = self.models.get_available_models
         self.select_model = self.models.select_model
         self.set_model = self.models.set_model
@@ -332,27 +337,12 @@ class AgentSession:
         self.set_follow_up_mode = self.models.set_follow_up_mode
         self.set_auto_compaction = self.models.set_auto_compaction
         self.set_auto_retry = self.models.set_auto_retry
-        self.clear_queue = self.queue.clear_queue
-        self.bash = self.bash_commands.bash
-        self.abort_bash = self.bash_commands.abort_bash
         self.sessions_root = self.catalog.sessions_root
         self.list_sessions = self.catalog.list_sessions
         self.rename_session = self.catalog.rename_session
         self.delete_session = self.catalog.delete_session
         self.set_label = self.catalog.set_label
-        self.new_session = self.replacement.new_session
-        self.switch_session = self.replacement.switch_session
-        self.fork = self.replacement.fork
-        self.clone = self.replacement.clone
-        self.reload_context_from_store = self.replacement.reload_context_from_store
         self.navigate_tree = self.navigation.navigate_tree
-
-        self.replacement.restore_from_session(initial=True)
-        if ext is not None:
-            self.agent.before_tool_call = ext.before_tool_call
-            self.agent.after_tool_call = ext.after_tool_call
-            self.agent.transform_context = ext.transform_context
-            self.agent.finish_turn = ext.finish_turn
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -451,26 +441,62 @@ class AgentSession:
     def thinking_level(self) -> str:
         return self.agent.thinking_level
 
-    def _clamp(self, level: str) -> str:
-        # SessionExtensions' name for ``clamp_thinking_level`` (until it uses the public one).
-        return self.models.clamp(level)
-
     # ------------------------------------------------------------------ the store and the cwd
 
-    def _bind_store(self, store: SessionManager) -> None:
-        """Work on ``store`` from now on (session replacement); write faults follow it."""
+    def adopt_store(self, store: SessionManager, *, keep_queue_texts: bool = False) -> None:
+        """Work on ``store`` from now on (the holder's replacement): write faults follow it, the
+        parts that work on a store are built anew on it, and the agent's context, model and
+        thinking level are restored from it. What belonged to the old store goes: the recorded
+        entry ids, deferred bash output and (unless ``keep_queue_texts``: fork keeps both
+        queues; switch keeps the agent's queues, an upstream quirk, but drops the texts behind
+        pendingMessageCount) the queued texts."""
         old = self.session
         self.session = store
         self.store_faults.attach(store)
         if old is not store:
             self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
+        self._build_store_parts(self.models.scope)
+        if not keep_queue_texts:
+            self.queue.forget_texts()
+        self.bash_commands.drop_pending()
+        self.restore_from_store()
 
-    def _rebind_cwd(self, cwd: str) -> None:
+    def move_to_cwd(self, cwd: str) -> None:
         """The switched-to session works in its own cwd (upstream builds a new runtime there):
-        tools, context files and the system prompt's cwd section follow it."""
+        tools, context files, the system prompt's cwd section and the session catalog follow it."""
         self.cwd = cwd
         self.options = replace(self.options, cwd=cwd, session=self.session)
+        self._build_store_parts(self.models.scope)
         self.reload_resources()
+
+    def restore_from_store(self, *, initial: bool = False) -> None:
+        """Load the agent's context from the store (startup, switch, fork, clone, new). Only the
+        first restore keeps a model or level given on the command line."""
+        store = self.session
+        context = store.build_session_context()
+        self.agent.messages = list(context.get("messages") or [])
+        self.agent.session_id = store.session_id
+        self._entry_id_by_message.clear()
+        self.compaction.reset_overflow()
+        stored_model = context.get("model")
+        if stored_model and not (initial and self.options.model_explicit):
+            found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
+            if found is not None and self.registry.has_auth(found["provider"]):
+                self.agent.model = found
+        stored_level = context.get("thinkingLevel")
+        if stored_level and not (initial and self.options.thinking_explicit) and store.get_entry_count() > 0:
+            self.agent.thinking_level = self.models.clamp(stored_level)
+        if store.get_entry_count() == 0:
+            # A new session starts with the current selection recorded (upstream order).
+            model = self.agent.model or placeholder_model()
+            store.append_model_change(model["provider"], model["id"])
+            store.append_thinking_level_change(self.agent.thinking_level)
+
+    def reload_context_from_store(self) -> None:
+        """Rebuild the agent's context after the leaf moved inside the same file."""
+        context = self.session.build_session_context()
+        self.agent.messages = list(context.get("messages") or [])
+        self._entry_id_by_message.clear()
 
     # ------------------------------------------------------------------ events from the agent
 
@@ -692,6 +718,20 @@ class AgentSession:
         _require_api_key(self.agent.model, self.registry)
         await self._start_run({"messageType": "custom", "message": message})
 
+    async def bash(
+        self,
+        command: str,
+        exclude_from_context: bool | None = None,
+        on_chunk: Callable[[str], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """The ``bash`` command, run in the session's cwd (``bash_commands``)."""
+        return await self.bash_commands.bash(command, exclude_from_context, on_chunk, cwd=self.cwd)
+
+    def _record_bash(self, message: BashExecutionMessage) -> None:
+        # Into the store current when the command ends (it may have started on a replaced one).
+        self.session.append_message(message)
+        self.agent.messages.append(message)
+
     def _record_custom_message(self, message: CustomMessage) -> str:
         return self.session.append_custom_message_entry(
             str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
@@ -799,10 +839,10 @@ class AgentSession:
         while (
             self.ext is not None
             and not self._abort_requested
-            and not self._limit_hit
+            and not _limit_hit(self.run_guard)
             and await self.ext.boundaries.before_settle()
         ):
-            if self._abort_requested or self._limit_hit:
+            if self._abort_requested or _limit_hit(self.run_guard):
                 break
             await self.agent.continue_()
             await self._after_runs()
@@ -821,10 +861,6 @@ class AgentSession:
         finally:
             guard.uninstall(self.agent)
             self.run_guard = None
-
-    @property
-    def _limit_hit(self) -> bool:
-        return self.run_guard is not None and self.run_guard.hit is not None
 
     def _abort_for_limit(self) -> None:
         """``timeoutMs`` ran out: abort the run as ``abort`` does, without waiting."""
@@ -851,7 +887,7 @@ class AgentSession:
     async def _after_runs(self) -> None:
         """What follows a low-level run: retry, overflow recovery, threshold compaction, and
         delivery of messages still queued (upstream ``_processAgentEnd``)."""
-        while not self._abort_requested and not self._limit_hit:
+        while not self._abort_requested and not _limit_hit(self.run_guard):
             last = _last_assistant(self.agent.messages)
             if self.retry.pending:
                 if not await self._retry_wait(last):

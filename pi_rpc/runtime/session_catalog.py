@@ -91,15 +91,16 @@ class SessionCatalog:
         *,
         agent_dir: Path,
         session_dir: str | None,
-        cwd: Callable[[], str],
-        store: Callable[[], SessionManager],
+        cwd: str,
+        store: SessionManager,
         rename_live: Callable[[str], Awaitable[None]],
         backend: SessionBackend | None = None,
     ) -> None:
         self._agent_dir = agent_dir
         self._session_dir = session_dir
         self._backend: SessionBackend = backend if backend is not None else JSONL_BACKEND
-        self._cwd = cwd  # getters: switching sessions changes both
+        # The live session's cwd and store: a replaced session gets a new catalog (``holder``).
+        self._cwd = cwd
         self._store = store
         self._rename_live = rename_live  # the live session's name changes through the session
 
@@ -118,7 +119,7 @@ class SessionCatalog:
         return ref if is_database_locator(ref) else os.path.normpath(ref)
 
     def _is_current(self, path: str) -> bool:
-        current = self._store().session_file
+        current = self._store.session_file
         return bool(current) and same_session(current or "", path)
 
     # ------------------------------------------------------------------ listing
@@ -136,12 +137,12 @@ class SessionCatalog:
             infos = backend.query_sessions(self.sessions_root(), every_project=custom is None, query=query, limit=limit)
         elif custom is not None:
             # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
-            cwd = self._cwd()
+            cwd = self._cwd
             default_dir = os.path.abspath(paths.default_session_dir(self._agent_dir, cwd))
             filter_cwd = cwd if os.path.abspath(custom) != default_dir else None
             infos = backend.query_sessions(custom, cwd_filter=filter_cwd, query=query, limit=limit)
         else:
-            folder = paths.default_session_dir(self._agent_dir, self._cwd())
+            folder = paths.default_session_dir(self._agent_dir, self._cwd)
             infos = backend.query_sessions(str(folder), query=query, limit=limit)
         return [info.to_summary() for info in infos]
 
@@ -267,4 +268,4 @@ class SessionCatalog:
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Set (non-empty) or clear (``None`` or ``""``) an entry's label (a ``label`` entry)."""
         # EntryNotFoundError (a SessionError) is the command's error, its own text.
-        self._store().append_label_change(entry_id, label or None)
+        self._store.append_label_change(entry_id, label or None)

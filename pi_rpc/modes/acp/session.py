@@ -86,7 +86,8 @@ class AcpSession:
         files: ClientFileAccess,
         dialogs: AcpDialogs,
     ) -> None:
-        self.runtime = runtime
+        # The runtime's holder: this ACP session drives its current session (``runtime``).
+        self.holder = runtime.holder
         self.peer = peer
         self.id = runtime.session.session_id
         self.cwd = runtime.options.cwd
@@ -103,11 +104,16 @@ class AcpSession:
         self._unsubscribe: Any = None
         runtime.set_tool_gate(self._before_tool_call)
 
+    @property
+    def runtime(self) -> AgentSession:
+        """The holder's current session (an extension's ``ctx.new_session`` replaces it)."""
+        return self.holder.current
+
     # ------------------------------------------------------------------ lifecycle
 
     def start(self, task_group: TaskGroup) -> None:
         self.runtime.bind_task_group(task_group)
-        self._unsubscribe = self.runtime.subscribe(self._on_event)
+        self._unsubscribe = self.holder.subscribe(self._on_event)
 
     async def close(self) -> None:
         self.dialogs.dismiss_all()

@@ -103,6 +103,7 @@ class PiApp(App[int]):
         self._last_interrupt = 0.0
         self._last_escape = 0.0
         self._unsubscribe: Any = None
+        self._stop_following: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
         self.progress = TerminalProgress(self)
@@ -161,7 +162,11 @@ class PiApp(App[int]):
         async def listener(event: dict[str, Any]) -> None:
             self.post_message(SessionEvent(event))
 
-        self._unsubscribe = session.subscribe(listener)
+        # The holder's streams: events (across replacements) and each replacement, after which
+        # the transcript shows the session now current, whoever replaced it (a command of the
+        # app's or an extension's ``ctx.new_session``/``fork``/``switch_session``).
+        self._unsubscribe = session.holder.subscribe(listener)
+        self._stop_following = session.holder.on_replaced(self._session_replaced)
         if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
             session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
@@ -214,6 +219,9 @@ class PiApp(App[int]):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._stop_following is not None:
+            self._stop_following()  # a replacement during the shutdown has no screen to reload
+            self._stop_following = None
         if self._log_handlers is not None:
             log = logger()
             log.handlers[:] = self._log_handlers
@@ -430,6 +438,10 @@ class PiApp(App[int]):
         width = max(20, self.size.width - 2)  # the footer's padding
         statuses = [self.statuses[key] for key in sorted(self.statuses)]
         self.areas["footer"].update(footer_text(self.session, width, statuses))
+
+    async def _session_replaced(self, session: AgentSession) -> None:
+        self.session = session
+        await self.reload_transcript()
 
     async def reload_transcript(self) -> None:
         await self.transcript.show_messages(list[Any](self.session.get_messages()), self.compaction_count())

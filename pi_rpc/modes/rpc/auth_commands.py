@@ -69,9 +69,14 @@ class AuthCommands:
     extension UI its login dialogs go through (``login_ui``: created on demand by the backend)."""
 
     def __init__(self, session: AgentSession, login_ui: Callable[[], Any]) -> None:
-        self.session = session
+        self._holder = session.holder
         self._login_ui = login_ui
         self._login_scope: anyio.CancelScope | None = None
+
+    @property
+    def session(self) -> AgentSession:
+        """The holder's current session (a replacement never leaves these commands on an old one)."""
+        return self._holder.current
 
     def cancel_login(self) -> bool:
         """``abort``: cancel the running login, if any."""

@@ -18,7 +18,12 @@ class CatalogCommands:
     """The session-catalog commands of one session."""
 
     def __init__(self, session: AgentSession) -> None:
-        self.session = session
+        self._holder = session.holder
+
+    @property
+    def session(self) -> AgentSession:
+        """The holder's current session (a replacement never leaves these commands on an old one)."""
+        return self._holder.current
 
     async def cmd_list_sessions(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         limit = cmd.get("limit")

@@ -200,9 +200,14 @@ class HostToolCommands:
     """``set_host_tools``, ``get_tools`` and ``set_active_tools`` of one session."""
 
     def __init__(self, session: AgentSession, write: Callable[[], Callable[[dict[str, Any]], None]]) -> None:
-        self.session = session
+        self._holder = session.holder
         self._write = write
         self.channel: RpcHostChannel | None = None
+
+    @property
+    def session(self) -> AgentSession:
+        """The holder's current session (a replacement never leaves these commands on an old one)."""
+        return self._holder.current
 
     def _channel(self) -> RpcHostChannel:
         if self.channel is None:

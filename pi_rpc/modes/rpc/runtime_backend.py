@@ -65,7 +65,8 @@ class RuntimeBackend:
     session-catalog and credential commands of its collaborators."""
 
     def __init__(self, session: AgentSession, initial_name: str | None = None) -> None:
-        self.session = session
+        # The session's holder: commands go to its current session, events come through it.
+        self.holder = session.holder
         self.catalog = CatalogCommands(session)
         self.auth = AuthCommands(session, self._login_ui)
         # The client's own tools and tool control (their records go out as the UI's do).
@@ -93,6 +94,11 @@ class RuntimeBackend:
         return {
             spec.name: self._wrap(getattr(parts[spec.by], f"cmd_{spec.name}")) for spec in COMMANDS if spec.by in parts
         }
+
+    @property
+    def session(self) -> AgentSession:
+        """The holder's current session (a replacement never leaves this backend on an old one)."""
+        return self.holder.current
 
     @property
     def ui(self) -> Any:
@@ -130,7 +136,7 @@ class RuntimeBackend:
         if self.session.mcp_command is not None:
             self.session.mcp_command.notify = self._notify
         # Subscribed before extensions bind, so what session_start handlers do reaches clients.
-        self._unsubscribe = self.session.subscribe(forward)
+        self._unsubscribe = self.holder.subscribe(forward)
         if self.session.ext is not None:
             await self._bind_extensions(server)
         if warm_up:  # (a session opened later finds the process warm, its catalogues refreshed)

@@ -116,7 +116,7 @@ class HostedSession:
 
     @property
     def session(self) -> AgentSession:
-        return self.backend.session
+        return self.backend.holder.current
 
     def session_file(self) -> str | None:
         return self.backend.session.session.session_file

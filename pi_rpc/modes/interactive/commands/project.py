@@ -89,7 +89,7 @@ async def import_(app: PiApp, args: str) -> None:
     if cancelled:
         await app.say("Import cancelled", "warning")
         return
-    await app.reload_transcript()
+    # (the transcript was reloaded when the holder told the app of the replacement)
     await app.say(f"Session imported from: {args}")
 
 
@@ -142,5 +142,4 @@ async def _import_fork(app: PiApp, source: Path, cwd: str) -> None:
         Path(fork_path).unlink(missing_ok=True)  # an extension vetoed: no copy left behind
         await app.say("Import cancelled", "warning")
         return
-    await app.reload_transcript()
     await app.say(f"Forked into new session {fork_id} in {cwd}")

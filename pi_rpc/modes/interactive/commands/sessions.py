@@ -29,7 +29,7 @@ async def _replaced(app: PiApp, result: dict[str, Any], what: str) -> None:
     if result.get("cancelled"):
         await app.say(f"{what} cancelled", "warning")
         return
-    await app.reload_transcript()
+    # (the transcript was reloaded when the holder told the app of the replacement)
     if result.get("text"):
         app.set_editor_text(str(result["text"]))
     await app.say(what)

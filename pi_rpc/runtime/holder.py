@@ -1,20 +1,29 @@
-"""Binding a session to its store and replacing it (``new_session``, ``switch_session``,
-``fork``, ``clone``): the agent's context, model and thinking level are restored from the
-store, queues handled as upstream does.
+"""The current session and its replacement (upstream ``AgentSessionRuntime``).
 
-The four commands share one path (``SessionReplacement._replace``): ask extensions
+``SessionHolder`` owns "the current session" of a mode: ``new_session``, ``switch_session``,
+``fork`` and ``clone`` replace it and then tell the holder's subscribers once (``subscribe``:
+their ``on_replaced(session)``). The modes (RPC, the session host, ACP, interactive, print, the
+SDK) subscribe to the holder instead of keeping a session object that changes under them.
+
+The four commands share one path (``SessionHolder._replace``), upstream's order: ask extensions
 (``session_before_switch`` / ``session_before_fork``, which may cancel), abort what runs, make
-the new store, shut the extensions down, swap the store in, then recreate the extensions."""
+the new store, shut the extensions down (``session_shutdown``), abort again, put the new store
+in place (the session's store-bound parts are built anew on it, with plain values), then
+recreate the extensions (``session_start``) and notify the subscribers.
+
+``DrivenSession`` names the seam a client drives: "a session", whether it runs in this process
+(a ``SessionHolder``) or across a connection (``pi attach``): its commands, its event stream
+and the replacement notice."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import anyio
 
-from pi_rpc.ai.models.catalog import placeholder_model
+from pi_rpc.agent.listeners import Listeners
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
@@ -24,7 +33,9 @@ from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
-    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.config.settings import Settings
+
+EventListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class ReplacementHooks(Protocol):
@@ -39,79 +50,122 @@ class ReplacementHooks(Protocol):
     async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
 
 
-class SessionReplacement:
-    """Which store the session works on, and the commands that put another one in its place.
+class HeldSession(Protocol):
+    """What the holder needs of the session it holds (``AgentSession``; a protocol, so that
+    ``session`` imports the holder and not the other way round)."""
 
-    The session owns the store reference (``bind_store`` swaps it and moves the write-fault
-    reporter along); this object decides when, and what else follows: queues, deferred bash
-    output, the recorded-entry ids and the overflow flag belong to the old store."""
+    @property
+    def ext(self) -> ReplacementHooks | None: ...
 
-    def __init__(
-        self,
-        *,
-        agent: Agent,
-        options: RuntimeOptions,
-        store: Callable[[], SessionManager],
-        bind_store: Callable[[SessionManager], None],
-        cwd: Callable[[], str],
-        rebind_cwd: Callable[[str], None],
-        abort: Callable[[], Awaitable[bool]],
-        clamp: Callable[[str], str],
-        entry_ids: dict[int, str],
-        forget_queue_texts: Callable[[], None],
-        drop_pending_bash: Callable[[], None],
-        reset_overflow: Callable[[], None],
-        hooks: ReplacementHooks | None,
-    ) -> None:
-        self._agent = agent
-        self._registry = options.registry
-        self._settings = options.settings
-        # Only the first restore keeps a model or level given on the command line.
-        self._model_explicit = options.model_explicit
-        self._thinking_explicit = options.thinking_explicit
-        self._store = store
-        self._bind_store = bind_store
-        self._cwd = cwd
-        self._rebind_cwd = rebind_cwd
-        self._abort = abort
-        self._clamp = clamp
-        self._entry_ids = entry_ids  # the session's dict, cleared in place
-        self._forget_queue_texts = forget_queue_texts
-        self._drop_pending_bash = drop_pending_bash
-        self._reset_overflow = reset_overflow
-        self._hooks = hooks
+    @property
+    def session(self) -> SessionManager: ...
 
-    # ------------------------------------------------------------------ binding
+    @property
+    def agent(self) -> Agent: ...
 
-    def restore_from_session(self, *, initial: bool = False) -> None:
-        """Load the agent's context from the store (startup, switch, fork, clone, new)."""
-        store = self._store()
-        context = store.build_session_context()
-        self._agent.messages = list(context.get("messages") or [])
-        self._agent.session_id = store.session_id
-        self._entry_ids.clear()
-        self._reset_overflow()
-        stored_model = context.get("model")
-        if stored_model and not (initial and self._model_explicit):
-            found = self._registry.find(stored_model.get("provider"), stored_model.get("modelId"))
-            if found is not None and self._registry.has_auth(found["provider"]):
-                self._agent.model = found
-        stored_level = context.get("thinkingLevel")
-        if stored_level and not (initial and self._thinking_explicit) and store.get_entry_count() > 0:
-            self._agent.thinking_level = self._clamp(stored_level)
-        if store.get_entry_count() == 0:
-            # A new session starts with the current selection recorded (upstream order).
-            model = self._agent.model or placeholder_model()
-            store.append_model_change(model["provider"], model["id"])
-            store.append_thinking_level_change(self._agent.thinking_level)
+    @property
+    def cwd(self) -> str: ...
 
-    def reload_context_from_store(self) -> None:
-        """Rebuild the agent's context after the leaf moved inside the same file."""
-        context = self._store().build_session_context()
-        self._agent.messages = list(context.get("messages") or [])
-        self._entry_ids.clear()
+    @property
+    def settings(self) -> Settings: ...
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def abort(self) -> bool: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+    def adopt_store(self, store: SessionManager, *, keep_queue_texts: bool = False) -> None: ...
+
+    def move_to_cwd(self, cwd: str) -> None: ...
+
+    def reload_context_from_store(self) -> None: ...
+
+
+S = TypeVar("S", bound=HeldSession)
+# What a subscriber is told once per replacement: the session now current.
+OnReplaced = Callable[[S], Awaitable[None] | None]
+
+
+class DrivenSession(Protocol):
+    """A session as a client drives it, in this process or across a connection: prompts and
+    queues, abort, the four replacements, state, and two streams (events; replacements)."""
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+    def on_replaced(self, subscriber: Callable[[Any], Awaitable[None] | None]) -> Callable[[], None]: ...
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+
+    async def abort(self) -> bool: ...
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]: ...
+
+    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+
+    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+
+    async def clone(self) -> dict[str, Any]: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+
+class SessionHolder(Generic[S]):
+    """The current session (an ``AgentSession``) and the commands that put another session in its place.
+
+    Subscribers (``on_replaced``) are told once per replacement that went through (not when an
+    extension cancelled it), after the extensions were recreated."""
+
+    def __init__(self, session: S) -> None:
+        self._session = session
+        self._replaced: Listeners[OnReplaced[S]] = Listeners()
+
+    @property
+    def current(self) -> S:
+        return self._session
+
+    def on_replaced(self, subscriber: OnReplaced[S]) -> Callable[[], None]:
+        """``subscriber(session)`` after every replacement; returns the unsubscribe."""
+        return self._replaced.subscribe(subscriber)
+
+    # ------------------------------------------------------------------ the client's seam
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """The current session's events; a listener stays subscribed across replacements."""
+        return self._session.subscribe(listener)
+
+    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.prompt(text, images)
+
+    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.steer(text, images)
+
+    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+        return await self._session.follow_up(text, images)
+
+    async def abort(self) -> bool:
+        return await self._session.abort()
+
+    def get_state(self) -> dict[str, Any]:
+        return self._session.get_state()
 
     # ------------------------------------------------------------------ the replacement path
+
+    async def _notify(self) -> None:
+        for subscriber in self._replaced.all:
+            result = subscriber(self._session)
+            if inspect.isawaitable(result):
+                await result
 
     async def _replace(
         self,
@@ -127,13 +181,14 @@ class SessionReplacement:
         ``cancelled`` answer kept the session. ``reason`` is what extensions are told
         (``new``, ``resume``, ``fork``). ``check`` may refuse the command once extensions
         have been asked (upstream's order); ``then`` runs before they are recreated."""
-        hooks = self._hooks
+        session = self._session
+        hooks: ReplacementHooks | None = session.ext
         if hooks is not None and await cancelled(hooks):
             return False
         if check is not None:
             check()
-        await self._abort()
-        old = self._store()
+        await session.abort()
+        old = session.session
         previous_file = old.session_file
         # A SessionError (not saved yet, locked, cwd gone) is the command's error, upstream's
         # text (RuntimeBackend._wrap).
@@ -141,27 +196,23 @@ class SessionReplacement:
         new_manager = await made if inspect.isawaitable(made) else made
         if hooks is not None:
             await hooks.shutdown(reason, new_manager.session_file)
-        await self._abort()  # once more: the shutdown handlers may have started work on the old store
-        self._bind_store(new_manager)
-        if not keep_queue_texts:
-            # fork keeps both queues; switch keeps the agent's queues (upstream quirk) but
-            # drops the texts behind pendingMessageCount; new_session clears everything.
-            self._forget_queue_texts()
-        self._drop_pending_bash()
-        self.restore_from_session()
+        await session.abort()  # once more: the shutdown handlers may have started work on the old store
+        session.adopt_store(new_manager, keep_queue_texts=keep_queue_texts)
         if then is not None:
             await then(new_manager)
         if hooks is not None:
             await hooks.recreate(reason, previous_file)
+        await self._notify()
         return True
 
     async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
         """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
         session before it starts."""
+        session = self._session
 
         def make(old: SessionManager) -> SessionManager:
             manager = old.new_session(parent_session=parent_session or None)
-            self._agent.clear_all_queues()
+            session.agent.clear_all_queues()
             return manager
 
         async def run_setup(new_manager: SessionManager) -> None:
@@ -169,7 +220,7 @@ class SessionReplacement:
                 result = setup(new_manager)
                 if hasattr(result, "__await__"):
                     await result
-                self.reload_context_from_store()
+                session.reload_context_from_store()
 
         replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
         return {"cancelled": not replaced}
@@ -178,6 +229,7 @@ class SessionReplacement:
         """``cwd_override`` opens the session in that cwd instead of its stored one, not written
         to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
         ``importFromJsonl(path, cwdOverride)``)."""
+        session = self._session
         path = client_session_ref(session_path)
         if is_sqlite_locator(path) and not _stored(path):
             # A file path may name a new session (upstream); an id the database does not hold
@@ -186,7 +238,7 @@ class SessionReplacement:
 
         def open_it(cwd: str) -> SessionManager:
             manager = SessionManager.open(
-                str(path), base_cwd=cwd, cwd_override=cwd_override, fsync=session_fsync_mode(self._settings)
+                str(path), base_cwd=cwd, cwd_override=cwd_override, fsync=session_fsync_mode(session.settings)
             )
             try:
                 manager.check_cwd_exists(cwd)
@@ -202,12 +254,12 @@ class SessionReplacement:
             # timeout) never stall the event loop. Shielded: an opened store is never dropped
             # with its lock held.
             with anyio.CancelScope(shield=True):
-                manager = await anyio.to_thread.run_sync(open_it, self._cwd())
+                manager = await anyio.to_thread.run_sync(open_it, session.cwd)
             return manager
 
         async def follow_cwd(new_manager: SessionManager) -> None:
-            if new_manager.cwd != self._cwd():
-                self._rebind_cwd(new_manager.cwd)
+            if new_manager.cwd != session.cwd:
+                session.move_to_cwd(new_manager.cwd)
 
         replaced = await self._replace(
             "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, then=follow_cwd
@@ -215,11 +267,12 @@ class SessionReplacement:
         return {"cancelled": not replaced}
 
     async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
+        session = self._session
         text = ""
 
         def check_entry() -> None:
             nonlocal text
-            entry = self._store().get_entry(entry_id) if isinstance(entry_id, str) else None
+            entry = session.session.get_entry(entry_id) if isinstance(entry_id, str) else None
             if entry is None or entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
                 raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
             text = content_text(entry["message"].get("content"))
@@ -234,7 +287,7 @@ class SessionReplacement:
         return {"text": text, "cancelled": False} if replaced else {"cancelled": True}
 
     async def clone(self) -> dict[str, Any]:
-        leaf = self._store().get_leaf_id()
+        leaf = self._session.session.get_leaf_id()
 
         async def cancelled(hooks: ReplacementHooks) -> bool:
             return leaf is not None and await hooks.before_fork(leaf, "at")
