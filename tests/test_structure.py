@@ -316,6 +316,8 @@ def test_command_table_gate_fails_on_planted_violations(tmp_path: Path) -> None:
     assert "request model GetStateCommand is declared although its command has no fields (request=None)" in problems
     lists = _command_name_lists([planted], {spec.name for spec in COMMANDS}, set())
     assert len(lists) == 2 and "['prompt', 'steer']" in lists[0] + lists[1]
+
+
 # Issue 32 item 1: a session's store is replaced by the holder (``runtime/holder.py``), and the
 # parts working on it take it (and the cwd) as plain values: no part is wired with a getter of
 # the store or the cwd, nor with a reset callback for the replacement.
