@@ -24,6 +24,7 @@ naming it (the slash command shows that as its error).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,7 @@ class RemoteSession:
         self.is_compacting = False
         self.closed = anyio.Event()
         self._listeners: list[Listener] = []
+        self._replaced: list[Callable[[Any], Any]] = []
         self._tg: anyio.abc.TaskGroup | None = None
         self._ui: Any = None
         self._dialogs: dict[str, _Signal] = {}
@@ -182,6 +184,21 @@ class RemoteSession:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+    @property
+    def holder(self) -> RemoteSession:
+        """What the app follows, as it follows a local session's holder: the events of this
+        handle and the replacements made through this connection."""
+        return self
+
+    def on_replaced(self, callback: Callable[[Any], Any]) -> Callable[[], None]:
+        self._replaced.append(callback)
+
+        def stop() -> None:
+            if callback in self._replaced:
+                self._replaced.remove(callback)
+
+        return stop
 
     def _mine(self, record: Record) -> bool:
         handle = record.get("handle")
@@ -433,6 +450,11 @@ class RemoteSession:
     async def _replacing(self, type_: str, **fields: Any) -> Record:
         result = await self._call(type_, **fields)
         await self.refresh()
+        if not (result or {}).get("cancelled"):
+            for callback in list(self._replaced):
+                outcome = callback(self)
+                if inspect.isawaitable(outcome):
+                    await outcome
         return dict(result or {})
 
     async def shutdown(self) -> None:
