@@ -133,6 +133,32 @@ class PiApp(App[int]):
         for warning in warnings:
             self.say_soon(warning, "warning")
 
+    def get_driver_class(self) -> Any:
+        """Fullscreen: Textual's Linux driver whose input thread sleeps while idle
+        (terminal_driver.py); ``TEXTUAL_DRIVER`` and other platforms keep Textual's choice."""
+        import os
+        import sys
+
+        if sys.platform.startswith("win") or os.environ.get("TEXTUAL_DRIVER"):
+            return super().get_driver_class()
+        from pi_rpc.modes.interactive.terminal_driver import QuietDriver
+
+        return QuietDriver
+
+    def _build_driver(self, headless: bool, inline: bool, mouse: bool, size: tuple[int, int] | None) -> Any:
+        # Textual picks its inline driver by name here (no hook): ours is the same with the
+        # sleeping input thread. Headless (tests) and fullscreen go through Textual.
+        import sys
+
+        if not inline or headless or sys.platform.startswith("win"):
+            return super()._build_driver(headless, inline, mouse, size)
+        from textual import constants
+
+        from pi_rpc.modes.interactive.terminal_driver import QuietInlineDriver
+
+        driver = self._driver = QuietInlineDriver(self, debug=constants.DEBUG, mouse=mouse, size=size)
+        return driver
+
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
         self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
