@@ -343,3 +343,67 @@ def test_a_picker_on_screen_shows_the_filter_and_the_current_mark(tmp_path, size
         assert "No reasoning" in shown  # upstream's descriptions on the rows
     finally:
         term.kill()
+
+
+async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_path):
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+        await type_and_enter(pilot, "alpha question about parsers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        first = str(app.session.session.session_file)
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question about lexers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+
+        await _open(pilot, "/resume")
+        assert "^P path (off)" in app.screen.hint and 're:<pattern> regex · "phrase" exact' in app.screen.hint
+        assert not any(Path(first).name in row for row in _rows(app))
+        await pilot.press("ctrl+p")  # the session files' paths (upstream's togglePath)
+        await until(pilot, lambda: "^P path (on)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
+        assert any(Path(first).name in row and row.startswith("  alpha question") for row in _rows(app))
+        assert _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text
+
+        await _type(pilot, "re:al.ha\\s+q")  # a regular expression, case-insensitive
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("re:al.ha\\s+q"))
+        await _type(pilot, "re:(")  # an invalid one: no rows, and why
+        assert _rows(app) == [] and "Invalid regex" in _filter_line(app)
+        await pilot.press(*["backspace"] * 4)
+        await _type(pilot, '"question about lexers"')  # a phrase must appear as written
+        assert [row.split("  (")[0].strip("✓ ") for row in _rows(app)] == ["beta question about lexers"]
+        await pilot.press(*["backspace"] * len('"question about lexers"'))
+        await _type(pilot, '"about question"')
+        assert _rows(app) == []
+        await pilot.press(*["backspace"] * len('"about question"'))
+        await _type(pilot, "lexers beta")  # words in any order
+        assert len(_rows(app)) == 1
+        await pilot.press("ctrl+p")  # the typed search survives the toggle
+        await until(pilot, lambda: "^P path (off)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> lexers beta") and len(_rows(app)) == 1
+        await pilot.press("escape")
+
+
+def test_session_search_query_syntax():
+    from pi_rpc.modes.interactive.session_search import SearchFields, match, parse_query
+
+    fields = SearchFields(name="Parser work", text=("0191-abc", "fix the lexer tokens"), folder="/home/u/proj")
+    assert match(parse_query(""), fields) == 0
+    assert match(parse_query("re:^pars"), fields) is not None
+    assert match(parse_query("re:LEXER\\s+tok"), fields) is not None
+    assert match(parse_query("re:nothing here"), fields) is None
+    assert parse_query("re:").error == "Empty regex"
+    assert parse_query("re:(").error and match(parse_query("re:("), fields) is None
+    assert parse_query('a "b c" d').tokens == (("fuzzy", "a"), ("phrase", "b c"), ("fuzzy", "d"))
+    assert parse_query('a "b c').tokens == (("fuzzy", "a"), ("fuzzy", '"b'), ("fuzzy", "c"))
+    assert match(parse_query('"the  lexer"'), fields) is not None
+    assert match(parse_query('"lexer the"'), fields) is None
+    # a name hit ranks before a hit elsewhere, which ranks before scattered letters
+    name_hit = match(parse_query("parser"), fields)
+    text_hit = match(parse_query("lexer"), fields)
+    scattered = match(parse_query("prwk"), fields)
+    assert name_hit is not None and text_hit is not None and scattered is not None
+    assert name_hit < text_hit < scattered
+    assert match(parse_query("zzz"), fields) is None
