@@ -362,8 +362,12 @@ async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_
         await pilot.press("ctrl+p")  # the session files' paths (upstream's togglePath)
         await until(pilot, lambda: "^P path (on)" in (getattr(app.screen, "hint", "") or ""))
         await pilot.pause(0.05)
-        assert any(Path(first).name in row and row.startswith("  alpha question") for row in _rows(app))
+        # at 80 columns the path's end shows, right-aligned; the message is cut to leave it room
+        assert any(Path(first).name[-24:] in row and row.startswith("  alpha") for row in _rows(app))
         assert _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: "^P path (off)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
 
         await _type(pilot, "re:al.ha\\s+q")  # a regular expression, case-insensitive
         assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
@@ -380,7 +384,7 @@ async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_
         await _type(pilot, "lexers beta")  # words in any order
         assert len(_rows(app)) == 1
         await pilot.press("ctrl+p")  # the typed search survives the toggle
-        await until(pilot, lambda: "^P path (off)" in (getattr(app.screen, "hint", "") or ""))
+        await until(pilot, lambda: "^P path (on)" in (getattr(app.screen, "hint", "") or ""))
         await pilot.pause(0.05)
         assert _filter_line(app).startswith("> lexers beta") and len(_rows(app)) == 1
         await pilot.press("escape")
@@ -407,3 +411,86 @@ def test_session_search_query_syntax():
     assert name_hit is not None and text_hit is not None and scattered is not None
     assert name_hit < text_hit < scattered
     assert match(parse_query("zzz"), fields) is None
+
+
+def _terminal(tmp_path: Path, size: tuple[int, int], answers: list[str]) -> Tmux:
+    """pi in regular mode in tmux, its sessions kept in ``tmp_path/s``, the faux model giving
+    ``answers`` in turn."""
+    import sys
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": answer} for answer in answers]))
+    command = (
+        f"{sys.executable} -m pi_rpc --model faux/faux-1 --tui-mode regular --session-dir {tmp_path / 's'}; sleep 60"
+    )
+    term = Tmux(tmp_path, command, {"PI_FAUX_SCRIPT": str(script)}, size=size)
+    term.wait_for("faux-1")
+    return term
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+def test_resume_in_a_real_terminal(tmp_path):
+    term = _terminal(tmp_path, (80, 24), ["ANSWER-ONE", "ANSWER-TWO"])
+    try:
+        term.type("first question")
+        term.wait_for("ANSWER-ONE")
+        term.type("/new")
+        term.wait_for("New session")
+        term.type("second question")
+        term.wait_for("ANSWER-TWO")
+        term.type("/resume")
+        shown = term.wait_for("Resume Session (Current Folder)")
+        assert "✓ second question" in shown and "first question" in shown
+        assert "^P path (off)" in shown
+        term.keys("C-p")  # the session files' paths
+        shown = term.wait_for("^P path (on)")
+        assert ".jsonl" in shown
+        for ch in "re:f.rst":
+            term.keys(ch)
+        shown = term.wait_for("> re:f.rst")
+        rows = [line for line in shown.splitlines() if line.startswith("│ ▊ ")]
+        assert len(rows) == 1 and "first que" in rows[0], shown  # the message cut to leave the path room
+        term.keys("Enter")
+        term.wait_for("Resumed session")
+        time.sleep(0.5)
+        history = term.history()
+        # the resumed session's transcript is printed again after the picker: its answer too
+        resumed = history[history.rindex("ANSWER-TWO") :]
+        assert "first question" in resumed and "ANSWER-ONE" in resumed
+        assert "Resume Session" not in term.screen()  # the picker left no ghost on the screen
+    finally:
+        term.kill()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+def test_tree_in_a_real_terminal(tmp_path):
+    term = _terminal(tmp_path, (100, 30), ["ANSWER-ONE", "ANSWER-TWO"])
+    try:
+        term.type("first question")
+        term.wait_for("ANSWER-ONE")
+        term.type("second question")
+        term.wait_for("ANSWER-TWO")
+        term.type("/tree")
+        shown = term.wait_for("Session tree (● current)")
+        for row in ("user: first question", "assistant: ANSWER-ONE", "user: second question"):
+            assert row in shown
+        term.keys("C-u")  # user messages only
+        shown = term.wait_for("[user]")
+        assert "assistant: ANSWER-ONE" not in shown and "user: first question" in shown
+        term.keys("Up")
+        time.sleep(0.3)
+        term.keys("Enter")
+        term.wait_for("Continue from here")
+        term.keys("Enter")
+        term.wait_for("Moved in the session tree")
+        # a user message goes back into the editor; the branch is now before it
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            shown = term.screen()
+            if any("first question" in line for line in shown.splitlines() if line.startswith("│")):
+                break
+            time.sleep(0.2)
+        assert any("first question" in line for line in shown.splitlines() if line.startswith("│")), shown
+        assert "Session tree" not in shown
+    finally:
+        term.kill()

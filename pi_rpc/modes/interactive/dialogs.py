@@ -28,6 +28,7 @@ _NO_CURRENT: Any = object()  # "no current item": None can be a real value
 DIALOG_CSS = """
 {name} {{ align: center bottom; }}
 {name} > Vertical {{ height: auto; max-height: 90%; border: round $accent; padding: 0 1; background: $surface; }}
+{name}:inline > Vertical {{ max-height: 100vh; }}
 {name} Label.title {{ text-style: bold; }}
 {name} Label.hint {{ color: $text-muted; }}
 """

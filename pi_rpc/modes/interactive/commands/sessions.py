@@ -92,12 +92,26 @@ def _short_home(path: str) -> str:
     return "~" + path[len(home) :] if home and home != "/" and path.startswith(home) else path
 
 
+def _fit_row(left: str, right: str, width: int | None) -> str:
+    """``left  (right)`` in ``width`` cells: the message is cut to leave room for the right
+    part (the folder, the path), which is right-aligned, as upstream's selector lays rows out."""
+    right = f"({right})"
+    if width is None:
+        return f"{left[:60]}  {right}"
+    if len(right) > width - 12:
+        right = "(…" + right[-(width - 14) :]
+    room = max(10, width - len(right) - 2)
+    if len(left) > room:
+        left = left[: room - 1] + "…"
+    return f"{left.ljust(room)}  {right}"
+
+
 def _session_rows(
-    sessions: list[dict[str, Any]], sort: str, show_cwd: bool, show_path: bool = False
+    sessions: list[dict[str, Any]], sort: str, show_cwd: bool, show_path: bool = False, width: int | None = None
 ) -> list[tuple[str, str]]:
     """(label, path) rows: "threaded" puts a forked session under the one it came from (newest
     first on each level), the others list them newest first; ``show_path`` (Ctrl+P) adds each
-    session file's path, as upstream's selector does."""
+    session file's path, as upstream's selector does; with ``width`` a row fits in it."""
     by_path = {s["path"]: s for s in sessions}
     children: dict[str | None, list[dict[str, Any]]] = {}
     for info in sessions:
@@ -115,7 +129,7 @@ def _session_rows(
             if show_path:
                 right = f"{_short_home(str(info['path']))}  {right}"
             indent = "  " * (depth - 1) + "└ " if depth else ""
-            rows.append((f"{indent}{text[:60]}  ({right})", info["path"]))
+            rows.append((_fit_row(f"{indent}{text}", right, width), info["path"]))
             if sort == "threaded":
                 walk(info["path"], depth + 1)
 
@@ -142,7 +156,8 @@ async def resume(app: PiApp, args: str) -> None:
         sessions = session.list_sessions(scope, 500, args or None)
         if named:
             sessions = [s for s in sessions if s.get("name")]
-        options = _session_rows(sessions, sort, scope == "all", show_path)
+        # the picker's row: the terminal less the dialog's and the list's borders and padding
+        options = _session_rows(sessions, sort, scope == "all", show_path, max(30, app.size.width - 10))
         paths = [path for _, path in options]
         by_path = {info["path"]: info for info in sessions}
         search = [
