@@ -670,12 +670,7 @@ class PiApp(App[int]):
             # hand; headless (tests) nothing owns the terminal
             driver = self._driver
             if driver is not None and not self.is_headless:
-                driver.suspend_application_mode()
-                try:
-                    result = edit_in_external_editor(command, self.editor.text)
-                finally:
-                    driver.resume_application_mode()
-                    self.refresh(layout=True)
+                result = self._edit_inline(driver, command)
             else:
                 result = edit_in_external_editor(command, self.editor.text)
         if result.content is not None:
@@ -683,6 +678,38 @@ class PiApp(App[int]):
         elif result.message:
             await self.say(result.message, "warning")
         self.editor.focus()
+
+    def _edit_inline(self, driver: Any, command: str) -> Any:
+        """Ctrl+G inline, as upstream: the whole frame stays on the screen while the editor
+        runs, with upstream's two lines under it, and the frame is drawn again in place
+        afterwards (those lines erased). Suspending the driver erases the screen from the
+        cursor down, and the cursor is in the prompt: the frame was cut after the prompt's
+        first line (a ghost top border) and the lines were lost (Textual captures stdout)."""
+        from rich.cells import cell_len
+        from textual.geometry import Offset
+
+        from pi_rpc.modes.interactive.external_editor import announcement, edit_in_external_editor
+
+        _, y = self._previous_cursor_position  # the cursor, relative to the frame's top-left
+        height = self._previous_inline_height or self.screen.outer_size.height
+        below = max(0, height - 1 - y)
+        lines = announcement(command).split("\n")
+        # down to the frame's last row, then below it (a new line scrolls when it is the last)
+        driver.write((f"\x1b[{below}B" if below else "") + "\r\n" + "".join(f"{line}\r\n" for line in lines))
+        driver.flush()
+        driver.suspend_application_mode()
+        try:
+            return edit_in_external_editor(command, self.editor.text, announce=False)
+        finally:
+            driver.resume_application_mode()  # (writes INLINE_PADDING new lines)
+            # the lines take more rows when they wrap (a long editor path)
+            width = max(1, self.size.width)
+            rows = sum(max(1, -(-cell_len(line) // width)) for line in lines)
+            driver.write(f"\x1b[{height + rows + self.INLINE_PADDING}A\r\x1b[J")
+            driver.flush()
+            self._previous_cursor_position = Offset(0, 0)
+            self._previous_inline_height = None
+            self.screen.refresh(layout=True)
 
     def action_scroll_transcript(self, how: str) -> None:
         """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and

@@ -27,15 +27,22 @@ class EditResult:
     message: str | None = None  # why not (upstream's words)
 
 
-def edit_in_external_editor(command: str, content: str) -> EditResult:
-    """Run ``command prompt.md`` in the foreground (the caller has given it the terminal)."""
+def announcement(command: str) -> str:
+    """Upstream's lines under the frame while the editor runs."""
+    return f"Launching external editor: {command}\nPi will resume when the editor exits."
+
+
+def edit_in_external_editor(command: str, content: str, announce: bool = True) -> EditResult:
+    """Run ``command prompt.md`` in the foreground (the caller has given it the terminal);
+    ``announce``: print ``announcement`` first (the inline app writes it itself)."""
     folder = tempfile.mkdtemp(prefix="pi-editor-")
     path = os.path.join(folder, "prompt.md")
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(content)
         argv = [*shlex.split(command), path]
-        print(f"Launching external editor: {command}\nPi will resume when the editor exits.", flush=True)
+        if announce:
+            print(announcement(command), flush=True)
         try:
             code = subprocess.call(argv)
         except OSError:
