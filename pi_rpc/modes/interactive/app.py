@@ -150,14 +150,71 @@ class PiApp(App[int]):
         # sleeping input thread. Headless (tests) and fullscreen go through Textual.
         import sys
 
-        if not inline or headless or sys.platform.startswith("win"):
+        if headless or sys.platform.startswith("win"):
             return super()._build_driver(headless, inline, mouse, size)
+        if not inline:
+            from pi_rpc.modes.interactive.terminal_driver import SwitchableDriver
+
+            built = super()._build_driver(headless, inline, mouse, size)
+            wrapped: Any = SwitchableDriver(built)  # /settings can switch to regular while running
+            self._driver = wrapped
+            return wrapped
         from textual import constants
 
-        from pi_rpc.modes.interactive.terminal_driver import QuietInlineDriver
+        from pi_rpc.modes.interactive.terminal_driver import QuietInlineDriver, SwitchableDriver
 
-        driver = self._driver = QuietInlineDriver(self, debug=constants.DEBUG, mouse=mouse, size=size)
+        inner = QuietInlineDriver(self, debug=constants.DEBUG, mouse=mouse, size=size)
+        driver: Any = SwitchableDriver(inner)  # /settings can switch to fullscreen while running
+        self._driver = driver
         return driver
+
+    def _layout_for_mode(self) -> None:
+        """Fullscreen: the window's height, the transcript takes what the rest leaves; regular:
+        as tall as the content (the CSS), the transcript fitted by ``fit_transcript``."""
+        if self.fullscreen:
+            self.screen.styles.height = "100%"
+            self.transcript.styles.height = "1fr"
+            self.transcript.styles.max_height = None
+        else:
+            self.screen.styles.height = None
+            self.transcript.styles.height = None
+            self.fit_transcript()
+
+    async def switch_tui_mode(self, mode: str) -> None:
+        """``tuiMode`` changed in /settings: move the running app between the alternate screen
+        and inline output, as upstream's ``switchTuiMode``. Regular printed finished messages
+        into the scrollback and dropped them, so fullscreen shows the branch again; fullscreen
+        kept them all, so regular prints them into the scrollback."""
+        from textual.binding import BindingsMap
+        from textual.geometry import Offset
+
+        from pi_rpc.modes.interactive.terminal_driver import SwitchableDriver
+
+        fullscreen = mode == "fullscreen"
+        if fullscreen == self.fullscreen:
+            return
+        driver = self._driver
+        if isinstance(driver, SwitchableDriver):
+            if self.is_inline:
+                # to the region's top-left: stopping clears from there down, as at exit
+                x, y = self._previous_cursor_position
+                driver.write((f"\x1b[{y}A" if y else "") + "\r")
+            driver.replace(fullscreen)
+            self._previous_cursor_position = Offset(0, 0)
+            self._previous_inline_height = None
+        self.fullscreen = fullscreen
+        self._bindings = BindingsMap(self.keymap.app_bindings(fullscreen=fullscreen))
+        self._layout_for_mode()
+        display.apply(self)
+        self.refresh_css()
+        if fullscreen:
+            await self.reload_transcript()
+            self.transcript.follow = True
+        else:
+            self.transcript.anchor()
+            await self.transcript.commit()
+        self.screen.refresh(layout=True)
+        self.call_after_refresh(self.fit_transcript)
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
@@ -191,10 +248,7 @@ class PiApp(App[int]):
         self._capture_log()
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
-        if self.fullscreen:
-            self.screen.styles.height = "100%"
-            self.transcript.styles.height = "1fr"
-            self.transcript.styles.max_height = None
+        self._layout_for_mode()
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)

@@ -129,3 +129,34 @@ class QuietInlineDriver(LinuxInlineDriver):
                 self.process_message(event)
 
         read_input(self.fileno, self.exit_event, XTermParser(self._debug), dispatch)
+
+
+class SwitchableDriver:
+    """The app's driver in a real terminal: one of the two above, replaceable while the app
+    runs (``tuiMode`` switched live from ``/settings``, as upstream's ``switchTuiMode``).
+    Textual keeps the driver it built for the whole run (it stops that one at exit): this
+    holder is it, and everything is done by the driver inside."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def start_application_mode(self) -> None:
+        self.inner.start_application_mode()
+
+    def stop_application_mode(self) -> None:
+        self.inner.stop_application_mode()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def replace(self, fullscreen: bool) -> None:
+        """Leave the terminal as the driver inside leaves it at exit, then start the other."""
+        app = self.inner._app
+        self.inner.stop_application_mode()
+        self.inner.close()
+        kind = QuietDriver if fullscreen else QuietInlineDriver
+        self.inner = kind(app, debug=self.inner._debug, mouse=self.inner._mouse)
+        self.inner.start_application_mode()
