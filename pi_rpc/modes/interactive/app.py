@@ -211,8 +211,12 @@ class PiApp(App[int]):
             await self.reload_transcript()
             self.transcript.follow = True
         else:
+            # the scrollback is rebuilt from the conversation fullscreen kept (what regular
+            # printed before it is in there too), so nothing shows twice
             self.transcript.anchor()
+            self._printed = []
             await self.transcript.commit()
+            self.print_above([], redraw=True)
         self.screen.refresh(layout=True)
         self.call_after_refresh(self.fit_transcript)
 
