@@ -6,8 +6,6 @@ the whole answer (the scrollback copy and fullscreen's exit transcript)."""
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,12 +16,32 @@ from pi_rpc.modes.interactive.transcript import AnswerBlocks, AssistantText, spl
 
 from .interactive_support import idle, running_app, type_and_enter, until
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+# a Markdown-heavy answer, as bench/bench_llm.py's ``bench:markdown`` streams
+_SECTION = """## Section {n}: what the change does
 
-from bench_llm import markdown_pieces  # noqa: E402 - bench/ is put on sys.path above
+The **parser** reads each `record` once and keeps *only* the fields it needs; see [the notes](https://example.com/{n}).
+A second line of the paragraph, with `inline code` and **bold _nested_ text**.
+
+- first point, with `a_value = {n}` and a trailing clause
+- second point: **important** detail number {n}
+  - a nested item with *emphasis*
+- third point
+
+```python
+def handler_{n}(event: dict) -> int:
+    total = sum(item["size"] for item in event["items"])
+    return total * {n}
+```
+
+| column | value | note |
+|--------|-------|------|
+| alpha  | {n}   | *ok* |
+| beta   | {n}0  | `x`  |
+
+"""
 
 DOCUMENTS = [
-    "".join(markdown_pieces(400)),
+    "".join(_SECTION.format(n=n) for n in range(1, 4)) + "END-OF-ANSWER\n",
     "1. one\n\n2. two\n\n3. three\n",
     "- a\n\n- b\n\n  more of b\n\ntext after\n",
     "# Title\n\npara\n\n> quote\n\n> another\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nx = 1\n\ny = 2\n```\n\nend",

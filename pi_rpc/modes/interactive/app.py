@@ -168,57 +168,11 @@ class PiApp(App[int]):
         self._driver = driver
         return driver
 
-    def _layout_for_mode(self) -> None:
-        """Fullscreen: the window's height, the transcript takes what the rest leaves; regular:
-        as tall as the content (the CSS), the transcript fitted by ``fit_transcript``."""
-        if self.fullscreen:
-            self.screen.styles.height = "100%"
-            self.transcript.styles.height = "1fr"
-            self.transcript.styles.max_height = None
-        else:
-            self.screen.styles.height = None
-            self.transcript.styles.height = None
-            self.fit_transcript()
-
     async def switch_tui_mode(self, mode: str) -> None:
-        """``tuiMode`` changed in /settings: move the running app between the alternate screen
-        and inline output, as upstream's ``switchTuiMode``. Regular printed finished messages
-        into the scrollback and dropped them, so fullscreen shows the branch again; fullscreen
-        kept them all, so regular prints them into the scrollback."""
-        from textual.binding import BindingsMap
-        from textual.geometry import Offset
+        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py)."""
+        from pi_rpc.modes.interactive.tui_mode import switch
 
-        from pi_rpc.modes.interactive.terminal_driver import SwitchableDriver
-
-        fullscreen = mode == "fullscreen"
-        if fullscreen == self.fullscreen:
-            return
-        driver = self._driver
-        if isinstance(driver, SwitchableDriver):
-            if self.is_inline:
-                # to the region's top-left: stopping clears from there down, as at exit
-                x, y = self._previous_cursor_position
-                driver.write((f"\x1b[{y}A" if y else "") + "\r")
-            driver.replace(fullscreen)
-            self._previous_cursor_position = Offset(0, 0)
-            self._previous_inline_height = None
-        self.fullscreen = fullscreen
-        self._bindings = BindingsMap(self.keymap.app_bindings(fullscreen=fullscreen))
-        self._layout_for_mode()
-        display.apply(self)
-        self.refresh_css()
-        if fullscreen:
-            await self.reload_transcript()
-            self.transcript.follow = True
-        else:
-            # the scrollback is rebuilt from the conversation fullscreen kept (what regular
-            # printed before it is in there too), so nothing shows twice
-            self.transcript.anchor()
-            self._printed = []
-            await self.transcript.commit()
-            self.print_above([], redraw=True)
-        self.screen.refresh(layout=True)
-        self.call_after_refresh(self.fit_transcript)
+        await switch(self, mode)
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
@@ -252,7 +206,10 @@ class PiApp(App[int]):
         self._capture_log()
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
-        self._layout_for_mode()
+        if self.fullscreen:
+            from pi_rpc.modes.interactive.tui_mode import layout_for_mode
+
+            layout_for_mode(self)
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)
@@ -728,7 +685,9 @@ class PiApp(App[int]):
             # hand; headless (tests) nothing owns the terminal
             driver = self._driver
             if driver is not None and not self.is_headless:
-                result = self._edit_inline(driver, command)
+                from pi_rpc.modes.interactive.external_editor import edit_inline
+
+                result = edit_inline(self, driver, command)
             else:
                 result = edit_in_external_editor(command, self.editor.text)
         if result.content is not None:
@@ -736,38 +695,6 @@ class PiApp(App[int]):
         elif result.message:
             await self.say(result.message, "warning")
         self.editor.focus()
-
-    def _edit_inline(self, driver: Any, command: str) -> Any:
-        """Ctrl+G inline, as upstream: the whole frame stays on the screen while the editor
-        runs, with upstream's two lines under it, and the frame is drawn again in place
-        afterwards (those lines erased). Suspending the driver erases the screen from the
-        cursor down, and the cursor is in the prompt: the frame was cut after the prompt's
-        first line (a ghost top border) and the lines were lost (Textual captures stdout)."""
-        from rich.cells import cell_len
-        from textual.geometry import Offset
-
-        from pi_rpc.modes.interactive.external_editor import announcement, edit_in_external_editor
-
-        _, y = self._previous_cursor_position  # the cursor, relative to the frame's top-left
-        height = self._previous_inline_height or self.screen.outer_size.height
-        below = max(0, height - 1 - y)
-        lines = announcement(command).split("\n")
-        # down to the frame's last row, then below it (a new line scrolls when it is the last)
-        driver.write((f"\x1b[{below}B" if below else "") + "\r\n" + "".join(f"{line}\r\n" for line in lines))
-        driver.flush()
-        driver.suspend_application_mode()
-        try:
-            return edit_in_external_editor(command, self.editor.text, announce=False)
-        finally:
-            driver.resume_application_mode()  # (writes INLINE_PADDING new lines)
-            # the lines take more rows when they wrap (a long editor path)
-            width = max(1, self.size.width)
-            rows = sum(max(1, -(-cell_len(line) // width)) for line in lines)
-            driver.write(f"\x1b[{height + rows + self.INLINE_PADDING}A\r\x1b[J")
-            driver.flush()
-            self._previous_cursor_position = Offset(0, 0)
-            self._previous_inline_height = None
-            self.screen.refresh(layout=True)
 
     def action_scroll_transcript(self, how: str) -> None:
         """Fullscreen: PageUp/PageDown, Ctrl+Home/Ctrl+End (and the unbound half-page and
