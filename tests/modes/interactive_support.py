@@ -133,5 +133,12 @@ class Tmux:
     def resize(self, width: int, height: int) -> None:
         subprocess.run([*self.tmux, "resize-window", "-t", self.name, "-x", str(width), "-y", str(height)], check=True)
 
+    def pid(self) -> int:
+        """The pane's first process (the program itself when the command ``exec``s it)."""
+        out = subprocess.run(
+            [*self.tmux, "display-message", "-p", "-t", self.name, "#{pane_pid}"], capture_output=True, text=True
+        )
+        return int(out.stdout.strip())
+
     def keys(self, *names: str) -> None:
         subprocess.run([*self.tmux, "send-keys", "-t", self.name, *names], check=True)

@@ -268,3 +268,59 @@ def test_the_terminal_is_restored_after_sigterm_in_fullscreen(tmp_path):
         assert "\x1b[?1049h" not in term.screen(escapes=True)
     finally:
         term.kill()
+
+
+def _alternate_screen(term: Tmux) -> bool:
+    out = subprocess.run(
+        [*term.tmux, "display-message", "-p", "-t", term.name, "#{alternate_on}"], capture_output=True, text=True
+    )
+    return out.stdout.strip() == "1"
+
+
+def _switch_in_settings(term: Tmux, mode: str) -> None:
+    term.type("/settings")
+    term.wait_for("Auto-compact")
+    for ch in "tui":
+        term.keys(ch)
+    term.wait_for("> tui")
+    term.keys("Enter")
+    term.wait_for("✓ ")
+    for ch in mode:
+        term.keys(ch)
+    term.wait_for(f"> {mode}")
+    term.keys("Enter")
+    term.wait_for(f"TUI mode: {mode}")
+    term.keys("Escape")  # the settings list comes back: close it
+    time.sleep(0.8)
+
+
+def test_tui_mode_switches_live_from_settings(tmp_path):
+    """As upstream's switchTuiMode: /settings moves the running app to the alternate screen
+    (the conversation shown again there) and back to inline output (the conversation printed
+    into the scrollback), and prompts keep working in each."""
+    command, marker = _pi(tmp_path, "--tui-mode regular --no-session")
+    term = Tmux(tmp_path, command, size=(80, 24))
+    try:
+        term.wait_for("faux-1")
+        term.type("first prompt")
+        term.wait_for("first prompt")
+        assert not _alternate_screen(term)
+        _switch_in_settings(term, "fullscreen")
+        assert _alternate_screen(term)
+        shown = term.wait_for("first prompt")
+        assert "faux-1" in shown
+        term.type("second prompt")
+        term.wait_for("second prompt")
+        _switch_in_settings(term, "regular")
+        assert not _alternate_screen(term)
+        term.type("third prompt")
+        term.wait_for("third prompt")
+        time.sleep(0.5)
+        history = term.history()
+        # the fullscreen part of the conversation is in the scrollback once the app is inline
+        assert "second prompt" in history and "third prompt" in history
+        assert history.count("╭") == 1  # one editor frame: no ghost of the fullscreen frame
+        term.keys("C-d")
+        assert _wait_file(marker).strip() == "0"
+    finally:
+        term.kill()

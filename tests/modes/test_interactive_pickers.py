@@ -125,7 +125,7 @@ async def test_settings_rows_carry_descriptions_and_value_lists_mark_the_current
         await _type(pilot, "regular")
         await pilot.press("enter")
         await until(pilot, lambda: any(n.startswith("TUI mode: regular") for n in _notices(app)))
-        assert "next time pi starts" in next(n for n in _notices(app) if n.startswith("TUI mode"))
+        assert "TUI mode: regular" in _notices(app) and not app.fullscreen  # switched at once
         data = json.loads((agent / "settings.json").read_text())
         assert data["tuiMode"] == "regular"
         # the list comes back on the row just changed, showing the new value
@@ -341,5 +341,156 @@ def test_a_picker_on_screen_shows_the_filter_and_the_current_mark(tmp_path, size
         term.type("/thinking")
         shown = term.wait_for("Thinking Level")
         assert "No reasoning" in shown  # upstream's descriptions on the rows
+    finally:
+        term.kill()
+
+
+async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_path):
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+        await type_and_enter(pilot, "alpha question about parsers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        first = str(app.session.session.session_file)
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question about lexers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+
+        await _open(pilot, "/resume")
+        assert "^P path (off)" in app.screen.hint and 're:<pattern> regex · "phrase" exact' in app.screen.hint
+        assert not any(Path(first).name in row for row in _rows(app))
+        await pilot.press("ctrl+p")  # the session files' paths (upstream's togglePath)
+        await until(pilot, lambda: "^P path (on)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
+        # at 80 columns the path's end shows, right-aligned; the message is cut to leave it room
+        assert any(Path(first).name[-24:] in row and row.startswith("  alpha") for row in _rows(app))
+        assert _screen_is(app, "SelectScreen") and "Resume" in app.screen.title_text
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: "^P path (off)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
+
+        await _type(pilot, "re:al.ha\\s+q")  # a regular expression, case-insensitive
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("re:al.ha\\s+q"))
+        await _type(pilot, "re:(")  # an invalid one: no rows, and why
+        assert _rows(app) == [] and "Invalid regex" in _filter_line(app)
+        await pilot.press(*["backspace"] * 4)
+        await _type(pilot, '"question about lexers"')  # a phrase must appear as written
+        assert [row.split("  (")[0].strip("✓ ") for row in _rows(app)] == ["beta question about lexers"]
+        await pilot.press(*["backspace"] * len('"question about lexers"'))
+        await _type(pilot, '"about question"')
+        assert _rows(app) == []
+        await pilot.press(*["backspace"] * len('"about question"'))
+        await _type(pilot, "lexers beta")  # words in any order
+        assert len(_rows(app)) == 1
+        await pilot.press("ctrl+p")  # the typed search survives the toggle
+        await until(pilot, lambda: "^P path (on)" in (getattr(app.screen, "hint", "") or ""))
+        await pilot.pause(0.05)
+        assert _filter_line(app).startswith("> lexers beta") and len(_rows(app)) == 1
+        await pilot.press("escape")
+
+
+def test_session_search_query_syntax():
+    from pi_rpc.modes.interactive.session_search import SearchFields, match, parse_query
+
+    fields = SearchFields(name="Parser work", text=("0191-abc", "fix the lexer tokens"), folder="/home/u/proj")
+    assert match(parse_query(""), fields) == 0
+    assert match(parse_query("re:^pars"), fields) is not None
+    assert match(parse_query("re:LEXER\\s+tok"), fields) is not None
+    assert match(parse_query("re:nothing here"), fields) is None
+    assert parse_query("re:").error == "Empty regex"
+    assert parse_query("re:(").error and match(parse_query("re:("), fields) is None
+    assert parse_query('a "b c" d').tokens == (("fuzzy", "a"), ("phrase", "b c"), ("fuzzy", "d"))
+    assert parse_query('a "b c').tokens == (("fuzzy", "a"), ("fuzzy", '"b'), ("fuzzy", "c"))
+    assert match(parse_query('"the  lexer"'), fields) is not None
+    assert match(parse_query('"lexer the"'), fields) is None
+    # a name hit ranks before a hit elsewhere, which ranks before scattered letters
+    name_hit = match(parse_query("parser"), fields)
+    text_hit = match(parse_query("lexer"), fields)
+    scattered = match(parse_query("prwk"), fields)
+    assert name_hit is not None and text_hit is not None and scattered is not None
+    assert name_hit < text_hit < scattered
+    assert match(parse_query("zzz"), fields) is None
+
+
+def _terminal(tmp_path: Path, size: tuple[int, int], answers: list[str]) -> Tmux:
+    """pi in regular mode in tmux, its sessions kept in ``tmp_path/s``, the faux model giving
+    ``answers`` in turn."""
+    import sys
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": answer} for answer in answers]))
+    command = (
+        f"{sys.executable} -m pi_rpc --model faux/faux-1 --tui-mode regular --session-dir {tmp_path / 's'}; sleep 60"
+    )
+    term = Tmux(tmp_path, command, {"PI_FAUX_SCRIPT": str(script)}, size=size)
+    term.wait_for("faux-1")
+    return term
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+def test_resume_in_a_real_terminal(tmp_path):
+    term = _terminal(tmp_path, (80, 24), ["ANSWER-ONE", "ANSWER-TWO"])
+    try:
+        term.type("first question")
+        term.wait_for("ANSWER-ONE")
+        term.type("/new")
+        term.wait_for("New session")
+        term.type("second question")
+        term.wait_for("ANSWER-TWO")
+        term.type("/resume")
+        shown = term.wait_for("Resume Session (Current Folder)")
+        assert "✓ second question" in shown and "first question" in shown
+        assert "^P path (off)" in shown
+        term.keys("C-p")  # the session files' paths
+        shown = term.wait_for("^P path (on)")
+        assert ".jsonl" in shown
+        for ch in "re:f.rst":
+            term.keys(ch)
+        shown = term.wait_for("> re:f.rst")
+        rows = [line for line in shown.splitlines() if line.startswith("│ ▊ ")]
+        assert len(rows) == 1 and "first que" in rows[0], shown  # the message cut to leave the path room
+        term.keys("Enter")
+        term.wait_for("Resumed session")
+        time.sleep(0.5)
+        history = term.history()
+        # the resumed session's transcript is printed again after the picker: its answer too
+        resumed = history[history.rindex("ANSWER-TWO") :]
+        assert "first question" in resumed and "ANSWER-ONE" in resumed
+        assert "Resume Session" not in term.screen()  # the picker left no ghost on the screen
+    finally:
+        term.kill()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux not installed")
+def test_tree_in_a_real_terminal(tmp_path):
+    term = _terminal(tmp_path, (100, 30), ["ANSWER-ONE", "ANSWER-TWO"])
+    try:
+        term.type("first question")
+        term.wait_for("ANSWER-ONE")
+        term.type("second question")
+        term.wait_for("ANSWER-TWO")
+        term.type("/tree")
+        shown = term.wait_for("Session tree (● current)")
+        for row in ("user: first question", "assistant: ANSWER-ONE", "user: second question"):
+            assert row in shown
+        term.keys("C-u")  # user messages only
+        shown = term.wait_for("[user]")
+        assert "assistant: ANSWER-ONE" not in shown and "user: first question" in shown
+        term.keys("Up")
+        time.sleep(0.3)
+        term.keys("Enter")
+        term.wait_for("Continue from here")
+        term.keys("Enter")
+        term.wait_for("Moved in the session tree")
+        # a user message goes back into the editor; the branch is now before it
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            shown = term.screen()
+            if any("first question" in line for line in shown.splitlines() if line.startswith("│")):
+                break
+            time.sleep(0.2)
+        assert any("first question" in line for line in shown.splitlines() if line.startswith("│")), shown
+        assert "Session tree" not in shown
     finally:
         term.kill()

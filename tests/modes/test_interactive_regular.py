@@ -102,3 +102,38 @@ def test_a_resize_while_streaming_leaves_no_ghosts(tmp_path, size):
         assert history.count("stream and resize") == 1, history
     finally:
         term.kill()
+
+
+def test_ctrl_g_keeps_the_frame_whole_and_leaves_no_ghost(tmp_path):
+    """Ctrl+G inline: while the editor runs, the whole frame stays with upstream's two lines
+    under it (suspending used to erase from the cursor down: the frame was cut after the
+    prompt's first line, a ghost top border); afterwards the frame is drawn once, in place."""
+    editor = tmp_path / "editor.sh"
+    release = tmp_path / "release"
+    editor.write_text(
+        f"#!/bin/sh\nwhile [ ! -e {release} ]; do sleep 0.1; done\nprintf 'edited line one\\nline two\\n' > \"$1\"\n"
+    )
+    editor.chmod(0o755)
+    command = f"{sys.executable} -m pi_rpc --model faux/faux-1 --tui-mode regular --no-session; sleep 60"
+    term = Tmux(tmp_path, command, {"EDITOR": str(editor)}, size=(80, 24))
+    try:
+        term.wait_for("faux-1")
+        term.keys("a draft")
+        term.wait_for("a draft")
+        term.keys("C-g")
+        shown = term.wait_for("Pi will resume when the editor exits.")
+        rows = shown.rstrip("\n").split("\n")
+        top = next(i for i, row in enumerate(rows) if row.startswith("╭"))
+        assert "a draft" in rows[top + 1] and rows[top + 2].startswith("╰"), shown
+        assert any("Launching external editor: " in row for row in rows[top + 2 :]), shown
+        release.touch()
+        shown = term.wait_for("edited line one")
+        time.sleep(0.5)
+        history = term.history()
+        assert history.count("╭") == 1 and history.count("╰") == 1, history
+        assert "Launching external editor" not in history and "a draft" not in history, history
+        rows = term.screen().rstrip("\n").split("\n")
+        top = next(i for i, row in enumerate(rows) if row.startswith("╭"))
+        assert "edited line one" in rows[top + 1] and "line two" in rows[top + 2] and rows[top + 3].startswith("╰")
+    finally:
+        term.kill()

@@ -136,6 +136,47 @@ class PiApp(App[int]):
         for warning in warnings:
             self.say_soon(warning, "warning")
 
+    def get_driver_class(self) -> Any:
+        """Fullscreen: Textual's Linux driver whose input thread sleeps while idle
+        (terminal_driver.py); ``TEXTUAL_DRIVER`` and other platforms keep Textual's choice."""
+        import os
+        import sys
+
+        if sys.platform.startswith("win") or os.environ.get("TEXTUAL_DRIVER"):
+            return super().get_driver_class()
+        from pi_rpc.modes.interactive.terminal_driver import QuietDriver
+
+        return QuietDriver
+
+    def _build_driver(self, headless: bool, inline: bool, mouse: bool, size: tuple[int, int] | None) -> Any:
+        # Textual picks its inline driver by name here (no hook): ours is the same with the
+        # sleeping input thread. Headless (tests) and fullscreen go through Textual.
+        import sys
+
+        if headless or sys.platform.startswith("win"):
+            return super()._build_driver(headless, inline, mouse, size)
+        if not inline:
+            from pi_rpc.modes.interactive.terminal_driver import SwitchableDriver
+
+            built = super()._build_driver(headless, inline, mouse, size)
+            wrapped: Any = SwitchableDriver(built)  # /settings can switch to regular while running
+            self._driver = wrapped
+            return wrapped
+        from textual import constants
+
+        from pi_rpc.modes.interactive.terminal_driver import QuietInlineDriver, SwitchableDriver
+
+        inner = QuietInlineDriver(self, debug=constants.DEBUG, mouse=mouse, size=size)
+        driver: Any = SwitchableDriver(inner)  # /settings can switch to fullscreen while running
+        self._driver = driver
+        return driver
+
+    async def switch_tui_mode(self, mode: str) -> None:
+        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py)."""
+        from pi_rpc.modes.interactive.tui_mode import switch
+
+        await switch(self, mode)
+
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
         self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
@@ -173,9 +214,9 @@ class PiApp(App[int]):
         for empty in ("working", "ext-widgets", "completions"):
             self.areas[empty].display = False
         if self.fullscreen:
-            self.screen.styles.height = "100%"
-            self.transcript.styles.height = "1fr"
-            self.transcript.styles.max_height = None
+            from pi_rpc.modes.interactive.tui_mode import layout_for_mode
+
+            layout_for_mode(self)
         self.editor.focus()
         display.apply(self)
         self.call_after_refresh(self.fit_transcript)
@@ -660,12 +701,9 @@ class PiApp(App[int]):
             # hand; headless (tests) nothing owns the terminal
             driver = self._driver
             if driver is not None and not self.is_headless:
-                driver.suspend_application_mode()
-                try:
-                    result = edit_in_external_editor(command, self.editor.text)
-                finally:
-                    driver.resume_application_mode()
-                    self.refresh(layout=True)
+                from pi_rpc.modes.interactive.external_editor import edit_inline
+
+                result = edit_inline(self, driver, command)
             else:
                 result = edit_in_external_editor(command, self.editor.text)
         if result.content is not None:

@@ -28,6 +28,7 @@ _NO_CURRENT: Any = object()  # "no current item": None can be a real value
 DIALOG_CSS = """
 {name} {{ align: center bottom; }}
 {name} > Vertical {{ height: auto; max-height: 90%; border: round $accent; padding: 0 1; background: $surface; }}
+{name}:inline > Vertical {{ max-height: 100vh; }}
 {name} Label.title {{ text-style: bold; }}
 {name} Label.hint {{ color: $text-muted; }}
 """
@@ -74,8 +75,12 @@ class SelectScreen(ModalScreen[Any]):
         hint: str | None = None,
         filter: str = "",
         rank: bool = False,
+        search: list[Any] | None = None,
     ) -> None:
         super().__init__()
+        # one ``session_search.SearchFields`` per option: the filter is upstream's session
+        # search (``re:`` regex, "phrases", words matched in each session's fields)
+        self.search = search
         self.title_text = title
         self.message = message
         self.options = options
@@ -101,7 +106,14 @@ class SelectScreen(ModalScreen[Any]):
             yield Label(self.hint, classes="hint", id="hint", markup=False)
 
     def _filter_line(self) -> str:
-        return f"> {self.filter}▏"
+        line = f"> {self.filter}▏"
+        if self.search is not None:
+            from pi_rpc.modes.interactive.session_search import parse_query
+
+            error = parse_query(self.filter).error
+            if error:
+                line += f"  ({error})"
+        return line
 
     def _label(self, index: int) -> Text:
         label, value = self.options[index]
@@ -119,12 +131,27 @@ class SelectScreen(ModalScreen[Any]):
         return text
 
     def _shown(self) -> list[Option]:
+        if self.search is not None:
+            return [Option(self._label(i), id=str(i)) for i in self._searched()]
         words = self.filter.lower().split()
         indices = [i for i, (label, _) in enumerate(self.options) if all(word in label.lower() for word in words)]
         if self.rank and words:
             # relevance: where the typed words start in the row, earliest first (stable otherwise)
             indices.sort(key=lambda i: sum(self.options[i][0].lower().index(word) for word in words))
         return [Option(self._label(i), id=str(i)) for i in indices]
+
+    def _searched(self) -> list[int]:
+        from pi_rpc.modes.interactive.session_search import match, parse_query
+
+        query = parse_query(self.filter)
+        if query.error:
+            return []
+        assert self.search is not None
+        scored = [(i, match(query, fields)) for i, fields in enumerate(self.search[: len(self.options)])]
+        kept = [(i, score) for i, score in scored if score is not None]
+        if self.rank and not query.empty:
+            kept.sort(key=lambda pair: pair[1])  # stable: newest first among equals, as upstream
+        return [i for i, _ in kept]
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)

@@ -136,7 +136,8 @@ async def _run(args: CliArgs) -> int:
             signals.uninstall()
             tg.cancel_scope.cancel()
     if not signals.code:
-        output = fullscreen and display.fullscreen_exit_output(session.settings) == "transcript"
+        # (the mode the app ended in: /settings can switch it while running)
+        output = app.fullscreen and display.fullscreen_exit_output(session.settings) == "transcript"
         print_exit_output(session, app.exit_renderables if output else [], color="NO_COLOR" not in os.environ)
     return signals.code or app.return_code or 0
 

@@ -29,10 +29,38 @@ def parser() -> MarkdownIt:
     return MarkdownIt("gfm-like").use(hard_breaks)
 
 
+_RICH_PARSER: MarkdownIt | None = None
+
+
+def rich_parser() -> MarkdownIt:
+    """Rich's parser configuration plus the rule, built once: building a MarkdownIt costs
+    more than parsing a streamed answer's open block, which is done 20 times a second."""
+    global _RICH_PARSER
+    if _RICH_PARSER is None:
+        _RICH_PARSER = MarkdownIt().enable("strikethrough").enable("table").use(hard_breaks)
+    return _RICH_PARSER
+
+
 class ScrollbackMarkdown(RichMarkdown):
     """Rich's Markdown with the same line breaks as the live widget."""
 
-    def __init__(self, markup: str, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
+    def __init__(
+        self,
+        markup: str,
+        code_theme: str = "monokai",
+        justify: Any = None,
+        style: Any = "none",
+        hyperlinks: bool = True,
+        inline_code_lexer: str | None = None,
+        inline_code_theme: str | None = None,
+    ) -> None:
+        # Rich's own __init__ builds a parser of its own for every instance: what it sets is
+        # set here, with the shared parser
         self.markup = markup
-        self.parsed = MarkdownIt().enable("strikethrough").enable("table").use(hard_breaks).parse(markup)
+        self.parsed = rich_parser().parse(markup)
+        self.code_theme = code_theme
+        self.justify = justify
+        self.style = style
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer = inline_code_lexer
+        self.inline_code_theme = inline_code_theme or code_theme

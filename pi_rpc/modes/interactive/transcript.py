@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 BASH_PREVIEW_LINES = 5  # collapsed bash output: its last lines (upstream's BASH_PREVIEW_LINES)
@@ -108,80 +109,156 @@ class Thinking(Collapsible):
 
 STREAM_FRAME_SECONDS = 1 / 20  # a streamed answer is redrawn at most this often (smooth enough for text)
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
+# a line that opens or continues a list: a blank line before it may be inside a loose list
+_LIST_ITEM = re.compile(r" {0,3}([-*+]|[0-9]{1,9}[.)])([ \t]|$)")
 
 
 def stable_end(text: str, start: int) -> int:
     """Where the part of a streaming answer that can no longer change its rendering ends: the
-    last blank line after ``start`` that is outside a code fence and not followed by an
-    indented line (which could continue a list item); ``start`` when there is none."""
+    last blank line after ``start`` that is outside a code fence and followed by a whole line
+    that neither is indented (it could continue a list item) nor starts a list item (it could
+    be the next item of a loose list, which renders as one list); ``start`` when there is none."""
     pos = text.rfind("\n\n", start)
     while pos > start:
-        following = text[pos + 2 : pos + 3]
-        if following and not following.isspace() and len(_FENCE.findall(text, 0, pos)) % 2 == 0:
+        line_end = text.find("\n", pos + 2)
+        following = text[pos + 2 : line_end]
+        if (
+            line_end > pos + 2  # the line after it is complete (a list marker may be arriving)
+            and not following[0].isspace()
+            and not _LIST_ITEM.match(following)
+            and len(_FENCE.findall(text, 0, pos)) % 2 == 0
+        ):
             return pos + 2
         pos = text.rfind("\n\n", start, pos)
     return start
 
 
-class _StreamedMarkdown:
-    """A streaming answer as Rich renders it: finished blocks are rendered once per width and
-    kept (``AssistantText.blocks``); only the open tail is rendered again on each frame."""
+def split_blocks(text: str) -> list[str]:
+    """``text`` as the pieces ``AssistantText`` renders separately: the stable part and the
+    rest (the same cut the stream makes, so a resumed answer looks as a streamed one did)."""
+    end = stable_end(text, 0)
+    pieces = [text[:end].strip("\n"), text[end:].strip("\n")]
+    return [piece for piece in pieces if piece.strip()]
 
-    def __init__(self, owner: AssistantText) -> None:
-        self.owner = owner
+
+# Rich's Markdown starts these with a blank line of their own (their inner blocks set its
+# "new line" flag before the container itself is drawn): it is the separator from the block before
+_LEADS_WITH_BLANK = frozenset({"bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"})
+
+
+def _render_block(console: Any, options: Any, block: str) -> tuple[list[Any], bool, bool]:
+    """A block's lines, whether they start with Rich's separator, and whether Rich puts one
+    after it (after every element but a rule)."""
+    from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
+
+    markdown = ScrollbackMarkdown(block)
+    tokens = markdown.parsed
+    lines = console.render_lines(markdown, options, pad=False)
+    leads = bool(tokens) and tokens[0].type in _LEADS_WITH_BLANK
+    separated = not tokens or tokens[-1].type != "hr"
+    return lines, leads, separated
+
+
+class AnswerBlocks:
+    """A Markdown answer rendered block by block, as Rich renders it whole: the blocks' lines
+    are kept per width, so a finished block is rendered once (the live widget, its printed copy
+    and the exit transcript share them), and a streaming answer renders only its open tail."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []  # finished: no later text changes how they render
+        self.tail = ""  # the open end of a streaming answer
+        self.width = 0
+        # each finished block as ``_render_block`` gives it, at ``width``
+        self.rendered: list[tuple[list[Any], bool, bool]] = []
+        self.tail_lines: tuple[list[Any], bool, bool] | None = None
+        self.converted: list[list[Any]] = []  # the blocks' lines as ``lines``'s ``convert`` made them
+        self.converted_key: Any = None
+
+    def set_tail(self, tail: str) -> None:
+        self.tail = tail
+        self.tail_lines = None
+
+    def add_block(self, block: str) -> None:
+        if block.strip():
+            self.blocks.append(block)
+
+    def lines(self, console: Any, options: Any, convert: Any = None, key: Any = None) -> list[Any]:
+        """Every line of the answer at ``options.max_width``: lists of Rich segments, or what
+        ``convert`` makes of each (the widget's strips; kept per block while ``key`` holds)."""
+        from rich.segment import Segment
+
+        width = options.max_width
+        if width != self.width:
+            self.width, self.rendered, self.tail_lines = width, [], None
+        if key != self.converted_key:
+            self.converted, self.converted_key = [], key
+        options = options.update(width=width, height=None, highlight=False)
+        while len(self.rendered) < len(self.blocks):
+            self.rendered.append(_render_block(console, options, self.blocks[len(self.rendered)]))
+        if self.tail_lines is None:
+            tail = self.tail.strip("\n")
+            self.tail_lines = _render_block(console, options, tail) if tail.strip() else ([], False, False)
+        if convert is None:
+            convert = list
+        else:
+            if len(self.converted) > len(self.rendered):
+                self.converted = []
+            while len(self.converted) < len(self.rendered):
+                self.converted.append([convert(line) for line in self.rendered[len(self.converted)][0]])
+        converted_blocks = self.converted if convert is not list else [piece[0] for piece in self.rendered]
+        out: list[Any] = []
+        blank = convert([Segment("")])  # the blank line Rich puts between blocks
+        separated = False  # Rich's "new line" flag after the last block drawn
+        tail_lines, tail_leads, tail_separated = self.tail_lines
+        pieces = [(converted_blocks[i], leads, after) for i, (_, leads, after) in enumerate(self.rendered)]
+        pieces.append(([convert(line) for line in tail_lines], tail_leads, tail_separated))
+        for lines, leads, separated_after in pieces:
+            if not lines:
+                continue
+            if out and separated and not leads:
+                out.append(blank)
+            out.extend(lines)
+            separated = separated_after
+        return out
 
     def __rich_console__(self, console: Any, options: Any) -> Any:
         from rich.segment import Segment
 
-        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
-
-        owner = self.owner
-        width = options.max_width
-        if owner.rendered_width != width:
-            owner.rendered = []
-            owner.rendered_width = width
         new_line = Segment.line()
-        blank = True  # the last line yielded was blank (or none was): no separator needed
-        for index, block in enumerate(owner.blocks):
-            if index == len(owner.rendered):
-                owner.rendered.append(console.render_lines(ScrollbackMarkdown(block), options, new_lines=True))
-            lines = owner.rendered[index]
-            if not lines:
-                continue
-            if not blank:
-                yield new_line  # the blank line Rich puts between blocks
-            for line in lines:
-                yield from line
-            blank = not "".join(segment.text for segment in lines[-1]).strip()
-        tail = owner.text[owner.stable :]
-        if tail.strip():
-            if not blank:
-                yield new_line
-            yield from console.render(ScrollbackMarkdown(tail), options)
+        for line in self.lines(console, options):
+            yield from line
+            yield new_line
 
 
-class AssistantText(Static):
+class AssistantText(Widget, can_focus=False):
     """An answer as Markdown, drawn by Rich's renderer (the one the scrollback copy and the
     exit transcript use, so the live answer and its printed copy look alike) in one widget.
 
-    Textual's Markdown widget makes a widget of every block (a list item, a table cell...), and
-    the screen re-arranged all of them for every streamed delta: that layout work was most of
-    the CPU a stream cost (issue 37). Here a delta only extends ``text``; the widget redraws at
-    most every ``STREAM_FRAME_SECONDS``, rendering again only the blocks still open (finished
-    ones are kept rendered), and draws the whole answer once more at ``finish``."""
+    Textual's Markdown widget makes a widget of every block and the screen re-arranged them all
+    on every delta; a ``Static`` over a Rich renderable is rendered whole twice per frame (once
+    to measure its height, once to draw). Both made a stream's CPU grow with the answer's
+    length (issue 37). This widget draws lines (Textual's line API) from ``AnswerBlocks``: a
+    delta only extends ``text``; at most every ``STREAM_FRAME_SECONDS`` the newly finished
+    blocks and the open tail are rendered, and the height is the count of lines kept. ``finish``
+    renders only the last block, so the end of an answer shows at once."""
 
     DEFAULT_CSS = "AssistantText { margin: 0; padding: 0 1; height: auto; }"
 
     def __init__(self, text: str = "") -> None:
-        super().__init__("", markup=False)
+        super().__init__()
         self.text = text
-        self.stable = 0  # text[:stable] is split into ``blocks`` that no later text changes
-        self.blocks: list[str] = []
-        self.rendered: list[Any] = []  # the blocks' rendered lines at ``rendered_width``
-        self.rendered_width = 0
+        self.stable = 0  # text[:stable] is in ``answer.blocks``: no later text changes it
+        self.answer = AnswerBlocks()
+        self._strips: list[Any] = []
+        self._strips_for: tuple[int, int] | None = None  # (width, version) the strips are of
+        self._version = 0
         self._frame: Any = None
+        self.done = False
         if text:
-            self.finish()
+            for block in split_blocks(text):
+                self.answer.add_block(block)
+            self.stable = len(text)
+            self.done = True
 
     def append(self, delta: str) -> None:
         self.text += delta
@@ -189,22 +266,30 @@ class AssistantText(Static):
             self._frame = self.set_timer(STREAM_FRAME_SECONDS, self._draw)
 
     def finish(self) -> None:
-        """The answer is complete: draw it whole, as the printed copy is drawn."""
-        from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
-
+        """The answer is complete: its open tail becomes its last block."""
         self._stop_frame()
-        self.blocks, self.rendered, self.stable = [], [], 0
-        self.update(ScrollbackMarkdown(self.text))
-        self._follow()
+        if self.done:
+            return
+        self.done = True
+        self.answer.add_block(self.text[self.stable :].strip("\n"))
+        self.answer.set_tail("")
+        self.stable = len(self.text)
+        self._changed()
 
     def _draw(self) -> None:
         self._stop_frame()
         end = stable_end(self.text, self.stable)
         if end > self.stable:
-            self.blocks.append(self.text[self.stable : end].strip("\n"))
+            self.answer.add_block(self.text[self.stable : end].strip("\n"))
             self.stable = end
-        self.update(_StreamedMarkdown(self))
-        self._follow()
+        self.answer.set_tail(self.text[self.stable :])
+        self._changed()
+
+    def _changed(self) -> None:
+        self._version += 1
+        if self.is_mounted:
+            self.refresh(layout=True)
+            self._follow()
 
     def _stop_frame(self) -> None:
         if self._frame is not None:
@@ -215,6 +300,37 @@ class AssistantText(Static):
         follow = getattr(self.parent, "follow_end", None)
         if follow is not None:
             follow()
+
+    def lines_at(self, width: int) -> list[Any]:
+        """The answer's lines as strips ``width`` cells wide (kept until the text changes)."""
+        from textual.strip import Strip
+
+        if self._strips_for != (width, self._version):
+            app = self.app
+            options = app.console_options.update_width(max(1, width))
+            style = self.rich_style
+
+            def strip(line: list[Any]) -> Strip:
+                return Strip(line).apply_style(style).extend_cell_length(width, style)
+
+            self._strips = self.answer.lines(app.console, options, strip, (width, style))
+            self._strips_for = (width, self._version)
+        return self._strips
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return len(self.lines_at(width)) if width else 0
+
+    def render_line(self, y: int) -> Any:
+        from textual.strip import Strip
+
+        width = self.size.width
+        lines = self.lines_at(width)
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
+
+    def get_selection(self, selection: Any) -> tuple[str, str] | None:
+        """The selected part of the answer as shown (fullscreen's copy on select)."""
+        text = "\n".join(strip.text.rstrip() for strip in self.lines_at(self.size.width))
+        return selection.extract(text), "\n"
 
 
 class ToolCall(Static):
@@ -311,10 +427,8 @@ def as_renderable(widget: Any, pad: int = 1) -> Any:
     ``pad`` is the ``outputPad`` setting (display.py)."""
     from rich.padding import Padding
 
-    from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
-
     if isinstance(widget, AssistantText):
-        return Padding(ScrollbackMarkdown(widget.text), (0, pad))
+        return Padding(widget.answer, (0, pad))
     if isinstance(widget, Thinking):
         if widget.collapsed:
             return Padding(Text("Thinking… (" + str(len(widget.text)) + " chars)", style="dim"), (0, pad))

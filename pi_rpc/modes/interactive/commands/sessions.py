@@ -69,8 +69,22 @@ async def session_info(app: PiApp, args: str) -> None:
 SORTS = ("threaded", "recent", "relevance")
 SORT_LABELS = {"threaded": "Threaded", "recent": "Recent", "relevance": "Fuzzy"}
 # upstream's session selector keys (keybindings.md "Sessions"; Tab switches the scope)
-RESUME_KEYS = {"tab": "scope", "ctrl+s": "sort", "ctrl+n": "named", "ctrl+r": "rename", "ctrl+d": "delete"}
-RESUME_HINT = "Enter resume · Tab scope · ^S sort · ^N named · ^R rename · ^D delete · type to filter · Esc cancel"
+RESUME_KEYS = {
+    "tab": "scope",
+    "ctrl+s": "sort",
+    "ctrl+n": "named",
+    "ctrl+r": "rename",
+    "ctrl+d": "delete",
+    "ctrl+p": "path",
+}
+
+
+def resume_hint(show_path: bool) -> str:
+    """Upstream's two hint lines (the search syntax, then the keys with the path state)."""
+    return (
+        'Tab scope · re:<pattern> regex · "phrase" exact · Enter resume · Esc cancel\n'
+        f"^S sort · ^N named · ^D delete · ^P path ({'on' if show_path else 'off'}) · ^R rename"
+    )
 
 
 def _short_home(path: str) -> str:
@@ -78,9 +92,26 @@ def _short_home(path: str) -> str:
     return "~" + path[len(home) :] if home and home != "/" and path.startswith(home) else path
 
 
-def _session_rows(sessions: list[dict[str, Any]], sort: str, show_cwd: bool) -> list[tuple[str, str]]:
+def _fit_row(left: str, right: str, width: int | None) -> str:
+    """``left  (right)`` in ``width`` cells: the message is cut to leave room for the right
+    part (the folder, the path), which is right-aligned, as upstream's selector lays rows out."""
+    right = f"({right})"
+    if width is None:
+        return f"{left[:60]}  {right}"
+    if len(right) > width - 12:
+        right = "(…" + right[-(width - 14) :]
+    room = max(10, width - len(right) - 2)
+    if len(left) > room:
+        left = left[: room - 1] + "…"
+    return f"{left.ljust(room)}  {right}"
+
+
+def _session_rows(
+    sessions: list[dict[str, Any]], sort: str, show_cwd: bool, show_path: bool = False, width: int | None = None
+) -> list[tuple[str, str]]:
     """(label, path) rows: "threaded" puts a forked session under the one it came from (newest
-    first on each level), the others list them newest first."""
+    first on each level), the others list them newest first; ``show_path`` (Ctrl+P) adds each
+    session file's path, as upstream's selector does; with ``width`` a row fits in it."""
     by_path = {s["path"]: s for s in sessions}
     children: dict[str | None, list[dict[str, Any]]] = {}
     for info in sessions:
@@ -95,8 +126,10 @@ def _session_rows(sessions: list[dict[str, Any]], sort: str, show_cwd: bool) -> 
             right = f"{info.get('messageCount', '?')} msgs, {_ago(info.get('modified'))}"
             if show_cwd and info.get("cwd"):
                 right = f"{_short_home(str(info['cwd']))}  {right}"
+            if show_path:
+                right = f"{_short_home(str(info['path']))}  {right}"
             indent = "  " * (depth - 1) + "└ " if depth else ""
-            rows.append((f"{indent}{text[:60]}  ({right})", info["path"]))
+            rows.append((_fit_row(f"{indent}{text}", right, width), info["path"]))
             if sort == "threaded":
                 walk(info["path"], depth + 1)
 
@@ -107,20 +140,34 @@ def _session_rows(sessions: list[dict[str, Any]], sort: str, show_cwd: bool) -> 
 @command("resume", "Resume another session of this project")
 async def resume(app: PiApp, args: str) -> None:
     """Upstream's session selector: this folder's sessions or all (Tab), threaded / recent /
-    fuzzy order (Ctrl+S), only named ones (Ctrl+N), rename (Ctrl+R) and delete (Ctrl+D, after a
-    confirmation; never the current session). The current session is marked ✓."""
+    fuzzy order (Ctrl+S), only named ones (Ctrl+N), rename (Ctrl+R), delete (Ctrl+D, after a
+    confirmation; never the current session) and the session files' paths shown (Ctrl+P). The
+    filter is upstream's search: ``re:<pattern>``, "phrases", words (session_search.py). The
+    current session is marked ✓."""
     from pi_rpc.modes.interactive.dialogs import PickerKey
 
     session = app.session
     current = session.session.session_file
-    scope, sort, named, typed = "cwd", "threaded", False, ""
+    from pi_rpc.modes.interactive.session_search import SearchFields
+
+    scope, sort, named, typed, show_path = "cwd", "threaded", False, "", False
     cursor: str | None = None
     while True:
         sessions = session.list_sessions(scope, 500, args or None)
         if named:
             sessions = [s for s in sessions if s.get("name")]
-        options = _session_rows(sessions, sort, scope == "all")
+        # the picker's row: the terminal less the dialog's and the list's borders and padding
+        options = _session_rows(sessions, sort, scope == "all", show_path, max(30, app.size.width - 10))
         paths = [path for _, path in options]
+        by_path = {info["path"]: info for info in sessions}
+        search = [
+            SearchFields(
+                name=str(by_path[path].get("name") or ""),
+                text=(str(by_path[path].get("id") or ""), str(by_path[path].get("firstMessage") or ""), path),
+                folder=str(by_path[path].get("cwd") or ""),
+            )
+            for path in paths
+        ]
         folder = "◉ Current Folder | ○ All" if scope == "cwd" else "○ Current Folder | ◉ All"
         status = f"{folder}   Name: {'Named' if named else 'All'}   Sort: {SORT_LABELS[sort]}"
         if not options:
@@ -132,9 +179,10 @@ async def resume(app: PiApp, args: str) -> None:
             initial=paths.index(cursor) if cursor in paths else 0,
             current=current,
             keys=RESUME_KEYS,
-            hint=RESUME_HINT,
+            hint=resume_hint(show_path),
             filter=typed,
             rank=sort == "relevance",
+            search=search,
         )
         if not isinstance(picked, PickerKey):
             break
@@ -145,6 +193,8 @@ async def resume(app: PiApp, args: str) -> None:
             sort = SORTS[(SORTS.index(sort) + 1) % len(SORTS)]
         elif picked.action == "named":
             named = not named
+        elif picked.action == "path":
+            show_path = not show_path
         elif picked.action == "rename" and picked.value is not None:
             await _rename(app, picked.value, sessions)
         elif picked.action == "delete" and picked.value is not None:

@@ -146,7 +146,6 @@ SETTINGS: list[Setting] = [
         ["regular", "fullscreen"],
         "fullscreen",
         description="Interface layout; regular mode uses the terminal's normal scrollback",
-        note=NEXT_START,
     ),
     Setting(
         "Fullscreen exit output",
@@ -241,6 +240,8 @@ async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
         session.settings.set_global(setting.key, value)
     if setting.key == "theme":
         app.apply_theme_setting()
+    if setting.key == "tuiMode":
+        await app.switch_tui_mode(str(value))
     if setting.key in DISPLAY_KEYS:
         from pi_rpc.modes.interactive import display
 
@@ -250,8 +251,8 @@ async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
 @command("settings", "Open settings")
 async def settings(app: PiApp, args: str) -> None:
     """Upstream's settings list: each row with its value and description; Enter opens the row's
-    values with the current one marked. ``tuiMode`` is stored for the next start: Textual cannot
-    move a running app between the alternate screen and inline output."""
+    values with the current one marked. ``tuiMode`` switches the running app too (upstream's
+    "TUI mode: <mode>" notice)."""
     current = app.session.settings
     row = 0
     while True:
