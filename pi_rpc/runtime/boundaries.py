@@ -36,7 +36,7 @@ def outcome_of(message: Mapping[str, Any]) -> str:
     return "aborted" if reason == "aborted" else "error" if reason == "error" else "completed"
 
 
-def _apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
+def apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
     """Append ``drafts`` to ``manager``; returns the appended entries. Raises on an invalid
     draft (the manager's own checks) or when ``drafts`` is not a list."""
     if isinstance(drafts, str):
@@ -94,15 +94,16 @@ class Boundaries:
         from pi_rpc.session.manager import SessionManager
 
         s = self.state.session
-        manager = SessionManager.in_memory(s.session.cwd, entries=[s.session.get_header(), *s.session.get_branch()])
-        _apply_drafts(manager, drafts)
+        store = s.store_view
+        manager = SessionManager.in_memory(store.get_cwd(), entries=[store.get_header(), *store.get_branch()])
+        apply_drafts(manager, drafts)
         projection = manager.build_session_projection()
         pending_custom = self.state.pending_custom_messages
-        pending = [*s.agent.peek_queued_messages(), *pending_custom]
+        pending = [*s.queued_messages(), *pending_custom]
         llm_messages = convert_to_llm(projection["messages"])
         final_role = llm_messages[-1].get("role") if llm_messages else None
         has_context = any(m.get("role") != "system" for m in llm_messages)
-        queued = s.agent.has_queued_messages()
+        queued = s.has_queued_messages()
         can_continue = (
             (has_context and final_role != "assistant")
             or bool(pending_custom)
@@ -126,16 +127,9 @@ class Boundaries:
 
     async def _commit(self, drafts: Any) -> None:
         s = self.state.session
-        appended = _apply_drafts(s.session, drafts)
+        appended = s.commit_entries(drafts)
         if not appended:
             return
-        # The live context becomes the session's projection (upstream _refreshFinalizedContext).
-        projection = s.session.build_session_projection()
-        entry_ids = s.entry_ids_by_message
-        for projected in projection["entries"]:
-            for message in projected["messages"]:
-                entry_ids[id(message)] = projected["sourceEntry"]["id"]
-        s.agent.messages = list(projection["messages"])
         self.context_replaced = True
         for entry in appended:
             await s.emit({"type": "entry_appended", "entry": entry})
@@ -216,7 +210,7 @@ class Boundaries:
             final = await self.build_context([], "agent_before_settle")
             if self.abort_during_before_settle:
                 return False
-            go_on = asked or s.agent.has_queued_messages()
+            go_on = asked or s.has_queued_messages()
             if go_on and not final["canContinue"]:
                 if asked:
                     self._invalid_continuation("agent_before_settle")

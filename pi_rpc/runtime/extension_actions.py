@@ -10,7 +10,7 @@ replaced session's context.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pi_rpc.ai.transcript import content_text
@@ -18,15 +18,11 @@ from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.extension_hooks import AgentHooks
 from pi_rpc.runtime.extension_state import ExtensionState, custom_message
-from pi_rpc.runtime.thinking_levels import (
-    check_thinking_level,
-    effective_thinking_level,
-    record_thinking_level,
-)
+from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
-    from pi_rpc.session.manager import SessionManager
+    from pi_rpc.extensions.context import ReadonlySessionManager
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
@@ -54,19 +50,30 @@ class ExtensionActions:
         self.state = state
         self.hooks = hooks
         self.lifecycle = lifecycle
+        # Actions the port or a part already performs as ``pi``/``ctx`` state them: bound
+        # once, so a call goes from the API straight to the part that acts.
+        port = state.session
+        registry = port.registry
+        self.spawn: Callable[[Coroutine[Any, Any, Any]], None] = state.spawn
+        self.get_active_tools = port.active_tool_names
+        self.get_all_tools = state.loadout.all_tools
+        self.execute_tool = hooks.execute_tool
+        self.get_commands = port.get_commands
+        self.set_model = port.set_model
+        self.get_settings = port.get_settings
+        self.register_provider: Callable[[str, dict[str, Any]], None] = registry.register_provider
+        self.unregister_provider: Callable[[str], None] = registry.unregister_provider
+        self.wait_for_idle = port.wait_for_idle
 
-    # ================================================================== identity and plumbing
+    # ================================================================== identity
 
     @property
     def cwd(self) -> str:
         return self.state.session.cwd
 
     @property
-    def session_manager(self) -> SessionManager:
-        return self.state.session.session
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        self.state.spawn(coro)
+    def session_manager(self) -> ReadonlySessionManager:
+        return self.state.session.store_view
 
     # ================================================================== pi.*: messages and entries
 
@@ -80,9 +87,9 @@ class ExtensionActions:
             state.next_turn_messages.append(msg)
         elif s.is_streaming and trigger is not False:
             if deliver == "followUp":
-                s.agent.follow_up(msg)
+                s.follow_up(msg)
             else:
-                s.agent.steer(msg)
+                s.steer(msg)
         elif trigger:
             action = lambda: s.start_custom_run(msg)  # noqa: E731
             if not state.after_settled(action):
@@ -112,34 +119,26 @@ class ExtensionActions:
 
     def append_entry(self, custom_type: str, data: Any) -> None:
         s = self.state.session
-        entry_id = s.session.append_custom_entry(custom_type, data)
-        entry = s.session.get_entry(entry_id)
+        entry = s.append_custom_entry(custom_type, data)
         if entry is not None:
             s.emit_now({"type": "entry_appended", "entry": entry})
 
     def set_session_name(self, name: str) -> None:
         s = self.state.session
-        s.session.append_session_info(str(name))
+        current = s.append_session_name(str(name))
         event: dict[str, Any] = {"type": "session_info_changed"}
-        current = s.session.get_session_name()
         if current is not None:
             event["name"] = current
         s.emit_now(event)
         self.state.emit_later(dict(event))
 
     def get_session_name(self) -> str | None:
-        return self.state.session.session.get_session_name()
+        return self.state.session.store_view.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
-        self.state.session.session.append_label_change(entry_id, label)
+        self.state.session.set_entry_label(entry_id, label)
 
     # ================================================================== pi.*: tools
-
-    def get_active_tools(self) -> list[str]:
-        return [tool.name for tool in self.state.session.agent.tools]
-
-    def get_all_tools(self) -> list[dict[str, Any]]:
-        return self.state.loadout.all_tools()
 
     def set_active_tools(self, names: list[str]) -> None:
         self.state.loadout.set_active(names)
@@ -162,7 +161,7 @@ class ExtensionActions:
         declared; those whose server has not connected yet once they register."""
         from pi_rpc.ai.transcript import get_current_tools
 
-        messages = self.state.session.agent.messages
+        messages = self.state.session.messages
         declared = [str(tool.get("name")) for tool in get_current_tools(messages) if tool.get("name")]
         if declared:
             self.state.loadout.restore(declared)
@@ -173,23 +172,7 @@ class ExtensionActions:
         loadout = self.state.loadout
         return [loadout.describe(tool) for tool in loadout.callable_tools()]
 
-    async def execute_tool(
-        self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None
-    ) -> dict[str, Any]:
-        """``ctx.execute_tool``: a nested call through the agent's tool pipeline."""
-        return await self.hooks.execute_tool(caller_id, name, args, signal, on_update)
-
     # ================================================================== pi.*: model and settings
-
-    def get_commands(self) -> list[dict[str, Any]]:
-        return self.state.session.get_commands()
-
-    async def set_model(self, model: dict[str, Any]) -> bool:
-        s = self.state.session
-        if not s.registry.has_auth(model.get("provider")):
-            return False
-        await s.select_model(model, "set")
-        return True
 
     def get_thinking_level(self) -> str:
         return self.state.session.thinking_level
@@ -197,21 +180,12 @@ class ExtensionActions:
     def set_thinking_level(self, level: str) -> None:
         check_thinking_level(level)
         s = self.state.session
-        effective = effective_thinking_level(s.model, level)
-        previous = record_thinking_level(s.agent, s.session, effective)
-        if previous is None:
+        changed = s.record_thinking_level(level)
+        if changed is None:
             return
+        effective, previous = changed
         s.emit_now({"type": "thinking_level_changed", "level": effective})
         self.state.emit_later({"type": "thinking_level_select", "level": effective, "previousLevel": previous})
-
-    def get_settings(self) -> dict[str, Any]:
-        return self.state.session.settings.as_dict()
-
-    def register_provider(self, name: str, config: dict[str, Any]) -> None:
-        self.state.session.registry.register_provider(name, config)
-
-    def unregister_provider(self, name: str) -> None:
-        self.state.session.registry.unregister_provider(name)
 
     # ================================================================== ctx.*
 
@@ -229,7 +203,7 @@ class ExtensionActions:
         return bool(self.state.session.options.project_trusted)
 
     def get_signal(self) -> AbortSignal | None:
-        return self.state.session.agent.signal
+        return self.state.session.signal
 
     def abort(self) -> None:
         self.state.spawn(self.state.session.abort())
@@ -285,11 +259,6 @@ class ExtensionActions:
         return options
 
     # ================================================================== command ctx.*
-
-    async def wait_for_idle(self) -> None:
-        s = self.state.session
-        await s.wait_for_settled()
-        await s.compaction.wait_idle()
 
     async def _with_session(self, options: dict[str, Any] | None) -> None:
         # Both spellings of the callback are accepted (Python's and upstream's).

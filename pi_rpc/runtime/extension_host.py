@@ -269,7 +269,7 @@ class SessionExtensions:
         selected = options.get("selectedTools")
         if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
             self.actions.set_active_tools([str(n) for n in selected])  # an explicit edit wins
-        options["selectedTools"] = [tool.name for tool in s.agent.tools]
+        options["selectedTools"] = s.active_tool_names()
         forced = options.get("forceSystemPrompt")
         state.forced_system_prompt = None if forced is None else str(forced)
         s.resources.run_options = options
@@ -325,7 +325,7 @@ class SessionExtensions:
                     "type": "user_bash",
                     "command": command,
                     "excludeFromContext": exclude_from_context,
-                    "cwd": self.session.session.cwd,
+                    "cwd": self.session.store_view.get_cwd(),
                 }
             )
         except Exception as exc:  # noqa: BLE001 - already reported; the command fails

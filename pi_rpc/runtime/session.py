@@ -239,8 +239,9 @@ class AgentSession:
         self.tool_control: ToolControl | None = None
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
+            from pi_rpc.runtime.session_port import LiveSessionPort
 
-            self.ext = SessionExtensions(self)
+            self.ext = SessionExtensions(LiveSessionPort(self))
         ext = self.ext
         ext_emit = ext.emit if ext is not None else None
 
@@ -321,7 +322,6 @@ class AgentSession:
 
         # Their commands are the session's (bound methods: no wrapper coroutine per call).
         self.get_available_models = self.models.get_available_models
-        self.select_model = self.models.select_model
         self.set_model = self.models.set_model
         self.cycle_model = self.models.cycle_model
         self.get_available_thinking_levels = self.models.get_available_thinking_levels
