@@ -93,7 +93,7 @@ class Boundaries:
     async def build_context(self, drafts: Any, boundary: str) -> dict[str, Any]:
         from pi_rpc.session.manager import SessionManager
 
-        s = self.state.session
+        s = self.state.port
         store = s.store_view
         manager = SessionManager.in_memory(store.get_cwd(), entries=[store.get_header(), *store.get_branch()])
         apply_drafts(manager, drafts)
@@ -126,7 +126,7 @@ class Boundaries:
         return result.entries, result.continue_
 
     async def _commit(self, drafts: Any) -> None:
-        s = self.state.session
+        s = self.state.port
         appended = s.commit_entries(drafts)
         if not appended:
             return
@@ -165,7 +165,7 @@ class Boundaries:
         runner = self.state.runner
         if runner is None or not runner.has_handlers("turn_end"):
             return False
-        entry_ids = self.state.session.entry_ids_by_message
+        entry_ids = self.state.port.entry_ids_by_message
         message_entry_id = entry_ids.get(id(message))
         if message_entry_id is None:
             runner.emit_error(
@@ -198,7 +198,7 @@ class Boundaries:
     async def before_settle(self) -> bool:
         """``agent_before_settle`` handlers; True when the run goes on (a continuation asked
         for, or messages queued meanwhile)."""
-        s = self.state.session
+        s = self.state.port
         runner = self.state.runner
         if runner is None or not runner.has_handlers("agent_before_settle"):
             return False  # queued messages were already delivered by the session

@@ -52,7 +52,7 @@ class ExtensionActions:
         self.lifecycle = lifecycle
         # Actions the port or a part already performs as ``pi``/``ctx`` state them: bound
         # once, so a call goes from the API straight to the part that acts.
-        port = state.session
+        port = state.port
         registry = port.registry
         self.spawn: Callable[[Coroutine[Any, Any, Any]], None] = state.spawn
         self.get_active_tools = port.active_tool_names
@@ -69,11 +69,11 @@ class ExtensionActions:
 
     @property
     def cwd(self) -> str:
-        return self.state.session.cwd
+        return self.state.port.cwd
 
     @property
     def session_manager(self) -> ReadonlySessionManager:
-        return self.state.session.store_view
+        return self.state.port.store_view
 
     # ================================================================== pi.*: messages and entries
 
@@ -82,7 +82,7 @@ class ExtensionActions:
         msg = custom_message(message)
         deliver = options.get("deliverAs")
         trigger = options.get("triggerTurn")
-        state, s = self.state, self.state.session
+        state, s = self.state, self.state.port
         if deliver == "nextTurn":
             state.next_turn_messages.append(msg)
         elif s.is_streaming and trigger is not False:
@@ -103,7 +103,7 @@ class ExtensionActions:
     def send_user_message(self, content: Any, options: dict[str, Any] | None) -> None:
         options = options or {}
         text, images = _text_and_images(content)
-        session = self.state.session
+        session = self.state.port
 
         async def send() -> None:
             await session.prompt(
@@ -118,13 +118,13 @@ class ExtensionActions:
             self.state.spawn(self.state.run_reporting("send_user_message", send))
 
     def append_entry(self, custom_type: str, data: Any) -> None:
-        s = self.state.session
+        s = self.state.port
         entry = s.append_custom_entry(custom_type, data)
         if entry is not None:
             s.emit_now({"type": "entry_appended", "entry": entry})
 
     def set_session_name(self, name: str) -> None:
-        s = self.state.session
+        s = self.state.port
         current = s.append_session_name(str(name))
         event: dict[str, Any] = {"type": "session_info_changed"}
         if current is not None:
@@ -133,10 +133,10 @@ class ExtensionActions:
         self.state.emit_later(dict(event))
 
     def get_session_name(self) -> str | None:
-        return self.state.session.store_view.get_session_name()
+        return self.state.port.store_view.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
-        self.state.session.set_entry_label(entry_id, label)
+        self.state.port.set_entry_label(entry_id, label)
 
     # ================================================================== pi.*: tools
 
@@ -154,14 +154,14 @@ class ExtensionActions:
     def apply_loadout(self) -> None:
         """The loadout's active tools become the session's (resources and agent)."""
         tools = self.state.loadout.active_tools()
-        self.state.session.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
+        self.state.port.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
 
     def restore_declared_tools(self) -> None:
         """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
         declared; those whose server has not connected yet once they register."""
         from pi_rpc.ai.transcript import get_current_tools
 
-        messages = self.state.session.messages
+        messages = self.state.port.messages
         declared = [str(tool.get("name")) for tool in get_current_tools(messages) if tool.get("name")]
         if declared:
             self.state.loadout.restore(declared)
@@ -175,11 +175,11 @@ class ExtensionActions:
     # ================================================================== pi.*: model and settings
 
     def get_thinking_level(self) -> str:
-        return self.state.session.thinking_level
+        return self.state.port.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
         check_thinking_level(level)
-        s = self.state.session
+        s = self.state.port
         changed = s.record_thinking_level(level)
         if changed is None:
             return
@@ -190,29 +190,29 @@ class ExtensionActions:
     # ================================================================== ctx.*
 
     def get_model(self) -> dict[str, Any] | None:
-        return cast("dict[str, Any] | None", self.state.session.model)  # extensions see plain objects
+        return cast("dict[str, Any] | None", self.state.port.model)  # extensions see plain objects
 
     def get_model_registry(self) -> Any:
-        return self.state.session.registry
+        return self.state.port.registry
 
     def is_idle(self) -> bool:
-        s = self.state.session
+        s = self.state.port
         return not s.is_streaming and not s.is_compacting
 
     def is_project_trusted(self) -> bool:
-        return bool(self.state.session.options.project_trusted)
+        return bool(self.state.port.options.project_trusted)
 
     def get_signal(self) -> AbortSignal | None:
-        return self.state.session.signal
+        return self.state.port.signal
 
     def abort(self) -> None:
-        self.state.spawn(self.state.session.abort())
+        self.state.spawn(self.state.port.abort())
 
     def has_pending_messages(self) -> bool:
-        return self.state.session.pending_message_count > 0
+        return self.state.port.pending_message_count > 0
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        usage = self.state.session.get_session_stats().get("contextUsage")
+        usage = self.state.port.get_session_stats().get("contextUsage")
         return dict(usage) if isinstance(usage, dict) else None
 
     def compact(self, options: dict[str, Any] | None) -> None:
@@ -220,7 +220,7 @@ class ExtensionActions:
         # Both spellings of the callbacks are accepted (Python's and upstream's).
         on_complete = options.get("on_complete") or options.get("onComplete")
         on_error = options.get("on_error") or options.get("onError")
-        session = self.state.session
+        session = self.state.port
 
         async def run() -> None:
             try:
@@ -243,12 +243,12 @@ class ExtensionActions:
             return render_prompt_options(state.options_in_flight)
         if state.forced_system_prompt is not None:
             return state.forced_system_prompt
-        return join_sections(state.session.resources.current_sections())
+        return join_sections(state.port.resources.current_sections())
 
     def get_system_prompt_options(self) -> dict[str, Any]:
         """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
         every registered tool are included, so a handler that selects a tool gets its line."""
-        options = self.state.session.resources.prompt_options()
+        options = self.state.port.resources.prompt_options()
         for name, tool in self.state.loadout.registry().items():
             snippet = getattr(tool, "prompt_snippet", "")
             if snippet and name not in options["toolSnippets"]:
@@ -269,21 +269,21 @@ class ExtensionActions:
 
     async def new_session(self, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.new_session(options.get("parentSession"), setup=options.get("setup"))
+        result = await self.state.port.new_session(options.get("parentSession"), setup=options.get("setup"))
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def fork(self, entry_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.fork(entry_id, options.get("position") or "before")
+        result = await self.state.port.fork(entry_id, options.get("position") or "before")
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def navigate_tree(self, target_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.navigate_tree(
+        result = await self.state.port.navigate_tree(
             target_id,
             summarize=bool(options.get("summarize")),
             custom_instructions=options.get("customInstructions"),
@@ -293,13 +293,13 @@ class ExtensionActions:
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def switch_session(self, session_path: str, options: dict[str, Any] | None) -> dict[str, Any]:
-        result = await self.state.session.switch_session(session_path)
+        result = await self.state.port.switch_session(session_path)
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def reload(self) -> None:
-        s = self.state.session
+        s = self.state.port
         if s.is_streaming:
             raise RuntimeCommandError(ERR_RELOAD_STREAMING)
         if s.is_compacting:
@@ -325,7 +325,7 @@ class ReplacedSessionContext:
 
     async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:
         options = options or {}
-        await self._host.state.session.prompt(
+        await self._host.state.port.prompt(
             _text_and_images(content)[0],
             None,
             options.get("deliverAs"),

@@ -142,7 +142,7 @@ class AgentHooks:
                     "input": context.args,
                 }
             )
-        gate = self.state.session.tool_gate
+        gate = self.state.port.tool_gate
         if gate is not None and not (isinstance(verdict, dict) and verdict.get("block")):
             return await gate(context, signal) or verdict
         return verdict
@@ -174,7 +174,7 @@ class AgentHooks:
         if self.nested is None:
             from pi_rpc.runtime.nested_tools import NestedToolCalls
 
-            port = self.state.session
+            port = self.state.port
 
             async def emit(event: dict[str, Any]) -> None:
                 await self.on_agent_event(event)

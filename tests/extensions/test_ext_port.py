@@ -1,8 +1,10 @@
 """The runtime's extension modules reach the session only through ``SessionPort``: none of them
 imports ``pi_rpc.runtime.session``, directly or through another runtime module, not even for
 type checking (a ``TYPE_CHECKING`` import is a dependency too); and none uses a private member
-of the session or the agent. ``AgentSession`` satisfying the port is checked by mypy where the
-session creates its ``SessionExtensions``."""
+of the session or the agent. ``LiveSessionPort`` (``session_port``) implementing the port, and
+``AgentSession`` providing what it works on, are checked by mypy where the session creates its
+``SessionExtensions``; that the port hands out neither the agent nor the store is gated in
+``tests/test_structure.py``."""
 
 from __future__ import annotations
 
