@@ -99,11 +99,12 @@ class Boundaries:
         apply_drafts(manager, drafts)
         projection = manager.build_session_projection()
         pending_custom = self.state.pending_custom_messages
-        pending = [*s.queued_messages(), *pending_custom]
+        queued_messages = s.queued_messages()
+        pending = [*queued_messages, *pending_custom]
         llm_messages = convert_to_llm(projection["messages"])
         final_role = llm_messages[-1].get("role") if llm_messages else None
         has_context = any(m.get("role") != "system" for m in llm_messages)
-        queued = s.has_queued_messages()
+        queued = bool(queued_messages)
         can_continue = (
             (has_context and final_role != "assistant")
             or bool(pending_custom)
@@ -210,7 +211,7 @@ class Boundaries:
             final = await self.build_context([], "agent_before_settle")
             if self.abort_during_before_settle:
                 return False
-            go_on = asked or s.has_queued_messages()
+            go_on = asked or bool(s.queued_messages())
             if go_on and not final["canContinue"]:
                 if asked:
                     self._invalid_continuation("agent_before_settle")

@@ -81,6 +81,10 @@ class SessionExtensions:
         self.after_turn_end = self.hooks.after_turn_end
         self.request_hooks = self.hooks.request_hooks
         self.boundaries = self.hooks.boundaries
+        # Dispatch to the handlers (their combined result, upstream's rules) and the tool list:
+        # the parts' own methods.
+        self.emit = self.state.emit
+        self.get_all_tools = self.actions.get_all_tools
 
     @property
     def runner(self) -> ExtensionRunner | None:
@@ -192,9 +196,6 @@ class SessionExtensions:
         self.state.loadout.attach(self.port.resources)
         self.actions.apply_loadout()
 
-    def get_all_tools(self) -> list[dict[str, Any]]:
-        return self.actions.get_all_tools()
-
     # ================================================================== prompt pipeline
 
     async def try_command(self, text: str) -> bool:
@@ -298,10 +299,6 @@ class SessionExtensions:
             self.state.spawn(self.state.run_reporting("agent_settled", action))
 
     # ================================================================== session operations
-
-    async def emit(self, event: dict[str, Any]) -> Any:
-        """Dispatch ``event`` to the handlers; their combined result (upstream's rules)."""
-        return await self.state.emit(event)
 
     async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool:
         result = await self.emit(

@@ -112,9 +112,9 @@ class SessionPort(Protocol):
         """Deliver ``message`` once the running run would stop."""
 
     def queued_messages(self) -> list[Message]:
-        """The steered and followed-up messages not delivered yet."""
+        """The queued messages the run delivers next (the steered ones, else the follow-ups);
+        empty when nothing is queued."""
 
-    def has_queued_messages(self) -> bool: ...
     async def start_custom_run(self, message: CustomMessage) -> None: ...
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
     def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:

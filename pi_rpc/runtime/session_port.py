@@ -126,7 +126,6 @@ class LiveSessionPort:
         self.steer = agent.steer
         self.follow_up = agent.follow_up
         self.queued_messages = agent.peek_queued_messages
-        self.has_queued_messages = agent.has_queued_messages
 
     # ------------------------------------------------------------------ configuration
 
