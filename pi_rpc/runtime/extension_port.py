@@ -124,7 +124,7 @@ class SessionPort(Protocol):
         """Record the session's name; the name the store now reports."""
 
     def set_entry_label(self, entry_id: str, label: str | None) -> None: ...
-    def commit_entries(self, drafts: Any) -> list[dict[str, Any]]:
+    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
         """Append an actionable boundary's entry drafts to the session; when any was appended
         the live context becomes the session's projection. Returns the appended entries."""
 
@@ -142,8 +142,12 @@ class SessionPort(Protocol):
         """Until the running run settled and compaction finished."""
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]: ...
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
+        """``setup(session_manager)`` runs on the new store before it is announced."""
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]: ...
     async def switch_session(self, session_path: str) -> dict[str, Any]: ...
     async def navigate_tree(
         self,

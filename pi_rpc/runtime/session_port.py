@@ -211,7 +211,7 @@ class LiveSessionPort:
     def set_entry_label(self, entry_id: str, label: str | None) -> None:
         self._parts.session.append_label_change(entry_id, label)
 
-    def commit_entries(self, drafts: Any) -> list[dict[str, Any]]:
+    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
         from pi_rpc.runtime.boundaries import apply_drafts
 
         parts = self._parts
@@ -248,10 +248,12 @@ class LiveSessionPort:
 
     # ------------------------------------------------------------------ the session tree
 
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
         return await self._parts.new_session(parent_session, setup=setup)
 
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
         return await self._parts.fork(entry_id, position)
 
     async def switch_session(self, session_path: str) -> dict[str, Any]:
