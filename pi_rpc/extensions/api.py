@@ -158,8 +158,11 @@ class ExtensionAPI:
 
     def _assert_active(self) -> None:
         if self._state == "failed":
-            raise RuntimeError(f'Extension "{self._extension.path}" failed to load and its API is no longer active.')
+            raise RuntimeError(self._failed_message())
         self._runtime.assert_active()
+
+    def _failed_message(self) -> str:
+        return f'Extension "{self._extension.path}" failed to load and its API is no longer active.'
 
     def _commit(self) -> None:
         self._state = "active"
@@ -301,7 +304,9 @@ class ExtensionAPI:
     # ------------------------------------------------------------------ actions
 
     def _host(self) -> ExtensionHost:
-        self._assert_active()
+        # ``require_host`` checks staleness itself: only this extension's own state is left.
+        if self._state == "failed":
+            raise RuntimeError(self._failed_message())
         return self._runtime.require_host()
 
     def send_message(self, message: dict[str, Any], options: dict[str, Any] | None = None) -> None:

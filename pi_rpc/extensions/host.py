@@ -16,8 +16,8 @@ from pi_rpc.extensions.ui import NO_UI, ExtensionUI
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.extensions.context import ReadonlySessionManager
     from pi_rpc.extensions.types import ExtensionErrorRecord
-    from pi_rpc.session.manager import SessionManager
 
 
 class ExtensionHost(Protocol):
@@ -27,7 +27,8 @@ class ExtensionHost(Protocol):
     def cwd(self) -> str: ...
 
     @property
-    def session_manager(self) -> SessionManager: ...
+    def session_manager(self) -> ReadonlySessionManager:
+        """The current session store, read-only (``ctx.session_manager``)."""
 
     # ------------------------------------------------------------------ pi.*
     def send_message(self, message: dict[str, Any], options: dict[str, Any] | None) -> None: ...

@@ -36,7 +36,7 @@ def outcome_of(message: Mapping[str, Any]) -> str:
     return "aborted" if reason == "aborted" else "error" if reason == "error" else "completed"
 
 
-def _apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
+def apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
     """Append ``drafts`` to ``manager``; returns the appended entries. Raises on an invalid
     draft (the manager's own checks) or when ``drafts`` is not a list."""
     if isinstance(drafts, str):
@@ -93,16 +93,18 @@ class Boundaries:
     async def build_context(self, drafts: Any, boundary: str) -> dict[str, Any]:
         from pi_rpc.session.manager import SessionManager
 
-        s = self.state.session
-        manager = SessionManager.in_memory(s.session.cwd, entries=[s.session.get_header(), *s.session.get_branch()])
-        _apply_drafts(manager, drafts)
+        s = self.state.port
+        store = s.store_view
+        manager = SessionManager.in_memory(store.get_cwd(), entries=[store.get_header(), *store.get_branch()])
+        apply_drafts(manager, drafts)
         projection = manager.build_session_projection()
         pending_custom = self.state.pending_custom_messages
-        pending = [*s.agent.peek_queued_messages(), *pending_custom]
+        queued_messages = s.queued_messages()
+        pending = [*queued_messages, *pending_custom]
         llm_messages = convert_to_llm(projection["messages"])
         final_role = llm_messages[-1].get("role") if llm_messages else None
         has_context = any(m.get("role") != "system" for m in llm_messages)
-        queued = s.agent.has_queued_messages()
+        queued = bool(queued_messages)
         can_continue = (
             (has_context and final_role != "assistant")
             or bool(pending_custom)
@@ -125,17 +127,10 @@ class Boundaries:
         return result.entries, result.continue_
 
     async def _commit(self, drafts: Any) -> None:
-        s = self.state.session
-        appended = _apply_drafts(s.session, drafts)
+        s = self.state.port
+        appended = s.commit_entries(drafts)
         if not appended:
             return
-        # The live context becomes the session's projection (upstream _refreshFinalizedContext).
-        projection = s.session.build_session_projection()
-        entry_ids = s.entry_ids_by_message
-        for projected in projection["entries"]:
-            for message in projected["messages"]:
-                entry_ids[id(message)] = projected["sourceEntry"]["id"]
-        s.agent.messages = list(projection["messages"])
         self.context_replaced = True
         for entry in appended:
             await s.emit({"type": "entry_appended", "entry": entry})
@@ -171,7 +166,7 @@ class Boundaries:
         runner = self.state.runner
         if runner is None or not runner.has_handlers("turn_end"):
             return False
-        entry_ids = self.state.session.entry_ids_by_message
+        entry_ids = self.state.port.entry_ids_by_message
         message_entry_id = entry_ids.get(id(message))
         if message_entry_id is None:
             runner.emit_error(
@@ -204,7 +199,7 @@ class Boundaries:
     async def before_settle(self) -> bool:
         """``agent_before_settle`` handlers; True when the run goes on (a continuation asked
         for, or messages queued meanwhile)."""
-        s = self.state.session
+        s = self.state.port
         runner = self.state.runner
         if runner is None or not runner.has_handlers("agent_before_settle"):
             return False  # queued messages were already delivered by the session
@@ -216,7 +211,7 @@ class Boundaries:
             final = await self.build_context([], "agent_before_settle")
             if self.abort_during_before_settle:
                 return False
-            go_on = asked or s.agent.has_queued_messages()
+            go_on = asked or bool(s.queued_messages())
             if go_on and not final["canContinue"]:
                 if asked:
                     self._invalid_continuation("agent_before_settle")

@@ -10,7 +10,7 @@ replaced session's context.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pi_rpc.ai.transcript import content_text
@@ -18,15 +18,11 @@ from pi_rpc.extensions.runner import ExtensionRunner, call_handler
 from pi_rpc.runtime.errors import RuntimeCommandError
 from pi_rpc.runtime.extension_hooks import AgentHooks
 from pi_rpc.runtime.extension_state import ExtensionState, custom_message
-from pi_rpc.runtime.thinking_levels import (
-    check_thinking_level,
-    effective_thinking_level,
-    record_thinking_level,
-)
+from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
-    from pi_rpc.session.manager import SessionManager
+    from pi_rpc.extensions.context import ReadonlySessionManager
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
@@ -56,19 +52,30 @@ class ExtensionActions:
         self.state = state
         self.hooks = hooks
         self.lifecycle = lifecycle
+        # Actions the port or a part already performs as ``pi``/``ctx`` state them: bound
+        # once, so a call goes from the API straight to the part that acts.
+        port = state.port
+        registry = port.registry
+        self.spawn: Callable[[Coroutine[Any, Any, Any]], None] = state.spawn
+        self.get_active_tools = port.active_tool_names
+        self.get_all_tools = state.loadout.all_tools
+        self.execute_tool = hooks.execute_tool
+        self.get_commands = port.get_commands
+        self.set_model = port.set_model
+        self.get_settings = port.get_settings
+        self.register_provider: Callable[[str, dict[str, Any]], None] = registry.register_provider
+        self.unregister_provider: Callable[[str], None] = registry.unregister_provider
+        self.wait_for_idle = port.wait_for_idle
 
-    # ================================================================== identity and plumbing
+    # ================================================================== identity
 
     @property
     def cwd(self) -> str:
-        return self.state.session.cwd
+        return self.state.port.cwd
 
     @property
-    def session_manager(self) -> SessionManager:
-        return self.state.session.session
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        self.state.spawn(coro)
+    def session_manager(self) -> ReadonlySessionManager:
+        return self.state.port.store_view
 
     # ================================================================== pi.*: messages and entries
 
@@ -77,14 +84,14 @@ class ExtensionActions:
         msg = custom_message(message)
         deliver = options.get("deliverAs")
         trigger = options.get("triggerTurn")
-        state, s = self.state, self.state.session
+        state, s = self.state, self.state.port
         if deliver == "nextTurn":
             state.next_turn_messages.append(msg)
         elif s.is_streaming and trigger is not False:
             if deliver == "followUp":
-                s.agent.follow_up(msg)
+                s.follow_up(msg)
             else:
-                s.agent.steer(msg)
+                s.steer(msg)
         elif trigger:
             action = lambda: s.start_custom_run(msg)  # noqa: E731
             if not state.after_settled(action):
@@ -98,7 +105,7 @@ class ExtensionActions:
     def send_user_message(self, content: Any, options: dict[str, Any] | None) -> None:
         options = options or {}
         text, images = _text_and_images(content)
-        session = self.state.session
+        session = self.state.port
 
         async def send() -> None:
             await session.prompt(
@@ -113,35 +120,27 @@ class ExtensionActions:
             self.state.spawn(self.state.run_reporting("send_user_message", send))
 
     def append_entry(self, custom_type: str, data: Any) -> None:
-        s = self.state.session
-        entry_id = s.session.append_custom_entry(custom_type, data)
-        entry = s.session.get_entry(entry_id)
+        s = self.state.port
+        entry = s.append_custom_entry(custom_type, data)
         if entry is not None:
             s.emit_now({"type": "entry_appended", "entry": entry})
 
     def set_session_name(self, name: str) -> None:
-        s = self.state.session
-        s.session.append_session_info(str(name))
+        s = self.state.port
+        current = s.append_session_name(str(name))
         event: dict[str, Any] = {"type": "session_info_changed"}
-        current = s.session.get_session_name()
         if current is not None:
             event["name"] = current
         s.emit_now(event)
         self.state.emit_later(dict(event))
 
     def get_session_name(self) -> str | None:
-        return self.state.session.session.get_session_name()
+        return self.state.port.store_view.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
-        self.state.session.session.append_label_change(entry_id, label)
+        self.state.port.set_entry_label(entry_id, label)
 
     # ================================================================== pi.*: tools
-
-    def get_active_tools(self) -> list[str]:
-        return [tool.name for tool in self.state.session.agent.tools]
-
-    def get_all_tools(self) -> list[dict[str, Any]]:
-        return self.state.loadout.all_tools()
 
     def set_active_tools(self, names: list[str]) -> None:
         self.state.loadout.set_active(names)
@@ -157,14 +156,14 @@ class ExtensionActions:
     def apply_loadout(self) -> None:
         """The loadout's active tools become the session's (resources and agent)."""
         tools = self.state.loadout.active_tools()
-        self.state.session.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
+        self.state.port.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
 
     def restore_declared_tools(self) -> None:
         """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
         declared; those whose server has not connected yet once they register."""
         from pi_rpc.ai.transcript import get_current_tools
 
-        messages = self.state.session.agent.messages
+        messages = self.state.port.messages
         declared = [str(tool.get("name")) for tool in get_current_tools(messages) if tool.get("name")]
         if declared:
             self.state.loadout.restore(declared)
@@ -175,72 +174,47 @@ class ExtensionActions:
         loadout = self.state.loadout
         return [loadout.describe(tool) for tool in loadout.callable_tools()]
 
-    async def execute_tool(
-        self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None
-    ) -> dict[str, Any]:
-        """``ctx.execute_tool``: a nested call through the agent's tool pipeline."""
-        return await self.hooks.execute_tool(caller_id, name, args, signal, on_update)
-
     # ================================================================== pi.*: model and settings
 
-    def get_commands(self) -> list[dict[str, Any]]:
-        return self.state.session.get_commands()
-
-    async def set_model(self, model: dict[str, Any]) -> bool:
-        s = self.state.session
-        if not s.registry.has_auth(model.get("provider")):
-            return False
-        await s.select_model(model, "set")
-        return True
-
     def get_thinking_level(self) -> str:
-        return self.state.session.thinking_level
+        return self.state.port.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
         check_thinking_level(level)
-        s = self.state.session
-        effective = effective_thinking_level(s.model, level)
-        previous = record_thinking_level(s.agent, s.session, effective)
-        if previous is None:
+        s = self.state.port
+        changed = s.record_thinking_level(level)
+        if changed is None:
             return
+        effective, previous = changed
         s.emit_now({"type": "thinking_level_changed", "level": effective})
         self.state.emit_later({"type": "thinking_level_select", "level": effective, "previousLevel": previous})
-
-    def get_settings(self) -> dict[str, Any]:
-        return self.state.session.settings.as_dict()
-
-    def register_provider(self, name: str, config: dict[str, Any]) -> None:
-        self.state.session.registry.register_provider(name, config)
-
-    def unregister_provider(self, name: str) -> None:
-        self.state.session.registry.unregister_provider(name)
 
     # ================================================================== ctx.*
 
     def get_model(self) -> dict[str, Any] | None:
-        return cast("dict[str, Any] | None", self.state.session.model)  # extensions see plain objects
+        return cast("dict[str, Any] | None", self.state.port.model)  # extensions see plain objects
 
     def get_model_registry(self) -> Any:
-        return self.state.session.registry
+        return self.state.port.registry
 
     def is_idle(self) -> bool:
-        s = self.state.session
+        s = self.state.port
         return not s.is_streaming and not s.is_compacting
 
     def is_project_trusted(self) -> bool:
-        return bool(self.state.session.options.project_trusted)
+        return bool(self.state.port.options.project_trusted)
 
     def get_signal(self) -> AbortSignal | None:
-        return self.state.session.agent.signal
+        return self.state.port.signal
 
     def abort(self) -> None:
-        self.state.spawn(self.state.session.abort())
+        self.state.spawn(self.state.port.abort())
 
     def has_pending_messages(self) -> bool:
-        return self.state.session.pending_message_count > 0
+        return self.state.port.pending_message_count > 0
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        usage = self.state.session.get_session_stats().get("contextUsage")
+        usage = self.state.port.get_session_stats().get("contextUsage")
         return dict(usage) if isinstance(usage, dict) else None
 
     def compact(self, options: dict[str, Any] | None) -> None:
@@ -248,7 +222,7 @@ class ExtensionActions:
         # Both spellings of the callbacks are accepted (Python's and upstream's).
         on_complete = options.get("on_complete") or options.get("onComplete")
         on_error = options.get("on_error") or options.get("onError")
-        session = self.state.session
+        session = self.state.port
 
         async def run() -> None:
             try:
@@ -271,12 +245,12 @@ class ExtensionActions:
             return render_prompt_options(state.options_in_flight)
         if state.forced_system_prompt is not None:
             return state.forced_system_prompt
-        return join_sections(state.session.resources.current_sections())
+        return join_sections(state.port.resources.current_sections())
 
     def get_system_prompt_options(self) -> dict[str, Any]:
         """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
         every registered tool are included, so a handler that selects a tool gets its line."""
-        options = self.state.session.resources.prompt_options()
+        options = self.state.port.resources.prompt_options()
         for name, tool in self.state.loadout.registry().items():
             snippet = getattr(tool, "prompt_snippet", "")
             if snippet and name not in options["toolSnippets"]:
@@ -288,11 +262,6 @@ class ExtensionActions:
 
     # ================================================================== command ctx.*
 
-    async def wait_for_idle(self) -> None:
-        s = self.state.session
-        await s.wait_for_settled()
-        await s.compaction.wait_idle()
-
     async def _with_session(self, options: dict[str, Any] | None) -> None:
         # Both spellings of the callback are accepted (Python's and upstream's).
         callback = (options or {}).get("with_session") or (options or {}).get("withSession")
@@ -302,21 +271,21 @@ class ExtensionActions:
 
     async def new_session(self, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.new_session(options.get("parentSession"), setup=options.get("setup"))
+        result = await self.state.port.new_session(options.get("parentSession"), setup=options.get("setup"))
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def fork(self, entry_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.fork(entry_id, options.get("position") or "before")
+        result = await self.state.port.fork(entry_id, options.get("position") or "before")
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def navigate_tree(self, target_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.session.navigate_tree(
+        result = await self.state.port.navigate_tree(
             target_id,
             summarize=bool(options.get("summarize")),
             custom_instructions=options.get("customInstructions"),
@@ -326,13 +295,13 @@ class ExtensionActions:
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def switch_session(self, session_path: str, options: dict[str, Any] | None) -> dict[str, Any]:
-        result = await self.state.session.switch_session(session_path)
+        result = await self.state.port.switch_session(session_path)
         if not result.get("cancelled"):
             await self._with_session(options)
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def reload(self) -> None:
-        s = self.state.session
+        s = self.state.port
         if s.is_streaming:
             raise RuntimeCommandError(ERR_RELOAD_STREAMING)
         if s.is_compacting:
@@ -363,8 +332,8 @@ class ReplacedSessionContext:
         """Prompts the new session; a run it starts is awaited to its end (upstream's
         ``sendUserMessage`` awaits ``prompt``, which awaits the run)."""
         options = options or {}
-        session = self._host.state.session
-        disposition = await session.prompt(
+        port = self._host.state.port
+        disposition = await port.prompt(
             _text_and_images(content)[0],
             None,
             options.get("deliverAs"),
@@ -372,4 +341,4 @@ class ReplacedSessionContext:
             expand_templates=bool(options.get("expandPromptTemplates", False)),
         )
         if disposition == "started":
-            await session.wait_for_settled()
+            await port.wait_for_idle()

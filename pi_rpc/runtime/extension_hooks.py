@@ -142,7 +142,7 @@ class AgentHooks:
                     "input": context.args,
                 }
             )
-        gate = self.state.session.tool_gate
+        gate = self.state.port.tool_gate
         if gate is not None and not (isinstance(verdict, dict) and verdict.get("block")):
             return await gate(context, signal) or verdict
         return verdict
@@ -174,17 +174,16 @@ class AgentHooks:
         if self.nested is None:
             from pi_rpc.runtime.nested_tools import NestedToolCalls
 
-            session = self.state.session
-            agent = session.agent
+            port = self.state.port
 
             async def emit(event: dict[str, Any]) -> None:
                 await self.on_agent_event(event)
-                await session.emit(event)
+                await port.emit(event)
 
             self.nested = NestedToolCalls(
                 get_tools=self.state.loadout.callable_tools,
-                get_messages=lambda: agent.messages,
-                get_validator=lambda: agent.argument_validator,
+                get_messages=lambda: port.messages,
+                get_validator=lambda: port.argument_validator,
                 before_tool_call=self.before_tool_call,
                 after_tool_call=self.after_tool_call,
                 emit=emit,

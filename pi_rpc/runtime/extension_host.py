@@ -65,13 +65,13 @@ def _warn(message: str) -> None:
 class SessionExtensions:
     """The extensions of one session, seen from the session: lifecycle and hooks."""
 
-    def __init__(self, session: SessionPort) -> None:
-        self.session = session
-        self.state = ExtensionState(session)
+    def __init__(self, port: SessionPort) -> None:
+        self.port = port
+        self.state = ExtensionState(port)
         self.hooks = AgentHooks(self.state)
         self.actions = ExtensionActions(self.state, self.hooks, self)
-        self.sources = list(session.options.extension_sources)
-        self.flag_values = list(session.options.extension_flag_values)
+        self.sources = list(port.options.extension_sources)
+        self.flag_values = list(port.options.extension_flag_values)
         # The agent loop's hooks (installed by the session) and its boundaries.
         self.before_tool_call = self.hooks.before_tool_call
         self.after_tool_call = self.hooks.after_tool_call
@@ -81,6 +81,10 @@ class SessionExtensions:
         self.after_turn_end = self.hooks.after_turn_end
         self.request_hooks = self.hooks.request_hooks
         self.boundaries = self.hooks.boundaries
+        # Dispatch to the handlers (their combined result, upstream's rules) and the tool list:
+        # the parts' own methods.
+        self.emit = self.state.emit
+        self.get_all_tools = self.actions.get_all_tools
 
     @property
     def runner(self) -> ExtensionRunner | None:
@@ -108,7 +112,7 @@ class SessionExtensions:
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
         # The mode's servers (ACP's mcpServers) are registered before any extension's.
-        result.runtime.mcp_servers.seed(self.session.options.mcp_servers)
+        result.runtime.mcp_servers.seed(self.port.options.mcp_servers)
         state.runner = ExtensionRunner(result.extensions, result.runtime)
         return result.failures, flag_errors
 
@@ -139,7 +143,7 @@ class SessionExtensions:
         await self._bind_and_announce({"type": "session_start", "reason": "startup", "previousSessionFile": None})
 
     def _warn_unknown_tools(self) -> None:
-        allowlist = self.session.options.tool_allowlist
+        allowlist = self.port.options.tool_allowlist
         if not allowlist:
             return
         from pi_rpc.tools import ALL_TOOL_NAMES
@@ -162,9 +166,9 @@ class SessionExtensions:
         self.actions.restore_declared_tools()
         await runner.emit(start_event)
         reason = "reload" if start_event.get("reason") == "reload" else "startup"
-        found = await runner.emit({"type": "resources_discover", "cwd": self.session.cwd, "reason": reason})
+        found = await runner.emit({"type": "resources_discover", "cwd": self.port.cwd, "reason": reason})
         if found["skillPaths"] or found["promptPaths"]:
-            self.session.extend_resources(found["skillPaths"], found["promptPaths"])
+            self.port.extend_resources(found["skillPaths"], found["promptPaths"])
 
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None:
         """``session_shutdown`` for the current runtime, then invalidate it (captured ``pi`` and
@@ -189,11 +193,8 @@ class SessionExtensions:
 
     def on_resources_replaced(self) -> None:
         """The session's ResourcesState was rebuilt (cwd change, reload): keep the loadout."""
-        self.state.loadout.attach(self.session.resources)
+        self.state.loadout.attach(self.port.resources)
         self.actions.apply_loadout()
-
-    def get_all_tools(self) -> list[dict[str, Any]]:
-        return self.actions.get_all_tools()
 
     # ================================================================== prompt pipeline
 
@@ -244,7 +245,7 @@ class SessionExtensions:
         active tools, the edited options build this run's prompt (a changed section is recorded
         as a system message patch), and ``forceSystemPrompt`` (or a returned ``systemPrompt``)
         is sent instead of the prompt for this run."""
-        state, s = self.state, self.session
+        state, s = self.state, self.port
         state.forced_system_prompt = None
         s.resources.run_options = None
         runner = state.runner
@@ -269,7 +270,7 @@ class SessionExtensions:
         selected = options.get("selectedTools")
         if isinstance(selected, list) and [str(n) for n in selected] != selected_before:
             self.actions.set_active_tools([str(n) for n in selected])  # an explicit edit wins
-        options["selectedTools"] = [tool.name for tool in s.agent.tools]
+        options["selectedTools"] = s.active_tool_names()
         forced = options.get("forceSystemPrompt")
         state.forced_system_prompt = None if forced is None else str(forced)
         s.resources.run_options = options
@@ -281,7 +282,7 @@ class SessionExtensions:
 
     def end_run(self) -> None:
         self.state.forced_system_prompt = None
-        self.session.resources.run_options = None
+        self.port.resources.run_options = None
 
     async def emit_settled(self, aborted: bool) -> None:
         """``agent_settled``; work its handlers ask for is deferred until all of them ran."""
@@ -298,10 +299,6 @@ class SessionExtensions:
             self.state.spawn(self.state.run_reporting("agent_settled", action))
 
     # ================================================================== session operations
-
-    async def emit(self, event: dict[str, Any]) -> Any:
-        """Dispatch ``event`` to the handlers; their combined result (upstream's rules)."""
-        return await self.state.emit(event)
 
     async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool:
         result = await self.emit(
@@ -325,7 +322,7 @@ class SessionExtensions:
                     "type": "user_bash",
                     "command": command,
                     "excludeFromContext": exclude_from_context,
-                    "cwd": self.session.session.cwd,
+                    "cwd": self.port.store_view.get_cwd(),
                 }
             )
         except Exception as exc:  # noqa: BLE001 - already reported; the command fails

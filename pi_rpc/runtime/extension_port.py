@@ -1,11 +1,17 @@
 """``SessionPort``: all that a session's extensions may use of the session they belong to.
 
 The extension modules of the runtime (``extension_host``, ``extension_actions``,
-``extension_hooks``, ``extension_state``, ``boundaries``) reach the live session only through
-this Protocol, never through ``AgentSession`` itself: they do not import ``runtime.session``
-(not even for type checking), so the runtime has no import circle, and every member listed here
-is public. ``AgentSession`` satisfies it structurally (mypy checks that where the session
-creates its ``SessionExtensions``).
+``extension_hooks``, ``extension_state``, ``boundaries``) and, through the ``ExtensionHost``
+they bind, every module of ``pi_rpc.extensions`` reach the live session only through this
+Protocol. It names verbs (steer, follow up, append a custom entry, set the model, navigate the
+tree, compact, abort, wait for idle ...) and plain typed state, never the objects the session is
+made of: neither the agent nor the session store is a member (``tests/test_structure.py`` gates
+that), so an extension cannot reach past what is listed here. The store is readable only as the
+``ReadonlySessionManager`` view extensions get as ``ctx.session_manager``.
+
+``LiveSessionPort`` (``session_port``) implements it over an ``AgentSession``; the extension
+modules import neither of them (not even for type checking), so the runtime has no import
+circle.
 """
 
 from __future__ import annotations
@@ -14,48 +20,37 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
     from pi_rpc.agent.types import BeforeToolCallHook
-    from pi_rpc.ai.types import CustomMessage, Model
-    from pi_rpc.config.settings import Settings
+    from pi_rpc.agent.validation import ValidateArgs
+    from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models import ModelRegistry
+    from pi_rpc.ai.types import CustomMessage, Message, Model
+    from pi_rpc.extensions.context import ReadonlySessionManager
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
-    from pi_rpc.session.manager import SessionManager
-
-
-class CompactionView(Protocol):
-    """The session's compaction runner, as far as extensions wait for it."""
-
-    async def wait_idle(self) -> None: ...
 
 
 class SessionPort(Protocol):
-    """The live session, as its extensions see it (implemented by ``AgentSession``)."""
+    """The live session, as its extensions see it (implemented by ``LiveSessionPort``)."""
 
-    # ------------------------------------------------------------------ what the session is made of
+    # ------------------------------------------------------------------ configuration
     @property
     def options(self) -> RuntimeOptions: ...
     @property
     def cwd(self) -> str: ...
     @property
-    def agent(self) -> Agent: ...
-    @property
-    def session(self) -> SessionManager:
-        """The session store (the current one: it changes when the session is replaced)."""
-
-    @property
     def resources(self) -> ResourcesState:
         """The loaded resources (rebuilt by a reload or a cwd change: read it each time)."""
 
     @property
-    def settings(self) -> Settings: ...
-    @property
-    def registry(self) -> Any: ...  # pi_rpc.ai.models.ModelRegistry
-    @property
-    def compaction(self) -> CompactionView: ...
+    def registry(self) -> ModelRegistry: ...
     @property
     def tool_gate(self) -> BeforeToolCallHook | None:
         """The running mode's check before every tool call (runs after ``tool_call`` handlers)."""
+
+    @property
+    def store_view(self) -> ReadonlySessionManager:
+        """The current session store, read-only (``ctx.session_manager``)."""
 
     # ------------------------------------------------------------------ state
     @property
@@ -72,6 +67,23 @@ class SessionPort(Protocol):
     def entry_ids_by_message(self) -> dict[int, str]:
         """Session entry ids of the live messages, by ``id()`` (actionable boundaries)."""
 
+    @property
+    def messages(self) -> list[Message]:
+        """The live context (read only: ``commit_entries`` replaces it)."""
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running run's abort signal (``ctx.signal``)."""
+
+    @property
+    def argument_validator(self) -> ValidateArgs | None: ...
+    def active_tool_names(self) -> list[str]: ...
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the effective settings."""
+
+    def get_commands(self) -> list[dict[str, Any]]: ...
+    def get_session_stats(self) -> dict[str, Any]: ...
+
     # ------------------------------------------------------------------ events and background work
     async def emit(self, event: dict[str, Any]) -> None:
         """Send ``event`` to the session's clients."""
@@ -83,7 +95,7 @@ class SessionPort(Protocol):
         """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
         bound yet."""
 
-    # ------------------------------------------------------------------ actions
+    # ------------------------------------------------------------------ messages and entries
     async def prompt(
         self,
         text: str,
@@ -93,24 +105,53 @@ class SessionPort(Protocol):
         source: str = "interactive",
         expand_templates: bool = True,
     ) -> str: ...
+    def steer(self, message: Message) -> None:
+        """Deliver ``message`` to the running run after the current tool calls."""
+
+    def follow_up(self, message: Message) -> None:
+        """Deliver ``message`` once the running run would stop."""
+
+    def queued_messages(self) -> list[Message]:
+        """The queued messages the run delivers next (the steered ones, else the follow-ups);
+        empty when nothing is queued."""
+
     async def start_custom_run(self, message: CustomMessage) -> None: ...
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
-    async def select_model(self, model: dict[str, Any], source: str = "set") -> None: ...
+    def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:
+        """Persist a ``custom`` entry; the appended entry."""
+
+    def append_session_name(self, name: str) -> str | None:
+        """Record the session's name; the name the store now reports."""
+
+    def set_entry_label(self, entry_id: str, label: str | None) -> None: ...
+    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
+        """Append an actionable boundary's entry drafts to the session; when any was appended
+        the live context becomes the session's projection. Returns the appended entries."""
+
+    # ------------------------------------------------------------------ model and thinking level
+    async def set_model(self, model: dict[str, Any]) -> bool:
+        """Select ``model`` (``pi.set_model``); False when its provider has no credentials."""
+
+    def record_thinking_level(self, level: str) -> tuple[str, str] | None:
+        """Set the thinking level (clamped to the model): ``(effective, previous)``, or None
+        when it did not change."""
+
+    # ------------------------------------------------------------------ runs and the session tree
     async def abort(self) -> bool: ...
-    async def wait_for_settled(self) -> None: ...
+    async def wait_for_idle(self) -> None:
+        """Until the running run settled and compaction finished."""
+
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
-    def get_commands(self) -> list[dict[str, Any]]: ...
-    def get_session_stats(self) -> dict[str, Any]: ...
-    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
-    def reload_resources(self) -> None: ...
     async def rediscover_extensions(self) -> list[Any] | None:
         """A reload: extensions and packages discovered again from the settings on disk; the
         new extension sources (None: this session keeps its startup ones)."""
-        ...
 
-    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]: ...
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
+        """``setup(session_manager)`` runs on the new store before it is announced."""
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]: ...
     async def switch_session(self, session_path: str) -> dict[str, Any]: ...
     async def navigate_tree(
         self,
@@ -121,3 +162,8 @@ class SessionPort(Protocol):
         replace_instructions: bool = False,
         label: str | None = None,
     ) -> dict[str, Any]: ...
+
+    # ------------------------------------------------------------------ resources and tools
+    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
+    def reload_resources(self) -> None: ...
+    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...

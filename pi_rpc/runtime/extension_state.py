@@ -46,18 +46,18 @@ def custom_message(message: dict[str, Any]) -> CustomMessage:
 
 
 class ExtensionState:
-    """What the extension parts of one session share; ``session`` is the port to the session."""
+    """What the extension parts of one session share; ``port`` is the session as they see it."""
 
-    def __init__(self, session: SessionPort) -> None:
-        self.session = session
-        options = session.options
+    def __init__(self, port: SessionPort) -> None:
+        self.port = port
+        options = port.options
         self.preloaded = options.preloaded_extensions
         self.bus = self.preloaded.runtime.bus if self.preloaded is not None else EventBus()
         self.runner: ExtensionRunner | None = None
         self.binding = ModeBinding()
         self.bound = False  # the runner is bound: tool refreshes apply
         self.loadout = ToolLoadout(options)
-        self.loadout.attach(session.resources)
+        self.loadout.attach(port.resources)
         self.loadout.on_error = lambda path, error: self.report(path, "prepare_loadout", error)
         # pi.send_message deliveries: with the next prompt, or once the running turn ended.
         self.next_turn_messages: list[Message] = []
@@ -80,7 +80,7 @@ class ExtensionState:
         barrier = runner.runtime.spawn_barrier if runner is not None else None
         if barrier is not None:
             coro = _after(barrier(), coro)
-        if not self.session.spawn(self._guarded, coro):
+        if not self.port.spawn(self._guarded, coro):
             coro.close()
 
     @staticmethod
@@ -109,7 +109,7 @@ class ExtensionState:
         """Custom messages sent while a turn ran (``triggerTurn: False``) land after it."""
         pending, self.pending_custom_messages = self.pending_custom_messages, []
         for message in pending:
-            self.session.append_custom_message_now(message)
+            self.port.append_custom_message_now(message)
 
     # ------------------------------------------------------------------ reporting and notifying
 

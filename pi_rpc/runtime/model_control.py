@@ -6,7 +6,7 @@ compaction and retry switches): each change is recorded in the store and announc
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_rpc.ai.types import Model
@@ -79,7 +79,7 @@ class ModelControl:
     def get_available_models(self) -> list[Model]:
         return self._registry.get_available()
 
-    async def _apply_model(self, model: Model, source: str = "set", level: str | None = None) -> None:
+    async def apply_model(self, model: Model, source: str = "set", level: str | None = None) -> None:
         """Select ``model``; its thinking level is ``level`` when given (a scope pattern's),
         else the per-model setting, the default, or the current one (clamped)."""
         previous = self._agent.model
@@ -103,10 +103,6 @@ class ModelControl:
         ):
             await self._ext_emit({"type": "model_select", "model": model, "previousModel": previous, "source": source})
 
-    async def select_model(self, model: dict[str, Any], source: str = "set") -> None:
-        """Select ``model`` (an extension's ``pi.set_model``), as ``set_model`` does."""
-        await self._apply_model(cast("Model", model), source)  # as the extension gave it
-
     async def _set_effective_thinking(self, level: str) -> None:
         previous = record_thinking_level(self._agent, self._store, level)
         if previous is None:
@@ -123,7 +119,7 @@ class ModelControl:
         )
         if model is None:
             raise RuntimeCommandError(f"Model not found: {provider}/{model_id}")
-        await self._apply_model(model)
+        await self.apply_model(model)
         return model
 
     async def cycle_model(self) -> dict[str, Any] | None:
@@ -148,7 +144,7 @@ class ModelControl:
         if not candidates or (index is not None and len(candidates) == 1):
             return None
         chosen, level = candidates[0] if index is None else candidates[(index + 1) % len(candidates)]
-        await self._apply_model(chosen, "cycle", level)
+        await self.apply_model(chosen, "cycle", level)
         return {"model": chosen, "thinkingLevel": self._agent.thinking_level, "isScoped": bool(self._scoped_models)}
 
     def get_available_thinking_levels(self) -> list[str]:

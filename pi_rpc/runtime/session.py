@@ -247,8 +247,9 @@ class AgentSession:
         self.tool_control: ToolControl | None = None
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
+            from pi_rpc.runtime.session_port import LiveSessionPort
 
-            self.ext = SessionExtensions(self)
+            self.ext = SessionExtensions(LiveSessionPort(self))
         ext = self.ext
 
         # ---------------------------------------------------- what a session is made of
@@ -326,7 +327,6 @@ class AgentSession:
             ext_emit=ext_emit,
         )
         self.get_available_models = self.models.get_available_models
-        self.select_model = self.models.select_model
         self.set_model = self.models.set_model
         self.cycle_model = self.models.cycle_model
         self.get_available_thinking_levels = self.models.get_available_thinking_levels

@@ -1,14 +1,22 @@
 """The runtime's extension modules reach the session only through ``SessionPort``: none of them
 imports ``pi_rpc.runtime.session``, directly or through another runtime module, not even for
 type checking (a ``TYPE_CHECKING`` import is a dependency too); and none uses a private member
-of the session or the agent. ``AgentSession`` satisfying the port is checked by mypy where the
-session creates its ``SessionExtensions``."""
+of the session or the agent. ``LiveSessionPort`` (``session_port``) implementing the port, and
+``AgentSession`` providing what it works on, are checked by mypy where the session creates its
+``SessionExtensions``; that the port hands out neither the agent nor the store is gated in
+``tests/test_structure.py``."""
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
+import traceback
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 RUNTIME = Path(__file__).resolve().parents[2] / "pi_rpc" / "runtime"
 EXTENSION_MODULES = (
@@ -52,3 +60,49 @@ def test_no_extension_module_touches_private_members_of_the_session() -> None:
         source = (RUNTIME / f"{module}.py").read_text(encoding="utf-8")
         assert not private.findall(source), module
         assert "self.s." not in source, module
+
+
+_EXTENSION = "CAPTURED = {}\n\n\ndef setup(pi):\n    CAPTURED['pi'] = pi\n"
+
+
+@pytest.mark.anyio
+async def test_set_model_goes_from_the_api_to_the_part_that_acts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pi.set_model`` is the API, the port's verb (credentials check) and the model control
+    that records it: three frames down to the store write (four before the port had verbs:
+    ``ExtensionActions.set_model`` and ``ModelControl.select_model`` only forwarded). A model
+    whose provider has no credentials is refused before anything is written."""
+    for key in [k for k in os.environ if k.startswith("PI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    extension = tmp_path / "capture_pi.py"
+    extension.write_text(_EXTENSION)
+    from pi_rpc.runtime import open_session
+    from pi_rpc.session.manager import SessionManager
+
+    stacks: list[list[traceback.FrameSummary]] = []
+    original = SessionManager.append_model_change
+
+    def spy(self: SessionManager, *args: Any, **kwargs: Any) -> Any:
+        stacks.append(traceback.extract_stack()[:-1])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SessionManager, "append_model_change", spy)
+    async with open_session(cwd=tmp_path, model="faux/faux-1", extensions=[str(extension)], no_extensions=True) as s:
+        module = next(m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == str(extension))
+        pi = module.CAPTURED["pi"]
+        model = dict(s.agent_session.agent.model or {})
+        stacks.clear()
+        assert await pi.set_model(model) is True
+        assert await pi.set_model({**model, "provider": "no-such-provider"}) is False
+        store = s.agent_session.session
+        changes = [e for e in store.get_entries() if e.get("type") == "model_change"]
+    assert len(stacks) == 1  # the refused model wrote nothing
+    assert changes[-1]["provider"] == model["provider"] and changes[-1]["modelId"] == model["id"]
+    stack = stacks[0]
+    start = next(i for i, f in enumerate(stack) if f.name == "set_model" and f.filename.endswith("api.py"))
+    chain = [(Path(f.filename).name, f.name) for f in stack[start:]]
+    assert chain == [("api.py", "set_model"), ("session_port.py", "set_model"), ("model_control.py", "apply_model")]

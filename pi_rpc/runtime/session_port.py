@@ -1,0 +1,279 @@
+"""``LiveSessionPort``: the ``SessionPort`` a session with extensions builds for them.
+
+It is the one place that turns the port's verbs into work on the session's parts (the agent,
+the current store, the model control, the compaction runner); the extension modules see only
+the verbs. Verbs the session already has are bound once (no wrapper frame per call); state is
+read through properties, because the session replaces its store, options and resources.
+
+``SessionParts`` is what this module reads of ``AgentSession`` (which satisfies it; mypy
+checks that where the session builds the port). Neither module imports ``runtime.session``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from pi_rpc.extensions.context import ReadonlySessionManager
+from pi_rpc.runtime.thinking_levels import effective_thinking_level
+from pi_rpc.runtime.thinking_levels import record_thinking_level as record_level
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.agent.types import BeforeToolCallHook
+    from pi_rpc.agent.validation import ValidateArgs
+    from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models import ModelRegistry
+    from pi_rpc.ai.types import CustomMessage, Message, Model
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.compaction_runner import CompactionRunner
+    from pi_rpc.runtime.model_control import ModelControl
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.resources_state import ResourcesState
+    from pi_rpc.session.manager import SessionManager
+
+
+class SessionParts(Protocol):
+    """What ``LiveSessionPort`` works on (implemented by ``AgentSession``)."""
+
+    @property
+    def options(self) -> RuntimeOptions: ...
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def session(self) -> SessionManager: ...
+    @property
+    def resources(self) -> ResourcesState: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def registry(self) -> Any: ...
+    @property
+    def models(self) -> ModelControl: ...
+    @property
+    def compaction(self) -> CompactionRunner: ...
+    @property
+    def tool_gate(self) -> BeforeToolCallHook | None: ...
+    @property
+    def is_streaming(self) -> bool: ...
+    @property
+    def is_compacting(self) -> bool: ...
+    @property
+    def pending_message_count(self) -> int: ...
+    @property
+    def entry_ids_by_message(self) -> dict[int, str]: ...
+    async def emit(self, event: dict[str, Any]) -> None: ...
+    def emit_now(self, event: dict[str, Any]) -> None: ...
+    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool: ...
+    async def prompt(
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        streaming_behavior: str | None = None,
+        *,
+        source: str = "interactive",
+        expand_templates: bool = True,
+    ) -> str: ...
+    async def start_custom_run(self, message: CustomMessage) -> None: ...
+    def append_custom_message_now(self, message: CustomMessage) -> None: ...
+    async def abort(self) -> bool: ...
+    async def wait_for_settled(self) -> None: ...
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
+    def get_commands(self) -> list[dict[str, Any]]: ...
+    def get_session_stats(self) -> dict[str, Any]: ...
+    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
+    def reload_resources(self) -> None: ...
+    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
+    async def rediscover_extensions(self) -> list[Any] | None: ...
+    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]: ...
+    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]: ...
+
+
+class LiveSessionPort:
+    """``SessionPort`` over one ``AgentSession``."""
+
+    def __init__(self, parts: SessionParts) -> None:
+        self._parts = parts
+        # The session's own methods, bound once (stable for the session's life). The port is
+        # built before the session's other parts (they report to the extensions), so what the
+        # session takes from those parts is looked up per call (the tree operations below).
+        self.emit = parts.emit
+        self.emit_now = parts.emit_now
+        self.spawn = parts.spawn
+        self.prompt = parts.prompt
+        self.start_custom_run = parts.start_custom_run
+        self.append_custom_message_now = parts.append_custom_message_now
+        self.abort = parts.abort
+        self.compact = parts.compact
+        self.get_commands = parts.get_commands
+        self.get_session_stats = parts.get_session_stats
+        self.extend_resources = parts.extend_resources
+        self.reload_resources = parts.reload_resources
+        self.install_tools = parts.install_tools
+        self.rediscover_extensions = parts.rediscover_extensions
+        # The agent outlives store replacements: its queue verbs are bound once too.
+        agent = parts.agent
+        self.steer = agent.steer
+        self.follow_up = agent.follow_up
+        self.queued_messages = agent.peek_queued_messages
+
+    # ------------------------------------------------------------------ configuration
+
+    @property
+    def options(self) -> RuntimeOptions:
+        return self._parts.options
+
+    @property
+    def cwd(self) -> str:
+        return self._parts.cwd
+
+    @property
+    def resources(self) -> ResourcesState:
+        return self._parts.resources
+
+    @property
+    def registry(self) -> ModelRegistry:
+        return cast("ModelRegistry", self._parts.registry)
+
+    @property
+    def tool_gate(self) -> BeforeToolCallHook | None:
+        return self._parts.tool_gate
+
+    @property
+    def store_view(self) -> ReadonlySessionManager:
+        return ReadonlySessionManager(self._parts.session)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def model(self) -> Model | None:
+        return self._parts.agent.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self._parts.agent.thinking_level
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._parts.is_streaming
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._parts.is_compacting
+
+    @property
+    def pending_message_count(self) -> int:
+        return self._parts.pending_message_count
+
+    @property
+    def entry_ids_by_message(self) -> dict[int, str]:
+        return self._parts.entry_ids_by_message
+
+    @property
+    def messages(self) -> list[Message]:
+        return self._parts.agent.messages
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return self._parts.agent.signal
+
+    @property
+    def argument_validator(self) -> ValidateArgs | None:
+        return self._parts.agent.argument_validator
+
+    def active_tool_names(self) -> list[str]:
+        return [tool.name for tool in self._parts.agent.tools]
+
+    def get_settings(self) -> dict[str, Any]:
+        return self._parts.settings.as_dict()
+
+    # ------------------------------------------------------------------ entries
+
+    def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:
+        store = self._parts.session
+        return store.get_entry(store.append_custom_entry(custom_type, data))
+
+    def append_session_name(self, name: str) -> str | None:
+        store = self._parts.session
+        store.append_session_info(name)
+        return store.get_session_name()
+
+    def set_entry_label(self, entry_id: str, label: str | None) -> None:
+        self._parts.session.append_label_change(entry_id, label)
+
+    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
+        from pi_rpc.runtime.boundaries import apply_drafts
+
+        parts = self._parts
+        store = parts.session
+        appended = apply_drafts(store, drafts)
+        if appended:
+            # The live context becomes the session's projection (upstream _refreshFinalizedContext).
+            projection = store.build_session_projection()
+            entry_ids = parts.entry_ids_by_message
+            for projected in projection["entries"]:
+                for message in projected["messages"]:
+                    entry_ids[id(message)] = projected["sourceEntry"]["id"]
+            parts.agent.messages = list(projection["messages"])
+        return appended
+
+    # ------------------------------------------------------------------ model, thinking level, idle
+
+    async def set_model(self, model: dict[str, Any]) -> bool:
+        parts = self._parts
+        if not parts.registry.has_auth(model.get("provider")):
+            return False
+        await parts.models.apply_model(cast("Model", model), "set")  # as the extension gave it
+        return True
+
+    def record_thinking_level(self, level: str) -> tuple[str, str] | None:
+        parts = self._parts
+        effective = effective_thinking_level(parts.agent.model, level)
+        previous = record_level(parts.agent, parts.session, effective)
+        return None if previous is None else (effective, previous)
+
+    async def wait_for_idle(self) -> None:
+        await self._parts.wait_for_settled()
+        await self._parts.compaction.wait_idle()
+
+    # ------------------------------------------------------------------ the session tree
+
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
+        return await self._parts.new_session(parent_session, setup=setup)
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
+        return await self._parts.fork(entry_id, position)
+
+    async def switch_session(self, session_path: str) -> dict[str, Any]:
+        return await self._parts.switch_session(session_path)
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]:
+        return await self._parts.navigate_tree(
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
