@@ -544,7 +544,7 @@ class AgentSession:
         if etype == "message_end":
             message = event["message"]
             if message.get("role") == "custom":
-                self._entry_id_by_message[id(message)] = self._record_custom_message(message)
+                self._entry_id_by_message[id(message)] = _append_custom_message(self.session, message)
             elif message.get("role") in _PERSISTED_ROLES:
                 entry_id = self.session.append_message(message)
                 self._entry_id_by_message[id(message)] = entry_id
@@ -732,14 +732,9 @@ class AgentSession:
         self.session.append_message(message)
         self.agent.messages.append(message)
 
-    def _record_custom_message(self, message: CustomMessage) -> str:
-        return self.session.append_custom_message_entry(
-            str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
-        )
-
     def append_custom_message_now(self, message: CustomMessage) -> None:
         """Record an extension's custom message outside a run (no turn starts)."""
-        entry_id = self._record_custom_message(message)
+        entry_id = _append_custom_message(self.session, message)
         self._entry_id_by_message[id(message)] = entry_id
         self.agent.messages.append(message)
         self.emit_now({"type": "message_start", "message": message})
@@ -1105,3 +1100,10 @@ class AgentSession:
         from pi_rpc.runtime.export_html import export_session_html
 
         return {"path": export_session_html(self.session, output_path)}
+
+
+def _append_custom_message(store: SessionManager, message: CustomMessage) -> str:
+    """A custom message's entry (an extension's ``send_message``); its id."""
+    return store.append_custom_message_entry(
+        str(message.get("customType")), message.get("content"), message.get("display"), message.get("details")
+    )
