@@ -32,6 +32,7 @@ import orjson
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -41,7 +42,6 @@ from pi_rpc.ai.providers.common import (
     require_api_key,
     update_headers,
 )
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions

@@ -53,6 +53,7 @@ import orjson
 from pi_rpc.ai.errors import AbortedError, js_json
 from pi_rpc.ai.http import iter_sse, make_client
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.providers.codex_request import (
     build_body,
     configuration_update_effort,
@@ -61,7 +62,6 @@ from pi_rpc.ai.providers.codex_request import (
 )
 from pi_rpc.ai.providers.common import failure_event, update_headers
 from pi_rpc.ai.providers.openai_responses import finish_output, map_responses_events
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 if TYPE_CHECKING:

@@ -24,6 +24,7 @@ from pi_rpc.ai.errors import ProviderStreamError, format_openai_sdk_error, forma
 from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
 from pi_rpc.ai.jsjson import to_utf8
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -34,7 +35,6 @@ from pi_rpc.ai.providers.common import (
     require_api_key,
 )
 from pi_rpc.ai.providers.text_template import TextTemplate
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
