@@ -132,6 +132,28 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _assistant_block(b: dict[str, Any], oauth: bool) -> dict[str, Any] | None:
+    """One block of an assistant message as Anthropic takes it back (None: not sent)."""
+    t = b.get("type")
+    if t == "text":
+        return {"type": "text", "text": b["text"]} if b.get("text") else None
+    if t == "thinking":
+        if b.get("redacted"):
+            return {"type": "redacted_thinking", "data": b.get("thinkingSignature", "")}
+        if not b.get("thinkingSignature"):
+            # (thinking without a signature goes back as text)
+            return {"type": "text", "text": b["thinking"]} if b.get("thinking", "").strip() else None
+        return {"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]}
+    if t == "toolCall":
+        return {
+            "type": "tool_use",
+            "id": b["id"],
+            "name": to_claude_code_name(b["name"]) if oauth else b["name"],
+            "input": b.get("arguments") or {},
+        }
+    return None
+
+
 def convert_messages(
     messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
 ) -> list[dict[str, Any]]:
@@ -151,31 +173,7 @@ def convert_messages(
                 if blocks:
                     out.append({"role": "user", "content": blocks})
         elif role == "assistant":
-            blocks = []
-            for b in msg.get("content") or []:
-                t = b.get("type")
-                if t == "text":
-                    if b.get("text"):
-                        blocks.append({"type": "text", "text": b["text"]})
-                elif t == "thinking":
-                    if b.get("redacted"):
-                        blocks.append({"type": "redacted_thinking", "data": b.get("thinkingSignature", "")})
-                    elif not b.get("thinkingSignature"):
-                        if b.get("thinking", "").strip():
-                            blocks.append({"type": "text", "text": b["thinking"]})
-                    else:
-                        blocks.append(
-                            {"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]}
-                        )
-                elif t == "toolCall":
-                    blocks.append(
-                        {
-                            "type": "tool_use",
-                            "id": b["id"],
-                            "name": to_claude_code_name(b["name"]) if oauth else b["name"],
-                            "input": b.get("arguments") or {},
-                        }
-                    )
+            blocks = [converted for b in msg.get("content") or [] if (converted := _assistant_block(b, oauth))]
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif role == "toolResult":

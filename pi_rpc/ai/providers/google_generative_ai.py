@@ -70,6 +70,42 @@ def _multimodal_function_response(model_id: str) -> bool:
     return major is None or major >= 3
 
 
+def _model_part(b: dict[str, Any], same: bool, with_ids: bool) -> dict[str, Any] | None:
+    """One assistant block as a Gemini ``model`` part (None: not sent); signatures only go back
+    to the model (``same``) that made them."""
+    t = b.get("type")
+    part: dict[str, Any]
+    if t == "text":
+        sig = _sig(b.get("textSignature")) if same else None
+        # An empty text part is kept when it carries a signature Gemini wants echoed.
+        if not (b.get("text") or "").strip() and not sig:
+            return None
+        part = {"text": b.get("text", "")}
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    if t == "thinking":
+        if not same:
+            return {"text": b["thinking"]} if (b.get("thinking") or "").strip() else None
+        sig = _sig(b.get("thinkingSignature"))
+        if not (b.get("thinking") or "").strip() and not sig:
+            return None
+        part = {"thought": True, "text": b.get("thinking", "")}
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    if t == "toolCall":
+        call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
+        if with_ids:
+            call["id"] = b.get("id")
+        part = {"functionCall": call}
+        sig = _sig(b.get("thoughtSignature")) if same else None
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    return None
+
+
 def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Upstream 1.6's ``convertMessages`` (``google-shared.js``): the conversation as Gemini
     ``contents``, tool-call ids normalised and sent where the model requires them."""
@@ -96,40 +132,7 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
                 contents.append({"role": "user", "parts": parts})
         elif role == "assistant":
             same = msg.get("provider") == model["provider"] and msg.get("model") == model["id"]
-            parts = []
-            for b in msg.get("content") or []:
-                t = b.get("type")
-                if t == "text":
-                    sig = _sig(b.get("textSignature")) if same else None
-                    # An empty text part is kept when it carries a signature Gemini wants echoed.
-                    if not (b.get("text") or "").strip() and not sig:
-                        continue
-                    part: dict[str, Any] = {"text": b.get("text", "")}
-                    if sig:
-                        part["thoughtSignature"] = sig
-                    parts.append(part)
-                elif t == "thinking":
-                    if same:
-                        sig = _sig(b.get("thinkingSignature"))
-                        if not (b.get("thinking") or "").strip() and not sig:
-                            continue
-                        part = {"thought": True, "text": b.get("thinking", "")}
-                        if sig:
-                            part["thoughtSignature"] = sig
-                    else:
-                        if not (b.get("thinking") or "").strip():
-                            continue
-                        part = {"text": b["thinking"]}
-                    parts.append(part)
-                elif t == "toolCall":
-                    call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
-                    if with_ids:
-                        call["id"] = b.get("id")
-                    part = {"functionCall": call}
-                    sig = _sig(b.get("thoughtSignature")) if same else None
-                    if sig:
-                        part["thoughtSignature"] = sig
-                    parts.append(part)
+            parts = [part for b in msg.get("content") or [] if (part := _model_part(b, same, with_ids)) is not None]
             if parts:
                 contents.append({"role": "model", "parts": parts})
         elif role == "toolResult":

@@ -88,6 +88,37 @@ def _tool_result_text(text: str, has_images: bool, supports_images: bool, is_err
     return f"{prefix}(no tool output)"
 
 
+def _assistant_message(msg: dict[str, Any]) -> dict[str, Any] | None:
+    """An assistant message's text and thinking chunks and tool calls (None: nothing to send)."""
+    chunks: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for block in msg.get("content") or []:
+        btype = block.get("type")
+        if btype == "text":
+            if block.get("text", "").strip():
+                chunks.append({"type": "text", "text": block["text"]})
+        elif btype == "thinking":
+            if block.get("thinking", "").strip():
+                chunks.append({"type": "thinking", "thinking": [{"type": "text", "text": block["thinking"]}]})
+        else:
+            calls.append(
+                {
+                    "id": block.get("id"),
+                    "type": "function",
+                    "function": {"name": block.get("name"), "arguments": js_json(block.get("arguments") or {})},
+                    "index": 0,
+                }
+            )
+    if not chunks and not calls:
+        return None
+    assistant: dict[str, Any] = {"role": "assistant", "prefix": False}
+    if chunks:
+        assistant["content"] = chunks
+    if calls:
+        assistant["tool_calls"] = calls
+    return assistant
+
+
 def convert_messages(system_prompt: str, messages: list[dict[str, Any]], supports_images: bool) -> list[dict[str, Any]]:
     """``toChatMessages`` + ``toMistralWireMessage``: upstream's camel-case keys renamed, the
     renamed ones moving to the end of their object as its ``delete``/re-add does."""
@@ -113,31 +144,8 @@ def convert_messages(system_prompt: str, messages: list[dict[str, Any]], support
             elif any(item.get("type") == "image" for item in blocks) and not supports_images:
                 out.append({"role": "user", "content": "(image omitted: model does not support images)"})
         elif role == "assistant":
-            chunks: list[dict[str, Any]] = []
-            calls: list[dict[str, Any]] = []
-            for block in msg.get("content") or []:
-                btype = block.get("type")
-                if btype == "text":
-                    if block.get("text", "").strip():
-                        chunks.append({"type": "text", "text": block["text"]})
-                elif btype == "thinking":
-                    if block.get("thinking", "").strip():
-                        chunks.append({"type": "thinking", "thinking": [{"type": "text", "text": block["thinking"]}]})
-                else:
-                    calls.append(
-                        {
-                            "id": block.get("id"),
-                            "type": "function",
-                            "function": {"name": block.get("name"), "arguments": js_json(block.get("arguments") or {})},
-                            "index": 0,
-                        }
-                    )
-            assistant: dict[str, Any] = {"role": "assistant", "prefix": False}
-            if chunks:
-                assistant["content"] = chunks
-            if calls:
-                assistant["tool_calls"] = calls
-            if chunks or calls:
+            assistant = _assistant_message(msg)
+            if assistant is not None:
                 out.append(assistant)
         elif role == "toolResult":
             content = msg.get("content") or []

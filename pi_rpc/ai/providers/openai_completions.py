@@ -142,6 +142,9 @@ def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] |
     return tool_id
 
 
+_PROCESSED_TOOL_RESULTS = {"role": "assistant", "content": "I have processed the tool results."}
+
+
 def convert_messages(
     model: Model, system_prompt: str, messages: list[dict[str, Any]], compat: dict[str, Any]
 ) -> list[dict[str, Any]]:
@@ -156,123 +159,127 @@ def convert_messages(
         msg = transformed[i]
         mrole = msg.get("role")
         if compat.get("requiresAssistantAfterToolResult") and last_role == "toolResult" and mrole == "user":
-            params.append({"role": "assistant", "content": "I have processed the tool results."})
-        if mrole == "user":
-            content = msg.get("content")
-            if isinstance(content, str):
-                params.append({"role": "user", "content": content})
-            else:
-                parts = []
-                for item in content or []:
-                    if item.get("type") == "text":
-                        if item.get("text"):
-                            parts.append({"type": "text", "text": item["text"]})
-                    elif item.get("type") == "image":
-                        parts.append(
-                            {
-                                "type": "image_url",
-                                "image_url": {"url": f"data:{item['mimeType']};base64,{item['data']}"},
-                            }
-                        )
-                if not parts:
-                    i += 1
-                    continue
-                params.append({"role": "user", "content": parts})
-        elif mrole == "assistant":
-            non_null = compat.get("requiresAssistantAfterToolResult") or compat.get("requiresNonNullAssistantContent")
-            out: dict[str, Any] = {"role": "assistant", "content": "" if non_null else None}
-            blocks = msg.get("content") or []
-            text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b.get("text", "").strip())
-            thinking = [b for b in blocks if b.get("type") == "thinking" and b.get("thinking", "").strip()]
-            calls = [b for b in blocks if b.get("type") == "toolCall"]
-            details = None
-            for b in blocks:
-                if b.get("type") == "thinking" and b.get("thinkingSignature", "").startswith("["):
-                    try:
-                        parsed = js_loads(b["thinkingSignature"])
-                    except orjson.JSONDecodeError:
-                        parsed = None
-                    if (
-                        isinstance(parsed, list)
-                        and parsed
-                        and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed)
-                    ):
-                        details = parsed
-                        break
-            if thinking and compat.get("requiresThinkingAsText"):
-                parts = [{"type": "text", "text": "\n\n".join(b["thinking"] for b in thinking)}]
-                parts += [
-                    {"type": "text", "text": b["text"]}
-                    for b in blocks
-                    if b.get("type") == "text" and b.get("text", "").strip()
-                ]
-                out["content"] = parts
-            else:
-                if text:
-                    out["content"] = text
-                if thinking and details is None:
-                    sig = thinking[0].get("thinkingSignature")
-                    if sig in REASONING_FIELDS:
-                        out[sig] = "\n".join(b["thinking"] for b in thinking)
-            if calls:
-                out["tool_calls"] = [
-                    {
-                        "id": tc["id"],
-                        "type": "function",
-                        "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))},
-                    }
-                    for tc in calls
-                ]
-            if details is not None:
-                out["reasoning_details"] = details
-            if (
-                compat.get("requiresReasoningContentOnAssistantMessages")
-                and model.get("reasoning")
-                and "reasoning_content" not in out
-            ):
-                out["reasoning_content"] = ""
-            has_content = bool(out["content"])
-            if not has_content and "tool_calls" not in out:
+            params.append(dict(_PROCESSED_TOOL_RESULTS))
+        if mrole == "toolResult":
+            i, last_role = _append_tool_results(params, transformed, i, model, compat)
+            continue
+        if mrole in ("user", "assistant"):
+            converted = _user_message(msg) if mrole == "user" else _assistant_message(msg, model, compat)
+            if converted is None:  # nothing to send: skipped (the previous role stays the last)
                 i += 1
                 continue
-            params.append(out)
-        elif mrole == "toolResult":
-            images: list[dict[str, Any]] = []
-            j = i
-            while j < len(transformed) and transformed[j].get("role") == "toolResult":
-                tm = transformed[j]
-                content = tm.get("content") or []
-                text = content_text(content)
-                has_images = any(b.get("type") == "image" for b in content)
-                body_text = text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
-                tr: dict[str, Any] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}
-                if compat.get("requiresToolResultName") and tm.get("toolName"):
-                    tr["name"] = tm["toolName"]
-                params.append(tr)
-                if has_images and "image" in (model.get("input") or []):
-                    for b in content:
-                        if b.get("type") == "image":
-                            images.append(
-                                {"type": "image_url", "image_url": {"url": f"data:{b['mimeType']};base64,{b['data']}"}}
-                            )
-                j += 1
-            i = j
-            if images:
-                if compat.get("requiresAssistantAfterToolResult"):
-                    params.append({"role": "assistant", "content": "I have processed the tool results."})
-                params.append(
-                    {
-                        "role": "user",
-                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
-                    }
-                )
-                last_role = "user"
-            else:
-                last_role = "toolResult"
-            continue
+            params.append(converted)
         last_role = mrole
         i += 1
     return params
+
+
+def _image_url(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
+
+
+def _user_message(msg: dict[str, Any]) -> dict[str, Any] | None:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": content}
+    parts = []
+    for item in content or []:
+        if item.get("type") == "text":
+            if item.get("text"):
+                parts.append({"type": "text", "text": item["text"]})
+        elif item.get("type") == "image":
+            parts.append(_image_url(item))
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _reasoning_details(blocks: list[dict[str, Any]]) -> list[Any] | None:
+    """The first thinking signature that is an OpenRouter ``reasoning_details`` list."""
+    for b in blocks:
+        if b.get("type") == "thinking" and b.get("thinkingSignature", "").startswith("["):
+            try:
+                parsed = js_loads(b["thinkingSignature"])
+            except orjson.JSONDecodeError:
+                parsed = None
+            if (
+                isinstance(parsed, list)
+                and parsed
+                and all(isinstance(d, dict) and str(d.get("type", "")).startswith("reasoning.") for d in parsed)
+            ):
+                return parsed
+    return None
+
+
+def _assistant_message(msg: dict[str, Any], model: Model, compat: dict[str, Any]) -> dict[str, Any] | None:
+    non_null = compat.get("requiresAssistantAfterToolResult") or compat.get("requiresNonNullAssistantContent")
+    out: dict[str, Any] = {"role": "assistant", "content": "" if non_null else None}
+    blocks = msg.get("content") or []
+    text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b.get("text", "").strip())
+    thinking = [b for b in blocks if b.get("type") == "thinking" and b.get("thinking", "").strip()]
+    calls = [b for b in blocks if b.get("type") == "toolCall"]
+    details = _reasoning_details(blocks)
+    if thinking and compat.get("requiresThinkingAsText"):
+        parts = [{"type": "text", "text": "\n\n".join(b["thinking"] for b in thinking)}]
+        parts += [
+            {"type": "text", "text": b["text"]} for b in blocks if b.get("type") == "text" and b.get("text", "").strip()
+        ]
+        out["content"] = parts
+    else:
+        if text:
+            out["content"] = text
+        if thinking and details is None:
+            sig = thinking[0].get("thinkingSignature")
+            if sig in REASONING_FIELDS:
+                out[sig] = "\n".join(b["thinking"] for b in thinking)
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": tc["id"],
+                "type": "function",
+                "function": {"name": tc["name"], "arguments": js_json(tc.get("arguments", {}))},
+            }
+            for tc in calls
+        ]
+    if details is not None:
+        out["reasoning_details"] = details
+    if (
+        compat.get("requiresReasoningContentOnAssistantMessages")
+        and model.get("reasoning")
+        and "reasoning_content" not in out
+    ):
+        out["reasoning_content"] = ""
+    if not out["content"] and "tool_calls" not in out:
+        return None
+    return out
+
+
+def _append_tool_results(
+    params: list[dict[str, Any]], transformed: list[dict[str, Any]], i: int, model: Model, compat: dict[str, Any]
+) -> tuple[int, str]:
+    """The run of tool results from ``i`` as ``tool`` messages, then their images in one user
+    message (where the model takes images); the index after the run and the role sent last."""
+    images: list[dict[str, Any]] = []
+    j = i
+    while j < len(transformed) and transformed[j].get("role") == "toolResult":
+        tm = transformed[j]
+        content = tm.get("content") or []
+        text = content_text(content)
+        has_images = any(b.get("type") == "image" for b in content)
+        body_text = text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
+        tr: dict[str, Any] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}
+        if compat.get("requiresToolResultName") and tm.get("toolName"):
+            tr["name"] = tm["toolName"]
+        params.append(tr)
+        if has_images and "image" in (model.get("input") or []):
+            images.extend(_image_url(b) for b in content if b.get("type") == "image")
+        j += 1
+    if not images:
+        return j, "toolResult"
+    if compat.get("requiresAssistantAfterToolResult"):
+        params.append(dict(_PROCESSED_TOOL_RESULTS))
+    params.append(
+        {"role": "user", "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images]}
+    )
+    return j, "user"
 
 
 def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
@@ -321,44 +328,50 @@ def build_params(model: Model, context: Context, options: StreamOptions, compat:
         params["tools"] = []
     if options.extra.get("toolChoice") is not None:
         params["tool_choice"] = options.extra["toolChoice"]
-    level = reasoning_level(model, options)
-    level_map = model.get("thinkingLevelMap") or {}
-    fmt = compat.get("thinkingFormat")
     if model.get("reasoning"):
-        if fmt == "zai":
-            params["thinking"] = {"type": "enabled", "clear_thinking": False} if level else {"type": "disabled"}
-            if level and compat.get("supportsReasoningEffort"):
-                effort = level_map.get(level, level)
-                if isinstance(effort, str):
-                    params["reasoning_effort"] = effort
-        elif fmt == "qwen":
-            params["enable_thinking"] = bool(level)
-        elif fmt == "qwen-chat-template":
-            params["chat_template_kwargs"] = {"enable_thinking": bool(level), "preserve_thinking": True}
-        elif fmt == "deepseek":
-            if level:
-                params["thinking"] = {"type": "enabled"}
-            elif level_map.get("off", "") is not None:
-                params["thinking"] = {"type": "disabled"}
-            if level and compat.get("supportsReasoningEffort"):
-                params["reasoning_effort"] = level_map.get(level) or level
-        elif fmt == "openrouter":
-            if level:
-                params["reasoning"] = {"effort": level_map.get(level) or level}
-            elif level_map.get("off", "") is not None:
-                params["reasoning"] = {"effort": level_map.get("off") or "none"}
-        elif fmt == "together":
-            params["reasoning"] = {"enabled": bool(level)}
-            if level and compat.get("supportsReasoningEffort"):
-                params["reasoning_effort"] = level_map.get(level) or level
-        elif level and compat.get("supportsReasoningEffort"):
-            params["reasoning_effort"] = level_map.get(level) or level
-        elif not level and compat.get("supportsReasoningEffort") and isinstance(level_map.get("off"), str):
-            params["reasoning_effort"] = level_map["off"]
+        _add_reasoning_params(params, model, options, compat)
     routing = (model.get("compat") or {}).get("openRouterRouting")
     if routing:
         params["provider"] = routing
     return params
+
+
+def _add_reasoning_params(params: dict[str, Any], model: Model, options: StreamOptions, compat: dict[str, Any]) -> None:
+    """The reasoning fields of a reasoning model's request, in the dialect ``thinkingFormat``
+    names (appended in place: the request's key order is upstream's)."""
+    level = reasoning_level(model, options)
+    level_map = model.get("thinkingLevelMap") or {}
+    fmt = compat.get("thinkingFormat")
+    if fmt == "zai":
+        params["thinking"] = {"type": "enabled", "clear_thinking": False} if level else {"type": "disabled"}
+        if level and compat.get("supportsReasoningEffort"):
+            effort = level_map.get(level, level)
+            if isinstance(effort, str):
+                params["reasoning_effort"] = effort
+    elif fmt == "qwen":
+        params["enable_thinking"] = bool(level)
+    elif fmt == "qwen-chat-template":
+        params["chat_template_kwargs"] = {"enable_thinking": bool(level), "preserve_thinking": True}
+    elif fmt == "deepseek":
+        if level:
+            params["thinking"] = {"type": "enabled"}
+        elif level_map.get("off", "") is not None:
+            params["thinking"] = {"type": "disabled"}
+        if level and compat.get("supportsReasoningEffort"):
+            params["reasoning_effort"] = level_map.get(level) or level
+    elif fmt == "openrouter":
+        if level:
+            params["reasoning"] = {"effort": level_map.get(level) or level}
+        elif level_map.get("off", "") is not None:
+            params["reasoning"] = {"effort": level_map.get("off") or "none"}
+    elif fmt == "together":
+        params["reasoning"] = {"enabled": bool(level)}
+        if level and compat.get("supportsReasoningEffort"):
+            params["reasoning_effort"] = level_map.get(level) or level
+    elif level and compat.get("supportsReasoningEffort"):
+        params["reasoning_effort"] = level_map.get(level) or level
+    elif not level and compat.get("supportsReasoningEffort") and isinstance(level_map.get("off"), str):
+        params["reasoning_effort"] = level_map["off"]
 
 
 def parse_chunk_usage(raw: dict[str, Any], model: Model) -> dict[str, Any]:
