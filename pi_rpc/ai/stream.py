@@ -22,8 +22,9 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
+from pi_rpc.ai.output import new_output, now_ms
 from pi_rpc.ai.redaction import RequestSecrets, redact_error_message
-from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions, empty_usage
+from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 # An async generator, not any async iterator: ``stream`` closes it with ``aclosing``.
 ProviderFn = Callable[[Model, Context, StreamOptions], AsyncGenerator[AssistantMessageEvent, None]]
@@ -60,9 +61,12 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    from pi_rpc.ai.providers import register_builtin_providers
+    # The table lives with the providers; the registering happens here, so that the providers
+    # package never imports this module (the providers import ``output``, not the dispatcher).
+    from pi_rpc.ai.providers import BUILTIN_APIS
 
-    register_builtin_providers()
+    for api, (module, attr) in BUILTIN_APIS.items():
+        register_lazy_provider(api, module, attr)
 
 
 def get_provider(api: str) -> ProviderFn | None:
@@ -79,24 +83,6 @@ def get_provider(api: str) -> ProviderFn | None:
 def registered_apis() -> list[str]:
     _load_builtins()
     return sorted(set(_REGISTRY) | set(_LAZY))
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def new_output(model: Model) -> dict[str, Any]:
-    """The initial (``pending``) assistant message, keys in upstream order."""
-    return {
-        "role": "assistant",
-        "content": [],
-        "api": model["api"],
-        "provider": model["provider"],
-        "model": model["id"],
-        "usage": empty_usage(),
-        "stopReason": "pending",
-        "timestamp": now_ms(),
-    }
 
 
 def error_event(output: dict[str, Any], message: str, aborted: bool) -> AssistantMessageEvent:

@@ -82,6 +82,45 @@ def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dic
 _ModelT = TypeVar("_ModelT", bound=Mapping[str, Any])
 
 
+def _assistant_from(
+    msg: dict[str, Any],
+    model: _ModelT,
+    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, Any]], str] | None,
+    id_map: dict[str, str],
+) -> dict[str, Any]:
+    """An assistant message as another model may see it: thinking only for the model that
+    wrote it, text without its signature, tool-call ids normalised (recorded in ``id_map`` for
+    their results)."""
+    same = (
+        msg.get("provider") == model["provider"] and msg.get("api") == model["api"] and msg.get("model") == model["id"]
+    )
+    blocks: list[dict[str, Any]] = []
+    for block in msg["content"]:
+        btype = block.get("type")
+        if btype == "thinking":
+            if not same:
+                continue
+            if block.get("redacted") or block.get("thinkingSignature"):
+                blocks.append(block)
+            elif block.get("thinking", "").strip():
+                blocks.append(block)
+        elif btype == "text":
+            blocks.append(block if same else {"type": "text", "text": block.get("text", "")})
+        elif btype == "toolCall":
+            tc = block
+            if not same and "thoughtSignature" in tc:
+                tc = {k: v for k, v in tc.items() if k != "thoughtSignature"}
+            if not same and normalize_tool_call_id is not None:
+                new_id = normalize_tool_call_id(tc["id"], model, msg)
+                if new_id != tc["id"]:
+                    id_map[tc["id"]] = new_id
+                    tc = {**tc, "id": new_id}
+            blocks.append(tc)
+        else:
+            blocks.append(block)
+    return {**msg, "content": blocks}
+
+
 def transform_messages(
     messages: list[dict[str, Any]],
     model: _ModelT,
@@ -103,38 +142,15 @@ def transform_messages(
             if new_id and new_id != msg["toolCallId"]:
                 msg = {**msg, "toolCallId": new_id}
         elif role == "assistant":
-            same = (
-                msg.get("provider") == model["provider"]
-                and msg.get("api") == model["api"]
-                and msg.get("model") == model["id"]
-            )
-            blocks: list[dict[str, Any]] = []
-            for block in msg["content"]:
-                btype = block.get("type")
-                if btype == "thinking":
-                    if not same:
-                        continue
-                    if block.get("redacted") or block.get("thinkingSignature"):
-                        blocks.append(block)
-                    elif block.get("thinking", "").strip():
-                        blocks.append(block)
-                elif btype == "text":
-                    blocks.append(block if same else {"type": "text", "text": block.get("text", "")})
-                elif btype == "toolCall":
-                    tc = block
-                    if not same and "thoughtSignature" in tc:
-                        tc = {k: v for k, v in tc.items() if k != "thoughtSignature"}
-                    if not same and normalize_tool_call_id is not None:
-                        new_id = normalize_tool_call_id(tc["id"], model, msg)
-                        if new_id != tc["id"]:
-                            id_map[tc["id"]] = new_id
-                            tc = {**tc, "id": new_id}
-                    blocks.append(tc)
-                else:
-                    blocks.append(block)
-            msg = {**msg, "content": blocks}
+            msg = _assistant_from(msg, model, normalize_tool_call_id, id_map)
         transformed.append(msg)
+    return _pair_tool_results(transformed)
 
+
+def _pair_tool_results(transformed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call answered: a call with no result before the next assistant or user
+    message gets an error result; system messages that came between a call and its result
+    wait until the results are in. Errored and aborted assistant turns are dropped."""
     result: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
     answered: set[str] = set()

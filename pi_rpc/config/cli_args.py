@@ -9,7 +9,7 @@ arguments; everything else is a positional message. ``--`` ends option parsing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pi_rpc.config.listen_flags import (
@@ -215,6 +215,147 @@ def _split_csv(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
+def _set_mode(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    if value not in VALID_MODES:
+        raise CliError(f'Invalid mode "{value}". Valid values: {", ".join(VALID_MODES)}')
+    values["mode"] = value
+
+
+def _set_session_store(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    if value not in SESSION_STORES:
+        raise CliError(f'Error: Invalid --session-store "{value}". Valid values: {", ".join(SESSION_STORES)}')
+    values["session_store"] = value
+
+
+def _set_thinking(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    # (an unknown level is a warning, as upstream's)
+    if value in THINKING_LEVELS:
+        values["thinking"] = value
+    else:
+        warnings.append(f'Warning: Invalid thinking level "{value}". Valid values: {", ".join(THINKING_LEVELS)}')
+
+
+def _set_max_frame_bytes(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if limit <= 0:
+        raise CliError(f'Error: Invalid --max-frame-bytes "{value}": expected a positive integer')
+    values["max_frame_bytes"] = limit
+
+
+def _set_event_buffer(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    count = int(value) if value.isascii() and value.isdigit() else -1
+    if count < 0:
+        raise CliError(f'Error: Invalid --event-buffer "{value}": expected a non-negative integer')
+    values["event_buffer"] = count
+
+
+def _set_max_sessions(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    count = int(value) if value.isascii() and value.isdigit() else 0
+    if count < 1:
+        raise CliError(f'Error: Invalid --max-sessions "{echo(value, 40)}": expected a positive integer')
+    if count > MAX_SESSIONS_LIMIT:
+        # Not a number JSON clients can hold exactly (get_protocol_info's maxSessions).
+        raise CliError(f'Error: Invalid --max-sessions "{echo(value, 40)}": at most {MAX_SESSIONS_LIMIT}')
+    values["max_sessions"] = count
+
+
+def _set_number(flag: str, value: str, values: dict[str, object], warnings: list[str]) -> None:
+    name, integer = _NUMBER_FLAGS[flag]
+    values[name] = _positive_number(flag, value, integer)
+
+
+# Flags whose value is checked (a flag given last, without its value, is ignored as upstream).
+_CHECKED_VALUE_FLAGS: dict[str, Callable[[str, str, dict[str, object], list[str]], None]] = {
+    **dict.fromkeys(_NUMBER_FLAGS, _set_number),
+    "--mode": _set_mode,
+    "--session-store": _set_session_store,
+    "--thinking": _set_thinking,
+    "--max-frame-bytes": _set_max_frame_bytes,
+    "--event-buffer": _set_event_buffer,
+    "--max-sessions": _set_max_sessions,
+}
+
+
+def _set_value(arg: str, value: str, values: dict[str, object], appends: dict[str, list[str]]) -> None:
+    """A ``_VALUE_FLAGS`` flag's value: kept, appended, or split at commas."""
+    name, kind = _VALUE_FLAGS[arg]
+    if kind == "str":
+        values[name] = value
+    elif kind == "append":
+        appends.setdefault(name, []).append(value)
+    else:
+        values[name] = _split_csv(value)
+
+
+def _tui_mode(args: Sequence[str], i: int, values: dict[str, object]) -> int:
+    # upstream: a missing value or another option is an error; so is an unknown mode
+    if i + 1 >= len(args) or args[i + 1].startswith("-"):
+        raise CliError("Error: --tui-mode requires regular or fullscreen")
+    i += 1
+    if args[i] not in TUI_MODES:
+        raise CliError(f'Error: Invalid TUI mode "{args[i]}". Valid values: {", ".join(TUI_MODES)}')
+    values["tui_mode"] = args[i]
+    return i
+
+
+def _export(args: Sequence[str], i: int, values: dict[str, object]) -> int:
+    """``--export <session> [<output>]``."""
+    if i + 1 >= len(args):
+        return i
+    i += 1
+    parts = [args[i]]
+    if i + 1 < len(args) and not args[i + 1].startswith("-"):
+        i += 1
+        parts.append(args[i])
+    values["export"] = tuple(parts)
+    return i
+
+
+def _list_models(args: Sequence[str], i: int, values: dict[str, object]) -> int:
+    """``--list-models [search]``."""
+    if i + 1 < len(args) and not args[i + 1].startswith("-") and not args[i + 1].startswith("@"):
+        values["list_models"] = args[i + 1]
+        return i + 1
+    values["list_models"] = True
+    return i
+
+
+def _extension_flag(args: Sequence[str], i: int, unknown: list[str], flag_values: list[tuple[str, str | bool]]) -> int:
+    """A long flag pi does not know: upstream's --name=value, or --name value when the next
+    argument is not an option or @file; otherwise a boolean. Extensions read them with
+    pi.get_flag()."""
+    arg = args[i]
+    if "=" in arg:
+        unknown.append(arg[: arg.index("=")])
+        flag_values.append((arg[2 : arg.index("=")], arg[arg.index("=") + 1 :]))
+        return i
+    unknown.append(arg)
+    if i + 1 < len(args) and not args[i + 1].startswith(("-", "@")):
+        flag_values.append((arg[2:], args[i + 1]))
+        return i + 1
+    flag_values.append((arg[2:], True))
+    return i
+
+
+def _check_session_flags(values: dict[str, object]) -> None:
+    session_id = values.get("session_id")
+    if isinstance(session_id, str) and not SESSION_ID_RE.match(session_id):
+        raise CliError(f"Error: {SESSION_ID_ERROR}")
+    if isinstance(session_id, str) and len(session_id) > MAX_SESSION_ID_LENGTH:
+        # No file name holds it (upstream accepts it and then cannot write the session).
+        raise CliError(f"Error: Session id is too long ({len(session_id)} characters, at most {MAX_SESSION_ID_LENGTH})")
+    if values.get("fork") is not None and (
+        values.get("session") is not None
+        or values.get("continue_session")
+        or values.get("resume")
+        or values.get("no_session")
+    ):
+        raise CliError("Error: --fork cannot be combined with --session, --continue, --resume, or --no-session")
+
+
 def parse_args(argv: Sequence[str]) -> CliArgs:
     """Parse ``argv`` (without the program name). Raises ``CliError`` on fatal errors."""
     values: dict[str, object] = {}
@@ -233,126 +374,33 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
         if arg == "--":
             messages.extend(args[i + 1 :])
             break
-        if arg == "--mode":
+        if arg in _CHECKED_VALUE_FLAGS:
             if has_next:
                 i += 1
-                mode = args[i]
-                if mode not in VALID_MODES:
-                    raise CliError(f'Invalid mode "{mode}". Valid values: {", ".join(VALID_MODES)}')
-                values["mode"] = mode
-        elif arg == "--session-store":
-            if has_next:
-                i += 1
-                store = args[i]
-                if store not in SESSION_STORES:
-                    raise CliError(
-                        f'Error: Invalid --session-store "{store}". Valid values: {", ".join(SESSION_STORES)}'
-                    )
-                values["session_store"] = store
+                _CHECKED_VALUE_FLAGS[arg](arg, args[i], values, warnings)
         elif arg in _BOOL_FLAGS:
             values[_BOOL_FLAGS[arg]] = True
         elif arg in LISTEN_FLAGS:
             i = parse_listen_flag(args, i, values, appends)
-        elif arg in ("-a", "--approve"):
-            values["approve"] = True
-        elif arg in ("-na", "--no-approve"):
-            values["approve"] = False
-        elif arg == "--thinking":
-            if has_next:
-                i += 1
-                level = args[i]
-                if level in THINKING_LEVELS:
-                    values["thinking"] = level
-                else:
-                    warnings.append(
-                        f'Warning: Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}'
-                    )
-        elif arg == "--max-frame-bytes":
-            if has_next:
-                i += 1
-                raw = args[i]
-                try:
-                    limit = int(raw)
-                except ValueError:
-                    limit = 0
-                if limit <= 0:
-                    raise CliError(f'Error: Invalid --max-frame-bytes "{raw}": expected a positive integer')
-                values["max_frame_bytes"] = limit
-        elif arg == "--event-buffer":
-            if has_next:
-                i += 1
-                raw = args[i]
-                count = int(raw) if raw.isascii() and raw.isdigit() else -1
-                if count < 0:
-                    raise CliError(f'Error: Invalid --event-buffer "{raw}": expected a non-negative integer')
-                values["event_buffer"] = count
-        elif arg == "--max-sessions":
-            if has_next:
-                i += 1
-                raw = args[i]
-                count = int(raw) if raw.isascii() and raw.isdigit() else 0
-                if count < 1:
-                    raise CliError(f'Error: Invalid --max-sessions "{echo(raw, 40)}": expected a positive integer')
-                if count > MAX_SESSIONS_LIMIT:
-                    # Not a number JSON clients can hold exactly (get_protocol_info's maxSessions).
-                    raise CliError(f'Error: Invalid --max-sessions "{echo(raw, 40)}": at most {MAX_SESSIONS_LIMIT}')
-                values["max_sessions"] = count
+        elif arg in ("-a", "--approve", "-na", "--no-approve"):
+            values["approve"] = arg in ("-a", "--approve")
         elif arg == "--tui-mode":
-            # upstream: a missing value or another option is an error; so is an unknown mode
-            if not has_next or args[i + 1].startswith("-"):
-                raise CliError("Error: --tui-mode requires regular or fullscreen")
-            i += 1
-            if args[i] not in TUI_MODES:
-                raise CliError(f'Error: Invalid TUI mode "{args[i]}". Valid values: {", ".join(TUI_MODES)}')
-            values["tui_mode"] = args[i]
-        elif arg in _NUMBER_FLAGS:
-            if has_next:
-                i += 1
-                name, integer = _NUMBER_FLAGS[arg]
-                values[name] = _positive_number(arg, args[i], integer)
+            i = _tui_mode(args, i, values)
         elif arg == "--export":
-            if has_next:
-                i += 1
-                parts = [args[i]]
-                if i + 1 < n and not args[i + 1].startswith("-"):
-                    i += 1
-                    parts.append(args[i])
-                values["export"] = tuple(parts)
+            i = _export(args, i, values)
         elif arg == "--list-models":
-            if has_next and not args[i + 1].startswith("-") and not args[i + 1].startswith("@"):
-                i += 1
-                values["list_models"] = args[i]
-            else:
-                values["list_models"] = True
+            i = _list_models(args, i, values)
         elif arg in _VALUE_FLAGS:
-            name, kind = _VALUE_FLAGS[arg]
             if has_next:
                 i += 1
-                value = args[i]
-                if kind == "str":
-                    values[name] = value
-                elif kind == "append":
-                    appends.setdefault(name, []).append(value)
-                else:
-                    values[name] = _split_csv(value)
+                _set_value(arg, args[i], values, appends)
         elif arg in _IGNORED_VALUE_FLAGS:
             if has_next:
                 i += 1
         elif arg.startswith("@"):
             file_args.append(arg[1:])
         elif arg.startswith("--"):
-            # Upstream: --name=value, or --name value when the next argument is not an option
-            # or @file; otherwise a boolean. Extensions read them with pi.get_flag().
-            if "=" in arg:
-                unknown.append(arg[: arg.index("=")])
-                flag_values.append((arg[2 : arg.index("=")], arg[arg.index("=") + 1 :]))
-            else:
-                unknown.append(arg)
-                if has_next and not args[i + 1].startswith(("-", "@")):
-                    i += 1
-                    flag_values.append((arg[2:], args[i]))
-                else:
-                    flag_values.append((arg[2:], True))
+            i = _extension_flag(args, i, unknown, flag_values)
         elif arg.startswith("-"):
             raise CliError(f"Error: Unknown option: {arg}")
         else:
@@ -361,22 +409,7 @@ def parse_args(argv: Sequence[str]) -> CliArgs:
 
     for name, items in appends.items():
         values[name] = tuple(items)
-
-    session_id = values.get("session_id")
-    if isinstance(session_id, str) and not SESSION_ID_RE.match(session_id):
-        raise CliError(f"Error: {SESSION_ID_ERROR}")
-    if isinstance(session_id, str) and len(session_id) > MAX_SESSION_ID_LENGTH:
-        # No file name holds it (upstream accepts it and then cannot write the session).
-        raise CliError(f"Error: Session id is too long ({len(session_id)} characters, at most {MAX_SESSION_ID_LENGTH})")
-
-    if values.get("fork") is not None and (
-        values.get("session") is not None
-        or values.get("continue_session")
-        or values.get("resume")
-        or values.get("no_session")
-    ):
-        raise CliError("Error: --fork cannot be combined with --session, --continue, --resume, or --no-session")
-
+    _check_session_flags(values)
     return CliArgs(
         **values,  # type: ignore[arg-type]
         messages=tuple(messages),

@@ -179,6 +179,64 @@ def _enabled(path: str, patterns: Sequence[tuple[str, str]], base: str) -> bool 
     return decision
 
 
+class _Collected:
+    """The extensions found so far, in load order, each file (or built-in) once."""
+
+    def __init__(self) -> None:
+        self.sources: list[ExtensionSource] = []
+        self.seen: set[str] = set()
+
+    def add(
+        self,
+        path: str,
+        info: dict[str, str],
+        *,
+        explicit: bool = False,
+        module_name: str | None = None,
+        package: str | None = None,
+    ) -> None:
+        key = path if path.startswith(BUILTIN_PREFIX) else os.path.realpath(path)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit, package=package))
+
+
+def _add_cli_paths(collected: _Collected, cli_paths: Sequence[str], package_cli: Sequence[Any], base: str) -> None:
+    """``-e`` sources: a package's entries, a built-in, or the files a path names."""
+    for raw in cli_paths:
+        if raw.strip().startswith(_PACKAGE_PREFIXES):
+            # `-e npm:…`/`git:…`/`pypi:…`: the package's entries (pi_rpc.packages resolved them)
+            for entry in package_cli:
+                if entry.source == raw:
+                    collected.add(
+                        entry.path,
+                        dict(entry.source_info),
+                        explicit=True,
+                        package=entry.source,
+                        module_name=getattr(entry, "module", None),
+                    )
+            continue
+        if raw.startswith(BUILTIN_PREFIX):
+            name = raw[len(BUILTIN_PREFIX) :]
+            info = _source_info(raw, "builtin", "temporary")
+            collected.add(raw, info, explicit=True, module_name=BUILTIN_EXTENSIONS.get(name))
+            continue
+        for path in _explicit_entries(resolve_path(raw, base)):
+            collected.add(path, _source_info(path, "cli", "temporary"), explicit=True)
+
+
+def _add_settings_entries(collected: _Collected, entries: Sequence[Any], scope: str, base: str) -> None:
+    """The paths a settings file's ``extensions`` lists (not its ``+``/``-``/``!`` patterns)."""
+    for entry in entries:
+        if not isinstance(entry, str) or not entry.strip() or entry[:1] in ("+", "-", "!"):
+            continue
+        if entry.startswith(BUILTIN_PREFIX):
+            continue  # built-ins are enabled by default; entries only exclude them
+        for path in _explicit_entries(resolve_path(entry, base)):
+            collected.add(path, _source_info(path, "local", scope), explicit=True)
+
+
 def discover_extension_sources(
     *,
     cwd: str,
@@ -196,42 +254,10 @@ def discover_extension_sources(
 ) -> list[ExtensionSource]:
     """The extensions to load, in load order (see the module docstring). ``-e`` paths are
     relative to ``cli_base`` (the process cwd; default ``cwd``)."""
-    sources: list[ExtensionSource] = []
-    seen: set[str] = set()
-
-    def add(
-        path: str,
-        info: dict[str, str],
-        *,
-        explicit: bool = False,
-        module_name: str | None = None,
-        package: str | None = None,
-    ) -> None:
-        key = path if path.startswith(BUILTIN_PREFIX) else os.path.realpath(path)
-        if key in seen:
-            return
-        seen.add(key)
-        sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit, package=package))
-
-    for raw in cli_paths:
-        if raw.strip().startswith(_PACKAGE_PREFIXES):
-            # `-e npm:…`/`git:…`/`pypi:…`: the package's entries (pi_rpc.packages resolved them)
-            for entry in package_cli:
-                if entry.source == raw:
-                    add(
-                        entry.path,
-                        dict(entry.source_info),
-                        explicit=True,
-                        package=entry.source,
-                        module_name=getattr(entry, "module", None),
-                    )
-            continue
-        if raw.startswith(BUILTIN_PREFIX):
-            name = raw[len(BUILTIN_PREFIX) :]
-            add(raw, _source_info(raw, "builtin", "temporary"), explicit=True, module_name=BUILTIN_EXTENSIONS.get(name))
-            continue
-        for path in _explicit_entries(resolve_path(raw, cli_base or cwd)):
-            add(path, _source_info(path, "cli", "temporary"), explicit=True)
+    collected = _Collected()
+    add = collected.add
+    sources = collected.sources
+    _add_cli_paths(collected, cli_paths, package_cli, cli_base or cwd)
     if no_extensions:
         return sources
 
@@ -239,13 +265,7 @@ def discover_extension_sources(
     project_entries = list((project_settings or {}).get("extensions") or []) if project_trusted else []
     project_base = os.path.join(cwd, CONFIG_DIR_NAME)
     for entries, scope, base in ((project_entries, "project", project_base), (global_entries, "user", agent_dir)):
-        for entry in entries:
-            if not isinstance(entry, str) or not entry.strip() or entry[:1] in ("+", "-", "!"):
-                continue
-            if entry.startswith(BUILTIN_PREFIX):
-                continue  # built-ins are enabled by default; entries only exclude them
-            for path in _explicit_entries(resolve_path(entry, base)):
-                add(path, _source_info(path, "local", scope), explicit=True)
+        _add_settings_entries(collected, entries, scope, base)
 
     global_patterns = _override_patterns(global_entries)
     project_patterns = _override_patterns(project_entries)

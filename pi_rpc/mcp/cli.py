@@ -254,6 +254,46 @@ def run_mcp_command(
     return anyio.run(lambda: login(entry, cwd, agent_dir, store, timeout, out, err, open_url))
 
 
+def _http_config(url: str, values: dict[str, Any], lists: dict[str, Any], err: Log) -> dict[str, Any] | None:
+    """An HTTP server's config from ``mcp add`` options (None: a bad --header, said on ``err``)."""
+    headers = _pairs("header", lists.get("header"), err)
+    if headers is None:
+        return None
+    if "bearer-token-env-var" in values:
+        headers["Authorization"] = "Bearer ${" + values["bearer-token-env-var"] + "}"
+    oauth: dict[str, Any] = {}
+    for option, key in (
+        ("oauth-client-id", "clientId"),
+        ("oauth-client-secret", "clientSecret"),
+        ("oauth-callback-port", "callbackPort"),
+        ("oauth-client-name", "clientName"),
+        ("oauth-client-registration", "clientRegistration"),
+    ):
+        if option in values:
+            oauth[key] = _js_number(values[option]) if option == "oauth-callback-port" else values[option]
+    config: dict[str, Any] = {"url": url}
+    if headers:
+        config["headers"] = headers
+    if oauth:
+        config["oauth"] = oauth
+    return config
+
+
+def _stdio_config(command: list[str], values: dict[str, Any], lists: dict[str, Any], err: Log) -> dict[str, Any] | None:
+    """A stdio server's config from ``mcp add`` options (None: a bad --env, said on ``err``)."""
+    env = _pairs("env", lists.get("env"), err)
+    if env is None:
+        return None
+    config: dict[str, Any] = {"command": command[0]}
+    if command[1:]:
+        config["args"] = command[1:]
+    if env:
+        config["env"] = env
+    if "cwd" in values:
+        config["cwd"] = values["cwd"]
+    return config
+
+
 def _add(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> int:
     usage = f"Usage: {APP} mcp add <server> [options] (--url <url> | -- <command> [args...])\n{HELP_HINT}"
     known = {
@@ -295,40 +335,9 @@ def _add(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> int:
         where = "HTTP servers (--url)" if url is None else "stdio servers"
         err(f"--{misplaced} only applies to {where}.")
         return 1
-    config: dict[str, Any]
-    if url is not None:
-        headers = _pairs("header", lists.get("header"), err)
-        if headers is None:
-            return 1
-        if "bearer-token-env-var" in values:
-            headers["Authorization"] = "Bearer ${" + values["bearer-token-env-var"] + "}"
-        oauth: dict[str, Any] = {}
-        if "oauth-client-id" in values:
-            oauth["clientId"] = values["oauth-client-id"]
-        if "oauth-client-secret" in values:
-            oauth["clientSecret"] = values["oauth-client-secret"]
-        if "oauth-callback-port" in values:
-            oauth["callbackPort"] = _js_number(values["oauth-callback-port"])
-        if "oauth-client-name" in values:
-            oauth["clientName"] = values["oauth-client-name"]
-        if "oauth-client-registration" in values:
-            oauth["clientRegistration"] = values["oauth-client-registration"]
-        config = {"url": url}
-        if headers:
-            config["headers"] = headers
-        if oauth:
-            config["oauth"] = oauth
-    else:
-        env = _pairs("env", lists.get("env"), err)
-        if env is None:
-            return 1
-        config = {"command": command[0]}
-        if command[1:]:
-            config["args"] = command[1:]
-        if env:
-            config["env"] = env
-        if "cwd" in values:
-            config["cwd"] = values["cwd"]
+    config = _http_config(url, values, lists, err) if url is not None else _stdio_config(command, values, lists, err)
+    if config is None:
+        return 1
     if "exposure" in values:
         config["exposure"] = values["exposure"]
     if "description" in values:
@@ -394,6 +403,43 @@ def _remove(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> in
     return 1
 
 
+def _server_report(entry: ServerEntry) -> dict[str, Any]:
+    """A configured server's ``mcp list`` entry before it is checked (keys in output order)."""
+    auth = entry.config.get("auth") if entry.is_http else None
+    report: dict[str, Any] = {"name": entry.name, "scope": entry.scope or "global", "source": entry.source}
+    if entry.override:
+        report["override"] = entry.override
+    report.update(
+        {"enabled": entry.enabled, "exposure": server_exposure(entry.config), "transport": _describe_transport(entry)}
+    )
+    if isinstance(auth, dict) and auth.get("provider"):
+        report["authProvider"] = auth["provider"]
+    report.update({"state": "disabled", "tools": []})
+    return report
+
+
+async def _check_server(connection: Any, entry: ServerEntry, report: dict[str, Any]) -> None:
+    """Connect, record the state, tools (and per-tool exposures that differ), then close."""
+    try:
+        await connection.get_session()
+    except Exception:  # noqa: BLE001 - the connection records state and error
+        pass
+    report["state"] = connection.state
+    report["tools"] = [t.get("name") for t in connection.tools]
+    overrides = {
+        t.get("name"): tool_exposure(entry.config, str(t.get("name")))
+        for t in connection.tools
+        if tool_exposure(entry.config, str(t.get("name"))) != report["exposure"]
+    }
+    if overrides:
+        report["toolExposure"] = overrides
+    if connection.has_resources:
+        report["resources"] = True
+    if connection.state != "connected" and connection.error:
+        report["error"] = connection.error
+    await connection.close()
+
+
 async def _list(loaded: Any, as_json: bool, untrusted_note: str | None, cwd: str, agent_dir: str, out: Log) -> int:
     from pi_rpc.mcp.connection import McpConnection
     from pi_rpc.mcp.log import ServerLog
@@ -405,46 +451,12 @@ async def _list(loaded: Any, as_json: bool, untrusted_note: str | None, cwd: str
 
     async def check(entry: ServerEntry, report: dict[str, Any], host: Any) -> None:
         connection = McpConnection(entry, cwd, host, log=log, oauth=oauth, provider_token=_provider_token(agent_dir))
-        try:
-            await connection.get_session()
-        except Exception:  # noqa: BLE001 - the connection records state and error
-            pass
-        report["state"] = connection.state
-        report["tools"] = [t.get("name") for t in connection.tools]
-        overrides = {
-            t.get("name"): tool_exposure(entry.config, str(t.get("name")))
-            for t in connection.tools
-            if tool_exposure(entry.config, str(t.get("name"))) != report["exposure"]
-        }
-        if overrides:
-            report["toolExposure"] = overrides
-        if connection.has_resources:
-            report["resources"] = True
-        if connection.state != "connected" and connection.error:
-            report["error"] = connection.error
-        await connection.close()
+        await _check_server(connection, entry, report)
 
     async with anyio.create_task_group() as tg:
         async with anyio.create_task_group() as checks:
             for entry in loaded.servers:
-                auth = entry.config.get("auth") if entry.is_http else None
-                report: dict[str, Any] = {
-                    "name": entry.name,
-                    "scope": entry.scope or "global",
-                    "source": entry.source,
-                }
-                if entry.override:
-                    report["override"] = entry.override
-                report.update(
-                    {
-                        "enabled": entry.enabled,
-                        "exposure": server_exposure(entry.config),
-                        "transport": _describe_transport(entry),
-                    }
-                )
-                if isinstance(auth, dict) and auth.get("provider"):
-                    report["authProvider"] = auth["provider"]
-                report.update({"state": "disabled", "tools": []})
+                report = _server_report(entry)
                 reports.append(report)
                 if entry.enabled:
                     checks.start_soon(check, entry, report, tg)

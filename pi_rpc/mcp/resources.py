@@ -188,57 +188,90 @@ def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> dict
 Servers = Callable[[], Sequence[Any]]  # connections (name, timeout_s, resources_page, …)
 
 
+def _find_server(servers: Servers, name: str) -> Any:
+    available = list(servers())
+    for server in available:
+        if server.name == name:
+            return server
+    names = ", ".join(server.name for server in available)
+    raise ValueError(f'MCP server "{name}" has no resources' + (f". Servers with resources: {names}" if names else ""))
+
+
+async def _list_page(
+    server: Any, cursor: str | None, signal: AbortSignal | None, key: str, templates: bool
+) -> dict[str, Any]:
+    """One page of one server's resources (or templates), MCP apps left out."""
+    page = await (server.templates_page(cursor, signal) if templates else server.resources_page(cursor, signal))
+    payload: dict[str, Any] = {
+        "server": server.name,
+        key: [_listed(server.name, item) for item in page.get(key) or [] if not _is_mcp_app(item)],
+    }
+    if page.get("nextCursor") is not None:
+        payload["nextCursor"] = page["nextCursor"]
+    return payload
+
+
+async def _list_every_server(servers: Servers, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, Any]:
+    """Every server's resources (or templates), fetched at once, in server-name order; a
+    server that fails is reported in ``errors``."""
+    ordered = sorted(servers(), key=lambda server: server.name)
+    outcomes: list[Any] = [None] * len(ordered)
+
+    async def fetch(index: int, server: Any) -> None:
+        try:
+            outcomes[index] = await (server.all_templates(signal) if templates else server.all_resources(signal))
+        except Exception as exc:  # noqa: BLE001 - reported per server
+            outcomes[index] = exc
+
+    async with anyio.create_task_group() as tg:
+        for index, server in enumerate(ordered):
+            tg.start_soon(fetch, index, server)
+    items: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
+    for server, outcome in zip(ordered, outcomes):
+        if isinstance(outcome, BaseException):
+            errors.append({"server": server.name, "error": error_message(outcome)})
+        else:
+            items.extend(_listed(server.name, item) for item in outcome if not _is_mcp_app(item))
+    result: dict[str, Any] = {key: items}
+    if errors:
+        result["errors"] = errors
+    return result
+
+
+def _read_result(server: Any, uri: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A read resource as the tool's result: each content as a resource block (named by its
+    URI when there are several), limited like any tool output."""
+    contents = result.get("contents") or []
+    blocks: list[dict[str, Any]] = []
+    for item in contents:
+        if len(contents) > 1:
+            blocks.append({"type": "text", "text": f"{item.get('uri')}:"})
+        blocks.append({"type": "resource", "resource": item})
+    converted = to_model_content(server.name, blocks)
+    content, full_path = limit_content(converted or [{"type": "text", "text": f"Resource {uri} is empty."}])
+    details: dict[str, Any] = {"server": server.name, "tool": READ_MCP_RESOURCE_TOOL}
+    if full_path:
+        details["fullOutputPath"] = full_path
+    plain = [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
+    return {
+        "content": content,
+        "details": details,
+        "structuredContent": {"server": server.name, "uri": uri, "contents": plain},
+    }
+
+
 def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[dict[str, Any]]:
     read_only = {"readOnlyHint": True}
-
-    def find(name: str) -> Any:
-        available = list(servers())
-        for server in available:
-            if server.name == name:
-                return server
-        names = ", ".join(server.name for server in available)
-        raise ValueError(
-            f'MCP server "{name}" has no resources' + (f". Servers with resources: {names}" if names else "")
-        )
 
     async def list_items(params: Any, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, Any]:
         server_name = _string_argument(params, "server")
         cursor = _string_argument(params, "cursor")
         if server_name:
-            server = find(server_name)
-            page = await (server.templates_page(cursor, signal) if templates else server.resources_page(cursor, signal))
-            payload: dict[str, Any] = {
-                "server": server.name,
-                key: [_listed(server.name, item) for item in page.get(key) or [] if not _is_mcp_app(item)],
-            }
-            if page.get("nextCursor") is not None:
-                payload["nextCursor"] = page["nextCursor"]
-            return payload
+            return await _list_page(_find_server(servers, server_name), cursor, signal, key, templates)
         if cursor:
             raise ValueError("cursor can only be used when a server is specified")
-        ordered = sorted(servers(), key=lambda server: server.name)
-        outcomes: list[Any] = [None] * len(ordered)
-
-        async def fetch(index: int, server: Any) -> None:
-            try:
-                outcomes[index] = await (server.all_templates(signal) if templates else server.all_resources(signal))
-            except Exception as exc:  # noqa: BLE001 - reported per server
-                outcomes[index] = exc
-
-        async with anyio.create_task_group() as tg:
-            for index, server in enumerate(ordered):
-                tg.start_soon(fetch, index, server)
-        items: list[dict[str, Any]] = []
-        errors: list[dict[str, str]] = []
-        for server, outcome in zip(ordered, outcomes):
-            if isinstance(outcome, BaseException):
-                errors.append({"server": server.name, "error": error_message(outcome)})
-            else:
-                items.extend(_listed(server.name, item) for item in outcome if not _is_mcp_app(item))
-        result: dict[str, Any] = {key: items}
-        if errors:
-            result["errors"] = errors
-        return result
+        return await _list_every_server(servers, signal, key, templates)
 
     async def list_resources(_id: str, params: Any, signal: AbortSignal | None, *_rest: Any) -> dict[str, Any]:
         payload = await list_items(params, signal, "resources", False)
@@ -255,25 +288,8 @@ def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[di
             raise ValueError("server must be provided")
         if not uri:
             raise ValueError("uri must be provided")
-        server = find(server_name)
-        result = await server.read_resource(uri, signal)
-        contents = result.get("contents") or []
-        blocks: list[dict[str, Any]] = []
-        for item in contents:
-            if len(contents) > 1:
-                blocks.append({"type": "text", "text": f"{item.get('uri')}:"})
-            blocks.append({"type": "resource", "resource": item})
-        converted = to_model_content(server.name, blocks)
-        content, full_path = limit_content(converted or [{"type": "text", "text": f"Resource {uri} is empty."}])
-        details: dict[str, Any] = {"server": server.name, "tool": READ_MCP_RESOURCE_TOOL}
-        if full_path:
-            details["fullOutputPath"] = full_path
-        plain = [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
-        return {
-            "content": content,
-            "details": details,
-            "structuredContent": {"server": server.name, "uri": uri, "contents": plain},
-        }
+        server = _find_server(servers, server_name)
+        return _read_result(server, uri, await server.read_resource(uri, signal))
 
     tool_exposure = to_tool_exposure(exposure)
     return [

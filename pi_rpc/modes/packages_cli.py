@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_rpc.packages.manager import PackageError, offline
+from pi_rpc.packages.resource_toggle import toggle_package_resource
 
 COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
 
@@ -269,31 +270,63 @@ def _manager(parsed: _Parsed, *, saved_trust_only: bool) -> Any:
     )
 
 
+def _usage_ok(parsed: _Parsed) -> bool:
+    """Whether the command line is usable; when not, the problem and the usage are said."""
+    command = parsed.command
+    if parsed.invalid_option:
+        _err(f'Unknown option {parsed.invalid_option} for "{command}".')
+        _err(f'Use "pi --help" or "{_USAGE[command]}".')
+        return False
+    if parsed.missing_value:
+        problem = f"Missing value for {parsed.missing_value}."
+    elif parsed.invalid_argument:
+        problem = f"Unexpected argument {parsed.invalid_argument}."
+    elif parsed.conflict:
+        problem = parsed.conflict
+    elif command in ("install", "remove") and not parsed.source:
+        problem = f"Missing {command} source."
+    else:
+        return True
+    _err(problem)
+    _err(f"Usage: {_USAGE[command]}")
+    return False
+
+
+def _update_packages(manager: Any, source: str | None) -> None:
+    """``pi update`` of the packages (all, or ``source``), said as upstream says it."""
+    warnings: list[str] = []
+    base_progress = manager.progress
+
+    def progress(event: str, message: str) -> None:
+        if event == "progress":
+            warnings.append(message)
+        base_progress(event, message)
+
+    manager.progress = progress
+    updated = manager.update(source)
+    if offline():
+        _out("Skipped package updates (offline mode)")
+    elif not updated and warnings:
+        _out(
+            f"{source} was not updated, see the warnings above"
+            if source
+            else "No packages were updated, see the warnings above"
+        )
+    elif not updated:
+        _out(f"{source} is already up to date" if source else "Packages are already up to date")
+    else:
+        _out(f"Updated {len(updated)} package{'' if len(updated) == 1 else 's'}:")
+        for line in updated:
+            _out(f"  {line}")
+
+
 def run_package_command(argv: Sequence[str]) -> int:
     parsed = _parse(argv)
     command = parsed.command
     if parsed.help:
         _out(f"Usage:\n  {_USAGE[command]}\n\n{_HELP[command]}")
         return 0
-    if parsed.invalid_option:
-        _err(f'Unknown option {parsed.invalid_option} for "{command}".')
-        _err(f'Use "pi --help" or "{_USAGE[command]}".')
-        return 1
-    if parsed.missing_value:
-        _err(f"Missing value for {parsed.missing_value}.")
-        _err(f"Usage: {_USAGE[command]}")
-        return 1
-    if parsed.invalid_argument:
-        _err(f"Unexpected argument {parsed.invalid_argument}.")
-        _err(f"Usage: {_USAGE[command]}")
-        return 1
-    if parsed.conflict:
-        _err(parsed.conflict)
-        _err(f"Usage: {_USAGE[command]}")
-        return 1
-    if command in ("install", "remove") and not parsed.source:
-        _err(f"Missing {command} source.")
-        _err(f"Usage: {_USAGE[command]}")
+    if not _usage_ok(parsed):
         return 1
     if command == "update" and parsed.target == ("models", None):
         _out("Model catalogs are built into pi_rpc; there is nothing to refresh (pip updates them with pi).")
@@ -324,30 +357,7 @@ def run_package_command(argv: Sequence[str]) -> int:
         if parsed.extensions_skipped_note:
             _out("Extensions are skipped. Run pi update --extensions to update extensions.")
         if kind in ("extensions", "all"):
-            warnings: list[str] = []
-            base_progress = manager.progress
-
-            def progress(event: str, message: str) -> None:
-                if event == "progress":
-                    warnings.append(message)
-                base_progress(event, message)
-
-            manager.progress = progress
-            updated = manager.update(source)
-            if offline():
-                _out("Skipped package updates (offline mode)")
-            elif not updated and warnings:
-                _out(
-                    f"{source} was not updated, see the warnings above"
-                    if source
-                    else "No packages were updated, see the warnings above"
-                )
-            elif not updated:
-                _out(f"{source} is already up to date" if source else "Packages are already up to date")
-            else:
-                _out(f"Updated {len(updated)} package{'' if len(updated) == 1 else 's'}:")
-                for line in updated:
-                    _out(f"  {line}")
+            _update_packages(manager, source)
         if kind in ("self", "all"):
             _print_self_update_unavailable()
             return 1
@@ -432,27 +442,3 @@ def _config(parsed: _Parsed) -> int:
     except PackageError as exc:
         _err(f"Error: {exc}")
         return 1
-
-
-def toggle_package_resource(manager: Any, kind: str, resource: Any, enable: bool, scope: str) -> None:
-    """Upstream's ``togglePackageResource``: the package entry becomes the object form with a
-    ``+path``/``-path`` entry (relative to the package root) for this resource."""
-    packages = manager.packages(scope)
-    index = next(
-        (i for i, p in enumerate(packages) if (p if isinstance(p, str) else p.get("source")) == resource.source), None
-    )
-    if index is None:
-        if scope != "project":
-            raise PackageError(f"{resource.source} is not configured in {scope} settings")
-        # a project override of a user package: an autoload:false delta entry
-        packages.append({"source": resource.source, "autoload": False})
-        index = len(packages) - 1
-    pkg = packages[index]
-    if isinstance(pkg, str):
-        pkg = {"source": pkg}
-    pattern = os.path.relpath(resource.path, resource.base_dir or os.path.dirname(resource.path))
-    current = [p for p in (pkg.get(kind) or []) if (p[1:] if p[:1] in "!+-" else p) != pattern]
-    current.append(("+" if enable else "-") + pattern)
-    pkg[kind] = current
-    packages[index] = pkg
-    manager._set_packages(scope, packages)

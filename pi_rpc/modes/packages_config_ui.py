@@ -70,8 +70,8 @@ class ConfigApp(App[None]):
         self.query_one("#status", Static).update(status)
 
     def on_selection_list_selection_toggled(self, message: SelectionList.SelectionToggled[int]) -> None:
-        from pi_rpc.modes.packages_cli import toggle_package_resource
-        from pi_rpc.packages.manager import PackageError
+        from pi_rpc.packages.records import PackageError
+        from pi_rpc.packages.resource_toggle import toggle_package_resource
 
         kind, resource = self.items[int(message.selection.value)]
         enabled = int(message.selection.value) in message.selection_list.selected

@@ -27,10 +27,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pi_rpc.packages import collect
+from pi_rpc.packages.records import InstallFailure, PackageError, Resolved, Resource, offline
 from pi_rpc.packages.sources import (
     GitSource,
     LocalSource,
@@ -47,72 +47,6 @@ NETWORK_TIMEOUT_S = 10.0
 _GIT_IGNORE = "*\n!.gitignore\n"
 
 Progress = Callable[[str, str], None]  # (kind: start|progress|result, message)
-
-
-class PackageError(Exception):
-    """A package command failed; the message is shown as upstream shows it (``Error: ...``)."""
-
-
-def offline() -> bool:
-    value = os.environ.get("PI_OFFLINE", "")
-    return value == "1" or value.lower() in ("true", "yes")
-
-
-@dataclass
-class Resource:
-    """One resolved resource file: whether it is enabled and upstream's ``sourceInfo``
-    (``source`` is the settings entry, e.g. ``npm:foo``; ``origin`` ``package``)."""
-
-    path: str
-    enabled: bool
-    source: str
-    scope: str
-    package_root: str | None = None
-    base_dir: str | None = None
-    cli: bool = False  # from a -e source: upstream's sourceInfo says "cli", "top-level"
-    module: str | None = None  # a pypi extension: imported by module name (relative imports work)
-
-    def source_info(self) -> dict[str, str]:
-        if self.cli:
-            return {"path": self.path, "source": "cli", "scope": "temporary", "origin": "top-level"}
-        info = {"path": self.path, "source": self.source, "scope": self.scope, "origin": "package"}
-        if self.base_dir is not None:
-            info["baseDir"] = self.base_dir
-        return info
-
-
-@dataclass
-class InstallFailure:
-    source: str
-    scope: str
-    message: str
-
-    def warning(self) -> str:
-        """Upstream's ``formatPackageInstallWarning``."""
-        if self.scope == "temporary":
-            hint = "Check the source and try again."
-        else:
-            local = " --local" if self.scope == "project" else ""
-            hint = f'Run "pi remove {self.source}{local}" to remove it from settings.json.'
-        return f'Extension package "{self.source}": failed to install ({self.message}). {hint}'
-
-
-@dataclass
-class Resolved:
-    extensions: list[Resource] = field(default_factory=list)
-    skills: list[Resource] = field(default_factory=list)
-    prompts: list[Resource] = field(default_factory=list)
-    themes: list[Resource] = field(default_factory=list)
-    install_failures: list[InstallFailure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # pypi: (module name, source, scope) of each ``pi.extensions`` entry point, and site dirs
-    python_entry_points: list[tuple[str, str, str, str]] = field(default_factory=list)
-    site_dirs: list[str] = field(default_factory=list)
-
-    def of(self, resource_type: str) -> list[Resource]:
-        return {"extensions": self.extensions, "skills": self.skills, "prompts": self.prompts, "themes": self.themes}[
-            resource_type
-        ]
 
 
 def _source_string(pkg: Any) -> str | None:
@@ -635,16 +569,7 @@ class PackageManager:
     def update(self, source: str | None = None) -> list[str]:
         """Update the configured packages (or the one matching ``source``); returns upstream's
         result lines (``npm:foo 1.0.0 -> 1.1.0``)."""
-        key = self._input_key(source) if source else None
-        entries: list[tuple[str, str]] = []
-        for scope in ("user", "project"):
-            for pkg in self.packages(scope):
-                configured = _source_string(pkg)
-                if configured is None:
-                    continue
-                if key is not None and self._settings_key(configured, scope) != key:
-                    continue
-                entries.append((configured, scope))
+        entries = self._update_entries(source)
         if source and not entries:
             raise PackageError(self.no_match_message(source))
         if offline() or not entries:
@@ -656,16 +581,7 @@ class PackageManager:
         for configured, scope in entries:
             parsed = parse_source(configured)
             if isinstance(parsed, NpmSource) and not parsed.pinned:
-                path = self.npm_path(parsed, scope)
-                installed = _installed_version(path) if os.path.exists(path) else None
-                target: str | None = None
-                should = True
-                if installed is not None:
-                    try:
-                        target = self.latest_npm_version(parsed)
-                        should = version_gt(target, installed)
-                    except (PackageError, ValueError):
-                        should = True
+                installed, target, should = self._npm_update_check(parsed, scope)
                 if should:
                     npm_updates[scope].append((configured, parsed, installed, target))
             elif isinstance(parsed, GitSource):
@@ -673,40 +589,78 @@ class PackageManager:
             elif isinstance(parsed, PypiSource) and not parsed.pinned:
                 pypi_entries.append((configured, parsed, scope))
         for scope, batch in npm_updates.items():
-            if not batch:
-                continue
-            label = f"Updating {batch[0][0]}..." if len(batch) == 1 else f"Updating {scope} npm packages..."
-            self._emit("start", label)
-            self.install_npm([p.spec if p.version else f"{p.name}@latest" for _, p, _, _ in batch], scope)
-            for configured, parsed, installed, target in batch:
-                after = _installed_version(self.npm_path(parsed, scope))
-                if installed and target and after == installed:
-                    self._emit(
-                        "progress",
-                        f"{configured} is still {after} (registry reports {target}); npm registry metadata may be stale, try again in a few minutes",
-                    )
-                elif after != installed:
-                    suffix = " (project)" if scope == "project" else ""
-                    results.append(f"{configured}{suffix} {installed or '(none)'} -> {after or '(none)'}")
+            if batch:
+                results += self._update_npm(scope, batch)
         for configured, parsed_git, scope in git_entries:
-            self._emit("start", f"Updating {configured}...")
-            target_dir = self.git_path(parsed_git, scope)
-            before = self.git_head(target_dir)
-            if os.path.exists(target_dir):
-                self._reconcile_git(parsed_git, target_dir)
-            else:
-                self.install_git(parsed_git, scope)
-            after_head = self.git_head(target_dir)
-            if before != after_head:
-                suffix = " (project)" if scope == "project" else ""
-                results.append(
-                    f"{configured}{suffix} {before[:7] if before else '(none)'} -> {after_head[:7] if after_head else '(none)'}"
-                )
+            results += self._update_git(configured, parsed_git, scope)
         if pypi_entries:
             from pi_rpc.packages import pypi
 
             results += pypi.update(self, pypi_entries)
         return results
+
+    def _update_entries(self, source: str | None) -> list[tuple[str, str]]:
+        """(configured source, scope) of every package ``update`` touches: all, or those
+        matching ``source``."""
+        key = self._input_key(source) if source else None
+        entries: list[tuple[str, str]] = []
+        for scope in ("user", "project"):
+            for pkg in self.packages(scope):
+                configured = _source_string(pkg)
+                if configured is None:
+                    continue
+                if key is not None and self._settings_key(configured, scope) != key:
+                    continue
+                entries.append((configured, scope))
+        return entries
+
+    def _npm_update_check(self, parsed: NpmSource, scope: str) -> tuple[str | None, str | None, bool]:
+        """(installed version, registry's latest, whether to update): a package not installed,
+        or whose latest cannot be learned, is updated."""
+        path = self.npm_path(parsed, scope)
+        installed = _installed_version(path) if os.path.exists(path) else None
+        if installed is None:
+            return None, None, True
+        target: str | None = None
+        try:
+            target = self.latest_npm_version(parsed)
+            return installed, target, version_gt(target, installed)
+        except (PackageError, ValueError):
+            return installed, target, True
+
+    def _update_npm(self, scope: str, batch: list[tuple[str, NpmSource, str | None, str | None]]) -> list[str]:
+        """One ``npm install`` for a scope's packages; the result line of each that changed."""
+        results: list[str] = []
+        label = f"Updating {batch[0][0]}..." if len(batch) == 1 else f"Updating {scope} npm packages..."
+        self._emit("start", label)
+        self.install_npm([p.spec if p.version else f"{p.name}@latest" for _, p, _, _ in batch], scope)
+        for configured, parsed, installed, target in batch:
+            after = _installed_version(self.npm_path(parsed, scope))
+            if installed and target and after == installed:
+                self._emit(
+                    "progress",
+                    f"{configured} is still {after} (registry reports {target}); npm registry metadata may be stale, try again in a few minutes",
+                )
+            elif after != installed:
+                suffix = " (project)" if scope == "project" else ""
+                results.append(f"{configured}{suffix} {installed or '(none)'} -> {after or '(none)'}")
+        return results
+
+    def _update_git(self, configured: str, parsed_git: GitSource, scope: str) -> list[str]:
+        self._emit("start", f"Updating {configured}...")
+        target_dir = self.git_path(parsed_git, scope)
+        before = self.git_head(target_dir)
+        if os.path.exists(target_dir):
+            self._reconcile_git(parsed_git, target_dir)
+        else:
+            self.install_git(parsed_git, scope)
+        after_head = self.git_head(target_dir)
+        if before == after_head:
+            return []
+        suffix = " (project)" if scope == "project" else ""
+        return [
+            f"{configured}{suffix} {before[:7] if before else '(none)'} -> {after_head[:7] if after_head else '(none)'}"
+        ]
 
     # ------------------------------------------------------------------ resolving
 

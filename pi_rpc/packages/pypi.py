@@ -35,10 +35,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.packages import collect
+from pi_rpc.packages.records import InstallFailure, PackageError, offline
 from pi_rpc.packages.sources import PypiSource, normalize_pypi_name
 
 if TYPE_CHECKING:
-    from pi_rpc.packages.manager import PackageManager, Resolved
+    from pi_rpc.packages.manager import PackageManager
+    from pi_rpc.packages.records import Resolved
 
 RESOURCE_KINDS = ("skills", "prompts", "themes")
 
@@ -179,8 +181,6 @@ def resolve_into(
     install_missing: bool,
     add: Callable[[str, str, bool, str, str, str | None], None],
 ) -> None:
-    from pi_rpc.packages.manager import InstallFailure, PackageError, offline
-
     venv = venv_dir(manager, base_scope)
     dist = find_distribution(venv, parsed.name)
     if dist is None:

@@ -69,7 +69,7 @@ def _open_session(
     fsync = session_fsync_mode(settings)
     try:
         if args.fork or args.session:
-            from pi_rpc.session.listing import resolve_session_arg
+            from pi_rpc.session.session_arg import resolve_session_arg
         if args.fork:
             resolved = resolve_session_arg(
                 args.fork,

@@ -62,7 +62,7 @@ class TreeNavigation:
         Returns ``{cancelled, editorText?, aborted?}`` like upstream. Refused while a run or a
         compaction (or another navigation's summary) is in progress, as upstream refuses it."""
         # The branch summariser loads at the first navigation, not with the session.
-        from pi_rpc.compaction import collect_entries_for_branch_summary, generate_branch_summary
+        from pi_rpc.compaction import collect_entries_for_branch_summary
 
         if self._is_streaming():
             raise RuntimeCommandError(ERR_NAVIGATE_WHILE_STREAMING)
@@ -103,61 +103,25 @@ class TreeNavigation:
             if isinstance(hook, dict):
                 if hook.get("cancel"):
                     return {"cancelled": True}
-                if isinstance(hook.get("summary"), dict) and summarize:
-                    hook_summary = dict(hook["summary"])
-                if "customInstructions" in hook and hook["customInstructions"] is not None:
-                    custom_instructions = hook["customInstructions"]
-                if "replaceInstructions" in hook and hook["replaceInstructions"] is not None:
-                    replace_instructions = bool(hook["replaceInstructions"])
-                if "label" in hook and hook["label"] is not None:
-                    label = hook["label"]
+                changes = _tree_hook_changes(hook, summarize)
+                hook_summary = changes.get("summary")
+                custom_instructions = changes.get("customInstructions", custom_instructions)
+                replace_instructions = changes.get("replaceInstructions", replace_instructions)
+                label = changes.get("label", label)
 
         summary: dict[str, Any] | None = hook_summary
-        if summarize and hook_summary is None:
-            if entries:
-                controller = AbortController()
-                self._compaction.begin_external(controller)
-
-                async def on_retry(event: dict[str, Any]) -> None:
-                    if event.get("type") == "summarization_retry_attempt_start":
-                        event = {"type": event["type"], "source": "branchSummary"}
-                    await self._emit(event)
-
-                try:
-                    assert model is not None
-                    api_key, stream_fn, retry = await self._compaction.summary_request(model)
-                    summary = dict(
-                        await generate_branch_summary(
-                            entries,
-                            model,
-                            api_key,
-                            controller.signal,
-                            custom_instructions,
-                            replace_instructions,
-                            self._settings.branch_summary_reserve_tokens,
-                            stream_fn,
-                            on_retry,
-                            retry,
-                            session_id=store.session_id,
-                        )
-                    )
-                except CompactionCancelled:
-                    return {"cancelled": True, "aborted": True}
-                except Exception as exc:  # noqa: BLE001 - reported as the command's error
-                    raise RuntimeCommandError(str(exc)) from None
-                finally:
-                    self._compaction.end_external()
+        if summarize and hook_summary is None and entries:
+            assert model is not None
+            summary = await self._summarize_branch(
+                entries, model, custom_instructions, replace_instructions, store.session_id
+            )
+            if summary is None:
+                return {"cancelled": True, "aborted": True}
 
         result: dict[str, Any] = {"cancelled": False}
-        message = target.get("message") if target.get("type") == "message" else None
-        if isinstance(message, dict) and message.get("role") == "user":
-            new_leaf = target.get("parentId")
-            result["editorText"] = content_text(message.get("content"))
-        elif target.get("type") == "custom_message":
-            new_leaf = target.get("parentId")
-            result["editorText"] = content_text(target.get("content"))
-        else:
-            new_leaf = target_id
+        new_leaf, editor_text = _new_leaf(target, target_id)
+        if editor_text is not None:
+            result["editorText"] = editor_text
         if new_leaf is not None and store.get_entry(new_leaf) is None:
             # A parent that names no entry (hand-edited: an array, a missing id): the target
             # is a root of the tree, as get_tree shows it.
@@ -194,3 +158,74 @@ class TreeNavigation:
                 }
             )
         return result
+
+    async def _summarize_branch(
+        self,
+        entries: list[dict[str, Any]],
+        model: Any,
+        custom_instructions: str | None,
+        replace_instructions: bool,
+        session_id: str,
+    ) -> dict[str, Any] | None:
+        """The abandoned branch's summary, counted as compacting while it is made; None when it
+        was cancelled. Raises ``RuntimeCommandError`` when it fails."""
+        from pi_rpc.compaction import generate_branch_summary
+
+        controller = AbortController()
+        self._compaction.begin_external(controller)
+
+        async def on_retry(event: dict[str, Any]) -> None:
+            if event.get("type") == "summarization_retry_attempt_start":
+                event = {"type": event["type"], "source": "branchSummary"}
+            await self._emit(event)
+
+        try:
+            api_key, stream_fn, retry = await self._compaction.summary_request(model)
+            return dict(
+                await generate_branch_summary(
+                    entries,
+                    model,
+                    api_key,
+                    controller.signal,
+                    custom_instructions,
+                    replace_instructions,
+                    self._settings.branch_summary_reserve_tokens,
+                    stream_fn,
+                    on_retry,
+                    retry,
+                    session_id=session_id,
+                )
+            )
+        except CompactionCancelled:
+            return None
+        except Exception as exc:  # noqa: BLE001 - reported as the command's error
+            raise RuntimeCommandError(str(exc)) from None
+        finally:
+            self._compaction.end_external()
+
+
+def _tree_hook_changes(hook: dict[str, Any], summarize: bool) -> dict[str, Any]:
+    """What a ``session_before_tree`` handler's answer changes: its own summary (when one is
+    wanted), the instructions, the label (a None value changes nothing)."""
+    changes: dict[str, Any] = {}
+    if isinstance(hook.get("summary"), dict) and summarize:
+        changes["summary"] = dict(hook["summary"])
+    if hook.get("customInstructions") is not None:
+        changes["customInstructions"] = hook["customInstructions"]
+    if hook.get("replaceInstructions") is not None:
+        changes["replaceInstructions"] = bool(hook["replaceInstructions"])
+    if hook.get("label") is not None:
+        changes["label"] = hook["label"]
+    return changes
+
+
+def _new_leaf(target: dict[str, Any], target_id: str) -> tuple[Any, str | None]:
+    """Where navigating to ``target`` leaves the leaf, and the text the editor gets back: a
+    user message (or a custom message) is re-edited from its parent; any other entry becomes
+    the leaf."""
+    message = target.get("message") if target.get("type") == "message" else None
+    if isinstance(message, dict) and message.get("role") == "user":
+        return target.get("parentId"), content_text(message.get("content"))
+    if target.get("type") == "custom_message":
+        return target.get("parentId"), content_text(target.get("content"))
+    return target_id, None

@@ -32,7 +32,7 @@ _EXPORTS = {
     "dumps_js": "pi_rpc.session.jsonfmt",
     "dumps_line": "pi_rpc.session.jsonfmt",
     "js_normalize": "pi_rpc.session.jsonfmt",
-    "ResolvedSession": "pi_rpc.session.listing",
+    "ResolvedSession": "pi_rpc.session.session_arg",
     "SessionInfo": "pi_rpc.session.listing",
     "build_session_info": "pi_rpc.session.listing",
     "default_session_dir": "pi_rpc.session.listing",
@@ -41,7 +41,7 @@ _EXPORTS = {
     "find_most_recent": "pi_rpc.session.listing",
     "list_all_sessions": "pi_rpc.session.listing",
     "list_sessions": "pi_rpc.session.listing",
-    "resolve_session_arg": "pi_rpc.session.listing",
+    "resolve_session_arg": "pi_rpc.session.session_arg",
     "sessions_root": "pi_rpc.session.listing",
     "session_file_name": "pi_rpc.session.jsonl_store",
     "holder_pid": "pi_rpc.session.lock",
@@ -84,7 +84,6 @@ if TYPE_CHECKING:
     from pi_rpc.session.jsonfmt import dumps_js, dumps_line, js_normalize
     from pi_rpc.session.jsonl_store import session_file_name
     from pi_rpc.session.listing import (
-        ResolvedSession,
         SessionInfo,
         build_session_info,
         default_session_dir,
@@ -93,11 +92,11 @@ if TYPE_CHECKING:
         find_most_recent,
         list_all_sessions,
         list_sessions,
-        resolve_session_arg,
         sessions_root,
     )
     from pi_rpc.session.lock import holder_pid
     from pi_rpc.session.manager import ForkResult, SessionManager, print_diagnostics
+    from pi_rpc.session.session_arg import ResolvedSession, resolve_session_arg
     from pi_rpc.session.stats import (
         compute_context_usage,
         compute_session_stats,

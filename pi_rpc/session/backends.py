@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from pi_rpc.session.backend_registry import postgres_backends, sqlite_backends
 from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.store import SessionBackend
 
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
 # Must equal sqlite_store.LOCATOR_PREFIX (kept here so recognising one imports no sqlite3).
 SQLITE_LOCATOR_PREFIX = "sqlite:"
 
-# real database path -> its backend (one per database per process: a new session's
-# directory is remembered by the backend that named it until its store is bound).
-_sqlite_backends: dict[str, SqliteBackend] = {}
-
 
 def is_sqlite_locator(value: str) -> bool:
     return value.startswith(SQLITE_LOCATOR_PREFIX)
@@ -35,9 +32,6 @@ def is_sqlite_locator(value: str) -> bool:
 
 # Must equal postgres_locator.LOCATOR_PREFIX.
 POSTGRES_LOCATOR_PREFIX = "postgres://"
-
-# (host, port, dbname) -> its backend (one per database per process).
-_postgres_backends: dict[tuple[str, int, str], PostgresBackend] = {}
 
 
 def is_postgres_locator(value: str) -> bool:
@@ -56,9 +50,9 @@ def postgres_backend(conninfo: str) -> PostgresBackend:
     from pi_rpc.session.postgres_store import PostgresBackend
 
     target = target_from_conninfo(conninfo)
-    backend = _postgres_backends.get(target.key)
+    backend = postgres_backends.get(target.key)
     if backend is None:
-        backend = _postgres_backends[target.key] = PostgresBackend(target)
+        backend = postgres_backends[target.key] = PostgresBackend(target)
     return backend
 
 
@@ -67,9 +61,9 @@ def sqlite_backend(db_path: str) -> SqliteBackend:
     from pi_rpc.session.sqlite_store import SqliteBackend, database_path
 
     real = database_path(db_path)
-    backend = _sqlite_backends.get(real)
+    backend = sqlite_backends.get(real)
     if backend is None:
-        backend = _sqlite_backends[real] = SqliteBackend(real)
+        backend = sqlite_backends[real] = SqliteBackend(real)
     return backend
 
 
@@ -82,9 +76,9 @@ def backend_for(locator: str) -> SessionBackend:
         from pi_rpc.session.postgres_store import PostgresBackend
 
         key = parse_postgres(locator)[0]
-        backend = _postgres_backends.get(key)
+        backend = postgres_backends.get(key)
         if backend is None:
-            backend = _postgres_backends[key] = PostgresBackend(target_for_locator(key))
+            backend = postgres_backends[key] = PostgresBackend(target_for_locator(key))
         return backend
     if is_sqlite_locator(locator):
         from pi_rpc.session.sqlite_store import parse_locator

@@ -134,14 +134,13 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         parent = entry.get("parentId")
         if parent.__class__ is list or parent.__class__ is dict:
             entry["parentId"] = parent = opaque_id(parent)  # names no entry, as in JS
-        if chained:
-            if parent is not previous_id:
-                if parent == previous_id:
-                    entry["parentId"] = previous_id
-                elif previous_id is not None:
-                    chained = False
-                # The first entry's parent may be anything: the walk from the leaf stops
-                # there either way (nothing, or an entry already on the path).
+        if chained and parent is not previous_id:
+            if parent == previous_id:
+                entry["parentId"] = previous_id
+            elif previous_id is not None:
+                chained = False
+            # The first entry's parent may be anything: the walk from the leaf stops there
+            # either way (nothing, or an entry already on the path).
         previous_id = entry_id
         if etype == "message":
             entry["type"] = "message"
@@ -159,16 +158,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
             if name is not None:
                 entry["type"] = etype = name
         if etype == "label":
-            written: Any = entry.get("targetId")
-            target = opaque_id(written)  # as written; not validated here
-            if target is not written:
-                entry["targetId"] = target
-            if entry.get("label"):
-                labels[target] = entry["label"]
-                label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
-            else:
-                labels.pop(target, None)
-                label_ts.pop(target, None)
+            _apply_label(entry, labels, label_ts)
         elif etype == "thinking_level_change":
             last_thinking = entry
         elif etype == "model_change":
@@ -186,3 +176,18 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
             messages, last_thinking, last_model_change, messages_before_model_change, kept[-1], len(kept)
         )
     return index
+
+
+def _apply_label(entry: Entry, labels: dict[Any, str], label_ts: dict[Any, str]) -> None:
+    """A label entry: its target (as written; not validated here) labelled, or unlabelled by
+    an empty label."""
+    written: Any = entry.get("targetId")
+    target = opaque_id(written)
+    if target is not written:
+        entry["targetId"] = target
+    if entry.get("label"):
+        labels[target] = entry["label"]
+        label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
+    else:
+        labels.pop(target, None)
+        label_ts.pop(target, None)

@@ -103,12 +103,9 @@ def _is_falsy_json(value: Any) -> bool:
     return value is None or value is False or (type(value) in (int, float) and value == 0) or value == ""
 
 
-def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | None:
-    """Summarise a session file's bytes; None when it is not a session. ``texts`` is filled
-    only ``with_texts`` (every non-empty user/assistant text, for searching)."""
-    lines = data.split(b"\n")
-    found: ScannedSession | None = None
-    start = 0
+def _header(lines: list[bytes]) -> tuple[ScannedSession | None, int]:
+    """The session its first entry (blank and bad lines skipped) opens, and the number of
+    lines read; None when the first entry is not a session header."""
     for start, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -119,9 +116,16 @@ def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | N
         if _is_falsy_json(entry):
             continue  # JSON.parse gave a falsy value: skipped like a bad line
         if not isinstance(entry, dict) or entry.get("type") != "session":
-            return None
-        found = ScannedSession(entry)
-        break
+            return None, start
+        return ScannedSession(entry), start
+    return None, len(lines)
+
+
+def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | None:
+    """Summarise a session file's bytes; None when it is not a session. ``texts`` is filled
+    only ``with_texts`` (every non-empty user/assistant text, for searching)."""
+    lines = data.split(b"\n")
+    found, start = _header(lines)
     if found is None:
         return None
     s = found

@@ -9,16 +9,15 @@ import re
 import stat
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session._gc import gc_paused
-from pi_rpc.session.errors import SessionNotFoundError
 from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import scan_session
 from pi_rpc.session.loader import is_valid_header, read_header
 
 if TYPE_CHECKING:
-    from pi_rpc.session.store import SessionBackend
+    pass
 
 _CWD_SEPARATORS = re.compile(r"[/\\:]")
 
@@ -315,64 +314,7 @@ def find_by_id(session_dir: str, session_id: str, cwd: str | None = None) -> str
     return None
 
 
-@dataclass
-class ResolvedSession:
-    """``type``: ``"path"`` (looked like a path), ``"local"`` (this project's dir) or
-    ``"global"`` (another project: upstream asks before forking it in)."""
-
-    type: Literal["path", "local", "global"]
-    path: str
-    cwd: str | None = None
-
-
-def resolve_session_arg(
-    value: str,
-    *,
-    cwd: str,
-    session_dir: str,
-    all_sessions_dir: str | None,
-    custom_dir: bool = False,
-    backend: SessionBackend | None = None,
-) -> ResolvedSession:
-    """``--session``/``--fork`` argument: a database locator (``sqlite:<db>#<id>``), or a
-    path when it contains ``/`` or ``\\`` or ends in ``.jsonl`` (resolved against ``cwd``);
-    otherwise an exact id, then an id prefix in ``session_dir``, then exact/prefix among all
-    sessions, looked up in ``backend`` (the JSONL files by default). Raises
-    ``SessionNotFoundError`` (``No session found matching '<x>'``)."""
-    from pi_rpc.session.backends import is_database_locator, resolve_session_ref
-    from pi_rpc.session.jsonl_store import JSONL_BACKEND
-
-    if is_database_locator(value):
-        try:
-            return ResolvedSession("path", resolve_session_ref(value))
-        except ValueError:
-            raise SessionNotFoundError(value) from None
-    if "/" in value or "\\" in value or value.endswith(".jsonl"):
-        return ResolvedSession("path", _resolve(value, cwd))
-    store = backend if backend is not None else JSONL_BACKEND
-    filter_cwd = cwd if custom_dir else None
-    exact = store.find_by_id(session_dir, value, filter_cwd)
-    if exact:
-        return ResolvedSession("local", exact)
-    local = next((s for s in store.list_sessions(session_dir, filter_cwd) if s.id.startswith(value)), None)
-    if local:
-        return ResolvedSession("local", local.path)
-    if custom_dir:
-        everything = store.list_all_sessions(session_dir, custom=True)
-    elif all_sessions_dir:
-        everything = store.list_all_sessions(all_sessions_dir)
-    else:
-        everything = []
-    match = next((s for s in everything if s.id == value), None) or next(
-        (s for s in everything if s.id.startswith(value)), None
-    )
-    if match:
-        return ResolvedSession("global", match.path, match.cwd)
-    raise SessionNotFoundError(value)
-
-
 __all__ = [
-    "ResolvedSession",
     "SessionInfo",
     "build_session_info",
     "default_session_dir",
@@ -382,6 +324,5 @@ __all__ = [
     "is_valid_header",
     "list_all_sessions",
     "list_sessions",
-    "resolve_session_arg",
     "sessions_root",
 ]

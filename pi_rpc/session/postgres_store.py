@@ -1397,11 +1397,11 @@ _inherited: list[Any] = []
 
 
 def _forget_connections_after_fork() -> None:
-    from pi_rpc.session.backends import _postgres_backends
+    from pi_rpc.session.backend_registry import postgres_backends
 
-    _inherited.extend(_postgres_backends.values())
+    _inherited.extend(postgres_backends.values())
     _inherited.extend(_channels.values())
-    _postgres_backends.clear()
+    postgres_backends.clear()
     _channels.clear()
 
 

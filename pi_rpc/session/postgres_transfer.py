@@ -1,5 +1,5 @@
 """``pi sessions import|export --db <PostgreSQL URL or conninfo>``: moving sessions between
-JSONL files and a PostgreSQL session database, losslessly (``transfer.py`` reads the files and
+JSONL files and a PostgreSQL session database, losslessly (``transfer_files.py`` reads the files and
 writes the exports; this module talks to the server).
 
 Each imported session is stored in one transaction under its writer lock (a pi process about to
@@ -28,7 +28,7 @@ from pi_rpc.session.postgres_store import (
     unlock,
 )
 from pi_rpc.session.store import Entry
-from pi_rpc.session.transfer import Outcome, TransferError, export_one, readable_sources, session_files
+from pi_rpc.session.transfer_files import Outcome, TransferError, export_one, readable_sources, session_files
 
 
 def _target(conninfo: str) -> Target:

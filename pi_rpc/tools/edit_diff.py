@@ -211,16 +211,13 @@ def _split_keep(text: str) -> list[str]:
     return _LINES_WITH_ENDINGS.findall(text)
 
 
-def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
-    """Display diff: ``+``/``-``/space, padded line numbers, ``...`` for skipped context."""
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
-    width = len(str(max(len(old_lines), len(new_lines))))
+def _diff_parts(old: str, new: str) -> list[tuple[str, list[str]]]:
+    """The lines (with their endings) as runs of ``equal``, ``removed`` and ``added``."""
+    import difflib  # (not at startup)
+
     a = _split_keep(old)
     b = _split_keep(new)
     parts: list[tuple[str, list[str]]] = []
-    import difflib  # (not at startup)
-
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             parts.append(("equal", a[i1:i2]))
@@ -229,6 +226,15 @@ def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[st
                 parts.append(("removed", a[i1:i2]))
             if j2 > j1:
                 parts.append(("added", b[j1:j2]))
+    return parts
+
+
+def generate_diff_string(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
+    """Display diff: ``+``/``-``/space, padded line numbers, ``...`` for skipped context."""
+    old_lines = old.split("\n")
+    new_lines = new.split("\n")
+    width = len(str(max(len(old_lines), len(new_lines))))
+    parts = _diff_parts(old, new)
 
     out: list[str] = []
     old_no = new_no = 1

@@ -23,6 +23,7 @@ equal length, scalars by equality (1 == 1.0, but true != 1). Special forms:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 OPERATORS = {
@@ -151,6 +152,16 @@ def _match_literal(p: Any, v: Any) -> bool:
     return _scalar_eq(p, v)
 
 
+def _first_match(trials: Iterable[tuple[Any, Any]], caps: dict[str, Any]) -> bool:
+    """Whether a (pattern, value) pair matches; the first that does keeps its captures."""
+    for pattern, value in trials:
+        trial = dict(caps)
+        if _match(pattern, value, trial):
+            caps.update(trial)
+            return True
+    return False
+
+
 def _match_op(p: dict[str, Any], v: Any, caps: dict[str, Any]) -> bool:
     for op, arg in p.items():
         if op == "$save":
@@ -158,13 +169,7 @@ def _match_op(p: dict[str, Any], v: Any, caps: dict[str, Any]) -> bool:
         if op == "$match":
             ok = _match(arg, v, caps)
         elif op == "$any":
-            ok = False
-            for alt in arg:
-                trial = dict(caps)
-                if _match(alt, v, trial):
-                    caps.update(trial)
-                    ok = True
-                    break
+            ok = _first_match(((alt, v) for alt in arg), caps)
         elif op == "$not":
             ok = not _match(arg, v, dict(caps))
         elif op == "$regex":
@@ -174,16 +179,8 @@ def _match_op(p: dict[str, Any], v: Any, caps: dict[str, Any]) -> bool:
         elif op == "$contains":
             if isinstance(v, str):
                 ok = isinstance(arg, str) and arg in v
-            elif isinstance(v, list):
-                ok = False
-                for item in v:
-                    trial = dict(caps)
-                    if _match(arg, item, trial):
-                        caps.update(trial)
-                        ok = True
-                        break
             else:
-                ok = False
+                ok = isinstance(v, list) and _first_match(((arg, item) for item in v), caps)
         elif op == "$type":
             ok = _type_ok(v, arg)
         elif op == "$len":

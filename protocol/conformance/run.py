@@ -294,6 +294,68 @@ def expected_to_fail(sc: dict[str, Any], target: str) -> bool:
     return xfail == target or (isinstance(xfail, list) and target in xfail)
 
 
+def _send_big(d: Driver, spec: dict[str, Any]) -> None:
+    # {"send_big": {"template": {... "${big}" ...}, "size": N, "char": "x"}}: large frames without large files
+    big = spec.get("char", "x") * int(spec["size"])
+    obj = substitute(spec["template"], {**d.variables, "big": big})
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(obj, dict) and "id" in obj:
+        d.sent_ids.append((obj["id"], str(obj.get("type"))))
+    d.write(text.encode("utf-8") + b"\n", f"<{len(text)} chars: {text[:120]}...>")
+
+
+def _expect_exit(d: Driver, spec: dict[str, Any], timeout: float) -> None:
+    assert d.proc
+    try:
+        code = d.proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise StepFailed(f"process did not exit within {timeout}s") from None
+    d._log("meta", f"exit code {code}")
+    if not match(spec.get("code", "*"), code, dict(d.variables)):
+        raise StepFailed(f"exit code {code} does not match {spec.get('code')}")
+
+
+def _check_model_requests(d: Driver, spec: dict[str, Any], llm: ScriptedLLM) -> None:
+    reqs = [r["body"] for r in list(llm.requests)]
+    if "count" in spec and not match(spec["count"], len(reqs), {}):
+        raise StepFailed(f"model got {len(reqs)} requests, expected {spec['count']}")
+    for idx, pat in (spec.get("match") or {}).items():
+        i = int(idx)
+        if i >= len(reqs) or i < -len(reqs):
+            raise StepFailed(f"model request {i} does not exist ({len(reqs)} requests)")
+        pat = substitute(pat, d.variables, strict=False)
+        if not match(pat, reqs[i], d.variables):
+            raise StepFailed(
+                f"model request {i} does not match {json.dumps(pat)[:400]}: "
+                f"{json.dumps(reqs[i], ensure_ascii=False)[:2000]}"
+            )
+
+
+def _check_seq_gapless(d: Driver, step: dict[str, Any], timeout: float) -> None:
+    # {"seq_gapless": {"first": n?}, "since": anchor}: every record since the anchor carries an
+    # integer "seq", each one more than the previous (set_event_options seq, extensions tier)
+    d.quiet(float(step.get("quiet", 0.3)), timeout)
+    spec = step["seq_gapless"] if isinstance(step["seq_gapless"], dict) else {}
+    lines = [ln for ln in d.out[d.anchor(step.get("since", "send")) :] if ln.ok]
+    if not lines:
+        raise StepFailed("seq_gapless: no records since the anchor")
+    expected = spec.get("first", lines[0].json.get("seq"))
+    for ln in lines:
+        seq = ln.json.get("seq")
+        if type(seq) is not int or seq != expected:
+            raise StepFailed(f"seq_gapless: expected seq {expected}, got {seq!r} in {ln.raw[:300]}")
+        expected += 1
+
+
+def _check_absent(d: Driver, step: dict[str, Any], timeout: float) -> None:
+    d.quiet(float(step.get("quiet", 0.3)), timeout)
+    pats = step["absent"] if isinstance(step["absent"], list) else [step["absent"]]
+    for p in pats:
+        hits = d.matching(p, d.anchor(step.get("since", "send")))
+        if hits:
+            raise StepFailed(f"unexpected record matching {json.dumps(p)}: {hits[0].raw[:500]}")
+
+
 def run_step(d: Driver, step: dict[str, Any], llm: ScriptedLLM, default_timeout: float) -> None:
     timeout = float(step.get("timeout", default_timeout))
     if "send" in step:
@@ -309,24 +371,12 @@ def run_step(d: Driver, step: dict[str, Any], llm: ScriptedLLM, default_timeout:
         data = base64.b64decode(step["send_b64"])
         d.write(data, f"<{len(data)} bytes b64>")
     elif "send_big" in step:
-        # {"send_big": {"template": {... "${big}" ...}, "size": N, "char": "x"}}: large frames without large files
-        spec = step["send_big"]
-        big = spec.get("char", "x") * int(spec["size"])
-        obj = substitute(spec["template"], {**d.variables, "big": big})
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-        if isinstance(obj, dict) and "id" in obj:
-            d.sent_ids.append((obj["id"], str(obj.get("type"))))
-        d.write(text.encode("utf-8") + b"\n", f"<{len(text)} chars: {text[:120]}...>")
+        _send_big(d, step["send_big"])
     elif "expect" in step:
         pats = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
         d.expect(pats, step.get("since", "send"), step.get("order", "sequence") != "any", timeout)
     elif "absent" in step:
-        d.quiet(float(step.get("quiet", 0.3)), timeout)
-        pats = step["absent"] if isinstance(step["absent"], list) else [step["absent"]]
-        for p in pats:
-            hits = d.matching(p, d.anchor(step.get("since", "send")))
-            if hits:
-                raise StepFailed(f"unexpected record matching {json.dumps(p)}: {hits[0].raw[:500]}")
+        _check_absent(d, step, timeout)
     elif "count" in step:
         d.quiet(float(step.get("quiet", 0.3)), timeout)
         hits = d.matching(step["count"], d.anchor(step.get("since", "send")))
@@ -348,44 +398,11 @@ def run_step(d: Driver, step: dict[str, Any], llm: ScriptedLLM, default_timeout:
         d._log("meta", f"signal {step['signal']}")
         d.proc.send_signal(getattr(signal, step["signal"]))
     elif "expect_exit" in step:
-        assert d.proc
-        try:
-            code = d.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise StepFailed(f"process did not exit within {timeout}s") from None
-        d._log("meta", f"exit code {code}")
-        spec = step["expect_exit"]
-        if not match(spec.get("code", "*"), code, dict(d.variables)):
-            raise StepFailed(f"exit code {code} does not match {spec.get('code')}")
+        _expect_exit(d, step["expect_exit"], timeout)
     elif "model_requests" in step:
-        spec = step["model_requests"]
-        reqs = [r["body"] for r in list(llm.requests)]
-        if "count" in spec and not match(spec["count"], len(reqs), {}):
-            raise StepFailed(f"model got {len(reqs)} requests, expected {spec['count']}")
-        for idx, pat in (spec.get("match") or {}).items():
-            i = int(idx)
-            if i >= len(reqs) or i < -len(reqs):
-                raise StepFailed(f"model request {i} does not exist ({len(reqs)} requests)")
-            pat = substitute(pat, d.variables, strict=False)
-            if not match(pat, reqs[i], d.variables):
-                raise StepFailed(
-                    f"model request {i} does not match {json.dumps(pat)[:400]}: "
-                    f"{json.dumps(reqs[i], ensure_ascii=False)[:2000]}"
-                )
+        _check_model_requests(d, step["model_requests"], llm)
     elif "seq_gapless" in step:
-        # {"seq_gapless": {"first": n?}, "since": anchor}: every record since the anchor carries an
-        # integer "seq", each one more than the previous (set_event_options seq, extensions tier)
-        d.quiet(float(step.get("quiet", 0.3)), timeout)
-        spec = step["seq_gapless"] if isinstance(step["seq_gapless"], dict) else {}
-        lines = [ln for ln in d.out[d.anchor(step.get("since", "send")) :] if ln.ok]
-        if not lines:
-            raise StepFailed("seq_gapless: no records since the anchor")
-        expected = spec.get("first", lines[0].json.get("seq"))
-        for ln in lines:
-            seq = ln.json.get("seq")
-            if type(seq) is not int or seq != expected:
-                raise StepFailed(f"seq_gapless: expected seq {expected}, got {seq!r} in {ln.raw[:300]}")
-            expected += 1
+        _check_seq_gapless(d, step, timeout)
     elif "note" in step:
         d._log("meta", f"note: {step['note']}")
     else:

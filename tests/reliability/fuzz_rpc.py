@@ -192,6 +192,11 @@ class Generator:
         return self.rng.choice(choices)
 
     def fields(self, ctype: str) -> dict[str, Any]:
+        upstream = self._upstream_fields(ctype)
+        return upstream if upstream is not None else self._extra_fields(ctype)
+
+    def _upstream_fields(self, ctype: str) -> dict[str, Any] | None:
+        """The fields of an upstream command (None: not one)."""
         r = self.rng
         if ctype in ("prompt", "steer", "follow_up"):
             f: dict[str, Any] = {"message": self.text()}
@@ -238,7 +243,11 @@ class Generator:
             return {"since": r.choice(self.entry_ids)} if self.entry_ids and r.random() < 0.5 else {}
         if ctype == "set_session_name":
             return {"name": self.text()}
-        # The commands beyond upstream (protocol/README.md §11).
+        return None
+
+    def _extra_fields(self, ctype: str) -> dict[str, Any]:
+        """The commands beyond upstream (protocol/README.md §11)."""
+        r = self.rng
         if ctype == "set_event_options":
             return {k: r.random() < 0.5 for k in ("seq", "runId") if r.random() < 0.7}
         if ctype == "get_events":
@@ -394,6 +403,33 @@ def wait_for_run(pi: PiProcess, prompt_key: str, absorb: Any, start: int, timeou
         time.sleep(0.005)
 
 
+def _count_responses(records: list[Any]) -> tuple[dict[str, int], int]:
+    """How many responses each id got, and how many came without an id."""
+    got_by_id: dict[str, int] = {}
+    got_idless = 0
+    for record in records:
+        if isinstance(record, dict) and record.get("type") == "response":
+            if "id" in record:
+                k = key_of(record["id"])
+                got_by_id[k] = got_by_id.get(k, 0) + 1
+            else:
+                got_idless += 1
+    return got_by_id, got_idless
+
+
+def _check_files(files: list[str], work: Path, upstream: bool) -> tuple[list[str], int]:
+    """The session files that fail the checks (with why), and how many upstream read."""
+    bad_files: list[str] = []
+    upstream_checked = 0
+    for path in files:
+        try:
+            result = check_session_file(path, work, upstream=upstream)
+            upstream_checked += int(result["upstream_checked"])
+        except Exception as exc:  # noqa: BLE001 - reported in the figures
+            bad_files.append(f"{path}: {exc}"[:500])
+    return bad_files, upstream_checked
+
+
 def run(
     records: int,
     seed: int,
@@ -506,26 +542,11 @@ def run(
         rc = pi.close(timeout=120)
         time.sleep(0.1)
         absorb()
-    got_by_id: dict[str, int] = {}
-    got_idless = 0
-    for record in pi.records:
-        if isinstance(record, dict) and record.get("type") == "response":
-            if "id" in record:
-                k = key_of(record["id"])
-                got_by_id[k] = got_by_id.get(k, 0) + 1
-            else:
-                got_idless += 1
+    got_by_id, got_idless = _count_responses(pi.records)
     unanswered = sum(max(0, n - got_by_id.get(k, 0)) for k, n in expected_by_id.items())
     doubled = sum(max(0, n - expected_by_id.get(k, 0)) for k, n in got_by_id.items())
     files = sorted({*map(str, sessions.rglob("*.jsonl")), *map(str, (work / "cwd").glob("*.jsonl"))})
-    bad_files: list[str] = []
-    upstream_checked = 0
-    for path in files:
-        try:
-            result = check_session_file(path, work, upstream=upstream)
-            upstream_checked += int(result["upstream_checked"])
-        except Exception as exc:  # noqa: BLE001 - reported in the figures
-            bad_files.append(f"{path}: {exc}"[:500])
+    bad_files, upstream_checked = _check_files(files, work, upstream)
     stderr = pi.stderr
     (work / "stderr.txt").write_text(stderr)
     (work / "stdout.jsonl").write_bytes(b"\n".join(pi.raw_lines))

@@ -42,6 +42,21 @@ def _message(rng: random.Random, n: int) -> Any:
     return message
 
 
+def _parent_id(rng: random.Random, n: int, ids: list[str], linear: bool) -> str | None:
+    if linear or not ids:
+        return ids[-1] if ids else None
+    roll = rng.random()
+    if roll < 0.6:
+        return ids[-1]
+    if roll < 0.85:
+        return rng.choice(ids)
+    if roll < 0.9:
+        return "ffffffff"  # unknown: an orphan root
+    if roll < 0.95:
+        return f"{n + rng.randint(0, 3):08x}"  # itself or a later id: cycles
+    return None
+
+
 def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojecting: bool) -> dict[str, Any]:
     kinds = ["message"] * 8 + [
         "model_change",
@@ -57,20 +72,7 @@ def _entry(rng: random.Random, n: int, ids: list[str], linear: bool, reprojectin
         kinds += ["compaction", "context_edit"]
     kind = rng.choice(kinds)
     entry: dict[str, Any] = {"type": kind, "id": f"{n:08x}"}
-    if linear or not ids:
-        entry["parentId"] = ids[-1] if ids else None
-    else:
-        roll = rng.random()
-        if roll < 0.6:
-            entry["parentId"] = ids[-1]
-        elif roll < 0.85:
-            entry["parentId"] = rng.choice(ids)
-        elif roll < 0.9:
-            entry["parentId"] = "ffffffff"  # unknown: an orphan root
-        elif roll < 0.95:
-            entry["parentId"] = f"{n + rng.randint(0, 3):08x}"  # itself or a later id: cycles
-        else:
-            entry["parentId"] = None
+    entry["parentId"] = _parent_id(rng, n, ids, linear)
     entry["timestamp"] = f"2026-01-01T00:00:{n % 60:02d}.{n % 1000:03d}Z"
     target = rng.choice(ids) if ids and rng.random() < 0.9 else "ffffffff"
     if kind == "message":

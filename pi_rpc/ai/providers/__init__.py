@@ -1,4 +1,5 @@
-"""Built-in providers, one module per ``api`` value; registered into ``pi_rpc.ai.stream`` on first use."""
+"""Built-in providers, one module per ``api`` value; ``pi_rpc.ai.stream`` registers
+this table on first use (this package imports nothing of the dispatcher)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,3 @@ BUILTIN_APIS: dict[str, tuple[str, str]] = {
     ),
     "openai-codex-responses": ("pi_rpc.ai.providers.openai_codex_responses", "stream_openai_codex_responses"),
 }
-
-
-def register_builtin_providers() -> None:
-    from pi_rpc.ai.stream import register_lazy_provider
-
-    for api, (module, attr) in BUILTIN_APIS.items():
-        register_lazy_provider(api, module, attr)

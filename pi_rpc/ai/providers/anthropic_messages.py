@@ -24,7 +24,7 @@ Claude models send the Copilot token as Bearer on that path, without Claude Code
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -32,6 +32,7 @@ import orjson
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_anthropic_sdk_error
 from pi_rpc.ai.http import iter_sse, open_stream
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream, _loads_with_repair
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -41,7 +42,6 @@ from pi_rpc.ai.providers.common import (
     require_api_key,
     update_headers,
 )
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -132,6 +132,28 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _assistant_block(b: dict[str, Any], oauth: bool) -> dict[str, Any] | None:
+    """One block of an assistant message as Anthropic takes it back (None: not sent)."""
+    t = b.get("type")
+    if t == "text":
+        return {"type": "text", "text": b["text"]} if b.get("text") else None
+    if t == "thinking":
+        if b.get("redacted"):
+            return {"type": "redacted_thinking", "data": b.get("thinkingSignature", "")}
+        if not b.get("thinkingSignature"):
+            # (thinking without a signature goes back as text)
+            return {"type": "text", "text": b["thinking"]} if b.get("thinking", "").strip() else None
+        return {"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]}
+    if t == "toolCall":
+        return {
+            "type": "tool_use",
+            "id": b["id"],
+            "name": to_claude_code_name(b["name"]) if oauth else b["name"],
+            "input": b.get("arguments") or {},
+        }
+    return None
+
+
 def convert_messages(
     messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
 ) -> list[dict[str, Any]]:
@@ -151,31 +173,7 @@ def convert_messages(
                 if blocks:
                     out.append({"role": "user", "content": blocks})
         elif role == "assistant":
-            blocks = []
-            for b in msg.get("content") or []:
-                t = b.get("type")
-                if t == "text":
-                    if b.get("text"):
-                        blocks.append({"type": "text", "text": b["text"]})
-                elif t == "thinking":
-                    if b.get("redacted"):
-                        blocks.append({"type": "redacted_thinking", "data": b.get("thinkingSignature", "")})
-                    elif not b.get("thinkingSignature"):
-                        if b.get("thinking", "").strip():
-                            blocks.append({"type": "text", "text": b["thinking"]})
-                    else:
-                        blocks.append(
-                            {"type": "thinking", "thinking": b.get("thinking", ""), "signature": b["thinkingSignature"]}
-                        )
-                elif t == "toolCall":
-                    blocks.append(
-                        {
-                            "type": "tool_use",
-                            "id": b["id"],
-                            "name": to_claude_code_name(b["name"]) if oauth else b["name"],
-                            "input": b.get("arguments") or {},
-                        }
-                    )
+            blocks = [converted for b in msg.get("content") or [] if (converted := _assistant_block(b, oauth))]
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif role == "toolResult":
@@ -307,11 +305,201 @@ def _set_total(usage: dict[str, Any]) -> None:
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
 
 
+def _request_headers(
+    api_key: str, headers_in: dict[str, str], oauth: bool, copilot: bool, betas: Sequence[str]
+) -> dict[str, str]:
+    headers = {
+        "accept": "application/json",
+        "content-type": "application/json",
+        "anthropic-version": "2023-06-01",
+        "user-agent": "pi-rpc",
+    }
+    if oauth:
+        headers["anthropic-dangerous-direct-browser-access"] = "true"
+        headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
+        headers["x-app"] = "cli"
+        headers["authorization"] = f"Bearer {api_key}"
+    elif copilot:
+        headers["anthropic-dangerous-direct-browser-access"] = "true"
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+    elif api_key:
+        headers["x-api-key"] = api_key
+    configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
+    if configured_beta is None and betas:
+        headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
+    update_headers(headers, headers_in)
+    return headers
+
+
+class _MessagesStream:
+    """The state of one streamed reply and a handler per Messages event type; each handler
+    returns the event it makes, if any."""
+
+    def __init__(
+        self, model: Model, output: dict[str, Any], oauth: bool, declared_tools: Sequence[Mapping[str, Any]]
+    ) -> None:
+        self.model = model
+        self.output = output
+        self.content: list[dict[str, Any]] = output["content"]
+        self.oauth = oauth
+        self.declared_tools = declared_tools
+        self.open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
+        self.saw_start = False
+        self.saw_stop = False
+        # Event type -> its handler (a type not here is ignored).
+        self.handlers: dict[str, Callable[[dict[str, Any]], AssistantMessageEvent | None]] = {
+            "message_start": self.message_start,
+            "content_block_start": self.content_block_start,
+            "content_block_delta": self.content_block_delta,
+            "content_block_stop": self.content_block_stop,
+            "message_delta": self.message_delta,
+            "message_stop": self.message_stop,
+        }
+
+    def message_start(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        self.saw_start = True
+        output, model = self.output, self.model
+        msg = event.get("message") or {}
+        if msg.get("id"):
+            output["responseId"] = msg["id"]
+        if msg.get("model") and msg["model"] != model["id"]:
+            output["responseModel"] = msg["model"]
+        u = msg.get("usage") or {}
+        usage = output["usage"]
+        usage["input"] = u.get("input_tokens") or 0
+        usage["output"] = u.get("output_tokens") or 0
+        usage["cacheRead"] = u.get("cache_read_input_tokens") or 0
+        usage["cacheWrite"] = u.get("cache_creation_input_tokens") or 0
+        usage["cacheWrite1h"] = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+        _set_total(usage)
+        calculate_cost(model, usage)
+        return None
+
+    def _open(
+        self, index: Any, block: dict[str, Any], args: ToolCallArgumentsStream | None, kind: str
+    ) -> AssistantMessageEvent:
+        content = self.content
+        content.append(block)
+        self.open_blocks[index] = (len(content) - 1, args)
+        return {"type": kind, "contentIndex": len(content) - 1, "partial": self.output}
+
+    def content_block_start(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        cb = event.get("content_block") or {}
+        index = event.get("index")
+        ctype = cb.get("type")
+        if ctype == "text":
+            return self._open(index, {"type": "text", "text": cb.get("text") or ""}, None, "text_start")
+        if ctype == "thinking":
+            block = {
+                "type": "thinking",
+                "thinking": cb.get("thinking") or "",
+                "thinkingSignature": cb.get("signature") or "",
+            }
+            return self._open(index, block, None, "thinking_start")
+        if ctype == "redacted_thinking":
+            block = {
+                "type": "thinking",
+                "thinking": "[Reasoning redacted]",
+                "thinkingSignature": cb.get("data", ""),
+                "redacted": True,
+            }
+            return self._open(index, block, None, "thinking_start")
+        if ctype == "tool_use":
+            name = from_claude_code_name(cb.get("name", ""), self.declared_tools) if self.oauth else cb.get("name", "")
+            block = {"type": "toolCall", "id": cb.get("id", ""), "name": name, "arguments": cb.get("input") or {}}
+            return self._open(index, block, ToolCallArgumentsStream(), "toolcall_start")
+        return None
+
+    def content_block_delta(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        entry = self.open_blocks.get(event.get("index"))  # type: ignore[arg-type]
+        if entry is None:
+            return None
+        ci, args = entry
+        block = self.content[ci]
+        delta = event.get("delta") or {}
+        dtype = delta.get("type")
+        if dtype == "text_delta" and block["type"] == "text":
+            append_text(block, "text", delta.get("text", ""))
+            return {"type": "text_delta", "contentIndex": ci, "delta": delta.get("text", ""), "partial": self.output}
+        if dtype == "thinking_delta" and block["type"] == "thinking":
+            append_text(block, "thinking", delta.get("thinking", ""))
+            piece = delta.get("thinking", "")
+            return {"type": "thinking_delta", "contentIndex": ci, "delta": piece, "partial": self.output}
+        if dtype == "input_json_delta" and block["type"] == "toolCall" and args is not None:
+            piece = delta.get("partial_json", "")
+            block["arguments"] = args.append(piece)
+            return {"type": "toolcall_delta", "contentIndex": ci, "delta": piece, "partial": self.output}
+        if dtype == "signature_delta" and block["type"] == "thinking":
+            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.get("signature", "")
+        return None
+
+    def content_block_stop(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        entry = self.open_blocks.pop(event.get("index"), None)  # type: ignore[arg-type]
+        if entry is None:
+            return None
+        ci, args = entry
+        block = self.content[ci]
+        output = self.output
+        if block["type"] == "text":
+            return {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
+        if block["type"] == "thinking":
+            return {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+        if args is not None:
+            final = args.finish()
+            block["arguments"] = final["arguments"]
+            if "argumentsError" in final:
+                block["argumentsError"] = final["argumentsError"]
+            return {"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output}
+        return None
+
+    def message_delta(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        output = self.output
+        delta = event.get("delta") or {}
+        if delta.get("stop_reason"):
+            output["rawStopReason"] = delta["stop_reason"]
+            stop, err = map_stop_reason(delta["stop_reason"], delta.get("stop_details"))
+            output["stopReason"] = stop
+            if err:
+                output["errorMessage"] = err
+        u = event.get("usage") or {}
+        usage = output["usage"]
+        for src, dst in (
+            ("input_tokens", "input"),
+            ("output_tokens", "output"),
+            ("cache_read_input_tokens", "cacheRead"),
+            ("cache_creation_input_tokens", "cacheWrite"),
+        ):
+            if u.get(src) is not None:
+                usage[dst] = u[src]
+        one_hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        if one_hour is not None:
+            usage["cacheWrite1h"] = one_hour
+        thinking_tokens = (u.get("output_tokens_details") or {}).get("thinking_tokens")
+        if thinking_tokens is not None:
+            usage["reasoning"] = thinking_tokens
+        _set_total(usage)
+        calculate_cost(self.model, usage)
+        return None
+
+    def message_stop(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+        self.saw_stop = True
+        return None
+
+
+def _check_end(output: dict[str, Any], options: StreamOptions) -> None:
+    if options.signal is not None and options.signal.aborted:
+        raise RuntimeError("Request was aborted")
+    if output["stopReason"] == "pending":
+        raise ProviderStreamError("Anthropic stream ended without a stop reason")
+    if output["stopReason"] in ("aborted", "error"):
+        raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+
+
 async def stream_anthropic_messages(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
-    content = output["content"]
     try:
         headers_in = {**(model.get("headers") or {}), **(options.headers or {})}
         api_key = require_api_key(model, options, headers_in)
@@ -322,34 +510,13 @@ async def stream_anthropic_messages(
         params, betas = build_request(model, context, options, oauth)
         # The tools the answer's names are mapped back to (upstream's ``currentTools``).
         declared_tools: Sequence[Mapping[str, Any]] = collapse_context(context)[2] if oauth else ()
-        headers = {
-            "accept": "application/json",
-            "content-type": "application/json",
-            "anthropic-version": "2023-06-01",
-            "user-agent": "pi-rpc",
-        }
-        if oauth:
-            headers["anthropic-dangerous-direct-browser-access"] = "true"
-            headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
-            headers["x-app"] = "cli"
-            headers["authorization"] = f"Bearer {api_key}"
-        elif copilot:
-            headers["anthropic-dangerous-direct-browser-access"] = "true"
-            if api_key:
-                headers["authorization"] = f"Bearer {api_key}"
-        elif api_key:
-            headers["x-api-key"] = api_key
-        configured_beta = next((v for k, v in headers_in.items() if k.lower() == "anthropic-beta"), None)
-        if configured_beta is None and betas:
-            headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
-        update_headers(headers, headers_in)
+        headers = _request_headers(api_key, headers_in, oauth, copilot, betas)
         # The SDK's ``client.beta.messages`` (upstream sends every request there; pi_rpc so far
         # only the OAuth ones, whose identity it mirrors).
         url = model.get("baseUrl", "").rstrip("/") + ("/v1/messages?beta=true" if oauth or copilot else "/v1/messages")
         async with open_stream(options, url, headers, params, format_anthropic_sdk_error) as response:
             yield {"type": "start", "partial": output}
-            open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
-            saw_start = saw_stop = False
+            state = _MessagesStream(model, output, oauth, declared_tools)
             async for sse in iter_sse(response, options.signal):
                 if sse.event == "error":
                     raise ProviderStreamError(sse.data)
@@ -364,153 +531,14 @@ async def stream_anthropic_messages(
                 if options.on_stream_event is not None:
                     await options.on_stream_event(event, model)
                 etype = event.get("type")
-                if etype == "message_start":
-                    saw_start = True
-                    msg = event.get("message") or {}
-                    if msg.get("id"):
-                        output["responseId"] = msg["id"]
-                    if msg.get("model") and msg["model"] != model["id"]:
-                        output["responseModel"] = msg["model"]
-                    u = msg.get("usage") or {}
-                    usage = output["usage"]
-                    usage["input"] = u.get("input_tokens") or 0
-                    usage["output"] = u.get("output_tokens") or 0
-                    usage["cacheRead"] = u.get("cache_read_input_tokens") or 0
-                    usage["cacheWrite"] = u.get("cache_creation_input_tokens") or 0
-                    usage["cacheWrite1h"] = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
-                    _set_total(usage)
-                    calculate_cost(model, usage)
-                elif etype == "content_block_start":
-                    cb = event.get("content_block") or {}
-                    index = event.get("index")
-                    ctype = cb.get("type")
-                    if ctype == "text":
-                        content.append({"type": "text", "text": cb.get("text") or ""})
-                        open_blocks[index] = (len(content) - 1, None)
-                        yield {"type": "text_start", "contentIndex": len(content) - 1, "partial": output}
-                    elif ctype == "thinking":
-                        content.append(
-                            {
-                                "type": "thinking",
-                                "thinking": cb.get("thinking") or "",
-                                "thinkingSignature": cb.get("signature") or "",
-                            }
-                        )
-                        open_blocks[index] = (len(content) - 1, None)
-                        yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
-                    elif ctype == "redacted_thinking":
-                        content.append(
-                            {
-                                "type": "thinking",
-                                "thinking": "[Reasoning redacted]",
-                                "thinkingSignature": cb.get("data", ""),
-                                "redacted": True,
-                            }
-                        )
-                        open_blocks[index] = (len(content) - 1, None)
-                        yield {"type": "thinking_start", "contentIndex": len(content) - 1, "partial": output}
-                    elif ctype == "tool_use":
-                        content.append(
-                            {
-                                "type": "toolCall",
-                                "id": cb.get("id", ""),
-                                "name": (
-                                    from_claude_code_name(cb.get("name", ""), declared_tools)
-                                    if oauth
-                                    else cb.get("name", "")
-                                ),
-                                "arguments": cb.get("input") or {},
-                            }
-                        )
-                        open_blocks[index] = (len(content) - 1, ToolCallArgumentsStream())
-                        yield {"type": "toolcall_start", "contentIndex": len(content) - 1, "partial": output}
-                elif etype == "content_block_delta":
-                    entry = open_blocks.get(event.get("index"))
-                    if entry is None:
-                        continue
-                    ci, args = entry
-                    block = content[ci]
-                    delta = event.get("delta") or {}
-                    dtype = delta.get("type")
-                    if dtype == "text_delta" and block["type"] == "text":
-                        append_text(block, "text", delta.get("text", ""))
-                        yield {
-                            "type": "text_delta",
-                            "contentIndex": ci,
-                            "delta": delta.get("text", ""),
-                            "partial": output,
-                        }
-                    elif dtype == "thinking_delta" and block["type"] == "thinking":
-                        append_text(block, "thinking", delta.get("thinking", ""))
-                        yield {
-                            "type": "thinking_delta",
-                            "contentIndex": ci,
-                            "delta": delta.get("thinking", ""),
-                            "partial": output,
-                        }
-                    elif dtype == "input_json_delta" and block["type"] == "toolCall" and args is not None:
-                        piece = delta.get("partial_json", "")
-                        block["arguments"] = args.append(piece)
-                        yield {"type": "toolcall_delta", "contentIndex": ci, "delta": piece, "partial": output}
-                    elif dtype == "signature_delta" and block["type"] == "thinking":
-                        block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.get("signature", "")
-                elif etype == "content_block_stop":
-                    entry = open_blocks.pop(event.get("index"), None)
-                    if entry is None:
-                        continue
-                    ci, args = entry
-                    block = content[ci]
-                    if block["type"] == "text":
-                        yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
-                    elif block["type"] == "thinking":
-                        yield {
-                            "type": "thinking_end",
-                            "contentIndex": ci,
-                            "content": block["thinking"],
-                            "partial": output,
-                        }
-                    elif args is not None:
-                        final = args.finish()
-                        block["arguments"] = final["arguments"]
-                        if "argumentsError" in final:
-                            block["argumentsError"] = final["argumentsError"]
-                        yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output}
-                elif etype == "message_delta":
-                    delta = event.get("delta") or {}
-                    if delta.get("stop_reason"):
-                        output["rawStopReason"] = delta["stop_reason"]
-                        stop, err = map_stop_reason(delta["stop_reason"], delta.get("stop_details"))
-                        output["stopReason"] = stop
-                        if err:
-                            output["errorMessage"] = err
-                    u = event.get("usage") or {}
-                    usage = output["usage"]
-                    for src, dst in (
-                        ("input_tokens", "input"),
-                        ("output_tokens", "output"),
-                        ("cache_read_input_tokens", "cacheRead"),
-                        ("cache_creation_input_tokens", "cacheWrite"),
-                    ):
-                        if u.get(src) is not None:
-                            usage[dst] = u[src]
-                    one_hour = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
-                    if one_hour is not None:
-                        usage["cacheWrite1h"] = one_hour
-                    thinking_tokens = (u.get("output_tokens_details") or {}).get("thinking_tokens")
-                    if thinking_tokens is not None:
-                        usage["reasoning"] = thinking_tokens
-                    _set_total(usage)
-                    calculate_cost(model, usage)
-                elif etype == "message_stop":
-                    saw_stop = True
-            if saw_start and not saw_stop:
+                handle = state.handlers.get(etype) if isinstance(etype, str) else None
+                if handle is not None:
+                    made = handle(event)
+                    if made is not None:
+                        yield made
+            if state.saw_start and not state.saw_stop:
                 raise ProviderStreamError("Anthropic stream ended before message_stop")
-        if options.signal is not None and options.signal.aborted:
-            raise RuntimeError("Request was aborted")
-        if output["stopReason"] == "pending":
-            raise ProviderStreamError("Anthropic stream ended without a stop reason")
-        if output["stopReason"] in ("aborted", "error"):
-            raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+        _check_end(output, options)
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)

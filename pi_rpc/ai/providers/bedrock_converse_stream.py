@@ -57,6 +57,7 @@ import anyio.to_thread
 
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import AbortedError, redact
+from pi_rpc.ai.output import new_output, now_ms
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.bedrock_request import (
     build_body,
@@ -66,7 +67,6 @@ from pi_rpc.ai.providers.bedrock_request import (
     strict_tool_limits_exceeded,
 )
 from pi_rpc.ai.providers.common import append_text
-from pi_rpc.ai.stream import new_output, now_ms
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 API = "bedrock-converse-stream"

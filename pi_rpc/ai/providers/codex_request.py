@@ -183,6 +183,117 @@ def _last_non_additive(system_messages: list[dict[str, Any]]) -> int:
     return last
 
 
+class _ToolAnnouncer:
+    """Tools a system message adds, told to the model the way its tool support allows:
+    ``changes``: an ``additional_tools`` item (after the first, a notice naming the tools still
+    unavailable); ``additions``: a client-side tool search call and its output."""
+
+    def __init__(self, items: list[dict[str, Any]], support: str, instruction_role: str, supports_strict: bool) -> None:
+        self.items = items
+        self.support = support
+        self.instruction_role = instruction_role
+        self.supports_strict = supports_strict
+        self.declared_additional = False
+        self.unavailable: dict[str, None] = {}  # an ordered set
+
+    def add(self, message: Mapping[str, Any], seed: str) -> None:
+        items = self.items
+        tools = message.get("toolsAdded") or []
+        for tool in tools:
+            self.unavailable.pop(tool.get("name"), None)
+        if not tools:
+            return
+        if self.support == "changes":
+            if self.declared_additional:
+                notice = INCREMENTAL_TOOLS_NOTICE
+                if self.unavailable:
+                    notice += f"\nStill unavailable: {', '.join(self.unavailable)}."
+                items.append({"role": self.instruction_role, "content": notice})
+            self.declared_additional = True
+            items.append(
+                {"type": "additional_tools", "role": "developer", "tools": convert_tools(tools, self.supports_strict)}
+            )
+            return
+        if self.support != "additions":
+            return
+        names = [str(t.get("name")) for t in tools]
+        joined = ",".join(names)
+        call_id = f"pi_tool_load_{short_hash(f'{seed}:{joined}')}"
+        common = {"call_id": call_id, "execution": "client", "status": "completed"}
+        items.append(
+            {"type": "tool_search_call", **common, "arguments": {"query": " ".join(names), "limit": len(names)}}
+        )
+        deferred = [{**t, "defer_loading": True} for t in convert_tools(tools, self.supports_strict)]
+        items.append({"type": "tool_search_output", **common, "tools": deferred})
+
+
+def _user_item(msg: dict[str, Any]) -> dict[str, Any] | None:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": [{"type": "input_text", "text": content}]}
+    parts_in = [
+        {"type": "input_text", "text": b.get("text", "")}
+        if b.get("type") == "text"
+        else {
+            "type": "input_image",
+            "detail": "auto",
+            "image_url": f"data:{b['mimeType']};base64,{b['data']}",
+        }
+        for b in content or []
+    ]
+    return {"role": "user", "content": parts_in} if parts_in else None
+
+
+def _assistant_items(msg: dict[str, Any], model: Model, msg_index: int) -> tuple[list[dict[str, Any]], bool]:
+    """An assistant message's items (reasoning, messages, function calls), and whether the
+    model that made it is this one."""
+    same_api = msg.get("provider") == model["provider"] and msg.get("api") == model["api"]
+    same_model = same_api and msg.get("model") == model["id"]
+    output: list[dict[str, Any]] = []
+    text_index = 0
+    for block in msg.get("content") or []:
+        btype = block.get("type")
+        if btype == "thinking":
+            if block.get("thinkingSignature"):
+                output.append(js_loads(block["thinkingSignature"]))
+        elif btype == "text":
+            msg_id, phase = _text_signature(block.get("textSignature"))
+            fallback = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
+            text_index += 1
+            if not msg_id:
+                msg_id = fallback
+            elif len(msg_id) > 64:
+                msg_id = f"msg_{short_hash(msg_id)}"
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": block.get("text", ""), "annotations": []}],
+                "status": "completed",
+                "id": msg_id,
+            }
+            if phase:
+                item["phase"] = phase
+            output.append(item)
+        elif btype == "toolCall":
+            call_id, _, item_id = str(block.get("id", "")).partition("|")
+            call: dict[str, Any] = {"type": "function_call"}
+            # Another model's item id, or one that is not a function call's, is left out
+            # (OpenAI pairs item ids with reasoning items).
+            if (same_model or not same_api) and item_id.startswith("fc_"):
+                call["id"] = item_id
+            call.update(
+                {
+                    "call_id": call_id,
+                    "name": block.get("name"),
+                    "arguments": js_json(block.get("arguments", {})),
+                }
+            )
+            if same_model and block.get("namespace") is not None:
+                call["namespace"] = block["namespace"]
+            output.append(call)
+    return output, same_model
+
+
 def convert_input(
     model: Model, messages: list[dict[str, Any]], config_effort: str | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -203,38 +314,7 @@ def convert_input(
         "developer" if model.get("reasoning") and compat.get("supportsDeveloperRole") is not False else "system"
     )
     items: list[dict[str, Any]] = []
-    declared_additional = False
-    unavailable: dict[str, None] = {}  # an ordered set
-
-    def tool_additions(message: Mapping[str, Any], seed: str) -> None:
-        nonlocal declared_additional
-        tools = message.get("toolsAdded") or []
-        for tool in tools:
-            unavailable.pop(tool.get("name"), None)
-        if not tools:
-            return
-        if support == "changes":
-            if declared_additional:
-                notice = INCREMENTAL_TOOLS_NOTICE
-                if unavailable:
-                    notice += f"\nStill unavailable: {', '.join(unavailable)}."
-                items.append({"role": instruction_role, "content": notice})
-            declared_additional = True
-            items.append(
-                {"type": "additional_tools", "role": "developer", "tools": convert_tools(tools, supports_strict)}
-            )
-            return
-        if support != "additions":
-            return
-        names = [str(t.get("name")) for t in tools]
-        joined = ",".join(names)
-        call_id = f"pi_tool_load_{short_hash(f'{seed}:{joined}')}"
-        common = {"call_id": call_id, "execution": "client", "status": "completed"}
-        items.append(
-            {"type": "tool_search_call", **common, "arguments": {"query": " ".join(names), "limit": len(names)}}
-        )
-        deferred = [{**t, "defer_loading": True} for t in convert_tools(tools, supports_strict)]
-        items.append({"type": "tool_search_output", **common, "tools": deferred})
+    announcer = _ToolAnnouncer(items, support, instruction_role, supports_strict)
 
     def configuration_update(effort: Any) -> None:
         items.append({"type": "configuration_update", "reasoning": {"effort": effort}})
@@ -248,7 +328,7 @@ def convert_input(
             anchors = system_index >= folded_count
             system_index += 1
             if anchors:
-                tool_additions(msg, f"system:{msg_index}")
+                announcer.add(msg, f"system:{msg_index}")
             parts = [_system_text(msg, leading)]
             if anchors:
                 added = {t.get("name") for t in msg.get("toolsAdded") or []}
@@ -257,73 +337,17 @@ def convert_input(
                     listed = "\n".join(f"- {name}" for name in removed)
                     parts.append(f"The following tools are no longer available. Do not call them:\n{listed}")
                 for name in removed:
-                    unavailable[name] = None
+                    announcer.unavailable[name] = None
             text = "\n\n".join(p for p in parts if p)
             if text:
                 items.append({"role": instruction_role, "content": text})
         elif role == "user":
-            content = msg.get("content")
-            if isinstance(content, str):
-                items.append({"role": "user", "content": [{"type": "input_text", "text": content}]})
-            else:
-                parts_in = [
-                    {"type": "input_text", "text": b.get("text", "")}
-                    if b.get("type") == "text"
-                    else {
-                        "type": "input_image",
-                        "detail": "auto",
-                        "image_url": f"data:{b['mimeType']};base64,{b['data']}",
-                    }
-                    for b in content or []
-                ]
-                if not parts_in:
-                    continue
-                items.append({"role": "user", "content": parts_in})
+            user = _user_item(msg)
+            if user is None:
+                continue
+            items.append(user)
         elif role == "assistant":
-            same_api = msg.get("provider") == model["provider"] and msg.get("api") == model["api"]
-            same_model = same_api and msg.get("model") == model["id"]
-            output: list[dict[str, Any]] = []
-            text_index = 0
-            for block in msg.get("content") or []:
-                btype = block.get("type")
-                if btype == "thinking":
-                    if block.get("thinkingSignature"):
-                        output.append(js_loads(block["thinkingSignature"]))
-                elif btype == "text":
-                    msg_id, phase = _text_signature(block.get("textSignature"))
-                    fallback = f"msg_pi_{msg_index}" if text_index == 0 else f"msg_pi_{msg_index}_{text_index}"
-                    text_index += 1
-                    if not msg_id:
-                        msg_id = fallback
-                    elif len(msg_id) > 64:
-                        msg_id = f"msg_{short_hash(msg_id)}"
-                    item: dict[str, Any] = {
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": block.get("text", ""), "annotations": []}],
-                        "status": "completed",
-                        "id": msg_id,
-                    }
-                    if phase:
-                        item["phase"] = phase
-                    output.append(item)
-                elif btype == "toolCall":
-                    call_id, _, item_id = str(block.get("id", "")).partition("|")
-                    call: dict[str, Any] = {"type": "function_call"}
-                    # Another model's item id, or one that is not a function call's, is left out
-                    # (OpenAI pairs item ids with reasoning items).
-                    if (same_model or not same_api) and item_id.startswith("fc_"):
-                        call["id"] = item_id
-                    call.update(
-                        {
-                            "call_id": call_id,
-                            "name": block.get("name"),
-                            "arguments": js_json(block.get("arguments", {})),
-                        }
-                    )
-                    if same_model and block.get("namespace") is not None:
-                        call["namespace"] = block["namespace"]
-                    output.append(call)
+            output, same_model = _assistant_items(msg, model, msg_index)
             if not output:
                 continue  # (skips the index, as upstream's ``continue`` does)
             if config_effort is not None and same_model and msg.get("providerThinkingLevel") is not None:

@@ -42,6 +42,7 @@ import anyio
 
 from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import AbortedError, js_json
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level
 from pi_rpc.ai.providers.faux_script import (  # re-exported (``X as X``): the provider's API
@@ -77,7 +78,6 @@ from pi_rpc.ai.providers.faux_script import (
 from pi_rpc.ai.providers.faux_script import (
     set_faux_script as set_faux_script,
 )
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transform import collapse_context
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 

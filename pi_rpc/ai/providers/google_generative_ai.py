@@ -24,8 +24,8 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_google_error, js_json
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -70,6 +70,42 @@ def _multimodal_function_response(model_id: str) -> bool:
     return major is None or major >= 3
 
 
+def _model_part(b: dict[str, Any], same: bool, with_ids: bool) -> dict[str, Any] | None:
+    """One assistant block as a Gemini ``model`` part (None: not sent); signatures only go back
+    to the model (``same``) that made them."""
+    t = b.get("type")
+    part: dict[str, Any]
+    if t == "text":
+        sig = _sig(b.get("textSignature")) if same else None
+        # An empty text part is kept when it carries a signature Gemini wants echoed.
+        if not (b.get("text") or "").strip() and not sig:
+            return None
+        part = {"text": b.get("text", "")}
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    if t == "thinking":
+        if not same:
+            return {"text": b["thinking"]} if (b.get("thinking") or "").strip() else None
+        sig = _sig(b.get("thinkingSignature"))
+        if not (b.get("thinking") or "").strip() and not sig:
+            return None
+        part = {"thought": True, "text": b.get("thinking", "")}
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    if t == "toolCall":
+        call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
+        if with_ids:
+            call["id"] = b.get("id")
+        part = {"functionCall": call}
+        sig = _sig(b.get("thoughtSignature")) if same else None
+        if sig:
+            part["thoughtSignature"] = sig
+        return part
+    return None
+
+
 def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Upstream 1.6's ``convertMessages`` (``google-shared.js``): the conversation as Gemini
     ``contents``, tool-call ids normalised and sent where the model requires them."""
@@ -96,40 +132,7 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
                 contents.append({"role": "user", "parts": parts})
         elif role == "assistant":
             same = msg.get("provider") == model["provider"] and msg.get("model") == model["id"]
-            parts = []
-            for b in msg.get("content") or []:
-                t = b.get("type")
-                if t == "text":
-                    sig = _sig(b.get("textSignature")) if same else None
-                    # An empty text part is kept when it carries a signature Gemini wants echoed.
-                    if not (b.get("text") or "").strip() and not sig:
-                        continue
-                    part: dict[str, Any] = {"text": b.get("text", "")}
-                    if sig:
-                        part["thoughtSignature"] = sig
-                    parts.append(part)
-                elif t == "thinking":
-                    if same:
-                        sig = _sig(b.get("thinkingSignature"))
-                        if not (b.get("thinking") or "").strip() and not sig:
-                            continue
-                        part = {"thought": True, "text": b.get("thinking", "")}
-                        if sig:
-                            part["thoughtSignature"] = sig
-                    else:
-                        if not (b.get("thinking") or "").strip():
-                            continue
-                        part = {"text": b["thinking"]}
-                    parts.append(part)
-                elif t == "toolCall":
-                    call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
-                    if with_ids:
-                        call["id"] = b.get("id")
-                    part = {"functionCall": call}
-                    sig = _sig(b.get("thoughtSignature")) if same else None
-                    if sig:
-                        part["thoughtSignature"] = sig
-                    parts.append(part)
+            parts = [part for b in msg.get("content") or [] if (part := _model_part(b, same, with_ids)) is not None]
             if parts:
                 contents.append({"role": "model", "parts": parts})
         elif role == "toolResult":
@@ -324,32 +327,13 @@ async def stream_gemini(
     ``google-vertex`` (upstream's ``google-shared.js``): ``endpoint`` says where it goes and with
     which credentials, ``label`` names the API in the unfinished-stream error."""
     output = new_output(model)
-    blocks = output["content"]
     try:
         url, headers = await endpoint(model, options)
         headers = merged_headers(model, headers, options)
         body = body_for(model, context, options)
         async with open_stream(options, url, headers, body, format_google_error) as response:
             yield {"type": "start", "partial": output}
-            current: dict[str, Any] | None = None
-
-            def close_current() -> AssistantMessageEvent | None:
-                if current is None:
-                    return None
-                if current["type"] == "text":
-                    return {
-                        "type": "text_end",
-                        "contentIndex": len(blocks) - 1,
-                        "content": current["text"],
-                        "partial": output,
-                    }
-                return {
-                    "type": "thinking_end",
-                    "contentIndex": len(blocks) - 1,
-                    "content": current["thinking"],
-                    "partial": output,
-                }
-
+            state = _GeminiStream(model, output)
             async for sse in iter_sse(response, options.signal):
                 try:
                     chunk = js_loads(sse.data)
@@ -359,106 +343,129 @@ async def stream_gemini(
                     await options.on_stream_event(chunk, model)
                 if isinstance(chunk, dict) and chunk.get("error"):
                     raise ProviderStreamError(js_json(chunk))
-                if not isinstance(chunk, dict):
-                    continue
-                if chunk.get("responseId") and not output.get("responseId"):
-                    output["responseId"] = chunk["responseId"]
-                candidates = chunk.get("candidates") or []
-                candidate = candidates[0] if candidates else None
-                for part in ((candidate or {}).get("content") or {}).get("parts") or []:
-                    if "text" in part and part["text"] is not None:
-                        thinking = part.get("thought") is True
-                        if (
-                            current is None
-                            or (thinking and current["type"] != "thinking")
-                            or (not thinking and current["type"] != "text")
-                        ):
-                            ev = close_current()
-                            if ev:
-                                yield ev
-                            current = {"type": "thinking", "thinking": ""} if thinking else {"type": "text", "text": ""}
-                            blocks.append(current)
-                            yield {
-                                "type": "thinking_start" if thinking else "text_start",
-                                "contentIndex": len(blocks) - 1,
-                                "partial": output,
-                            }
-                        sig = part.get("thoughtSignature")
-                        if current["type"] == "thinking":
-                            append_text(current, "thinking", part["text"])
-                            if isinstance(sig, str) and sig:
-                                current["thinkingSignature"] = sig
-                            yield {
-                                "type": "thinking_delta",
-                                "contentIndex": len(blocks) - 1,
-                                "delta": part["text"],
-                                "partial": output,
-                            }
-                        else:
-                            append_text(current, "text", part["text"])
-                            if isinstance(sig, str) and sig:
-                                current["textSignature"] = sig
-                            yield {
-                                "type": "text_delta",
-                                "contentIndex": len(blocks) - 1,
-                                "delta": part["text"],
-                                "partial": output,
-                            }
-                    if part.get("functionCall"):
-                        ev = close_current()
-                        if ev:
-                            yield ev
-                        current = None
-                        fc = part["functionCall"]
-                        provided = fc.get("id")
-                        if not provided or any(b["type"] == "toolCall" and b["id"] == provided for b in blocks):
-                            provided = f"{fc.get('name', '')}_{int(time.time() * 1000)}_{next(_COUNTER)}"
-                        call: dict[str, Any] = {
-                            "type": "toolCall",
-                            "id": provided,
-                            "name": fc.get("name") or "",
-                            "arguments": fc.get("args") or {},
-                        }
-                        if part.get("thoughtSignature"):
-                            call["thoughtSignature"] = part["thoughtSignature"]
-                        blocks.append(call)
-                        ci = len(blocks) - 1
-                        yield {"type": "toolcall_start", "contentIndex": ci, "partial": output}
-                        yield {
-                            "type": "toolcall_delta",
-                            "contentIndex": ci,
-                            "delta": js_json(call["arguments"]),
-                            "partial": output,
-                        }
-                        yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output}
-                if candidate and candidate.get("finishReason"):
-                    output["rawStopReason"] = candidate["finishReason"]
-                    output["stopReason"] = _map_finish(candidate["finishReason"])
-                    if output["stopReason"] == "stop" and any(b["type"] == "toolCall" for b in blocks):
-                        output["stopReason"] = "toolUse"
-                meta = chunk.get("usageMetadata")
-                if meta:
-                    cached = meta.get("cachedContentTokenCount") or 0
-                    output["usage"] = {
-                        "input": (meta.get("promptTokenCount") or 0) - cached,
-                        "output": (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0),
-                        "cacheRead": cached,
-                        "cacheWrite": 0,
-                        "reasoning": meta.get("thoughtsTokenCount") or 0,
-                        "totalTokens": meta.get("totalTokenCount") or 0,
-                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-                    }
-                    calculate_cost(model, output["usage"])
-            ev = close_current()
+                if isinstance(chunk, dict):
+                    for event in state.chunk(chunk):
+                        yield event
+            ev = state.close_current()
             if ev:
                 yield ev
-        if options.signal is not None and options.signal.aborted:
-            raise RuntimeError("Request was aborted")
-        if output["stopReason"] == "pending":
-            raise ProviderStreamError(f"{label} stream ended without a finish reason")
-        if output["stopReason"] in ("aborted", "error"):
-            raw = output.get("rawStopReason")
-            raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
+        _check_end(output, options, label)
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)
+
+
+def _check_end(output: dict[str, Any], options: StreamOptions, label: str) -> None:
+    if options.signal is not None and options.signal.aborted:
+        raise RuntimeError("Request was aborted")
+    if output["stopReason"] == "pending":
+        raise ProviderStreamError(f"{label} stream ended without a finish reason")
+    if output["stopReason"] in ("aborted", "error"):
+        raw = output.get("rawStopReason")
+        raise ProviderStreamError(f"Provider stopped with: {raw}" if raw else "An unknown error occurred")
+
+
+class _GeminiStream:
+    """The state of one streamed reply (the open text or thinking block) and a handler per
+    part of a chunk: text, a function call, the finish reason, the usage."""
+
+    def __init__(self, model: Model, output: dict[str, Any]) -> None:
+        self.model = model
+        self.output = output
+        self.blocks: list[dict[str, Any]] = output["content"]
+        self.current: dict[str, Any] | None = None
+
+    def close_current(self) -> AssistantMessageEvent | None:
+        current = self.current
+        if current is None:
+            return None
+        index = len(self.blocks) - 1
+        if current["type"] == "text":
+            return {"type": "text_end", "contentIndex": index, "content": current["text"], "partial": self.output}
+        return {"type": "thinking_end", "contentIndex": index, "content": current["thinking"], "partial": self.output}
+
+    def chunk(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        output = self.output
+        events: list[AssistantMessageEvent] = []
+        if chunk.get("responseId") and not output.get("responseId"):
+            output["responseId"] = chunk["responseId"]
+        candidates = chunk.get("candidates") or []
+        candidate = candidates[0] if candidates else None
+        for part in ((candidate or {}).get("content") or {}).get("parts") or []:
+            if "text" in part and part["text"] is not None:
+                self._text(part, events)
+            if part.get("functionCall"):
+                self._function_call(part, events)
+        if candidate and candidate.get("finishReason"):
+            output["rawStopReason"] = candidate["finishReason"]
+            output["stopReason"] = _map_finish(candidate["finishReason"])
+            if output["stopReason"] == "stop" and any(b["type"] == "toolCall" for b in self.blocks):
+                output["stopReason"] = "toolUse"
+        meta = chunk.get("usageMetadata")
+        if meta:
+            self._usage(meta)
+        return events
+
+    def _text(self, part: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
+        """A text part: a text or thought delta, opening its block (closing the other kind)."""
+        blocks, output = self.blocks, self.output
+        thinking = part.get("thought") is True
+        current = self.current
+        if current is None or current["type"] != ("thinking" if thinking else "text"):
+            ev = self.close_current()
+            if ev:
+                events.append(ev)
+            current = self.current = {"type": "thinking", "thinking": ""} if thinking else {"type": "text", "text": ""}
+            blocks.append(current)
+            kind = "thinking_start" if thinking else "text_start"
+            events.append({"type": kind, "contentIndex": len(blocks) - 1, "partial": output})
+        sig = part.get("thoughtSignature")
+        key, signature_key, kind = (
+            ("thinking", "thinkingSignature", "thinking_delta")
+            if current["type"] == "thinking"
+            else ("text", "textSignature", "text_delta")
+        )
+        append_text(current, key, part["text"])
+        if isinstance(sig, str) and sig:
+            current[signature_key] = sig
+        events.append({"type": kind, "contentIndex": len(blocks) - 1, "delta": part["text"], "partial": output})
+
+    def _function_call(self, part: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
+        """A function call: a whole tool call (start, delta, end), closing the open block."""
+        blocks, output = self.blocks, self.output
+        ev = self.close_current()
+        if ev:
+            events.append(ev)
+        self.current = None
+        fc = part["functionCall"]
+        provided = fc.get("id")
+        if not provided or any(b["type"] == "toolCall" and b["id"] == provided for b in blocks):
+            provided = f"{fc.get('name', '')}_{int(time.time() * 1000)}_{next(_COUNTER)}"
+        call: dict[str, Any] = {
+            "type": "toolCall",
+            "id": provided,
+            "name": fc.get("name") or "",
+            "arguments": fc.get("args") or {},
+        }
+        if part.get("thoughtSignature"):
+            call["thoughtSignature"] = part["thoughtSignature"]
+        blocks.append(call)
+        ci = len(blocks) - 1
+        events.append({"type": "toolcall_start", "contentIndex": ci, "partial": output})
+        events.append(
+            {"type": "toolcall_delta", "contentIndex": ci, "delta": js_json(call["arguments"]), "partial": output}
+        )
+        events.append({"type": "toolcall_end", "contentIndex": ci, "toolCall": call, "partial": output})
+
+    def _usage(self, meta: dict[str, Any]) -> None:
+        cached = meta.get("cachedContentTokenCount") or 0
+        self.output["usage"] = {
+            "input": (meta.get("promptTokenCount") or 0) - cached,
+            "output": (meta.get("candidatesTokenCount") or 0) + (meta.get("thoughtsTokenCount") or 0),
+            "cacheRead": cached,
+            "cacheWrite": 0,
+            "reasoning": meta.get("thoughtsTokenCount") or 0,
+            "totalTokens": meta.get("totalTokenCount") or 0,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        }
+        calculate_cost(self.model, self.output["usage"])

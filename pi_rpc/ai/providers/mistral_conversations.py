@@ -29,9 +29,9 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, js_json, truncate_error_text
 from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, short_hash
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -88,6 +88,37 @@ def _tool_result_text(text: str, has_images: bool, supports_images: bool, is_err
     return f"{prefix}(no tool output)"
 
 
+def _assistant_message(msg: dict[str, Any]) -> dict[str, Any] | None:
+    """An assistant message's text and thinking chunks and tool calls (None: nothing to send)."""
+    chunks: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for block in msg.get("content") or []:
+        btype = block.get("type")
+        if btype == "text":
+            if block.get("text", "").strip():
+                chunks.append({"type": "text", "text": block["text"]})
+        elif btype == "thinking":
+            if block.get("thinking", "").strip():
+                chunks.append({"type": "thinking", "thinking": [{"type": "text", "text": block["thinking"]}]})
+        else:
+            calls.append(
+                {
+                    "id": block.get("id"),
+                    "type": "function",
+                    "function": {"name": block.get("name"), "arguments": js_json(block.get("arguments") or {})},
+                    "index": 0,
+                }
+            )
+    if not chunks and not calls:
+        return None
+    assistant: dict[str, Any] = {"role": "assistant", "prefix": False}
+    if chunks:
+        assistant["content"] = chunks
+    if calls:
+        assistant["tool_calls"] = calls
+    return assistant
+
+
 def convert_messages(system_prompt: str, messages: list[dict[str, Any]], supports_images: bool) -> list[dict[str, Any]]:
     """``toChatMessages`` + ``toMistralWireMessage``: upstream's camel-case keys renamed, the
     renamed ones moving to the end of their object as its ``delete``/re-add does."""
@@ -113,31 +144,8 @@ def convert_messages(system_prompt: str, messages: list[dict[str, Any]], support
             elif any(item.get("type") == "image" for item in blocks) and not supports_images:
                 out.append({"role": "user", "content": "(image omitted: model does not support images)"})
         elif role == "assistant":
-            chunks: list[dict[str, Any]] = []
-            calls: list[dict[str, Any]] = []
-            for block in msg.get("content") or []:
-                btype = block.get("type")
-                if btype == "text":
-                    if block.get("text", "").strip():
-                        chunks.append({"type": "text", "text": block["text"]})
-                elif btype == "thinking":
-                    if block.get("thinking", "").strip():
-                        chunks.append({"type": "thinking", "thinking": [{"type": "text", "text": block["thinking"]}]})
-                else:
-                    calls.append(
-                        {
-                            "id": block.get("id"),
-                            "type": "function",
-                            "function": {"name": block.get("name"), "arguments": js_json(block.get("arguments") or {})},
-                            "index": 0,
-                        }
-                    )
-            assistant: dict[str, Any] = {"role": "assistant", "prefix": False}
-            if chunks:
-                assistant["content"] = chunks
-            if calls:
-                assistant["tool_calls"] = calls
-            if chunks or calls:
+            assistant = _assistant_message(msg)
+            if assistant is not None:
                 out.append(assistant)
         elif role == "toolResult":
             content = msg.get("content") or []
@@ -303,11 +311,131 @@ def _parse_event(data: str) -> dict[str, Any] | None:
     return parsed
 
 
+class _MistralStream:
+    """The state of one streamed reply (the open text or thinking block, the tool calls by
+    index) and a handler per part of a chunk: its metadata, content items, tool calls."""
+
+    def __init__(self, model: Model, output: dict[str, Any]) -> None:
+        self.model = model
+        self.output = output
+        self.blocks: list[dict[str, Any]] = output["content"]
+        self.current: dict[str, Any] | None = None
+        self.tool_calls: dict[Any, tuple[int, ToolCallArgumentsStream]] = {}
+
+    def finish_current(self, events: list[AssistantMessageEvent]) -> None:
+        """The open text or thinking block's end event (it is the last block)."""
+        block = self.current
+        if block is None or block["type"] == "toolCall":
+            return
+        key = "text" if block["type"] == "text" else "thinking"
+        index = len(self.blocks) - 1
+        events.append({"type": f"{key}_end", "contentIndex": index, "content": block[key], "partial": self.output})
+
+    def chunk(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        output = self.output
+        events: list[AssistantMessageEvent] = []
+        if not output.get("responseId") and chunk.get("id"):
+            output["responseId"] = chunk["id"]
+        if chunk.get("usage"):
+            output["usage"] = _usage(chunk["usage"], self.model)
+        choices = chunk["choices"]
+        choice = choices[0] if choices else None
+        if not isinstance(choice, dict):
+            return events
+        reason = choice.get("finish_reason")
+        if reason:
+            output["rawStopReason"] = reason
+            stop, message = map_stop_reason(reason)
+            output["stopReason"] = stop
+            if message:
+                output["errorMessage"] = message
+        delta = choice.get("delta") or {}
+        content = delta.get("content")
+        if content is not None:
+            for item in [content] if isinstance(content, str) else content:
+                self._content_item(item, events)
+        for call in delta.get("tool_calls") or []:
+            self._tool_call(call, events)
+        return events
+
+    def _content_item(self, item: Any, events: list[AssistantMessageEvent]) -> None:
+        if isinstance(item, str):
+            kind, piece = "text", item
+        elif item.get("type") == "thinking":
+            kind = "thinking"
+            piece = "".join(p.get("text") or "" for p in item.get("thinking") or [])
+        elif item.get("type") == "text":
+            kind, piece = "text", item.get("text") or ""
+        else:
+            return
+        # GLM on Mistral sends empty deltas around thinking and tool calls; a block opened for
+        # one would split thinking, which Mistral rejects.
+        if not piece:
+            return
+        blocks = self.blocks
+        current = self.current
+        if current is None or current["type"] != kind:
+            self.finish_current(events)
+            current = self.current = {"type": kind, kind: ""}
+            blocks.append(current)
+            events.append({"type": f"{kind}_start", "contentIndex": len(blocks) - 1, "partial": self.output})
+        append_text(current, kind, piece)
+        events.append(
+            {"type": f"{kind}_delta", "contentIndex": len(blocks) - 1, "delta": piece, "partial": self.output}
+        )
+
+    def _tool_call(self, call: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
+        if self.current is not None:
+            self.finish_current(events)
+            self.current = None
+        blocks = self.blocks
+        raw_id = call.get("id")
+        index = call.get("index")
+        call_id = (
+            raw_id
+            if raw_id and raw_id != "null"
+            else derive_tool_call_id(f"toolcall:{index if index is not None else 0}", 0)
+        )
+        key = index if index is not None else call_id
+        fn = call.get("function") or {}
+        entry = self.tool_calls.get(key)
+        if entry is None:
+            blocks.append({"type": "toolCall", "id": call_id, "name": fn.get("name"), "arguments": {}})
+            entry = (len(blocks) - 1, ToolCallArgumentsStream())
+            self.tool_calls[key] = entry
+            events.append({"type": "toolcall_start", "contentIndex": entry[0], "partial": self.output})
+        args = fn.get("arguments")
+        piece = args if isinstance(args, str) else js_json(args or {})
+        blocks[entry[0]]["arguments"] = entry[1].append(piece)
+        events.append({"type": "toolcall_delta", "contentIndex": entry[0], "delta": piece, "partial": self.output})
+
+    def end_events(self) -> list[AssistantMessageEvent]:
+        """After the stream: the open block's end, then each tool call's, its arguments final."""
+        events: list[AssistantMessageEvent] = []
+        self.finish_current(events)
+        for ci, args_stream in self.tool_calls.values():
+            block = self.blocks[ci]
+            final = args_stream.finish()
+            block["arguments"] = final["arguments"]
+            if "argumentsError" in final:
+                block["argumentsError"] = final["argumentsError"]
+            events.append({"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": self.output})
+        return events
+
+
+def _check_end(output: dict[str, Any], options: StreamOptions) -> None:
+    if options.signal is not None and options.signal.aborted:
+        raise RuntimeError("Request was aborted")
+    if output["stopReason"] == "pending":
+        raise ProviderStreamError("Mistral stream ended without a finish reason")
+    if output["stopReason"] in ("aborted", "error"):
+        raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+
+
 async def stream_mistral_conversations(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
-    blocks: list[dict[str, Any]] = output["content"]
     try:
         if not options.api_key:
             raise RuntimeError(f"No API key for provider: {model['provider']}")
@@ -319,22 +447,9 @@ async def stream_mistral_conversations(
         try:
             async with open_stream(request_options, url, headers, body, format_http_error) as response:
                 yield {"type": "start", "partial": output}
-                current: dict[str, Any] | None = None
-                tool_calls: dict[Any, tuple[int, ToolCallArgumentsStream]] = {}
+                state = _MistralStream(model, output)
                 on_stream_event = options.on_stream_event
                 done = False
-
-                def finish(block: dict[str, Any] | None) -> AssistantMessageEvent | None:
-                    if block is None or block["type"] == "toolCall":
-                        return None
-                    key = "text" if block["type"] == "text" else "thinking"
-                    return {
-                        "type": f"{key}_end",
-                        "contentIndex": len(blocks) - 1,
-                        "content": block[key],
-                        "partial": output,
-                    }
-
                 async for batch in iter_sse_batches(response, options.signal):
                     for sse in batch:
                         data = sse.data.strip()
@@ -347,106 +462,17 @@ async def stream_mistral_conversations(
                         assert chunk is not None
                         if on_stream_event is not None:
                             await on_stream_event(chunk, model)
-                        if not output.get("responseId") and chunk.get("id"):
-                            output["responseId"] = chunk["id"]
-                        if chunk.get("usage"):
-                            output["usage"] = _usage(chunk["usage"], model)
-                        choices = chunk["choices"]
-                        choice = choices[0] if choices else None
-                        if not isinstance(choice, dict):
-                            continue
-                        reason = choice.get("finish_reason")
-                        if reason:
-                            output["rawStopReason"] = reason
-                            stop, message = map_stop_reason(reason)
-                            output["stopReason"] = stop
-                            if message:
-                                output["errorMessage"] = message
-                        delta = choice.get("delta") or {}
-                        content = delta.get("content")
-                        if content is not None:
-                            for item in [content] if isinstance(content, str) else content:
-                                if isinstance(item, str):
-                                    kind, piece = "text", item
-                                elif item.get("type") == "thinking":
-                                    kind = "thinking"
-                                    piece = "".join(p.get("text") or "" for p in item.get("thinking") or [])
-                                elif item.get("type") == "text":
-                                    kind, piece = "text", item.get("text") or ""
-                                else:
-                                    continue
-                                # GLM on Mistral sends empty deltas around thinking and tool calls;
-                                # a block opened for one would split thinking, which Mistral rejects.
-                                if not piece:
-                                    continue
-                                if current is None or current["type"] != kind:
-                                    ended = finish(current)
-                                    if ended is not None:
-                                        yield ended
-                                    current = {"type": kind, kind: ""}
-                                    blocks.append(current)
-                                    yield {"type": f"{kind}_start", "contentIndex": len(blocks) - 1, "partial": output}
-                                append_text(current, kind, piece)
-                                yield {
-                                    "type": f"{kind}_delta",
-                                    "contentIndex": len(blocks) - 1,
-                                    "delta": piece,
-                                    "partial": output,
-                                }
-                        for call in delta.get("tool_calls") or []:
-                            if current is not None:
-                                ended = finish(current)
-                                if ended is not None:
-                                    yield ended
-                                current = None
-                            raw_id = call.get("id")
-                            index = call.get("index")
-                            call_id = (
-                                raw_id
-                                if raw_id and raw_id != "null"
-                                else derive_tool_call_id(f"toolcall:{index if index is not None else 0}", 0)
-                            )
-                            key = index if index is not None else call_id
-                            fn = call.get("function") or {}
-                            entry = tool_calls.get(key)
-                            if entry is None:
-                                blocks.append(
-                                    {"type": "toolCall", "id": call_id, "name": fn.get("name"), "arguments": {}}
-                                )
-                                entry = (len(blocks) - 1, ToolCallArgumentsStream())
-                                tool_calls[key] = entry
-                                yield {"type": "toolcall_start", "contentIndex": entry[0], "partial": output}
-                            args = fn.get("arguments")
-                            piece = args if isinstance(args, str) else js_json(args or {})
-                            blocks[entry[0]]["arguments"] = entry[1].append(piece)
-                            yield {
-                                "type": "toolcall_delta",
-                                "contentIndex": entry[0],
-                                "delta": piece,
-                                "partial": output,
-                            }
+                        for event in state.chunk(chunk):
+                            yield event
                     if done:
                         break
-                ended = finish(current)
-                if ended is not None:
-                    yield ended
-                for ci, args_stream in tool_calls.values():
-                    block = blocks[ci]
-                    final = args_stream.finish()
-                    block["arguments"] = final["arguments"]
-                    if "argumentsError" in final:
-                        block["argumentsError"] = final["argumentsError"]
-                    yield {"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output}
+                for event in state.end_events():
+                    yield event
         except ConnectionError as exc:
             # fetch's own texts: "fetch failed" before a response, "terminated" when the body drops.
             text = str(exc)
             raise ConnectionError("terminated" if text.startswith("terminated") else "fetch failed") from exc
-        if options.signal is not None and options.signal.aborted:
-            raise RuntimeError("Request was aborted")
-        if output["stopReason"] == "pending":
-            raise ProviderStreamError("Mistral stream ended without a finish reason")
-        if output["stopReason"] in ("aborted", "error"):
-            raise ProviderStreamError(output.get("errorMessage") or "An unknown error occurred")
+        _check_end(output, options)
         yield {"type": "done", "reason": output["stopReason"], "message": output}
     except Exception as exc:  # noqa: BLE001 - any failure ends the stream as an error event (the provider contract)
         yield failure_event(output, exc, options)

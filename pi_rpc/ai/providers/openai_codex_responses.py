@@ -53,6 +53,7 @@ import orjson
 from pi_rpc.ai.errors import AbortedError, js_json
 from pi_rpc.ai.http import iter_sse, make_client
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.providers.codex_request import (
     build_body,
     configuration_update_effort,
@@ -61,7 +62,6 @@ from pi_rpc.ai.providers.codex_request import (
 )
 from pi_rpc.ai.providers.common import failure_event, update_headers
 from pi_rpc.ai.providers.openai_responses import finish_output, map_responses_events
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
 
 if TYPE_CHECKING:
@@ -527,12 +527,19 @@ async def _started(frames: AsyncIterator[Any], on_start: Callable[[], None]) -> 
         yield frame
 
 
-async def stream_openai_codex_responses(
-    model: Model, context: Context, options: StreamOptions
-) -> AsyncIterator[AssistantMessageEvent]:
+def _sse_payload(body: dict[str, Any], headers: dict[str, str]) -> bytes:
+    """The request body as sent by SSE: zstd-compressed (and said so) when zstd is there."""
+    payload = js_json(body).encode()
+    compressed = compress(payload)
+    if compressed is None:
+        return payload
+    headers["content-encoding"] = "zstd"
+    return compressed
+
+
+def _initial_output(model: Model, options: StreamOptions) -> dict[str, Any]:
     output = new_output(model)
-    effort = reasoning_effort(model, options)
-    config_effort = configuration_update_effort(model, effort)
+    config_effort = configuration_update_effort(model, reasoning_effort(model, options))
     if config_effort is not None:
         # After ``model``, where upstream's message literal has it.
         output = {
@@ -540,6 +547,31 @@ async def stream_openai_codex_responses(
             "providerThinkingLevel": config_effort,
             **output,
         }
+    return output
+
+
+def _websocket_failure(
+    exc: Exception, options: StreamOptions, ws_started: bool, retried_continuation: bool, retried_limit: bool
+) -> str:
+    """What a failed WebSocket attempt calls for: ``continuation`` (the server lost the previous
+    response: send again, once), ``limit`` (too many connections before any event: once more),
+    ``fallback`` (a transport failure: go on by SSE) or ``raise``."""
+    aborted = options.signal is not None and options.signal.aborted
+    code = exc.code if isinstance(exc, CodexApiError) else None
+    if not aborted and code == PREVIOUS_RESPONSE_NOT_FOUND and not retried_continuation:
+        return "continuation"
+    limit = code == CONNECTION_LIMIT_REACHED and not ws_started
+    if not aborted and limit and not retried_limit:
+        return "limit"
+    if aborted or (isinstance(exc, (CodexApiError, CodexProtocolError)) and not limit):
+        return "raise"
+    return "fallback"
+
+
+async def stream_openai_codex_responses(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    output = _initial_output(model, options)
     started = False
     try:
         token = options.api_key
@@ -577,16 +609,14 @@ async def stream_openai_codex_responses(
                 except AbortedError:
                     raise
                 except Exception as exc:
-                    aborted = options.signal is not None and options.signal.aborted
-                    code = exc.code if isinstance(exc, CodexApiError) else None
-                    if not aborted and code == PREVIOUS_RESPONSE_NOT_FOUND and not retried_continuation:
+                    outcome = _websocket_failure(exc, options, ws_started, retried_continuation, retried_limit)
+                    if outcome == "continuation":
                         retried_continuation = True
                         continue
-                    limit = code == CONNECTION_LIMIT_REACHED and not ws_started
-                    if not aborted and limit and not retried_limit:
+                    if outcome == "limit":
                         retried_limit = True
                         continue
-                    if aborted or (isinstance(exc, (CodexApiError, CodexProtocolError)) and not limit):
+                    if outcome == "raise":
                         raise
                     request_bytes = len(js_json(body).encode())
                     output.setdefault("diagnostics", []).append(
@@ -598,11 +628,7 @@ async def stream_openai_codex_responses(
                     if ws_started:
                         raise
                     break
-        payload = js_json(body).encode()
-        compressed = compress(payload)
-        if compressed is not None:
-            payload = compressed
-            headers["content-encoding"] = "zstd"
+        payload = _sse_payload(body, headers)
         url = resolve_url(model.get("baseUrl"))
         own_client = options.http_client is None
         client = options.http_client or make_client(options.timeout_s, url)

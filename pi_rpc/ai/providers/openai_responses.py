@@ -22,6 +22,7 @@ from pi_rpc.ai.cost import calculate_cost
 from pi_rpc.ai.errors import ProviderStreamError, format_openai_stream_error, format_responses_error, js_json
 from pi_rpc.ai.http import iter_sse, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import (
     append_text,
@@ -32,7 +33,6 @@ from pi_rpc.ai.providers.common import (
     require_api_key,
     short_hash,
 )
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
@@ -308,163 +308,213 @@ async def map_responses_events(
     carries it (an SSE body, a WebSocket): blocks are added to ``output`` as they stream, and
     its usage and stop reason set by the terminal event. Raises on an error event, a failed
     response, or a stream that ends without a terminal event."""
-    content = output["content"]
-    slots: dict[int, dict[str, Any]] = {}
-    unfinished: list[dict[str, Any]] = []
-    terminal = False
+    state = _ResponsesStream(output, model, tier_multiplier)
+    handlers = state.handlers
     async for name, event in events:
         etype = event.get("type") or name
         if name == "error" or etype == "error":
             raise ProviderStreamError(format_openai_stream_error(event))
-        idx: Any = event.get("output_index")  # the server's value (an int, or absent)
-        if etype == "response.created":
-            output["responseId"] = (event.get("response") or {}).get("id", output.get("responseId"))
-        elif etype == "response.output_item.added":
-            slot = _create_slot(event.get("item") or {}, content, unfinished)
-            if slot is not None:
-                slots[idx] = slot
-                yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
-        elif etype in (
-            "response.reasoning_summary_text.delta",
-            "response.reasoning_text.delta",
-            "response.reasoning_summary_part.done",
-        ):
-            slot = slots.get(idx)
-            if slot and slot["block"]["type"] == "thinking":
-                delta = "\n\n" if etype.endswith("part.done") else event.get("delta", "")
-                append_text(slot["block"], "thinking", delta)
-                yield {"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": output}
-        elif etype in ("response.output_text.delta", "response.refusal.delta"):
-            slot = slots.get(idx)
-            if slot and slot["block"]["type"] == "text":
-                append_text(slot["block"], "text", event.get("delta", ""))
-                yield {
-                    "type": "text_delta",
-                    "contentIndex": slot["ci"],
-                    "delta": event.get("delta", ""),
-                    "partial": output,
-                }
-        elif etype == "response.function_call_arguments.delta":
-            slot = slots.get(idx)
-            if slot and slot["block"]["type"] == "toolCall":
-                slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
-                yield {
-                    "type": "toolcall_delta",
-                    "contentIndex": slot["ci"],
-                    "delta": event.get("delta", ""),
-                    "partial": output,
-                }
-        elif etype == "response.function_call_arguments.done":
-            slot = slots.get(idx)
-            if slot and slot["block"]["type"] == "toolCall":
-                delta, args = slot["args"].replace(event.get("arguments", ""))
-                slot["block"]["arguments"] = args
-                if delta:
-                    yield {
-                        "type": "toolcall_delta",
-                        "contentIndex": slot["ci"],
-                        "delta": delta,
-                        "partial": output,
-                    }
-        elif etype == "response.output_item.done":
-            item = event.get("item") or {}
-            slot = slots.get(idx)
-            if slot is None:
-                slot = _create_slot(item, content, unfinished)
-                if slot is None:
-                    continue
-                yield {"type": slot["start"], "contentIndex": slot["ci"], "partial": output}
-            block = slot["block"]
-            if item.get("type") == "reasoning" and block["type"] == "thinking":
-                summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
-                text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
-                block["thinking"] = summary or text or block["thinking"]
-                block["thinkingSignature"] = js_json(item)
-                yield {
-                    "type": "thinking_end",
-                    "contentIndex": slot["ci"],
-                    "content": block["thinking"],
-                    "partial": output,
-                }
-            elif item.get("type") == "message" and block["type"] == "text":
-                block["text"] = "".join(
-                    c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
-                    for c in item.get("content") or []
-                )
-                sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
-                if item.get("phase"):
-                    sig["phase"] = item["phase"]
-                block["textSignature"] = js_json(sig)
-                yield {
-                    "type": "text_end",
-                    "contentIndex": slot["ci"],
-                    "content": block["text"],
-                    "partial": output,
-                }
-            elif item.get("type") == "function_call" and block["type"] == "toolCall":
-                if item.get("arguments"):
-                    slot["args"].replace(item["arguments"])
-                final = slot["args"].finish()
-                block["arguments"] = final["arguments"]
-                if "argumentsError" in final:
-                    block["argumentsError"] = final["argumentsError"]
-                if block in unfinished:
-                    unfinished.remove(block)
-                yield {"type": "toolcall_end", "contentIndex": slot["ci"], "toolCall": block, "partial": output}
-            slots.pop(idx, None)
-        elif etype in ("response.completed", "response.incomplete"):
-            terminal = True
-            resp = event.get("response") or {}
-            if resp.get("id"):
-                output["responseId"] = resp["id"]
-            u = resp.get("usage")
-            if u:
-                details = u.get("input_tokens_details") or {}
-                cached = details.get("cached_tokens") or 0
-                written = details.get("cache_write_tokens") or 0
-                output["usage"] = {
-                    "input": max(0, (u.get("input_tokens") or 0) - cached - written),
-                    "output": u.get("output_tokens") or 0,
-                    "cacheRead": cached,
-                    "cacheWrite": written,
-                    "reasoning": (u.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
-                    "totalTokens": u.get("total_tokens") or 0,
-                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-                }
-            calculate_cost(model, output["usage"])
-            mult = tier_multiplier(resp.get("service_tier"))
-            if mult != 1:
-                for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
-                    output["usage"]["cost"][key] *= mult
-            status = resp.get("status")
-            reason = (resp.get("incomplete_details") or {}).get("reason")
-            output["rawStopReason"] = f"{status}.{reason}" if reason else status
-            stop, err = _map_status(status, reason)
-            output["stopReason"] = stop
-            if err:
-                output["errorMessage"] = err
-            else:
-                output.pop("errorMessage", None)
-            if stop == "stop" and any(b["type"] == "toolCall" for b in content):
-                output["stopReason"] = "toolUse"
-        elif etype == "response.failed":
-            resp = event.get("response") or {}
-            output["rawStopReason"] = resp.get("status")
-            error = resp.get("error")
-            if error:
-                msg = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
-            elif (resp.get("incomplete_details") or {}).get("reason"):
-                msg = f"incomplete: {resp['incomplete_details']['reason']}"
-            else:
-                msg = "Unknown error (no error details in response)"
-            raise ProviderStreamError(msg)
-    if not terminal:
+        handle = handlers.get(etype) if isinstance(etype, str) else None
+        if handle is not None:
+            for made in handle(event, event.get("output_index")):
+                yield made
+    if not state.terminal:
         raise ProviderStreamError("OpenAI Responses stream ended before a terminal response event")
-    if output["stopReason"] == "toolUse" and unfinished:
-        tc = unfinished[0]
+    if output["stopReason"] == "toolUse" and state.unfinished:
+        tc = state.unfinished[0]
         raise ProviderStreamError(
             f"OpenAI Responses stream completed with an unfinished tool call: {tc['name']} ({tc['id']})"
         )
+
+
+_Events = list[AssistantMessageEvent]
+
+
+class _ResponsesStream:
+    """The state of one Responses stream (the open output items by ``output_index``, the tool
+    calls not yet finished) and a handler per event type; each returns the events it makes.
+    ``idx`` is the server's ``output_index`` (an int, or absent)."""
+
+    def __init__(self, output: dict[str, Any], model: Model, tier_multiplier: Callable[[str | None], float]) -> None:
+        self.output = output
+        self.model = model
+        self.tier_multiplier = tier_multiplier
+        self.content: list[dict[str, Any]] = output["content"]
+        self.slots: dict[Any, dict[str, Any]] = {}
+        self.unfinished: list[dict[str, Any]] = []
+        self.terminal = False
+        self.handlers: dict[str, Callable[[dict[str, Any], Any], _Events]] = {
+            "response.created": self.created,
+            "response.output_item.added": self.item_added,
+            "response.reasoning_summary_text.delta": self.reasoning_delta,
+            "response.reasoning_text.delta": self.reasoning_delta,
+            "response.reasoning_summary_part.done": self.reasoning_part_done,
+            "response.output_text.delta": self.text_delta,
+            "response.refusal.delta": self.text_delta,
+            "response.function_call_arguments.delta": self.arguments_delta,
+            "response.function_call_arguments.done": self.arguments_done,
+            "response.output_item.done": self.item_done,
+            "response.completed": self.completed,
+            "response.incomplete": self.completed,
+            "response.failed": self.failed,
+        }
+
+    def created(self, event: dict[str, Any], idx: Any) -> _Events:
+        self.output["responseId"] = (event.get("response") or {}).get("id", self.output.get("responseId"))
+        return []
+
+    def item_added(self, event: dict[str, Any], idx: Any) -> _Events:
+        slot = _create_slot(event.get("item") or {}, self.content, self.unfinished)
+        if slot is None:
+            return []
+        self.slots[idx] = slot
+        return [{"type": slot["start"], "contentIndex": slot["ci"], "partial": self.output}]
+
+    def reasoning_delta(self, event: dict[str, Any], idx: Any) -> _Events:
+        return self._thinking(idx, event.get("delta", ""))
+
+    def reasoning_part_done(self, event: dict[str, Any], idx: Any) -> _Events:
+        return self._thinking(idx, "\n\n")  # (summary parts are separated by a blank line)
+
+    def _thinking(self, idx: Any, delta: str) -> _Events:
+        slot = self.slots.get(idx)
+        if not slot or slot["block"]["type"] != "thinking":
+            return []
+        append_text(slot["block"], "thinking", delta)
+        return [{"type": "thinking_delta", "contentIndex": slot["ci"], "delta": delta, "partial": self.output}]
+
+    def text_delta(self, event: dict[str, Any], idx: Any) -> _Events:
+        slot = self.slots.get(idx)
+        if not slot or slot["block"]["type"] != "text":
+            return []
+        append_text(slot["block"], "text", event.get("delta", ""))
+        return [
+            {"type": "text_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": self.output}
+        ]
+
+    def arguments_delta(self, event: dict[str, Any], idx: Any) -> _Events:
+        slot = self.slots.get(idx)
+        if not slot or slot["block"]["type"] != "toolCall":
+            return []
+        slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
+        return [
+            {
+                "type": "toolcall_delta",
+                "contentIndex": slot["ci"],
+                "delta": event.get("delta", ""),
+                "partial": self.output,
+            }
+        ]
+
+    def arguments_done(self, event: dict[str, Any], idx: Any) -> _Events:
+        slot = self.slots.get(idx)
+        if not slot or slot["block"]["type"] != "toolCall":
+            return []
+        delta, args = slot["args"].replace(event.get("arguments", ""))
+        slot["block"]["arguments"] = args
+        if not delta:
+            return []
+        return [{"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": delta, "partial": self.output}]
+
+    def item_done(self, event: dict[str, Any], idx: Any) -> _Events:
+        output = self.output
+        item = event.get("item") or {}
+        made: _Events = []
+        slot = self.slots.get(idx)
+        if slot is None:
+            slot = _create_slot(item, self.content, self.unfinished)
+            if slot is None:
+                return made
+            made.append({"type": slot["start"], "contentIndex": slot["ci"], "partial": output})
+        block = slot["block"]
+        if item.get("type") == "reasoning" and block["type"] == "thinking":
+            summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
+            text = "\n\n".join(c.get("text", "") for c in item.get("content") or [])
+            block["thinking"] = summary or text or block["thinking"]
+            block["thinkingSignature"] = js_json(item)
+            made.append(
+                {"type": "thinking_end", "contentIndex": slot["ci"], "content": block["thinking"], "partial": output}
+            )
+        elif item.get("type") == "message" and block["type"] == "text":
+            block["text"] = "".join(
+                c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
+                for c in item.get("content") or []
+            )
+            sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
+            if item.get("phase"):
+                sig["phase"] = item["phase"]
+            block["textSignature"] = js_json(sig)
+            made.append({"type": "text_end", "contentIndex": slot["ci"], "content": block["text"], "partial": output})
+        elif item.get("type") == "function_call" and block["type"] == "toolCall":
+            made.append(self._finish_tool_call(slot, item))
+        self.slots.pop(idx, None)
+        return made
+
+    def _finish_tool_call(self, slot: dict[str, Any], item: dict[str, Any]) -> AssistantMessageEvent:
+        block = slot["block"]
+        if item.get("arguments"):
+            slot["args"].replace(item["arguments"])
+        final = slot["args"].finish()
+        block["arguments"] = final["arguments"]
+        if "argumentsError" in final:
+            block["argumentsError"] = final["argumentsError"]
+        if block in self.unfinished:
+            self.unfinished.remove(block)
+        return {"type": "toolcall_end", "contentIndex": slot["ci"], "toolCall": block, "partial": self.output}
+
+    def completed(self, event: dict[str, Any], idx: Any) -> _Events:
+        output = self.output
+        self.terminal = True
+        resp = event.get("response") or {}
+        if resp.get("id"):
+            output["responseId"] = resp["id"]
+        u = resp.get("usage")
+        if u:
+            output["usage"] = _responses_usage(u)
+        calculate_cost(self.model, output["usage"])
+        mult = self.tier_multiplier(resp.get("service_tier"))
+        if mult != 1:
+            for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
+                output["usage"]["cost"][key] *= mult
+        status = resp.get("status")
+        reason = (resp.get("incomplete_details") or {}).get("reason")
+        output["rawStopReason"] = f"{status}.{reason}" if reason else status
+        stop, err = _map_status(status, reason)
+        output["stopReason"] = stop
+        if err:
+            output["errorMessage"] = err
+        else:
+            output.pop("errorMessage", None)
+        if stop == "stop" and any(b["type"] == "toolCall" for b in self.content):
+            output["stopReason"] = "toolUse"
+        return []
+
+    def failed(self, event: dict[str, Any], idx: Any) -> _Events:
+        resp = event.get("response") or {}
+        self.output["rawStopReason"] = resp.get("status")
+        error = resp.get("error")
+        if error:
+            msg = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
+        elif (resp.get("incomplete_details") or {}).get("reason"):
+            msg = f"incomplete: {resp['incomplete_details']['reason']}"
+        else:
+            msg = "Unknown error (no error details in response)"
+        raise ProviderStreamError(msg)
+
+
+def _responses_usage(u: dict[str, Any]) -> dict[str, Any]:
+    details = u.get("input_tokens_details") or {}
+    cached = details.get("cached_tokens") or 0
+    written = details.get("cache_write_tokens") or 0
+    return {
+        "input": max(0, (u.get("input_tokens") or 0) - cached - written),
+        "output": u.get("output_tokens") or 0,
+        "cacheRead": cached,
+        "cacheWrite": written,
+        "reasoning": (u.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
+        "totalTokens": u.get("total_tokens") or 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
 
 
 def _format_http(status: int, body: str, provider: str) -> str:

@@ -38,9 +38,9 @@ from typing import Any
 from pi_rpc.ai.errors import AbortedError, ProviderHTTPError, js_json, redact
 from pi_rpc.ai.http import iter_sse_batches, open_stream
 from pi_rpc.ai.jsjson import loads as js_loads
+from pi_rpc.ai.output import new_output
 from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text
-from pi_rpc.ai.stream import new_output
 from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions, is_system
 
 API = "pi-messages"

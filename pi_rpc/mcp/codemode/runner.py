@@ -274,6 +274,55 @@ async def run_script(
     )
 
 
+async def _answer_global(
+    send: Callable[[dict[str, Any]], Awaitable[None]], discovery: _Discovery, call_id: Any, name: str, args: Any
+) -> None:
+    """Answer the script's call of a discovery global (``search_tools`` and the like); a
+    failure, sending the value included, reaches the script as an error."""
+    try:
+        value = discovery.call(name, args if isinstance(args, list) else [])
+        await send({"type": "result", "id": call_id, "ok": True, "value": value})
+    except Exception as exc:  # noqa: BLE001 - the script sees it as an error
+        await send({"type": "result", "id": call_id, "ok": False, "error": str(exc)})
+
+
+def _worker_outcome(
+    failure: str | None, result: dict[str, Any]
+) -> tuple[bool, str | None, str | None, dict[str, Any] | None]:
+    """(ok, error, value, store) of a finished script: its failure, or its ``done`` message."""
+    if failure is not None:
+        return False, failure, None, None
+    if result.get("ok"):
+        return True, None, result.get("value"), result.get("store")
+    return False, str(result.get("error") or "Script failed"), None, None
+
+
+def _record_outcome(
+    record: dict[str, Any], outcome: dict[str, Any], name: str, duration_ms: float, cancelled: bool
+) -> None:
+    """A finished tool call's id, duration and status (and error preview) in its record."""
+    record["id"] = (outcome.get("toolCall") or {}).get("id", record["id"])
+    record["durationMs"] = duration_ms
+    result = outcome.get("result") or {}
+    if outcome.get("isError"):
+        record["status"] = "cancelled" if cancelled else "error"
+        record["error"] = _truncate(content_text(result.get("content")) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS)
+    else:
+        record["status"] = "ok"
+
+
+def _call_result(call_id: Any, tool: dict[str, Any], outcome: dict[str, Any], name: str) -> dict[str, Any]:
+    """The script's answer to a tool call: the structured content where the tool declares an
+    output schema, else the text (or the error text)."""
+    result = outcome.get("result") or {}
+    if tool.get("outputSchema") is not None and result.get("structuredContent") is not None:
+        return {"type": "result", "id": call_id, "ok": True, "value": result["structuredContent"]}
+    if outcome.get("isError"):
+        error = content_text(result.get("content")) or f'Tool "{name}" failed'
+        return {"type": "result", "id": call_id, "ok": False, "error": error}
+    return {"type": "result", "id": call_id, "ok": True, "value": content_text(result.get("content"))}
+
+
 async def _run_worker(
     tool_call_id: str,
     code: str,
@@ -309,11 +358,7 @@ async def _run_worker(
     async def run_call(message: dict[str, Any]) -> None:
         call_id, name, args = message.get("id"), str(message.get("name")), message.get("args")
         if message.get("kind") == "global":
-            try:
-                value = discovery.call(name, args if isinstance(args, list) else [])
-                await send({"type": "result", "id": call_id, "ok": True, "value": value})
-            except Exception as exc:  # noqa: BLE001 - the script sees it as an error
-                await send({"type": "result", "id": call_id, "ok": False, "error": str(exc)})
+            await _answer_global(send, discovery, call_id, name, args)
             return
         tool = by_name.get(name)
         if tool is None or host is None:
@@ -324,30 +369,9 @@ async def _run_worker(
         await publish()
         begun = time.monotonic()
         outcome = await host.execute_tool(name, args if isinstance(args, dict) else {}, nested.signal)
-        record["id"] = (outcome.get("toolCall") or {}).get("id", record["id"])
-        record["durationMs"] = (time.monotonic() - begun) * 1000
-        result_dict = outcome.get("result") or {}
-        if outcome.get("isError"):
-            record["status"] = "cancelled" if nested.signal.aborted else "error"
-            record["error"] = _truncate(
-                content_text(result_dict.get("content")) or f'Tool "{name}" failed', ERROR_PREVIEW_CHARS
-            )
-        else:
-            record["status"] = "ok"
+        _record_outcome(record, outcome, name, (time.monotonic() - begun) * 1000, nested.signal.aborted)
         await publish()
-        if tool.get("outputSchema") is not None and result_dict.get("structuredContent") is not None:
-            await send({"type": "result", "id": call_id, "ok": True, "value": result_dict["structuredContent"]})
-        elif outcome.get("isError"):
-            await send(
-                {
-                    "type": "result",
-                    "id": call_id,
-                    "ok": False,
-                    "error": content_text(result_dict.get("content")) or f'Tool "{name}" failed',
-                }
-            )
-        else:
-            await send({"type": "result", "id": call_id, "ok": True, "value": content_text(result_dict.get("content"))})
+        await send(_call_result(call_id, tool, outcome, name))
 
     async def read_stderr() -> None:
         with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -427,11 +451,7 @@ async def _run_worker(
             children.unregister(process.pid)
             with anyio.move_on_after(CLOSE_GRACE_S), suppress(Exception):
                 await process.aclose()
-    if failure is not None:
-        return output, False, failure, None, None
-    if result.get("ok"):
-        return output, True, None, result.get("value"), result.get("store")
-    return output, False, str(result.get("error") or "Script failed"), None, None
+    return (output, *_worker_outcome(failure, result))
 
 
 def _kill(pid: int) -> None:

@@ -336,7 +336,8 @@ class AcpAgent:
         from pi_rpc.config.settings import Settings
         from pi_rpc.session.backends import is_database_locator
         from pi_rpc.session.errors import SessionError
-        from pi_rpc.session.listing import build_session_info, resolve_session_arg
+        from pi_rpc.session.listing import build_session_info
+        from pi_rpc.session.session_arg import resolve_session_arg
 
         agent_dir = paths.agent_dir()
         settings = Settings.load(agent_dir=agent_dir, cwd=cwd)

@@ -6,7 +6,7 @@ When extensions must decide project trust first (``runtime.project_trust``), not
 answered early: their ``project_trust`` handlers run in the event loop, then the options are
 resolved with their decision, as before.
 
-``create_backend`` is the seam where the runtime plugs in: it builds the session runtime from
+``create_backend`` (``backend_factory``) is the seam where the runtime plugs in: it builds the session runtime from
 the resolved options and wraps it in ``RuntimeBackend``. Tests that need no runtime use
 ``InMemoryBackend`` directly (through ``RpcServer`` or ``MemoryTransport``).
 """
@@ -18,28 +18,16 @@ import sys
 from typing import TYPE_CHECKING
 
 from pi_rpc.log import logger
+from pi_rpc.modes.rpc.backend_factory import create_backend
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
-    from pi_rpc.modes.rpc.backend import Backend
     from pi_rpc.modes.rpc.server import RpcServer
     from pi_rpc.modes.wire.framing import ReadSoFar
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.project_trust import TrustPass
 
 TEST_STRAY_ENV = "PI_RPC_TEST_STRAY"
-
-
-def create_backend(args: CliArgs, options: RuntimeOptions) -> Backend:
-    """The RPC backend over the session runtime built from ``options``: the session host, with
-    it as ``"default"``; ``open_session`` builds more from ``args`` (the extensions'
-    ``project_trust`` handlers deciding again for each session's cwd, as at startup)."""
-    from pi_rpc.modes.rpc.runtime_backend import RuntimeBackend
-    from pi_rpc.modes.rpc.session_host import SessionHost
-    from pi_rpc.runtime.session import AgentSession
-
-    first = RuntimeBackend(AgentSession(options), initial_name=args.name)
-    return SessionHost(first, args, max_sessions=args.max_sessions)
 
 
 def start_early(

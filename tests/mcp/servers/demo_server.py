@@ -31,6 +31,7 @@ import argparse
 import base64
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -91,6 +92,32 @@ BASE_TOOLS = [
 EXTRA_TOOL = _tool("extra", "A tool added at run time.", {"x": {"type": "string"}})
 
 
+def _big_text(arguments: dict[str, Any]) -> Any:
+    size = int(arguments["size"])
+    line = "0123456789" * 7 + "\n"
+    return [types.TextContent(type="text", text=(line * (size // len(line) + 1))[:size])]
+
+
+# The tools whose answer depends on their arguments only.
+_PLAIN_TOOLS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "add": lambda arguments: {"sum": arguments["a"] + arguments["b"]},
+    "image": lambda _arguments: [
+        types.TextContent(type="text", text="a pixel"),
+        types.ImageContent(type="image", data=PIXEL_PNG, mimeType="image/png"),
+    ],
+    "fail": lambda _arguments: types.CallToolResult(
+        content=[types.TextContent(type="text", text="it failed")], isError=True
+    ),
+    "big": _big_text,
+    "get-thing": lambda arguments: [types.TextContent(type="text", text=f"thing {arguments.get('id')}")],
+    "empty": lambda _arguments: types.CallToolResult(content=[], structuredContent={"ok": True}),
+    "link": lambda _arguments: [
+        types.ResourceLink(type="resource_link", uri="file:///notes.txt", name="notes", mimeType="text/plain", size=12)
+    ],
+    "extra": lambda arguments: [types.TextContent(type="text", text=f"extra {arguments.get('x')}")],
+}
+
+
 def build_server() -> Server:
     server: Server = Server(os.environ.get("DEMO_NAME", "demo"), version="1.0.0", instructions=INSTRUCTIONS)
     tools = list(BASE_TOOLS)
@@ -106,21 +133,6 @@ def build_server() -> Server:
         if name == "echo":
             await ctx.session.send_log_message(level="info", data=f"echoing {arguments.get('text')}", logger="demo")
             return [types.TextContent(type="text", text=f"echo: {arguments.get('text')}")]
-        if name == "add":
-            total = arguments["a"] + arguments["b"]
-            return {"sum": total}
-        if name == "image":
-            return [
-                types.TextContent(type="text", text="a pixel"),
-                types.ImageContent(type="image", data=PIXEL_PNG, mimeType="image/png"),
-            ]
-        if name == "fail":
-            return types.CallToolResult(content=[types.TextContent(type="text", text="it failed")], isError=True)
-        if name == "big":
-            size = int(arguments["size"])
-            line = "0123456789" * 7 + "\n"
-            text = (line * (size // len(line) + 1))[:size]
-            return [types.TextContent(type="text", text=text)]
         if name == "slow":
             seconds = float(arguments["seconds"])
             token = ctx.meta.progressToken if ctx.meta else None
@@ -137,23 +149,13 @@ def build_server() -> Server:
         if name == "crash":
             _record("crashing")
             os._exit(3)
-        if name == "get-thing":
-            return [types.TextContent(type="text", text=f"thing {arguments.get('id')}")]
         if name == "grow":
             if EXTRA_TOOL not in tools:
                 tools.append(EXTRA_TOOL)
             await ctx.session.send_tool_list_changed()
             return [types.TextContent(type="text", text="grown")]
-        if name == "empty":
-            return types.CallToolResult(content=[], structuredContent={"ok": True})
-        if name == "link":
-            return [
-                types.ResourceLink(
-                    type="resource_link", uri="file:///notes.txt", name="notes", mimeType="text/plain", size=12
-                )
-            ]
-        if name == "extra":
-            return [types.TextContent(type="text", text=f"extra {arguments.get('x')}")]
+        if name in _PLAIN_TOOLS:
+            return _PLAIN_TOOLS[name](arguments)
         raise ValueError(f"unknown tool {name}")
 
     @server.list_resources()

@@ -572,7 +572,7 @@ def listen_setup(args: CliArgs) -> tuple[list[ListenAddress], str | None, Path |
 
 
 def run_listen_mode(args: CliArgs) -> int:
-    from pi_rpc.modes.rpc.main import create_backend
+    from pi_rpc.modes.rpc.backend_factory import create_backend
     from pi_rpc.modes.startup_gc import freeze_startup, pause_for_startup, resume_collecting
     from pi_rpc.modes.wire.output import take_over_stdout
 
