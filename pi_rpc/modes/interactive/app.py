@@ -225,7 +225,7 @@ class PiApp(App[int]):
             from pi_rpc.modes.interactive.transcript import Header
 
             await self.transcript.add(Header(COMPATIBLE_PI_VERSION, *self.keymap.startup_hints()))
-        await self.transcript.show_messages(list[Any](session.get_messages()), self.compaction_count())
+        await self.transcript.show_messages(list[Any](session.get_messages()), _compaction_count(self.session))
         for notice in self.notices:
             await self.transcript.notice(notice, "info")
         self.refresh_footer()
@@ -485,16 +485,8 @@ class PiApp(App[int]):
         await self.reload_transcript()
 
     async def reload_transcript(self) -> None:
-        await self.transcript.show_messages(list[Any](self.session.get_messages()), self.compaction_count())
+        await self.transcript.show_messages(list[Any](self.session.get_messages()), _compaction_count(self.session))
         self.refresh_footer()
-
-    def compaction_count(self) -> int:
-        """How often the session was compacted (upstream's "Session compacted N times")."""
-        try:
-            entries = self.session.session.get_entries()
-        except Exception:  # noqa: BLE001 - a notice is never worth a failed screen
-            return 0
-        return sum(1 for entry in entries if entry.get("type") == "compaction")
 
     # ------------------------------------------------------------------ input
 
@@ -768,3 +760,12 @@ class PiApp(App[int]):
         if self.fullscreen and not self.exit_renderables:
             self.exit_renderables = self.transcript.renderables()
         super().exit(result, return_code, message)
+
+
+def _compaction_count(session: Any) -> int:
+    """How often the session was compacted (upstream's "Session compacted N times")."""
+    try:
+        entries = session.session.get_entries()
+    except Exception:  # noqa: BLE001 - a notice is never worth a failed screen
+        return 0
+    return sum(1 for entry in entries if entry.get("type") == "compaction")
