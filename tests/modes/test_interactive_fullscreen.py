@@ -123,6 +123,35 @@ async def test_page_up_scrolls_back_and_new_output_does_not_pull_the_reader_down
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("copy_on_select", [None, False])
+async def test_a_selection_in_the_transcript_is_copied_unless_copy_on_select_is_off(
+    isolated_env, tmp_path, copy_on_select
+):
+    """``fullscreenCopyOnSelect`` (default on): text selected with the mouse in the fullscreen
+    transcript goes to the clipboard at once; off, the clipboard is left alone."""
+    from textual.events import TextSelected
+    from textual.selection import SELECT_ALL
+
+    if copy_on_select is not None:
+        (isolated_env / "settings.json").write_text(json.dumps({"fullscreenCopyOnSelect": copy_on_select}))
+    async with running_app(tmp_path, fullscreen=True) as (app, pilot):
+        await type_and_enter(pilot, "select me")
+        await until(pilot, lambda: idle(app) and ("assistant", "You said: select me") in roles_texts(app))
+        await pilot.pause(0.1)
+        app.copy_to_clipboard("before")
+        # what a mouse drag over the whole transcript leaves: every widget in it selected
+        app.screen.selections = {widget: SELECT_ALL for widget in [app.transcript, *app.transcript.query("*")]}
+        await pilot.pause(0.05)
+        assert "You said: select me" in (app.screen.get_selected_text() or "")
+        app.screen.post_message(TextSelected())
+        await pilot.pause(0.2)
+        if copy_on_select is None:
+            assert "You said: select me" in app.clipboard
+        else:
+            assert app.clipboard == "before"
+
+
+@pytest.mark.anyio
 async def test_page_keys_are_the_editors_in_regular_mode(isolated_env, tmp_path):
     async with running_app(tmp_path, fullscreen=False) as (app, pilot):
         keys = {binding.key for _, binding in app._bindings}
