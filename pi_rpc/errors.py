@@ -15,6 +15,7 @@ import it (``tests/test_layering.py``). The subtrees live with the layer that ra
     ├── SessionError              the session store                    (session.errors)
     │   ├── SessionInvalidError       not a pi session file
     │   ├── SessionLockedError        another pi process holds the file
+    │   ├── SessionLockFileError      a FIFO or device where the lock file goes
     │   ├── SessionNotAFileError      a FIFO, device or directory named as a session
     │   ├── SessionReadOnlyError      opened read-only
     │   ├── EntryNotFoundError        no such entry (also a ``KeyError``)

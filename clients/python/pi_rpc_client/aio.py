@@ -15,9 +15,10 @@ import inspect
 import math
 import os
 import signal
+import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 try:
     import anyio
@@ -25,16 +26,15 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
     raise ImportError("pi_rpc_client.aio needs anyio: pip install 'pi-rpc-client[async]'") from exc
 
+from .aio_wire import _DEFAULT, _STREAM_ERRORS, RpcConnectionClosed, _open_wire, _Wire
 from .client import PromptResult, _key
 from .commands import AsyncCommandsMixin, Post, Record, Timeout, _ProcessCommandSet, build_command
+from .connection import _read_token
 from .errors import RpcCommandError, RpcError, RpcProcessExited, RpcProtocolError, RpcTimeoutError
 from .framing import LineSplitter, decode_record, encode_record
 from .handles import DEFAULT_HANDLE, belongs_to, open_session_command
 from .host_tools import result_record
 from .sequence import EventsLost, SeqTracker
-
-if TYPE_CHECKING:
-    from .aio_connection import AsyncRpcConnection
 
 EventListener = Callable[[Record], Awaitable[None] | None]
 _PIPE_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
@@ -810,8 +810,6 @@ class AsyncRpcClient(AsyncCommandsMixin, _ProcessCommandSet):
         ``token_file=`` for TCP and WebSocket; ``reconnect=True``, ``tls=``): ``async with
         AsyncRpcClient.connect(address) as pi`` or ``pi = await AsyncRpcClient.connect(address)``.
         See :mod:`pi_rpc_client.aio_connection`."""
-        from .aio_connection import AsyncRpcConnection
-
         return AsyncRpcConnection(address, token=token, **kwargs)
 
     def session_handle(self, handle: str = DEFAULT_HANDLE) -> "AsyncSessionHandle":
@@ -887,13 +885,204 @@ class AsyncSessionHandle(AsyncCommandsMixin):
             await self.close()
 
 
-def __getattr__(name: str) -> object:
-    # the connection client imports this module: loaded on first use
-    if name == "AsyncRpcConnection":
-        from .aio_connection import AsyncRpcConnection
+class AsyncRpcConnection(AsyncRpcClient):
+    """An :class:`AsyncRpcClient` over a connection to a listening server (see the module
+    docstring). ``await`` it (or ``async with``) to connect."""
 
-        return AsyncRpcConnection
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __init__(
+        self,
+        address: str,
+        *,
+        token: str | None = None,
+        token_file: str | os.PathLike[str] | None = None,
+        reconnect: bool = False,
+        reconnect_for: float = 30.0,
+        tls: ssl.SSLContext | None = None,
+        default_timeout: float | None = 60.0,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        super().__init__([], default_timeout=default_timeout)
+        self.address = address
+        self.token = _read_token(token, token_file)
+        self.reconnect = reconnect
+        self.reconnect_for = reconnect_for
+        self.tls = tls
+        self.connect_timeout = connect_timeout
+        self.attached: set[str] = {_DEFAULT}
+        self.last_seq = 0
+        self.reconnects: list[Record] = []
+        self._closing = False
+        self._started = False
+        self._wire: _Wire | None = None
+        self._observe_records(self._track)
+
+    def __await__(self) -> Any:
+        return self.start().__await__()
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> AsyncRpcConnection:
+        if self._started:
+            raise RpcError("client already started")
+        self._started = True
+        self._write_lock = anyio.Lock()
+        self._stdout_done = anyio.Event()
+        self._stderr_done = anyio.Event()
+        self._stderr_done.set()  # (a connection has no stderr)
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        try:
+            await self._connect()
+        except BaseException:
+            self._closing = True
+            await self._leave_task_group()
+            raise
+        return self
+
+    async def aclose(self, timeout: float = 5.0) -> int | None:
+        """Close the connection; the server and its sessions go on. Returns None."""
+        if not self._started or self._closed:
+            return None
+        self._closed = True
+        self._closing = True
+        wire = self._wire
+        with anyio.CancelScope(shield=True):
+            if wire is not None:
+                await wire.aclose()
+            assert self._stdout_done is not None
+            with anyio.move_on_after(timeout):
+                await self._stdout_done.wait()
+        await self._leave_task_group()
+        return None
+
+    async def _leave_task_group(self) -> None:
+        tg = self._tg
+        if tg is None:
+            return
+        self._tg = None
+        tg.cancel_scope.cancel()
+        await tg.__aexit__(None, None, None)
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    @property
+    def returncode(self) -> int | None:
+        return None
+
+    def _require_started(self) -> None:
+        if not self._started:
+            raise RpcError("client not started")
+
+    def _exit_error(self, context: str) -> RpcProcessExited:
+        return RpcConnectionClosed(self.address, context)
+
+    # ------------------------------------------------------------------ the connection
+    async def _connect(self, *, since: int | None = None) -> None:
+        """Connect, authenticate, number events; after a drop (``since``: the last seq received on
+        the old connection), attach every session again from there."""
+        ws = self.address.startswith(("ws://", "wss://"))
+        wire = await _open_wire(self.address, self.token if ws else None, self.tls, self.connect_timeout)
+        self._wire = wire
+        assert self._tg is not None
+        self._tg.start_soon(self._read_wire, wire, name="pi-rpc-connection")
+        if self.token is not None and not ws:
+            await self.request({"type": "authenticate", "token": self.token}, self.connect_timeout)
+        if self.reconnect:
+            await self.request({"type": "set_event_options", "seq": True}, self.connect_timeout)
+        if since is not None:
+            if _DEFAULT not in self.attached:
+                await self.request({"type": "detach_session", "handle": _DEFAULT}, self.connect_timeout)
+            for handle in sorted(self.attached):
+                response = await self.request(
+                    {"type": "attach_session", "handle": handle, "since": since}, self.connect_timeout
+                )
+                self.reconnects.append({"handle": handle, "since": since, **(response.get("data") or {})})
+
+    async def _read_wire(self, wire: _Wire) -> None:
+        splitter = LineSplitter()
+        async for chunk in wire.chunks():
+            for line in splitter.feed(chunk):
+                self._dispatch_line(line)
+        if wire is not self._wire:
+            return
+        with anyio.CancelScope(shield=True):
+            if self.reconnect and not self._closing and await self._reconnect():
+                return
+            await self._on_stream_end()
+
+    async def _reconnect(self) -> bool:
+        # Requests in flight on the old connection fail; event streams carry on.
+        pending = list(self._pending.values())
+        self._pending.clear()
+        for p in pending:
+            p.error = RpcError(f"the connection dropped while waiting for the response to {p.command}")
+            p.done.set()
+        since = self.last_seq  # (the new connection's own responses are numbered too)
+        deadline = anyio.current_time() + self.reconnect_for
+        delay = 0.05
+        while not self._closing and anyio.current_time() < deadline:
+            try:
+                await self._connect(since=since)  # (its reader is a new task; this one ends)
+                return True
+            except Exception:  # noqa: BLE001 - not up yet, or dropped again: retry
+                wire = self._wire
+                if wire is not None:
+                    await wire.aclose()
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+        return False
+
+    async def _on_stream_end(self) -> None:
+        self._closed_stream = True
+        pending = list(self._pending.values())
+        self._pending.clear()
+        for p in pending:
+            p.error = self._exit_error(f"waiting for the response to {p.command}")
+            p.done.set()
+        for s in list(self._streams):
+            s._end()
+        for observe in list(self._record_observers):
+            observe(None)
+        assert self._stdout_done is not None
+        self._stdout_done.set()
+
+    def _track(self, record: Record | None) -> None:
+        if record is None:
+            return
+        seq = record.get("seq")
+        if isinstance(seq, int) and seq > self.last_seq:
+            self.last_seq = seq
+        if record.get("type") == "response" and record.get("success"):
+            data = record.get("data") or {}
+            if record.get("command") == "open_session" and isinstance(data.get("handle"), str):
+                self.attached.add(data["handle"])
+
+    # ------------------------------------------------------------------ writing
+    async def send_raw(self, data: bytes) -> None:
+        """Write bytes to the connection as-is (one record per line; on WebSocket one message per line)."""
+        self._require_started()
+        wire = self._wire
+        if wire is None or self._write_lock is None:
+            raise RpcError("not connected")
+        async with self._write_lock:
+            if self._closed or self._closed_stream:
+                raise self._exit_error("writing")
+            try:
+                with anyio.CancelScope(shield=True):
+                    await wire.send(data)
+            except _STREAM_ERRORS as exc:
+                raise RpcError(f"the connection to {self.address} dropped ({exc!r})") from exc
+
+    # ------------------------------------------------------------------ attach / detach
+    async def _command(self, type_: str, timeout: Timeout, post: Post, /, **fields: Any) -> Any:
+        # ``attach``/``detach`` keep the sessions to attach again after a reconnect.
+        data = await super()._command(type_, timeout, post, **fields)
+        if type_ == "attach_session":
+            self.attached.add(fields["handle"])
+        elif type_ == "detach_session":
+            self.attached.discard(fields["handle"])
+        return data
 
 
 __all__ = [
