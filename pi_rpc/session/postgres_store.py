@@ -52,7 +52,6 @@ from psycopg import sql as _sql
 from pi_rpc.log import logger
 from pi_rpc.session.backlog import WriteBacklog
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionLockedError, SessionReadOnlyError
-from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.jsonl_store import read_and_index
@@ -67,10 +66,12 @@ from pi_rpc.session.sqlite_search import entry_text, fold
 from pi_rpc.session.sqlite_store import StoredSession  # (the export's shape, shared)
 from pi_rpc.session.store import Entry, FsyncMode
 from pi_rpc.session.store_rows import (
+    SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
     entry_line,
     normdir,
     now_ms,
+    session_row_values,
     summary_values,
     text_or_none,
 )
@@ -364,24 +365,10 @@ def insert_session_row(
     written_at: int,
     next_seq: int,
 ) -> None:
-    header = summary.header
-    cwd = header.get("cwd")
-    columns = ", ".join(SUMMARY_COLUMNS)
-    marks = ", ".join(["%s"] * (8 + len(SUMMARY_COLUMNS)))
     conn.execute(
-        f"INSERT INTO {SCHEMA}.sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
-        f" {columns}, next_seq) VALUES ({marks})",
-        (
-            session_id,
-            header_line,
-            session_dir,
-            cwd if isinstance(cwd, str) else "",
-            text_or_none(header.get("timestamp")),
-            iso_to_ms(header.get("timestamp")),
-            text_or_none(header.get("parentSession")),
-            *summary_values(summary, written_at),
-            next_seq,
-        ),
+        f"INSERT INTO {SCHEMA}.sessions ({', '.join(SESSION_ROW_COLUMNS)})"
+        f" VALUES ({', '.join(['%s'] * len(SESSION_ROW_COLUMNS))})",
+        session_row_values(session_id, header_line, session_dir, summary, written_at, next_seq),
     )
 
 

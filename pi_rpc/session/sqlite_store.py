@@ -58,12 +58,13 @@ from pi_rpc.session.lock import SessionLock, holder_pid
 from pi_rpc.session.sqlite_search import entry_text, insert_texts, listing_rows, migrate_to_v2
 from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
 from pi_rpc.session.store_rows import (
+    SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
     entry_line,
     normdir,
     now_ms,
+    session_row_values,
     summary_values,
-    text_or_none,
 )
 
 if TYPE_CHECKING:
@@ -378,22 +379,9 @@ def insert_session_row(
 ) -> None:
     """The ``sessions`` row of a session (``sqlite3.IntegrityError`` when one of that id is
     stored), in the caller's write transaction."""
-    header = summary.header
-    cwd = header.get("cwd")
     conn.execute(
-        f"INSERT INTO sessions (id, header, dir, cwd, created_at, created_ms, parent_session,"
-        f" {', '.join(SUMMARY_COLUMNS)}, next_seq) VALUES ({', '.join('?' * (8 + len(SUMMARY_COLUMNS)))})",
-        (
-            session_id,
-            header_line,
-            session_dir,
-            cwd if isinstance(cwd, str) else "",
-            text_or_none(header.get("timestamp")),
-            iso_to_ms(header.get("timestamp")),
-            text_or_none(header.get("parentSession")),
-            *summary_values(summary, written_at),
-            next_seq,
-        ),
+        f"INSERT INTO sessions ({', '.join(SESSION_ROW_COLUMNS)}) VALUES ({', '.join('?' * len(SESSION_ROW_COLUMNS))})",
+        session_row_values(session_id, header_line, session_dir, summary, written_at, next_seq),
     )
 
 

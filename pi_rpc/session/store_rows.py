@@ -49,6 +49,40 @@ def summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
     )
 
 
+# The ``sessions`` row's columns, in ``session_row_values`` order.
+SESSION_ROW_COLUMNS = (
+    "id",
+    "header",
+    "dir",
+    "cwd",
+    "created_at",
+    "created_ms",
+    "parent_session",
+    *SUMMARY_COLUMNS,
+    "next_seq",
+)
+
+
+def session_row_values(
+    session_id: str, header_line: str, session_dir: str | None, summary: ScannedSession, written_at: int, next_seq: int
+) -> tuple[Any, ...]:
+    """A new ``sessions`` row's values, in ``SESSION_ROW_COLUMNS`` order (both databases insert
+    the same row; only the placeholder differs)."""
+    header = summary.header
+    cwd = header.get("cwd")
+    return (
+        session_id,
+        header_line,
+        session_dir,
+        cwd if isinstance(cwd, str) else "",
+        text_or_none(header.get("timestamp")),
+        iso_to_ms(header.get("timestamp")),
+        text_or_none(header.get("parentSession")),
+        *summary_values(summary, written_at),
+        next_seq,
+    )
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
