@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.support.pi_process import PiProcess, isolated_env, stream_lines
+from tests.support.pi_process import PiProcess, prepare_root, stream_lines
 
 _running: list[InProcessPi] = []
 
@@ -221,20 +221,5 @@ def start_in_process(
     faux: bool = True,
 ) -> InProcessPi:
     """``start_in`` (same layout under ``root``, same files written first), served in-process."""
-    agent_dir, cwd = root / "agent", root / "cwd"
-    cwd.mkdir(parents=True, exist_ok=True)
-    base = isolated_env(root, faux=faux)
-    if settings is not None:
-        (agent_dir / "settings.json").write_text(json.dumps(settings))
-    if models is not None:
-        (agent_dir / "models.json").write_text(json.dumps(models))
-    for rel, text in (files or {}).items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    if script is not None:
-        script_path = root / "faux-script.json"
-        script_path.write_text(json.dumps(script))
-        base["PI_FAUX_SCRIPT"] = str(script_path)
-    base.update(env or {})
-    return InProcessPi(list(args), base, cwd, root=root, agent_dir=agent_dir)
+    base = prepare_root(root, script=script, settings=settings, models=models, env=env, files=files, faux=faux)
+    return InProcessPi(list(args), base, root / "cwd", root=root, agent_dir=root / "agent")

@@ -441,8 +441,25 @@ def start_in(
     """``pi --mode rpc *args`` with its agent dir, HOME and cwd under ``root``: settings.json,
     models.json, a faux ``script`` and other ``files`` (paths relative to ``root``) are written
     there before start."""
-    agent_dir, cwd = root / "agent", root / "cwd"
-    cwd.mkdir(parents=True, exist_ok=True)
+    base = prepare_root(root, script=script, settings=settings, models=models, env=env, files=files, faux=faux)
+    return PiProcess([*OURS, "--mode", "rpc", *args], base, root / "cwd", root=root, agent_dir=root / "agent")
+
+
+def prepare_root(
+    root: Path,
+    *,
+    script: list[dict[str, Any]] | None = None,
+    settings: dict[str, Any] | None = None,
+    models: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    files: dict[str, str] | None = None,
+    faux: bool = True,
+) -> dict[str, str]:
+    """The layout ``start_in`` and ``start_in_process`` share under ``root``: ``agent``, ``home``
+    and ``cwd`` made, settings.json, models.json, the faux ``script`` and other ``files`` written;
+    returns the environment to run with."""
+    agent_dir = root / "agent"
+    (root / "cwd").mkdir(parents=True, exist_ok=True)
     base = isolated_env(root, faux=faux)
     if settings is not None:
         (agent_dir / "settings.json").write_text(json.dumps(settings))
@@ -457,4 +474,4 @@ def start_in(
         script_path.write_text(json.dumps(script))
         base["PI_FAUX_SCRIPT"] = str(script_path)
     base.update(env or {})
-    return PiProcess([*OURS, "--mode", "rpc", *args], base, cwd, root=root, agent_dir=agent_dir)
+    return base
