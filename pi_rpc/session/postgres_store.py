@@ -69,6 +69,7 @@ from pi_rpc.session.store_rows import (
     SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
     entry_line,
+    listing_info,
     normdir,
     now_ms,
     session_row_values,
@@ -1173,22 +1174,7 @@ class PostgresBackend:
         return pid
 
     def _info(self, row: tuple[Any, ...]) -> SessionInfo:
-        from pi_rpc.session.listing import SessionInfo, datetime_from_ms
-
-        session_id, cwd, created_ms, parent, name, count, first, modified = row
-        return SessionInfo(
-            path=self._locator(session_id),
-            id=session_id,
-            cwd=cwd,
-            name=name,
-            parent_session_path=parent,
-            created=datetime_from_ms(created_ms) if created_ms is not None else None,
-            modified=datetime_from_ms(modified),
-            message_count=count,
-            first_message=first or "(no messages)",
-            all_messages_text="",
-            message_texts=(),
-        )
+        return listing_info(self._locator(row[0]), row)
 
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False

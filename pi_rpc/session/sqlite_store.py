@@ -61,6 +61,7 @@ from pi_rpc.session.store_rows import (
     SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
     entry_line,
+    listing_info,
     normdir,
     now_ms,
     session_row_values,
@@ -840,24 +841,8 @@ class SqliteBackend:
         return f"{LOCATOR_PREFIX}{self._db}#{session_id}"
 
     def _info(self, row: tuple[Any, ...], texts: tuple[str, ...] = ()) -> SessionInfo:
-        """A listing row ``(id, cwd, created ms, parent, name, message count, first message,
-        modified ms)`` as the summary the JSONL listing makes (``texts``: its message texts)."""
-        from pi_rpc.session.listing import SessionInfo, datetime_from_ms
-
-        session_id, cwd, created_ms, parent, name, count, first, modified = row
-        return SessionInfo(
-            path=self._locator(session_id),
-            id=session_id,
-            cwd=cwd,
-            name=name,
-            parent_session_path=parent,
-            created=datetime_from_ms(created_ms) if created_ms is not None else None,
-            modified=datetime_from_ms(modified),
-            message_count=count,
-            first_message=first or "(no messages)",
-            all_messages_text=" ".join(texts),
-            message_texts=texts,
-        )
+        """A listing row as the summary the JSONL listing makes (``texts``: its message texts)."""
+        return listing_info(self._locator(row[0]), row, texts)
 
     def list_sessions(
         self, session_dir: str, cwd_filter: str | None = None, *, with_texts: bool = False

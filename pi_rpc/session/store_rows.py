@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.sqlite_search import fold_or_none
 from pi_rpc.session.store import Entry
+
+if TYPE_CHECKING:
+    from pi_rpc.session.listing import SessionInfo
 
 # The summary columns of a ``sessions`` row, in ``summary_values`` order.
 SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at", "name_folded")
@@ -90,3 +93,25 @@ def now_ms() -> int:
 def normdir(path: str) -> str:
     """A session directory as the ``dir`` column holds it."""
     return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def listing_info(locator: str, row: tuple[Any, ...], texts: tuple[str, ...] = ()) -> SessionInfo:
+    """A listing row ``(id, cwd, created ms, parent, name, message count, first message,
+    modified ms)`` of either database as the summary the JSONL listing makes; ``locator`` names
+    the session, ``texts`` are its message texts when the query read them."""
+    from pi_rpc.session.listing import SessionInfo, datetime_from_ms
+
+    session_id, cwd, created_ms, parent, name, count, first, modified = row
+    return SessionInfo(
+        path=locator,
+        id=session_id,
+        cwd=cwd,
+        name=name,
+        parent_session_path=parent,
+        created=datetime_from_ms(created_ms) if created_ms is not None else None,
+        modified=datetime_from_ms(modified),
+        message_count=count,
+        first_message=first or "(no messages)",
+        all_messages_text=" ".join(texts),
+        message_texts=texts,
+    )
