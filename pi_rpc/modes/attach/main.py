@@ -88,7 +88,7 @@ async def _run(parsed: dict[str, Any]) -> int:
     remote = RemoteSession(connection, str(parsed["handle"]), RemoteOptions(agent, cwd), settings)
     from pi_rpc.modes.interactive import display
     from pi_rpc.modes.interactive.app import PiApp
-    from pi_rpc.modes.interactive.main import _SignalExit
+    from pi_rpc.modes.interactive.main import SignalExit
 
     lost = False
     async with anyio.create_task_group() as tg:
@@ -110,7 +110,7 @@ async def _run(parsed: dict[str, Any]) -> int:
                 app.exit(1)
 
         tg.start_soon(watch)
-        signals = _SignalExit(app)
+        signals = SignalExit(app)
         signals.install()
         try:
             await app.run_async(inline=not fullscreen, inline_no_clear=True)
@@ -137,7 +137,7 @@ def run_attach_command(argv: list[str]) -> int:
         return 2
     import anyio
 
-    from pi_rpc.modes.interactive.main import _use_the_terminals_own_size
+    from pi_rpc.modes.interactive.main import use_the_terminals_own_size
 
-    _use_the_terminals_own_size()
+    use_the_terminals_own_size()
     return int(anyio.run(_run, parsed, backend="asyncio"))

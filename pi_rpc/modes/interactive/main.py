@@ -37,7 +37,7 @@ def initial_prompt(args: CliArgs) -> tuple[str | None, list[dict[str, Any]] | No
     return prompts.initial, prompts.images, prompts.rest
 
 
-class _SignalExit:
+class SignalExit:
     """SIGTERM/SIGHUP: ask the app to exit (Textual restores the terminal) and end the process
     within the grace period in any case. A plain ``signal.signal`` handler and a timer thread,
     not the event loop: a hung-up terminal can leave the loop blocked on the driver's writes."""
@@ -120,7 +120,7 @@ async def _run(args: CliArgs) -> int:
         if listening is not None:
             tg.start_soon(listening.serve)
 
-        signals = _SignalExit(app)
+        signals = SignalExit(app)
         signals.install()
         try:
             # Regular: finished messages were already printed into the scrollback above the
@@ -149,11 +149,11 @@ def run_interactive_mode(args: CliArgs) -> int:
     # npm/git output of startup package installs must not draw over the screen (upstream
     # captures it in the interactive mode and reports failures as warnings)
     pi_rpc.packages.command_output = "capture"
-    _use_the_terminals_own_size()
+    use_the_terminals_own_size()
     return int(anyio.run(_run, args, backend="asyncio"))
 
 
-def _use_the_terminals_own_size() -> None:
+def use_the_terminals_own_size() -> None:
     """Drop exported ``COLUMNS``/``LINES`` when stdout is a terminal. Textual asks
     ``shutil.get_terminal_size``, which prefers them to the terminal's real size, and they never
     change: a shell (or tmux without a client terminal) that exports 80x24 made the app draw 80x24
