@@ -137,7 +137,4 @@ def run_attach_command(argv: list[str]) -> int:
         return 2
     import anyio
 
-    from pi_rpc.modes.interactive.main import use_the_terminals_own_size
-
-    use_the_terminals_own_size()
     return int(anyio.run(_run, parsed, backend="asyncio"))

@@ -149,21 +149,4 @@ def run_interactive_mode(args: CliArgs) -> int:
     # npm/git output of startup package installs must not draw over the screen (upstream
     # captures it in the interactive mode and reports failures as warnings)
     pi_rpc.packages.command_output = "capture"
-    use_the_terminals_own_size()
     return int(anyio.run(_run, args, backend="asyncio"))
-
-
-def use_the_terminals_own_size() -> None:
-    """Drop exported ``COLUMNS``/``LINES`` when stdout is a terminal. Textual asks
-    ``shutil.get_terminal_size``, which prefers them to the terminal's real size, and they never
-    change: a shell (or tmux without a client terminal) that exports 80x24 made the app draw 80x24
-    in a larger window and keep that size across every resize. Upstream reads the terminal itself."""
-    import sys
-
-    try:
-        is_terminal = sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        is_terminal = False
-    if is_terminal:
-        os.environ.pop("COLUMNS", None)
-        os.environ.pop("LINES", None)

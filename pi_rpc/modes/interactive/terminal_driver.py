@@ -99,12 +99,31 @@ def read_input(fileno: int, exit_event: WakingEvent, parser: Any, dispatch: Call
             pass
 
 
+def terminal_size(*fds: int) -> tuple[int, int] | None:
+    """The size of the first of ``fds`` that is a terminal, read from the terminal itself."""
+    for fd in fds:
+        try:
+            size = os.get_terminal_size(fd)
+        except (OSError, ValueError):
+            continue
+        if size.columns > 0 and size.lines > 0:
+            return size.columns, size.lines
+    return None
+
+
 class QuietDriver(LinuxDriver):
     """The fullscreen (alternate screen) driver, with the sleeping input thread."""
 
     def __init__(self, app: Any, *, debug: bool = False, mouse: bool = True, size: Any = None) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.exit_event = WakingEvent()
+
+    def _get_terminal_size(self) -> tuple[int, int]:
+        # Textual asks ``shutil.get_terminal_size``, which prefers exported COLUMNS/LINES to the
+        # terminal: they never follow a resize (tmux exports 80x24 for a client without a
+        # terminal; the app drew 80x24 in a 100x30 window, and ghosts after each resize).
+        # Upstream reads the terminal itself; so do we, and leave the environment alone.
+        return terminal_size(self.fileno, 1, 2) or super()._get_terminal_size()
 
     def run_input_thread(self) -> None:
         assert isinstance(self.exit_event, WakingEvent)
@@ -117,6 +136,13 @@ class QuietInlineDriver(LinuxInlineDriver):
     def __init__(self, app: Any, *, debug: bool = False, mouse: bool = True, size: Any = None) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.exit_event = WakingEvent()
+
+    def _get_terminal_size(self) -> tuple[int, int]:
+        # Textual asks ``shutil.get_terminal_size``, which prefers exported COLUMNS/LINES to the
+        # terminal: they never follow a resize (tmux exports 80x24 for a client without a
+        # terminal; the app drew 80x24 in a 100x30 window, and ghosts after each resize).
+        # Upstream reads the terminal itself; so do we, and leave the environment alone.
+        return terminal_size(self.fileno, 1, 2) or super()._get_terminal_size()
 
     def run_input_thread(self) -> None:
         assert isinstance(self.exit_event, WakingEvent)
