@@ -94,6 +94,12 @@ class SessionExtensions:
     def loadout(self) -> ToolLoadout:
         return self.state.loadout
 
+    @property
+    def binding(self) -> ModeBinding:
+        """How the extensions are bound to the running mode (the session replacing this one
+        binds its extensions the same way)."""
+        return self.state.binding
+
     # ================================================================== lifecycle
 
     async def _load(self, *, fresh: bool) -> tuple[list[LoadFailure], list[str]]:
@@ -179,9 +185,19 @@ class SessionExtensions:
         await runner.emit({"type": "session_shutdown", "reason": reason, "targetSessionFile": target_session_file})
         runner.invalidate()
 
-    async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None:
-        """Load the extensions again for the replaced session (``setup(pi)`` runs again); a load
-        failure is reported on stderr and the others keep working."""
+    async def recreate(
+        self,
+        reason: str,
+        previous_session_file: str | None,
+        *,
+        fresh: bool = False,
+        binding: ModeBinding | None = None,
+    ) -> None:
+        """Load the extensions again (``setup(pi)`` runs again): for the session that replaced
+        another (``runtime.holder``: bound to the mode as the replaced one's were, ``binding``)
+        or on a reload. A load failure is reported on stderr and the others keep working."""
+        if binding is not None:
+            self.state.binding = binding
         failures, flag_errors = await self._load(fresh=fresh)
         for failure in failures:
             _warn(failure.message())

@@ -1,14 +1,18 @@
 """Build a session runtime from the command line (every mode) or from explicit options (SDK):
 settings, the model registry, the session store (``--no-session``, ``--session``,
 ``--continue``, ``--fork``, ``--session-id``), the initial model and thinking level, and the
-resource flags. Fatal startup problems raise ``StartupError`` (``pi_rpc.errors``) with upstream's texts."""
+resource flags. Fatal startup problems raise ``StartupError`` (``pi_rpc.errors``) with upstream's texts.
+
+``successor_session`` builds the fresh session that replaces one (``runtime.holder``: new,
+switch, fork, clone), as upstream's ``createRuntime`` does for ``AgentSessionRuntime``."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.ai.thinking import clamp_thinking_level
@@ -25,7 +29,13 @@ from pi_rpc.session.manager import SessionManager, print_diagnostics
 from pi_rpc.session.store import SessionBackend
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.agent.types import BeforeToolCallHook
     from pi_rpc.ai.types import Model
+    from pi_rpc.runtime.builtin_commands import McpCommand
+    from pi_rpc.runtime.model_control import ModelControl
+    from pi_rpc.runtime.prompt_queue import PromptQueue
+    from pi_rpc.runtime.tool_control import ToolControl, ToolHost
 
 FAUX_MODEL = ("faux", "faux-1")
 
@@ -352,3 +362,72 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
     for failure in result.failures:
         _warn(failure.message())
     return help_lines(result.extensions)
+
+
+class Predecessor(Protocol):
+    """What the factory reads of the session a replacement disposes (``AgentSession``; a
+    protocol, so that this module does not import the session)."""
+
+    options: RuntimeOptions
+    agent: Agent
+    models: ModelControl
+    queue: PromptQueue
+    tool_control: ToolControl | None
+    mcp_command: McpCommand | None
+
+    def __init__(self, options: RuntimeOptions, holder: Any = None) -> None: ...
+
+    @property
+    def holder(self) -> Any: ...
+
+    @property
+    def tool_gate(self) -> BeforeToolCallHook | None: ...
+
+    def set_tool_gate(self, gate: BeforeToolCallHook | None) -> None: ...
+
+
+P = TypeVar("P", bound=Predecessor)
+
+
+def successor_session(previous: P, store: SessionManager, cwd: str, *, keep_queue_texts: bool = False) -> P:
+    """A fresh session (of ``previous``'s class) on ``store``, working in ``cwd``, under
+    ``previous``'s holder, so its events reach the same subscribers and its background work
+    the same task group.
+
+    Carried over, as upstream's runtime does or as this session did before it was replaced by
+    a fresh one (the bytes a client sees do not change): the options (with the new store and
+    cwd; extensions load anew, not from the startup's preloaded ones), the model, thinking
+    level and model scope (a resumed session's own model and level are restored from its
+    file over them, as at startup), the queue modes, the agent's queued messages (a new
+    session's were cleared by the holder) and, for a fork, the listed queue texts; the mode's
+    tool gate (ACP's permission requests), the client's tool control (host tools) and the
+    ``/mcp`` command with its notice channel. Not carried: the agent, the parts, the
+    resources (loaded again in ``cwd``) and the extensions (loaded again by the holder)."""
+    agent = previous.agent
+    options = replace(
+        previous.options,
+        session=store,
+        cwd=cwd,
+        model=agent.model,
+        thinking_level=agent.thinking_level,
+        scoped_models=list(previous.models.scope),
+        # The command line's choice applied to the first session only.
+        model_explicit=False,
+        thinking_explicit=False,
+        preloaded_extensions=None,
+    )
+    fresh = type(previous)(options, previous.holder)
+    fresh.agent.steering_mode = agent.steering_mode
+    fresh.agent.follow_up_mode = agent.follow_up_mode
+    for message in agent.clear_steering_queue():
+        fresh.agent.steer(message)
+    for message in agent.clear_follow_up_queue():
+        fresh.agent.follow_up(message)
+    if keep_queue_texts:
+        fresh.queue.restore(previous.queue.snapshot())
+    if previous.mcp_command is not None:
+        fresh.mcp_command = previous.mcp_command
+    fresh.set_tool_gate(previous.tool_gate)
+    if previous.tool_control is not None:
+        fresh.tool_control = previous.tool_control.moved_to(cast("ToolHost", fresh))
+    return fresh

@@ -1,15 +1,21 @@
 """The current session and its replacement (upstream ``AgentSessionRuntime``).
 
 ``SessionHolder`` owns "the current session" of a mode: ``new_session``, ``switch_session``,
-``fork`` and ``clone`` replace it and then tell the holder's subscribers once (``subscribe``:
-their ``on_replaced(session)``). The modes (RPC, the session host, ACP, interactive, print, the
-SDK) subscribe to the holder instead of keeping a session object that changes under them.
+``fork`` and ``clone`` put a FRESH ``AgentSession`` in its place (built by the factory:
+``runtime.factory.successor_session``), dispose the old one and then tell the holder's
+subscribers once (``on_replaced(session)``). The modes (RPC, the session host, ACP, interactive,
+print, the SDK) follow the holder instead of keeping a session object.
+
+The holder also owns what outlives one session: the subscribers of the session events (a mode
+subscribes once, through the holder, and keeps its subscription across replacements), the
+mode's task group, and the store-fault reporter (a store a replacement retired finishes its
+writes through it, and is closed with the last session).
 
 The four commands share one path (``SessionHolder._replace``), upstream's order: ask extensions
 (``session_before_switch`` / ``session_before_fork``, which may cancel), abort what runs, make
-the new store, shut the extensions down (``session_shutdown``), abort again, put the new store
-in place (the session's store-bound parts are built anew on it, with plain values), then
-recreate the extensions (``session_start``) and notify the subscribers.
+the new store, shut the extensions down (``session_shutdown``), abort again, build the fresh
+session on the new store and dispose the old one, then start the new session's extensions
+(``session_start``) and notify the subscribers.
 
 ``DrivenSession`` names the seam a client drives: "a session", whether it runs in this process
 (a ``SessionHolder``) or across a connection (``pi attach``): its commands, its event stream
@@ -28,12 +34,22 @@ from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
 from pi_rpc.runtime.session_catalog import client_session_ref
+from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.backends import backend_for, is_sqlite_locator
 from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
+    from anyio.abc import TaskGroup
+
     from pi_rpc.config.settings import Settings
+    from pi_rpc.extensions.host import ModeBinding
+    from pi_rpc.agent.agent import Agent
+    from pi_rpc.agent.types import BeforeToolCallHook
+    from pi_rpc.runtime.builtin_commands import McpCommand
+    from pi_rpc.runtime.model_control import ModelControl
+    from pi_rpc.runtime.options import RuntimeOptions
+    from pi_rpc.runtime.prompt_queue import PromptQueue
+    from pi_rpc.runtime.tool_control import ToolControl
 
 EventListener = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -41,18 +57,46 @@ EventListener = Callable[[dict[str, Any]], Awaitable[None]]
 class ReplacementHooks(Protocol):
     """What extensions are asked and told around a replacement (``SessionExtensions``)."""
 
+    @property
+    def binding(self) -> ModeBinding: ...
+
     async def before_switch(self, reason: str, target_session_file: str | None = None) -> bool: ...
 
     async def before_fork(self, entry_id: str, position: str) -> bool: ...
 
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
 
-    async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
+    async def recreate(
+        self,
+        reason: str,
+        previous_session_file: str | None,
+        *,
+        fresh: bool = False,
+        binding: ModeBinding | None = None,
+    ) -> None: ...
 
 
 class HeldSession(Protocol):
     """What the holder needs of the session it holds (``AgentSession``; a protocol, so that
-    ``session`` imports the holder and not the other way round)."""
+    ``session`` imports the holder and not the other way round): with what the factory reads
+    to build its successor (``runtime.factory.Predecessor``)."""
+
+    options: RuntimeOptions
+    agent: Agent
+    models: ModelControl
+    queue: PromptQueue
+    tool_control: ToolControl | None
+    mcp_command: McpCommand | None
+
+    def __init__(self, options: RuntimeOptions, holder: Any = None) -> None: ...
+
+    @property
+    def holder(self) -> Any: ...
+
+    @property
+    def tool_gate(self) -> BeforeToolCallHook | None: ...
+
+    def set_tool_gate(self, gate: BeforeToolCallHook | None) -> None: ...
 
     @property
     def ext(self) -> ReplacementHooks | None: ...
@@ -61,15 +105,12 @@ class HeldSession(Protocol):
     def session(self) -> SessionManager: ...
 
     @property
-    def agent(self) -> Agent: ...
-
-    @property
     def cwd(self) -> str: ...
 
     @property
     def settings(self) -> Settings: ...
 
-    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+    async def emit(self, event: dict[str, Any]) -> None: ...
 
     async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
 
@@ -81,9 +122,7 @@ class HeldSession(Protocol):
 
     def get_state(self) -> dict[str, Any]: ...
 
-    def adopt_store(self, store: SessionManager, *, keep_queue_texts: bool = False) -> None: ...
-
-    def move_to_cwd(self, cwd: str) -> None: ...
+    def dispose(self) -> None: ...
 
     def reload_context_from_store(self) -> None: ...
 
@@ -121,14 +160,22 @@ class DrivenSession(Protocol):
 
 
 class SessionHolder(Generic[S]):
-    """The current session (an ``AgentSession``) and the commands that put another session in its place.
+    """The current session (an ``AgentSession``) and the commands that put a fresh one in its place.
 
     Subscribers (``on_replaced``) are told once per replacement that went through (not when an
-    extension cancelled it), after the extensions were recreated."""
+    extension cancelled it), after the new session's extensions started. Event listeners
+    (``subscribe``) belong to the holder: every session it holds emits to them."""
 
     def __init__(self, session: S) -> None:
         self._session = session
         self._replaced: Listeners[OnReplaced[S]] = Listeners()
+        self.listeners: Listeners[EventListener] = Listeners()
+        # The mode's task group (``AgentSession.bind_task_group``): every held session's
+        # background runs start there.
+        self.task_group: TaskGroup | None = None
+        # One reporter for the holder's life: a store a replacement retired keeps retrying its
+        # writes through it and is closed with the last session's (``close_store``).
+        self.store_faults = StoreFaultReporter(self._emit, self._task_group)
 
     @property
     def current(self) -> S:
@@ -138,11 +185,17 @@ class SessionHolder(Generic[S]):
         """``subscriber(session)`` after every replacement; returns the unsubscribe."""
         return self._replaced.subscribe(subscriber)
 
+    def _emit(self, event: dict[str, Any]) -> Awaitable[None]:
+        return self._session.emit(event)
+
+    def _task_group(self) -> TaskGroup | None:
+        return self.task_group
+
     # ------------------------------------------------------------------ the client's seam
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         """The current session's events; a listener stays subscribed across replacements."""
-        return self._session.subscribe(listener)
+        return self.listeners.subscribe(listener)
 
     async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
         return await self._session.prompt(text, images)
@@ -175,12 +228,17 @@ class SessionHolder(Generic[S]):
         *,
         check: Callable[[], None] | None = None,
         keep_queue_texts: bool = False,
-        then: Callable[[SessionManager], Awaitable[None]] | None = None,
+        follow_cwd: bool = False,
+        then: Callable[[S], Awaitable[None]] | None = None,
     ) -> bool:
-        """Replace the store with ``make_manager(current store)``; False when an extension's
-        ``cancelled`` answer kept the session. ``reason`` is what extensions are told
-        (``new``, ``resume``, ``fork``). ``check`` may refuse the command once extensions
-        have been asked (upstream's order); ``then`` runs before they are recreated."""
+        """Put a fresh session on ``make_manager(current store)`` in the current one's place;
+        False when an extension's ``cancelled`` answer kept the session. ``reason`` is what
+        extensions are told (``new``, ``resume``, ``fork``). ``check`` may refuse the command
+        once extensions have been asked (upstream's order); ``follow_cwd``: the new session
+        works in its store's cwd (a switch); ``then(new session)`` runs before its extensions
+        start."""
+        from pi_rpc.runtime.factory import successor_session
+
         session = self._session
         hooks: ReplacementHooks | None = session.ext
         if hooks is not None and await cancelled(hooks):
@@ -197,11 +255,14 @@ class SessionHolder(Generic[S]):
         if hooks is not None:
             await hooks.shutdown(reason, new_manager.session_file)
         await session.abort()  # once more: the shutdown handlers may have started work on the old store
-        session.adopt_store(new_manager, keep_queue_texts=keep_queue_texts)
+        cwd = new_manager.cwd if follow_cwd else session.cwd
+        fresh = successor_session(session, new_manager, cwd, keep_queue_texts=keep_queue_texts)
+        self._session = fresh
+        session.dispose()
         if then is not None:
-            await then(new_manager)
-        if hooks is not None:
-            await hooks.recreate(reason, previous_file)
+            await then(fresh)
+        if fresh.ext is not None:
+            await fresh.ext.recreate(reason, previous_file, binding=hooks.binding if hooks is not None else None)
         await self._notify()
         return True
 
@@ -215,12 +276,12 @@ class SessionHolder(Generic[S]):
             session.agent.clear_all_queues()
             return manager
 
-        async def run_setup(new_manager: SessionManager) -> None:
+        async def run_setup(fresh: S) -> None:
             if setup is not None:
-                result = setup(new_manager)
+                result = setup(fresh.session)
                 if hasattr(result, "__await__"):
                     await result
-                session.reload_context_from_store()
+                fresh.reload_context_from_store()
 
         replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
         return {"cancelled": not replaced}
@@ -257,12 +318,8 @@ class SessionHolder(Generic[S]):
                 manager = await anyio.to_thread.run_sync(open_it, session.cwd)
             return manager
 
-        async def follow_cwd(new_manager: SessionManager) -> None:
-            if new_manager.cwd != session.cwd:
-                session.move_to_cwd(new_manager.cwd)
-
         replaced = await self._replace(
-            "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, then=follow_cwd
+            "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, follow_cwd=True
         )
         return {"cancelled": not replaced}
 

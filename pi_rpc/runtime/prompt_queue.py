@@ -75,10 +75,16 @@ class PromptQueue:
         await self._emit_update()
         return {"steering": steering, "followUp": follow_up}
 
-    def forget_texts(self) -> None:
-        """The session was replaced: the listed texts go (the agent's queues are the caller's)."""
-        self._steering.clear()
-        self._follow_up.clear()
+    def snapshot(self) -> tuple[list[str], list[str], dict[int, UserMessage]]:
+        """The listed texts and the queued messages whose images wait for delivery: what a
+        fork hands to the session that replaces this one (``restore``)."""
+        return list(self._steering), list(self._follow_up), dict(self._with_images)
+
+    def restore(self, snapshot: tuple[list[str], list[str], dict[int, UserMessage]]) -> None:
+        """Take over the listed texts of the replaced session (its agent's queued messages
+        moved to this session's agent with them)."""
+        steering, follow_up, with_images = snapshot
+        self._steering, self._follow_up, self._with_images = list(steering), list(follow_up), dict(with_images)
 
     async def _emit_update(self) -> None:
         await self._emit({"type": "queue_update", "steering": list(self._steering), "followUp": list(self._follow_up)})

@@ -8,15 +8,17 @@ persistence of messages after listeners, automatic retries, compaction triggers,
 observable effect reaches clients as an event dict through ``subscribe``.
 
 The rest is done by parts that own their state and get only what they use (built in
-``AgentSession.__init__``; those working on one store and cwd take them as plain values and are
-built anew when the store is replaced: ``_build_store_parts``; their commands become the session's):
+``AgentSession.__init__``; those working on one store and cwd take them as plain values:
+``_build_store_parts``; their commands become the session's):
 
 - ``ModelControl`` (``model_control``): model, thinking level, the switchable settings;
 - ``PromptQueue`` (``prompt_queue``): steering and follow-up texts as clients see them;
 - ``BashCommands`` (``bash_commands``): the ``bash`` command and its deferred messages;
 - ``CompactionRunner`` (``compaction_runner``): compactions and overflow recovery;
 - ``SessionHolder`` (``holder``): the current session, and new/switch/fork/clone that replace
-  it (the session restores itself from the store the holder puts in place: ``adopt_store``);
+  it by a fresh session (``runtime.factory.successor_session``), disposing this one; the holder
+  also owns the event subscribers, the mode's task group and the store-fault reporter, which
+  outlive one session;
 - ``TreeNavigation`` (``navigation``): ``navigate_tree`` and branch summaries;
 - ``SessionCatalog`` (``session_catalog``): the other session files;
 - ``SessionExtensions`` (``extension_host``), only when extensions were discovered.
@@ -177,15 +179,21 @@ class AgentSession:
     a part it is made of (see ``__init__``), each owning its state. Their commands are this
     object's commands too, bound from the part, so the modes call ``session.set_model(...)``."""
 
-    def __init__(self, options: RuntimeOptions) -> None:
+    agent: Agent  # (declared here: the holder, built before it, is typed by what it reads)
+
+    def __init__(self, options: RuntimeOptions, holder: SessionHolder[AgentSession] | None = None) -> None:
+        """``holder``: the holder of the session this one replaces (``runtime.factory.
+        successor_session``); a first session makes its own."""
         self.options = options
         self.settings = options.settings
         self.registry = options.registry
         self.cwd = options.cwd
         self.session: SessionManager = options.session
         self.resources = ResourcesState(options, get_model=lambda: self.agent.model)
-        self._listeners: Listeners[SessionListener] = Listeners()
-        self._tg: TaskGroup | None = None
+        # The holder owns "the current session" and replaces it (new/switch/fork/clone); the
+        # subscribers of this session's events and its task group are the holder's.
+        self.holder: SessionHolder[AgentSession] = holder if holder is not None else SessionHolder(self)
+        self._listeners: Listeners[SessionListener] = self.holder.listeners
 
         self.retry = RetryController(
             RetryPolicy(
@@ -229,7 +237,7 @@ class AgentSession:
         )
         self.agent.subscribe(self._on_agent_event)
         # Session-file write faults become events (session_write_error / _resumed).
-        self.store_faults = StoreFaultReporter(self.emit, lambda: self._tg)
+        self.store_faults: StoreFaultReporter = self.holder.store_faults
         self.store_faults.attach(self.session)
         # Extensions exist only when some were discovered: otherwise nothing is imported and
         # no hook is installed (the session behaves byte for byte as without extensions).
@@ -266,14 +274,12 @@ class AgentSession:
         self._build_store_parts(options.scoped_models)
         self.clear_queue = self.queue.clear_queue
         self.abort_bash = self.bash_commands.abort_bash
-        # The holder owns "the current session" and replaces it (new/switch/fork/clone).
-        self.holder: SessionHolder[AgentSession] = SessionHolder(self)
         self.new_session = self.holder.new_session
         self.switch_session = self.holder.switch_session
         self.fork = self.holder.fork
         self.clone = self.holder.clone
 
-        self.restore_from_store(initial=True)
+        self.restore_from_store()
         if ext is not None:
             self.agent.before_tool_call = ext.before_tool_call
             self.agent.after_tool_call = ext.after_tool_call
@@ -281,11 +287,9 @@ class AgentSession:
             self.agent.finish_turn = ext.finish_turn
 
     def _build_store_parts(self, scoped_models: list[tuple[Model, str | None]]) -> None:
-        """Build the parts that work on one store and one cwd, on the current ones: at start,
-        and again whenever the holder puts another store in place or the session moves to
-        another cwd (they take plain values, not getters; a fresh part starts with no overflow
-        recovered and no compaction running). Their commands are the session's (bound methods:
-        no wrapper coroutine per call)."""
+        """Build the parts that work on this session's store and cwd (they take plain values,
+        not getters: a replacement builds a fresh session, with fresh parts). Their commands
+        are the session's (bound methods: no wrapper coroutine per call)."""
         ext_emit = self.ext.emit if self.ext is not None else None
         self.compaction = CompactionRunner(
             agent=self.agent,
@@ -355,8 +359,9 @@ class AgentSession:
             self.agent.before_tool_call = gate
 
     def bind_task_group(self, tg: TaskGroup) -> None:
-        """Background runs start in ``tg`` (the mode's task group)."""
-        self._tg = tg
+        """Background runs start in ``tg`` (the mode's task group; the holder's, so the
+        sessions that replace this one run there too)."""
+        self.holder.task_group = tg
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
@@ -443,35 +448,24 @@ class AgentSession:
 
     # ------------------------------------------------------------------ the store and the cwd
 
-    def adopt_store(self, store: SessionManager, *, keep_queue_texts: bool = False) -> None:
-        """Work on ``store`` from now on (the holder's replacement): write faults follow it, the
-        parts that work on a store are built anew on it, and the agent's context, model and
-        thinking level are restored from it. What belonged to the old store goes: the recorded
-        entry ids, deferred bash output and (unless ``keep_queue_texts``: fork keeps both
-        queues; switch keeps the agent's queues, an upstream quirk, but drops the texts behind
-        pendingMessageCount) the queued texts."""
-        old = self.session
-        self.session = store
-        self.store_faults.attach(store)
-        if old is not store:
-            self.store_faults.retire(old)  # closed now, or once a write fault lets go of it
-        self._build_store_parts(self.models.scope)
-        if not keep_queue_texts:
-            self.queue.forget_texts()
+    def dispose(self) -> None:
+        """This session was replaced (the holder already holds its successor; upstream's
+        ``AgentSession.dispose``): nothing more is emitted, whatever still runs is aborted (a
+        run, a retry wait, a compaction, a bash command) and the store is retired, closed
+        now or once a write fault lets go of it (the holder's fault reporter)."""
+        self._shutting_down = True
+        self._abort_requested = True
+        self.retry.cancel_sleep()
+        self.compaction.abort()
+        self.bash_commands.abort_bash()
+        self.agent.abort()
         self.bash_commands.drop_pending()
-        self.restore_from_store()
+        self.store_faults.retire(self.session)
 
-    def move_to_cwd(self, cwd: str) -> None:
-        """The switched-to session works in its own cwd (upstream builds a new runtime there):
-        tools, context files, the system prompt's cwd section and the session catalog follow it."""
-        self.cwd = cwd
-        self.options = replace(self.options, cwd=cwd, session=self.session)
-        self._build_store_parts(self.models.scope)
-        self.reload_resources()
-
-    def restore_from_store(self, *, initial: bool = False) -> None:
-        """Load the agent's context from the store (startup, switch, fork, clone, new). Only the
-        first restore keeps a model or level given on the command line."""
+    def restore_from_store(self) -> None:
+        """Load the agent's context from the store (every session, the first and each one a
+        replacement builds). A model or level given on the command line wins over the stored
+        one in the first session only (its successors' options say neither is explicit)."""
         store = self.session
         context = store.build_session_context()
         self.agent.messages = list(context.get("messages") or [])
@@ -479,12 +473,12 @@ class AgentSession:
         self._entry_id_by_message.clear()
         self.compaction.reset_overflow()
         stored_model = context.get("model")
-        if stored_model and not (initial and self.options.model_explicit):
+        if stored_model and not self.options.model_explicit:
             found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
             if found is not None and self.registry.has_auth(found["provider"]):
                 self.agent.model = found
         stored_level = context.get("thinkingLevel")
-        if stored_level and not (initial and self.options.thinking_explicit) and store.get_entry_count() > 0:
+        if stored_level and not self.options.thinking_explicit and store.get_entry_count() > 0:
             self.agent.thinking_level = self.models.clamp(stored_level)
         if store.get_entry_count() == 0:
             # A new session starts with the current selection recorded (upstream order).
@@ -741,16 +735,18 @@ class AgentSession:
         self.emit_now({"type": "message_end", "message": message})
 
     def _start_background(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
-        if self._tg is None:
+        tg = self.holder.task_group
+        if tg is None:
             raise RuntimeError("AgentSession has no task group bound")
-        self._tg.start_soon(fn, *args)
+        tg.start_soon(fn, *args)
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool:
         """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
         bound yet. Part of ``SessionPort``: the extensions' background work."""
-        if self._tg is None:
+        tg = self.holder.task_group
+        if tg is None:
             return False
-        self._tg.start_soon(fn, *args)
+        tg.start_soon(fn, *args)
         return True
 
     async def steer(

@@ -55,6 +55,21 @@ class ToolControl:
             self._own_loadout = ToolLoadout(session.options)
             self._own_loadout.attach(session.resources)
 
+    def moved_to(self, session: ToolHost) -> ToolControl:
+        """This client's control over the session that replaced this one's (``runtime.holder``):
+        the host tools and which of them are active go along; a session without extensions
+        keeps its loadout's selection too. The tools are installed when the new session's
+        extensions bind (with extensions) or now."""
+        moved = ToolControl(session)
+        moved.host_tools = dict(self.host_tools)
+        moved._host_active = list(self._host_active)
+        if self._own_loadout is not None and moved._own_loadout is not None:
+            moved._own_loadout = self._own_loadout
+            moved._own_loadout.attach(session.resources)
+        if session.ext is None:
+            moved.apply()
+        return moved
+
     # ------------------------------------------------------------------ composition
 
     @property

@@ -1,7 +1,8 @@
 """The session holder (``pi_rpc.runtime.holder``), in process on the faux model: each replacement
 (new, fork, clone, switch) tells the holder's subscribers once, with the session now current; a
-cancelled one tells nobody; event listeners subscribed through the holder keep receiving; the
-parts that work on a store are built anew on the new one and write to it."""
+cancelled one tells nobody; each replacement puts a fresh session in place and disposes the old
+one; event listeners subscribed through the holder keep receiving; the new session's parts work
+on the new store and write to it."""
 
 from __future__ import annotations
 
@@ -37,11 +38,12 @@ async def test_each_replacement_notifies_once_and_parts_follow_the_store(isolate
         await pi.prompt_and_wait("first")
         first_file = pi.session_file
         assert first_file is not None
-        compaction = pi.agent_session.compaction
+        first = pi.agent_session
+        compaction = first.compaction
 
         assert (await pi.new_session())["cancelled"] is False
-        assert told == [holder.current]
-        assert pi.agent_session.compaction is not compaction  # built anew on the new store
+        assert told == [holder.current] and holder.current is not first  # a fresh session
+        assert pi.agent_session is holder.current and pi.agent_session.compaction is not compaction
         # A model change goes to the new session's file, through the rebuilt part.
         await pi.set_thinking_level("high")
         second_file = pi.session_file
@@ -52,7 +54,8 @@ async def test_each_replacement_notifies_once_and_parts_follow_the_store(isolate
         assert (await pi.clone())["cancelled"] is False
         entry = pi.get_fork_messages()[0]["entryId"]
         assert (await pi.fork(entry))["text"] == "first"
-        assert len(told) == 4 and all(session is holder.current for session in told)
+        assert len(told) == 4 and told[-1] is holder.current
+        assert len({id(session) for session in [first, *told]}) == 5  # every replacement a new object
 
         # The listener subscribed before the replacements still gets the current session's events.
         seen.clear()
