@@ -2,7 +2,8 @@
 grows past 60 methods; ``runtime/`` and ``ai/auth/`` have no import cycle (``TYPE_CHECKING`` imports count: the
 dependency is there either way), and neither has the whole package nor the Python client, counting
 function-local imports (issue 32 item 6); tests reach their helpers as packages, not through
-``sys.path`` edits; session parts take the store as a plain value (issue 32 item 1)."""
+``sys.path`` edits; session parts take the store as a plain value, and a replacement builds a
+fresh session and disposes the old one (issue 32 item 1)."""
 
 from __future__ import annotations
 
@@ -431,6 +432,96 @@ def test_runtime_parts_take_the_store_as_a_plain_value() -> None:
             offenders[name] = found
     assert offenders == {}
     assert not (PACKAGE / "runtime" / "replacement.py").exists()
+
+
+# A replacement puts a FRESH session in place (upstream's ``AgentSessionRuntime``): no method of
+# ``AgentSession`` but ``__init__`` binds what one session is made of (its store, cwd, agent and
+# holder; the options change in place on an extension reload, as upstream's), and the holder's one replacement path builds the successor through the
+# factory, disposes the old session and only then holds the new one.
+_SESSION_IDENTITY = {"session", "cwd", "agent", "holder"}
+
+
+def _rebinding_methods(cls: ast.ClassDef) -> list[str]:
+    """``method: self.<name> = ...`` for every method other than ``__init__`` that rebinds one
+    of the attributes that make a session what it is."""
+    found = []
+    for node in cls.body:
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name == "__init__":
+            continue
+        for inner in ast.walk(node):
+            targets = inner.targets if isinstance(inner, ast.Assign) else []
+            if isinstance(inner, ast.AnnAssign | ast.AugAssign):
+                targets = [inner.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                    and target.attr in _SESSION_IDENTITY
+                ):
+                    found.append(f"{node.name}: self.{target.attr} = ...")
+    return found
+
+
+def _replacement_steps(cls: ast.ClassDef) -> list[str]:
+    """The steps of the holder's ``_replace`` in their order: ``build`` (the factory's
+    ``successor_session``), ``dispose`` (a ``.dispose()`` call) and ``hold`` (``self._session = ...``)."""
+    (replace,) = [n for n in cls.body if isinstance(n, ast.AsyncFunctionDef) and n.name == "_replace"]
+    steps: list[tuple[int, int, str]] = []
+    for node in ast.walk(replace):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "successor_session":
+                steps.append((node.end_lineno or 0, node.end_col_offset or 0, "build"))
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "dispose":
+                steps.append((node.end_lineno or 0, node.end_col_offset or 0, "dispose"))
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "_session":
+                    # (once its value is built: after the calls it ends with)
+                    steps.append((node.end_lineno or 0, (node.end_col_offset or 0) + 1, "hold"))
+    return [step for _line, _col, step in sorted(steps)]
+
+
+def _class(path: Path, name: str) -> ast.ClassDef:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    return cls
+
+
+def test_a_replacement_builds_a_fresh_session_and_disposes_the_old_one() -> None:
+    assert _rebinding_methods(_class(PACKAGE / "runtime" / "session.py", "AgentSession")) == []
+    assert _replacement_steps(_class(PACKAGE / "runtime" / "holder.py", "SessionHolder")) == ["build", "hold", "dispose"]
+    factory = ast.parse((PACKAGE / "runtime" / "factory.py").read_text(encoding="utf-8"))
+    assert any(isinstance(n, ast.FunctionDef) and n.name == "successor_session" for n in factory.body)
+
+
+def test_replacement_gates_see_planted_violations() -> None:
+    # Today's shape before issue 32 item 1: the session adopted the new store in place.
+    (mutating,) = ast.parse(
+        "class AgentSession:\n"
+        "    def __init__(self, options):\n"
+        "        self.session = options.session\n"
+        "    def adopt_store(self, store):\n"
+        "        self.session = store\n"
+        "    def move_to_cwd(self, cwd: str) -> None:\n"
+        "        self.cwd: str = cwd\n"
+    ).body
+    assert isinstance(mutating, ast.ClassDef)
+    assert _rebinding_methods(mutating) == ["adopt_store: self.session = ...", "move_to_cwd: self.cwd = ..."]
+    (in_place,) = ast.parse(
+        "class SessionHolder:\n"
+        "    async def _replace(self, make):\n"
+        "        self._session.adopt_store(make())\n"
+    ).body
+    assert isinstance(in_place, ast.ClassDef)
+    assert _replacement_steps(in_place) == []
+    (undisposed,) = ast.parse(
+        "class SessionHolder:\n"
+        "    async def _replace(self, make):\n"
+        "        self._session = successor_session(self._session, make(), '.')\n"
+    ).body
+    assert isinstance(undisposed, ast.ClassDef)
+    assert _replacement_steps(undisposed) == ["build", "hold"]
 
 
 def test_the_holder_is_wired_with_no_callable() -> None:

@@ -262,25 +262,25 @@ class ExtensionActions:
 
     # ================================================================== command ctx.*
 
-    async def _with_session(self, options: dict[str, Any] | None) -> None:
-        # Both spellings of the callback are accepted (Python's and upstream's).
-        callback = (options or {}).get("with_session") or (options or {}).get("withSession")
+    async def run_with_session(self, callback: Callable[..., Any]) -> None:
+        """``with_session(ctx)`` of the replacement that made this session (the holder calls it
+        on the NEW session's extensions, upstream's ``createReplacedSessionContext``)."""
         runner = self.state.runner
-        if callback is not None and runner is not None:
+        if runner is not None:
             await call_handler(callback, ReplacedSessionContext(self, runner))
 
     async def new_session(self, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.port.new_session(options.get("parentSession"), setup=options.get("setup"))
-        if not result.get("cancelled"):
-            await self._with_session(options)
+        result = await self.state.port.new_session(
+            options.get("parentSession"), setup=options.get("setup"), with_session=_with_session(options)
+        )
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def fork(self, entry_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
         options = options or {}
-        result = await self.state.port.fork(entry_id, options.get("position") or "before")
-        if not result.get("cancelled"):
-            await self._with_session(options)
+        result = await self.state.port.fork(
+            entry_id, options.get("position") or "before", with_session=_with_session(options)
+        )
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def navigate_tree(self, target_id: str, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -295,9 +295,7 @@ class ExtensionActions:
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def switch_session(self, session_path: str, options: dict[str, Any] | None) -> dict[str, Any]:
-        result = await self.state.port.switch_session(session_path)
-        if not result.get("cancelled"):
-            await self._with_session(options)
+        result = await self.state.port.switch_session(session_path, with_session=_with_session(options))
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def reload(self) -> None:
@@ -312,6 +310,12 @@ class ExtensionActions:
             self.lifecycle.sources = sources
         s.reload_resources()
         await self.lifecycle.recreate("reload", None, fresh=True)
+
+
+def _with_session(options: dict[str, Any] | None) -> Callable[..., Any] | None:
+    """The replacement's ``with_session`` callback; both spellings are accepted (Python's and
+    upstream's)."""
+    return (options or {}).get("with_session") or (options or {}).get("withSession")
 
 
 class ReplacedSessionContext:

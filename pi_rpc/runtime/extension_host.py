@@ -85,6 +85,8 @@ class SessionExtensions:
         # the parts' own methods.
         self.emit = self.state.emit
         self.get_all_tools = self.actions.get_all_tools
+        # ``with_session(ctx)`` after the replacement that made this session (``runtime.holder``).
+        self.with_session = self.actions.run_with_session
 
     @property
     def runner(self) -> ExtensionRunner | None:

@@ -147,12 +147,21 @@ class SessionPort(Protocol):
         new extension sources (None: this session keeps its startup ones)."""
 
     async def new_session(
-        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+        self,
+        parent_session: str | None = None,
+        *,
+        setup: Callable[..., Any] | None = None,
+        with_session: Callable[..., Any] | None = None,
     ) -> dict[str, Any]:
-        """``setup(session_manager)`` runs on the new store before it is announced."""
+        """``setup(session_manager)`` runs on the new store before it is announced;
+        ``with_session(ctx)`` (each replacement) runs after, with the new session's ``ctx``."""
 
-    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]: ...
-    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+    async def fork(
+        self, entry_id: str, position: str = "before", *, with_session: Callable[..., Any] | None = None
+    ) -> dict[str, Any]: ...
+    async def switch_session(
+        self, session_path: str, *, with_session: Callable[..., Any] | None = None
+    ) -> dict[str, Any]: ...
     async def navigate_tree(
         self,
         target_id: str,

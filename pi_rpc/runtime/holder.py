@@ -75,6 +75,8 @@ class ReplacementHooks(Protocol):
         binding: ModeBinding | None = None,
     ) -> None: ...
 
+    async def with_session(self, callback: Callable[..., Any]) -> None: ...
+
 
 class HeldSession(Protocol):
     """What the holder needs of the session it holds (``AgentSession``; a protocol, so that
@@ -230,13 +232,15 @@ class SessionHolder(Generic[S]):
         keep_queue_texts: bool = False,
         follow_cwd: bool = False,
         then: Callable[[S], Awaitable[None]] | None = None,
+        with_session: Callable[..., Any] | None = None,
     ) -> bool:
         """Put a fresh session on ``make_manager(current store)`` in the current one's place;
         False when an extension's ``cancelled`` answer kept the session. ``reason`` is what
         extensions are told (``new``, ``resume``, ``fork``). ``check`` may refuse the command
         once extensions have been asked (upstream's order); ``follow_cwd``: the new session
         works in its store's cwd (a switch); ``then(new session)`` runs before its extensions
-        start."""
+        start; ``with_session`` (an extension's callback) gets the new session's ``ctx`` once
+        the subscribers were told (upstream's ``finishSessionReplacement``)."""
         from pi_rpc.runtime.factory import successor_session
 
         session = self._session
@@ -264,11 +268,15 @@ class SessionHolder(Generic[S]):
         if fresh.ext is not None:
             await fresh.ext.recreate(reason, previous_file, binding=hooks.binding if hooks is not None else None)
         await self._notify()
+        if with_session is not None and fresh.ext is not None:
+            await fresh.ext.with_session(with_session)
         return True
 
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]:
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Any = None, with_session: Any = None
+    ) -> dict[str, Any]:
         """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
-        session before it starts."""
+        session before it starts; ``with_session(ctx)`` runs once it started."""
         session = self._session
 
         def make(old: SessionManager) -> SessionManager:
@@ -283,10 +291,14 @@ class SessionHolder(Generic[S]):
                     await result
                 fresh.reload_context_from_store()
 
-        replaced = await self._replace("new", lambda hooks: hooks.before_switch("new"), make, then=run_setup)
+        replaced = await self._replace(
+            "new", lambda hooks: hooks.before_switch("new"), make, then=run_setup, with_session=with_session
+        )
         return {"cancelled": not replaced}
 
-    async def switch_session(self, session_path: str, *, cwd_override: str | None = None) -> dict[str, Any]:
+    async def switch_session(
+        self, session_path: str, *, cwd_override: str | None = None, with_session: Any = None
+    ) -> dict[str, Any]:
         """``cwd_override`` opens the session in that cwd instead of its stored one, not written
         to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
         ``importFromJsonl(path, cwdOverride)``)."""
@@ -319,11 +331,15 @@ class SessionHolder(Generic[S]):
             return manager
 
         replaced = await self._replace(
-            "resume", lambda hooks: hooks.before_switch("resume", str(path)), make, follow_cwd=True
+            "resume",
+            lambda hooks: hooks.before_switch("resume", str(path)),
+            make,
+            follow_cwd=True,
+            with_session=with_session,
         )
         return {"cancelled": not replaced}
 
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]:
+    async def fork(self, entry_id: Any, position: str = "before", *, with_session: Any = None) -> dict[str, Any]:
         session = self._session
         text = ""
 
@@ -340,6 +356,7 @@ class SessionHolder(Generic[S]):
             lambda old: old.create_branched_session(entry_id, position).manager,  # type: ignore[arg-type]
             check=check_entry,
             keep_queue_texts=True,
+            with_session=with_session,
         )
         return {"text": text, "cancelled": False} if replaced else {"cancelled": True}
 

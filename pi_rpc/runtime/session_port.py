@@ -87,9 +87,11 @@ class SessionParts(Protocol):
     def reload_resources(self) -> None: ...
     def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
     async def rediscover_extensions(self) -> list[Any] | None: ...
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]: ...
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
-    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: Any = None, with_session: Any = None
+    ) -> dict[str, Any]: ...
+    async def fork(self, entry_id: Any, position: str = "before", *, with_session: Any = None) -> dict[str, Any]: ...
+    async def switch_session(self, session_path: str, *, with_session: Any = None) -> dict[str, Any]: ...
     async def navigate_tree(
         self,
         target_id: str,
@@ -251,15 +253,23 @@ class LiveSessionPort:
     # ------------------------------------------------------------------ the session tree
 
     async def new_session(
-        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
+        self,
+        parent_session: str | None = None,
+        *,
+        setup: Callable[..., Any] | None = None,
+        with_session: Callable[..., Any] | None = None,
     ) -> dict[str, Any]:
-        return await self._parts.new_session(parent_session, setup=setup)
+        return await self._parts.new_session(parent_session, setup=setup, with_session=with_session)
 
-    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
-        return await self._parts.fork(entry_id, position)
+    async def fork(
+        self, entry_id: str, position: str = "before", *, with_session: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
+        return await self._parts.fork(entry_id, position, with_session=with_session)
 
-    async def switch_session(self, session_path: str) -> dict[str, Any]:
-        return await self._parts.switch_session(session_path)
+    async def switch_session(
+        self, session_path: str, *, with_session: Callable[..., Any] | None = None
+    ) -> dict[str, Any]:
+        return await self._parts.switch_session(session_path, with_session=with_session)
 
     async def navigate_tree(
         self,
