@@ -436,7 +436,8 @@ async def open_session(
             body_error = exc
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
-                await agent_session.shutdown()
+                # The session now current: a replacement disposed the first one.
+                await agent_session.holder.current.shutdown()
             tg.cancel_scope.cancel()
     if body_error is not None:
         raise body_error

@@ -451,13 +451,14 @@ class AgentSession:
     def dispose(self) -> None:
         """This session was replaced (the holder already holds its successor; upstream's
         ``AgentSession.dispose``): nothing more is emitted, whatever still runs is aborted (a
-        run, a retry wait, a compaction, a bash command) and the store is retired, closed
-        now or once a write fault lets go of it (the holder's fault reporter)."""
+        run, a retry wait, a compaction) and the store is retired, closed now or once a write
+        fault lets go of it (the holder's fault reporter). A ``bash`` command still running
+        goes on: its output is recorded in the session current when it ends
+        (``_record_bash``), as before a replacement built a fresh session."""
         self._shutting_down = True
         self._abort_requested = True
         self.retry.cancel_sleep()
         self.compaction.abort()
-        self.bash_commands.abort_bash()
         self.agent.abort()
         self.bash_commands.drop_pending()
         self.store_faults.retire(self.session)
@@ -722,9 +723,11 @@ class AgentSession:
         return await self.bash_commands.bash(command, exclude_from_context, on_chunk, cwd=self.cwd)
 
     def _record_bash(self, message: BashExecutionMessage) -> None:
-        # Into the store current when the command ends (it may have started on a replaced one).
-        self.session.append_message(message)
-        self.agent.messages.append(message)
+        # Into the session current when the command ends (it may have started on one that
+        # was replaced since).
+        current = self.holder.current
+        current.session.append_message(message)
+        current.agent.messages.append(message)
 
     def append_custom_message_now(self, message: CustomMessage) -> None:
         """Record an extension's custom message outside a run (no turn starts)."""

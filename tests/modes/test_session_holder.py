@@ -44,6 +44,10 @@ async def test_each_replacement_notifies_once_and_parts_follow_the_store(isolate
         assert (await pi.new_session())["cancelled"] is False
         assert told == [holder.current] and holder.current is not first  # a fresh session
         assert pi.agent_session is holder.current and pi.agent_session.compaction is not compaction
+        # The old session is disposed: what it would still emit reaches nobody.
+        seen.clear()
+        await first.emit({"type": "probe"})
+        assert seen == [] and first.holder is holder
         # A model change goes to the new session's file, through the rebuilt part.
         await pi.set_thinking_level("high")
         second_file = pi.session_file

@@ -132,6 +132,8 @@ async def _run(args: CliArgs) -> int:
             with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
                 if listening is not None:
                     await listening.stop()  # (connections closed; runs they started end below)
+                # The session now current: a replacement (/new, /resume, /fork) disposed this one.
+                session = session.holder.current
                 await session.shutdown()
             signals.uninstall()
             tg.cancel_scope.cancel()
