@@ -490,7 +490,11 @@ def _class(path: Path, name: str) -> ast.ClassDef:
 
 def test_a_replacement_builds_a_fresh_session_and_disposes_the_old_one() -> None:
     assert _rebinding_methods(_class(PACKAGE / "runtime" / "session.py", "AgentSession")) == []
-    assert _replacement_steps(_class(PACKAGE / "runtime" / "holder.py", "SessionHolder")) == ["build", "hold", "dispose"]
+    assert _replacement_steps(_class(PACKAGE / "runtime" / "holder.py", "SessionHolder")) == [
+        "build",
+        "hold",
+        "dispose",
+    ]
     factory = ast.parse((PACKAGE / "runtime" / "factory.py").read_text(encoding="utf-8"))
     assert any(isinstance(n, ast.FunctionDef) and n.name == "successor_session" for n in factory.body)
 
@@ -509,9 +513,7 @@ def test_replacement_gates_see_planted_violations() -> None:
     assert isinstance(mutating, ast.ClassDef)
     assert _rebinding_methods(mutating) == ["adopt_store: self.session = ...", "move_to_cwd: self.cwd = ..."]
     (in_place,) = ast.parse(
-        "class SessionHolder:\n"
-        "    async def _replace(self, make):\n"
-        "        self._session.adopt_store(make())\n"
+        "class SessionHolder:\n    async def _replace(self, make):\n        self._session.adopt_store(make())\n"
     ).body
     assert isinstance(in_place, ast.ClassDef)
     assert _replacement_steps(in_place) == []

@@ -41,10 +41,10 @@ from pi_rpc.session.manager import SessionManager, print_diagnostics
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.agent.agent import Agent
     from pi_rpc.agent.types import BeforeToolCallHook
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions

@@ -252,7 +252,7 @@ class PiApp(App[int]):
         if self.first_prompt:
             await self.send(self.first_prompt, images=self.first_images)
         for text in self.more_prompts:
-            await session.wait_for_settled()
+            await self.session.wait_for_settled()  # (the holder's current: a prompt may replace it)
             await self.send(text)
 
     def on_unmount(self) -> None:
