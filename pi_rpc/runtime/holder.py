@@ -260,7 +260,11 @@ class SessionHolder(Generic[S]):
             await hooks.shutdown(reason, new_manager.session_file)
         await session.abort()  # once more: the shutdown handlers may have started work on the old store
         cwd = new_manager.cwd if follow_cwd else session.cwd
-        fresh = successor_session(session, new_manager, cwd, keep_queue_texts=keep_queue_texts)
+        try:
+            fresh = successor_session(session, new_manager, cwd, keep_queue_texts=keep_queue_texts)
+        except BaseException:
+            new_manager.close()  # (its lock is not left held; the old session stays current)
+            raise
         self._session = fresh
         session.dispose()
         if then is not None:
