@@ -430,4 +430,5 @@ def successor_session(previous: P, store: SessionManager, cwd: str, *, keep_queu
     fresh.set_tool_gate(previous.tool_gate)
     if previous.tool_control is not None:
         fresh.tool_control = previous.tool_control.moved_to(cast("ToolHost", fresh))
+        fresh.tool_control.take_effect()
     return fresh

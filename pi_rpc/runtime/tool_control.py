@@ -58,17 +58,21 @@ class ToolControl:
     def moved_to(self, session: ToolHost) -> ToolControl:
         """This client's control over the session that replaced this one's (``runtime.holder``):
         the host tools and which of them are active go along; a session without extensions
-        keeps its loadout's selection too. The tools are installed when the new session's
-        extensions bind (with extensions) or now."""
+        keeps its loadout's selection too. Once it is the new session's ``tool_control``,
+        ``take_effect`` installs the tools."""
         moved = ToolControl(session)
         moved.host_tools = dict(self.host_tools)
         moved._host_active = list(self._host_active)
         if self._own_loadout is not None and moved._own_loadout is not None:
             moved._own_loadout = self._own_loadout
             moved._own_loadout.attach(session.resources)
-        if session.ext is None:
-            moved.apply()
         return moved
+
+    def take_effect(self) -> None:
+        """Install the session's tools with this control's host tools, unless extensions will
+        (their loadout composes them when they bind)."""
+        if self._session.ext is None:
+            self.apply()
 
     # ------------------------------------------------------------------ composition
 

@@ -102,3 +102,53 @@ def test_every_replacement_then_a_prompt_reaches_the_client_once(pi_process):
         "session_start:fork",
     ]
     assert p.close() == 0
+
+
+EDITOR = {
+    "name": "open_editor",
+    "description": "Open a file in the user's editor.",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+}
+
+
+def _host_tool_round(p: PiProcess, path: str) -> None:
+    """A prompt whose reply calls the client's tool: the request reaches the client, its answer
+    ends the call."""
+    mark = p.mark()
+    p.ok("prompt", message=f"open {path}")
+    request = p.wait_for(is_event("host_tool_request"), start=mark, timeout=20)
+    assert request["name"] == "open_editor" and request["arguments"] == {"path": path}
+    p.send({"type": "host_tool_result", "id": request["id"], "content": [{"type": "text", "text": "shown"}]})
+    end = p.wait_for(is_event("tool_execution_end"), start=mark, timeout=20)
+    assert end["isError"] is False
+    p.settle(mark, timeout=20)
+
+
+def _host_tools_survive(p: PiProcess) -> None:
+    assert p.ok("set_host_tools", tools=[EDITOR]) == {"tools": ["open_editor"]}
+    _host_tool_round(p, "a.txt")
+    first = p.ok("get_state")
+    for ctype, fields in (
+        ("new_session", {}),
+        ("switch_session", {"sessionPath": first["sessionFile"]}),
+        ("clone", {}),
+    ):
+        assert p.ok(ctype, **fields)["cancelled"] is False
+        tools = {t["name"]: t for t in p.ok("get_tools")["tools"]}
+        assert tools["open_editor"]["source"] == "host" and tools["open_editor"]["active"] is True, ctype
+    _host_tool_round(p, "b.txt")
+
+
+def test_the_clients_host_tools_go_along_with_every_replacement(pi_process):
+    call = {"toolCalls": [{"name": "open_editor", "arguments": {"path": "a.txt"}}]}
+    script = [
+        {"text": "opening", **call},
+        {"text": "done"},
+        {"text": "again", "toolCalls": [{"name": "open_editor", "arguments": {"path": "b.txt"}}]},
+        {"text": "done again"},
+    ]
+    _host_tools_survive(pi_process(script=script))
+    # With extensions, the new session's loadout composes the host tools once its extensions bound.
+    p = pi_process(script=script, files={"ext/count.py": COUNTING_EXTENSION}, args=("-e", "../ext/count.py"))
+    _host_tools_survive(p)
+    assert p.close() == 0
