@@ -390,6 +390,36 @@ async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_
         await pilot.press("escape")
 
 
+async def test_resume_search_looks_at_every_message_of_a_session(isolated_env, tmp_path):
+    """Upstream's selector searches the text of every user and assistant message of a
+    session (``allMessagesText``), not only its first prompt or its name."""
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+        await type_and_enter(pilot, "alpha question about parsers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        await type_and_enter(pilot, "zebra crossing later on")
+        await until(pilot, lambda: idle(app) and len(roles_texts(app)) == 4)
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question about lexers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+
+        await _open(pilot, "/resume")
+        assert len(_rows(app)) == 2
+        await _type(pilot, "zebra")  # the second prompt of the first session (its row shows the first)
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("zebra"))
+        await _type(pilot, '"you said: zebra"')  # a phrase only the faux model's answer holds
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len('"you said: zebra"'))
+        await _type(pilot, "re:crossing\\s+later")  # a regular expression over every message too
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("re:crossing\\s+later"))
+        await _type(pilot, "lexers")
+        assert [row.split("  (")[0].strip("✓ ") for row in _rows(app)] == ["beta question about lexers"]
+        await pilot.press("escape")
+
+
 def test_session_search_query_syntax():
     from pi_rpc.modes.interactive.session_search import SearchFields, match, parse_query
 
