@@ -171,11 +171,12 @@ class PiApp(App[int]):
         self._driver = driver
         return driver
 
-    async def switch_tui_mode(self, mode: str) -> None:
-        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py)."""
+    async def switch_tui_mode(self, mode: str) -> bool:
+        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py); False when
+        a dialog is open, which refuses the switch as upstream's overlays do."""
         from pi_rpc.modes.interactive.tui_mode import switch
 
-        await switch(self, mode)
+        return await switch(self, mode)
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
