@@ -436,15 +436,18 @@ async def test_tui_mode_switch_is_refused_while_a_dialog_is_open(isolated_env, t
         await pilot.press("escape")
 
 
-async def test_resume_search_looks_at_every_message_of_a_session(isolated_env, tmp_path):
+@pytest.mark.parametrize("store", ["jsonl", "sqlite"])
+async def test_resume_search_looks_at_every_message_of_a_session(isolated_env, tmp_path, store):
     """Upstream's selector searches the text of every user and assistant message of a
-    session (``allMessagesText``), not only its first prompt or its name."""
+    session (``allMessagesText``), not only its first prompt or its name (the session files,
+    or a session database)."""
     sessions = tmp_path / "sessions"
-    async with running_app(tmp_path, session_dir=str(sessions)) as (app, pilot):
+    async with running_app(tmp_path, session_dir=str(sessions), session_store=store) as (app, pilot):
         await type_and_enter(pilot, "alpha question about parsers")
         await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
         await type_and_enter(pilot, "zebra crossing later on")
         await until(pilot, lambda: idle(app) and len(roles_texts(app)) == 4)
+        assert str(app.session.session.session_file).startswith("sqlite:") == (store == "sqlite")
         await type_and_enter(pilot, "/new")
         await until(pilot, lambda: not roles_texts(app))
         await type_and_enter(pilot, "beta question about lexers")
