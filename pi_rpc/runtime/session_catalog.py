@@ -125,26 +125,35 @@ class SessionCatalog:
     # ------------------------------------------------------------------ listing
 
     def list_sessions(
-        self, scope: str = "cwd", limit: int | None = None, query: str | None = None
+        self, scope: str = "cwd", limit: int | None = None, query: str | None = None, *, texts: bool = False
     ) -> list[dict[str, Any]]:
         """Upstream ``SessionManager.list`` (``scope="cwd"``) or ``listAll`` (``"all"``),
         newest ``modified`` first; ``query`` keeps sessions whose name or a user/assistant
-        text contains it (case-insensitive); at most ``limit`` sessions."""
+        text contains it (case-insensitive); at most ``limit`` sessions. ``texts``: each
+        summary also carries ``allMessagesText`` (every user/assistant text, as upstream's
+        session selector searches it), read from every session of the scope."""
         backend = self._backend
         custom = self._session_dir
         if scope == "all":
             # A custom directory is flat: its own sessions are every project's.
-            infos = backend.query_sessions(self.sessions_root(), every_project=custom is None, query=query, limit=limit)
+            folder, filter_cwd, every = self.sessions_root(), None, custom is None
         elif custom is not None:
             # A flat directory holds every cwd's sessions: keep this cwd's (upstream rule).
             cwd = self._cwd
             default_dir = os.path.abspath(paths.default_session_dir(self._agent_dir, cwd))
-            filter_cwd = cwd if os.path.abspath(custom) != default_dir else None
-            infos = backend.query_sessions(custom, cwd_filter=filter_cwd, query=query, limit=limit)
+            folder, filter_cwd, every = custom, cwd if os.path.abspath(custom) != default_dir else None, False
         else:
-            folder = paths.default_session_dir(self._agent_dir, self._cwd)
-            infos = backend.query_sessions(str(folder), query=query, limit=limit)
-        return [info.to_summary() for info in infos]
+            folder, filter_cwd, every = str(paths.default_session_dir(self._agent_dir, self._cwd)), None, False
+        if not texts:
+            infos = backend.query_sessions(folder, cwd_filter=filter_cwd, every_project=every, query=query, limit=limit)
+            return [info.to_summary() for info in infos]
+        if scope == "all":
+            infos = backend.list_all_sessions(folder, custom=custom is not None, with_texts=True)
+        else:
+            infos = backend.list_sessions(folder, filter_cwd, with_texts=True)
+        if query is not None:
+            infos = [info for info in infos if info.matches(query)]
+        return [info.to_dict() for info in (infos if limit is None else infos[:limit])]
 
     # ------------------------------------------------------------------ rename and delete
 

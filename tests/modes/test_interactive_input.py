@@ -180,3 +180,28 @@ async def test_an_extensions_custom_component_replaces_the_editor_until_done(tmp
         await pilot.press(key)
         await until(pilot, lambda: any(n.text == f"custom said {said}" for n in app.query(Notice)))
         assert type(app.screen).__name__ != "CustomScreen"
+
+
+async def test_typing_updates_the_completion_line_only_when_it_changes(isolated_env, tmp_path, monkeypatch):
+    """Each key typed recomputes the completions; an area whose text stays the same (empty
+    while a prompt is typed) is not updated, so typing does not lay the screen out per key."""
+    async with running_app(tmp_path) as (app, pilot):
+        area = app.areas["completions"]
+        shown: list[str] = []
+        update = area.update
+
+        def spy(content: object = "", **options: object) -> None:
+            shown.append(str(content))
+            update(content, **options)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(area, "update", spy)
+        for ch in "plain words":
+            await pilot.press("space" if ch == " " else ch)
+        await pilot.pause(0.05)
+        assert app.editor.text == "plain words" and shown == []
+        app.editor.load_text("")
+        await pilot.press("slash", "m", "o")
+        await until(pilot, lambda: any("/model" in text for text in shown))
+        assert area.display
+        await pilot.press("backspace", "backspace", "backspace")
+        await until(pilot, lambda: shown[-1] == "" and not area.display)

@@ -390,6 +390,85 @@ async def test_resume_path_toggle_and_upstreams_search_syntax(isolated_env, tmp_
         await pilot.press("escape")
 
 
+async def test_tui_mode_switch_is_refused_while_a_dialog_is_open(isolated_env, tmp_path):
+    """As upstream's switchTuiMode, which refuses while an overlay is shown: with an
+    extension's dialog open under /settings, picking another TUI mode says so, changes
+    nothing and stores nothing; once the dialog is closed the same pick switches."""
+    agent = isolated_env
+    async with running_app(tmp_path, fullscreen=True) as (app, pilot):
+        answers: list[Any] = []
+
+        async def ask() -> None:
+            answers.append(await app.ui.select("Extension question", ["one", "two"]))
+
+        app.run_worker(ask(), group="extension")
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Extension question")
+        app.action_slash("settings")  # a key bound to a command reaches it over the dialog
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Settings")
+        await pilot.pause(0.05)
+        await _type(pilot, "tui")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "TUI mode")
+        await _type(pilot, "regular")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Close active overlays before changing TUI mode" in _notices(app))
+        assert app.fullscreen and not any(n.startswith("TUI mode:") for n in _notices(app))
+        settings_file = agent / "settings.json"
+        assert not settings_file.exists() or "tuiMode" not in json.loads(settings_file.read_text())
+        # the list comes back showing the value still in force
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and app.screen.title_text == "Settings")
+        await pilot.pause(0.05)
+        assert _highlighted(app).startswith("TUI mode: fullscreen")
+        await pilot.press("escape")  # closes /settings: the extension's dialog is on top again
+        await until(pilot, lambda: getattr(app.screen, "title_text", "") == "Extension question")
+        await pilot.press("escape")
+        await until(pilot, lambda: answers == [None])
+
+        await _open(pilot, "/settings")
+        await _type(pilot, "tui")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.title_text == "TUI mode")
+        await _type(pilot, "regular")
+        await pilot.press("enter")
+        await until(pilot, lambda: "TUI mode: regular" in _notices(app))
+        assert not app.fullscreen and json.loads(settings_file.read_text())["tuiMode"] == "regular"
+        await until(pilot, lambda: _screen_is(app, "SelectScreen") and app.screen.title_text == "Settings")
+        await pilot.press("escape")
+
+
+@pytest.mark.parametrize("store", ["jsonl", "sqlite"])
+async def test_resume_search_looks_at_every_message_of_a_session(isolated_env, tmp_path, store):
+    """Upstream's selector searches the text of every user and assistant message of a
+    session (``allMessagesText``), not only its first prompt or its name (the session files,
+    or a session database)."""
+    sessions = tmp_path / "sessions"
+    async with running_app(tmp_path, session_dir=str(sessions), session_store=store) as (app, pilot):
+        await type_and_enter(pilot, "alpha question about parsers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+        await type_and_enter(pilot, "zebra crossing later on")
+        await until(pilot, lambda: idle(app) and len(roles_texts(app)) == 4)
+        assert str(app.session.session.session_file).startswith("sqlite:") == (store == "sqlite")
+        await type_and_enter(pilot, "/new")
+        await until(pilot, lambda: not roles_texts(app))
+        await type_and_enter(pilot, "beta question about lexers")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1][0] == "assistant")
+
+        await _open(pilot, "/resume")
+        assert len(_rows(app)) == 2
+        await _type(pilot, "zebra")  # the second prompt of the first session (its row shows the first)
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("zebra"))
+        await _type(pilot, '"you said: zebra"')  # a phrase only the faux model's answer holds
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len('"you said: zebra"'))
+        await _type(pilot, "re:crossing\\s+later")  # a regular expression over every message too
+        assert [row.split("  (")[0].strip() for row in _rows(app)] == ["alpha question about parsers"]
+        await pilot.press(*["backspace"] * len("re:crossing\\s+later"))
+        await _type(pilot, "lexers")
+        assert [row.split("  (")[0].strip("✓ ") for row in _rows(app)] == ["beta question about lexers"]
+        await pilot.press("escape")
+
+
 def test_session_search_query_syntax():
     from pi_rpc.modes.interactive.session_search import SearchFields, match, parse_query
 

@@ -144,3 +144,47 @@ async def test_the_live_answer_is_drawn_as_its_printed_copy(isolated_env, tmp_pa
         printed = [line.rstrip() for line in console.export_text().splitlines()]
         assert [line.strip() for line in live] == [line.strip() for line in printed]
         assert "quote" in "\n".join(live) and "x = 1" in "\n".join(live)
+
+
+@pytest.mark.anyio
+async def test_a_frame_that_keeps_the_answers_height_repaints_its_changed_lines_without_a_layout(
+    isolated_env, tmp_path, monkeypatch
+) -> None:
+    """Most frames of a stream add words to the answer's last line: those repaint the lines
+    from the first one that changed, with no layout pass (issue 37's CPU while streaming); a
+    frame that adds a line lays the screen out again."""
+    from textual.geometry import Region
+
+    async with running_app(tmp_path, size=(80, 24)) as (app, pilot):
+        answer = AssistantText()
+        await app.transcript.add(answer)
+        calls: list[tuple[tuple[Any, ...], bool]] = []
+        refresh = answer.refresh
+
+        def spy(*regions: Any, **options: Any) -> Any:
+            calls.append((regions, bool(options.get("layout"))))
+            return refresh(*regions, **options)
+
+        monkeypatch.setattr(answer, "refresh", spy)
+        # a finished paragraph (nothing later changes it), then the open tail of two lines
+        answer.append("The first paragraph.\n\nThe second one,\nits second line")
+        await until(pilot, lambda: any(layout for _, layout in calls))
+        await pilot.pause(0.15)
+        assert [strip.text.strip() for strip in answer.lines_at(answer.size.width)] == [
+            "The first paragraph.",
+            "",
+            "The second one,",
+            "its second line",
+        ]
+        calls.clear()
+        answer.append(" grows")  # the same four lines: only the open tail's are painted again
+        await until(pilot, lambda: bool(calls))
+        await pilot.pause(0.15)
+        assert calls == [((Region(0, 2, answer.size.width, 2),), False)]
+        assert answer.render_line(3).text.strip() == "its second line grows"
+        calls.clear()
+        answer.append("\n\nA third")  # lines more: laid out again
+        await until(pilot, lambda: bool(calls))
+        await pilot.pause(0.15)
+        assert any(layout for _, layout in calls)
+        assert answer.render_line(5).text.strip() == "A third"

@@ -98,6 +98,7 @@ class PiApp(App[int]):
         self.session_name = session_name
         self.notices = list(notices or [])  # shown once at startup (e.g. where --listen serves)
         self.statuses: dict[str, str] = {}
+        self._area_texts: dict[str, str] = {}  # what each one-line area shows (they start empty)
         self.ext_widgets: dict[str, list[str]] = {}
         self.terminal_title = ""
         self._last_interrupt = 0.0
@@ -171,11 +172,12 @@ class PiApp(App[int]):
         self._driver = driver
         return driver
 
-    async def switch_tui_mode(self, mode: str) -> None:
-        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py)."""
+    async def switch_tui_mode(self, mode: str) -> bool:
+        """``tuiMode`` changed in /settings: switch the running app (tui_mode.py); False when
+        a dialog is open, which refuses the switch as upstream's overlays do."""
         from pi_rpc.modes.interactive.tui_mode import switch
 
-        await switch(self, mode)
+        return await switch(self, mode)
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
@@ -247,6 +249,10 @@ class PiApp(App[int]):
         await session.bind_extensions(
             ModeBinding(mode="interactive", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
         )
+        if not self.first_prompt:  # a prompt given on the command line does this work itself
+            from pi_rpc.modes.interactive.warmup import warm_up_while_idle
+
+            self.run_worker(warm_up_while_idle(session), group="warm-up")
         if self.resume_picker:
             await slash.builtin_commands()["resume"].run(self, "")
         if self.first_prompt:
@@ -354,7 +360,12 @@ class PiApp(App[int]):
 
     def _show(self, selector: str, content: Any) -> None:
         """Update one of the one-line areas; an empty one takes no row (80x24 matters)."""
-        widget = self.areas[selector.lstrip("#")]
+        name = selector.lstrip("#")
+        text = str(content)
+        if self._area_texts.get(name, "") == text:
+            return  # unchanged (every key typed clears the completions): no layout pass for nothing
+        self._area_texts[name] = text
+        widget = self.areas[name]
         widget.update(content)
         widget.display = bool(str(content))
         self.call_after_refresh(self.fit_transcript)

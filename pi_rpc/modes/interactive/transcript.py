@@ -173,6 +173,7 @@ class AnswerBlocks:
         self.tail_lines: tuple[list[Any], bool, bool] | None = None
         self.converted: list[list[Any]] = []  # the blocks' lines as ``lines``'s ``convert`` made them
         self.converted_key: Any = None
+        self.blank: Any = None
 
     def set_tail(self, tail: str) -> None:
         self.tail = tail
@@ -191,7 +192,7 @@ class AnswerBlocks:
         if width != self.width:
             self.width, self.rendered, self.tail_lines = width, [], None
         if key != self.converted_key:
-            self.converted, self.converted_key = [], key
+            self.converted, self.converted_key, self.blank = [], key, None
         options = options.update(width=width, height=None, highlight=False)
         while len(self.rendered) < len(self.blocks):
             self.rendered.append(_render_block(console, options, self.blocks[len(self.rendered)]))
@@ -207,7 +208,14 @@ class AnswerBlocks:
                 self.converted.append([convert(line) for line in self.rendered[len(self.converted)][0]])
         converted_blocks = self.converted if convert is not list else [piece[0] for piece in self.rendered]
         out: list[Any] = []
-        blank = convert([Segment("")])  # the blank line Rich puts between blocks
+        if self.blank is None or convert is list:
+            # the blank line Rich puts between blocks (one object while ``key`` holds, so a
+            # frame's lines are the previous frame's objects up to where the text changed)
+            blank = convert([Segment("")])
+            if convert is not list:
+                self.blank = blank
+        else:
+            blank = self.blank
         separated = False  # Rich's "new line" flag after the last block drawn
         tail_lines, tail_leads, tail_separated = self.tail_lines
         pieces = [(converted_blocks[i], leads, after) for i, (_, leads, after) in enumerate(self.rendered)]
@@ -286,10 +294,27 @@ class AssistantText(Widget, can_focus=False):
         self._changed()
 
     def _changed(self) -> None:
+        before = self._strips if self._strips_for == (self.size.width, self._version) else None
         self._version += 1
-        if self.is_mounted:
+        if not self.is_mounted:
+            return
+        width = self.size.width
+        if before is None or not width:
             self.refresh(layout=True)
             self._follow()
+            return
+        # Most frames add a few words to the last line: the height is the same, so no layout
+        # pass (the whole screen's, in a terminal) is needed, and only the lines that changed
+        # are painted again (a finished block's lines are the same objects frame to frame).
+        after = self.lines_at(width)
+        first = next((i for i, (a, b) in enumerate(zip(before, after)) if a is not b), min(len(before), len(after)))
+        if len(after) != len(before):
+            self.refresh(layout=True)
+            self._follow()
+        elif first < len(after):
+            from textual.geometry import Region
+
+            self.refresh(Region(0, first, width, len(after) - first))
 
     def _stop_frame(self) -> None:
         if self._frame is not None:

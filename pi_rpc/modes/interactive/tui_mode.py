@@ -23,11 +23,24 @@ def layout_for_mode(app: PiApp) -> None:
         app.fit_transcript()
 
 
-async def switch(app: PiApp, mode: str) -> None:
+REFUSED_WITH_DIALOG = "Close active overlays before changing TUI mode"  # upstream's words
+
+
+def dialog_open(app: PiApp) -> bool:
+    """Whether a dialog (a command's picker, an extension's ``ctx.ui`` dialog or custom UI)
+    is open: each is a screen over the app's own."""
+    return len(app.screen_stack) > 1
+
+
+async def switch(app: PiApp, mode: str) -> bool:
     """``tuiMode`` changed in /settings: move the running app between the alternate screen
     and inline output, as upstream's ``switchTuiMode``. Regular printed finished messages
     into the scrollback and dropped them, so fullscreen shows the branch again; fullscreen
-    kept them all, so regular prints them into the scrollback."""
+    kept them all, so regular prints them into the scrollback.
+
+    Refused (False, nothing changed) while a dialog is open, as upstream refuses while an
+    overlay is shown: the terminal it was drawn for is about to be replaced under it.
+    (/settings's own lists are closed by the time the picked value is applied.)"""
     from textual.binding import BindingsMap
     from textual.geometry import Offset
 
@@ -36,7 +49,9 @@ async def switch(app: PiApp, mode: str) -> None:
 
     fullscreen = mode == "fullscreen"
     if fullscreen == app.fullscreen:
-        return
+        return True
+    if dialog_open(app):
+        return False
     driver = app._driver
     if isinstance(driver, SwitchableDriver):
         if app.is_inline:
@@ -63,3 +78,4 @@ async def switch(app: PiApp, mode: str) -> None:
         app.print_above([], redraw=True)
     app.screen.refresh(layout=True)
     app.call_after_refresh(app.fit_transcript)
+    return True

@@ -153,7 +153,8 @@ async def resume(app: PiApp, args: str) -> None:
     scope, sort, named, typed, show_path = "cwd", "threaded", False, "", False
     cursor: str | None = None
     while True:
-        sessions = session.list_sessions(scope, 500, args or None)
+        # with every message's text: the filter searches all of it, as upstream's selector
+        sessions = session.list_sessions(scope, 500, args or None, texts=True)
         if named:
             sessions = [s for s in sessions if s.get("name")]
         # the picker's row: the terminal less the dialog's and the list's borders and padding
@@ -163,7 +164,7 @@ async def resume(app: PiApp, args: str) -> None:
         search = [
             SearchFields(
                 name=str(by_path[path].get("name") or ""),
-                text=(str(by_path[path].get("id") or ""), str(by_path[path].get("firstMessage") or ""), path),
+                text=(str(by_path[path].get("id") or ""), str(by_path[path].get("allMessagesText") or ""), path),
                 folder=str(by_path[path].get("cwd") or ""),
             )
             for path in paths

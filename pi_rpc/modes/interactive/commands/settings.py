@@ -227,9 +227,17 @@ DISPLAY_KEYS = {
 }
 
 
-async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
-    """Settings the running session holds go through its setters (they persist too)."""
+async def _apply(app: PiApp, setting: Setting, value: Any) -> bool:
+    """Settings the running session holds go through its setters (they persist too). False
+    when the change is refused: ``tuiMode`` while a dialog is open (upstream's words said,
+    nothing stored, as upstream's settings list puts the old value back)."""
     session = app.session
+    if setting.key == "tuiMode":
+        from pi_rpc.modes.interactive.tui_mode import REFUSED_WITH_DIALOG
+
+        if not await app.switch_tui_mode(str(value)):
+            await app.say(REFUSED_WITH_DIALOG)
+            return False
     if setting.key == "compaction.enabled":
         session.set_auto_compaction(bool(value))
     elif setting.key == "steeringMode":
@@ -240,12 +248,11 @@ async def _apply(app: PiApp, setting: Setting, value: Any) -> None:
         session.settings.set_global(setting.key, value)
     if setting.key == "theme":
         app.apply_theme_setting()
-    if setting.key == "tuiMode":
-        await app.switch_tui_mode(str(value))
     if setting.key in DISPLAY_KEYS:
         from pi_rpc.modes.interactive import display
 
         display.apply(app)
+    return True
 
 
 @command("settings", "Open settings")
@@ -270,7 +277,8 @@ async def settings(app: PiApp, args: str) -> None:
         )
         if picked is None:
             continue
-        await _apply(app, chosen, chosen.store(picked))
+        if not await _apply(app, chosen, chosen.store(picked)):
+            continue
         note = f" ({chosen.note})" if chosen.note and picked != shown else ""
         await app.say(f"{chosen.label}: {picked}{note}")
 
