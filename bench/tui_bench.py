@@ -54,22 +54,27 @@ class Pane:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str, size: tuple[int, int]) -> None:
         self.name = f"tui-bench-{uuid.uuid4().hex[:8]}"
+        # Each pane gets its own tmux server: killing the last session of a shared server races
+        # the next pane's new-session ("server exited unexpectedly").
+        self.tmux = ["tmux", "-L", self.name, "-f", "/dev/null"]
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         command = "exec " + " ".join(_quote(a) for a in argv)
         self.t0 = time.perf_counter()
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]), "-c", cwd]
+            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]), "-c", cwd]
             + env_args
             + [command],
             check=True,
         )
         out = subprocess.run(
-            ["tmux", "display-message", "-p", "-t", self.name, "#{pane_pid}"], capture_output=True, text=True
+            [*self.tmux, "display-message", "-p", "-t", self.name, "#{pane_pid}"], capture_output=True, text=True
         )
         self.pid = int(out.stdout.strip())
 
     def screen(self) -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
+        return subprocess.run(
+            [*self.tmux, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+        ).stdout
 
     def wait_for(self, text: str, timeout: float = 60.0, poll: float = 0.02) -> float:
         """Seconds since spawn when ``text`` was first seen on the screen."""
@@ -81,12 +86,12 @@ class Pane:
         raise RuntimeError(f"{text!r} never shown:\n{self.screen()}")
 
     def type(self, text: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
         time.sleep(0.3)
-        subprocess.run(["tmux", "send-keys", "-t", self.name, "Enter"], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "Enter"], check=True)
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
 
 def _quote(arg: str) -> str:
