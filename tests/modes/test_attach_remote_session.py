@@ -1,8 +1,8 @@
 """``RemoteSession`` (pi_rpc/modes/attach): the interactive app (``PiApp``, Textual's pilot)
 driving a session held by a real ``pi --mode rpc --listen`` subprocess: a prompt typed in the
 app runs in the server, another client's prompt shows in the app, Esc aborts the server's run,
-``!cmd`` streams its output, ``/name`` names the server's session, what has no remote
-counterpart says so, and quitting the app leaves the server running."""
+``!cmd`` streams its output, ``/name`` names the server's session, what the protocol cannot
+serve says so, and quitting the app leaves the server running."""
 
 from __future__ import annotations
 
@@ -111,8 +111,8 @@ async def test_the_app_drives_a_served_session(isolated_env, tmp_path):
             )
             await until(pilot, lambda: _texts(app, "UserMessage") == [])
 
-            # A command with no remote counterpart yet says so instead of failing silently.
-            await type_and_enter(pilot, "/tree")
+            # A command the protocol cannot serve says why instead of failing silently.
+            await type_and_enter(pilot, "/scoped-models")
             await until(pilot, lambda: any("not available over `pi attach`" in n.text for n in _notices(app)))
         # Quitting the app leaves the server and its session running.
         assert p.popen.poll() is None

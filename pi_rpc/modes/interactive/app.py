@@ -179,7 +179,7 @@ class PiApp(App[int]):
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
-        self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
+        self.run_worker(self._run_command(slash.get(self.session, name), ""), group="command")
 
     # ------------------------------------------------------------------ layout
 
@@ -248,7 +248,7 @@ class PiApp(App[int]):
             ModeBinding(mode="interactive", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
         )
         if self.resume_picker:
-            await slash.builtin_commands()["resume"].run(self, "")
+            await slash.get(self.session, "resume").run(self, "")
         if self.first_prompt:
             await self.send(self.first_prompt, images=self.first_images)
         for text in self.more_prompts:
@@ -523,7 +523,7 @@ class PiApp(App[int]):
         text = message.text
         if text.startswith("/"):
             name, args = slash.split(text)
-            found = slash.builtin_commands().get(name)
+            found = slash.find(self.session, name)
             if found is not None:
                 self.run_worker(self._run_command(found, args), group="command")
                 return
