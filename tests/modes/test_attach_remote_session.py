@@ -6,15 +6,14 @@ serve says so, and quitting the app leaves the server running."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from tests.support.listen_client import Conn, address_of, start_listening
+
+from .attach_support import attached_app
 
 from .interactive_support import type_and_enter, until
 
@@ -26,25 +25,6 @@ SLOW = {"match": "start", "text": "x" * 600, "delayMs": 20, "chunkChars": 1}
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def attached_app(address: str, agent_dir: Path, cwd: Path, handle: str = "default") -> AsyncIterator[Any]:
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.modes.attach.connection import Connection
-    from pi_rpc.modes.attach.remote_session import RemoteOptions, RemoteSession
-    from pi_rpc.modes.interactive.app import PiApp
-
-    connection = await Connection.open(address)
-    settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
-    remote = RemoteSession(connection, handle, RemoteOptions(agent_dir, str(cwd)), settings)
-    async with anyio.create_task_group() as tg:
-        await remote.start(tg)
-        app = PiApp(remote)  # type: ignore[arg-type]
-        async with app.run_test(size=(100, 30)) as pilot:
-            yield app, pilot, remote
-        await remote.shutdown()
-        tg.cancel_scope.cancel()
 
 
 def _texts(app: Any, kind: str) -> list[str]:

@@ -53,10 +53,22 @@ async def resume(app: PiApp, args: str) -> None:
 
 
 async def export(app: PiApp, args: str) -> None:
+    """A path typed here is this terminal's when the server is on this machine (a relative one
+    is resolved against the terminal's cwd, as ``/export`` in ``pi``); for a server on another
+    machine it is the server's, as the server reports it."""
+    import os
+
     remote = _remote(app)
-    result = await remote.export_html(args.strip() or None)
-    where = "" if remote.local else " (on the server's machine)"
-    await app.say(f"Exported to {result.get('path')}{where}")
+    path = args.strip().strip("'\"") or None
+    if path is not None and remote.local:
+        path = os.path.join(os.getcwd(), os.path.expanduser(path))
+    written = str((await remote.export_html(path)).get("path"))
+    notes = []
+    if not os.path.isabs(os.path.expanduser(written)):
+        notes.append("in the server's working directory")
+    if not remote.local:
+        notes.append("on the server's machine")
+    await app.say(f"Exported to {written}{' (' + ', '.join(notes) + ')' if notes else ''}")
 
 
 async def reload(app: PiApp, args: str) -> None:

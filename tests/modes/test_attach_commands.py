@@ -1,0 +1,152 @@
+"""``pi attach``'s slash commands whose work is the server's (pi_rpc/modes/attach/commands.py),
+driven in the interactive app (Textual's pilot) against a real ``pi --mode rpc --listen``
+subprocess: ``/tree`` moves and labels the server's session, ``/resume`` lists and opens the
+server's sessions, ``/export`` writes the server's file, ``/login``/``/logout`` store and remove
+a key in the server's auth.json (masked, never shown), ``/reload`` and ``/scoped-models`` say what
+they can do; and the mirror follows the runs without reading everything again."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.support.listen_client import Conn, address_of, start_listening
+
+from .attach_support import attached_app, notices, texts
+from .interactive_support import type_and_enter, until
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(150)]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _pick(pilot: Any, filter_text: str) -> None:
+    app = pilot.app
+    await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen", timeout=20)
+    await pilot.pause(0.05)
+    for ch in filter_text:
+        await pilot.press("space" if ch == " " else ch)
+    await pilot.press("enter")
+
+
+async def _ask(pilot: Any, text: str) -> None:
+    await type_and_enter(pilot, text)
+    await until(pilot, lambda: not pilot.app.session.is_streaming and texts(pilot.app, "AssistantText")[-1:] == [f"You said: {text}"], timeout=30)
+
+
+async def test_tree_resume_and_export_act_on_the_servers_sessions(isolated_env, tmp_path, monkeypatch):
+    terminal = tmp_path / "terminal"
+    terminal.mkdir()
+    monkeypatch.chdir(terminal)
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    editor = Conn(address)
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            await _ask(pilot, "first question")
+            await _ask(pilot, "second question")
+            # The runs were followed, not read again: one full read (attaching), light ones after.
+            assert remote.reads["full"] == 1 and remote.reads["light"] >= 2
+            assert remote.get_messages() == editor.cmd("get_messages")["data"]["messages"]
+            assert remote.session.get_entries() == editor.cmd("get_entries")["data"]["entries"]
+            assert remote.session.get_fork_messages() == editor.cmd("get_fork_messages")["data"]["messages"]
+
+            # /tree: back to the second question (the server's leaf moves, its text in the editor).
+            await type_and_enter(pilot, "/tree")
+            await _pick(pilot, "user: second")
+            await _pick(pilot, "continue from here")
+            await until(pilot, lambda: app.editor.text == "second question")
+            users = [m for m in editor.cmd("get_messages")["data"]["messages"] if m["role"] == "user"]
+            assert [m["content"][0]["text"] for m in users] == ["first question"]
+            await until(pilot, lambda: texts(app, "UserMessage") == ["first question"])
+            # ... and a label set there is the server's.
+            app.editor.load_text("")
+            await type_and_enter(pilot, "/tree")
+            await _pick(pilot, "user: first")
+            await _pick(pilot, "label")
+            await until(pilot, lambda: type(app.screen).__name__ == "InputScreen")
+            await pilot.press(*"keep", "enter")
+            first_id = editor.cmd("get_fork_messages")["data"]["messages"][0]["entryId"]
+
+            def labelled() -> bool:
+                stack = list(editor.cmd("get_tree")["data"]["tree"])
+                while stack:
+                    node = stack.pop()
+                    if node["entry"]["id"] == first_id:
+                        return node.get("label") == "keep"
+                    stack.extend(node.get("children") or [])
+                return False
+
+            await until(pilot, labelled, timeout=20)
+
+            # /export: the server writes the file; on this machine a relative path is the
+            # terminal's cwd's, as in `pi`; without one, the server's name in its cwd.
+            await type_and_enter(pilot, "/export out.html")
+            await until(pilot, lambda: any(n.startswith("Exported to ") for n in notices(app)), timeout=20)
+            assert f"Exported to {terminal / 'out.html'}" in notices(app)
+            assert "<html" in (terminal / "out.html").read_text().lower()
+            await type_and_enter(pilot, "/export")
+            await until(pilot, lambda: any(n.endswith("(in the server's working directory)") for n in notices(app)))
+            assert list((root / "cwd").glob("pi-session-*.html"))
+
+            # /resume: the server's sessions; a new one, then back to the first.
+            first_file = editor.cmd("get_state")["data"]["sessionFile"]
+            await type_and_enter(pilot, "/new")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionFile"] != first_file)
+            await _ask(pilot, "in the second session")
+            await type_and_enter(pilot, "/resume")
+            await _pick(pilot, "first question")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionFile"] == first_file, timeout=20)
+            await until(pilot, lambda: texts(app, "UserMessage") == ["first question"])
+            assert any(n == "Resumed session" for n in notices(app))
+    finally:
+        p.kill()
+
+
+async def test_login_logout_reload_and_scoped_models(isolated_env, tmp_path):
+    from pi_rpc.modes.interactive.commands.auth import SecretScreen
+
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    secret = "gsk-test-" + "y" * 24
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            # /login: the server asks for the key (an extension UI input); typed masked here.
+            await type_and_enter(pilot, "/login")
+            await _pick(pilot, "api key")
+            await _pick(pilot, "groq")
+            await until(pilot, lambda: isinstance(app.screen, SecretScreen), timeout=20)
+            from textual.widgets import Input
+
+            assert app.screen.query_one(Input).password is True
+            await pilot.press(*secret, "enter")
+            await until(pilot, lambda: "Saved API key for Groq" in notices(app), timeout=20)
+            stored = json.loads((root / "agent" / "auth.json").read_text())
+            assert stored["groq"] == {"type": "api_key", "key": secret}
+            assert not (isolated_env / "auth.json").exists()  # the server's, not the terminal's
+            assert not any(secret in n for n in notices(app))
+            assert any(m["provider"] == "groq" for m in remote.get_available_models())
+            # Escape cancels a login.
+            await type_and_enter(pilot, "/login groq")
+            await until(pilot, lambda: isinstance(app.screen, SecretScreen), timeout=20)
+            await pilot.press("escape")
+            await until(pilot, lambda: "Login cancelled" in notices(app), timeout=20)
+            # /logout removes it from the server's auth.json.
+            await type_and_enter(pilot, "/logout")
+            await _pick(pilot, "groq")
+            await until(pilot, lambda: any(n.startswith("Removed stored API key for Groq") for n in notices(app)))
+            assert "groq" not in json.loads((root / "agent" / "auth.json").read_text())
+
+            await type_and_enter(pilot, "/reload")
+            await until(pilot, lambda: any(n.startswith("Reloaded keybindings and the theme") for n in notices(app)))
+            await type_and_enter(pilot, "/scoped-models")
+            await until(pilot, lambda: any(n.startswith("/scoped-models is not available") for n in notices(app)))
+    finally:
+        p.kill()
