@@ -62,12 +62,41 @@ def test_attach_drives_the_servers_session_and_leaves_it_running(tmp_path):
 def test_the_server_going_away_ends_attach_with_1(tmp_path):
     p, info = start_listening(tmp_path, [f"unix:{tmp_path}/pi.sock"])
     marker = tmp_path / "exit-code"
-    term = _attach(tmp_path, address_of(info, "unix"), marker)
+    term = _attach(tmp_path, f"{address_of(info, 'unix')} --reconnect 1", marker)
     try:
         term.wait_for("Attached to session default")
         p.popen.kill()
         assert _wait_file(marker) == "1"
-        assert "closed the connection" in term.screen().replace("\n", "")
+        assert "could not be made again in 1 s" in term.screen().replace("\n", "")
+    finally:
+        term.kill()
+        p.kill()
+
+
+def test_a_restarted_server_is_reattached_and_quitting_prints_the_resume_hint(tmp_path):
+    """The server is killed and started again at the same address: the terminal shows it is
+    reconnecting, then works on the new server's session; ``/quit`` prints how to attach again."""
+    p, info = start_listening(tmp_path, [f"unix:{tmp_path}/pi.sock"])
+    address = address_of(info, "unix")
+    marker = tmp_path / "exit-code"
+    term = _attach(tmp_path, address, marker)
+    try:
+        term.wait_for("Attached to session default")
+        term.type("before the restart")
+        term.wait_for("You said: before the restart")
+        p.popen.kill()
+        p.popen.wait()
+        term.wait_for("reconnecting to")
+        p, info = start_listening(tmp_path, [f"unix:{tmp_path}/pi.sock"])
+        term.wait_for("Reconnected to")
+        term.type("after the restart")
+        term.wait_for("You said: after the restart")
+        term.type("/quit")
+        assert _wait_file(marker) == "0"
+        screen = term.screen()
+        assert "To resume this session:" in screen
+        assert f"pi attach {address}" in screen
+        assert p.popen.poll() is None
     finally:
         term.kill()
         p.kill()

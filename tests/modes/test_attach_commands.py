@@ -36,7 +36,11 @@ async def _pick(pilot: Any, filter_text: str) -> None:
 
 async def _ask(pilot: Any, text: str) -> None:
     await type_and_enter(pilot, text)
-    await until(pilot, lambda: not pilot.app.session.is_streaming and texts(pilot.app, "AssistantText")[-1:] == [f"You said: {text}"], timeout=30)
+    await until(
+        pilot,
+        lambda: not pilot.app.session.is_streaming and texts(pilot.app, "AssistantText")[-1:] == [f"You said: {text}"],
+        timeout=30,
+    )
 
 
 async def test_tree_resume_and_export_act_on_the_servers_sessions(isolated_env, tmp_path, monkeypatch):
@@ -148,5 +152,76 @@ async def test_login_logout_reload_and_scoped_models(isolated_env, tmp_path):
             await until(pilot, lambda: any(n.startswith("Reloaded keybindings and the theme") for n in notices(app)))
             await type_and_enter(pilot, "/scoped-models")
             await until(pilot, lambda: any(n.startswith("/scoped-models is not available") for n in notices(app)))
+    finally:
+        p.kill()
+
+
+async def test_reconnect_catches_up_after_a_drop_and_rereads_after_a_restart(isolated_env, tmp_path):
+    """The connection drops while another client runs a prompt: the app reconnects and
+    re-attaches with ``since``; the run it missed arrives once (no gap, no duplicate) and the
+    mirror was not read again. Then the server is killed and started again: the app reconnects
+    to the new process, reads its session in full and goes on working there."""
+    import anyio
+
+    from pi_rpc.modes.attach.connection import Connection
+
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    gate = anyio.Event()
+
+    async def reopen() -> Connection:
+        await gate.wait()  # (the drop lasts until the test lets it end)
+        return await Connection.open(address)
+
+    def footer(app: Any) -> str:
+        return str(app.areas["footer"].render())
+
+    try:
+        async with attached_app(address, isolated_env, tmp_path, reopen=reopen) as (app, pilot, remote):
+            await _ask(pilot, "before the drop")
+            full_reads = remote.reads["full"]
+            await remote.connection.aclose()  # the blip: the client's socket goes away
+            await until(pilot, lambda: "reconnecting to" in footer(app), timeout=20)
+            editor = Conn(address)
+            editor.cmd("prompt", message="while away")
+            editor.wait_for(lambda r: r.get("type") == "agent_settled", timeout=30)
+            gate.set()
+            await until(pilot, lambda: len(remote.reconnects) == 1, timeout=30)
+            assert remote.reconnects[0]["reread"] is False and remote.reconnects[0]["replayed"] > 0
+            assert remote.reads["full"] == full_reads  # caught up from the events alone
+            await until(pilot, lambda: texts(app, "UserMessage") == ["before the drop", "while away"])
+            await until(pilot, lambda: texts(app, "AssistantText").count("You said: while away") == 1)
+            assert remote.get_messages() == editor.cmd("get_messages")["data"]["messages"]
+            assert "reconnecting" not in footer(app)
+            assert any(n.startswith(f"Reconnected to {address}: caught up") for n in notices(app))
+            await _ask(pilot, "after the drop")
+
+            # The server dies and a new one listens at the same address: a fresh session.
+            p.kill()
+            p.popen.wait()
+            await until(pilot, lambda: "reconnecting to" in footer(app), timeout=20)
+            p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+            await until(pilot, lambda: len(remote.reconnects) == 2, timeout=40)
+            assert remote.reconnects[1]["reread"] is True
+            fresh = Conn(address).cmd("get_state")["data"]["sessionId"]
+            assert remote.session.session_id == fresh
+            await until(pilot, lambda: texts(app, "UserMessage") == [])
+            await _ask(pilot, "on the new server")
+            assert texts(app, "UserMessage") == ["on the new server"]
+    finally:
+        p.kill()
+
+
+async def test_reconnect_gives_up_after_its_bound(isolated_env, tmp_path):
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    try:
+        async with attached_app(address, isolated_env, tmp_path, reconnect_seconds=1.5) as (app, pilot, remote):
+            p.kill()
+            p.popen.wait()
+            await until(pilot, lambda: remote.closed.is_set(), timeout=20)
+            assert remote.lost_reason is not None and "could not be made again in 1.5 s" in remote.lost_reason
     finally:
         p.kill()

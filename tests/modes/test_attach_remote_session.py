@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.support.listen_client import Conn, address_of, start_listening
 
 from .attach_support import attached_app
-
 from .interactive_support import type_and_enter, until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

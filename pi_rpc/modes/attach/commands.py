@@ -98,7 +98,7 @@ async def scoped_models(app: PiApp, args: str) -> None:
 
 class LoginDialogs:
     """Answers ``auth_login``'s extension UI questions in the terminal (``RemoteSession.
-    login_dialogs``): a select is a picker, an input a text field (masked when it asks for a
+    dialogs.login``): a select is a picker, an input a text field (masked when it asks for a
     key, a token or a secret), a notice a notice. A dismissed dialog cancels the login."""
 
     def __init__(self, app: PiApp) -> None:
@@ -156,7 +156,7 @@ async def login(app: PiApp, args: str) -> None:
         if provider is None:
             return
     name = str((providers.get(provider) or {}).get("name") or provider)
-    remote.login_dialogs = LoginDialogs(app)
+    remote.dialogs.login = LoginDialogs(app)
     try:
         await remote.connection.request({"type": "auth_login", "provider": provider, "method": method})
     except Exception as exc:  # noqa: BLE001 - the server's reason ("Login failed for …: …")
@@ -167,7 +167,7 @@ async def login(app: PiApp, args: str) -> None:
             await app.say(text, "error")
         return
     finally:
-        remote.login_dialogs = None
+        remote.dialogs.login = None
     await remote.reload_lists()
     await app.say(f"Logged in to {name}" if method == "oauth" else f"Saved API key for {name}")
     app.refresh_footer()

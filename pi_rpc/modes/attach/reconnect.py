@@ -30,13 +30,11 @@ MAX_DELAY = 4.0
 
 
 def _status(remote: RemoteSession, text: str | None) -> None:
-    if remote.ui is not None:
-        remote.in_app(remote.ui.set_status, STATUS_KEY, text)
+    remote.dialogs.status(STATUS_KEY, text)
 
 
 def _notify(remote: RemoteSession, text: str, kind: str = "info") -> None:
-    if remote.ui is not None:
-        remote.in_app(remote.ui.notify, text, kind)
+    remote.dialogs.in_app(remote.dialogs.notify, text, kind)
 
 
 async def reconnect(remote: RemoteSession) -> None:

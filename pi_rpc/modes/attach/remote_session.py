@@ -44,11 +44,11 @@ import anyio
 import anyio.abc
 
 from pi_rpc.modes.attach.connection import CommandFailed, Connection
+from pi_rpc.modes.attach.extension_ui import RemoteDialogs
 
 Record = dict[str, Any]
 Listener = Callable[[Record], Awaitable[None]]
 DEFAULT_HANDLE = "default"
-_DIALOGS = frozenset({"select", "confirm", "input", "editor"})
 # Events after which the mirror is brought up to date before the app sees them: a full re-read
 # (the session's messages were replaced) or the light one (state, statistics, new entries).
 _RESYNC_AFTER = frozenset({"compaction_end"})
@@ -130,23 +130,6 @@ class RemoteStore:
         raise RemoteUnsupported(f"session.{name} is not available over `pi attach`")
 
 
-class _Signal:
-    """An abort signal for a dialog another client answered (``TerminalUI._dialog``)."""
-
-    def __init__(self) -> None:
-        self.aborted = False
-        self._callbacks: list[Callable[[], None]] = []
-
-    def add_callback(self, fn: Callable[[], None]) -> Callable[[], None]:
-        self._callbacks.append(fn)
-        return lambda: None
-
-    def abort(self) -> None:
-        self.aborted = True
-        for fn in self._callbacks:
-            fn()
-
-
 def _fork_messages(entries: list[Record]) -> list[Record]:
     """``get_fork_messages``' rows for ``entries`` (user messages with text, in order)."""
     from pi_rpc.ai.transcript import content_text
@@ -215,9 +198,7 @@ class RemoteSession:
         self._listeners: list[Listener] = []
         self._replaced: list[Callable[[Any], Any]] = []
         self._tg: anyio.abc.TaskGroup | None = None
-        self.ui: Any = None
-        self._dialogs: dict[str, _Signal] = {}
-        self.login_dialogs: Callable[[Record], Awaitable[Record | None]] | None = None
+        self.dialogs = RemoteDialogs(self._send_answer)
         self._bash_chunks: dict[str, Callable[[str], Awaitable[None]]] = {}
         self._settled = anyio.Event()
         self._settled.set()
@@ -354,9 +335,7 @@ class RemoteSession:
 
     def _on_record(self, record: Record | None) -> None:
         if record is None:
-            for pending in self._dialogs.values():
-                pending.abort()
-            self._dialogs.clear()
+            self.dialogs.abort_all()
             if self.reconnecting:
                 return  # (an attempt's connection: the attempt sees its failure)
             if self._shutting_down or self._tg is None or self.reconnect_seconds <= 0:
@@ -378,12 +357,10 @@ class RemoteSession:
                 self._tg.start_soon(_feed, chunk, str(record.get("delta") or ""))
             return
         if kind == "extension_ui_request":
-            self._tg.start_soon(self._extension_ui, record)
+            self._tg.start_soon(self.dialogs.serve, record)
             return
         if kind == "extension_ui_resolved":
-            signal = self._dialogs.pop(str(record.get("id")), None)
-            if signal is not None:
-                signal.abort()
+            self.dialogs.resolved(str(record.get("id")))
             return
         if kind in ("agent_start", "compaction_start"):
             if kind == "agent_start":
@@ -422,80 +399,13 @@ class RemoteSession:
 
     async def bind_extensions(self, binding: Any) -> None:
         """The server's extensions are bound there; their dialogs come to this terminal's UI."""
-        self.ui = binding.ui
+        self.dialogs.ui = binding.ui
 
     async def load_extensions(self) -> None:
         return None
 
-    def in_app(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Call the terminal UI's ``fn`` from the app's own message loop: records are read in
-        a task outside the app, where Textual has no active app to update widgets with."""
-        app = getattr(self.ui, "app", None)
-        if app is not None and hasattr(app, "call_later"):
-            app.call_later(fn, *args)
-        else:
-            fn(*args)
-
-    async def _extension_ui(self, record: Record) -> None:
-        ui = self.ui
-        method = record.get("method")
-        if self.login_dialogs is not None and method in ("select", "input", "notify"):
-            # (a /login of this terminal: its questions, masked where they ask for a secret)
-            reply = await self.login_dialogs(record)
-            if reply is not None:
-                await self._answer({"type": "extension_ui_response", "id": str(record.get("id")), **reply})
-            return
-        if ui is None:
-            return
-        if method not in _DIALOGS:
-            if method == "notify":
-                self.in_app(ui.notify, str(record.get("message") or ""), record.get("notifyType"))
-            elif method == "setStatus":
-                self.in_app(ui.set_status, str(record.get("statusKey") or ""), record.get("statusText"))
-            elif method == "setWidget":
-                self.in_app(
-                    ui.set_widget,
-                    str(record.get("widgetKey") or ""),
-                    record.get("widgetLines"),
-                    record.get("widgetPlacement"),
-                )
-            elif method == "setTitle":
-                self.in_app(ui.set_title, str(record.get("title") or ""))
-            elif method == "set_editor_text":
-                self.in_app(ui.set_editor_text, str(record.get("text") or ""))
-            return
-        key = str(record.get("id"))
-        signal = _Signal()
-        self._dialogs[key] = signal
-        title = str(record.get("title") or "")
-        timeout = record.get("timeout")
-        try:
-            if method == "select":
-                value = await ui.select(title, list(record.get("options") or []), timeout, signal)
-            elif method == "confirm":
-                value = await ui.confirm(title, str(record.get("message") or ""), timeout, signal)
-            elif method == "input":
-                value = await ui.input(title, record.get("placeholder"), timeout, signal)
-            else:
-                value = await ui.editor(title, record.get("prefill"))
-        finally:
-            self._dialogs.pop(key, None)
-        if signal.aborted:
-            return  # answered elsewhere (or the connection ended)
-        answer: Record = {"type": "extension_ui_response", "id": key}
-        if method == "confirm":
-            answer["confirmed"] = bool(value)
-        elif value is None:
-            answer["cancelled"] = True
-        else:
-            answer["value"] = value
-        await self._answer(answer)
-
-    async def _answer(self, answer: Record) -> None:
-        try:
-            await self.connection.notify(self._with_handle(answer))
-        except Exception:  # noqa: BLE001 - the connection ended: nothing to answer
-            pass
+    async def _send_answer(self, answer: Record) -> None:
+        await self.connection.notify(self._with_handle(answer))
 
     # ------------------------------------------------------------------ reads
 
@@ -617,7 +527,7 @@ class RemoteSession:
                 await self.sync()
             except Exception as exc:  # noqa: BLE001 - shown, as a failed command is
                 if self.ui is not None:
-                    self.in_app(self.ui.notify, f"{type_}: {exc}", "error")
+                    self.dialogs.in_app(self.dialogs.notify, f"{type_}: {exc}", "error")
 
         if self._tg is not None:
             self._tg.start_soon(run)
@@ -663,7 +573,7 @@ class RemoteSession:
                 )
             except Exception as exc:  # noqa: BLE001 - shown, as a failed command is
                 if self.ui is not None:
-                    self.in_app(self.ui.notify, f"set_label: {exc}", "error")
+                    self.dialogs.in_app(self.dialogs.notify, f"set_label: {exc}", "error")
 
         if self._tg is not None:
             self._tg.start_soon(run)
