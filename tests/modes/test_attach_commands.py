@@ -225,3 +225,61 @@ async def test_reconnect_gives_up_after_its_bound(isolated_env, tmp_path):
             assert remote.lost_reason is not None and "could not be made again in 1.5 s" in remote.lost_reason
     finally:
         p.kill()
+
+
+def test_a_server_is_local_on_a_unix_socket_or_a_loopback_address():
+    from pi_rpc.modes.attach.remote_session import is_local
+
+    assert is_local("unix:/tmp/pi.sock") and is_local("tcp:127.0.0.1:4000") and is_local("tcp:[::1]:4000")
+    assert is_local("ws://localhost:4000/rpc") and is_local("wss://127.0.0.1:4000")
+    assert not is_local("tcp:10.1.2.3:4000") and not is_local("wss://pi.example.com:443/rpc")
+
+
+async def test_trust_and_import_on_a_local_server_and_refused_for_a_remote_one(isolated_env, tmp_path):
+    import shutil
+
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    editor = Conn(address)
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            # /trust: the decision for the served session's folder, in this user's trust file.
+            await type_and_enter(pilot, "/trust")
+            await _pick(pilot, "")
+            await until(pilot, lambda: any(n.startswith("Saved trust decision: trusted") for n in notices(app)))
+            trust = json.loads((isolated_env / "trust.json").read_text())
+            assert trust.get(str((root / "cwd").resolve())) is True
+
+            # /import: a session file copied into the server's session directory and opened.
+            await _ask(pilot, "to be imported")
+            original = editor.cmd("get_state")["data"]["sessionFile"]
+            copy = tmp_path / "exported-session.jsonl"
+            shutil.copyfile(original, copy)
+            await type_and_enter(pilot, "/new")
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionFile"] != original)
+            await until(pilot, lambda: texts(app, "UserMessage") == [])
+            await type_and_enter(pilot, f"/import {copy}")
+            await _pick(pilot, "yes")
+            imported = str(__import__("pathlib").Path(original).parent / copy.name)
+            await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionFile"] == imported, timeout=20)
+            await until(pilot, lambda: texts(app, "UserMessage") == ["to be imported"])
+
+            # Not on this machine: both say why.
+            remote.local = False
+            await type_and_enter(pilot, "/trust")
+            await until(
+                pilot,
+                lambda: any(
+                    n.startswith("/trust is not available over `pi attach` to another machine") for n in notices(app)
+                ),
+            )
+            await type_and_enter(pilot, f"/import {copy}")
+            await until(
+                pilot,
+                lambda: any(
+                    n.startswith("/import is not available over `pi attach` to another machine") for n in notices(app)
+                ),
+            )
+    finally:
+        p.kill()
