@@ -67,7 +67,7 @@ def test_the_server_going_away_ends_attach_with_1(tmp_path):
         term.wait_for("Attached to session default")
         p.popen.kill()
         assert _wait_file(marker) == "1"
-        assert "could not be made again in 1 s" in term.screen().replace("\n", "")
+        assert "couldnotbemadeagainin1s" in "".join(term.screen().split())  # (wherever it wraps)
     finally:
         term.kill()
         p.kill()
@@ -93,9 +93,9 @@ def test_a_restarted_server_is_reattached_and_quitting_prints_the_resume_hint(tm
         term.wait_for("You said: after the restart")
         term.type("/quit")
         assert _wait_file(marker) == "0"
-        screen = term.screen()
-        assert "To resume this session:" in screen
-        assert f"pi attach {address}" in screen
+        screen = "".join(term.screen().split())  # (wherever it wraps)
+        assert "Toresumethissession:" in screen
+        assert f"piattach{address}" in screen
         assert p.popen.poll() is None
     finally:
         term.kill()
@@ -109,7 +109,8 @@ def test_unknown_handle_and_wrong_token_are_refused(tmp_path):
         term = _attach(tmp_path, f"{address_of(info, 'unix')} --session nope", marker)
         try:
             assert _wait_file(marker) == "1"
-            assert 'Unknown session handle "nope"' in term.screen().replace("\n", "")
+            # (whitespace dropped: where the terminal wraps the line depends on the path's length)
+            assert 'Unknownsessionhandle"nope"' in "".join(term.screen().split())
         finally:
             term.kill()
         marker.unlink()
