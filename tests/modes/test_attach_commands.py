@@ -283,3 +283,22 @@ async def test_trust_and_import_on_a_local_server_and_refused_for_a_remote_one(i
             )
     finally:
         p.kill()
+
+
+async def test_another_clients_new_session_is_shown_after_its_run(isolated_env, tmp_path):
+    root = tmp_path / "server"
+    p, info = start_listening(root, [f"unix:{root}/pi.sock"])
+    address = address_of(info, "unix")
+    editor = Conn(address)
+    try:
+        async with attached_app(address, isolated_env, tmp_path) as (app, pilot, remote):
+            await _ask(pilot, "in the old session")
+            editor.cmd("new_session")
+            editor.cmd("prompt", message="in the new session")
+            await until(
+                pilot, lambda: remote.session.session_id == editor.cmd("get_state")["data"]["sessionId"], timeout=30
+            )
+            await until(pilot, lambda: texts(app, "UserMessage") == ["in the new session"], timeout=30)
+            assert remote.get_messages() == editor.cmd("get_messages")["data"]["messages"]
+    finally:
+        p.kill()

@@ -267,7 +267,8 @@ class RemoteSession:
         before, model = self.state.get("sessionId"), self.state.get("model")
         await self.read_state()
         if self.state.get("sessionId") != before:
-            await self.refresh()  # (replaced by another client meanwhile)
+            await self.refresh()  # (replaced by another client meanwhile: shown again)
+            await self.announce_replaced()
             return
         if self.state.get("model") != model:  # (the levels a model offers differ)
             self.thinking_levels = await self._call("get_available_thinking_levels", key="levels")
