@@ -102,6 +102,40 @@ def test_a_restarted_server_is_reattached_and_quitting_prints_the_resume_hint(tm
         p.kill()
 
 
+def test_a_tcp_attach_reconnects_to_a_server_restarted_on_its_port(tmp_path):
+    """Over TCP the token is read from the token file again for the new process (which made a
+    new one here)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp:127.0.0.1:{port}"
+    p, _ = start_listening(tmp_path, [address])
+    marker = tmp_path / "exit-code"
+    term = _attach(tmp_path, address, marker)
+    try:
+        term.wait_for("Attached to session default")
+        term.type("first server")
+        term.wait_for("You said: first server")
+        p.popen.kill()
+        p.popen.wait()
+        term.wait_for("reconnecting to")
+        token_file = tmp_path / "agent" / "listen-token"
+        old_token = token_file.read_text()
+        token_file.unlink()  # the new process makes a new token
+        p, _ = start_listening(tmp_path, [address])
+        assert token_file.read_text() != old_token
+        term.wait_for("Reconnected to")
+        term.type("second server")
+        term.wait_for("You said: second server")
+        term.type("/quit")
+        assert _wait_file(marker) == "0"
+    finally:
+        term.kill()
+        p.kill()
+
+
 def test_unknown_handle_and_wrong_token_are_refused(tmp_path):
     p, info = start_listening(tmp_path, [f"unix:{tmp_path}/pi.sock", "tcp:127.0.0.1:0"])
     try:

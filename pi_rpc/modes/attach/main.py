@@ -120,7 +120,12 @@ async def _run(parsed: dict[str, Any]) -> int:
     settings = Settings.load(agent_dir=agent, cwd=cwd)
 
     async def reopen() -> Connection:
-        return await Connection.open(address, token=token)
+        # (the token file is read again: a server started anew may have another token)
+        try:
+            fresh = _token(address, parsed["token_file"], agent)
+        except ConnectionError:
+            fresh = token
+        return await Connection.open(address, token=fresh)
 
     remote = RemoteSession(
         connection,
