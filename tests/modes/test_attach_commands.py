@@ -302,3 +302,47 @@ async def test_another_clients_new_session_is_shown_after_its_run(isolated_env, 
             assert remote.get_messages() == editor.cmd("get_messages")["data"]["messages"]
     finally:
         p.kill()
+
+
+async def test_a_drop_mid_answer_is_caught_up_without_a_gap_or_a_duplicate(isolated_env, tmp_path):
+    """The connection drops while the answer streams: the deltas sent meanwhile are replayed,
+    then the stream goes on live; the answer on screen is the server's, character for character."""
+    import anyio
+
+    from pi_rpc.modes.attach.connection import Connection
+
+    root = tmp_path / "server"
+    answer = "".join(chr(ord("a") + i % 26) for i in range(300))
+    p, info = start_listening(
+        root, [f"unix:{root}/pi.sock"], script=[{"match": "go", "text": answer, "delayMs": 10, "chunkChars": 1}]
+    )
+    address = address_of(info, "unix")
+    gate = anyio.Event()
+
+    async def reopen() -> Connection:
+        await gate.wait()
+        return await Connection.open(address)
+
+    try:
+        async with attached_app(address, isolated_env, tmp_path, reopen=reopen) as (app, pilot, remote):
+            deltas: list[str] = []
+
+            async def collect(event: dict[str, Any]) -> None:
+                inner = event.get("assistantMessageEvent") or {}
+                if event.get("type") == "message_update" and inner.get("type") == "text_delta":
+                    deltas.append(inner["delta"])
+
+            remote.subscribe(collect)
+            await type_and_enter(pilot, "go")
+            await until(pilot, lambda: any(len(t) > 20 for t in texts(app, "AssistantText")), timeout=30)
+            await remote.connection.aclose()
+            await pilot.pause(0.8)  # (deltas go on in the server meanwhile)
+            gate.set()
+            await until(pilot, lambda: len(remote.reconnects) == 1, timeout=30)
+            await until(pilot, lambda: not remote.is_streaming, timeout=30)
+            await until(pilot, lambda: texts(app, "AssistantText") == [answer], timeout=30)
+            assert "".join(deltas) == answer  # every delta the app was given, once, in order
+            assert remote.reconnects[0]["reread"] is False and remote.reconnects[0]["replayed"] > 0
+            assert remote.get_messages() == Conn(address).cmd("get_messages")["data"]["messages"]
+    finally:
+        p.kill()

@@ -67,7 +67,7 @@ def is_local(address: str) -> bool:
 
 
 class RemoteUnsupported(AttributeError):
-    """What the interactive app asked for has no counterpart over ``pi attach`` yet."""
+    """What the interactive app asked for has no counterpart over ``pi attach``."""
 
 
 @dataclass(frozen=True)
