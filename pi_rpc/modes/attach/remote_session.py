@@ -226,21 +226,41 @@ class RemoteSession:
 
     async def attach(self, connection: Connection, since: int | None) -> Record:
         """Make ``connection`` this session's: ``seq`` on, attached to the handle (replaying
-        the records numbered above ``since`` first); ``attach_session``'s data."""
+        the records numbered above ``since`` first); ``attach_session``'s data.
+
+        Catching up (``since``): a new connection starts attached to ``"default"``, so the
+        session's live records can arrive before the replay of older ones. The connection is
+        detached first, so that the replay covers every record above ``since``, and what
+        arrives until the response is held, then given on in ``seq`` order, each ``seq``
+        once (a record held without ``seq``, sent before it was turned on, is replayed)."""
         assert self._tg is not None
         self.connection = connection
+        if since is not None:
+            self._held = []
         connection.on_record = self._on_record
-        await connection.run(self._tg)
-        await connection.request({"type": "set_event_options", "seq": True})
-        data: Record = {"replayed": 0, "complete": True}
-        if self.handle != DEFAULT_HANDLE or since is not None:
-            command: Record = {"type": "attach_session", "handle": self.handle}
+        try:
+            await connection.run(self._tg)
+            await connection.request({"type": "set_event_options", "seq": True})
+            data: Record = {"replayed": 0, "complete": True}
             if since is not None:
-                command["since"] = since
-            data = await connection.request(command) or data
-        if self.handle != DEFAULT_HANDLE:
-            await connection.request({"type": "detach_session", "handle": DEFAULT_HANDLE})
+                await connection.request({"type": "detach_session", "handle": DEFAULT_HANDLE})
+                command = {"type": "attach_session", "handle": self.handle, "since": since}
+                data = await connection.request(command) or data
+            elif self.handle != DEFAULT_HANDLE:
+                data = await connection.request({"type": "attach_session", "handle": self.handle}) or data
+                await connection.request({"type": "detach_session", "handle": DEFAULT_HANDLE})
+        except BaseException:
+            self._held = None
+            raise
+        held, self._held = self._held, None
+        seen: set[int] = set()
+        for record in sorted((r for r in held or [] if isinstance(r.get("seq"), int)), key=lambda r: r["seq"]):
+            if record["seq"] not in seen:
+                seen.add(record["seq"])
+                self._on_record(record)
         return data
+
+    _held: list[Record] | None = None
 
     async def refresh(self) -> None:
         """Read the whole mirror again."""
@@ -335,6 +355,9 @@ class RemoteSession:
         return handle == self.handle or (handle is None and self.handle == DEFAULT_HANDLE)
 
     def _on_record(self, record: Record | None) -> None:
+        if record is not None and self._held is not None:
+            self._held.append(record)  # (catching up: given on in seq order, attach())
+            return
         if record is None:
             self.dialogs.abort_all()
             if self.reconnecting:
@@ -374,7 +397,10 @@ class RemoteSession:
         elif kind == "compaction_end":
             self.is_compacting = False
         elif kind == "message_end" and isinstance(record.get("message"), dict):
-            self.messages.append(record["message"])  # (in record order: before a later read)
+            # (in record order, before a later read; not twice when a read of the messages
+            # answered after the server had appended it but before this record arrived)
+            if not self.messages or self.messages[-1] != record["message"]:
+                self.messages.append(record["message"])
         event = {key: value for key, value in record.items() if key not in ("handle", "seq", "runId")}
         how = "full" if kind in _RESYNC_AFTER else "light" if kind in _SYNC_AFTER else None
         self._events_in.send_nowait((event, how))
