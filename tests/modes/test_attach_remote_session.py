@@ -1,21 +1,18 @@
 """``RemoteSession`` (pi_rpc/modes/attach): the interactive app (``PiApp``, Textual's pilot)
 driving a session held by a real ``pi --mode rpc --listen`` subprocess: a prompt typed in the
 app runs in the server, another client's prompt shows in the app, Esc aborts the server's run,
-``!cmd`` streams its output, ``/name`` names the server's session, what has no remote
-counterpart says so, and quitting the app leaves the server running."""
+``!cmd`` streams its output, ``/name`` names the server's session, what the protocol cannot
+serve says so, and quitting the app leaves the server running."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.support.listen_client import Conn, address_of, start_listening
 
+from .attach_support import attached_app
 from .interactive_support import type_and_enter, until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
@@ -26,25 +23,6 @@ SLOW = {"match": "start", "text": "x" * 600, "delayMs": 20, "chunkChars": 1}
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def attached_app(address: str, agent_dir: Path, cwd: Path, handle: str = "default") -> AsyncIterator[Any]:
-    from pi_rpc.config.settings import Settings
-    from pi_rpc.modes.attach.connection import Connection
-    from pi_rpc.modes.attach.remote_session import RemoteOptions, RemoteSession
-    from pi_rpc.modes.interactive.app import PiApp
-
-    connection = await Connection.open(address)
-    settings = Settings.load(agent_dir=agent_dir, cwd=cwd)
-    remote = RemoteSession(connection, handle, RemoteOptions(agent_dir, str(cwd)), settings)
-    async with anyio.create_task_group() as tg:
-        await remote.start(tg)
-        app = PiApp(remote)  # type: ignore[arg-type]
-        async with app.run_test(size=(100, 30)) as pilot:
-            yield app, pilot, remote
-        await remote.shutdown()
-        tg.cancel_scope.cancel()
 
 
 def _texts(app: Any, kind: str) -> list[str]:
@@ -111,8 +89,8 @@ async def test_the_app_drives_a_served_session(isolated_env, tmp_path):
             )
             await until(pilot, lambda: _texts(app, "UserMessage") == [])
 
-            # A command with no remote counterpart yet says so instead of failing silently.
-            await type_and_enter(pilot, "/tree")
+            # A command the protocol cannot serve says why instead of failing silently.
+            await type_and_enter(pilot, "/scoped-models")
             await until(pilot, lambda: any("not available over `pi attach`" in n.text for n in _notices(app)))
         # Quitting the app leaves the server and its session running.
         assert p.popen.poll() is None

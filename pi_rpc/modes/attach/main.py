@@ -1,4 +1,5 @@
-"""``pi attach <address> [--session <handle>] [--token-file <path>] [--tui-mode <mode>]``: the
+"""``pi attach <address> [--session <handle>] [--token-file <path>] [--tui-mode <mode>]
+[--reconnect <seconds>]``: the
 interactive mode as a client of a running ``pi --listen`` server (``pi --mode rpc --listen`` or
 an interactive ``pi --listen``).
 
@@ -7,7 +8,11 @@ and WebSocket need the token: ``--token-file``, else ``<agentDir>/listen-token``
 server made when it was started by the same user). ``--session`` attaches to another open
 session than ``"default"``. The app is the interactive mode's (``PiApp``) over a
 ``RemoteSession``; quitting closes the connection and leaves the server and its session
-running. When the server closes the connection the app ends with exit code 1.
+running. When the connection drops, it is made again (reconnect.py) for up to ``--reconnect``
+seconds (30; 0: not at all), else the app ends with exit code 1 and the reason. After quitting,
+as the interactive mode prints ``To resume this session:`` and its command, ``pi attach`` prints
+the command that attaches to the same session again (``pi attach <address> [--session
+<handle>] [--token-file <path>]``), to a terminal only.
 
 Exit codes: the app's (0 after ``/quit``); 1 when the address cannot be reached, the token is
 refused or the handle is unknown (the reason on stderr); 2 for a usage error.
@@ -21,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 USAGE = """Usage: pi attach <address> [--session <handle>] [--token-file <path>] [--tui-mode fullscreen|regular]
+                 [--reconnect <seconds>]
 
 Open the interactive mode on a session of a running `pi --listen` server (it goes on running
 after you quit). <address>: unix:<path>, tcp:<host>:<port>, ws://<host>:<port>[/path], wss://…
+A dropped connection is made again for up to --reconnect seconds (default 30; 0: never).
 """
+DEFAULT_RECONNECT_SECONDS = 30.0
 
 
 class _Usage(Exception):
@@ -32,9 +40,15 @@ class _Usage(Exception):
 
 
 def parse_attach_args(argv: list[str]) -> dict[str, Any]:
-    """``{address, handle, token_file, tui_mode}``; ``_Usage`` with the problem."""
-    parsed: dict[str, Any] = {"address": None, "handle": "default", "token_file": None, "tui_mode": None}
-    flags = {"--session": "handle", "--token-file": "token_file", "--tui-mode": "tui_mode"}
+    """``{address, handle, token_file, tui_mode, reconnect}``; ``_Usage`` with the problem."""
+    parsed: dict[str, Any] = {
+        "address": None,
+        "handle": "default",
+        "token_file": None,
+        "tui_mode": None,
+        "reconnect": DEFAULT_RECONNECT_SECONDS,
+    }
+    flags = {"--session": "handle", "--token-file": "token_file", "--tui-mode": "tui_mode", "--reconnect": "reconnect"}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -54,7 +68,25 @@ def parse_attach_args(argv: list[str]) -> dict[str, Any]:
         raise _Usage("the server's address is missing")
     if parsed["tui_mode"] not in (None, "fullscreen", "regular"):
         raise _Usage("--tui-mode is fullscreen or regular")
+    try:
+        parsed["reconnect"] = float(parsed["reconnect"])
+    except ValueError:
+        raise _Usage("--reconnect needs a number of seconds") from None
+    if not parsed["reconnect"] >= 0:
+        raise _Usage("--reconnect needs a number of seconds")
     return parsed
+
+
+def resume_command(parsed: dict[str, Any]) -> str:
+    """The command that attaches this terminal to the same session again."""
+    import shlex
+
+    args = ["pi", "attach", shlex.quote(str(parsed["address"]))]
+    if parsed["handle"] != "default":
+        args += ["--session", shlex.quote(str(parsed["handle"]))]
+    if parsed["token_file"]:
+        args += ["--token-file", shlex.quote(str(parsed["token_file"]))]
+    return " ".join(args)
 
 
 def _token(address: str, token_file: str | None, agent_dir: Path) -> str | None:
@@ -80,12 +112,29 @@ async def _run(parsed: dict[str, Any]) -> int:
     agent = Path(find_agent_dir())
     cwd = os.getcwd()
     try:
-        connection = await Connection.open(address, token=_token(address, parsed["token_file"], agent))
+        token = _token(address, parsed["token_file"], agent)
+        connection = await Connection.open(address, token=token)
     except (OSError, ConnectionError, TimeoutError) as exc:
         sys.stderr.write(f"pi attach: cannot connect to {address}: {exc}\n")
         return 1
     settings = Settings.load(agent_dir=agent, cwd=cwd)
-    remote = RemoteSession(connection, str(parsed["handle"]), RemoteOptions(agent, cwd), settings)
+
+    async def reopen() -> Connection:
+        # (the token file is read again: a server started anew may have another token)
+        try:
+            fresh = _token(address, parsed["token_file"], agent)
+        except ConnectionError:
+            fresh = token
+        return await Connection.open(address, token=fresh)
+
+    remote = RemoteSession(
+        connection,
+        str(parsed["handle"]),
+        RemoteOptions(agent, cwd),
+        settings,
+        reopen=reopen,
+        reconnect_seconds=float(parsed["reconnect"]),
+    )
     from pi_rpc.modes.interactive import display
     from pi_rpc.modes.interactive.app import PiApp
     from pi_rpc.modes.interactive.main import SignalExit
@@ -120,8 +169,17 @@ async def _run(parsed: dict[str, Any]) -> int:
             signals.uninstall()
             tg.cancel_scope.cancel()
     if lost:
-        sys.stderr.write(f"pi attach: the server at {address} closed the connection\n")
+        sys.stderr.write(f"pi attach: {address}: {remote.lost_reason or 'the server closed the connection'}\n")
         return 1
+    from pi_rpc.modes.interactive.exit_output import print_exit_output
+
+    output = app.fullscreen and display.fullscreen_exit_output(settings) == "transcript"
+    print_exit_output(
+        remote,  # type: ignore[arg-type]
+        app.exit_renderables if output else [],
+        color="NO_COLOR" not in os.environ,
+        command=resume_command(parsed),
+    )
     return signals.code or app.return_code or 0
 
 

@@ -181,7 +181,7 @@ class PiApp(App[int]):
 
     def action_slash(self, name: str) -> None:
         """A key bound to a slash command (keybindings.json's ``app.session.*``)."""
-        self.run_worker(self._run_command(slash.builtin_commands()[name], ""), group="command")
+        self.run_worker(self._run_command(slash.get(self.session, name), ""), group="command")
 
     # ------------------------------------------------------------------ layout
 
@@ -254,7 +254,7 @@ class PiApp(App[int]):
 
             self.run_worker(warm_up_while_idle(session), group="warm-up")
         if self.resume_picker:
-            await slash.builtin_commands()["resume"].run(self, "")
+            await slash.get(self.session, "resume").run(self, "")
         if self.first_prompt:
             await self.send(self.first_prompt, images=self.first_images)
         for text in self.more_prompts:
@@ -534,7 +534,7 @@ class PiApp(App[int]):
         text = message.text
         if text.startswith("/"):
             name, args = slash.split(text)
-            found = slash.builtin_commands().get(name)
+            found = slash.find(self.session, name)
             if found is not None:
                 self.run_worker(self._run_command(found, args), group="command")
                 return

@@ -46,9 +46,15 @@ def resume_command(session: AgentSession) -> str | None:
 
 
 def print_exit_output(
-    session: AgentSession, renderables: list[Any], *, color: bool, stream: IO[str] | None = None
+    session: AgentSession,
+    renderables: list[Any],
+    *,
+    color: bool,
+    stream: IO[str] | None = None,
+    command: str | None = None,
 ) -> None:
-    """The transcript (when given) and the resume hint, on ``stream`` (stdout)."""
+    """The transcript (when given) and the resume hint, on ``stream`` (stdout); ``command``
+    replaces the hint's command (``pi attach`` names the server and the handle)."""
     out = stream or sys.stdout
     if renderables:
         from rich.console import Console
@@ -58,7 +64,7 @@ def print_exit_output(
             console.print(renderable)
     if not out.isatty():
         return
-    command = resume_command(session)
+    command = command if command is not None else resume_command(session)
     if command:
         hint = "To resume this session:"
         out.write(f"{DIM}{hint}{RESET}\n{command}\n" if color else f"{hint}\n{command}\n")

@@ -56,6 +56,22 @@ def builtin_commands() -> dict[str, SlashCommand]:
     return REGISTRY
 
 
+def find(session: Any, name: str) -> SlashCommand | None:
+    """``/name`` for the app driving ``session``. A session served elsewhere (``pi attach``'s
+    ``RemoteSession``) may carry its own variants of built-ins (``slash_overrides``: the ones
+    that need the network or the server's files), so no command branches on where it runs."""
+    overrides = getattr(session, "slash_overrides", None) or {}
+    return overrides.get(name) or builtin_commands().get(name)
+
+
+def get(session: Any, name: str) -> SlashCommand:
+    """``find`` for a name that must exist (a key binding's command)."""
+    found = find(session, name)
+    if found is None:
+        raise KeyError(name)
+    return found
+
+
 def split(text: str) -> tuple[str, str]:
     """``"/name rest"`` -> ``("name", "rest")``."""
     head, _, rest = text[1:].partition(" ")
