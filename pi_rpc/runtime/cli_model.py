@@ -107,6 +107,6 @@ def apply_pending_model(session: Any) -> None:
     else:
         # A resumed session keeps its own level (restored already), within what the model supports.
         session.agent.thinking_level = initial_thinking(options.settings, resolved.model, session.agent.thinking_level)
-    if store.get_entry_count() == 0:
+    if store.get_entry_count() == 0 and resolved.model is not None:
         store.append_model_change(resolved.model["provider"], resolved.model["id"])
         store.append_thinking_level_change(resolved.thinking_level)

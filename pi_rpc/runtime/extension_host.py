@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.errors import StartupError
-from pi_rpc.extensions.api import error_message
+from pi_rpc.extensions.api import apply_provider_change, error_message
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.loader import (
     apply_flag_values,
@@ -143,10 +143,7 @@ class SessionExtensions:
         errors: list[str] = []
         for op, name, config, path in pending:
             try:
-                if op == "register":
-                    self.port.registry.register_provider(name, config)
-                else:
-                    self.port.registry.unregister_provider(name)
+                apply_provider_change(self.port.registry, op, name, config)
             except Exception as exc:  # noqa: BLE001 - reported as upstream reports it
                 errors.append(f'Error: Extension "{path}" error: {error_message(exc)}')
         if errors:

@@ -287,6 +287,17 @@ class AgentSession:
         recovered and no compaction running). Their commands are the session's (bound methods:
         no wrapper coroutine per call)."""
         ext_emit = self.ext.emit if self.ext is not None else None
+        # Requests under a virtual model selection go to the model its router picks.
+        from pi_rpc.runtime.virtual_routing import VirtualRouting
+
+        self.virtual_routing = VirtualRouting(
+            registry=self.registry,
+            selection=lambda: (self.agent.model, self.agent.thinking_level),
+            store=self.session,
+            emit=self.emit,
+            convert=lambda messages: convert_to_llm_blocking_images(messages, self.settings.images_block_images),
+        )
+        self.agent.prepare_request = self.virtual_routing.prepare_request
         self.compaction = CompactionRunner(
             agent=self.agent,
             store=self.session,
@@ -964,6 +975,7 @@ class AgentSession:
 
     async def hide_failed_reply(self, failed: Mapping[str, Any]) -> None:
         """Drop a failed reply from the live context and hide it in the file (context_edit)."""
+        self.virtual_routing.failed = failed  # the next request repeats it (routed as a retry)
         if self.agent.messages and self.agent.messages[-1] is failed:
             self.agent.messages.pop()
         else:

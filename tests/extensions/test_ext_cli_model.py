@@ -56,9 +56,7 @@ def _run(argv: list[str], root: Path, extra: tuple[str, ...]) -> dict[str, Any]:
     return {
         "models": [(s["model"]["provider"], s["model"]["id"], s.get("thinkingLevel")) for s in states],
         "replies": [
-            _norm(r["message"].get("content"))
-            for r in run.of("message_end")
-            if r["message"].get("role") == "assistant"
+            _norm(r["message"].get("content")) for r in run.of("message_end") if r["message"].get("role") == "assistant"
         ],
         "entries": _session_entries(run.sessions),
     }
@@ -75,7 +73,14 @@ def test_model_of_an_extension_provider_as_upstream(extra: tuple[str, ...], tmp_
 
 def _fails(argv: list[str], root: Path) -> tuple[int | None, list[str]]:
     try:
-        run = drive(argv, root, [], [{"close": True}], args=("-e", str(EXT), "--model", "nope-ai/echo-1"), env=node_modules_env())
+        run = drive(
+            argv,
+            root,
+            [],
+            [{"close": True}],
+            args=("-e", str(EXT), "--model", "nope-ai/echo-1"),
+            env=node_modules_env(),
+        )
     except AssertionError as exc:  # the program exited before the first step
         raise AssertionError(str(exc)) from None
     lines = [line for line in run.stderr.splitlines() if "nope-ai" in line]

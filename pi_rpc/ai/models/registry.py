@@ -67,6 +67,7 @@ from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models.virtual import VirtualModels
     from pi_rpc.ai.types import Model
 
 # Upstream 1.6's environment variables per provider, first set one wins (``pi-ai/dist/
@@ -299,6 +300,8 @@ class ModelRegistry:
         self._builtin_with_models: set[str] = set()
         self._stored_catalogues: dict[str, Any] = {}
         self._all_models: list[Model] | None = None
+        # Virtual models extensions registered (pi.register_virtual_model); made on first use.
+        self.virtual: VirtualModels | None = None
         self.reload()
 
     # ------------------------------------------------------------------ loading
@@ -353,6 +356,35 @@ class ModelRegistry:
         if self._extension_config.pop(name, None) is not None:
             self._config = self._merged_config()
             self._compose()
+
+    def register_virtual_model(self, definition: Mapping[str, Any]) -> None:
+        """Add or replace a virtual model (``pi_rpc.ai.models.virtual``); refused when the id is
+        a physical model of that provider."""
+        from pi_rpc.ai.models.virtual import VirtualModels, is_virtual
+
+        if self.virtual is None:
+            self.virtual = VirtualModels()
+        provider, model_id = definition.get("provider"), definition.get("id")
+        existing = self.find(provider, model_id) if isinstance(provider, str) and isinstance(model_id, str) else None
+        self.virtual.register(definition, existing if existing is not None and not is_virtual(existing) else None)
+        self._refresh_provider(str(provider))
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        if self.virtual is not None and self.virtual.unregister(provider, model_id):
+            self._refresh_provider(provider)
+
+    def _refresh_provider(self, provider: str) -> None:
+        self._composed.pop(provider, None)
+        self._all_models = None
+        if provider not in self._order:
+            self._order.append(provider)
+
+    def physical_model(self, provider: str, model_id: str) -> Model | None:
+        """A catalogue model that is not virtual (what a router may pick)."""
+        from pi_rpc.ai.models.virtual import is_virtual
+
+        found = self.find(provider, model_id)
+        return None if found is None or is_virtual(found) else found
 
     @property
     def faux_enabled(self) -> bool:
@@ -413,6 +445,8 @@ class ModelRegistry:
         if self.faux_enabled and FAUX_PROVIDER not in order:
             order.append(FAUX_PROVIDER)
         order.extend(p for p in self._config if p not in order and p != FAUX_PROVIDER)
+        if self.virtual is not None:
+            order.extend(p for p in self.virtual.providers() if p not in order)
         self._order = order
         self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
         self._composed = {}
@@ -468,6 +502,10 @@ class ModelRegistry:
         overrides = (config or {}).get("modelOverrides") or {}
         if overrides:
             models = [apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m for m in models]
+        if self.virtual is not None and provider_id in self.virtual.providers():
+            # A virtual model hides a physical one of the same id (upstream's withVirtualModels).
+            hidden = self.virtual.ids(provider_id)
+            models = [m for m in models if m["id"] not in hidden] + [dict(m) for m in self.virtual.models(provider_id)]
         # Catalogue entries and validated models.json definitions: the ``Model`` shape (plus any
         # extra keys upstream's catalogue carries, read with ``.get``).
         typed = cast("list[Model]", models)
@@ -542,6 +580,8 @@ class ModelRegistry:
             return True
         if provider in self._runtime_keys:
             return True
+        if self.virtual is not None and provider in self.virtual.providers() and self._only_virtual(provider):
+            return True  # a provider of only virtual models needs no credentials (upstream)
         stored, entry = self._stored_entry(provider)
         config = self._config.get(provider) or {}
         if stored:
@@ -557,6 +597,11 @@ class ModelRegistry:
         if (entry is not None and entry.get("key")) or any(value(name) for name in self._env_key_names(provider)):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
+
+    def _only_virtual(self, provider: str) -> bool:
+        from pi_rpc.ai.models.virtual import is_virtual
+
+        return provider not in self._config and all(is_virtual(m) for m in self._provider_models(provider))
 
     def provider_env(self, provider: str) -> dict[str, str]:
         """The stored credential's ``env`` for ``provider`` (auth.json ``{"type":"api_key",

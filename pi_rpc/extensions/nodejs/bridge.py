@@ -67,6 +67,8 @@ API_METHODS = {
     "getSettings": "get_settings",
     "registerProvider": "register_provider",
     "unregisterProvider": "unregister_provider",
+    "registerVirtualModel": "register_virtual_model",
+    "unregisterVirtualModel": "unregister_virtual_model",
     "registerMcpServer": "register_mcp_server",
     "unregisterMcpServer": "unregister_mcp_server",
     "getMcpServers": "get_mcp_servers",

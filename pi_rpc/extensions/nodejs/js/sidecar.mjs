@@ -328,13 +328,26 @@ function createAPI(ext) {
 			}
 			api("registerProvider", [providerOrName, plain]);
 		},
-		registerVirtualModel() {
+		registerVirtualModel(model) {
 			assertActive();
-			throw new Error("pi.registerVirtualModel is not supported by pi_rpc");
+			if (!model || typeof model !== "object") throw new Error("Virtual model definition is required");
+			const route = model.route;
+			// Python asks the router through this callback (one "fn" request per routed request).
+			// Returning request.state itself keeps the stored state: that identity is only seen here.
+			const routed =
+				typeof route === "function"
+					? async (request, ctx) => {
+							const answer = await route(request, ctx);
+							if (answer && typeof answer === "object" && answer.state === request.state) {
+								const { state: _kept, ...rest } = answer;
+								return rest;
+							}
+							return answer;
+						}
+					: route;
+			api("registerVirtualModel", [{ ...model, route: routed }]);
 		},
-		unregisterVirtualModel() {
-			assertActive();
-		},
+		unregisterVirtualModel: call("unregisterVirtualModel"),
 		exec(command, args, options) {
 			assertActive();
 			return asyncCall("api", { ext: ext.id, call: "exec", args: [command, args ?? [], options ?? {}] });
