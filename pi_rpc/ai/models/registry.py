@@ -344,16 +344,37 @@ class ModelRegistry:
         ``pi.register_provider``), with the models.json provider shape."""
         if not isinstance(name, str) or not name:
             raise ValueError("Provider name must be a non-empty string")
-        problems = _validate({"providers": {name: dict(config)}})
+        config = dict(config)
+        oauth = config.get("oauth")
+        login = None
+        if isinstance(oauth, Mapping):
+            # An extension's OAuth login (``pi_rpc.ai.auth.oauth.extension``): its functions
+            # stay there; the config keeps a plain marker, as models.json's ``oauth`` is.
+            if not config.get("baseUrl"):
+                raise ValueError(f'Provider {name}: "baseUrl" is required when "oauth" is set.')
+            from pi_rpc.ai.auth.oauth.extension import from_extension
+
+            login = from_extension(name, oauth)
+            config["oauth"] = {"name": login.name}
+        problems = _validate({"providers": {name: config}})
         if problems:
             raise ValueError("Invalid provider config: " + "; ".join(problems))
-        self._extension_config[name] = copy.deepcopy(dict(config))
+        self._extension_config[name] = copy.deepcopy(config)
+        if login is not None:
+            from pi_rpc.ai.auth.oauth.extension import register
+
+            register(login)
         self._config = self._merged_config()
         self._compose()
 
     def unregister_provider(self, name: str) -> None:
         """Remove a provider registered at run time; built-in models it overrode come back."""
-        if self._extension_config.pop(name, None) is not None:
+        removed = self._extension_config.pop(name, None)
+        if removed is not None:
+            if isinstance(removed.get("oauth"), Mapping):
+                from pi_rpc.ai.auth.oauth.extension import unregister
+
+                unregister(name)
             self._config = self._merged_config()
             self._compose()
 
@@ -680,7 +701,11 @@ class ModelRegistry:
         _stored, entry = self._stored_entry(provider)
         if entry is None or entry.get("type") != "oauth":
             return None
-        return entry if provider in OAUTH_PROVIDERS else None
+        return entry if provider in OAUTH_PROVIDERS or self._extension_oauth(provider) else None
+
+    def _extension_oauth(self, provider: str) -> bool:
+        """Whether an extension registered ``provider`` with an OAuth login."""
+        return isinstance((self._extension_config.get(provider) or {}).get("oauth"), Mapping)
 
     async def resolve_auth_async(
         self, provider: str, signal: AbortSignal | None = None
@@ -695,7 +720,7 @@ class ModelRegistry:
         _stored, entry = self._stored_entry(provider)
         if entry is None or entry.get("type") != "oauth":
             return self.resolve_auth(provider)
-        from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth, to_auth
+        from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth, to_auth_async
 
         oauth = get_oauth_provider(provider)
         if oauth is None:
@@ -706,7 +731,7 @@ class ModelRegistry:
             self._auth = dict(self._auth_store.data)
         if credential is None:
             return None, {}  # logged out meanwhile
-        auth = to_auth(oauth, credential)
+        auth = await to_auth_async(oauth, credential)
         return (auth.api_key or None), dict(auth.headers)
 
     async def get_api_key_async(self, provider: str, signal: AbortSignal | None = None) -> str | None:

@@ -802,6 +802,15 @@ class ScriptHost:
             return result
         if op == "builtin":
             return await _run_builtin(message)
+        if op == "oauthUi":
+            # A TypeScript provider's OAuth login asking or telling the front-end something.
+            from pi_rpc.ai.auth.oauth.extension import login_callbacks
+
+            callbacks = login_callbacks(str(message.get("login")))
+            if callbacks is None:
+                raise RuntimeError("This login is no longer running")
+            result = callbacks[str(message.get("kind"))](*list(message.get("payload") or []))
+            return await result if asyncio.iscoroutine(result) else result
         raise RuntimeError(f"Unknown call: {op}")
 
     def note(self, message: dict[str, Any]) -> None:

@@ -320,11 +320,24 @@ function createAPI(ext) {
 				streams.set(`${ext.id}:${config.api}`, { fn: config.streamSimple, ext });
 				plain = { ...config, streamSimple: undefined, hasStreamSimple: true };
 			}
-			if (plain.oauth !== undefined) {
-				writeErr(
-					`Warning: provider "${providerOrName}" (${ext.path}): an extension's OAuth login is not supported by pi_rpc; the provider is registered without it (use an API key)\n`,
-				);
-				plain = { ...plain, oauth: undefined };
+			if (plain.oauth && typeof plain.oauth === "object" && typeof plain.oauth.login === "function") {
+				// Python cannot hand JavaScript its callbacks: login gets a login id, and the callbacks
+				// made here reach the front-end's questions and notices through "oauthUi" calls.
+				const login = plain.oauth.login;
+				const loginById = (loginId) => {
+					const ui = (kind, payload) => asyncCall("oauthUi", { login: loginId, kind, payload });
+					const tell = (kind, payload) => void ui(kind, payload).catch(() => {});
+					return login({
+						onAuth: (info) => tell("onAuth", [info]),
+						onDeviceCode: (info) => tell("onDeviceCode", [info]),
+						onPrompt: (prompt) => ui("onPrompt", [prompt]),
+						onProgress: (message) => tell("onProgress", [message]),
+						onManualCodeInput: () => ui("onManualCodeInput", []),
+						onSelect: (prompt) => ui("onSelect", [prompt]),
+						signal: undefined,
+					});
+				};
+				plain = { ...plain, oauth: { ...plain.oauth, login: loginById, loginById: true } };
 			}
 			api("registerProvider", [providerOrName, plain]);
 		},
