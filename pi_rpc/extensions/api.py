@@ -41,6 +41,21 @@ def _js_typeof(value: Any) -> str:
     return _JS_TYPEOF.get(type(value), "object" if value is not None else "undefined")
 
 
+def apply_provider_change(target: Any, op: str, name: str, config: Any) -> None:
+    """Apply one queued provider change to ``target`` (the host, or the model registry at
+    startup): ``register``/``unregister`` a provider, ``virtual``/``unvirtual`` a virtual model
+    (``name`` is ``provider/id``)."""
+    if op == "register":
+        target.register_provider(name, config)
+    elif op == "unregister":
+        target.unregister_provider(name)
+    elif op == "virtual":
+        target.register_virtual_model(config)
+    else:
+        provider, _, model_id = name.partition("/")
+        target.unregister_virtual_model(provider, model_id)
+
+
 class SharedRuntime:
     """State shared by the ``pi`` objects of one load of the extensions: flag values, provider
     registrations queued during loading, the bound host, the error reporter and staleness."""
@@ -387,10 +402,47 @@ class ExtensionAPI:
         self._assert_active()
         if self._runtime.host is None:
             self._runtime.pending_provider_changes = [
-                change for change in self._runtime.pending_provider_changes if change[1] != name
+                change
+                for change in self._runtime.pending_provider_changes
+                if change[1] != name or change[0] in ("virtual", "unvirtual")
             ]
         else:
             self._runtime.host.unregister_provider(name)
+
+    def register_virtual_model(self, definition: dict[str, Any]) -> None:
+        """Register (or replace) a virtual model: ``{provider, id, name, thinkingLevels,
+        contextWindow, maxTokens, input, route}``; ``route(request, ctx)`` (sync or async)
+        answers each request with ``{"model", "thinkingLevel", "state"?}``
+        (``pi_rpc.ai.models.virtual``). Queued while loading, like ``register_provider``."""
+        self._assert_active()
+        if not isinstance(definition, dict):
+            raise ValueError("Virtual model definition is required")
+        route = definition.get("route")
+        runtime = self._runtime
+
+        def routed(request: dict[str, Any]) -> Any:
+            # Routing runs once the runtime is bound: the context is made per request.
+            factory = runtime.create_context
+            return route(request, factory() if factory is not None else None)  # type: ignore[misc]
+
+        entry = {**definition, "route": routed if callable(route) else route}
+        key = f"{definition.get('provider')}/{definition.get('id')}"
+        if runtime.host is None:
+            runtime.pending_provider_changes.append(("virtual", key, entry, self._extension.path))
+        else:
+            apply_provider_change(runtime.host, "virtual", key, entry)
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        self._assert_active()
+        key = f"{provider}/{model_id}"
+        if self._runtime.host is None:
+            self._runtime.pending_provider_changes = [
+                change
+                for change in self._runtime.pending_provider_changes
+                if not (change[0] == "virtual" and change[1] == key)
+            ]
+        else:
+            apply_provider_change(self._runtime.host, "unvirtual", key, None)
 
     # ------------------------------------------------------------------ MCP servers
 

@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, error_message
+from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, apply_provider_change, error_message
 from pi_rpc.extensions.combine import FOLDS, BoundaryResult, Fold
 from pi_rpc.extensions.context import (
     ExtensionCommandContext,
@@ -99,12 +99,10 @@ class ExtensionRunner:
         pending, self.runtime.pending_provider_changes = self.runtime.pending_provider_changes, []
         for op, name, config, path in pending:
             try:
-                if op == "register":
-                    host.register_provider(name, config)
-                else:
-                    host.unregister_provider(name)
+                apply_provider_change(host, op, name, config)
             except Exception as exc:  # noqa: BLE001
-                self.emit_error({"extensionPath": path, "event": "register_provider", "error": error_message(exc)})
+                event = "register_virtual_model" if op in ("virtual", "unvirtual") else "register_provider"
+                self.emit_error({"extensionPath": path, "event": event, "error": error_message(exc)})
 
     def _mcp_servers_changed(self) -> None:
         """``mcp_servers_change`` (not awaited, as upstream); with no handler nothing connects

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_rpc.packages.manager import PackageError, offline
-from pi_rpc.packages.resource_toggle import toggle_package_resource
 
 COMMANDS = ("install", "remove", "uninstall", "update", "list", "config")
 
@@ -412,32 +411,30 @@ def _config(parsed: _Parsed) -> int:
             from pi_rpc.modes.packages_config_ui import run_config_ui
 
             return run_config_ui(manager, local=parsed.local)
-        resolved = manager.resolve(install_missing=True)
-        for failure in resolved.install_failures:
-            _err(f"Warning: {failure.warning()}")
-        items = [(kind, r) for kind in ("extensions", "skills", "prompts", "themes") for r in resolved.of(kind)]
+        from pi_rpc.modes.config_items import config_items
+
+        items, failures = config_items(manager)
+        for failure in failures:
+            _err(f"Warning: {failure}")
         if parsed.toggle is None:
             if not items:
-                _out("No package resources.")
+                _out("No resources.")
                 return 0
             current = None
-            for kind, resource in items:
-                header = f"{resource.source} ({resource.scope})"
-                if header != current:
-                    current = header
-                    _out(header)
-                _out(f"  [{'x' if resource.enabled else ' '}] {kind[:-1]}: {resource.path}")
+            for item in items:
+                if item.group != current:
+                    current = item.group
+                    _out(item.group)
+                _out(f"  [{'x' if item.enabled else ' '}] {item.kind[:-1]}: {item.path}")
             return 0
         enable, raw_path = parsed.toggle
         target = os.path.abspath(raw_path)
-        match = next(((k, r) for k, r in items if r.path == target or r.path == raw_path), None)
+        match = next((i for i in items if i.path == target or i.path == raw_path), None)
         if match is None:
-            _err(f"No package resource found for {raw_path}")
+            _err(f"No resource found for {raw_path}")
             return 1
-        kind, resource = match
-        scope = "project" if parsed.local else resource.scope
-        toggle_package_resource(manager, kind, resource, enable, scope)
-        _out(f"{'Enabled' if enable else 'Disabled'} {resource.path}")
+        match.toggle(manager, enable, "project" if parsed.local else match.scope)
+        _out(f"{'Enabled' if enable else 'Disabled'} {match.path}")
         return 0
     except PackageError as exc:
         _err(f"Error: {exc}")

@@ -1,7 +1,8 @@
 """``pi config`` in a terminal: upstream's resource configuration screen as a Textual app.
 
-Every resource the configured packages offer (extensions, skills, prompt templates, themes) is
-listed under its package with a checkbox; Space (or Enter, or a click) toggles it and writes the
+Every resource the configured packages offer (extensions, skills, prompt templates, themes) and
+every top-level one (settings entries, the conventional folders, the built-in extensions) is
+listed under its group as upstream's screen groups them (``config_items``), with a checkbox; Space (or Enter, or a click) toggles it and writes the
 ``+path``/``-path`` entry of the package's settings object form at once, as upstream's TUI does;
 Tab switches between the global settings and the project's overrides (trusted projects only;
 a user package toggled there gets an ``autoload: false`` delta entry); ``q``/Escape closes.
@@ -9,7 +10,6 @@ Imported only by ``pi config`` on a terminal (Textual is loaded then, never at s
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -33,7 +33,7 @@ class ConfigApp(App[None]):
         super().__init__()
         self.manager = manager
         self.write_scope = write_scope
-        self.items: list[tuple[str, Any]] = []
+        self.items: list[Any] = []  # pi_rpc.modes.config_items.ConfigItem
         self.errors: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -51,35 +51,32 @@ class ConfigApp(App[None]):
         return f"Resource configuration: {where}{switch}"
 
     def reload(self) -> None:
-        resolved = self.manager.resolve(install_missing=True)
-        self.errors = [failure.warning() for failure in resolved.install_failures]
-        self.items = [(kind, r) for kind in KINDS for r in resolved.of(kind)]
+        from pi_rpc.modes.config_items import config_items
+
+        self.items, self.errors = config_items(self.manager)
         listing = self.query_one("#resources", SelectionList)
         listing.clear_options()
         selections = []
-        for index, (kind, resource) in enumerate(self.items):
-            rel = os.path.relpath(resource.path, resource.base_dir or os.path.dirname(resource.path))
-            label = f"{resource.source} ({resource.scope})  {kind[:-1]}: {rel}"
-            selections.append(Selection(label, index, resource.enabled))
+        for index, item in enumerate(self.items):
+            label = f"{item.group}  {item.kind[:-1]}: {item.display}"
+            selections.append(Selection(label, index, item.enabled))
         listing.add_options(selections)
         listing.focus()
         if selections:
             listing.highlighted = 0
         self.query_one("#title", Static).update(self._title())
-        status = "\n".join(self.errors) if self.errors else ("" if self.items else "No package resources.")
+        status = "\n".join(self.errors) if self.errors else ("" if self.items else "No resources.")
         self.query_one("#status", Static).update(status)
 
     def on_selection_list_selection_toggled(self, message: SelectionList.SelectionToggled[int]) -> None:
         from pi_rpc.packages.records import PackageError
-        from pi_rpc.packages.resource_toggle import toggle_package_resource
 
-        kind, resource = self.items[int(message.selection.value)]
+        item = self.items[int(message.selection.value)]
         enabled = int(message.selection.value) in message.selection_list.selected
         try:
-            scope = "project" if self.write_scope == "project" else resource.scope
-            toggle_package_resource(self.manager, kind, resource, enabled, scope)
-            resource.enabled = enabled
-            self.query_one("#status", Static).update(f"{'Enabled' if enabled else 'Disabled'} {resource.path}")
+            scope = "project" if self.write_scope == "project" else item.scope
+            item.toggle(self.manager, enabled, scope)
+            self.query_one("#status", Static).update(f"{'Enabled' if enabled else 'Disabled'} {item.path}")
         except PackageError as exc:
             self.query_one("#status", Static).update(f"Error: {exc}")
 

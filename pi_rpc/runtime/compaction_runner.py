@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -27,6 +27,7 @@ from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.ai.types import Model
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
@@ -183,6 +184,8 @@ class CompactionRunner:
             # Upstream runs on a placeholder model (provider "unknown") that has no key; the
             # session-size checks come first there too.
             raise CompactionError(no_api_key_error("unknown"))
+        if model.get("api") == "pi-virtual":
+            model = await self._route_direct(model)
         # A due OAuth refresh first, as before any request (upstream resolves auth per request).
         api_key = await self._registry.get_api_key_async(model["provider"])
         controller = AbortController()
@@ -343,6 +346,29 @@ class CompactionRunner:
                         return None
                 return None
         return None
+
+    async def _route_direct(self, model: Model) -> Model:
+        """A summary under a virtual selection goes to the model its router picks for a
+        ``direct`` request (no router state: upstream's)."""
+        from pi_rpc.agent.convert import convert_to_llm
+
+        virtual = self._registry.virtual
+        if virtual is None:
+            raise CompactionError(f"Virtual model {model['provider']}/{model['id']} is not registered.")
+        request = {
+            "reason": "direct",
+            "thinkingLevel": self._agent.thinking_level,
+            "messages": convert_to_llm(list(self._agent.messages)),
+            "signal": None,
+            "state": None,
+        }
+        try:
+            route = await virtual.route(
+                model, request, physical=self._registry.physical_model, has_auth=self._registry.has_auth
+            )
+        except Exception as exc:  # noqa: BLE001 - the compaction fails with the router's error
+            raise CompactionError(str(exc)) from None
+        return cast("Model", route.model)
 
     def decide(self, message: Mapping[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
         """What follows ``message`` (the last reply): nothing, threshold compaction, overflow

@@ -65,6 +65,8 @@ class ExtensionActions:
         self.get_settings = port.get_settings
         self.register_provider: Callable[[str, dict[str, Any]], None] = registry.register_provider
         self.unregister_provider: Callable[[str], None] = registry.unregister_provider
+        self.register_virtual_model: Callable[[dict[str, Any]], None] = registry.register_virtual_model
+        self.unregister_virtual_model: Callable[[str, str], None] = registry.unregister_virtual_model
         self.wait_for_idle = port.wait_for_idle
 
     # ================================================================== identity

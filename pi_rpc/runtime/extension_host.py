@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.errors import StartupError
-from pi_rpc.extensions.api import error_message
+from pi_rpc.extensions.api import apply_provider_change, error_message
 from pi_rpc.extensions.host import ModeBinding
 from pi_rpc.extensions.loader import (
     apply_flag_values,
@@ -124,12 +124,6 @@ class SessionExtensions:
         state.runner = ExtensionRunner(result.extensions, result.runtime)
         return result.failures, flag_errors
 
-    async def start(self, binding: ModeBinding) -> None:
-        """Load the extensions (startup): a failure raises ``StartupError``. Then bind
-        them to the mode and emit ``session_start`` (reason ``startup``)."""
-        await self.load_startup()
-        await self.bind(binding)
-
     async def load_startup(self) -> None:
         """Import the extensions and run their ``setup(pi)``; raises ``StartupError``
         (the process must not start: a security gate that did not load must not be skipped)
@@ -143,7 +137,25 @@ class SessionExtensions:
                 explicit = any(failure.explicit for failure in failures)
                 lines.append(EXPLICIT_LOAD_FAILURE_HINT if explicit else EXTENSION_LOAD_FAILURE_HINT)
             raise StartupError("\n".join(lines))
+        self._apply_startup_providers()
         self._warn_unknown_tools()
+
+    def _apply_startup_providers(self) -> None:
+        """The providers the extensions registered while loading enter the model registry now,
+        before ``--model`` is resolved (upstream's ``createAgentSessionServices``); one the
+        registry refuses stops startup as there."""
+        runtime = self.state.runner.runtime if self.state.runner is not None else None
+        if runtime is None or not runtime.pending_provider_changes:
+            return
+        pending, runtime.pending_provider_changes = runtime.pending_provider_changes, []
+        errors: list[str] = []
+        for op, name, config, path in pending:
+            try:
+                apply_provider_change(self.port.registry, op, name, config)
+            except Exception as exc:  # noqa: BLE001 - reported as upstream reports it
+                errors.append(f'Error: Extension "{path}" error: {error_message(exc)}')
+        if errors:
+            raise StartupError("\n".join(errors))
 
     async def bind(self, binding: ModeBinding) -> None:
         """Bind the loaded extensions to the running mode; ``session_start`` (``startup``)."""

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
-from pi_rpc.ai.thinking import clamp_thinking_level
 from pi_rpc.config import paths
 from pi_rpc.config.cli_args import CliArgs
 from pi_rpc.config.settings import Settings
@@ -169,15 +168,9 @@ def _resolve_model(
     scope's first model, with the scope's thinking level (upstream's ``buildSessionOptions``; a
     resumed session's own model still wins, as there); else the default model."""
     if args.model:
-        result = registry.resolve(args.model, provider=args.provider)
-        if result.get("warning"):
-            _warn(f"Warning: {result['warning']}")
-        if result.get("status") != "resolved":
-            if result.get("status") == "ambiguous":
-                names = ", ".join(f"{m['provider']}/{m['id']}" for m in result.get("candidates", []))
-                raise StartupError(f'Model "{args.model}" is ambiguous: {names}')
-            raise StartupError(f'Model "{args.model}" not found')
-        return result["model"], result.get("thinkingLevel")
+        from pi_rpc.runtime.cli_model import resolve_cli_model
+
+        return resolve_cli_model(registry, args.model, args.provider)
     if scoped:
         saved = settings.default_provider, settings.default_model
         chosen = next((entry for entry in scoped if (entry[0]["provider"], entry[0]["id"]) == saved), scoped[0])
@@ -228,22 +221,6 @@ def build_runtime_options(
         set_faux_script(args.faux_script)
 
     scoped = _model_scope(args, registry, settings)
-    model, pattern_level = _resolve_model(args, registry, settings, scoped)
-    if model is not None and args.api_key:
-        registry.set_runtime_api_key(model["provider"], args.api_key)
-    if model is not None and args.model and not registry.has_auth(model["provider"]):
-        _warn(f"Warning: No API key found for {model['provider']}")
-    elif model is None:
-        # As upstream: warn and run with no model (get_state shows the placeholder; prompts fail).
-        _warn(f"Warning: {no_models_available_message()}")
-
-    level = args.thinking or pattern_level
-    if level is None and model is not None:
-        level = settings.model_thinking_levels.get(f"{model['provider']}/{model['id']}")
-    if level is None:
-        level = settings.default_thinking_level
-    thinking = clamp_thinking_level(model, level) if model is not None else "off"
-
     backend = _backend(args, cwd, agent_dir, settings)
     session = _open_session(args, cwd, agent_dir, settings, backend)
     print_diagnostics(session)
@@ -252,6 +229,29 @@ def build_runtime_options(
     extension_sources, mcp_command = discover_extensions(
         args, cwd=session_cwd, cli_base=cwd, agent_dir=agent_dir, settings=settings, mcp_registered=bool(mcp_servers)
     )
+    pending = None
+    if args.model and extension_sources:
+        from pi_rpc.runtime.cli_model import PendingCliModel, settles_now
+
+        if not settles_now(registry, args.model, args.provider):
+            # Upstream resolves --model after the extensions registered their providers: the
+            # session applies it once they loaded (``runtime.cli_model``).
+            pending = PendingCliModel(args.model, args.provider, args.thinking, args.api_key)
+    model: Model | None = None
+    pattern_level: str | None = None
+    if pending is None:
+        model, pattern_level = _resolve_model(args, registry, settings, scoped)
+        if model is not None and args.api_key:
+            registry.set_runtime_api_key(model["provider"], args.api_key)
+        if model is not None and args.model and not registry.has_auth(model["provider"]):
+            _warn(f"Warning: No API key found for {model['provider']}")
+        elif model is None:
+            # As upstream: warn and run with no model (get_state shows the placeholder; prompts fail).
+            _warn(f"Warning: {no_models_available_message()}")
+
+    from pi_rpc.runtime.cli_model import initial_thinking
+
+    thinking = initial_thinking(settings, model, args.thinking or pattern_level)
     if not extension_sources and args.flag_values:
         # Upstream refuses --flags that no extension registered (exit 1 before the session).
         from pi_rpc.extensions.loader import unknown_options_error
@@ -322,6 +322,7 @@ def build_runtime_options(
         host_tool_timeout_s=args.host_tool_timeout,
         package_resources=configured_packages(args, cwd=session_cwd, agent_dir=agent_dir, settings=settings),
         rediscover=_rediscovery(args, cwd, session_cwd, agent_dir, approve, bool(mcp_servers)),
+        pending_model=pending,
     )
 
 

@@ -52,9 +52,11 @@ class ModelControl:
         model = self._agent.model
         if model is None:
             return None
+        # Under a virtual selection the request goes to the routed model's provider.
+        target = provider if model.get("api") == "pi-virtual" else model["provider"]
         # A due OAuth refresh happens here, right before the request (the run's abort
         # signal cancels only the wait for the auth.json lock).
-        return await self._registry.get_api_key_async(model["provider"], self._agent.signal)
+        return await self._registry.get_api_key_async(target, self._agent.signal)
 
     def clamp(self, level: str) -> str:
         """``level`` as the selected model supports it (upstream's clamping)."""

@@ -166,3 +166,6 @@ class RuntimeOptions:
     # What a reload (``ctx.reload()``) finds again from the files as they are now: the
     # extension sources and the package resources (``runtime.factory``); None: the startup ones.
     rediscover: Callable[[], tuple[list[Any], Any]] | None = None
+    # ``--model`` left to resolve once the extensions registered their providers
+    # (``runtime.cli_model.PendingCliModel``); None: ``model`` is final.
+    pending_model: Any = None

@@ -105,26 +105,31 @@ class ResourcesState:
         self.hidden_tools: set[str] = set()
         agent_dir = str(options.agent_dir)
         packages = options.package_resources
+        from pi_rpc.runtime.settings_resources import settings_resources
+
+        listed = settings_resources(options.settings, options.cwd, agent_dir, options.project_trusted)
         skills = discover_skills(
             cwd=options.cwd,
             agent_dir=agent_dir,
-            skill_paths=options.skill_paths,
+            skill_paths=[*options.skill_paths, *listed.extra.get("skills", [])],
             no_skills=options.no_skills,
             project_trusted=options.project_trusted,
             package_files=[(f.path, f.source_info) for f in packages.skills] if packages else (),
         )
         _print_diagnostics("skill", list(skills.diagnostics))
-        self.skills = list(skills.skills)
+        off = listed.disabled.get("skills", set())
+        self.skills = [skill for skill in skills.skills if skill.file_path not in off]
         templates = discover_templates(
             cwd=options.cwd,
             agent_dir=agent_dir,
-            template_paths=options.template_paths,
+            template_paths=[*options.template_paths, *listed.extra.get("prompts", [])],
             no_prompt_templates=options.no_templates,
             project_trusted=options.project_trusted,
             package_files=[(f.path, f.source_info) for f in packages.prompts] if packages else (),
         )
         _print_diagnostics("prompt template", list(templates.diagnostics))
-        self.templates = list(templates.templates)
+        off = listed.disabled.get("prompts", set())
+        self.templates = [template for template in templates.templates if template.file_path not in off]
         warnings: list[str] = []
         self.context_files = load_context_files(
             cwd=options.cwd, agent_dir=agent_dir, no_context_files=options.no_context_files, warnings=warnings

@@ -291,6 +291,17 @@ class AgentSession:
         not getters: a replacement builds a fresh session, with fresh parts). Their commands
         are the session's (bound methods: no wrapper coroutine per call)."""
         ext_emit = self.ext.emit if self.ext is not None else None
+        # Requests under a virtual model selection go to the model its router picks.
+        from pi_rpc.runtime.virtual_routing import VirtualRouting
+
+        self.virtual_routing = VirtualRouting(
+            registry=self.registry,
+            selection=lambda: (self.agent.model, self.agent.thinking_level),
+            store=self.session,
+            emit=self.emit,
+            convert=lambda messages: convert_to_llm_blocking_images(messages, self.settings.images_block_images),
+        )
+        self.agent.prepare_request = self.virtual_routing.prepare_request
         self.compaction = CompactionRunner(
             agent=self.agent,
             store=self.session,
@@ -393,13 +404,18 @@ class AgentSession:
         """Load the discovered extensions, bind them to the running mode and emit
         ``session_start``. Raises ``StartupError`` when one fails to load. Without
         extensions this does nothing."""
-        if self.ext is not None:
-            await self.ext.start(binding)
+        await self.load_extensions()
+        await self.bind_extensions(binding)
 
     async def load_extensions(self) -> None:
-        """The loading half of ``start_extensions`` (raises ``StartupError``)."""
+        """The loading half of ``start_extensions`` (raises ``StartupError``); then a
+        ``--model`` that waited for the extensions' providers is applied (``cli_model``)."""
         if self.ext is not None:
             await self.ext.load_startup()
+            if self.options.pending_model is not None:
+                from pi_rpc.runtime.cli_model import apply_pending_model
+
+                apply_pending_model(self)
 
     async def bind_extensions(self, binding: ModeBinding) -> None:
         """The binding half of ``start_extensions`` (``session_start``)."""
@@ -481,8 +497,9 @@ class AgentSession:
         stored_level = context.get("thinkingLevel")
         if stored_level and not self.options.thinking_explicit and store.get_entry_count() > 0:
             self.agent.thinking_level = self.models.clamp(stored_level)
-        if store.get_entry_count() == 0:
-            # A new session starts with the current selection recorded (upstream order).
+        if store.get_entry_count() == 0 and not (initial and self.options.pending_model is not None):
+            # A new session starts with the current selection recorded (upstream order); a
+            # --model pending on the extensions is recorded once they loaded (``cli_model``).
             model = self.agent.model or placeholder_model()
             store.append_model_change(model["provider"], model["id"])
             store.append_thinking_level_change(self.agent.thinking_level)
@@ -957,6 +974,7 @@ class AgentSession:
 
     async def hide_failed_reply(self, failed: Mapping[str, Any]) -> None:
         """Drop a failed reply from the live context and hide it in the file (context_edit)."""
+        self.virtual_routing.failed = failed  # the next request repeats it (routed as a retry)
         if self.agent.messages and self.agent.messages[-1] is failed:
             self.agent.messages.pop()
         else:

@@ -40,6 +40,8 @@ class Run:
     root: Path
     returncode: int | None = None
     sessions: list[Path] = field(default_factory=list)
+    # the request headers the scripted model received, in order
+    headers: list[dict[str, str]] = field(default_factory=list)
 
     def ui(self, mask: str = "") -> list[str]:
         """``notify`` messages and ``extension_error`` records, in order."""
@@ -179,7 +181,8 @@ def drive(
             returncode = proc.wait(30)
         stderr = proc.stderr.read().decode() if proc.stderr else ""
         bodies = [r["body"] for r in llm.requests if isinstance(r.get("body"), dict)]
-    return Run(records, bodies, stderr, root, returncode, sorted(sessions.glob("*.jsonl")))
+        headers = [dict(r.get("headers") or {}) for r in llm.requests if isinstance(r.get("body"), dict)]
+    return Run(records, bodies, stderr, root, returncode, sorted(sessions.glob("*.jsonl")), headers)
 
 
 def signature(records: list[dict[str, Any]]) -> list[str]:

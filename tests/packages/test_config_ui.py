@@ -35,9 +35,9 @@ def test_space_toggles_a_resource_and_tab_switches_to_project_overrides(tmp_path
             await pilot.pause()
             labels = [str(app.query_one("#resources").get_option_at_index(i).prompt) for i in range(3)]
             assert labels == [
-                "../localpkg (user)  skill: skills/s/SKILL.md",
-                "../localpkg (user)  prompt: prompts/a.md",
-                "../localpkg (user)  prompt: prompts/b.md",
+                "../localpkg (user)  skill: s",
+                "../localpkg (user)  prompt: a.md",
+                "../localpkg (user)  prompt: b.md",
             ]
             await pilot.press("down", "space")  # prompts/a.md off
             await pilot.pause()

@@ -67,6 +67,7 @@ from pi_rpc.ai.providers.faux_script import FAUX_MODELS, set_faux_config_script
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models.virtual import VirtualModels
     from pi_rpc.ai.types import Model
 
 # Upstream 1.6's environment variables per provider, first set one wins (``pi-ai/dist/
@@ -299,6 +300,8 @@ class ModelRegistry:
         self._builtin_with_models: set[str] = set()
         self._stored_catalogues: dict[str, Any] = {}
         self._all_models: list[Model] | None = None
+        # Virtual models extensions registered (pi.register_virtual_model); made on first use.
+        self.virtual: VirtualModels | None = None
         self.reload()
 
     # ------------------------------------------------------------------ loading
@@ -341,18 +344,68 @@ class ModelRegistry:
         ``pi.register_provider``), with the models.json provider shape."""
         if not isinstance(name, str) or not name:
             raise ValueError("Provider name must be a non-empty string")
-        problems = _validate({"providers": {name: dict(config)}})
+        config = dict(config)
+        oauth = config.get("oauth")
+        login = None
+        if isinstance(oauth, Mapping):
+            # An extension's OAuth login (``pi_rpc.ai.auth.oauth.extension``): its functions
+            # stay there; the config keeps a plain marker, as models.json's ``oauth`` is.
+            if not config.get("baseUrl"):
+                raise ValueError(f'Provider {name}: "baseUrl" is required when "oauth" is set.')
+            from pi_rpc.ai.auth.oauth.extension import from_extension
+
+            login = from_extension(name, oauth)
+            config["oauth"] = {"name": login.name}
+        problems = _validate({"providers": {name: config}})
         if problems:
             raise ValueError("Invalid provider config: " + "; ".join(problems))
-        self._extension_config[name] = copy.deepcopy(dict(config))
+        self._extension_config[name] = copy.deepcopy(config)
+        if login is not None:
+            from pi_rpc.ai.auth.oauth.extension import register
+
+            register(login)
         self._config = self._merged_config()
         self._compose()
 
     def unregister_provider(self, name: str) -> None:
         """Remove a provider registered at run time; built-in models it overrode come back."""
-        if self._extension_config.pop(name, None) is not None:
+        removed = self._extension_config.pop(name, None)
+        if removed is not None:
+            if isinstance(removed.get("oauth"), Mapping):
+                from pi_rpc.ai.auth.oauth.extension import unregister
+
+                unregister(name)
             self._config = self._merged_config()
             self._compose()
+
+    def register_virtual_model(self, definition: Mapping[str, Any]) -> None:
+        """Add or replace a virtual model (``pi_rpc.ai.models.virtual``); refused when the id is
+        a physical model of that provider."""
+        from pi_rpc.ai.models.virtual import VirtualModels, is_virtual
+
+        if self.virtual is None:
+            self.virtual = VirtualModels()
+        provider, model_id = definition.get("provider"), definition.get("id")
+        existing = self.find(provider, model_id) if isinstance(provider, str) and isinstance(model_id, str) else None
+        self.virtual.register(definition, existing if existing is not None and not is_virtual(existing) else None)
+        self._refresh_provider(str(provider))
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        if self.virtual is not None and self.virtual.unregister(provider, model_id):
+            self._refresh_provider(provider)
+
+    def _refresh_provider(self, provider: str) -> None:
+        self._composed.pop(provider, None)
+        self._all_models = None
+        if provider not in self._order:
+            self._order.append(provider)
+
+    def physical_model(self, provider: str, model_id: str) -> Model | None:
+        """A catalogue model that is not virtual (what a router may pick)."""
+        from pi_rpc.ai.models.virtual import is_virtual
+
+        found = self.find(provider, model_id)
+        return None if found is None or is_virtual(found) else found
 
     @property
     def faux_enabled(self) -> bool:
@@ -413,6 +466,8 @@ class ModelRegistry:
         if self.faux_enabled and FAUX_PROVIDER not in order:
             order.append(FAUX_PROVIDER)
         order.extend(p for p in self._config if p not in order and p != FAUX_PROVIDER)
+        if self.virtual is not None:
+            order.extend(p for p in self.virtual.providers() if p not in order)
         self._order = order
         self._builtin_with_models = set(builtin_providers_with_models()) if self._include_builtins else set()
         self._composed = {}
@@ -468,6 +523,10 @@ class ModelRegistry:
         overrides = (config or {}).get("modelOverrides") or {}
         if overrides:
             models = [apply_model_override(m, overrides[m["id"]]) if m["id"] in overrides else m for m in models]
+        if self.virtual is not None and provider_id in self.virtual.providers():
+            # A virtual model hides a physical one of the same id (upstream's withVirtualModels).
+            hidden = self.virtual.ids(provider_id)
+            models = [m for m in models if m["id"] not in hidden] + [dict(m) for m in self.virtual.models(provider_id)]
         # Catalogue entries and validated models.json definitions: the ``Model`` shape (plus any
         # extra keys upstream's catalogue carries, read with ``.get``).
         typed = cast("list[Model]", models)
@@ -542,6 +601,8 @@ class ModelRegistry:
             return True
         if provider in self._runtime_keys:
             return True
+        if self.virtual is not None and provider in self.virtual.providers() and self._only_virtual(provider):
+            return True  # a provider of only virtual models needs no credentials (upstream)
         stored, entry = self._stored_entry(provider)
         config = self._config.get(provider) or {}
         if stored:
@@ -557,6 +618,11 @@ class ModelRegistry:
         if (entry is not None and entry.get("key")) or any(value(name) for name in self._env_key_names(provider)):
             return all(value(name) for name in _REQUIRED_PROVIDER_ENV.get(provider, ()))
         return ambient_auth(provider, value)
+
+    def _only_virtual(self, provider: str) -> bool:
+        from pi_rpc.ai.models.virtual import is_virtual
+
+        return provider not in self._config and all(is_virtual(m) for m in self._provider_models(provider))
 
     def provider_env(self, provider: str) -> dict[str, str]:
         """The stored credential's ``env`` for ``provider`` (auth.json ``{"type":"api_key",
@@ -635,7 +701,11 @@ class ModelRegistry:
         _stored, entry = self._stored_entry(provider)
         if entry is None or entry.get("type") != "oauth":
             return None
-        return entry if provider in OAUTH_PROVIDERS else None
+        return entry if provider in OAUTH_PROVIDERS or self._extension_oauth(provider) else None
+
+    def _extension_oauth(self, provider: str) -> bool:
+        """Whether an extension registered ``provider`` with an OAuth login."""
+        return isinstance((self._extension_config.get(provider) or {}).get("oauth"), Mapping)
 
     async def resolve_auth_async(
         self, provider: str, signal: AbortSignal | None = None
@@ -650,7 +720,7 @@ class ModelRegistry:
         _stored, entry = self._stored_entry(provider)
         if entry is None or entry.get("type") != "oauth":
             return self.resolve_auth(provider)
-        from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth, to_auth
+        from pi_rpc.ai.auth.oauth import get_oauth_provider, resolve_stored_oauth, to_auth_async
 
         oauth = get_oauth_provider(provider)
         if oauth is None:
@@ -661,7 +731,7 @@ class ModelRegistry:
             self._auth = dict(self._auth_store.data)
         if credential is None:
             return None, {}  # logged out meanwhile
-        auth = to_auth(oauth, credential)
+        auth = await to_auth_async(oauth, credential)
         return (auth.api_key or None), dict(auth.headers)
 
     async def get_api_key_async(self, provider: str, signal: AbortSignal | None = None) -> str | None:

@@ -67,6 +67,8 @@ API_METHODS = {
     "getSettings": "get_settings",
     "registerProvider": "register_provider",
     "unregisterProvider": "unregister_provider",
+    "registerVirtualModel": "register_virtual_model",
+    "unregisterVirtualModel": "unregister_virtual_model",
     "registerMcpServer": "register_mcp_server",
     "unregisterMcpServer": "unregister_mcp_server",
     "getMcpServers": "get_mcp_servers",
@@ -800,6 +802,15 @@ class ScriptHost:
             return result
         if op == "builtin":
             return await _run_builtin(message)
+        if op == "oauthUi":
+            # A TypeScript provider's OAuth login asking or telling the front-end something.
+            from pi_rpc.ai.auth.oauth.extension import login_callbacks
+
+            callbacks = login_callbacks(str(message.get("login")))
+            if callbacks is None:
+                raise RuntimeError("This login is no longer running")
+            result = callbacks[str(message.get("kind"))](*list(message.get("payload") or []))
+            return await result if asyncio.iscoroutine(result) else result
         raise RuntimeError(f"Unknown call: {op}")
 
     def note(self, message: dict[str, Any]) -> None:

@@ -40,10 +40,11 @@ def login_methods(provider: str) -> list[str]:
     """The login kinds pi_rpc can run for ``provider``: ``oauth`` and/or ``api_key``."""
     from pi_rpc.ai.auth.login.providers import provider_auth
     from pi_rpc.ai.auth.oauth import OAUTH_PROVIDER_IDS
+    from pi_rpc.ai.auth.oauth.extension import registered
 
     info = provider_auth(provider)
     methods: list[str] = []
-    if info is not None and info.oauth_name and provider in OAUTH_PROVIDER_IDS:
+    if (info is not None and info.oauth_name and provider in OAUTH_PROVIDER_IDS) or registered(provider) is not None:
         methods.append("oauth")
     if info is not None and info.api_key_name:
         methods.append("api_key")

@@ -79,10 +79,18 @@ def provider_auth(provider: str) -> ProviderAuth | None:
 
 def display_name(provider: str) -> str:
     info = PROVIDERS.get(provider)
-    return info.name if info is not None else provider
+    if info is not None:
+        return info.name
+    from pi_rpc.ai.auth.oauth.extension import registered
+
+    login = registered(provider)  # an extension's provider names its login
+    return login.name if login is not None else provider
 
 
 def login_providers() -> list[str]:
-    """Providers ``pi auth login`` accepts (an OAuth or an API key login), sorted as upstream
-    lists them after ``Unknown provider``."""
-    return sorted(p for p, info in PROVIDERS.items() if info.oauth_name or info.api_key_name)
+    """Providers ``pi auth login`` accepts (an OAuth or an API key login, extensions' OAuth
+    logins included), sorted as upstream lists them after ``Unknown provider``."""
+    from pi_rpc.ai.auth.oauth.extension import registered_ids
+
+    builtin = [p for p, info in PROVIDERS.items() if info.oauth_name or info.api_key_name]
+    return sorted({*builtin, *registered_ids()})

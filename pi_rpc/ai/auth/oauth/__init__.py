@@ -34,6 +34,7 @@ from pi_rpc.ai.auth.oauth.refresh import (
     refresh_stored_credential,
     resolve_stored_oauth,
     to_auth,
+    to_auth_async,
 )
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ __all__ = [
     "refresh_stored_credential",
     "resolve_stored_oauth",
     "to_auth",
+    "to_auth_async",
 ]
 
 # provider id -> the module defining its ``PROVIDER`` (upstream's ``auth/oauth/load.js``).
@@ -70,7 +72,10 @@ def get_oauth_provider(provider_id: str) -> OAuthProvider | None:
     """The OAuth provider ``provider_id`` (``None`` for a provider without an OAuth login)."""
     module_name = _MODULES.get(provider_id)
     if module_name is None:
-        return None
+        # An extension's provider with an ``oauth`` block (``extension``), if one registered it.
+        from pi_rpc.ai.auth.oauth.extension import registered
+
+        return registered(provider_id)
     module = importlib.import_module(f"pi_rpc.ai.auth.oauth.{module_name}")
     provider: OAuthProvider = module.PROVIDER
     return provider

@@ -244,3 +244,17 @@ def to_auth(provider: OAuthProvider, credential: Credential) -> Any:
         return provider.to_auth(credential)
     except Exception as exc:  # noqa: BLE001 - upstream wraps every derivation failure
         raise OAuthError("oauth", f"OAuth auth derivation failed for {provider.id}", exc) from None
+
+
+async def to_auth_async(provider: OAuthProvider, credential: Credential) -> Any:
+    """``to_auth`` for a provider whose ``toAuth`` may answer later (an extension's
+    ``getApiKey`` running in Node), with the same error."""
+    import inspect
+
+    auth = to_auth(provider, credential)
+    if inspect.isawaitable(auth):
+        try:
+            auth = await auth
+        except Exception as exc:  # noqa: BLE001 - upstream wraps every derivation failure
+            raise OAuthError("oauth", f"OAuth auth derivation failed for {provider.id}", exc) from None
+    return auth

@@ -320,21 +320,47 @@ function createAPI(ext) {
 				streams.set(`${ext.id}:${config.api}`, { fn: config.streamSimple, ext });
 				plain = { ...config, streamSimple: undefined, hasStreamSimple: true };
 			}
-			if (plain.oauth !== undefined) {
-				writeErr(
-					`Warning: provider "${providerOrName}" (${ext.path}): an extension's OAuth login is not supported by pi_rpc; the provider is registered without it (use an API key)\n`,
-				);
-				plain = { ...plain, oauth: undefined };
+			if (plain.oauth && typeof plain.oauth === "object" && typeof plain.oauth.login === "function") {
+				// Python cannot hand JavaScript its callbacks: login gets a login id, and the callbacks
+				// made here reach the front-end's questions and notices through "oauthUi" calls.
+				const login = plain.oauth.login;
+				const loginById = (loginId) => {
+					const ui = (kind, payload) => asyncCall("oauthUi", { login: loginId, kind, payload });
+					const tell = (kind, payload) => void ui(kind, payload).catch(() => {});
+					return login({
+						onAuth: (info) => tell("onAuth", [info]),
+						onDeviceCode: (info) => tell("onDeviceCode", [info]),
+						onPrompt: (prompt) => ui("onPrompt", [prompt]),
+						onProgress: (message) => tell("onProgress", [message]),
+						onManualCodeInput: () => ui("onManualCodeInput", []),
+						onSelect: (prompt) => ui("onSelect", [prompt]),
+						signal: undefined,
+					});
+				};
+				plain = { ...plain, oauth: { ...plain.oauth, login: loginById, loginById: true } };
 			}
 			api("registerProvider", [providerOrName, plain]);
 		},
-		registerVirtualModel() {
+		registerVirtualModel(model) {
 			assertActive();
-			throw new Error("pi.registerVirtualModel is not supported by pi_rpc");
+			if (!model || typeof model !== "object") throw new Error("Virtual model definition is required");
+			const route = model.route;
+			// Python asks the router through this callback (one "fn" request per routed request).
+			// Returning request.state itself keeps the stored state: that identity is only seen here.
+			const routed =
+				typeof route === "function"
+					? async (request, ctx) => {
+							const answer = await route(request, ctx);
+							if (answer && typeof answer === "object" && answer.state === request.state) {
+								const { state: _kept, ...rest } = answer;
+								return rest;
+							}
+							return answer;
+						}
+					: route;
+			api("registerVirtualModel", [{ ...model, route: routed }]);
 		},
-		unregisterVirtualModel() {
-			assertActive();
-		},
+		unregisterVirtualModel: call("unregisterVirtualModel"),
 		exec(command, args, options) {
 			assertActive();
 			return asyncCall("api", { ext: ext.id, call: "exec", args: [command, args ?? [], options ?? {}] });

@@ -282,8 +282,20 @@ async def export(app: PiApp, args: str) -> None:
     await app.say(f"Exported to {result.get('path')}")
 
 
-@command("reload", "Reload keybindings, skills, prompt templates, themes and context files")
+@command("reload", "Reload keybindings, extensions, skills, prompts, themes and context files")
 async def reload(app: PiApp, args: str) -> None:
-    app.session.reload_resources()
+    from pi_rpc.runtime.errors import RuntimeCommandError
+    from pi_rpc.runtime.session_reload import reload_session
+
+    try:
+        warnings = await reload_session(app.session)
+    except RuntimeCommandError as exc:
+        await app.say(str(exc), "warning")
+        return
+    except Exception as exc:  # noqa: BLE001 - shown as upstream shows a failed reload
+        await app.say(f"Reload failed: {exc}", "error")
+        return
     app.install_keys()  # keybindings.json and the theme, as upstream's /reload
-    await app.say("Reloaded resources")
+    for warning in warnings:
+        await app.say(warning, "warning")
+    await app.say("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
