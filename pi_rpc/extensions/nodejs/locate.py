@@ -6,7 +6,7 @@ upstream's minimum (22.19); else the binary of the ``pi-rpc[node]`` extra (PyPI'
 found and both ways to get a new enough Node.
 
 Modules: the sidecar's sources (``js/``) and its pinned ``package.json``/``package-lock.json`` are
-copied into ``<agentDir>/cache/extension-host/<lock digest>/`` (``PI_NODE_MODULES_DIR``
+copied into ``<agentDir>/cache/extension-host/<digest of the lock and the sources>/`` (``PI_NODE_MODULES_DIR``
 overrides the directory) and ``npm ci`` installs ``node_modules`` there on first use, with the
 npm that comes with that Node; npm's output goes to stderr. The install happens in a temporary
 directory renamed into place, so concurrent first starts do not see a half-installed tree.
@@ -129,8 +129,11 @@ def _find_node() -> NodeRuntime:
 
 
 def _digest() -> str:
+    # The sources count too: two installed versions of pi_rpc (an upgrade while an older process
+    # runs, or two checkouts) would otherwise share a directory and overwrite each other's sidecar.
     digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
+    for name in ("package.json", "package-lock.json", *SOURCES):
+        digest.update(name.encode())
         digest.update((JS_DIR / name).read_bytes())
     return digest.hexdigest()[:16]
 
