@@ -2,12 +2,12 @@
 
 from pi_rpc.agent.agent import Agent, PendingMessageQueue
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
+from pi_rpc.agent.events import AgentEvent
 from pi_rpc.agent.loop import LoopConfig, TurnSnapshot, TurnUpdate, run_agent_loop, run_agent_loop_continue
 from pi_rpc.agent.types import (
     AfterToolCallContext,
     AfterToolCallResult,
     AgentContext,
-    AgentEvent,
     AgentTool,
     AgentToolResult,
     BeforeToolCallContext,

@@ -18,6 +18,7 @@ import anyio
 
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
+from pi_rpc.agent.events import AgentEvent
 from pi_rpc.agent.fifo_lock import FifoLock
 from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import (
@@ -33,10 +34,10 @@ from pi_rpc.agent.loop import (
 )
 from pi_rpc.agent.tool_exec import error_text, maybe_await
 from pi_rpc.agent.transcript import get_current_system_message, get_current_system_prompt, has_system_message
-from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEvent, AgentEventListener, BeforeToolCallHook
+from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEventListener, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortController, AbortSignal
-from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage
+from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage, is_assistant
 
 QueueMode = str  # "one-at-a-time" | "all"
 DequeueCallback = Callable[[Message, str], Awaitable[None]]
@@ -400,26 +401,25 @@ class Agent:
         if not lock.try_acquire():
             await lock.__aenter__()
         try:
-            etype = event.get("type")
-            if etype == "message_update":  # first: one per streamed delta
+            if event["type"] == "message_update":  # first: one per streamed delta
                 self.stream_message = event["message"]
-            elif etype == "message_start":
+            elif event["type"] == "message_start":
                 self.stream_message = event["message"]
                 dequeued = self._dequeued.pop(id(event["message"]), None)
                 if dequeued is not None and self.on_dequeue is not None:
                     await maybe_await(self.on_dequeue(dequeued[0], dequeued[1]))
-            elif etype == "message_end":
+            elif event["type"] == "message_end":
                 self.stream_message = None
                 self.messages.append(event["message"])
-            elif etype == "tool_execution_start":
+            elif event["type"] == "tool_execution_start":
                 self.pending_tool_calls = {*self.pending_tool_calls, event["toolCallId"]}
-            elif etype == "tool_execution_end":
+            elif event["type"] == "tool_execution_end":
                 self.pending_tool_calls = self.pending_tool_calls - {event["toolCallId"]}
-            elif etype == "turn_end":
-                message = event.get("message") or {}
-                if message.get("role") == "assistant" and message.get("errorMessage"):
+            elif event["type"] == "turn_end":
+                message = event["message"]
+                if is_assistant(message) and message.get("errorMessage"):
                     self.error = message["errorMessage"]
-            elif etype == "agent_end":
+            elif event["type"] == "agent_end":
                 self.stream_message = None
 
             for listener in self._listeners.all:

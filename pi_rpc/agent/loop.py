@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
+from pi_rpc.agent.events import AgentEvent
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
 from pi_rpc.agent.transcript import declare_tool_changes
 from pi_rpc.agent.types import AfterToolCallHook, AgentContext, BeforeToolCallHook
@@ -25,7 +26,7 @@ from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Emit = Callable[[AgentEvent], Awaitable[None]]
 StreamFn = Callable[..., Any]
 #: How a turn's tool calls run (a tool marked ``sequential`` makes its whole batch sequential).
 ToolExecution = Literal["parallel", "sequential"]
@@ -314,19 +315,19 @@ async def stream_assistant_response(
                 if partial is not None:
                     partial = event.get("partial", partial)
                     context.messages[-1] = partial
-                    await emit({"type": "message_update", "assistantMessageEvent": event, "message": dict(partial)})
+                    await emit({"type": "message_update", "assistantMessageEvent": event, "message": partial.copy()})
             elif etype == "start":
                 partial = event["partial"]
                 context.messages.append(partial)
                 added_partial = True
-                await emit({"type": "message_start", "message": dict(partial)})
+                await emit({"type": "message_start", "message": partial.copy()})
             elif etype in ("done", "error"):
                 final = finish(event["message"] if etype == "done" else event["error"])
                 if added_partial:
                     context.messages[-1] = final
                 else:
                     context.messages.append(final)
-                    await emit({"type": "message_start", "message": dict(final)})
+                    await emit({"type": "message_start", "message": final.copy()})
                 await emit({"type": "message_end", "message": final})
                 return final
         raise RuntimeError("The model stream ended without a done or error event")

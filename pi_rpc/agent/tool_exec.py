@@ -25,6 +25,7 @@ from typing import Any, Protocol, cast
 
 import anyio
 
+from pi_rpc.agent.events import AgentEvent, ToolExecutionEndEvent
 from pi_rpc.agent.types import (
     AfterToolCallContext,
     AfterToolCallHook,
@@ -37,7 +38,7 @@ from pi_rpc.agent.validation import ValidateArgs
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Emit = Callable[[AgentEvent], Awaitable[None]]
 
 OPERATION_ABORTED = "Operation aborted"
 
@@ -254,7 +255,7 @@ async def finalize_executed_tool_call(
 
 
 async def emit_tool_execution_end(outcome: ToolOutcome, emit: Emit) -> None:
-    event: dict[str, Any] = {
+    event: ToolExecutionEndEvent = {
         "type": "tool_execution_end",
         "toolCallId": outcome.tool_call.get("id"),
         "toolName": outcome.tool_call.get("name"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
+from pi_rpc.agent.events import AgentEvent
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import UserContent
 
@@ -49,7 +50,6 @@ class AgentTool(Protocol):
     ) -> AgentToolResult: ...
 
 
-AgentEvent = dict[str, Any]
 AgentEventListener = Callable[[AgentEvent], Awaitable[None]]
 
 

@@ -20,6 +20,7 @@ from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import Context, StreamOptions, empty_usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
+from pi_rpc.compaction.events import SummarizationRetryEvent
 from pi_rpc.compaction.overflow import is_retryable_error
 from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 from pi_rpc.compaction.settings import RetrySettings
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 StreamFn = Callable[
     [Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]
 ]
-RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
+RetryCallback = Callable[[SummarizationRetryEvent], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
 
@@ -99,7 +100,7 @@ def _error_message(model: Model, text: str) -> AssistantMessage:
     return message
 
 
-async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None:
+async def _notify(callback: RetryCallback | None, event: SummarizationRetryEvent) -> None:
     if callback is None:
         return
     result = callback(event)

@@ -27,11 +27,14 @@ from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.ai.models.registry import ModelRegistry
+    from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Emit = Callable[["SessionEvent"], Awaitable[None]]
 # An extension event with a result (``SessionExtensions.emit``); None without extensions.
 ExtensionEmit = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -81,7 +84,7 @@ class CompactionRunner:
         agent: Agent,
         store: SessionManager,
         settings: Settings,
-        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        registry: ModelRegistry,
         stream_fn: Any,  # RuntimeOptions.stream_fn
         retry_policy: RetryPolicy,
         emit: Emit,
@@ -199,8 +202,8 @@ class CompactionRunner:
             self.from_extension = True
             return await self._record(from_hook, reason, will_retry, controller, from_hook=True)
 
-        async def on_retry(event: dict[str, Any]) -> None:
-            if event.get("type") == "summarization_retry_attempt_start":
+        async def on_retry(event: SummarizationRetryEvent) -> None:
+            if event["type"] == "summarization_retry_attempt_start":
                 event = {"type": event["type"], "source": "compaction", "reason": reason}
             await self._emit(event)
 

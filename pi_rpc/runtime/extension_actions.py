@@ -22,7 +22,9 @@ from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.runtime.events import SessionInfoChangedEvent
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
@@ -128,7 +130,7 @@ class ExtensionActions:
     def set_session_name(self, name: str) -> None:
         s = self.state.port
         current = s.append_session_name(str(name))
-        event: dict[str, Any] = {"type": "session_info_changed"}
+        event: SessionInfoChangedEvent = {"type": "session_info_changed"}
         if current is not None:
             event["name"] = current
         s.emit_now(event)
@@ -194,7 +196,7 @@ class ExtensionActions:
     def get_model(self) -> dict[str, Any] | None:
         return cast("dict[str, Any] | None", self.state.port.model)  # extensions see plain objects
 
-    def get_model_registry(self) -> Any:
+    def get_model_registry(self) -> ModelRegistry:
         return self.state.port.registry
 
     def is_idle(self) -> bool:

@@ -9,6 +9,7 @@ request's messages; the provider-request hooks see headers, payload, response an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.transcript import get_current_system_message
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.types import Message
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.nested_tools import NestedToolCalls
 
 # Provider-request events: with no handler for any of them no hook is installed on the stream.
@@ -66,7 +68,7 @@ class AgentHooks:
 
     # ------------------------------------------------------------------ agent events
 
-    async def on_agent_event(self, event: dict[str, Any]) -> None:
+    async def on_agent_event(self, event: Mapping[str, Any]) -> None:
         """Extensions see every agent event before clients do (upstream order)."""
         runner = self.state.runner
         if runner is None:
@@ -176,7 +178,7 @@ class AgentHooks:
 
             port = self.state.port
 
-            async def emit(event: dict[str, Any]) -> None:
+            async def emit(event: SessionEvent) -> None:
                 await self.on_agent_event(event)
                 await port.emit(event)
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.ai.types import CustomMessage, Message, Model
     from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
 
@@ -85,10 +86,10 @@ class SessionPort(Protocol):
     def get_session_stats(self) -> dict[str, Any]: ...
 
     # ------------------------------------------------------------------ events and background work
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: SessionEvent) -> None:
         """Send ``event`` to the session's clients."""
 
-    def emit_now(self, event: dict[str, Any]) -> None:
+    def emit_now(self, event: SessionEvent) -> None:
         """Send ``event`` to the clients without awaiting (in order with UI requests)."""
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool:

@@ -16,6 +16,7 @@ from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WH
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
     from pi_rpc.session.manager import SessionManager
@@ -174,8 +175,8 @@ class TreeNavigation:
         controller = AbortController()
         self._compaction.begin_external(controller)
 
-        async def on_retry(event: dict[str, Any]) -> None:
-            if event.get("type") == "summarization_retry_attempt_start":
+        async def on_retry(event: SummarizationRetryEvent) -> None:
+            if event["type"] == "summarization_retry_attempt_start":
                 event = {"type": event["type"], "source": "branchSummary"}
             await self._emit(event)
 

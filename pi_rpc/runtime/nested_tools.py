@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.tool_exec import (
     PreparedToolCall,
@@ -37,14 +37,18 @@ MAX_ARGUMENT_BYTES_PER_CALL = 8 * 1024
 MAX_ARGUMENT_BYTES_TOTAL = 32 * 1024
 MAX_ERROR_CHARS = 500
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent, ToolExecutionEndEvent
+
+Emit = Callable[["SessionEvent"], Awaitable[None]]
 
 
 def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
     """``usage`` added to ``total`` (numbers summed, nested dicts merged; a copy of ``usage``
     when there is no total yet)."""
     if total is None:
-        return json.loads(json.dumps(usage))
+        copied: dict[str, Any] = json.loads(json.dumps(usage))
+        return copied
     out = dict(total)
     for key, value in usage.items():
         if isinstance(value, (int, float)) and isinstance(out.get(key), (int, float)):
@@ -159,7 +163,7 @@ class NestedToolCalls:
         scope.recorder.finish(record, outcome.is_error, content_text(result.get("content")))
         if result.get("usage"):
             scope.recorder.usage = add_usage(scope.recorder.usage, result["usage"])
-        end: dict[str, Any] = {
+        end: ToolExecutionEndEvent = {
             "type": "tool_execution_end",
             "toolCallId": tool_call["id"],
             "toolName": name,

@@ -96,6 +96,7 @@ def _postgres_backend(conninfo: str) -> SessionBackend:
 
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
 
 
@@ -106,7 +107,7 @@ class RuntimeOptions:
     cwd: str
     agent_dir: Path
     settings: Settings
-    registry: Any  # pi_rpc.ai.models.ModelRegistry
+    registry: ModelRegistry
     session: SessionManager
     model: Model | None
     # The flat session directory configured by --session-dir, $PI_CODING_AGENT_SESSION_DIR or

@@ -6,7 +6,6 @@ delivery rather than when queued."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_rpc.ai.transcript import content_text
@@ -16,6 +15,7 @@ from pi_rpc.runtime.prompt_images import normalize_queued_message
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.events import EmitEvent
 
 
 def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
@@ -27,7 +27,7 @@ def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
 class PromptQueue:
     """The listed steering and follow-up texts of one session."""
 
-    def __init__(self, *, agent: Agent, settings: Settings, emit: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    def __init__(self, *, agent: Agent, settings: Settings, emit: EmitEvent) -> None:
         self._agent = agent
         self._settings = settings
         self._emit = emit

@@ -28,7 +28,10 @@ import math
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEndEvent
 
 import anyio
 
@@ -264,9 +267,8 @@ class RunGuard:
 
     # ------------------------------------------------------------------ agent_end
 
-    def end_fields(self) -> dict[str, Any]:
-        """What the run's ``agent_end`` carries beyond upstream's keys."""
-        fields: dict[str, Any] = {}
+    def add_end_fields(self, fields: AgentEndEvent) -> None:
+        """What the run's ``agent_end`` carries beyond upstream's keys, added to ``fields``."""
         if self.hit is not None:
             fields["limit"] = dict(self.hit)
         if self.output_schema is not None:
@@ -274,4 +276,3 @@ class RunGuard:
                 fields["output"] = self.output
             elif self.output_error is not None:
                 fields["outputError"] = self.output_error
-        return fields

@@ -73,7 +73,8 @@ class PromptResult:
         """The final assistant message (None if the run produced none)."""
         for message in reversed(self.messages):
             if message.get("role") == "assistant":
-                return message
+                found: dict[str, Any] = message
+                return found
         return None
 
     @property

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import CustomMessage, Message, Model
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
@@ -49,7 +50,7 @@ class SessionParts(Protocol):
     @property
     def settings(self) -> Settings: ...
     @property
-    def registry(self) -> Any: ...
+    def registry(self) -> ModelRegistry: ...
     @property
     def models(self) -> ModelControl: ...
     @property
@@ -64,8 +65,8 @@ class SessionParts(Protocol):
     def pending_message_count(self) -> int: ...
     @property
     def entry_ids_by_message(self) -> dict[int, str]: ...
-    async def emit(self, event: dict[str, Any]) -> None: ...
-    def emit_now(self, event: dict[str, Any]) -> None: ...
+    async def emit(self, event: SessionEvent) -> None: ...
+    def emit_now(self, event: SessionEvent) -> None: ...
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool: ...
     async def prompt(
         self,
@@ -145,7 +146,7 @@ class LiveSessionPort:
 
     @property
     def registry(self) -> ModelRegistry:
-        return cast("ModelRegistry", self._parts.registry)
+        return self._parts.registry
 
     @property
     def tool_gate(self) -> BeforeToolCallHook | None:
@@ -233,7 +234,8 @@ class LiveSessionPort:
 
     async def set_model(self, model: dict[str, Any]) -> bool:
         parts = self._parts
-        if not parts.registry.has_auth(model.get("provider")):
+        provider = model.get("provider")
+        if not isinstance(provider, str) or not parts.registry.has_auth(provider):
             return False
         await parts.models.apply_model(cast("Model", model), "set")  # as the extension gave it
         return True

@@ -308,7 +308,7 @@ class SessionHost:
         raw = cmd.get("cwd")
         if raw is None:
             return os.getcwd()
-        cwd = os.path.abspath(os.path.expanduser(raw))
+        cwd: str = os.path.abspath(os.path.expanduser(raw))
         if not os.path.isdir(cwd):
             raise CommandError(f'Invalid command "open_session": field "cwd": not a directory: {raw}')
         return cwd
