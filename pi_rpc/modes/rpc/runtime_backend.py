@@ -115,7 +115,7 @@ class RuntimeBackend:
 
         events = server.events
 
-        async def forward(event: dict[str, Any]) -> None:
+        async def forward(event: dict[str, object]) -> None:
             wire = to_wire_event(event)
             if not events.try_emit(wire):  # (queued at once: every streamed delta)
                 await events.emit(wire)
@@ -186,7 +186,7 @@ class RuntimeBackend:
 
         self._ui = RpcExtensionUI(server.events.send_direct, getattr(server.events, "dialogs", None))
 
-        def on_error(error: dict[str, Any]) -> None:
+        def on_error(error: dict[str, object]) -> None:
             server.events.send_direct(
                 {
                     "type": "extension_error",
@@ -278,12 +278,12 @@ class RuntimeBackend:
 
         return handler
 
-    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, object]) -> None:
         # Routed to the pending dialog with that id; stale or unknown answers are ignored.
         if self._ui is not None:
             self._ui.resolve(cmd)
 
-    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, object]) -> None:
         # Routed to the pending call with that id; stale or unknown answers are ignored.
         await self.host_tools.answer(cmd)
 
@@ -327,7 +327,7 @@ class RuntimeBackend:
         cancelled_login = self.auth.cancel_login()
         return {"outcome": "aborted" if await self.session.abort() or cancelled_login else "idle"}
 
-    async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return await self.session.clear_queue()
 
     # ------------------------------------------------------------------ session replacement
@@ -338,7 +338,7 @@ class RuntimeBackend:
     async def cmd_switch_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.switch_session(cmd["sessionPath"])
 
-    async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         # Upstream's RPC ignores `position` (always "before"); ours accepts "before" | "at"
         # like upstream's runtime fork(). Omitted, it is exactly upstream's behaviour.
         position = cmd.get("position", "before")
@@ -346,12 +346,12 @@ class RuntimeBackend:
             raise CommandError('Invalid command "fork": field "position": expected "before" or "at"')
         return await self.session.fork(cmd.get("entryId"), position)
 
-    async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return await self.session.clone()
 
     # ------------------------------------------------------------------ state and models
 
-    async def cmd_get_state(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_state(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_state()
 
     async def cmd_set_model(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -361,7 +361,7 @@ class RuntimeBackend:
         result = await self.session.cycle_model()
         return JSON_NULL if result is None else result
 
-    async def cmd_get_available_models(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_available_models(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"models": self.session.get_available_models()}
 
     async def cmd_set_thinking_level(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -372,7 +372,7 @@ class RuntimeBackend:
         result = await self.session.cycle_thinking_level()
         return JSON_NULL if result is None else result
 
-    async def cmd_get_available_thinking_levels(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_available_thinking_levels(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"levels": self.session.get_available_thinking_levels()}
 
     async def cmd_set_steering_mode(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -396,7 +396,7 @@ class RuntimeBackend:
         self.session.set_auto_retry(cmd["enabled"])
         return None
 
-    async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         gate = anyio.Event()
         ctx.extras["after_response"] = gate.set
         await self.session.abort_retry(gate)
@@ -416,7 +416,7 @@ class RuntimeBackend:
 
     # ------------------------------------------------------------------ queries
 
-    async def cmd_get_session_stats(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_session_stats(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_session_stats()
 
     async def cmd_export_html(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -433,21 +433,21 @@ class RuntimeBackend:
             raise CommandError(f"Entry not found: {since}") from None
         return {"entries": entries, "leafId": self.session.session.get_leaf_id()}
 
-    async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         # A linear session is a tree as deep as it is long: serialise it without recursion
         # (orjson refuses nesting beyond 254 levels) and splice the bytes in.
         tree = orjson.Fragment(dumps_tree(self.session.session.get_tree()))
         return {"tree": tree, "leafId": self.session.session.get_leaf_id()}
 
-    async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_last_assistant_text()
 
     async def cmd_set_session_name(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         await self.session.set_session_name(cmd["name"])
         return None
 
-    async def cmd_get_messages(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_messages(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"messages": self.session.get_messages()}
 
-    async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"commands": self.session.get_commands()}
