@@ -10,7 +10,7 @@ same events as they look on the wire (pydantic, for the schema export).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal, NotRequired, TypedDict, Union
 
 from pi_rpc.agent.events import (
@@ -47,12 +47,14 @@ __all__ = [
     "EntryAppendedEvent",
     "EmitEvent",
     "ExtensionErrorEvent",
+    "ImmediateListener",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
     "QueueUpdateEvent",
     "SessionEvent",
     "SessionInfoChangedEvent",
+    "SessionListener",
     "SessionWriteErrorEvent",
     "SessionWriteResumedEvent",
     "SummarizationRetryAttemptStartEvent",
@@ -87,7 +89,7 @@ class CompactionStartEvent(TypedDict):
 class CompactionEndEvent(TypedDict):
     type: Literal["compaction_end"]
     reason: str
-    result: NotRequired[object]
+    result: NotRequired[Mapping[str, object]]  # compaction.CompactionResult as stored
     aborted: bool
     willRetry: bool
     errorMessage: NotRequired[str]
@@ -174,3 +176,23 @@ SessionEvent = Union[
 
 #: Where a session's events go: ``AgentSession.emit`` as the parts see it, and every listener.
 EmitEvent = Callable[[SessionEvent], Awaitable[None]]
+
+#: A client of the session's events (a mode, ``--listen``, the SDK): ``AgentSession.subscribe``.
+SessionListener = Callable[[SessionEvent], Awaitable[None]]
+
+
+class ImmediateListener:
+    """A listener with a second, synchronous way in. ``AgentSession.emit_now`` (what an
+    extension causes synchronously) hands such a listener the event at once through
+    ``emit_nowait``, so it stays in order with what the extension writes directly; a plain
+    listener gets it in the background instead."""
+
+    __slots__ = ("_emit", "emit_nowait")
+
+    def __init__(self, emit: SessionListener, emit_nowait: Callable[[SessionEvent], None]) -> None:
+        self._emit = emit
+        self.emit_nowait = emit_nowait
+
+    def __call__(self, event: SessionEvent) -> Awaitable[None]:
+        # Not ``async``: the listener's own coroutine is awaited, no second frame per event.
+        return self._emit(event)

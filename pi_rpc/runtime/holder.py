@@ -34,8 +34,7 @@ from pi_rpc.session.manager import SessionManager, print_diagnostics
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.config.settings import Settings
-
-EventListener = Callable[[dict[str, Any]], Awaitable[None]]
+    from pi_rpc.runtime.events import SessionListener as EventListener
 
 
 class ReplacementHooks(Protocol):

@@ -57,6 +57,7 @@ from pi_rpc.runtime.errors import (
     RuntimeCommandError,
     no_api_key_error,
 )
+from pi_rpc.runtime.events import ImmediateListener
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.holder import SessionHolder
 from pi_rpc.runtime.model_control import ModelControl
@@ -77,14 +78,11 @@ if TYPE_CHECKING:
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
-    from pi_rpc.runtime.events import SessionEvent, SessionInfoChangedEvent
+    from pi_rpc.runtime.events import SessionEvent, SessionInfoChangedEvent, SessionListener
     from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.run_limits import RunGuard
     from pi_rpc.runtime.tool_control import ToolControl
 
-# The modes' listeners still read events as ``dict[str, Any]`` (holder.EventListener); a
-# ``SessionEvent`` is that dict at run time.
-SessionListener = Callable[[Any], Awaitable[None]]
 
 # Roles the store persists on message_end (bashExecution is recorded by the bash command).
 # (custom messages from extensions are recorded as custom_message entries.)
@@ -379,14 +377,13 @@ class AgentSession:
     def emit_now(self, event: SessionEvent) -> None:
         """Emit without awaiting, for effects an extension causes synchronously (upstream emits
         them at once, so they stay in order with the extension's UI requests): a listener with
-        an ``emit_nowait`` attribute gets the event now, any other one in the background."""
+        ``ImmediateListener`` gets the event now, any other one in the background."""
         if self._shutting_down:
             return
         self.store_faults.commit_now()
         for listener in self._listeners.all:
-            nowait = getattr(listener, "emit_nowait", None)
-            if nowait is not None:
-                nowait(event)
+            if isinstance(listener, ImmediateListener):
+                listener.emit_nowait(event)
             else:
                 self._start_background(_deliver, listener, event)
 

@@ -300,7 +300,9 @@ def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[d
     return out
 
 
-def build_params(model: Model, context: Context, options: StreamOptions, compat: dict[str, object]) -> dict[str, object]:
+def build_params(
+    model: Model, context: Context, options: StreamOptions, compat: dict[str, object]
+) -> dict[str, object]:
     system_prompt, messages, tools = collapse_context(context)
     params: dict[str, object] = {
         "model": model["id"],
@@ -336,7 +338,9 @@ def build_params(model: Model, context: Context, options: StreamOptions, compat:
     return params
 
 
-def _add_reasoning_params(params: dict[str, object], model: Model, options: StreamOptions, compat: dict[str, object]) -> None:
+def _add_reasoning_params(
+    params: dict[str, object], model: Model, options: StreamOptions, compat: dict[str, object]
+) -> None:
     """The reasoning fields of a reasoning model's request, in the dialect ``thinkingFormat``
     names (appended in place: the request's key order is upstream's)."""
     level = reasoning_level(model, options)
@@ -633,7 +637,9 @@ class _CompletionsStream:
             raise ProviderStreamError("Stream ended without finish_reason")
 
 
-def _plain_text_chunk(chunk: dict[str, object], choice: dict[str, object], delta: dict[str, object], only_content: bool) -> bool:
+def _plain_text_chunk(
+    chunk: dict[str, object], choice: dict[str, object], delta: dict[str, object], only_content: bool
+) -> bool:
     """Nothing but the text of this chunk did anything (no usage, no finish reason, no other
     delta field that matters): the next chunks may be this one with other text."""
     return (

@@ -53,7 +53,11 @@ class CodemodeHost(Protocol):
     def callable_tools(self) -> list[dict[str, Any]]: ...
 
     async def execute_tool(
-        self, name: str, args: dict[str, object], signal: AbortSignal | None, on_update: Callable[[object], object] | None = None
+        self,
+        name: str,
+        args: dict[str, object],
+        signal: AbortSignal | None,
+        on_update: Callable[[object], object] | None = None,
     ) -> dict[str, object]: ...
 
     def read_store(self) -> dict[str, object]: ...
@@ -275,7 +279,11 @@ async def run_script(
 
 
 async def _answer_global(
-    send: Callable[[dict[str, object]], Awaitable[None]], discovery: _Discovery, call_id: object, name: str, args: object
+    send: Callable[[dict[str, object]], Awaitable[None]],
+    discovery: _Discovery,
+    call_id: object,
+    name: str,
+    args: object,
 ) -> None:
     """Answer the script's call of a discovery global (``search_tools`` and the like); a
     failure, sending the value included, reaches the script as an error."""
@@ -364,7 +372,12 @@ async def _run_worker(
         if tool is None or host is None:
             await send({"type": "result", "id": call_id, "ok": False, "error": f"Tool {name} not found"})
             return
-        record: dict[str, object] = {"id": f"{tool_call_id}/?", "name": name, "args": _preview(args), "status": "running"}
+        record: dict[str, object] = {
+            "id": f"{tool_call_id}/?",
+            "name": name,
+            "args": _preview(args),
+            "status": "running",
+        }
         calls.append(record)
         await publish()
         begun = time.monotonic()

@@ -21,11 +21,13 @@ from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import HOST_TOOL_RESULT, HOST_TOOL_UPDATE
 from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, TOOLS
+from pi_rpc.runtime.events import ImmediateListener
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.session import AgentSession
 
 
@@ -115,15 +117,18 @@ class RuntimeBackend:
 
         events = server.events
 
-        async def forward(event: dict[str, object]) -> None:
+        async def forward_event(event: SessionEvent) -> None:
             wire = to_wire_event(event)
             if not events.try_emit(wire):  # (queued at once: every streamed delta)
                 await events.emit(wire)
             if self._shutdown_requested and event.get("type") == "agent_settled":
                 self._check_shutdown()
 
+        def forward_now(event: SessionEvent) -> None:
+            server.events.emit_nowait(to_wire_event(event))
+
         # Events extensions cause synchronously are written at once (AgentSession.emit_now).
-        forward.emit_nowait = lambda event: server.events.emit_nowait(to_wire_event(event))  # type: ignore[attr-defined]
+        forward = ImmediateListener(forward_event, forward_now)
 
         if not own_session:
             self._unsubscribe = self.session.subscribe(forward)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -121,7 +121,7 @@ class HubEvents(EventEmitter):
             super().close()
             self._hub.session_closed(self.handle)
 
-    def send_direct(self, record: dict[str, Any]) -> None:
+    def send_direct(self, record: Mapping[str, object]) -> None:
         if not self._closed:
             super().send_direct(record)
 
