@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
 from pi_rpc.agent.convert import convert_to_llm as default_convert_to_llm
 from pi_rpc.agent.convert import transform_messages as default_transform_messages
-from pi_rpc.agent.events import AgentEvent
 from pi_rpc.agent.fifo_lock import FifoLock
 from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import (
@@ -38,6 +37,9 @@ from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEventListen
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortController, AbortSignal
 from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage, is_assistant
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
 
 QueueMode = str  # "one-at-a-time" | "all"
 DequeueCallback = Callable[[Message, str], Awaitable[None]]

@@ -15,10 +15,9 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
-from pi_rpc.agent.events import AgentEvent
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
 from pi_rpc.agent.transcript import declare_tool_changes
 from pi_rpc.agent.types import AfterToolCallHook, AgentContext, BeforeToolCallHook
@@ -26,7 +25,10 @@ from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[AgentEvent], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
+
+Emit = Callable[["AgentEvent"], Awaitable[None]]
 StreamFn = Callable[..., Any]
 #: How a turn's tool calls run (a tool marked ``sequential`` makes its whole batch sequential).
 ToolExecution = Literal["parallel", "sequential"]

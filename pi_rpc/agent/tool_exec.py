@@ -21,11 +21,10 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
-from pi_rpc.agent.events import AgentEvent, ToolExecutionEndEvent
 from pi_rpc.agent.types import (
     AfterToolCallContext,
     AfterToolCallHook,
@@ -38,7 +37,10 @@ from pi_rpc.agent.validation import ValidateArgs
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[AgentEvent], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent, ToolExecutionEndEvent
+
+Emit = Callable[["AgentEvent"], Awaitable[None]]
 
 OPERATION_ABORTED = "Operation aborted"
 

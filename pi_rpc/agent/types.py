@@ -13,11 +13,13 @@ each mode transforms them (drops ``partial``, adds ``usage``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
-from pi_rpc.agent.events import AgentEvent
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import UserContent
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
 
 
 class AgentToolResult(TypedDict):
@@ -50,7 +52,7 @@ class AgentTool(Protocol):
     ) -> AgentToolResult: ...
 
 
-AgentEventListener = Callable[[AgentEvent], Awaitable[None]]
+AgentEventListener = Callable[["AgentEvent"], Awaitable[None]]
 
 
 # --------------------------------------------------------------------------- loop contracts

@@ -20,7 +20,6 @@ from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.types import Context, StreamOptions, empty_usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
-from pi_rpc.compaction.events import SummarizationRetryEvent
 from pi_rpc.compaction.overflow import is_retryable_error
 from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
 from pi_rpc.compaction.settings import RetrySettings
@@ -28,11 +27,12 @@ from pi_rpc.session.ids import uuid7
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import AssistantMessage, Model
+    from pi_rpc.compaction.events import SummarizationRetryEvent
 
 StreamFn = Callable[
     [Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]
 ]
-RetryCallback = Callable[[SummarizationRetryEvent], Awaitable[None] | None]
+RetryCallback = Callable[["SummarizationRetryEvent"], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
 

@@ -44,7 +44,7 @@ from pi_rpc.modes.exit import (
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
-from pi_rpc.runtime.events import ImmediateListener
+from pi_rpc.runtime.listeners import PairedListener
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
@@ -281,7 +281,7 @@ class OneshotRunner:
             # Upstream prints the header before it subscribes; always present (even in memory).
             self.writer.send_nowait(session.session.get_header())  # type: ignore[union-attr]
             # Events an extension causes synchronously are written at once (emit_now).
-            listener = ImmediateListener(self._forward_event, self._forward_event_nowait)
+            listener = PairedListener(self._forward_event, self._forward_event_nowait)
             self._unsubscribe = session.holder.subscribe(listener)
         await self._bind_extensions(session)
         try:

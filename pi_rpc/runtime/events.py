@@ -47,7 +47,6 @@ __all__ = [
     "EntryAppendedEvent",
     "EmitEvent",
     "ExtensionErrorEvent",
-    "ImmediateListener",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
@@ -179,20 +178,3 @@ EmitEvent = Callable[[SessionEvent], Awaitable[None]]
 
 #: A client of the session's events (a mode, ``--listen``, the SDK): ``AgentSession.subscribe``.
 SessionListener = Callable[[SessionEvent], Awaitable[None]]
-
-
-class ImmediateListener:
-    """A listener with a second, synchronous way in. ``AgentSession.emit_now`` (what an
-    extension causes synchronously) hands such a listener the event at once through
-    ``emit_nowait``, so it stays in order with what the extension writes directly; a plain
-    listener gets it in the background instead."""
-
-    __slots__ = ("_emit", "emit_nowait")
-
-    def __init__(self, emit: SessionListener, emit_nowait: Callable[[SessionEvent], None]) -> None:
-        self._emit = emit
-        self.emit_nowait = emit_nowait
-
-    def __call__(self, event: SessionEvent) -> Awaitable[None]:
-        # Not ``async``: the listener's own coroutine is awaited, no second frame per event.
-        return self._emit(event)

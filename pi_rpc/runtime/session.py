@@ -33,7 +33,6 @@ import anyio
 from anyio.abc import TaskGroup
 
 from pi_rpc.agent.agent import Agent
-from pi_rpc.agent.events import AgentEndEvent, AgentEvent
 from pi_rpc.agent.listeners import Listeners
 from pi_rpc.agent.loop import TurnSnapshot, TurnUpdate
 from pi_rpc.agent.types import BeforeToolCallHook
@@ -57,9 +56,9 @@ from pi_rpc.runtime.errors import (
     RuntimeCommandError,
     no_api_key_error,
 )
-from pi_rpc.runtime.events import ImmediateListener
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.holder import SessionHolder
+from pi_rpc.runtime.listeners import ImmediateListener
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.navigation import TreeNavigation
 from pi_rpc.runtime.options import RuntimeOptions
@@ -74,6 +73,7 @@ from pi_rpc.runtime.store_faults import StoreFaultReporter, Unwritten
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEndEvent, AgentEvent
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding

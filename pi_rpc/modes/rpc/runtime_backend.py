@@ -21,12 +21,15 @@ from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import HOST_TOOL_RESULT, HOST_TOOL_UPDATE
 from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, TOOLS
-from pi_rpc.runtime.events import ImmediateListener
+from pi_rpc.runtime.listeners import ImmediateListener
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pi_rpc.modes.rpc.events import EventEmitter
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.session import AgentSession
 
@@ -60,6 +63,28 @@ def _run_bounds(cmd: dict[str, Any], *, schema_allowed: bool = True) -> tuple[An
     except LimitsError as exc:
         raise CommandError(f'Invalid command "{ctype}": {exc}') from None
     return limits, schema
+
+
+class _EventForwarder(ImmediateListener):
+    """The session's events onto the server's event stream, in wire form; the events extensions
+    cause synchronously (``AgentSession.emit_now``) are written at once."""
+
+    __slots__ = ("_events", "_on_settled")
+
+    def __init__(self, events: EventEmitter, on_settled: Callable[[], None]) -> None:
+        self._events = events
+        self._on_settled = on_settled
+
+    async def __call__(self, event: SessionEvent) -> None:
+        wire = to_wire_event(event)
+        events = self._events
+        if not events.try_emit(wire):  # (queued at once: every streamed delta)
+            await events.emit(wire)
+        if event.get("type") == "agent_settled":
+            self._on_settled()
+
+    def emit_nowait(self, event: SessionEvent) -> None:
+        self._events.emit_nowait(to_wire_event(event))
 
 
 class RuntimeBackend:
@@ -115,20 +140,7 @@ class RuntimeBackend:
         if own_session:
             self.session.bind_task_group(server.task_group)
 
-        events = server.events
-
-        async def forward_event(event: SessionEvent) -> None:
-            wire = to_wire_event(event)
-            if not events.try_emit(wire):  # (queued at once: every streamed delta)
-                await events.emit(wire)
-            if self._shutdown_requested and event.get("type") == "agent_settled":
-                self._check_shutdown()
-
-        def forward_now(event: SessionEvent) -> None:
-            server.events.emit_nowait(to_wire_event(event))
-
-        # Events extensions cause synchronously are written at once (AgentSession.emit_now).
-        forward = ImmediateListener(forward_event, forward_now)
+        forward = _EventForwarder(server.events, self._settled)
 
         if not own_session:
             self._unsubscribe = self.session.subscribe(forward)
@@ -229,6 +241,10 @@ class RuntimeBackend:
             self._check_shutdown()
 
         self.server.task_group.start_soon(check_soon)
+
+    def _settled(self) -> None:
+        if self._shutdown_requested:
+            self._check_shutdown()
 
     def _check_shutdown(self) -> None:
         if not self._shutdown_requested or self._active_commands > 0:
