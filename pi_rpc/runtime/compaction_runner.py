@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[["SessionEvent"], Awaitable[None]]
 # An extension event with a result (``SessionExtensions.emit``); None without extensions.
-ExtensionEmit = Callable[[dict[str, Any]], Awaitable[Any]]
+ExtensionEmit = Callable[[dict[str, object]], Awaitable[object]]
 
 
 def summary_retry_settings(policy: RetryPolicy) -> RetrySettings:
@@ -89,7 +89,7 @@ class CompactionRunner:
         retry_policy: RetryPolicy,
         emit: Emit,
         ext_emit: ExtensionEmit | None,
-        hide_failed_reply: Callable[[Mapping[str, Any]], Awaitable[None]],
+        hide_failed_reply: Callable[[Mapping[str, object]], Awaitable[None]],
     ) -> None:
         self._agent = agent
         # The store this runner compacts: a replaced session gets a new runner (``holder``).
@@ -143,13 +143,13 @@ class CompactionRunner:
 
     async def _ask_extensions(
         self,
-        preparation: Any,
-        branch: list[dict[str, Any]],
+        preparation: object,
+        branch: list[dict[str, object]],
         reason: str,
         custom_instructions: str | None,
         will_retry: bool,
         controller: AbortController,
-    ) -> dict[str, Any] | None:
+    ) -> dict[str, object] | None:
         """``session_before_compact``: ``{"cancel": True}`` cancels (as an abort would), a
         ``compaction`` result replaces the summary (recorded with ``fromHook``)."""
         if self._ext_emit is None:
@@ -174,7 +174,7 @@ class CompactionRunner:
 
     async def _summarize(
         self, reason: str, custom_instructions: str | None, will_retry: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self._agent.model
         branch = self._store.get_branch()
@@ -225,7 +225,7 @@ class CompactionRunner:
 
     async def _record(
         self, result: dict[str, Any], reason: str, will_retry: bool, controller: AbortController, *, from_hook: bool
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Append the compaction entry and reload the context (then ``session_compact``)."""
         self._controller = None
         if controller.signal.aborted:
@@ -266,7 +266,7 @@ class CompactionRunner:
             )
         return result
 
-    async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, Any] | None:
+    async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, object] | None:
         """One compaction with its start/end events. Returns the result, or None on failure
         (the failure text is in ``self.last_error``)."""
         self.active = True
@@ -317,7 +317,7 @@ class CompactionRunner:
     async def _failed(self, reason: str, error_message: str | None, *, aborted: bool, will_retry: bool) -> None:
         if self._ext_emit is None:
             return
-        event: dict[str, Any] = {"type": "session_compact_failed", "reason": reason}
+        event: dict[str, object] = {"type": "session_compact_failed", "reason": reason}
         if error_message is not None:
             event["errorMessage"] = error_message
         event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
@@ -325,7 +325,7 @@ class CompactionRunner:
 
     # ------------------------------------------------------------------ triggers
 
-    async def run_manual(self, custom_instructions: str | None) -> dict[str, Any]:
+    async def run_manual(self, custom_instructions: str | None) -> dict[str, object]:
         self.manual_active = True
         try:
             result = await self._run("manual", custom_instructions, False)
@@ -347,7 +347,7 @@ class CompactionRunner:
                 return None
         return None
 
-    def decide(self, message: Mapping[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
+    def decide(self, message: Mapping[str, object] | None, *, skip_aborted: bool) -> CompactionDecision:
         """What follows ``message`` (the last reply): nothing, threshold compaction, overflow
         recovery, or giving up on a second overflow (upstream ``_checkCompaction``)."""
         model = self._agent.model
@@ -406,7 +406,7 @@ class CompactionRunner:
         """A reply that fit, a new run or another context: the next overflow is a first one."""
         self.overflow_attempted = False
 
-    async def recover_from_overflow(self, failed: Mapping[str, Any], will_retry: bool) -> bool:
+    async def recover_from_overflow(self, failed: Mapping[str, object], will_retry: bool) -> bool:
         """Hide the failed reply, compact, and report whether the turn should be retried."""
         self.overflow_attempted = True
         if will_retry:

@@ -12,7 +12,7 @@ checks that where the session builds the port). Neither module imports ``runtime
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from pi_rpc.extensions.context import ReadonlySessionManager
 from pi_rpc.runtime.thinking_levels import effective_thinking_level
@@ -67,11 +67,11 @@ class SessionParts(Protocol):
     def entry_ids_by_message(self) -> dict[int, str]: ...
     async def emit(self, event: SessionEvent) -> None: ...
     def emit_now(self, event: SessionEvent) -> None: ...
-    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool: ...
+    def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> bool: ...
     async def prompt(
         self,
         text: str,
-        images: list[dict[str, Any]] | None = None,
+        images: list[dict[str, object]] | None = None,
         streaming_behavior: str | None = None,
         *,
         source: str = "interactive",
@@ -81,16 +81,16 @@ class SessionParts(Protocol):
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
     async def abort(self) -> bool: ...
     async def wait_for_settled(self) -> None: ...
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
-    def get_commands(self) -> list[dict[str, Any]]: ...
-    def get_session_stats(self) -> dict[str, Any]: ...
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, object]: ...
+    def get_commands(self) -> list[dict[str, object]]: ...
+    def get_session_stats(self) -> dict[str, object]: ...
     def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
     def reload_resources(self) -> None: ...
-    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
-    async def rediscover_extensions(self) -> list[Any] | None: ...
-    async def new_session(self, parent_session: str | None = None, *, setup: Any = None) -> dict[str, Any]: ...
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
-    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...
+    async def rediscover_extensions(self) -> list[object] | None: ...
+    async def new_session(self, parent_session: str | None = None, *, setup: object = None) -> dict[str, object]: ...
+    async def fork(self, entry_id: object, position: str = "before") -> dict[str, object]: ...
+    async def switch_session(self, session_path: str) -> dict[str, object]: ...
     async def navigate_tree(
         self,
         target_id: str,
@@ -99,7 +99,7 @@ class SessionParts(Protocol):
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, object]: ...
 
 
 class LiveSessionPort:
@@ -197,12 +197,12 @@ class LiveSessionPort:
     def active_tool_names(self) -> list[str]:
         return [tool.name for tool in self._parts.agent.tools]
 
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, object]:
         return self._parts.settings.as_dict()
 
     # ------------------------------------------------------------------ entries
 
-    def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:
+    def append_custom_entry(self, custom_type: str, data: object) -> dict[str, object] | None:
         store = self._parts.session
         return store.get_entry(store.append_custom_entry(custom_type, data))
 
@@ -214,7 +214,7 @@ class LiveSessionPort:
     def set_entry_label(self, entry_id: str, label: str | None) -> None:
         self._parts.session.append_label_change(entry_id, label)
 
-    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
+    def commit_entries(self, drafts: object) -> list[dict[str, object]]:
         from pi_rpc.runtime.boundaries import apply_drafts
 
         parts = self._parts
@@ -232,7 +232,7 @@ class LiveSessionPort:
 
     # ------------------------------------------------------------------ model, thinking level, idle
 
-    async def set_model(self, model: dict[str, Any]) -> bool:
+    async def set_model(self, model: dict[str, object]) -> bool:
         parts = self._parts
         provider = model.get("provider")
         if not isinstance(provider, str) or not parts.registry.has_auth(provider):
@@ -253,14 +253,14 @@ class LiveSessionPort:
     # ------------------------------------------------------------------ the session tree
 
     async def new_session(
-        self, parent_session: str | None = None, *, setup: Callable[..., Any] | None = None
-    ) -> dict[str, Any]:
+        self, parent_session: str | None = None, *, setup: Callable[..., object] | None = None
+    ) -> dict[str, object]:
         return await self._parts.new_session(parent_session, setup=setup)
 
-    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, object]:
         return await self._parts.fork(entry_id, position)
 
-    async def switch_session(self, session_path: str) -> dict[str, Any]:
+    async def switch_session(self, session_path: str) -> dict[str, object]:
         return await self._parts.switch_session(session_path)
 
     async def navigate_tree(
@@ -271,7 +271,7 @@ class LiveSessionPort:
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         return await self._parts.navigate_tree(
             target_id,
             summarize=summarize,
