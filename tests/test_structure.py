@@ -621,7 +621,7 @@ def test_port_gates_see_planted_violations(tmp_path: Path) -> None:
 # the ceiling when it does. (An alias such as ``Json = dict[str, Any]`` still counts its one
 # ``Any``, but every use of it hides one more: give the data its shape instead.)
 
-ANY_PER_KLOC_CEILING = 99.0  # replaced below by the figure reached
+ANY_PER_KLOC_CEILING = 24.9  # 47.4 before issue 32 item 3; 24.86 when this gate came
 
 
 def _any_tokens(text: str) -> int:

@@ -93,10 +93,10 @@ class Agent:
         model: Model | None = None,
         system_prompt: str = "",
         thinking_level: str = "off",
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[object] | None = None,
         messages: Sequence[Message] | None = None,
         stream_fn: StreamFn | None = None,
-        convert_to_llm: Callable[[list[Message]], Any] | None = None,
+        convert_to_llm: Callable[[list[Message]], object] | None = None,
         transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None,
         transform_messages: Callable[[list[Message], Model], list[Message]] | None = default_transform_messages,
         get_api_key: Callable[[str], Awaitable[str | None]] | None = None,
@@ -107,7 +107,7 @@ class Agent:
         follow_up_mode: QueueMode = "one-at-a-time",
         tool_execution: ToolExecution = "parallel",
         session_id: str | None = None,
-        stream_options: dict[str, Any] | None = None,
+        stream_options: dict[str, object] | None = None,
         validate_args: ValidateArgs | None = None,
         on_dequeue: DequeueCallback | None = None,
         prepare_next_turn: PrepareNextTurn | None = None,
@@ -136,7 +136,7 @@ class Agent:
         self.after_tool_call = after_tool_call
         self.tool_execution = tool_execution
         self.session_id = session_id
-        self.stream_options: dict[str, Any] = dict(stream_options or {})
+        self.stream_options: dict[str, object] = dict(stream_options or {})
         self._validate_args = validate_args
         self.on_dequeue = on_dequeue
         self.prepare_next_turn = prepare_next_turn
@@ -357,7 +357,7 @@ class Agent:
             declare_tools=self.declare_tools,
         )
 
-    async def _run_with_lifecycle(self, executor: Callable[[AbortSignal], Awaitable[Any]]) -> None:
+    async def _run_with_lifecycle(self, executor: Callable[[AbortSignal], Awaitable[object]]) -> None:
         if self._active is not None:
             raise RuntimeError("Agent is already processing.")
         run = _ActiveRun()

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.events import AgentEvent
 
 Emit = Callable[["AgentEvent"], Awaitable[None]]
-StreamFn = Callable[..., Any]
+StreamFn = Callable[..., object]
 #: How a turn's tool calls run (a tool marked ``sequential`` makes its whole batch sequential).
 ToolExecution = Literal["parallel", "sequential"]
 #: ``finish_turn``'s verdict: stop the run now, or make one more request; None decides nothing.
@@ -95,7 +95,7 @@ class LoopConfig:
     api_key: str | None = None
     get_api_key: Callable[[str], Awaitable[str | None]] | None = None
     stream_options: dict[str, Any] = field(default_factory=dict)
-    convert_to_llm: Callable[[list[Message]], Any] = convert_to_llm
+    convert_to_llm: Callable[[list[Message]], object] = convert_to_llm
     transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None
     transform_messages: Callable[[list[Message], Model], list[Message]] | None = transform_messages
     tool_execution: ToolExecution = "parallel"

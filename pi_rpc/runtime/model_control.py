@@ -37,7 +37,7 @@ class ModelControl:
         scoped_models: list[tuple[Model, str | None]],
         retry_policy: RetryPolicy,
         emit: EmitEvent,
-        ext_emit: Callable[[dict[str, Any]], Awaitable[Any]] | None,
+        ext_emit: Callable[[dict[str, object]], Awaitable[object]] | None,
     ) -> None:
         self._agent = agent
         # The store model changes are recorded in: a replaced session gets a new part (``holder``).

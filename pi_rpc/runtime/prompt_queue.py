@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.events import EmitEvent
 
 
-def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
+def user_message(text: str, images: list[dict[str, object]] | None) -> UserMessage:
     content: list[Any] = [{"type": "text", "text": text}]
     content.extend(images or [])
     return {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
@@ -40,7 +40,7 @@ class PromptQueue:
     def pending_message_count(self) -> int:
         return len(self._steering) + len(self._follow_up)
 
-    async def add(self, kind: Literal["steer", "followUp"], text: str, images: list[dict[str, Any]] | None) -> None:
+    async def add(self, kind: Literal["steer", "followUp"], text: str, images: list[dict[str, object]] | None) -> None:
         message = user_message(text, images)
         if images:
             self._with_images[id(message)] = message
