@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from importlib import import_module
-from typing import Any
 
 
 def lazy_exports(
-    namespace: dict[str, Any], exports: Mapping[str, str]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    namespace: dict[str, object], exports: Mapping[str, str]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for the package whose ``globals()`` is ``namespace``;
     ``exports`` maps each exported name to the module defining it."""
     package = namespace["__name__"]
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

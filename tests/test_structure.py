@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
+import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
@@ -703,3 +705,62 @@ def test_port_gates_see_planted_violations(tmp_path: Path) -> None:
         ],
         "fine.py": [],
     }
+
+
+# --------------------------------------------------------------------------- Any per kloc
+# Issue 32 item 3: ``Any`` hides the shape of data. The figure is the number of ``Any`` name
+# tokens (``tokenize``: annotations, ``typing.Any``, imports; not strings or comments) over every
+# ``pi_rpc/**/*.py`` file, per 1,000 physical lines of those files. It may only go down: lower
+# the ceiling when it does. (An alias such as ``Json = dict[str, Any]`` still counts its one
+# ``Any``, but every use of it hides one more: give the data its shape instead.)
+
+ANY_PER_KLOC_CEILING = 24.9  # 47.4 before issue 32 item 3; 24.86 when this gate came
+
+
+def _any_tokens(text: str) -> int:
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    return sum(1 for tok in tokens if tok.type == tokenize.NAME and tok.string == "Any")
+
+
+def _any_count(folder: Path) -> tuple[int, int, dict[str, int]]:
+    """``Any`` tokens, physical lines, and the tokens per file, over ``folder``'s ``.py`` files."""
+    count = lines = 0
+    per_file: dict[str, int] = {}
+    for path in sorted(folder.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found = _any_tokens(text)
+        per_file[str(path.relative_to(folder))] = found
+        count += found
+        lines += len(text.splitlines())
+    return count, lines, per_file
+
+
+def _any_gate_failure(folder: Path, ceiling: float) -> str | None:
+    count, lines, per_file = _any_count(folder)
+    figure = count * 1000 / max(lines, 1)
+    if figure <= ceiling:
+        return None
+    worst = sorted(per_file.items(), key=lambda item: -item[1])[:10]
+    return f"Any per kloc is {figure:.2f} ({count} in {lines} lines), over {ceiling}; most in: {worst}"
+
+
+def test_any_per_kloc_does_not_rise() -> None:
+    count, lines, _ = _any_count(PACKAGE)
+    assert lines > 50_000 and count > 0  # the package was read
+    assert _any_gate_failure(PACKAGE, ANY_PER_KLOC_CEILING) is None
+
+
+def test_any_gate_sees_a_planted_any(tmp_path: Path) -> None:
+    package = tmp_path / "pi_rpc"
+    package.mkdir()
+    clean = package / "clean.py"
+    clean.write_text('"""Any in a docstring is no token."""\n\n# Any in a comment neither\nX = "Any"\n')
+    assert _any_count(package)[:2] == (0, 4)
+    assert _any_gate_failure(package, 0.0) is None
+    planted = package / "planted.py"
+    planted.write_text(
+        "import typing\nfrom typing import Any\n\n\ndef f(x: Any) -> dict[str, typing.Any]:\n    return {'k': x}\n"
+    )
+    assert _any_count(package)[:2] == (3, 10)
+    failure = _any_gate_failure(package, ANY_PER_KLOC_CEILING)
+    assert failure is not None and "planted.py" in failure

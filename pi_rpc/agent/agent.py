@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -33,10 +33,13 @@ from pi_rpc.agent.loop import (
 )
 from pi_rpc.agent.tool_exec import error_text, maybe_await
 from pi_rpc.agent.transcript import get_current_system_message, get_current_system_prompt, has_system_message
-from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEvent, AgentEventListener, BeforeToolCallHook
+from pi_rpc.agent.types import AfterToolCallHook, AgentContext, AgentEventListener, BeforeToolCallHook
 from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortController, AbortSignal
-from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage
+from pi_rpc.ai.types import ImageContent, Message, Model, TextContent, UserMessage, empty_usage, is_assistant
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
 
 QueueMode = str  # "one-at-a-time" | "all"
 DequeueCallback = Callable[[Message, str], Awaitable[None]]
@@ -90,10 +93,10 @@ class Agent:
         model: Model | None = None,
         system_prompt: str = "",
         thinking_level: str = "off",
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[object] | None = None,
         messages: Sequence[Message] | None = None,
         stream_fn: StreamFn | None = None,
-        convert_to_llm: Callable[[list[Message]], Any] | None = None,
+        convert_to_llm: Callable[[list[Message]], object] | None = None,
         transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None,
         transform_messages: Callable[[list[Message], Model], list[Message]] | None = default_transform_messages,
         get_api_key: Callable[[str], Awaitable[str | None]] | None = None,
@@ -104,7 +107,7 @@ class Agent:
         follow_up_mode: QueueMode = "one-at-a-time",
         tool_execution: ToolExecution = "parallel",
         session_id: str | None = None,
-        stream_options: dict[str, Any] | None = None,
+        stream_options: dict[str, object] | None = None,
         validate_args: ValidateArgs | None = None,
         on_dequeue: DequeueCallback | None = None,
         prepare_next_turn: PrepareNextTurn | None = None,
@@ -133,7 +136,7 @@ class Agent:
         self.after_tool_call = after_tool_call
         self.tool_execution = tool_execution
         self.session_id = session_id
-        self.stream_options: dict[str, Any] = dict(stream_options or {})
+        self.stream_options: dict[str, object] = dict(stream_options or {})
         self._validate_args = validate_args
         self.on_dequeue = on_dequeue
         self.prepare_next_turn = prepare_next_turn
@@ -354,7 +357,7 @@ class Agent:
             declare_tools=self.declare_tools,
         )
 
-    async def _run_with_lifecycle(self, executor: Callable[[AbortSignal], Awaitable[Any]]) -> None:
+    async def _run_with_lifecycle(self, executor: Callable[[AbortSignal], Awaitable[object]]) -> None:
         if self._active is not None:
             raise RuntimeError("Agent is already processing.")
         run = _ActiveRun()
@@ -400,26 +403,25 @@ class Agent:
         if not lock.try_acquire():
             await lock.__aenter__()
         try:
-            etype = event.get("type")
-            if etype == "message_update":  # first: one per streamed delta
+            if event["type"] == "message_update":  # first: one per streamed delta
                 self.stream_message = event["message"]
-            elif etype == "message_start":
+            elif event["type"] == "message_start":
                 self.stream_message = event["message"]
                 dequeued = self._dequeued.pop(id(event["message"]), None)
                 if dequeued is not None and self.on_dequeue is not None:
                     await maybe_await(self.on_dequeue(dequeued[0], dequeued[1]))
-            elif etype == "message_end":
+            elif event["type"] == "message_end":
                 self.stream_message = None
                 self.messages.append(event["message"])
-            elif etype == "tool_execution_start":
+            elif event["type"] == "tool_execution_start":
                 self.pending_tool_calls = {*self.pending_tool_calls, event["toolCallId"]}
-            elif etype == "tool_execution_end":
+            elif event["type"] == "tool_execution_end":
                 self.pending_tool_calls = self.pending_tool_calls - {event["toolCallId"]}
-            elif etype == "turn_end":
-                message = event.get("message") or {}
-                if message.get("role") == "assistant" and message.get("errorMessage"):
+            elif event["type"] == "turn_end":
+                message = event["message"]
+                if is_assistant(message) and message.get("errorMessage"):
                     self.error = message["errorMessage"]
-            elif etype == "agent_end":
+            elif event["type"] == "agent_end":
                 self.stream_message = None
 
             for listener in self._listeners.all:

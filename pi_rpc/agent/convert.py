@@ -118,7 +118,7 @@ def block_images(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-def transform_messages(messages: Sequence[Message], model: Mapping[str, Any] | None) -> list[Message]:
+def transform_messages(messages: Sequence[Message], model: Mapping[str, object] | None) -> list[Message]:
     """Upstream's ``transformMessages`` (cross-model replay rules, failed replies dropped,
     orphaned tool calls answered); the ai layer owns the rules."""
     from pi_rpc.ai.transform import transform_messages as ai_transform
@@ -133,7 +133,7 @@ def build_llm_context(
     llm_messages: Sequence[Message],
     *,
     fallback_system_prompt: str = "",
-    fallback_tools: Sequence[Any] = (),
+    fallback_tools: Sequence[object] = (),
     transcript: Sequence[Message] | None = None,
 ) -> Context:
     """Fold the system messages into the request's system prompt and tool list.

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_rpc.agent.convert import build_llm_context, convert_to_llm, transform_messages
 from pi_rpc.agent.tool_exec import execute_tool_calls, fail_tool_calls_from_truncated_message, maybe_await
@@ -25,8 +25,11 @@ from pi_rpc.agent.validation import ValidateArgs, resolve_validator
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, Message, Model, StreamOptions, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
-StreamFn = Callable[..., Any]
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
+
+Emit = Callable[["AgentEvent"], Awaitable[None]]
+StreamFn = Callable[..., object]
 #: How a turn's tool calls run (a tool marked ``sequential`` makes its whole batch sequential).
 ToolExecution = Literal["parallel", "sequential"]
 #: ``finish_turn``'s verdict: stop the run now, or make one more request; None decides nothing.
@@ -92,7 +95,7 @@ class LoopConfig:
     api_key: str | None = None
     get_api_key: Callable[[str], Awaitable[str | None]] | None = None
     stream_options: dict[str, Any] = field(default_factory=dict)
-    convert_to_llm: Callable[[list[Message]], Any] = convert_to_llm
+    convert_to_llm: Callable[[list[Message]], object] = convert_to_llm
     transform_context: Callable[[list[Message], AbortSignal | None], Awaitable[list[Message]]] | None = None
     transform_messages: Callable[[list[Message], Model], list[Message]] | None = transform_messages
     tool_execution: ToolExecution = "parallel"
@@ -314,19 +317,19 @@ async def stream_assistant_response(
                 if partial is not None:
                     partial = event.get("partial", partial)
                     context.messages[-1] = partial
-                    await emit({"type": "message_update", "assistantMessageEvent": event, "message": dict(partial)})
+                    await emit({"type": "message_update", "assistantMessageEvent": event, "message": partial.copy()})
             elif etype == "start":
                 partial = event["partial"]
                 context.messages.append(partial)
                 added_partial = True
-                await emit({"type": "message_start", "message": dict(partial)})
+                await emit({"type": "message_start", "message": partial.copy()})
             elif etype in ("done", "error"):
                 final = finish(event["message"] if etype == "done" else event["error"])
                 if added_partial:
                     context.messages[-1] = final
                 else:
                     context.messages.append(final)
-                    await emit({"type": "message_start", "message": dict(final)})
+                    await emit({"type": "message_start", "message": final.copy()})
                 await emit({"type": "message_end", "message": final})
                 return final
         raise RuntimeError("The model stream ended without a done or error event")

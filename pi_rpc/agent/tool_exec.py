@@ -21,7 +21,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
@@ -37,7 +37,10 @@ from pi_rpc.agent.validation import ValidateArgs
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import AssistantMessage, ToolCall, ToolResultMessage, tool_calls_of
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent, ToolExecutionEndEvent
+
+Emit = Callable[["AgentEvent"], Awaitable[None]]
 
 OPERATION_ABORTED = "Operation aborted"
 
@@ -65,7 +68,7 @@ class ToolOutcome:
     """One finished tool call: its result (or error result) and how long it ran."""
 
     tool_call: ToolCall
-    result: AgentToolResult | dict[str, Any]
+    result: AgentToolResult | dict[str, object]
     is_error: bool
     duration_ms: int | None = None
 
@@ -76,7 +79,7 @@ class PreparedToolCall:
 
     tool_call: ToolCall
     tool: Any
-    args: Any
+    args: object
 
 
 @dataclass
@@ -93,7 +96,7 @@ async def maybe_await(value: Any) -> Any:
     return value
 
 
-def error_result(message: str) -> dict[str, Any]:
+def error_result(message: str) -> dict[str, object]:
     return {"content": [{"type": "text", "text": message}], "details": {}}
 
 
@@ -156,7 +159,7 @@ class _Emitted:
     def __init__(self, event: anyio.Event | None) -> None:
         self._event = event
 
-    def __await__(self) -> Any:
+    def __await__(self) -> object:
         if self._event is None:
             return
         yield from self._event.wait().__await__()
@@ -165,12 +168,12 @@ class _Emitted:
 async def execute_prepared_tool_call(
     prepared: PreparedToolCall,
     signal: AbortSignal | None,
-    on_update: Callable[[Any], Awaitable[None]],
+    on_update: Callable[[object], Awaitable[None]],
 ) -> ToolOutcome:
-    send, receive = anyio.create_memory_object_stream[tuple[Any, anyio.Event]](math.inf)
+    send, receive = anyio.create_memory_object_stream[tuple[object, anyio.Event]](math.inf)
     accepting = True
 
-    def update(partial: Any) -> _Emitted:
+    def update(partial: object) -> _Emitted:
         if not accepting:
             return _Emitted(None)
         delivered = anyio.Event()
@@ -209,7 +212,7 @@ async def finalize_executed_tool_call(
     config: ToolPolicy,
     signal: AbortSignal | None,
 ) -> ToolOutcome:
-    result: dict[str, Any] = executed.result  # type: ignore[assignment]
+    result: dict[str, object] = executed.result  # type: ignore[assignment]
     is_error = executed.is_error
     if config.after_tool_call is not None:
         try:
@@ -254,7 +257,7 @@ async def finalize_executed_tool_call(
 
 
 async def emit_tool_execution_end(outcome: ToolOutcome, emit: Emit) -> None:
-    event: dict[str, Any] = {
+    event: ToolExecutionEndEvent = {
         "type": "tool_execution_end",
         "toolCallId": outcome.tool_call.get("id"),
         "toolName": outcome.tool_call.get("name"),
@@ -267,8 +270,8 @@ async def emit_tool_execution_end(outcome: ToolOutcome, emit: Emit) -> None:
 
 
 def create_tool_result_message(outcome: ToolOutcome) -> ToolResultMessage:
-    result: Mapping[str, Any] = outcome.result
-    message: dict[str, Any] = {
+    result: Mapping[str, object] = outcome.result
+    message: dict[str, object] = {
         "role": "toolResult",
         "toolCallId": outcome.tool_call.get("id"),
         "toolName": outcome.tool_call.get("name"),
@@ -301,8 +304,8 @@ async def _emit_start(tool_call: ToolCall, emit: Emit) -> None:
     )
 
 
-def _update_emitter(tool_call: ToolCall, emit: Emit) -> Callable[[Any], Awaitable[None]]:
-    async def on_update(partial: Any) -> None:
+def _update_emitter(tool_call: ToolCall, emit: Emit) -> Callable[[object], Awaitable[None]]:
+    async def on_update(partial: object) -> None:
         await emit(
             {
                 "type": "tool_execution_update",

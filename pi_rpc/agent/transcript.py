@@ -38,7 +38,7 @@ def to_tool_declaration(tool: Any) -> dict[str, Any]:
     else:
         name, description, parameters = tool.name, tool.description, tool.parameters
         constrained = getattr(tool, "constrained_sampling", None)
-    decl: dict[str, Any] = {
+    decl: dict[str, object] = {
         "name": name,
         "description": description,
         # A deep copy, like upstream's JSON round trip: the declaration must not alias the tool.
@@ -49,7 +49,7 @@ def to_tool_declaration(tool: Any) -> dict[str, Any]:
     return decl
 
 
-def declarations_equal(left: Any, right: Any) -> bool:
+def declarations_equal(left: object, right: object) -> bool:
     return stringify(to_tool_declaration(left)) == stringify(to_tool_declaration(right))
 
 
@@ -71,7 +71,7 @@ def has_system_message(messages: Iterable[Message]) -> bool:
 
 def get_tool_state_changes(
     previous: Sequence[Any], current: Sequence[Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """``(toolsAdded, toolsRemoved)`` turning ``previous`` into ``current``; a changed definition
     is a removal plus an addition."""
     prev = {(t["name"] if isinstance(t, dict) else t.name): t for t in previous}
@@ -84,7 +84,7 @@ def get_tool_state_changes(
 
 
 def _with_tool_changes(
-    message: SystemMessage, added: list[dict[str, Any]], removed: list[dict[str, Any]]
+    message: SystemMessage, added: list[dict[str, object]], removed: list[dict[str, object]]
 ) -> SystemMessage:
     rest = {k: v for k, v in message.items() if k not in ("toolsAdded", "toolsRemoved")}
     # Upstream spreads ``rest`` first, then the tool fields, so they land after ``timestamp``.
@@ -96,7 +96,7 @@ def _with_tool_changes(
 
 
 def declare_tool_changes(
-    context_messages: Sequence[Message], executable_tools: Sequence[Any], pending: list[Message]
+    context_messages: Sequence[Message], executable_tools: Sequence[object], pending: list[Message]
 ) -> list[Message]:
     """Make the transcript declare exactly ``executable_tools`` once ``pending`` is appended.
 

@@ -13,16 +13,19 @@ each mode transforms them (drops ``partial``, adds ``usage``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.types import UserContent
 
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEvent
+
 
 class AgentToolResult(TypedDict):
     content: list[UserContent]
-    details: NotRequired[Any]
-    structuredContent: NotRequired[Any]
+    details: NotRequired[object]
+    structuredContent: NotRequired[object]
     isError: NotRequired[bool]
 
 
@@ -38,19 +41,18 @@ class AgentTool(Protocol):
     name: str
     label: str
     description: str
-    parameters: dict[str, Any]  # JSON Schema (upstream's exact parameter schema)
+    parameters: dict[str, object]  # JSON Schema (upstream's exact parameter schema)
 
     async def execute(
         self,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult: ...
 
 
-AgentEvent = dict[str, Any]
-AgentEventListener = Callable[[AgentEvent], Awaitable[None]]
+AgentEventListener = Callable[["AgentEvent"], Awaitable[None]]
 
 
 # --------------------------------------------------------------------------- loop contracts
@@ -78,7 +80,7 @@ class BeforeToolCallContext:
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: Any  # validated arguments
+    args: object  # validated arguments
     context: AgentContext
 
 
@@ -88,7 +90,7 @@ class AfterToolCallContext:
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: Any
+    args: object
     result: AgentToolResult
     is_error: bool
     context: AgentContext
@@ -104,9 +106,9 @@ class AfterToolCallResult(TypedDict, total=False):
     """Each present key replaces the result's field wholesale; ``isError`` flips the flag."""
 
     content: list[UserContent]
-    details: Any
-    structuredContent: Any
-    usage: Any
+    details: object
+    structuredContent: object
+    usage: object
     terminate: bool
     isError: bool
 

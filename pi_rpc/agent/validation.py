@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-ValidateArgs = Callable[[Any, dict[str, Any]], Any]
+ValidateArgs = Callable[[object, dict[str, object]], object]
 
 
 def resolve_validator() -> ValidateArgs:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
 
 import orjson
 
@@ -53,7 +52,7 @@ class ProviderHTTPError(Exception):
         super().__init__(message or f"{status} {body}")
 
 
-def js_json(value: Any) -> str:
+def js_json(value: object) -> str:
     """Compact JSON like ``JSON.stringify`` (key order kept, no spaces, non-ASCII as is,
     lone surrogates as ``\\udXXX`` escapes)."""
     return stringify(value).decode()
@@ -65,7 +64,7 @@ def truncate_error_text(text: str, max_chars: int = MAX_PROVIDER_ERROR_BODY_CHAR
     return f"{text[:max_chars]}... [truncated {len(text) - max_chars} chars]"
 
 
-def _try_json(body: str) -> Any:
+def _try_json(body: str) -> object:
     try:
         return js_loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
@@ -99,7 +98,7 @@ def format_openai_sdk_error(status: int, body: str) -> str:
     return message
 
 
-def format_openai_stream_error(data: Any) -> str:
+def format_openai_stream_error(data: object) -> str:
     """An ``error`` inside a 200 Chat Completions / Responses stream: SDK message, no status."""
     error = data.get("error", data) if isinstance(data, dict) and data.get("error") is not None else data
     if isinstance(error, dict) and error.get("message"):
@@ -152,18 +151,18 @@ def redact(text: str, secrets: list[str | None]) -> str:
 # A failed reply is a plain message dict that goes to the wire and into session files, so the
 # delay a server asked for (Retry-After) travels beside it instead of as an extra field:
 # keyed by the message object, checked against the message's own timestamp and error text.
-_RETRY_HINTS: OrderedDict[int, tuple[Any, Any, float]] = OrderedDict()
+_RETRY_HINTS: OrderedDict[int, tuple[object, object, float]] = OrderedDict()
 _MAX_HINTS = 64
 
 
-def set_retry_hint(message: dict[str, Any], delay_ms: float) -> None:
+def set_retry_hint(message: dict[str, object], delay_ms: float) -> None:
     _RETRY_HINTS[id(message)] = (message.get("timestamp"), message.get("errorMessage"), delay_ms)
     _RETRY_HINTS.move_to_end(id(message))
     while len(_RETRY_HINTS) > _MAX_HINTS:
         _RETRY_HINTS.popitem(last=False)
 
 
-def retry_hint_ms(message: Mapping[str, Any]) -> float | None:
+def retry_hint_ms(message: Mapping[str, object]) -> float | None:
     """The server-requested delay recorded for this failed reply, if any."""
     hint = _RETRY_HINTS.get(id(message))
     if hint is None or hint[0] != message.get("timestamp") or hint[1] != message.get("errorMessage"):

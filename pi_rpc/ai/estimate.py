@@ -34,7 +34,7 @@ def _content_chars(content: Any) -> int:
     return sum(len(b.get("text", "")) if b.get("type") == "text" else ESTIMATED_IMAGE_CHARS for b in content or [])
 
 
-def _json_len(value: Any) -> int:
+def _json_len(value: object) -> int:
     try:
         return len(stringify(value))
     except TypeError:

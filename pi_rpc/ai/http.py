@@ -139,7 +139,7 @@ async def open_stream(
     options: StreamOptions,
     url: str,
     headers: dict[str, str],
-    body: dict[str, Any],
+    body: dict[str, object],
     format_error: Callable[[int, str], str],
 ) -> AsyncIterator[httpx.Response]:
     """POST ``body`` and yield the 2xx streaming response; non-2xx raises ProviderHTTPError whose

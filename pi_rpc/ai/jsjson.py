@@ -37,7 +37,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
-def js_normalize(value: Any) -> Any:
+def js_normalize(value: object) -> object:
     """Return ``value`` with every integral float (|x| < 2**63) replaced by an int.
 
     Containers are rebuilt only when something inside them changed, so the common
@@ -137,7 +137,7 @@ def string_literal(text: str) -> bytes:
 # --------------------------------------------------------------------------- stringify
 
 
-def stringify(value: Any, *, newline: bool = False) -> bytes:
+def stringify(value: object, *, newline: bool = False) -> bytes:
     """``JSON.stringify(value)`` as UTF-8 bytes (plus LF with ``newline``); never raises
     for JSON-like data (see the module docstring)."""
     try:
@@ -157,7 +157,7 @@ _DOT = ord(".")
 _PLUS = ord("+")
 
 
-def dumps_normalized(value: Any, option: int | None = None) -> bytes:
+def dumps_normalized(value: object, option: int | None = None) -> bytes:
     """orjson's bytes for ``value`` with integral floats printed as JS prints them (the
     common float-free value is written once, never walked in Python). Raises what orjson
     raises (lone surrogates, nesting beyond 254 levels, huge ints)."""
@@ -168,7 +168,7 @@ def dumps_normalized(value: Any, option: int | None = None) -> bytes:
     return out
 
 
-def _scalar_bytes(value: Any) -> bytes:
+def _scalar_bytes(value: object) -> bytes:
     """``JSON.stringify`` of a non-container value."""
     if value is None:
         return b"null"
@@ -196,17 +196,17 @@ def _scalar_bytes(value: Any) -> bytes:
     return string_literal(text) if has_surrogates(text) else orjson.dumps(text)
 
 
-def _key_bytes(key: Any) -> bytes:
+def _key_bytes(key: object) -> bytes:
     if not isinstance(key, str):
         key = "null" if key is None else ("true" if key is True else "false" if key is False else str(key))
     return string_literal(key) if has_surrogates(key) else orjson.dumps(key)
 
 
-def _is_container(value: Any) -> bool:
+def _is_container(value: object) -> bool:
     return isinstance(value, (dict, list, tuple))
 
 
-def stringify_fallback(value: Any) -> bytes:
+def stringify_fallback(value: object) -> bytes:
     """The slow, total path of ``stringify`` (see the module docstring).
 
     An iterative writer, so nesting depth is bounded by memory rather than by a stack:

@@ -39,7 +39,7 @@ _CLOUDFLARE_VARS = ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID")
 _OPENCODE_SESSION_HEADER = "x-opencode-session"
 
 
-def _has_header(headers: Mapping[str, Any], name: str) -> bool:
+def _has_header(headers: Mapping[str, object], name: str) -> bool:
     return any(key.lower() == name for key in headers)
 
 
@@ -112,7 +112,7 @@ def _azure_completions(model: Model, options: StreamOptions) -> tuple[Model, Str
         return model, options
     inner = options.on_request
 
-    async def on_request(headers: dict[str, Any], body: Any) -> tuple[dict[str, Any], Any]:
+    async def on_request(headers: dict[str, object], body: object) -> tuple[dict[str, object], object]:
         if isinstance(body, dict):
             body = {**body, "model": deployment}
         return await inner(headers, body) if inner is not None else (headers, body)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 from urllib.parse import quote
 
 REDACTED = "[redacted]"
@@ -56,14 +55,14 @@ class RequestSecrets:
 
     __slots__ = ("_pattern", "_values")
 
-    def __init__(self, values: Iterable[Any] = ()) -> None:
+    def __init__(self, values: Iterable[object] = ()) -> None:
         self._values: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
         for value in values:
             self.add(value)
 
     @classmethod
-    def for_request(cls, api_key: str | None, headers: Mapping[str, Any] | None) -> RequestSecrets:
+    def for_request(cls, api_key: str | None, headers: Mapping[str, object] | None) -> RequestSecrets:
         """The key and every configured header value of a request about to be made."""
         secrets = cls((api_key,))
         secrets.add_headers(headers or {}, every=True)
@@ -75,7 +74,7 @@ class RequestSecrets:
     def __contains__(self, value: object) -> bool:
         return value in self._values
 
-    def add(self, value: Any) -> None:
+    def add(self, value: object) -> None:
         """``value`` (a key, a token, a header value) and its scheme-less part."""
         if not isinstance(value, str):
             return
@@ -91,7 +90,7 @@ class RequestSecrets:
                     self._values.add(variant)
                     self._pattern = None
 
-    def add_headers(self, headers: Mapping[str, Any], *, every: bool = False) -> None:
+    def add_headers(self, headers: Mapping[str, object], *, every: bool = False) -> None:
         """The values of ``headers`` that carry credentials (all of them with ``every``)."""
         for name, value in headers.items():
             if every or is_credential_header(str(name)):
@@ -106,7 +105,7 @@ class RequestSecrets:
             self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
         return self._pattern.sub(REDACTED, text)
 
-    def redact_value(self, value: Any) -> Any:
+    def redact_value(self, value: object) -> object:
         """``value`` with every string in it (dict values and keys, list items) redacted."""
         if isinstance(value, str):
             return self.redact(value)
@@ -123,7 +122,7 @@ def _json_escaped(text: str) -> str:
     return stringify(text).decode()[1:-1]
 
 
-def redact_error_message(message: dict[str, Any], secrets: RequestSecrets | None) -> None:
+def redact_error_message(message: dict[str, object], secrets: RequestSecrets | None) -> None:
     """Cut ``secrets`` out of a failed reply's ``errorMessage`` and ``diagnostics`` in place
     (keeping a server-requested retry delay attached to the message)."""
     if not secrets:

@@ -85,7 +85,7 @@ def registered_apis() -> list[str]:
     return sorted(set(_REGISTRY) | set(_LAZY))
 
 
-def error_event(output: dict[str, Any], message: str, aborted: bool) -> AssistantMessageEvent:
+def error_event(output: dict[str, object], message: str, aborted: bool) -> AssistantMessageEvent:
     output["stopReason"] = "aborted" if aborted else "error"
     output["errorMessage"] = message
     return {"type": "error", "reason": output["stopReason"], "error": output}
@@ -160,9 +160,9 @@ async def stream(
     yield ev
 
 
-async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> dict[str, Any]:
+async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> dict[str, object]:
     """Run ``stream`` to the end and return the final assistant message."""
-    final: dict[str, Any] | None = None
+    final: dict[str, object] | None = None
     async for ev in stream(model, context, options):
         if ev["type"] == "done":
             final = ev["message"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 _UNSUPPORTED_KEYS = (
     "$ref",
@@ -39,19 +38,19 @@ class UnsupportedStrictSchemaError(ValueError):
     """The schema is outside the strict subset (the reason is upstream's text)."""
 
 
-def _types(schema: Mapping[str, Any]) -> list[Any]:
+def _types(schema: Mapping[str, object]) -> list[object]:
     kind = schema.get("type")
     return [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, list) else []
 
 
-def _is_structured(schema: Any) -> bool:
+def _is_structured(schema: object) -> bool:
     if not isinstance(schema, dict):
         return False
     types = _types(schema)
     return "object" in types or "array" in types or "properties" in schema or "items" in schema
 
 
-def _allows_null(schema: Any) -> bool:
+def _allows_null(schema: object) -> bool:
     if not isinstance(schema, dict):
         return False
     if "null" in _types(schema):
@@ -64,7 +63,7 @@ def _allows_null(schema: Any) -> bool:
     return isinstance(variants, list) and any(_allows_null(v) for v in variants)
 
 
-def _make_strict(schema: Any) -> None:
+def _make_strict(schema: object) -> None:
     if not isinstance(schema, dict):
         raise UnsupportedStrictSchemaError("boolean schemas are unsupported")
     for key in _UNSUPPORTED_KEYS:
@@ -99,7 +98,7 @@ def _make_strict(schema: Any) -> None:
         not isinstance(required_list, list) or any(not isinstance(k, str) for k in required_list)
     ):
         raise UnsupportedStrictSchemaError("object required must be a string array")
-    properties: dict[str, Any] = schema.get("properties") or {}
+    properties: dict[str, object] = schema.get("properties") or {}
     required = set(required_list) if isinstance(required_list, list) else set()
     if any(key not in properties for key in required):
         raise UnsupportedStrictSchemaError("required contains an unknown property")
@@ -111,7 +110,7 @@ def _make_strict(schema: Any) -> None:
     schema["additionalProperties"] = False
 
 
-def make_strict_json_schema(schema: Any) -> dict[str, Any]:
+def make_strict_json_schema(schema: object) -> dict[str, object]:
     """A strict copy of ``schema`` (``makeStrictJsonSchema``); raises UnsupportedStrictSchemaError."""
     cloned = copy.deepcopy(schema)
     if not isinstance(cloned, dict):
@@ -122,7 +121,7 @@ def make_strict_json_schema(schema: Any) -> dict[str, Any]:
     return cloned
 
 
-def resolve_strict_sampling(tool: Mapping[str, Any], supports_strict_mode: bool) -> bool | None:
+def resolve_strict_sampling(tool: Mapping[str, object], supports_strict_mode: bool) -> bool | None:
     """``resolveJsonSchemaStrictSampling``: True to send the tool strict, None to leave it to the
     API's default; a ``require`` tool that cannot be strict raises ValueError."""
     config = tool.get("constrainedSampling")

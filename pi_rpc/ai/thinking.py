@@ -28,7 +28,7 @@ def supported_thinking_levels(model: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
-def clamp_thinking_level(model: Mapping[str, Any] | None, level: str) -> str:
+def clamp_thinking_level(model: Mapping[str, object] | None, level: str) -> str:
     available = supported_thinking_levels(model)
     if level in available:
         return level

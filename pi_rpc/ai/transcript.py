@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import SystemMessage
 
 
-def _joined_text(content: Any, separator: str) -> str:
+def _joined_text(content: object, separator: str) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -37,7 +37,7 @@ def _joined_text(content: Any, separator: str) -> str:
     return separator.join(_texts(content))
 
 
-def _texts(blocks: list[Any]) -> Iterator[str]:
+def _texts(blocks: list[object]) -> Iterator[str]:
     for b in blocks:
         if isinstance(b, dict) and b.get("type") == "text":
             text = b.get("text")
@@ -47,24 +47,24 @@ def _texts(blocks: list[Any]) -> Iterator[str]:
                 yield ""
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """Text of a string or a content-block list, text blocks joined by ``"\n"``."""
     return _joined_text(content, "\n")
 
 
-def content_text_concat(content: Any) -> str:
+def content_text_concat(content: object) -> str:
     """Text of a string or a content-block list, text blocks concatenated."""
     return _joined_text(content, "")
 
 
-def content_text_spaced(content: Any) -> str:
+def content_text_spaced(content: object) -> str:
     """Text of a string or a content-block list, text blocks joined by ``" "``."""
     return _joined_text(content, " ")
 
 
 def get_current_tools(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The tools declared after replaying every system message in order."""
-    tools: dict[Any, dict[str, Any]] = {}  # keyed by the declared name (a file may give none)
+    tools: dict[object, dict[str, object]] = {}  # keyed by the declared name (a file may give none)
     for message in messages:
         if message.get("role") != "system":
             continue
@@ -80,8 +80,8 @@ def get_current_system_message(messages: Sequence[Mapping[str, Any]]) -> SystemM
     """Every system message folded into one: contents joined by a blank line, sections patched
     by name (``None`` removes), tools replayed; ``None`` when there is none."""
     content: list[str] = []
-    sections: dict[str, Any] = {}
-    timestamp: Any = None
+    sections: dict[str, object] = {}
+    timestamp: object = None
     for message in messages:
         if message.get("role") != "system":
             continue
@@ -98,7 +98,7 @@ def get_current_system_message(messages: Sequence[Mapping[str, Any]]) -> SystemM
     tools = get_current_tools(messages)
     if timestamp is None and not tools:
         return None
-    folded: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
+    folded: dict[str, object] = {"role": "system", "content": "\n\n".join(content)}
     if sections:
         folded["sections"] = sections
     if tools:

@@ -37,7 +37,7 @@ def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[
     by key with defaults (a replayed message may come from an older session file)."""
     content: list[str] = []
     sections: dict[str, str] = {}
-    tools: dict[str | None, dict[str, Any]] = {}  # (a removal may name no tool)
+    tools: dict[str | None, dict[str, object]] = {}  # (a removal may name no tool)
     if context.system_prompt:
         content.append(context.system_prompt)
     for tool in context.tools or []:
@@ -64,8 +64,8 @@ def collapse_context(context: Context) -> tuple[str, list[dict[str, Any]], list[
     return prompt, cast("list[dict[str, Any]]", messages), list(tools.values())
 
 
-def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _replace_images(content: list[dict[str, object]], placeholder: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     prev_placeholder = False
     for block in content:
         if block.get("type") == "image":
@@ -85,16 +85,16 @@ _ModelT = TypeVar("_ModelT", bound=Mapping[str, Any])
 def _assistant_from(
     msg: dict[str, Any],
     model: _ModelT,
-    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, Any]], str] | None,
+    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, object]], str] | None,
     id_map: dict[str, str],
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """An assistant message as another model may see it: thinking only for the model that
     wrote it, text without its signature, tool-call ids normalised (recorded in ``id_map`` for
     their results)."""
     same = (
         msg.get("provider") == model["provider"] and msg.get("api") == model["api"] and msg.get("model") == model["id"]
     )
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, object]] = []
     for block in msg["content"]:
         btype = block.get("type")
         if btype == "thinking":
@@ -124,11 +124,11 @@ def _assistant_from(
 def transform_messages(
     messages: list[dict[str, Any]],
     model: _ModelT,
-    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, Any]], str] | None = None,
+    normalize_tool_call_id: Callable[[str, _ModelT, dict[str, object]], str] | None = None,
 ) -> list[dict[str, Any]]:
     id_map: dict[str, str] = {}
     vision = "image" in (model.get("input") or [])
-    transformed: list[dict[str, Any]] = []
+    transformed: list[dict[str, object]] = []
     for msg in messages:
         if msg.get("content") is None:
             msg = {**msg, "content": []}
@@ -151,10 +151,10 @@ def _pair_tool_results(transformed: list[dict[str, Any]]) -> list[dict[str, Any]
     """Every tool call answered: a call with no result before the next assistant or user
     message gets an error result; system messages that came between a call and its result
     wait until the results are in. Errored and aborted assistant turns are dropped."""
-    result: list[dict[str, Any]] = []
-    pending: list[dict[str, Any]] = []
+    result: list[dict[str, object]] = []
+    pending: list[dict[str, object]] = []
     answered: set[str] = set()
-    held: list[dict[str, Any]] = []
+    held: list[dict[str, object]] = []
 
     def close_pending() -> None:
         nonlocal pending, answered

@@ -49,7 +49,7 @@ class ToolCall(TypedDict):
     type: Literal["toolCall"]
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: dict[str, object]
     thoughtSignature: NotRequired[str]
     argumentsError: NotRequired[str]
 
@@ -114,9 +114,9 @@ class ToolResultMessage(TypedDict):
     toolCallId: str
     toolName: str
     content: list[UserContent]
-    details: NotRequired[Any]
+    details: NotRequired[object]
     usage: NotRequired[Usage]  # the tool's own usage, outside the context accounting
-    nestedCalls: NotRequired[list[dict[str, Any]]]  # tools this tool called (kept, never sent)
+    nestedCalls: NotRequired[list[dict[str, object]]]  # tools this tool called (kept, never sent)
     isError: bool
     timestamp: int
     durationMs: NotRequired[int]
@@ -156,7 +156,7 @@ class CustomMessage(TypedDict):
     customType: str
     content: str | list[UserContent]
     display: bool
-    details: NotRequired[Any]
+    details: NotRequired[object]
     timestamp: int
 
 
@@ -242,7 +242,7 @@ class Tool(TypedDict):
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: dict[str, object]
 
 
 @dataclass
@@ -283,7 +283,7 @@ class Model(TypedDict):
     maxTokens: int
     type: NotRequired[str]
     thinkingLevelMap: NotRequired[dict[str, str | None]]
-    compat: NotRequired[dict[str, Any]]
+    compat: NotRequired[dict[str, object]]
     headers: NotRequired[dict[str, str]]
 
 

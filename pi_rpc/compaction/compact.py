@@ -71,7 +71,7 @@ async def _summarize(
     stream_fn: StreamFn | None,
     retry: RetrySettings,
     on_retry: RetryCallback | None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     conversation = serialize_conversation(convert_to_llm(messages))
     prompt = build_prompt_text(conversation, instructions, previous_summary)
     options = summary_options(
@@ -115,7 +115,7 @@ async def compact(
         COMPACTION_UPDATE_PROMPT if preparation.previous_summary else COMPACTION_PROMPT, custom_instructions
     )
 
-    async def history() -> tuple[str, dict[str, Any] | None]:
+    async def history() -> tuple[str, dict[str, object] | None]:
         if not preparation.messages_to_summarize:
             return preparation.previous_summary or NO_PRIOR_HISTORY, None
         return await _summarize(
@@ -128,7 +128,7 @@ async def compact(
             **common,
         )
 
-    async def turn_prefix() -> tuple[str, dict[str, Any] | None]:
+    async def turn_prefix() -> tuple[str, dict[str, object] | None]:
         return await _summarize(
             preparation.turn_prefix_messages,
             TURN_PREFIX_PROMPT,
@@ -139,7 +139,7 @@ async def compact(
             **common,
         )
 
-    usage: dict[str, Any] | None = None
+    usage: dict[str, object] | None = None
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         (history_text, history_usage), (prefix_text, prefix_usage) = await _both(history, turn_prefix)
         summary = history_text + SPLIT_TURN_SEPARATOR + prefix_text
@@ -169,7 +169,7 @@ async def compact(
 async def _both(first: Any, second: Any) -> tuple[Any, Any]:
     """Run two summary requests concurrently; the first failure cancels the other and is
     raised as itself (not as an exception group)."""
-    results: list[Any] = [None, None]
+    results: list[object] = [None, None]
     errors: list[BaseException] = []
 
     async def run(index: int, fn: Any, scope: anyio.CancelScope) -> None:
@@ -189,11 +189,11 @@ async def _both(first: Any, second: Any) -> tuple[Any, Any]:
     return results[0], results[1]
 
 
-def build_compaction_entry_fields(result: CompactionResult, from_hook: bool = False) -> dict[str, Any]:
+def build_compaction_entry_fields(result: CompactionResult, from_hook: bool = False) -> dict[str, object]:
     """Payload of the ``compaction`` entry for ``result`` (protocol §5.3 order: summary,
     firstKeptEntryId, tokensBefore, details?, usage?, fromHook). The session adds type, id,
     parentId, timestamp and the system checkpoint."""
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "summary": result["summary"],
         "firstKeptEntryId": result["firstKeptEntryId"],
         "tokensBefore": result["tokensBefore"],

@@ -19,7 +19,7 @@ class FileOperations:
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)
 
-    def add_tool_call(self, name: Any, arguments: Any) -> None:
+    def add_tool_call(self, name: object, arguments: object) -> None:
         path = arguments.get("path") if isinstance(arguments, dict) else None
         if not isinstance(path, str) or not path:
             return
@@ -45,7 +45,7 @@ class FileOperations:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 self.add_tool_call(block.get("name"), block.get("arguments"))
 
-    def add_details(self, details: Any) -> None:
+    def add_details(self, details: object) -> None:
         """Carry over a previous summary's ``{readFiles, modifiedFiles}``."""
         if not isinstance(details, dict):
             return

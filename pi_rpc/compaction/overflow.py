@@ -19,25 +19,25 @@ from pi_rpc.compaction.tokens import calculate_context_tokens, should_compact
 # These read an assistant reply key by key (a reply may be a plain dict from an extension).
 
 
-def _usage_int(msg: Mapping[str, Any], key: str) -> int:
+def _usage_int(msg: Mapping[str, object], key: str) -> int:
     usage = msg.get("usage")
     value = usage.get(key) if isinstance(usage, dict) else 0
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-def is_overflow(msg: Mapping[str, Any], context_window: int | None = None) -> bool:
+def is_overflow(msg: Mapping[str, object], context_window: int | None = None) -> bool:
     """Whether an assistant reply shows the context did not fit (explicit error, silent
     truncation, or a zero-output length stop at the window)."""
     return is_context_overflow(msg, context_window)
 
 
-def is_retryable_error(msg: Mapping[str, Any]) -> bool:
+def is_retryable_error(msg: Mapping[str, object]) -> bool:
     """Whether an error reply is transient (overflow and quota errors never are)."""
     # Overflow goes to compaction, never to a retry.
     return _is_retryable(msg) and not is_overflow(msg)
 
 
-def is_recoverable_length(msg: Mapping[str, Any], model_max_tokens: int | None) -> bool:
+def is_recoverable_length(msg: Mapping[str, object], model_max_tokens: int | None) -> bool:
     """A ``length`` stop below the model's own output limit: the reply was cut by the
     context, not by its budget, so compacting and retrying can help."""
     if msg.get("stopReason") != "length" or not model_max_tokens or model_max_tokens <= 0:

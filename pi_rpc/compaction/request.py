@@ -27,11 +27,12 @@ from pi_rpc.session.ids import uuid7
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import AssistantMessage, Model
+    from pi_rpc.compaction.events import SummarizationRetryEvent
 
 StreamFn = Callable[
     [Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]
 ]
-RetryCallback = Callable[[dict[str, Any]], Awaitable[None] | None]
+RetryCallback = Callable[["SummarizationRetryEvent"], Awaitable[None] | None]
 
 TRUNCATED_DETAIL = "generation hit the token cap and the summary is incomplete"
 
@@ -99,7 +100,7 @@ def _error_message(model: Model, text: str) -> AssistantMessage:
     return message
 
 
-async def _notify(callback: RetryCallback | None, event: dict[str, Any]) -> None:
+async def _notify(callback: RetryCallback | None, event: SummarizationRetryEvent) -> None:
     if callback is None:
         return
     result = callback(event)
@@ -112,7 +113,7 @@ async def run_stream(stream_fn: StreamFn, model: Model, context: Context, option
     the stream ignores the signal; the message then says ``aborted``."""
     signal = options.signal
     final: AssistantMessage | None = None
-    iterator: Any = None
+    iterator: object = None
     try:
         with signal.scope() if signal is not None else nullcontext():
             iterator = stream_fn(model, context, options)
@@ -213,14 +214,14 @@ def combine_usage(first: dict[str, Any], second: dict[str, Any]) -> dict[str, An
     """Sum of two ``Usage`` dicts as upstream's ``combineUsage``: optional counters only when
     either side has them, and ``cost.totalFromProvider`` only when both totals came from the
     provider. (A single usage is passed through untouched, never rebuilt.)"""
-    out: dict[str, Any] = {k: (first.get(k) or 0) + (second.get(k) or 0) for k in _COUNTERS}
+    out: dict[str, object] = {k: (first.get(k) or 0) + (second.get(k) or 0) for k in _COUNTERS}
     for key in _OPTIONAL_COUNTERS:
         if key in first or key in second:
             out[key] = (first.get(key) or 0) + (second.get(key) or 0)
     out["totalTokens"] = (first.get("totalTokens") or 0) + (second.get("totalTokens") or 0)
     a: dict[str, Any] = first.get("cost") or {}
     b: dict[str, Any] = second.get("cost") or {}
-    cost: dict[str, Any] = {k: (a.get(k) or 0) + (b.get(k) or 0) for k in _COST_KEYS}
+    cost: dict[str, object] = {k: (a.get(k) or 0) + (b.get(k) or 0) for k in _COST_KEYS}
     cost["totalFromProvider"] = a.get("totalFromProvider") is True and b.get("totalFromProvider") is True
     out["cost"] = cost
     return out

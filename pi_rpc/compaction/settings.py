@@ -7,14 +7,13 @@ upstream defaults for anything absent) so callers need not translate keys themse
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 DEFAULT_RESERVE_TOKENS = 16384
 DEFAULT_KEEP_RECENT_TOKENS = 20000
 DEFAULT_BRANCH_RESERVE_TOKENS = 16384
 
 
-def _int(value: Any, default: int) -> int:
+def _int(value: object, default: int) -> int:
     # bool is an int subclass; a JSON true must not become 1 token.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return default
@@ -30,7 +29,7 @@ class CompactionSettings:
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS
 
     @classmethod
-    def from_dict(cls, section: dict[str, Any] | None, model_key: str | None = None) -> CompactionSettings:
+    def from_dict(cls, section: dict[str, object] | None, model_key: str | None = None) -> CompactionSettings:
         """Build from the ``compaction`` object of settings.json.
 
         ``model_key`` ("provider/modelId") selects a ``modelOverrides`` entry whose
@@ -58,7 +57,7 @@ class RetrySettings:
     max_delay_ms: int = 60000
 
     @classmethod
-    def from_dict(cls, section: dict[str, Any] | None) -> RetrySettings:
+    def from_dict(cls, section: dict[str, object] | None) -> RetrySettings:
         section = section if isinstance(section, dict) else {}
         return cls(
             enabled=section.get("enabled", True) is not False,

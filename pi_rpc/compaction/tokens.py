@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pi_rpc.compaction.settings import CompactionSettings
 from pi_rpc.session.stats import calculate_context_tokens, estimate_tokens
@@ -31,7 +30,7 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: Sequence[dict[str, Any]]) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[dict[str, object]]) -> ContextEstimate:
     """Context size: the last valid assistant usage plus estimates for the messages after it,
     or the sum of all estimates when no reply carries usage."""
     e = _estimate_context_tokens(messages)

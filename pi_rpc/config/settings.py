@@ -13,7 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from pi_rpc.config import paths
 from pi_rpc.log import logger
@@ -34,10 +34,10 @@ def _stderr_warn(message: str) -> None:
     logger().warning(message)
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def deep_merge(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:
     """Upstream's settings merge: override wins; when both sides hold a plain object the two
     objects are merged one level deep (arrays are replaced, not concatenated)."""
-    merged: dict[str, Any] = dict(base)
+    merged: dict[str, object] = dict(base)
     for key, value in override.items():
         current = merged.get(key)
         if isinstance(value, dict) and isinstance(current, dict):
@@ -47,7 +47,7 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return merged
 
 
-def read_json_object(path: Path, warn: Warn | None = _stderr_warn) -> dict[str, Any]:
+def read_json_object(path: Path, warn: Warn | None = _stderr_warn) -> dict[str, object]:
     """Read a JSON object from ``path``; missing file -> ``{}``; invalid -> warning + ``{}``."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -76,7 +76,7 @@ _TRUE_WORDS = {"true", "trust", "trusted", "always", "yes", "allow", "approved"}
 _FALSE_WORDS = {"false", "untrusted", "never", "no", "deny", "denied"}
 
 
-def _decision(value: Any) -> bool | None:
+def _decision(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -111,7 +111,7 @@ def resolve_project_trust(
     *,
     agent: Path,
     cwd: Path | str,
-    global_settings: Mapping[str, Any],
+    global_settings: Mapping[str, object],
     approve: bool | None,
 ) -> bool:
     """Upstream's order without a user to ask: ``-a`` -> trusted; ``-na`` -> untrusted; a
@@ -148,8 +148,8 @@ class Settings:
         *,
         agent_dir: Path,
         cwd: Path,
-        global_data: dict[str, Any],
-        project_data: dict[str, Any],
+        global_data: dict[str, object],
+        project_data: dict[str, object],
         project_trusted: bool,
         warn: Warn | None = _stderr_warn,
     ) -> None:
@@ -188,7 +188,7 @@ class Settings:
         )
 
     @classmethod
-    def in_memory(cls, data: Mapping[str, Any] | None = None, *, agent_dir: Path | None = None) -> Settings:
+    def in_memory(cls, data: Mapping[str, object] | None = None, *, agent_dir: Path | None = None) -> Settings:
         """Settings not backed by a readable file (tests); writers still target ``agent_dir``."""
         import tempfile
 
@@ -208,18 +208,18 @@ class Settings:
     def path(self) -> Path:
         return paths.settings_path(self.agent_dir)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return copy.deepcopy(self._merged)
 
-    def global_dict(self) -> dict[str, Any]:
+    def global_dict(self) -> dict[str, object]:
         return copy.deepcopy(self._global)
 
-    def project_dict(self) -> dict[str, Any]:
+    def project_dict(self) -> dict[str, object]:
         """The project's settings (empty for an untrusted project)."""
         return copy.deepcopy(self._project)
 
-    def get(self, dotted: str, default: Any = None) -> Any:
-        node: Any = self._merged
+    def get(self, dotted: str, default: object = None) -> object:
+        node: object = self._merged
         for part in dotted.split("."):
             if not isinstance(node, dict) or part not in node:
                 return default
@@ -330,7 +330,7 @@ class Settings:
         return self._typed("sessionDir", str, None)
 
     @property
-    def session_store(self) -> Any:
+    def session_store(self) -> object:
         """``sessionStore`` as written ("jsonl", "sqlite" or "postgres"; checked where it is used)."""
         return self.get("sessionStore", None)
 
@@ -398,7 +398,7 @@ class Settings:
 
     # ------------------------------------------------------------------ writers (global file)
 
-    def set_global(self, dotted: str, value: Any) -> None:
+    def set_global(self, dotted: str, value: object) -> None:
         """Persist one key (dotted path, intermediate objects created) to the global
         settings.json, keeping every other key; refresh the merged view."""
         parts = dotted.split(".")
@@ -430,7 +430,7 @@ class Settings:
             self._global = on_disk
             self._merged = deep_merge(self._global, self._project)
 
-    def _write_atomic(self, data: dict[str, Any]) -> None:
+    def _write_atomic(self, data: dict[str, object]) -> None:
         import tempfile
 
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -53,7 +53,7 @@ def needs_trust(cwd: Path | str, home: str | None = None) -> bool:
         current = parent
 
 
-def _read(agent: Path) -> dict[str, Any]:
+def _read(agent: Path) -> dict[str, object]:
     try:
         data = json.loads(paths.trust_path(agent).read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):

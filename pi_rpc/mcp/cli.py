@@ -261,7 +261,7 @@ def _http_config(url: str, values: dict[str, Any], lists: dict[str, Any], err: L
         return None
     if "bearer-token-env-var" in values:
         headers["Authorization"] = "Bearer ${" + values["bearer-token-env-var"] + "}"
-    oauth: dict[str, Any] = {}
+    oauth: dict[str, object] = {}
     for option, key in (
         ("oauth-client-id", "clientId"),
         ("oauth-client-secret", "clientSecret"),
@@ -271,7 +271,7 @@ def _http_config(url: str, values: dict[str, Any], lists: dict[str, Any], err: L
     ):
         if option in values:
             oauth[key] = _js_number(values[option]) if option == "oauth-callback-port" else values[option]
-    config: dict[str, Any] = {"url": url}
+    config: dict[str, object] = {"url": url}
     if headers:
         config["headers"] = headers
     if oauth:
@@ -284,7 +284,7 @@ def _stdio_config(command: list[str], values: dict[str, Any], lists: dict[str, A
     env = _pairs("env", lists.get("env"), err)
     if env is None:
         return None
-    config: dict[str, Any] = {"command": command[0]}
+    config: dict[str, object] = {"command": command[0]}
     if command[1:]:
         config["args"] = command[1:]
     if env:
@@ -362,7 +362,7 @@ def _add(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> int:
     return 0
 
 
-def _js_number(value: str) -> Any:
+def _js_number(value: str) -> object:
     """``Number(value)`` for a port: integral text becomes an int; anything else stays as it
     would in JS (a float, or NaN as the text), so validation reports it."""
     try:
@@ -403,10 +403,10 @@ def _remove(args: list[str], cwd: str, agent_dir: str, out: Log, err: Log) -> in
     return 1
 
 
-def _server_report(entry: ServerEntry) -> dict[str, Any]:
+def _server_report(entry: ServerEntry) -> dict[str, object]:
     """A configured server's ``mcp list`` entry before it is checked (keys in output order)."""
     auth = entry.config.get("auth") if entry.is_http else None
-    report: dict[str, Any] = {"name": entry.name, "scope": entry.scope or "global", "source": entry.source}
+    report: dict[str, object] = {"name": entry.name, "scope": entry.scope or "global", "source": entry.source}
     if entry.override:
         report["override"] = entry.override
     report.update(
@@ -463,7 +463,7 @@ async def _list(loaded: Any, as_json: bool, untrusted_note: str | None, cwd: str
         tg.cancel_scope.cancel()
     failed = bool(loaded.errors) or any(r["enabled"] and r["state"] != "connected" for r in reports)
     if as_json:
-        payload: dict[str, Any] = {"servers": reports, "errors": loaded.errors}
+        payload: dict[str, object] = {"servers": reports, "errors": loaded.errors}
         if untrusted_note:
             payload["note"] = untrusted_note
         out(json.dumps(payload, indent=2, ensure_ascii=False))

@@ -73,7 +73,7 @@ def project_config_path(cwd: Path | str) -> str:
 # --------------------------------------------------------------------------- validation
 
 
-def _is_record(value: Any) -> bool:
+def _is_record(value: object) -> bool:
     return isinstance(value, dict)
 
 
@@ -119,7 +119,7 @@ def is_metadata_document_callback(callback_url: str | None) -> bool:
     return _url_host(parsed) != "[::1]" and (parsed.path or "/") == "/callback"
 
 
-def _check_base_fields(entry: Mapping[str, Any]) -> str | None:
+def _check_base_fields(entry: Mapping[str, object]) -> str | None:
     enabled, timeout, description = entry.get("enabled"), entry.get("timeout"), entry.get("description")
     if "enabled" in entry and not isinstance(enabled, bool):
         return "enabled must be a boolean"
@@ -246,7 +246,7 @@ def validate_server_config(name: str, raw: Any) -> dict[str, Any] | str:
     return entry
 
 
-def is_override(entry: Mapping[str, Any]) -> bool:
+def is_override(entry: Mapping[str, object]) -> bool:
     """An entry that overrides a server defined elsewhere: no ``command``, ``url`` or ``type``."""
     return "command" not in entry and "url" not in entry and "type" not in entry
 
@@ -334,7 +334,7 @@ def _detect_indent(text: str | None) -> str:
     return "  "
 
 
-def _edit_servers(path: str, edit: Callable[[dict[str, Any] | None, dict[str, Any]], bool]) -> None:
+def _edit_servers(path: str, edit: Callable[[dict[str, object] | None, dict[str, object]], bool]) -> None:
     text: str | None = None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
@@ -351,11 +351,11 @@ def _edit_servers(path: str, edit: Callable[[dict[str, Any] | None, dict[str, An
         f.write(body + "\n")
 
 
-def add_server_config(path: str, name: str, config: dict[str, Any]) -> bool:
+def add_server_config(path: str, name: str, config: dict[str, object]) -> bool:
     """Add or replace a server; creates the file. Returns True when an entry was replaced."""
     replaced = False
 
-    def edit(servers: dict[str, Any] | None, parsed: dict[str, Any]) -> bool:
+    def edit(servers: dict[str, object] | None, parsed: dict[str, object]) -> bool:
         nonlocal replaced
         target = servers if servers is not None else {}
         replaced = name in target
@@ -373,7 +373,7 @@ def remove_server_config(path: str, name: str) -> bool:
         return False
     removed = False
 
-    def edit(servers: dict[str, Any] | None, _parsed: dict[str, Any]) -> bool:
+    def edit(servers: dict[str, object] | None, _parsed: dict[str, object]) -> bool:
         nonlocal removed
         if servers is None or name not in servers:
             return False

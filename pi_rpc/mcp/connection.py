@@ -182,20 +182,20 @@ class _AsSent:
     the keys to its fields and rewrite values (URLs normalised)."""
 
     @staticmethod
-    def model_validate(value: Any) -> Any:
+    def model_validate(value: object) -> object:
         return value
 
 
-def _is_object(value: Any) -> bool:
+def _is_object(value: object) -> bool:
     return isinstance(value, dict)
 
 
-def _is_resource(item: dict[str, Any]) -> bool:
+def _is_resource(item: dict[str, object]) -> bool:
     # ``name`` is required by the spec, but some servers omit it; the URI stands in (upstream).
     return isinstance(item.get("uri"), str) and ("name" not in item or isinstance(item["name"], str))
 
 
-def _is_template(item: dict[str, Any]) -> bool:
+def _is_template(item: dict[str, object]) -> bool:
     return isinstance(item.get("uriTemplate"), str) and ("name" not in item or isinstance(item["name"], str))
 
 
@@ -214,7 +214,7 @@ def validate_list_page(method: str, key: str, value: Any) -> dict[str, Any]:
     cursor = value.get("nextCursor")
     if cursor is not None and cursor != "" and not isinstance(cursor, str):
         raise McpRequestError(INVALID_REQUEST, f"Invalid MCP {method} cursor")
-    page: dict[str, Any] = {key: [{**item, "name": item.get("name", item[source])} for item in items]}
+    page: dict[str, object] = {key: [{**item, "name": item.get("name", item[source])} for item in items]}
     if cursor:
         page["nextCursor"] = cursor
     return page
@@ -454,7 +454,7 @@ class McpConnection:
             )
         )
 
-    async def _http_transport(self, stack: AsyncExitStack) -> tuple[Any, Any, anyio.Event]:
+    async def _http_transport(self, stack: AsyncExitStack) -> tuple[object, object, anyio.Event]:
         import httpx
         from mcp.client.streamable_http import streamable_http_client
 
@@ -479,7 +479,7 @@ class McpConnection:
         )
         # The SDK's stream ends when the transport gives up; that is a dropped connection.
         closed = anyio.Event()
-        forward, reader = anyio.create_memory_object_stream[Any](0)
+        forward, reader = anyio.create_memory_object_stream[object](0)
 
         async def pump() -> None:
             try:
@@ -576,11 +576,11 @@ class McpConnection:
 
     # ------------------------------------------------------------------ SDK callbacks
 
-    async def _on_log(self, params: Any) -> None:
+    async def _on_log(self, params: object) -> None:
         if self._log is not None:
             self._log.write(self.name, _dump(params))
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: object) -> None:
         from mcp import types
 
         root = getattr(message, "root", None)
@@ -589,7 +589,7 @@ class McpConnection:
             if live is not None:
                 self._host.start_soon(self._refresh_tools, live)
 
-    async def _list_roots(self, _context: Any) -> Any:
+    async def _list_roots(self, _context: object) -> object:
         from mcp import types
 
         uri = Path(self.cwd).resolve().as_uri()
@@ -634,7 +634,7 @@ class McpConnection:
         result_type: Any,
         signal: AbortSignal | None,
         on_progress: ProgressCallback | None = None,
-    ) -> Any:
+    ) -> object:
         """One request in one cancel scope (``_Live.request_scope``): the server's timeout is the
         scope's deadline, which each progress notification moves forward; an abort or the end
         of the transport cancels it. A request that timed out or was aborted is cancelled on
@@ -716,13 +716,13 @@ class McpConnection:
         self.error = None
         self._changed()
 
-    async def _list_tools(self, live: _Live) -> list[dict[str, Any]]:
+    async def _list_tools(self, live: _Live) -> list[dict[str, object]]:
         return await self._list_all(live, "tools/list", "tools")
 
     async def _list_all(
         self, live: _Live, method: str, key: str, signal: AbortSignal | None = None
-    ) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
+    ) -> list[dict[str, object]]:
+        items: list[dict[str, object]] = []
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(MAX_LIST_PAGES):
@@ -740,7 +740,7 @@ class McpConnection:
         from mcp import types
 
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        request: Any
+        request: object
         if method == "tools/list":
             request = types.ListToolsRequest(params=params)
             return _dump(await self._request(live, request, types.ListToolsResult, signal))
@@ -755,32 +755,32 @@ class McpConnection:
     async def call_tool(
         self,
         name: str,
-        arguments: dict[str, Any],
+        arguments: dict[str, object],
         signal: AbortSignal | None = None,
         on_progress: ProgressCallback | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         from mcp import types
 
-        async def run(live: _Live) -> dict[str, Any]:
+        async def run(live: _Live) -> dict[str, object]:
             request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
             return _dump(await self._request(live, request, types.CallToolResult, signal, on_progress))
 
         return await self._with_session(run)
 
-    async def read_resource(self, uri: str, signal: AbortSignal | None = None) -> dict[str, Any]:
+    async def read_resource(self, uri: str, signal: AbortSignal | None = None) -> dict[str, object]:
         from mcp import types
 
-        async def run(live: _Live) -> dict[str, Any]:
+        async def run(live: _Live) -> dict[str, object]:
             request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri))  # type: ignore[arg-type]
             return _dump(await self._request(live, request, types.ReadResourceResult, signal))
 
         return await self._with_session(run, read_only=True)
 
-    async def resources_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, Any]:
+    async def resources_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, object]:
         return await self._with_session(lambda live: self._page(live, "resources/list", cursor, signal), True)
 
-    async def templates_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, Any]:
-        async def run(live: _Live) -> dict[str, Any]:
+    async def templates_page(self, cursor: str | None, signal: AbortSignal | None = None) -> dict[str, object]:
+        async def run(live: _Live) -> dict[str, object]:
             try:
                 return await self._page(live, "resources/templates/list", cursor, signal)
             except McpRequestError as exc:
@@ -790,11 +790,11 @@ class McpConnection:
 
         return await self._with_session(run, True)
 
-    async def all_resources(self, signal: AbortSignal | None = None) -> list[dict[str, Any]]:
+    async def all_resources(self, signal: AbortSignal | None = None) -> list[dict[str, object]]:
         return await self._with_session(lambda live: self._list_all(live, "resources/list", "resources", signal), True)
 
-    async def all_templates(self, signal: AbortSignal | None = None) -> list[dict[str, Any]]:
-        async def run(live: _Live) -> list[dict[str, Any]]:
+    async def all_templates(self, signal: AbortSignal | None = None) -> list[dict[str, object]]:
+        async def run(live: _Live) -> list[dict[str, object]]:
             try:
                 return await self._list_all(live, "resources/templates/list", "resourceTemplates", signal)
             except McpRequestError as exc:

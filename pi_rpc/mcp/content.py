@@ -85,7 +85,7 @@ def _is_text_mime(mime: str | None) -> bool:
 
 def _block_to_content(
     server: str, block: dict[str, Any], readable_resources: bool, save_output: SaveOutput
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     kind = block.get("type")
     if kind == "resource_link":
         size = block.get("size")
@@ -116,11 +116,11 @@ def _block_to_content(
 
 def to_model_content(
     server: str,
-    blocks: Sequence[dict[str, Any]],
+    blocks: Sequence[dict[str, object]],
     readable_resources: bool = False,
     save_output: SaveOutput = save_to_temp_file,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     for block in blocks:
         out.extend(_block_to_content(server, block, readable_resources, save_output))
     return out
@@ -148,8 +148,8 @@ def _truncate_middle(text: str, max_bytes: int) -> tuple[str, int, int] | None:
 
 
 def limit_content(
-    content: list[dict[str, Any]], save_output: SaveOutput | None = save_to_temp_file
-) -> tuple[list[dict[str, Any]], str | None]:
+    content: list[dict[str, object]], save_output: SaveOutput | None = save_to_temp_file
+) -> tuple[list[dict[str, object]], str | None]:
     """Keep model-facing text within 20 KB; returns the content and the full-output path."""
     combined = content_text(content)
     truncated = _truncate_middle(combined, MCP_OUTPUT_MAX_BYTES)
@@ -169,7 +169,7 @@ def limit_content(
     return [{"type": "text", "text": text}, *(block for block in content if block.get("type") == "image")], full_path
 
 
-def script_result(result: dict[str, Any]) -> dict[str, Any]:
+def script_result(result: dict[str, object]) -> dict[str, object]:
     """The ``CallToolResult`` scripts receive: everything but ``_meta``."""
     return {key: value for key, value in result.items() if key != "_meta"}
 
@@ -180,23 +180,23 @@ def convert_result(
     result: dict[str, Any],
     readable_resources: bool = False,
     save_output: SaveOutput = save_to_temp_file,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """An MCP ``CallToolResult`` as an agent tool result."""
     blocks = result.get("content") or []
     converted = to_model_content(server, blocks, readable_resources, save_output) if blocks else to_llm_content(result)
     if result.get("isError") and content_text(converted) == "":
         converted.append({"type": "text", "text": f"MCP tool {server}/{tool} returned an error"})
     content, full_path = limit_content(converted, save_output)
-    details: dict[str, Any] = {"server": server, "tool": tool}
+    details: dict[str, object] = {"server": server, "tool": tool}
     if full_path:
         details["fullOutputPath"] = full_path
-    out: dict[str, Any] = {"content": content, "details": details, "structuredContent": script_result(result)}
+    out: dict[str, object] = {"content": content, "details": details, "structuredContent": script_result(result)}
     if result.get("isError"):
         out["isError"] = True
     return out
 
 
-def normalize_input_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+def normalize_input_schema(schema: dict[str, object] | None) -> dict[str, object]:
     """Tool parameters as an object schema with ``properties`` (other keywords kept)."""
     schema = dict(schema or {})
     schema["type"] = schema.get("type") if schema.get("type") is not None else "object"

@@ -54,7 +54,7 @@ class _McpExtension:
         else:
             mcp.report_problems(ctx)
 
-    async def on_servers_change(self, _event: dict[str, Any], ctx: Any) -> None:
+    async def on_servers_change(self, _event: dict[str, object], ctx: object) -> None:
         # Servers registered or unregistered after startup connect or close at once.
         mcp = self.manager
         registrations = self.pi.get_mcp_servers()
@@ -64,7 +64,7 @@ class _McpExtension:
             mcp = self.new_manager(ctx)
         await mcp.registrations_changed(registrations, ctx)
 
-    async def on_before_agent_start(self, event: dict[str, Any], ctx: Any) -> None:
+    async def on_before_agent_start(self, event: dict[str, object], ctx: object) -> None:
         mcp = self.manager
         if mcp is None:
             return
@@ -92,12 +92,12 @@ class _McpExtension:
         servers = mcp.servers_for_call(str(name), tool, event.get("input"))
         await mcp.wait_for_servers(servers, ctx.signal)
 
-    async def on_turn_start(self, _event: dict[str, Any], ctx: Any) -> None:
+    async def on_turn_start(self, _event: dict[str, object], ctx: object) -> None:
         mcp = self.manager
         if mcp is not None:
             await mcp.reconnect_signed_in(ctx)
 
-    async def on_session_shutdown(self, _event: dict[str, Any], _ctx: Any) -> None:
+    async def on_session_shutdown(self, _event: dict[str, object], _ctx: object) -> None:
         mcp, self.manager = self.manager, None
         if mcp is not None:
             await mcp.shutdown()

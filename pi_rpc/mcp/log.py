@@ -12,7 +12,6 @@ import json
 import os
 import re
 from datetime import datetime, timezone
-from typing import Any
 
 MAX_LOG_BYTES = 5 * 1024 * 1024
 
@@ -22,7 +21,7 @@ def _iso_now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-def _format_data(data: Any) -> str:
+def _format_data(data: object) -> str:
     if isinstance(data, str):
         return data
     try:
@@ -31,7 +30,7 @@ def _format_data(data: Any) -> str:
         return str(data)
 
 
-def format_log_message(server: str, params: Any, now: str | None = None) -> str:
+def format_log_message(server: str, params: object, now: str | None = None) -> str:
     message = params if isinstance(params, dict) else {"data": params}
     level = message.get("level") if isinstance(message.get("level"), str) else "info"
     logger = message.get("logger")
@@ -52,7 +51,7 @@ class ServerLog:
         except OSError:
             return 0
 
-    def write(self, server: str, params: Any) -> None:
+    def write(self, server: str, params: object) -> None:
         line = format_log_message(server, params).encode("utf-8")
         try:
             if self._size is None:

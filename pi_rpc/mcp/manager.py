@@ -127,17 +127,17 @@ class McpManager:
         self.waited_for_startup = False
         self.tool_owners: dict[str, str] = {}  # tool name -> "<server>\0<tool>"
         self.server_tools: dict[str, set[str]] = {}
-        self.definitions: dict[str, dict[str, Any]] = {}
+        self.definitions: dict[str, dict[str, object]] = {}
         self.resource_exposure: str | None = None
         self._tg: TaskGroup | None = None
         self._tg_ready = anyio.Event()
         self._stopped = anyio.Event()
         self._pending: anyio.Event | None = None
-        self._log: Any = None
+        self._log: object = None
         self._oauth: Any = None
         self._closed = False
         self._serving = False
-        self._tokens_at_sign_in: dict[int, tuple[Any, str]] = {}
+        self._tokens_at_sign_in: dict[int, tuple[object, str]] = {}
         self.overridden: list[str] = []  # registered servers an mcp.json entry overrides
 
     # ------------------------------------------------------------------ lookup
@@ -189,7 +189,7 @@ class McpManager:
             self._serving = True
             self.pi.spawn(self.serve())
 
-    async def registrations_changed(self, registrations: list[dict[str, Any]], ctx: Any) -> None:
+    async def registrations_changed(self, registrations: list[dict[str, object]], ctx: object) -> None:
         """``mcp_servers_change``: unregistered servers (and ones registered again with another
         config) close and their tools become unreachable; new ones connect at once."""
         if self._closed:
@@ -252,7 +252,7 @@ class McpManager:
             if server.enabled:
                 server.ready = anyio.Event()
 
-    async def start(self, ctx: Any) -> None:
+    async def start(self, ctx: object) -> None:
         """Connect every enabled server; announce problems once they all settled."""
         enabled = [s for s in self.servers if s.enabled]
         if not enabled:
@@ -326,7 +326,7 @@ class McpManager:
         elif id(connection) not in self._tokens_at_sign_in:
             self._tokens_at_sign_in[id(connection)] = (connection, self._stored_tokens(connection))
 
-    async def reconnect_signed_in(self, ctx: Any) -> None:
+    async def reconnect_signed_in(self, ctx: object) -> None:
         """Reconnect servers that needed a sign-in once credentials were stored meanwhile."""
         signed_in = [c for c, tokens in self._tokens_at_sign_in.values() if self._stored_tokens(c) != tokens]
         if not signed_in:
@@ -418,8 +418,8 @@ class McpManager:
     def _readable(self, server_name: str) -> Callable[[], bool]:
         return lambda: any(c.name == server_name for c in self.resource_servers())
 
-    def _connection_getter(self, server_name: str, tool_name: str) -> Callable[[], Awaitable[Any]]:
-        async def get() -> Any:
+    def _connection_getter(self, server_name: str, tool_name: str) -> Callable[[], Awaitable[object]]:
+        async def get() -> object:
             server = self.find(server_name)
             if server is None or not server.enabled:
                 raise RuntimeError(f'MCP server "{server_name}" is disabled.')
@@ -555,7 +555,7 @@ class McpManager:
                 await server.ready.wait()
             tg.cancel_scope.cancel()
 
-    def servers_for_call(self, tool_name: str, tool: dict[str, Any] | None, call_input: Any) -> list[Server]:
+    def servers_for_call(self, tool_name: str, tool: dict[str, object] | None, call_input: object) -> list[Server]:
         candidates = [s for s in self.servers if s.enabled]
         reach = None
         reaches = (tool or {}).get("reachesTools")

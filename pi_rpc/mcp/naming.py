@@ -56,7 +56,7 @@ def is_mcp_tool_name(name: str) -> bool:
     return name.startswith("mcp__") or name in RESOURCE_TOOL_NAMES
 
 
-def resolve_exposure_alias(value: Any) -> Any:
+def resolve_exposure_alias(value: object) -> object:
     return EXPOSURE_ALIASES.get(value, value) if isinstance(value, str) else value
 
 
@@ -73,7 +73,7 @@ def tool_exposure(config: Mapping[str, Any], tool: str) -> str:
     return str(config.get("exposure") or DEFAULT_EXPOSURE)
 
 
-def server_exposure(config: Mapping[str, Any]) -> str:
+def server_exposure(config: Mapping[str, object]) -> str:
     return str(config.get("exposure") or DEFAULT_EXPOSURE)
 
 
@@ -82,10 +82,10 @@ def configured_exposures(config: Mapping[str, Any]) -> set[str]:
     return {server_exposure(config), *(str(v) for v in (config.get("toolExposure") or {}).values())}
 
 
-def has_direct_tools(config: Mapping[str, Any]) -> bool:
+def has_direct_tools(config: Mapping[str, object]) -> bool:
     return "direct" in configured_exposures(config)
 
 
-def has_indirect_tools(config: Mapping[str, Any]) -> bool:
+def has_indirect_tools(config: Mapping[str, object]) -> bool:
     exposures = configured_exposures(config)
     return "codemode" in exposures or "deferred" in exposures

@@ -83,7 +83,7 @@ class CredentialStore:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
         try:
             with open(self.path, encoding="utf-8") as f:
                 text = f.read()
@@ -94,7 +94,7 @@ class CredentialStore:
         parsed = json.loads(text)
         return parsed if isinstance(parsed, dict) else {}
 
-    def _write(self, states: dict[str, Any]) -> None:
+    def _write(self, states: dict[str, object]) -> None:
         from pi_rpc.config.safe_write import replace_file
 
         # (a temp file no one can plant: a link at a guessable name never redirects the write)
@@ -113,7 +113,9 @@ class CredentialStore:
             return {"serverUrl": server_url}
         return dict(state)
 
-    def update(self, name: str, url: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    def update(
+        self, name: str, url: str, change: Callable[[dict[str, object]], dict[str, object]]
+    ) -> dict[str, object]:
         key, _legacy = store_keys(name, url)
         server_url = normalize_url(url)
         with self._locked() as states:
@@ -124,7 +126,7 @@ class CredentialStore:
             self._write(states)
             return dict(states[key])
 
-    def tokens(self, name: str, url: str) -> Any:
+    def tokens(self, name: str, url: str) -> object:
         key, legacy = store_keys(name, url)
         with self._locked() as states:
             state = states.get(key) or states.get(legacy)
@@ -141,7 +143,7 @@ class CredentialStore:
             return True
 
 
-def _save_tokens(state: dict[str, Any], tokens: dict[str, Any]) -> dict[str, Any]:
+def _save_tokens(state: dict[str, object], tokens: dict[str, object]) -> dict[str, object]:
     next_state = {**state, "tokens": tokens}
     expires = tokens.get("expires_in")
     if isinstance(expires, (int, float)):
@@ -177,12 +179,12 @@ def client_credentials(state: dict[str, Any], settings: dict[str, Any]) -> tuple
     return None
 
 
-def session_auth(store: CredentialStore, name: str, url: str, settings: Callable[[], dict[str, Any]]) -> Any:
+def session_auth(store: CredentialStore, name: str, url: str, settings: Callable[[], dict[str, object]]) -> object:
     """An ``httpx.Auth`` for a connection: the stored token, refreshed when it is about to expire
     or after a 401; otherwise ``McpSignInRequired``. Never a browser."""
     import httpx
 
-    def expired(state: dict[str, Any]) -> bool:
+    def expired(state: dict[str, object]) -> bool:
         expires = state.get("tokensExpireAt")
         return isinstance(expires, (int, float)) and expires / 1000 - REFRESH_SKEW_S <= time.time()
 
@@ -251,7 +253,7 @@ class OAuthSupport:
     def __init__(self, store: CredentialStore) -> None:
         self.store = store
 
-    def settings(self, entry: ServerEntry) -> dict[str, Any]:
+    def settings(self, entry: ServerEntry) -> dict[str, object]:
         oauth = dict(entry.config.get("oauth") or {})
         if "clientSecret" in oauth:
             oauth["clientSecret"] = resolve_or_raise(
@@ -259,7 +261,7 @@ class OAuthSupport:
             )
         return oauth
 
-    def httpx_auth(self, connection: McpConnection) -> Any:
+    def httpx_auth(self, connection: McpConnection) -> object:
         entry = connection.entry
         return session_auth(self.store, entry.name, str(entry.config["url"]), lambda: self.settings(entry))
 
@@ -351,7 +353,7 @@ def _registered_redirect(state: dict[str, Any], host: str, path: str) -> int | N
 class _Storage:
     """The SDK's ``TokenStorage`` over the credential store (a configured client wins)."""
 
-    def __init__(self, store: CredentialStore, name: str, url: str, settings: dict[str, Any]) -> None:
+    def __init__(self, store: CredentialStore, name: str, url: str, settings: dict[str, object]) -> None:
         self.store, self.name, self.url, self.settings = store, name, url, settings
 
     async def get_tokens(self) -> Any:
@@ -396,7 +398,7 @@ def open_browser(url: str) -> None:
 async def sign_in(
     entry: ServerEntry,
     store: CredentialStore,
-    settings: dict[str, Any],
+    settings: dict[str, object],
     show_url: Callable[[str], None],
 ) -> None:
     """Run the authorization code flow against the server; tokens end up in ``store``."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 RADIUS_MCP_URL = "https://radius.pi.dev/mcp"
 
@@ -19,7 +19,7 @@ RADIUS_MCP_URL = "https://radius.pi.dev/mcp"
 class RadiusMcpPlan(NamedTuple):
     mcp_path: str
     name: str
-    config: dict[str, Any]
+    config: dict[str, object]
 
 
 def plan_radius_mcp_server(provider_id: str, agent_dir: Path | str, cwd: Path | str) -> RadiusMcpPlan | None:
@@ -49,7 +49,7 @@ def plan_radius_mcp_server(provider_id: str, agent_dir: Path | str, cwd: Path | 
         while mcp_namespace(name) in namespaces:
             name = "radius-mcp" if suffix == 1 else f"radius-mcp-{suffix}"
             suffix += 1
-    config: dict[str, Any] = (
+    config: dict[str, object] = (
         {**existing.config, "auth": {"provider": provider_id}}
         if existing is not None
         else {"url": RADIUS_MCP_URL, "auth": {"provider": provider_id}}

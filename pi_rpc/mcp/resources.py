@@ -30,11 +30,11 @@ from pi_rpc.tools._js import js_stringify
 _MCP_APP = re.compile(r';\s*profile\s*=\s*"?mcp-app"?', re.IGNORECASE)
 
 
-def _string(description: str) -> dict[str, Any]:
+def _string(description: str) -> dict[str, object]:
     return {"type": "string", "description": description}
 
 
-LIST_PARAMETERS: dict[str, Any] = {
+LIST_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "server": _string("MCP server name. Omit to list every server with resources."),
@@ -42,7 +42,7 @@ LIST_PARAMETERS: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-READ_PARAMETERS: dict[str, Any] = {
+READ_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {
         "server": _string(
@@ -63,7 +63,7 @@ _LISTING_ERRORS = {
         "required": ["server", "error"],
     },
 }
-LIST_OUTPUT_SCHEMA: dict[str, Any] = {
+LIST_OUTPUT_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "server": _OPTIONAL_STRING,
@@ -88,7 +88,7 @@ LIST_OUTPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["resources"],
 }
-LIST_TEMPLATES_OUTPUT_SCHEMA: dict[str, Any] = {
+LIST_TEMPLATES_OUTPUT_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "server": _OPTIONAL_STRING,
@@ -112,7 +112,7 @@ LIST_TEMPLATES_OUTPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["resourceTemplates"],
 }
-READ_OUTPUT_SCHEMA: dict[str, Any] = {
+READ_OUTPUT_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "server": {"type": "string"},
@@ -159,16 +159,16 @@ LIST_TEMPLATES_DESCRIPTION = (
 READ_DESCRIPTION = "Read a specific resource from an MCP server given the server name and resource URI."
 
 
-def _is_mcp_app(item: dict[str, Any]) -> bool:
+def _is_mcp_app(item: dict[str, object]) -> bool:
     uri = str(item.get("uri") or item.get("uriTemplate") or "")
     return uri.startswith("ui://") or bool(_MCP_APP.search(str(item.get("mimeType") or "")))
 
 
-def _listed(server: str, item: dict[str, Any]) -> dict[str, Any]:
+def _listed(server: str, item: dict[str, object]) -> dict[str, object]:
     return {"server": server, **{k: v for k, v in item.items() if k not in ("_meta", "icons")}}
 
 
-def _string_argument(params: Any, key: str) -> str | None:
+def _string_argument(params: object, key: str) -> str | None:
     value = params.get(key) if isinstance(params, dict) else None
     if value is None:
         return None
@@ -177,9 +177,9 @@ def _string_argument(params: Any, key: str) -> str | None:
     return value.strip() or None
 
 
-def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> dict[str, Any]:
+def _json_result(tool: str, server: str | None, payload: dict[str, object]) -> dict[str, object]:
     content, full_path = limit_content([{"type": "text", "text": js_stringify(payload)}])
-    details: dict[str, Any] = {"server": server or "", "tool": tool}
+    details: dict[str, object] = {"server": server or "", "tool": tool}
     if full_path:
         details["fullOutputPath"] = full_path
     return {"content": content, "details": details, "structuredContent": payload}
@@ -199,10 +199,10 @@ def _find_server(servers: Servers, name: str) -> Any:
 
 async def _list_page(
     server: Any, cursor: str | None, signal: AbortSignal | None, key: str, templates: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One page of one server's resources (or templates), MCP apps left out."""
     page = await (server.templates_page(cursor, signal) if templates else server.resources_page(cursor, signal))
-    payload: dict[str, Any] = {
+    payload: dict[str, object] = {
         "server": server.name,
         key: [_listed(server.name, item) for item in page.get(key) or [] if not _is_mcp_app(item)],
     }
@@ -211,7 +211,9 @@ async def _list_page(
     return payload
 
 
-async def _list_every_server(servers: Servers, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, Any]:
+async def _list_every_server(
+    servers: Servers, signal: AbortSignal | None, key: str, templates: bool
+) -> dict[str, object]:
     """Every server's resources (or templates), fetched at once, in server-name order; a
     server that fails is reported in ``errors``."""
     ordered = sorted(servers(), key=lambda server: server.name)
@@ -226,14 +228,14 @@ async def _list_every_server(servers: Servers, signal: AbortSignal | None, key: 
     async with anyio.create_task_group() as tg:
         for index, server in enumerate(ordered):
             tg.start_soon(fetch, index, server)
-    items: list[dict[str, Any]] = []
+    items: list[dict[str, object]] = []
     errors: list[dict[str, str]] = []
     for server, outcome in zip(ordered, outcomes):
         if isinstance(outcome, BaseException):
             errors.append({"server": server.name, "error": error_message(outcome)})
         else:
             items.extend(_listed(server.name, item) for item in outcome if not _is_mcp_app(item))
-    result: dict[str, Any] = {key: items}
+    result: dict[str, object] = {key: items}
     if errors:
         result["errors"] = errors
     return result
@@ -243,14 +245,14 @@ def _read_result(server: Any, uri: str, result: dict[str, Any]) -> dict[str, Any
     """A read resource as the tool's result: each content as a resource block (named by its
     URI when there are several), limited like any tool output."""
     contents = result.get("contents") or []
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, object]] = []
     for item in contents:
         if len(contents) > 1:
             blocks.append({"type": "text", "text": f"{item.get('uri')}:"})
         blocks.append({"type": "resource", "resource": item})
     converted = to_model_content(server.name, blocks)
     content, full_path = limit_content(converted or [{"type": "text", "text": f"Resource {uri} is empty."}])
-    details: dict[str, Any] = {"server": server.name, "tool": READ_MCP_RESOURCE_TOOL}
+    details: dict[str, object] = {"server": server.name, "tool": READ_MCP_RESOURCE_TOOL}
     if full_path:
         details["fullOutputPath"] = full_path
     plain = [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
@@ -261,10 +263,10 @@ def _read_result(server: Any, uri: str, result: dict[str, Any]) -> dict[str, Any
     }
 
 
-def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[dict[str, Any]]:
+def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[dict[str, object]]:
     read_only = {"readOnlyHint": True}
 
-    async def list_items(params: Any, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, Any]:
+    async def list_items(params: object, signal: AbortSignal | None, key: str, templates: bool) -> dict[str, object]:
         server_name = _string_argument(params, "server")
         cursor = _string_argument(params, "cursor")
         if server_name:
@@ -273,15 +275,15 @@ def create_resource_tool_definitions(exposure: str, servers: Servers) -> list[di
             raise ValueError("cursor can only be used when a server is specified")
         return await _list_every_server(servers, signal, key, templates)
 
-    async def list_resources(_id: str, params: Any, signal: AbortSignal | None, *_rest: Any) -> dict[str, Any]:
+    async def list_resources(_id: str, params: object, signal: AbortSignal | None, *_rest: object) -> dict[str, object]:
         payload = await list_items(params, signal, "resources", False)
         return _json_result(LIST_MCP_RESOURCES_TOOL, _string_argument(params, "server"), payload)
 
-    async def list_templates(_id: str, params: Any, signal: AbortSignal | None, *_rest: Any) -> dict[str, Any]:
+    async def list_templates(_id: str, params: object, signal: AbortSignal | None, *_rest: object) -> dict[str, object]:
         payload = await list_items(params, signal, "resourceTemplates", True)
         return _json_result(LIST_MCP_RESOURCE_TEMPLATES_TOOL, _string_argument(params, "server"), payload)
 
-    async def read_resource(_id: str, params: Any, signal: AbortSignal | None, *_rest: Any) -> dict[str, Any]:
+    async def read_resource(_id: str, params: object, signal: AbortSignal | None, *_rest: object) -> dict[str, object]:
         server_name = _string_argument(params, "server")
         uri = _string_argument(params, "uri")
         if not server_name:

@@ -61,7 +61,7 @@ def tokenize(text: str) -> list[str]:
     return [_stem(w) if _ASCII_WORD.match(w) else w for w in words if w and w not in STOP_WORDS]
 
 
-def resolve_ref(ref: str, root: Any) -> Any:
+def resolve_ref(ref: str, root: object) -> object:
     """A local JSON pointer (``#/$defs/Item``) in ``root``, or None."""
     if ref == "#":
         return root
@@ -79,7 +79,7 @@ def resolve_ref(ref: str, root: Any) -> Any:
     return node
 
 
-def _schema_text(schema: Any, root: Any, parts: list[str], seen: list[Any]) -> None:
+def _schema_text(schema: object, root: object, parts: list[str], seen: list[object]) -> None:
     if not isinstance(schema, dict):
         return
     ref = schema.get("$ref")

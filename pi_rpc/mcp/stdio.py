@@ -117,7 +117,7 @@ async def stdio_transport(
     env: dict[str, str],
     cwd: str,
     stderr: StderrTail,
-) -> AsyncIterator[tuple[Any, Any, anyio.Event]]:
+) -> AsyncIterator[tuple[object, object, anyio.Event]]:
     """Spawn the server; yields ``(read_stream, write_stream, closed)`` where ``closed`` is set
     once the server's stdout ended (it exited or closed it)."""
     from mcp.shared.message import SessionMessage
@@ -140,7 +140,7 @@ async def stdio_transport(
         raise ConnectionError(spawn_error(command, exc)) from None
     children.register(process.pid, pgid=process.pid)
 
-    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    read_writer, read_stream = anyio.create_memory_object_stream[object](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
     closed = anyio.Event()
 
@@ -159,7 +159,7 @@ async def stdio_transport(
                         if not line.strip():
                             continue
                         try:
-                            message: Any = SessionMessage(JSONRPCMessage.model_validate_json(line))
+                            message: object = SessionMessage(JSONRPCMessage.model_validate_json(line))
                         except ValueError as exc:
                             message = exc
                         await read_writer.send(message)

@@ -22,7 +22,7 @@ DESCRIPTION = (
     f"When a task needs a tool you do not have, search for it with `{TOOL_SEARCH_TOOL_NAME}` first; "
     f"tools of MCP servers in particular are found this way."
 )
-PARAMETERS: dict[str, Any] = {
+PARAMETERS: dict[str, object] = {
     "type": "object",
     "required": ["query"],
     "properties": {
@@ -33,7 +33,7 @@ PARAMETERS: dict[str, Any] = {
 PROMPT_SNIPPET = "Find tools that are not loaded yet and load the matches"
 
 
-def _searchable(exposure: Any) -> bool:
+def _searchable(exposure: object) -> bool:
     return exposure in ("codemode", "deferred")
 
 
@@ -51,10 +51,10 @@ def search_and_load(pi: Any, query: str, limit: int) -> list[dict[str, str]]:
     return [{"name": name, "description": str(by_name[name].get("description") or "")} for name in matches]
 
 
-def create_tool(pi: Any) -> dict[str, Any]:
+def create_tool(pi: object) -> dict[str, object]:
     async def execute(
         _tool_call_id: str, params: Any, _signal: Any = None, _on_update: Any = None, _ctx: Any = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         query = str((params or {}).get("query") or "")
         if query.strip() == "":
             raise ValueError("query must not be empty")

@@ -24,7 +24,7 @@ from pi_rpc.tools._js import js_number
 
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
-CONTENT_BLOCK_SCHEMA: dict[str, Any] = {
+CONTENT_BLOCK_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
@@ -47,13 +47,13 @@ def to_tool_exposure(exposure: str) -> str:
     return "deferred" if exposure == "codemode" else exposure
 
 
-def relocate_schema(schema: Any, pointer: str) -> Any:
+def relocate_schema(schema: object, pointer: str) -> object:
     """``schema`` moved to ``pointer`` inside another schema: local ``$ref``s follow it."""
     if isinstance(schema, list):
         return [relocate_schema(item, pointer) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in schema.items():
         if key == "$ref" and isinstance(value, str) and (value == "#" or value.startswith("#/")):
             out[key] = pointer + value[1:]
@@ -66,7 +66,7 @@ def relocate_schema(schema: Any, pointer: str) -> Any:
     return out
 
 
-def result_schema(structured: dict[str, Any] | None) -> dict[str, Any]:
+def result_schema(structured: dict[str, object] | None) -> dict[str, object]:
     """Output schema of every MCP tool: the ``CallToolResult`` without ``_meta``."""
     return {
         "type": "object",
@@ -102,7 +102,7 @@ def create_tool_definition(
     tool: dict[str, Any],
     name: str,
     exposure: str,
-    namespace: dict[str, Any],
+    namespace: dict[str, object],
     get_connection: GetConnection,
     readable_resources: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
@@ -113,7 +113,7 @@ def create_tool_definition(
 
     async def execute(
         _tool_call_id: str, params: Any, signal: AbortSignal | None, on_update: Any = None, _ctx: Any = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         connection = await get_connection()
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
@@ -134,7 +134,7 @@ def create_tool_definition(
             result = await connection.call_tool(tool_name, params if isinstance(params, dict) else {}, signal, progress)
         return convert_result(server, tool_name, result, readable_resources())
 
-    definition: dict[str, Any] = {
+    definition: dict[str, object] = {
         "name": name,
         "label": label,
         "description": description,

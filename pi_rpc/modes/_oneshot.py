@@ -44,9 +44,11 @@ from pi_rpc.modes.exit import (
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.output import RecordWriter, WriterClosed, take_over_stdout
 from pi_rpc.modes.wire.protocol.names import BLOCKING_EVENT_TYPES
+from pi_rpc.runtime.listeners import PairedListener
 
 if TYPE_CHECKING:
     from pi_rpc.config.cli_args import CliArgs
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.session import AgentSession
 
@@ -278,12 +280,8 @@ class OneshotRunner:
         if self.mode == "json":
             # Upstream prints the header before it subscribes; always present (even in memory).
             self.writer.send_nowait(session.session.get_header())  # type: ignore[union-attr]
-            forward = self._forward_event
-
-            async def listener(event: dict[str, Any]) -> None:
-                await forward(event)
-
-            listener.emit_nowait = self._forward_event_nowait  # type: ignore[attr-defined]
+            # Events an extension causes synchronously are written at once (emit_now).
+            listener = PairedListener(self._forward_event, self._forward_event_nowait)
             self._unsubscribe = session.holder.subscribe(listener)
         await self._bind_extensions(session)
         try:
@@ -341,7 +339,7 @@ class OneshotRunner:
                 pass
         return True
 
-    async def _forward_event(self, event: dict[str, Any]) -> None:
+    async def _forward_event(self, event: SessionEvent) -> None:
         if self._output_closed or self.writer is None:
             return
         try:
@@ -354,7 +352,7 @@ class OneshotRunner:
         except WriterClosed:
             pass
 
-    def _forward_event_nowait(self, event: dict[str, Any]) -> None:
+    def _forward_event_nowait(self, event: SessionEvent) -> None:
         if self._output_closed or self.writer is None:
             return
         try:

@@ -153,7 +153,7 @@ def parse_duration_ms(value: str | None) -> int | None:
     return int(match.group(1)) * {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000}[unit]
 
 
-def _parse(kind: str, args: list[str]) -> dict[str, Any]:
+def _parse(kind: str, args: list[str]) -> dict[str, object]:
     """``parseAuthCommand`` then the regular argument parser's part (``--provider``,
     ``--model``, unknown flags, stray messages)."""
     options: dict[str, Any] = {"json": False, "credentials": False, "no_refresh": False, "min_expiry": None}
@@ -207,7 +207,7 @@ def _parse(kind: str, args: list[str]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- check
 
 
-def _run_check(options: dict[str, Any]) -> int:
+def _run_check(options: dict[str, object]) -> int:
     credential: str | None = None
     try:
         result = check_provider(options, refresh=not options["no_refresh"])

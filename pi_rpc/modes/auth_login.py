@@ -84,7 +84,7 @@ class TerminalInteraction:
         self.method_choice = "ask" if auth_type == "api_key" else "browser" if browser else "other"
         self.skipped: list[str] = []
 
-    async def prompt(self, prompt: Mapping[str, Any]) -> str:
+    async def prompt(self, prompt: Mapping[str, object]) -> str:
         if prompt.get("type") == "select":
             return await self._select(prompt)
         placeholder = f" ({prompt['placeholder']})" if prompt.get("placeholder") else ""
@@ -106,7 +106,7 @@ class TerminalInteraction:
         _out(f"{prompt.get('message', '')} {others[0]['label']}")
         return str(others[0]["id"])
 
-    async def _choose(self, message: str, options: list[Mapping[str, Any]]) -> str:
+    async def _choose(self, message: str, options: list[Mapping[str, object]]) -> str:
         _out(message)
         for index, option in enumerate(options, 1):
             description = f" - {option['description']}" if option.get("description") else ""

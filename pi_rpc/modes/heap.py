@@ -19,7 +19,7 @@ from typing import Any
 _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 256 * 1024
 
-_libc: Any = None
+_libc: object = None
 
 
 def _glibc() -> Any:

@@ -376,7 +376,7 @@ def _list(manager: Any) -> int:
     user = [p for p in configured if p["scope"] == "user"]
     project = [p for p in configured if p["scope"] == "project"]
 
-    def show(pkg: dict[str, Any]) -> None:
+    def show(pkg: dict[str, object]) -> None:
         _out(f"  {pkg['source']} (filtered)" if pkg["filtered"] else f"  {pkg['source']}")
         if pkg["installedPath"]:
             _out(f"    {pkg['installedPath']}")

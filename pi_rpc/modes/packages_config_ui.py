@@ -88,6 +88,6 @@ class ConfigApp(App[None]):
         self.reload()
 
 
-def run_config_ui(manager: Any, *, local: bool) -> int:
+def run_config_ui(manager: object, *, local: bool) -> int:
     ConfigApp(manager, write_scope="project" if local else "user").run()
     return 0

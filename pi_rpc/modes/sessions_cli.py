@@ -20,7 +20,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pi_rpc.config import paths
 from pi_rpc.config.settings import Settings
@@ -190,12 +189,12 @@ def run_sessions_command(argv: Sequence[str]) -> int:
     return 1 if errors else 0
 
 
-def _session_dir_chooser(agent: Path, settings: Settings) -> Callable[[dict[str, Any]], str | None]:
+def _session_dir_chooser(agent: Path, settings: Settings) -> Callable[[dict[str, object]], str | None]:
     """The session directory an imported session is listed under: where pi started in the
     session's cwd keeps its sessions (``sessionDir`` / ``$PI_CODING_AGENT_SESSION_DIR``, else
     ``<agentDir>/sessions/--<cwd>--``)."""
 
-    def session_dir_of(header: dict[str, Any]) -> str | None:
+    def session_dir_of(header: dict[str, object]) -> str | None:
         cwd = header.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             return None

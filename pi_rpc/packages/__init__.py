@@ -107,7 +107,7 @@ command_output = "stderr"
 _cache: dict[str, PackageResources] = {}
 
 
-def _has_packages(settings: Mapping[str, Any] | None) -> bool:
+def _has_packages(settings: Mapping[str, object] | None) -> bool:
     value = (settings or {}).get("packages")
     return isinstance(value, list) and bool(value)
 
@@ -125,8 +125,8 @@ def package_resources(
     cwd: str,
     agent_dir: str,
     project_trusted: bool,
-    global_settings: Mapping[str, Any] | None,
-    project_settings: Mapping[str, Any] | None,
+    global_settings: Mapping[str, object] | None,
+    project_settings: Mapping[str, object] | None,
     cli_sources: Sequence[str] = (),
     output: str | None = None,
 ) -> PackageResources:

@@ -267,7 +267,7 @@ def read_manifest(package_json: str, warnings: list[str] | None = None) -> dict[
         return None
     if not isinstance(data, dict) or not isinstance(data.get("pi"), dict):
         return None
-    manifest: dict[str, Any] = {}
+    manifest: dict[str, object] = {}
     for field in RESOURCE_TYPES:
         entries = data["pi"].get(field)
         if isinstance(entries, list) and all(isinstance(e, str) for e in entries):

@@ -49,7 +49,7 @@ _GIT_IGNORE = "*\n!.gitignore\n"
 Progress = Callable[[str, str], None]  # (kind: start|progress|result, message)
 
 
-def _source_string(pkg: Any) -> str | None:
+def _source_string(pkg: object) -> str | None:
     if isinstance(pkg, str):
         return pkg
     if isinstance(pkg, dict) and isinstance(pkg.get("source"), str):
@@ -57,7 +57,7 @@ def _source_string(pkg: Any) -> str | None:
     return None
 
 
-def read_settings_file(path: str) -> dict[str, Any]:
+def read_settings_file(path: str) -> dict[str, object]:
     try:
         with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)
@@ -70,7 +70,7 @@ def read_settings_file(path: str) -> dict[str, Any]:
     return data
 
 
-def write_settings_key(path: str, key: str, value: Any) -> None:
+def write_settings_key(path: str, key: str, value: object) -> None:
     """Set one key as upstream's ``persistScopedSettings`` does (other keys and their order
     kept, two-space indentation, no trailing newline)."""
     data = read_settings_file(path)
@@ -92,7 +92,7 @@ def _installed_version(root: str) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _version_key(version: str) -> tuple[Any, ...]:
+def _version_key(version: str) -> tuple[object, ...]:
     core, _, pre = version.lstrip("v=").partition("-")
     nums = []
     for part in core.split("+")[0].split("."):
@@ -153,8 +153,8 @@ class PackageManager:
         cwd: str,
         agent_dir: str,
         project_trusted: bool,
-        global_settings: Mapping[str, Any] | None = None,
-        project_settings: Mapping[str, Any] | None = None,
+        global_settings: Mapping[str, object] | None = None,
+        project_settings: Mapping[str, object] | None = None,
         output: str = "inherit",
         progress: Progress | None = None,
     ) -> None:
@@ -170,7 +170,7 @@ class PackageManager:
 
     # ------------------------------------------------------------------ settings
 
-    def settings(self, scope: str) -> dict[str, Any]:
+    def settings(self, scope: str) -> dict[str, object]:
         if scope == "project":
             if not self.project_trusted:
                 return {}
@@ -185,7 +185,7 @@ class PackageManager:
         value = self.settings(scope).get("packages")
         return list(value) if isinstance(value, list) else []
 
-    def _set_packages(self, scope: str, packages: list[Any]) -> None:
+    def _set_packages(self, scope: str, packages: list[object]) -> None:
         path = self.project_path if scope == "project" else self.global_path
         write_settings_key(path, "packages", packages)
         self.settings(scope)["packages"] = packages
@@ -664,12 +664,12 @@ class PackageManager:
 
     # ------------------------------------------------------------------ resolving
 
-    def configured_sources(self) -> list[tuple[Any, str]]:
+    def configured_sources(self) -> list[tuple[object, str]]:
         """(entry, scope), project first, de-duplicated by identity as upstream: a project
         entry replaces the user's, except an ``autoload: false`` one, which is kept before it
         as a delta."""
         all_entries = [(p, "project") for p in self.packages("project")] + [(p, "user") for p in self.packages("user")]
-        result: list[tuple[Any, str]] = []
+        result: list[tuple[object, str]] = []
         seen: dict[str, int] = {}
         for pkg, scope in all_entries:
             source = _source_string(pkg)
@@ -698,7 +698,7 @@ class PackageManager:
         named = [s if not isinstance(parse_source(s), LocalSource) else resolve_path(s, self.cwd) for s in sources]
         return self.resolve_sources([(s, "temporary") for s in named], install_missing=True)
 
-    def resolve_sources(self, entries: Sequence[tuple[Any, str]], *, install_missing: bool) -> Resolved:
+    def resolve_sources(self, entries: Sequence[tuple[object, str]], *, install_missing: bool) -> Resolved:
         resolved = Resolved()
         seen: set[str] = set()
 

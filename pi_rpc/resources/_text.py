@@ -91,7 +91,7 @@ def _yaml12_loader() -> type:
 
     def _construct_unique_mapping(loader: Any, node: Any) -> dict[Any, Any]:
         loader.flatten_mapping(node)
-        seen: set[Any] = set()
+        seen: set[object] = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=True)
             try:

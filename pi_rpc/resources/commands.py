@@ -7,15 +7,14 @@ each with upstream's ``sourceInfo``), and the input expansion step of ``prompt``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from pi_rpc.resources.skills import Skill, expand_skill_command
 from pi_rpc.resources.templates import PromptTemplate, expand_prompt_template
 
 
-def command_entry(name: str, description: Any, source: str, source_info: Mapping[str, str]) -> dict[str, Any]:
+def command_entry(name: str, description: object, source: str, source_info: Mapping[str, str]) -> dict[str, object]:
     """One ``get_commands`` entry (``description`` left out when absent)."""
-    entry: dict[str, Any] = {"name": name}
+    entry: dict[str, object] = {"name": name}
     if description is not None:
         entry["description"] = description
     entry["source"] = source
@@ -26,10 +25,10 @@ def command_entry(name: str, description: Any, source: str, source_info: Mapping
 def list_slash_commands(
     templates: Iterable[PromptTemplate],
     skills: Iterable[Skill],
-    extension_commands: Iterable[Mapping[str, Any]] = (),
-) -> list[dict[str, Any]]:
+    extension_commands: Iterable[Mapping[str, object]] = (),
+) -> list[dict[str, object]]:
     """``data.commands`` of a ``get_commands`` response, in upstream's order."""
-    commands: list[dict[str, Any]] = [dict(c) for c in extension_commands]
+    commands: list[dict[str, object]] = [dict(c) for c in extension_commands]
     for template in templates:
         commands.append(command_entry(template.name, template.description, "prompt", template.source_info))
     for skill in skills:

@@ -79,7 +79,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _tool_summary(tool: Mapping[str, Any]) -> str:
+def _tool_summary(tool: Mapping[str, object]) -> str:
     summary = tool.get("summary") or tool.get("promptSnippet") or tool.get("description") or ""
     return _one_line(str(summary))
 
@@ -116,7 +116,7 @@ def _project_context(files: Sequence[ContextFile]) -> str:
 def build_system_sections(
     *,
     cwd: str,
-    tools: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, object]],
     guidelines: Iterable[str] = (),
     skills: Iterable[Skill] = (),
     context_files: Sequence[ContextFile] = (),
@@ -221,7 +221,7 @@ def sections_from_options(options: Mapping[str, Any]) -> dict[str, str]:
     )
 
 
-def render_prompt_options(options: Mapping[str, Any]) -> str:
+def render_prompt_options(options: Mapping[str, object]) -> str:
     """The system prompt text of ``options`` (the forced prompt when one is set)."""
     forced = options.get("forceSystemPrompt")
     if forced is not None:
@@ -238,7 +238,7 @@ def join_sections(sections: Mapping[str, str | None]) -> str:
 
 
 def build_system_message(
-    sections: Mapping[str, str], tool_definitions: Sequence[Mapping[str, Any]], timestamp: int
+    sections: Mapping[str, str], tool_definitions: Sequence[Mapping[str, object]], timestamp: int
 ) -> SystemMessage:
     """The first ``system`` message of a session (key order as upstream writes it)."""
     message: SystemMessage = {
@@ -266,9 +266,9 @@ def diff_sections(previous: Mapping[str, str | None], current: Mapping[str, str]
 
 def diff_system_message(
     old_sections: Mapping[str, str | None],
-    old_tools: Sequence[Mapping[str, Any]],
+    old_tools: Sequence[Mapping[str, object]],
     new_sections: Mapping[str, str],
-    new_tools: Sequence[Mapping[str, Any]],
+    new_tools: Sequence[Mapping[str, object]],
     timestamp: int = 0,
 ) -> SystemMessage | None:
     """The patch ``system`` message taking the model from the old prompt and tools to the new
@@ -280,7 +280,7 @@ def diff_system_message(
     removed = [{"name": name} for name in old_by_name if name not in new_names]
     if not patch and not added and not removed:
         return None
-    message: dict[str, Any] = {"role": "system", "content": ""}
+    message: dict[str, object] = {"role": "system", "content": ""}
     if patch:
         message["sections"] = patch
     message["timestamp"] = timestamp
@@ -292,8 +292,8 @@ def diff_system_message(
 
 
 def replay_system_messages(
-    messages: Iterable[Mapping[str, Any]],
-) -> tuple[dict[str, str | None], list[dict[str, Any]]]:
+    messages: Iterable[Mapping[str, object]],
+) -> tuple[dict[str, str | None], list[dict[str, object]]]:
     """The sections and tools the model currently has, replayed from a transcript's ``system``
     messages in order (sections patched by name, ``null`` removes)."""
     folded = get_current_system_message([dict(m) for m in messages])

@@ -19,7 +19,6 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pi_rpc.resources import _fs
 from pi_rpc.resources._text import (
@@ -42,7 +41,7 @@ class PromptTemplate:
     """One prompt template (a markdown file) and where it came from."""
 
     name: str
-    description: Any  # normally a string; a non-string frontmatter value is kept as upstream does
+    description: object  # normally a string; a non-string frontmatter value is kept as upstream does
     content: str
     file_path: str
     source_info: dict[str, str]
@@ -123,7 +122,7 @@ def load_template_file(file_path: str, source_info: dict[str, str]) -> PromptTem
     name = os.path.basename(file_path)
     if name.endswith(".md"):
         name = name[:-3]
-    description: Any = parsed.data.get("description") or ""
+    description: object = parsed.data.get("description") or ""
     if not description:
         first = next((line for line in parsed.body.split("\n") if js_trim(line)), None)
         if first is not None:

@@ -45,7 +45,7 @@ class BashCommands:
         on_chunk: Callable[[str], Awaitable[None]] | None = None,
         *,
         cwd: str,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         from pi_rpc.runtime.bash_runner import record_external_result, run_bash_command
 
         hooked = await self._user_bash(command, bool(exclude_from_context)) if self._user_bash is not None else None

@@ -22,8 +22,8 @@ async def run_bash_command(
     signal: AbortSignal,
     on_chunk: Callable[[str], Awaitable[None]] | None,
     exclude_from_context: bool | None,
-    operations: Any = None,
-) -> tuple[dict[str, Any], BashExecutionMessage]:
+    operations: object = None,
+) -> tuple[dict[str, object], BashExecutionMessage]:
     if operations is not None:
         result = await _run_with_operations(operations, command, cwd, signal, on_chunk)
     else:
@@ -35,7 +35,7 @@ async def run_bash_command(
             shell_path=settings.shell_path,
             command_prefix=settings.shell_command_prefix,
         )
-    data: dict[str, Any] = {"output": result.output}
+    data: dict[str, object] = {"output": result.output}
     if result.exit_code is not None and not result.cancelled:
         data["exitCode"] = result.exit_code
     data["cancelled"] = result.cancelled
@@ -60,14 +60,14 @@ async def _run_with_operations(
 
     chunks: list[str] = []
 
-    async def on_data(data: Any) -> None:
+    async def on_data(data: object) -> None:
         text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
         chunks.append(text)
         if on_chunk is not None:
             await on_chunk(text)
 
     run = operations["exec"] if isinstance(operations, dict) else operations.exec
-    outcome: Any = run(command, cwd, {"on_data": on_data, "signal": signal})
+    outcome: object = run(command, cwd, {"on_data": on_data, "signal": signal})
     if inspect.isawaitable(outcome):
         outcome = await outcome
     exit_code = outcome.get("exitCode") if isinstance(outcome, dict) else None
@@ -81,7 +81,7 @@ async def _run_with_operations(
 
 def record_external_result(
     command: str, result: dict[str, Any], exclude_from_context: bool | None
-) -> tuple[dict[str, Any], BashExecutionMessage]:
+) -> tuple[dict[str, object], BashExecutionMessage]:
     """The response data and ``bashExecution`` message for a result an extension reported."""
     executed = BashExecutionResult(
         output=str(result.get("output", "")),

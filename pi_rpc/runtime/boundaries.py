@@ -20,7 +20,7 @@ committed entries but suppresses the continuation.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.agent.convert import convert_to_llm
 
@@ -31,19 +31,19 @@ if TYPE_CHECKING:
 BOUNDARY_PATH = "<boundary>"
 
 
-def outcome_of(message: Mapping[str, Any]) -> str:
+def outcome_of(message: Mapping[str, object]) -> str:
     reason = message.get("stopReason")
     return "aborted" if reason == "aborted" else "error" if reason == "error" else "completed"
 
 
-def apply_drafts(manager: SessionManager, drafts: Any) -> list[dict[str, Any]]:
+def apply_drafts(manager: SessionManager, drafts: object) -> list[dict[str, object]]:
     """Append ``drafts`` to ``manager``; returns the appended entries. Raises on an invalid
     draft (the manager's own checks) or when ``drafts`` is not a list."""
     if isinstance(drafts, str):
         drafts = list(drafts)  # upstream iterates a string's characters: nothing is a draft
     if not isinstance(drafts, (list, tuple)):
         raise TypeError(f"entries must be a list, got {type(drafts).__name__}")
-    appended: list[dict[str, Any]] = []
+    appended: list[dict[str, object]] = []
     for draft in drafts:
         if not isinstance(draft, dict):
             continue
@@ -90,7 +90,7 @@ class Boundaries:
 
     # ------------------------------------------------------------------ context previews
 
-    async def build_context(self, drafts: Any, boundary: str) -> dict[str, Any]:
+    async def build_context(self, drafts: object, boundary: str) -> dict[str, object]:
         from pi_rpc.session.manager import SessionManager
 
         s = self.state.port
@@ -118,7 +118,7 @@ class Boundaries:
             "canContinue": can_continue,
         }
 
-    async def _emit(self, base_event: dict[str, Any]) -> tuple[list[Any], bool]:
+    async def _emit(self, base_event: dict[str, object]) -> tuple[list[object], bool]:
         runner = self.state.runner
         assert runner is not None
         boundary = str(base_event["type"])
@@ -126,7 +126,7 @@ class Boundaries:
         await self._commit(result.entries if result.valid else [])
         return result.entries, result.continue_
 
-    async def _commit(self, drafts: Any) -> None:
+    async def _commit(self, drafts: object) -> None:
         s = self.state.port
         appended = s.commit_entries(drafts)
         if not appended:
@@ -148,12 +148,12 @@ class Boundaries:
 
     # ------------------------------------------------------------------ turn_end
 
-    async def finish_turn(self, message: Mapping[str, Any], tool_results: Sequence[Mapping[str, Any]]) -> bool:
+    async def finish_turn(self, message: Mapping[str, object], tool_results: Sequence[Mapping[str, object]]) -> bool:
         """The loop's ``finish_turn``: ``turn_end`` handlers; True asks for one more request."""
         self._dispatched.add(id(message))
         return await self.turn_end(message, tool_results)
 
-    def take_dispatched(self, message: dict[str, Any]) -> bool:
+    def take_dispatched(self, message: dict[str, object]) -> bool:
         """Whether ``finish_turn`` already ran ``turn_end`` handlers for this message."""
         key = id(message)
         if key in self._dispatched:
@@ -161,7 +161,7 @@ class Boundaries:
             return True
         return False
 
-    async def turn_end(self, message: Mapping[str, Any], tool_results: Sequence[Mapping[str, Any]]) -> bool:
+    async def turn_end(self, message: Mapping[str, object], tool_results: Sequence[Mapping[str, object]]) -> bool:
         self.last_outcome = outcome_of(message)
         runner = self.state.runner
         if runner is None or not runner.has_handlers("turn_end"):

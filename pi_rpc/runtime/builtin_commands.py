@@ -12,7 +12,6 @@ UI and drop it, as upstream).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pi_rpc.runtime.errors import RuntimeCommandError, command_not_queueable
 
@@ -37,7 +36,7 @@ class McpCommand:
         self.notify: Notify | None = None  # set by the mode
 
     @staticmethod
-    def listing() -> dict[str, Any]:
+    def listing() -> dict[str, object]:
         from pi_rpc.mcp.command import listing
 
         return listing()

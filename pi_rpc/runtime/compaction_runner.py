@@ -27,14 +27,17 @@ from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
+    from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Emit = Callable[["SessionEvent"], Awaitable[None]]
 # An extension event with a result (``SessionExtensions.emit``); None without extensions.
-ExtensionEmit = Callable[[dict[str, Any]], Awaitable[Any]]
+ExtensionEmit = Callable[[dict[str, object]], Awaitable[object]]
 
 
 def summary_retry_settings(policy: RetryPolicy) -> RetrySettings:
@@ -82,12 +85,12 @@ class CompactionRunner:
         agent: Agent,
         store: SessionManager,
         settings: Settings,
-        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        registry: ModelRegistry,
         stream_fn: Any,  # RuntimeOptions.stream_fn
         retry_policy: RetryPolicy,
         emit: Emit,
         ext_emit: ExtensionEmit | None,
-        hide_failed_reply: Callable[[Mapping[str, Any]], Awaitable[None]],
+        hide_failed_reply: Callable[[Mapping[str, object]], Awaitable[None]],
     ) -> None:
         self._agent = agent
         # The store this runner compacts: a replaced session gets a new runner (``holder``).
@@ -141,13 +144,13 @@ class CompactionRunner:
 
     async def _ask_extensions(
         self,
-        preparation: Any,
-        branch: list[dict[str, Any]],
+        preparation: object,
+        branch: list[dict[str, object]],
         reason: str,
         custom_instructions: str | None,
         will_retry: bool,
         controller: AbortController,
-    ) -> dict[str, Any] | None:
+    ) -> dict[str, object] | None:
         """``session_before_compact``: ``{"cancel": True}`` cancels (as an abort would), a
         ``compaction`` result replaces the summary (recorded with ``fromHook``)."""
         if self._ext_emit is None:
@@ -172,7 +175,7 @@ class CompactionRunner:
 
     async def _summarize(
         self, reason: str, custom_instructions: str | None, will_retry: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Prepare, summarize and append the entry; raise CompactionError/Cancelled."""
         model = self._agent.model
         branch = self._store.get_branch()
@@ -202,8 +205,8 @@ class CompactionRunner:
             self.from_extension = True
             return await self._record(from_hook, reason, will_retry, controller, from_hook=True)
 
-        async def on_retry(event: dict[str, Any]) -> None:
-            if event.get("type") == "summarization_retry_attempt_start":
+        async def on_retry(event: SummarizationRetryEvent) -> None:
+            if event["type"] == "summarization_retry_attempt_start":
                 event = {"type": event["type"], "source": "compaction", "reason": reason}
             await self._emit(event)
 
@@ -225,7 +228,7 @@ class CompactionRunner:
 
     async def _record(
         self, result: dict[str, Any], reason: str, will_retry: bool, controller: AbortController, *, from_hook: bool
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Append the compaction entry and reload the context (then ``session_compact``)."""
         self._controller = None
         if controller.signal.aborted:
@@ -266,7 +269,7 @@ class CompactionRunner:
             )
         return result
 
-    async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, Any] | None:
+    async def _run(self, reason: str, custom_instructions: str | None, will_retry: bool) -> dict[str, object] | None:
         """One compaction with its start/end events. Returns the result, or None on failure
         (the failure text is in ``self.last_error``)."""
         self.active = True
@@ -317,7 +320,7 @@ class CompactionRunner:
     async def _failed(self, reason: str, error_message: str | None, *, aborted: bool, will_retry: bool) -> None:
         if self._ext_emit is None:
             return
-        event: dict[str, Any] = {"type": "session_compact_failed", "reason": reason}
+        event: dict[str, object] = {"type": "session_compact_failed", "reason": reason}
         if error_message is not None:
             event["errorMessage"] = error_message
         event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
@@ -325,7 +328,7 @@ class CompactionRunner:
 
     # ------------------------------------------------------------------ triggers
 
-    async def run_manual(self, custom_instructions: str | None) -> dict[str, Any]:
+    async def run_manual(self, custom_instructions: str | None) -> dict[str, object]:
         self.manual_active = True
         try:
             result = await self._run("manual", custom_instructions, False)
@@ -370,7 +373,7 @@ class CompactionRunner:
             raise CompactionError(str(exc)) from None
         return cast("Model", route.model)
 
-    def decide(self, message: Mapping[str, Any] | None, *, skip_aborted: bool) -> CompactionDecision:
+    def decide(self, message: Mapping[str, object] | None, *, skip_aborted: bool) -> CompactionDecision:
         """What follows ``message`` (the last reply): nothing, threshold compaction, overflow
         recovery, or giving up on a second overflow (upstream ``_checkCompaction``)."""
         model = self._agent.model
@@ -429,7 +432,7 @@ class CompactionRunner:
         """A reply that fit, a new run or another context: the next overflow is a first one."""
         self.overflow_attempted = False
 
-    async def recover_from_overflow(self, failed: Mapping[str, Any], will_retry: bool) -> bool:
+    async def recover_from_overflow(self, failed: Mapping[str, object], will_retry: bool) -> bool:
         """Hide the failed reply, compact, and report whether the turn should be retried."""
         self.overflow_attempted = True
         if will_retry:

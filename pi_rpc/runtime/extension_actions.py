@@ -22,7 +22,9 @@ from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.runtime.events import SessionInfoChangedEvent
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
@@ -31,7 +33,7 @@ ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
 class Lifecycle(Protocol):
     """What ``ctx.reload()`` needs of the extensions' lifecycle (``SessionExtensions``)."""
 
-    sources: list[Any]
+    sources: list[object]
 
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None: ...
     async def recreate(self, reason: str, previous_session_file: str | None, *, fresh: bool = False) -> None: ...
@@ -56,14 +58,14 @@ class ExtensionActions:
         # once, so a call goes from the API straight to the part that acts.
         port = state.port
         registry = port.registry
-        self.spawn: Callable[[Coroutine[Any, Any, Any]], None] = state.spawn
+        self.spawn: Callable[[Coroutine[object, object, object]], None] = state.spawn
         self.get_active_tools = port.active_tool_names
         self.get_all_tools = state.loadout.all_tools
         self.execute_tool = hooks.execute_tool
         self.get_commands = port.get_commands
         self.set_model = port.set_model
         self.get_settings = port.get_settings
-        self.register_provider: Callable[[str, dict[str, Any]], None] = registry.register_provider
+        self.register_provider: Callable[[str, dict[str, object]], None] = registry.register_provider
         self.unregister_provider: Callable[[str], None] = registry.unregister_provider
         self.register_virtual_model: Callable[[dict[str, Any]], None] = registry.register_virtual_model
         self.unregister_virtual_model: Callable[[str, str], None] = registry.unregister_virtual_model
@@ -81,7 +83,7 @@ class ExtensionActions:
 
     # ================================================================== pi.*: messages and entries
 
-    def send_message(self, message: dict[str, Any], options: dict[str, Any] | None) -> None:
+    def send_message(self, message: dict[str, object], options: dict[str, object] | None) -> None:
         options = options or {}
         msg = custom_message(message)
         deliver = options.get("deliverAs")
@@ -121,7 +123,7 @@ class ExtensionActions:
         if not self.state.after_settled(send):
             self.state.spawn(self.state.run_reporting("send_user_message", send))
 
-    def append_entry(self, custom_type: str, data: Any) -> None:
+    def append_entry(self, custom_type: str, data: object) -> None:
         s = self.state.port
         entry = s.append_custom_entry(custom_type, data)
         if entry is not None:
@@ -130,7 +132,7 @@ class ExtensionActions:
     def set_session_name(self, name: str) -> None:
         s = self.state.port
         current = s.append_session_name(str(name))
-        event: dict[str, Any] = {"type": "session_info_changed"}
+        event: SessionInfoChangedEvent = {"type": "session_info_changed"}
         if current is not None:
             event["name"] = current
         s.emit_now(event)
@@ -171,7 +173,7 @@ class ExtensionActions:
             self.state.loadout.restore(declared)
             self.apply_loadout()
 
-    def get_callable_tools(self) -> list[dict[str, Any]]:
+    def get_callable_tools(self) -> list[dict[str, object]]:
         """The tools other tools may call, as ``ctx.get_callable_tools()`` describes them."""
         loadout = self.state.loadout
         return [loadout.describe(tool) for tool in loadout.callable_tools()]
@@ -193,10 +195,10 @@ class ExtensionActions:
 
     # ================================================================== ctx.*
 
-    def get_model(self) -> dict[str, Any] | None:
+    def get_model(self) -> dict[str, object] | None:
         return cast("dict[str, Any] | None", self.state.port.model)  # extensions see plain objects
 
-    def get_model_registry(self) -> Any:
+    def get_model_registry(self) -> ModelRegistry:
         return self.state.port.registry
 
     def is_idle(self) -> bool:
@@ -215,7 +217,7 @@ class ExtensionActions:
     def has_pending_messages(self) -> bool:
         return self.state.port.pending_message_count > 0
 
-    def get_context_usage(self) -> dict[str, Any] | None:
+    def get_context_usage(self) -> dict[str, object] | None:
         usage = self.state.port.get_session_stats().get("contextUsage")
         return dict(usage) if isinstance(usage, dict) else None
 
@@ -296,7 +298,7 @@ class ExtensionActions:
         )
         return {"cancelled": bool(result.get("cancelled"))}
 
-    async def switch_session(self, session_path: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    async def switch_session(self, session_path: str, options: dict[str, object] | None) -> dict[str, object]:
         result = await self.state.port.switch_session(session_path, with_session=_with_session(options))
         return {"cancelled": bool(result.get("cancelled"))}
 
@@ -328,10 +330,10 @@ class ReplacedSessionContext:
         self._host = host
         self._ctx = runner.create_command_context()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._ctx, name)
 
-    async def send_message(self, message: dict[str, Any], options: dict[str, Any] | None = None) -> None:
+    async def send_message(self, message: dict[str, object], options: dict[str, object] | None = None) -> None:
         self._host.send_message(message, options)
 
     async def send_user_message(self, content: Any, options: dict[str, Any] | None = None) -> None:

@@ -9,6 +9,7 @@ request's messages; the provider-request hooks see headers, payload, response an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.ai.transcript import get_current_system_message
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.types import Message
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.nested_tools import NestedToolCalls
 
 # Provider-request events: with no handler for any of them no hook is installed on the stream.
@@ -46,7 +48,7 @@ def _without_declarations(message: dict[str, Any], hidden: set[str]) -> dict[str
     return out
 
 
-def _replace_message(target: dict[str, Any], replacement: dict[str, Any]) -> None:
+def _replace_message(target: dict[str, object], replacement: dict[str, object]) -> None:
     """A ``message_end`` handler's replacement becomes the message itself (it is recorded and
     sent as this object); a message role without content gets an empty one."""
     if replacement.get("content") is None and replacement.get("role") in ("user", "assistant", "toolResult", "custom"):
@@ -66,7 +68,7 @@ class AgentHooks:
 
     # ------------------------------------------------------------------ agent events
 
-    async def on_agent_event(self, event: dict[str, Any]) -> None:
+    async def on_agent_event(self, event: Mapping[str, Any]) -> None:
         """Extensions see every agent event before clients do (upstream order)."""
         runner = self.state.runner
         if runner is None:
@@ -153,7 +155,7 @@ class AgentHooks:
         if runner is None:
             return None
         result = context.result
-        event: dict[str, Any] = {
+        event: dict[str, object] = {
             "type": "tool_result",
             "toolName": context.tool_call.get("name"),
             "toolCallId": context.tool_call.get("id"),
@@ -169,14 +171,14 @@ class AgentHooks:
 
     async def execute_tool(
         self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """``ctx.execute_tool``: a nested call through the agent's tool pipeline."""
         if self.nested is None:
             from pi_rpc.runtime.nested_tools import NestedToolCalls
 
             port = self.state.port
 
-            async def emit(event: dict[str, Any]) -> None:
+            async def emit(event: SessionEvent) -> None:
                 await self.on_agent_event(event)
                 await port.emit(event)
 
@@ -225,7 +227,7 @@ class AgentHooks:
             messages = [_without_declarations(m, hidden) for m in messages]
         return cast("list[Message]", messages)
 
-    def request_hooks(self) -> dict[str, Any]:
+    def request_hooks(self) -> dict[str, object]:
         """``StreamOptions`` hooks for ``before_provider_headers`` / ``before_provider_request``
         / ``after_provider_response`` / ``provider_stream_event``; none without a handler for
         any of them (the stream then runs as without extensions)."""
@@ -234,7 +236,7 @@ class AgentHooks:
             return {}
         state = self.state
 
-        async def on_request(headers: dict[str, Any], body: Any) -> tuple[dict[str, Any], Any]:
+        async def on_request(headers: dict[str, object], body: object) -> tuple[dict[str, object], object]:
             live = state.runner
             if live is None:
                 return headers, body
@@ -245,7 +247,7 @@ class AgentHooks:
         async def on_response(status: int, headers: dict[str, str]) -> None:
             await state.emit({"type": "after_provider_response", "status": status, "headers": headers})
 
-        async def on_stream_event(data: Any, model: dict[str, Any]) -> None:
+        async def on_stream_event(data: object, model: dict[str, object]) -> None:
             await state.emit(
                 {
                     "type": "provider_stream_event",
@@ -256,7 +258,7 @@ class AgentHooks:
                 }
             )
 
-        hooks: dict[str, Any] = {"on_request": on_request, "on_response": on_response}
+        hooks: dict[str, object] = {"on_request": on_request, "on_response": on_response}
         if runner.has_handlers("provider_stream_event"):  # called per stream event: only for a handler
             hooks["on_stream_event"] = on_stream_event
         return hooks

@@ -19,7 +19,7 @@ share one ``ExtensionState`` (``extension_state``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.errors import StartupError
 from pi_rpc.extensions.api import apply_provider_change, error_message
@@ -51,7 +51,7 @@ EXPLICIT_LOAD_FAILURE_HINT = (
 )
 
 
-def validate_mcp_registration(name: str, raw: Any) -> dict[str, Any] | str:
+def validate_mcp_registration(name: str, raw: object) -> dict[str, object] | str:
     """``pi.register_mcp_server``'s check: MCP's ``mcp.json`` rules, imported on first use."""
     from pi_rpc.mcp.config import validate_server_config
 
@@ -176,7 +176,7 @@ class SessionExtensions:
             if name not in ALL_TOOL_NAMES and name not in registered:
                 _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(ALL_TOOL_NAMES)} and extension tools')
 
-    async def _bind_and_announce(self, start_event: dict[str, Any]) -> None:
+    async def _bind_and_announce(self, start_event: dict[str, object]) -> None:
         state = self.state
         runner = state.runner
         assert runner is not None
@@ -254,8 +254,8 @@ class SessionExtensions:
             raise RuntimeCommandError(command_not_queueable(parsed[0]))
 
     async def run_input(
-        self, text: str, images: list[dict[str, Any]] | None, source: str, streaming_behavior: str | None
-    ) -> tuple[str, list[dict[str, Any]] | None] | None:
+        self, text: str, images: list[dict[str, object]] | None, source: str, streaming_behavior: str | None
+    ) -> tuple[str, list[dict[str, object]] | None] | None:
         """``input`` handlers: the (possibly transformed) text and images, or None if handled."""
         runner = self.state.runner
         if runner is None:
@@ -269,7 +269,7 @@ class SessionExtensions:
             return str(result.get("text", text)), result.get("images")
         return text, images
 
-    async def before_agent_start(self, trigger: dict[str, Any]) -> list[CustomMessage]:
+    async def before_agent_start(self, trigger: dict[str, object]) -> list[CustomMessage]:
         """``before_agent_start``; returns the custom messages to add to the run. Handlers may
         edit ``systemPromptOptions`` in place (upstream): an edited ``selectedTools`` becomes the
         active tools, the edited options build this run's prompt (a changed section is recorded
@@ -340,14 +340,14 @@ class SessionExtensions:
         result = await self.emit({"type": "session_before_fork", "entryId": entry_id, "position": position})
         return isinstance(result, dict) and result.get("cancel") is True
 
-    async def user_bash(self, command: str, exclude_from_context: bool) -> dict[str, Any] | None:
+    async def user_bash(self, command: str, exclude_from_context: bool) -> dict[str, object] | None:
         """``user_bash`` handlers: a result or operations to use instead of running locally
         (None: run it locally); a raising or invalid handler fails the command."""
         runner = self.state.runner
         if runner is None:
             return None
         try:
-            result: dict[str, Any] | None = await runner.emit(
+            result: dict[str, object] | None = await runner.emit(
                 {
                     "type": "user_bash",
                     "command": command,

@@ -17,7 +17,7 @@ circle.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from pi_rpc.agent.types import BeforeToolCallHook
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.ai.types import CustomMessage, Message, Model
     from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
 
@@ -78,20 +79,20 @@ class SessionPort(Protocol):
     @property
     def argument_validator(self) -> ValidateArgs | None: ...
     def active_tool_names(self) -> list[str]: ...
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, object]:
         """A copy of the effective settings."""
 
-    def get_commands(self) -> list[dict[str, Any]]: ...
-    def get_session_stats(self) -> dict[str, Any]: ...
+    def get_commands(self) -> list[dict[str, object]]: ...
+    def get_session_stats(self) -> dict[str, object]: ...
 
     # ------------------------------------------------------------------ events and background work
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: SessionEvent) -> None:
         """Send ``event`` to the session's clients."""
 
-    def emit_now(self, event: dict[str, Any]) -> None:
+    def emit_now(self, event: SessionEvent) -> None:
         """Send ``event`` to the clients without awaiting (in order with UI requests)."""
 
-    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool:
+    def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> bool:
         """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
         bound yet."""
 
@@ -99,7 +100,7 @@ class SessionPort(Protocol):
     async def prompt(
         self,
         text: str,
-        images: list[dict[str, Any]] | None = None,
+        images: list[dict[str, object]] | None = None,
         streaming_behavior: str | None = None,
         *,
         source: str = "interactive",
@@ -117,19 +118,19 @@ class SessionPort(Protocol):
 
     async def start_custom_run(self, message: CustomMessage) -> None: ...
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
-    def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:
+    def append_custom_entry(self, custom_type: str, data: object) -> dict[str, object] | None:
         """Persist a ``custom`` entry; the appended entry."""
 
     def append_session_name(self, name: str) -> str | None:
         """Record the session's name; the name the store now reports."""
 
     def set_entry_label(self, entry_id: str, label: str | None) -> None: ...
-    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
+    def commit_entries(self, drafts: object) -> list[dict[str, object]]:
         """Append an actionable boundary's entry drafts to the session; when any was appended
         the live context becomes the session's projection. Returns the appended entries."""
 
     # ------------------------------------------------------------------ model and thinking level
-    async def set_model(self, model: dict[str, Any]) -> bool:
+    async def set_model(self, model: dict[str, object]) -> bool:
         """Select ``model`` (``pi.set_model``); False when its provider has no credentials."""
 
     def record_thinking_level(self, level: str) -> tuple[str, str] | None:
@@ -141,8 +142,8 @@ class SessionPort(Protocol):
     async def wait_for_idle(self) -> None:
         """Until the running run settled and compaction finished."""
 
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
-    async def rediscover_extensions(self) -> list[Any] | None:
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, object]: ...
+    async def rediscover_extensions(self) -> list[object] | None:
         """A reload: extensions and packages discovered again from the settings on disk; the
         new extension sources (None: this session keeps its startup ones)."""
 
@@ -150,18 +151,18 @@ class SessionPort(Protocol):
         self,
         parent_session: str | None = None,
         *,
-        setup: Callable[..., Any] | None = None,
-        with_session: Callable[..., Any] | None = None,
-    ) -> dict[str, Any]:
+        setup: Callable[..., object] | None = None,
+        with_session: Callable[..., object] | None = None,
+    ) -> dict[str, object]:
         """``setup(session_manager)`` runs on the new store before it is announced;
         ``with_session(ctx)`` (each replacement) runs after, with the new session's ``ctx``."""
 
     async def fork(
-        self, entry_id: str, position: str = "before", *, with_session: Callable[..., Any] | None = None
-    ) -> dict[str, Any]: ...
+        self, entry_id: str, position: str = "before", *, with_session: Callable[..., object] | None = None
+    ) -> dict[str, object]: ...
     async def switch_session(
-        self, session_path: str, *, with_session: Callable[..., Any] | None = None
-    ) -> dict[str, Any]: ...
+        self, session_path: str, *, with_session: Callable[..., object] | None = None
+    ) -> dict[str, object]: ...
     async def navigate_tree(
         self,
         target_id: str,
@@ -170,9 +171,9 @@ class SessionPort(Protocol):
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, object]: ...
 
     # ------------------------------------------------------------------ resources and tools
     def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
     def reload_resources(self) -> None: ...
-    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
+    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from pi_rpc.extensions.api import error_message
 from pi_rpc.extensions.bus import EventBus
@@ -31,10 +31,10 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def custom_message(message: dict[str, Any]) -> CustomMessage:
+def custom_message(message: dict[str, object]) -> CustomMessage:
     """An extension's message (``customType``, ``content``, ``display``, ``details``) as the
     ``custom`` role message the session records; absent fields stay absent."""
-    out: dict[str, Any] = {"role": "custom", "customType": message.get("customType")}
+    out: dict[str, object] = {"role": "custom", "customType": message.get("customType")}
     content = message.get("content")
     out["content"] = content if content is not None else []
     if message.get("display") is not None:
@@ -64,14 +64,14 @@ class ExtensionState:
         self.pending_custom_messages: list[CustomMessage] = []
         self.forced_system_prompt: str | None = None
         # systemPromptOptions while before_agent_start handlers run (ctx.get_system_prompt).
-        self.options_in_flight: dict[str, Any] | None = None
+        self.options_in_flight: dict[str, object] | None = None
         self.turn_index = 0
         self.emitting_settled = False
-        self.deferred: list[Callable[[], Awaitable[Any]]] = []
+        self.deferred: list[Callable[[], Awaitable[object]]] = []
 
     # ------------------------------------------------------------------ background work
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def spawn(self, coro: Coroutine[object, object, object]) -> None:
         """Run ``coro`` in the session's task group (closed unrun before one is bound); a
         failure is written to stderr, never raised into the session. Work a TypeScript
         extension starts waits for the barrier its call set (the rest of the calling handler's
@@ -84,13 +84,13 @@ class ExtensionState:
             coro.close()
 
     @staticmethod
-    async def _guarded(coro: Coroutine[Any, Any, Any]) -> None:
+    async def _guarded(coro: Coroutine[object, object, object]) -> None:
         try:
             await coro
         except Exception as exc:  # noqa: BLE001 - background extension work never kills the session
             logger().error(f"pi: extension background task failed: {exc!r}")
 
-    def after_settled(self, action: Callable[[], Awaitable[Any]]) -> bool:
+    def after_settled(self, action: Callable[[], Awaitable[object]]) -> bool:
         """Work requested while ``agent_settled`` handlers run starts after all of them
         finished (upstream defers it); returns True when deferred."""
         if self.emitting_settled:
@@ -98,7 +98,7 @@ class ExtensionState:
             return True
         return False
 
-    async def run_reporting(self, event: str, action: Callable[[], Awaitable[Any]]) -> None:
+    async def run_reporting(self, event: str, action: Callable[[], Awaitable[object]]) -> None:
         """Run ``action``; a failure is reported as an extension error of ``<runtime>``."""
         try:
             await action()
@@ -119,21 +119,21 @@ class ExtensionState:
             text = error if isinstance(error, str) else error_message(error)
             self.runner.emit_error({"extensionPath": path, "event": event, "error": text})
 
-    async def emit(self, event: dict[str, Any]) -> Any:
+    async def emit(self, event: dict[str, object]) -> object:
         """Dispatch ``event`` to the extensions' handlers (upstream's combined result)."""
         runner = self.runner
         if runner is None:
             return None
         return await runner.emit(event)
 
-    def emit_later(self, event: dict[str, Any]) -> None:
+    def emit_later(self, event: dict[str, object]) -> None:
         """A notification whose handlers are not awaited (upstream ``void emit``)."""
         runner = self.runner
         if runner is not None and runner.has_handlers(str(event.get("type"))):
             self.spawn(runner.emit(event))
 
 
-async def _after(barrier: Awaitable[Any], coro: Coroutine[Any, Any, Any]) -> Any:
+async def _after(barrier: Awaitable[object], coro: Coroutine[object, object, object]) -> object:
     try:
         await barrier
     except Exception:  # noqa: BLE001 - a barrier that fails only lets the work start sooner

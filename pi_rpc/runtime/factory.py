@@ -415,6 +415,7 @@ def successor_session(previous: P, store: SessionManager, cwd: str, *, keep_queu
         # The command line's choice applied to the first session only.
         model_explicit=False,
         thinking_explicit=False,
+        pending_model=None,
         preloaded_extensions=None,
     )
     fresh = type(previous)(options, previous.holder)

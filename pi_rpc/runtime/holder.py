@@ -46,12 +46,12 @@ if TYPE_CHECKING:
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
+    from pi_rpc.runtime.events import SessionEvent
+    from pi_rpc.runtime.events import SessionListener as EventListener
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.prompt_queue import PromptQueue
     from pi_rpc.runtime.tool_control import ToolControl
-
-EventListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class ReplacementHooks(Protocol):
@@ -112,7 +112,7 @@ class HeldSession(Protocol):
     @property
     def settings(self) -> Settings: ...
 
-    async def emit(self, event: dict[str, Any]) -> None: ...
+    async def emit(self, event: SessionEvent) -> None: ...
 
     async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
 
@@ -187,7 +187,7 @@ class SessionHolder(Generic[S]):
         """``subscriber(session)`` after every replacement; returns the unsubscribe."""
         return self._replaced.subscribe(subscriber)
 
-    def _emit(self, event: dict[str, Any]) -> Awaitable[None]:
+    def _emit(self, event: SessionEvent) -> Awaitable[None]:
         return self._session.emit(event)
 
     def _task_group(self) -> TaskGroup | None:

@@ -15,7 +15,9 @@ from pi_rpc.runtime.thinking_levels import check_thinking_level, effective_think
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.events import EmitEvent
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
 
@@ -31,11 +33,11 @@ class ModelControl:
         agent: Agent,
         store: SessionManager,
         settings: Settings,
-        registry: Any,  # pi_rpc.ai.models.ModelRegistry
+        registry: ModelRegistry,
         scoped_models: list[tuple[Model, str | None]],
         retry_policy: RetryPolicy,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
-        ext_emit: Callable[[dict[str, Any]], Awaitable[Any]] | None,
+        emit: EmitEvent,
+        ext_emit: Callable[[dict[str, object]], Awaitable[object]] | None,
     ) -> None:
         self._agent = agent
         # The store model changes are recorded in: a replaced session gets a new part (``holder``).

@@ -16,6 +16,7 @@ from pi_rpc.runtime.errors import ERR_NAVIGATE_WHILE_COMPACTING, ERR_NAVIGATE_WH
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
+    from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
     from pi_rpc.session.manager import SessionManager
@@ -55,7 +56,7 @@ class TreeNavigation:
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Move to another entry of this session's tree (SDK; upstream has no RPC command),
         optionally summarizing the abandoned branch into a ``branch_summary`` entry.
 
@@ -82,7 +83,7 @@ class TreeNavigation:
         by_id = {e["id"]: e for e in store.get_entries()}
         collected = collect_entries_for_branch_summary(by_id, old_leaf, target_id)
         entries = collected["entries"]
-        hook_summary: dict[str, Any] | None = None
+        hook_summary: dict[str, object] | None = None
         if self._ext_emit is not None:
             hook = await self._ext_emit(
                 {
@@ -118,7 +119,7 @@ class TreeNavigation:
             if summary is None:
                 return {"cancelled": True, "aborted": True}
 
-        result: dict[str, Any] = {"cancelled": False}
+        result: dict[str, object] = {"cancelled": False}
         new_leaf, editor_text = _new_leaf(target, target_id)
         if editor_text is not None:
             result["editorText"] = editor_text
@@ -127,7 +128,7 @@ class TreeNavigation:
             # is a root of the tree, as get_tree shows it.
             new_leaf = None
 
-        summary_entry: dict[str, Any] | None = None
+        summary_entry: dict[str, object] | None = None
         if summary is not None and summary.get("summary"):
             summary_id = store.branch_with_summary(
                 new_leaf,
@@ -161,12 +162,12 @@ class TreeNavigation:
 
     async def _summarize_branch(
         self,
-        entries: list[dict[str, Any]],
+        entries: list[dict[str, object]],
         model: Any,
         custom_instructions: str | None,
         replace_instructions: bool,
         session_id: str,
-    ) -> dict[str, Any] | None:
+    ) -> dict[str, object] | None:
         """The abandoned branch's summary, counted as compacting while it is made; None when it
         was cancelled. Raises ``RuntimeCommandError`` when it fails."""
         from pi_rpc.compaction import generate_branch_summary
@@ -174,8 +175,8 @@ class TreeNavigation:
         controller = AbortController()
         self._compaction.begin_external(controller)
 
-        async def on_retry(event: dict[str, Any]) -> None:
-            if event.get("type") == "summarization_retry_attempt_start":
+        async def on_retry(event: SummarizationRetryEvent) -> None:
+            if event["type"] == "summarization_retry_attempt_start":
                 event = {"type": event["type"], "source": "branchSummary"}
             await self._emit(event)
 
@@ -207,7 +208,7 @@ class TreeNavigation:
 def _tree_hook_changes(hook: dict[str, Any], summarize: bool) -> dict[str, Any]:
     """What a ``session_before_tree`` handler's answer changes: its own summary (when one is
     wanted), the instructions, the label (a None value changes nothing)."""
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if isinstance(hook.get("summary"), dict) and summarize:
         changes["summary"] = dict(hook["summary"])
     if hook.get("customInstructions") is not None:

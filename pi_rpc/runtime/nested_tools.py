@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.tool_exec import (
     PreparedToolCall,
@@ -37,14 +37,18 @@ MAX_ARGUMENT_BYTES_PER_CALL = 8 * 1024
 MAX_ARGUMENT_BYTES_TOTAL = 32 * 1024
 MAX_ERROR_CHARS = 500
 
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent, ToolExecutionEndEvent
+
+Emit = Callable[["SessionEvent"], Awaitable[None]]
 
 
 def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, Any]:
     """``usage`` added to ``total`` (numbers summed, nested dicts merged; a copy of ``usage``
     when there is no total yet)."""
     if total is None:
-        return json.loads(json.dumps(usage))
+        copied: dict[str, object] = json.loads(json.dumps(usage))
+        return copied
     out = dict(total)
     for key, value in usage.items():
         if isinstance(value, (int, float)) and isinstance(out.get(key), (int, float)):
@@ -58,17 +62,17 @@ def add_usage(total: dict[str, Any] | None, usage: dict[str, Any]) -> dict[str, 
 
 @dataclass
 class _Recorder:
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[dict[str, object]] = field(default_factory=list)
     started: dict[int, float] = field(default_factory=dict)
     complete: bool = True
     argument_bytes: int = 0
-    usage: dict[str, Any] | None = None
+    usage: dict[str, object] | None = None
 
-    def start(self, tool_call: ToolCall) -> dict[str, Any] | None:
+    def start(self, tool_call: ToolCall) -> dict[str, object] | None:
         if len(self.calls) >= MAX_CALLS:
             self.complete = False
             return None
-        record: dict[str, Any] = {"id": tool_call["id"], "name": tool_call["name"], "status": "unfinished"}
+        record: dict[str, object] = {"id": tool_call["id"], "name": tool_call["name"], "status": "unfinished"}
         encoded = json.dumps(tool_call.get("arguments") or {}, ensure_ascii=False, separators=(",", ":"))
         size = len(encoded.encode("utf-8"))
         if size > MAX_ARGUMENT_BYTES_PER_CALL or self.argument_bytes + size > MAX_ARGUMENT_BYTES_TOTAL:
@@ -81,7 +85,7 @@ class _Recorder:
         self.started[id(record)] = time.perf_counter()
         return record
 
-    def finish(self, record: dict[str, Any] | None, is_error: bool, error: str) -> None:
+    def finish(self, record: dict[str, object] | None, is_error: bool, error: str) -> None:
         if record is None:
             return
         record["status"] = "error" if is_error else "ok"
@@ -89,7 +93,7 @@ class _Recorder:
         if is_error and error:
             record["error"] = error[:MAX_ERROR_CHARS]
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> dict[str, object] | None:
         if not self.calls and self.complete:
             return None
         calls = [dict(call) for call in self.calls]
@@ -106,11 +110,11 @@ class NestedToolCalls:
     def __init__(
         self,
         *,
-        get_tools: Callable[[], list[Any]],
+        get_tools: Callable[[], list[object]],
         get_messages: Callable[[], list[Message]],
-        get_validator: Callable[[], Any],
-        before_tool_call: Any,
-        after_tool_call: Any,
+        get_validator: Callable[[], object],
+        before_tool_call: object,
+        after_tool_call: object,
         emit: Emit,
     ) -> None:
         self._get_tools = get_tools
@@ -127,8 +131,8 @@ class NestedToolCalls:
         name: str,
         args: Any,
         signal: AbortSignal | None = None,
-        on_update: Callable[[Any], Any] | None = None,
-    ) -> dict[str, Any]:
+        on_update: Callable[[object], object] | None = None,
+    ) -> dict[str, object]:
         """Run ``name`` for the call ``caller_id``; tool failures come back as ``isError``."""
         scope = self._scopes.get(caller_id)
         if scope is None:
@@ -159,7 +163,7 @@ class NestedToolCalls:
         scope.recorder.finish(record, outcome.is_error, content_text(result.get("content")))
         if result.get("usage"):
             scope.recorder.usage = add_usage(scope.recorder.usage, result["usage"])
-        end: dict[str, Any] = {
+        end: ToolExecutionEndEvent = {
             "type": "tool_execution_end",
             "toolCallId": tool_call["id"],
             "toolName": name,
@@ -176,7 +180,11 @@ class NestedToolCalls:
         return out
 
     async def _run(
-        self, tool_call: ToolCall, caller_id: str, signal: AbortSignal | None, on_update: Callable[[Any], Any] | None
+        self,
+        tool_call: ToolCall,
+        caller_id: str,
+        signal: AbortSignal | None,
+        on_update: Callable[[object], object] | None,
     ) -> ToolOutcome:
         messages = self._get_messages()
         assistant = next((m for m in reversed(messages) if is_assistant(m)), None)
@@ -198,7 +206,7 @@ class NestedToolCalls:
             return prepared
         assert isinstance(prepared, PreparedToolCall)
 
-        async def update(partial: Any) -> None:
+        async def update(partial: object) -> None:
             if on_update is not None:
                 outcome = on_update(partial)
                 if isinstance(outcome, Awaitable):
@@ -217,7 +225,7 @@ class NestedToolCalls:
         executed = await execute_prepared_tool_call(prepared, signal, update)
         return await finalize_executed_tool_call(context, assistant, prepared, executed, config, signal)
 
-    def take_record(self, tool_call_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    def take_record(self, tool_call_id: str) -> tuple[dict[str, object] | None, dict[str, object] | None]:
         """The record and usage of a model-issued call's nested calls (removed)."""
         scope = self._scopes.pop(tool_call_id, None)
         if scope is None:

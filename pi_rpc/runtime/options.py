@@ -96,6 +96,7 @@ def _postgres_backend(conninfo: str) -> SessionBackend:
 
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
 
 
@@ -106,7 +107,7 @@ class RuntimeOptions:
     cwd: str
     agent_dir: Path
     settings: Settings
-    registry: Any  # pi_rpc.ai.models.ModelRegistry
+    registry: ModelRegistry
     session: SessionManager
     model: Model | None
     # The flat session directory configured by --session-dir, $PI_CODING_AGENT_SESSION_DIR or
@@ -147,13 +148,13 @@ class RuntimeOptions:
     # the session loads only the others, into the same runtime.
     preloaded_extensions: Any = None
     # read/edit/write text through this TextFileAccess (ACP: the editor's buffers); None = disk
-    file_access: Any = None
+    file_access: object = None
     # bash runs its commands through this BashRunner (ACP: the editor's terminals); None = locally
-    bash_runner: Any = None
+    bash_runner: object = None
     # MCP servers the running mode registers for this session (ACP: the client's mcpServers),
     # as ``pi.get_mcp_servers()`` lists them: ``{"name", "config" (an mcp.json entry),
     # "extensionPath" (who registered it)}``. A server mcp.json defines takes precedence.
-    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    mcp_servers: list[dict[str, object]] = field(default_factory=list)
     # Default run limits (``run_limits``: camelCase keys) from --max-turns/--max-cost/--timeout;
     # a prompt's own limits override them key by key.
     run_limits: dict[str, float] = field(default_factory=dict)
@@ -165,7 +166,7 @@ class RuntimeOptions:
     package_resources: Any = None
     # What a reload (``ctx.reload()``) finds again from the files as they are now: the
     # extension sources and the package resources (``runtime.factory``); None: the startup ones.
-    rediscover: Callable[[], tuple[list[Any], Any]] | None = None
+    rediscover: Callable[[], tuple[list[object], object]] | None = None
     # ``--model`` left to resolve once the extensions registered their providers
     # (``runtime.cli_model.PendingCliModel``); None: ``model`` is final.
     pending_model: Any = None

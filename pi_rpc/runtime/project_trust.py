@@ -46,14 +46,14 @@ class StartupTrust:
 class _TrustUI:
     """``ctx.ui`` of ``project_trust``: nobody can answer a dialog yet."""
 
-    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> None:
+    async def select(self, title: str, options: list[str], timeout: int | None = None, signal: object = None) -> None:
         return None
 
-    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: object = None) -> bool:
         return False
 
     async def input(
-        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: object = None
     ) -> None:
         return None
 

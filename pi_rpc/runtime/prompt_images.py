@@ -22,11 +22,11 @@ from pi_rpc.ai.types import Message, UserMessage
 
 async def normalize_prompt_images(
     text: str,
-    images: Sequence[dict[str, Any]] | None,
+    images: Sequence[dict[str, object]] | None,
     *,
     auto_resize: bool,
-    model: Mapping[str, Any] | None,
-) -> tuple[str, list[dict[str, Any]]]:
+    model: Mapping[str, object] | None,
+) -> tuple[str, list[dict[str, object]]]:
     """The prompt text (with hints appended) and the image blocks to send."""
     if not images:
         return text, []
@@ -38,9 +38,11 @@ async def normalize_prompt_images(
     return (f"{text}\n\n" + "\n".join(hints) if hints else text), normalized
 
 
-async def normalize_queued_message(message: UserMessage, *, auto_resize: bool, model: Mapping[str, Any] | None) -> None:
+async def normalize_queued_message(
+    message: UserMessage, *, auto_resize: bool, model: Mapping[str, object] | None
+) -> None:
     """Replace a queued user message's images in place: ``[text+hints, other blocks, images]``."""
-    content: Any = message.get("content")  # read as the plain blocks the wire delivered
+    content: object = message.get("content")  # read as the plain blocks the wire delivered
     if not isinstance(content, list) or not content or content[0].get("type") != "text":
         return
     first, rest = content[0], content[1:]

@@ -6,7 +6,6 @@ delivery rather than when queued."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_rpc.ai.transcript import content_text
@@ -16,9 +15,10 @@ from pi_rpc.runtime.prompt_images import normalize_queued_message
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.events import EmitEvent
 
 
-def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
+def user_message(text: str, images: list[dict[str, object]] | None) -> UserMessage:
     content: list[Any] = [{"type": "text", "text": text}]
     content.extend(images or [])
     return {"role": "user", "content": content, "timestamp": int(time.time() * 1000)}
@@ -27,7 +27,7 @@ def user_message(text: str, images: list[dict[str, Any]] | None) -> UserMessage:
 class PromptQueue:
     """The listed steering and follow-up texts of one session."""
 
-    def __init__(self, *, agent: Agent, settings: Settings, emit: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    def __init__(self, *, agent: Agent, settings: Settings, emit: EmitEvent) -> None:
         self._agent = agent
         self._settings = settings
         self._emit = emit
@@ -40,7 +40,7 @@ class PromptQueue:
     def pending_message_count(self) -> int:
         return len(self._steering) + len(self._follow_up)
 
-    async def add(self, kind: Literal["steer", "followUp"], text: str, images: list[dict[str, Any]] | None) -> None:
+    async def add(self, kind: Literal["steer", "followUp"], text: str, images: list[dict[str, object]] | None) -> None:
         message = user_message(text, images)
         if images:
             self._with_images[id(message)] = message

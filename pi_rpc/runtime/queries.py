@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from pi_rpc.session.manager import SessionManager
 
 
-def initial_state(options: RuntimeOptions) -> dict[str, Any]:
+def initial_state(options: RuntimeOptions) -> dict[str, object]:
     """``get_state`` of the session ``AgentSession(options)`` will be, for a new session (no
     entries) with nothing else bound to it yet: what the RPC mode answers before the runtime
     is built (``modes.rpc.early``). A test holds it equal to the runtime's answer."""
@@ -34,7 +34,7 @@ def initial_state(options: RuntimeOptions) -> dict[str, Any]:
 
 
 def session_state(
-    model: Mapping[str, Any],
+    model: Mapping[str, object],
     *,
     thinking_level: str,
     is_streaming: bool,
@@ -45,8 +45,8 @@ def session_state(
     auto_compaction: bool,
     message_count: int,
     pending_message_count: int,
-) -> dict[str, Any]:
-    state: dict[str, Any] = {
+) -> dict[str, object]:
+    state: dict[str, object] = {
         "model": model,
         "thinkingLevel": thinking_level,
         "isStreaming": is_streaming,

@@ -60,7 +60,7 @@ def _resolve_tool_names(options: RuntimeOptions) -> list[str]:
     return _apply_modifiers(names, list(options.tool_modifiers))
 
 
-def _print_diagnostics(kind: str, diagnostics: list[Any]) -> None:
+def _print_diagnostics(kind: str, diagnostics: list[object]) -> None:
     for diag in diagnostics:
         if isinstance(diag, dict):
             where = f" ({diag.get('path')})" if diag.get("path") else ""
@@ -80,12 +80,12 @@ def _prompt_summary(tool: Any) -> str:
 
 class ResourcesState:
     def __init__(
-        self, options: RuntimeOptions, get_model: Callable[[], Mapping[str, Any] | None] | None = None
+        self, options: RuntimeOptions, get_model: Callable[[], Mapping[str, object] | None] | None = None
     ) -> None:
         self.options = options
         self.cwd = options.cwd
         self.session_env: dict[str, str] = {}
-        self._tool_options: dict[str, Any] = {
+        self._tool_options: dict[str, object] = {
             "shell_path": options.settings.shell_path,
             "shell_command_prefix": options.settings.shell_command_prefix,
             "session_env": lambda: dict(self.session_env),
@@ -146,7 +146,7 @@ class ResourcesState:
         for line in warnings:
             logger().warning(line)
 
-    def create_builtin_tool(self, name: str) -> Any:
+    def create_builtin_tool(self, name: str) -> object:
         """Another built-in tool with this session's options (extensions can activate any)."""
         return create_tool(name, self.cwd, **self._tool_options)
 
@@ -191,7 +191,7 @@ class ResourcesState:
             ],
         }
 
-    def live_options(self) -> dict[str, Any]:
+    def live_options(self) -> dict[str, object]:
         """The options the next request's prompt comes from: the run's (with the tools active
         now, as upstream refreshes them every turn), else the current state's."""
         base = self.prompt_options()
@@ -209,10 +209,10 @@ class ResourcesState:
     def current_sections(self) -> dict[str, str]:
         return sections_from_options(self.live_options())
 
-    def tool_definitions(self) -> list[dict[str, Any]]:
+    def tool_definitions(self) -> list[dict[str, object]]:
         return [tool_definition(tool) for tool in self.tools]
 
-    def system_message_for(self, messages: Sequence[Mapping[str, Any]], timestamp: int) -> SystemMessage | None:
+    def system_message_for(self, messages: Sequence[Mapping[str, object]], timestamp: int) -> SystemMessage | None:
         """The full system message for a context without one, the patch when the prompt or
         tools changed, or None."""
         sections = self.current_sections()
@@ -231,5 +231,5 @@ class ResourcesState:
         expanded = expand_prompt_template(text, self.templates)
         return expanded if expanded is not None else text
 
-    def commands(self, extension_commands: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def commands(self, extension_commands: list[dict[str, object]] | None = None) -> list[dict[str, object]]:
         return list_slash_commands(self.templates, self.skills, extension_commands or ())

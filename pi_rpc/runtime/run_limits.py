@@ -28,7 +28,10 @@ import math
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEndEvent
 
 import anyio
 
@@ -47,7 +50,7 @@ class LimitsError(ValueError):
     """``limits`` or ``outputSchema`` was refused; ``str(exc)`` says why."""
 
 
-def parse_limits(raw: Any, field: str = "limits") -> dict[str, float]:
+def parse_limits(raw: object, field: str = "limits") -> dict[str, float]:
     """A ``limits`` object checked: known keys, positive numbers (integers where counted)."""
     if not isinstance(raw, dict):
         raise LimitsError(f'"{field}" must be an object with any of {", ".join(LIMIT_KINDS)}')
@@ -66,7 +69,7 @@ def parse_limits(raw: Any, field: str = "limits") -> dict[str, float]:
     return out
 
 
-def check_output_schema(schema: Any) -> dict[str, Any]:
+def check_output_schema(schema: object) -> dict[str, object]:
     """``outputSchema`` checked against the JSON Schema meta-schema (draft 2020-12)."""
     if not isinstance(schema, dict):
         raise LimitsError('"outputSchema" must be a JSON Schema object')
@@ -85,7 +88,7 @@ def _answer_text(message: Message) -> str:
     return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text").strip()
 
 
-def validate_output(text: str, schema: dict[str, Any]) -> tuple[bool, Any]:
+def validate_output(text: str, schema: dict[str, object]) -> tuple[bool, object]:
     """``(True, value)`` when ``text`` is JSON valid against ``schema``, else ``(False, why)``."""
     fenced = _FENCE.match(text)
     if fenced:
@@ -104,7 +107,7 @@ def validate_output(text: str, schema: dict[str, Any]) -> tuple[bool, Any]:
     return True, value
 
 
-def _correction(error: str, schema: dict[str, Any]) -> Message:
+def _correction(error: str, schema: dict[str, object]) -> Message:
     text = (
         f"Your final answer must be only JSON that is valid against this JSON Schema, and {error}.\n"
         f"Schema:\n{json.dumps(schema, ensure_ascii=False)}\n"
@@ -113,7 +116,7 @@ def _correction(error: str, schema: dict[str, Any]) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": int(time.time() * 1000)}
 
 
-FinishTurn = Callable[[TurnSnapshot, AbortSignal | None], Awaitable[Any]]
+FinishTurn = Callable[[TurnSnapshot, AbortSignal | None], Awaitable[object]]
 PrepareNextTurn = Callable[[TurnSnapshot], Awaitable[TurnUpdate | None]]
 
 
@@ -123,7 +126,7 @@ class RunGuard:
     def __init__(
         self,
         limits: dict[str, float],
-        output_schema: dict[str, Any] | None,
+        output_schema: dict[str, object] | None,
         *,
         abort: Callable[[], None],
         has_queued: Callable[[], bool],
@@ -137,8 +140,8 @@ class RunGuard:
         self.output_tokens = 0
         self.cost = 0.0
         self.started = time.monotonic()
-        self.hit: dict[str, Any] | None = None
-        self.output: Any = None
+        self.hit: dict[str, object] | None = None
+        self.output: object = None
         self.has_output = False
         self.output_error: str | None = None
         self._retries = 0
@@ -184,14 +187,14 @@ class RunGuard:
         for name, (_original, wrapped) in self._installed.items():
             setattr(agent, name, wrapped)
 
-    def uninstall(self, agent: Any) -> None:
+    def uninstall(self, agent: object) -> None:
         for name, (original, wrapped) in self._installed.items():
             if getattr(agent, name) is wrapped:  # (unless something replaced it meanwhile)
                 setattr(agent, name, original)
         self._installed = {}
 
     def _before_tool_call(self, original: Any) -> Any:
-        async def before(context: Any, signal: AbortSignal | None) -> Any:
+        async def before(context: object, signal: AbortSignal | None) -> object:
             if original is not None:
                 result = await maybe_await(original(context, signal))
                 if result and result.get("block"):
@@ -209,7 +212,7 @@ class RunGuard:
         return before
 
     def _finish_turn(self, original: FinishTurn | None) -> FinishTurn:
-        async def finish(turn: TurnSnapshot, signal: AbortSignal | None) -> Any:
+        async def finish(turn: TurnSnapshot, signal: AbortSignal | None) -> object:
             decision = await original(turn, signal) if original is not None else None
             message = turn.message
             self.turns += 1
@@ -235,7 +238,7 @@ class RunGuard:
 
         return finish
 
-    def _check_answer(self, message: Message, decision: Any) -> Any:
+    def _check_answer(self, message: Message, decision: object) -> object:
         assert self.output_schema is not None
         ok, value = validate_output(_answer_text(message), self.output_schema)
         if ok:
@@ -264,9 +267,8 @@ class RunGuard:
 
     # ------------------------------------------------------------------ agent_end
 
-    def end_fields(self) -> dict[str, Any]:
-        """What the run's ``agent_end`` carries beyond upstream's keys."""
-        fields: dict[str, Any] = {}
+    def add_end_fields(self, fields: AgentEndEvent) -> None:
+        """What the run's ``agent_end`` carries beyond upstream's keys, added to ``fields``."""
         if self.hit is not None:
             fields["limit"] = dict(self.hit)
         if self.output_schema is not None:
@@ -274,4 +276,3 @@ class RunGuard:
                 fields["output"] = self.output
             elif self.output_error is not None:
                 fields["outputError"] = self.output_error
-        return fields

@@ -43,9 +43,10 @@ from typing import Any
 import anyio
 
 from pi_rpc.ai.transcript import content_text_concat
-from pi_rpc.ai.types import Message, Model
+from pi_rpc.ai.types import AssistantMessage, Message, Model, is_assistant
 from pi_rpc.config.cli_args import BUILTIN_TOOLS, SESSION_STORES, THINKING_LEVELS, CliArgs
 from pi_rpc.runtime.errors import RuntimeCommandError
+from pi_rpc.runtime.events import SessionEvent
 from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
 from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.holder import DrivenSession
@@ -53,7 +54,7 @@ from pi_rpc.runtime.session import AgentSession
 
 __all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
 
-Event = dict[str, Any]
+Event = SessionEvent
 Listener = Callable[[Event], Awaitable[None] | None]
 
 
@@ -64,31 +65,33 @@ class PromptResult:
     events: list[Event] = field(default_factory=list)
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[Message]:
         """Messages completed during the run (``message_end`` order; all roles)."""
-        return [e["message"] for e in self.events if e.get("type") == "message_end"]
+        return [e["message"] for e in self.events if e["type"] == "message_end"]
 
     @property
-    def message(self) -> dict[str, Any] | None:
+    def message(self) -> AssistantMessage | None:
         """The final assistant message (None if the run produced none)."""
         for message in reversed(self.messages):
-            if message.get("role") == "assistant":
+            if is_assistant(message):
                 return message
         return None
 
     @property
     def text(self) -> str:
         """The final assistant message's text blocks, concatenated."""
-        message = self.message or {}
-        return content_text_concat(message.get("content"))
+        message = self.message
+        return content_text_concat(message.get("content") if message is not None else None)
 
     @property
     def stop_reason(self) -> str | None:
-        return (self.message or {}).get("stopReason")
+        message = self.message
+        return message.get("stopReason") if message is not None else None
 
     @property
     def error_message(self) -> str | None:
-        return (self.message or {}).get("errorMessage")
+        message = self.message
+        return message.get("errorMessage") if message is not None else None
 
     @property
     def aborted(self) -> bool:

@@ -27,7 +27,7 @@ The rest is done by parts that own their state and get only what they use (built
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,7 @@ from pi_rpc.ai.types import (
     Message,
     Model,
     is_assistant,
+    is_custom,
 )
 from pi_rpc.log import logger
 from pi_rpc.runtime.bash_commands import BashCommands
@@ -59,6 +60,7 @@ from pi_rpc.runtime.errors import (
 )
 from pi_rpc.runtime.grace import SETTLE_GRACE_SECONDS, SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.holder import SessionHolder
+from pi_rpc.runtime.listeners import ImmediateListener
 from pi_rpc.runtime.model_control import ModelControl
 from pi_rpc.runtime.navigation import TreeNavigation
 from pi_rpc.runtime.options import RuntimeOptions
@@ -73,14 +75,16 @@ from pi_rpc.runtime.store_faults import StoreFaultReporter, Unwritten
 from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.events import AgentEndEvent, AgentEvent
+    from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
     from pi_rpc.runtime.builtin_commands import McpCommand
+    from pi_rpc.runtime.events import SessionEvent, SessionInfoChangedEvent, SessionListener
     from pi_rpc.runtime.extension_host import SessionExtensions
     from pi_rpc.runtime.run_limits import RunGuard
     from pi_rpc.runtime.tool_control import ToolControl
 
-SessionListener = Callable[[dict[str, Any]], Awaitable[None]]
 
 # Roles the store persists on message_end (bashExecution is recorded by the bash command).
 # (custom messages from extensions are recorded as custom_message entries.)
@@ -91,14 +95,14 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _last_assistant(messages: list[Message]) -> AssistantMessage | None:
+def _last_assistant(messages: Sequence[Message]) -> AssistantMessage | None:
     for message in reversed(messages):
         if is_assistant(message):
             return message
     return None
 
 
-def _require_api_key(model: Model | None, registry: Any) -> None:
+def _require_api_key(model: Model | None, registry: ModelRegistry) -> None:
     """A run needs the selected model's key (checked before it is accepted)."""
     if model is None:
         # Upstream's agent holds a placeholder model (provider "unknown") that has no key.
@@ -112,11 +116,11 @@ def _limit_hit(guard: RunGuard | None) -> bool:
     return guard is not None and guard.hit is not None
 
 
-async def _deliver(listener: SessionListener, event: dict[str, Any]) -> None:
+async def _deliver(listener: SessionListener, event: SessionEvent) -> None:
     await listener(event)
 
 
-def _stream_options(settings: Settings, registry: Any, model: Model | None) -> dict[str, Any]:
+def _stream_options(settings: Settings, registry: ModelRegistry, model: Model | None) -> dict[str, Any]:
     """Per-request options from settings and models.json: provider-level HTTP retries
     (``retry.provider.*``, Retry-After honoured up to ``maxRetryDelayMs``), the request
     timeout, the ``transport`` setting (Codex), and the model's resolved headers (``$ENV``/``!command``
@@ -377,7 +381,7 @@ class AgentSession:
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
 
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: SessionEvent) -> None:
         if self._shutting_down:
             return
         if self.store_faults.needs_settle:
@@ -386,17 +390,16 @@ class AgentSession:
         for listener in self._listeners.all:
             await listener(event)
 
-    def emit_now(self, event: dict[str, Any]) -> None:
+    def emit_now(self, event: SessionEvent) -> None:
         """Emit without awaiting, for effects an extension causes synchronously (upstream emits
         them at once, so they stay in order with the extension's UI requests): a listener with
-        an ``emit_nowait`` attribute gets the event now, any other one in the background."""
+        ``ImmediateListener`` gets the event now, any other one in the background."""
         if self._shutting_down:
             return
         self.store_faults.commit_now()
         for listener in self._listeners.all:
-            nowait = getattr(listener, "emit_nowait", None)
-            if nowait is not None:
-                nowait(event)
+            if isinstance(listener, ImmediateListener):
+                listener.emit_nowait(event)
             else:
                 self._start_background(_deliver, listener, event)
 
@@ -497,7 +500,7 @@ class AgentSession:
         stored_level = context.get("thinkingLevel")
         if stored_level and not self.options.thinking_explicit and store.get_entry_count() > 0:
             self.agent.thinking_level = self.models.clamp(stored_level)
-        if store.get_entry_count() == 0 and not (initial and self.options.pending_model is not None):
+        if store.get_entry_count() == 0 and self.options.pending_model is None:
             # A new session starts with the current selection recorded (upstream order); a
             # --model pending on the extensions is recorded once they loaded (``cli_model``).
             model = self.agent.model or placeholder_model()
@@ -512,21 +515,20 @@ class AgentSession:
 
     # ------------------------------------------------------------------ events from the agent
 
-    def _on_agent_event(self, event: dict[str, Any]) -> Awaitable[None]:
+    def _on_agent_event(self, event: AgentEvent) -> Awaitable[None]:
         if event.get("type") == "message_update" and self.ext is None:
             # One per streamed delta, with nothing else to do for it: the clients' listeners
             # get it through ``emit`` without a coroutine of this method's own.
             return self.emit(event)
         return self._handle_agent_event(event)
 
-    async def _handle_agent_event(self, event: dict[str, Any]) -> None:
-        etype = event.get("type")
-        if etype == "message_update":
+    async def _handle_agent_event(self, event: AgentEvent) -> None:
+        if event["type"] == "message_update":
             if self.ext is not None:
                 await self.ext.on_agent_event(event)
             await self.emit(event)
             return
-        if etype == "agent_start" and self._abort_requested:
+        if event["type"] == "agent_start" and self._abort_requested:
             # An abort that arrived after the prompt's response but before the low-level run
             # existed (nothing to abort yet): abort the run now that it does.
             self.agent.abort()
@@ -534,28 +536,28 @@ class AgentSession:
             # Extensions see every agent event before clients do (upstream order); a
             # message_end handler may replace the message before it is recorded.
             await self.ext.on_agent_event(event)
-        if etype == "agent_end":
+        if event["type"] == "agent_end":
             last = _last_assistant(event.get("messages") or [])
             model = self.agent.model
             context_window = int(model.get("contextWindow") or 0) or None if model else None
             will_retry = self.retry.decide(last, context_window)
-            end: dict[str, Any] = {
+            end: AgentEndEvent = {
                 "type": "agent_end",
                 "messages": event.get("messages") or [],
                 "willRetry": will_retry,
             }
             if self.run_guard is not None:
-                end.update(self.run_guard.end_fields())  # limit / output / outputError (additive)
+                self.run_guard.add_end_fields(end)  # limit / output / outputError (additive)
             await self.emit(end)
             return
         await self.emit(event)
-        if etype == "turn_end":
+        if event["type"] == "turn_end":
             self.session.sync()  # the per-turn durability point (sessionFsync: "turn")
             if self.ext is not None:
                 await self.ext.after_turn_end()
-        if etype == "message_end":
+        if event["type"] == "message_end":
             message = event["message"]
-            if message.get("role") == "custom":
+            if is_custom(message):
                 self._entry_id_by_message[id(message)] = _append_custom_message(self.session, message)
             elif message.get("role") in _PERSISTED_ROLES:
                 entry_id = self.session.append_message(message)
@@ -1108,7 +1110,7 @@ class AgentSession:
     async def set_session_name(self, name: str) -> None:
         normalized = normalize_session_name(name)
         self.session.append_session_info(normalized)
-        event = {"type": "session_info_changed", "name": normalized}
+        event: SessionInfoChangedEvent = {"type": "session_info_changed", "name": normalized}
         await self.emit(event)
         if self.ext is not None:
             await self.ext.emit(dict(event))

@@ -16,7 +16,6 @@ import os
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 
@@ -126,7 +125,7 @@ class SessionCatalog:
 
     def list_sessions(
         self, scope: str = "cwd", limit: int | None = None, query: str | None = None, *, texts: bool = False
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, object]]:
         """Upstream ``SessionManager.list`` (``scope="cwd"``) or ``listAll`` (``"all"``),
         newest ``modified`` first; ``query`` keeps sessions whose name or a user/assistant
         text contains it (case-insensitive); at most ``limit`` sessions. ``texts``: each

@@ -12,7 +12,7 @@ checks that where the session builds the port). Neither module imports ``runtime
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from pi_rpc.extensions.context import ReadonlySessionManager
 from pi_rpc.runtime.thinking_levels import effective_thinking_level
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import CustomMessage, Message, Model
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
@@ -49,7 +50,7 @@ class SessionParts(Protocol):
     @property
     def settings(self) -> Settings: ...
     @property
-    def registry(self) -> Any: ...
+    def registry(self) -> ModelRegistry: ...
     @property
     def models(self) -> ModelControl: ...
     @property
@@ -64,13 +65,13 @@ class SessionParts(Protocol):
     def pending_message_count(self) -> int: ...
     @property
     def entry_ids_by_message(self) -> dict[int, str]: ...
-    async def emit(self, event: dict[str, Any]) -> None: ...
-    def emit_now(self, event: dict[str, Any]) -> None: ...
-    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool: ...
+    async def emit(self, event: SessionEvent) -> None: ...
+    def emit_now(self, event: SessionEvent) -> None: ...
+    def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> bool: ...
     async def prompt(
         self,
         text: str,
-        images: list[dict[str, Any]] | None = None,
+        images: list[dict[str, object]] | None = None,
         streaming_behavior: str | None = None,
         *,
         source: str = "interactive",
@@ -80,18 +81,20 @@ class SessionParts(Protocol):
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
     async def abort(self) -> bool: ...
     async def wait_for_settled(self) -> None: ...
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]: ...
-    def get_commands(self) -> list[dict[str, Any]]: ...
-    def get_session_stats(self) -> dict[str, Any]: ...
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, object]: ...
+    def get_commands(self) -> list[dict[str, object]]: ...
+    def get_session_stats(self) -> dict[str, object]: ...
     def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
     def reload_resources(self) -> None: ...
-    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
-    async def rediscover_extensions(self) -> list[Any] | None: ...
+    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...
+    async def rediscover_extensions(self) -> list[object] | None: ...
     async def new_session(
-        self, parent_session: str | None = None, *, setup: Any = None, with_session: Any = None
-    ) -> dict[str, Any]: ...
-    async def fork(self, entry_id: Any, position: str = "before", *, with_session: Any = None) -> dict[str, Any]: ...
-    async def switch_session(self, session_path: str, *, with_session: Any = None) -> dict[str, Any]: ...
+        self, parent_session: str | None = None, *, setup: object = None, with_session: object = None
+    ) -> dict[str, object]: ...
+    async def fork(
+        self, entry_id: object, position: str = "before", *, with_session: object = None
+    ) -> dict[str, object]: ...
+    async def switch_session(self, session_path: str, *, with_session: object = None) -> dict[str, object]: ...
     async def navigate_tree(
         self,
         target_id: str,
@@ -100,7 +103,7 @@ class SessionParts(Protocol):
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, object]: ...
 
 
 class LiveSessionPort:
@@ -147,7 +150,7 @@ class LiveSessionPort:
 
     @property
     def registry(self) -> ModelRegistry:
-        return cast("ModelRegistry", self._parts.registry)
+        return self._parts.registry
 
     @property
     def tool_gate(self) -> BeforeToolCallHook | None:
@@ -198,12 +201,12 @@ class LiveSessionPort:
     def active_tool_names(self) -> list[str]:
         return [tool.name for tool in self._parts.agent.tools]
 
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, object]:
         return self._parts.settings.as_dict()
 
     # ------------------------------------------------------------------ entries
 
-    def append_custom_entry(self, custom_type: str, data: Any) -> dict[str, Any] | None:
+    def append_custom_entry(self, custom_type: str, data: object) -> dict[str, object] | None:
         store = self._parts.session
         return store.get_entry(store.append_custom_entry(custom_type, data))
 
@@ -215,7 +218,7 @@ class LiveSessionPort:
     def set_entry_label(self, entry_id: str, label: str | None) -> None:
         self._parts.session.append_label_change(entry_id, label)
 
-    def commit_entries(self, drafts: object) -> list[dict[str, Any]]:
+    def commit_entries(self, drafts: object) -> list[dict[str, object]]:
         from pi_rpc.runtime.boundaries import apply_drafts
 
         parts = self._parts
@@ -233,9 +236,10 @@ class LiveSessionPort:
 
     # ------------------------------------------------------------------ model, thinking level, idle
 
-    async def set_model(self, model: dict[str, Any]) -> bool:
+    async def set_model(self, model: dict[str, object]) -> bool:
         parts = self._parts
-        if not parts.registry.has_auth(model.get("provider")):
+        provider = model.get("provider")
+        if not isinstance(provider, str) or not parts.registry.has_auth(provider):
             return False
         await parts.models.apply_model(cast("Model", model), "set")  # as the extension gave it
         return True
@@ -256,19 +260,19 @@ class LiveSessionPort:
         self,
         parent_session: str | None = None,
         *,
-        setup: Callable[..., Any] | None = None,
-        with_session: Callable[..., Any] | None = None,
-    ) -> dict[str, Any]:
+        setup: Callable[..., object] | None = None,
+        with_session: Callable[..., object] | None = None,
+    ) -> dict[str, object]:
         return await self._parts.new_session(parent_session, setup=setup, with_session=with_session)
 
     async def fork(
-        self, entry_id: str, position: str = "before", *, with_session: Callable[..., Any] | None = None
-    ) -> dict[str, Any]:
+        self, entry_id: str, position: str = "before", *, with_session: Callable[..., object] | None = None
+    ) -> dict[str, object]:
         return await self._parts.fork(entry_id, position, with_session=with_session)
 
     async def switch_session(
-        self, session_path: str, *, with_session: Callable[..., Any] | None = None
-    ) -> dict[str, Any]:
+        self, session_path: str, *, with_session: Callable[..., object] | None = None
+    ) -> dict[str, object]:
         return await self._parts.switch_session(session_path, with_session=with_session)
 
     async def navigate_tree(
@@ -279,7 +283,7 @@ class LiveSessionPort:
         custom_instructions: str | None = None,
         replace_instructions: bool = False,
         label: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         return await self._parts.navigate_tree(
             target_id,
             summarize=summarize,

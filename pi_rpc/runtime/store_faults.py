@@ -36,9 +36,9 @@ queue is written in the background before its store is closed (``retire``).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -48,6 +48,7 @@ from pi_rpc.session.manager import store_writer
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from pi_rpc.runtime.events import EmitEvent, SessionWriteErrorEvent, SessionWriteResumedEvent
     from pi_rpc.session.manager import SessionManager
 
 RETRY_FIRST_DELAY_S = 0.25
@@ -66,12 +67,12 @@ class Unwritten:
 class StoreFaultReporter:
     def __init__(
         self,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        emit: EmitEvent,
         task_group: Callable[[], TaskGroup | None],
     ) -> None:
         self._emit = emit
         self._task_group = task_group
-        self._notices: list[dict[str, Any]] = []
+        self._notices: list[SessionWriteErrorEvent | SessionWriteResumedEvent] = []
         self._store: SessionManager | None = None
         self._retired: list[SessionManager] = []
         self._retrying = False

@@ -33,10 +33,10 @@ class ToolHost(Protocol):
     resources: ResourcesState
     agent: Agent
 
-    def install_tools(self, tools: list[Any], hidden: set[str] | None = None) -> None: ...
+    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...
 
 
-def tool_source(name: str, tool: Any) -> str:
+def tool_source(name: str, tool: object) -> str:
     """``builtin`` | ``extension`` | ``mcp`` | ``host``."""
     if getattr(tool, "host_tool", False):
         return HOST_SOURCE
@@ -120,7 +120,7 @@ class ToolControl:
 
     def get_tools(self) -> list[dict[str, Any]]:
         active = {tool.name for tool in self._session.agent.tools}
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, object]] = []
         for name, tool in self._registered().items():
             out.append(
                 {
@@ -149,7 +149,7 @@ class ToolControl:
         self.apply()
         return [tool.name for tool in self._session.agent.tools]
 
-    def set_host_tools(self, raw: Any, channel: HostChannel) -> list[str]:
+    def set_host_tools(self, raw: object, channel: HostChannel) -> list[str]:
         """Replace the client's tools (every one active). Returns their names."""
         taken = {
             name: tool_source(name, tool)

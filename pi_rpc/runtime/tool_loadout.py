@@ -54,11 +54,11 @@ class _Declared:
     """A tool as declared to the model with the description a ``prepareLoadout`` hook chose;
     everything else (execution included) is the tool's own."""
 
-    def __init__(self, tool: Any, description: str) -> None:
+    def __init__(self, tool: object, description: str) -> None:
         self._tool = tool
         self.description = description
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._tool, name)
 
 
@@ -72,7 +72,7 @@ class ToolLoadout:
         self.no_tools = options.no_tools
         self.active_names: list[str] = []
         self.hidden_declarations: set[str] = set()
-        self._builtins: dict[str, Any] = {}
+        self._builtins: dict[str, object] = {}
         self._extension: dict[str, Any] = {}
         self._activated_on_registration: set[str] = set()
         self._seen: set[str] = set()
@@ -115,19 +115,19 @@ class ToolLoadout:
             self._initial_pending = [n for n in resources.requested_extension_tools if n not in self.active_names]
             self.pending = list(self._initial_pending)
 
-    def _builtin(self, name: str) -> Any:
+    def _builtin(self, name: str) -> object:
         tool = self._builtins.get(name)
         if tool is None:
             assert self._resources is not None
             tool = self._builtins[name] = self._resources.create_builtin_tool(name)
         return tool
 
-    def registry(self) -> dict[str, Any]:
-        registry: dict[str, Any] = {name: self._builtin(name) for name in ALL_TOOL_NAMES if self.allowed(name)}
+    def registry(self) -> dict[str, object]:
+        registry: dict[str, object] = {name: self._builtin(name) for name in ALL_TOOL_NAMES if self.allowed(name)}
         registry.update(self._extension)
         return registry
 
-    def definition(self, name: str) -> dict[str, Any] | None:
+    def definition(self, name: str) -> dict[str, object] | None:
         tool = self._extension.get(name)
         return getattr(tool, "definition", None) if tool is not None else None
 
@@ -141,7 +141,7 @@ class ToolLoadout:
         activated, and so is a tool whose exposure became declarable (e.g. from ``hidden``)."""
         from pi_rpc.extensions.tools import ExtensionTool
 
-        tools: dict[str, Any] = {}
+        tools: dict[str, object] = {}
         for item in registered:
             name = str(item.definition["name"])
             if self.allowed(name):
@@ -216,7 +216,7 @@ class ToolLoadout:
                 out.append(tool)
         return out
 
-    def active_tools(self) -> list[Any]:
+    def active_tools(self) -> list[object]:
         """The declared tools, with the descriptions ``prepareLoadout`` hooks chose."""
         tools = self._declarable_active()
         hooks = [t for t in tools if callable((getattr(t, "definition", None) or {}).get("prepareLoadout"))]
@@ -247,7 +247,7 @@ class ToolLoadout:
         """A tool as hooks, scripts and ``pi.get_all_tools()`` see it."""
         name = tool.name
         definition = self.definition(name) or {}
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "name": name,
             "description": tool.description,
             "parameters": tool.parameters,

@@ -13,7 +13,7 @@ sent. A routing failure raises: the run ends with an error reply naming the virt
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.loop import TurnUpdate
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
+    from pi_rpc.runtime.events import EmitEvent
     from pi_rpc.session.manager import SessionManager
 
 
@@ -36,7 +37,7 @@ class VirtualRouting:
         registry: ModelRegistry,
         selection: Callable[[], tuple[Model | None, str]],
         store: SessionManager,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        emit: EmitEvent,
         convert: Callable[[list[Any]], list[Any]],
     ) -> None:
         self._registry = registry

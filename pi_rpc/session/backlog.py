@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from pi_rpc.log import logger
 from pi_rpc.session.store import Entry, WriteStateListener
@@ -59,7 +59,7 @@ class WriteBatch(Generic[Item]):
 
     new: list[Entry] | None
     items: list[Item]
-    result: Any = None
+    result: object = None
 
 
 class WriteBacklog(Generic[Item]):
@@ -113,12 +113,12 @@ class WriteBacklog(Generic[Item]):
         """``write_error``'s text for a fault (``Could not write ...: <reason>``)."""
         raise NotImplementedError
 
-    def _commit_new(self, entries: Sequence[Entry]) -> Any:
+    def _commit_new(self, entries: Sequence[Entry]) -> object:
         """Deferred writing: ``_write_new``'s transaction without touching the backlog's
         state (may run on another thread); returns what ``_committed_new`` applies."""
         raise NotImplementedError
 
-    def _committed_new(self, result: Any) -> None:
+    def _committed_new(self, result: object) -> None:
         """Deferred writing, on the owner's thread: the session now exists (sets ``_flushed``)."""
         raise NotImplementedError
 

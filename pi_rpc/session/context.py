@@ -90,19 +90,19 @@ def thinking_level_of(last_thinking_level_change: Entry | None) -> Any:
     return last_thinking_level_change.get("thinkingLevel")
 
 
-def model_of_change(entry: Entry) -> dict[str, Any]:
+def model_of_change(entry: Entry) -> dict[str, object]:
     return {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
 
 
-def model_of_message(message: Mapping[str, Any]) -> dict[str, Any]:
+def model_of_message(message: Mapping[str, object]) -> dict[str, object]:
     return {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
-def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any] | None]:
+def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, object] | None]:
     """``(thinkingLevel, model)``: from the last ``thinking_level_change`` on the path and
     the last ``model_change`` or assistant message."""
     last_thinking: Entry | None = None
-    model: dict[str, Any] | None = None
+    model: dict[str, object] | None = None
     model_found = False
     # From the leaf back: the deciding entries are usually near it.
     for index in range(len(path) - 1, -1, -1):
@@ -123,7 +123,7 @@ def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, Any]
     return thinking_level_of(last_thinking), model
 
 
-def _is_assistant_message(message: Any) -> bool:
+def _is_assistant_message(message: object) -> bool:
     return isinstance(message, dict) and message.get("role") == "assistant"
 
 
@@ -131,8 +131,10 @@ def _is_assistant_message(message: Any) -> bool:
 # JSON value), hence ``Any`` in and the message type out.
 
 
-def create_custom_message(custom_type: Any, content: Any, display: Any, details: Any, timestamp: Any) -> CustomMessage:
-    message: dict[str, Any] = {"role": "custom", "customType": custom_type, "content": content, "display": display}
+def create_custom_message(
+    custom_type: object, content: object, display: object, details: object, timestamp: object
+) -> CustomMessage:
+    message: dict[str, object] = {"role": "custom", "customType": custom_type, "content": content, "display": display}
     if details is not None:
         message["details"] = details
     message["timestamp"] = _js_date_ms(timestamp)
@@ -230,7 +232,7 @@ def project_context_entry(entry: Entry, edit: Entry | None) -> list[Message]:
             out.append(message)
             continue
         if role in ("assistant", "toolResult") and isinstance(content, str):
-            new_content: Any = [{"type": "text", "text": content}]
+            new_content: object = [{"type": "text", "text": content}]
         else:
             new_content = content
         out.append(cast("Message", {**message, "content": new_content}))
@@ -239,12 +241,12 @@ def project_context_entry(entry: Entry, edit: Entry | None) -> list[Message]:
 
 def build_session_projection(
     entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *, leaf_given: bool = True
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``{entries:[{sourceEntry, messages}], messages, thinkingLevel, model}``."""
     with gc_paused():
         path = build_session_path(entries, leaf_id, by_id, leaf_given=leaf_given)
         thinking_level, model = session_context_settings(path)
-        projected: list[dict[str, Any]] = []
+        projected: list[dict[str, object]] = []
         messages: list[Message] = []
         for source, msgs in _project_path(path):
             projected.append({"sourceEntry": source, "messages": msgs})
@@ -255,7 +257,7 @@ def build_session_projection(
 def _project_path(path: Sequence[Entry]) -> Iterator[tuple[Entry, list[Message]]]:
     """Each context entry of ``path`` with the messages it contributes."""
     context_entries = build_context_entries(path)
-    edits: dict[Any, Entry] = {}
+    edits: dict[object, Entry] = {}
     for entry in context_entries:
         if entry.get("type") == "context_edit":
             edits[opaque_id(entry.get("targetId"))] = entry  # an array names no entry
@@ -270,7 +272,7 @@ def _project_path(path: Sequence[Entry]) -> Iterator[tuple[Entry, list[Message]]
 
 def build_session_context(
     entries: Sequence[Entry], leaf_id: str | None, by_id: Mapping[str, Entry], *, leaf_given: bool = True
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``{messages, thinkingLevel, model}``: what ``get_messages`` returns as ``messages``
     (the projection without its per-entry list)."""
     with gc_paused():

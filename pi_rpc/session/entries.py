@@ -30,7 +30,7 @@ ENTRY_TYPES = (
 )
 
 
-def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+def _drop_none(d: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in d.items() if v is not None}
 
 
@@ -47,7 +47,7 @@ def make_header(session_id: str, timestamp: str, cwd: str, parent_session: str |
     return header
 
 
-def message_entry(id: str, parent_id: str | None, timestamp: str, message: Mapping[str, Any]) -> Entry:
+def message_entry(id: str, parent_id: str | None, timestamp: str, message: Mapping[str, object]) -> Entry:
     return {"type": "message", "id": id, "parentId": parent_id, "timestamp": timestamp, "message": message}
 
 
@@ -79,7 +79,7 @@ def usage_entry(
     kind: str,
     provider: str,
     model: str,
-    usage: dict[str, Any],
+    usage: dict[str, object],
     note: str | None = None,
 ) -> Entry:
     entry: Entry = {
@@ -104,10 +104,10 @@ def compaction_entry(
     summary: str,
     first_kept_entry_id: str,
     tokens_before: int,
-    details: Any = None,
-    usage: Mapping[str, Any] | None = None,
+    details: object = None,
+    usage: Mapping[str, object] | None = None,
     from_hook: bool | None = None,
-    system_message: dict[str, Any] | None = None,
+    system_message: dict[str, object] | None = None,
 ) -> Entry:
     head: Entry = {"type": "compaction", "id": id, "parentId": parent_id, "timestamp": timestamp}
     return head | _drop_none(
@@ -129,8 +129,8 @@ def branch_summary_entry(
     timestamp: str,
     from_id: str,
     summary: str,
-    details: Any = None,
-    usage: dict[str, Any] | None = None,
+    details: object = None,
+    usage: dict[str, object] | None = None,
     from_hook: bool | None = None,
 ) -> Entry:
     head: Entry = {"type": "branch_summary", "id": id, "parentId": parent_id, "timestamp": timestamp}
@@ -139,7 +139,7 @@ def branch_summary_entry(
     )
 
 
-def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None) -> Entry:
+def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: str, data: object = None) -> Entry:
     entry: Entry = {"type": "custom", "customType": custom_type}
     if data is not None:
         entry["data"] = data
@@ -154,9 +154,9 @@ def custom_message_entry(
     parent_id: str | None,
     timestamp: str,
     custom_type: str,
-    content: Any,
+    content: object,
     display: bool | None,
-    details: Any = None,
+    details: object = None,
 ) -> Entry:
     entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content}
     if display is not None:  # upstream's JSON leaves an undefined display out
@@ -174,7 +174,7 @@ def context_edit_entry(
     parent_id: str | None,
     timestamp: str,
     target_id: str,
-    replacement: dict[str, Any] | None,
+    replacement: dict[str, object] | None,
 ) -> Entry:
     return {
         "type": "context_edit",

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 
-class OpaqueList(list[Any]):
+class OpaqueList(list[object]):
     """An id read from a file as a JSON array (``"id": ["a"]``): kept, serialised as the
     array, but equal only to itself and hashable by identity, as an array is as a key of a
     JavaScript ``Map`` (upstream's ``byId``): no other entry's ``parentId`` names it."""
@@ -28,7 +28,7 @@ class OpaqueList(list[Any]):
         return self is not other
 
 
-class OpaqueDict(dict[str, Any]):
+class OpaqueDict(dict[str, object]):
     """``OpaqueList`` for an id read as a JSON object."""
 
     __slots__ = ()

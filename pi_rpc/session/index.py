@@ -58,10 +58,10 @@ class LinearProjection:
     last_entry: Entry
     entry_count: int
 
-    def settings(self) -> tuple[Any, dict[str, Any] | None]:
+    def settings(self) -> tuple[object, dict[str, object] | None]:
         """``(thinkingLevel, model)`` of the chain (see ``session_context_settings``)."""
         messages = self.messages
-        model: dict[str, Any] | None = None
+        model: dict[str, object] | None = None
         # The newest assistant message after the last model_change wins; usually the last few.
         for index in range(len(messages) - 1, self.messages_before_model_change - 1, -1):
             message = messages[index]
@@ -181,7 +181,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
 def _apply_label(entry: Entry, labels: dict[Any, str], label_ts: dict[Any, str]) -> None:
     """A label entry: its target (as written; not validated here) labelled, or unlabelled by
     an empty label."""
-    written: Any = entry.get("targetId")
+    written: object = entry.get("targetId")
     target = opaque_id(written)
     if target is not written:
         entry["targetId"] = target

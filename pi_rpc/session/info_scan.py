@@ -53,7 +53,7 @@ _INCONCLUSIVE = object()
 
 @dataclass(slots=True)
 class ScannedSession:
-    header: dict[str, Any]
+    header: dict[str, object]
     message_count: int = 0
     first_message: str = ""
     name: str | None = None
@@ -61,7 +61,7 @@ class ScannedSession:
     texts: list[str] = field(default_factory=list)
 
 
-def parse_line(line: bytes) -> Any:
+def parse_line(line: bytes) -> object:
     """``JSON.parse`` of one line; raises ``orjson.JSONDecodeError`` for a bad line. orjson is the
     fast path; what it refuses is read as node reads it (``jsjson.loads``: invalid UTF-8 as
     U+FFFD, and lone surrogate escapes, which a JS client's strings put into session files)."""
@@ -71,7 +71,7 @@ def parse_line(line: bytes) -> Any:
         return js_loads(line)
 
 
-def message_text(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, object]) -> str:
     """Upstream ``extractTextContent``: a string content, or its text blocks joined by spaces."""
     return content_text_spaced(message.get("content"))
 
@@ -99,7 +99,7 @@ def _own_timestamp(line: bytes) -> Any:
     return int(raw) if raw.isdigit() else float(raw)
 
 
-def _is_falsy_json(value: Any) -> bool:
+def _is_falsy_json(value: object) -> bool:
     return value is None or value is False or (type(value) in (int, float) and value == 0) or value == ""
 
 
@@ -186,7 +186,7 @@ def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | N
     return s
 
 
-def absorb_entry(s: ScannedSession, entry: dict[str, Any], with_texts: bool) -> None:
+def absorb_entry(s: ScannedSession, entry: dict[str, object], with_texts: bool) -> None:
     """One parsed entry, exactly as upstream's loop reads it."""
     etype = entry.get("type")
     if etype == "session_info":

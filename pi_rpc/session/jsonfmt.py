@@ -9,19 +9,17 @@ them), so writing an entry never raises for JSON-like data.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_rpc.ai.jsjson import js_normalize, stringify
 
 __all__ = ["dumps_js", "dumps_line", "js_len", "js_normalize"]
 
 
-def dumps_js(value: Any) -> bytes:
+def dumps_js(value: object) -> bytes:
     """``JSON.stringify(value)`` as UTF-8 bytes (no trailing newline)."""
     return stringify(value)
 
 
-def dumps_line(value: Any) -> bytes:
+def dumps_line(value: object) -> bytes:
     """One JSONL line: ``JSON.stringify(value) + "\\n"``."""
     return stringify(value, newline=True)
 

@@ -9,7 +9,7 @@ import re
 import stat
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.ids import iso_to_ms
@@ -67,13 +67,13 @@ class SessionInfo:
     # The text of each user and assistant message, for per-message search.
     message_texts: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """camelCase form, dates as ISO strings, absent optionals left out."""
         out = self._build_summary()
         out["allMessagesText"] = self.all_messages_text
         return out
 
-    def to_summary(self) -> dict[str, Any]:
+    def to_summary(self) -> dict[str, object]:
         """``to_dict`` without ``allMessagesText`` (what ``list_sessions`` answers over RPC).
         Built once per summary (a listing of thousands is answered again and again); a copy is
         returned."""
@@ -82,8 +82,8 @@ class SessionInfo:
             summary = self.__dict__["_summary"] = self._build_summary()
         return dict(summary)
 
-    def _build_summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "id": self.id, "cwd": self.cwd}
+    def _build_summary(self) -> dict[str, object]:
+        out: dict[str, object] = {"path": self.path, "id": self.id, "cwd": self.cwd}
         if self.name is not None:
             out["name"] = self.name
         if self.parent_session_path is not None:
@@ -237,7 +237,7 @@ def _summarise(path: str, stat: os.stat_result, with_texts: bool) -> SessionInfo
     )
 
 
-def cwd_matches(session_cwd: Any, cwd: str) -> bool:
+def cwd_matches(session_cwd: object, cwd: str) -> bool:
     """Whether a session's stored cwd is ``cwd`` (both resolved; an empty or missing one never is)."""
     return isinstance(session_cwd, str) and session_cwd != "" and _resolve(session_cwd) == _resolve(cwd)
 

@@ -41,7 +41,7 @@ class LoadedFile:
     blank: bool = True
 
 
-def _parse_line(line: bytes) -> Any:
+def _parse_line(line: bytes) -> object:
     """As node reads a line: invalid UTF-8 becomes U+FFFD (StringDecoder), and what
     ``JSON.parse`` accepts but orjson refuses (lone surrogate escapes, which a JS client's
     strings put into session files) is parsed too. Raises ``orjson.JSONDecodeError``."""
@@ -112,7 +112,7 @@ def _parse_all(f: BinaryIO) -> LoadedFile:
     return out
 
 
-def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, Any]]:
+def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, object]]:
     """Parse the lines of the binary file ``f`` (split on LF only, as binary iteration does)
     and yield each entry as soon as it is parsed, so the caller can index it while it is in
     the CPU cache. ``out`` gets everything else (diagnostics, sizes, the torn tail) and is
@@ -180,11 +180,11 @@ def iter_parsed_lines(f: BinaryIO, out: LoadedFile) -> Iterator[dict[str, Any]]:
         diags.append(f"line {number}: skipped a JSON value that is not an object")
 
 
-def is_valid_header(entry: Any) -> bool:
+def is_valid_header(entry: object) -> bool:
     return isinstance(entry, dict) and entry.get("type") == "session" and isinstance(entry.get("id"), str)
 
 
-def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
+def read_header(path: str, limit: int = 1024 * 1024) -> dict[str, object] | None:
     """The header of a session file, reading only until the first parsed line (upstream's
     bounded discovery scan); None for unreadable, empty or non-session files."""
     try:

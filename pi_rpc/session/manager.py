@@ -78,25 +78,25 @@ class DeferredWrites:
         store = self._store()
         return store is not None and store.defer
 
-    def take(self) -> WriteBatch[Any] | None:
+    def take(self) -> WriteBatch[object] | None:
         """What is queued for writing now, None when nothing is."""
         store = self._store()
         return store.take_batch() if store is not None and store.defer else None
 
-    def write(self, batch: WriteBatch[Any]) -> Exception | None:
+    def write(self, batch: WriteBatch[object]) -> Exception | None:
         """Store ``batch``; safe off the owner's thread. The storage fault, or None."""
         store = self._store()
         assert store is not None
         return store.write_batch(batch)
 
-    def write_without_waiting(self, batch: WriteBatch[Any]) -> Exception | None:
+    def write_without_waiting(self, batch: WriteBatch[object]) -> Exception | None:
         """``write`` on the owner's thread that never waits for another writer: a
         ``backlog.WouldWait`` when it would (nothing written; do not ``settle`` it)."""
         store = self._store()
         assert store is not None
         return store.write_batch(batch, wait=False)
 
-    def settle(self, batch: WriteBatch[Any], fault: Exception | None) -> bool:
+    def settle(self, batch: WriteBatch[object], fault: Exception | None) -> bool:
         """Apply ``write``'s outcome on the owner's thread (reports fault changes)."""
         store = self._store()
         assert store is not None
@@ -537,7 +537,7 @@ class SessionManager:
 
     # ------------------------------------------------------------------ appends
 
-    def append_message(self, message: Mapping[str, Any]) -> str:
+    def append_message(self, message: Mapping[str, object]) -> str:
         entry_id = self._next_id()
         self._append_entry(E.message_entry(entry_id, self._leaf_id, now_iso(), message))
         return entry_id
@@ -553,7 +553,7 @@ class SessionManager:
         return entry_id
 
     def append_usage(
-        self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None
+        self, kind: str, provider: str, model: str, usage: dict[str, object], note: str | None = None
     ) -> Entry:
         """Metered usage that never enters the context. Returns the entry (like upstream)."""
         entry = E.usage_entry(self._next_id(), self._leaf_id, now_iso(), kind, provider, model, usage, note)
@@ -565,9 +565,9 @@ class SessionManager:
         summary: str,
         first_kept_entry_id: str | None,
         tokens_before: int,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
-        usage: Mapping[str, Any] | None = None,
+        usage: Mapping[str, object] | None = None,
     ) -> str:
         """``firstKeptEntryId`` None = keep nothing (the compaction's own id). The current
         system message is checkpointed into ``systemMessage``."""
@@ -592,13 +592,13 @@ class SessionManager:
         self._append_entry(entry)
         return entry_id
 
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_custom_entry(self, custom_type: str, data: object = None) -> str:
         entry_id = self._next_id()
         self._append_entry(E.custom_entry(entry_id, self._leaf_id, now_iso(), custom_type, data))
         return entry_id
 
     def append_custom_message_entry(
-        self, custom_type: str, content: Any, display: bool | None, details: Any = None
+        self, custom_type: str, content: object, display: bool | None, details: object = None
     ) -> str:
         entry_id = self._next_id()
         self._append_entry(
@@ -612,7 +612,7 @@ class SessionManager:
         self._append_entry(E.session_info_entry(entry_id, self._leaf_id, now_iso(), sanitized))
         return entry_id
 
-    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+    def append_context_edit(self, target_id: str, replacement: dict[str, object] | None) -> str:
         """Replace (``{"content": ...}``) or omit (None) an earlier entry's model content on
         the active branch."""
         if replacement is not None and (
@@ -658,9 +658,9 @@ class SessionManager:
         self,
         branch_from_id: str | None,
         summary: str,
-        details: Any = None,
+        details: object = None,
         from_hook: bool | None = None,
-        usage: dict[str, Any] | None = None,
+        usage: dict[str, object] | None = None,
     ) -> str:
         """Move the leaf to ``branch_from_id`` (None = before the root) and append a
         ``branch_summary`` there; ``fromId`` is the abandoned leaf (or ``"root"``)."""
@@ -732,7 +732,7 @@ class SessionManager:
                 return self._entries[index + 1 :]
         raise EntryNotFoundError(f"Entry not found: {since}")
 
-    def get_tree(self) -> list[dict[str, Any]]:
+    def get_tree(self) -> list[dict[str, object]]:
         """Root nodes ``{entry, children, label?, labelTimestamp?}`` (RPC ``get_tree.tree``)."""
         return build_tree(self._entries, self._labels, self._label_ts)
 

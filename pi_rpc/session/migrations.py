@@ -46,7 +46,7 @@ def _migrate_v2_to_v3(entries: list[dict[str, Any]]) -> None:
                 message["role"] = "custom"
 
 
-def needs_migration(header: dict[str, Any] | None) -> bool:
+def needs_migration(header: dict[str, object] | None) -> bool:
     """True when a file with this header (None: no header) is in an older format."""
     version = header.get("version", 1) if header is not None else 1
     return isinstance(version, (int, float)) and not version >= CURRENT_SESSION_VERSION

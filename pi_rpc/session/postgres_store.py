@@ -183,7 +183,7 @@ SELECT EXISTS (SELECT 1 FROM upd), (SELECT count(*) FROM ins), (SELECT count(*) 
 """
 
 # One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
-Row = tuple[Any, Any, Any, Any, str, str | None]
+Row = tuple[object, object, object, object, str, str | None]
 
 
 class SessionDatabaseError(SessionError):
@@ -218,7 +218,7 @@ def _describe(exc: BaseException, target: Target | None = None) -> str:
 # ---------------------------------------------------------------------- connections
 
 
-def connect(target: Target, *, application: str = "pi") -> psycopg.Connection[Any]:
+def connect(target: Target, *, application: str = "pi") -> psycopg.Connection[object]:
     """An autocommit connection with short timeouts (a dead server is a fault at once)."""
     conn = psycopg.connect(
         target.conninfo,
@@ -349,7 +349,7 @@ def _row_of(entry: Entry, line: str | None = None) -> Row:
     )
 
 
-def _id_text(value: Any) -> str | None:
+def _id_text(value: object) -> str | None:
     """An entry's id as a column holds it (a hostile non-string id is stored as its JSON)."""
     if value is None or isinstance(value, str):
         return value
@@ -357,7 +357,7 @@ def _id_text(value: Any) -> str | None:
 
 
 def insert_session_row(
-    conn: psycopg.Connection[Any],
+    conn: psycopg.Connection[object],
     session_id: str,
     header_line: str,
     session_dir: str | None,
@@ -373,7 +373,7 @@ def insert_session_row(
     )
 
 
-def insert_rows(conn: psycopg.Connection[Any], session_id: str, first_seq: int, rows: Sequence[Row]) -> None:
+def insert_rows(conn: psycopg.Connection[object], session_id: str, first_seq: int, rows: Sequence[Row]) -> None:
     """Entries at ``first_seq`` on (COPY: one round trip per batch) and their texts."""
     with conn.cursor() as cur:
         with cur.copy(
@@ -399,7 +399,7 @@ def insert_rows(conn: psycopg.Connection[Any], session_id: str, first_seq: int, 
 
 
 def import_session(
-    conn: psycopg.Connection[Any],
+    conn: psycopg.Connection[object],
     header: Entry,
     header_line: str,
     entries: Sequence[tuple[Entry, str]],
@@ -495,19 +495,19 @@ class _Channel:
         self.backend = backend
         self.session_id = session_id
         self.locator = locator
-        self.conn: psycopg.Connection[Any] | None = None
+        self.conn: psycopg.Connection[object] | None = None
         self.locked = False
         self.refs = 0
         self._executor: ThreadPoolExecutor | None = None
 
-    def submit(self, work: Callable[[], Any]) -> Future[Any]:
+    def submit(self, work: Callable[[], object]) -> Future[object]:
         """Run ``work`` on the session's writer thread (one per session: its writes stay in
         order and never share the connection with another thread)."""
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="pi-session-writer")
         return self._executor.submit(work)
 
-    def connection(self, notes: list[str]) -> psycopg.Connection[Any]:
+    def connection(self, notes: list[str]) -> psycopg.Connection[object]:
         conn = self.conn
         if conn is not None and not conn.closed and not conn.broken:
             return conn
@@ -515,7 +515,7 @@ class _Channel:
         self.conn = self.backend.checkout(notes)
         return self.conn
 
-    def locked_connection(self, notes: list[str]) -> psycopg.Connection[Any]:
+    def locked_connection(self, notes: list[str]) -> psycopg.Connection[object]:
         conn = self.connection(notes)
         if not self.locked:
             try:
@@ -747,7 +747,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
                 insert_rows(conn, self._session_id, 0, rows)
         return summary, len(rows)
 
-    def _store_items(self, items: list[Row], summary_values: tuple[Any, ...], stored_seq: int) -> int:
+    def _store_items(self, items: list[Row], summary_values: tuple[object, ...], stored_seq: int) -> int:
         """Append ``items`` after the ``stored_seq`` entries this store knows are stored; the
         new stored count. Entries of ``items`` found stored already (an earlier attempt whose
         COMMIT reached the server but whose answer was lost) are not written again.
@@ -781,7 +781,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
             return stored_seq + len(items)
         return self._store_items_carefully(items, summary_values, stored_seq)
 
-    def _store_items_carefully(self, items: list[Row], summary_values: tuple[Any, ...], stored_seq: int) -> int:
+    def _store_items_carefully(self, items: list[Row], summary_values: tuple[object, ...], stored_seq: int) -> int:
         with self._write_transaction() as conn:
             found = conn.execute(
                 f"SELECT next_seq FROM {SCHEMA}.sessions WHERE id = %s FOR UPDATE", (self._session_id,)
@@ -1038,11 +1038,11 @@ class PostgresBackend:
     def __init__(self, target: Target) -> None:
         self.target = target
         self._dirs: dict[str, str] = {}
-        self._read_conn: psycopg.Connection[Any] | None = None
+        self._read_conn: psycopg.Connection[object] | None = None
         self._read_lock = threading.Lock()
         self._schema_ok = False
         self._notes: list[str] = []
-        self._idle: list[psycopg.Connection[Any]] = []
+        self._idle: list[psycopg.Connection[object]] = []
         self._idle_lock = threading.Lock()
 
     @property
@@ -1051,7 +1051,7 @@ class PostgresBackend:
 
     # ------------------------------------------------------------------ connections
 
-    def checkout(self, notes: list[str], *, fresh: bool = False) -> psycopg.Connection[Any]:
+    def checkout(self, notes: list[str], *, fresh: bool = False) -> psycopg.Connection[object]:
         """A connection for a session's writes: an idle one of an earlier session (no new
         connection and authentication per open), else a new one with the schema checked."""
         if not fresh:
@@ -1068,7 +1068,7 @@ class PostgresBackend:
             raise
         return conn
 
-    def checkin(self, conn: psycopg.Connection[Any]) -> None:
+    def checkin(self, conn: psycopg.Connection[object]) -> None:
         """A session's connection, its lock released: kept for the next session (a few)."""
         if not conn.closed and not conn.broken and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
             with self._idle_lock:
@@ -1079,7 +1079,7 @@ class PostgresBackend:
 
     # ------------------------------------------------------------------ schema and reading
 
-    def ensure_schema(self, conn: psycopg.Connection[Any]) -> list[str]:
+    def ensure_schema(self, conn: psycopg.Connection[object]) -> list[str]:
         """Migrate once per process (checked again on every new connection: cheap)."""
         if self._schema_ok:
             version = schema_version(conn)
@@ -1238,7 +1238,7 @@ class PostgresBackend:
             return out
         directory = None if session_dir is None or every_project else normdir(session_dir)
         where: list[str] = []
-        params: list[Any] = []
+        params: list[object] = []
         if directory is not None:
             where.append("s.dir = %s")
             params.append(directory)

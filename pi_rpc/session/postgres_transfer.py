@@ -11,7 +11,6 @@ never its user or password.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import psycopg
 
@@ -38,7 +37,7 @@ def _target(conninfo: str) -> Target:
         raise TransferError(str(exc)) from None
 
 
-def _connect(target: Target) -> psycopg.Connection[Any]:
+def _connect(target: Target) -> psycopg.Connection[object]:
     try:
         return connect(target, application="pi sessions")
     except psycopg.Error as exc:

@@ -30,7 +30,6 @@ import json
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, message_text, scan_session
@@ -90,7 +89,7 @@ def fold_or_none(text: str | None) -> str | None:
     return fold(text) if text is not None else None
 
 
-def entry_text(entry: dict[str, Any]) -> str | None:
+def entry_text(entry: dict[str, object]) -> str | None:
     """The text a search reads from this entry (``info_scan.absorb_entry``'s rule with
     ``with_texts``): a user or assistant message's non-empty text, else None."""
     if entry.get("type") != "message":
@@ -226,7 +225,7 @@ def _after_prefix(prefix: str) -> str:
 
 def listing_rows(
     conn: sqlite3.Connection, session_dir: str | None, query: str | None
-) -> Generator[tuple[Any, ...], None, None]:
+) -> Generator[tuple[object, ...], None, None]:
     """Rows (``LISTING_COLUMNS``) of the sessions of ``session_dir`` (None: every session),
     newest first, those matching ``query`` only when one is given. Rows are produced as the
     caller reads them: a caller that wants 50 stops after 50.
@@ -238,7 +237,7 @@ def listing_rows(
     first and each is tested (its name, then its texts, by session), which finds a page of
     a common needle's sessions after reading little more than that page."""
     scope = "s.dir = ? AND " if session_dir is not None else ""
-    scope_params: list[Any] = [session_dir] if session_dir is not None else []
+    scope_params: list[object] = [session_dir] if session_dir is not None else []
     rows: sqlite3.Cursor
     if query is None:
         where = f" WHERE {scope[:-5]}" if scope else ""

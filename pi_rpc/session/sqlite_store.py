@@ -123,7 +123,7 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...] | Callable[[sqlite3.Connection], N
 )
 
 # One stored entry: (id, parent id, type, timestamp, line, the text a search reads or None).
-Row = tuple[Any, Any, Any, Any, str, str | None]
+Row = tuple[object, object, object, object, str, str | None]
 # An accepted entry waiting to be written: its row and the session's summary as of it.
 Pending = tuple[Row, "ScannedSession | None"]
 

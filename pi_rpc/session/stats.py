@@ -16,7 +16,7 @@ from pi_rpc.ai.estimate import calculate_context_tokens as calculate_context_tok
 from pi_rpc.ai.transcript import get_current_system_message
 from pi_rpc.session.jsonfmt import dumps_js, js_len
 
-Entry = dict[str, Any]
+Entry = dict[str, object]
 
 _IMAGE_CHARS = 4800
 
@@ -35,7 +35,7 @@ def _content_chars(content: Any) -> int:
     return chars
 
 
-def _json_len(value: Any) -> int:
+def _json_len(value: object) -> int:
     return js_len(dumps_js(value).decode("utf-8"))
 
 
@@ -76,7 +76,7 @@ def estimate_tokens(message: Mapping[str, Any]) -> int:
     return math.ceil(chars / 4)
 
 
-def _text_len(value: Any) -> int:
+def _text_len(value: object) -> int:
     """A text field's length, 0 for what a hostile entry holds there instead (None, a number)."""
     return js_len(value) if isinstance(value, str) else 0
 
@@ -145,7 +145,7 @@ def _num(value: float) -> float | int:
 
 def compute_context_usage(
     projection: dict[str, Any], branch: Sequence[Entry], context_window: int | float | None
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """``contextUsage``: None (key absent) without a model or with ``contextWindow <= 0``.
 
     ``projection`` is ``SessionManager.build_session_projection()``, ``branch`` is
@@ -181,8 +181,8 @@ def compute_session_stats(
     *,
     session_file: str | None,
     session_id: str,
-    context_usage: dict[str, Any] | None,
-) -> dict[str, Any]:
+    context_usage: dict[str, object] | None,
+) -> dict[str, object]:
     """The ``get_session_stats`` data object in upstream's key order. ``entries`` are all
     non-header entries (``SessionManager.get_entries()``); ``sessionFile`` is left out for
     in-memory sessions and ``contextUsage`` when None."""
@@ -190,7 +190,7 @@ def compute_session_stats(
     t_in = t_out = t_cr = t_cw = 0
     cost: float = 0
 
-    def add(usage: Any) -> None:
+    def add(usage: object) -> None:
         nonlocal t_in, t_out, t_cr, t_cw, cost
         if not isinstance(usage, dict):
             return
@@ -226,7 +226,7 @@ def compute_session_stats(
             if isinstance(content, list):
                 tool_calls += sum(1 for c in content if isinstance(c, dict) and c.get("type") == "toolCall")
             add(message.get("usage"))
-    stats: dict[str, Any] = {}
+    stats: dict[str, object] = {}
     if session_file is not None:
         stats["sessionFile"] = session_file
     stats |= {

@@ -26,7 +26,7 @@ def entry_line(entry: Entry) -> str:
     return dumps_line(entry).decode("utf-8")
 
 
-def text_or_none(value: Any) -> str | None:
+def text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
@@ -39,7 +39,7 @@ def modified_ms(summary: ScannedSession, written_at: int) -> float:
     return float(header_ms) if header_ms is not None else float(written_at)
 
 
-def summary_values(summary: ScannedSession, written_at: int) -> tuple[Any, ...]:
+def summary_values(summary: ScannedSession, written_at: int) -> tuple[object, ...]:
     """The summary columns' values, in ``SUMMARY_COLUMNS`` order."""
     return (
         summary.name,
@@ -68,7 +68,7 @@ SESSION_ROW_COLUMNS = (
 
 def session_row_values(
     session_id: str, header_line: str, session_dir: str | None, summary: ScannedSession, written_at: int, next_seq: int
-) -> tuple[Any, ...]:
+) -> tuple[object, ...]:
     """A new ``sessions`` row's values, in ``SESSION_ROW_COLUMNS`` order (both databases insert
     the same row; only the placeholder differs)."""
     header = summary.header

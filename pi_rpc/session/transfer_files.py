@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -141,7 +141,7 @@ def _entries_with_lines(data: bytes, notes: list[str]) -> Iterator[tuple[Entry, 
         if not raw.strip():
             continue
         try:
-            value: Any = parse_line(raw)
+            value: object = parse_line(raw)
         except orjson.JSONDecodeError:
             if is_last:
                 notes.append(f"torn last line dropped ({len(raw)} bytes)")

@@ -14,21 +14,21 @@ from typing import Any
 from pi_rpc.session._gc import gc_paused
 from pi_rpc.session.ids import iso_to_ms, opaque_id
 
-Entry = dict[str, Any]
+Entry = dict[str, object]
 
 
 def build_tree(
     entries: Sequence[Entry], labels: Mapping[str, str], label_timestamps: Mapping[str, str]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     with gc_paused():
         return _build_tree(entries, labels, label_timestamps)
 
 
 def _build_tree(
     entries: Sequence[Entry], labels: Mapping[str, str], label_timestamps: Mapping[str, str]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     nodes: dict[Any, dict[str, Any]] = {}
-    ordered: list[tuple[Entry, dict[str, Any]]] = []
+    ordered: list[tuple[Entry, dict[str, object]]] = []
     for entry in entries:
         node: dict[str, Any] = {"entry": entry, "children": []}
         # Whatever the file holds (an array as a key equal only to itself); a missing id
@@ -53,7 +53,7 @@ def _build_tree(
             parent["children"].append(node)
         else:
             roots.append(node)
-    cache: dict[Any, float] = {}
+    cache: dict[object, float] = {}
 
     def key(node: dict[str, Any]) -> float:
         ts = node["entry"].get("timestamp")
@@ -77,7 +77,7 @@ def _build_tree(
     return roots
 
 
-def dumps_tree(roots: Sequence[dict[str, Any]]) -> bytes:
+def dumps_tree(roots: Sequence[dict[str, object]]) -> bytes:
     """JSON (JS number formatting) of ``get_tree()``'s node list, without recursion.
 
     A linear session is a tree as deep as it is long; orjson refuses nesting deeper than

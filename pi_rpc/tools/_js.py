@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 
 def js_number(value: float | int) -> str:
@@ -25,7 +24,7 @@ def js_number(value: float | int) -> str:
     return repr(value)
 
 
-def _jsify(value: Any) -> Any:
+def _jsify(value: object) -> object:
     if isinstance(value, float) and not isinstance(value, bool):
         if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
             return int(value)
@@ -39,7 +38,7 @@ def _jsify(value: Any) -> Any:
     return value
 
 
-def js_stringify(value: Any, indent: int | str | None = None) -> str:
+def js_stringify(value: object, indent: int | str | None = None) -> str:
     """``JSON.stringify(value, null, indent)`` for JSON-like Python values (``indent``: a
     number of spaces or the indentation string itself)."""
     if indent:
@@ -47,7 +46,7 @@ def js_stringify(value: Any, indent: int | str | None = None) -> str:
     return json.dumps(_jsify(value), ensure_ascii=False, separators=(",", ":"))
 
 
-def js_string(value: Any) -> str:
+def js_string(value: object) -> str:
     """``String(value)`` for the primitive types tool arguments carry."""
     if value is None:
         return "null"

@@ -8,39 +8,38 @@ because the schemas travel verbatim in ``toolsAdded`` and provider requests.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import anyio
 
 from pi_rpc.agent.types import AgentToolResult, ToolError, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
 
-CONSTRAINED_SAMPLING: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
+CONSTRAINED_SAMPLING: dict[str, object] = {"type": "json_schema", "strict": "prefer"}
 
 OPERATION_ABORTED = "Operation aborted"
 
 
-def string_prop(description: str) -> dict[str, Any]:
+def string_prop(description: str) -> dict[str, object]:
     return {"type": "string", "description": description}
 
 
-def number_prop(description: str) -> dict[str, Any]:
+def number_prop(description: str) -> dict[str, object]:
     return {"type": "number", "description": description}
 
 
-def boolean_prop(description: str) -> dict[str, Any]:
+def boolean_prop(description: str) -> dict[str, object]:
     return {"type": "boolean", "description": description}
 
 
-def object_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object"}
+def object_schema(properties: dict[str, object], required: list[str] | None = None) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "object"}
     if required:
         schema["required"] = list(required)
     schema["properties"] = properties
     return schema
 
 
-Notice = tuple[str, str, Any]  # (text for the [..] footer, details key, details value)
+Notice = tuple[str, str, object]  # (text for the [..] footer, details key, details value)
 
 
 def listing_result(lines: list[str], before: list[Notice], after: list[Notice] = ()) -> AgentToolResult:  # type: ignore[assignment]
@@ -51,7 +50,7 @@ def listing_result(lines: list[str], before: list[Notice], after: list[Notice] =
 
     truncation = truncate_head("\n".join(lines), max_lines=2**53 - 1)
     output = truncation["content"]
-    details: dict[str, Any] = {}
+    details: dict[str, object] = {}
     notices: list[str] = []
     for text, key, value in before:
         notices.append(text)
@@ -81,8 +80,8 @@ class BuiltinTool:
     name: str = ""
     label: str = ""
     description: str = ""
-    parameters: dict[str, Any] = {}
-    constrained_sampling: dict[str, Any] | None = CONSTRAINED_SAMPLING
+    parameters: dict[str, object] = {}
+    constrained_sampling: dict[str, object] | None = CONSTRAINED_SAMPLING
     prompt_snippet: str = ""
     prompt_guidelines: tuple[str, ...] = ()
 
@@ -92,7 +91,7 @@ class BuiltinTool:
     async def execute(
         self,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult:
@@ -105,7 +104,7 @@ class BuiltinTool:
         raise ToolError(OPERATION_ABORTED)
 
     async def run(
-        self, args: dict[str, Any], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
+        self, args: dict[str, object], signal: AbortSignal | None, on_update: ToolUpdateCallback | None
     ) -> AgentToolResult:
         raise NotImplementedError
 

@@ -92,7 +92,7 @@ class BashTool(BuiltinTool):
     async def execute(
         self,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult:
@@ -208,12 +208,12 @@ class BashTool(BuiltinTool):
         return out
 
     @staticmethod
-    def _format(snap: OutputSnapshot, acc: OutputAccumulator, empty_text: str) -> tuple[str, dict[str, Any] | None]:
+    def _format(snap: OutputSnapshot, acc: OutputAccumulator, empty_text: str) -> tuple[str, dict[str, object] | None]:
         trunc = snap.truncation
         text = snap.content or empty_text
         if not trunc["truncated"]:
             return text, None
-        details: dict[str, Any] = {"truncation": trunc}
+        details: dict[str, object] = {"truncation": trunc}
         if snap.full_output_path is not None:
             details["fullOutputPath"] = snap.full_output_path
         start = trunc["totalLines"] - trunc["outputLines"] + 1

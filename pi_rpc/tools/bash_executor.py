@@ -18,7 +18,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import anyio
 
@@ -74,9 +74,9 @@ class BashExecutionResult:
     full_output_path: str | None = None
     timed_out: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Upstream's ``BashResult`` wire shape (RPC ``bash`` response data)."""
-        data: dict[str, Any] = {"output": self.output}
+        data: dict[str, object] = {"output": self.output}
         if self.exit_code is not None:
             data["exitCode"] = self.exit_code
         data["cancelled"] = self.cancelled
@@ -146,7 +146,7 @@ async def _call(callback: ChunkCallback | None, text: str) -> None:
         await result
 
 
-def _close_transport(proc: Any) -> None:
+def _close_transport(proc: object) -> None:
     # A background descendant may keep the pipe open after the shell exits. On asyncio the
     # subprocess transport would then outlive the call (and warn at interpreter exit), so
     # close it explicitly; the process itself has already been reaped at this point.
@@ -308,7 +308,7 @@ def bash_execution_message(
     timestamp: int | None = None,
 ) -> BashExecutionMessage:
     """The ``bashExecution`` message recorded for an RPC ``bash`` command (protocol §4.2)."""
-    msg: dict[str, Any] = {"role": "bashExecution", "command": command, "output": result.output}
+    msg: dict[str, object] = {"role": "bashExecution", "command": command, "output": result.output}
     if result.exit_code is not None:
         msg["exitCode"] = result.exit_code
     msg["cancelled"] = result.cancelled
@@ -321,7 +321,7 @@ def bash_execution_message(
     return cast("BashExecutionMessage", msg)  # built key by key in upstream's order
 
 
-def bash_execution_to_text(msg: Mapping[str, Any]) -> str:
+def bash_execution_to_text(msg: Mapping[str, object]) -> str:
     """How a ``bashExecution`` message reaches the model (as user text)."""
     text = f"Ran `{msg.get('command', '')}`\n"
     output = msg.get("output") or ""
@@ -336,7 +336,7 @@ def bash_execution_to_text(msg: Mapping[str, Any]) -> str:
     return text
 
 
-def bash_execution_to_user_message(msg: Mapping[str, Any]) -> dict[str, Any]:
+def bash_execution_to_user_message(msg: Mapping[str, object]) -> dict[str, object]:
     """``{role:"user", content:[{type:"text", text}], timestamp}`` for the LLM context."""
     return {
         "role": "user",

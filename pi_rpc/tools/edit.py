@@ -46,7 +46,7 @@ EDIT_PARAMETERS = object_schema(
 )
 
 
-def _is_single_edit(value: Any) -> bool:
+def _is_single_edit(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("oldText"), str) and isinstance(value.get("newText"), str)
 
 
@@ -99,7 +99,7 @@ class EditTool(BuiltinTool):
         super().__init__(cwd)
         self.file_access = file_access
 
-    def prepare_arguments(self, args: Any) -> Any:
+    def prepare_arguments(self, args: object) -> object:
         return prepare_edit_arguments(args)
 
     async def _read(self, absolute: str, path: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from pi_rpc.agent.types import AgentToolResult, ToolUpdateCallback
 from pi_rpc.ai.abort import AbortSignal
@@ -36,7 +36,7 @@ class HostChannel(Protocol):
         self,
         name: str,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult: ...
@@ -46,7 +46,7 @@ class HostChannel(Protocol):
 class HostToolSpec:
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: dict[str, object]
 
 
 class HostTool:
@@ -65,7 +65,7 @@ class HostTool:
     async def execute(
         self,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult:
@@ -75,7 +75,7 @@ class HostTool:
         return f"<HostTool {self.name!r}>"
 
 
-def _check_schema(where: str, schema: Any) -> dict[str, Any]:
+def _check_schema(where: str, schema: object) -> dict[str, object]:
     if not isinstance(schema, dict):
         raise HostToolSpecError(f'{where}: "parameters" must be a JSON Schema object')
     from jsonschema import Draft202012Validator
@@ -92,7 +92,7 @@ def _check_schema(where: str, schema: Any) -> dict[str, Any]:
     return schema
 
 
-def parse_host_tool_specs(raw: Any, taken: Mapping[str, str]) -> list[HostToolSpec]:
+def parse_host_tool_specs(raw: object, taken: Mapping[str, str]) -> list[HostToolSpec]:
     """The client's tool list, checked; ``taken`` maps the names of the session's other tools
     to their source (``builtin``, ``extension``, ``mcp``). Raises ``HostToolSpecError``."""
     if not isinstance(raw, list):

@@ -167,7 +167,7 @@ def format_dimension_note(result: ResizedImage) -> str | None:
     )
 
 
-def resize_options_for(model: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def resize_options_for(model: Mapping[str, object] | None) -> dict[str, object] | None:
     """The model's ``inputLimits.images.resize`` (None: the defaults apply)."""
     if not model:
         return None
@@ -321,7 +321,7 @@ def process_image(
     mime_type: str,
     *,
     auto_resize: bool = True,
-    resize_options: Mapping[str, Any] | None = None,
+    resize_options: Mapping[str, object] | None = None,
 ) -> ProcessedImage:
     """Upstream ``processImage``: normalize the type (converting to PNG when providers would not
     take it inline), then resize when ``auto_resize`` is on. Blocking; run it in a worker thread."""
@@ -349,14 +349,14 @@ def process_image(
 
 
 def normalize_images(
-    images: Iterable[Mapping[str, Any]],
+    images: Iterable[Mapping[str, object]],
     *,
     auto_resize: bool = True,
-    resize_options: Mapping[str, Any] | None = None,
-) -> tuple[list[dict[str, Any]], list[str]]:
+    resize_options: Mapping[str, object] | None = None,
+) -> tuple[list[dict[str, object]], list[str]]:
     """Prompt attachments through :func:`process_image` (upstream ``_normalizePromptImages``):
     the image blocks to send, and the hints (or omission messages) for the prompt's text."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     hints: list[str] = []
     for image in images:
         processed = process_image(

@@ -76,7 +76,7 @@ class ReadTool(BuiltinTool):
         cwd: str,
         *,
         auto_resize_images: bool = True,
-        get_model: Callable[[], dict[str, Any] | None] | None = None,
+        get_model: Callable[[], dict[str, object] | None] | None = None,
         file_access: TextFileAccess | None = None,
     ) -> None:
         super().__init__(cwd)
@@ -166,7 +166,7 @@ class ReadTool(BuiltinTool):
             selected = "\n".join(all_lines[start:])
 
         truncation = truncate_head(selected)
-        details: dict[str, Any] | None = None
+        details: dict[str, object] | None = None
         if truncation["firstLineExceedsLimit"]:
             size = format_size(byte_len(all_lines[start]))
             out = (

@@ -60,7 +60,7 @@ def create_tool(name: str, cwd: str, **options: Any) -> AgentTool:
     raise ValueError(f"Unknown tool: {name}")
 
 
-def create_tools(cwd: str, names: Iterable[str] | None = None, **options: Any) -> list[AgentTool]:
+def create_tools(cwd: str, names: Iterable[str] | None = None, **options: object) -> list[AgentTool]:
     """Built-in tools in the order given (default: read, bash, edit, write)."""
     return [create_tool(name, cwd, **options) for name in (DEFAULT_TOOL_NAMES if names is None else names)]
 
@@ -68,7 +68,7 @@ def create_tools(cwd: str, names: Iterable[str] | None = None, **options: Any) -
 def tool_definition(tool: Any) -> dict[str, Any]:
     """``{name, description, parameters, constrainedSampling?}``: a ``toolsAdded`` entry and
     (without ``constrainedSampling``) what providers send as the tool declaration."""
-    definition: dict[str, Any] = {
+    definition: dict[str, object] = {
         "name": tool.name,
         "description": tool.description,
         "parameters": tool.parameters,
@@ -85,7 +85,7 @@ def tool_summary_line(tool: Any) -> str:
     return f"- {tool.name}: {snippet}"
 
 
-def tool_guidelines(tools: Iterable[Any]) -> list[str]:
+def tool_guidelines(tools: Iterable[object]) -> list[str]:
     """Per-tool rules for the system prompt (deduplicated, in tool order)."""
     seen: list[str] = []
     for tool in tools:

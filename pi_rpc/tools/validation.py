@@ -32,7 +32,7 @@ class ToolArgumentsError(Exception):
 _NUMERIC_TYPES = (int, float)
 
 
-def _schema_types(schema: Mapping[str, Any]) -> list[str]:
+def _schema_types(schema: Mapping[str, object]) -> list[str]:
     t = schema.get("type")
     if isinstance(t, str):
         return [t]
@@ -41,7 +41,7 @@ def _schema_types(schema: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def _matches(value: Any, type_name: str) -> bool:
+def _matches(value: object, type_name: str) -> bool:
     if type_name == "string":
         return isinstance(value, str)
     if type_name == "number":
@@ -77,7 +77,7 @@ def _parse_number(text: str) -> float | int | None:
     return int(num) if num.is_integer() and "e" not in stripped.lower() and "." not in stripped else num
 
 
-def _convert_primitive(value: Any, type_name: str) -> Any:
+def _convert_primitive(value: object, type_name: str) -> object:
     if type_name in ("number", "integer"):
         if isinstance(value, str):
             num = _parse_number(value)
@@ -156,7 +156,7 @@ def convert_value(value: Any, schema: Mapping[str, Any]) -> Any:
     return value
 
 
-def _accepts_null(schema: Mapping[str, Any]) -> bool:
+def _accepts_null(schema: Mapping[str, object]) -> bool:
     return not list(_validator(schema).iter_errors(None))
 
 
@@ -164,7 +164,7 @@ def _error_path(error: Any) -> str:
     return ".".join(str(p) for p in error.absolute_path)
 
 
-def _type_name(validator_value: Any) -> str:
+def _type_name(validator_value: object) -> str:
     if isinstance(validator_value, list):
         return " | ".join(str(v) for v in validator_value)
     return str(validator_value)
@@ -195,7 +195,7 @@ def _format_errors(error: Any) -> list[str]:
     return [f"  - {path}: {messages.get(str(kind), error.message)}"]
 
 
-def check_arguments(schema: Mapping[str, Any], args: Any) -> list[str]:
+def check_arguments(schema: Mapping[str, object], args: object) -> list[str]:
     """Formatted error lines (empty when ``args`` satisfies ``schema``)."""
     validator = _validator(schema)
     errors = sorted(validator.iter_errors(args), key=lambda e: (e.validator != "required", list(e.absolute_path)))

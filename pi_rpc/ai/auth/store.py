@@ -50,7 +50,7 @@ AUTH_FILE_NAME = "auth.json"
 _BOM = "\ufeff"
 _ARRAY_INDEX_LIMIT = 2**32 - 1
 
-Entry = dict[str, Any]
+Entry = dict[str, object]
 ModifyFn = Callable[[Entry | None], "Awaitable[Entry | None] | Entry | None"]
 
 
@@ -58,18 +58,18 @@ class AuthFileError(PiError):
     """auth.json is unreadable or does not hold valid credentials (upstream's texts)."""
 
 
-def parse_auth_text(text: str) -> Any:
+def parse_auth_text(text: str) -> object:
     """``JSON.parse(stripBom(content))`` of the file's text; empty text is ``{}``
     (``AuthStorage.parseStorageData``). Raises ``ValueError`` on malformed JSON."""
     if not text:
         return {}
     if text.startswith(_BOM):
         text = text[1:]
-    data: Any = js_loads(text)
+    data: object = js_loads(text)
     return data  # whatever JSON.parse gave; callers check for an object
 
 
-def credential_valid(credential: Any) -> bool:
+def credential_valid(credential: object) -> bool:
     """``ReadOnlyAuthStorage.load``'s rule for one entry: ``api_key`` with ``key`` absent or a
     string and ``env`` absent or an object of strings; ``oauth`` with string ``access`` and
     ``refresh`` and a finite number ``expires``."""
@@ -94,7 +94,7 @@ def credential_valid(credential: Any) -> bool:
     return False
 
 
-def validate(data: Any) -> dict[str, Any]:
+def validate(data: object) -> dict[str, object]:
     """The whole file as ``ReadOnlyAuthStorage.load`` checks it; raises ``AuthFileError``
     with upstream's text for the first problem."""
     if not isinstance(data, dict):
@@ -105,7 +105,7 @@ def validate(data: Any) -> dict[str, Any]:
     return data
 
 
-def load_validated(path: str | os.PathLike[str]) -> dict[str, Any]:
+def load_validated(path: str | os.PathLike[str]) -> dict[str, object]:
     """``ReadOnlyAuthStorage.load``: a missing file is ``{}``; an unreadable or malformed one
     raises ``Failed to read auth.json: <reason>`` (the reason is Python's parser's, not V8's);
     invalid content raises ``validate``'s errors."""
@@ -122,7 +122,7 @@ def load_validated(path: str | os.PathLike[str]) -> dict[str, Any]:
     return validate(parsed)
 
 
-def _js_key_order(value: Any) -> Any:
+def _js_key_order(value: object) -> object:
     """Objects with JavaScript's property order: integer-like keys (array indices) first in
     ascending order, then the others in insertion order, as ``JSON.stringify`` walks them."""
     if isinstance(value, dict):
@@ -137,11 +137,11 @@ def _js_key_order(value: Any) -> Any:
     return value
 
 
-def _is_array_index(key: Any) -> bool:
+def _is_array_index(key: object) -> bool:
     return isinstance(key, str) and key.isdigit() and str(int(key)) == key and int(key) < _ARRAY_INDEX_LIMIT
 
 
-def serialize(data: Mapping[str, Any]) -> bytes:
+def serialize(data: Mapping[str, object]) -> bytes:
     """``JSON.stringify(data, null, 2)`` as UTF-8: two-space indent, no trailing newline."""
     ordered = _js_key_order(dict(data))
     try:
@@ -152,7 +152,7 @@ def serialize(data: Mapping[str, Any]) -> bytes:
         return to_utf8(json.dumps(js_normalize(ordered), indent=2, ensure_ascii=True))
 
 
-def resolve_stored_key(credential: Mapping[str, Any], env: Mapping[str, str] | None = None) -> str | None:
+def resolve_stored_key(credential: Mapping[str, object], env: Mapping[str, str] | None = None) -> str | None:
     """The stored ``api_key`` credential's key as ``AuthStorage.read`` resolves it: a config
     value (``!command``, ``$VAR``/``${VAR}``, literal) read with the credential's ``env`` over
     the process environment (``env`` when given). ``None`` when absent or unresolved."""
@@ -187,7 +187,7 @@ class AuthStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(os.path.expanduser(os.fspath(path)))
-        self._data: dict[str, Any] = {}
+        self._data: dict[str, object] = {}
 
     @property
     def data(self) -> dict[str, Any]:
@@ -198,7 +198,7 @@ class AuthStore:
         value = self._data.get(provider)
         return value if isinstance(value, dict) else None
 
-    def reload(self) -> dict[str, Any]:
+    def reload(self) -> dict[str, object]:
         """Re-read the file; on any failure keep the last snapshot. A missing file is ``{}`` and
         is not created (upstream creates ``{}`` here; pi_rpc leaves an agent dir it only reads
         untouched).
@@ -226,7 +226,7 @@ class AuthStore:
             self._data = parsed
         return self._data
 
-    def _read_locked(self, first: str) -> Any:
+    def _read_locked(self, first: str) -> object:
         """The file read under the lock (None: keep the snapshot)."""
         from pi_rpc.ai.auth import lockfile  # only here and for writes: not on every startup
 
@@ -255,7 +255,7 @@ class AuthStore:
 
     async def _locked(
         self,
-        change: Callable[[dict[str, Any]], Awaitable[tuple[Any, dict[str, Any] | None]]],
+        change: Callable[[dict[str, object]], Awaitable[tuple[object, dict[str, object] | None]]],
         signal: AbortSignal | None = None,
     ) -> Any:
         """``withLockAsync``: lock, re-read, let ``change`` decide, write, unlock. ``signal``
@@ -297,7 +297,7 @@ class AuthStore:
         lock. ``fn`` may be async; ``None`` writes nothing. Returns the entry now stored.
         ``signal`` cancels only the wait for the lock (upstream's ``modify(..., {signal})``)."""
 
-        async def change(current: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+        async def change(current: dict[str, object]) -> tuple[object, dict[str, object] | None]:
             previous = current.get(provider)
             produced = fn(previous if isinstance(previous, dict) else None)
             nxt = await produced if isinstance(produced, Awaitable) else produced
@@ -311,7 +311,7 @@ class AuthStore:
     async def delete(self, provider: str) -> None:
         """Remove ``provider``'s entry (the file is rewritten even when it had none, as upstream)."""
 
-        async def change(current: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+        async def change(current: dict[str, object]) -> tuple[object, dict[str, object] | None]:
             rest = {k: v for k, v in current.items() if k != provider}
             return None, rest
 

@@ -17,7 +17,7 @@ CANCELLED = "Login cancelled"
 
 
 class LoginInteraction(Protocol):
-    async def prompt(self, prompt: Mapping[str, Any]) -> str:
+    async def prompt(self, prompt: Mapping[str, object]) -> str:
         """Ask the user. ``prompt``: ``{type: "select", message, options: [{id, label}]}``,
         ``{type: "secret" | "text" | "manual_code", message, placeholder?, optional?,
         alternative?}``; returns the chosen option id or the text. Raises
@@ -27,7 +27,7 @@ class LoginInteraction(Protocol):
         callback), so a front-end that cannot ask may simply wait."""
         ...
 
-    def notify(self, event: Mapping[str, Any]) -> None:
+    def notify(self, event: Mapping[str, object]) -> None:
         """Show ``{type: "auth_url", url, instructions?}``, ``{type: "device_code", userCode,
         verificationUri}`` or ``{type: "progress" | "info", message}``."""
         ...

@@ -53,7 +53,7 @@ def _js_key_order(keys: list[str]) -> list[str]:
 
 def flatten_chat_models(groups: dict[str, dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """Upstream's ``flattenChatModelCatalog``: every group's models of type ``chat``, one per id."""
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, dict[str, object]] = {}
     for models in groups.values():
         for model in models.values():
             if model.get("type") == "chat":
@@ -94,10 +94,10 @@ def _version(package: Path) -> str:
     return str(orjson.loads((package / "package.json").read_bytes()).get("version", "?"))
 
 
-def build_catalog(pi_ai: Path, coding_agent: Path) -> dict[str, Any]:
+def build_catalog(pi_ai: Path, coding_agent: Path) -> dict[str, object]:
     manifest_path = pi_ai / "dist" / "providers" / "data" / ".manifest.json"
     manifest = orjson.loads(manifest_path.read_bytes()) if manifest_path.exists() else {}
-    providers: dict[str, list[dict[str, Any]]] = {}
+    providers: dict[str, list[dict[str, object]]] = {}
     for provider in provider_order(pi_ai):
         groups = orjson.loads(provider_data_file(pi_ai, provider).read_bytes())
         providers[provider] = flatten_chat_models(groups)

@@ -30,7 +30,7 @@ DEFAULT_RADIUS_GATEWAY = "https://radius.pi.dev"
 _KNOWN_TYPES = ("chat", "image", "classifier")
 
 
-def read_models_store(agent_dir: Path) -> dict[str, Any]:
+def read_models_store(agent_dir: Path) -> dict[str, object]:
     """The saved entries by provider id; {} when the file is missing or unreadable (upstream's
     refresh then fails for each provider and the shipped models stand)."""
     try:
@@ -44,11 +44,11 @@ def read_models_store(agent_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _type(model: dict[str, Any]) -> Any:
+def _type(model: dict[str, object]) -> object:
     return model.get("type") if model.get("type") is not None else "chat"
 
 
-def _stored_models(entry: Any, provider: str) -> list[dict[str, Any]] | None:
+def _stored_models(entry: object, provider: str) -> list[dict[str, object]] | None:
     """The entry's models of ``provider`` whose type this version knows; None without an entry
     (JavaScript-truthy object with a ``models`` array)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("models"), list):
@@ -58,7 +58,7 @@ def _stored_models(entry: Any, provider: str) -> list[dict[str, Any]] | None:
     ]
 
 
-def gateway_models(provider: str, config: Any) -> list[dict[str, Any]] | None:
+def gateway_models(provider: str, config: object) -> list[dict[str, object]] | None:
     """``sanitizeRadiusGatewayConfig`` + ``getRadiusModelsFromConfig``: a gateway config's valid
     models as ``pi-messages`` models of ``provider``; None when the config is not one."""
     if not isinstance(config, dict) or not isinstance(config.get("baseUrl"), str):
@@ -83,14 +83,14 @@ def gateway_models(provider: str, config: Any) -> list[dict[str, Any]] | None:
     return [{**m, "api": "pi-messages", "provider": provider, "baseUrl": config["baseUrl"]} for m in valid]
 
 
-def _radius_gateway_models(provider: str, credential: Any) -> list[dict[str, Any]]:
+def _radius_gateway_models(provider: str, credential: object) -> list[dict[str, object]]:
     """``getRadiusModels``: the catalogue an older Radius login cached in its credential."""
     if not isinstance(credential, dict) or credential.get("type") != "oauth":
         return []
     return gateway_models(provider, credential.get("gatewayConfig")) or []
 
 
-async def fetch_gateway_models(provider: str, gateway: str, api_key: str | None) -> list[dict[str, Any]]:
+async def fetch_gateway_models(provider: str, gateway: str, api_key: str | None) -> list[dict[str, object]]:
     """``loadRadiusGatewayConfig``: ``GET <gateway>/v1/config`` (bearer key when there is one),
     as ``provider``'s models; raises on a failed or invalid answer."""
     from urllib.parse import urljoin
@@ -112,7 +112,7 @@ async def fetch_gateway_models(provider: str, gateway: str, api_key: str | None)
     return models
 
 
-async def save_entry(agent_dir: Path, provider: str, entry: dict[str, Any]) -> None:
+async def save_entry(agent_dir: Path, provider: str, entry: dict[str, object]) -> None:
     """``FileModelsStore.write``: under the file's lock (auth.json's protocol), re-read the file
     and replace ``provider``'s entry; written as ``JSON.stringify(data, null, 2)``."""
     import json
@@ -147,7 +147,7 @@ def _write(path: Path, content: bytes) -> None:
         os.close(fd)
 
 
-def radius_gateway(config: Any) -> str | None:
+def radius_gateway(config: object) -> str | None:
     """The gateway of a models.json provider with ``"oauth": "radius"`` and a ``baseUrl`` (its
     ``/v1`` dropped, ``https://`` added when no scheme, trailing slashes dropped), else None."""
     if not isinstance(config, dict) or config.get("oauth") != "radius":
@@ -161,7 +161,7 @@ def radius_gateway(config: Any) -> str | None:
     return re.sub(r"/+$", "", base)
 
 
-def generated_at_ms(value: Any) -> float | None:
+def generated_at_ms(value: object) -> float | None:
     """``Date.parse`` of the catalogue's ``dataGeneratedAt`` (ISO 8601), None when absent."""
     if not isinstance(value, str):
         return None
@@ -173,13 +173,13 @@ def generated_at_ms(value: Any) -> float | None:
 
 def overlay(
     provider: str,
-    shipped: list[dict[str, Any]],
+    shipped: list[dict[str, object]],
     entry: Any,
     credential: Any,
     generated_at: float | None,
     *,
     radius: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The models ``provider`` shows, given the shipped ones and its saved ``entry``
     (``radius``: the provider is a Radius gateway)."""
     stored = _stored_models(entry, provider)
@@ -199,7 +199,7 @@ def overlay(
     )
     if not newer:
         return shipped
-    merged: dict[tuple[Any, Any], dict[str, Any]] = {}
+    merged: dict[tuple[object, object], dict[str, object]] = {}
     for m in [*shipped, *(m for m in stored if _type(m) == "chat")]:
         merged[(_type(m), m.get("id"))] = m
     return list(merged.values())

@@ -85,8 +85,8 @@ def _select(text: str, pool: list[dict[str, Any]], fuzzy: bool, usable: Callable
 
 
 def _resolve_text(
-    text: str, pool: list[dict[str, Any]], usable: Callable[[str], bool], fuzzy: bool, thinking: bool
-) -> dict[str, Any]:
+    text: str, pool: list[dict[str, object]], usable: Callable[[str], bool], fuzzy: bool, thinking: bool
+) -> dict[str, object]:
     ref = _select(text, pool, fuzzy, usable)
     if ref:
         return ref
@@ -162,7 +162,7 @@ def select_reference(
     return _select(text, pool, fuzzy, usable)
 
 
-def find_exact_model(reference: str, models: list[dict[str, Any]]) -> dict[str, Any] | None:
+def find_exact_model(reference: str, models: list[dict[str, object]]) -> dict[str, object] | None:
     """Exact ``provider/id`` or bare id, no suffix, no fuzzy."""
     result = resolve_model_reference(reference, models, fuzzy=False, thinking_suffix=False)
     return result.get("model") if result["status"] == "resolved" else None

@@ -206,7 +206,7 @@ def _merge_compat(base: Any, override: Any) -> Any:
     return merged
 
 
-def _put(model: dict[str, Any], key: str, value: Any) -> None:
+def _put(model: dict[str, object], key: str, value: object) -> None:
     if value is not None:
         model[key] = value
 
@@ -223,7 +223,7 @@ def model_from_json(provider_id: str, definition: dict[str, Any], config: dict[s
     for key in ("contextWindow", "maxTokens"):
         if key in definition and not (isinstance(definition[key], (int, float)) and definition[key] > 0):
             raise ValueError(f"Provider {provider_id}, model {definition.get('id')}: invalid {key}")
-    model: dict[str, Any] = {
+    model: dict[str, object] = {
         "id": definition["id"],
         "name": definition.get("name") or definition["id"],
         "api": api,
@@ -289,16 +289,16 @@ class ModelRegistry:
         self.error: str | None = None
         self.errors: list[str] = []
         self._config: dict[str, dict[str, Any]] = {}
-        self._file_config: dict[str, dict[str, Any]] = {}
+        self._file_config: dict[str, dict[str, object]] = {}
         # Providers registered by extensions (pi.register_provider), models.json shape; the
         # models.json entry of the same provider still applies above them.
-        self._extension_config: dict[str, dict[str, Any]] = {}
+        self._extension_config: dict[str, dict[str, object]] = {}
         self._auth_store = AuthStore(self.agent_dir / "auth.json")
-        self._auth: dict[str, Any] = {}
+        self._auth: dict[str, object] = {}
         self._order: list[str] = []
         self._composed: dict[str, list[Model]] = {}
         self._builtin_with_models: set[str] = set()
-        self._stored_catalogues: dict[str, Any] = {}
+        self._stored_catalogues: dict[str, object] = {}
         self._all_models: list[Model] | None = None
         # Virtual models extensions registered (pi.register_virtual_model); made on first use.
         self.virtual: VirtualModels | None = None
@@ -333,13 +333,13 @@ class ModelRegistry:
             set_faux_config_script(None)
         self._compose()
 
-    def _merged_config(self) -> dict[str, dict[str, Any]]:
+    def _merged_config(self) -> dict[str, dict[str, object]]:
         merged = {name: dict(config) for name, config in self._extension_config.items()}
         for name, config in self._file_config.items():
             merged[name] = {**merged.get(name, {}), **config}
         return merged
 
-    def register_provider(self, name: str, config: Mapping[str, Any]) -> None:
+    def register_provider(self, name: str, config: Mapping[str, object]) -> None:
         """Register or override provider ``name`` at run time (an extension's
         ``pi.register_provider``), with the models.json provider shape."""
         if not isinstance(name, str) or not name:
@@ -418,7 +418,7 @@ class ModelRegistry:
             self._faux_requested = True
             self._compose()
 
-    def _load_models_json(self) -> dict[str, dict[str, Any]]:
+    def _load_models_json(self) -> dict[str, dict[str, object]]:
         path = self.models_json_path
         try:
             text = path.read_text(encoding="utf-8-sig")
@@ -438,7 +438,7 @@ class ModelRegistry:
             return {}
         return dict(data["providers"])
 
-    def _load_auth_json(self) -> dict[str, Any]:
+    def _load_auth_json(self) -> dict[str, object]:
         # Under upstream's lock, BOM stripped; a broken file keeps the last snapshot.
         return self._auth_store.reload()
 
@@ -489,7 +489,7 @@ class ModelRegistry:
         composed = self._composed.get(provider_id)
         if composed is not None:
             return composed
-        models: list[dict[str, Any]] = builtin_models(provider_id) if self._include_builtins else []
+        models: list[dict[str, object]] = builtin_models(provider_id) if self._include_builtins else []
         config = self._config.get(provider_id)
         gateway = radius_gateway(config) if self._include_builtins and provider_id != FAUX_PROVIDER else None
         if gateway is not None:
@@ -543,7 +543,7 @@ class ModelRegistry:
     @staticmethod
     def _apply_models_json(
         provider_id: str, base: list[dict[str, Any]], config: dict[str, Any]
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, object]]:
         has_any = (
             any(config.get(k) for k in ("models", "baseUrl", "headers", "compat", "modelOverrides", "apiKey", "oauth"))
             or "authHeader" in config
@@ -693,7 +693,7 @@ class ModelRegistry:
             return resolve_config_value(config_key, self._env), {}
         return self._ambient_key(provider)
 
-    def stored_oauth(self, provider: str) -> dict[str, Any] | None:
+    def stored_oauth(self, provider: str) -> dict[str, object] | None:
         """The stored OAuth credential that resolution uses for ``provider`` (no runtime key,
         an ``oauth`` entry, a provider with an OAuth login), else ``None``."""
         if provider in self._runtime_keys:
@@ -761,7 +761,7 @@ class ModelRegistry:
                 targets.append((provider, gateway, key))
         return targets
 
-    def restore_catalogue(self, provider: str, entry: dict[str, Any]) -> None:
+    def restore_catalogue(self, provider: str, entry: dict[str, object]) -> None:
         """Show ``provider``'s newly saved catalogue (``entry`` as in models-store.json)."""
         self._stored_catalogues[provider] = entry
         self._composed.pop(provider, None)
@@ -854,7 +854,7 @@ class ModelRegistry:
                 return labelled
         return resolve_model_reference(pattern, _plain(self._models), self.has_auth, provider=provider, fuzzy=fuzzy)
 
-    def _resolve_on_labels(self, pattern: str, provider: str | None, fuzzy: bool) -> dict[str, Any] | None:
+    def _resolve_on_labels(self, pattern: str, provider: str | None, fuzzy: bool) -> dict[str, object] | None:
         """``resolve_model_reference`` over every model, where the built-in providers not yet
         composed stand as their catalogue labels (provider, id, name: all the matcher reads)
         and the models it answers with are then composed: the same answer without parsing the
@@ -874,7 +874,7 @@ class ModelRegistry:
                 pool.append(light)
         found = resolve_model_reference(pattern, pool, self.has_auth, provider=provider, fuzzy=fuzzy)
 
-        def full(m: dict[str, Any]) -> dict[str, Any]:
+        def full(m: dict[str, object]) -> dict[str, object]:
             at = origin.get(id(m))
             return m if at is None else _plain(self._provider_models(at[0]))[at[1]]
 
@@ -905,12 +905,12 @@ class ModelRegistry:
         return [m for p in self._order if p in wanted for m in self._provider_models(p)]
 
 
-def _plain(models: list[Model]) -> list[dict[str, Any]]:
+def _plain(models: list[Model]) -> list[dict[str, object]]:
     """The models as the pattern matcher reads them: plain objects, key by key."""
     return cast("list[dict[str, Any]]", models)
 
 
-def _validate(data: Any) -> list[str]:
+def _validate(data: object) -> list[str]:
     problems: list[str] = []
     if not isinstance(data, dict):
         return ["root: Expected object"]

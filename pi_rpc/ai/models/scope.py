@@ -68,10 +68,10 @@ def resolve_model_scope(
 ) -> tuple[list[tuple[dict[str, Any], str | None]], list[str]]:
     """``([(model, thinking level or None), ...], [warning, ...])`` for ``patterns`` over the
     available ``models`` (in their order)."""
-    scoped: list[tuple[dict[str, Any], str | None]] = []
+    scoped: list[tuple[dict[str, object], str | None]] = []
     warnings: list[str] = []
 
-    def add(model: dict[str, Any], level: str | None) -> None:
+    def add(model: dict[str, object], level: str | None) -> None:
         if not any(m["provider"] == model["provider"] and m["id"] == model["id"] for m, _ in scoped):
             scoped.append((model, level))
 

@@ -76,7 +76,7 @@ def to_claude_code_name(name: str) -> str:
     return _CLAUDE_CODE_TOOLS.get(name.lower(), name)
 
 
-def from_claude_code_name(name: str, tools: Sequence[Mapping[str, Any]]) -> str:
+def from_claude_code_name(name: str, tools: Sequence[Mapping[str, object]]) -> str:
     """``fromClaudeCodeName``: the declared tool whose name matches ``name`` in any case."""
     lower = name.lower()
     for tool in tools:
@@ -85,22 +85,22 @@ def from_claude_code_name(name: str, tools: Sequence[Mapping[str, Any]]) -> str:
     return name
 
 
-def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _src: Any = None) -> str:
+def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _src: object = None) -> str:
     return _ID_SANITIZE.sub("_", tool_id)[:64]
 
 
-def _cache_control(model: Model, options: StreamOptions) -> dict[str, Any] | None:
+def _cache_control(model: Model, options: StreamOptions) -> dict[str, object] | None:
     retention = options.cache_retention
     if retention == "none":
         return None
     long_ok = (model.get("compat") or {}).get("supportsLongCacheRetention", True)
-    cc: dict[str, Any] = {"type": "ephemeral"}
+    cc: dict[str, object] = {"type": "ephemeral"}
     if retention == "long" and long_ok:
         cc["ttl"] = "1h"
     return cc
 
 
-def _image(block: dict[str, Any]) -> dict[str, Any]:
+def _image(block: dict[str, object]) -> dict[str, object]:
     return {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
 
 
@@ -119,7 +119,7 @@ def _tool_result(msg: dict[str, Any]) -> dict[str, Any]:
     content = msg.get("content") or []
     has_images = any(b.get("type") == "image" for b in content)
     if not has_images:
-        value: Any = content_text(content)
+        value: object = content_text(content)
     else:
         value = _content_blocks(content)
         if not any(b["type"] == "text" for b in value):
@@ -156,7 +156,7 @@ def _assistant_block(b: dict[str, Any], oauth: bool) -> dict[str, Any] | None:
 
 def convert_messages(
     messages: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     out: list[dict[str, Any]] = []
     transformed = transform_messages(messages, model, normalize_tool_call_id)
     i = 0
@@ -197,13 +197,13 @@ def convert_messages(
 
 def convert_tools(
     tools: list[dict[str, Any]], model: Model, cache: dict[str, Any] | None, oauth: bool = False
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     compat = model.get("compat") or {}
     eager = compat.get("supportsEagerToolInputStreaming", True)
     out = []
     for idx, tool in enumerate(tools):
         schema = tool.get("parameters") or {}
-        input_schema: dict[str, Any] = {
+        input_schema: dict[str, object] = {
             "type": "object",
             "properties": schema.get("properties", {}),
             "required": schema.get("required", []),
@@ -212,7 +212,7 @@ def convert_tools(
             if key in schema:
                 input_schema[key] = schema[key]
         name = to_claude_code_name(tool["name"]) if oauth else tool["name"]
-        entry: dict[str, Any] = {"name": name, "description": tool.get("description", "")}
+        entry: dict[str, object] = {"name": name, "description": tool.get("description", "")}
         if eager:
             entry["eager_input_streaming"] = True
         entry["input_schema"] = input_schema
@@ -224,7 +224,7 @@ def convert_tools(
 
 def build_request(
     model: Model, context: Context, options: StreamOptions, oauth: bool
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, object], list[str]]:
     system_prompt, messages, tools = collapse_context(context)
     cache = _cache_control(model, options)
     compat = model.get("compat") or {}
@@ -238,13 +238,13 @@ def build_request(
         if max_tokens <= budget:
             budget = min(budget, max(0, max_tokens - 1024))
         budget = min(budget, max(0, max_tokens - 1024))
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "model": model["id"],
         "messages": convert_messages(messages, model, cache, oauth),
         "max_tokens": max_tokens,
         "stream": True,
     }
-    system_blocks: list[dict[str, Any]] = []
+    system_blocks: list[dict[str, object]] = []
     if oauth:
         system_blocks.append({"type": "text", "text": CLAUDE_CODE_SYSTEM})
     if system_prompt:
@@ -286,7 +286,7 @@ def build_request(
     return params, betas
 
 
-def map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
+def map_stop_reason(reason: str, details: object) -> tuple[str, str | None]:
     if reason in ("end_turn", "pause_turn", "stop_sequence"):
         return "stop", None
     if reason == "max_tokens":
@@ -341,14 +341,14 @@ class _MessagesStream:
     ) -> None:
         self.model = model
         self.output = output
-        self.content: list[dict[str, Any]] = output["content"]
+        self.content: list[dict[str, object]] = output["content"]
         self.oauth = oauth
         self.declared_tools = declared_tools
         self.open_blocks: dict[int, tuple[int, ToolCallArgumentsStream | None]] = {}
         self.saw_start = False
         self.saw_stop = False
         # Event type -> its handler (a type not here is ignored).
-        self.handlers: dict[str, Callable[[dict[str, Any]], AssistantMessageEvent | None]] = {
+        self.handlers: dict[str, Callable[[dict[str, object]], AssistantMessageEvent | None]] = {
             "message_start": self.message_start,
             "content_block_start": self.content_block_start,
             "content_block_delta": self.content_block_delta,
@@ -482,12 +482,12 @@ class _MessagesStream:
         calculate_cost(self.model, usage)
         return None
 
-    def message_stop(self, event: dict[str, Any]) -> AssistantMessageEvent | None:
+    def message_stop(self, event: dict[str, object]) -> AssistantMessageEvent | None:
         self.saw_stop = True
         return None
 
 
-def _check_end(output: dict[str, Any], options: StreamOptions) -> None:
+def _check_end(output: dict[str, object], options: StreamOptions) -> None:
     if options.signal is not None and options.signal.aborted:
         raise RuntimeError("Request was aborted")
     if output["stopReason"] == "pending":
@@ -509,7 +509,7 @@ async def stream_anthropic_messages(
         oauth = not copilot and "sk-ant-oat" in api_key
         params, betas = build_request(model, context, options, oauth)
         # The tools the answer's names are mapped back to (upstream's ``currentTools``).
-        declared_tools: Sequence[Mapping[str, Any]] = collapse_context(context)[2] if oauth else ()
+        declared_tools: Sequence[Mapping[str, object]] = collapse_context(context)[2] if oauth else ()
         headers = _request_headers(api_key, headers_in, oauth, copilot, betas)
         # The SDK's ``client.beta.messages`` (upstream sends every request there; pi_rpc so far
         # only the OAuth ones, whose identity it mirrors).

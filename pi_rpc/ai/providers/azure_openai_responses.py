@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping
 from functools import partial
-from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from pi_rpc.ai.errors import format_responses_error
@@ -125,7 +124,7 @@ def _azure_request(model: Model, context: Context, options: StreamOptions) -> Re
     if options.session_id:
         # Sent whatever the cache retention (upstream's Azure code does not look at it); kept
         # in the body's key order: after ``stream``.
-        ordered: dict[str, Any] = {}
+        ordered: dict[str, object] = {}
         for key, value in params.items():
             ordered[key] = value
             if key == "stream":
@@ -146,14 +145,14 @@ def _azure_request(model: Model, context: Context, options: StreamOptions) -> Re
     )
 
 
-def convert_tools(tools: list[dict[str, Any]], supports_strict_mode: bool) -> list[dict[str, Any]]:
+def convert_tools(tools: list[dict[str, object]], supports_strict_mode: bool) -> list[dict[str, object]]:
     """``convertResponsesTools`` with Azure's default strict support: a tool that prefers strict
     sampling goes out ``strict: true`` with its schema made strict; ``strict`` is sent whenever
     the model supports strict mode."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for tool in tools:
         strict = resolve_strict_sampling(tool, supports_strict_mode) or False
-        declared: dict[str, Any] = {
+        declared: dict[str, object] = {
             "type": "function",
             "name": tool["name"],
             "description": tool.get("description", ""),

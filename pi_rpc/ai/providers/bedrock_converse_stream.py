@@ -236,7 +236,7 @@ def resolve_target(model: Model, options: StreamOptions) -> Target:
     return target
 
 
-def _stored_env(options: StreamOptions) -> dict[str, Any]:
+def _stored_env(options: StreamOptions) -> dict[str, object]:
     env = options.extra.get("env")
     return env if isinstance(env, dict) else {}
 
@@ -315,7 +315,7 @@ class Signer:
         return {k: str(v) for k, v in request.headers.items()}
 
 
-def _load_event_stream_buffer() -> Any:
+def _load_event_stream_buffer() -> object:
     return _botocore("botocore.eventstream").EventStreamBuffer()
 
 
@@ -365,7 +365,7 @@ def v8_json_error(text: str) -> str:
     return f"Unexpected token '{ch}', ...\"{text[i - context :]}\" is not valid JSON"
 
 
-def _sanitize_code(raw: Any) -> str:
+def _sanitize_code(raw: object) -> str:
     value = str(raw)
     value = value.split(",")[0]
     value = value.split(":")[0]
@@ -402,7 +402,7 @@ def http_error(status: int, headers: dict[str, str], body: bytes) -> BedrockErro
     else the body's ``code`` / ``__type``; the message from its ``message``)."""
     request_id = headers.get("x-amzn-requestid")
     text = body.decode("utf-8", "replace")
-    data: Any = {}
+    data: object = {}
     if text:
         try:
             data = json.loads(text)
@@ -466,8 +466,8 @@ def _stream_error(exc: Exception, prelude: bool) -> BedrockError:
     return BedrockError(text)
 
 
-def _failure_diagnostic(exc: BaseException, request_id: str | None) -> dict[str, Any] | None:
-    details: dict[str, Any] = {}
+def _failure_diagnostic(exc: BaseException, request_id: str | None) -> dict[str, object] | None:
+    details: dict[str, object] = {}
     if isinstance(exc, BedrockError):
         if exc.status is not None:
             details["status"] = exc.status
@@ -599,7 +599,7 @@ class _Blocks:
     def __init__(self, output: dict[str, Any]) -> None:
         self.output = output
         self.content: list[dict[str, Any]] = output["content"]
-        self.open: dict[Any, _Open] = {}
+        self.open: dict[object, _Open] = {}
 
     def start(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         tool = (event.get("start") or {}).get("toolUse")
@@ -612,7 +612,7 @@ class _Blocks:
         self.open[event.get("contentBlockIndex")] = _Open(index, ToolCallArgumentsStream())
         return [{"type": "toolcall_start", "contentIndex": index, "partial": self.output}]
 
-    def _opened(self, key: Any, block: dict[str, Any], kind: str, out: list[AssistantMessageEvent]) -> _Open:
+    def _opened(self, key: object, block: dict[str, object], kind: str, out: list[AssistantMessageEvent]) -> _Open:
         self.content.append(block)
         opened = _Open(len(self.content) - 1)
         self.open[key] = opened
@@ -684,7 +684,7 @@ class _Blocks:
             block["thinkingSignature"] = base64.b64encode(b"".join(opened.redacted)).decode()
             opened.redacted = None
 
-    def stop(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
+    def stop(self, event: dict[str, object]) -> list[AssistantMessageEvent]:
         opened = self.open.pop(event.get("contentBlockIndex"), None)
         if opened is None:
             return []
@@ -714,7 +714,7 @@ class _Blocks:
         self.open.clear()
 
 
-def map_stop_reason(reason: Any) -> tuple[str, str | None]:
+def map_stop_reason(reason: object) -> tuple[str, str | None]:
     if reason in ("end_turn", "stop_sequence"):
         return "stop", None
     if reason in ("max_tokens", "model_context_window_exceeded"):
@@ -833,8 +833,8 @@ async def stream_bedrock_converse_stream(
 
 
 async def _send(
-    options: StreamOptions, url: str, body: dict[str, Any], target: Target, signer: Signer | None
-) -> tuple[Any, _Frames]:
+    options: StreamOptions, url: str, body: dict[str, object], target: Target, signer: Signer | None
+) -> tuple[object, _Frames]:
     """POST with the SDK's retries; the 2xx streaming response and its frame reader."""
     from pi_rpc.ai.http import make_client
     from pi_rpc.ai.jsjson import stringify

@@ -77,12 +77,12 @@ def env_value(name: str, options: StreamOptions) -> str | None:
     return os.environ.get(name) or None
 
 
-def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _source: Any = None) -> str:
+def normalize_tool_call_id(tool_id: str, _model: Model | None = None, _source: object = None) -> str:
     """Other models' tool-call ids as Bedrock accepts them: ``[a-zA-Z0-9_-]``, at most 64."""
     return _ID_UNSAFE.sub("_", tool_id)[:64]
 
 
-def _candidates(model: Mapping[str, Any]) -> list[str]:
+def _candidates(model: Mapping[str, object]) -> list[str]:
     values = [model.get("id") or "", *([model["name"]] if model.get("name") else [])]
     out: list[str] = []
     for value in values:
@@ -91,22 +91,22 @@ def _candidates(model: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _any(model: Mapping[str, Any], needles: tuple[str, ...]) -> bool:
+def _any(model: Mapping[str, object], needles: tuple[str, ...]) -> bool:
     return any(n in c for c in _candidates(model) for n in needles)
 
 
-def is_claude(model: Mapping[str, Any]) -> bool:
+def is_claude(model: Mapping[str, object]) -> bool:
     """``isAnthropicClaudeModel``: by id, or by name (application inference profiles)."""
     mid = str(model.get("id") or "").lower()
     name = str(model.get("name") or "").lower()
     return "anthropic.claude" in mid or "anthropic/claude" in mid or "claude" in name
 
 
-def supports_adaptive_thinking(model: Mapping[str, Any]) -> bool:
+def supports_adaptive_thinking(model: Mapping[str, object]) -> bool:
     return _any(model, _ADAPTIVE)
 
 
-def supports_prompt_caching(model: Mapping[str, Any], options: StreamOptions) -> bool:
+def supports_prompt_caching(model: Mapping[str, object], options: StreamOptions) -> bool:
     if not _any(model, ("claude",)):
         return env_value("AWS_BEDROCK_FORCE_CACHE", options) == "1"
     return _any(model, (*_CLAUDE_5, "-4-", "claude-3-7-sonnet", "claude-3-5-haiku"))
@@ -119,11 +119,11 @@ def cache_retention(options: StreamOptions) -> str:
     return "long" if env_value("PI_CACHE_RETENTION", options) == "long" else "short"
 
 
-def _cache_point(retention: str) -> dict[str, Any]:
+def _cache_point(retention: str) -> dict[str, object]:
     return {"cachePoint": {"type": "default", **({"ttl": "1h"} if retention == "long" else {})}}
 
 
-def _image(block: Mapping[str, Any]) -> dict[str, Any]:
+def _image(block: Mapping[str, object]) -> dict[str, object]:
     mime = block.get("mimeType")
     fmt = _IMAGE_FORMATS.get(str(mime))
     if fmt is None:
@@ -132,11 +132,11 @@ def _image(block: Mapping[str, Any]) -> dict[str, Any]:
     return {"image": {"source": {"bytes": block.get("data")}, "format": fmt}}
 
 
-def _text(text: str) -> dict[str, Any] | None:
+def _text(text: str) -> dict[str, object] | None:
     return {"text": text} if text.strip() else None
 
 
-def _document(value: Any) -> Any:
+def _document(value: object) -> object:
     """``sanitizeBedrockDocument``: Bedrock rejects empty object keys in a document."""
     if isinstance(value, list):
         return [_document(v) for v in value]
@@ -145,8 +145,8 @@ def _document(value: Any) -> Any:
     return value
 
 
-def _tool_result_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _tool_result_content(content: list[dict[str, object]]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     for block in content:
         if block.get("type") == "image":
             out.append(_image(block))
@@ -157,8 +157,8 @@ def _tool_result_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out or [{"text": EMPTY_TEXT}]
 
 
-def _replace_images(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _replace_images(content: list[dict[str, object]]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     previous = False
     for block in content:
         if block.get("type") == "image":
@@ -171,7 +171,7 @@ def _replace_images(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _redacted_content(signature: Any) -> str | None:
+def _redacted_content(signature: object) -> str | None:
     """The stored payload as the SDK would send it (decoded, then base64 again); None when it
     is empty or not base64 (a hand-edited session: the block is dropped, as upstream)."""
     if not signature:
@@ -184,7 +184,7 @@ def _redacted_content(signature: Any) -> str | None:
 
 
 def _assistant(msg: Mapping[str, Any], model: Model) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, object]] = []
     for block in msg.get("content") or []:
         kind = block.get("type")
         if kind == "text":
@@ -222,8 +222,8 @@ def _assistant(msg: Mapping[str, Any], model: Model) -> list[dict[str, Any]]:
 
 
 def convert_messages(
-    messages: list[dict[str, Any]], model: Model, retention: str, caching: bool
-) -> list[dict[str, Any]]:
+    messages: list[dict[str, object]], model: Model, retention: str, caching: bool
+) -> list[dict[str, object]]:
     out: list[dict[str, Any]] = []
     transformed = transform_messages(messages, model, normalize_tool_call_id)
     claude = is_claude(model)
@@ -233,7 +233,7 @@ def convert_messages(
         role = msg.get("role")
         if role == "user":
             raw = msg.get("content")
-            content: list[dict[str, Any]] = []
+            content: list[dict[str, object]] = []
             if isinstance(raw, str):
                 content.append(_text(raw) or {"text": EMPTY_TEXT})
             else:
@@ -253,8 +253,8 @@ def convert_messages(
                 if blocks:
                     out.append({"role": "assistant", "content": blocks})
         elif role == "toolResult":
-            results: list[dict[str, Any]] = []
-            error_images: list[dict[str, Any]] = []
+            results: list[dict[str, object]] = []
+            error_images: list[dict[str, object]] = []
             while i < len(transformed) and transformed[i].get("role") == "toolResult":
                 result = transformed[i]
                 content_in = list(result.get("content") or [])
@@ -284,7 +284,7 @@ def convert_messages(
     return out
 
 
-def prefers_strict(tool: Mapping[str, Any]) -> bool:
+def prefers_strict(tool: Mapping[str, object]) -> bool:
     config = tool.get("constrainedSampling")
     return isinstance(config, dict) and config.get("type") == "json_schema" and config.get("strict") == "prefer"
 
@@ -306,27 +306,27 @@ def is_strict_tool_limit_message(message: str) -> bool:
 
 
 def convert_tools(
-    tools: list[dict[str, Any]], tool_choice: Any, supports_strict: bool, disable_preferred: bool
-) -> tuple[dict[str, Any] | None, bool]:
+    tools: list[dict[str, object]], tool_choice: object, supports_strict: bool, disable_preferred: bool
+) -> tuple[dict[str, object] | None, bool]:
     """(``toolConfig`` or None, whether a preferred-strict tool went out strict)."""
     if not tools or tool_choice == "none":
         return None, False
     has_preferred = False
-    specs: list[dict[str, Any]] = []
+    specs: list[dict[str, object]] = []
     for tool in tools:
         preferred = prefers_strict(tool)
         strict = None if disable_preferred and preferred else resolve_strict_sampling(tool, supports_strict)
         if strict is True and preferred:
             has_preferred = True
         parameters = make_strict_json_schema(tool.get("parameters")) if strict is True else tool.get("parameters")
-        spec: dict[str, Any] = {"name": tool.get("name")}
+        spec: dict[str, object] = {"name": tool.get("name")}
         if tool.get("description") is not None:
             spec["description"] = tool["description"]
         spec["inputSchema"] = {"json": parameters}
         if strict is True:
             spec["strict"] = True
         specs.append({"toolSpec": spec})
-    config: dict[str, Any] = {"tools": specs}
+    config: dict[str, object] = {"tools": specs}
     if tool_choice == "auto":
         config["toolChoice"] = {"auto": {}}
     elif tool_choice == "any":
@@ -351,17 +351,17 @@ def _effort(model: Model, level: str) -> str:
     return {"minimal": "low", "low": "low", "medium": "medium"}.get(level, "high")
 
 
-def additional_fields(model: Model, options: StreamOptions, level: str | None, budget: int) -> dict[str, Any] | None:
+def additional_fields(model: Model, options: StreamOptions, level: str | None, budget: int) -> dict[str, object] | None:
     """``additionalModelRequestFields`` for the reasoning level (None: no reasoning)."""
     if not level or not model.get("reasoning"):
         return None
     if is_claude(model):
         govcloud = _is_govcloud(model, options)
         display = None if govcloud else (options.extra.get("thinkingDisplay") or "summarized")
-        result: dict[str, Any]
+        result: dict[str, object]
         if supports_adaptive_thinking(model):
             binding = not govcloud and _any(model, _NATIVE_XHIGH)
-            thinking: dict[str, Any] = {"type": "adaptive"}
+            thinking: dict[str, object] = {"type": "adaptive"}
             if display is not None:
                 thinking["display"] = display
             if binding:
@@ -387,7 +387,7 @@ def additional_fields(model: Model, options: StreamOptions, level: str | None, b
 
 def build_body(
     model: Model, context: Context, options: StreamOptions, *, disable_preferred_strict: bool = False
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[dict[str, object], bool]:
     """(request body, whether a preferred-strict tool went out strict)."""
     system_prompt, messages, tools = collapse_context(context)
     level = reasoning_level(model, options)
@@ -404,13 +404,13 @@ def build_body(
         budget = min(budget, max(0, max_tokens - 1024))
     retention = cache_retention(options)
     caching = supports_prompt_caching(model, options)
-    body: dict[str, Any] = {"messages": convert_messages(messages, model, retention, caching)}
+    body: dict[str, object] = {"messages": convert_messages(messages, model, retention, caching)}
     if system_prompt:
-        system: list[dict[str, Any]] = [{"text": system_prompt}]
+        system: list[dict[str, object]] = [{"text": system_prompt}]
         if retention != "none" and caching:
             system.append(_cache_point(retention))
         body["system"] = system
-    inference: dict[str, Any] = {"maxTokens": max_tokens}
+    inference: dict[str, object] = {"maxTokens": max_tokens}
     if options.temperature is not None:
         inference["temperature"] = options.temperature
     body["inferenceConfig"] = inference

@@ -72,7 +72,7 @@ def _id_part(part: str) -> str:
 
 
 def _normalize_tool_call_id(model: Model) -> Any:
-    def normalize(tool_id: str, _target: Model, source: dict[str, Any]) -> str:
+    def normalize(tool_id: str, _target: Model, source: dict[str, object]) -> str:
         if model["provider"] not in CODEX_TOOL_CALL_PROVIDERS or "|" not in tool_id:
             return _id_part(tool_id)
         call_id, item_id = tool_id.split("|")[:2]
@@ -85,13 +85,13 @@ def _normalize_tool_call_id(model: Model) -> Any:
     return normalize
 
 
-def convert_tools(tools: list[dict[str, Any]], supports_strict_mode: bool) -> list[dict[str, Any]]:
+def convert_tools(tools: list[dict[str, object]], supports_strict_mode: bool) -> list[dict[str, object]]:
     """``convertResponsesTools`` with ``strict: null`` as the default: a tool preferring strict
     sampling goes out ``strict: true`` (its schema made strict), any other ``strict: null``."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for tool in tools:
         strict = resolve_strict_sampling(tool, supports_strict_mode)
-        declared: dict[str, Any] = {"type": "function", "name": tool.get("name")}
+        declared: dict[str, object] = {"type": "function", "name": tool.get("name")}
         if tool.get("description") is not None:
             declared["description"] = tool["description"]
         declared["parameters"] = make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters")
@@ -101,13 +101,13 @@ def convert_tools(tools: list[dict[str, Any]], supports_strict_mode: bool) -> li
     return out
 
 
-def _tool_result_output(model: Model, content: list[dict[str, Any]]) -> Any:
+def _tool_result_output(model: Model, content: list[dict[str, object]]) -> object:
     text = content_text([b for b in content if b.get("type") == "text"])
     images = [b for b in content if b.get("type") == "image"]
     has_text = bool(text.strip())
     if not images or "image" not in (model.get("input") or []):
         return text if has_text else "(see attached image)" if images else "(no tool output)"
-    out: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if has_text else []
+    out: list[dict[str, object]] = [{"type": "input_text", "text": text}] if has_text else []
     out.extend(
         {"type": "input_image", "detail": "auto", "image_url": f"data:{b['mimeType']};base64,{b['data']}"}
         for b in images
@@ -146,12 +146,12 @@ def _system_text(message: Mapping[str, Any], leading: bool) -> str:
     return "\n\n".join(rendered)
 
 
-def _transcript(model: Model, context: Context) -> list[dict[str, Any]]:
+def _transcript(model: Model, context: Context) -> list[dict[str, object]]:
     """``normalizeContext`` + ``resolveTranscript``: the prompt and tools as a leading system
     message; later system messages kept in place when the model takes them, else folded in."""
-    messages: list[dict[str, Any]] = [dict(m) for m in context.messages]
+    messages: list[dict[str, object]] = [dict(m) for m in context.messages]
     if context.system_prompt or context.tools:
-        head: dict[str, Any] = {"role": "system", "content": context.system_prompt or ""}
+        head: dict[str, object] = {"role": "system", "content": context.system_prompt or ""}
         if context.tools:
             head["toolsAdded"] = [dict(t) for t in context.tools]
         head["timestamp"] = 0
@@ -164,14 +164,14 @@ def _transcript(model: Model, context: Context) -> list[dict[str, Any]]:
 
 
 def _tool_support(model: Model) -> str:
-    compat: Mapping[str, Any] = model.get("compat") or {}
+    compat: Mapping[str, object] = model.get("compat") or {}
     if compat.get("supportsMidConvoSystemMessages") and compat.get("supportsAdditionalTools"):
         return "changes"
     return "additions" if compat.get("supportsToolSearch") else "none"
 
 
 def _last_non_additive(system_messages: list[dict[str, Any]]) -> int:
-    declared: set[Any] = set()
+    declared: set[object] = set()
     last = -1
     for index, message in enumerate(system_messages):
         if message.get("toolsRemoved"):
@@ -188,7 +188,9 @@ class _ToolAnnouncer:
     ``changes``: an ``additional_tools`` item (after the first, a notice naming the tools still
     unavailable); ``additions``: a client-side tool search call and its output."""
 
-    def __init__(self, items: list[dict[str, Any]], support: str, instruction_role: str, supports_strict: bool) -> None:
+    def __init__(
+        self, items: list[dict[str, object]], support: str, instruction_role: str, supports_strict: bool
+    ) -> None:
         self.items = items
         self.support = support
         self.instruction_role = instruction_role
@@ -249,7 +251,7 @@ def _assistant_items(msg: dict[str, Any], model: Model, msg_index: int) -> tuple
     model that made it is this one."""
     same_api = msg.get("provider") == model["provider"] and msg.get("api") == model["api"]
     same_model = same_api and msg.get("model") == model["id"]
-    output: list[dict[str, Any]] = []
+    output: list[dict[str, object]] = []
     text_index = 0
     for block in msg.get("content") or []:
         btype = block.get("type")
@@ -264,7 +266,7 @@ def _assistant_items(msg: dict[str, Any], model: Model, msg_index: int) -> tuple
                 msg_id = fallback
             elif len(msg_id) > 64:
                 msg_id = f"msg_{short_hash(msg_id)}"
-            item: dict[str, Any] = {
+            item: dict[str, object] = {
                 "type": "message",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": block.get("text", ""), "annotations": []}],
@@ -276,7 +278,7 @@ def _assistant_items(msg: dict[str, Any], model: Model, msg_index: int) -> tuple
             output.append(item)
         elif btype == "toolCall":
             call_id, _, item_id = str(block.get("id", "")).partition("|")
-            call: dict[str, Any] = {"type": "function_call"}
+            call: dict[str, object] = {"type": "function_call"}
             # Another model's item id, or one that is not a function call's, is left out
             # (OpenAI pairs item ids with reasoning items).
             if (same_model or not same_api) and item_id.startswith("fc_"):
@@ -295,8 +297,8 @@ def _assistant_items(msg: dict[str, Any], model: Model, msg_index: int) -> tuple
 
 
 def convert_input(
-    model: Model, messages: list[dict[str, Any]], config_effort: str | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    model: Model, messages: list[dict[str, object]], config_effort: str | None
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """(input items, top-level tools): upstream's ``convertResponsesMessages`` for Codex."""
     support = _tool_support(model)
     system_messages = [m for m in messages if m.get("role") == "system"]
@@ -308,15 +310,15 @@ def convert_input(
         leading = 1 if messages and messages[0].get("role") == "system" else 0
         folded_count = max(leading, _last_non_additive(system_messages) + 1)
         request_tools = get_current_tools(system_messages[:folded_count])
-    compat: Mapping[str, Any] = model.get("compat") or {}
+    compat: Mapping[str, object] = model.get("compat") or {}
     supports_strict = compat.get("supportsStrictMode") is not False
     instruction_role = (
         "developer" if model.get("reasoning") and compat.get("supportsDeveloperRole") is not False else "system"
     )
-    items: list[dict[str, Any]] = []
+    items: list[dict[str, object]] = []
     announcer = _ToolAnnouncer(items, support, instruction_role, supports_strict)
 
-    def configuration_update(effort: Any) -> None:
+    def configuration_update(effort: object) -> None:
         items.append({"type": "configuration_update", "reasoning": {"effort": effort}})
 
     msg_index = 0
@@ -368,12 +370,12 @@ def convert_input(
     return items, request_tools
 
 
-def build_body(model: Model, context: Context, options: StreamOptions, session: str | None) -> dict[str, Any]:
+def build_body(model: Model, context: Context, options: StreamOptions, session: str | None) -> dict[str, object]:
     effort = reasoning_effort(model, options)
     config_effort = configuration_update_effort(model, effort)
     messages = _transcript(model, context)
     items, request_tools = convert_input(model, messages, config_effort)
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "model": model["id"],
         "store": False,
         "stream": True,
@@ -385,7 +387,7 @@ def build_body(model: Model, context: Context, options: StreamOptions, session: 
         body["prompt_cache_key"] = session
     body["tool_choice"] = options.extra.get("toolChoice") or "auto"
     body["parallel_tool_calls"] = True
-    compat: Mapping[str, Any] = model.get("compat") or {}
+    compat: Mapping[str, object] = model.get("compat") or {}
     system_prompt = context.system_prompt
     max_tokens = request_max_tokens(model, context, system_prompt, [dict(m) for m in context.messages], options)
     if max_tokens and compat.get("supportsMaxOutputTokens") is not False:

@@ -54,7 +54,7 @@ class Continuation:
 
     body: dict[str, Any]
     response_id: str
-    items: list[dict[str, Any]]
+    items: list[dict[str, object]]
 
 
 @dataclass
@@ -194,7 +194,7 @@ async def acquire(
     return Lease(socket, entry, _releaser(session, account, entry))
 
 
-def request_body(entry: Entry | None, body: dict[str, Any]) -> dict[str, Any]:
+def request_body(entry: Entry | None, body: dict[str, object]) -> dict[str, object]:
     """``body``, or only its new input items after ``previous_response_id`` when the socket
     holds the rest (``buildCachedWebSocketRequestBody``)."""
     if entry is None or entry.continuation is None:
@@ -210,14 +210,14 @@ def request_body(entry: Entry | None, body: dict[str, Any]) -> dict[str, Any]:
     return cached
 
 
-def _without_input(body: dict[str, Any]) -> str:
+def _without_input(body: dict[str, object]) -> str:
     return js_json({k: v for k, v in body.items() if k not in ("input", "previous_response_id")})
 
 
 def _input_delta(body: dict[str, Any], last: Continuation) -> list[Any] | None:
     if _without_input(body) != _without_input(last.body):
         return None
-    current: list[Any] = body.get("input") or []
+    current: list[object] = body.get("input") or []
     baseline = [*(last.body.get("input") or []), *last.items]
     if len(current) < len(baseline) or js_json(current[: len(baseline)]) != js_json(baseline):
         return None

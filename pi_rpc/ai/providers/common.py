@@ -31,9 +31,9 @@ def request_max_tokens(
     model: Model, context: Context, system_prompt: str, messages: list[dict[str, Any]], options: StreamOptions
 ) -> int:
     """``options.max_tokens ?? model.maxTokens`` fitted into the context window (upstream 1.6)."""
-    pseudo: list[dict[str, Any]] = []
+    pseudo: list[dict[str, object]] = []
     if system_prompt or context.tools:
-        sys_msg: dict[str, Any] = {"role": "system", "content": system_prompt, "timestamp": 0}
+        sys_msg: dict[str, object] = {"role": "system", "content": system_prompt, "timestamp": 0}
         if context.tools:
             sys_msg["toolsAdded"] = list(context.tools)
         pseudo.append(sys_msg)
@@ -77,7 +77,7 @@ def merged_headers(model: Model, base: dict[str, str], options: StreamOptions) -
     return headers
 
 
-def failure_event(output: dict[str, Any], exc: BaseException, options: StreamOptions) -> AssistantMessageEvent:
+def failure_event(output: dict[str, object], exc: BaseException, options: StreamOptions) -> AssistantMessageEvent:
     """The terminal ``error`` event for ``exc`` (aborted when the signal fired)."""
     aborted = bool(options.signal and options.signal.aborted) or isinstance(exc, AbortedError)
     if aborted:

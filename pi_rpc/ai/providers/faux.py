@@ -127,7 +127,7 @@ def _auto_turn(messages: list[dict[str, Any]], thinking: bool) -> dict[str, Any]
     else:
         said = _content_text(last.get("content", "")).strip()
         text = f"You said: {said}" if said else "You said nothing."
-    turn: dict[str, Any] = {"text": text}
+    turn: dict[str, object] = {"text": text}
     if thinking:
         turn["thinking"] = "The user wants a reply; as the offline faux model I answer with an echo."
     return turn
@@ -152,7 +152,7 @@ async def _pause(delay_ms: float, options: StreamOptions) -> None:
         raise AbortedError()
 
 
-def _error_message(error: dict[str, Any]) -> str:
+def _error_message(error: dict[str, object]) -> str:
     status = error.get("status")
     body = error.get("body", "")
     if not isinstance(body, str):
@@ -164,7 +164,7 @@ def _error_message(error: dict[str, Any]) -> str:
 
 async def stream_faux(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     output = new_output(model)
-    blocks: list[dict[str, Any]] = output["content"]
+    blocks: list[dict[str, object]] = output["content"]
     try:
         system_prompt, messages, _tools = collapse_context(context)
         last_text = _message_text(messages[-1]) if messages else ""
@@ -184,7 +184,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
         yield {"type": "start", "partial": output}
 
         if turn.get("thinking"):
-            block: dict[str, Any] = {"type": "thinking", "thinking": ""}
+            block: dict[str, object] = {"type": "thinking", "thinking": ""}
             blocks.append(block)
             ci = len(blocks) - 1
             yield {"type": "thinking_start", "contentIndex": ci, "partial": output}
@@ -236,7 +236,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
 
 def _usage(
     model: Model, system_prompt: str, messages: list[dict[str, Any]], blocks: list[dict[str, Any]], override: Any
-) -> dict[str, Any]:
+) -> dict[str, object]:
     prompt = ([f"system:{system_prompt}"] if system_prompt else []) + [
         f"{m.get('role')}:{_message_text(m)}" for m in messages
     ]

@@ -20,7 +20,7 @@ API = "faux"
 PROVIDER = "faux"
 ENV_VAR = "PI_FAUX_SCRIPT"
 
-FAUX_MODELS: list[dict[str, Any]] = [
+FAUX_MODELS: list[dict[str, object]] = [
     {
         "id": "faux-1",
         "name": "Faux (offline scripted model)",
@@ -54,8 +54,8 @@ class _ScriptState:
         self.cli_path: str | None = None
         self.config_path: str | None = None
         self.loaded_path: str | None = None
-        self.turns: list[dict[str, Any]] = []
-        self.matched: list[dict[str, Any]] = []
+        self.turns: list[dict[str, object]] = []
+        self.matched: list[dict[str, object]] = []
         self.cursor = 0
         self.requests = 0
 
@@ -87,7 +87,7 @@ def current_faux_script() -> str | None:
     return _STATE.cli_path or os.environ.get(ENV_VAR) or _STATE.config_path
 
 
-def load_script(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def load_script(path: str | os.PathLike[str]) -> list[dict[str, object]]:
     """Parse a script file: JSON array, ``{"turns": [...]}`` or JSONL."""
     try:
         text = Path(path).read_bytes().decode("utf-8-sig").strip()

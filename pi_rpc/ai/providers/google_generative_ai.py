@@ -52,7 +52,7 @@ BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
 BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
 
 
-def _sig(value: Any) -> str | None:
+def _sig(value: object) -> str | None:
     """``isValidThoughtSignature``: Google wants base64 (TYPE_BYTES) signatures back."""
     return value if isinstance(value, str) and value and len(value) % 4 == 0 and _SIG.match(value) else None
 
@@ -74,7 +74,7 @@ def _model_part(b: dict[str, Any], same: bool, with_ids: bool) -> dict[str, Any]
     """One assistant block as a Gemini ``model`` part (None: not sent); signatures only go back
     to the model (``same``) that made them."""
     t = b.get("type")
-    part: dict[str, Any]
+    part: dict[str, object]
     if t == "text":
         sig = _sig(b.get("textSignature")) if same else None
         # An empty text part is kept when it carries a signature Gemini wants echoed.
@@ -95,7 +95,7 @@ def _model_part(b: dict[str, Any], same: bool, with_ids: bool) -> dict[str, Any]
             part["thoughtSignature"] = sig
         return part
     if t == "toolCall":
-        call: dict[str, Any] = {"name": b.get("name"), "args": b.get("arguments") or {}}
+        call: dict[str, object] = {"name": b.get("name"), "args": b.get("arguments") or {}}
         if with_ids:
             call["id"] = b.get("id")
         part = {"functionCall": call}
@@ -106,13 +106,13 @@ def _model_part(b: dict[str, Any], same: bool, with_ids: bool) -> dict[str, Any]
     return None
 
 
-def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def convert_contents(model: Model, messages: list[dict[str, object]]) -> list[dict[str, object]]:
     """Upstream 1.6's ``convertMessages`` (``google-shared.js``): the conversation as Gemini
     ``contents``, tool-call ids normalised and sent where the model requires them."""
     contents: list[dict[str, Any]] = []
     with_ids = requires_tool_call_id(model["id"])
 
-    def normalize(call_id: str, _model: Model, _source: dict[str, Any]) -> str:
+    def normalize(call_id: str, _model: Model, _source: dict[str, object]) -> str:
         return re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:64] if with_ids else call_id
 
     for msg in transform_messages(messages, model, normalize):
@@ -122,7 +122,7 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
             if isinstance(content, str):
                 contents.append({"role": "user", "parts": [{"text": content}]})
                 continue
-            parts: list[dict[str, Any]] = [
+            parts: list[dict[str, object]] = [
                 {"text": b.get("text", "")}
                 if b.get("type") == "text"
                 else {"inlineData": {"mimeType": b.get("mimeType"), "data": b.get("data")}}
@@ -142,7 +142,7 @@ def convert_contents(model: Model, messages: list[dict[str, Any]]) -> list[dict[
             value = text if text.strip() else "(see attached image)" if images else ""
             image_parts = [{"inlineData": {"mimeType": b.get("mimeType"), "data": b.get("data")}} for b in images]
             nested = _multimodal_function_response(model["id"])
-            fr: dict[str, Any] = {
+            fr: dict[str, object] = {
                 "name": msg.get("toolName"),
                 "response": {"error": value} if msg.get("isError") else {"output": value},
             }
@@ -187,7 +187,7 @@ _SUBSCHEMAS = frozenset(
 )
 
 
-def _const_as_enum(schema: Any, name_map: bool = False) -> Any:
+def _const_as_enum(schema: object, name_map: bool = False) -> object:
     """``rewriteConstAsEnum``: Gemini ignores ``const`` in ``parametersJsonSchema``, so a string
     or number ``const`` goes out as a one-value ``enum`` (where no ``enum`` is given)."""
     if isinstance(schema, list):
@@ -215,14 +215,14 @@ def _gemini_major_version(model_id: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     """The request body (upstream's ``google-shared.js``, shared with ``google-vertex``). Tools go
     out as ``parametersJsonSchema`` with string and number ``const`` values as one-value
     ``enum``s; on Gemini 3 and later a tool that prefers strict sampling (the built-in ones do)
     goes out with its schema made strict and the calling mode ``VALIDATED`` unless the tool choice
     is ``none``/``any`` (constrained sampling)."""
     system_prompt, messages, tools = collapse_context(context)
-    body: dict[str, Any] = {"contents": convert_contents(model, messages)}
+    body: dict[str, object] = {"contents": convert_contents(model, messages)}
     if system_prompt:
         # The SDK gives the system instruction the ``user`` role (seen on the wire, both APIs).
         body["systemInstruction"] = {"parts": [{"text": system_prompt}], "role": "user"}
@@ -251,14 +251,14 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
             mode = "VALIDATED"
         if mode is not None:
             body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
-    config: dict[str, Any] = {}
+    config: dict[str, object] = {}
     if options.temperature is not None:
         config["temperature"] = options.temperature
     config["maxOutputTokens"] = request_max_tokens(model, context, system_prompt, messages, options)
     level = reasoning_level(model, options)
     if model.get("reasoning"):
         if level:
-            thinking: dict[str, Any] = {"includeThoughts": True}
+            thinking: dict[str, object] = {"includeThoughts": True}
             mid = model["id"]
             if "gemini-3" in mid:
                 if "pro" in mid:
@@ -321,7 +321,7 @@ async def stream_gemini(
     endpoint: GeminiEndpoint,
     *,
     label: str = "Google",
-    body_for: Callable[[Model, Context, StreamOptions], dict[str, Any]] = build_body,
+    body_for: Callable[[Model, Context, StreamOptions], dict[str, object]] = build_body,
 ) -> AsyncGenerator[AssistantMessageEvent, None]:
     """One ``streamGenerateContent`` SSE exchange, shared by ``google-generative-ai`` and
     ``google-vertex`` (upstream's ``google-shared.js``): ``endpoint`` says where it goes and with
@@ -355,7 +355,7 @@ async def stream_gemini(
         yield failure_event(output, exc, options)
 
 
-def _check_end(output: dict[str, Any], options: StreamOptions, label: str) -> None:
+def _check_end(output: dict[str, object], options: StreamOptions, label: str) -> None:
     if options.signal is not None and options.signal.aborted:
         raise RuntimeError("Request was aborted")
     if output["stopReason"] == "pending":
@@ -373,7 +373,7 @@ class _GeminiStream:
         self.model = model
         self.output = output
         self.blocks: list[dict[str, Any]] = output["content"]
-        self.current: dict[str, Any] | None = None
+        self.current: dict[str, object] | None = None
 
     def close_current(self) -> AssistantMessageEvent | None:
         current = self.current
@@ -441,7 +441,7 @@ class _GeminiStream:
         provided = fc.get("id")
         if not provided or any(b["type"] == "toolCall" and b["id"] == provided for b in blocks):
             provided = f"{fc.get('name', '')}_{int(time.time() * 1000)}_{next(_COUNTER)}"
-        call: dict[str, Any] = {
+        call: dict[str, object] = {
             "type": "toolCall",
             "id": provided,
             "name": fc.get("name") or "",

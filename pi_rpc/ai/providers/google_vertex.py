@@ -210,7 +210,7 @@ class _HttpxRequest:
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> _HttpxResponse:
         import httpx
 

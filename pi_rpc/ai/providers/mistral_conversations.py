@@ -50,12 +50,12 @@ def derive_tool_call_id(tool_id: str, attempt: int) -> str:
     return _NON_ALNUM.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
-def tool_call_id_normalizer() -> Callable[[str, Model, dict[str, Any]], str]:
+def tool_call_id_normalizer() -> Callable[[str, Model, dict[str, object]], str]:
     """One request's id mapper: stable per id, and two ids never share a short form."""
     by_id: dict[str, str] = {}
     owner: dict[str, str] = {}
 
-    def normalize(tool_id: str, _model: Model, _source: dict[str, Any]) -> str:
+    def normalize(tool_id: str, _model: Model, _source: dict[str, object]) -> str:
         if tool_id in by_id:
             return by_id[tool_id]
         attempt = 0
@@ -71,7 +71,7 @@ def tool_call_id_normalizer() -> Callable[[str, Model, dict[str, Any]], str]:
     return normalize
 
 
-def _image_url(block: dict[str, Any]) -> str:
+def _image_url(block: dict[str, object]) -> str:
     return f"data:{block.get('mimeType')};base64,{block.get('data')}"
 
 
@@ -90,8 +90,8 @@ def _tool_result_text(text: str, has_images: bool, supports_images: bool, is_err
 
 def _assistant_message(msg: dict[str, Any]) -> dict[str, Any] | None:
     """An assistant message's text and thinking chunks and tool calls (None: nothing to send)."""
-    chunks: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
+    chunks: list[dict[str, object]] = []
+    calls: list[dict[str, object]] = []
     for block in msg.get("content") or []:
         btype = block.get("type")
         if btype == "text":
@@ -111,7 +111,7 @@ def _assistant_message(msg: dict[str, Any]) -> dict[str, Any] | None:
             )
     if not chunks and not calls:
         return None
-    assistant: dict[str, Any] = {"role": "assistant", "prefix": False}
+    assistant: dict[str, object] = {"role": "assistant", "prefix": False}
     if chunks:
         assistant["content"] = chunks
     if calls:
@@ -122,7 +122,7 @@ def _assistant_message(msg: dict[str, Any]) -> dict[str, Any] | None:
 def convert_messages(system_prompt: str, messages: list[dict[str, Any]], supports_images: bool) -> list[dict[str, Any]]:
     """``toChatMessages`` + ``toMistralWireMessage``: upstream's camel-case keys renamed, the
     renamed ones moving to the end of their object as its ``delete``/re-add does."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     if system_prompt:
         out.append({"role": "system", "content": system_prompt})
     for msg in messages:
@@ -133,7 +133,7 @@ def convert_messages(system_prompt: str, messages: list[dict[str, Any]], support
                 out.append({"role": "user", "content": content})
                 continue
             blocks = content or []
-            parts: list[dict[str, Any]] = []
+            parts: list[dict[str, object]] = []
             for item in blocks:
                 if item.get("type") == "text":
                     parts.append({"type": "text", "text": item.get("text", "")})
@@ -164,7 +164,7 @@ def convert_messages(system_prompt: str, messages: list[dict[str, Any]], support
     return out
 
 
-def _tool_choice(choice: Any) -> Any:
+def _tool_choice(choice: object) -> object:
     if not choice or choice in ("auto", "none", "any", "required"):
         return choice or None
     if isinstance(choice, dict):
@@ -176,10 +176,10 @@ def uses_prompt_caching(options: StreamOptions) -> bool:
     return options.cache_retention != "none" and bool(options.session_id)
 
 
-def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     system_prompt, messages, tools = collapse_context(context)
     transformed = transform_messages(messages, model, tool_call_id_normalizer())
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "model": model["id"],
         "stream": True,
         "messages": convert_messages(system_prompt, transformed, "image" in (model.get("input") or [])),
@@ -263,8 +263,8 @@ def map_stop_reason(reason: str) -> tuple[str, str | None]:
     return "error", f"Provider stopped with: {reason}"
 
 
-def _cached_prompt_tokens(usage: dict[str, Any], prompt: int) -> int:
-    raw: Any = None
+def _cached_prompt_tokens(usage: dict[str, object], prompt: int) -> int:
+    raw: object = None
     for outer, inner in (
         ("promptTokensDetails", "cachedTokens"),
         ("prompt_tokens_details", "cached_tokens"),
@@ -288,7 +288,7 @@ def _usage(raw: dict[str, Any], model: Model) -> dict[str, Any]:
     cached = _cached_prompt_tokens(raw, prompt)
     inp = max(0, prompt - cached)
     out = raw.get("completion_tokens") or 0
-    usage: dict[str, Any] = {
+    usage: dict[str, object] = {
         "input": inp,
         "output": out,
         "cacheRead": cached,
@@ -300,7 +300,7 @@ def _usage(raw: dict[str, Any], model: Model) -> dict[str, Any]:
     return usage
 
 
-def _parse_event(data: str) -> dict[str, Any] | None:
+def _parse_event(data: str) -> dict[str, object] | None:
     """One SSE event's data (None: nothing to read, or ``[DONE]`` handled by the caller)."""
     try:
         parsed = js_loads(data)
@@ -318,9 +318,9 @@ class _MistralStream:
     def __init__(self, model: Model, output: dict[str, Any]) -> None:
         self.model = model
         self.output = output
-        self.blocks: list[dict[str, Any]] = output["content"]
-        self.current: dict[str, Any] | None = None
-        self.tool_calls: dict[Any, tuple[int, ToolCallArgumentsStream]] = {}
+        self.blocks: list[dict[str, object]] = output["content"]
+        self.current: dict[str, object] | None = None
+        self.tool_calls: dict[object, tuple[int, ToolCallArgumentsStream]] = {}
 
     def finish_current(self, events: list[AssistantMessageEvent]) -> None:
         """The open text or thinking block's end event (it is the last block)."""
@@ -423,7 +423,7 @@ class _MistralStream:
         return events
 
 
-def _check_end(output: dict[str, Any], options: StreamOptions) -> None:
+def _check_end(output: dict[str, object], options: StreamOptions) -> None:
     if options.signal is not None and options.signal.aborted:
         raise RuntimeError("Request was aborted")
     if output["stopReason"] == "pending":

@@ -104,16 +104,16 @@ class CodexProtocolError(Exception):
     """A frame that is not JSON (no fallback either)."""
 
 
-def transport_failure(exc: BaseException, configured: str, started: bool, request_bytes: int) -> dict[str, Any]:
+def transport_failure(exc: BaseException, configured: str, started: bool, request_bytes: int) -> dict[str, object]:
     """The ``provider_transport_failure`` diagnostic upstream appends to the message when the
     socket fails (the stack is Node's there; its first line here)."""
     name = getattr(exc, "name", None) or type(exc).__name__
     message = str(exc) or name
-    error: dict[str, Any] = {"name": name, "message": message, "stack": f"Error: {message}"}
+    error: dict[str, object] = {"name": name, "message": message, "stack": f"Error: {message}"}
     code = getattr(exc, "code", None)
     if isinstance(code, (str, int)):
         error["code"] = code
-    details: dict[str, Any] = {"configuredTransport": configured}
+    details: dict[str, object] = {"configuredTransport": configured}
     if not started:
         details["fallbackTransport"] = "sse"
     details.update(
@@ -229,7 +229,7 @@ def _json_error_text(text: str) -> str:
     return f"Unexpected token '{ch}', ...\"{text[i - context : i + context]}\"... is not valid JSON"
 
 
-def _parse_frame(text: str, kind: str) -> Any:
+def _parse_frame(text: str, kind: str) -> object:
     try:
         return js_loads(text)
     except orjson.JSONDecodeError as exc:
@@ -237,8 +237,8 @@ def _parse_frame(text: str, kind: str) -> Any:
 
 
 async def codex_events(
-    frames: AsyncIterator[Any], output: dict[str, Any], model: Model, options: StreamOptions
-) -> AsyncIterator[tuple[str | None, dict[str, Any]]]:
+    frames: AsyncIterator[object], output: dict[str, object], model: Model, options: StreamOptions
+) -> AsyncIterator[tuple[str | None, dict[str, object]]]:
     """``mapCodexEvents``: errors raised in Codex's words, the completion (``response.done``,
     ``.completed`` or ``.incomplete``) passed on as ``response.completed`` with its status
     normalised, and nothing read after it."""
@@ -249,7 +249,7 @@ async def codex_events(
             continue
         etype = event["type"]
         if etype == "error":
-            nested: dict[str, Any] = event["error"] if isinstance(event.get("error"), dict) else {}
+            nested: dict[str, object] = event["error"] if isinstance(event.get("error"), dict) else {}
             code = event.get("code") if isinstance(event.get("code"), str) else nested.get("code")
             message = event.get("message") if isinstance(event.get("message"), str) else nested.get("message")
             code = code if isinstance(code, str) else None
@@ -465,7 +465,7 @@ def compress(payload: bytes) -> bytes | None:
 
 async def _websocket_events(
     model: Model,
-    body: dict[str, Any],
+    body: dict[str, object],
     headers: dict[str, str],
     session: str | None,
     account_id: str,
@@ -517,7 +517,7 @@ async def _websocket_frames(socket: Any, options: StreamOptions) -> AsyncIterato
             return
 
 
-async def _started(frames: AsyncIterator[Any], on_start: Callable[[], None]) -> AsyncIterator[Any]:
+async def _started(frames: AsyncIterator[object], on_start: Callable[[], None]) -> AsyncIterator[object]:
     """``frames``, calling ``on_start`` before the first (upstream starts the message there)."""
     first = True
     async for frame in frames:
@@ -527,7 +527,7 @@ async def _started(frames: AsyncIterator[Any], on_start: Callable[[], None]) -> 
         yield frame
 
 
-def _sse_payload(body: dict[str, Any], headers: dict[str, str]) -> bytes:
+def _sse_payload(body: dict[str, object], headers: dict[str, str]) -> bytes:
     """The request body as sent by SSE: zstd-compressed (and said so) when zstd is there."""
     payload = js_json(body).encode()
     compressed = compress(payload)

@@ -45,7 +45,7 @@ REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 _ID_SANITIZE = re.compile(r"[^a-zA-Z0-9_-]")
 
 
-def detect_compat(model: Model) -> dict[str, Any]:
+def detect_compat(model: Model) -> dict[str, object]:
     provider = model.get("provider", "")
     base = model.get("baseUrl", "")
     is_zai = provider in ("zai", "zai-coding-cn") or "api.z.ai" in base or "open.bigmodel.cn" in base
@@ -117,7 +117,7 @@ def detect_compat(model: Model) -> dict[str, Any]:
     }
 
 
-def get_compat(model: Model) -> dict[str, Any]:
+def get_compat(model: Model) -> dict[str, object]:
     compat = detect_compat(model)
     for key, value in (model.get("compat") or {}).items():
         if value is not None:
@@ -125,7 +125,7 @@ def get_compat(model: Model) -> dict[str, Any]:
     return compat
 
 
-def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, Any] | None = None) -> str:
+def normalize_tool_call_id(tool_id: str, model: Model, _source: dict[str, object] | None = None) -> str:
     if "|" in tool_id:
         call_id, _, item_id = tool_id.partition("|")
         call_id = _ID_SANITIZE.sub("_", call_id)
@@ -146,9 +146,9 @@ _PROCESSED_TOOL_RESULTS = {"role": "assistant", "content": "I have processed the
 
 
 def convert_messages(
-    model: Model, system_prompt: str, messages: list[dict[str, Any]], compat: dict[str, Any]
-) -> list[dict[str, Any]]:
-    params: list[dict[str, Any]] = []
+    model: Model, system_prompt: str, messages: list[dict[str, object]], compat: dict[str, object]
+) -> list[dict[str, object]]:
+    params: list[dict[str, object]] = []
     role = "developer" if model.get("reasoning") and compat.get("supportsDeveloperRole") else "system"
     if system_prompt:
         params.append({"role": role, "content": system_prompt})
@@ -174,7 +174,7 @@ def convert_messages(
     return params
 
 
-def _image_url(block: dict[str, Any]) -> dict[str, Any]:
+def _image_url(block: dict[str, object]) -> dict[str, object]:
     return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
 
 
@@ -211,7 +211,7 @@ def _reasoning_details(blocks: list[dict[str, Any]]) -> list[Any] | None:
 
 def _assistant_message(msg: dict[str, Any], model: Model, compat: dict[str, Any]) -> dict[str, Any] | None:
     non_null = compat.get("requiresAssistantAfterToolResult") or compat.get("requiresNonNullAssistantContent")
-    out: dict[str, Any] = {"role": "assistant", "content": "" if non_null else None}
+    out: dict[str, object] = {"role": "assistant", "content": "" if non_null else None}
     blocks = msg.get("content") or []
     text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b.get("text", "").strip())
     thinking = [b for b in blocks if b.get("type") == "thinking" and b.get("thinking", "").strip()]
@@ -257,7 +257,7 @@ def _append_tool_results(
 ) -> tuple[int, str]:
     """The run of tool results from ``i`` as ``tool`` messages, then their images in one user
     message (where the model takes images); the index after the run and the role sent last."""
-    images: list[dict[str, Any]] = []
+    images: list[dict[str, object]] = []
     j = i
     while j < len(transformed) and transformed[j].get("role") == "toolResult":
         tm = transformed[j]
@@ -265,7 +265,7 @@ def _append_tool_results(
         text = content_text(content)
         has_images = any(b.get("type") == "image" for b in content)
         body_text = text if text.strip() else ("(see attached image)" if has_images else "(no tool output)")
-        tr: dict[str, Any] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}
+        tr: dict[str, object] = {"role": "tool", "content": body_text, "tool_call_id": tm.get("toolCallId")}
         if compat.get("requiresToolResultName") and tm.get("toolName"):
             tr["name"] = tm["toolName"]
         params.append(tr)
@@ -289,7 +289,7 @@ def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[d
         # A tool preferring strict sampling (the built-in ones) goes out strict where the model
         # supports it (compat ``supportsStrictMode``, off unless a model's compat says so).
         strict = resolve_strict_sampling(tool, supports_strict)
-        fn: dict[str, Any] = {
+        fn: dict[str, object] = {
             "name": tool["name"],
             "description": tool.get("description", ""),
             "parameters": make_strict_json_schema(tool.get("parameters")) if strict else tool.get("parameters", {}),
@@ -300,9 +300,11 @@ def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[d
     return out
 
 
-def build_params(model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
+def build_params(
+    model: Model, context: Context, options: StreamOptions, compat: dict[str, object]
+) -> dict[str, object]:
     system_prompt, messages, tools = collapse_context(context)
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "model": model["id"],
         "messages": convert_messages(model, system_prompt, messages, compat),
         "stream": True,
@@ -336,7 +338,9 @@ def build_params(model: Model, context: Context, options: StreamOptions, compat:
     return params
 
 
-def _add_reasoning_params(params: dict[str, Any], model: Model, options: StreamOptions, compat: dict[str, Any]) -> None:
+def _add_reasoning_params(
+    params: dict[str, object], model: Model, options: StreamOptions, compat: dict[str, object]
+) -> None:
     """The reasoning fields of a reasoning model's request, in the dialect ``thinkingFormat``
     names (appended in place: the request's key order is upstream's)."""
     level = reasoning_level(model, options)
@@ -416,7 +420,7 @@ def map_stop_reason(reason: str) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
-def _request_headers(model: Model, options: StreamOptions, compat: dict[str, Any]) -> dict[str, str]:
+def _request_headers(model: Model, options: StreamOptions, compat: dict[str, object]) -> dict[str, str]:
     api_key = require_api_key(model, options, model.get("headers"))
     headers = {"accept": "application/json", "content-type": "application/json", "user-agent": "pi-rpc"}
     if api_key:
@@ -426,7 +430,7 @@ def _request_headers(model: Model, options: StreamOptions, compat: dict[str, Any
     return merged_headers(model, headers, options)
 
 
-def _parse_chunk(data_text: str, event: str | None) -> Any:
+def _parse_chunk(data_text: str, event: str | None) -> object:
     """One SSE event's JSON (as JS parses it); a ``ProviderStreamError`` when it is not JSON."""
     try:
         try:
@@ -464,15 +468,15 @@ class _CompletionsStream:
         self.model = model
         self.model_id = model["id"]
         self.output = output
-        self.blocks: list[dict[str, Any]] = output["content"]
+        self.blocks: list[dict[str, object]] = output["content"]
         self.text_block: dict[str, Any] | None = None
         self.text_index = -1
-        self.thinking_block: dict[str, Any] | None = None
-        self.reasoning_details: list[dict[str, Any]] | None = None
-        self.by_index: dict[int, dict[str, Any]] = {}
-        self.by_id: dict[str, dict[str, Any]] = {}
+        self.thinking_block: dict[str, object] | None = None
+        self.reasoning_details: list[dict[str, object]] | None = None
+        self.by_index: dict[int, dict[str, object]] = {}
+        self.by_id: dict[str, dict[str, object]] = {}
         self.arg_streams: dict[int, ToolCallArgumentsStream] = {}
-        self.current: dict[str, Any] = {}  # the tool call the last tool-call delta continued
+        self.current: dict[str, object] = {}  # the tool call the last tool-call delta continued
         self.has_finish = False
         self.need_response_id = True
 
@@ -516,7 +520,7 @@ class _CompletionsStream:
         self.blocks.append(self.thinking_block)
         return {"type": "thinking_start", "contentIndex": len(self.blocks) - 1, "partial": self.output}
 
-    def reasoning(self, delta: dict[str, Any]) -> list[AssistantMessageEvent]:
+    def reasoning(self, delta: dict[str, object]) -> list[AssistantMessageEvent]:
         """The first non-empty reasoning field as a thinking delta; ``reasoning_details`` kept
         for the thinking block's signature."""
         events: list[AssistantMessageEvent] = []
@@ -619,7 +623,7 @@ class _CompletionsStream:
                 events.append({"type": "toolcall_end", "contentIndex": ci, "toolCall": block, "partial": output})
         return events
 
-    def check_end(self, compat: dict[str, Any], options: StreamOptions) -> None:
+    def check_end(self, compat: dict[str, object], options: StreamOptions) -> None:
         """Raise when the stream did not end as a finished reply (aborted, an error stop
         reason, no ``finish_reason`` where the server sends one)."""
         output = self.output
@@ -633,7 +637,9 @@ class _CompletionsStream:
             raise ProviderStreamError("Stream ended without finish_reason")
 
 
-def _plain_text_chunk(chunk: dict[str, Any], choice: dict[str, Any], delta: dict[str, Any], only_content: bool) -> bool:
+def _plain_text_chunk(
+    chunk: dict[str, object], choice: dict[str, object], delta: dict[str, object], only_content: bool
+) -> bool:
     """Nothing but the text of this chunk did anything (no usage, no finish reason, no other
     delta field that matters): the next chunks may be this one with other text."""
     return (
@@ -734,7 +740,7 @@ async def stream_openai_completions(
         yield failure_event(output, exc, options)
 
 
-def _inert_besides_content(delta: dict[str, Any]) -> bool:
+def _inert_besides_content(delta: dict[str, object]) -> bool:
     """True when nothing in ``delta`` but its ``content`` makes the stream loop do anything (a
     ``role``, a null reasoning field, empty reasoning details or tool calls, fields it does not
     read): a chunk that repeats this one around other text does what that text alone does."""

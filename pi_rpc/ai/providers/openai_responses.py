@@ -44,7 +44,7 @@ API = "openai-responses"
 MIN_OUTPUT_TOKENS = 16
 
 
-def _normalize_id(tool_id: str, model: Model, source: dict[str, Any]) -> str:
+def _normalize_id(tool_id: str, model: Model, source: dict[str, object]) -> str:
     # A call made by another model keeps its call_id but loses the fc_ item id (reasoning pairing).
     call_id, sep, item_id = tool_id.partition("|")
     if not sep:
@@ -74,8 +74,8 @@ def _msg_id(text_signature: str | None, fallback: str) -> tuple[str, str | None]
     return msg_id, phase
 
 
-def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def convert_input(model: Model, system_prompt: str, messages: list[dict[str, object]]) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = []
     if system_prompt:
         items.append({"role": "developer" if model.get("reasoning") else "system", "content": system_prompt})
     for n, msg in enumerate(transform_messages(messages, model, _normalize_id)):
@@ -113,7 +113,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                         b.get("textSignature"), f"msg_pi_{n}" if text_index == 0 else f"msg_pi_{n}_{text_index}"
                     )
                     text_index += 1
-                    message_item: dict[str, Any] = {
+                    message_item: dict[str, object] = {
                         "type": "message",
                         "role": "assistant",
                         "content": [{"type": "output_text", "text": b["text"], "annotations": []}],
@@ -125,7 +125,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
                     items.append(message_item)
                 elif t == "toolCall":
                     call_id, sep, item_id = b["id"].partition("|")
-                    item: dict[str, Any] = {"type": "function_call"}
+                    item: dict[str, object] = {"type": "function_call"}
                     if sep and item_id:
                         item["id"] = item_id
                     item.update({"call_id": call_id, "name": b["name"], "arguments": js_json(b.get("arguments", {}))})
@@ -134,7 +134,7 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
             content = msg.get("content") or []
             text = content_text(content)
             images = [b for b in content if b.get("type") == "image"]
-            output: Any = (
+            output: object = (
                 text
                 if not images
                 else [
@@ -159,9 +159,9 @@ def convert_input(model: Model, system_prompt: str, messages: list[dict[str, Any
     return items
 
 
-def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     system_prompt, messages, tools = collapse_context(context)
-    params: dict[str, Any] = {
+    params: dict[str, object] = {
         "model": model["id"],
         "input": convert_input(model, system_prompt, messages),
         "stream": True,
@@ -219,7 +219,7 @@ class ResponsesRequest:
 
     url: str
     headers: dict[str, str]
-    params: dict[str, Any]
+    params: dict[str, object]
     format_error: Callable[[int, str], str]
     # The text of a connection failure as this endpoint's client words it (None: ours).
     connection_error: Callable[[ConnectionError], str] | None = None
@@ -265,7 +265,7 @@ async def stream_responses_request(
         yield failure_event(output, exc, options)
 
 
-def finish_output(output: dict[str, Any], options: StreamOptions) -> AssistantMessageEvent:
+def finish_output(output: dict[str, object], options: StreamOptions) -> AssistantMessageEvent:
     """The ``done`` event of a stream that ran to its end (raises when it was aborted or its
     terminal event said it failed: the caller turns that into the ``error`` event)."""
     if options.signal is not None and options.signal.aborted:
@@ -277,7 +277,7 @@ def finish_output(output: dict[str, Any], options: StreamOptions) -> AssistantMe
 
 async def sse_events(
     response: httpx.Response, model: Model, options: StreamOptions
-) -> AsyncIterator[tuple[str | None, dict[str, Any]]]:
+) -> AsyncIterator[tuple[str | None, dict[str, object]]]:
     """``(SSE event name, parsed data)`` of a Responses stream up to ``[DONE]``; each parsed
     event is shown to ``options.on_stream_event`` first."""
     async for sse in iter_sse(response, options.signal):
@@ -299,8 +299,8 @@ def openai_tier_multiplier(tier: str | None) -> float:
 
 
 async def map_responses_events(
-    events: AsyncIterator[tuple[str | None, dict[str, Any]]],
-    output: dict[str, Any],
+    events: AsyncIterator[tuple[str | None, dict[str, object]]],
+    output: dict[str, object],
     model: Model,
     tier_multiplier: Callable[[str | None], float] = openai_tier_multiplier,
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -339,11 +339,11 @@ class _ResponsesStream:
         self.output = output
         self.model = model
         self.tier_multiplier = tier_multiplier
-        self.content: list[dict[str, Any]] = output["content"]
+        self.content: list[dict[str, object]] = output["content"]
         self.slots: dict[Any, dict[str, Any]] = {}
-        self.unfinished: list[dict[str, Any]] = []
+        self.unfinished: list[dict[str, object]] = []
         self.terminal = False
-        self.handlers: dict[str, Callable[[dict[str, Any], Any], _Events]] = {
+        self.handlers: dict[str, Callable[[dict[str, object], object], _Events]] = {
             "response.created": self.created,
             "response.output_item.added": self.item_added,
             "response.reasoning_summary_text.delta": self.reasoning_delta,
@@ -373,10 +373,10 @@ class _ResponsesStream:
     def reasoning_delta(self, event: dict[str, Any], idx: Any) -> _Events:
         return self._thinking(idx, event.get("delta", ""))
 
-    def reasoning_part_done(self, event: dict[str, Any], idx: Any) -> _Events:
+    def reasoning_part_done(self, event: dict[str, object], idx: object) -> _Events:
         return self._thinking(idx, "\n\n")  # (summary parts are separated by a blank line)
 
-    def _thinking(self, idx: Any, delta: str) -> _Events:
+    def _thinking(self, idx: object, delta: str) -> _Events:
         slot = self.slots.get(idx)
         if not slot or slot["block"]["type"] != "thinking":
             return []
@@ -392,7 +392,7 @@ class _ResponsesStream:
             {"type": "text_delta", "contentIndex": slot["ci"], "delta": event.get("delta", ""), "partial": self.output}
         ]
 
-    def arguments_delta(self, event: dict[str, Any], idx: Any) -> _Events:
+    def arguments_delta(self, event: dict[str, object], idx: object) -> _Events:
         slot = self.slots.get(idx)
         if not slot or slot["block"]["type"] != "toolCall":
             return []
@@ -406,7 +406,7 @@ class _ResponsesStream:
             }
         ]
 
-    def arguments_done(self, event: dict[str, Any], idx: Any) -> _Events:
+    def arguments_done(self, event: dict[str, object], idx: object) -> _Events:
         slot = self.slots.get(idx)
         if not slot or slot["block"]["type"] != "toolCall":
             return []
@@ -440,7 +440,7 @@ class _ResponsesStream:
                 c.get("text", "") if c.get("type") == "output_text" else c.get("refusal", "")
                 for c in item.get("content") or []
             )
-            sig: dict[str, Any] = {"v": 1, "id": item.get("id")}
+            sig: dict[str, object] = {"v": 1, "id": item.get("id")}
             if item.get("phase"):
                 sig["phase"] = item["phase"]
             block["textSignature"] = js_json(sig)

@@ -52,22 +52,22 @@ _ABORTED = "This operation was aborted"
 class PiMessagesResponseError(Exception):
     """A non-2xx answer: upstream's message, the error body's ``code`` and the diagnostic details."""
 
-    def __init__(self, message: str, code: str | None, details: dict[str, Any]) -> None:
+    def __init__(self, message: str, code: str | None, details: dict[str, object]) -> None:
         super().__init__(message)
         self.code = code
         self.details = details
 
 
-def build_context(context: Context) -> dict[str, Any]:
+def build_context(context: Context) -> dict[str, object]:
     """``normalizeContext``: the transcript as the caller holds it, system messages included;
     a leading system message from the prompt and tools only when the caller gave no transcript
     (``createInitialSystemMessage``)."""
     transcript = context.transcript
     if transcript is not None and any(is_system(m) for m in transcript):
         return {"messages": list(transcript)}
-    messages: list[Any] = [m for m in (transcript if transcript is not None else context.messages)]
+    messages: list[object] = [m for m in (transcript if transcript is not None else context.messages)]
     if context.system_prompt or context.tools:
-        initial: dict[str, Any] = {"role": "system", "content": context.system_prompt or ""}
+        initial: dict[str, object] = {"role": "system", "content": context.system_prompt or ""}
         if context.tools:
             initial["toolsAdded"] = list(context.tools)
         initial["timestamp"] = 0
@@ -87,10 +87,10 @@ def _cache_retention(options: StreamOptions) -> str | None:
     return "long" if value == "long" else None
 
 
-def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_payload(model: Model, context: Context, options: StreamOptions) -> dict[str, object]:
     """``{model, context, options}`` with the options upstream forwards; unset ones are left out
     (``JSON.stringify`` drops ``undefined``)."""
-    forwarded: dict[str, Any] = {}
+    forwarded: dict[str, object] = {}
     for key, value in (
         ("temperature", options.temperature),
         ("maxTokens", options.max_tokens),
@@ -142,7 +142,7 @@ def response_error(model: Model, url: str, status: int, reason: str | None, body
     code = error.get("code") if isinstance(error.get("code"), str) else None
     status_text = _status_text(status, reason)
     text = f"{status} {status_text}: {message if message is not None else body}{f' ({code})' if code else ''}"
-    details: dict[str, Any] = {
+    details: dict[str, object] = {
         "version": 1,
         "provider": model["provider"],
         "model": model["id"],
@@ -158,7 +158,7 @@ def response_error(model: Model, url: str, status: int, reason: str | None, body
     return PiMessagesResponseError(text, code, details)
 
 
-def _redacted(value: Any, secret: str | None) -> Any:
+def _redacted(value: object, secret: str | None) -> object:
     """``value`` with the key cut out of every string in it: a backend may echo the key in an
     error body, and the message goes to stdout and the session file (upstream keeps it)."""
     if not secret:
@@ -176,7 +176,7 @@ def _append_diagnostic(message: dict[str, Any], diagnostic: dict[str, Any]) -> N
     message["diagnostics"] = [*(message.get("diagnostics") or []), diagnostic]
 
 
-def _set(target: dict[str, Any], key: str, value: Any) -> None:
+def _set(target: dict[str, object], key: str, value: object) -> None:
     """``Object.assign`` of one key: an absent (``undefined``) value leaves no key in the JSON."""
     if value is None:
         target.pop(key, None)
@@ -193,7 +193,7 @@ class EventConverter:
         self.secret = secret
         self.tool_arguments: dict[int, ToolCallArgumentsStream] = {}
 
-    def _finish(self, event: dict[str, Any], error: bool) -> None:
+    def _finish(self, event: dict[str, object], error: bool) -> None:
         partial = self.partial
         _set(partial, "stopReason", event.get("reason"))
         _set(partial, "usage", event.get("usage"))
@@ -213,7 +213,7 @@ class EventConverter:
 
     def convert(self, event: dict[str, Any]) -> AssistantMessageEvent:
         partial = self.partial
-        content: list[dict[str, Any]] = partial["content"]
+        content: list[dict[str, object]] = partial["content"]
         etype = event.get("type")
         if "contentIndex" in event:
             # The index keys the content array: a start adds the next block, the rest need one.
@@ -244,7 +244,7 @@ class EventConverter:
             _set(content[index], "thinkingSignature", event.get("contentSignature"))
             _set(content[index], "redacted", event.get("redacted"))
         elif etype == "toolcall_start":
-            block: dict[str, Any] = {
+            block: dict[str, object] = {
                 "type": "toolCall",
                 "id": event.get("id"),
                 "name": event.get("toolName"),
@@ -264,15 +264,15 @@ class EventConverter:
             return {"type": "toolcall_end", "contentIndex": index, "toolCall": content[index], "partial": partial}
         return {**event, "partial": partial}
 
-    def _place(self, index: int, block: dict[str, Any]) -> None:
-        content: list[dict[str, Any]] = self.partial["content"]
+    def _place(self, index: int, block: dict[str, object]) -> None:
+        content: list[dict[str, object]] = self.partial["content"]
         if index == len(content):
             content.append(block)
         else:
             content[index] = block
 
 
-def _js_str(value: Any) -> str:
+def _js_str(value: object) -> str:
     """What ``+=`` appends for a wire value (``undefined`` reads as ``"undefined"`` upstream;
     a delta is always a string in practice)."""
     if isinstance(value, str):
@@ -280,7 +280,7 @@ def _js_str(value: Any) -> str:
     return "undefined" if value is None else js_json(value)
 
 
-def _append(block: dict[str, Any], key: str, delta: Any) -> None:
+def _append(block: dict[str, object], key: str, delta: object) -> None:
     """``block[key] += delta`` as JS does it: a block of another type has no such key, which
     reads as ``undefined`` (the backend's mistake shows in the text rather than failing)."""
     piece = _js_str(delta)
@@ -313,7 +313,7 @@ def error_event(model: Model, exc: BaseException, options: StreamOptions) -> Ass
     output["errorMessage"] = message_text
     output["timestamp"] = int(time.time() * 1000)
     if not aborted and isinstance(exc, PiMessagesResponseError):
-        error: dict[str, Any] = {"name": "PiMessagesResponseError", "message": message_text}
+        error: dict[str, object] = {"name": "PiMessagesResponseError", "message": message_text}
         # Upstream records the Node stack; its first line is the name and message.
         error["stack"] = f"PiMessagesResponseError: {message_text}"
         if exc.code is not None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pi_rpc.mcp.search import resolve_ref
 
-TEXT_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+TEXT_OUTPUT_SCHEMA: dict[str, object] = {"type": "string"}
 _MAX_DEPTH = 6
 
 
@@ -35,11 +35,11 @@ def identifier(name: str) -> str:
     return "".join(out) or "_"
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, bool) and value is not None else repr(value)
 
 
-def render_type(schema: Any, root: Any, depth: int = 0, indent: str = "") -> str:
+def render_type(schema: object, root: object, depth: int = 0, indent: str = "") -> str:
     if depth > _MAX_DEPTH or schema is True or schema == {} or not isinstance(schema, dict):
         return "Any"
     if isinstance(schema.get("$ref"), str):
@@ -97,13 +97,13 @@ def render_object(schema: dict[str, Any], root: Any, depth: int = 0, indent: str
     return "{\n" + "\n".join(lines) + f"\n{indent}}}"
 
 
-def render_output_type(schema: Any) -> str:
+def render_output_type(schema: object) -> str:
     if not isinstance(schema, dict):
         return "Any"
     return render_type(schema, schema)
 
 
-def render_declaration(name: str, parameters: Any, output_schema: Any) -> str:
+def render_declaration(name: str, parameters: object, output_schema: object) -> str:
     """The call a script makes and what it resolves to."""
     params = parameters if isinstance(parameters, dict) else {}
     args = render_object(params, params, comments=True) if params.get("properties") else "{}"
@@ -111,13 +111,13 @@ def render_declaration(name: str, parameters: Any, output_schema: Any) -> str:
     return f"await tools.{identifier(name)}({args}) -> {returns}"
 
 
-def render_tool_sample(name: str, description: str, parameters: Any, output_schema: Any) -> str:
+def render_tool_sample(name: str, description: str, parameters: object, output_schema: object) -> str:
     """A tool as scripts see it: description, then its declaration in a Python block."""
     return f"{description.strip()}\n\ncodemode tool declaration:\n```python\n{render_declaration(name, parameters, output_schema)}\n```"
 
 
-def _follow(schema: Any, root: Any) -> Any:
-    seen: list[Any] = []
+def _follow(schema: object, root: object) -> object:
+    seen: list[object] = []
     current = schema
     while isinstance(current, dict) and isinstance(current.get("$ref"), str) and not any(current is s for s in seen):
         target = resolve_ref(current["$ref"], root)
@@ -128,7 +128,7 @@ def _follow(schema: Any, root: Any) -> Any:
     return current
 
 
-def _fields(schema: Any, root: Any, depth: int) -> str | None:
+def _fields(schema: object, root: object, depth: int) -> str | None:
     resolved = _follow(schema, root)
     if (
         not isinstance(resolved, dict)
@@ -151,7 +151,7 @@ def _fields(schema: Any, root: Any, depth: int) -> str | None:
     return "{ " + ", ".join(parts) + " }"
 
 
-def describe_output(name: str, schema: Any) -> str:
+def describe_output(name: str, schema: object) -> str:
     """What a script call resolves to, in one line (for declared tools' descriptions)."""
     rendered = render_output_type(schema)
     if rendered == "str":

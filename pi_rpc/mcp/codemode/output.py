@@ -23,9 +23,9 @@ OUTPUT_PREFIX = "pi-codemode"
 IMAGE_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
 
-def format_items(output: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def format_items(output: list[dict[str, object]]) -> list[dict[str, object]]:
     total = sum(1 for item in output if item.get("type") == "text")
-    items: list[dict[str, Any]] = []
+    items: list[dict[str, object]] = []
     console: list[str] = []
     index = 0
     for item in output:
@@ -44,7 +44,7 @@ def format_items(output: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def join_adjacent_text(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    joined: list[dict[str, Any]] = []
+    joined: list[dict[str, object]] = []
     parts: list[str] = []
     last = ""
 
@@ -97,7 +97,7 @@ def truncate_output(items: list[dict[str, Any]], max_tokens: int) -> tuple[list[
 
 def save_images(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     labels: dict[str, str] = {}
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for item in items:
         if item.get("type") != "image":
             out.append(item)
@@ -121,7 +121,7 @@ def save_images(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def call_summary(calls: list[dict[str, Any]]) -> str:
+def call_summary(calls: list[dict[str, object]]) -> str:
     if not calls:
         return "No tool calls were made."
     listed = ", ".join(f"{call['name']} ({call['status']})" for call in calls)
@@ -131,12 +131,12 @@ def call_summary(calls: list[dict[str, Any]]) -> str:
 def build_result(
     *,
     ok: bool,
-    output: list[dict[str, Any]],
+    output: list[dict[str, object]],
     error: str | None,
-    calls: list[dict[str, Any]],
+    calls: list[dict[str, object]],
     wall_seconds: float,
     max_output_tokens: int | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     items = format_items(output)
     if not ok:
         items.append({"type": "text", "text": f"Script error:\n{error}\n\n{call_summary(calls)}"})
@@ -145,10 +145,10 @@ def build_result(
     )
     body = join_adjacent_text(save_images(truncated))
     header = f"{'Script completed' if ok else 'Script failed'}\nWall time {wall_seconds:.1f} seconds\nOutput:\n"
-    details: dict[str, Any] = {"calls": [dict(call) for call in calls]}
+    details: dict[str, object] = {"calls": [dict(call) for call in calls]}
     if full_path:
         details["fullOutputPath"] = full_path
-    result: dict[str, Any] = {"content": [{"type": "text", "text": header}, *body], "details": details}
+    result: dict[str, object] = {"content": [{"type": "text", "text": header}, *body], "details": details}
     if not ok:
         result["isError"] = True
     return result

@@ -53,12 +53,16 @@ class CodemodeHost(Protocol):
     def callable_tools(self) -> list[dict[str, Any]]: ...
 
     async def execute_tool(
-        self, name: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Callable[[Any], Any] | None = None
-    ) -> dict[str, Any]: ...
+        self,
+        name: str,
+        args: dict[str, object],
+        signal: AbortSignal | None,
+        on_update: Callable[[object], object] | None = None,
+    ) -> dict[str, object]: ...
 
-    def read_store(self) -> dict[str, Any]: ...
+    def read_store(self) -> dict[str, object]: ...
 
-    def append_store(self, data: dict[str, Any]) -> None: ...
+    def append_store(self, data: dict[str, object]) -> None: ...
 
 
 def max_workers() -> int:
@@ -122,7 +126,7 @@ def _truncate(text: str, max_chars: int) -> str:
     return text[: max_chars - 3] + "..." if len(text) > max_chars else text
 
 
-def _preview(args: Any) -> str:
+def _preview(args: object) -> str:
     try:
         return _truncate(json.dumps(args, ensure_ascii=False, separators=(",", ":")), ARGS_PREVIEW_CHARS)
     except (TypeError, ValueError):
@@ -157,7 +161,7 @@ class _Discovery:
     def entry(self, name: str) -> dict[str, str]:
         return {"name": identifier(name), "description": self.samples.get(name, "")}
 
-    def call(self, name: str, args: list[Any]) -> Any:
+    def call(self, name: str, args: list[object]) -> object:
         if name == "searchTools":
             query = args[0] if args else None
             options = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
@@ -187,7 +191,7 @@ class _Discovery:
             wanted = args[0] if args else None
             if not isinstance(wanted, str):
                 raise ValueError("describe_namespace() expects a namespace name")
-            found: dict[str, Any] | None = None
+            found: dict[str, object] | None = None
             names: list[str] = []
             for tool in self.tools:
                 namespace = tool.get("namespace")
@@ -197,7 +201,7 @@ class _Discovery:
                 names.append(identifier(tool["name"]))
             if found is None:
                 return None
-            described: dict[str, Any] = {"name": found["name"]}
+            described: dict[str, object] = {"name": found["name"]}
             if found.get("description"):
                 described["description"] = found["description"]
             if found.get("instructions"):
@@ -211,12 +215,12 @@ async def run_script(
     tool_call_id: str,
     source: str,
     signal: AbortSignal | None,
-    on_update: Callable[[dict[str, Any]], Any] | None,
+    on_update: Callable[[dict[str, object]], object] | None,
     host: CodemodeHost | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     started = time.monotonic()
     code, options = parse_source(source)
-    calls: list[dict[str, Any]] = []
+    calls: list[dict[str, object]] = []
 
     async def publish() -> None:
         # Queued, not awaited (as upstream): a nested call's start event goes out first.
@@ -275,7 +279,11 @@ async def run_script(
 
 
 async def _answer_global(
-    send: Callable[[dict[str, Any]], Awaitable[None]], discovery: _Discovery, call_id: Any, name: str, args: Any
+    send: Callable[[dict[str, object]], Awaitable[None]],
+    discovery: _Discovery,
+    call_id: object,
+    name: str,
+    args: object,
 ) -> None:
     """Answer the script's call of a discovery global (``search_tools`` and the like); a
     failure, sending the value included, reaches the script as an error."""
@@ -288,7 +296,7 @@ async def _answer_global(
 
 def _worker_outcome(
     failure: str | None, result: dict[str, Any]
-) -> tuple[bool, str | None, str | None, dict[str, Any] | None]:
+) -> tuple[bool, str | None, str | None, dict[str, object] | None]:
     """(ok, error, value, store) of a finished script: its failure, or its ``done`` message."""
     if failure is not None:
         return False, failure, None, None
@@ -329,13 +337,13 @@ async def _run_worker(
     remaining_s: float,
     signal: AbortSignal | None,
     host: CodemodeHost | None,
-    by_name: dict[str, dict[str, Any]],
+    by_name: dict[str, dict[str, object]],
     discovery: _Discovery,
-    calls: list[dict[str, Any]],
+    calls: list[dict[str, object]],
     publish: Callable[[], Awaitable[None]],
-) -> tuple[list[dict[str, Any]], bool, str | None, str | None, dict[str, Any] | None]:
-    output: list[dict[str, Any]] = []
-    result: dict[str, Any] = {}
+) -> tuple[list[dict[str, object]], bool, str | None, str | None, dict[str, object] | None]:
+    output: list[dict[str, object]] = []
+    result: dict[str, object] = {}
     nested = AbortController()  # cancels the script's calls still running when it ends
     process = await anyio.open_process(
         [sys.executable, "-I", "-S", str(WORKER)],
@@ -350,12 +358,12 @@ async def _run_worker(
     stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
     write_lock = anyio.Lock()
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: dict[str, object]) -> None:
         async with write_lock:
             with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await stdin.send((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
 
-    async def run_call(message: dict[str, Any]) -> None:
+    async def run_call(message: dict[str, object]) -> None:
         call_id, name, args = message.get("id"), str(message.get("name")), message.get("args")
         if message.get("kind") == "global":
             await _answer_global(send, discovery, call_id, name, args)
@@ -364,7 +372,12 @@ async def _run_worker(
         if tool is None or host is None:
             await send({"type": "result", "id": call_id, "ok": False, "error": f"Tool {name} not found"})
             return
-        record: dict[str, Any] = {"id": f"{tool_call_id}/?", "name": name, "args": _preview(args), "status": "running"}
+        record: dict[str, object] = {
+            "id": f"{tool_call_id}/?",
+            "name": name,
+            "args": _preview(args),
+            "status": "running",
+        }
         calls.append(record)
         await publish()
         begun = time.monotonic()
@@ -382,7 +395,7 @@ async def _run_worker(
     running: set[int] = set()
     idle = anyio.Event()
 
-    async def tracked(message: dict[str, Any]) -> None:
+    async def tracked(message: dict[str, object]) -> None:
         nonlocal idle
         try:
             await run_call(message)

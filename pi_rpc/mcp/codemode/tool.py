@@ -27,9 +27,9 @@ from pi_rpc.mcp.codemode.source import SOURCE_GRAMMAR
 
 DEFAULT_INLINE_BUDGET = 3000
 CHARS_PER_TOKEN = 4
-TEXT_OUTPUT_SCHEMA: dict[str, Any] = {"type": "string"}
+TEXT_OUTPUT_SCHEMA: dict[str, object] = {"type": "string"}
 
-PARAMETERS: dict[str, Any] = {
+PARAMETERS: dict[str, object] = {
     "type": "object",
     "required": ["code"],
     "properties": {"code": {"type": "string", "description": "Raw Python source."}},
@@ -52,7 +52,7 @@ _DISCOVERY = re.compile(
 )
 
 
-def script_reach(code: Any) -> Any:
+def script_reach(code: object) -> object:
     """The tools a script may call: ``"all"`` with a discovery global, else its words."""
     if not isinstance(code, str):
         return []
@@ -74,7 +74,7 @@ def _select(groups: list[list[dict[str, Any]]], budget: int | None) -> set[str]:
     remaining = budget
     active = [q for q in queues if q]
     while active:
-        still: list[list[dict[str, Any]]] = []
+        still: list[list[dict[str, object]]] = []
         for queue in active:
             entry = queue[0]
             if entry["cost"] > remaining:
@@ -157,9 +157,9 @@ def prepare_loadout(loadout: dict[str, Any], mode: str, inline_budget: int | Non
     return {"descriptions": descriptions, "hiddenDeclarations": hidden}
 
 
-def read_store(branch: list[dict[str, Any]]) -> dict[str, Any]:
+def read_store(branch: list[dict[str, object]]) -> dict[str, object]:
     """``load()`` values: the ``codemode-store`` entries of the branch, applied from the root."""
-    store: dict[str, Any] = {}
+    store: dict[str, object] = {}
     for entry in branch:
         data = entry.get("data")
         if entry.get("type") != "custom" or entry.get("customType") != STORE_ENTRY_TYPE or not isinstance(data, dict):
@@ -179,17 +179,19 @@ class _Host:
         self.pi = pi
         self.ctx = ctx
 
-    def callable_tools(self) -> list[dict[str, Any]]:
+    def callable_tools(self) -> list[dict[str, object]]:
         return list(self.ctx.get_callable_tools())
 
-    async def execute_tool(self, name: str, args: dict[str, Any], signal: Any, on_update: Any = None) -> dict[str, Any]:
-        outcome: dict[str, Any] = await self.ctx.execute_tool(name, args, signal=signal, on_update=on_update)
+    async def execute_tool(
+        self, name: str, args: dict[str, object], signal: object, on_update: object = None
+    ) -> dict[str, object]:
+        outcome: dict[str, object] = await self.ctx.execute_tool(name, args, signal=signal, on_update=on_update)
         return outcome
 
-    def read_store(self) -> dict[str, Any]:
+    def read_store(self) -> dict[str, object]:
         return read_store(self.ctx.session_manager.get_branch())
 
-    def append_store(self, data: dict[str, Any]) -> None:
+    def append_store(self, data: dict[str, object]) -> None:
         self.pi.append_entry(STORE_ENTRY_TYPE, data)
 
 
@@ -202,7 +204,7 @@ def _settings(pi: Any) -> tuple[str, int | None]:
     return mode, DEFAULT_INLINE_BUDGET
 
 
-def create_tool(pi: Any) -> dict[str, Any]:
+def create_tool(pi: object) -> dict[str, object]:
     async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> dict[str, Any]:
         return await run_script(
             tool_call_id,
@@ -212,7 +214,7 @@ def create_tool(pi: Any) -> dict[str, Any]:
             _Host(pi, ctx) if ctx is not None else None,
         )
 
-    def loadout(view: dict[str, Any]) -> dict[str, Any]:
+    def loadout(view: dict[str, object]) -> dict[str, object]:
         mode, budget = _settings(pi)
         return prepare_loadout(view, mode, budget)
 

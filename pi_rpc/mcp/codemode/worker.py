@@ -95,7 +95,7 @@ def _identifier(name: str) -> str:
     return "".join(out) or "_"
 
 
-def _value_text(value: Any) -> str:
+def _value_text(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -106,10 +106,10 @@ class Channel:
         self._out = out_fd
         self._lock = threading.Lock()
         self._next = 0
-        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._pending: dict[int, asyncio.Future[object]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, object]) -> None:
         data = (json.dumps(message, ensure_ascii=False, default=str) + "\n").encode("utf-8", "surrogatepass")
         with self._lock:
             view = memoryview(data)
@@ -117,10 +117,10 @@ class Channel:
                 written = os.write(self._out, view)
                 view = view[written:]
 
-    def call(self, kind: str, name: str, args: Any) -> asyncio.Future[Any]:
+    def call(self, kind: str, name: str, args: object) -> asyncio.Future[object]:
         assert self.loop is not None
         self._next += 1
-        future: asyncio.Future[Any] = self.loop.create_future()
+        future: asyncio.Future[object] = self.loop.create_future()
         self._pending[self._next] = future
         self.send({"type": "call", "id": self._next, "kind": kind, "name": name, "args": args})
         return future
@@ -155,7 +155,7 @@ class Output:
         self.chars = 0
         self.calls = 0
 
-    def emit(self, item: dict[str, Any], size: int) -> None:
+    def emit(self, item: dict[str, object], size: int) -> None:
         self.calls += 1
         self.chars += size
         if self.calls > MAX_OUTPUT_CALLS:
@@ -182,12 +182,12 @@ def _image_item(value: Any) -> dict[str, Any]:
 
 
 class Store:
-    def __init__(self, initial: dict[str, Any]) -> None:
+    def __init__(self, initial: dict[str, object]) -> None:
         self.values = dict(initial)
-        self.set: dict[str, Any] = {}
+        self.set: dict[str, object] = {}
         self.deleted: list[str] = []
 
-    def store(self, key: str, value: Any = None) -> None:
+    def store(self, key: str, value: object = None) -> None:
         if not isinstance(key, str):
             raise TypeError("store() expects a string key")
         if value is None:
@@ -207,7 +207,7 @@ class Store:
         if key in self.deleted:
             self.deleted.remove(key)
 
-    def load(self, key: str) -> Any:
+    def load(self, key: str) -> object:
         return json.loads(json.dumps(self.values.get(key))) if key in self.values else None
 
 
@@ -294,7 +294,7 @@ def _install_guard() -> None:
         real = os.path.realpath(os.fsdecode(path))
         return any(real == root or real.startswith(root + os.sep) for root in roots)
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
+    def hook(event: str, args: tuple[object, ...]) -> None:
         if event == "open":
             path, mode = args[0], args[1] if len(args) > 1 else "r"
             writing = isinstance(mode, str) and any(flag in mode for flag in "wax+")
@@ -325,15 +325,15 @@ def _build_globals(channel: Channel, output: Output, store: Store, start: dict[s
         by_name[entry["id"]] = entry["name"]
         by_name[entry["name"]] = entry["name"]
 
-    def text(value: Any) -> None:
+    def text(value: object) -> None:
         rendered = _value_text(value)
         output.emit({"type": "text", "text": rendered}, len(rendered))
 
-    def image(value: Any) -> None:
+    def image(value: object) -> None:
         item = _image_item(value)
         output.emit(item, len(item["data"]))
 
-    def console_line(*values: Any, **_kw: Any) -> None:
+    def console_line(*values: object, **_kw: object) -> None:
         line = " ".join(v if isinstance(v, str) else _value_text(v) for v in values)
         output.emit({"type": "console", "text": line}, len(line))
 
@@ -343,8 +343,8 @@ def _build_globals(channel: Channel, output: Output, store: Store, start: dict[s
     def exit_script() -> None:
         raise _Exit()
 
-    def make_call(name: str) -> Any:
-        async def call(args: Any = None, /, **kwargs: Any) -> Any:
+    def make_call(name: str) -> object:
+        async def call(args: object = None, /, **kwargs: object) -> object:
             if args is not None and not isinstance(args, dict):
                 raise TypeError(f"tools.{_identifier(name)}() takes one dict of arguments (or keyword arguments)")
             merged = {**(args or {}), **kwargs}
@@ -354,20 +354,20 @@ def _build_globals(channel: Channel, output: Output, store: Store, start: dict[s
         return call
 
     class Tools:
-        def __getattr__(self, attr: str) -> Any:
+        def __getattr__(self, attr: str) -> object:
             name = by_name.get(attr)
             if name is None:
                 raise AttributeError(f"No tool named {attr!r}; find tools with search_tools() or ALL_TOOLS")
             return make_call(name)
 
-        def __getitem__(self, key: str) -> Any:
+        def __getitem__(self, key: str) -> object:
             return self.__getattr__(_identifier(key) if key not in by_name else key)
 
         def __dir__(self) -> list[str]:
             return [entry["id"] for entry in catalog]
 
     def global_call(name: str) -> Any:
-        async def call(*args: Any) -> Any:
+        async def call(*args: object) -> object:
             return await channel.call("global", name, list(args))
 
         return call
@@ -376,7 +376,7 @@ def _build_globals(channel: Channel, output: Output, store: Store, start: dict[s
     describe_tool = global_call("describeTool")
     describe_namespace = global_call("describeNamespace")
 
-    async def search(query: Any, options: Any = None, /, **kwargs: Any) -> Any:
+    async def search(query: object, options: object = None, /, **kwargs: object) -> object:
         merged = {**(options or {}), **kwargs} if isinstance(options, dict) or options is None else options
         return await search_tools(query, merged or None)
 
@@ -413,7 +413,7 @@ async def _run(channel: Channel, start: dict[str, Any]) -> dict[str, Any]:
         code = _compile(start.get("code") or "")
     except SyntaxError as exc:
         return {"ok": False, "error": "".join(traceback.format_exception_only(type(exc), exc)).rstrip()}
-    value: Any = None
+    value: object = None
     try:
         exec(code, scope)  # noqa: S102 - defines __pi_script__; running it is the point of codemode
         value = await scope["__pi_script__"]()
@@ -421,7 +421,7 @@ async def _run(channel: Channel, start: dict[str, Any]) -> dict[str, Any]:
         value = None
     except (Exception, _OutputLimit) as exc:  # noqa: BLE001 - reported to the model
         return {"ok": False, "error": _format_error(exc)}
-    result: dict[str, Any] = {"ok": True, "store": {"set": store.set, "delete": store.deleted}}
+    result: dict[str, object] = {"ok": True, "store": {"set": store.set, "delete": store.deleted}}
     if value is not None:
         rendered = _value_text(value)
         result["value"] = rendered

@@ -52,14 +52,14 @@ AUTH_METHODS = [
 LIST_PAGE_SIZE = 100
 
 
-def _string(params: dict[str, Any], key: str) -> str:
+def _string(params: dict[str, object], key: str) -> str:
     value = params.get(key)
     if not isinstance(value, str) or not value:
         raise invalid_params(f'"{key}" must be a non-empty string')
     return value
 
 
-def _cwd(params: dict[str, Any]) -> str:
+def _cwd(params: dict[str, object]) -> str:
     cwd = _string(params, "cwd")
     if not os.path.isabs(cwd):
         raise invalid_params(f'"cwd" must be an absolute path, got "{cwd}"')
@@ -68,7 +68,7 @@ def _cwd(params: dict[str, Any]) -> str:
     return cwd
 
 
-def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
+def _mcp_servers(params: dict[str, object]) -> list[dict[str, object]]:
     from pi_rpc.modes.acp.mcp_servers import client_mcp_servers
 
     return client_mcp_servers(params.get("mcpServers", []))
@@ -137,7 +137,7 @@ class AcpAgent:
 
     # ------------------------------------------------------------------ handshake
 
-    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def initialize(self, params: dict[str, object]) -> dict[str, object]:
         version = params.get("protocolVersion")
         if type(version) is not int or not 0 <= version <= 65535:
             raise invalid_params('"protocolVersion" must be an integer (ACP protocol version)')
@@ -157,7 +157,7 @@ class AcpAgent:
             "agentInfo": {"name": "pi_rpc", "title": "pi", "version": __version__},
         }
 
-    async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def authenticate(self, params: dict[str, object]) -> dict[str, object]:
         from pi_rpc.modes.acp.login import METHOD_PREFIX, authenticate_with_login, login_auth_methods
 
         method = _string(params, "methodId")
@@ -182,7 +182,7 @@ class AcpAgent:
 
     # ------------------------------------------------------------------ sessions
 
-    def _session(self, params: dict[str, Any]) -> AcpSession:
+    def _session(self, params: dict[str, object]) -> AcpSession:
         session_id = _string(params, "sessionId")
         session = self.sessions.get(session_id)
         if session is None:
@@ -219,7 +219,7 @@ class AcpAgent:
             raise invalid_params(exc.message) from None
         session_id = client_id or options.session.session_id
         fs_caps = self.client_capabilities.get("fs")
-        fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
+        fs: dict[str, object] = fs_caps if isinstance(fs_caps, dict) else {}
         files = ClientFileAccess(
             self.peer, session_id, read=fs.get("readTextFile") is True, write=fs.get("writeTextFile") is True
         )
@@ -253,7 +253,7 @@ class AcpAgent:
         session.start(self._task_group)
         return session
 
-    def _terminal_enabled(self, setting: Any) -> bool:
+    def _terminal_enabled(self, setting: object) -> bool:
         """``acp.terminal: true`` and a client that offers ``terminal/*``."""
         if setting not in (True, False):
             logger().warning(
@@ -293,7 +293,7 @@ class AcpAgent:
             await session.close()
             raise RpcError(INTERNAL_ERROR, "Internal error", {"details": exc.message}) from None
 
-    def _ready(self, session: AcpSession, result: dict[str, Any]) -> Reply:
+    def _ready(self, session: AcpSession, result: dict[str, object]) -> Reply:
         session.sent_config = result["configOptions"] = session.config_options()
 
         async def after() -> None:
@@ -304,7 +304,7 @@ class AcpAgent:
 
         return Reply(result, after)
 
-    async def new_session(self, params: dict[str, Any]) -> Reply:
+    async def new_session(self, params: dict[str, object]) -> Reply:
         cwd = _cwd(params)
         session = await self._open(cwd, _mcp_servers(params))
         await self._register(session, require_model=True)
@@ -371,7 +371,7 @@ class AcpAgent:
             return None
         return resolved.path, pid
 
-    async def _reopen(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any] | None]:
+    async def _reopen(self, params: dict[str, object]) -> tuple[AcpSession, dict[str, object] | None]:
         """The session ``params.sessionId`` names, ready to use, and — when another process
         holds its file — how it was continued instead: two writers would corrupt the file, so
         the history is loaded from it and continued in a fork (a new file whose header's
@@ -426,19 +426,19 @@ class AcpAgent:
         return session, forked
 
     @staticmethod
-    def _fork_meta(forked: dict[str, Any] | None) -> dict[str, Any]:
+    def _fork_meta(forked: dict[str, object] | None) -> dict[str, object]:
         return {} if forked is None else {"_meta": {"pi": {"forked": forked}}}
 
-    async def load_session(self, params: dict[str, Any]) -> Reply:
+    async def load_session(self, params: dict[str, object]) -> Reply:
         session, forked = await self._reopen(params)
         await session.replay()  # the whole history before the result
         return self._ready(session, self._fork_meta(forked))
 
-    async def resume_session(self, params: dict[str, Any]) -> Reply:
+    async def resume_session(self, params: dict[str, object]) -> Reply:
         session, forked = await self._reopen(params)
         return self._ready(session, self._fork_meta(forked))
 
-    async def fork_session(self, params: dict[str, Any]) -> Reply:
+    async def fork_session(self, params: dict[str, object]) -> Reply:
         source = _string(params, "sessionId")
         cwd = _cwd(params)
         servers = _mcp_servers(params)
@@ -450,13 +450,13 @@ class AcpAgent:
         await self._register(session, require_model=False)
         return self._ready(session, {"sessionId": session.id})
 
-    async def close_session(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def close_session(self, params: dict[str, object]) -> dict[str, object]:
         session = self._session(params)
         self.sessions.pop(session.id, None)
         await session.close()
         return {}
 
-    async def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def list_sessions(self, params: dict[str, object]) -> dict[str, object]:
         from pi_rpc.config import paths
         from pi_rpc.config.settings import Settings
 
@@ -487,20 +487,20 @@ class AcpAgent:
         page = infos[start : start + LIST_PAGE_SIZE]
         sessions = []
         for info in page:
-            entry: dict[str, Any] = {"sessionId": info.id, "cwd": info.cwd}
+            entry: dict[str, object] = {"sessionId": info.id, "cwd": info.cwd}
             title = info.name or info.first_message.strip().split("\n", 1)[0][:120]
             if title:
                 entry["title"] = title
             entry["updatedAt"] = info.to_dict()["modified"]
             sessions.append(entry)
-        result: dict[str, Any] = {"sessions": sessions}
+        result: dict[str, object] = {"sessions": sessions}
         if start + LIST_PAGE_SIZE < len(infos):
             result["nextCursor"] = str(start + LIST_PAGE_SIZE)
         return result
 
     # ------------------------------------------------------------------ turns
 
-    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def prompt(self, params: dict[str, object]) -> dict[str, object]:
         session = self._session(params)
         if "prompt" not in params:
             raise invalid_params('"prompt" is required')
@@ -511,7 +511,7 @@ class AcpAgent:
         if session is not None:
             await session.cancel()
 
-    async def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def set_config_option(self, params: dict[str, object]) -> dict[str, object]:
         session = self._session(params)
         config_id = _string(params, "configId")
         return {"configOptions": await session.set_config_option(config_id, params.get("value"))}

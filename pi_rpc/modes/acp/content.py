@@ -19,12 +19,12 @@ from pi_rpc.modes.acp.jsonrpc import invalid_params
 from pi_rpc.modes.acp.tool_calls import FILE_MUTATIONS, result_blocks, tool_call_fields
 
 
-def prompt_from_blocks(blocks: Any) -> tuple[str, list[dict[str, Any]]]:
+def prompt_from_blocks(blocks: object) -> tuple[str, list[dict[str, object]]]:
     if not isinstance(blocks, list):
         raise invalid_params("prompt must be an array of content blocks")
     texts: list[str] = []
     context: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[dict[str, object]] = []
     for index, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
@@ -62,7 +62,7 @@ def prompt_from_blocks(blocks: Any) -> tuple[str, list[dict[str, Any]]]:
 def _text_chunks(update: str, content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"sessionUpdate": update, "content": {"type": "text", "text": content}}] if content else []
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for block in content or []:
         if not isinstance(block, dict):
             continue
@@ -80,7 +80,7 @@ def _text_chunks(update: str, content: Any) -> list[dict[str, Any]]:
 
 def replay_updates(messages: Sequence[Mapping[str, Any]], cwd: str) -> list[dict[str, Any]]:
     """The ``session/update`` payloads that show a stored conversation, oldest first."""
-    updates: list[dict[str, Any]] = []
+    updates: list[dict[str, object]] = []
     for message in messages:
         role = message.get("role")
         if role == "user":
@@ -108,7 +108,7 @@ def replay_updates(messages: Sequence[Mapping[str, Any]], cwd: str) -> list[dict
                         }
                     )
         elif role == "toolResult":
-            update: dict[str, Any] = {
+            update: dict[str, object] = {
                 "sessionUpdate": "tool_call_update",
                 "toolCallId": str(message.get("toolCallId", "")),
                 "status": "failed" if message.get("isError") else "completed",

@@ -38,13 +38,13 @@ from pi_rpc.modes.acp.jsonrpc import JsonRpcPeer, PeerClosed, RpcError
 NOTIFY_PREFIX = {"warning": "Warning: ", "error": "Error: "}
 
 
-def _seconds(timeout: Any) -> float | None:
+def _seconds(timeout: object) -> float | None:
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         return timeout / 1000
     return None
 
 
-def _text(text: str) -> dict[str, Any]:
+def _text(text: str) -> dict[str, object]:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
@@ -73,17 +73,19 @@ class AcpDialogs(ExtensionUI):
         for scope in list(self._open):
             scope.cancel()
 
-    async def post(self, update: dict[str, Any]) -> None:
+    async def post(self, update: dict[str, object]) -> None:
         """A ``session/update`` now, or once the client knows the session."""
         if self._ready:
             await self._update(update)
         else:
             self._held.append(update)
 
-    async def _update(self, update: dict[str, Any]) -> None:
+    async def _update(self, update: dict[str, object]) -> None:
         await self.peer.notify("session/update", {"sessionId": self.session_id, "update": update})
 
-    async def request(self, method: str, params: dict[str, Any], timeout: Any = None, signal: Any = None) -> Any:
+    async def request(
+        self, method: str, params: dict[str, object], timeout: object = None, signal: object = None
+    ) -> object:
         """Send one request and wait for its result; ``None`` when the dialog ended without
         one (timeout, abort, ``session/cancel``, an error answer, input EOF)."""
         if signal is not None and getattr(signal, "aborted", False):
@@ -94,7 +96,7 @@ class AcpDialogs(ExtensionUI):
             scope.deadline = anyio.current_time() + seconds
         remove = signal.add_callback(scope.cancel) if signal is not None and hasattr(signal, "add_callback") else None
         self._open.add(scope)
-        answer: Any = None
+        answer: object = None
         try:
             with scope:
                 answer = await self.peer.request(method, {"sessionId": self.session_id, **params})
@@ -108,7 +110,7 @@ class AcpDialogs(ExtensionUI):
 
     # ------------------------------------------------------------------ dialogs
 
-    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: Any = None) -> bool:
+    async def confirm(self, title: str, message: str, timeout: int | None = None, signal: object = None) -> bool:
         options = [
             {"optionId": "yes", "name": "Yes", "kind": "allow_once"},
             {"optionId": "no", "name": "No", "kind": "reject_once"},
@@ -119,7 +121,7 @@ class AcpDialogs(ExtensionUI):
         return selected == "yes"
 
     async def select(
-        self, title: str, options: list[str], timeout: int | None = None, signal: Any = None
+        self, title: str, options: list[str], timeout: int | None = None, signal: object = None
     ) -> str | None:
         choices = [str(option) for option in options]
         if not choices:
@@ -137,14 +139,14 @@ class AcpDialogs(ExtensionUI):
         message: str | None,
         options: list[dict[str, Any]],
         timeout: Any,
-        signal: Any,
-        raw_output: Callable[[str], dict[str, Any]],
+        signal: object,
+        raw_output: Callable[[str], dict[str, object]],
     ) -> str | None:
         """Show the synthetic tool call, ask, finish the call; the selected ``optionId``."""
         if not self._ready or self.peer.closed or (signal is not None and getattr(signal, "aborted", False)):
             return None
         call_id = f"ui-{uuid.uuid4().hex[:12]}"
-        call: dict[str, Any] = {
+        call: dict[str, object] = {
             "toolCallId": call_id,
             "title": title or "Question",
             "kind": "other",
@@ -179,11 +181,11 @@ class AcpDialogs(ExtensionUI):
         return selected
 
     async def _text_field(
-        self, title: str, description: str | None, default: str | None, timeout: Any, signal: Any
+        self, title: str, description: str | None, default: str | None, timeout: object, signal: object
     ) -> str | None:
         if not self.elicitation or not self._ready or self.peer.closed:
             return None
-        field: dict[str, Any] = {"type": "string", "title": title or "Value"}
+        field: dict[str, object] = {"type": "string", "title": title or "Value"}
         if description:
             field["description"] = description
         if default is not None:
@@ -202,7 +204,7 @@ class AcpDialogs(ExtensionUI):
         return value if isinstance(value, str) else None
 
     async def input(
-        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: object = None
     ) -> str | None:
         return await self._text_field(title, placeholder, None, timeout, signal)
 
@@ -219,5 +221,5 @@ class AcpDialogs(ExtensionUI):
             return
         self.peer.notify_nowait("session/update", {"sessionId": self.session_id, "update": update})
 
-    def set_theme(self, theme: Any) -> dict[str, Any]:
+    def set_theme(self, theme: object) -> dict[str, object]:
         return {"success": False, "error": "Theme switching not supported in ACP mode"}

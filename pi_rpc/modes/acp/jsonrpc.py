@@ -38,22 +38,22 @@ INTERNAL_ERROR = -32603
 AUTH_REQUIRED = -32000  # ACP: the client should offer its sign-in flow
 RESOURCE_NOT_FOUND = -32002  # ACP: e.g. an unknown session id
 
-Handler = Callable[[dict[str, Any]], Awaitable[Any]]
-NotificationHandler = Callable[[dict[str, Any]], Awaitable[None]]
+Handler = Callable[[dict[str, object]], Awaitable[object]]
+NotificationHandler = Callable[[dict[str, object]], Awaitable[None]]
 
 
 class RpcError(Exception):
     """A JSON-RPC error: raised by handlers (sent as the response) and by ``request`` (the
     peer answered with an error)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
 
-    def to_wire(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_wire(self) -> dict[str, object]:
+        error: dict[str, object] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
         return error
@@ -76,7 +76,7 @@ class PeerClosed(Exception):
     """Input ended (or the process is shutting down) while we waited for the client's answer."""
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: object) -> bool:
     return value is None or type(value) in (str, int) or type(value) is float and value.is_integer()
 
 
@@ -87,7 +87,7 @@ class JsonRpcPeer:
         self._methods: dict[str, Handler] = {}
         self._notifications: dict[str, NotificationHandler] = {}
         self._next_id = 0
-        self._pending: dict[int, tuple[anyio.Event, list[Any]]] = {}
+        self._pending: dict[int, tuple[anyio.Event, list[object]]] = {}
         self.closed = False
 
     # ------------------------------------------------------------------ registration
@@ -100,23 +100,23 @@ class JsonRpcPeer:
 
     # ------------------------------------------------------------------ output
 
-    async def _send(self, record: dict[str, Any]) -> None:
+    async def _send(self, record: dict[str, object]) -> None:
         try:
             await self.writer.send(record)
         except WriterClosed:
             pass
 
-    async def notify(self, method: str, params: dict[str, Any]) -> None:
+    async def notify(self, method: str, params: dict[str, object]) -> None:
         await self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def notify_nowait(self, method: str, params: dict[str, Any]) -> None:
+    def notify_nowait(self, method: str, params: dict[str, object]) -> None:
         """A notification from synchronous code (``ctx.ui.notify``), queued at once."""
         try:
             self.writer.send_nowait({"jsonrpc": "2.0", "method": method, "params": params})
         except WriterClosed:
             pass
 
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
+    async def request(self, method: str, params: dict[str, object]) -> object:
         """Send a request to the client and wait for its result; ``RpcError`` if it answers
         with an error, ``PeerClosed`` if input ends first. Cancellable (the caller's scope)."""
         if self.closed:
@@ -124,7 +124,7 @@ class JsonRpcPeer:
         self._next_id += 1
         request_id = self._next_id
         done = anyio.Event()
-        slot: list[Any] = []
+        slot: list[object] = []
         self._pending[request_id] = (done, slot)
         try:
             await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
@@ -144,12 +144,12 @@ class JsonRpcPeer:
         for done, _slot in list(self._pending.values()):
             done.set()
 
-    async def _error(self, request_id: Any, error: RpcError) -> None:
+    async def _error(self, request_id: object, error: RpcError) -> None:
         await self._send({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
 
     # ------------------------------------------------------------------ input
 
-    async def dispatch(self, item: Any) -> None:
+    async def dispatch(self, item: object) -> None:
         """Handle one input item (a parsed value, ``ParseFailure`` or ``FrameTooLarge``)."""
         if isinstance(item, ParseFailure):
             await self._error(None, RpcError(PARSE_ERROR, "Parse error", {"details": item.message}))
@@ -219,7 +219,7 @@ class JsonRpcPeer:
         if after is not None:
             await after()
 
-    async def _on_notification(self, method: str, params: Any) -> None:
+    async def _on_notification(self, method: str, params: object) -> None:
         handler = self._notifications.get(method)
         if handler is None or type(params) is not dict:
             return
@@ -230,7 +230,7 @@ class JsonRpcPeer:
         except Exception as exc:  # noqa: BLE001 - a notification has nobody to answer
             logger().error(f"pi_rpc acp: {method} failed: {exc}")
 
-    def _on_response(self, item: dict[str, Any]) -> None:
+    def _on_response(self, item: dict[str, object]) -> None:
         request_id = item.get("id")
         if type(request_id) is not int or request_id not in self._pending:
             return

@@ -80,10 +80,10 @@ class AcpLoginInteraction:
         title = str(prompt.get("message") or "Value")
         if not self.elicitation or self.peer is None:
             return await self._unasked(prompt, title)
-        field: dict[str, Any] = {"type": "string", "title": title}
+        field: dict[str, object] = {"type": "string", "title": title}
         if prompt.get("placeholder"):
             field["description"] = str(prompt["placeholder"])
-        schema: dict[str, Any] = {"type": "object", "properties": {"value": field}}
+        schema: dict[str, object] = {"type": "object", "properties": {"value": field}}
         if not prompt.get("optional"):
             schema["required"] = ["value"]
         try:
@@ -104,7 +104,7 @@ class AcpLoginInteraction:
         raise LoginError(CANCELLED)
 
     @staticmethod
-    async def _unasked(prompt: Mapping[str, Any], title: str) -> str:
+    async def _unasked(prompt: Mapping[str, object], title: str) -> str:
         """The answer to a question this client cannot be asked."""
         from pi_rpc.ai.auth.login import LoginError
 
@@ -117,7 +117,7 @@ class AcpLoginInteraction:
             "it does not offer form elicitation (clientCapabilities.elicitation.form)"
         )
 
-    def notify(self, event: Mapping[str, Any]) -> None:
+    def notify(self, event: Mapping[str, object]) -> None:
         kind = event.get("type")
         if kind == "auth_url":
             _say(f"Open this URL to sign in:\n  {event['url']}")

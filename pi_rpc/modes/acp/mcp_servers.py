@@ -19,7 +19,6 @@ a malformed entry, or two entries sharing a namespace, fail the request with -32
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pi_rpc.modes.acp.jsonrpc import invalid_params
 
@@ -33,7 +32,7 @@ def literal(text: str) -> str:
     return "$!" + escaped[1:] if escaped.startswith("!") else escaped
 
 
-def _pairs(entry: dict[str, Any], key: str, where: str) -> dict[str, str]:
+def _pairs(entry: dict[str, object], key: str, where: str) -> dict[str, str]:
     value = entry.get(key, [])
     if value is None:
         return {}
@@ -51,13 +50,13 @@ def _pairs(entry: dict[str, Any], key: str, where: str) -> dict[str, str]:
     return out
 
 
-def _entry_config(entry: dict[str, Any], where: str) -> dict[str, Any]:
+def _entry_config(entry: dict[str, object], where: str) -> dict[str, object]:
     kind = entry.get("type")
     if kind == "http":
         url = entry.get("url")
         if not isinstance(url, str) or not url:
             raise invalid_params(f"{where}.url must be a non-empty string")
-        config: dict[str, Any] = {"type": "http", "url": url}
+        config: dict[str, object] = {"type": "http", "url": url}
         headers = _pairs(entry, "headers", where)
         if headers:
             config["headers"] = headers
@@ -85,7 +84,7 @@ def _entry_config(entry: dict[str, Any], where: str) -> dict[str, Any]:
     return config
 
 
-def client_mcp_servers(raw: Any) -> list[dict[str, Any]]:
+def client_mcp_servers(raw: object) -> list[dict[str, object]]:
     """The request's ``mcpServers`` as session registrations (``{"name", "config",
     "extensionPath"}``); raises -32602 for a malformed list."""
     if raw is None:
@@ -97,7 +96,7 @@ def client_mcp_servers(raw: Any) -> list[dict[str, Any]]:
     from pi_rpc.mcp.config import validate_server_config
     from pi_rpc.mcp.naming import mcp_namespace
 
-    servers: list[dict[str, Any]] = []
+    servers: list[dict[str, object]] = []
     namespaces: dict[str, str] = {}
     for index, entry in enumerate(raw):
         where = f"mcpServers[{index}]"

@@ -6,8 +6,6 @@ the process exits 0."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_rpc.modes.acp.agent import AcpAgent
 from pi_rpc.modes.acp.jsonrpc import JsonRpcPeer
 from pi_rpc.modes.rpc.server import RpcServer
@@ -16,7 +14,7 @@ from pi_rpc.modes.rpc.server import RpcServer
 class AcpServer(RpcServer):
     backend: AcpAgent
 
-    def _make_dispatcher(self) -> Any:
+    def _make_dispatcher(self) -> object:
         peer = JsonRpcPeer(self.writer, verbose=self.verbose)
         self.backend.attach(peer)
         return peer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from pi_rpc.ai.types import is_assistant
 from pi_rpc.modes.acp.client_fs import ClientFileAccess
 from pi_rpc.modes.acp.content import prompt_from_blocks, replay_updates
 from pi_rpc.modes.acp.dialogs import AcpDialogs
@@ -28,6 +29,8 @@ from pi_rpc.runtime.errors import RuntimeCommandError
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from pi_rpc.ai.types import AssistantMessage
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.session import AgentSession
 
 PERMISSION_MODES = ("never", "ask-writes", "ask-all")
@@ -97,7 +100,7 @@ class AcpSession:
         self.live = LiveUpdates(self.cwd, files.read_text_or_none)
         self._turn_lock = anyio.Lock()
         self._cancelled = False
-        self._last_assistant: dict[str, Any] | None = None
+        self._last_assistant: AssistantMessage | None = None
         self._always_allowed: set[str] = set()
         self._setting_config = False
         self.sent_config: list[dict[str, Any]] | None = None  # the options the client has
@@ -131,13 +134,14 @@ class AcpSession:
 
     # ------------------------------------------------------------------ events
 
-    async def _on_event(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "message_end" and (event.get("message") or {}).get("role") == "assistant":
-            self._last_assistant = event["message"]
-        if kind == "thinking_level_changed" and not self._setting_config:
+    async def _on_event(self, event: SessionEvent) -> None:
+        if event["type"] == "message_end":
+            message = event["message"]
+            if is_assistant(message):
+                self._last_assistant = message
+        if event["type"] == "thinking_level_changed" and not self._setting_config:
             await self.push_config_if_changed()
-        if kind == "session_info_changed":
+        if event["type"] == "session_info_changed":
             await self.dialogs.post({"sessionUpdate": "session_info_update", "title": event.get("name") or None})
         for update in await self.live.translate(event):
             await self.update(update)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 import anyio
 
@@ -50,7 +49,7 @@ class ClientTerminals:
         self.session_id = session_id
         self.on_terminal = on_terminal
 
-    async def _call(self, method: str, terminal_id: str) -> Any:
+    async def _call(self, method: str, terminal_id: str) -> object:
         return await self.peer.request(method, {"sessionId": self.session_id, "terminalId": terminal_id})
 
     async def __call__(
@@ -70,7 +69,7 @@ class ClientTerminals:
         if signal is not None and signal.aborted:
             return BashExecutionResult(output="", exit_code=None, cancelled=True, truncated=False)
         timeout, shell, shell_args, full_command = prepare_command(command, cwd, timeout_s, shell_path, command_prefix)
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             "sessionId": self.session_id,
             "command": shell,
             "args": [*shell_args, full_command],
@@ -89,7 +88,7 @@ class ClientTerminals:
             raise BashExecutionError("The editor did not return a terminal id")
 
         reason: str | None = None
-        exit_status: Any = None
+        exit_status: object = None
         try:
             await self.on_terminal(tool_call_id, terminal_id)
             with anyio.CancelScope() as scope:

@@ -23,7 +23,7 @@ FILE_MUTATIONS = ("edit", "write")
 _TITLE_COMMAND_CHARS = 200
 
 
-def absolute_path(path: Any, cwd: str) -> str | None:
+def absolute_path(path: object, cwd: str) -> str | None:
     if not isinstance(path, str) or not path:
         return None
     if path.startswith("~"):
@@ -37,7 +37,7 @@ def tool_kind(name: str) -> str:
     return KINDS.get(name, "other")
 
 
-def tool_title(name: str, args: dict[str, Any], cwd: str) -> str:
+def tool_title(name: str, args: dict[str, object], cwd: str) -> str:
     path = args.get("path")
     if name == "bash":
         command = str(args.get("command") or "").strip()
@@ -72,7 +72,7 @@ def tool_locations(name: str, args: dict[str, Any], cwd: str, line: int | None =
     absolute = absolute_path(target, cwd)
     if absolute is None:
         return []
-    location: dict[str, Any] = {"path": absolute}
+    location: dict[str, object] = {"path": absolute}
     if line is None and name == "read" and isinstance(args.get("offset"), (int, float)) and args["offset"] >= 1:
         line = int(args["offset"])
     if line is not None:
@@ -80,7 +80,7 @@ def tool_locations(name: str, args: dict[str, Any], cwd: str, line: int | None =
     return [location]
 
 
-def tool_call_fields(name: str, args: dict[str, Any], cwd: str) -> dict[str, Any]:
+def tool_call_fields(name: str, args: dict[str, object], cwd: str) -> dict[str, object]:
     """``title``, ``kind``, ``locations`` and ``rawInput`` of a tool call."""
     return {
         "title": tool_title(name, args, cwd),
@@ -90,9 +90,9 @@ def tool_call_fields(name: str, args: dict[str, Any], cwd: str) -> dict[str, Any
     }
 
 
-def result_blocks(result: Any) -> list[dict[str, Any]]:
+def result_blocks(result: object) -> list[dict[str, object]]:
     """A tool result's content as ACP ``content`` items (text and images)."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, object]] = []
     content = result.get("content") if isinstance(result, dict) else None
     for block in content or []:
         if not isinstance(block, dict):
@@ -109,7 +109,7 @@ def result_blocks(result: Any) -> list[dict[str, Any]]:
     return blocks
 
 
-def first_changed_line(result: Any) -> int | None:
+def first_changed_line(result: object) -> int | None:
     details = result.get("details") if isinstance(result, dict) else None
     line = details.get("firstChangedLine") if isinstance(details, dict) else None
     return line if isinstance(line, int) else None

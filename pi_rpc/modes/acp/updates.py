@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_rpc.modes.acp.tool_calls import (
     FILE_MUTATIONS,
@@ -26,6 +26,9 @@ from pi_rpc.modes.acp.tool_calls import (
     tool_call_fields,
     tool_locations,
 )
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
 
 ReadText = Callable[[str], Awaitable[str | None]]
 
@@ -97,13 +100,12 @@ class LiveUpdates:
             "content": [_terminal(terminal_id)],
         }
 
-    async def translate(self, event: dict[str, Any]) -> list[dict[str, Any]]:
-        kind = event.get("type")
-        if kind == "message_update":
+    async def translate(self, event: SessionEvent) -> list[dict[str, Any]]:
+        if event["type"] == "message_update":
             return self._assistant(event.get("assistantMessageEvent") or {})
-        if kind == "tool_execution_start":
+        if event["type"] == "tool_execution_start":
             return await self._tool_start(event)
-        if kind == "tool_execution_update":
+        if event["type"] == "tool_execution_update":
             call_id = str(event.get("toolCallId", ""))
             call = self.calls.get(call_id)
             if call is None or call.name in FILE_MUTATIONS or call.terminal_id is not None:
@@ -117,20 +119,20 @@ class LiveUpdates:
                     "content": content,
                 }
             ]
-        if kind == "tool_execution_end":
+        if event["type"] == "tool_execution_end":
             return await self._tool_end(event)
-        if kind == "auto_retry_start":
+        if event["type"] == "auto_retry_start":
             return [
                 _thought(
                     f"Retrying (attempt {event.get('attempt')}/{event.get('maxAttempts')}) in "
                     f"{_seconds(event.get('delayMs'))}: {event.get('errorMessage', '')}\n"
                 )
             ]
-        if kind == "auto_retry_end" and not event.get("success"):
+        if event["type"] == "auto_retry_end" and not event.get("success"):
             return [_thought(f"Retries exhausted: {event.get('finalError') or 'the request failed'}\n")]
-        if kind == "compaction_start":
+        if event["type"] == "compaction_start":
             return [_thought(f"Compacting the conversation ({event.get('reason', 'manual')})…\n")]
-        if kind == "compaction_end":
+        if event["type"] == "compaction_end":
             if event.get("errorMessage"):
                 return [_thought(f"{event['errorMessage']}\n")]
             if event.get("aborted"):
@@ -152,7 +154,7 @@ class LiveUpdates:
             return [update] if update else []
         return []
 
-    async def _tool_start(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _tool_start(self, event: ToolExecutionStartEvent) -> list[dict[str, Any]]:
         call_id = str(event.get("toolCallId", ""))
         name = str(event.get("toolName", ""))
         args = _dict(event.get("args"))
@@ -178,7 +180,7 @@ class LiveUpdates:
             }
         ]
 
-    async def _tool_end(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _tool_end(self, event: ToolExecutionEndEvent) -> list[dict[str, Any]]:
         call_id = str(event.get("toolCallId", ""))
         call = self.calls.pop(call_id, None) or _Call(str(event.get("toolName", "")), {})
         result = event.get("result")

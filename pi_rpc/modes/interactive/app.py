@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events
@@ -28,6 +28,7 @@ from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_f
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent as RuntimeEvent
     from pi_rpc.runtime.session import AgentSession
 
 DOUBLE_PRESS_SECONDS = 1.0  # a second Ctrl+C within this quits (upstream)
@@ -202,8 +203,9 @@ class PiApp(App[int]):
     async def on_mount(self) -> None:
         session = self.session
 
-        async def listener(event: dict[str, Any]) -> None:
-            self.post_message(SessionEvent(event))
+        async def listener(event: RuntimeEvent) -> None:
+            # The transcript still reads events as plain dicts (which they are at run time).
+            self.post_message(SessionEvent(cast("dict[str, Any]", event)))
 
         # The holder's streams: events (across replacements) and each replacement, after which
         # the transcript shows the session now current, whoever replaced it (a command of the

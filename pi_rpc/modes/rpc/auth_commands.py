@@ -68,7 +68,7 @@ class AuthCommands:
     """The credential commands of one session: its model registry (the auth store) and the
     extension UI its login dialogs go through (``login_ui``: created on demand by the backend)."""
 
-    def __init__(self, session: AgentSession, login_ui: Callable[[], Any]) -> None:
+    def __init__(self, session: AgentSession, login_ui: Callable[[], object]) -> None:
         self._holder = session.holder
         self._login_ui = login_ui
         self._login_scope: anyio.CancelScope | None = None
@@ -118,7 +118,7 @@ class AuthCommands:
             raise CommandError("A login is already running")
         interaction = RpcLoginInteraction(self._login_ui(), None if method in (None, "oauth", "api_key") else method)
         registry = self.session.registry
-        stored: dict[str, Any] | None = None
+        stored: dict[str, object] | None = None
         with anyio.CancelScope() as scope:
             self._login_scope = scope
             try:

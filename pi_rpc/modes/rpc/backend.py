@@ -92,7 +92,7 @@ class InMemoryBackend:
                 self.session_name = normalise_session_name(session_name)
             except CommandError:
                 self.session_name = None
-        self.ui_responses: list[dict[str, Any]] = []
+        self.ui_responses: list[dict[str, object]] = []
         self.closed = False
 
     def register(self, registry: HandlerRegistry) -> None:
@@ -108,9 +108,9 @@ class InMemoryBackend:
 
     # ------------------------------------------------------------------ handlers
 
-    async def get_state(self, ctx: CommandContext, cmd: dict[str, Any]) -> dict[str, Any]:
+    async def get_state(self, ctx: CommandContext, cmd: dict[str, object]) -> dict[str, object]:
         settings = self.settings
-        state: dict[str, Any] = {
+        state: dict[str, object] = {
             "model": placeholder_model(),
             # The placeholder is non-reasoning, so any level clamps to "off".
             "thinkingLevel": "off",

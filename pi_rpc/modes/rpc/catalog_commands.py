@@ -50,7 +50,7 @@ class CatalogCommands:
         )
         # The SDK's result also says ``aborted`` when an abort cancelled the summary; the RPC
         # answer is {cancelled, editorText?} (an abort or an extension's session_before_tree).
-        data: dict[str, Any] = {"cancelled": bool(result.get("cancelled"))}
+        data: dict[str, object] = {"cancelled": bool(result.get("cancelled"))}
         if "editorText" in result:
             data["editorText"] = result["editorText"]
         return data

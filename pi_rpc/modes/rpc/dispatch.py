@@ -39,7 +39,7 @@ def unknown_handle_error(handle: str) -> str:
     return f'Unknown session handle "{echo(handle)}" (open_session returns handles; list_open_sessions lists them)'
 
 
-def js_string(value: Any) -> str:
+def js_string(value: object) -> str:
     """``String(value)`` as JS would print it (for ``Unknown command: <type>``). Arrays are
     joined without recursion, so any nesting depth is fine."""
     if not isinstance(value, list):
@@ -65,7 +65,7 @@ def js_string(value: Any) -> str:
     return "".join(parts)
 
 
-def _js_scalar_string(value: Any) -> str:
+def _js_scalar_string(value: object) -> str:
     if value is None:
         return "null"
     if value is True:
@@ -107,7 +107,7 @@ class Dispatcher:
         self.verbose = verbose
         self.responses_sent = 0
 
-    async def _respond(self, response: dict[str, Any]) -> None:
+    async def _respond(self, response: dict[str, object]) -> None:
         try:
             await self.sink.send(response)
         except Exception as exc:  # noqa: BLE001 - dispatch never raises (module docstring)
@@ -115,7 +115,7 @@ class Dispatcher:
                 return
             # The response could not be serialised or queued: answer the id with an error.
             self._log_exception(str(response.get("command", "response")))
-            fallback: dict[str, Any] = {key: response[key] for key in ("id", "type", "command") if key in response}
+            fallback: dict[str, object] = {key: response[key] for key in ("id", "type", "command") if key in response}
             fallback["success"] = False
             fallback["error"] = f"Failed to write the response: {exc}"
             try:
@@ -125,7 +125,7 @@ class Dispatcher:
                 return
         self.responses_sent += 1
 
-    async def dispatch(self, item: Any) -> None:
+    async def dispatch(self, item: object) -> None:
         """Answer one inbound item; never raises (see the module docstring)."""
         try:
             await self._dispatch(item)
@@ -134,7 +134,7 @@ class Dispatcher:
             # or unreadable. Keep serving.
             self._log_exception("dispatch")
 
-    async def _dispatch(self, item: Any) -> None:
+    async def _dispatch(self, item: object) -> None:
         if type(item) is dict:
             await self._dispatch_object(item)
             return

@@ -40,7 +40,7 @@ def exit_on_signals() -> None:
     """Until the server watches signals: SIGTERM and SIGHUP exit with its codes, at once."""
     from pi_rpc.modes.exit import hard_exit, signal_exit_code
 
-    def handler(signum: int, frame: Any) -> None:
+    def handler(signum: int, frame: object) -> None:
         hard_exit(signal_exit_code(signum))
 
     for sig in (signal.SIGTERM, signal.SIGHUP):

@@ -8,7 +8,7 @@ fails the code that emitted it (an agent run, a command)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from pi_rpc.log import logger
@@ -50,7 +50,7 @@ class EventEmitter:
     def close(self) -> None:
         self._closed = True
 
-    def try_emit(self, event: dict[str, Any]) -> bool:
+    def try_emit(self, event: Mapping[str, object]) -> bool:
         """``emit`` without a coroutine when it cannot wait: True when the event was handled
         (queued, or dropped as ``emit`` drops it); False when the caller must ``await
         emit(event)`` (no room in the queue, a sink without ``try_send``, a non-blocking type)."""
@@ -65,7 +65,7 @@ class EventEmitter:
                 report_dropped(event, exc)
             return True
 
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: Mapping[str, object]) -> None:
         if self._closed:
             return
         try:
@@ -78,7 +78,7 @@ class EventEmitter:
             if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 
-    def emit_nowait(self, event: dict[str, Any]) -> None:
+    def emit_nowait(self, event: Mapping[str, object]) -> None:
         if self._closed:
             return
         try:
@@ -87,7 +87,7 @@ class EventEmitter:
             if not isinstance(exc, WriterClosed):
                 report_dropped(event, exc)
 
-    def send_direct(self, record: dict[str, Any]) -> None:
+    def send_direct(self, record: Mapping[str, object]) -> None:
         """A record that is not part of the event stream and is written even after the stream
         stopped (extension UI requests and errors, which upstream writes straight to stdout,
         e.g. from ``session_shutdown`` handlers at exit)."""

@@ -26,16 +26,16 @@ import anyio
 
 from pi_rpc.extensions.ui import ExtensionUI
 
-Parse = Callable[[dict[str, Any]], Any]
+Parse = Callable[[dict[str, object]], object]
 
 
-def _value(response: dict[str, Any]) -> Any:
+def _value(response: dict[str, object]) -> object:
     if response.get("cancelled"):
         return None
     return response.get("value") if "value" in response else None
 
 
-def _confirmed(response: dict[str, Any]) -> Any:
+def _confirmed(response: dict[str, object]) -> object:
     if response.get("cancelled"):
         return False
     return response.get("confirmed") if "confirmed" in response else False
@@ -66,10 +66,10 @@ async def _first_of(*events: anyio.Event) -> None:
 class RpcExtensionUI(ExtensionUI):
     has_ui = True
 
-    def __init__(self, write: Callable[[dict[str, Any]], None], tracker: DialogTracker | None = None) -> None:
+    def __init__(self, write: Callable[[dict[str, object]], None], tracker: DialogTracker | None = None) -> None:
         self._write = write
         self._tracker = tracker
-        self._pending: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+        self._pending: dict[str, tuple[anyio.Event, list[dict[str, object]]]] = {}
         self._closed = False
 
     def close(self) -> None:
@@ -82,7 +82,7 @@ class RpcExtensionUI(ExtensionUI):
 
     # ------------------------------------------------------------------ responses
 
-    def resolve(self, response: dict[str, Any]) -> bool:
+    def resolve(self, response: dict[str, object]) -> bool:
         """Route an ``extension_ui_response`` to its dialog; False when none is pending."""
         key = response.get("id")
         pending = self._pending.pop(key, None) if isinstance(key, str) else None
@@ -93,18 +93,18 @@ class RpcExtensionUI(ExtensionUI):
         event.set()
         return True
 
-    def _request(self, method: str, **fields: Any) -> dict[str, Any]:
-        record: dict[str, Any] = {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": method}
+    def _request(self, method: str, **fields: object) -> dict[str, object]:
+        record: dict[str, object] = {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": method}
         record.update((key, value) for key, value in fields.items() if value is not None)
         return record
 
     async def _dialog(
         self, record: dict[str, Any], default: Any, parse: Parse, timeout: Any = None, signal: Any = None
-    ) -> Any:
+    ) -> object:
         if self._closed or (signal is not None and getattr(signal, "aborted", False)):
             return default
         event = anyio.Event()
-        box: list[dict[str, Any]] = []
+        box: list[dict[str, object]] = []
         key = record["id"]
         self._pending[key] = (event, box)
         remove_callback = (
@@ -142,7 +142,7 @@ class RpcExtensionUI(ExtensionUI):
         return await self._dialog(record, False, _confirmed, timeout, signal)
 
     async def input(
-        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: Any = None
+        self, title: str, placeholder: str | None = None, timeout: int | None = None, signal: object = None
     ) -> Any:
         record = self._request("input", title=title, placeholder=placeholder, timeout=timeout)
         return await self._dialog(record, None, _value, timeout, signal)
@@ -171,5 +171,5 @@ class RpcExtensionUI(ExtensionUI):
     def set_editor_text(self, text: str) -> None:
         self._write(self._request("set_editor_text", text=text))
 
-    def set_theme(self, theme: Any) -> dict[str, Any]:
+    def set_theme(self, theme: object) -> dict[str, object]:
         return {"success": False, "error": "Theme switching not supported in RPC mode"}

@@ -41,7 +41,7 @@ DEFAULT_HOST_TOOL_TIMEOUT_S = 600.0
 OPERATION_ABORTED = "Operation aborted"
 
 
-def content_problem(content: Any) -> str | None:
+def content_problem(content: object) -> str | None:
     """Why ``content`` is not tool-result content (text and image blocks), or None."""
     if not isinstance(content, list):
         return '"content" must be an array of text and image blocks'
@@ -61,8 +61,8 @@ def content_problem(content: Any) -> str | None:
     return None
 
 
-def _clean_content(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _clean_content(content: list[dict[str, object]]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     for block in content:
         if block["type"] == "text":
             out.append({"type": "text", "text": block["text"]})
@@ -86,7 +86,9 @@ class RpcHostChannel:
     """Host-tool calls of one session over the RPC output (``write``: the session's direct
     record writer, which adds its ``handle``)."""
 
-    def __init__(self, write: Callable[[dict[str, Any]], None], timeout_s: float = DEFAULT_HOST_TOOL_TIMEOUT_S) -> None:
+    def __init__(
+        self, write: Callable[[dict[str, object]], None], timeout_s: float = DEFAULT_HOST_TOOL_TIMEOUT_S
+    ) -> None:
         self._write = write
         self.timeout_s = timeout_s
         self._pending: dict[str, _Call] = {}
@@ -108,7 +110,7 @@ class RpcHostChannel:
         self,
         name: str,
         tool_call_id: str,
-        args: dict[str, Any],
+        args: dict[str, object],
         signal: AbortSignal | None,
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult:
@@ -145,7 +147,7 @@ class RpcHostChannel:
 
     # ------------------------------------------------------------------ the client's answers
 
-    def owns(self, key: Any) -> bool:
+    def owns(self, key: object) -> bool:
         return isinstance(key, str) and key in self._pending
 
     async def update(self, record: dict[str, Any]) -> bool:
@@ -158,7 +160,7 @@ class RpcHostChannel:
         if problem is not None:
             self._fail(key, f'The client sent an invalid host_tool_update for "{call.name}": {problem}')
             return True
-        partial: dict[str, Any] = {"content": _clean_content(record["content"])}
+        partial: dict[str, object] = {"content": _clean_content(record["content"])}
         if record.get("details") is not None:
             partial["details"] = record["details"]
         if call.on_update is not None:
@@ -179,7 +181,7 @@ class RpcHostChannel:
         if problem is not None:
             self._fail(key, f'The client answered host tool "{call.name}" with an invalid result: {problem}')
             return True
-        result: dict[str, Any] = {"content": _clean_content(record["content"])}
+        result: dict[str, object] = {"content": _clean_content(record["content"])}
         if record.get("details") is not None:
             result["details"] = record["details"]
         if record.get("isError") is True:
@@ -199,7 +201,7 @@ class RpcHostChannel:
 class HostToolCommands:
     """``set_host_tools``, ``get_tools`` and ``set_active_tools`` of one session."""
 
-    def __init__(self, session: AgentSession, write: Callable[[], Callable[[dict[str, Any]], None]]) -> None:
+    def __init__(self, session: AgentSession, write: Callable[[], Callable[[dict[str, object]], None]]) -> None:
         self._holder = session.holder
         self._write = write
         self.channel: RpcHostChannel | None = None
@@ -215,14 +217,14 @@ class HostToolCommands:
             self.channel = RpcHostChannel(self._write(), DEFAULT_HOST_TOOL_TIMEOUT_S if timeout is None else timeout)
         return self.channel
 
-    async def cmd_set_host_tools(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_set_host_tools(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         names = self.session.tools().set_host_tools(cmd.get("tools"), self._channel())
         return {"tools": names}
 
-    async def cmd_get_tools(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_tools(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"tools": self.session.tools().get_tools()}
 
-    async def cmd_set_active_tools(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_set_active_tools(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         names = cmd.get("names")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise CommandError('Invalid command "set_active_tools": field "names": expected array of strings')
@@ -232,7 +234,7 @@ class HostToolCommands:
         if self.channel is not None:
             self.channel.close()
 
-    async def answer(self, record: dict[str, Any]) -> bool:
+    async def answer(self, record: dict[str, object]) -> bool:
         """Route a ``host_tool_result``/``host_tool_update``; False when no call of this
         session has its id."""
         if self.channel is None or not self.channel.owns(record.get("id")):

@@ -29,28 +29,28 @@ class MemorySink:
     exactly what would be on the wire."""
 
     def __init__(self) -> None:
-        self.records: list[Any] = []
+        self.records: list[object] = []
         self.lines: list[bytes] = []
         self._changed = anyio.Event()
 
-    def _add(self, record: Any) -> None:
+    def _add(self, record: object) -> None:
         line = dumps_record(record)
         self.lines.append(line)
         self.records.append(loads(line))
         self._changed.set()
         self._changed = anyio.Event()
 
-    async def send(self, record: Any) -> None:
+    async def send(self, record: object) -> None:
         self._add(record)
         await anyio.sleep(0)
 
-    def send_nowait(self, record: Any) -> None:
+    def send_nowait(self, record: object) -> None:
         self._add(record)
 
-    async def send_bounded(self, record: Any) -> None:
+    async def send_bounded(self, record: object) -> None:
         self._add(record)
 
-    async def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 5.0) -> Any:
+    async def wait_for(self, predicate: Callable[[object], bool], timeout: float = 5.0) -> object:
         with anyio.fail_after(timeout):
             while True:
                 for record in self.records:
@@ -88,10 +88,10 @@ class MemoryTransport:
             await self._backend_tg.__aexit__(None, None, None)
 
     @property
-    def records(self) -> list[Any]:
+    def records(self) -> list[object]:
         return self.sink.records
 
-    async def send(self, obj: Any) -> None:
+    async def send(self, obj: object) -> None:
         """Dispatch a parsed JSON value (``dict``, ``None``, ``42`` …)."""
         self._tg.start_soon(self.dispatcher.dispatch, obj)
         await anyio.sleep(0)
@@ -106,7 +106,7 @@ class MemoryTransport:
             self._tg.start_soon(self.dispatcher.dispatch, item)
         await anyio.sleep(0)
 
-    async def response(self, cmd_id: Any, timeout: float = 5.0) -> Any:
+    async def response(self, cmd_id: object, timeout: float = 5.0) -> object:
         return await self.sink.wait_for(
             lambda r: isinstance(r, dict) and r.get("type") == "response" and "id" in r and r["id"] == cmd_id,
             timeout,

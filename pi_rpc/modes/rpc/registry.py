@@ -12,7 +12,7 @@ A handler is ``async def handler(ctx: CommandContext, cmd: dict) -> data``:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,11 +56,11 @@ class CommandContext:
     events: EventEmitter
     extras: dict[str, Any] = field(default_factory=dict)
 
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: Mapping[str, object]) -> None:
         """Write a session event (before this command's response, if awaited first)."""
         await self.events.emit(event)
 
-    def emit_nowait(self, event: dict[str, Any]) -> None:
+    def emit_nowait(self, event: Mapping[str, object]) -> None:
         self.events.emit_nowait(event)
 
     def with_id(self, event: dict[str, Any]) -> dict[str, Any]:

@@ -21,11 +21,16 @@ from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import HOST_TOOL_RESULT, HOST_TOOL_UPDATE
 from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, TOOLS
+from pi_rpc.runtime.listeners import ImmediateListener
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.tree import dumps_tree
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pi_rpc.modes.rpc.events import EventEmitter
+    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.session import AgentSession
 
 
@@ -58,6 +63,28 @@ def _run_bounds(cmd: dict[str, Any], *, schema_allowed: bool = True) -> tuple[An
     except LimitsError as exc:
         raise CommandError(f'Invalid command "{ctype}": {exc}') from None
     return limits, schema
+
+
+class _EventForwarder(ImmediateListener):
+    """The session's events onto the server's event stream, in wire form; the events extensions
+    cause synchronously (``AgentSession.emit_now``) are written at once."""
+
+    __slots__ = ("_events", "_on_settled")
+
+    def __init__(self, events: EventEmitter, on_settled: Callable[[], None]) -> None:
+        self._events = events
+        self._on_settled = on_settled
+
+    async def __call__(self, event: SessionEvent) -> None:
+        wire = to_wire_event(event)
+        events = self._events
+        if not events.try_emit(wire):  # (queued at once: every streamed delta)
+            await events.emit(wire)
+        if event.get("type") == "agent_settled":
+            self._on_settled()
+
+    def emit_nowait(self, event: SessionEvent) -> None:
+        self._events.emit_nowait(to_wire_event(event))
 
 
 class RuntimeBackend:
@@ -113,17 +140,7 @@ class RuntimeBackend:
         if own_session:
             self.session.bind_task_group(server.task_group)
 
-        events = server.events
-
-        async def forward(event: dict[str, Any]) -> None:
-            wire = to_wire_event(event)
-            if not events.try_emit(wire):  # (queued at once: every streamed delta)
-                await events.emit(wire)
-            if self._shutdown_requested and event.get("type") == "agent_settled":
-                self._check_shutdown()
-
-        # Events extensions cause synchronously are written at once (AgentSession.emit_now).
-        forward.emit_nowait = lambda event: server.events.emit_nowait(to_wire_event(event))  # type: ignore[attr-defined]
+        forward = _EventForwarder(server.events, self._settled)
 
         if not own_session:
             self._unsubscribe = self.session.subscribe(forward)
@@ -186,7 +203,7 @@ class RuntimeBackend:
 
         self._ui = RpcExtensionUI(server.events.send_direct, getattr(server.events, "dialogs", None))
 
-        def on_error(error: dict[str, Any]) -> None:
+        def on_error(error: dict[str, object]) -> None:
             server.events.send_direct(
                 {
                     "type": "extension_error",
@@ -224,6 +241,10 @@ class RuntimeBackend:
             self._check_shutdown()
 
         self.server.task_group.start_soon(check_soon)
+
+    def _settled(self) -> None:
+        if self._shutdown_requested:
+            self._check_shutdown()
 
     def _check_shutdown(self) -> None:
         if not self._shutdown_requested or self._active_commands > 0:
@@ -278,12 +299,12 @@ class RuntimeBackend:
 
         return handler
 
-    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def _extension_ui_response(self, ctx: CommandContext, cmd: dict[str, object]) -> None:
         # Routed to the pending dialog with that id; stale or unknown answers are ignored.
         if self._ui is not None:
             self._ui.resolve(cmd)
 
-    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, Any]) -> None:
+    async def _host_tool_answer(self, ctx: CommandContext, cmd: dict[str, object]) -> None:
         # Routed to the pending call with that id; stale or unknown answers are ignored.
         await self.host_tools.answer(cmd)
 
@@ -327,7 +348,7 @@ class RuntimeBackend:
         cancelled_login = self.auth.cancel_login()
         return {"outcome": "aborted" if await self.session.abort() or cancelled_login else "idle"}
 
-    async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_clear_queue(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return await self.session.clear_queue()
 
     # ------------------------------------------------------------------ session replacement
@@ -338,7 +359,7 @@ class RuntimeBackend:
     async def cmd_switch_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         return await self.session.switch_session(cmd["sessionPath"])
 
-    async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_fork(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         # Upstream's RPC ignores `position` (always "before"); ours accepts "before" | "at"
         # like upstream's runtime fork(). Omitted, it is exactly upstream's behaviour.
         position = cmd.get("position", "before")
@@ -346,12 +367,12 @@ class RuntimeBackend:
             raise CommandError('Invalid command "fork": field "position": expected "before" or "at"')
         return await self.session.fork(cmd.get("entryId"), position)
 
-    async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_clone(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return await self.session.clone()
 
     # ------------------------------------------------------------------ state and models
 
-    async def cmd_get_state(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_state(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_state()
 
     async def cmd_set_model(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -361,7 +382,7 @@ class RuntimeBackend:
         result = await self.session.cycle_model()
         return JSON_NULL if result is None else result
 
-    async def cmd_get_available_models(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_available_models(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"models": self.session.get_available_models()}
 
     async def cmd_set_thinking_level(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -372,7 +393,7 @@ class RuntimeBackend:
         result = await self.session.cycle_thinking_level()
         return JSON_NULL if result is None else result
 
-    async def cmd_get_available_thinking_levels(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_available_thinking_levels(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"levels": self.session.get_available_thinking_levels()}
 
     async def cmd_set_steering_mode(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -396,7 +417,7 @@ class RuntimeBackend:
         self.session.set_auto_retry(cmd["enabled"])
         return None
 
-    async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_abort_retry(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         gate = anyio.Event()
         ctx.extras["after_response"] = gate.set
         await self.session.abort_retry(gate)
@@ -416,7 +437,7 @@ class RuntimeBackend:
 
     # ------------------------------------------------------------------ queries
 
-    async def cmd_get_session_stats(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_session_stats(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_session_stats()
 
     async def cmd_export_html(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
@@ -433,21 +454,21 @@ class RuntimeBackend:
             raise CommandError(f"Entry not found: {since}") from None
         return {"entries": entries, "leafId": self.session.session.get_leaf_id()}
 
-    async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_tree(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         # A linear session is a tree as deep as it is long: serialise it without recursion
         # (orjson refuses nesting beyond 254 levels) and splice the bytes in.
         tree = orjson.Fragment(dumps_tree(self.session.session.get_tree()))
         return {"tree": tree, "leafId": self.session.session.get_leaf_id()}
 
-    async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_last_assistant_text(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return self.session.get_last_assistant_text()
 
     async def cmd_set_session_name(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
         await self.session.set_session_name(cmd["name"])
         return None
 
-    async def cmd_get_messages(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_messages(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"messages": self.session.get_messages()}
 
-    async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_commands(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         return {"commands": self.session.get_commands()}

@@ -35,7 +35,7 @@ from pi_rpc.modes.wire.jsonparse import ParseFailure, parse_record
 from pi_rpc.modes.wire.output import RecordWriter
 
 
-def _parse(frame: bytes) -> Any:
+def _parse(frame: bytes) -> object:
     """``parse_record``, which must never take the reader loop down with it."""
     try:
         return parse_record(frame)
@@ -124,7 +124,7 @@ class RpcServer:
                     self.so_far = None
                     async with aclosing(frames):
                         async for frame in frames:
-                            item: Any = _parse(frame) if type(frame) is bytes else frame
+                            item: object = _parse(frame) if type(frame) is bytes else frame
                             commands.start_soon(dispatch, item)
                 input_closed = getattr(self.backend, "input_closed", None)
                 if input_closed is not None:

@@ -29,6 +29,7 @@ of what the single-session backend wrote: events of ``"default"`` are passed on 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +70,7 @@ class HandleEvents(EventEmitter):
         self._always = always
         self._closed = False
 
-    def _tag(self, event: dict[str, Any]) -> dict[str, Any]:
+    def _tag(self, event: Mapping[str, object]) -> Mapping[str, object]:
         if self._always or (self._options is not None and self._options.handle):
             return {**event, "handle": self.handle}
         return event
@@ -82,20 +83,20 @@ class HandleEvents(EventEmitter):
         """This session was closed: drop whatever it still emits."""
         self._closed = True
 
-    def try_emit(self, event: dict[str, Any]) -> bool:
+    def try_emit(self, event: Mapping[str, object]) -> bool:
         if self._closed:
             return True
         return self._inner.try_emit(self._tag(event))
 
-    async def emit(self, event: dict[str, Any]) -> None:
+    async def emit(self, event: Mapping[str, object]) -> None:
         if not self._closed:
             await self._inner.emit(self._tag(event))
 
-    def emit_nowait(self, event: dict[str, Any]) -> None:
+    def emit_nowait(self, event: Mapping[str, object]) -> None:
         if not self._closed:
             self._inner.emit_nowait(self._tag(event))
 
-    def send_direct(self, record: dict[str, Any]) -> None:
+    def send_direct(self, record: Mapping[str, object]) -> None:
         if not self._closed:
             self._inner.send_direct(self._tag(record))
 
@@ -308,7 +309,7 @@ class SessionHost:
         raw = cmd.get("cwd")
         if raw is None:
             return os.getcwd()
-        cwd = os.path.abspath(os.path.expanduser(raw))
+        cwd: str = os.path.abspath(os.path.expanduser(raw))
         if not os.path.isdir(cwd):
             raise CommandError(f'Invalid command "open_session": field "cwd": not a directory: {raw}')
         return cwd

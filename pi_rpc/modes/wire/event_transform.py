@@ -5,15 +5,20 @@ gains the partial reply's ``usage``; ``toolcall_start`` gains the tool call's ``
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.runtime.events import SessionEvent
 
 
-def to_wire_event(event: dict[str, Any]) -> dict[str, Any]:
-    if event.get("type") != "message_update":
+def to_wire_event(event: SessionEvent) -> Mapping[str, object]:
+    """The record written for ``event``: the event itself, but for ``message_update``."""
+    if event["type"] != "message_update":
         return event
     # A C-level copy (the key order is kept) without the live message.
     wire_inner: dict[str, Any] = dict(event.get("assistantMessageEvent") or {})
-    partial = wire_inner.pop("partial", None) or event.get("message") or {}
+    partial: Mapping[str, Any] = wire_inner.pop("partial", None) or event.get("message") or {}
     if wire_inner.get("type") == "toolcall_start":
         content = partial.get("content") or []
         index = wire_inner.get("contentIndex")

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 from pi_rpc.ai.jsjson import dumps_normalized, stringify_fallback
@@ -32,7 +30,7 @@ def _escape_separators(out: bytes) -> bytes:
     return out
 
 
-def dumps_record(value: Any) -> bytes:
+def dumps_record(value: object) -> bytes:
     """Serialise one record WITHOUT the trailing newline. Never raises for JSON-like data."""
     try:
         out = dumps_normalized(value)
@@ -42,7 +40,7 @@ def dumps_record(value: Any) -> bytes:
     return _escape_separators(out)
 
 
-def dumps_line(value: Any) -> bytes:
+def dumps_line(value: object) -> bytes:
     """``dumps_record(value) + b"\\n"``, written in one piece (no copy of a large record)."""
     try:
         out = dumps_normalized(value, _APPEND_NEWLINE)
@@ -54,6 +52,6 @@ def dumps_line(value: Any) -> bytes:
     return out
 
 
-def loads(data: bytes | str) -> Any:
+def loads(data: bytes | str) -> object:
     """Counterpart used by tests and tools (accepts what ``dumps_record`` writes)."""
     return js_loads(data)

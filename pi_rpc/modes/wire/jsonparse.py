@@ -34,7 +34,7 @@ class ParseFailure:
         return PARSE_ERROR_PREFIX + self.message
 
 
-def parse_record(record: bytes) -> Any:
+def parse_record(record: bytes) -> object:
     """Parse one record. Returns the JSON value, or a ``ParseFailure``."""
     try:
         return orjson.loads(record)
@@ -92,7 +92,7 @@ def _read_key(text: str, i: int) -> tuple[str, int]:
     return json.loads(match.group()), _skip_ws(text, i + 1)
 
 
-def _read_scalar(text: str, i: int) -> tuple[Any, int]:
+def _read_scalar(text: str, i: int) -> tuple[object, int]:
     ch = text[i] if i < len(text) else ""
     if ch == '"':
         match = _STRING_TOKEN.match(text, i)
@@ -108,7 +108,7 @@ def _read_scalar(text: str, i: int) -> tuple[Any, int]:
     return json.loads(match.group()), match.end()
 
 
-def parse_iterative(text: str) -> Any:
+def parse_iterative(text: str) -> object:
     """``JSON.parse`` without recursion, for records nested deeper than orjson (1024 levels)
     and the stdlib (about 1000) accept. Raises ``ValueError`` on invalid JSON."""
     n = len(text)

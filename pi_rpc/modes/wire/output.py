@@ -95,7 +95,7 @@ class RecordWriter:
         max_queue: int = DEFAULT_QUEUE_RECORDS,
         max_queue_bytes: int = DEFAULT_QUEUE_BYTES,
         on_fatal: Callable[[BaseException], None] | None = None,
-        encode: Callable[[Any], bytes] = dumps_line,
+        encode: Callable[[object], bytes] = dumps_line,
     ) -> None:
         import anyio
 
@@ -119,7 +119,7 @@ class RecordWriter:
         self.records_written = 0
         # set_event_options (modes.rpc.event_options): sees each line as it is queued, in
         # write order, with the record it encodes, and may rewrite it. None: not called.
-        self.on_enqueue: Callable[[bytes, Any], bytes] | None = None
+        self.on_enqueue: Callable[[bytes, object], bytes] | None = None
         self._nonblocking_set = False
         self._pollable = self._prepare_fd()
 
@@ -187,7 +187,7 @@ class RecordWriter:
             if self._closed:
                 raise WriterClosed()
 
-    def _push(self, line: bytes, record: Any = None) -> None:
+    def _push(self, line: bytes, record: object = None) -> None:
         if self.on_enqueue is not None:
             line = self.on_enqueue(line, record)
         self._queue.append(line)
@@ -199,7 +199,7 @@ class RecordWriter:
             self._asleep = False
             self._wakeup.set()
 
-    async def send(self, obj: Any) -> None:
+    async def send(self, obj: object) -> None:
         """Queue one record, waiting while the queue is full."""
         if self._closed:
             raise WriterClosed()
@@ -208,7 +208,7 @@ class RecordWriter:
             await self._wait_for_space(self._full)
         self._push(line, obj)
 
-    def try_send(self, obj: Any) -> bool:
+    def try_send(self, obj: object) -> bool:
         """``send`` without a coroutine when it would not wait: queue ``obj`` and return True
         if the writer is open and the queue has room; otherwise queue nothing and return
         False (the caller then awaits ``send``, which waits or raises as usual)."""
@@ -220,7 +220,7 @@ class RecordWriter:
         self._push(self._encode(obj), obj)
         return True
 
-    async def send_bounded(self, obj: Any) -> None:
+    async def send_bounded(self, obj: object) -> None:
         """Queue one record without waiting, unless the queue is over its hard limit."""
         if self._closed:
             raise WriterClosed()
@@ -229,7 +229,7 @@ class RecordWriter:
             await self._wait_for_space(self._over_hard_limit)
         self._push(line, obj)
 
-    def send_nowait(self, obj: Any) -> None:
+    def send_nowait(self, obj: object) -> None:
         """Queue one record without waiting (the queue may exceed ``max_queue``)."""
         if self._closed:
             raise WriterClosed()

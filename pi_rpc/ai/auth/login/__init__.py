@@ -51,7 +51,7 @@ def login_methods(provider: str) -> list[str]:
     return methods
 
 
-async def obtain_credential(provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, Any]:
+async def obtain_credential(provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, object]:
     """Run the flow and return the credential to store (not yet stored): the API key questions,
     or the provider's own sign-in (``OAuthProvider.login``)."""
     from pi_rpc.ai.auth.login.api_key import MULTI_VALUE_PROVIDERS, login_multi_value_api_key
@@ -72,16 +72,16 @@ async def obtain_credential(provider: str, auth_type: str, interaction: LoginInt
     return await oauth.login(interaction)
 
 
-async def login(store: AuthStore, provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, Any]:
+async def login(store: AuthStore, provider: str, auth_type: str, interaction: LoginInteraction) -> dict[str, object]:
     """Log in and store the credential under the lock; returns what was stored."""
     credential = await obtain_credential(provider, auth_type, interaction)
     stored = await store.modify(provider, lambda _current: credential)
     return stored or credential
 
 
-def describe(credential: Mapping[str, Any]) -> dict[str, Any]:
+def describe(credential: Mapping[str, object]) -> dict[str, object]:
     """What a response may say about a stored credential: its type and expiry, no secret."""
-    out: dict[str, Any] = {"authType": credential.get("type")}
+    out: dict[str, object] = {"authType": credential.get("type")}
     expires = credential.get("expires")
     if credential.get("type") == "oauth" and isinstance(expires, (int, float)):
         out["expiresAt"] = expires

@@ -8,15 +8,13 @@ Every other provider's API key login is one ``secret`` question (``envApiKeyAuth
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_rpc.ai.auth.errors import LoginError
 from pi_rpc.ai.auth.types import LoginInteraction
 
 MULTI_VALUE_PROVIDERS = frozenset({"amazon-bedrock", "google-vertex", "cloudflare-ai-gateway", "cloudflare-workers-ai"})
 
 
-async def _bedrock(interaction: LoginInteraction) -> dict[str, Any]:
+async def _bedrock(interaction: LoginInteraction) -> dict[str, object]:
     method = await interaction.prompt(
         {
             "type": "select",
@@ -52,7 +50,7 @@ async def _bedrock(interaction: LoginInteraction) -> dict[str, Any]:
     return {"type": "api_key"}
 
 
-async def _vertex(interaction: LoginInteraction) -> dict[str, Any]:
+async def _vertex(interaction: LoginInteraction) -> dict[str, object]:
     method = await interaction.prompt(
         {
             "type": "select",
@@ -96,7 +94,7 @@ async def _vertex(interaction: LoginInteraction) -> dict[str, Any]:
     return {"type": "api_key", "env": env}
 
 
-async def _cloudflare(interaction: LoginInteraction, gateway: bool) -> dict[str, Any]:
+async def _cloudflare(interaction: LoginInteraction, gateway: bool) -> dict[str, object]:
     key = await interaction.prompt({"type": "secret", "message": "Enter Cloudflare API key"})
     account = await interaction.prompt({"type": "text", "message": "Enter Cloudflare account ID"})
     env = {"CLOUDFLARE_ACCOUNT_ID": account}
@@ -107,7 +105,7 @@ async def _cloudflare(interaction: LoginInteraction, gateway: bool) -> dict[str,
     return {"type": "api_key", "key": key, "env": env}
 
 
-async def login_multi_value_api_key(provider: str, interaction: LoginInteraction) -> dict[str, Any]:
+async def login_multi_value_api_key(provider: str, interaction: LoginInteraction) -> dict[str, object]:
     if provider == "amazon-bedrock":
         return await _bedrock(interaction)
     if provider == "google-vertex":

@@ -6,7 +6,7 @@ lock, double-checked (another process may have refreshed meanwhile)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -20,7 +20,7 @@ class OAuthRefreshError(PiError):
     """The stored credential is not OAuth, or it could not be refreshed."""
 
 
-def ensure_fresh(store: AuthStore, provider: str, min_validity_ms: int | None) -> dict[str, Any]:
+def ensure_fresh(store: AuthStore, provider: str, min_validity_ms: int | None) -> dict[str, object]:
     """The provider's stored OAuth entry, refreshed when it expires within
     ``max(5 min, min_validity_ms)``; with ``min_validity_ms`` a refreshed token that still
     expires sooner is an error (after it was saved, as upstream)."""
@@ -32,7 +32,7 @@ def ensure_fresh(store: AuthStore, provider: str, min_validity_ms: int | None) -
     if entry is None or entry.get("type") != "oauth" or oauth is None:
         raise OAuthRefreshError(f"No OAuth credential stored for {provider}")
 
-    async def resolve() -> dict[str, Any] | None:
+    async def resolve() -> dict[str, object] | None:
         return await resolve_stored_oauth(store, oauth, entry, min_validity_ms=min_validity_ms)
 
     fresh = anyio.run(resolve)

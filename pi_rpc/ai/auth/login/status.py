@@ -8,7 +8,7 @@ are not run: a stored or configured one counts as present (as ``has_auth``)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.ai.auth.login import login_methods
 from pi_rpc.ai.auth.login.providers import PROVIDERS, display_name
@@ -26,11 +26,11 @@ def known_providers(registry: ModelRegistry) -> list[str]:
     return builtin + [p for p in registry.providers() if p not in PROVIDERS]
 
 
-def provider_status(registry: ModelRegistry, provider: str, now_ms: float | None = None) -> dict[str, Any]:
+def provider_status(registry: ModelRegistry, provider: str, now_ms: float | None = None) -> dict[str, object]:
     from pi_rpc.ai.models.registry import ENV_API_KEYS, OAUTH_PROVIDERS
 
     now = time.time() * 1000 if now_ms is None else now_ms
-    out: dict[str, Any] = {"provider": provider, "name": display_name(provider)}
+    out: dict[str, object] = {"provider": provider, "name": display_name(provider)}
     entry = registry.auth_store.data.get(provider)
     config = registry._config.get(provider) or {}  # noqa: SLF001 - the merged models.json config
     if provider in registry._runtime_keys:  # noqa: SLF001 - the --api-key override
@@ -66,7 +66,7 @@ def provider_status(registry: ModelRegistry, provider: str, now_ms: float | None
     return {key: out[key] for key in order if key in out}
 
 
-def auth_status(registry: ModelRegistry, provider: str | None = None) -> list[dict[str, Any]]:
+def auth_status(registry: ModelRegistry, provider: str | None = None) -> list[dict[str, object]]:
     registry.auth_store.reload()
     registry.reload()
     now = time.time() * 1000

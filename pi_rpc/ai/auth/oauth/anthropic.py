@@ -18,7 +18,6 @@ expires_in·1000 − 5 min}``."""
 from __future__ import annotations
 
 import time
-from typing import Any
 from urllib.parse import urlencode
 
 from pi_rpc.ai.auth.errors import LoginError
@@ -119,7 +118,7 @@ def _authorize_url(challenge: str, verifier: str, redirect_uri: str) -> str:
     return f"{AUTHORIZE_URL}?{urlencode(params)}"
 
 
-async def exchange_code(code: str, state: str, verifier: str, redirect_uri: str) -> dict[str, Any]:
+async def exchange_code(code: str, state: str, verifier: str, redirect_uri: str) -> dict[str, object]:
     body = {
         "grant_type": "authorization_code",
         "client_id": CLIENT_ID,
@@ -151,7 +150,7 @@ async def exchange_code(code: str, state: str, verifier: str, redirect_uri: str)
     }
 
 
-async def login_anthropic(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_anthropic(interaction: LoginInteraction) -> dict[str, object]:
     method = await interaction.prompt(
         {"type": "select", "message": "Select Anthropic login method:", "options": METHODS}
     )
@@ -162,10 +161,10 @@ async def login_anthropic(interaction: LoginInteraction) -> dict[str, Any]:
     return await _browser(interaction)
 
 
-async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
+async def _browser(interaction: LoginInteraction) -> dict[str, object]:
     verifier, challenge = pkce()
 
-    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+    async def steps(callback: CallbackServer | None) -> dict[str, object]:
         return await _browser_steps(interaction, callback, verifier, challenge)
 
     # Any free port when 53692 is taken.
@@ -174,7 +173,7 @@ async def _browser(interaction: LoginInteraction) -> dict[str, Any]:
 
 async def _browser_steps(
     interaction: LoginInteraction, callback: CallbackServer | None, verifier: str, challenge: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     redirect_uri = callback.redirect_uri if callback is not None else REDIRECT_URI
     interaction.notify(
         {
@@ -204,7 +203,7 @@ async def _browser_steps(
     return await exchange_code(code, state, verifier, redirect_uri)
 
 
-async def _copy_code(interaction: LoginInteraction) -> dict[str, Any]:
+async def _copy_code(interaction: LoginInteraction) -> dict[str, object]:
     verifier, challenge = pkce()
     interaction.notify(
         {

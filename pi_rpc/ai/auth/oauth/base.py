@@ -17,7 +17,6 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 #: ``JavaScript``'s ``Number.MAX_SAFE_INTEGER`` (OpenRouter's "never expires").
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -62,7 +61,7 @@ class Response:
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
-    def json(self) -> Any:
+    def json(self) -> object:
         """``response.json()``: raises ``ValueError`` (V8's ``SyntaxError``) on bad JSON."""
         return json.loads(self.text)
 
@@ -103,7 +102,7 @@ def form_body(params: Mapping[str, str]) -> bytes:
     return "&".join(f"{encode(k)}={encode(v)}" for k, v in params.items()).encode("ascii")
 
 
-def json_body(value: Any) -> bytes:
+def json_body(value: object) -> bytes:
     """``JSON.stringify(value)``."""
     from pi_rpc.ai.jsjson import stringify
 
@@ -127,7 +126,7 @@ def atob(text: str) -> str:
         raise ValueError("The string to be decoded is not correctly encoded.") from exc
 
 
-def decode_jwt_payload(token: str) -> Any:
+def decode_jwt_payload(token: str) -> object:
     """A JWT's payload as upstream decodes it (``atob`` of the middle part, ``JSON.parse``),
     ``None`` when that fails."""
     parts = token.split(".")

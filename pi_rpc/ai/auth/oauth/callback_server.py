@@ -24,7 +24,7 @@ def _page(title: str, detail: str | None = None) -> bytes:
     return (body + "</body></html>").encode()
 
 
-Complete = Callable[[str], Awaitable[Any]]
+Complete = Callable[[str], Awaitable[object]]
 # A flow's own check of the callback's query (OpenAI's issued client id): an error text answers
 # 400 with it and the server keeps waiting, as upstream's per-flow servers do.
 Check = Callable[[dict[str, str]], "str | None"]
@@ -54,7 +54,7 @@ class CallbackServer:
         self._path = path
         self._state = state
         self._done = anyio.Event()
-        self._result: tuple[Any, str | None] = (None, None)  # (code or completed value, error)
+        self._result: tuple[object, str | None] = (None, None)  # (code or completed value, error)
         self._claimed = False
         self._pending_code = ""
         port = listener.extra(anyio.abc.SocketAttribute.local_port)
@@ -140,7 +140,7 @@ class CallbackServer:
         self._finish(value, None)
         return 200, _page(f"Signed in to {self._name}. You may now close this page.")
 
-    def _finish(self, code: Any, error: str | None) -> None:
+    def _finish(self, code: object, error: str | None) -> None:
         if not self._done.is_set():
             self._result = (code, error)
             self._done.set()
@@ -215,13 +215,13 @@ async def wait_for_callback_or_manual(
 ) -> tuple[str, Any]:
     """(``"callback"``, the code or what ``complete`` made of it) when the browser reached the server first, else (``"manual"``,
     pasted text): the pasted-code prompt runs alongside and whichever ends first wins."""
-    result: list[tuple[str, Any]] = []
+    result: list[tuple[str, object]] = []
     failure: list[BaseException] = []
     async with anyio.create_task_group() as tg:
 
         async def manual() -> None:
             try:
-                question: dict[str, Any] = {"type": "manual_code", "message": message, "placeholder": placeholder}
+                question: dict[str, object] = {"type": "manual_code", "message": message, "placeholder": placeholder}
                 if callback is not None:
                     question["alternative"] = True  # the browser's callback completes it too
                 text = await interaction.prompt(question)

@@ -19,7 +19,7 @@ SLOW_DOWN_TIMEOUT = (
 )
 
 # poll() returns ("complete", value) | ("pending", None) | ("slow_down", seconds|None) | ("failed", message)
-Poll = Callable[[], Awaitable[tuple[str, Any]]]
+Poll = Callable[[], Awaitable[tuple[str, object]]]
 
 
 async def poll_device_code(

@@ -83,7 +83,7 @@ def _as_record(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def available_model_ids(raw: Any, allow_policy_fallback: bool) -> list[str]:
+def available_model_ids(raw: object, allow_policy_fallback: bool) -> list[str]:
     """``parseGitHubCopilotModelCatalog``'s ``availableModelIds``: models with tool calls that
     the picker enables and policy does not disable (with the individual endpoint's fallback to
     policy-enabled models when none is)."""
@@ -91,7 +91,7 @@ def available_model_ids(raw: Any, allow_policy_fallback: bool) -> list[str]:
     items = data.get("data")
     if not isinstance(items, list):
         raise RuntimeError("Invalid Copilot models response")
-    account: list[tuple[str, bool, Any]] = []
+    account: list[tuple[str, bool, object]] = []
     for raw_item in items:
         item = _as_record(raw_item)
         if item is None or not isinstance(item.get("id"), str):
@@ -173,7 +173,7 @@ def _to_auth(credential: Credential) -> OAuthAuth:
 CLIENT_ID = "Iv1.b507a08c87ecfe98"
 
 
-async def _fetch_json(method: str, url: str, headers: dict[str, str], body: bytes | None = None) -> Any:
+async def _fetch_json(method: str, url: str, headers: dict[str, str], body: bytes | None = None) -> object:
     from pi_rpc.ai.auth.oauth.base import FetchError, http_request
 
     try:
@@ -188,7 +188,7 @@ async def _fetch_json(method: str, url: str, headers: dict[str, str], body: byte
         raise LoginError(f"Invalid JSON from {url}") from None
 
 
-def _model_ids(raw: Any, allow_policy_fallback: bool) -> tuple[list[str], list[str]]:
+def _model_ids(raw: object, allow_policy_fallback: bool) -> tuple[list[str], list[str]]:
     """``parseGitHubCopilotModelCatalog``: (availableModelIds, policyModelIds)."""
     from pi_rpc.ai.models.catalog import builtin_models
 
@@ -196,7 +196,7 @@ def _model_ids(raw: Any, allow_policy_fallback: bool) -> tuple[list[str], list[s
     known = {m["id"] for m in builtin_models("github-copilot")}
     items = raw.get("data") if isinstance(raw, dict) else None
     picker_any = False
-    account: list[tuple[str, bool, Any]] = []
+    account: list[tuple[str, bool, object]] = []
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             continue
@@ -206,7 +206,7 @@ def _model_ids(raw: Any, allow_policy_fallback: bool) -> tuple[list[str], list[s
         if isinstance(supports, dict) and supports.get("tool_calls") is False:
             continue
         raw_policy = item.get("policy")
-        policy: dict[str, Any] = raw_policy if isinstance(raw_policy, dict) else {}
+        policy: dict[str, object] = raw_policy if isinstance(raw_policy, dict) else {}
         enabled = item.get("model_picker_enabled") is True
         account.append((item["id"], enabled, policy.get("state")))
         picker_any = picker_any or (enabled and policy.get("state") != "disabled")
@@ -258,7 +258,7 @@ async def _enable(token: str, base: str, model_id: str) -> bool:
     return reply.ok
 
 
-async def login_github_copilot(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_github_copilot(interaction: LoginInteraction) -> dict[str, object]:
     from pi_rpc.ai.auth.oauth.base import form_body
 
     text = await interaction.prompt(
@@ -301,7 +301,7 @@ async def login_github_copilot(interaction: LoginInteraction) -> dict[str, Any]:
         raise LoginError("Untrusted verification_uri in device code response")
     interaction.notify({"type": "device_code", "userCode": user_code, "verificationUri": uri})
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         body = form_body(
             {
                 "client_id": CLIENT_ID,

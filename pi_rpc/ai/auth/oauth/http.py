@@ -26,7 +26,9 @@ class Answer:
         self.body: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
 
 
-async def post(url: str, *, form: Mapping[str, str] | None = None, json: Any = None, timeout_s: float = 30.0) -> Answer:
+async def post(
+    url: str, *, form: Mapping[str, str] | None = None, json: object = None, timeout_s: float = 30.0
+) -> Answer:
     from pi_rpc.ai.auth.oauth.base import FetchError, form_body, http_request, json_body
 
     headers = {"Accept": "application/json"}

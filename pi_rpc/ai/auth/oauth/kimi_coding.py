@@ -41,13 +41,13 @@ def oauth_host() -> str:
     return (override or DEFAULT_OAUTH_HOST).rstrip("/")
 
 
-def _js_stringify(value: Any) -> str:
+def _js_stringify(value: object) -> str:
     from pi_rpc.ai.jsjson import stringify
 
     return stringify(value).decode("utf-8")
 
 
-def has_token_fields(body: dict[str, Any]) -> bool:
+def has_token_fields(body: dict[str, object]) -> bool:
     """Whether a token answer carries what ``parseTokenResponse`` requires: non-empty
     ``access_token`` and ``refresh_token`` strings and a finite ``expires_in`` above 0."""
     access, refresh, expires_in = body.get("access_token"), body.get("refresh_token"), body.get("expires_in")
@@ -63,7 +63,7 @@ def has_token_fields(body: dict[str, Any]) -> bool:
     )
 
 
-def parse_token_response(data: Any, operation: str) -> Credential:
+def parse_token_response(data: object, operation: str) -> Credential:
     """``parseTokenResponse`` as the stored credential."""
     body = data if isinstance(data, dict) else {}
     if not has_token_fields(body):
@@ -129,7 +129,7 @@ DEVICE_CODE_TIMEOUT_S = 15 * 60
 DEFAULT_INTERVAL_S = 5
 
 
-def _http_url(value: Any) -> str | None:
+def _http_url(value: object) -> str | None:
     """``trustedHttpUrl``: only an http(s) URL is opened."""
     return value if isinstance(value, str) and urlparse(value).scheme in ("http", "https") else None
 
@@ -139,7 +139,7 @@ def _positive(value: Any, default: float) -> float:
     return float(value) if ok else default
 
 
-def _json_text(body: dict[str, Any]) -> str:
+def _json_text(body: dict[str, object]) -> str:
     return redact(orjson.dumps(body).decode())
 
 
@@ -155,7 +155,7 @@ def _tokens(body: dict[str, Any], operation: str) -> dict[str, Any]:
     }
 
 
-async def login_kimi_coding(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_kimi_coding(interaction: LoginInteraction) -> dict[str, object]:
     host = oauth_host()
     answer = await post(f"{host}/api/oauth/device_authorization", form={"client_id": CLIENT_ID})
     if not answer.ok:
@@ -170,7 +170,7 @@ async def login_kimi_coding(interaction: LoginInteraction) -> dict[str, Any]:
     expires_in = _positive(body.get("expires_in"), DEVICE_CODE_TIMEOUT_S)
     interaction.notify({"type": "device_code", "userCode": user_code, "verificationUri": complete})
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         reply = await post(
             f"{host}/api/oauth/token",
             form={
@@ -201,7 +201,7 @@ async def login_kimi_coding(interaction: LoginInteraction) -> dict[str, Any]:
         named = f": {error}{suffix}" if isinstance(error, str) else ""
         return "failed", f"Kimi Code device token request failed (status {reply.status}){named}"
 
-    result: dict[str, Any] = await poll_device_code(poll, interval, expires_in, wait_first=True)
+    result: dict[str, object] = await poll_device_code(poll, interval, expires_in, wait_first=True)
     return result
 
 

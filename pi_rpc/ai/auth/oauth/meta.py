@@ -31,7 +31,7 @@ API_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
 _REQUEST_TIMEOUT_S = 30.0
 
 
-def error_detail(data: Any) -> str:
+def error_detail(data: object) -> str:
     """``errorDetail``."""
     if isinstance(data, dict):
         for key in ("error_description", "detail", "message", "error"):
@@ -41,7 +41,7 @@ def error_detail(data: Any) -> str:
     return ""
 
 
-def _trusted_http_url(value: Any) -> str | None:
+def _trusted_http_url(value: object) -> str | None:
     from urllib.parse import urlsplit
 
     if not isinstance(value, str):
@@ -104,11 +104,11 @@ def _positive(value: Any) -> float | None:
     return float(value) if ok else None
 
 
-def _http_url(value: Any) -> str | None:
+def _http_url(value: object) -> str | None:
     return value if isinstance(value, str) and urlparse(value).scheme in ("http", "https") else None
 
 
-async def login_meta(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_meta(interaction: LoginInteraction) -> dict[str, object]:
 
     answer = await post(DEVICE_AUTHORIZATION_URL, form={"client_id": CLIENT_ID})
     if not answer.ok:
@@ -126,7 +126,7 @@ async def login_meta(interaction: LoginInteraction) -> dict[str, Any]:
         raise LoginError(f"Invalid Meta device authorization response: {redact(orjson.dumps(body).decode())}")
     interaction.notify({"type": "device_code", "userCode": user_code, "verificationUri": uri})
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         reply = await post(
             DEVICE_TOKEN_URL,
             form={

@@ -31,7 +31,6 @@ import secrets
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from pi_rpc.ai.auth.errors import LoginError
@@ -48,13 +47,13 @@ DIRECT_TOKEN_SCOPE = "chatgpt.tokens.use.direct"
 EXPIRY_MARGIN_MS = 3 * 60 * 1000
 
 
-def _token_string(value: Any, name: str) -> str:
+def _token_string(value: object, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise RuntimeError(f"OpenAI OAuth token response has invalid {name}")
     return value
 
 
-def credential_from_token_response(token: dict[str, Any], client_id: str) -> Credential:
+def credential_from_token_response(token: dict[str, object], client_id: str) -> Credential:
     """``credentialFromTokenResponse``."""
     access = _token_string(token.get("access_token"), "access_token")
     refresh = _token_string(token.get("refresh_token"), "refresh_token")
@@ -80,7 +79,7 @@ def credential_from_token_response(token: dict[str, Any], client_id: str) -> Cre
     }
 
 
-async def request_token(params: dict[str, str], timeout_s: float) -> dict[str, Any]:
+async def request_token(params: dict[str, str], timeout_s: float) -> dict[str, object]:
     """``requestToken``: the token endpoint's answer as an object."""
     reply = await http_request(
         "POST",
@@ -138,7 +137,7 @@ def get_or_create_device_id(agent_dir: Path | None = None) -> str:
 
     agent = agent_dir if agent_dir is not None else paths.agent_dir()
     path = paths.settings_path(agent)
-    data: Any = {}
+    data: object = {}
     if path.exists():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -201,7 +200,7 @@ def _result_from_manual_input(text: str, expected_state: str) -> tuple[str, str]
     return _result_from_query(query, expected_state)
 
 
-async def _exchange(code: str, verifier: str, client_id: str) -> dict[str, Any]:
+async def _exchange(code: str, verifier: str, client_id: str) -> dict[str, object]:
     from pi_rpc.ai.auth.oauth.base import FetchError
 
     params = {
@@ -225,7 +224,7 @@ async def _exchange(code: str, verifier: str, client_id: str) -> dict[str, Any]:
 
 async def login_openai_chatgpt(
     interaction: LoginInteraction, get_device_id: Callable[[], str] | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     host_id = agent_host_id((get_device_id or get_or_create_device_id)())
     verifier, challenge = pkce()
     state, nonce = _random_value(), _random_value()
@@ -237,7 +236,7 @@ async def login_openai_chatgpt(
             return str(exc)
         return None
 
-    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+    async def steps(callback: CallbackServer | None) -> dict[str, object]:
         assert callback is not None  # port_taken: no server, no steps
         return await _browser_steps(interaction, callback, host_id, challenge, verifier, state, nonce)
 
@@ -263,7 +262,7 @@ async def _browser_steps(
     verifier: str,
     state: str,
     nonce: str,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     params = {
         "client_id": DYNAMIC_CLIENT_ID,
         "agent_name_hint": AGENT_NAME_HINT,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
 from urllib.parse import urlencode
 
 import orjson
@@ -48,7 +47,7 @@ def account_id(access_token: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _js_stringify(value: Any) -> str:
+def _js_stringify(value: object) -> str:
     from pi_rpc.ai.jsjson import stringify
 
     return stringify(value).decode("utf-8")
@@ -111,11 +110,11 @@ METHODS = [
 ]
 
 
-def _json_text(value: Any) -> str:
+def _json_text(value: object) -> str:
     return redact(orjson.dumps(value).decode())
 
 
-def _tokens(answer: Answer, operation: str) -> dict[str, Any]:
+def _tokens(answer: Answer, operation: str) -> dict[str, object]:
     if not answer.ok:
         raise LoginError(f"OpenAI Codex token {operation} failed ({answer.status}): {redact(answer.text) or 'error'}")
     body = answer.body
@@ -125,7 +124,7 @@ def _tokens(answer: Answer, operation: str) -> dict[str, Any]:
     return {"access": access, "refresh": refresh, "expires": int(time.time() * 1000 + expires_in * 1000)}
 
 
-async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, Any]:
+async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, object]:
     form = {
         "grant_type": "authorization_code",
         "client_id": CLIENT_ID,
@@ -141,7 +140,7 @@ async def _exchange(code: str, verifier: str, redirect_uri: str) -> dict[str, An
     return {"type": "oauth", **token, "accountId": account}
 
 
-async def login_openai_codex(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_openai_codex(interaction: LoginInteraction) -> dict[str, object]:
     method = await interaction.prompt(
         {"type": "select", "message": "Select OpenAI Codex login method:", "options": METHODS}
     )
@@ -152,7 +151,7 @@ async def login_openai_codex(interaction: LoginInteraction) -> dict[str, Any]:
     verifier, challenge = pkce()
     state = secrets.token_hex(16)
 
-    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+    async def steps(callback: CallbackServer | None) -> dict[str, object]:
         return await _browser_steps(interaction, callback, verifier, challenge, state)
 
     # Only port 1455: the Codex CLI may hold it, and then the pasted URL still works.
@@ -161,7 +160,7 @@ async def login_openai_codex(interaction: LoginInteraction) -> dict[str, Any]:
 
 async def _browser_steps(
     interaction: LoginInteraction, callback: CallbackServer | None, verifier: str, challenge: str, state: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     params = {
         "response_type": "code",
         "client_id": CLIENT_ID,
@@ -198,7 +197,7 @@ async def _browser_steps(
     return await _exchange(code, verifier, REDIRECT_URI)
 
 
-async def _device_code(interaction: LoginInteraction) -> dict[str, Any]:
+async def _device_code(interaction: LoginInteraction) -> dict[str, object]:
     answer = await post(DEVICE_USER_CODE_URL, json={"client_id": CLIENT_ID})
     if not answer.ok:
         if answer.status == 404:
@@ -208,7 +207,7 @@ async def _device_code(interaction: LoginInteraction) -> dict[str, Any]:
         detail = f": {redact(answer.text)}" if answer.text else ""
         raise LoginError(f"OpenAI Codex device code request failed with status {answer.status}{detail}")
     body = answer.body
-    interval: Any = body.get("interval")
+    interval: object = body.get("interval")
     if isinstance(interval, str):
         try:
             interval = float(interval.strip())
@@ -225,7 +224,7 @@ async def _device_code(interaction: LoginInteraction) -> dict[str, Any]:
         raise LoginError(f"Invalid OpenAI Codex device code response: {_json_text(body)}")
     interaction.notify({"type": "device_code", "userCode": user_code, "verificationUri": DEVICE_VERIFICATION_URI})
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         reply = await post(DEVICE_TOKEN_URL, json={"device_auth_id": device_auth_id, "user_code": user_code})
         if reply.ok:
             code, verifier = reply.body.get("authorization_code"), reply.body.get("code_verifier")

@@ -12,7 +12,6 @@ Number.MAX_SAFE_INTEGER}``."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
@@ -51,7 +50,7 @@ def parse_code(text: str) -> str | None:
     return value
 
 
-def _detail(body: dict[str, Any]) -> str | None:
+def _detail(body: dict[str, object]) -> str | None:
     for key in ("error_description", "message", "error"):
         if isinstance(body.get(key), str):
             return str(body[key])
@@ -61,7 +60,7 @@ def _detail(body: dict[str, Any]) -> str | None:
     return None
 
 
-async def exchange(code: str, verifier: str) -> dict[str, Any]:
+async def exchange(code: str, verifier: str) -> dict[str, object]:
     answer = await post(TOKEN_URL, json={"code": code, "code_verifier": verifier, "code_challenge_method": "S256"})
     if answer.ok and not answer.json_ok:
         raise LoginError("OpenRouter OAuth returned invalid JSON")
@@ -76,13 +75,13 @@ async def exchange(code: str, verifier: str) -> dict[str, Any]:
     return {"type": "oauth", "access": key, "refresh": "", "expires": MAX_SAFE_INTEGER}
 
 
-async def login_openrouter(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_openrouter(interaction: LoginInteraction) -> dict[str, object]:
     verifier, challenge = pkce()
 
-    async def complete(code: str) -> dict[str, Any]:
+    async def complete(code: str) -> dict[str, object]:
         return await exchange(code, verifier)
 
-    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+    async def steps(callback: CallbackServer | None) -> dict[str, object]:
         assert callback is not None  # port 0 always binds
         params = {"callback_url": callback.redirect_uri, "code_challenge": challenge, "code_challenge_method": "S256"}
         interaction.notify(
@@ -103,7 +102,7 @@ async def login_openrouter(interaction: LoginInteraction) -> dict[str, Any]:
             callback.redirect_uri,
         )
         if kind == "callback":
-            credential: dict[str, Any] = value
+            credential: dict[str, object] = value
             return credential
         code = parse_code(value)
         if not code:

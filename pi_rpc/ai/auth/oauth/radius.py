@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from pi_rpc.ai.auth.errors import LoginError
@@ -80,7 +79,7 @@ async def request_oauth_token(gateway: str, fields: dict[str, str], timeout_s: f
     return credential_from_token_answer(reply.json())
 
 
-def credential_from_token_answer(data: Any) -> Credential:
+def credential_from_token_answer(data: object) -> Credential:
     """What a Radius token answer is stored as (the login's and the refresh's): the fields it
     has, ``expires`` = now + ``expires_in`` − skew (null when absent: upstream's NaN)."""
     body = data if isinstance(data, dict) else {}
@@ -125,7 +124,7 @@ METHODS = [
 ]
 
 
-def trusted_http_url(value: Any) -> str | None:
+def trusted_http_url(value: object) -> str | None:
     """``trustedHttpUrl``: an http(s) URL (a server-supplied URL the browser may be sent to), else None."""
     if not isinstance(value, str):
         return None
@@ -141,7 +140,7 @@ class _OAuthAnswerError(LoginError):
         self.oauth_error = oauth_error
 
 
-async def _fetch(method: str, url: str, fields: dict[str, str] | None) -> tuple[int, str, Any]:
+async def _fetch(method: str, url: str, fields: dict[str, str] | None) -> tuple[int, str, object]:
     from pi_rpc.ai.auth.oauth.base import FetchError, form_body, http_request
 
     headers = {"accept": "application/json"}
@@ -176,7 +175,7 @@ def _answer_error(status: int, text: str, message: str) -> _OAuthAnswerError:
     return _OAuthAnswerError(redact(str(response_error(status, text, message))), oauth_error)
 
 
-async def _token(gateway: str, fields: dict[str, str]) -> dict[str, Any]:
+async def _token(gateway: str, fields: dict[str, str]) -> dict[str, object]:
     """``requestOAuthToken``, the credential as the refresh stores it."""
 
     status, text, data = await _fetch("POST", f"{gateway}/v1/oauth/token", fields)
@@ -195,7 +194,7 @@ async def _discover(gateway: str) -> str:
     return endpoint
 
 
-async def _browser(gateway: str, endpoint: str, interaction: LoginInteraction) -> dict[str, Any]:
+async def _browser(gateway: str, endpoint: str, interaction: LoginInteraction) -> dict[str, object]:
     verifier, challenge = pkce()
     state = str(uuid.uuid4())
     params = {
@@ -210,7 +209,7 @@ async def _browser(gateway: str, endpoint: str, interaction: LoginInteraction) -
     }
     base = endpoint.split("?", 1)[0].split("#", 1)[0]  # upstream replaces the endpoint's query
 
-    async def complete(code: str) -> dict[str, Any]:
+    async def complete(code: str) -> dict[str, object]:
         fields = {
             "grant_type": "authorization_code",
             "client_id": OAUTH_CLIENT_ID,
@@ -220,13 +219,13 @@ async def _browser(gateway: str, endpoint: str, interaction: LoginInteraction) -
         }
         return await _token(gateway, fields)
 
-    async def steps(callback: CallbackServer | None) -> dict[str, Any]:
+    async def steps(callback: CallbackServer | None) -> dict[str, object]:
         assert callback is not None  # port_taken: no server, no steps
         interaction.notify({"type": "progress", "message": f"Listening for OAuth callback on {REDIRECT_URI}"})
         interaction.notify(
             {"type": "auth_url", "url": f"{base}?{urlencode(params)}", "instructions": "Continue in your browser."}
         )
-        credential: dict[str, Any] | None = await callback.wait()
+        credential: dict[str, object] | None = await callback.wait()
         if not credential:
             raise LoginError("OAuth callback did not complete.")
         return credential
@@ -243,7 +242,7 @@ async def _browser(gateway: str, endpoint: str, interaction: LoginInteraction) -
     )
 
 
-async def _device_code(gateway: str, interaction: LoginInteraction) -> dict[str, Any]:
+async def _device_code(gateway: str, interaction: LoginInteraction) -> dict[str, object]:
     status, text, data = await _fetch(
         "POST", f"{gateway}/v1/oauth/device", {"client_id": OAUTH_CLIENT_ID, "scope": OAUTH_SCOPE}
     )
@@ -257,7 +256,7 @@ async def _device_code(gateway: str, interaction: LoginInteraction) -> dict[str,
         raise LoginError("Untrusted verification_uri in Radius OAuth device authorization response")
     interval = body.get("interval")
     interval_s = float(interval) if isinstance(interval, (int, float)) and not isinstance(interval, bool) else None
-    event: dict[str, Any] = {
+    event: dict[str, object] = {
         "type": "device_code",
         "userCode": body["user_code"],
         "verificationUri": verification_uri,
@@ -268,7 +267,7 @@ async def _device_code(gateway: str, interaction: LoginInteraction) -> dict[str,
     interaction.notify(event)
     device_code = str(body["device_code"])
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         fields = {"grant_type": DEVICE_CODE_GRANT_TYPE, "client_id": OAUTH_CLIENT_ID, "device_code": device_code}
         try:
             return "complete", await _token(gateway, fields)
@@ -285,11 +284,11 @@ async def _device_code(gateway: str, interaction: LoginInteraction) -> dict[str,
 
     expires = body["expires_in"]
     expires_s = float(expires) if isinstance(expires, (int, float)) and not isinstance(expires, bool) else None
-    result: dict[str, Any] = await poll_device_code(poll, interval_s, expires_s)
+    result: dict[str, object] = await poll_device_code(poll, interval_s, expires_s)
     return result
 
 
-async def login_radius(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_radius(interaction: LoginInteraction) -> dict[str, object]:
 
     gateway = DEFAULT_GATEWAY.rstrip("/")
     method = await interaction.prompt({"type": "select", "message": "Sign in to Radius:", "options": METHODS})

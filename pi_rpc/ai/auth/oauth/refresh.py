@@ -45,7 +45,7 @@ class OAuthError(PiError):
     with the cause appended (``withCauseDetail``)."""
 
     def __init__(
-        self, code: str, message: str, cause: BaseException | None = None, secrets: Iterable[Any] = ()
+        self, code: str, message: str, cause: BaseException | None = None, secrets: Iterable[object] = ()
     ) -> None:
         detail = _cause_detail(cause)
         text = f"{message}: {detail}" if detail and detail not in message else message
@@ -81,7 +81,7 @@ def _field_patterns(fields: tuple[str, ...]) -> tuple[re.Pattern[str], re.Patter
     )
 
 
-def redact_tokens(text: str, secrets: Iterable[Any] = (), fields: tuple[str, ...] = TOKEN_FIELDS) -> str:
+def redact_tokens(text: str, secrets: Iterable[object] = (), fields: tuple[str, ...] = TOKEN_FIELDS) -> str:
     """``text`` without token values: each of ``secrets`` wherever it occurs, and the values of
     ``fields`` and of token-named fields (JSON ``"access_token": "…"`` or ``"accessToken": "…``
     even when the text ends inside the value, form ``refresh_token=…``)."""
@@ -108,7 +108,7 @@ def _looks_like_token(text: str) -> bool:
     return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
 
 
-def _token_values(value: Any, key: str | None = None) -> list[str]:
+def _token_values(value: object, key: str | None = None) -> list[str]:
     if isinstance(value, dict):
         return [t for k, v in value.items() for t in _token_values(v, str(k))]
     if isinstance(value, list):
@@ -118,7 +118,7 @@ def _token_values(value: Any, key: str | None = None) -> list[str]:
     return []
 
 
-def redact_answer(text: str, secrets: Iterable[Any] = ()) -> str:
+def redact_answer(text: str, secrets: Iterable[object] = ()) -> str:
     """A token endpoint's answer as an error may quote it: ``redact_tokens``, and besides the
     token-named fields every token-looking value, since an answer of an unknown shape
     (``{"data": {"credential": "…"}}``) or one that does not parse (cut off mid-string) names

@@ -28,7 +28,7 @@ SKEW_MS = 5 * 60 * 1000
 DEFAULT_LIFETIME_S = 3600
 
 
-def required_string(body: dict[str, Any], name: str, error: type[Exception] = RuntimeError) -> str:
+def required_string(body: dict[str, object], name: str, error: type[Exception] = RuntimeError) -> str:
     """``requiredString``: a non-empty string field (the login flow raises its own ``error``)."""
     value = body.get(name)
     if not isinstance(value, str) or not value:
@@ -36,7 +36,7 @@ def required_string(body: dict[str, Any], name: str, error: type[Exception] = Ru
     return value
 
 
-def positive_number(body: dict[str, Any], name: str, error: type[Exception] = RuntimeError) -> float:
+def positive_number(body: dict[str, object], name: str, error: type[Exception] = RuntimeError) -> float:
     """``positiveNumber``: a finite number above 0."""
     value = body.get(name)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
@@ -45,7 +45,7 @@ def positive_number(body: dict[str, Any], name: str, error: type[Exception] = Ru
 
 
 def credentials_from_token_response(
-    body: dict[str, Any], previous_refresh: str | None, error: type[Exception] = RuntimeError
+    body: dict[str, object], previous_refresh: str | None, error: type[Exception] = RuntimeError
 ) -> Credential:
     """``credentialsFromTokenResponse`` (the refresh's and the login's; ``error``: the type a
     bad answer raises)."""
@@ -99,11 +99,11 @@ SCOPE = "openid profile email offline_access grok-cli:access api:access"
 DEVICE_CODE_URL = "https://auth.x.ai/oauth2/device/code"
 
 
-def _string(body: dict[str, Any], field: str) -> str:
+def _string(body: dict[str, object], field: str) -> str:
     return required_string(body, field, LoginError)
 
 
-def _positive(body: dict[str, Any], field: str) -> float:
+def _positive(body: dict[str, object], field: str) -> float:
     return float(positive_number(body, field, LoginError))
 
 
@@ -127,7 +127,7 @@ def _checked(answer: Answer) -> Answer:
     return answer
 
 
-async def login_xai(interaction: LoginInteraction) -> dict[str, Any]:
+async def login_xai(interaction: LoginInteraction) -> dict[str, object]:
     answer = _checked(await post(DEVICE_CODE_URL, form={"client_id": CLIENT_ID, "scope": SCOPE, "referrer": "pi"}))
     if not answer.ok:
         raise LoginError(_failure("device authorization", answer))
@@ -147,7 +147,7 @@ async def login_xai(interaction: LoginInteraction) -> dict[str, Any]:
     expires_in = _positive(body, "expires_in")
     interaction.notify({"type": "device_code", "userCode": user_code, "verificationUri": verification})
 
-    async def poll() -> tuple[str, Any]:
+    async def poll() -> tuple[str, object]:
         reply = _checked(
             await post(
                 TOKEN_URL,
@@ -171,7 +171,7 @@ async def login_xai(interaction: LoginInteraction) -> dict[str, Any]:
             return "failed", "xAI device code expired"
         return "failed", _failure("device token polling", reply)
 
-    result: dict[str, Any] = await poll_device_code(poll, interval_s, expires_in, wait_first=True)
+    result: dict[str, object] = await poll_device_code(poll, interval_s, expires_in, wait_first=True)
     return result
 
 

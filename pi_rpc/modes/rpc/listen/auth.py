@@ -108,7 +108,7 @@ class FailureThrottle:
             self._failures = {p: v for p, v in self._failures.items() if now - v[1] <= FORGET_AFTER_S}
         if count <= FREE_FAILURES:
             return 0.0
-        return min(MAX_DELAY_S, FIRST_DELAY_S * 2 ** (count - FREE_FAILURES - 1))
+        return min(MAX_DELAY_S, FIRST_DELAY_S * 2.0 ** (count - FREE_FAILURES - 1))
 
     def succeeded(self, peer: str) -> None:
         self._failures.pop(peer, None)

@@ -64,7 +64,7 @@ class ConnectionCommands:
 
     # ------------------------------------------------------------------ connection commands
 
-    async def cmd_authenticate(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_authenticate(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         if self.server.token is None or token_matches(self.server.token, cmd.get("token")):
             return None
         # As a wrong first record: no second chance on this connection.
@@ -97,7 +97,7 @@ class ConnectionCommands:
             connection.run_id_on = cmd["runId"]
         if cmd.get("handle") is not None:
             connection.tag_default = cmd["handle"]
-        data: dict[str, Any] = {"seq": connection.seq_on, "runId": connection.run_id_on}
+        data: dict[str, object] = {"seq": connection.seq_on, "runId": connection.run_id_on}
         if cmd.get("handle") is not None or connection.tag_default:
             data["handle"] = connection.tag_default
         return data
@@ -115,7 +115,7 @@ class ConnectionCommands:
         events = [orjson.Fragment(connection.render(published)[:-1]) for published in found]
         return {"events": events, "lastSeq": found[-1].seq if found else since, "truncated": truncated}
 
-    async def cmd_get_protocol_info(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_get_protocol_info(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         server = self.server
         return protocol_info(
             max_frame_bytes=server.max_frame_bytes,
@@ -128,23 +128,23 @@ class ConnectionCommands:
 
     # ------------------------------------------------------------------ the session host's, wrapped
 
-    async def cmd_open_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_open_session(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         assert self._open is not None
         # (the opener is attached when the session's stream is made: CURRENT_CONNECTION)
         return await self._open(ctx, cmd)
 
-    async def cmd_close_session(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_close_session(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         assert self._close is not None
         return await self._close(ctx, cmd)
 
-    async def cmd_list_open_sessions(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_list_open_sessions(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         assert self._list is not None
         data = await self._list(ctx, cmd)
         for summary in data["sessions"]:
             summary["attached"] = self.hub.attached_count(summary["handle"])
         return data
 
-    async def cmd_extension_ui_response(self, ctx: CommandContext, cmd: dict[str, Any]) -> Any:
+    async def cmd_extension_ui_response(self, ctx: CommandContext, cmd: dict[str, object]) -> object:
         self.hub.answering(cmd.get("id"), self.connection)
         if self._ui_response is not None:
             await self._ui_response(ctx, cmd)

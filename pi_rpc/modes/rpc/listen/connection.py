@@ -57,7 +57,7 @@ AUTH_FAILED = "Authentication failed: wrong token"
 AUTH_TIMED_OUT = f"Authentication timed out: no authenticate record within {AUTH_TIMEOUT_S:g} seconds"
 
 
-def _parse(frame: bytes) -> Any:
+def _parse(frame: bytes) -> object:
     try:
         return parse_record(frame)
     except Exception as exc:  # noqa: BLE001 - e.g. MemoryError on a huge record
@@ -182,7 +182,7 @@ class Connection:
         self._close_after_queue = True
         self._wakeup.set()
 
-    def _response_line(self, record: Any) -> tuple[int, bytes]:
+    def _response_line(self, record: object) -> tuple[int, bytes]:
         line = dumps_line(record)
         seq = self.hub.next_seq()
         if self.seq_on:
@@ -190,18 +190,18 @@ class Connection:
         return seq, line
 
     # RecordSink (the dispatcher's responses, and events of commands no session routes)
-    def send_nowait(self, record: Any) -> None:
+    def send_nowait(self, record: object) -> None:
         if self.closing:
             raise WriterClosed()
         self._push(*self._response_line(record))
 
-    async def send(self, record: Any) -> None:
+    async def send(self, record: object) -> None:
         self.send_nowait(record)
 
-    async def send_bounded(self, record: Any) -> None:
+    async def send_bounded(self, record: object) -> None:
         self.send_nowait(record)
 
-    def send_final(self, record: dict[str, Any]) -> None:
+    def send_final(self, record: dict[str, object]) -> None:
         """One last record, then the connection closes (refused, authentication failed)."""
         if self.closing:
             return
@@ -210,7 +210,7 @@ class Connection:
         self._close_after_queue = True
         self._wakeup.set()
 
-    def _overflow_record(self) -> dict[str, Any]:
+    def _overflow_record(self) -> dict[str, object]:
         last = self.last_delivered
         return {
             "type": "response",
@@ -302,7 +302,7 @@ class Connection:
         items = self.transport.items()
         try:
             if not self.authenticated:
-                first: Any = None
+                first: object = None
                 with anyio.move_on_after(AUTH_TIMEOUT_S):
                     first = await items.__anext__()
                 if first is None:
@@ -327,7 +327,7 @@ class Connection:
             self._idle = anyio.Event()
         self._inflight += 1
 
-    async def _dispatch(self, item: Any) -> None:
+    async def _dispatch(self, item: object) -> None:
         try:
             await self.dispatcher.dispatch(item)
         finally:
@@ -337,8 +337,8 @@ class Connection:
 
     # ------------------------------------------------------------------ authentication
 
-    def _auth_failure(self, item: Any, error: str) -> dict[str, Any]:
-        record: dict[str, Any] = {}
+    def _auth_failure(self, item: object, error: str) -> dict[str, object]:
+        record: dict[str, object] = {}
         if type(item) is dict and "id" in item:
             record["id"] = item["id"]
         record.update(type="response", command="authenticate", success=False, error=error)
@@ -363,7 +363,7 @@ class Connection:
             return False
         throttle.succeeded(self.transport.peer)
         self.authenticated = True
-        record: dict[str, Any] = {"id": item["id"]} if "id" in item else {}
+        record: dict[str, object] = {"id": item["id"]} if "id" in item else {}
         record.update(type="response", command="authenticate", success=True)
         self.send_nowait(record)
         self.hub.attach(self, DEFAULT_HANDLE)

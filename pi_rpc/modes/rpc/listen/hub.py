@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -85,23 +85,23 @@ class _Channel:
         self._hub = hub
         self._handle = handle
 
-    def try_send(self, record: Any) -> bool:
+    def try_send(self, record: object) -> bool:
         hub = self._hub
         if time.monotonic() - hub.yielded_at > YIELD_EVERY_S:
             return False  # (the emitter awaits ``send``: published, then a yield)
         hub.publish(self._handle, record)
         return True
 
-    async def send(self, record: Any) -> None:
+    async def send(self, record: object) -> None:
         hub = self._hub
         hub.publish(self._handle, record)
         hub.yielded_at = time.monotonic()
         await anyio.lowlevel.checkpoint()
 
-    def send_nowait(self, record: Any) -> None:
+    def send_nowait(self, record: object) -> None:
         self._hub.publish(self._handle, record)
 
-    async def send_bounded(self, record: Any) -> None:
+    async def send_bounded(self, record: object) -> None:
         self._hub.publish(self._handle, record)
 
 
@@ -121,7 +121,7 @@ class HubEvents(EventEmitter):
             super().close()
             self._hub.session_closed(self.handle)
 
-    def send_direct(self, record: dict[str, Any]) -> None:
+    def send_direct(self, record: Mapping[str, object]) -> None:
         if not self._closed:
             super().send_direct(record)
 
@@ -186,7 +186,7 @@ class Hub:
             opener.live_from[handle] = self._seq
         return HubEvents(self, handle)
 
-    def publish(self, handle: str, record: Any, *, exclude: Connection | None = None) -> Published:
+    def publish(self, handle: str, record: object, *, exclude: Connection | None = None) -> Published:
         line = dumps_line(record)  # (first: a record that cannot be encoded takes no number)
         published = Published(self.next_seq(), handle, line, current_run_id())
         self._remember(published)
@@ -264,7 +264,7 @@ class Hub:
 
     # ------------------------------------------------------------------ dialogs (DialogTracker)
 
-    def _open_dialog(self, handle: str, published: Published, key: Any, connections: Iterable[Connection]) -> None:
+    def _open_dialog(self, handle: str, published: Published, key: object, connections: Iterable[Connection]) -> None:
         if not isinstance(key, str):
             return
         dialog = OpenDialog(handle, published)
@@ -279,7 +279,7 @@ class Hub:
         dialog = self.dialogs.get(request_id)
         return dialog.waiting if dialog is not None else None
 
-    def answering(self, request_id: Any, connection: Connection) -> None:
+    def answering(self, request_id: object, connection: Connection) -> None:
         """``connection`` sent an ``extension_ui_response`` for ``request_id`` (the first one
         that arrives is the one the dialog takes)."""
         dialog = self.dialogs.get(request_id) if isinstance(request_id, str) else None

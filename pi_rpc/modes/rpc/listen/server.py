@@ -55,13 +55,13 @@ TLS_HANDSHAKE_TIMEOUT_S = 10.0
 class _Discard:
     """The stdio event stream's stand-in: on --listen every session writes to the hub."""
 
-    async def send(self, record: Any) -> None:
+    async def send(self, record: object) -> None:
         return None
 
-    def send_nowait(self, record: Any) -> None:
+    def send_nowait(self, record: object) -> None:
         return None
 
-    async def send_bounded(self, record: Any) -> None:
+    async def send_bounded(self, record: object) -> None:
         return None
 
 
@@ -124,7 +124,7 @@ def check_unix_path(path: str) -> None:
         probe.close()
 
 
-async def bind_unix(path: str) -> Listener[Any]:
+async def bind_unix(path: str) -> Listener[object]:
     """A Unix socket listener at ``path``, created 0600 (``check_unix_path`` first)."""
     check_unix_path(path)
     old = os.umask(0o177)  # created 0600: no moment where others could connect
@@ -136,7 +136,7 @@ async def bind_unix(path: str) -> Listener[Any]:
         os.umask(old)
 
 
-async def bind_tcp(address: ListenAddress) -> tuple[Listener[Any], int]:
+async def bind_tcp(address: ListenAddress) -> tuple[Listener[object], int]:
     host = "127.0.0.1" if address.host == "localhost" else address.host
     try:
         listener = await anyio.create_tcp_listener(local_host=host, local_port=address.port)
@@ -188,7 +188,7 @@ async def websocket_handshake(
 
     protocol = ServerProtocol(max_size=(None, server.max_frame_bytes))
     request: Request | None = None
-    pending: list[Any] = []
+    pending: list[object] = []
     with anyio.move_on_after(AUTH_TIMEOUT_S):
         while request is None:
             try:
@@ -264,7 +264,7 @@ class ListenServer(RpcServer):
         token_path: Path | None,
         ssl_context: ssl.SSLContext | None,
         handle_signals: bool = True,
-        announce: Callable[[dict[str, Any]], None] | None = None,
+        announce: Callable[[dict[str, object]], None] | None = None,
     ) -> None:
         super().__init__(
             backend,
@@ -298,14 +298,14 @@ class ListenServer(RpcServer):
         # Where the {"listening":[…]} record goes (None: one line on stderr); the interactive
         # mode shows it in the conversation instead, stderr being the terminal's screen.
         self._announce_to = announce
-        self._bound: list[tuple[Listener[Any], ListenAddress, str]] | None = None
+        self._bound: list[tuple[Listener[object], ListenAddress, str]] | None = None
 
     # ------------------------------------------------------------------ for connections
 
     def connection_registry(self, connection: Connection) -> ConnectionRegistry:
         return ConnectionRegistry(self.registry, ConnectionCommands(self, connection).handlers())
 
-    def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+    def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> None:
         if self._commands is not None:
             self._commands.start_soon(fn, *args)
 
@@ -345,8 +345,8 @@ class ListenServer(RpcServer):
                 pass
             self._unlink(address)
 
-    async def _bind(self) -> list[tuple[Listener[Any], ListenAddress, str]]:
-        bound: list[tuple[Listener[Any], ListenAddress, str]] = []
+    async def _bind(self) -> list[tuple[Listener[object], ListenAddress, str]]:
+        bound: list[tuple[Listener[object], ListenAddress, str]] = []
         try:
             for address in self.addresses:
                 if address.kind == "unix":
@@ -455,7 +455,7 @@ class ListenServer(RpcServer):
 
     # ------------------------------------------------------------------ connections
 
-    async def _accept_loop(self, listener: Listener[Any], address: ListenAddress) -> None:
+    async def _accept_loop(self, listener: Listener[object], address: ListenAddress) -> None:
         accept = cast(Any, listener).accept
         while True:
             try:

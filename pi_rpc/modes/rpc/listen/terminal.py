@@ -19,7 +19,7 @@ terminal's screen while the app runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -67,7 +67,7 @@ class TerminalListener:
 
         addresses, token, token_path, context = listen_setup(args)
         backend = TerminalSessionHost(TerminalSessionBackend(session), args, max_sessions=args.max_sessions)
-        self.announced: dict[str, Any] | None = None
+        self.announced: dict[str, object] | None = None
         self.server: ListenServer = ListenServer(
             backend,
             args,
@@ -84,7 +84,7 @@ class TerminalListener:
         self._done = anyio.Event()
         self._stopping = False
 
-    def _announce(self, line: dict[str, Any]) -> None:
+    def _announce(self, line: dict[str, object]) -> None:
         self.announced = line
 
     async def bind(self) -> list[str]:

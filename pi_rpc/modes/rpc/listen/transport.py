@@ -55,7 +55,7 @@ def peer_of(stream: Any) -> str:
     return "unix"
 
 
-def _raw_socket(stream: Any) -> socket.socket | None:
+def _raw_socket(stream: object) -> socket.socket | None:
     """The plain socket under an anyio socket stream (None for TLS and anything else)."""
     from anyio.abc import SocketAttribute, SocketStream
 

@@ -299,8 +299,8 @@ def _request_model(spec: CommandSpec) -> type[CommandBase]:
     class_name = request_model_name(spec)
     if spec.request is None:
         return _fieldless(spec.name, class_name)
-    model = globals()[class_name]
-    assert issubclass(model, CommandBase), class_name
+    model: object = globals()[class_name]
+    assert isinstance(model, type) and issubclass(model, CommandBase), class_name
     return model
 
 

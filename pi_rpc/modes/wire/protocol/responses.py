@@ -305,8 +305,8 @@ class AuthLogoutData(WireModel):
 def _data_model(spec: CommandSpec) -> type[WireModel] | None:
     if spec.response is None:
         return None
-    model = globals()[spec.response]
-    assert issubclass(model, WireModel), spec.response
+    model: object = globals()[spec.response]
+    assert isinstance(model, type) and issubclass(model, WireModel), spec.response
     return model
 
 
