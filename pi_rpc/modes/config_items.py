@@ -45,7 +45,7 @@ def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
     from pi_rpc.packages.top_level import top_level_resources
 
     resolved = manager.resolve(install_missing=True)
-    keyed: list[tuple[tuple[Any, ...], ConfigItem]] = []
+    keyed: list[tuple[tuple[object, ...], ConfigItem]] = []
     type_order = {kind: i for i, kind in enumerate(KINDS)}
     for kind in KINDS:
         for r in resolved.of(kind):

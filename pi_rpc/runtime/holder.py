@@ -75,7 +75,7 @@ class ReplacementHooks(Protocol):
         binding: ModeBinding | None = None,
     ) -> None: ...
 
-    async def with_session(self, callback: Callable[..., Any]) -> None: ...
+    async def with_session(self, callback: Callable[..., object]) -> None: ...
 
 
 class HeldSession(Protocol):
@@ -90,10 +90,10 @@ class HeldSession(Protocol):
     tool_control: ToolControl | None
     mcp_command: McpCommand | None
 
-    def __init__(self, options: RuntimeOptions, holder: Any = None) -> None: ...
+    def __init__(self, options: RuntimeOptions, holder: object = None) -> None: ...
 
     @property
-    def holder(self) -> Any: ...
+    def holder(self) -> object: ...
 
     @property
     def tool_gate(self) -> BeforeToolCallHook | None: ...
@@ -114,15 +114,15 @@ class HeldSession(Protocol):
 
     async def emit(self, event: SessionEvent) -> None: ...
 
-    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def prompt(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
-    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def steer(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
-    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def follow_up(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
     async def abort(self) -> bool: ...
 
-    def get_state(self) -> dict[str, Any]: ...
+    def get_state(self) -> dict[str, object]: ...
 
     def dispose(self) -> None: ...
 
@@ -140,25 +140,25 @@ class DrivenSession(Protocol):
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
 
-    def on_replaced(self, subscriber: Callable[[Any], Awaitable[None] | None]) -> Callable[[], None]: ...
+    def on_replaced(self, subscriber: Callable[[object], Awaitable[None] | None]) -> Callable[[], None]: ...
 
-    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def prompt(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
-    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def steer(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
-    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str: ...
+    async def follow_up(self, text: str, images: list[dict[str, object]] | None = None) -> str: ...
 
     async def abort(self) -> bool: ...
 
-    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]: ...
+    async def new_session(self, parent_session: str | None = None) -> dict[str, object]: ...
 
-    async def switch_session(self, session_path: str) -> dict[str, Any]: ...
+    async def switch_session(self, session_path: str) -> dict[str, object]: ...
 
-    async def fork(self, entry_id: Any, position: str = "before") -> dict[str, Any]: ...
+    async def fork(self, entry_id: object, position: str = "before") -> dict[str, object]: ...
 
-    async def clone(self) -> dict[str, Any]: ...
+    async def clone(self) -> dict[str, object]: ...
 
-    def get_state(self) -> dict[str, Any]: ...
+    def get_state(self) -> dict[str, object]: ...
 
 
 class SessionHolder(Generic[S]):
@@ -199,19 +199,19 @@ class SessionHolder(Generic[S]):
         """The current session's events; a listener stays subscribed across replacements."""
         return self.listeners.subscribe(listener)
 
-    async def prompt(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+    async def prompt(self, text: str, images: list[dict[str, object]] | None = None) -> str:
         return await self._session.prompt(text, images)
 
-    async def steer(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+    async def steer(self, text: str, images: list[dict[str, object]] | None = None) -> str:
         return await self._session.steer(text, images)
 
-    async def follow_up(self, text: str, images: list[dict[str, Any]] | None = None) -> str:
+    async def follow_up(self, text: str, images: list[dict[str, object]] | None = None) -> str:
         return await self._session.follow_up(text, images)
 
     async def abort(self) -> bool:
         return await self._session.abort()
 
-    def get_state(self) -> dict[str, Any]:
+    def get_state(self) -> dict[str, object]:
         return self._session.get_state()
 
     # ------------------------------------------------------------------ the replacement path
@@ -232,7 +232,7 @@ class SessionHolder(Generic[S]):
         keep_queue_texts: bool = False,
         follow_cwd: bool = False,
         then: Callable[[S], Awaitable[None]] | None = None,
-        with_session: Callable[..., Any] | None = None,
+        with_session: Callable[..., object] | None = None,
     ) -> bool:
         """Put a fresh session on ``make_manager(current store)`` in the current one's place;
         False when an extension's ``cancelled`` answer kept the session. ``reason`` is what
@@ -278,7 +278,7 @@ class SessionHolder(Generic[S]):
 
     async def new_session(
         self, parent_session: str | None = None, *, setup: Any = None, with_session: Any = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """``setup(session_manager)`` (extensions' ``ctx.new_session``) may write to the new
         session before it starts; ``with_session(ctx)`` runs once it started."""
         session = self._session
@@ -302,7 +302,7 @@ class SessionHolder(Generic[S]):
 
     async def switch_session(
         self, session_path: str, *, cwd_override: str | None = None, with_session: Any = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """``cwd_override`` opens the session in that cwd instead of its stored one, not written
         to the file (the interactive ``/import`` "Continue in <cwd>" answer, as upstream's
         ``importFromJsonl(path, cwdOverride)``)."""
@@ -364,7 +364,7 @@ class SessionHolder(Generic[S]):
         )
         return {"text": text, "cancelled": False} if replaced else {"cancelled": True}
 
-    async def clone(self) -> dict[str, Any]:
+    async def clone(self) -> dict[str, object]:
         leaf = self._session.session.get_leaf_id()
 
         async def cancelled(hooks: ReplacementHooks) -> bool:

@@ -46,7 +46,7 @@ class VirtualRouting:
         self._emit = emit
         self._convert = convert
         # The failed reply the next request repeats (an automatic retry, an overflow recovery).
-        self.failed: Mapping[str, Any] | None = None
+        self.failed: Mapping[str, object] | None = None
 
     async def prepare_request(
         self, context: AgentContext, _model: Model, _level: str, signal: AbortSignal | None
@@ -64,7 +64,7 @@ class VirtualRouting:
         store = self._session_store
         branch = store.get_branch()
         state = latest_state(branch, model["provider"], model["id"])
-        request: dict[str, Any] = {
+        request: dict[str, object] = {
             "thinkingLevel": level,
             "reason": "retry" if failed is not None else "user" if user_turn else "continuation",
             "messages": messages,

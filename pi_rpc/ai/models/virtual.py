@@ -21,10 +21,10 @@ VIRTUAL_MODEL_API = "pi-virtual"
 VIRTUAL_MODEL_STATE_ENTRY = "pi.virtual-model-state"
 _LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
-Router = Callable[[dict[str, Any]], Any]
+Router = Callable[[dict[str, object]], object]
 
 
-def is_virtual(model: Mapping[str, Any] | None) -> bool:
+def is_virtual(model: Mapping[str, object] | None) -> bool:
     """Whether a model (or an assistant message) names a virtual model."""
     return model is not None and model.get("api") == VIRTUAL_MODEL_API
 
@@ -51,12 +51,12 @@ def latest_response(messages: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] 
     """The latest successful assistant response (failed and aborted ones are skipped)."""
     for message in reversed(messages):
         if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
-            found: Mapping[str, Any] = message
+            found: Mapping[str, object] = message
             return found
     return None
 
 
-def latest_state(branch: Sequence[Mapping[str, Any]], provider: str, model_id: str) -> Any:
+def latest_state(branch: Sequence[Mapping[str, object]], provider: str, model_id: str) -> object:
     """The router state a session branch last stored for ``provider/model_id``."""
     for entry in reversed(branch):
         if entry.get("type") != "custom" or entry.get("customType") != VIRTUAL_MODEL_STATE_ENTRY:
@@ -98,7 +98,7 @@ class VirtualModels:
     def ids(self, provider: str) -> set[str]:
         return set(self._by_provider.get(provider, {}))
 
-    def register(self, definition: Mapping[str, Any], physical: Mapping[str, Any] | None) -> None:
+    def register(self, definition: Mapping[str, object], physical: Mapping[str, object] | None) -> None:
         """Add or replace a virtual model; ``physical``: the provider's physical model with
         that id, if any (a conflict, refused as upstream)."""
         provider = definition.get("provider")
@@ -127,7 +127,7 @@ class VirtualModels:
 
     async def route(
         self,
-        model: Mapping[str, Any],
+        model: Mapping[str, object],
         request: dict[str, Any],
         *,
         physical: Callable[[str, str], Mapping[str, Any] | None],

@@ -81,7 +81,7 @@ async def reload(app: PiApp, args: str) -> None:
     )
 
 
-def _local_only(name: str, why: str) -> Any:
+def _local_only(name: str, why: str) -> object:
     async def run(app: PiApp, args: str) -> None:
         remote = _remote(app)
         if not remote.local:
@@ -189,7 +189,7 @@ async def logout(app: PiApp, args: str) -> None:
     provider = args.strip() if args.strip() in stored else await app.pick("Log out of", options)
     if provider is None:
         return
-    data: Mapping[str, Any] = await remote.connection.request({"type": "auth_logout", "provider": provider}) or {}
+    data: Mapping[str, object] = await remote.connection.request({"type": "auth_logout", "provider": provider}) or {}
     await remote.reload_lists()
     name = str(stored[provider].get("name") or provider)
     if data.get("authType") == "oauth":

@@ -63,7 +63,7 @@ class RemoteDialogs:
         if self.ui is not None:
             self.in_app(self.ui.set_status, key, text)
 
-    def in_app(self, fn: Callable[..., Any], *args: Any) -> None:
+    def in_app(self, fn: Callable[..., object], *args: object) -> None:
         """Call the terminal UI's ``fn`` from the app's own message loop: records are read in
         a task outside the app, where Textual has no active app to update widgets with."""
         app = getattr(self.ui, "app", None)

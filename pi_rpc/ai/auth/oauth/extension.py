@@ -26,7 +26,7 @@ from pi_rpc.ai.auth.errors import LoginError
 from pi_rpc.ai.auth.types import CANCELLED, Credential, LoginInteraction, OAuthAuth, OAuthProvider
 
 _REGISTERED: dict[str, OAuthProvider] = {}
-_LOGINS: dict[str, dict[str, Any]] = {}
+_LOGINS: dict[str, dict[str, object]] = {}
 _ids = itertools.count(1)
 
 
@@ -51,18 +51,18 @@ def login_callbacks(login_id: str) -> dict[str, Any] | None:
     return _LOGINS.get(login_id)
 
 
-async def _settle(value: Any) -> Any:
+async def _settle(value: object) -> object:
     return await value if inspect.isawaitable(value) else value
 
 
-def _callbacks(interaction: LoginInteraction) -> dict[str, Any]:
-    def notify(event: dict[str, Any]) -> None:
+def _callbacks(interaction: LoginInteraction) -> dict[str, object]:
+    def notify(event: dict[str, object]) -> None:
         interaction.notify(event)
 
-    async def prompt(question: dict[str, Any]) -> str:
+    async def prompt(question: dict[str, object]) -> str:
         return await interaction.prompt(question)
 
-    def info(kind: str) -> Any:
+    def info(kind: str) -> object:
         return lambda data=None: notify({"type": kind, **(dict(data) if isinstance(data, Mapping) else {})})
 
     return {
@@ -76,7 +76,7 @@ def _callbacks(interaction: LoginInteraction) -> dict[str, Any]:
     }
 
 
-def _as_credential(value: Any, what: str) -> Credential:
+def _as_credential(value: object, what: str) -> Credential:
     if not isinstance(value, Mapping):
         raise LoginError(f"{what} returned no credentials")
     return {**dict(value), "type": "oauth"}

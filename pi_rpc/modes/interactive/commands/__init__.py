@@ -56,7 +56,7 @@ def builtin_commands() -> dict[str, SlashCommand]:
     return REGISTRY
 
 
-def find(session: Any, name: str) -> SlashCommand | None:
+def find(session: object, name: str) -> SlashCommand | None:
     """``/name`` for the app driving ``session``. A session served elsewhere (``pi attach``'s
     ``RemoteSession``) may carry its own variants of built-ins (``slash_overrides``: the ones
     that need the network or the server's files), so no command branches on where it runs."""
@@ -64,7 +64,7 @@ def find(session: Any, name: str) -> SlashCommand | None:
     return overrides.get(name) or builtin_commands().get(name)
 
 
-def get(session: Any, name: str) -> SlashCommand:
+def get(session: object, name: str) -> SlashCommand:
     """``find`` for a name that must exist (a key binding's command)."""
     found = find(session, name)
     if found is None:
@@ -78,7 +78,7 @@ def split(text: str) -> tuple[str, str]:
     return head.strip(), rest.strip()
 
 
-def all_commands(session_commands: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def all_commands(session_commands: list[dict[str, object]]) -> list[tuple[str, str]]:
     """(name, description) of the built-ins, then the session's own commands, sorted by name."""
     seen = {name: cmd.description for name, cmd in builtin_commands().items()}
     for entry in session_commands:
