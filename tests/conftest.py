@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.support import upstream
+from tests.support.assert_cache import write_rewritten_modules
 from tests.support.pi_process import PiProcess, isolated_env, start_in
 
 _UPSTREAM_STATUS = pytest.StashKey[str]()
@@ -39,6 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return
     _compile_the_sources()
+    write_rewritten_modules(config, [Path(__file__).resolve().parent])
     folder, status = upstream.ensure_installed()
     if folder is not None:
         os.environ[upstream.ENV_VAR] = str(folder)
