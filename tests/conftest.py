@@ -29,6 +29,7 @@ import pytest
 
 from tests.support import upstream
 from tests.support.assert_cache import write_rewritten_modules
+from tests.support.long_tests import order_for_workers
 from tests.support.pi_process import PiProcess, isolated_env, start_in
 
 _UPSTREAM_STATUS = pytest.StashKey[str]()
@@ -92,6 +93,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     time waiting on a subprocess (a spawned pi, a stub server, upstream's Node), so a core
     serves two of them: on 2 cores the suite took 457 s with 4 workers against 586 s with 2."""
     return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist's ``worksteal`` (pyproject's addopts) each worker's slice of the tests starts
+    with its share of the known long ones (``tests.support.long_tests``), so no minute-long test
+    starts when the others are done. Every worker computes the same order (xdist requires it)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and config.getoption("dist", None) == "worksteal":
+        items[:] = order_for_workers(items, lambda item: item.nodeid, int(workerinput["workercount"]))
 
 
 @pytest.fixture
