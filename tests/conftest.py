@@ -100,8 +100,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     with its share of the known long ones (``tests.support.long_tests``), so no minute-long test
     starts when the others are done. Every worker computes the same order (xdist requires it)."""
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None and config.getoption("dist", None) == "worksteal":
+    if workerinput is not None and workerinput.get("pi_dist") == "worksteal":
         items[:] = order_for_workers(items, lambda item: item.nodeid, int(workerinput["workercount"]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each xdist worker the distribution mode (a worker's own ``--dist`` reads "no")."""
+    node.workerinput["pi_dist"] = node.config.getoption("dist", None)
 
 
 @pytest.fixture
