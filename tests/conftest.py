@@ -37,11 +37,14 @@ _UPSTREAM_STATUS = pytest.StashKey[str]()
 
 def pytest_configure(config: pytest.Config) -> None:
     """Install upstream pi 1.6 for the side-by-side tests (once, in the controlling process: xdist
-    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``)."""
-    if hasattr(config, "workerinput"):
+    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``). An xdist worker writes its
+    share of pytest's rewritten modules before it collects (``tests.support.assert_cache``)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        worker = int("".join(ch for ch in str(workerinput["workerid"]) if ch.isdigit()) or 0)
+        write_rewritten_modules(config, [Path(__file__).resolve().parent], (worker, int(workerinput["workercount"])))
         return
     _compile_the_sources()
-    write_rewritten_modules(config, [Path(__file__).resolve().parent])
     folder, status = upstream.ensure_installed()
     if folder is not None:
         os.environ[upstream.ENV_VAR] = str(folder)

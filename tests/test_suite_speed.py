@@ -63,3 +63,22 @@ def test_rewritten_modules_are_written_where_pytest_reads_them(request: pytest.F
     assert any(name.startswith("@py_assert") for name in function.co_varnames)  # rewritten
     assert not list(get_cache_dir(helper).glob("helper*" + PYC_TAIL))
     assert write_rewritten_modules(request.config, [tmp_path]) == 0  # already there: nothing to do
+
+
+def test_each_worker_writes_only_its_share(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    from _pytest.assertion.rewrite import PYC_TAIL, get_cache_dir
+
+    if request.config.getoption("assertmode") != "rewrite":
+        pytest.skip("assertions are not rewritten in this run (--assert=plain)")
+    modules = [tmp_path / f"test_m{i}.py" for i in range(4)]
+    for module in modules:
+        module.write_text("def test_x():\n    assert 1\n")
+
+    def cached() -> set[str]:
+        return {p.name.split(".")[0] for p in get_cache_dir(modules[0]).glob("test_m*" + PYC_TAIL)}
+
+    # the plugin packages are the run's own (already written or not): count only the planted
+    write_rewritten_modules(request.config, [tmp_path], (1, 2))
+    assert len(cached()) == 2
+    write_rewritten_modules(request.config, [tmp_path], (0, 2))
+    assert cached() == {"test_m0", "test_m1", "test_m2", "test_m3"}

@@ -1,12 +1,13 @@
-"""pytest's rewritten test modules written to disk once, before the xdist workers start.
+"""pytest's rewritten test modules written to disk once, shared by the xdist workers.
 
 pytest rewrites the ``assert`` statements of every test module, conftest and plugin module
 (hypothesis, anyio, xdist: over 350 files here) when it imports them, and caches the result as
 a ``*-pytest-*.pyc`` beside the source -- unless ``PYTHONDONTWRITEBYTECODE`` is set, as on the
 CI machines, where nothing is cached and each of the four workers rewrote all of them again:
 measured 12.5 s of CPU to collect the suite against 3.3 s with the cache. pytest reads a cached
-file even when it may not write one, so writing them once in the controlling process, before
-the workers start, leaves each worker only the reading.
+file even when it may not write one, so each worker first writes its share of them (in
+parallel, before any collects; pytest's writes are atomic renames, so a worker reads a whole
+file or none) and then only reads the others'.
 
 This uses pytest's assertion-rewrite internals (``_rewrite_test``, ``_write_pyc``); if they
 move, ``write_rewritten_modules`` does nothing and the suite only loses the speed.
@@ -19,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 
-def write_rewritten_modules(config: Any, roots: list[Path]) -> int:
+def write_rewritten_modules(config: Any, roots: list[Path], share: tuple[int, int] = (0, 1)) -> int:
     """Write the rewritten form of the test modules and conftests under ``roots`` and of the
-    plugin packages, where no valid one is cached; returns how many."""
+    plugin packages, where no valid one is cached; returns how many. ``share=(i, n)``: only the
+    i-th of every n files (each xdist worker writes its share before it collects)."""
     try:
         from _pytest.assertion.rewrite import (
             PYC_TAIL,
@@ -46,7 +48,8 @@ def write_rewritten_modules(config: Any, roots: list[Path]) -> int:
             if "fixtures" not in path.parts and any(fnmatch.fnmatch(path.name, p) for p in patterns):
                 files.add(path)
     written = 0
-    for fn in sorted(files):
+    index, count = share
+    for fn in sorted(files)[index::count]:
         cache_dir = get_cache_dir(fn)
         pyc = cache_dir / (fn.name[:-3] + PYC_TAIL)
         try:
