@@ -60,7 +60,6 @@ LONG_TESTS: dict[str, int] = {
     "tests/ai/test_oauth_lock_wire.py::test_rotated_token_written_before_exit": 9,
     "tests/modes/test_interactive_display.py::test_display_settings_from_the_picker_restyle_the_app": 9,
     "tests/modes/test_interactive_fullscreen.py::test_tui_mode_switches_live_from_settings": 9,
-    "tests/session/test_sqlite_search.py::test_every_query_path_gives_the_same_answer": 9,
     "tests/modes/test_attach_remote_session.py::test_the_app_drives_a_served_session": 8,
     "tests/mcp/test_upstream_rpc.py::test_direct_tools_results_and_errors": 8,
 }
