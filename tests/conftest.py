@@ -28,6 +28,8 @@ from typing import Any
 import pytest
 
 from tests.support import upstream
+from tests.support.assert_cache import write_rewritten_modules
+from tests.support.long_tests import order_for_workers
 from tests.support.pi_process import PiProcess, isolated_env, start_in
 
 _UPSTREAM_STATUS = pytest.StashKey[str]()
@@ -35,8 +37,12 @@ _UPSTREAM_STATUS = pytest.StashKey[str]()
 
 def pytest_configure(config: pytest.Config) -> None:
     """Install upstream pi 1.6 for the side-by-side tests (once, in the controlling process: xdist
-    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``)."""
-    if hasattr(config, "workerinput"):
+    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``). An xdist worker writes its
+    share of pytest's rewritten modules before it collects (``tests.support.assert_cache``)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        worker = int("".join(ch for ch in str(workerinput["workerid"]) if ch.isdigit()) or 0)
+        write_rewritten_modules(config, [Path(__file__).resolve().parent], (worker, int(workerinput["workercount"])))
         return
     _compile_the_sources()
     folder, status = upstream.ensure_installed()
@@ -90,6 +96,21 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     time waiting on a subprocess (a spawned pi, a stub server, upstream's Node), so a core
     serves two of them: on 2 cores the suite took 457 s with 4 workers against 586 s with 2."""
     return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist's ``worksteal`` (pyproject's addopts) each worker's slice of the tests starts
+    with its share of the known long ones (``tests.support.long_tests``), so no minute-long test
+    starts when the others are done. Every worker computes the same order (xdist requires it)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("pi_dist") == "worksteal":
+        items[:] = order_for_workers(items, lambda item: item.nodeid, int(workerinput["workercount"]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each xdist worker the distribution mode (a worker's own ``--dist`` reads "no")."""
+    node.workerinput["pi_dist"] = node.config.getoption("dist", None)
 
 
 @pytest.fixture

@@ -20,12 +20,20 @@ MAX_METHODS = 60
 
 
 def _trees(folder: Path) -> dict[Path, ast.Module]:
-    return {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("*.py"))}
+    return {p: _parse(p) for p in sorted(folder.rglob("*.py"))}
 
 
-# The repository's own trees, parsed once for every gate that reads them (planted packages in
-# a test's tmp_path are read fresh with ``_trees``).
-_source_trees = functools.cache(_trees)
+def _parse(path: Path) -> ast.Module:
+    """A repository file is parsed once for every gate that reads it (the gates only read the
+    trees); a file planted in a test's tmp_path is read fresh."""
+    if path.is_relative_to(ROOT):
+        return _parse_repository_file(path)
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parse_repository_file(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _module_name(path: Path, root: Path = ROOT) -> str:
@@ -128,7 +136,7 @@ def test_agent_session_is_composed_not_mixed() -> None:
 
 def test_no_class_defines_more_than_60_methods() -> None:
     large = []
-    for path, tree in _source_trees(PACKAGE).items():
+    for path, tree in _trees(PACKAGE).items():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
@@ -198,7 +206,7 @@ def test_no_import_cycle_in_the_package_or_the_clients() -> None:
     # circle closed only when a function runs is still one); ``TYPE_CHECKING`` imports, which
     # never run, may close one.
     client = ROOT / "clients" / "python"
-    graph = _runtime_import_graph([(PACKAGE, ROOT), (client, client)], read=_source_trees)
+    graph = _runtime_import_graph([(PACKAGE, ROOT), (client, client)], read=_trees)
     assert "pi_rpc.ai.stream" in graph and "pi_rpc_client.client" in graph
     assert _cycles(graph) == []
 

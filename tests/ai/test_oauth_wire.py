@@ -430,14 +430,20 @@ def test_copilot_models_filtered_to_available_ids_as_upstream(tmp_path: Path) ->
 def test_refresh_timeout_as_upstream(tmp_path: Path) -> None:
     """A token endpoint slower than 15 s: the refresh is given up with upstream's error."""
     assert UPSTREAM is not None
-    runs = []
-    for name, argv in (("upstream", UPSTREAM), ("ours", OURS)):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(name: str, argv: list[str]) -> Run:
         spec = _anthropic("expired")
         slow = json_reply(
             {"access_token": "sk-ant-oat01-late", "refresh_token": "rt-late", "expires_in": 60}, delay_s=17
         )
-        runs.append(_run(argv, tmp_path / name, spec, token_route={("platform.claude.com", "/v1/oauth/token"): slow}))
-    theirs, ours = runs
+        return _run(argv, tmp_path / name, spec, token_route={("platform.claude.com", "/v1/oauth/token"): slow})
+
+    # side by side, each with its own interceptor and stub: the 15 s wait is spent once, not twice
+    with ThreadPoolExecutor(1) as pool:
+        upstream_run = pool.submit(run, "upstream", UPSTREAM)
+        ours = run("ours", OURS)
+        theirs = upstream_run.result()
     assert ours.api_requests == theirs.api_requests == []
     expected = str(theirs.outcome[-1]["errorMessage"]).split("; stack=")[0]
     assert expected.endswith("details=TimeoutError: The operation was aborted due to timeout; code=23")

@@ -10,10 +10,13 @@ the loopback stubs, and the CA through ``SSL_CERT_FILE`` (httpx) and ``NODE_EXTR
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import socket
 import socketserver
 import ssl
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -22,10 +25,29 @@ from typing import Any
 
 from tests.ai.provider_wire import Reply
 
+# The certificates made so far in this test process, by their hosts: five openssl runs cost
+# 0.05 s of CPU (most of a second on a loaded machine) and over a hundred tests start an
+# interceptor for the same few host lists.
+_made: dict[tuple[str, ...], Path] = {}
+
 
 def make_certificates(directory: Path, hosts: list[str]) -> tuple[Path, Path, Path]:
-    """(ca.pem, leaf.pem, leaf.key) from the openssl CLI: a P-256 CA and one leaf for ``hosts``."""
+    """(ca.pem, leaf.pem, leaf.key) in ``directory``: a P-256 CA and one leaf for ``hosts``, made
+    with the openssl CLI once per test process for each list of hosts and copied from there."""
+    source = _made.get(tuple(hosts))
+    if source is None or not (source / "leaf.key").exists():
+        source = Path(tempfile.mkdtemp(prefix="pi-rpc-tls-"))
+        atexit.register(shutil.rmtree, source, True)
+        _generate_certificates(source, hosts)
+        _made[tuple(hosts)] = source
     directory.mkdir(parents=True, exist_ok=True)
+    for name in ("ca.pem", "leaf.pem", "leaf.key"):
+        shutil.copyfile(source / name, directory / name)
+    return directory / "ca.pem", directory / "leaf.pem", directory / "leaf.key"
+
+
+def _generate_certificates(directory: Path, hosts: list[str]) -> None:
+    """Run openssl: the CA's key and certificate, the leaf's key, request and certificate."""
     ca_key, ca_pem = directory / "ca.key", directory / "ca.pem"
     leaf_key, leaf_csr, leaf_pem = directory / "leaf.key", directory / "leaf.csr", directory / "leaf.pem"
     ext = directory / "leaf.ext"
@@ -50,7 +72,6 @@ def make_certificates(directory: Path, hosts: list[str]) -> tuple[Path, Path, Pa
         "x509", "-req", "-in", str(leaf_csr), "-CA", str(ca_pem), "-CAkey", str(ca_key), "-CAcreateserial",
         "-out", str(leaf_pem), "-days", "2", "-extfile", str(ext),
     )  # fmt: skip
-    return ca_pem, leaf_pem, leaf_key
 
 
 class Interceptor:
