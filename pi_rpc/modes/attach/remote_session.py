@@ -613,7 +613,12 @@ class RemoteSession:
                 "list_sessions", key="sessions", scope=scope, limit=500, query=query
             )
 
-    def list_sessions(self, scope: str = "cwd", limit: int | None = None, query: str | None = None) -> list[Record]:
+    def list_sessions(
+        self, scope: str = "cwd", limit: int | None = None, query: str | None = None, *, texts: bool = False
+    ) -> list[Record]:
+        """The lists read by ``load_sessions``. ``texts`` (every message's text, which the local
+        picker's filter searches) is not sent over the wire: there, the filter searches what
+        ``list_sessions`` returns (names, first messages, ids, paths)."""
         return list(self.sessions.get(scope, []))[:limit]
 
     async def rename_session(self, session_path: str, name: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -164,7 +165,7 @@ async def resume(app: PiApp, args: str) -> None:
         search = [
             SearchFields(
                 name=str(by_path[path].get("name") or ""),
-                text=(str(by_path[path].get("id") or ""), str(by_path[path].get("allMessagesText") or ""), path),
+                text=(str(by_path[path].get("id") or ""), _searched_text(by_path[path]), path),
                 folder=str(by_path[path].get("cwd") or ""),
             )
             for path in paths
@@ -299,3 +300,9 @@ async def reload(app: PiApp, args: str) -> None:
     for warning in warnings:
         await app.say(warning, "warning")
     await app.say("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
+
+
+def _searched_text(info: Mapping[str, object]) -> str:
+    """Every message's text when the listing carries it (this process's catalog); the first
+    message otherwise (a list read over the wire by ``pi attach``)."""
+    return str(info.get("allMessagesText") or info.get("firstMessage") or "")
