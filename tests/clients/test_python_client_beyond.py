@@ -88,7 +88,7 @@ def test_typed_methods_beyond_upstream(tmp_path: Path) -> None:
         assert callable(getattr(RpcClient, name)), name
     with faux_client(tmp_path, [{"text": "one"}, {"text": "two"}]) as pi:
         info = pi.get_protocol_info()
-        assert info["protocolVersion"] == 3 and set(BEYOND_UPSTREAM_COMMAND_TYPES) <= set(info["commands"])
+        assert info["protocolVersion"] == 4 and set(BEYOND_UPSTREAM_COMMAND_TYPES) <= set(info["commands"])
         assert pi.abort() == "idle"
         assert pi.set_event_options(run_id=True) == {"seq": False, "runId": True}
         pi.prompt_and_wait("first")

@@ -138,7 +138,7 @@ def test_each_transport_speaks_the_protocol_and_streams_a_run(shared, conns, kin
     assert stat.S_IMODE(os.stat(info["tokenFile"]).st_mode) == 0o600
     c = _connect(info, kind, conns)
     info_data = c.ok("get_protocol_info")
-    assert info_data["protocolVersion"] == 3 and info_data["transports"] == ["unix", "tcp", "ws"]
+    assert info_data["protocolVersion"] == 4 and info_data["transports"] == ["unix", "tcp", "ws"]
     assert {"attach_session", "detach_session", "authenticate"} <= set(info_data["commands"])
     handle = c.ok("open_session")["handle"]
     assert c.ok("get_state", handle=handle)["isStreaming"] is False

@@ -23,7 +23,7 @@ def test_protocol_info_describes_the_process_and_leaves_the_stream_alone(pi):
     p = pi(script=[{"text": "hi"}])
     info = p.ok("get_protocol_info")
     assert info["name"] == "pi_rpc" and info["version"] == pi_rpc.__version__
-    assert info["protocolVersion"] == 3 and info["upstreamCompat"] == "1.6"
+    assert info["protocolVersion"] == 4 and info["upstreamCompat"] == "1.6"
     commands = info["commands"]
     assert len(commands) == len(set(commands))
     assert set(commands) == set(names.COMMAND_TYPES) | set(names.BEYOND_UPSTREAM_COMMAND_TYPES) | {

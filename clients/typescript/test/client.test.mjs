@@ -263,7 +263,7 @@ test("real: typed methods beyond upstream", needs("server", "runs", "beyond"), a
   const { client, cleanup } = await startReal([{ text: "one" }, { text: "two" }]);
   try {
     const info = await client.getProtocolInfo();
-    assert.equal(info.protocolVersion, 3);
+    assert.equal(info.protocolVersion, 4);
     for (const t of BEYOND_UPSTREAM_COMMAND_TYPES) assert.ok(info.commands.includes(t), t);
     assert.equal(await client.abort(), "idle");
     assert.deepEqual(await client.setEventOptions({ runId: true }), { seq: false, runId: true });

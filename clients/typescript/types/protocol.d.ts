@@ -269,6 +269,14 @@ export interface GetProtocolInfoCommand {
   type: "get_protocol_info";
 }
 
+export interface GetScopedModelsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "get_scoped_models";
+}
+
 export interface GetSessionStatsCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -423,6 +431,14 @@ export interface PromptCommand {
 };
 }
 
+export interface ReloadCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "reload";
+}
+
 export interface RenameSessionCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -528,6 +544,18 @@ export interface SetModelCommand {
   modelId: string;
 }
 
+export interface SetScopedModelsCommand {
+  /** Optional correlation id: any JSON value, echoed verbatim in the response. */
+  id?: unknown;
+  /** The hosted session this command addresses (open_session); absent: "default". */
+  handle?: string;
+  type: "set_scoped_models";
+  /** The models model cycling goes through, as "provider/id" keys of get_available_models; empty: every available model. */
+  models: string[];
+  /** Also keep the scope in settings.json (enabledModels), as /scoped-models' Save. */
+  save?: boolean;
+}
+
 export interface SetSessionNameCommand {
   /** Optional correlation id: any JSON value, echoed verbatim in the response. */
   id?: unknown;
@@ -589,7 +617,7 @@ export interface ToolContentBlock {
 }
 
 /** pi RPC inbound records: One JSON object per LF-terminated line on pi's stdin: a command (upstream's 33 types and the ones beyond upstream) or an extension_ui_response. */
-export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | SetHostToolsCommand | GetToolsCommand | SetActiveToolsCommand | AuthenticateCommand | AttachSessionCommand | DetachSessionCommand | ExtensionUiResponse | HostToolResult | HostToolUpdate;
+export type Command = PromptCommand | SteerCommand | FollowUpCommand | AbortCommand | ClearQueueCommand | NewSessionCommand | GetStateCommand | SetModelCommand | CycleModelCommand | GetAvailableModelsCommand | SetThinkingLevelCommand | CycleThinkingLevelCommand | GetAvailableThinkingLevelsCommand | SetSteeringModeCommand | SetFollowUpModeCommand | CompactCommand | SetAutoCompactionCommand | SetAutoRetryCommand | AbortRetryCommand | BashCommand | AbortBashCommand | GetSessionStatsCommand | ExportHtmlCommand | SwitchSessionCommand | ForkCommand | CloneCommand | GetForkMessagesCommand | GetEntriesCommand | GetTreeCommand | GetLastAssistantTextCommand | SetSessionNameCommand | GetMessagesCommand | GetCommandsCommand | GetProtocolInfoCommand | SetEventOptionsCommand | GetEventsCommand | ListSessionsCommand | RenameSessionCommand | DeleteSessionCommand | NavigateTreeCommand | SetLabelCommand | OpenSessionCommand | CloseSessionCommand | ListOpenSessionsCommand | GetAuthStatusCommand | AuthLoginCommand | AuthLogoutCommand | SetHostToolsCommand | GetToolsCommand | SetActiveToolsCommand | AuthenticateCommand | AttachSessionCommand | DetachSessionCommand | GetScopedModelsCommand | SetScopedModelsCommand | ReloadCommand | ExtensionUiResponse | HostToolResult | HostToolUpdate;
 
 export interface AgentEnd {
   /** The hosted session the event belongs to (absent: "default", unless tagging is on). */
@@ -1318,6 +1346,16 @@ export interface QueueData {
   disposition: "queued" | "handled";
 }
 
+export interface ReloadData {
+  /** What the reload could not do (shown as warnings by /reload). */
+  warnings: string[];
+}
+
+export interface ScopedModelsData {
+  /** The cycling scope, "provider/id" keys; empty: every available model. */
+  models: string[];
+}
+
 export interface SessionState {
   model: ModelInfo;
   thinkingLevel: string;
@@ -1467,6 +1505,9 @@ export interface ResponseDataByCommand {
   get_tools: ToolsData;
   set_active_tools: ActiveToolsData;
   attach_session: AttachSessionData;
+  get_scoped_models: ScopedModelsData;
+  set_scoped_models: ScopedModelsData;
+  reload: ReloadData;
 }
 
 /** pi RPC response envelope: Exactly one per command (none for extension_ui_response). Key order: id, type, command, success, data|error. `$defs.ResponseDataByCommand` gives each command's success data; commands absent from it answer without a data key. */

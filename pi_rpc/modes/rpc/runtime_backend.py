@@ -18,9 +18,10 @@ from pi_rpc.modes.rpc.backend import ServerHandle
 from pi_rpc.modes.rpc.catalog_commands import CatalogCommands
 from pi_rpc.modes.rpc.host_tools import HostToolCommands
 from pi_rpc.modes.rpc.registry import JSON_NULL, CommandContext, HandlerRegistry
+from pi_rpc.modes.rpc.setup_commands import SetupCommands
 from pi_rpc.modes.wire.event_transform import to_wire_event
 from pi_rpc.modes.wire.protocol.names import HOST_TOOL_RESULT, HOST_TOOL_UPDATE
-from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, TOOLS
+from pi_rpc.modes.wire.protocol.table import AUTH, CATALOG, COMMANDS, SESSION, SETUP, TOOLS
 from pi_rpc.runtime.listeners import ImmediateListener
 from pi_rpc.runtime.run_context import new_run_id
 from pi_rpc.session.errors import SessionError
@@ -96,6 +97,7 @@ class RuntimeBackend:
         self.holder = session.holder
         self.catalog = CatalogCommands(session)
         self.auth = AuthCommands(session, self._login_ui)
+        self.setup = SetupCommands(session)
         # The client's own tools and tool control (their records go out as the UI's do).
         self.host_tools = HostToolCommands(session, lambda: self.server.events.send_direct)
         self._initial_name = initial_name
@@ -117,7 +119,13 @@ class RuntimeBackend:
     def command_handlers(self) -> dict[str, Any]:
         """This session's handler of every command it answers (not the server's own, not the
         session host's): the ``cmd_<name>`` of the part the command table names."""
-        parts = {SESSION: self, CATALOG: self.catalog, AUTH: self.auth, TOOLS: self.host_tools}
+        parts = {
+            SESSION: self,
+            CATALOG: self.catalog,
+            AUTH: self.auth,
+            TOOLS: self.host_tools,
+            SETUP: self.setup,
+        }
         return {
             spec.name: self._wrap(getattr(parts[spec.by], f"cmd_{spec.name}")) for spec in COMMANDS if spec.by in parts
         }

@@ -229,6 +229,17 @@ class AuthLogoutCommand(CommandBase):
     provider: str
 
 
+class SetScopedModelsCommand(CommandBase):
+    type: Literal["set_scoped_models"]
+    models: list[str] = Field(
+        description='The models model cycling goes through, as "provider/id" keys of get_available_models; '
+        "empty: every available model."
+    )
+    save: bool | None = Field(
+        default=None, description="Also keep the scope in settings.json (enabledModels), as /scoped-models' Save."
+    )
+
+
 class SetHostToolsCommand(CommandBase):
     type: Literal["set_host_tools"]
     tools: list[HostToolDefinition] = Field(description="Replaces the client's tools of the session.")

@@ -27,7 +27,7 @@ ACCEPTED_COMMAND_TYPES: tuple[str, ...] = COMMAND_TYPES + BEYOND_UPSTREAM_COMMAN
 
 # ``get_protocol_info.protocolVersion``: bump whenever the set of commands and events beyond
 # upstream, or one of their shapes, changes.
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 # The upstream release line this protocol is compatible with ("1.6" for pi 1.6.x).
 UPSTREAM_COMPAT = ".".join(COMPATIBLE_PI_VERSION.split(".")[:2])
 

@@ -302,6 +302,14 @@ class AuthLogoutData(WireModel):
     auth_type: Literal["oauth", "api_key"] | None = Field(default=None, description="the removed entry's type")
 
 
+class ScopedModelsData(WireModel):
+    models: list[str] = Field(description='The cycling scope, "provider/id" keys; empty: every available model.')
+
+
+class ReloadData(WireModel):
+    warnings: list[str] = Field(description="What the reload could not do (shown as warnings by /reload).")
+
+
 def _data_model(spec: CommandSpec) -> type[WireModel] | None:
     if spec.response is None:
         return None

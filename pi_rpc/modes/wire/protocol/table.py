@@ -31,14 +31,16 @@ FastField = tuple[str, type | tuple[type, ...] | frozenset[str], bool]
 #   RuntimeBackend     one session (the one ``handle`` names) ...
 #   CatalogCommands    ... its session-catalog commands,
 #   AuthCommands       ... its credential commands,
-#   HostToolCommands   ... its client tools.
+#   HostToolCommands   ... its client tools,
+#   SetupCommands      ... its model-cycling scope and reload.
 STREAM = "StreamCommands"
 HOST = "SessionHost"
 SESSION = "RuntimeBackend"
 CATALOG = "CatalogCommands"
 AUTH = "AuthCommands"
 TOOLS = "HostToolCommands"
-SESSION_PARTS: tuple[str, ...] = (SESSION, CATALOG, AUTH, TOOLS)
+SETUP = "SetupCommands"
+SESSION_PARTS: tuple[str, ...] = (SESSION, CATALOG, AUTH, TOOLS, SETUP)
 
 
 class CommandSpec:
@@ -236,6 +238,11 @@ BEYOND_UPSTREAM_COMMANDS: tuple[CommandSpec, ...] = (
         fast=(("handle", str, True), ("since", int, False)),
     ),
     _c("detach_session", "DetachSessionCommand", None, STREAM, fast=(("handle", str, True),)),
+    # What the interactive /scoped-models and /reload do, for clients such as `pi attach`
+    # (protocol/README.md "Model scope and reload").
+    _c("get_scoped_models", None, "ScopedModelsData", SETUP),
+    _c("set_scoped_models", "SetScopedModelsCommand", "ScopedModelsData", SETUP),
+    _c("reload", None, "ReloadData", SETUP),
 )
 
 # The client's answers that never get a response: to an ``extension_ui_request`` dialog and
