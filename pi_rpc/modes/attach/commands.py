@@ -10,13 +10,14 @@ slash_overrides``; the interactive app looks a command up there first).
 - ``/login``, ``/logout``: ``auth_login`` (its questions come as extension UI dialogs and are
   answered here, an API key in a masked field) and ``auth_logout``; the credential is stored in
   the server's ``auth.json``.
-- ``/reload``: the terminal's keybindings and theme, then the server's command list; the
-  server's own resources have no reload command in the protocol (protocol/README §8).
+- ``/reload``: ``reload`` (the server's extensions, skills, prompt templates, themes and
+  context files, as ``/reload`` in ``pi``), then the terminal's keybindings and theme and the
+  server's lists again.
 - ``/trust``, ``/import``: the interactive commands when the server runs on this machine (a
   Unix socket or a loopback address: its trust file and session directory are this user's);
   refused with the reason otherwise.
-- ``/scoped-models``: refused with the reason (the cycling scope lives in the server process and
-  no command sets it).
+- ``/scoped-models``: the picker of ``pi`` on the server's scope (``get_scoped_models``), the
+  choice sent with ``set_scoped_models`` ("Save" keeps it in the server's settings.json).
 """
 
 from __future__ import annotations
@@ -32,14 +33,21 @@ if TYPE_CHECKING:
 
 Record = dict[str, Any]
 
-SCOPED_MODELS_REFUSAL = (
-    "/scoped-models is not available over `pi attach`: the models Ctrl+P cycles through are the "
-    "server process's (its --models or enabledModels); no protocol command changes them"
-)
-
 
 def _remote(app: PiApp) -> Any:
     return app.session
+
+
+async def _request(app: PiApp, type_: str, **fields: object) -> Mapping[str, Any]:
+    """A command to the attached session (its handle named unless it is the default one)."""
+    from pi_rpc.modes.wire.protocol.names import DEFAULT_HANDLE
+
+    remote = _remote(app)
+    command: Record = {"type": type_, **fields}
+    if remote.handle != DEFAULT_HANDLE:
+        command["handle"] = remote.handle
+    data: Mapping[str, Any] | None = await remote.connection.request(command)
+    return data or {}
 
 
 async def tree(app: PiApp, args: str) -> None:
@@ -72,13 +80,20 @@ async def export(app: PiApp, args: str) -> None:
 
 
 async def reload(app: PiApp, args: str) -> None:
+    """As ``/reload`` in ``pi``, the server reloading its own resources (``reload``)."""
+    from pi_rpc.modes.attach.connection import CommandFailed
+
+    try:
+        data = await _request(app, "reload")
+    except CommandFailed as exc:  # streaming, compacting: the server's words, as in pi
+        await app.say(str(exc), "warning")
+        return
     app.install_keys()  # the terminal's keybindings.json and theme
     await _remote(app).reload_lists()
     app.refresh_footer()
-    await app.say(
-        "Reloaded keybindings and the theme; the server's skills, prompt templates, extensions and "
-        "context files are reloaded when the server restarts"
-    )
+    for warning in data.get("warnings") or []:
+        await app.say(str(warning), "warning")
+    await app.say("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
 
 
 def _local_only(name: str, why: str) -> object:
@@ -93,7 +108,21 @@ def _local_only(name: str, why: str) -> object:
 
 
 async def scoped_models(app: PiApp, args: str) -> None:
-    await app.say(SCOPED_MODELS_REFUSAL, "error")
+    """The picker of ``pi`` on the server's scope; the choice is the server's."""
+    from pi_rpc.modes.attach.connection import CommandFailed
+    from pi_rpc.modes.interactive.commands.settings import pick_scope, say_scope
+
+    current = await _request(app, "get_scoped_models")
+    result = await pick_scope(app, _remote(app).get_available_models(), set(current.get("models") or []))
+    if result is None:
+        return
+    keys, save = result
+    try:
+        data = await _request(app, "set_scoped_models", models=keys, save=save)
+    except CommandFailed as exc:
+        await app.say(str(exc), "error")
+        return
+    await app.say(say_scope([str(k) for k in data.get("models") or []], save))
 
 
 class LoginDialogs:

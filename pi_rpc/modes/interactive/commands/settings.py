@@ -287,13 +287,11 @@ def _key(model: Mapping[str, Any]) -> str:
     return f"{model['provider']}/{model['id']}"
 
 
-@command("scoped-models", "Configure the models used by interactive cycling")
-async def scoped_models(app: PiApp, args: str) -> None:
-    """Enter toggles a model; "Save" keeps the choice in settings.json (``enabledModels``) as
-    upstream's Ctrl+S does, "Use for this session" only changes this process."""
-    session = app.session
-    models = session.get_available_models()
-    chosen = {_key(m) for m in session.models.scoped_models}
+async def pick_scope(app: PiApp, models: list[Mapping[str, Any]], chosen: set[str]) -> tuple[list[str], bool] | None:
+    """The scoped-models picker: Enter toggles a model; returns the chosen ``"provider/id"`` keys
+    in ``models``' order and whether "Save" was picked; None when dismissed. Shared by ``pi``
+    (this process's scope) and ``pi attach`` (the server's, ``set_scoped_models``)."""
+    chosen = set(chosen)
     cursor = 0
     while True:
         options: list[tuple[str, Any]] = [
@@ -304,20 +302,36 @@ async def scoped_models(app: PiApp, args: str) -> None:
         options += [(f"[{'x' if _key(m) in chosen else ' '}] {_key(m)}", _key(m)) for m in models]
         picked = await app.pick("Scoped models (Enter toggles)", options, initial=cursor)
         if picked is None:
-            return
+            return None
         if picked == "clear":
             chosen.clear()
             continue
         if picked in ("save", "session"):
-            break
+            return [_key(m) for m in models if _key(m) in chosen], picked == "save"
         chosen.symmetric_difference_update({picked})
         cursor = next(i for i, (_, value) in enumerate(options) if value == picked)
-    scoped = [m for m in models if _key(m) in chosen]
+
+
+def say_scope(keys: list[str], saved: bool) -> str:
+    """The notice after the picker."""
+    return f"Scoped models{' (saved)' if saved else ''}: {', '.join(keys) or 'all models'}"
+
+
+@command("scoped-models", "Configure the models used by interactive cycling")
+async def scoped_models(app: PiApp, args: str) -> None:
+    """Enter toggles a model; "Save" keeps the choice in settings.json (``enabledModels``) as
+    upstream's Ctrl+S does, "Use for this session" only changes this process."""
+    session = app.session
+    models = session.get_available_models()
+    result = await pick_scope(app, models, {_key(m) for m in session.models.scoped_models})
+    if result is None:
+        return
+    keys, save = result
+    scoped = [m for m in models if _key(m) in keys]
     session.models.set_scoped_models(scoped)
-    if picked == "save":
+    if save:
         if scoped:
-            session.settings.set_global("enabledModels", [_key(m) for m in scoped])
+            session.settings.set_global("enabledModels", keys)
         else:
             session.settings.unset_global("enabledModels")
-    names = ", ".join(_key(m) for m in scoped) or "all models"
-    await app.say(f"Scoped models{' (saved)' if picked == 'save' else ''}: {names}")
+    await app.say(say_scope(keys, save))
