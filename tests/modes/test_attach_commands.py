@@ -2,8 +2,8 @@
 driven in the interactive app (Textual's pilot) against a real ``pi --mode rpc --listen``
 subprocess: ``/tree`` moves and labels the server's session, ``/resume`` lists and opens the
 server's sessions, ``/export`` writes the server's file, ``/login``/``/logout`` store and remove
-a key in the server's auth.json (masked, never shown), ``/reload`` and ``/scoped-models`` say what
-they can do; and the mirror follows the runs without reading everything again."""
+a key in the server's auth.json (masked, never shown), ``/reload`` reloads the server's
+resources and ``/scoped-models`` sets the server's cycling scope; and the mirror follows the runs without reading everything again."""
 
 from __future__ import annotations
 
@@ -148,10 +148,38 @@ async def test_login_logout_reload_and_scoped_models(isolated_env, tmp_path):
             await until(pilot, lambda: any(n.startswith("Removed stored API key for Groq") for n in notices(app)))
             assert "groq" not in json.loads((root / "agent" / "auth.json").read_text())
 
+            # /reload: the server reloads its resources (a prompt template written after it
+            # started), then the terminal reads the server's lists again.
+            prompts = root / "agent" / "prompts"
+            prompts.mkdir(parents=True, exist_ok=True)
+            (prompts / "hello.md").write_text("---\ndescription: say hi\n---\nSay hi\n")
+            assert not any(c["name"] == "hello" for c in remote.commands)
             await type_and_enter(pilot, "/reload")
-            await until(pilot, lambda: any(n.startswith("Reloaded keybindings and the theme") for n in notices(app)))
+            reloaded = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
+            await until(pilot, lambda: reloaded in notices(app), timeout=20)
+            assert any(c["name"] == "hello" for c in remote.commands)
+            assert any(c["name"] == "hello" for c in Conn(address).cmd("get_commands")["data"]["commands"])
+
+            # /scoped-models: the picker on the server's scope; "Save" is the server's settings.
             await type_and_enter(pilot, "/scoped-models")
-            await until(pilot, lambda: any(n.startswith("/scoped-models is not available") for n in notices(app)))
+            await _pick(pilot, "faux-reasoner")
+            await pilot.pause(0.2)
+            await _pick(pilot, "save")
+            await until(pilot, lambda: "Scoped models (saved): faux/faux-reasoner" in notices(app), timeout=20)
+            editor = Conn(address)
+            assert editor.cmd("get_scoped_models")["data"] == {"models": ["faux/faux-reasoner"]}
+            settings = json.loads((root / "agent" / "settings.json").read_text())
+            assert settings["enabledModels"] == ["faux/faux-reasoner"]
+            assert editor.cmd("cycle_model")["data"]["isScoped"] is True
+            # Opened again it shows the server's scope; "Use for this session" only sets it.
+            await type_and_enter(pilot, "/scoped-models")
+            await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen", timeout=20)
+            labels = [label for label, _value in app.screen.options]
+            assert "[x] faux/faux-reasoner" in labels and "[ ] faux/faux-1" in labels
+            await pilot.pause(0.05)
+            await pilot.press("escape")  # dismissed: nothing changes
+            await until(pilot, lambda: type(app.screen).__name__ != "SelectScreen")
+            assert editor.cmd("get_scoped_models")["data"] == {"models": ["faux/faux-reasoner"]}
     finally:
         p.kill()
 

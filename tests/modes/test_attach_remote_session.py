@@ -89,9 +89,14 @@ async def test_the_app_drives_a_served_session(isolated_env, tmp_path):
             )
             await until(pilot, lambda: _texts(app, "UserMessage") == [])
 
-            # A command the protocol cannot serve says why instead of failing silently.
+            # /scoped-models sets the server's cycling scope ("Use for this session": not saved).
             await type_and_enter(pilot, "/scoped-models")
-            await until(pilot, lambda: any("not available over `pi attach`" in n.text for n in _notices(app)))
+            for filter_text in ("faux-1", "use for"):
+                await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen", timeout=20)
+                await pilot.pause(0.2)
+                await pilot.press(*("space" if ch == " " else ch for ch in filter_text), "enter")
+            await until(pilot, lambda: any(n.text == "Scoped models: faux/faux-1" for n in _notices(app)))
+            assert editor.cmd("get_scoped_models")["data"] == {"models": ["faux/faux-1"]}
         # Quitting the app leaves the server and its session running.
         assert p.popen.poll() is None
         state = Conn(address).cmd("get_state")["data"]
