@@ -5,7 +5,7 @@ settings a Textual app can express restyle the app at once, display.py) and ``/s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -287,7 +287,9 @@ def _key(model: Mapping[str, Any]) -> str:
     return f"{model['provider']}/{model['id']}"
 
 
-async def pick_scope(app: PiApp, models: list[Mapping[str, Any]], chosen: set[str]) -> tuple[list[str], bool] | None:
+async def pick_scope(
+    app: PiApp, models: Sequence[Mapping[str, Any]], chosen: set[str]
+) -> tuple[list[str], bool] | None:
     """The scoped-models picker: Enter toggles a model; returns the chosen ``"provider/id"`` keys
     in ``models``' order and whether "Save" was picked; None when dismissed. Shared by ``pi``
     (this process's scope) and ``pi attach`` (the server's, ``set_scoped_models``)."""
