@@ -96,3 +96,40 @@ def test_reload_is_refused_during_a_run(pi: Start, tmp_path: Path) -> None:
     p.settle(mark, timeout=20)
     assert p.ok("reload") == {"warnings": []}
     assert p.close() == 0
+
+
+EXT = """
+def setup(pi):
+    async def run(args, ctx):
+        ctx.ui.notify("ran")
+    pi.register_command("NAME", {"description": "a command", "handler": run})
+
+    async def on_shutdown(event, ctx):
+        with open(LOG, "a") as log:
+            log.write("shutdown " + event["reason"] + "\\n")
+
+    async def on_start(event, ctx):
+        with open(LOG, "a") as log:
+            log.write("start " + event["reason"] + "\\n")
+
+    pi.on("session_shutdown", on_shutdown)
+    pi.on("session_start", on_start)
+"""
+
+
+def test_reload_runs_an_edited_extension_again(pi: Start, tmp_path: Path) -> None:
+    log = tmp_path / "ext.log"
+
+    def source(name: str) -> str:
+        return f"LOG = {str(log)!r}\n" + EXT.replace("NAME", name)
+
+    p = pi(files={"agent/extensions/ext.py": source("before_reload")})
+    names = [c["name"] for c in p.ok("get_commands")["commands"]]
+    assert "before_reload" in names
+    (p.agent_dir / "extensions" / "ext.py").write_text(source("after_reload"))
+    assert p.ok("reload") == {"warnings": []}
+    names = [c["name"] for c in p.ok("get_commands")["commands"]]
+    assert "after_reload" in names and "before_reload" not in names
+    lines = log.read_text().splitlines()
+    assert lines[0] == "start startup" and lines[-2:] == ["shutdown reload", "start reload"]
+    assert p.close() == 0
