@@ -83,13 +83,18 @@ def anyio_backend() -> str:
 
 
 def test_typed_methods_beyond_upstream(tmp_path: Path) -> None:
-    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 14
+    assert len(BEYOND_UPSTREAM_COMMAND_TYPES) == 17
     for name in BEYOND_UPSTREAM_COMMAND_TYPES:
         assert callable(getattr(RpcClient, name)), name
     with faux_client(tmp_path, [{"text": "one"}, {"text": "two"}]) as pi:
         info = pi.get_protocol_info()
         assert info["protocolVersion"] == 4 and set(BEYOND_UPSTREAM_COMMAND_TYPES) <= set(info["commands"])
         assert pi.abort() == "idle"
+        assert pi.get_scoped_models() == []
+        assert pi.set_scoped_models(["faux/faux-reasoner"]) == ["faux/faux-reasoner"]
+        assert pi.get_scoped_models() == ["faux/faux-reasoner"]
+        assert pi.set_scoped_models([]) == []
+        assert pi.reload() == []
         assert pi.set_event_options(run_id=True) == {"seq": False, "runId": True}
         pi.prompt_and_wait("first")
         pi.prompt_and_wait("second")

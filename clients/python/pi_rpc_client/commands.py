@@ -87,6 +87,9 @@ BEYOND_UPSTREAM_COMMAND_TYPES: tuple[str, ...] = (
     "set_host_tools",
     "get_tools",
     "set_active_tools",
+    "get_scoped_models",
+    "set_scoped_models",
+    "reload",
 )
 
 
@@ -431,6 +434,22 @@ class _CommandSet:
     def set_active_tools(self, names: list[str], *, timeout: Timeout = ...) -> list[str]:
         """Make exactly ``names`` active; returns the active names (an unknown name: RpcCommandError)."""
         return self._command("set_active_tools", timeout, _list_field("activeTools"), names=names)
+
+    # -- model scope and reload (pi_rpc; protocol/README.md §11.15)
+    @_Command
+    def get_scoped_models(self, *, timeout: Timeout = ...) -> list[str]:
+        """The ``"provider/id"`` keys ``cycle_model`` goes through (empty: every available model)."""
+        return self._command("get_scoped_models", timeout, _list_field("models"))
+
+    @_Command
+    def set_scoped_models(self, models: list[str], save: bool | None = None, *, timeout: Timeout = ...) -> list[str]:
+        """Set the cycling scope (``save=True``: also settings.json ``enabledModels``); returns it."""
+        return self._command("set_scoped_models", timeout, _list_field("models"), models=models, save=save)
+
+    @_Command
+    def reload(self, *, timeout: Timeout = ...) -> list[str]:
+        """Reload extensions, skills, prompt templates, themes and context files; returns the warnings."""
+        return self._command("reload", timeout, _list_field("warnings"))
 
 
 class _ProcessCommandSet:
