@@ -209,6 +209,9 @@ export declare class PiRpcClient {
   setHostTools(tools: HostToolDefinition[], opts?: CallOptions): Promise<string[]>;
   getTools(opts?: CallOptions): Promise<ToolInfo[]>;
   setActiveTools(names: string[], opts?: CallOptions): Promise<string[]>;
+  getScopedModels(opts?: CallOptions): Promise<string[]>;
+  setScopedModels(models: string[], opts?: CallOptions & { save?: boolean }): Promise<string[]>;
+  reload(opts?: CallOptions): Promise<string[]>;
   hostTool(name: string, parameters: Record<string, unknown>, handler: HostToolHandler, opts?: CallOptions & { description?: string }): Promise<void>;
   /** Turn seq on (runId too when given) and read events in order with gap recovery; `since` resumes. */
   sequencedEvents(opts?: CallOptions & { maxBuffer?: number; since?: number; runId?: boolean }): Promise<SequencedEventStream>;

@@ -794,6 +794,14 @@ export class PiRpcClient {
   async getTools({ timeoutMs } = {}) { return (await this._call("get_tools", {}, timeoutMs)).tools; }
   /** Make exactly `names` active; resolves to the active names (an unknown name rejects). */
   async setActiveTools(names, { timeoutMs } = {}) { return (await this._call("set_active_tools", { names }, timeoutMs)).activeTools; }
+
+  // ---- model scope and reload (pi_rpc: protocol/README.md "Model scope and reload") ----
+  /** The "provider/id" keys model cycling goes through ([]: every available model). */
+  async getScopedModels({ timeoutMs } = {}) { return (await this._call("get_scoped_models", {}, timeoutMs)).models; }
+  /** Set the cycling scope (save: also write enabledModels to settings.json); resolves to the scope. */
+  async setScopedModels(models, { save, timeoutMs } = {}) { return (await this._call("set_scoped_models", { models, save }, timeoutMs)).models; }
+  /** Reload skills, prompts, extensions and context files as /reload does; resolves to its warnings. */
+  async reload({ timeoutMs } = {}) { return (await this._call("reload", {}, timeoutMs)).warnings; }
   /**
    * Register `handler(args, call)` as a tool the model can call (set_host_tools with every tool
    * registered for the session so far) and answer its host_tool_requests: the handler returns (or

@@ -285,6 +285,13 @@ test("real: typed methods beyond upstream", needs("server", "runs", "beyond"), a
     assert.deepEqual(await client.navigateTree(user), { cancelled: false, editorText: "second" });
     await assert.rejects(client.deleteSession(sessions[0].path), (e) => e instanceof RpcCommandError && /current session/.test(e.error));
     await assert.rejects(client.getEvents(0), RpcCommandError); // seq is off
+    assert.deepEqual(await client.getScopedModels(), []);
+    const first = (await client.getAvailableModels())[0];
+    const key = `${first.provider}/${first.id}`;
+    assert.deepEqual(await client.setScopedModels([key]), [key]);
+    assert.deepEqual(await client.getScopedModels(), [key]);
+    await assert.rejects(client.setScopedModels(["nope/x"]), (e) => e instanceof RpcCommandError && /Unknown or unavailable model/.test(e.error));
+    assert.ok(Array.isArray(await client.reload()));
   } finally {
     await cleanup();
   }
