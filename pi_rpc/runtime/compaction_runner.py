@@ -379,13 +379,21 @@ class CompactionRunner:
         model = self._agent.model
         if message is None or model is None or not self._settings.compaction_enabled:
             return CompactionDecision("none")
-        same_model = message.get("provider") == model.get("provider") and message.get("model") == model.get("id")
+        # The limits are those of the model that produced the reply: under a virtual selection
+        # the physical model it was routed to (upstream ``_modelForMessage``).
+        if model.get("api") == "pi-virtual":
+            message_model = self._registry.physical_model(str(message.get("provider")), str(message.get("model")))
+        elif message.get("provider") == model.get("provider") and message.get("model") == model.get("id"):
+            message_model = model
+        else:
+            message_model = None
+        limits = message_model if message_model is not None else model
         return decide_compaction(
             message,
             settings=self.settings(),
-            context_window=int(model.get("contextWindow") or 0),
-            same_model=same_model,
-            model_max_tokens=int(model.get("maxTokens") or 0) or None,
+            context_window=int(limits.get("contextWindow") or 0),
+            same_model=message_model is not None,
+            model_max_tokens=int(limits.get("maxTokens") or 0) or None,
             recovery_attempted=self.overflow_attempted,
             skip_aborted=skip_aborted,
             latest_compaction_ms=self._latest_compaction_before(),

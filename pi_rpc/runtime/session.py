@@ -415,6 +415,9 @@ class AgentSession:
         ``--model`` that waited for the extensions' providers is applied (``cli_model``)."""
         if self.ext is not None:
             await self.ext.load_startup()
+            from pi_rpc.runtime.virtual_routing import restore_virtual_selection
+
+            restore_virtual_selection(self)
             if self.options.pending_model is not None:
                 from pi_rpc.runtime.cli_model import apply_pending_model
 
@@ -492,7 +495,9 @@ class AgentSession:
         self.agent.session_id = store.session_id
         self._entry_id_by_message.clear()
         self.compaction.reset_overflow()
-        stored_model = context.get("model")
+        from pi_rpc.runtime.virtual_routing import stored_selection
+
+        stored_model = stored_selection(self.registry, store, context.get("model"))
         if stored_model and not self.options.model_explicit:
             found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
             if found is not None and self.registry.has_auth(found["provider"]):

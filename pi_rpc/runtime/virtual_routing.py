@@ -9,6 +9,10 @@ recovery (``failed``: that reply), ``user`` when a message the user wrote follow
 response, else ``continuation``. State a router returns is stored on the branch as a
 ``pi.virtual-model-state`` custom entry (announced with ``entry_appended``) before the request is
 sent. A routing failure raises: the run ends with an error reply naming the virtual model.
+
+On resume the selection follows upstream's rule (``branch_selection``); the extensions that
+register virtual models load after the session was restored, so ``restore_virtual_selection``
+applies the rule again once they did.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.loop import TurnUpdate
-from pi_rpc.ai.models.virtual import VIRTUAL_MODEL_STATE_ENTRY, is_virtual, latest_response, latest_state
+from pi_rpc.ai.models.virtual import (
+    VIRTUAL_MODEL_STATE_ENTRY,
+    branch_selection,
+    is_virtual,
+    latest_response,
+    latest_state,
+)
 
 if TYPE_CHECKING:
     from pi_rpc.agent.types import AgentContext
@@ -25,6 +35,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
     from pi_rpc.runtime.events import EmitEvent
+    from pi_rpc.runtime.session import AgentSession
     from pi_rpc.session.manager import SessionManager
 
 
@@ -93,3 +104,31 @@ class VirtualRouting:
             if entry is not None:
                 await self._emit({"type": "entry_appended", "entry": entry})
         return TurnUpdate(model=route.model, thinking_level=route.thinking_level)
+
+
+def stored_selection(
+    registry: ModelRegistry, store: SessionManager, recorded: Mapping[str, object] | None
+) -> Mapping[str, object] | None:
+    """The model a resumed branch selects: ``recorded`` (the latest ``model_change`` or
+    response) unless virtual models are registered, then upstream's ``branch_selection``."""
+    if registry.virtual is None:
+        return recorded
+    return branch_selection(store.get_branch(), registry.find)
+
+
+def restore_virtual_selection(session: AgentSession) -> None:
+    """After the extensions loaded: a resumed session whose branch selects a virtual model they
+    registered selects it again (its level clamped to it), as upstream restores it."""
+    store = session.session
+    if session.registry.virtual is None or session.options.model_explicit or store.get_entry_count() == 0:
+        return
+    selection = stored_selection(session.registry, store, None)
+    if selection is None:
+        return
+    found = session.registry.find(str(selection.get("provider")), str(selection.get("modelId")))
+    if found is None or not is_virtual(found) or not session.registry.has_auth(found["provider"]):
+        return
+    session.agent.model = found
+    level = store.build_session_context().get("thinkingLevel")
+    if level and not session.options.thinking_explicit:
+        session.agent.thinking_level = session.models.clamp(str(level))

@@ -196,3 +196,91 @@ def test_a_compaction_under_a_virtual_selection_is_routed_direct(tmp_path: Path)
         {"turns": 1},
         {"turns": 2},
     ]
+
+
+def test_compaction_threshold_uses_the_routed_models_limits_as_upstream(tmp_path: Path) -> None:
+    """``router/auto`` declares a 50000-token window; the models it routes to have 128000. A
+    60000-token reply stays under the routed model's threshold (no compaction), a 120000-token
+    one goes over it (a threshold compaction, its summary routed ``direct``)."""
+    script = [
+        {"text": "first", "usage": {"prompt_tokens": 60000}},
+        {"text": "second", "usage": {"prompt_tokens": 120000}},
+        {"text": "the summary"},
+        {"text": "third"},
+    ]
+    steps = [
+        _model("m", "auto"),
+        {"cmd": {"id": "t", "type": "set_thinking_level", "level": "high"}},
+        _prompt("p1", "one"),
+        _prompt("p2", "two"),
+        _prompt("p3", "three"),
+    ]
+
+    def run(argv: list[str], root: Path) -> dict[str, Any]:
+        done = drive(
+            argv,
+            root,
+            script,
+            steps,
+            args=("-e", str(EXT)),
+            env=node_modules_env(),
+            settings={"compaction": {"keepRecentTokens": 1}},
+        )
+        assert done.returncode == 0, done.stderr
+        return {
+            "compactions": [
+                (r["type"], r.get("reason"), r.get("willRetry"), r.get("errorMessage"))
+                for r in done.records
+                if r.get("type") in ("compaction_start", "compaction_end")
+            ],
+            "requestModels": [body.get("model") for body in done.bodies],
+            "texts": [
+                "".join(c.get("text", "") for c in r["message"].get("content") or [] if isinstance(c, dict))
+                for r in done.of("message_end")
+                if r["message"].get("role") == "assistant"
+            ],
+        }
+
+    ours = run(OURS, tmp_path / "ours")
+    theirs = run(UPSTREAM, tmp_path / "upstream")
+    assert ours == theirs
+    assert [c[:2] for c in ours["compactions"]] == [("compaction_start", "threshold"), ("compaction_end", "threshold")]
+
+
+def test_a_resumed_session_restores_its_virtual_selection_as_upstream(tmp_path: Path) -> None:
+    """A session that selected ``router/auto`` and got a response from ``conf/conf-reasoner``
+    resumes on ``router/auto`` while the extension registers it (the response does not override
+    the virtual selection), and on the physical model that answered last when it does not."""
+
+    def run(argv: list[str], root: Path) -> list[Any]:
+        first = drive(
+            argv,
+            root,
+            [{"text": "a"}],
+            [_model("m", "auto"), {"cmd": {"id": "t", "type": "set_thinking_level", "level": "high"}}, _prompt("p", "one")],
+            args=("-e", str(EXT)),
+            env=node_modules_env(),
+        )
+        assert first.returncode == 0, first.stderr
+        seen: list[Any] = []
+        for args in (("-c", "-e", str(EXT)), ("-c",)):
+            steps = [{"cmd": {"id": "s", "type": "get_state"}}, _prompt("p", "again")]
+            done = drive(argv, root, [{"text": "b"}], steps, args=args, env=node_modules_env())
+            assert done.returncode == 0, done.stderr
+            state = next(r for r in done.records if r.get("id") == "s")["data"]
+            reply = [r["message"] for r in done.of("message_end") if r["message"].get("role") == "assistant"][-1]
+            seen.append(
+                (
+                    state["model"]["provider"],
+                    state["model"]["id"],
+                    state["thinkingLevel"],
+                    reply.get("provider"),
+                    reply.get("model"),
+                    [body.get("model") for body in done.bodies],
+                )
+            )
+        return seen
+
+    ours = run(OURS, tmp_path / "ours")
+    assert ours == run(UPSTREAM, tmp_path / "upstream")
+    assert [s[:2] for s in ours] == [("router", "auto"), ("conf", "conf-reasoner")]

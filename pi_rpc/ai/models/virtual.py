@@ -7,7 +7,7 @@ credentials. ``VirtualModels`` keeps the definitions of one registry and asks a 
 route (``route``): the router must answer with a physical model whose provider has
 credentials, and the thinking level is clamped to that model. Errors use upstream's words.
 Router state lives on the session branch as ``pi.virtual-model-state`` custom entries
-(``latest_state``).
+(``latest_state``); a resumed branch's selection is read with ``branch_selection``.
 """
 
 from __future__ import annotations
@@ -64,6 +64,30 @@ def latest_state(branch: Sequence[Mapping[str, object]], provider: str, model_id
         data = entry.get("data")
         if isinstance(data, Mapping) and data.get("provider") == provider and data.get("modelId") == model_id:
             return data.get("state")
+    return None
+
+
+def branch_selection(
+    branch: Sequence[Mapping[str, Any]], find: Callable[[str, str], Mapping[str, object] | None]
+) -> dict[str, object] | None:
+    """The model selection a session branch records, as upstream reads it on resume
+    (``getBranchSelection``): the latest ``model_change``, unless a physical response came
+    after it; then that response's model, except that a ``model_change`` naming a virtual
+    model still registered (``find``) holds, because responses name the routed models. A
+    virtual model no longer registered so falls back to the physical model that answered
+    last. Replies that name a virtual model (failed routing) are skipped."""
+    for index in range(len(branch) - 1, -1, -1):
+        entry = branch[index]
+        if entry.get("type") == "model_change":
+            return {"provider": entry.get("provider"), "modelId": entry.get("modelId")}
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, Mapping) and message.get("role") == "assistant" and not is_virtual(message):
+            change = next((e for e in reversed(branch[:index]) if e.get("type") == "model_change"), None)
+            if change is not None:
+                model = find(str(change.get("provider")), str(change.get("modelId")))
+                if model is not None and is_virtual(model):
+                    return {"provider": change.get("provider"), "modelId": change.get("modelId")}
+            return {"provider": message.get("provider"), "modelId": message.get("model")}
     return None
 
 
