@@ -280,3 +280,30 @@ def test_finished_messages_go_to_the_scrollback_once(tmp_path):
         assert history.index("You said: question number 0") < history.index("You said: question number 7")
     finally:
         term.kill()
+
+
+VIRTUAL_ROUTER = """
+def setup(pi):
+    def route(request, ctx):
+        return {"model": ctx.model_registry.find("faux", "faux-reasoner"), "thinkingLevel": "high"}
+
+    pi.register_virtual_model({"provider": "pyrouter", "id": "auto", "thinkingLevels": ["off", "low"], "route": route})
+"""
+
+
+async def test_the_footer_shows_where_a_virtual_model_routed_the_latest_response(isolated_env, tmp_path, faux_script):
+    ext = tmp_path / "router.py"
+    ext.write_text(VIRTUAL_ROUTER)
+    script = faux_script([{"text": "routed answer"}])
+    async with running_app(
+        tmp_path, size=(120, 24), faux_script=script, extensions=[str(ext)], model="pyrouter/auto", thinking="low"
+    ) as (app, pilot):
+        await pilot.pause(0.2)  # extensions bound by the app's startup worker
+        before = str(app.areas["footer"].render())
+        assert "auto • low" in before and "→" not in before  # no response yet
+        await type_and_enter(pilot, "hi")
+        await until(pilot, lambda: idle(app) and roles_texts(app)[-1] == ("assistant", "routed answer"))
+        await pilot.pause(0.1)
+        app.refresh_footer()
+        # upstream's form: the selection, then `→ <routed model id> • <its level>`
+        assert "auto • low → faux-reasoner • high" in str(app.areas["footer"].render())

@@ -65,6 +65,22 @@ def git_branch(cwd: str) -> str | None:
     return None
 
 
+def routed_suffix(session: AgentSession) -> str:
+    """Under a virtual selection, where the latest response went (upstream's footer):
+    `` → <physical model id>`` and its thinking level; empty before any response."""
+    model = session.model
+    if not model or model.get("api") != "pi-virtual":
+        return ""
+    from pi_rpc.ai.models.virtual import latest_response
+
+    latest = latest_response(session.agent.messages)
+    routed = session.registry.physical_model(str(latest.get("provider")), str(latest.get("model"))) if latest else None
+    if latest is None or routed is None:
+        return ""
+    level = latest.get("thinkingLevel")
+    return f" → {routed['id']}" + (f" • {level}" if level else "")
+
+
 def footer_text(session: AgentSession, width: int, statuses: list[str]) -> Text:
     try:
         stats = session.get_session_stats()
@@ -96,6 +112,7 @@ def footer_text(session: AgentSession, width: int, statuses: list[str]) -> Text:
     if model and model.get("reasoning"):
         level = session.thinking_level or "off"
         right = f"{right} • thinking off" if level == "off" else f"{right} • {level}"
+    right += routed_suffix(session)
     if model and len({m["provider"] for m in session.get_available_models()}) > 1:
         with_provider = f"({model['provider']}) {right}"
         if len(left) + 2 + len(with_provider) <= width:
