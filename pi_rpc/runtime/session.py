@@ -417,7 +417,14 @@ class AgentSession:
             await self.ext.load_startup()
             from pi_rpc.runtime.virtual_routing import restore_virtual_selection
 
-            restore_virtual_selection(self)
+            restore_virtual_selection(
+                self.registry,
+                self.session,
+                self.agent,
+                model_explicit=self.options.model_explicit,
+                thinking_explicit=self.options.thinking_explicit,
+                clamp=self.models.clamp,
+            )
             if self.options.pending_model is not None:
                 from pi_rpc.runtime.cli_model import apply_pending_model
 
@@ -499,7 +506,7 @@ class AgentSession:
 
         stored_model = stored_selection(self.registry, store, context.get("model"))
         if stored_model and not self.options.model_explicit:
-            found = self.registry.find(stored_model.get("provider"), stored_model.get("modelId"))
+            found = self.registry.find(str(stored_model.get("provider")), str(stored_model.get("modelId")))
             if found is not None and self.registry.has_auth(found["provider"]):
                 self.agent.model = found
         stored_level = context.get("thinkingLevel")

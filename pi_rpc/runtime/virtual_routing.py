@@ -30,12 +30,12 @@ from pi_rpc.ai.models.virtual import (
 )
 
 if TYPE_CHECKING:
+    from pi_rpc.agent.agent import Agent
     from pi_rpc.agent.types import AgentContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.ai.types import Model
     from pi_rpc.runtime.events import EmitEvent
-    from pi_rpc.runtime.session import AgentSession
     from pi_rpc.session.manager import SessionManager
 
 
@@ -107,8 +107,8 @@ class VirtualRouting:
 
 
 def stored_selection(
-    registry: ModelRegistry, store: SessionManager, recorded: Mapping[str, object] | None
-) -> Mapping[str, object] | None:
+    registry: ModelRegistry, store: SessionManager, recorded: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
     """The model a resumed branch selects: ``recorded`` (the latest ``model_change`` or
     response) unless virtual models are registered, then upstream's ``branch_selection``."""
     if registry.virtual is None:
@@ -116,19 +116,27 @@ def stored_selection(
     return branch_selection(store.get_branch(), registry.find)
 
 
-def restore_virtual_selection(session: AgentSession) -> None:
+def restore_virtual_selection(
+    registry: ModelRegistry,
+    store: SessionManager,
+    agent: Agent,
+    *,
+    model_explicit: bool,
+    thinking_explicit: bool,
+    clamp: Callable[[str], str],
+) -> None:
     """After the extensions loaded: a resumed session whose branch selects a virtual model they
-    registered selects it again (its level clamped to it), as upstream restores it."""
-    store = session.session
-    if session.registry.virtual is None or session.options.model_explicit or store.get_entry_count() == 0:
+    registered selects it again (its level clamped to it), as upstream restores it. A model
+    or level given on the command line wins, as on any resume."""
+    if registry.virtual is None or model_explicit or store.get_entry_count() == 0:
         return
-    selection = stored_selection(session.registry, store, None)
+    selection = stored_selection(registry, store, None)
     if selection is None:
         return
-    found = session.registry.find(str(selection.get("provider")), str(selection.get("modelId")))
-    if found is None or not is_virtual(found) or not session.registry.has_auth(found["provider"]):
+    found = registry.find(str(selection.get("provider")), str(selection.get("modelId")))
+    if found is None or not is_virtual(found) or not registry.has_auth(found["provider"]):
         return
-    session.agent.model = found
+    agent.model = found
     level = store.build_session_context().get("thinkingLevel")
-    if level and not session.options.thinking_explicit:
-        session.agent.thinking_level = session.models.clamp(str(level))
+    if level and not thinking_explicit:
+        agent.thinking_level = clamp(str(level))

@@ -257,7 +257,11 @@ def test_a_resumed_session_restores_its_virtual_selection_as_upstream(tmp_path: 
             argv,
             root,
             [{"text": "a"}],
-            [_model("m", "auto"), {"cmd": {"id": "t", "type": "set_thinking_level", "level": "high"}}, _prompt("p", "one")],
+            [
+                _model("m", "auto"),
+                {"cmd": {"id": "t", "type": "set_thinking_level", "level": "high"}},
+                _prompt("p", "one"),
+            ],
             args=("-e", str(EXT)),
             env=node_modules_env(),
         )

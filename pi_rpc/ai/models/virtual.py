@@ -69,7 +69,7 @@ def latest_state(branch: Sequence[Mapping[str, object]], provider: str, model_id
 
 def branch_selection(
     branch: Sequence[Mapping[str, Any]], find: Callable[[str, str], Mapping[str, object] | None]
-) -> dict[str, object] | None:
+) -> dict[str, Any] | None:
     """The model selection a session branch records, as upstream reads it on resume
     (``getBranchSelection``): the latest ``model_change``, unless a physical response came
     after it; then that response's model, except that a ``model_change`` naming a virtual
