@@ -47,6 +47,9 @@ def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
     resolved = manager.resolve(install_missing=True)
     keyed: list[tuple[tuple[object, ...], ConfigItem]] = []
     type_order = {kind: i for i, kind in enumerate(KINDS)}
+    # Groups that tie on origin/scope/source keep the order they were first met in (upstream's
+    # sort is stable over its insertion-ordered group map).
+    first_seen: dict[str, int] = {}
     for kind in KINDS:
         for r in resolved.of(kind):
             name, parent = os.path.basename(r.path), os.path.basename(os.path.dirname(r.path))
@@ -54,12 +57,14 @@ def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
             if kind == "skills" and name == "SKILL.md":
                 display = parent
             item = ConfigItem(f"{r.source} ({r.scope})", kind, r.path, r.enabled, r.scope, display, r, True)
-            keyed.append(((0, r.scope != "user", r.source, item.group, type_order[kind], display), item))
+            first_seen.setdefault(item.group, len(first_seen))
+            keyed.append(((0, r.scope != "user", r.source, first_seen[item.group], type_order[kind], display), item))
     for t in top_level_resources(manager, list(BUILTIN_EXTENSIONS)):
         item = ConfigItem(
             t.group_label(manager.agent_dir), t.kind, t.path, t.enabled, t.scope, t.display_name(), t, False
         )
-        keyed.append(((1, t.scope != "user", t.source, item.group, type_order[t.kind], item.display), item))
+        first_seen.setdefault(item.group, len(first_seen))
+        keyed.append(((1, t.scope != "user", t.source, first_seen[item.group], type_order[t.kind], item.display), item))
     # Python's sort is stable: one group's items stay together (its key prefix is shared).
     keyed.sort(key=lambda pair: pair[0])
     return [item for _key, item in keyed], [failure.warning() for failure in resolved.install_failures]

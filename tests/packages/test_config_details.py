@@ -1,0 +1,53 @@
+"""``pi config`` details upstream 1.6 has: a project's ``.agents/skills`` folders of the cwd and
+its ancestors (up to the git root) are listed, each under ``Project (<that .agents>/)``, and a
+toggle there writes a pattern relative to that folder that both programs honour; project
+toggles cycle through upstream's three states (inherit, load, unload) and write what its
+screen writes; a top-level ``themes`` array's ``-``/``!`` entries leave a theme out of the
+interactive mode's theme list."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.package_world import OURS, UPSTREAM, command_names, env_for, rpc_commands, run, write
+
+
+def _skill(folder: Path, name: str) -> None:
+    write(folder / name / "SKILL.md", f"---\nname: {name}\ndescription: Skill {name}\n---\nDo {name}.\n")
+
+
+def _skills(argv: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    commands, stderr = rpc_commands(argv, env, cwd, "--approve")
+    assert "Failed" not in stderr, stderr
+    return {n for n in command_names(commands) if n.startswith("skill:")}
+
+
+def test_ancestor_agents_skills_are_listed_and_toggled_as_upstream(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    cwd = repo / "sub"
+    _skill(repo / ".agents" / "skills", "far")
+    _skill(cwd / ".agents" / "skills", "near")
+    _skill(tmp_path / ".agents" / "skills", "outside")  # above the git root: not discovered
+    env = env_for(None, tmp_path, offline=True)
+    listing = run(OURS, ["config", "--approve"], env, cwd)
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    near, far = f"Project ({cwd / '.agents'}/)", f"Project ({repo / '.agents'}/)"
+    assert lines[lines.index(near) + 1] == f"  [x] skill: {cwd / '.agents' / 'skills' / 'near' / 'SKILL.md'}"
+    assert lines[lines.index(far) + 1] == f"  [x] skill: {repo / '.agents' / 'skills' / 'far' / 'SKILL.md'}"
+    assert lines.index(near) < lines.index(far)
+    assert "outside" not in listing.stdout
+    assert _skills(OURS, env, cwd) == {"skill:near", "skill:far"}
+    if UPSTREAM is not None:
+        assert _skills(UPSTREAM, env, cwd) == {"skill:near", "skill:far"}
+
+    far_skill = repo / ".agents" / "skills" / "far" / "SKILL.md"
+    done = run(OURS, ["config", "--approve", "--disable", str(far_skill)], env, cwd)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((cwd / ".pi" / "settings.json").read_text()) == {"skills": ["-skills/far/SKILL.md"]}
+    assert f"  [ ] skill: {far_skill}" in run(OURS, ["config", "--approve"], env, cwd).stdout
+    assert _skills(OURS, env, cwd) == {"skill:near"}
+    if UPSTREAM is not None:
+        assert _skills(UPSTREAM, env, cwd) == {"skill:near"}
