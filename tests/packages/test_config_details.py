@@ -51,3 +51,54 @@ def test_ancestor_agents_skills_are_listed_and_toggled_as_upstream(tmp_path: Pat
     assert _skills(OURS, env, cwd) == {"skill:near"}
     if UPSTREAM is not None:
         assert _skills(UPSTREAM, env, cwd) == {"skill:near"}
+
+
+def _prompts(argv: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    commands, stderr = rpc_commands(argv, env, cwd, "--approve")
+    assert "Failed" not in stderr, stderr
+    return command_names(commands) & {"review", "local"}
+
+
+def _both(env: dict[str, str], cwd: Path, expected: set[str]) -> None:
+    assert _prompts(OURS, env, cwd) == expected
+    if UPSTREAM is not None:
+        assert _prompts(UPSTREAM, env, cwd) == expected
+
+
+def test_project_overrides_have_three_states_written_as_upstream(tmp_path: Path) -> None:
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    review = write(agent / "prompts" / "review.md", "---\ndescription: Review\n---\nReview.\n")
+    local = write(cwd / ".pi" / "prompts" / "local.md", "---\ndescription: Local\n---\nLocal.\n")
+    env = env_for(None, tmp_path, offline=True)
+    project_file = cwd / ".pi" / "settings.json"
+
+    def config(*args: str) -> None:
+        done = run(OURS, ["config", "--approve", *args], env, cwd)
+        assert done.returncode == 0, done.stderr
+
+    _both(env, cwd, {"review", "local"})
+    # a global resource: the project names it by its absolute path, then decides it
+    config("-l", "--disable", str(review))
+    assert json.loads(project_file.read_text()) == {"prompts": [str(review), f"-{review}"]}
+    _both(env, cwd, {"local"})
+    config("-l", "--enable", str(review))
+    assert json.loads(project_file.read_text()) == {"prompts": [str(review), f"+{review}"]}
+    _both(env, cwd, {"review", "local"})
+    config("-l", "--inherit", str(review))
+    assert json.loads(project_file.read_text()) == {"prompts": []}
+    # disabled globally: inherit leaves it out, a project load brings it back
+    config("--disable", str(review))
+    _both(env, cwd, {"local"})
+    config("-l", "--enable", str(review))
+    _both(env, cwd, {"review", "local"})
+    config("-l", "--inherit", str(review))
+    _both(env, cwd, {"local"})
+    # the project's own resource: a pattern relative to .pi
+    config("-l", "--disable", str(local))
+    assert json.loads(project_file.read_text()) == {"prompts": ["-prompts/local.md"]}
+    _both(env, cwd, set())
+    config("-l", "--inherit", str(local))
+    assert json.loads(project_file.read_text()) == {"prompts": []}
+    _both(env, cwd, {"local"})
+    refused = run(OURS, ["config", "--inherit", str(review)], env, cwd)
+    assert refused.returncode == 1 and "use it with -l" in refused.stderr
