@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.packages.project_override import ProjectOverrides
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 
@@ -39,7 +42,7 @@ class ConfigItem:
         self.resource.enabled = enable
 
 
-def project_overrides(manager: Any) -> Any:
+def project_overrides(manager: Any) -> ProjectOverrides:
     """A ``ProjectOverrides`` of ``manager``'s (trusted) project, knowing what the global
     settings alone enable (upstream resolves them with the project untrusted)."""
     from pi_rpc.packages.manager import PackageManager
@@ -50,7 +53,7 @@ def project_overrides(manager: Any) -> Any:
     return ProjectOverrides(manager, {resource_key(i.kind, i.path): i.enabled for i in items})
 
 
-def state_suffix(overrides: Any, item: ConfigItem) -> str:
+def state_suffix(overrides: ProjectOverrides, item: ConfigItem) -> str:
     """Upstream's project-mode suffix: ``project load``, ``project unload``, ``inherited
     global`` (or nothing for a project resource no entry decides)."""
     state = overrides.state(item.kind, item.resource, item.package)

@@ -12,8 +12,9 @@
 - ``config [-l]``: on a terminal, a Textual screen like upstream's TUI
   (:mod:`pi_rpc.modes.packages_config_ui`: Space toggles a resource, Tab switches between
   global and project settings); otherwise the package resources and whether they load.
-  ``--enable PATH``/``--disable PATH`` toggles one without a screen. Both write the
-  ``+path``/``-path`` entries upstream's TUI writes.
+  ``--enable PATH``/``--disable PATH`` toggles one without a screen; with ``-l`` they set the
+  project's load/unload override and ``--inherit PATH`` removes it (upstream's three project
+  states, ``pi_rpc.packages.project_override``). Both write the entries upstream's TUI writes.
 
 npm, git and pip output passes through to the terminal. ``-a``/``--approve`` and
 ``-na``/``--no-approve`` decide project trust for one command.

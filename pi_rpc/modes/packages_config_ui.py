@@ -11,12 +11,15 @@ Imported only by ``pi config`` on a terminal (Textual is loaded then, never at s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.selection_list import Selection
+
+if TYPE_CHECKING:
+    from pi_rpc.packages.project_override import ProjectOverrides
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 
@@ -36,7 +39,7 @@ class ConfigApp(App[None]):
         self.write_scope = write_scope
         self.items: list[Any] = []  # pi_rpc.modes.config_items.ConfigItem
         self.errors: list[str] = []
-        self.overrides: Any = None  # pi_rpc.packages.project_override.ProjectOverrides, project mode
+        self.overrides: ProjectOverrides | None = None  # project mode
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -63,7 +66,7 @@ class ConfigApp(App[None]):
         selections = []
         for index, item in enumerate(self.items):
             label = f"{item.group}  {item.kind[:-1]}: {item.display}"
-            suffix = state_suffix(self.overrides, item) if self.write_scope == "project" else ""
+            suffix = state_suffix(self.overrides, item) if self.overrides and self.write_scope == "project" else ""
             selections.append(Selection(f"{label}  {suffix}" if suffix else label, index, item.enabled))
         listing.add_options(selections)
         listing.focus()
@@ -91,8 +94,10 @@ class ConfigApp(App[None]):
     def _cycle(self, index: int, item: Any, listing: SelectionList[int]) -> None:
         """Project mode: the next of upstream's three states. The item stays where it is (as
         on upstream's screen) showing its state and whether it now loads in the project."""
-        from pi_rpc.modes.config_items import state_suffix
+        from pi_rpc.modes.config_items import project_overrides, state_suffix
 
+        if self.overrides is None:
+            self.overrides = project_overrides(self.manager)
         state = self.overrides.next_state(item.kind, item.resource, item.package)
         if not self.overrides.set_state(item.kind, item.resource, item.package, state):
             return

@@ -20,19 +20,31 @@ Space cycles ``inherit → unload → load → inherit`` for a resource enabled 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Union
 
+from pi_rpc.packages.records import Resource
 from pi_rpc.packages.sources import is_local_path, resolve_path
+from pi_rpc.packages.top_level import TopLevelResource
+
+if TYPE_CHECKING:
+    from pi_rpc.packages.manager import PackageManager
+
+AnyResource = Union[Resource, TopLevelResource]
+Entry = Union[str, dict[str, object]]
 
 STATES = ("inherit", "load", "unload")
 _KINDS = ("extensions", "skills", "prompts", "themes")
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
 
 
 def _target(entry: str) -> str:
     return entry[1:] if entry[:1] in "!+-" else entry
 
 
-def _state_from(entries: list[Any], patterns: set[str], empty_is_unload: bool) -> str:
+def _state_from(entries: list[object], patterns: set[str], empty_is_unload: bool) -> str:
     if not entries and empty_is_unload:
         return "unload"
     state = "inherit"
@@ -53,32 +65,32 @@ class ProjectOverrides:
     """Reads and writes one project's overrides. ``manager``: a ``PackageManager`` of a trusted
     project; ``inherited``: each globally listed resource's enabled flag (``resource_key``)."""
 
-    def __init__(self, manager: Any, inherited: dict[tuple[str, str], bool]) -> None:
+    def __init__(self, manager: PackageManager, inherited: dict[tuple[str, str], bool]) -> None:
         self.manager = manager
         self.inherited = inherited
         self.project_base = os.path.join(manager.cwd, ".pi")
 
     # -------------------------------------------------------------- reading
 
-    def is_inherited_global(self, kind: str, resource: Any) -> bool:
+    def is_inherited_global(self, kind: str, resource: AnyResource) -> bool:
         return resource.scope == "user" or resource_key(kind, resource.path) in self.inherited
 
-    def inherited_enabled(self, kind: str, resource: Any) -> bool:
+    def inherited_enabled(self, kind: str, resource: AnyResource) -> bool:
         fallback = resource.enabled if resource.scope == "user" else True
         return self.inherited.get(resource_key(kind, resource.path), fallback)
 
-    def state(self, kind: str, resource: Any, package: bool) -> str:
+    def state(self, kind: str, resource: AnyResource, package: bool) -> str:
         if not package:
-            entries = list(self.manager.settings("project").get(kind) or [])
+            entries = _list(self.manager.settings("project").get(kind))
             return _state_from(entries, self._top_level_patterns(resource), False)
         _index, pkg = self._project_package(resource)
         if not isinstance(pkg, dict) or pkg.get(kind) is None:
             return "inherit"
         pattern = self._package_pattern(resource)
         # plain entries of a package's filter select files (upstream counts them as "load")
-        return _state_from(list(pkg.get(kind) or []), {pattern}, pkg.get("autoload") is not False)
+        return _state_from(_list(pkg.get(kind)), {pattern}, pkg.get("autoload") is not False)
 
-    def next_state(self, kind: str, resource: Any, package: bool) -> str:
+    def next_state(self, kind: str, resource: AnyResource, package: bool) -> str:
         state, enabled = self.state(kind, resource, package), self.inherited_enabled(kind, resource)
         if state == "inherit":
             return "unload" if enabled else "load"
@@ -86,13 +98,13 @@ class ProjectOverrides:
             return "load" if enabled else "inherit"
         return "inherit" if enabled else "unload"
 
-    def effective(self, kind: str, resource: Any, state: str) -> bool:
+    def effective(self, kind: str, resource: AnyResource, state: str) -> bool:
         """Whether the resource loads in the project once ``state`` is written."""
         return self.inherited_enabled(kind, resource) if state == "inherit" else state == "load"
 
     # -------------------------------------------------------------- writing
 
-    def set_state(self, kind: str, resource: Any, package: bool, state: str) -> bool:
+    def set_state(self, kind: str, resource: AnyResource, package: bool, state: str) -> bool:
         """Write ``state``; False when there is nothing to write (an inherited package resource
         the project never named)."""
         if state not in STATES:
@@ -102,7 +114,7 @@ class ProjectOverrides:
         self._set_top_level(kind, resource, state)
         return True
 
-    def _top_level_patterns(self, resource: Any) -> set[str]:
+    def _top_level_patterns(self, resource: AnyResource) -> set[str]:
         patterns = {self._top_level_pattern(resource), resource.path}
         if not resource.path.startswith("builtin:"):
             patterns.add(os.path.relpath(resource.path, self.project_base))
@@ -110,19 +122,19 @@ class ProjectOverrides:
                 patterns.add(os.path.relpath(resource.path, resource.base_dir))
         return patterns
 
-    def _top_level_pattern(self, resource: Any) -> str:
+    def _top_level_pattern(self, resource: AnyResource) -> str:
         if resource.source == "builtin" or resource.scope != "project":
             return str(resource.path)
         return os.path.relpath(resource.path, resource.base_dir or self.project_base)
 
-    def _set_top_level(self, kind: str, resource: Any, state: str) -> None:
+    def _set_top_level(self, kind: str, resource: AnyResource, state: str) -> None:
         from pi_rpc.packages.manager import write_settings_key
 
         inherited = self.is_inherited_global(kind, resource)
         pattern = resource.path if inherited else self._top_level_pattern(resource)
         patterns = self._top_level_patterns(resource)
-        updated: list[Any] = []
-        for entry in self.manager.settings("project").get(kind) or []:
+        updated: list[object] = []
+        for entry in _list(self.manager.settings("project").get(kind)):
             if isinstance(entry, str) and entry[:1] in "!+-" and _target(entry) in patterns:
                 continue
             if state == "inherit" and inherited and isinstance(entry, str) and _target(entry) == pattern:
@@ -136,7 +148,7 @@ class ProjectOverrides:
         write_settings_key(self.manager.project_path, kind, updated)
         self.manager.settings("project")[kind] = updated
 
-    def _package_pattern(self, resource: Any) -> str:
+    def _package_pattern(self, resource: AnyResource) -> str:
         return os.path.relpath(resource.path, resource.base_dir or os.path.dirname(resource.path))
 
     def _scope_base(self, scope: str) -> str:
@@ -150,7 +162,7 @@ class ProjectOverrides:
         left = os.path.normpath(resolve_path(source, self._scope_base(scope)))
         return left == os.path.normpath(resolve_path(other, self._scope_base(other_scope)))
 
-    def _project_package(self, resource: Any) -> tuple[int | None, Any]:
+    def _project_package(self, resource: AnyResource) -> tuple[int | None, Entry | None]:
         scope = "project" if resource.scope == "project" else "user"
         for index, pkg in enumerate(self.manager.packages("project")):
             source = pkg if isinstance(pkg, str) else pkg.get("source") if isinstance(pkg, dict) else None
@@ -158,7 +170,7 @@ class ProjectOverrides:
                 return index, pkg
         return None, None
 
-    def _set_package(self, kind: str, resource: Any, state: str) -> bool:
+    def _set_package(self, kind: str, resource: AnyResource, state: str) -> bool:
         packages = self.manager.packages("project")
         index, pkg = self._project_package(resource)
         if index is None:
@@ -171,9 +183,9 @@ class ProjectOverrides:
             pkg = {"source": source, "autoload": False}
             packages.append(pkg)
             index = len(packages) - 1
-        pkg = {"source": pkg} if isinstance(pkg, str) else dict(pkg)
+        pkg = {"source": pkg} if isinstance(pkg, str) else dict(pkg or {})
         pattern = self._package_pattern(resource)
-        updated = [e for e in pkg.get(kind) or [] if not (isinstance(e, str) and _target(e) == pattern)]
+        updated = [e for e in _list(pkg.get(kind)) if not (isinstance(e, str) and _target(e) == pattern)]
         if state != "inherit":
             updated.append(("+" if state == "load" else "-") + pattern)
         if updated:
