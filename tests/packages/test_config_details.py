@@ -102,3 +102,28 @@ def test_project_overrides_have_three_states_written_as_upstream(tmp_path: Path)
     _both(env, cwd, {"local"})
     refused = run(OURS, ["config", "--inherit", str(review)], env, cwd)
     assert refused.returncode == 1 and "use it with -l" in refused.stderr
+
+
+def test_a_project_unload_of_a_global_extension_holds_in_both(tmp_path: Path) -> None:
+    from tests.packages.test_config_top_level import LOOSE_TS
+
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    loose = write(agent / "extensions" / "loose.ts", LOOSE_TS)
+    env = env_for(None, tmp_path, offline=True)
+
+    def names(argv: list[str]) -> set[str]:
+        commands, stderr = rpc_commands(argv, env, cwd, "--approve")
+        assert "Failed" not in stderr, stderr
+        return command_names(commands) & {"loose-hello"}
+
+    done = run(OURS, ["config", "--approve", "-l", "--disable", str(loose)], env, cwd)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((cwd / ".pi" / "settings.json").read_text()) == {"extensions": [str(loose), f"-{loose}"]}
+    assert names(OURS) == set()
+    if UPSTREAM is not None:
+        assert names(UPSTREAM) == set()
+    done = run(OURS, ["config", "--approve", "-l", "--enable", str(loose)], env, cwd)
+    assert done.returncode == 0, done.stderr
+    assert names(OURS) == {"loose-hello"}
+    if UPSTREAM is not None:
+        assert names(UPSTREAM) == {"loose-hello"}
