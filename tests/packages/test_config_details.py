@@ -127,3 +127,35 @@ def test_a_project_unload_of_a_global_extension_holds_in_both(tmp_path: Path) ->
     assert names(OURS) == {"loose-hello"}
     if UPSTREAM is not None:
         assert names(UPSTREAM) == {"loose-hello"}
+
+
+def test_a_project_override_of_a_user_package_resource_and_its_removal(tmp_path: Path) -> None:
+    agent, cwd, package = tmp_path / "agent", tmp_path / "proj", tmp_path / "localpkg"
+    a = write(package / "prompts" / "a.md", "---\ndescription: A\n---\nA\n")
+    write(package / "prompts" / "b.md", "---\ndescription: B\n---\nB\n")
+    write(agent / "settings.json", json.dumps({"packages": ["../localpkg"]}))
+    env = env_for(None, tmp_path, offline=True)
+    project_file = cwd / ".pi" / "settings.json"
+
+    def names(argv: list[str]) -> set[str]:
+        commands, stderr = rpc_commands(argv, env, cwd, "--approve")
+        assert "Failed" not in stderr, stderr
+        return command_names(commands) & {"a", "b"}
+
+    def config(*args: str) -> None:
+        done = run(OURS, ["config", "--approve", "-l", *args], env, cwd)
+        assert done.returncode == 0, done.stderr
+
+    config("--disable", str(a))
+    # the delta entry names the package relative to .pi, as upstream's screen writes it
+    assert json.loads(project_file.read_text()) == {
+        "packages": [{"source": "../../localpkg", "autoload": False, "prompts": ["-prompts/a.md"]}]
+    }
+    assert names(OURS) == {"b"}
+    if UPSTREAM is not None:
+        assert names(UPSTREAM) == {"b"}
+    config("--inherit", str(a))
+    assert json.loads(project_file.read_text()) == {"packages": []}
+    assert names(OURS) == {"a", "b"}
+    if UPSTREAM is not None:
+        assert names(UPSTREAM) == {"a", "b"}
