@@ -201,6 +201,10 @@ class _Collected:
         self.seen.add(key)
         self.sources.append(ExtensionSource(path, info, module_name=module_name, explicit=explicit, package=package))
 
+    def exclude(self, path: str) -> None:
+        """A file a settings entry names but disables: later sources do not bring it back."""
+        self.seen.add(os.path.realpath(path))
+
 
 def _add_cli_paths(collected: _Collected, cli_paths: Sequence[str], package_cli: Sequence[Any], base: str) -> None:
     """``-e`` sources: a package's entries, a built-in, or the files a path names."""
@@ -227,14 +231,25 @@ def _add_cli_paths(collected: _Collected, cli_paths: Sequence[str], package_cli:
 
 
 def _add_settings_entries(collected: _Collected, entries: Sequence[Any], scope: str, base: str) -> None:
-    """The paths a settings file's ``extensions`` lists (not its ``+``/``-``/``!`` patterns)."""
+    """The paths a settings file's ``extensions`` lists, less those its ``-``/``!`` patterns
+    exclude (upstream's ``resolveLocalEntries``: a project overriding a global extension names it
+    and then ``-``s it)."""
+    from pi_rpc.packages.collect import apply_patterns
+
+    patterns = [e for e in entries if isinstance(e, str) and e[:1] in ("+", "-", "!")]
+    files: list[str] = []
     for entry in entries:
         if not isinstance(entry, str) or not entry.strip() or entry[:1] in ("+", "-", "!"):
             continue
         if entry.startswith(BUILTIN_PREFIX):
             continue  # built-ins are enabled by default; entries only exclude them
-        for path in _explicit_entries(resolve_path(entry, base)):
+        files += _explicit_entries(resolve_path(entry, base))
+    enabled = apply_patterns(files, patterns, base) if patterns else set(files)
+    for path in files:
+        if path in enabled:
             collected.add(path, _source_info(path, "local", scope), explicit=True)
+        else:
+            collected.exclude(path)
 
 
 def discover_extension_sources(

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.packages.project_override import ProjectOverrides
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 
@@ -39,6 +42,26 @@ class ConfigItem:
         self.resource.enabled = enable
 
 
+def project_overrides(manager: Any) -> ProjectOverrides:
+    """A ``ProjectOverrides`` of ``manager``'s (trusted) project, knowing what the global
+    settings alone enable (upstream resolves them with the project untrusted)."""
+    from pi_rpc.packages.manager import PackageManager
+    from pi_rpc.packages.project_override import ProjectOverrides, resource_key
+
+    global_only = PackageManager(cwd=manager.cwd, agent_dir=manager.agent_dir, project_trusted=False, output="capture")
+    items, _warnings = config_items(global_only)
+    return ProjectOverrides(manager, {resource_key(i.kind, i.path): i.enabled for i in items})
+
+
+def state_suffix(overrides: ProjectOverrides, item: ConfigItem) -> str:
+    """Upstream's project-mode suffix: ``project load``, ``project unload``, ``inherited
+    global`` (or nothing for a project resource no entry decides)."""
+    state = overrides.state(item.kind, item.resource, item.package)
+    if state != "inherit":
+        return f"project {state}"
+    return "inherited global" if overrides.is_inherited_global(item.kind, item.resource) else ""
+
+
 def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
     """(items in display order, package install warnings)."""
     from pi_rpc.extensions.builtin import BUILTIN_EXTENSIONS
@@ -47,6 +70,9 @@ def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
     resolved = manager.resolve(install_missing=True)
     keyed: list[tuple[tuple[object, ...], ConfigItem]] = []
     type_order = {kind: i for i, kind in enumerate(KINDS)}
+    # Groups that tie on origin/scope/source keep the order they were first met in (upstream's
+    # sort is stable over its insertion-ordered group map).
+    first_seen: dict[str, int] = {}
     for kind in KINDS:
         for r in resolved.of(kind):
             name, parent = os.path.basename(r.path), os.path.basename(os.path.dirname(r.path))
@@ -54,12 +80,14 @@ def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
             if kind == "skills" and name == "SKILL.md":
                 display = parent
             item = ConfigItem(f"{r.source} ({r.scope})", kind, r.path, r.enabled, r.scope, display, r, True)
-            keyed.append(((0, r.scope != "user", r.source, item.group, type_order[kind], display), item))
+            first_seen.setdefault(item.group, len(first_seen))
+            keyed.append(((0, r.scope != "user", r.source, first_seen[item.group], type_order[kind], display), item))
     for t in top_level_resources(manager, list(BUILTIN_EXTENSIONS)):
         item = ConfigItem(
             t.group_label(manager.agent_dir), t.kind, t.path, t.enabled, t.scope, t.display_name(), t, False
         )
-        keyed.append(((1, t.scope != "user", t.source, item.group, type_order[t.kind], item.display), item))
+        first_seen.setdefault(item.group, len(first_seen))
+        keyed.append(((1, t.scope != "user", t.source, first_seen[item.group], type_order[t.kind], item.display), item))
     # Python's sort is stable: one group's items stay together (its key prefix is shared).
     keyed.sort(key=lambda pair: pair[0])
     return [item for _key, item in keyed], [failure.warning() for failure in resolved.install_failures]

@@ -12,8 +12,9 @@
 - ``config [-l]``: on a terminal, a Textual screen like upstream's TUI
   (:mod:`pi_rpc.modes.packages_config_ui`: Space toggles a resource, Tab switches between
   global and project settings); otherwise the package resources and whether they load.
-  ``--enable PATH``/``--disable PATH`` toggles one without a screen. Both write the
-  ``+path``/``-path`` entries upstream's TUI writes.
+  ``--enable PATH``/``--disable PATH`` toggles one without a screen; with ``-l`` they set the
+  project's load/unload override and ``--inherit PATH`` removes it (upstream's three project
+  states, ``pi_rpc.packages.project_override``). Both write the entries upstream's TUI writes.
 
 npm, git and pip output passes through to the terminal. ``-a``/``--approve`` and
 ``-na``/``--no-approve`` decide project trust for one command.
@@ -36,7 +37,7 @@ _USAGE = {
     "remove": "pi remove <source> [-l] [--approve|--no-approve]",
     "update": "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]",
     "list": "pi list [--approve|--no-approve]",
-    "config": "pi config [-l] [--approve|--no-approve] [--enable <path>|--disable <path>]",
+    "config": "pi config [-l] [--approve|--no-approve] [--enable <path>|--disable <path>|--inherit <path>]",
 }
 
 _HELP = {
@@ -99,8 +100,9 @@ Without -l, changes global settings (~/.pi/agent/settings.json).
 
 Options:
   -l, --local         Edit project overrides (.pi/settings.json)
-  --enable <path>     Load this resource (a path as listed)
-  --disable <path>    Do not load this resource
+  --enable <path>     Load this resource (a path as listed); with -l: project load
+  --disable <path>    Do not load this resource; with -l: project unload
+  --inherit <path>    With -l: drop the project's override (the global setting applies)
   -a, --approve       Trust project-local files for this command with -l
   -na, --no-approve   Ignore project-local files for this command with -l
 """,
@@ -121,7 +123,7 @@ class _Parsed:
     conflict: str | None = None
     target: tuple[str, str | None] | None = None  # (self|extensions|all|models, source)
     extensions_skipped_note: bool = False
-    toggle: tuple[bool, str] | None = None
+    toggle: tuple[str, str] | None = None  # ("enable"|"disable"|"inherit", path)
 
 
 def _out(text: str = "") -> None:
@@ -175,12 +177,12 @@ def _parse(argv: Sequence[str]) -> _Parsed:
             else:
                 extension_source = value
                 index += 1
-        elif arg in ("--enable", "--disable") and command == "config":
+        elif arg in ("--enable", "--disable", "--inherit") and command == "config":
             value = rest[index] if index < len(rest) else None
             if not value:
                 parsed.missing_value = parsed.missing_value or arg
             else:
-                parsed.toggle = (arg == "--enable", value)
+                parsed.toggle = (arg[2:], value)
                 index += 1
         elif arg.startswith("-"):
             parsed.invalid_option = parsed.invalid_option or arg
@@ -427,14 +429,24 @@ def _config(parsed: _Parsed) -> int:
                     _out(item.group)
                 _out(f"  [{'x' if item.enabled else ' '}] {item.kind[:-1]}: {item.path}")
             return 0
-        enable, raw_path = parsed.toggle
+        action, raw_path = parsed.toggle
+        if action == "inherit" and not parsed.local:
+            _err("--inherit edits project overrides: use it with -l")
+            return 1
         target = os.path.abspath(raw_path)
         match = next((i for i in items if i.path == target or i.path == raw_path), None)
         if match is None:
             _err(f"No resource found for {raw_path}")
             return 1
-        match.toggle(manager, enable, "project" if parsed.local else match.scope)
-        _out(f"{'Enabled' if enable else 'Disabled'} {match.path}")
+        if parsed.local:
+            from pi_rpc.modes.config_items import project_overrides
+
+            state = {"enable": "load", "disable": "unload"}.get(action, "inherit")
+            project_overrides(manager).set_state(match.kind, match.resource, match.package, state)
+            _out(f"Project {state}: {match.path}")
+            return 0
+        match.toggle(manager, action == "enable", match.scope)
+        _out(f"{'Enabled' if action == 'enable' else 'Disabled'} {match.path}")
         return 0
     except PackageError as exc:
         _err(f"Error: {exc}")

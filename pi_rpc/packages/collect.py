@@ -233,7 +233,11 @@ def _collect_files(directory: str, suffix: str, ig: _Ignore | None = None, root:
     return files
 
 
-def _collect_skills(directory: str, ig: _Ignore | None = None, root: str | None = None) -> list[str]:
+def _collect_skills(
+    directory: str, ig: _Ignore | None = None, root: str | None = None, *, agents: bool = False
+) -> list[str]:
+    # An ``.agents/skills`` root counts loose ``.md`` files only below the root, pi's own
+    # folders only at the root (upstream's "agents"/"pi" modes).
     root = root or directory
     ig = ig or _Ignore()
     ig.add(directory, root)
@@ -246,11 +250,11 @@ def _collect_skills(directory: str, ig: _Ignore | None = None, root: str | None 
         if name.startswith(".") or name == "node_modules":
             continue
         rel = _posix(os.path.relpath(path, root))
-        if is_file and name.endswith(".md") and directory == root and not ig.ignores(rel):
+        if is_file and name.endswith(".md") and (directory != root) == agents and not ig.ignores(rel):
             found.append(path)
             continue
         if is_dir and not ig.ignores(rel + "/"):
-            found += _collect_skills(path, ig, root)
+            found += _collect_skills(path, ig, root, agents=agents)
     return found
 
 
@@ -312,6 +316,11 @@ def collect_extension_entries(directory: str, warnings: list[str] | None = None)
         elif is_dir:
             found += extension_entries_of_dir(path, warnings) or []
     return found
+
+
+def collect_agents_skills(directory: str) -> list[str]:
+    """The skills of an ``.agents/skills`` folder (loose ``.md`` files count below its root)."""
+    return _collect_skills(directory, agents=True)
 
 
 def collect_resource_files(directory: str, resource_type: str, warnings: list[str] | None = None) -> list[str]:

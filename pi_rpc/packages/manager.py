@@ -185,7 +185,8 @@ class PackageManager:
         value = self.settings(scope).get("packages")
         return list(value) if isinstance(value, list) else []
 
-    def _set_packages(self, scope: str, packages: list[object]) -> None:
+    def set_packages(self, scope: str, packages: list[Any]) -> None:
+        """Write the ``packages`` array of ``scope``'s settings file."""
         path = self.project_path if scope == "project" else self.global_path
         write_settings_key(path, "packages", packages)
         self.settings(scope)["packages"] = packages
@@ -226,9 +227,9 @@ class PackageManager:
             if existing_source == normalized:
                 return False
             current[index] = normalized if isinstance(existing, str) else {**existing, "source": normalized}
-            self._set_packages(scope, current)
+            self.set_packages(scope, current)
             return True
-        self._set_packages(scope, [*current, normalized])
+        self.set_packages(scope, [*current, normalized])
         return True
 
     def remove_from_settings(self, source: str, scope: str) -> bool:
@@ -237,7 +238,7 @@ class PackageManager:
         kept = [p for p in current if (s := _source_string(p)) is None or self._settings_key(s, scope) != key]
         if len(kept) == len(current):
             return False
-        self._set_packages(scope, kept)
+        self.set_packages(scope, kept)
         return True
 
     # ------------------------------------------------------------------ paths

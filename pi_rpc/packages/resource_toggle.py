@@ -31,4 +31,4 @@ def toggle_package_resource(manager: Any, kind: str, resource: Any, enable: bool
     current.append(("+" if enable else "-") + pattern)
     pkg[kind] = current
     packages[index] = pkg
-    manager._set_packages(scope, packages)
+    manager.set_packages(scope, packages)

@@ -5,7 +5,7 @@
   name (project settings first, then the user's), enabled by the entries' patterns;
 - ``auto``: the files of the conventional folders — ``<agentDir>/{extensions,skills,prompts,
   themes}``, ``~/.agents/skills`` and, in a trusted project, ``.pi/{extensions,skills,prompts,
-  themes}`` — enabled unless a ``-``/``!`` entry of that scope's settings excludes them;
+  themes}`` and the ``.agents/skills`` of the cwd and its ancestors (up to the git root) — enabled unless a ``-``/``!`` entry of that scope's settings excludes them;
 - ``builtin``: pi's built-in extensions (``builtin:<name>``), enabled unless excluded (a
   project entry wins over the user's).
 
@@ -24,7 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_rpc.packages.collect import apply_patterns, collect_resource_files, enabled_by_overrides, files_from_paths
+from pi_rpc.packages.collect import (
+    apply_patterns,
+    collect_agents_skills,
+    collect_resource_files,
+    enabled_by_overrides,
+    files_from_paths,
+)
 
 KINDS = ("extensions", "skills", "prompts", "themes")
 BUILTIN_PREFIX = "builtin:"
@@ -104,18 +110,24 @@ def top_level_resources(
             for path in files:
                 add(TopLevelResource(kind, path, path in enabled, scope, "local"))
 
-    def auto(kind: str, directory: str, scope: str, base: str, overrides: list[Any]) -> None:
-        for path in collect_resource_files(directory, kind):
+    def auto(kind: str, directory: str, scope: str, base: str, overrides: list[Any], agents: bool = False) -> None:
+        files = collect_agents_skills(directory) if agents else collect_resource_files(directory, kind)
+        for path in files:
             add(TopLevelResource(kind, path, enabled_by_overrides(path, overrides, base), scope, "auto", base))
 
     agents_base = os.path.join(os.path.expanduser("~"), ".agents")
     for kind in kinds:
         if manager.project_trusted:
-            auto(kind, os.path.join(project_base, kind), "project", project_base, list(project.get(kind) or []))
+            overrides = list(project.get(kind) or [])
+            auto(kind, os.path.join(project_base, kind), "project", project_base, overrides)
+            if kind == "skills":
+                # each ancestor's .agents folder is its skills' base (what their patterns are relative to)
+                for directory in ancestor_agents_skill_dirs(manager.cwd):
+                    auto(kind, directory, "project", os.path.dirname(directory), overrides, agents=True)
     for kind in kinds:
         auto(kind, os.path.join(user_base, kind), "user", user_base, list(user.get(kind) or []))
         if kind == "skills":
-            auto(kind, os.path.join(agents_base, "skills"), "user", agents_base, list(user.get(kind) or []))
+            auto(kind, os.path.join(agents_base, "skills"), "user", agents_base, list(user.get(kind) or []), True)
 
     for name in builtins:
         path = f"{BUILTIN_PREFIX}{name}"
@@ -131,6 +143,32 @@ def top_level_resources(
                 )
             )
     return found
+
+
+def ancestor_agents_skill_dirs(cwd: str) -> list[str]:
+    """``.agents/skills`` of ``cwd`` and each ancestor up to the git root (or ``/``), without
+    the user's own ``~/.agents/skills`` (upstream's ``collectAncestorAgentsSkillDirs``)."""
+    start = os.path.abspath(cwd)
+    git_root, probe = None, start
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            git_root = probe
+            break
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    user_dir = os.path.normpath(os.path.join(os.path.expanduser("~"), ".agents", "skills"))
+    found: list[str] = []
+    current = start
+    while True:
+        directory = os.path.join(current, ".agents", "skills")
+        if os.path.normpath(directory) != user_dir:
+            found.append(directory)
+        parent = os.path.dirname(current)
+        if current == git_root or parent == current:
+            return found
+        current = parent
 
 
 def resource_pattern(manager: Any, resource: TopLevelResource, scope: str) -> str:

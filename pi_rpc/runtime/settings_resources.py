@@ -2,7 +2,8 @@
 upstream's resource loader applies them: files the arrays name load (``local``), and
 ``-path``/``!pattern`` entries leave out the files of the conventional folders they match (what
 ``pi config`` writes when a loose skill or prompt template is disabled). Without such arrays
-nothing is scanned (``pi_rpc.packages.top_level`` does the resolving)."""
+nothing is scanned (``pi_rpc.packages.top_level`` does the resolving). The interactive mode's
+theme loader takes its top-level theme files from ``enabled_top_level_files``."""
 
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ class _Scopes:
 
     def settings(self, scope: str) -> dict[str, Any]:
         return self._project if scope == "project" else self._global
+
+
+def enabled_top_level_files(settings: Any, cwd: str, agent_dir: str, project_trusted: bool, kind: str) -> list[str]:
+    """The enabled top-level files of ``kind`` (the settings' entries, then the conventional
+    folders, project before user), the ``-``/``!`` entries of both scopes applied."""
+    from pi_rpc.packages.top_level import top_level_resources
+
+    scopes = _Scopes(settings, cwd, agent_dir, project_trusted)
+    return [r.path for r in top_level_resources(scopes, kinds=[kind]) if r.enabled]
 
 
 def settings_resources(settings: Any, cwd: str, agent_dir: str, project_trusted: bool) -> SettingsResources:

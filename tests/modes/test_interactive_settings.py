@@ -282,3 +282,20 @@ async def test_double_escape_on_an_empty_editor_follows_the_setting(isolated_env
         await pilot.press("escape", "escape")
         await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen")
         assert app.screen.title_text == "Fork from message"
+
+
+async def test_themes_array_exclusions_leave_themes_out(isolated_env, tmp_path):
+    # what `pi config` writes for a disabled theme (`-path`) and a `!glob`, as upstream applies them
+    themes = isolated_env / "themes"
+    themes.mkdir()
+    for name in ("mine", "other", "kept"):
+        (themes / f"{name}.json").write_text(json.dumps({"name": name, "colors": {"accent": "#0af"}}))
+    settings = {"theme": "mine", "themes": ["-themes/mine.json", "!themes/o*.json"]}
+    (isolated_env / "settings.json").write_text(json.dumps(settings))
+    async with running_app(tmp_path) as (app, pilot):
+        assert app.theme in ("ansi-dark", "ansi-light")
+        await until(pilot, lambda: any("Theme 'mine' not found" in n for n in _notices(app)))
+        await type_and_enter(pilot, "/settings")
+        await _pick(pilot, "theme")
+        await until(pilot, lambda: type(app.screen).__name__ == "SelectScreen")
+        assert [label for label, _ in app.screen.options] == ["system", "dark", "light", "kept"]

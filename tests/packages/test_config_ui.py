@@ -58,7 +58,8 @@ def test_space_toggles_a_resource_and_tab_switches_to_project_overrides(tmp_path
 
     anyio.run(drive)
     project = json.loads((cwd / ".pi" / "settings.json").read_text())
-    assert project == {"packages": [{"source": "../localpkg", "autoload": False, "prompts": ["-prompts/b.md"]}]}
+    # upstream rewrites a local source relative to .pi (where the project's entries resolve)
+    assert project == {"packages": [{"source": "../../localpkg", "autoload": False, "prompts": ["-prompts/b.md"]}]}
 
 
 def test_an_untrusted_project_keeps_the_global_scope(tmp_path: Path) -> None:
@@ -77,3 +78,39 @@ def test_an_untrusted_project_keeps_the_global_scope(tmp_path: Path) -> None:
 
     anyio.run(drive)
     assert json.loads((cwd / ".pi" / "settings.json").read_text()) == {}
+
+
+def test_project_mode_space_cycles_inherit_unload_load(tmp_path: Path) -> None:
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    review = write(agent / "prompts" / "review.md", "---\ndescription: Review\n---\nReview\n")
+    write(cwd / ".pi" / "settings.json", "{}")
+    manager = PackageManager(cwd=str(cwd), agent_dir=str(agent), project_trusted=True, output="capture")
+    app = ConfigApp(manager, write_scope="project")
+    seen: list[tuple[str, bool, object]] = []
+
+    def snapshot() -> None:
+        listing = app.query_one("#resources")
+        index = next(i for i, item in enumerate(app.items) if item.path == str(review))
+        label = str(listing.get_option_at_index(index).prompt)
+        settings = json.loads((cwd / ".pi" / "settings.json").read_text())
+        seen.append((label.split("review.md")[1].strip(), index in listing.selected, settings.get("prompts")))
+
+    async def drive() -> None:
+        async with app.run_test(size=(120, 20)) as pilot:
+            await pilot.pause()
+            index = next(i for i, item in enumerate(app.items) if item.path == str(review))
+            app.query_one("#resources").highlighted = index
+            snapshot()
+            for _ in range(3):
+                await pilot.press("space")
+                await pilot.pause()
+                snapshot()
+            await pilot.press("q")
+
+    anyio.run(drive)
+    assert seen == [
+        ("inherited global", True, None),
+        ("project unload", False, [str(review), f"-{review}"]),
+        ("project load", True, [str(review), f"+{review}"]),
+        ("inherited global", True, []),
+    ]

@@ -4,8 +4,9 @@ The ``theme`` setting names ``system`` (the default: the terminal's own ANSI col
 ``ansi-dark``/``ansi-light``), the built-in ``dark`` or ``light``, a custom theme, or a
 ``light/dark`` pair picked by the terminal's appearance (``COLORFGBG``, else dark). Custom themes
 are upstream's JSON files (``name``, ``appearance``, ``vars``, ``colors``) from
-``<agent-dir>/themes/``, the project's ``.pi/themes/`` (trusted projects only) and the ``themes``
-setting's files and folders. Colours may be ``#rgb``/``#rrggbb``, ``oklch(...)``, ``okhsl(...)``,
+``<agent-dir>/themes/``, the project's ``.pi/themes/`` (trusted projects only), the ``themes``
+setting's files and folders and the configured packages, less those a ``-``/``!`` entry of a
+``themes`` array leaves out (``theme_paths``). Colours may be ``#rgb``/``#rrggbb``, ``oklch(...)``, ``okhsl(...)``,
 a 256-colour index, a ``vars`` name or ``""`` (the terminal's default). Textual cannot colour
 each of upstream's ~60 roles separately, so the roles map onto Textual's palette: ``border`` ->
 primary, ``accent``, ``text`` -> foreground, ``muted`` -> the muted text, ``success``/``warning``/
@@ -222,33 +223,35 @@ def resolve_color(value: Any, variables: dict[str, Any], seen: tuple[str, ...] =
     raise ThemeError(f"unknown colour or variable {value!r}")
 
 
-def theme_paths(agent_dir: Path, cwd: str | None, project_trusted: bool, settings_paths: list[str]) -> list[Path]:
-    """Where custom themes come from, in upstream's order."""
+def theme_paths(agent_dir: Path, cwd: str | None, project_trusted: bool, settings: Any = None) -> list[Path]:
+    """Where custom themes come from, in upstream's order: the configured packages' themes, then
+    the top-level ones — the ``themes`` settings' files and folders (project, then user; each
+    relative to its scope's folder) and ``.pi/themes``, ``<agentDir>/themes`` — leaving out what
+    a ``-``/``!`` entry of a ``themes`` array excludes (what ``pi config`` writes)."""
+    from pi_rpc.config.settings import Settings
+    from pi_rpc.runtime.settings_resources import enabled_top_level_files
+
+    if settings is None or not hasattr(settings, "global_dict"):
+        settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=project_trusted, warn=None)
+    directory = os.path.abspath(cwd or os.getcwd())
+    files = package_theme_files(agent_dir, cwd, project_trusted, settings)
+    files += enabled_top_level_files(settings, directory, str(agent_dir), project_trusted, "themes")
     out: list[Path] = []
-    roots = [agent_dir / "themes"]
-    if project_trusted and cwd:
-        roots.append(Path(cwd) / ".pi" / "themes")
-    roots += [Path(os.path.expanduser(p)) for p in settings_paths]
-    roots += [Path(p) for p in package_theme_files(agent_dir, cwd, project_trusted)]
-    for root in roots:
-        if root.is_file() and root.suffix == ".json":
-            out.append(root)
-        elif root.is_dir():
-            out += sorted(p for p in root.iterdir() if p.suffix == ".json")
+    for file in files:
+        if Path(file) not in out and file.endswith(".json"):
+            out.append(Path(file))
     return out
 
 
-def package_theme_files(agent_dir: Path, cwd: str | None, project_trusted: bool) -> list[str]:
+def package_theme_files(agent_dir: Path, cwd: str | None, project_trusted: bool, settings: Any) -> list[str]:
     """Theme files of the configured packages (``pi_rpc.packages``; the runtime's resolve is
     memoised, so this installs nothing new)."""
-    from pi_rpc.config.settings import Settings
     from pi_rpc.packages import package_resources
 
-    settings = Settings.load(agent_dir=agent_dir, cwd=cwd, approve=project_trusted, warn=None)
     found = package_resources(
         cwd=os.path.abspath(cwd or os.getcwd()),
         agent_dir=str(agent_dir),
-        project_trusted=settings.project_trusted,
+        project_trusted=project_trusted,
         global_settings=settings.global_dict(),
         project_settings=settings.project_dict(),
     )
@@ -341,14 +344,9 @@ def available_themes(
     agent_dir: Path, cwd: str | None, project_trusted: bool = False, settings: Any = None
 ) -> list[str]:
     """Names /settings offers: the built-ins, then the custom themes found."""
-    paths = theme_paths(agent_dir, cwd, project_trusted, _setting_paths(settings))
+    paths = theme_paths(agent_dir, cwd, project_trusted, settings)
     custom, _ = load_custom_themes(paths)
     return [*BUILTIN_NAMES, *sorted(custom)]
-
-
-def _setting_paths(settings: Any) -> list[str]:
-    value = settings.get("themes") if settings is not None else None
-    return [str(p) for p in value] if isinstance(value, list) else []
 
 
 def resolve_theme(
@@ -361,7 +359,7 @@ def resolve_theme(
         return ("ansi-light" if terminal_is_light() else "ansi-dark"), warnings
     if name in BUILTIN:
         return to_textual(BUILTIN[name]), warnings
-    custom, warnings = load_custom_themes(theme_paths(agent_dir, cwd, project_trusted, _setting_paths(settings)))
+    custom, warnings = load_custom_themes(theme_paths(agent_dir, cwd, project_trusted, settings))
     if name in custom:
         try:
             return to_textual(custom[name]), warnings
