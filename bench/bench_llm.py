@@ -32,7 +32,7 @@ from typing import Any
 
 _DIRECTIVE = re.compile(rb"bench:(stream|paced|markdown):([0-9]+)(?::([0-9]+):([^\"\\\s]+))?")
 
-_MARKDOWN_SECTION = """## Section {n}: what the change does
+MARKDOWN_SECTION = """## Section {n}: what the change does
 
 The **parser** reads each `record` once and keeps *only* the fields it needs; see [the notes](https://example.com/{n}).
 A second line of the paragraph, with `inline code` and **bold _nested_ text**.
@@ -61,7 +61,7 @@ def markdown_pieces(count: int) -> list[str]:
     text, n = "", 0
     while len(text) < count * 4:
         n += 1
-        text += _MARKDOWN_SECTION.format(n=n)
+        text += MARKDOWN_SECTION.format(n=n)
     pieces = [text[i : i + 4] for i in range(0, (count - 1) * 4, 4)]
     return [*pieces, "\n\nEND-OF-ANSWER\n"]
 

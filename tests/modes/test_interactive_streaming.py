@@ -10,38 +10,16 @@ from typing import Any
 
 import pytest
 
+from bench.bench_llm import MARKDOWN_SECTION
 from pi_rpc.modes.interactive import transcript
 from pi_rpc.modes.interactive.markdown import ScrollbackMarkdown
 from pi_rpc.modes.interactive.transcript import AnswerBlocks, AssistantText, split_blocks, stable_end
 
 from .interactive_support import idle, running_app, type_and_enter, until
 
-# a Markdown-heavy answer, as bench/bench_llm.py's ``bench:markdown`` streams
-_SECTION = """## Section {n}: what the change does
-
-The **parser** reads each `record` once and keeps *only* the fields it needs; see [the notes](https://example.com/{n}).
-A second line of the paragraph, with `inline code` and **bold _nested_ text**.
-
-- first point, with `a_value = {n}` and a trailing clause
-- second point: **important** detail number {n}
-  - a nested item with *emphasis*
-- third point
-
-```python
-def handler_{n}(event: dict) -> int:
-    total = sum(item["size"] for item in event["items"])
-    return total * {n}
-```
-
-| column | value | note |
-|--------|-------|------|
-| alpha  | {n}   | *ok* |
-| beta   | {n}0  | `x`  |
-
-"""
-
+# a Markdown-heavy answer, the one bench/bench_llm.py's ``bench:markdown`` streams
 DOCUMENTS = [
-    "".join(_SECTION.format(n=n) for n in range(1, 4)) + "END-OF-ANSWER\n",
+    "".join(MARKDOWN_SECTION.format(n=n) for n in range(1, 4)) + "END-OF-ANSWER\n",
     "1. one\n\n2. two\n\n3. three\n",
     "- a\n\n- b\n\n  more of b\n\ntext after\n",
     "# Title\n\npara\n\n> quote\n\n> another\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nx = 1\n\ny = 2\n```\n\nend",

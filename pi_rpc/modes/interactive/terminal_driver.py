@@ -138,10 +138,7 @@ class QuietInlineDriver(LinuxInlineDriver):
         self.exit_event = WakingEvent()
 
     def _get_terminal_size(self) -> tuple[int, int]:
-        # Textual asks ``shutil.get_terminal_size``, which prefers exported COLUMNS/LINES to the
-        # terminal: they never follow a resize (tmux exports 80x24 for a client without a
-        # terminal; the app drew 80x24 in a 100x30 window, and ghosts after each resize).
-        # Upstream reads the terminal itself; so do we, and leave the environment alone.
+        # the terminal itself, not exported COLUMNS/LINES (see QuietDriver)
         return terminal_size(self.fileno, 1, 2) or super()._get_terminal_size()
 
     def run_input_thread(self) -> None:
