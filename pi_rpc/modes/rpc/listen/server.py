@@ -338,6 +338,9 @@ class ListenServer(RpcServer):
     async def unbind(self) -> None:
         """Close what ``bind`` bound when ``serve`` will not run (startup failed after it)."""
         bound, self._bound = self._bound or [], None
+        await self._close_listeners(bound)
+
+    async def _close_listeners(self, bound: list[tuple[Listener[object], ListenAddress, str]]) -> None:
         for listener, address, _ in bound:
             try:
                 await listener.aclose()
@@ -414,12 +417,7 @@ class ListenServer(RpcServer):
                 backend_tg.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                for listener, address, _ in bound:
-                    try:
-                        await listener.aclose()
-                    except Exception:  # noqa: BLE001 - closing at exit
-                        pass
-                    self._unlink(address)
+                await self._close_listeners(bound)
 
     def _announce(self, shown: list[str]) -> None:
         line: dict[str, Any] = {"listening": shown}
