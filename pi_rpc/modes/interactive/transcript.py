@@ -299,7 +299,10 @@ class AssistantText(Widget, can_focus=False):
         if not self.is_mounted:
             return
         width = self.size.width
-        if before is None or not width:
+        # Inline (regular) mode always lays out: a paint-only frame racing a terminal resize
+        # there could leave the inline region scrolled past the finished answer (seen under
+        # load in test_a_resize_while_streaming_leaves_no_ghosts).
+        if before is None or not width or self.app.is_inline:
             self.refresh(layout=True)
             self._follow()
             return
