@@ -650,9 +650,59 @@ def test_the_extensions_port_has_no_agent_or_session() -> None:
     tree = ast.parse(PORT_MODULE.read_text(encoding="utf-8"))
     members = [n for cls in tree.body if isinstance(cls, ast.ClassDef) and cls.name == "SessionPort" for n in cls.body]
     assert len(members) > 10  # the class is there and was read
-    assert _exposed_internals(tree, "SessionPort") == []
+    for protocol in ("SessionPort", "SessionStateView", "SessionWiring"):
+        assert _exposed_internals(tree, protocol) == [], protocol
+    host = ast.parse((PACKAGE / "extensions" / "host.py").read_text(encoding="utf-8"))
+    assert _exposed_internals(host, "SessionView") == []
     implementation = ast.parse(PORT_IMPLEMENTATION.read_text(encoding="utf-8"))
     assert _exposed_internals(implementation, "LiveSessionPort") == []
+    assert _exposed_internals(implementation, "LiveSessionState") == []
+
+
+# Issue 32 item 2: the port is the verbs extensions act with, plus ONE read-only view
+# (``state``); what only the runtime's extension parts need is ``SessionWiring``.
+PORT_MEMBERS_CEILING = 20
+
+
+def _protocol_members(tree: ast.Module, class_name: str) -> list[str]:
+    """The members ``class_name`` declares: methods and properties (a property with a setter
+    counts once) and class-level annotations; its docstring does not count."""
+    names: list[str] = []
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name):
+        for item in cls.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = item.name
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                name = item.target.id
+            else:
+                continue
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def test_the_extensions_port_is_narrow() -> None:
+    members = _protocol_members(ast.parse(PORT_MODULE.read_text(encoding="utf-8")), "SessionPort")
+    assert "state" in members  # the read-only view is one member
+    assert len(members) <= PORT_MEMBERS_CEILING, members
+    # Plumbing is no extension's verb: it is ``SessionWiring``'s.
+    assert not {"spawn", "emit", "emit_now", "install_tools", "tool_gate", "argument_validator"} & set(members)
+
+
+def test_port_size_gate_sees_a_planted_violation() -> None:
+    verbs = "".join(f"    def verb_{i}(self) -> None: ...\n" for i in range(PORT_MEMBERS_CEILING))
+    wide = ast.parse(
+        "class SessionPort(Protocol):\n"
+        '    """Doc."""\n'
+        "    @property\n    def state(self) -> View: ...\n"
+        "    @state.setter\n    def state(self, value: View) -> None: ...\n"
+        f"{verbs}"
+    )
+    members = _protocol_members(wide, "SessionPort")
+    assert len(members) == PORT_MEMBERS_CEILING + 1  # the setter is not a second member
+    assert len(members) > PORT_MEMBERS_CEILING  # the gate's assertion would fail
+    narrow = ast.parse("class SessionPort(Protocol):\n    state: View\n    def steer(self) -> None: ...\n")
+    assert _protocol_members(narrow, "SessionPort") == ["state", "steer"]
 
 
 def test_no_extension_module_reaches_past_the_port() -> None:

@@ -342,14 +342,14 @@ class ExtensionAPI:
         self._host().set_session_name(name)
 
     def get_session_name(self) -> str | None:
-        return self._host().get_session_name()
+        return self._host().view.session_manager.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None = None) -> None:
         self._host().set_label(entry_id, label)
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Slash commands of this session as ``get_commands`` lists them."""
-        return self._host().get_commands()
+        return self._host().view.commands()
 
     async def exec(
         self, command: str, args: list[str] | None = None, options: dict[str, Any] | None = None
@@ -360,11 +360,11 @@ class ExtensionAPI:
         from pi_rpc.extensions.exec import exec_command
 
         host = self._runtime.host
-        cwd = (options or {}).get("cwd") or (host.cwd if host is not None else None)
+        cwd = (options or {}).get("cwd") or (host.view.cwd if host is not None else None)
         return await exec_command(command, list(args or []), cwd, options or {})
 
     def get_active_tools(self) -> list[str]:
-        return self._host().get_active_tools()
+        return self._host().view.active_tool_names()
 
     def get_all_tools(self) -> list[dict[str, Any]]:
         return self._host().get_all_tools()
@@ -378,14 +378,14 @@ class ExtensionAPI:
         return await self._host().set_model(model)
 
     def get_thinking_level(self) -> str:
-        return self._host().get_thinking_level()
+        return self._host().view.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
         self._host().set_thinking_level(level)
 
     def get_settings(self) -> dict[str, Any]:
         """A copy of the effective settings (global and project merged)."""
-        return self._host().get_settings()
+        return self._host().view.settings()
 
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Register or override a model provider (``models.json`` provider shape). Calls made

@@ -9,10 +9,11 @@ upstream's explanation instead of acting on the wrong session.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
+    from pi_rpc.extensions.host import ExtensionHost, SessionView
     from pi_rpc.extensions.runner import ExtensionRunner
     from pi_rpc.extensions.ui import ExtensionUI
     from pi_rpc.session.manager import SessionManager
@@ -86,9 +87,13 @@ class ExtensionContext:
     def __init__(self, runner: ExtensionRunner) -> None:
         self._runner = runner
 
-    def _host(self) -> Any:
+    def _host(self) -> ExtensionHost:
         self._runner.assert_active()
         return self._runner.host
+
+    def _view(self) -> SessionView:
+        self._runner.assert_active()
+        return self._runner.host.view
 
     @property
     def ui(self) -> ExtensionUI:
@@ -107,7 +112,7 @@ class ExtensionContext:
 
     @property
     def cwd(self) -> str:
-        return str(self._host().cwd)
+        return self._view().cwd
 
     @property
     def session_manager(self) -> ReadonlySessionManager:
@@ -116,38 +121,40 @@ class ExtensionContext:
 
     @property
     def model_registry(self) -> Any:
-        return self._host().get_model_registry()
+        return self._view().registry
 
     @property
     def model(self) -> dict[str, Any] | None:
-        return self._host().get_model()
+        return cast("dict[str, Any] | None", self._view().model)  # extensions see plain objects
 
     @property
     def thinking_level(self) -> str:
-        return str(self._host().get_thinking_level())
+        return self._view().thinking_level
 
     @property
     def signal(self) -> AbortSignal | None:
-        return self._host().get_signal()
+        return self._view().signal
 
     def is_idle(self) -> bool:
-        return bool(self._host().is_idle())
+        view = self._view()
+        return not view.is_streaming and not view.is_compacting
 
     def is_project_trusted(self) -> bool:
-        return bool(self._host().is_project_trusted())
+        return self._view().project_trusted
 
     def abort(self) -> None:
         self._host().abort()
 
     def has_pending_messages(self) -> bool:
-        return bool(self._host().has_pending_messages())
+        return self._view().pending_message_count > 0
 
     def shutdown(self) -> None:
         self._runner.assert_active()
         self._runner.binding.shutdown()
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        return self._host().get_context_usage()
+        usage = self._view().session_stats().get("contextUsage")
+        return dict(usage) if isinstance(usage, dict) else None
 
     def compact(self, options: dict[str, Any] | None = None) -> None:
         """Start a compaction without waiting; ``options``: ``customInstructions``,

@@ -83,7 +83,7 @@ class ExtensionRunner:
     @property
     def session_view(self) -> ReadonlySessionManager:
         if self._session_view is None:
-            self._session_view = self.host.session_manager
+            self._session_view = self.host.view.session_manager
         return self._session_view
 
     def bind(self, host: ExtensionHost, binding: ModeBinding) -> None:

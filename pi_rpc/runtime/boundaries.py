@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pi_rpc.agent.convert import convert_to_llm
 
 if TYPE_CHECKING:
+    from pi_rpc.runtime.extension_port import SessionWiring
     from pi_rpc.runtime.extension_state import ExtensionState
     from pi_rpc.session.manager import SessionManager
 
@@ -80,8 +81,9 @@ def apply_drafts(manager: SessionManager, drafts: object) -> list[dict[str, obje
 class Boundaries:
     """The boundary hooks of one session with extensions."""
 
-    def __init__(self, state: ExtensionState) -> None:
+    def __init__(self, state: ExtensionState, wiring: SessionWiring) -> None:
         self.state = state
+        self.wiring = wiring
         self.last_outcome = "completed"
         self._dispatched: set[int] = set()  # turn_end messages the loop's finish_turn handled
         self.context_replaced = False  # the live context was rebuilt: the next turn uses it
@@ -93,13 +95,13 @@ class Boundaries:
     async def build_context(self, drafts: object, boundary: str) -> dict[str, object]:
         from pi_rpc.session.manager import SessionManager
 
-        s = self.state.port
-        store = s.store_view
+        view = self.state.port.state
+        store = view.session_manager
         manager = SessionManager.in_memory(store.get_cwd(), entries=[store.get_header(), *store.get_branch()])
         apply_drafts(manager, drafts)
         projection = manager.build_session_projection()
         pending_custom = self.state.pending_custom_messages
-        queued_messages = s.queued_messages()
+        queued_messages = view.queued_messages()
         pending = [*queued_messages, *pending_custom]
         llm_messages = convert_to_llm(projection["messages"])
         final_role = llm_messages[-1].get("role") if llm_messages else None
@@ -127,13 +129,12 @@ class Boundaries:
         return result.entries, result.continue_
 
     async def _commit(self, drafts: object) -> None:
-        s = self.state.port
-        appended = s.commit_entries(drafts)
+        appended = self.state.port.commit_entries(drafts)
         if not appended:
             return
         self.context_replaced = True
         for entry in appended:
-            await s.emit({"type": "entry_appended", "entry": entry})
+            await self.wiring.emit({"type": "entry_appended", "entry": entry})
 
     def _invalid_continuation(self, boundary: str) -> None:
         runner = self.state.runner
@@ -166,7 +167,7 @@ class Boundaries:
         runner = self.state.runner
         if runner is None or not runner.has_handlers("turn_end"):
             return False
-        entry_ids = self.state.port.entry_ids_by_message
+        entry_ids = self.wiring.entry_ids_by_message
         message_entry_id = entry_ids.get(id(message))
         if message_entry_id is None:
             runner.emit_error(
@@ -199,7 +200,7 @@ class Boundaries:
     async def before_settle(self) -> bool:
         """``agent_before_settle`` handlers; True when the run goes on (a continuation asked
         for, or messages queued meanwhile)."""
-        s = self.state.port
+        view = self.state.port.state
         runner = self.state.runner
         if runner is None or not runner.has_handlers("agent_before_settle"):
             return False  # queued messages were already delivered by the session
@@ -211,7 +212,7 @@ class Boundaries:
             final = await self.build_context([], "agent_before_settle")
             if self.abort_during_before_settle:
                 return False
-            go_on = asked or bool(s.queued_messages())
+            go_on = asked or bool(view.queued_messages())
             if go_on and not final["canContinue"]:
                 if asked:
                     self._invalid_continuation("agent_before_settle")

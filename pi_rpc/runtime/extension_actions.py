@@ -11,7 +11,7 @@ replaced session's context.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
@@ -21,10 +21,8 @@ from pi_rpc.runtime.extension_state import ExtensionState, custom_message
 from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
-    from pi_rpc.ai.abort import AbortSignal
-    from pi_rpc.ai.models import ModelRegistry
-    from pi_rpc.extensions.context import ReadonlySessionManager
     from pi_rpc.runtime.events import SessionInfoChangedEvent
+    from pi_rpc.runtime.extension_port import SessionStateView, SessionWiring
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
 ERR_RELOAD_COMPACTING = "Wait for compaction to finish before reloading."
@@ -50,36 +48,26 @@ def _text_and_images(content: Any) -> tuple[str, list[dict[str, Any]] | None]:
 class ExtensionActions:
     """``ExtensionHost`` over one session's port, its extension state and agent hooks."""
 
-    def __init__(self, state: ExtensionState, hooks: AgentHooks, lifecycle: Lifecycle) -> None:
+    def __init__(self, state: ExtensionState, hooks: AgentHooks, lifecycle: Lifecycle, wiring: SessionWiring) -> None:
         self.state = state
         self.hooks = hooks
         self.lifecycle = lifecycle
+        self.wiring = wiring
+        # What ``pi`` and ``ctx`` read: the port's view, read by them directly.
+        port = state.port
+        self.view: SessionStateView = port.state
         # Actions the port or a part already performs as ``pi``/``ctx`` state them: bound
         # once, so a call goes from the API straight to the part that acts.
-        port = state.port
-        registry = port.registry
+        registry = self.view.registry
         self.spawn: Callable[[Coroutine[object, object, object]], None] = state.spawn
-        self.get_active_tools = port.active_tool_names
         self.get_all_tools = state.loadout.all_tools
         self.execute_tool = hooks.execute_tool
-        self.get_commands = port.get_commands
         self.set_model = port.set_model
-        self.get_settings = port.get_settings
         self.register_provider: Callable[[str, dict[str, object]], None] = registry.register_provider
         self.unregister_provider: Callable[[str], None] = registry.unregister_provider
         self.register_virtual_model: Callable[[dict[str, Any]], None] = registry.register_virtual_model
         self.unregister_virtual_model: Callable[[str, str], None] = registry.unregister_virtual_model
         self.wait_for_idle = port.wait_for_idle
-
-    # ================================================================== identity
-
-    @property
-    def cwd(self) -> str:
-        return self.state.port.cwd
-
-    @property
-    def session_manager(self) -> ReadonlySessionManager:
-        return self.state.port.store_view
 
     # ================================================================== pi.*: messages and entries
 
@@ -91,7 +79,7 @@ class ExtensionActions:
         state, s = self.state, self.state.port
         if deliver == "nextTurn":
             state.next_turn_messages.append(msg)
-        elif s.is_streaming and trigger is not False:
+        elif self.view.is_streaming and trigger is not False:
             if deliver == "followUp":
                 s.follow_up(msg)
             else:
@@ -100,7 +88,7 @@ class ExtensionActions:
             action = lambda: s.start_custom_run(msg)  # noqa: E731
             if not state.after_settled(action):
                 state.spawn(state.run_reporting("send_message", action))
-        elif s.is_streaming:
+        elif self.view.is_streaming:
             # Appending now could split a tool call from its result: after the turn ends.
             state.pending_custom_messages.append(msg)
         else:
@@ -124,22 +112,17 @@ class ExtensionActions:
             self.state.spawn(self.state.run_reporting("send_user_message", send))
 
     def append_entry(self, custom_type: str, data: object) -> None:
-        s = self.state.port
-        entry = s.append_custom_entry(custom_type, data)
+        entry = self.state.port.append_custom_entry(custom_type, data)
         if entry is not None:
-            s.emit_now({"type": "entry_appended", "entry": entry})
+            self.wiring.emit_now({"type": "entry_appended", "entry": entry})
 
     def set_session_name(self, name: str) -> None:
-        s = self.state.port
-        current = s.append_session_name(str(name))
+        current = self.state.port.append_session_name(str(name))
         event: SessionInfoChangedEvent = {"type": "session_info_changed"}
         if current is not None:
             event["name"] = current
-        s.emit_now(event)
+        self.wiring.emit_now(event)
         self.state.emit_later(dict(event))
-
-    def get_session_name(self) -> str | None:
-        return self.state.port.store_view.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         self.state.port.set_entry_label(entry_id, label)
@@ -160,14 +143,14 @@ class ExtensionActions:
     def apply_loadout(self) -> None:
         """The loadout's active tools become the session's (resources and agent)."""
         tools = self.state.loadout.active_tools()
-        self.state.port.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
+        self.wiring.install_tools(list(tools), set(self.state.loadout.hidden_declarations))
 
     def restore_declared_tools(self) -> None:
         """Tools the transcript declares (loaded by ``tool_search`` on this branch) stay
         declared; those whose server has not connected yet once they register."""
         from pi_rpc.ai.transcript import get_current_tools
 
-        messages = self.state.port.messages
+        messages = self.view.messages
         declared = [str(tool.get("name")) for tool in get_current_tools(messages) if tool.get("name")]
         if declared:
             self.state.loadout.restore(declared)
@@ -180,46 +163,19 @@ class ExtensionActions:
 
     # ================================================================== pi.*: model and settings
 
-    def get_thinking_level(self) -> str:
-        return self.state.port.thinking_level
-
     def set_thinking_level(self, level: str) -> None:
         check_thinking_level(level)
-        s = self.state.port
-        changed = s.record_thinking_level(level)
+        changed = self.state.port.record_thinking_level(level)
         if changed is None:
             return
         effective, previous = changed
-        s.emit_now({"type": "thinking_level_changed", "level": effective})
+        self.wiring.emit_now({"type": "thinking_level_changed", "level": effective})
         self.state.emit_later({"type": "thinking_level_select", "level": effective, "previousLevel": previous})
 
     # ================================================================== ctx.*
 
-    def get_model(self) -> dict[str, object] | None:
-        return cast("dict[str, Any] | None", self.state.port.model)  # extensions see plain objects
-
-    def get_model_registry(self) -> ModelRegistry:
-        return self.state.port.registry
-
-    def is_idle(self) -> bool:
-        s = self.state.port
-        return not s.is_streaming and not s.is_compacting
-
-    def is_project_trusted(self) -> bool:
-        return bool(self.state.port.options.project_trusted)
-
-    def get_signal(self) -> AbortSignal | None:
-        return self.state.port.signal
-
     def abort(self) -> None:
         self.state.spawn(self.state.port.abort())
-
-    def has_pending_messages(self) -> bool:
-        return self.state.port.pending_message_count > 0
-
-    def get_context_usage(self) -> dict[str, object] | None:
-        usage = self.state.port.get_session_stats().get("contextUsage")
-        return dict(usage) if isinstance(usage, dict) else None
 
     def compact(self, options: dict[str, Any] | None) -> None:
         options = options or {}
@@ -249,12 +205,12 @@ class ExtensionActions:
             return render_prompt_options(state.options_in_flight)
         if state.forced_system_prompt is not None:
             return state.forced_system_prompt
-        return join_sections(state.port.resources.current_sections())
+        return join_sections(self.view.resources.current_sections())
 
     def get_system_prompt_options(self) -> dict[str, Any]:
         """Upstream's ``BuildSystemPromptOptions`` of the current state; snippets and rules of
         every registered tool are included, so a handler that selects a tool gets its line."""
-        options = self.state.port.resources.prompt_options()
+        options = self.view.resources.prompt_options()
         for name, tool in self.state.loadout.registry().items():
             snippet = getattr(tool, "prompt_snippet", "")
             if snippet and name not in options["toolSnippets"]:
@@ -303,16 +259,15 @@ class ExtensionActions:
         return {"cancelled": bool(result.get("cancelled"))}
 
     async def reload(self) -> None:
-        s = self.state.port
-        if s.is_streaming:
+        view = self.view
+        if view.is_streaming:
             raise RuntimeCommandError(ERR_RELOAD_STREAMING)
-        if s.is_compacting:
+        if view.is_compacting:
             raise RuntimeCommandError(ERR_RELOAD_COMPACTING)
         await self.lifecycle.shutdown("reload")
-        sources = await s.rediscover_extensions()
+        sources = await self.state.port.reload_sources()
         if sources is not None:
             self.lifecycle.sources = sources
-        s.reload_resources()
         await self.lifecycle.recreate("reload", None, fresh=True)
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.types import Message
     from pi_rpc.runtime.events import SessionEvent
+    from pi_rpc.runtime.extension_port import SessionWiring
     from pi_rpc.runtime.nested_tools import NestedToolCalls
 
 # Provider-request events: with no handler for any of them no hook is installed on the stream.
@@ -61,9 +62,10 @@ def _replace_message(target: dict[str, object], replacement: dict[str, object]) 
 class AgentHooks:
     """The agent-loop and stream hooks of one session with extensions."""
 
-    def __init__(self, state: ExtensionState) -> None:
+    def __init__(self, state: ExtensionState, wiring: SessionWiring) -> None:
         self.state = state
-        self.boundaries = Boundaries(state)
+        self.wiring = wiring
+        self.boundaries = Boundaries(state, wiring)
         self.nested: NestedToolCalls | None = None  # once a tool calls ctx.execute_tool
 
     # ------------------------------------------------------------------ agent events
@@ -144,7 +146,7 @@ class AgentHooks:
                     "input": context.args,
                 }
             )
-        gate = self.state.port.tool_gate
+        gate = self.wiring.tool_gate
         if gate is not None and not (isinstance(verdict, dict) and verdict.get("block")):
             return await gate(context, signal) or verdict
         return verdict
@@ -176,16 +178,16 @@ class AgentHooks:
         if self.nested is None:
             from pi_rpc.runtime.nested_tools import NestedToolCalls
 
-            port = self.state.port
+            view, wiring = self.state.port.state, self.wiring
 
             async def emit(event: SessionEvent) -> None:
                 await self.on_agent_event(event)
-                await port.emit(event)
+                await wiring.emit(event)
 
             self.nested = NestedToolCalls(
                 get_tools=self.state.loadout.callable_tools,
-                get_messages=lambda: port.messages,
-                get_validator=lambda: port.argument_validator,
+                get_messages=lambda: view.messages,
+                get_validator=lambda: wiring.argument_validator,
                 before_tool_call=self.before_tool_call,
                 after_tool_call=self.after_tool_call,
                 emit=emit,

@@ -4,7 +4,8 @@ hooks the session calls.
 
 ``SessionExtensions`` exists only when extensions were discovered (``AgentSession.ext``); a
 session without extensions never imports this module or its parts. It reaches the session
-only through the ``SessionPort`` it is given (``extension_port``) and is made of parts that
+only through the ``SessionPort`` it is given (``extension_port``), plus the ``SessionWiring``
+its parts need, and is made of parts that
 share one ``ExtensionState`` (``extension_state``):
 
 * ``ExtensionActions`` (``extension_actions``): the ``ExtensionHost`` that ``pi`` and ``ctx``
@@ -41,7 +42,7 @@ from pi_rpc.runtime.extension_state import ExtensionState, custom_message
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import CustomMessage, Message
-    from pi_rpc.runtime.extension_port import SessionPort
+    from pi_rpc.runtime.extension_port import SessionPort, SessionWiring
     from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 EXTENSION_LOAD_FAILURE_HINT = 'Hint: Start without extensions using "pi -ne".'
@@ -65,13 +66,14 @@ def _warn(message: str) -> None:
 class SessionExtensions:
     """The extensions of one session, seen from the session: lifecycle and hooks."""
 
-    def __init__(self, port: SessionPort) -> None:
-        self.port = port
-        self.state = ExtensionState(port)
-        self.hooks = AgentHooks(self.state)
-        self.actions = ExtensionActions(self.state, self.hooks, self)
-        self.sources = list(port.options.extension_sources)
-        self.flag_values = list(port.options.extension_flag_values)
+    def __init__(self, port: SessionPort, wiring: SessionWiring) -> None:
+        self.view = port.state
+        self.wiring = wiring
+        self.state = ExtensionState(port, wiring.spawn)
+        self.hooks = AgentHooks(self.state, wiring)
+        self.actions = ExtensionActions(self.state, self.hooks, self, wiring)
+        self.sources = list(self.view.options.extension_sources)
+        self.flag_values = list(self.view.options.extension_flag_values)
         # The agent loop's hooks (installed by the session) and its boundaries.
         self.before_tool_call = self.hooks.before_tool_call
         self.after_tool_call = self.hooks.after_tool_call
@@ -120,7 +122,7 @@ class SessionExtensions:
         flag_errors = apply_flag_values(result, self.flag_values)
         assert result.runtime is not None
         # The mode's servers (ACP's mcpServers) are registered before any extension's.
-        result.runtime.mcp_servers.seed(self.port.options.mcp_servers)
+        result.runtime.mcp_servers.seed(self.view.options.mcp_servers)
         state.runner = ExtensionRunner(result.extensions, result.runtime)
         return result.failures, flag_errors
 
@@ -151,7 +153,7 @@ class SessionExtensions:
         errors: list[str] = []
         for op, name, config, path in pending:
             try:
-                apply_provider_change(self.port.registry, op, name, config)
+                apply_provider_change(self.view.registry, op, name, config)
             except Exception as exc:  # noqa: BLE001 - reported as upstream reports it
                 errors.append(f'Error: Extension "{path}" error: {error_message(exc)}')
         if errors:
@@ -163,7 +165,7 @@ class SessionExtensions:
         await self._bind_and_announce({"type": "session_start", "reason": "startup", "previousSessionFile": None})
 
     def _warn_unknown_tools(self) -> None:
-        allowlist = self.port.options.tool_allowlist
+        allowlist = self.view.options.tool_allowlist
         if not allowlist:
             return
         from pi_rpc.tools import ALL_TOOL_NAMES
@@ -186,9 +188,9 @@ class SessionExtensions:
         self.actions.restore_declared_tools()
         await runner.emit(start_event)
         reason = "reload" if start_event.get("reason") == "reload" else "startup"
-        found = await runner.emit({"type": "resources_discover", "cwd": self.port.cwd, "reason": reason})
+        found = await runner.emit({"type": "resources_discover", "cwd": self.view.cwd, "reason": reason})
         if found["skillPaths"] or found["promptPaths"]:
-            self.port.extend_resources(found["skillPaths"], found["promptPaths"])
+            self.wiring.extend_resources(found["skillPaths"], found["promptPaths"])
 
     async def shutdown(self, reason: str, target_session_file: str | None = None) -> None:
         """``session_shutdown`` for the current runtime, then invalidate it (captured ``pi`` and
@@ -223,7 +225,7 @@ class SessionExtensions:
 
     def on_resources_replaced(self) -> None:
         """The session's ResourcesState was rebuilt (cwd change, reload): keep the loadout."""
-        self.state.loadout.attach(self.port.resources)
+        self.state.loadout.attach(self.view.resources)
         self.actions.apply_loadout()
 
     # ================================================================== prompt pipeline
@@ -275,7 +277,7 @@ class SessionExtensions:
         active tools, the edited options build this run's prompt (a changed section is recorded
         as a system message patch), and ``forceSystemPrompt`` (or a returned ``systemPrompt``)
         is sent instead of the prompt for this run."""
-        state, s = self.state, self.port
+        state, s = self.state, self.view
         state.forced_system_prompt = None
         s.resources.run_options = None
         runner = state.runner
@@ -312,7 +314,7 @@ class SessionExtensions:
 
     def end_run(self) -> None:
         self.state.forced_system_prompt = None
-        self.port.resources.run_options = None
+        self.view.resources.run_options = None
 
     async def emit_settled(self, aborted: bool) -> None:
         """``agent_settled``; work its handlers ask for is deferred until all of them ran."""
@@ -352,7 +354,7 @@ class SessionExtensions:
                     "type": "user_bash",
                     "command": command,
                     "excludeFromContext": exclude_from_context,
-                    "cwd": self.port.store_view.get_cwd(),
+                    "cwd": self.view.session_manager.get_cwd(),
                 }
             )
         except Exception as exc:  # noqa: BLE001 - already reported; the command fails

@@ -1,17 +1,26 @@
-"""``SessionPort``: all that a session's extensions may use of the session they belong to.
+"""``SessionPort``: all that a session's extensions may do to the session they belong to.
 
 The extension modules of the runtime (``extension_host``, ``extension_actions``,
 ``extension_hooks``, ``extension_state``, ``boundaries``) and, through the ``ExtensionHost``
 they bind, every module of ``pi_rpc.extensions`` reach the live session only through this
-Protocol. It names verbs (steer, follow up, append a custom entry, set the model, navigate the
-tree, compact, abort, wait for idle ...) and plain typed state, never the objects the session is
-made of: neither the agent nor the session store is a member (``tests/test_structure.py`` gates
-that), so an extension cannot reach past what is listed here. The store is readable only as the
-``ReadonlySessionManager`` view extensions get as ``ctx.session_manager``.
+Protocol. It has two kinds of members and nothing else (``tests/test_structure.py`` gates its
+size and that it names none of the session's parts):
 
-``LiveSessionPort`` (``session_port``) implements it over an ``AgentSession``; the extension
-modules import neither of them (not even for type checking), so the runtime has no import
-circle.
+* the verbs extensions act with (steer, follow up, append a custom entry, set the model,
+  navigate the tree, compact, abort, wait for idle ...), each typed;
+* ``state``: one read-only ``SessionStateView`` of what they read (model, thinking level,
+  streaming, messages, settings, commands, stats, the store as ``ReadonlySessionManager`` ...).
+  Its extension-facing half is ``pi_rpc.extensions.host.SessionView``, which ``ctx`` and ``pi``
+  read directly.
+
+What the session's extension parts need that no extension does (background work, events to the
+clients, installing tools and resources, the mode's tool gate, the argument validator, the
+messages' entry ids) is ``SessionWiring``, given to those parts explicitly, not on the port.
+
+Neither the agent nor the session store is a member of any of them, so an extension cannot
+reach past what is listed here. ``LiveSessionPort`` (``session_port``) implements the port and
+the view over an ``AgentSession``, which is its own ``SessionWiring``; the extension modules
+import neither (not even for type checking), so the runtime has no import circle.
 """
 
 from __future__ import annotations
@@ -19,73 +28,50 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Protocol
 
+from pi_rpc.extensions.host import SessionView
+
 if TYPE_CHECKING:
     from pi_rpc.agent.types import BeforeToolCallHook
     from pi_rpc.agent.validation import ValidateArgs
-    from pi_rpc.ai.abort import AbortSignal
-    from pi_rpc.ai.models import ModelRegistry
-    from pi_rpc.ai.types import CustomMessage, Message, Model
-    from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.ai.types import CustomMessage, Message
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
 
 
-class SessionPort(Protocol):
-    """The live session, as its extensions see it (implemented by ``LiveSessionPort``)."""
+class SessionStateView(SessionView, Protocol):
+    """What extensions read of the session (``SessionView``), plus what the runtime's extension
+    parts read on their behalf: the options, the loaded resources and the live context."""
 
-    # ------------------------------------------------------------------ configuration
     @property
     def options(self) -> RuntimeOptions: ...
-    @property
-    def cwd(self) -> str: ...
     @property
     def resources(self) -> ResourcesState:
         """The loaded resources (rebuilt by a reload or a cwd change: read it each time)."""
 
     @property
-    def registry(self) -> ModelRegistry: ...
+    def messages(self) -> list[Message]:
+        """The live context (read only: ``SessionPort.commit_entries`` replaces it)."""
+
+    def queued_messages(self) -> list[Message]:
+        """The queued messages the run delivers next (the steered ones, else the follow-ups);
+        empty when nothing is queued."""
+
+
+class SessionWiring(Protocol):
+    """What the runtime's extension parts need of the session that is no extension's action
+    (implemented by ``AgentSession`` itself; given to ``SessionExtensions`` next to the port)."""
+
     @property
     def tool_gate(self) -> BeforeToolCallHook | None:
         """The running mode's check before every tool call (runs after ``tool_call`` handlers)."""
 
     @property
-    def store_view(self) -> ReadonlySessionManager:
-        """The current session store, read-only (``ctx.session_manager``)."""
-
-    # ------------------------------------------------------------------ state
-    @property
-    def model(self) -> Model | None: ...
-    @property
-    def thinking_level(self) -> str: ...
-    @property
-    def is_streaming(self) -> bool: ...
-    @property
-    def is_compacting(self) -> bool: ...
-    @property
-    def pending_message_count(self) -> int: ...
+    def argument_validator(self) -> ValidateArgs | None: ...
     @property
     def entry_ids_by_message(self) -> dict[int, str]:
         """Session entry ids of the live messages, by ``id()`` (actionable boundaries)."""
 
-    @property
-    def messages(self) -> list[Message]:
-        """The live context (read only: ``commit_entries`` replaces it)."""
-
-    @property
-    def signal(self) -> AbortSignal | None:
-        """The running run's abort signal (``ctx.signal``)."""
-
-    @property
-    def argument_validator(self) -> ValidateArgs | None: ...
-    def active_tool_names(self) -> list[str]: ...
-    def get_settings(self) -> dict[str, object]:
-        """A copy of the effective settings."""
-
-    def get_commands(self) -> list[dict[str, object]]: ...
-    def get_session_stats(self) -> dict[str, object]: ...
-
-    # ------------------------------------------------------------------ events and background work
     async def emit(self, event: SessionEvent) -> None:
         """Send ``event`` to the session's clients."""
 
@@ -95,6 +81,18 @@ class SessionPort(Protocol):
     def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> bool:
         """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
         bound yet."""
+
+    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...
+    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None:
+        """Skills and prompt templates the extensions contributed (``resources_discover``)."""
+
+
+class SessionPort(Protocol):
+    """The live session, as its extensions act on it (implemented by ``LiveSessionPort``)."""
+
+    @property
+    def state(self) -> SessionStateView:
+        """Everything extensions read of the session (read-only)."""
 
     # ------------------------------------------------------------------ messages and entries
     async def prompt(
@@ -111,10 +109,6 @@ class SessionPort(Protocol):
 
     def follow_up(self, message: Message) -> None:
         """Deliver ``message`` once the running run would stop."""
-
-    def queued_messages(self) -> list[Message]:
-        """The queued messages the run delivers next (the steered ones, else the follow-ups);
-        empty when nothing is queued."""
 
     async def start_custom_run(self, message: CustomMessage) -> None: ...
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
@@ -143,9 +137,10 @@ class SessionPort(Protocol):
         """Until the running run settled and compaction finished."""
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, object]: ...
-    async def rediscover_extensions(self) -> list[object] | None:
-        """A reload: extensions and packages discovered again from the settings on disk; the
-        new extension sources (None: this session keeps its startup ones)."""
+    async def reload_sources(self) -> list[object] | None:
+        """A reload's discovery: extensions and packages discovered again from the settings on
+        disk, then the resources loaded again; the new extension sources (None: this session
+        keeps its startup ones)."""
 
     async def new_session(
         self,
@@ -172,8 +167,3 @@ class SessionPort(Protocol):
         replace_instructions: bool = False,
         label: str | None = None,
     ) -> dict[str, object]: ...
-
-    # ------------------------------------------------------------------ resources and tools
-    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
-    def reload_resources(self) -> None: ...
-    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...

@@ -46,18 +46,20 @@ def custom_message(message: dict[str, object]) -> CustomMessage:
 
 
 class ExtensionState:
-    """What the extension parts of one session share; ``port`` is the session as they see it."""
+    """What the extension parts of one session share; ``port`` is the session as they see it,
+    ``start`` the session's task starter (``SessionWiring.spawn``)."""
 
-    def __init__(self, port: SessionPort) -> None:
+    def __init__(self, port: SessionPort, start: Callable[..., bool]) -> None:
         self.port = port
-        options = port.options
+        self._start = start
+        options = port.state.options
         self.preloaded = options.preloaded_extensions
         self.bus = self.preloaded.runtime.bus if self.preloaded is not None else EventBus()
         self.runner: ExtensionRunner | None = None
         self.binding = ModeBinding()
         self.bound = False  # the runner is bound: tool refreshes apply
         self.loadout = ToolLoadout(options)
-        self.loadout.attach(port.resources)
+        self.loadout.attach(port.state.resources)
         self.loadout.on_error = lambda path, error: self.report(path, "prepare_loadout", error)
         # pi.send_message deliveries: with the next prompt, or once the running turn ended.
         self.next_turn_messages: list[Message] = []
@@ -80,7 +82,7 @@ class ExtensionState:
         barrier = runner.runtime.spawn_barrier if runner is not None else None
         if barrier is not None:
             coro = _after(barrier(), coro)
-        if not self.port.spawn(self._guarded, coro):
+        if not self._start(self._guarded, coro):
             coro.close()
 
     @staticmethod

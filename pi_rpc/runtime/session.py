@@ -76,6 +76,7 @@ from pi_rpc.session.manager import SessionManager
 
 if TYPE_CHECKING:
     from pi_rpc.agent.events import AgentEndEvent, AgentEvent
+    from pi_rpc.agent.validation import ValidateArgs
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
@@ -261,7 +262,7 @@ class AgentSession:
             from pi_rpc.runtime.extension_host import SessionExtensions
             from pi_rpc.runtime.session_port import LiveSessionPort
 
-            self.ext = SessionExtensions(LiveSessionPort(self))
+            self.ext = SessionExtensions(LiveSessionPort(self), self)
         ext = self.ext
 
         # ---------------------------------------------------- what a session is made of
@@ -609,6 +610,11 @@ class AgentSession:
     # ------------------------------------------------------------------ state
 
     @property
+    def argument_validator(self) -> ValidateArgs | None:
+        """The agent's tool-argument check (nested tool calls run it too)."""
+        return self.agent.argument_validator
+
+    @property
     def entry_ids_by_message(self) -> dict[int, str]:
         """Session entry ids of the live messages (by ``id()``), for extension boundaries."""
         return self._entry_id_by_message
@@ -776,7 +782,7 @@ class AgentSession:
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> bool:
         """Start ``fn(*args)`` in the mode's task group; False (nothing started) when none is
-        bound yet. Part of ``SessionPort``: the extensions' background work."""
+        bound yet. Part of ``SessionWiring``: the extensions' background work."""
         tg = self.holder.task_group
         if tg is None:
             return False
@@ -1090,6 +1096,13 @@ class AgentSession:
         sources, packages = await anyio.to_thread.run_sync(rediscover)
         self.options = replace(self.options, extension_sources=list(sources), package_resources=packages)
         return list(sources)
+
+    async def reload_sources(self) -> list[Any] | None:
+        """A reload's discovery (``/reload``, ``ctx.reload()``): the extension sources
+        discovered again (``rediscover_extensions``), then the resources loaded again."""
+        sources = await self.rediscover_extensions()
+        self.reload_resources()
+        return sources
 
     def reload_resources(self) -> None:
         """Load skills, templates, context files and prompts again (``ctx.reload()``)."""

@@ -1,9 +1,11 @@
-"""``LiveSessionPort``: the ``SessionPort`` a session with extensions builds for them.
+"""``LiveSessionPort``: the ``SessionPort`` a session with extensions builds for them, and its
+``LiveSessionState``, the read-only ``SessionStateView`` (``port.state``).
 
 It is the one place that turns the port's verbs into work on the session's parts (the agent,
 the current store, the model control, the compaction runner); the extension modules see only
-the verbs. Verbs the session already has are bound once (no wrapper frame per call); state is
-read through properties, because the session replaces its store, options and resources.
+the verbs and the view. Verbs the session already has are bound once (no wrapper frame per
+call); state is read through properties, because the session replaces its store, options and
+resources.
 
 ``SessionParts`` is what this module reads of ``AgentSession`` (which satisfies it; mypy
 checks that where the session builds the port). Neither module imports ``runtime.session``.
@@ -11,7 +13,7 @@ checks that where the session builds the port). Neither module imports ``runtime
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 from pi_rpc.extensions.context import ReadonlySessionManager
@@ -20,14 +22,11 @@ from pi_rpc.runtime.thinking_levels import record_thinking_level as record_level
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
-    from pi_rpc.agent.types import BeforeToolCallHook
-    from pi_rpc.agent.validation import ValidateArgs
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.ai.types import CustomMessage, Message, Model
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
-    from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
@@ -56,8 +55,6 @@ class SessionParts(Protocol):
     @property
     def compaction(self) -> CompactionRunner: ...
     @property
-    def tool_gate(self) -> BeforeToolCallHook | None: ...
-    @property
     def is_streaming(self) -> bool: ...
     @property
     def is_compacting(self) -> bool: ...
@@ -65,9 +62,6 @@ class SessionParts(Protocol):
     def pending_message_count(self) -> int: ...
     @property
     def entry_ids_by_message(self) -> dict[int, str]: ...
-    async def emit(self, event: SessionEvent) -> None: ...
-    def emit_now(self, event: SessionEvent) -> None: ...
-    def spawn(self, fn: Callable[..., Coroutine[object, object, object]], *args: object) -> bool: ...
     async def prompt(
         self,
         text: str,
@@ -84,10 +78,7 @@ class SessionParts(Protocol):
     async def compact(self, custom_instructions: str | None = None) -> dict[str, object]: ...
     def get_commands(self) -> list[dict[str, object]]: ...
     def get_session_stats(self) -> dict[str, object]: ...
-    def extend_resources(self, skill_paths: list[str], prompt_paths: list[str]) -> None: ...
-    def reload_resources(self) -> None: ...
-    def install_tools(self, tools: list[object], hidden: set[str] | None = None) -> None: ...
-    async def rediscover_extensions(self) -> list[object] | None: ...
+    async def reload_sources(self) -> list[object] | None: ...
     async def new_session(
         self, parent_session: str | None = None, *, setup: object = None, with_session: object = None
     ) -> dict[str, object]: ...
@@ -106,35 +97,16 @@ class SessionParts(Protocol):
     ) -> dict[str, object]: ...
 
 
-class LiveSessionPort:
-    """``SessionPort`` over one ``AgentSession``."""
+class LiveSessionState:
+    """``SessionStateView`` over one ``AgentSession``: every read goes to the live part."""
 
     def __init__(self, parts: SessionParts) -> None:
         self._parts = parts
-        # The session's own methods, bound once (stable for the session's life). The port is
-        # built before the session's other parts (they report to the extensions), so what the
-        # session takes from those parts is looked up per call (the tree operations below).
-        self.emit = parts.emit
-        self.emit_now = parts.emit_now
-        self.spawn = parts.spawn
-        self.prompt = parts.prompt
-        self.start_custom_run = parts.start_custom_run
-        self.append_custom_message_now = parts.append_custom_message_now
-        self.abort = parts.abort
-        self.compact = parts.compact
-        self.get_commands = parts.get_commands
-        self.get_session_stats = parts.get_session_stats
-        self.extend_resources = parts.extend_resources
-        self.reload_resources = parts.reload_resources
-        self.install_tools = parts.install_tools
-        self.rediscover_extensions = parts.rediscover_extensions
-        # The agent outlives store replacements: its queue verbs are bound once too.
-        agent = parts.agent
-        self.steer = agent.steer
-        self.follow_up = agent.follow_up
-        self.queued_messages = agent.peek_queued_messages
-
-    # ------------------------------------------------------------------ configuration
+        # The session's own queries, bound once (stable for the session's life).
+        self.commands = parts.get_commands
+        self.session_stats = parts.get_session_stats
+        # The agent outlives store replacements.
+        self.queued_messages = parts.agent.peek_queued_messages
 
     @property
     def options(self) -> RuntimeOptions:
@@ -153,14 +125,12 @@ class LiveSessionPort:
         return self._parts.registry
 
     @property
-    def tool_gate(self) -> BeforeToolCallHook | None:
-        return self._parts.tool_gate
-
-    @property
-    def store_view(self) -> ReadonlySessionManager:
+    def session_manager(self) -> ReadonlySessionManager:
         return ReadonlySessionManager(self._parts.session)
 
-    # ------------------------------------------------------------------ state
+    @property
+    def project_trusted(self) -> bool:
+        return bool(self._parts.options.project_trusted)
 
     @property
     def model(self) -> Model | None:
@@ -183,10 +153,6 @@ class LiveSessionPort:
         return self._parts.pending_message_count
 
     @property
-    def entry_ids_by_message(self) -> dict[int, str]:
-        return self._parts.entry_ids_by_message
-
-    @property
     def messages(self) -> list[Message]:
         return self._parts.agent.messages
 
@@ -194,15 +160,32 @@ class LiveSessionPort:
     def signal(self) -> AbortSignal | None:
         return self._parts.agent.signal
 
-    @property
-    def argument_validator(self) -> ValidateArgs | None:
-        return self._parts.agent.argument_validator
-
     def active_tool_names(self) -> list[str]:
         return [tool.name for tool in self._parts.agent.tools]
 
-    def get_settings(self) -> dict[str, object]:
+    def settings(self) -> dict[str, object]:
         return self._parts.settings.as_dict()
+
+
+class LiveSessionPort:
+    """``SessionPort`` over one ``AgentSession``."""
+
+    def __init__(self, parts: SessionParts) -> None:
+        self._parts = parts
+        self.state = LiveSessionState(parts)
+        # The session's own methods, bound once (stable for the session's life). The port is
+        # built before the session's other parts (they report to the extensions), so what the
+        # session takes from those parts is looked up per call (the tree operations below).
+        self.prompt = parts.prompt
+        self.start_custom_run = parts.start_custom_run
+        self.append_custom_message_now = parts.append_custom_message_now
+        self.abort = parts.abort
+        self.compact = parts.compact
+        self.reload_sources = parts.reload_sources
+        # The agent outlives store replacements: its queue verbs are bound once too.
+        agent = parts.agent
+        self.steer = agent.steer
+        self.follow_up = agent.follow_up
 
     # ------------------------------------------------------------------ entries
 

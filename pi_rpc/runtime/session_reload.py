@@ -33,8 +33,7 @@ async def reload_session(session: AgentSession) -> list[str]:
     if session.ext is not None:
         await session.ext.actions.reload()
         return []
-    sources = await session.rediscover_extensions()
-    session.reload_resources()
+    sources = await session.reload_sources()
     from pi_rpc.extensions.builtin import BUILTIN_PREFIX
 
     found = [source.path for source in sources or [] if not source.path.startswith(BUILTIN_PREFIX)]
