@@ -1086,23 +1086,19 @@ class AgentSession:
         )
         self.reload_resources()
 
-    async def rediscover_extensions(self) -> list[Any] | None:
-        """Before a reload: the settings' packages and extensions discovered again (a package
-        added to ``settings.json`` since startup is installed if missing and loads; its skills,
-        prompts and themes too). Returns the extension sources, None without a rediscovery."""
-        rediscover = self.options.rediscover
-        if rediscover is None:
-            return None
-        sources, packages = await anyio.to_thread.run_sync(rediscover)
-        self.options = replace(self.options, extension_sources=list(sources), package_resources=packages)
-        return list(sources)
-
     async def reload_sources(self) -> list[Any] | None:
-        """A reload's discovery (``/reload``, ``ctx.reload()``): the extension sources
-        discovered again (``rediscover_extensions``), then the resources loaded again."""
-        sources = await self.rediscover_extensions()
+        """A reload's discovery (``/reload``, ``ctx.reload()``): the settings' packages and
+        extensions discovered again (a package added to ``settings.json`` since startup is
+        installed if missing and loads; its skills, prompts and themes too), then the resources
+        loaded again. Returns the extension sources, None without a rediscovery."""
+        rediscover = self.options.rediscover
+        found: list[Any] | None = None
+        if rediscover is not None:
+            sources, packages = await anyio.to_thread.run_sync(rediscover)
+            self.options = replace(self.options, extension_sources=list(sources), package_resources=packages)
+            found = list(sources)
         self.reload_resources()
-        return sources
+        return found
 
     def reload_resources(self) -> None:
         """Load skills, templates, context files and prompts again (``ctx.reload()``)."""
