@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pi_rpc.ai.models.registry import ModelRegistry
 from pi_rpc.config import paths
@@ -23,18 +23,14 @@ from pi_rpc.log import logger
 from pi_rpc.runtime.enabled_extensions import configured_packages, discover_extensions
 from pi_rpc.runtime.errors import no_models_available_message
 from pi_rpc.runtime.options import RuntimeOptions, session_backend, session_fsync_mode
+from pi_rpc.runtime.predecessor import Predecessor
 from pi_rpc.session.errors import SessionError
 from pi_rpc.session.manager import SessionManager, print_diagnostics
 from pi_rpc.session.store import SessionBackend
 
 if TYPE_CHECKING:
-    from pi_rpc.agent.agent import Agent
-    from pi_rpc.agent.types import BeforeToolCallHook
     from pi_rpc.ai.types import Model
-    from pi_rpc.runtime.builtin_commands import McpCommand
-    from pi_rpc.runtime.model_control import ModelControl
-    from pi_rpc.runtime.prompt_queue import PromptQueue
-    from pi_rpc.runtime.tool_control import ToolControl, ToolHost
+    from pi_rpc.runtime.tool_control import ToolHost
 
 FAUX_MODEL = ("faux", "faux-1")
 
@@ -363,28 +359,6 @@ def extension_flag_help(args: CliArgs, *, cwd: str | None = None) -> list[str]:
     for failure in result.failures:
         _warn(failure.message())
     return help_lines(result.extensions)
-
-
-class Predecessor(Protocol):
-    """What the factory reads of the session a replacement disposes (``AgentSession``; a
-    protocol, so that this module does not import the session)."""
-
-    options: RuntimeOptions
-    agent: Agent
-    models: ModelControl
-    queue: PromptQueue
-    tool_control: ToolControl | None
-    mcp_command: McpCommand | None
-
-    def __init__(self, options: RuntimeOptions, holder: Any = None) -> None: ...
-
-    @property
-    def holder(self) -> Any: ...
-
-    @property
-    def tool_gate(self) -> BeforeToolCallHook | None: ...
-
-    def set_tool_gate(self, gate: BeforeToolCallHook | None) -> None: ...
 
 
 P = TypeVar("P", bound=Predecessor)

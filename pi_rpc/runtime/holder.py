@@ -33,6 +33,7 @@ from pi_rpc.agent.listeners import Listeners
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.runtime.errors import ERR_INVALID_FORK_ENTRY, RuntimeCommandError
 from pi_rpc.runtime.options import session_fsync_mode
+from pi_rpc.runtime.predecessor import Predecessor
 from pi_rpc.runtime.session_catalog import client_session_ref
 from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.backends import backend_for, is_sqlite_locator
@@ -41,17 +42,10 @@ from pi_rpc.session.manager import SessionManager, print_diagnostics
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from pi_rpc.agent.agent import Agent
-    from pi_rpc.agent.types import BeforeToolCallHook
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.host import ModeBinding
-    from pi_rpc.runtime.builtin_commands import McpCommand
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.events import SessionListener as EventListener
-    from pi_rpc.runtime.model_control import ModelControl
-    from pi_rpc.runtime.options import RuntimeOptions
-    from pi_rpc.runtime.prompt_queue import PromptQueue
-    from pi_rpc.runtime.tool_control import ToolControl
 
 
 class ReplacementHooks(Protocol):
@@ -78,27 +72,10 @@ class ReplacementHooks(Protocol):
     async def with_session(self, callback: Callable[..., object]) -> None: ...
 
 
-class HeldSession(Protocol):
+class HeldSession(Predecessor, Protocol):
     """What the holder needs of the session it holds (``AgentSession``; a protocol, so that
-    ``session`` imports the holder and not the other way round): with what the factory reads
-    to build its successor (``runtime.factory.Predecessor``)."""
-
-    options: RuntimeOptions
-    agent: Agent
-    models: ModelControl
-    queue: PromptQueue
-    tool_control: ToolControl | None
-    mcp_command: McpCommand | None
-
-    def __init__(self, options: RuntimeOptions, holder: object = None) -> None: ...
-
-    @property
-    def holder(self) -> object: ...
-
-    @property
-    def tool_gate(self) -> BeforeToolCallHook | None: ...
-
-    def set_tool_gate(self, gate: BeforeToolCallHook | None) -> None: ...
+    ``session`` imports the holder and not the other way round): what the factory reads to
+    build its successor (``Predecessor``), and more."""
 
     @property
     def ext(self) -> ReplacementHooks | None: ...
