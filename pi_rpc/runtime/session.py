@@ -258,6 +258,11 @@ class AgentSession:
         self.tool_gate: BeforeToolCallHook | None = None
         # A client's tool control (host tools, set_active_tools): made on first use.
         self.tool_control: ToolControl | None = None
+        # The replacements are the holder's (bound before the extensions' port, which binds them).
+        self.new_session = self.holder.new_session
+        self.switch_session = self.holder.switch_session
+        self.fork = self.holder.fork
+        self.clone = self.holder.clone
         if options.extension_sources:
             from pi_rpc.runtime.extension_host import SessionExtensions
             from pi_rpc.runtime.session_port import LiveSessionPort
@@ -279,10 +284,6 @@ class AgentSession:
         self._build_store_parts(options.scoped_models)
         self.clear_queue = self.queue.clear_queue
         self.abort_bash = self.bash_commands.abort_bash
-        self.new_session = self.holder.new_session
-        self.switch_session = self.holder.switch_session
-        self.fork = self.holder.fork
-        self.clone = self.holder.clone
 
         self.restore_from_store()
         if ext is not None:

@@ -13,7 +13,6 @@ checks that where the session builds the port). Neither module imports ``runtime
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 from pi_rpc.extensions.context import ReadonlySessionManager
@@ -173,15 +172,19 @@ class LiveSessionPort:
     def __init__(self, parts: SessionParts) -> None:
         self._parts = parts
         self.state = LiveSessionState(parts)
-        # The session's own methods, bound once (stable for the session's life). The port is
-        # built before the session's other parts (they report to the extensions), so what the
-        # session takes from those parts is looked up per call (the tree operations below).
+        # The session's own methods and its holder's replacements, bound once (stable for the
+        # session's life). The port is built before the session's other parts (they report to
+        # the extensions), so what the session takes from those parts is looked up per call
+        # (``navigate_tree``, the navigation's).
         self.prompt = parts.prompt
         self.start_custom_run = parts.start_custom_run
         self.append_custom_message_now = parts.append_custom_message_now
         self.abort = parts.abort
         self.compact = parts.compact
         self.reload_sources = parts.reload_sources
+        self.new_session = parts.new_session
+        self.fork = parts.fork
+        self.switch_session = parts.switch_session
         # The agent outlives store replacements: its queue verbs are bound once too.
         agent = parts.agent
         self.steer = agent.steer
@@ -238,25 +241,6 @@ class LiveSessionPort:
         await self._parts.compaction.wait_idle()
 
     # ------------------------------------------------------------------ the session tree
-
-    async def new_session(
-        self,
-        parent_session: str | None = None,
-        *,
-        setup: Callable[..., object] | None = None,
-        with_session: Callable[..., object] | None = None,
-    ) -> dict[str, object]:
-        return await self._parts.new_session(parent_session, setup=setup, with_session=with_session)
-
-    async def fork(
-        self, entry_id: str, position: str = "before", *, with_session: Callable[..., object] | None = None
-    ) -> dict[str, object]:
-        return await self._parts.fork(entry_id, position, with_session=with_session)
-
-    async def switch_session(
-        self, session_path: str, *, with_session: Callable[..., object] | None = None
-    ) -> dict[str, object]:
-        return await self._parts.switch_session(session_path, with_session=with_session)
 
     async def navigate_tree(
         self,

@@ -106,3 +106,53 @@ async def test_set_model_goes_from_the_api_to_the_part_that_acts(
     start = next(i for i, f in enumerate(stack) if f.name == "set_model" and f.filename.endswith("api.py"))
     chain = [(Path(f.filename).name, f.name) for f in stack[start:]]
     assert chain == [("api.py", "set_model"), ("session_port.py", "set_model"), ("model_control.py", "apply_model")]
+
+
+@pytest.mark.anyio
+async def test_reads_and_replacements_go_from_ctx_to_the_part_that_acts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32 item 2: ``ctx`` reads the port's view directly (``ctx.get_context_usage()`` is
+    ``context.py`` then the session's own ``get_session_stats``; the host's getter that only
+    forwarded is gone), and ``ctx.new_session`` is ``context.py``, the host's option
+    translation, then the holder (the port binds the holder's command: no forwarding frame)."""
+    for key in [k for k in os.environ if k.startswith("PI_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    extension = tmp_path / "capture_pi.py"
+    extension.write_text(_EXTENSION)
+    from pi_rpc.runtime import open_session
+    from pi_rpc.runtime.holder import SessionHolder
+    from pi_rpc.runtime.session import AgentSession
+
+    stacks: dict[str, list[traceback.FrameSummary]] = {}
+    stats = AgentSession.get_session_stats
+
+    def stats_spy(self: AgentSession) -> dict[str, Any]:
+        stacks["stats"] = traceback.extract_stack()[:-1]
+        return stats(self)
+
+    async def new_session_spy(self: Any, parent_session: str | None = None, **_: Any) -> dict[str, object]:
+        stacks["new_session"] = traceback.extract_stack()[:-1]
+        return {"cancelled": True}
+
+    monkeypatch.setattr(AgentSession, "get_session_stats", stats_spy)
+    monkeypatch.setattr(SessionHolder, "new_session", new_session_spy)
+    async with open_session(cwd=tmp_path, model="faux/faux-1", extensions=[str(extension)], no_extensions=True) as s:
+        ext = s.agent_session.ext
+        assert ext is not None and ext.runner is not None
+        ctx = ext.runner.create_command_context()
+        ctx.get_context_usage()
+        assert await ctx.new_session() == {"cancelled": True}
+
+    def chain(stack: list[traceback.FrameSummary], first: str) -> list[tuple[str, str]]:
+        start = next(i for i, f in enumerate(stack) if f.name == first and f.filename.endswith("context.py"))
+        return [(Path(f.filename).name, f.name) for f in stack[start:]]
+
+    assert chain(stacks["stats"], "get_context_usage") == [("context.py", "get_context_usage")]
+    assert chain(stacks["new_session"], "new_session") == [
+        ("context.py", "new_session"),
+        ("extension_actions.py", "new_session"),
+    ]
