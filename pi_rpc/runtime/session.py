@@ -216,6 +216,9 @@ class AgentSession:
         self._run_done: anyio.Event | None = None
         self._entry_id_by_message: dict[int, str] = {}
         self._shutting_down = False
+        # A replacement disposed this session (``dispose``): nothing should read it any more
+        # (the screen reads the holder's current session; tests check this flag).
+        self.disposed = False
         # What the store could not write when the session shut down (``shutdown``).
         self.unwritten: list[Unwritten] = []
         self._store_closed = False
@@ -486,6 +489,7 @@ class AgentSession:
         fault lets go of it (the holder's fault reporter). A ``bash`` command still running
         goes on: its output is recorded in the session current when it ends
         (``_record_bash``), as before a replacement built a fresh session."""
+        self.disposed = True
         self._shutting_down = True
         self._abort_requested = True
         self.retry.cancel_sleep()

@@ -82,7 +82,11 @@ class PiApp(App[int]):
         notices: list[str] | None = None,
     ) -> None:
         super().__init__()
-        self.session = session
+        # The screen reads the session through the holder, never a session object of its own:
+        # during a replacement the holder holds the fresh session before that session's
+        # extensions start (their session_start may make the screen render) and before the
+        # holder tells its subscribers, while the replaced one is already disposed.
+        self._holder = session.holder
         # fullscreen (upstream's default tuiMode): the alternate screen, the transcript scrolls
         # inside the window and keeps every message; regular: inline, finished output goes to
         # the terminal's scrollback (print_above)
@@ -493,8 +497,12 @@ class PiApp(App[int]):
         statuses = [self.statuses[key] for key in sorted(self.statuses)]
         self.areas["footer"].update(footer_text(self.session, width, statuses))
 
-    async def _session_replaced(self, session: AgentSession) -> None:
-        self.session = session
+    @property
+    def session(self) -> AgentSession:
+        """The session now current (the holder's)."""
+        return self._holder.current
+
+    async def _session_replaced(self, _session: AgentSession) -> None:
         await self.reload_transcript()
 
     async def reload_transcript(self) -> None:
