@@ -215,7 +215,7 @@ class PiApp(App[int]):
         # the transcript shows the session now current, whoever replaced it (a command of the
         # app's or an extension's ``ctx.new_session``/``fork``/``switch_session``).
         self._unsubscribe = session.holder.subscribe(listener)
-        self._stop_following = session.holder.on_replaced(self._session_replaced)
+        self._stop_following = session.holder.on_replaced(lambda _current: self.reload_transcript())
         if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
             session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
@@ -501,9 +501,6 @@ class PiApp(App[int]):
     def session(self) -> AgentSession:
         """The session now current (the holder's)."""
         return self._holder.current
-
-    async def _session_replaced(self, _session: AgentSession) -> None:
-        await self.reload_transcript()
 
     async def reload_transcript(self) -> None:
         await self.transcript.show_messages(list[Any](self.session.get_messages()), _compaction_count(self.session))
