@@ -42,24 +42,24 @@ class ConfigItem:
         self.resource.enabled = enable
 
 
+def global_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:
+    """What the global settings alone enable (``config_items`` with the project untrusted):
+    upstream's global mode lists these, and project mode inherits them."""
+    from pi_rpc.packages.manager import PackageManager
+
+    if not manager.project_trusted:
+        return config_items(manager)
+    global_only = PackageManager(cwd=manager.cwd, agent_dir=manager.agent_dir, project_trusted=False, output="capture")
+    return config_items(global_only)
+
+
 def project_overrides(manager: Any) -> ProjectOverrides:
     """A ``ProjectOverrides`` of ``manager``'s (trusted) project, knowing what the global
     settings alone enable (upstream resolves them with the project untrusted)."""
-    from pi_rpc.packages.manager import PackageManager
     from pi_rpc.packages.project_override import ProjectOverrides, resource_key
 
-    global_only = PackageManager(cwd=manager.cwd, agent_dir=manager.agent_dir, project_trusted=False, output="capture")
-    items, _warnings = config_items(global_only)
+    items, _warnings = global_items(manager)
     return ProjectOverrides(manager, {resource_key(i.kind, i.path): i.enabled for i in items})
-
-
-def state_suffix(overrides: ProjectOverrides, item: ConfigItem) -> str:
-    """Upstream's project-mode suffix: ``project load``, ``project unload``, ``inherited
-    global`` (or nothing for a project resource no entry decides)."""
-    state = overrides.state(item.kind, item.resource, item.package)
-    if state != "inherit":
-        return f"project {state}"
-    return "inherited global" if overrides.is_inherited_global(item.kind, item.resource) else ""
 
 
 def config_items(manager: Any) -> tuple[list[ConfigItem], list[str]]:

@@ -2,122 +2,168 @@
 
 Every resource the configured packages offer (extensions, skills, prompt templates, themes) and
 every top-level one (settings entries, the conventional folders, the built-in extensions) is
-listed under its group as upstream's screen groups them (``config_items``), with a checkbox; Space (or Enter, or a click) toggles it and writes the
-``+path``/``-path`` entry of the package's settings object form at once, as upstream's TUI does;
-Tab switches between the global settings and the project's overrides (trusted projects only),
-where Space cycles upstream's three states — inherit (dimmed global value), load, unload
-(``pi_rpc.packages.project_override``), each item showing its state; ``q``/Escape closes.
+listed under upstream's group and type headers (``config_items``), drawn as upstream draws them
+(``config_list``: ``[x]``/``[ ]`` in global mode; ``[+]`` load, ``[-]`` unload and the dimmed
+inherited value in project mode). The keys are upstream's: Up/Down (and Page Up/Down) move
+between items, Space or Enter toggles one and writes the ``+path``/``-path`` entry at once,
+Tab switches between the global settings and the project's overrides (trusted projects only)
+where Space cycles the three states (``pi_rpc.packages.project_override``), typing filters
+the list by name, type or path, Escape or Ctrl+C closes. As upstream, the global mode lists what
+the global settings alone resolve, the project mode what the trusted project resolves.
 Imported only by ``pi config`` on a terminal (Textual is loaded then, never at startup)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Group
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.widget import Widget
+
+from pi_rpc.modes.config_list import ResourceList, Scope, ScreenWindow, build_rows
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from pi_rpc.modes.config_items import ConfigItem
     from pi_rpc.packages.project_override import ProjectOverrides
 
-KINDS = ("extensions", "skills", "prompts", "themes")
+
+class ResourceView(Widget, can_focus=True):
+    """The whole screen: header, search field, resource list (``config_list.ResourceList``)."""
+
+    DEFAULT_CSS = "ResourceView { width: 100%; height: 100%; }"
+
+    def __init__(self, config: ConfigApp) -> None:
+        super().__init__(id="resources")
+        self.config = config
+        self.window = ScreenWindow()
+
+    def render(self) -> RenderableType:
+        width, height = self.size.width or 80, self.size.height or 24
+        lines = self.config.list.lines(width, height, self.config.state_of, self.config.inherited_of)
+        return Group(*self.window.visible(lines, width, height))
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self.config.handle_key(event.key, event.character)
+        self.refresh()
 
 
 class ConfigApp(App[None]):
     """The screen; ``manager`` is a :class:`pi_rpc.packages.manager.PackageManager`."""
 
+    # Tab must reach the list (not move the focus); Ctrl+C closes, as upstream's.
     BINDINGS = [
-        Binding("tab", "switch_scope", "Switch scope", priority=True),
-        Binding("q", "quit", "Quit"),
-        Binding("escape", "quit", "Quit", show=False),
+        Binding("tab", "switch_scope", "Switch scope", show=False, priority=True),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(self, manager: Any, *, write_scope: str = "user") -> None:
-        super().__init__()
+        # the terminal's own colours, as upstream's default theme draws with them
+        super().__init__(ansi_color=True)
         self.manager = manager
-        self.write_scope = write_scope
-        self.items: list[Any] = []  # pi_rpc.modes.config_items.ConfigItem
+        self.scope: Scope = "project" if write_scope == "project" else "global"
+        self.items: list[ConfigItem] = []
         self.errors: list[str] = []
-        self.overrides: ProjectOverrides | None = None  # project mode
+        self.overrides: ProjectOverrides | None = None
+        self.list = ResourceList([], project_available=bool(manager.project_trusted))
+        self.loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        yield SelectionList[int](id="resources")
-        yield Static(id="status")
-        yield Footer()
+        yield ResourceView(self)
+
+    def load(self) -> list[str]:
+        """Resolve the current scope's resources; the package install warnings."""
+        from pi_rpc.modes.config_items import config_items, global_items, project_overrides
+
+        if self.scope == "project":
+            self.items, self.errors = config_items(self.manager)
+            self.overrides = project_overrides(self.manager)
+        else:
+            self.items, self.errors = global_items(self.manager)
+            self.overrides = None
+        self.list.set_rows(build_rows(self.items), self.scope)
+        self.loaded = True
+        return self.errors
 
     def on_mount(self) -> None:
-        self.reload()
+        self.theme = "ansi-dark"
+        if not self.loaded:
+            self.load()
+        self.query_one(ResourceView).focus()
 
-    def _title(self) -> str:
-        where = "project overrides (.pi/settings.json)" if self.write_scope == "project" else "global settings"
-        switch = "  Tab: switch scope" if self.manager.project_trusted else ""
-        return f"Resource configuration: {where}{switch}"
+    # ------------------------------------------------------------------ the list's view
 
-    def reload(self) -> None:
-        from pi_rpc.modes.config_items import config_items, project_overrides, state_suffix
+    def state_of(self, item: ConfigItem) -> str:
+        overrides = self.overrides
+        return overrides.state(item.kind, item.resource, item.package) if overrides is not None else "inherit"
 
-        self.items, self.errors = config_items(self.manager)
-        if self.write_scope == "project" and self.overrides is None:
-            self.overrides = project_overrides(self.manager)
-        listing = self.query_one("#resources", SelectionList)
-        listing.clear_options()
-        selections = []
-        for index, item in enumerate(self.items):
-            label = f"{item.group}  {item.kind[:-1]}: {item.display}"
-            suffix = state_suffix(self.overrides, item) if self.overrides and self.write_scope == "project" else ""
-            selections.append(Selection(f"{label}  {suffix}" if suffix else label, index, item.enabled))
-        listing.add_options(selections)
-        listing.focus()
-        if selections:
-            listing.highlighted = 0
-        self.query_one("#title", Static).update(self._title())
-        status = "\n".join(self.errors) if self.errors else ("" if self.items else "No resources.")
-        self.query_one("#status", Static).update(status)
+    def inherited_of(self, item: ConfigItem) -> bool:
+        overrides = self.overrides
+        return overrides is not None and overrides.is_inherited_global(item.kind, item.resource)
 
-    def on_selection_list_selection_toggled(self, message: SelectionList.SelectionToggled[int]) -> None:
+    # ------------------------------------------------------------------ keys
+
+    def handle_key(self, key: str, character: str | None) -> None:
+        """Upstream's ``ResourceList.handleInput`` order: moves, close, toggle, then search."""
+        lst = self.list
+        visible = max(5, self.size.height - 8)
+        if key == "up":
+            lst.move(-1)
+        elif key == "down":
+            lst.move(1)
+        elif key == "pageup":
+            lst.page(-1, visible)
+        elif key == "pagedown":
+            lst.page(1, visible)
+        elif key == "escape":
+            self.exit()
+        elif key in ("space", "enter"):
+            self.toggle()
+        else:
+            lst.edit(key, character)
+
+    def toggle(self) -> None:
+        """Global mode: the user's resource on/off; project mode: its next state."""
         from pi_rpc.packages.records import PackageError
 
-        index = int(message.selection.value)
-        item = self.items[index]
-        enabled = index in message.selection_list.selected
-        try:
-            if self.write_scope == "project":
-                self._cycle(index, item, message.selection_list)
-                return
-            item.toggle(self.manager, enabled, item.scope)
-            self.query_one("#status", Static).update(f"{'Enabled' if enabled else 'Disabled'} {item.path}")
-        except PackageError as exc:
-            self.query_one("#status", Static).update(f"Error: {exc}")
-
-    def _cycle(self, index: int, item: Any, listing: SelectionList[int]) -> None:
-        """Project mode: the next of upstream's three states. The item stays where it is (as
-        on upstream's screen) showing its state and whether it now loads in the project."""
-        from pi_rpc.modes.config_items import project_overrides, state_suffix
-
-        if self.overrides is None:
-            self.overrides = project_overrides(self.manager)
-        state = self.overrides.next_state(item.kind, item.resource, item.package)
-        if not self.overrides.set_state(item.kind, item.resource, item.package, state):
+        item = self.list.current
+        if item is None or (self.scope == "global" and item.scope != "user"):
             return
-        item.enabled = item.resource.enabled = self.overrides.effective(item.kind, item.resource, state)
-        suffix = state_suffix(self.overrides, item)
-        label = f"{item.group}  {item.kind[:-1]}: {item.display}"
-        listing.replace_option_prompt_at_index(index, f"{label}  {suffix}" if suffix else label)
-        # select/deselect post no SelectionToggled, so this does not cycle again
-        (listing.select if item.enabled else listing.deselect)(index)
-        self.query_one("#status", Static).update(f"Project {state}: {item.path}")
+        try:
+            if self.scope == "project":
+                self._cycle(item)
+            else:
+                item.toggle(self.manager, not item.enabled, item.scope)
+        except PackageError as exc:
+            # upstream's screen has no place for it; ours shows it in a notification
+            self.notify(str(exc), severity="error")
+
+    def _cycle(self, item: ConfigItem) -> None:
+        overrides = self.overrides
+        if overrides is None:
+            return
+        state = overrides.next_state(item.kind, item.resource, item.package)
+        if overrides.set_state(item.kind, item.resource, item.package, state):
+            item.enabled = item.resource.enabled = overrides.effective(item.kind, item.resource, state)
 
     def action_switch_scope(self) -> None:
         if not self.manager.project_trusted:
-            self.query_one("#status", Static).update("Project is not trusted: only global settings can be edited.")
-            return
-        self.write_scope = "user" if self.write_scope == "project" else "project"
-        self.overrides = None  # the global settings may have changed meanwhile
-        self.reload()
+            return  # upstream offers no project mode then: Tab does nothing
+        self.scope = "global" if self.scope == "project" else "project"
+        # resolved again: a toggle in the other mode may have changed what is inherited
+        self.load()
+        self.query_one(ResourceView).refresh()
 
 
 def run_config_ui(manager: object, *, local: bool) -> int:
-    ConfigApp(manager, write_scope="project" if local else "user").run()
+    app = ConfigApp(manager, write_scope="project" if local else "user")
+    for warning in app.load():
+        print(f"Warning: {warning}", file=sys.stderr)
+    app.run()
     return 0

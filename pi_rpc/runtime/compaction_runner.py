@@ -408,6 +408,30 @@ class CompactionRunner:
     async def run_threshold(self) -> bool:
         return await self._run("threshold", None, False) is not None
 
+    def exceeds_threshold(self, model: Mapping[str, object]) -> bool:
+        """Whether the branch's projected context (the latest usage that no later compaction
+        or context edit made stale, plus estimates) crosses ``model``'s threshold (upstream
+        ``_exceedsCompactionThreshold``)."""
+        from pi_rpc.compaction.tokens import should_compact
+        from pi_rpc.session.stats import estimate_projected_context_tokens
+
+        window = int(cast("int", model.get("contextWindow") or 0))
+        if window <= 0:
+            return False
+        store = self._store
+        tokens = estimate_projected_context_tokens(store.build_session_projection(), store.get_branch())["tokens"]
+        return should_compact(int(tokens), window, self.settings())
+
+    async def compact_before_routed_request(self, model: Mapping[str, object]) -> bool:
+        """Under a virtual selection, before each request and after its routing: a threshold
+        compaction when the context crosses the threshold of the model the request is routed
+        to (upstream's ``prepareRequest``). Whether one ran: the request then takes the
+        rebuilt context, still on the route already decided."""
+        if not self.exceeds_threshold(model):
+            return False
+        await self._run("threshold", None, False)
+        return True
+
     async def check_before_prompt(self) -> None:
         last = next((m for m in reversed(self._agent.messages) if m.get("role") == "assistant"), None)
         if last is None or last.get("stopReason") in ("error", "aborted"):

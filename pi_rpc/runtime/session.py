@@ -309,6 +309,7 @@ class AgentSession:
             store=self.session,
             emit=self.emit,
             convert=lambda messages: convert_to_llm_blocking_images(messages, self.settings.images_block_images),
+            compact=self._compact_before_routed_request,
         )
         self.agent.prepare_request = self.virtual_routing.prepare_request
         self.compaction = CompactionRunner(
@@ -591,13 +592,23 @@ class AgentSession:
                 self.retry.reset()
                 await self.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
 
+    async def _compact_before_routed_request(self, model: Model) -> list[Message] | None:
+        """Under a virtual selection: the live context after a threshold compaction for the
+        routed ``model``, or None when none ran."""
+        if not await self.compaction.compact_before_routed_request(model):
+            return None
+        return list(self.agent.messages)
+
     async def _prepare_next_turn(self, turn: TurnSnapshot) -> TurnUpdate | None:
         """Threshold compaction between the turns of a run (upstream ``prepareNextTurn``): the
-        loop goes on from the compacted context."""
+        loop goes on from the compacted context. A virtual selection is checked before the
+        request instead, against the model it is routed to (``VirtualRouting``)."""
         if self._abort_requested or turn.message.get("stopReason") in ("error", "aborted"):
             return None
         update: TurnUpdate | None = None
-        if self.compaction.decide(turn.message, skip_aborted=True).action == "threshold":
+        model = self.agent.model
+        virtual = model is not None and model.get("api") == "pi-virtual"
+        if not virtual and self.compaction.decide(turn.message, skip_aborted=True).action == "threshold":
             if await self.compaction.run_threshold():
                 update = TurnUpdate(context=replace(turn.context, messages=list(self.agent.messages)))
         if self.ext is not None:

@@ -10,6 +10,10 @@ response, else ``continuation``. State a router returns is stored on the branch 
 ``pi.virtual-model-state`` custom entry (announced with ``entry_appended``) before the request is
 sent. A routing failure raises: the run ends with an error reply naming the virtual model.
 
+The compaction threshold of a routed request is the routed model's: after the routing, a context
+over it is compacted (``threshold``) before the request, which then goes with the rebuilt
+context to the model already routed to (the router is not asked again), as upstream does.
+
 On resume the selection follows upstream's rule (``branch_selection``); the extensions that
 register virtual models load after the session was restored, so ``restore_virtual_selection``
 applies the rule again once they did.
@@ -17,7 +21,8 @@ applies the rule again once they did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.loop import TurnUpdate
@@ -34,7 +39,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.types import AgentContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.models.registry import ModelRegistry
-    from pi_rpc.ai.types import Model
+    from pi_rpc.ai.types import Message, Model
     from pi_rpc.runtime.events import EmitEvent
     from pi_rpc.session.manager import SessionManager
 
@@ -50,12 +55,15 @@ class VirtualRouting:
         store: SessionManager,
         emit: EmitEvent,
         convert: Callable[[list[Any]], list[Any]],
+        compact: Callable[[Model], Awaitable[list[Message] | None]],
     ) -> None:
         self._registry = registry
         self._selection = selection
         self._session_store = store
         self._emit = emit
         self._convert = convert
+        # Compacts when the context crosses the routed model's threshold: the rebuilt messages.
+        self._compact = compact
         # The failed reply the next request repeats (an automatic retry, an overflow recovery).
         self.failed: Mapping[str, object] | None = None
 
@@ -103,7 +111,11 @@ class VirtualRouting:
             entry = store.get_entry(store.append_custom_entry(VIRTUAL_MODEL_STATE_ENTRY, data))
             if entry is not None:
                 await self._emit({"type": "entry_appended", "entry": entry})
-        return TurnUpdate(model=route.model, thinking_level=route.thinking_level)
+        update = TurnUpdate(model=route.model, thinking_level=route.thinking_level)
+        compacted = await self._compact(route.model)
+        if compacted is not None:
+            update.context = replace(context, messages=compacted)
+        return update
 
 
 def stored_selection(

@@ -288,3 +288,87 @@ def test_a_resumed_session_restores_its_virtual_selection_as_upstream(tmp_path: 
     ours = run(OURS, tmp_path / "ours")
     assert ours == run(UPSTREAM, tmp_path / "upstream")
     assert [s[:2] for s in ours] == [("router", "auto"), ("conf", "conf-reasoner")]
+
+
+SWITCH = FIXTURES / "virtual_switch.ts"
+
+
+def test_a_routed_request_compacts_first_when_its_model_is_smaller_as_upstream(tmp_path: Path) -> None:
+    """``switch/auto`` answers the first prompt on ``conf/conf-model`` (128000 tokens) and later
+    requests on ``small/tiny`` (30000). A 25000-token context is under the first model's
+    threshold, so the check before the second prompt passes; the request routed to ``tiny``
+    crosses its threshold (30000 − 16384), so a threshold compaction runs after the routing
+    and before that request, which is sent with the compacted context. The tool call
+    ``tiny`` answers with 20000 tokens crosses it again: the next routed request compacts
+    first too. The routing notices, the compaction events, the requests (model and roles), the
+    replies and the session entries are in upstream's order."""
+    script = [
+        {"text": "first", "usage": {"prompt_tokens": 25000}},
+        {"text": "the summary"},
+        {
+            "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}, "id": "call_1"}],
+            "usage": {"prompt_tokens": 20000},
+        },
+        {"text": "the second summary"},
+        {"text": "second", "usage": {"prompt_tokens": 2000}},
+        {"text": "third", "usage": {"prompt_tokens": 2500}},
+    ]
+    steps = [
+        {"cmd": {"id": "m", "type": "set_model", "provider": "switch", "modelId": "auto"}},
+        _prompt("p1", "one"),
+        _prompt("p2", "two"),
+        _prompt("p3", "three"),
+    ]
+
+    def run(argv: list[str], root: Path) -> dict[str, Any]:
+        done = drive(
+            argv,
+            root,
+            script,
+            steps,
+            args=("-e", str(SWITCH)),
+            env=node_modules_env(),
+            settings={"compaction": {"keepRecentTokens": 1}},
+            files={"cwd/a.txt": "hello\n"},
+        )
+        assert done.returncode == 0, done.stderr
+        timeline: list[Any] = []
+        for r in done.records:
+            kind = r.get("type")
+            if kind == "extension_ui_request" and r.get("method") == "notify":
+                timeline.append(("notify", r.get("message")))
+            elif kind in ("compaction_start", "compaction_end"):
+                timeline.append((kind, r.get("reason"), r.get("willRetry"), r.get("errorMessage")))
+            elif kind == "message_end" and r["message"].get("role") == "assistant":
+                m = r["message"]
+                timeline.append(("assistant", m.get("provider"), m.get("model"), m.get("stopReason")))
+            elif kind == "entry_appended":
+                timeline.append(("entry_appended", r["entry"].get("customType"), r["entry"].get("data")))
+        return {
+            "timeline": timeline,
+            "requests": [
+                (body.get("model"), [m["role"] for m in body.get("messages", []) if m["role"] != "system"])
+                for body in done.bodies
+            ],
+            "entries": _norm(_entries(done.sessions)),
+            "entryTypes": [
+                json.loads(line).get("customType") or json.loads(line)["type"]
+                for path in done.sessions
+                for line in path.read_text().splitlines()
+            ],
+        }
+
+    ours = run(OURS, tmp_path / "ours")
+    theirs = run(UPSTREAM, tmp_path / "upstream")
+    assert ours["timeline"] == theirs["timeline"]
+    assert ours == theirs
+    compactions = [t for t in ours["timeline"] if t[0] == "compaction_start"]
+    assert len(compactions) == 2
+    assert [model for model, _ in ours["requests"]] == [
+        "conf-model",
+        "conf-model",
+        "tiny",
+        "conf-model",
+        "tiny",
+        "tiny",
+    ]

@@ -1,6 +1,9 @@
-"""``pi config`` on a terminal: the Textual screen toggles a package resource and writes the
-``+path``/``-path`` entry upstream's TUI writes; Tab switches to the project's overrides (an
-``autoload: false`` delta entry). Driven in-process with Textual's pilot."""
+"""``pi config`` on a terminal: the Textual screen draws upstream's list (group and type
+headers, ``[x]``/``[ ]`` globally, ``[+]``/``[-]`` and the dimmed inherited value in project
+mode), toggles a package resource and writes the ``+path``/``-path`` entry upstream's TUI
+writes; Tab switches to the project's overrides (an ``autoload: false`` delta entry); typing
+filters the list. Driven in-process with Textual's pilot (``test_config_screen`` compares the
+screen with upstream's in a terminal)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 
 import anyio
 
-from pi_rpc.modes.packages_config_ui import ConfigApp
+from pi_rpc.modes.packages_config_ui import ConfigApp, ResourceView
 from pi_rpc.packages.manager import PackageManager
 from tests.support.package_world import write
 
@@ -25,25 +28,47 @@ def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
     return agent, cwd, package
 
 
+def _screen(app: ConfigApp) -> list[str]:
+    """The screen's lines as text."""
+    return [line.plain for line in app.query_one(ResourceView).render().renderables]  # type: ignore[union-attr]
+
+
 def test_space_toggles_a_resource_and_tab_switches_to_project_overrides(tmp_path: Path) -> None:
     agent, cwd, _package = _setup(tmp_path)
     manager = PackageManager(cwd=str(cwd), agent_dir=str(agent), project_trusted=True, output="capture")
     app = ConfigApp(manager)
 
     async def drive() -> None:
-        async with app.run_test(size=(100, 20)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
-            labels = [str(app.query_one("#resources").get_option_at_index(i).prompt) for i in range(3)]
-            assert labels == [
-                "../localpkg (user)  skill: s",
-                "../localpkg (user)  prompt: a.md",
-                "../localpkg (user)  prompt: b.md",
+            screen = _screen(app)
+            assert screen[3].startswith("Global Resources ")
+            assert screen[3].endswith("tab switch mode · space toggle · esc close")
+            assert screen[4:] == [
+                "~/.pi/agent/settings.json",
+                "",
+                ">  ",
+                "",
+                "  ../localpkg (user)",
+                "    Skills",
+                ">     [x] s",
+                "    Prompts",
+                "      [x] a.md",
+                "      [x] b.md",
+                "  Built-in",
+                "    Extensions",
+                "      [x] codemode",
+                "      [x] mcp",
+                "      [x] tool-search",
+                "",
+                "─" * 100,
             ]
             await pilot.press("down", "space")  # prompts/a.md off
             await pilot.pause()
             assert json.loads((agent / "settings.json").read_text()) == {
                 "packages": [{"source": "../localpkg", "prompts": ["-prompts/a.md"]}]
             }
+            assert ">     [ ] a.md" in _screen(app)
             await pilot.press("space")  # on again
             await pilot.pause()
             assert json.loads((agent / "settings.json").read_text()) == {
@@ -51,10 +76,15 @@ def test_space_toggles_a_resource_and_tab_switches_to_project_overrides(tmp_path
             }
             await pilot.press("tab")
             await pilot.pause()
-            assert "project overrides" in str(app.query_one("#title").render())
+            screen = _screen(app)
+            assert screen[3].startswith("Project Local Resources ")
+            assert screen[3].endswith("tab switch mode · space cycle inherit/+/- · esc close")
+            assert screen[4] == ".pi/settings.json · inherited global resources are dimmed"
+            assert ">     [x] s  inherited global" in screen
             await pilot.press("down", "down", "space")  # prompts/b.md off in the project
             await pilot.pause()
-            await pilot.press("q")
+            assert ">     [-] b.md  project unload" in _screen(app)
+            await pilot.press("escape")
 
     anyio.run(drive)
     project = json.loads((cwd / ".pi" / "settings.json").read_text())
@@ -68,13 +98,14 @@ def test_an_untrusted_project_keeps_the_global_scope(tmp_path: Path) -> None:
     app = ConfigApp(manager)
 
     async def drive() -> None:
-        async with app.run_test(size=(100, 20)) as pilot:
+        async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
+            # no project mode: no Tab hint, and Tab does nothing
+            assert _screen(app)[3].endswith("   space toggle · esc close")
             await pilot.press("tab")
             await pilot.pause()
-            assert "global settings" in str(app.query_one("#title").render())
-            assert "not trusted" in str(app.query_one("#status").render())
-            await pilot.press("q")
+            assert _screen(app)[3].startswith("Global Resources ")
+            await pilot.press("escape")
 
     anyio.run(drive)
     assert json.loads((cwd / ".pi" / "settings.json").read_text()) == {}
@@ -86,31 +117,66 @@ def test_project_mode_space_cycles_inherit_unload_load(tmp_path: Path) -> None:
     write(cwd / ".pi" / "settings.json", "{}")
     manager = PackageManager(cwd=str(cwd), agent_dir=str(agent), project_trusted=True, output="capture")
     app = ConfigApp(manager, write_scope="project")
-    seen: list[tuple[str, bool, object]] = []
+    seen: list[tuple[str, object]] = []
 
     def snapshot() -> None:
-        listing = app.query_one("#resources")
-        index = next(i for i, item in enumerate(app.items) if item.path == str(review))
-        label = str(listing.get_option_at_index(index).prompt)
+        line = next(line for line in _screen(app) if "review.md" in line)
         settings = json.loads((cwd / ".pi" / "settings.json").read_text())
-        seen.append((label.split("review.md")[1].strip(), index in listing.selected, settings.get("prompts")))
+        seen.append((line, settings.get("prompts")))
 
     async def drive() -> None:
         async with app.run_test(size=(120, 20)) as pilot:
             await pilot.pause()
-            index = next(i for i, item in enumerate(app.items) if item.path == str(review))
-            app.query_one("#resources").highlighted = index
+            await pilot.press(*"review")  # the search keeps the one item, selected
+            await pilot.pause()
             snapshot()
-            for _ in range(3):
-                await pilot.press("space")
+            for key in ("space", "space", "enter"):
+                await pilot.press(key)
                 await pilot.pause()
                 snapshot()
-            await pilot.press("q")
+            await pilot.press("escape")
 
     anyio.run(drive)
     assert seen == [
-        ("inherited global", True, None),
-        ("project unload", False, [str(review), f"-{review}"]),
-        ("project load", True, [str(review), f"+{review}"]),
-        ("inherited global", True, []),
+        (">     [x] review.md  inherited global", None),
+        (">     [-] review.md  project unload", [str(review), f"-{review}"]),
+        (">     [+] review.md  project load", [str(review), f"+{review}"]),
+        (">     [x] review.md  inherited global", []),
     ]
+
+
+def test_search_filters_and_the_arrows_skip_headers(tmp_path: Path) -> None:
+    agent, cwd, _package = _setup(tmp_path)
+    manager = PackageManager(cwd=str(cwd), agent_dir=str(agent), project_trusted=True, output="capture")
+    app = ConfigApp(manager)
+
+    async def drive() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("down", "down", "down")  # s -> a.md -> b.md -> codemode
+            await pilot.pause()
+            assert ">     [x] codemode" in _screen(app)
+            await pilot.press("up", "up", "up", "up")  # stops on the first item
+            await pilot.pause()
+            assert ">     [x] s" in _screen(app)
+            await pilot.press(*"md")
+            await pilot.pause()
+            screen = _screen(app)
+            assert screen[6:] == [
+                "> md ",
+                "",
+                "  ../localpkg (user)",
+                "    Skills",
+                ">     [x] s",
+                "    Prompts",
+                "      [x] a.md",
+                "      [x] b.md",
+                "",
+                "─" * 100,
+            ]
+            await pilot.press(*"zz")
+            await pilot.pause()
+            assert "  No resources found" in _screen(app)
+            await pilot.press("escape")
+
+    anyio.run(drive)
