@@ -249,7 +249,7 @@ class PiApp(App[int]):
             self.say_soon(f"Extension error ({error['extensionPath']}): {error['error']}", "error")
 
         await session.bind_extensions(
-            ModeBinding(mode="interactive", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
+            ModeBinding(mode="tui", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
         )
         if not self.first_prompt:  # a prompt given on the command line does this work itself
             from pi_rpc.modes.interactive.warmup import warm_up_while_idle

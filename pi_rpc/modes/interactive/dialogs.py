@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from pi_rpc.extensions.ui import ExtensionUI
+from pi_rpc.extensions.ui import ExtensionUI, LineComponent
 
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
@@ -346,6 +346,10 @@ class TerminalUI(ExtensionUI):
         return value if isinstance(value, str) else None
 
     async def custom(self, factory: Any = None, options: Any = None) -> Any:
+        if isinstance(factory, LineComponent):  # a TypeScript extension's component, drawn from Node
+            from pi_rpc.modes.interactive.line_component import LineComponentScreen
+
+            return await self._dialog(LineComponentScreen(factory, self.app.keymap.keys), None)
         if not callable(factory):
             return None
         return await self._dialog(CustomScreen(factory), None)
