@@ -46,6 +46,8 @@ export default function (pi: ExtensionAPI) {
             else if (matchesKey(data, Key.down)) index = Math.min(fruits.length - 1, index + 1);
             else if (keybindings.matches(data, "tui.select.confirm")) return done(fruits[index]);
             else if (matchesKey(data, Key.escape)) return done(undefined);
+            else if (matchesKey(data, Key.ctrl("c"))) typed += "^C";
+            else if (matchesKey(data, Key.shift("tab"))) typed += "^T";
             else if (data.length === 1 && data >= " ") typed += data;
             tui.requestRender();
           },
@@ -103,8 +105,8 @@ async def test_a_custom_component_is_drawn_takes_keys_and_returns_its_result(
         await pilot.press("down")
         await until(pilot, lambda: "> banana" in _lines(app))
         assert "  apple" in _lines(app)
-        await pilot.press("k", "i", "w", "i")
-        await until(pilot, lambda: "typed: kiwi" in _lines(app))
+        await pilot.press("k", "i", "w", "i", "ctrl+c", "shift+tab")  # the app's own keys too
+        await until(pilot, lambda: "typed: kiwi^C^T" in _lines(app))
         await pilot.resize_terminal(100, 30)  # render(width) again at the new width
         await until(pilot, lambda: "Pick a fruit at width 100" in _lines(app))
         assert "> banana" in _lines(app)

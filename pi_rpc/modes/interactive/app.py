@@ -25,6 +25,7 @@ from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
+from pi_rpc.modes.interactive.line_component import LineComponentScreen
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
@@ -748,6 +749,11 @@ class PiApp(App[int]):
             and isinstance(self.screen, SelectScreen)
             and self.screen.press_key(event.key)
         ):
+            return
+        # An extension's custom component gets every key (Ctrl+C, Shift+Tab ... too), as
+        # upstream's focused component does.
+        if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, LineComponentScreen):
+            self.screen.press_key(event)
             return
         await super().on_event(event)
 

@@ -19,6 +19,7 @@ from textual.widgets import Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from pi_rpc.extensions.ui import ExtensionUI, LineComponent
+from pi_rpc.modes.interactive.line_component import LineComponentScreen
 
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
@@ -347,8 +348,6 @@ class TerminalUI(ExtensionUI):
 
     async def custom(self, factory: Any = None, options: Any = None) -> Any:
         if isinstance(factory, LineComponent):  # a TypeScript extension's component, drawn from Node
-            from pi_rpc.modes.interactive.line_component import LineComponentScreen
-
             return await self._dialog(LineComponentScreen(factory, self.app.keymap.keys), None)
         if not callable(factory):
             return None

@@ -211,7 +211,9 @@ class LineComponentScreen(ModalScreen[None]):
     def on_resize(self, _event: events.Resize) -> None:
         self._spawn(lambda: self.component.render(*self._terminal_size(), invalidate=True))
 
-    def on_key(self, event: events.Key) -> None:
+    def press_key(self, event: events.Key) -> None:
+        """Every key while the component is shown (the app hands them over before its priority
+        bindings)."""
         event.stop()
         event.prevent_default()
         data = terminal_data(event)
