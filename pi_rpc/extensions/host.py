@@ -118,7 +118,7 @@ class ModeBinding:
     """What the running mode gives extensions. ``ui=None`` means no user (``ctx.has_ui`` is
     false and dialogs return their defaults at once)."""
 
-    mode: str = "print"  # "rpc" | "json" | "print" (upstream's ctx.mode values)
+    mode: str = "print"  # "tui" | "rpc" | "acp" | "json" | "print" (upstream's ctx.mode values, and ACP)
     ui: ExtensionUI | None = None
     on_error: Callable[[ExtensionErrorRecord], None] = field(default=_ignore_error)
     shutdown: Callable[[], None] = field(default=_no_shutdown)

@@ -14,6 +14,7 @@ a terminal UI, as upstream's RPC mode does.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,37 @@ class PlainTheme:
 
     def strikethrough(self, text: str) -> str:
         return text
+
+
+class LineComponent(ABC):
+    """A component its owner draws as lines of text with ANSI styles, handed to ``ctx.ui.custom``
+    in place of a factory: a TypeScript extension's pi-tui component, which stays in Node
+    (``pi_rpc.extensions.nodejs.component``). A front-end that can show it calls ``open`` once,
+    then ``render`` and ``input`` (raw terminal data, as upstream's ``handleInput`` gets it:
+    ``"\\x1b[A"`` for Up, ``"\\r"`` for Enter); each returns the lines to show, or ``None`` once the
+    component is closed. The owner calls ``on_render`` when it wants to be drawn again
+    (``tui.requestRender()``) and ``on_close`` when it is done (``done(result)``: the result goes
+    to the extension directly, not through the front-end). A front-end that closes it for its own
+    reasons calls ``close``. A mode without a terminal never opens it (``custom`` returns ``None``).
+    """
+
+    def __init__(self) -> None:
+        self.on_render: Callable[[], None] | None = None
+        self.on_close: Callable[[], None] | None = None
+
+    @abstractmethod
+    async def open(
+        self, columns: int, rows: int, palette: dict[str, Any], keybindings: dict[str, Any]
+    ) -> list[str] | None: ...
+
+    @abstractmethod
+    async def render(self, columns: int, rows: int, *, invalidate: bool = False) -> list[str] | None: ...
+
+    @abstractmethod
+    async def input(self, data: str, columns: int, rows: int) -> list[str] | None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
 
 
 class ExtensionUI:

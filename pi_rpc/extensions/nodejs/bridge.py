@@ -38,6 +38,7 @@ from pi_rpc.ai.abort import AbortController, AbortSignal
 from pi_rpc.extensions.api import ExtensionAPI, SharedRuntime
 from pi_rpc.extensions.context import ExtensionCommandContext, ExtensionContext, ExtensionToolContext
 from pi_rpc.extensions.events import ALL_EVENTS
+from pi_rpc.extensions.nodejs.component import ScriptComponent
 from pi_rpc.extensions.nodejs.locate import NodeUnavailable, ensure_modules, find_node
 from pi_rpc.extensions.nodejs.sidecar import SidecarError, SidecarGone, SidecarProcess
 from pi_rpc.extensions.types import Extension, LoadFailure
@@ -195,6 +196,8 @@ class ScriptHost:
         self._loose: dict[str, Any] = {}  # limited contexts handed to Node, by id
         self._managers: dict[str, SessionManager] = {}  # newSession setup()'s managers, by id
         self._restarted: asyncio.Event | None = None  # set while a restart loads the extensions again
+        # ctx.ui.custom components handed to Python, by id; weak: a closed dialog releases its own
+        self._components: weakref.WeakValueDictionary[str, ScriptComponent] = weakref.WeakValueDictionary()
 
     def _id(self, prefix: str) -> str:
         self._next += 1
@@ -416,6 +419,11 @@ class ScriptHost:
             if value.get("aborted"):
                 controller.abort()
             return controller.signal
+        if kind == "component":  # ctx.ui.custom's component, kept in Node
+            cid = str(value.get("id"))
+            component = ScriptComponent(cid, self.request)
+            self._components[cid] = component
+            return component
         return value
 
     def _callback(self, fid: str) -> Callable[..., Any]:
@@ -826,6 +834,11 @@ class ScriptHost:
                         "error": str(message.get("error")),
                     }
                 )
+            return
+        if op == "component":
+            component = self._components.get(str(message.get("cid")))
+            if component is not None:
+                component.noted(str(message.get("event")))
             return
         if op == "abort":
             controller = self._node_signals.pop(str(message.get("sid")), None)

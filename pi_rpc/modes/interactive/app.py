@@ -25,6 +25,7 @@ from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
+from pi_rpc.modes.interactive.line_component import LineComponentScreen
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ class PiApp(App[int]):
             self.say_soon(f"Extension error ({error['extensionPath']}): {error['error']}", "error")
 
         await session.bind_extensions(
-            ModeBinding(mode="interactive", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
+            ModeBinding(mode="tui", ui=self.ui, on_error=on_error, shutdown=lambda: self.exit())
         )
         if not self.first_prompt:  # a prompt given on the command line does this work itself
             from pi_rpc.modes.interactive.warmup import warm_up_while_idle
@@ -753,6 +754,11 @@ class PiApp(App[int]):
             and isinstance(self.screen, SelectScreen)
             and self.screen.press_key(event.key)
         ):
+            return
+        # An extension's custom component gets every key (Ctrl+C, Shift+Tab ... too), as
+        # upstream's focused component does.
+        if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, LineComponentScreen):
+            self.screen.press_key(event)
             return
         await super().on_event(event)
 

@@ -18,7 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from pi_rpc.extensions.ui import ExtensionUI
+from pi_rpc.extensions.ui import ExtensionUI, LineComponent
+from pi_rpc.modes.interactive.line_component import LineComponentScreen
 
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
@@ -346,6 +347,8 @@ class TerminalUI(ExtensionUI):
         return value if isinstance(value, str) else None
 
     async def custom(self, factory: Any = None, options: Any = None) -> Any:
+        if isinstance(factory, LineComponent):  # a TypeScript extension's component, drawn from Node
+            return await self._dialog(LineComponentScreen(factory, self.app.keymap.keys), None)
         if not callable(factory):
             return None
         return await self._dialog(CustomScreen(factory), None)

@@ -129,9 +129,49 @@ const plainTheme = new Proxy(
 		get: () => (...args) => (typeof args[args.length - 1] === "string" ? args[args.length - 1] : args[0]),
 	},
 );
-export const getMarkdownTheme = () => plainTheme;
-export const getSettingsListTheme = () => plainTheme;
-export const getSelectListTheme = () => plainTheme;
+// Upstream's component themes over the theme of the custom component being drawn (the sidecar
+// sets it before running a ctx.ui.custom factory); plain text where nothing is drawn.
+const active = () => host()?.theme ?? plainTheme;
+export function getMarkdownTheme() {
+	const theme = active();
+	const fg = (role) => (text) => theme.fg(role, text);
+	return {
+		heading: fg("mdHeading"),
+		link: fg("mdLink"),
+		linkUrl: fg("mdLinkUrl"),
+		code: fg("mdCode"),
+		codeBlock: fg("mdCodeBlock"),
+		codeBlockBorder: fg("mdCodeBlockBorder"),
+		quote: fg("mdQuote"),
+		quoteBorder: fg("mdQuoteBorder"),
+		hr: fg("mdHr"),
+		listBullet: fg("mdListBullet"),
+		bold: (text) => theme.bold(text),
+		italic: (text) => theme.italic(text),
+		underline: (text) => theme.underline(text),
+		strikethrough: (text) => theme.strikethrough(text),
+	};
+}
+export function getSelectListTheme() {
+	const theme = active();
+	return {
+		selectedPrefix: (text) => theme.fg("accent", text),
+		selectedText: (text) => theme.fg("accent", text),
+		description: (text) => theme.fg("muted", text),
+		scrollInfo: (text) => theme.fg("muted", text),
+		noMatch: (text) => theme.fg("muted", text),
+	};
+}
+export function getSettingsListTheme() {
+	const theme = active();
+	return {
+		label: (text, selected) => (selected ? theme.fg("accent", text) : text),
+		value: (text, selected) => (selected ? theme.fg("accent", text) : theme.fg("muted", text)),
+		description: (text) => theme.fg("dim", text),
+		cursor: theme.fg("accent", "→ "),
+		hint: (text) => theme.fg("dim", text),
+	};
+}
 export function keyHint(_key, description) {
 	return description ?? "";
 }

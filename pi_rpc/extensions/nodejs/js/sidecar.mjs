@@ -5,7 +5,7 @@
 // runtime, and runs their handlers, tools and commands when Python asks. The JSON protocol it
 // speaks is documented in protocol/README.md ("TypeScript extension sidecar"); in short:
 //
-//   Python -> Node (stdin)  {t:"req", id, op, ...}        requests (load, call, tool, prepare, stream, cmd, bus, fn, ping)
+//   Python -> Node (stdin)  {t:"req", id, op, ...}        requests (load, call, tool, prepare, stream, cmd, bus, fn, component, ping)
 //                           {t:"res", id, value|error}     answers to Node's async requests
 //                           {t:"abort", sid} {t:"cancel", id} {t:"invalidate", gen, message}
 //   Node -> Python (OUT_FD) {t:"hello", protocol, node}    once, at start
@@ -454,7 +454,7 @@ function createUI(ref) {
 					return (...args) => {
 						assertGeneration(ref.g);
 						// Upstream's dialogs take (title, x, {timeout, signal}); Python's take them apart.
-						if (key === "custom") return asyncCall("ui", { ctx: ref, name: key, args: [] });
+						if (key === "custom") return openCustom(ref, args[0], args[1]);
 						const options = key === "editor" ? undefined : args[2];
 						const plain = key === "editor" ? args : [args[0], args[1], options?.timeout, options?.signal];
 						return asyncCall("ui", { ctx: ref, name: key, args: plain });
@@ -473,6 +473,157 @@ function createUI(ref) {
 			},
 		},
 	);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ctx.ui.custom(factory, options): the component lives here; a front-end that can draw it (the
+// interactive mode) asks for its lines and hands it keys through "component" requests. Python
+// gets a reference ({$pi:"component", id}); a front-end that draws nothing (RPC) answers the
+// "custom" call at once and the factory never runs, as in upstream's RPC mode.
+
+const customs = new Map(); // component id -> {factory, component, closed, resolve, reject, size, renderQueued}
+
+function openCustom(ref, factory, options) {
+	const id = `c${nextId++}`;
+	return new Promise((resolve, reject) => {
+		const entry = { factory, component: undefined, closed: false, resolve, reject, size: { columns: 80, rows: 24 } };
+		customs.set(id, entry);
+		const plainOptions = { overlay: Boolean(options?.overlay) };
+		// Overlays are drawn like other components here; the handle's visibility calls do nothing.
+		if (options?.overlay) options.onHandle?.(overlayHandle());
+		// Python answers once its dialog is gone: undefined unless done() already resolved.
+		asyncCall("ui", { ctx: ref, name: "custom", args: [{ $pi: "component", id }, plainOptions], x: 1 }).then(
+			() => closeCustom(id, undefined),
+			(error) => closeCustom(id, undefined, error),
+		);
+	});
+}
+
+function closeCustom(id, result, error) {
+	const entry = customs.get(id);
+	if (!entry) return;
+	customs.delete(id);
+	if (globalThis.__piSidecar.theme === entry.theme) globalThis.__piSidecar.theme = undefined;
+	if (!entry.closed) {
+		entry.closed = true;
+		if (error) entry.reject(error);
+		else entry.resolve(result);
+	}
+	try {
+		entry.component?.dispose?.();
+	} catch {}
+}
+
+// The theme custom components get: upstream's Theme methods over the front-end's palette
+// (Python sends [open, close] SGR codes per role with "open"; a role without one stays plain).
+function paletteTheme(palette) {
+	const fg = palette?.fg ?? {};
+	const bg = palette?.bg ?? {};
+	const wrap = (open, close) => (text) => `${open}${text}${close}`;
+	return {
+		name: palette?.name ?? "dark",
+		appearance: palette?.appearance ?? "dark",
+		fg: (role, text) => (fg[role] ? `${fg[role][0]}${text}${fg[role][1]}` : String(text)),
+		bg: (role, text) => (bg[role] ? `${bg[role][0]}${text}${bg[role][1]}` : String(text)),
+		getFgAnsi: (role) => fg[role]?.[0] ?? "",
+		getBgAnsi: (role) => bg[role]?.[0] ?? "",
+		getColorMode: () => "truecolor",
+		bold: wrap("\x1b[1m", "\x1b[22m"),
+		italic: wrap("\x1b[3m", "\x1b[23m"),
+		underline: wrap("\x1b[4m", "\x1b[24m"),
+		inverse: wrap("\x1b[7m", "\x1b[27m"),
+		strikethrough: wrap("\x1b[9m", "\x1b[29m"),
+		getThinkingBorderColor: () => (text) => (fg.thinkingText ? `${fg.thinkingText[0]}${text}${fg.thinkingText[1]}` : text),
+		getBashModeBorderColor: () => (text) => (fg.bashMode ? `${fg.bashMode[0]}${text}${fg.bashMode[1]}` : text),
+	};
+}
+
+function overlayHandle() {
+	return { hide() {}, setHidden() {}, isHidden: () => false, focus() {}, unfocus() {}, isFocused: () => true };
+}
+
+function customTui(id, entry) {
+	const requestRender = () => {
+		if (entry.closed || entry.renderQueued) return;
+		entry.renderQueued = true;
+		// One note per burst of requestRender() calls (a key handler often calls it several times).
+		setImmediate(() => {
+			entry.renderQueued = false;
+			if (!entry.closed) note("component", { cid: id, event: "render" });
+		});
+	};
+	return {
+		requestRender,
+		terminal: {
+			get rows() {
+				return entry.size.rows;
+			},
+			get columns() {
+				return entry.size.columns;
+			},
+		},
+		get width() {
+			return entry.size.columns;
+		},
+		showOverlay: () => overlayHandle(),
+		setFocus() {},
+		start() {},
+		stop() {},
+	};
+}
+
+function renderCustom(entry, width) {
+	if (entry.closed || !entry.component) return { closed: true };
+	const lines = entry.component.render(width);
+	return { lines: Array.isArray(lines) ? lines.map(String) : [] };
+}
+
+async function componentRequest(request) {
+	const entry = customs.get(request.cid);
+	if (!entry) return { closed: true };
+	if (request.columns) entry.size = { columns: request.columns, rows: request.rows ?? entry.size.rows };
+	const width = request.columns ?? entry.size.columns;
+	switch (request.action) {
+		case "open": {
+			// The pi-tui instance extensions import (its keybindings manager is a module global).
+			const { getKeybindings } = nodeModule.createRequire(import.meta.url)(path.join(HERE, "pi-tui.cjs"));
+			const keybindings = getKeybindings();
+			if (request.keybindings) keybindings.setUserBindings(request.keybindings);
+			const done = (result) => {
+				if (entry.closed) return;
+				entry.closed = true;
+				entry.resolve(result);
+				note("component", { cid: request.cid, event: "done" });
+				closeCustom(request.cid);
+			};
+			const theme = paletteTheme(request.palette);
+			entry.theme = theme;
+			globalThis.__piSidecar.theme = theme; // what getSelectListTheme() & co. of pi-coding-agent style with
+			try {
+				entry.component = await entry.factory(customTui(request.cid, entry), theme, keybindings, done);
+			} catch (error) {
+				// Upstream rejects custom()'s promise with the factory's error.
+				if (!entry.closed) {
+					entry.closed = true;
+					entry.reject(error);
+				}
+				closeCustom(request.cid);
+				return { closed: true };
+			}
+			return renderCustom(entry, width);
+		}
+		case "input":
+			if (!entry.closed) entry.component?.handleInput?.(request.data);
+			return renderCustom(entry, width);
+		case "render":
+			if (request.invalidate) entry.component?.invalidate?.();
+			return renderCustom(entry, width);
+		case "close":
+			closeCustom(request.cid);
+			return { closed: true };
+		default:
+			throw new Error(`Unknown component action: ${request.action}`);
+	}
 }
 
 const REGISTRY_ASYNC = new Set(["getApiKey", "getApiKeyAndHeaders", "getApiKeyForProvider", "refresh"]);
@@ -703,6 +854,8 @@ async function handle(request) {
 			if (!fn) throw new Error("Callback is no longer available");
 			return { value: await fn(...(request.args ?? [])) };
 		}
+		case "component":
+			return { value: await componentRequest(request) };
 		case "forget": {
 			for (const id of request.ext ?? []) {
 				forgetExtension(id);
