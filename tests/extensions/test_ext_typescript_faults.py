@@ -81,7 +81,8 @@ export default function (pi) {
   pi.registerTool({
     name: "spin", label: "Spin", description: "blocks the event loop",
     parameters: Type.Object({}),
-    async execute() { for (;;) {} },
+    // Blocks the event loop without burning a core (a busy loop cost the suite 8 s of CPU).
+  async execute() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); },
   });
   pi.registerTool({
     name: "wait", label: "Wait", description: "never resolves",
