@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.retry import RetryPolicy
+    from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
 
 Emit = Callable[["SessionEvent"], Awaitable[None]]
@@ -145,7 +146,7 @@ class CompactionRunner:
     async def _ask_extensions(
         self,
         preparation: object,
-        branch: list[dict[str, object]],
+        branch: list[Entry],
         reason: str,
         custom_instructions: str | None,
         will_retry: bool,
