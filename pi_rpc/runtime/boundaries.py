@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pi_rpc.agent.convert import convert_to_llm
 
 if TYPE_CHECKING:
+    from pi_rpc.extensions.events import BoundaryEvent
     from pi_rpc.runtime.extension_state import ExtensionState
     from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
@@ -119,7 +120,7 @@ class Boundaries:
             "canContinue": can_continue,
         }
 
-    async def _emit(self, base_event: dict[str, object]) -> tuple[list[object], bool]:
+    async def _emit(self, base_event: BoundaryEvent) -> tuple[list[object], bool]:
         runner = self.state.runner
         assert runner is not None
         boundary = str(base_event["type"])

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
     from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.extensions.events import ExtensionEvent, SessionCompactFailedEvent
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.entries import Entry
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[["SessionEvent"], Awaitable[None]]
 # An extension event with a result (``SessionExtensions.emit``); None without extensions.
-ExtensionEmit = Callable[[dict[str, object]], Awaitable[object]]
+ExtensionEmit = Callable[["ExtensionEvent"], Awaitable[object]]
 
 
 def summary_retry_settings(policy: RetryPolicy) -> RetrySettings:
@@ -325,7 +326,7 @@ class CompactionRunner:
         if error_message is not None:
             event["errorMessage"] = error_message
         event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
-        await self._ext_emit(event)
+        await self._ext_emit(cast("SessionCompactFailedEvent", event))  # built in upstream's key order
 
     # ------------------------------------------------------------------ triggers
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.models import ModelRegistry
     from pi_rpc.extensions.context import ReadonlySessionManager
+    from pi_rpc.extensions.events import SessionInfoChangedEvent as ExtSessionInfoChangedEvent
     from pi_rpc.runtime.events import SessionInfoChangedEvent
 
 ERR_RELOAD_STREAMING = "Wait for the current response to finish before reloading."
@@ -136,7 +137,7 @@ class ExtensionActions:
         if current is not None:
             event["name"] = current
         s.emit_now(event)
-        self.state.emit_later(dict(event))
+        self.state.emit_later(cast("ExtSessionInfoChangedEvent", dict(event)))  # the same event, a copy
 
     def get_session_name(self) -> str | None:
         return self.state.port.store_view.get_session_name()
