@@ -20,7 +20,6 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import replace
-from typing import Any
 
 from pi_rpc.ai.output import new_output, now_ms
 from pi_rpc.ai.redaction import RequestSecrets, redact_error_message
@@ -91,6 +90,13 @@ def error_event(output: dict[str, object], message: str, aborted: bool) -> Assis
     return {"type": "error", "reason": output["stopReason"], "error": output}
 
 
+def _live_output(last: AssistantMessageEvent | None, model: Model) -> dict[str, object]:
+    """The live message of the latest non-terminal event, or a fresh one before any."""
+    if last is None or last["type"] == "done" or last["type"] == "error":
+        return new_output(model)
+    return last["partial"]
+
+
 async def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -103,9 +109,10 @@ async def stream(
     secrets = RequestSecrets.for_request(options.api_key, options.headers)
     options = replace(options, secrets=secrets)
 
-    def finished(msg: dict[str, Any]) -> None:
+    def finished(msg: dict[str, object]) -> None:
         """The terminal message's last touches: its duration, and no credential in its error."""
-        if "durationMs" not in msg and msg.get("timestamp", 0) >= started_ms:
+        stamp = msg.get("timestamp", 0)
+        if "durationMs" not in msg and isinstance(stamp, (int, float)) and stamp >= started_ms:
             msg["durationMs"] = max(0, round((time.monotonic() - started) * 1000))
         if msg.get("stopReason") in ("error", "aborted"):
             redact_error_message(msg, secrets)
@@ -137,21 +144,22 @@ async def stream(
         async with aclosing(fn(model, context, options)) as events:
             async for ev in events:
                 if ev.get("type") in _TERMINAL:
-                    finished(ev["message"] if ev["type"] == "done" else ev["error"])
+                    if ev["type"] == "done":
+                        finished(ev["message"])
+                    elif ev["type"] == "error":
+                        finished(ev["error"])
                     yield ev
                     return
                 last = ev
                 yield ev
     except Exception as exc:  # noqa: BLE001 - a provider bug must still end the stream properly
-        partial = last.get("partial") if last is not None else None
-        out = partial if partial is not None else new_output(model)
+        out = _live_output(last, model)
         aborted = bool(options.signal and options.signal.aborted)
         ev = error_event(out, "Request was aborted" if aborted else (str(exc) or type(exc).__name__), aborted)
         finished(out)
         yield ev
         return
-    partial = last.get("partial") if last is not None else None
-    out = partial if partial is not None else new_output(model)
+    out = _live_output(last, model)
     aborted = bool(options.signal and options.signal.aborted)
     ev = error_event(
         out, "Request was aborted" if aborted else "Provider stream ended without a terminal event", aborted

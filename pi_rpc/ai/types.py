@@ -302,7 +302,74 @@ from pi_rpc.ai.thinking import THINKING_LEVELS as THINKING_LEVELS  # noqa: E402 
 #   {"type":"error","reason":"error"|"aborted","error":msg}
 # ``partial`` is the same live AssistantMessage object throughout the stream. Exactly one
 # terminal event (done or error) ends every stream; a stream never raises to its caller.
-AssistantMessageEvent = dict[str, Any]
+#
+# ``partial``/``message``/``error`` are the provider's output dict (``new_output``), typed as
+# the open ``dict[str, object]`` the providers build it as.
+AssistantOutput = dict[str, object]
+
+
+class StreamStartEvent(TypedDict):
+    type: Literal["start"]
+    partial: AssistantOutput
+
+
+BlockStartType = Literal["text_start", "thinking_start", "toolcall_start"]
+
+
+class BlockStartEvent(TypedDict):
+    type: BlockStartType
+    contentIndex: int
+    partial: AssistantOutput
+
+
+BlockDeltaType = Literal["text_delta", "thinking_delta", "toolcall_delta"]
+
+
+class BlockDeltaEvent(TypedDict):
+    type: BlockDeltaType
+    contentIndex: int
+    delta: str
+    partial: AssistantOutput
+
+
+BlockEndType = Literal["text_end", "thinking_end"]
+
+
+class BlockEndEvent(TypedDict):
+    type: BlockEndType
+    contentIndex: int
+    content: str
+    partial: AssistantOutput
+
+
+class ToolCallEndEvent(TypedDict):
+    type: Literal["toolcall_end"]
+    contentIndex: int
+    toolCall: dict[str, object]
+    partial: AssistantOutput
+
+
+class StreamDoneEvent(TypedDict):
+    type: Literal["done"]
+    reason: object  # "stop" | "length" | "toolUse", read from the output's stopReason
+    message: AssistantOutput
+
+
+class StreamErrorEvent(TypedDict):
+    type: Literal["error"]
+    reason: object  # "error" | "aborted"
+    error: AssistantOutput
+
+
+AssistantMessageEvent = Union[
+    StreamStartEvent,
+    BlockStartEvent,
+    BlockDeltaEvent,
+    BlockEndEvent,
+    ToolCallEndEvent,
+    StreamDoneEvent,
+    StreamErrorEvent,
+]
 
 
 @dataclass

@@ -10,7 +10,7 @@ its index on the path kept, which compaction needs and a flat message list loses
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_rpc.session.context import (
     build_context_entries,
@@ -18,11 +18,10 @@ from pi_rpc.session.context import (
     entry_to_context_messages,
     project_context_entry,
 )
+from pi_rpc.session.entries import Entry
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Message
-
-Entry = dict[str, Any]
 
 
 def compaction_summary_message(entry: Entry) -> Message:
@@ -33,8 +32,8 @@ def collect_context_edits(entries: list[Entry]) -> dict[str, Entry]:
     """targetId -> the latest ``context_edit`` entry for it."""
     edits: dict[str, Entry] = {}
     for entry in entries:
-        if entry.get("type") == "context_edit" and isinstance(entry.get("targetId"), str):
-            edits[entry["targetId"]] = entry
+        if entry.get("type") == "context_edit" and isinstance(target := entry.get("targetId"), str):
+            edits[target] = entry
     return edits
 
 

@@ -12,13 +12,13 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
 from pi_rpc.ai.abort import AbortSignal
 from pi_rpc.ai.transcript import content_text
-from pi_rpc.ai.types import Context, StreamOptions, empty_usage
+from pi_rpc.ai.types import AssistantMessageEvent, Context, StreamOptions, empty_usage
 from pi_rpc.compaction.errors import CompactionCancelled, CompactionError
 from pi_rpc.compaction.overflow import is_retryable_error
 from pi_rpc.compaction.prompts import SUMMARIZER_SYSTEM_PROMPT
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from pi_rpc.compaction.events import SummarizationRetryEvent
 
 StreamFn = Callable[
-    [Any, Context, StreamOptions], AsyncIterator[dict[str, Any]] | Awaitable[AsyncIterator[dict[str, Any]]]
+    [Any, Context, StreamOptions],
+    AsyncIterator[AssistantMessageEvent] | Awaitable[AsyncIterator[AssistantMessageEvent]],
 ]
 RetryCallback = Callable[["SummarizationRetryEvent"], Awaitable[None] | None]
 
@@ -121,11 +122,12 @@ async def run_stream(stream_fn: StreamFn, model: Model, context: Context, option
                 iterator = await iterator
             async for event in iterator:
                 kind = event.get("type") if isinstance(event, dict) else None
+                # The provider's output dict is the assistant message (its shape checked below).
                 if kind == "done":
-                    final = event.get("message")
+                    final = cast("AssistantMessage | None", event.get("message"))
                     break
                 if kind == "error":
-                    final = event.get("error")
+                    final = cast("AssistantMessage | None", event.get("error"))
                     break
     finally:
         aclose = getattr(iterator, "aclose", None)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pi_rpc.extensions.host import ExtensionHost, SessionView
     from pi_rpc.extensions.runner import ExtensionRunner
     from pi_rpc.extensions.ui import ExtensionUI
+    from pi_rpc.session.entries import Entry, SessionHeader
     from pi_rpc.session.manager import SessionManager
 
 
@@ -41,19 +42,19 @@ class ReadonlySessionManager:
     def get_session_name(self) -> str | None:
         return self._store.get_session_name()
 
-    def get_header(self) -> dict[str, Any]:
-        return dict(self._store.get_header())
+    def get_header(self) -> SessionHeader:
+        return self._store.get_header().copy()
 
-    def get_entries(self) -> list[dict[str, Any]]:
+    def get_entries(self) -> list[Entry]:
         return self._store.get_entries()
 
-    def get_entry(self, entry_id: str) -> dict[str, Any] | None:
+    def get_entry(self, entry_id: str) -> Entry | None:
         return self._store.get_entry(entry_id)
 
-    def get_children(self, parent_id: str) -> list[dict[str, Any]]:
+    def get_children(self, parent_id: str) -> list[Entry]:
         return self._store.get_children(parent_id)
 
-    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]:
+    def get_branch(self, from_id: str | None = None) -> list[Entry]:
         return self._store.get_branch(from_id)
 
     def get_tree(self) -> list[dict[str, Any]]:
@@ -62,13 +63,13 @@ class ReadonlySessionManager:
     def get_leaf_id(self) -> str | None:
         return self._store.get_leaf_id()
 
-    def get_leaf_entry(self) -> dict[str, Any] | None:
+    def get_leaf_entry(self) -> Entry | None:
         return self._store.get_leaf_entry()
 
     def get_label(self, entry_id: str) -> str | None:
         return self._store.get_label(entry_id)
 
-    def build_context_entries(self) -> list[dict[str, Any]]:
+    def build_context_entries(self) -> list[Entry]:
         return self._store.build_context_entries()
 
     def build_session_projection(self) -> dict[str, Any]:

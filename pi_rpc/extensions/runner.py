@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.extensions.api import STALE_MESSAGE, SharedRuntime, apply_provider_change, error_message
 from pi_rpc.extensions.combine import FOLDS, BoundaryResult, Fold
@@ -38,6 +38,7 @@ from pi_rpc.extensions.ui import PromptTrackingUI
 from pi_rpc.resources.commands import command_entry
 
 if TYPE_CHECKING:
+    from pi_rpc.extensions.events import BeforeAgentStartEvent, BoundaryEvent, ExtensionEvent, UIPromptEvent
     from pi_rpc.extensions.host import ExtensionHost
 
 
@@ -134,7 +135,7 @@ class ExtensionRunner:
         else:
             self.ui = PromptTrackingUI(binding.ui, self._notify_prompt_event)
 
-    def _notify_prompt_event(self, event: dict[str, Any]) -> None:
+    def _notify_prompt_event(self, event: UIPromptEvent) -> None:
         # Best effort and not awaited before the dialog shows, as upstream's queueMicrotask.
         if self._host is not None and self.has_handlers(event["type"]):
             self._host.spawn(self.emit(event))
@@ -249,18 +250,19 @@ class ExtensionRunner:
 
     # ------------------------------------------------------------------ dispatch
 
-    async def emit(self, event: dict[str, Any], **fold_options: Any) -> Any:
+    async def emit(self, event: ExtensionEvent, **fold_options: object) -> Any:
         """Run the handlers of ``event["type"]`` and combine their results as ``FOLDS`` declares
         for it (``fold_options`` go to its fold); a notification's result is None. The one call
         path of every event: the handlers are snapshotted (one added or removed meanwhile does
         not change this dispatch), each gets the event its fold builds and the context, a raising
         one is handled as the fold's ``on_error`` says."""
-        name = str(event.get("type"))
+        name = event["type"]
         handlers = self._handlers(name)
         fold_type = FOLDS.get(name, Fold)
         if not handlers and fold_type is Fold:
             return None  # a notification nobody handles costs one lookup
-        fold = fold_type(event, self.emit_error, **fold_options)
+        # A fold reads the keys of the events it is declared for (``FOLDS``), by name.
+        fold = fold_type(cast("dict[str, Any]", event), self.emit_error, **fold_options)
         if handlers:
             ctx = self.create_context()
             for ext, handler in handlers:
@@ -280,7 +282,7 @@ class ExtensionRunner:
         return fold.result()
 
     async def emit_boundary(
-        self, base_event: dict[str, Any], build_context: Callable[[list[Any]], Awaitable[dict[str, Any]]]
+        self, base_event: BoundaryEvent, build_context: Callable[[list[Any]], Awaitable[dict[str, Any]]]
     ) -> BoundaryResult:
         """An actionable boundary (``turn_end``, ``agent_before_settle``): ``context`` is built
         for the empty proposal first, then the handlers run (``BoundaryProposal``)."""
@@ -304,6 +306,7 @@ class ExtensionRunner:
         """``before_agent_start`` (``PromptInjections``): ``options`` are the
         ``systemPromptOptions`` handlers edit in place, ``render`` renders ``systemPrompt`` from
         them. Returns the messages handlers injected."""
-        event = {**trigger, "type": "before_agent_start", "systemPromptOptions": options}
+        # The trigger's fields as the prompt gave them (messageType, prompt, images, message, systemPrompt).
+        event = cast("BeforeAgentStartEvent", {**trigger, "type": "before_agent_start", "systemPromptOptions": options})
         messages: list[dict[str, Any]] = await self.emit(event, render=render)
         return messages

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_rpc.extensions.events import UIPromptEvent
 
 
 class PlainTheme:
@@ -187,7 +190,7 @@ class PromptTrackingUI:
     / ``ui_prompt_end`` (nested dialogs coalesce into one outer span, as upstream). ``notify``
     receives those notification events; it must not block."""
 
-    def __init__(self, inner: ExtensionUI, notify: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, inner: ExtensionUI, notify: Callable[[UIPromptEvent], None]) -> None:
         self._inner = inner
         self._notify = notify
         self._depth = 0
@@ -201,9 +204,10 @@ class PromptTrackingUI:
         self._depth += 1
         if outer:
             self._active = (kind, title)
-            self._notify(
-                {"type": "ui_prompt_start", "reason": "ui_prompt", "kind": kind, **({"title": title} if title else {})}
-            )
+            start: UIPromptEvent = {"type": "ui_prompt_start", "reason": "ui_prompt", "kind": kind}
+            if title:
+                start["title"] = title
+            self._notify(start)
         try:
             return await call
         finally:
@@ -211,14 +215,10 @@ class PromptTrackingUI:
             if self._depth == 0:
                 active_kind, active_title = self._active or (kind, title)
                 self._active = None
-                self._notify(
-                    {
-                        "type": "ui_prompt_end",
-                        "reason": "ui_prompt",
-                        "kind": active_kind,
-                        **({"title": active_title} if active_title else {}),
-                    }
-                )
+                end: UIPromptEvent = {"type": "ui_prompt_end", "reason": "ui_prompt", "kind": active_kind}
+                if active_title:
+                    end["title"] = active_title
+                self._notify(end)
 
     async def select(self, title: str, options: list[str], timeout: int | None = None, signal: Any = None) -> Any:
         return await self._track("select", title, self._inner.select(title, options, timeout, signal))

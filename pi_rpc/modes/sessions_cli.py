@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pi_rpc.config import paths
@@ -189,12 +189,12 @@ def run_sessions_command(argv: Sequence[str]) -> int:
     return 1 if errors else 0
 
 
-def _session_dir_chooser(agent: Path, settings: Settings) -> Callable[[dict[str, object]], str | None]:
+def _session_dir_chooser(agent: Path, settings: Settings) -> Callable[[Mapping[str, object]], str | None]:
     """The session directory an imported session is listed under: where pi started in the
     session's cwd keeps its sessions (``sessionDir`` / ``$PI_CODING_AGENT_SESSION_DIR``, else
     ``<agentDir>/sessions/--<cwd>--``)."""
 
-    def session_dir_of(header: dict[str, object]) -> str | None:
+    def session_dir_of(header: Mapping[str, object]) -> str | None:
         cwd = header.get("cwd")
         if not isinstance(cwd, str) or not cwd:
             return None

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING
 from pi_rpc.agent.convert import convert_to_llm
 
 if TYPE_CHECKING:
+    from pi_rpc.extensions.events import BoundaryEvent
     from pi_rpc.runtime.extension_port import SessionWiring
     from pi_rpc.runtime.extension_state import ExtensionState
+    from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
 
 BOUNDARY_PATH = "<boundary>"
@@ -37,14 +39,14 @@ def outcome_of(message: Mapping[str, object]) -> str:
     return "aborted" if reason == "aborted" else "error" if reason == "error" else "completed"
 
 
-def apply_drafts(manager: SessionManager, drafts: object) -> list[dict[str, object]]:
+def apply_drafts(manager: SessionManager, drafts: object) -> list[Entry]:
     """Append ``drafts`` to ``manager``; returns the appended entries. Raises on an invalid
     draft (the manager's own checks) or when ``drafts`` is not a list."""
     if isinstance(drafts, str):
         drafts = list(drafts)  # upstream iterates a string's characters: nothing is a draft
     if not isinstance(drafts, (list, tuple)):
         raise TypeError(f"entries must be a list, got {type(drafts).__name__}")
-    appended: list[dict[str, object]] = []
+    appended: list[Entry] = []
     for draft in drafts:
         if not isinstance(draft, dict):
             continue
@@ -120,7 +122,7 @@ class Boundaries:
             "canContinue": can_continue,
         }
 
-    async def _emit(self, base_event: dict[str, object]) -> tuple[list[object], bool]:
+    async def _emit(self, base_event: BoundaryEvent) -> tuple[list[object], bool]:
         runner = self.state.runner
         assert runner is not None
         boundary = str(base_event["type"])

@@ -31,13 +31,15 @@ if TYPE_CHECKING:
     from pi_rpc.ai.types import Model
     from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
+    from pi_rpc.extensions.events import ExtensionEvent, SessionCompactFailedEvent
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.retry import RetryPolicy
+    from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
 
 Emit = Callable[["SessionEvent"], Awaitable[None]]
 # An extension event with a result (``SessionExtensions.emit``); None without extensions.
-ExtensionEmit = Callable[[dict[str, object]], Awaitable[object]]
+ExtensionEmit = Callable[["ExtensionEvent"], Awaitable[object]]
 
 
 def summary_retry_settings(policy: RetryPolicy) -> RetrySettings:
@@ -145,7 +147,7 @@ class CompactionRunner:
     async def _ask_extensions(
         self,
         preparation: object,
-        branch: list[dict[str, object]],
+        branch: list[Entry],
         reason: str,
         custom_instructions: str | None,
         will_retry: bool,
@@ -324,7 +326,7 @@ class CompactionRunner:
         if error_message is not None:
             event["errorMessage"] = error_message
         event.update({"aborted": aborted, "willRetry": will_retry, "fromExtension": self.from_extension})
-        await self._ext_emit(event)
+        await self._ext_emit(cast("SessionCompactFailedEvent", event))  # built in upstream's key order
 
     # ------------------------------------------------------------------ triggers
 

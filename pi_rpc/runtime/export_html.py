@@ -80,9 +80,7 @@ def render_session_html(store: SessionManager) -> str:
     header = store.get_header()
     name = store.get_session_name() or f"Session {store.session_id}"
     # A hand-edited entry without a message object renders nothing (it is in the entries JSON).
-    messages = [
-        e["message"] for e in store.get_branch() if e.get("type") == "message" and isinstance(e.get("message"), dict)
-    ]
+    messages = [m for e in store.get_branch() if e.get("type") == "message" and isinstance(m := e.get("message"), dict)]
     entries_json = stringify(store.get_entries()).decode().replace("</", "<\\/")
     body = "\n".join(_render_message(m) for m in messages)
     return (

@@ -11,7 +11,7 @@ replaced session's context.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.extensions.runner import ExtensionRunner, call_handler
@@ -21,6 +21,7 @@ from pi_rpc.runtime.extension_state import ExtensionState, custom_message
 from pi_rpc.runtime.thinking_levels import check_thinking_level
 
 if TYPE_CHECKING:
+    from pi_rpc.extensions.events import SessionInfoChangedEvent as ExtSessionInfoChangedEvent
     from pi_rpc.runtime.events import SessionInfoChangedEvent
     from pi_rpc.runtime.extension_port import SessionStateView, SessionWiring
 
@@ -122,7 +123,7 @@ class ExtensionActions:
         if current is not None:
             event["name"] = current
         self.wiring.emit_now(event)
-        self.state.emit_later(dict(event))
+        self.state.emit_later(cast("ExtSessionInfoChangedEvent", dict(event)))  # the same event, a copy
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         self.state.port.set_entry_label(entry_id, label)

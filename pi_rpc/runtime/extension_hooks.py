@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.types import AfterToolCallContext, BeforeToolCallContext
     from pi_rpc.ai.abort import AbortSignal
     from pi_rpc.ai.types import Message
+    from pi_rpc.extensions.events import ToolExecutionEvent, ToolResultEvent
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.extension_port import SessionWiring
     from pi_rpc.runtime.nested_tools import NestedToolCalls
@@ -120,7 +121,8 @@ class AgentHooks:
         elif etype == "message_start":
             await runner.emit({"type": etype, "message": event.get("message")})
         elif etype in ("tool_execution_start", "tool_execution_update", "tool_execution_end"):
-            await runner.emit(dict(event))
+            # The agent's own event (a copy), as it emitted it.
+            await runner.emit(cast("ToolExecutionEvent", dict(event)))
 
     async def finish_turn(self, turn: TurnSnapshot, signal: AbortSignal | None) -> TurnDecision | None:
         """The agent loop's ``finish_turn``: ``turn_end`` handlers may ask for one more request."""
@@ -169,7 +171,7 @@ class AgentHooks:
             event["structuredContent"] = result.get("structuredContent")
         event["isError"] = context.is_error
         event["usage"] = result.get("usage")
-        return await runner.emit(event)
+        return await runner.emit(cast("ToolResultEvent", event))  # built in upstream's key order
 
     async def execute_tool(
         self, caller_id: str, name: str, args: Any, signal: AbortSignal | None, on_update: Any = None

@@ -20,7 +20,7 @@ share one ``ExtensionState`` (``extension_state``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pi_rpc.errors import StartupError
 from pi_rpc.extensions.api import apply_provider_change, error_message
@@ -42,6 +42,7 @@ from pi_rpc.runtime.extension_state import ExtensionState, custom_message
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import CustomMessage, Message
+    from pi_rpc.extensions.events import SessionStartEvent
     from pi_rpc.runtime.extension_port import SessionPort, SessionWiring
     from pi_rpc.runtime.tool_loadout import ToolLoadout
 
@@ -178,7 +179,7 @@ class SessionExtensions:
             if name not in ALL_TOOL_NAMES and name not in registered:
                 _warn(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(ALL_TOOL_NAMES)} and extension tools')
 
-    async def _bind_and_announce(self, start_event: dict[str, object]) -> None:
+    async def _bind_and_announce(self, start_event: SessionStartEvent) -> None:
         state = self.state
         runner = state.runner
         assert runner is not None
@@ -187,7 +188,7 @@ class SessionExtensions:
         self.actions.refresh_tools()
         self.actions.restore_declared_tools()
         await runner.emit(start_event)
-        reason = "reload" if start_event.get("reason") == "reload" else "startup"
+        reason: Literal["startup", "reload"] = "reload" if start_event["reason"] == "reload" else "startup"
         found = await runner.emit({"type": "resources_discover", "cwd": self.view.cwd, "reason": reason})
         if found["skillPaths"] or found["promptPaths"]:
             self.wiring.extend_resources(found["skillPaths"], found["promptPaths"])

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.events import SessionEvent
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
+    from pi_rpc.session.entries import Entry
 
 
 class SessionStateView(SessionView, Protocol):
@@ -112,14 +113,14 @@ class SessionPort(Protocol):
 
     async def start_custom_run(self, message: CustomMessage) -> None: ...
     def append_custom_message_now(self, message: CustomMessage) -> None: ...
-    def append_custom_entry(self, custom_type: str, data: object) -> dict[str, object] | None:
+    def append_custom_entry(self, custom_type: str, data: object) -> Entry | None:
         """Persist a ``custom`` entry; the appended entry."""
 
     def append_session_name(self, name: str) -> str | None:
         """Record the session's name; the name the store now reports."""
 
     def set_entry_label(self, entry_id: str, label: str | None) -> None: ...
-    def commit_entries(self, drafts: object) -> list[dict[str, object]]:
+    def commit_entries(self, drafts: object) -> list[Entry]:
         """Append an actionable boundary's entry drafts to the session; when any was appended
         the live context becomes the session's projection. Returns the appended entries."""
 

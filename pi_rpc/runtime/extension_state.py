@@ -23,6 +23,7 @@ from pi_rpc.runtime.tool_loadout import ToolLoadout
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import CustomMessage, Message
+    from pi_rpc.extensions.events import ExtensionEvent
     from pi_rpc.extensions.runner import ExtensionRunner
     from pi_rpc.runtime.extension_port import SessionPort
 
@@ -121,17 +122,17 @@ class ExtensionState:
             text = error if isinstance(error, str) else error_message(error)
             self.runner.emit_error({"extensionPath": path, "event": event, "error": text})
 
-    async def emit(self, event: dict[str, object]) -> object:
+    async def emit(self, event: ExtensionEvent) -> object:
         """Dispatch ``event`` to the extensions' handlers (upstream's combined result)."""
         runner = self.runner
         if runner is None:
             return None
         return await runner.emit(event)
 
-    def emit_later(self, event: dict[str, object]) -> None:
+    def emit_later(self, event: ExtensionEvent) -> None:
         """A notification whose handlers are not awaited (upstream ``void emit``)."""
         runner = self.runner
-        if runner is not None and runner.has_handlers(str(event.get("type"))):
+        if runner is not None and runner.has_handlers(event["type"]):
             self.spawn(runner.emit(event))
 
 

@@ -37,6 +37,7 @@ from pi_rpc.runtime.predecessor import Predecessor
 from pi_rpc.runtime.session_catalog import client_session_ref
 from pi_rpc.runtime.store_faults import StoreFaultReporter
 from pi_rpc.session.backends import backend_for, is_sqlite_locator
+from pi_rpc.session.entries import is_message_entry
 from pi_rpc.session.manager import SessionManager, print_diagnostics
 
 if TYPE_CHECKING:
@@ -327,7 +328,7 @@ class SessionHolder(Generic[S]):
         def check_entry() -> None:
             nonlocal text
             entry = session.session.get_entry(entry_id) if isinstance(entry_id, str) else None
-            if entry is None or entry.get("type") != "message" or (entry.get("message") or {}).get("role") != "user":
+            if entry is None or not is_message_entry(entry) or (entry.get("message") or {}).get("role") != "user":
                 raise RuntimeCommandError(ERR_INVALID_FORK_ENTRY)
             text = content_text(entry["message"].get("content"))
 

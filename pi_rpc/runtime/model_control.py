@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.ai.models.registry import ModelRegistry
     from pi_rpc.config.settings import Settings
+    from pi_rpc.extensions.events import ExtensionEvent
     from pi_rpc.runtime.events import EmitEvent
     from pi_rpc.runtime.retry import RetryPolicy
     from pi_rpc.session.manager import SessionManager
@@ -37,7 +38,7 @@ class ModelControl:
         scoped_models: list[tuple[Model, str | None]],
         retry_policy: RetryPolicy,
         emit: EmitEvent,
-        ext_emit: Callable[[dict[str, object]], Awaitable[object]] | None,
+        ext_emit: Callable[[ExtensionEvent], Awaitable[object]] | None,
     ) -> None:
         self._agent = agent
         # The store model changes are recorded in: a replaced session gets a new part (``holder``).

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
     from pi_rpc.runtime.compaction_runner import CompactionRunner
+    from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
 
 
@@ -128,7 +129,7 @@ class TreeNavigation:
             # is a root of the tree, as get_tree shows it.
             new_leaf = None
 
-        summary_entry: dict[str, object] | None = None
+        summary_entry: Entry | None = None
         if summary is not None and summary.get("summary"):
             summary_id = store.branch_with_summary(
                 new_leaf,
@@ -162,7 +163,7 @@ class TreeNavigation:
 
     async def _summarize_branch(
         self,
-        entries: list[dict[str, object]],
+        entries: list[Entry],
         model: Any,
         custom_instructions: str | None,
         replace_instructions: bool,
@@ -220,7 +221,7 @@ def _tree_hook_changes(hook: dict[str, Any], summarize: bool) -> dict[str, Any]:
     return changes
 
 
-def _new_leaf(target: dict[str, Any], target_id: str) -> tuple[Any, str | None]:
+def _new_leaf(target: Entry, target_id: str) -> tuple[Any, str | None]:
     """Where navigating to ``target`` leaves the leaf, and the text the editor gets back: a
     user message (or a custom message) is re-edited from its parent; any other entry becomes
     the leaf."""

@@ -38,7 +38,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -51,6 +51,9 @@ from pi_rpc.runtime.factory import StartupProblem, build_runtime_options
 from pi_rpc.runtime.grace import SHUTDOWN_GRACE_SECONDS
 from pi_rpc.runtime.holder import DrivenSession
 from pi_rpc.runtime.session import AgentSession
+
+if TYPE_CHECKING:
+    from pi_rpc.session.entries import Entry, SessionHeader
 
 __all__ = ["PiSession", "PromptResult", "RuntimeCommandError", "StartupProblem", "open_session"]
 
@@ -224,7 +227,7 @@ class PiSession:
         """User messages that can be forked from: ``[{"entryId", "text"}]``."""
         return self.agent_session.session.get_fork_messages()
 
-    def get_entries(self, since: str | None = None) -> list[dict[str, Any]]:
+    def get_entries(self, since: str | None = None) -> list[Entry]:
         return self.agent_session.session.get_entries(since)
 
     def get_tree(self) -> list[dict[str, Any]]:
@@ -273,9 +276,9 @@ class PiSession:
         return self.agent_session.session.session_file
 
     @property
-    def header(self) -> dict[str, Any]:
+    def header(self) -> SessionHeader:
         """The session header (``{"type":"session","version":3,"id",...}``)."""
-        return dict(self.agent_session.session.get_header())
+        return self.agent_session.session.get_header().copy()
 
 
 def _check_names(values: Sequence[str], valid: Sequence[str], what: str) -> tuple[str, ...]:

@@ -1150,7 +1150,7 @@ class AgentSession:
         event: SessionInfoChangedEvent = {"type": "session_info_changed", "name": normalized}
         await self.emit(event)
         if self.ext is not None:
-            await self.ext.emit(dict(event))
+            await self.ext.emit({"type": "session_info_changed", "name": normalized})
 
     def export_html(self, output_path: str | None = None) -> dict[str, Any]:
         from pi_rpc.runtime.export_html import export_session_html

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pi_rpc.runtime.model_control import ModelControl
     from pi_rpc.runtime.options import RuntimeOptions
     from pi_rpc.runtime.resources_state import ResourcesState
+    from pi_rpc.session.entries import Entry
     from pi_rpc.session.manager import SessionManager
 
 
@@ -192,7 +193,7 @@ class LiveSessionPort:
 
     # ------------------------------------------------------------------ entries
 
-    def append_custom_entry(self, custom_type: str, data: object) -> dict[str, object] | None:
+    def append_custom_entry(self, custom_type: str, data: object) -> Entry | None:
         store = self._parts.session
         return store.get_entry(store.append_custom_entry(custom_type, data))
 
@@ -204,7 +205,7 @@ class LiveSessionPort:
     def set_entry_label(self, entry_id: str, label: str | None) -> None:
         self._parts.session.append_label_change(entry_id, label)
 
-    def commit_entries(self, drafts: object) -> list[dict[str, object]]:
+    def commit_entries(self, drafts: object) -> list[Entry]:
         from pi_rpc.runtime.boundaries import apply_drafts
 
         parts = self._parts

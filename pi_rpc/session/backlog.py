@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from pi_rpc.log import logger
-from pi_rpc.session.store import Entry, WriteStateListener
+from pi_rpc.session.entries import Entry, SessionHeader, SessionLine
+from pi_rpc.session.store import WriteStateListener
 
 Item = TypeVar("Item")
 
@@ -57,7 +58,7 @@ class WriteBatch(Generic[Item]):
     """What ``take_batch`` handed out: either the first write (``new``: the header and the
     entries, ``result`` what the store's ``_commit_new`` returned) or queued ``items``."""
 
-    new: list[Entry] | None
+    new: list[SessionLine] | None
     items: list[Item]
     result: object = None
 
@@ -82,7 +83,7 @@ class WriteBacklog(Generic[Item]):
         # The storage holds this session's header (written by us, or opened).
         self._flushed = False
         # Header and entries of the first write, while a fault keeps the session from being created.
-        self._unwritten_new: list[Entry] | None = None
+        self._unwritten_new: list[SessionLine] | None = None
         # Entries accepted after the session was created but not yet stored (a fault).
         self._unwritten: list[Item] = []
         self.write_error: str | None = None
@@ -96,11 +97,11 @@ class WriteBacklog(Generic[Item]):
     def locator(self) -> str:
         raise NotImplementedError
 
-    def _prepare(self, entry: Entry) -> Item:
+    def _prepare(self, entry: SessionLine) -> Item:
         """An accepted entry as it will be stored (computed when accepted, not when written)."""
         raise NotImplementedError
 
-    def _write_new(self, entries: Sequence[Entry]) -> None:
+    def _write_new(self, entries: Sequence[SessionLine]) -> None:
         """Create the session exclusively with ``entries`` (header first) in one write, or
         raise leaving nothing behind; sets ``_flushed``."""
         raise NotImplementedError
@@ -113,7 +114,7 @@ class WriteBacklog(Generic[Item]):
         """``write_error``'s text for a fault (``Could not write ...: <reason>``)."""
         raise NotImplementedError
 
-    def _commit_new(self, entries: Sequence[Entry]) -> object:
+    def _commit_new(self, entries: Sequence[SessionLine]) -> object:
         """Deferred writing: ``_write_new``'s transaction without touching the backlog's
         state (may run on another thread); returns what ``_committed_new`` applies."""
         raise NotImplementedError
@@ -154,7 +155,7 @@ class WriteBacklog(Generic[Item]):
     def closed(self) -> bool:
         return self._closed
 
-    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+    def create(self, header: SessionHeader, entries: Sequence[Entry], *, hold: bool = True) -> bool:
         if not hold:
             self._refuse_closed()
             self._write_new([header, *entries])

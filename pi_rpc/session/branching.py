@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from pi_rpc.session import entries as E
+from pi_rpc.session.entries import Entry
 from pi_rpc.session.ids import new_entry_id
-
-Entry = dict[str, Any]
 
 
 def branched_entries(path: list[Entry], labels: Mapping[str, str], label_ts: Mapping[str, str]) -> list[Entry]:
@@ -32,7 +31,7 @@ def branched_entries(path: list[Entry], labels: Mapping[str, str], label_ts: Map
         if entry.get("type") == "compaction":
             fk: Any = entry.get("firstKeptEntryId")
             copy["firstKeptEntryId"] = fk if fk == entry["id"] else replacement_by_label.get(fk, fk)
-        kept.append(copy)
+        kept.append(E.entry_of(copy))  # the entry's own shape, re-parented
         path_parent = entry["id"]
     ids = {e["id"] for e in kept}
     parent = kept[-1]["id"] if kept else None

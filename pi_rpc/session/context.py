@@ -11,15 +11,15 @@ their target's content (the latest edit wins).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from pi_rpc.session._gc import gc_paused
+from pi_rpc.session.entries import Entry
 from pi_rpc.session.ids import iso_to_ms, opaque_id
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, Message
 
-Entry = dict[str, Any]
 
 _EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
@@ -116,14 +116,14 @@ def session_context_settings(path: Sequence[Entry]) -> tuple[str, dict[str, obje
         elif not model_found:
             if etype == "model_change":
                 model, model_found = model_of_change(entry), True
-            elif etype == "message" and _is_assistant_message(entry.get("message")):
-                model, model_found = model_of_message(entry["message"]), True
+            elif etype == "message" and _is_assistant_message(message := entry.get("message")):
+                model, model_found = model_of_message(message), True
             if model_found and last_thinking is not None:
                 break
     return thinking_level_of(last_thinking), model
 
 
-def _is_assistant_message(message: object) -> bool:
+def _is_assistant_message(message: object) -> TypeGuard[dict[str, object]]:
     return isinstance(message, dict) and message.get("role") == "assistant"
 
 
@@ -180,14 +180,15 @@ def entry_to_context_messages(entry: Entry) -> list[Message]:
                 entry.get("timestamp"),
             )
         ]
-    if etype == "branch_summary" and entry.get("summary"):
-        return [create_branch_summary_message(entry["summary"], entry.get("fromId"), entry.get("timestamp"))]
+    if etype == "branch_summary" and (summary := entry.get("summary")):
+        return [create_branch_summary_message(summary, entry.get("fromId"), entry.get("timestamp"))]
     if etype == "compaction":
         summary = create_compaction_summary_message(
             entry.get("summary"), entry.get("tokensBefore"), entry.get("timestamp")
         )
         system_message = entry.get("systemMessage")
-        return [system_message, summary] if system_message else [summary]
+        # The stored checkpoint is taken for the system message it was written as.
+        return [cast("Message", system_message), summary] if system_message else [summary]
     return []
 
 
@@ -208,8 +209,8 @@ def build_context_entries(path: Sequence[Entry]) -> list[Entry]:
             found = True
         if found and not (
             entry.get("type") == "message"
-            and isinstance(entry.get("message"), dict)
-            and entry["message"].get("role") == "system"
+            and isinstance(message := entry.get("message"), dict)
+            and message.get("role") == "system"
         ):
             out.append(entry)
     out.extend(path[compaction_idx + 1 :])

@@ -9,11 +9,123 @@ payload before ``id`` because upstream builds them that way.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Literal, NotRequired, TypedDict, TypeGuard, Union, cast
 
 CURRENT_SESSION_VERSION = 3
 
-Entry = dict[str, Any]
+
+class SessionHeader(TypedDict):
+    """The file's first line (``SessionHeader``); not a tree entry."""
+
+    type: Literal["session"]
+    version: NotRequired[int]  # v1 files have none (``migrations.py`` adds it)
+    id: str
+    timestamp: str
+    cwd: str
+    parentSession: NotRequired[str]
+
+
+class _TreeEntry(TypedDict):
+    """``SessionEntryBase``: every entry after the header is a node of the tree."""
+
+    id: str
+    parentId: str | None
+    timestamp: str
+
+
+class MessageEntry(_TreeEntry):
+    type: Literal["message"]
+    message: Mapping[str, object]  # an ``AgentMessage`` (``pi_rpc.ai.types.Message``), as stored
+
+
+class ModelChangeEntry(_TreeEntry):
+    type: Literal["model_change"]
+    provider: str
+    modelId: str
+
+
+class ThinkingLevelChangeEntry(_TreeEntry):
+    type: Literal["thinking_level_change"]
+    thinkingLevel: str
+
+
+class UsageEntry(_TreeEntry):
+    type: Literal["usage"]
+    kind: str
+    provider: str
+    model: str
+    usage: dict[str, object]
+    note: NotRequired[str]
+
+
+class CompactionEntry(_TreeEntry):
+    type: Literal["compaction"]
+    summary: str
+    firstKeptEntryId: str
+    tokensBefore: int
+    details: NotRequired[object]
+    usage: NotRequired[Mapping[str, object]]
+    fromHook: NotRequired[bool]
+    systemMessage: NotRequired[dict[str, object]]
+
+
+class BranchSummaryEntry(_TreeEntry):
+    type: Literal["branch_summary"]
+    fromId: str
+    summary: str
+    details: NotRequired[object]
+    usage: NotRequired[dict[str, object]]
+    fromHook: NotRequired[bool]
+
+
+class CustomEntry(_TreeEntry):
+    type: Literal["custom"]
+    customType: str
+    data: NotRequired[object]
+
+
+class CustomMessageEntry(_TreeEntry):
+    type: Literal["custom_message"]
+    customType: str
+    content: object  # a string or content blocks
+    display: NotRequired[bool]
+    details: NotRequired[object]
+
+
+class ContextEditEntry(_TreeEntry):
+    type: Literal["context_edit"]
+    targetId: str
+    replacement: dict[str, object] | None
+
+
+class LabelEntry(_TreeEntry):
+    type: Literal["label"]
+    targetId: str
+    label: NotRequired[str]
+
+
+class SessionInfoEntry(_TreeEntry):
+    type: Literal["session_info"]
+    name: NotRequired[str]
+
+
+Entry = Union[
+    MessageEntry,
+    ModelChangeEntry,
+    ThinkingLevelChangeEntry,
+    UsageEntry,
+    CompactionEntry,
+    BranchSummaryEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    ContextEditEntry,
+    LabelEntry,
+    SessionInfoEntry,
+]
+"""One line of a session file after the header, by its ``type``."""
+
+SessionLine = Union[SessionHeader, Entry]
+"""Any line of a session file, as the stores write and read them."""
 
 ENTRY_TYPES = (
     "message",
@@ -30,12 +142,34 @@ ENTRY_TYPES = (
 )
 
 
-def _drop_none(d: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in d.items() if v is not None}
+def entry_of(raw: Mapping[str, object]) -> Entry:
+    """A JSON object read back from storage, as the entry its ``type`` names.
+
+    The boundary where untrusted JSON becomes an ``Entry``: the object is taken as written
+    (a file of upstream's or ours), unknown fields and types kept, like upstream's loader,
+    which does not validate entries either. Readers still check a field's type where a
+    wrong one would crash them.
+    """
+    return cast(Entry, raw)
 
 
-def make_header(session_id: str, timestamp: str, cwd: str, parent_session: str | None = None) -> Entry:
-    header: Entry = {
+def entries_of(raw: list[dict[str, object]]) -> list[Entry]:
+    """A list of stored JSON objects, as entries (see ``entry_of``; the same list, no copy)."""
+    return cast("list[Entry]", raw)
+
+
+def is_message_entry(entry: Entry) -> TypeGuard[MessageEntry]:
+    """``entry.get("type") == "message"``, narrowing (an entry read back may lack its type)."""
+    return entry.get("type") == "message"
+
+
+def header_of(raw: Mapping[str, object]) -> SessionHeader:
+    """A stored first line, as the session header (see ``entry_of``)."""
+    return cast(SessionHeader, raw)
+
+
+def make_header(session_id: str, timestamp: str, cwd: str, parent_session: str | None = None) -> SessionHeader:
+    header: SessionHeader = {
         "type": "session",
         "version": CURRENT_SESSION_VERSION,
         "id": session_id,
@@ -47,11 +181,13 @@ def make_header(session_id: str, timestamp: str, cwd: str, parent_session: str |
     return header
 
 
-def message_entry(id: str, parent_id: str | None, timestamp: str, message: Mapping[str, object]) -> Entry:
+def message_entry(id: str, parent_id: str | None, timestamp: str, message: Mapping[str, object]) -> MessageEntry:
     return {"type": "message", "id": id, "parentId": parent_id, "timestamp": timestamp, "message": message}
 
 
-def model_change_entry(id: str, parent_id: str | None, timestamp: str, provider: str, model_id: str) -> Entry:
+def model_change_entry(
+    id: str, parent_id: str | None, timestamp: str, provider: str, model_id: str
+) -> ModelChangeEntry:
     return {
         "type": "model_change",
         "id": id,
@@ -62,7 +198,9 @@ def model_change_entry(id: str, parent_id: str | None, timestamp: str, provider:
     }
 
 
-def thinking_level_change_entry(id: str, parent_id: str | None, timestamp: str, thinking_level: str) -> Entry:
+def thinking_level_change_entry(
+    id: str, parent_id: str | None, timestamp: str, thinking_level: str
+) -> ThinkingLevelChangeEntry:
     return {
         "type": "thinking_level_change",
         "id": id,
@@ -81,8 +219,8 @@ def usage_entry(
     model: str,
     usage: dict[str, object],
     note: str | None = None,
-) -> Entry:
-    entry: Entry = {
+) -> UsageEntry:
+    entry: UsageEntry = {
         "type": "usage",
         "id": id,
         "parentId": parent_id,
@@ -108,19 +246,25 @@ def compaction_entry(
     usage: Mapping[str, object] | None = None,
     from_hook: bool | None = None,
     system_message: dict[str, object] | None = None,
-) -> Entry:
-    head: Entry = {"type": "compaction", "id": id, "parentId": parent_id, "timestamp": timestamp}
-    return head | _drop_none(
-        {
-            "summary": summary,
-            "firstKeptEntryId": first_kept_entry_id,
-            "tokensBefore": tokens_before,
-            "details": details,
-            "usage": usage,
-            "fromHook": from_hook,
-            "systemMessage": system_message,
-        }
-    )
+) -> CompactionEntry:
+    entry: CompactionEntry = {
+        "type": "compaction",
+        "id": id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "summary": summary,
+        "firstKeptEntryId": first_kept_entry_id,
+        "tokensBefore": tokens_before,
+    }
+    if details is not None:
+        entry["details"] = details
+    if usage is not None:
+        entry["usage"] = usage
+    if from_hook is not None:
+        entry["fromHook"] = from_hook
+    if system_message is not None:
+        entry["systemMessage"] = system_message
+    return entry
 
 
 def branch_summary_entry(
@@ -132,21 +276,32 @@ def branch_summary_entry(
     details: object = None,
     usage: dict[str, object] | None = None,
     from_hook: bool | None = None,
-) -> Entry:
-    head: Entry = {"type": "branch_summary", "id": id, "parentId": parent_id, "timestamp": timestamp}
-    return head | _drop_none(
-        {"fromId": from_id, "summary": summary, "details": details, "usage": usage, "fromHook": from_hook}
-    )
+) -> BranchSummaryEntry:
+    entry: BranchSummaryEntry = {
+        "type": "branch_summary",
+        "id": id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "fromId": from_id,
+        "summary": summary,
+    }
+    if details is not None:
+        entry["details"] = details
+    if usage is not None:
+        entry["usage"] = usage
+    if from_hook is not None:
+        entry["fromHook"] = from_hook
+    return entry
 
 
-def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: str, data: object = None) -> Entry:
-    entry: Entry = {"type": "custom", "customType": custom_type}
+def custom_entry(id: str, parent_id: str | None, timestamp: str, custom_type: str, data: object = None) -> CustomEntry:
+    entry: dict[str, object] = {"type": "custom", "customType": custom_type}
     if data is not None:
         entry["data"] = data
     entry["id"] = id
     entry["parentId"] = parent_id
     entry["timestamp"] = timestamp
-    return entry
+    return cast(CustomEntry, entry)  # its key order is upstream's, payload before id
 
 
 def custom_message_entry(
@@ -157,8 +312,8 @@ def custom_message_entry(
     content: object,
     display: bool | None,
     details: object = None,
-) -> Entry:
-    entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content}
+) -> CustomMessageEntry:
+    entry: dict[str, object] = {"type": "custom_message", "customType": custom_type, "content": content}
     if display is not None:  # upstream's JSON leaves an undefined display out
         entry["display"] = display
     if details is not None:
@@ -166,7 +321,7 @@ def custom_message_entry(
     entry["id"] = id
     entry["parentId"] = parent_id
     entry["timestamp"] = timestamp
-    return entry
+    return cast(CustomMessageEntry, entry)  # its key order is upstream's, payload before id
 
 
 def context_edit_entry(
@@ -175,7 +330,7 @@ def context_edit_entry(
     timestamp: str,
     target_id: str,
     replacement: dict[str, object] | None,
-) -> Entry:
+) -> ContextEditEntry:
     return {
         "type": "context_edit",
         "id": id,
@@ -186,15 +341,21 @@ def context_edit_entry(
     }
 
 
-def label_entry(id: str, parent_id: str | None, timestamp: str, target_id: str, label: str | None) -> Entry:
-    entry: Entry = {"type": "label", "id": id, "parentId": parent_id, "timestamp": timestamp, "targetId": target_id}
+def label_entry(id: str, parent_id: str | None, timestamp: str, target_id: str, label: str | None) -> LabelEntry:
+    entry: LabelEntry = {
+        "type": "label",
+        "id": id,
+        "parentId": parent_id,
+        "timestamp": timestamp,
+        "targetId": target_id,
+    }
     if label is not None:
         entry["label"] = label
     return entry
 
 
-def session_info_entry(id: str, parent_id: str | None, timestamp: str, name: str | None) -> Entry:
-    entry: Entry = {"type": "session_info", "id": id, "parentId": parent_id, "timestamp": timestamp}
+def session_info_entry(id: str, parent_id: str | None, timestamp: str, name: str | None) -> SessionInfoEntry:
+    entry: SessionInfoEntry = {"type": "session_info", "id": id, "parentId": parent_id, "timestamp": timestamp}
     if name is not None:
         entry["name"] = name
     return entry

@@ -24,18 +24,17 @@ less for a long session.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_rpc.session.context import entry_to_context_messages, model_of_change, model_of_message, thinking_level_of
-from pi_rpc.session.entries import ENTRY_TYPES
+from pi_rpc.session.entries import ENTRY_TYPES, Entry, ModelChangeEntry, ThinkingLevelChangeEntry, entries_of, entry_of
 from pi_rpc.session.ids import opaque_id
 
 if TYPE_CHECKING:
     from pi_rpc.ai.types import Message
 
-Entry = dict[str, Any]
 
 _TYPE_NAMES: dict[str, str] = {sys.intern(name): sys.intern(name) for name in (*ENTRY_TYPES, "session")}
 # Entry types whose presence needs the general projection (path filtering, content edits).
@@ -49,10 +48,10 @@ class LinearProjection:
     """What the projection of a one-chain session needs, gathered while indexing."""
 
     messages: list[Message]
-    last_thinking_level_change: Entry | None
+    last_thinking_level_change: ThinkingLevelChangeEntry | None
     # The last model_change entry, and how many messages came before it: a later assistant
     # message (found from the end of ``messages``) overrides it.
-    last_model_change: Entry | None
+    last_model_change: ModelChangeEntry | None
     messages_before_model_change: int
     # The session as indexed: its last entry (the leaf) and its entry count.
     last_entry: Entry
@@ -89,17 +88,21 @@ class EntryIndex:
     linear: LinearProjection | None = None
 
 
-def index_entries(entries: Iterable[Entry]) -> EntryIndex:
-    """Index ``entries`` (no header); see the module docstring."""
+def index_entries(entries: Iterable[Mapping[str, object]]) -> EntryIndex:
+    """Index ``entries`` (no header), JSON objects as read back from storage or entries the
+    session built: the boundary where stored JSON becomes ``Entry`` (the objects are kept,
+    and repaired in place, not copied); see the module docstring."""
     index = EntryIndex()
-    kept = index.entries
+    # Every caller's entries are dicts, repaired in place below (ids, parents, type names).
+    raw_entries = cast("Iterable[dict[str, object]]", entries)
+    kept: list[dict[str, object]] = []
     keep = kept.append
-    by_id = index.by_id
+    by_id: dict[object, dict[str, object]] = {}
     # A key that is not a str makes CPython keep every key's hash in the table itself
     # ("general" keys), so growing it and resolving collisions never go back to the id
     # strings, which by then are cold in memory: the dominant cost of indexing 100k
     # entries otherwise. Removed again below; lookups behave the same either way.
-    by_id[_HASH_KEEPING_KEY] = None  # type: ignore[index,assignment]
+    by_id[_HASH_KEEPING_KEY] = {}
     labels = index.labels
     label_ts = index.label_timestamps
     # Every message any kept entry contributes, in order (message entries, custom messages,
@@ -109,13 +112,13 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
     add_messages = messages.extend
     chained = True  # every kept entry's parentId is the previous kept entry's id
     reprojecting = False
-    last_thinking: Entry | None = None
-    last_model_change: Entry | None = None
+    last_thinking: dict[str, object] | None = None
+    last_model_change: dict[str, object] | None = None
     messages_before_model_change = 0
-    previous_id: str | None = None
+    previous_id: object = None
     # The loop body runs per entry of a long session: the common path (a message entry) is
     # kept to as few operations as possible; other types take the branches at the end.
-    for entry in entries:
+    for entry in raw_entries:
         etype = entry.get("type")
         entry_id = entry.get("id")
         if entry_id.__class__ is not str:
@@ -151,7 +154,7 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
                     continue
             except AttributeError:  # not an object: contributes nothing (below)
                 pass
-            add_messages(entry_to_context_messages(entry))
+            add_messages(entry_to_context_messages(entry_of(entry)))
             continue
         if etype.__class__ is str:
             name = _TYPE_NAMES.get(etype)
@@ -167,18 +170,25 @@ def index_entries(entries: Iterable[Entry]) -> EntryIndex:
         elif etype.__class__ is str and etype in _REPROJECTING:
             reprojecting = True
         else:
-            add_messages(entry_to_context_messages(entry))
-    del by_id[_HASH_KEEPING_KEY]  # type: ignore[arg-type]
-    index.leaf_id = previous_id
+            add_messages(entry_to_context_messages(entry_of(entry)))
+    del by_id[_HASH_KEEPING_KEY]
+    index.entries = entries_of(kept)
+    index.by_id = cast("dict[str, Entry]", by_id)  # keyed by id (an opaque key for a hand-edited one)
+    index.leaf_id = cast("str | None", previous_id)
     index.has_conversation = any(message.get("role") in _CONVERSATION_ROLES for message in messages)
     if kept and chained and not reprojecting and len(by_id) == len(kept):
         index.linear = LinearProjection(
-            messages, last_thinking, last_model_change, messages_before_model_change, kept[-1], len(kept)
+            messages,
+            cast("ThinkingLevelChangeEntry | None", last_thinking),
+            cast("ModelChangeEntry | None", last_model_change),
+            messages_before_model_change,
+            index.entries[-1],
+            len(kept),
         )
     return index
 
 
-def _apply_label(entry: Entry, labels: dict[Any, str], label_ts: dict[Any, str]) -> None:
+def _apply_label(entry: dict[str, object], labels: dict[Any, str], label_ts: dict[Any, str]) -> None:
     """A label entry: its target (as written; not validated here) labelled, or unlabelled by
     an empty label."""
     written: object = entry.get("targetId")
@@ -186,7 +196,7 @@ def _apply_label(entry: Entry, labels: dict[Any, str], label_ts: dict[Any, str])
     if target is not written:
         entry["targetId"] = target
     if entry.get("label"):
-        labels[target] = entry["label"]
+        labels[target] = entry["label"]  # type: ignore[assignment]  # as written (a hand-edited file)
         label_ts[target] = entry.get("timestamp")  # type: ignore[assignment]
     else:
         labels.pop(target, None)

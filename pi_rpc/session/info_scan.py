@@ -24,6 +24,7 @@ upstream skips as invalid JSON and this scanner may count as a message.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +54,7 @@ _INCONCLUSIVE = object()
 
 @dataclass(slots=True)
 class ScannedSession:
-    header: dict[str, object]
+    header: Mapping[str, object]
     message_count: int = 0
     first_message: str = ""
     name: str | None = None
@@ -186,7 +187,7 @@ def scan_session(data: bytes, *, with_texts: bool = False) -> ScannedSession | N
     return s
 
 
-def absorb_entry(s: ScannedSession, entry: dict[str, object], with_texts: bool) -> None:
+def absorb_entry(s: ScannedSession, entry: Mapping[str, object], with_texts: bool) -> None:
     """One parsed entry, exactly as upstream's loop reads it."""
     etype = entry.get("type")
     if etype == "session_info":

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from pi_rpc.log import logger
 from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.entries import Entry, SessionHeader, SessionLine
 from pi_rpc.session.errors import SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import file_timestamp, now_iso
 from pi_rpc.session.index import EntryIndex, index_entries
@@ -34,7 +35,7 @@ from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.loader import LoadedFile, is_valid_header, iter_parsed_lines, open_regular
 from pi_rpc.session.lock import SessionLock, holder_pid
 from pi_rpc.session.migrations import needs_migration
-from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
+from pi_rpc.session.store import FsyncMode, describe_os_error
 
 if TYPE_CHECKING:
     from pi_rpc.session.listing import SessionInfo
@@ -94,7 +95,7 @@ def read_and_index(f: BinaryIO) -> tuple[LoadedFile, EntryIndex | None]:
     return loaded, None
 
 
-def _serialise_all(entries: Iterable[Entry]) -> bytes:
+def _serialise_all(entries: Iterable[SessionLine]) -> bytes:
     return b"".join(dumps_line(e) for e in entries)
 
 
@@ -254,7 +255,7 @@ class JsonlSessionStore(WriteBacklog[bytes]):
         except OSError as exc:
             logger().warning(f"pi: session {self._session_file}: fsync failed: {describe_os_error(exc)}")
 
-    def _write_new(self, entries: Sequence[Entry]) -> None:
+    def _write_new(self, entries: Sequence[SessionLine]) -> None:
         """Exclusive create of the file with header and every in-memory entry, one write."""
         if self._read_only:
             raise SessionReadOnlyError(self._session_file)
@@ -278,7 +279,7 @@ class JsonlSessionStore(WriteBacklog[bytes]):
             _fsync_dir(self._session_file)
         self._flushed = True
 
-    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+    def rewrite(self, header: SessionHeader, entries: Sequence[Entry]) -> None:
         """Replace the whole file (migration, empty-file header) via a temp file + rename."""
         if self._read_only:
             return
@@ -296,7 +297,7 @@ class JsonlSessionStore(WriteBacklog[bytes]):
 
     # ------------------------------------------------------------------ the backlog's hooks
 
-    def _prepare(self, entry: Entry) -> bytes:
+    def _prepare(self, entry: SessionLine) -> bytes:
         return dumps_line(entry)
 
     def _write_items(self, items: list[bytes]) -> None:

@@ -33,6 +33,7 @@ from pi_rpc.session.context import (
     build_session_path,
     build_session_projection,
 )
+from pi_rpc.session.entries import Entry, SessionHeader
 from pi_rpc.session.errors import (
     EntryNotFoundError,
     MissingSessionCwdError,
@@ -53,7 +54,7 @@ from pi_rpc.session.jsonl_store import JSONL_BACKEND
 from pi_rpc.session.loader import LoadedFile, is_valid_header, read_session_file
 from pi_rpc.session.migrations import migrate_to_current_version
 from pi_rpc.session.store import FSYNC_MODES as _FSYNC_MODES
-from pi_rpc.session.store import Entry, FsyncMode, SessionBackend, SessionStore, WriteStateListener
+from pi_rpc.session.store import FsyncMode, SessionBackend, SessionStore, WriteStateListener
 from pi_rpc.session.tree import build_tree
 
 
@@ -154,11 +155,11 @@ def _read_whole(locator: str) -> LoadedFile:
     if loaded is None:
         return LoadedFile()
     if index is not None:
-        loaded.entries = [loaded.entries[0], *index.entries]
+        loaded.entries = [loaded.entries[0], *cast("list[dict[str, object]]", index.entries)]  # stored JSON again
     return loaded
 
 
-def _index_paused(entries: list[Entry]) -> EntryIndex:
+def _index_paused(entries: Iterable[Mapping[str, object]]) -> EntryIndex:
     """``index_entries`` with the cyclic collector paused (see ``_gc``)."""
     with gc_paused():
         return index_entries(entries)
@@ -191,7 +192,7 @@ class SessionManager:
         self.deferred_writes = DeferredWrites(lambda: None if self._read_only else self._store)
         self._session_id = ""
         self._session_file: str | None = None
-        self._header: Entry = {}
+        self._header: SessionHeader = cast(SessionHeader, {})  # made by _new_session or read from the file
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
@@ -228,16 +229,13 @@ class SessionManager:
 
     @classmethod
     def in_memory(
-        cls, cwd: str, *, session_id: str | None = None, entries: Iterable[Entry] | None = None
+        cls, cwd: str, *, session_id: str | None = None, entries: Iterable[Mapping[str, object]] | None = None
     ) -> SessionManager:
         """A session that never touches disk (``--no-session``)."""
         manager = cls(cwd, None, persist=False)
         manager._new_session(session_id=session_id)
         if entries:
-            for entry in entries:
-                if entry.get("type") != "session":
-                    manager._entries.append(entry)
-            manager._apply_index(_index_paused(manager._entries))
+            manager._apply_index(_index_paused([entry for entry in entries if entry.get("type") != "session"]))
         return manager
 
     @classmethod
@@ -338,7 +336,7 @@ class SessionManager:
         manager._new_session(session_id=session_id, parent_session=source)
         # Upstream copies v1/v2 entries verbatim under a v3 header; migrate them first.
         migrate_to_current_version(loaded.entries)
-        manager._entries = [e for e in loaded.entries[1:] if e.get("type") != "session"]
+        manager._entries = E.entries_of([e for e in loaded.entries[1:] if e.get("type") != "session"])
         manager.diagnostics.extend(f"{source}: {d}" for d in loaded.diagnostics)
         manager._apply_index(_index_paused(manager._entries))
         assert manager._store is not None  # bound by _new_session: the manager persists
@@ -385,14 +383,14 @@ class SessionManager:
                 self.diagnostics.append("empty session file initialised with a header")
             return
         file_entries = loaded.entries
-        header = file_entries[0]
+        header = E.header_of(file_entries[0])
         self._header = header
         self._session_id = header["id"]
         if index is not None:
             self._apply_index(index)
             return
         migrated_from = migrate_to_current_version(file_entries)
-        self._entries = [e for e in file_entries[1:] if e.get("type") != "session"]
+        self._entries = E.entries_of([e for e in file_entries[1:] if e.get("type") != "session"])
         if migrated_from is not None:
             if self._read_only:
                 self.diagnostics.append(
@@ -532,7 +530,7 @@ class SessionManager:
         None for in-memory sessions."""
         return self._session_file
 
-    def get_header(self) -> Entry:
+    def get_header(self) -> SessionHeader:
         return self._header
 
     # ------------------------------------------------------------------ appends
@@ -626,7 +624,7 @@ class SessionManager:
             raise EntryNotFoundError(f"Entry {target_id} not found")
         if not any(e.get("id") == target_id for e in self.get_branch()):
             raise SessionError(f"Entry {target_id} is not on the active branch")
-        role = target["message"].get("role") if target.get("type") == "message" else "custom"
+        role = target["message"].get("role") if E.is_message_entry(target) else "custom"
         editable = target.get("type") == "custom_message" or (
             target.get("type") == "message" and role in ("user", "assistant", "toolResult")
         )
@@ -825,7 +823,7 @@ class SessionManager:
         if position == "at":
             target_leaf: str | None = selected["id"]
         else:
-            if selected.get("type") != "message" or (selected.get("message") or {}).get("role") != "user":
+            if not E.is_message_entry(selected) or (selected.get("message") or {}).get("role") != "user":
                 raise SessionError("Invalid entry ID for forking")
             target_leaf = selected.get("parentId")
             selected_text = content_text_concat(selected["message"].get("content"))

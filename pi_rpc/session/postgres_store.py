@@ -51,6 +51,7 @@ from psycopg import sql as _sql
 
 from pi_rpc.log import logger
 from pi_rpc.session.backlog import WriteBacklog
+from pi_rpc.session.entries import Entry, SessionHeader, SessionLine, header_of
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionLockedError, SessionReadOnlyError
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
 from pi_rpc.session.jsonfmt import dumps_line
@@ -64,7 +65,7 @@ from pi_rpc.session.postgres_locator import (
 )
 from pi_rpc.session.sqlite_search import entry_text, fold
 from pi_rpc.session.sqlite_store import StoredSession  # (the export's shape, shared)
-from pi_rpc.session.store import Entry, FsyncMode
+from pi_rpc.session.store import FsyncMode
 from pi_rpc.session.store_rows import (
     SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
@@ -338,7 +339,7 @@ def _rows_of(conn: psycopg.Connection[Any], session_id: str) -> tuple[tuple[Any,
 # ---------------------------------------------------------------------- rows and summaries
 
 
-def _row_of(entry: Entry, line: str | None = None) -> Row:
+def _row_of(entry: SessionLine, line: str | None = None) -> Row:
     return (
         entry.get("id"),
         entry.get("parentId"),
@@ -400,9 +401,9 @@ def insert_rows(conn: psycopg.Connection[object], session_id: str, first_seq: in
 
 def import_session(
     conn: psycopg.Connection[object],
-    header: Entry,
+    header: SessionHeader,
     header_line: str,
-    entries: Sequence[tuple[Entry, str]],
+    entries: Sequence[tuple[SessionLine, str]],
     *,
     session_dir: str | None,
     written_at: int,
@@ -700,12 +701,12 @@ class PostgresSessionStore(WriteBacklog[Row]):
 
     # ------------------------------------------------------------------ writing
 
-    def _prepare(self, entry: Entry) -> Row:
+    def _prepare(self, entry: SessionLine) -> Row:
         if self._summary is not None:
             absorb_entry(self._summary, entry, False)
         return _row_of(entry)
 
-    def _write_new(self, entries: Sequence[Entry]) -> None:
+    def _write_new(self, entries: Sequence[SessionLine]) -> None:
         summary, stored = self._store_new(entries)
         self._summary = summary
         self._stored_seq = stored
@@ -719,7 +720,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
     # The two writes themselves: they read no state a later accept changes (a deferred write
     # runs them on the writer thread while the loop goes on accepting entries).
 
-    def _store_new(self, entries: Sequence[Entry]) -> tuple[ScannedSession, int]:
+    def _store_new(self, entries: Sequence[SessionLine]) -> tuple[ScannedSession, int]:
         """Insert the session row and its first entries in one transaction; ``(summary,
         stored count)``. The same session already stored with this very header and count is
         this store's own earlier commit whose answer was lost; anything else is refused as
@@ -912,7 +913,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
         if job[0].done():
             self._finish()
 
-    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+    def create(self, header: SessionHeader, entries: Sequence[Entry], *, hold: bool = True) -> bool:
         if not self._deferred or not hold:
             self._wait_idle()
             return super().create(header, entries, hold=hold)
@@ -971,7 +972,7 @@ class PostgresSessionStore(WriteBacklog[Row]):
         ]
         return stored == [(_id_text(row[0]), row[4]) for row in items[:done]]
 
-    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+    def rewrite(self, header: SessionHeader, entries: Sequence[Entry]) -> None:
         if self._read_only:
             return
         self._wait_idle()
@@ -1016,8 +1017,8 @@ class PostgresSessionStore(WriteBacklog[Row]):
         return self._backend.holder(self._session_id)
 
 
-def _rows_and_summary(entries: Sequence[Entry]) -> tuple[Entry, list[Row], ScannedSession]:
-    header = entries[0]
+def _rows_and_summary(entries: Sequence[SessionLine]) -> tuple[SessionHeader, list[Row], ScannedSession]:
+    header = header_of(entries[0])
     summary = ScannedSession(header)
     rows: list[Row] = []
     for entry in entries[1:]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import psycopg
 
+from pi_rpc.session.entries import SessionHeader
 from pi_rpc.session.errors import SessionError, SessionLockedError
 from pi_rpc.session.postgres_locator import Target, make_locator, redact, target_from_conninfo
 from pi_rpc.session.postgres_store import (
@@ -26,7 +27,6 @@ from pi_rpc.session.postgres_store import (
     try_lock,
     unlock,
 )
-from pi_rpc.session.store import Entry
 from pi_rpc.session.transfer_files import Outcome, TransferError, export_one, readable_sources, session_files
 
 
@@ -52,7 +52,7 @@ def _first_line(exc: BaseException) -> str:
 def import_sessions(
     conninfo: str,
     sources: Sequence[str],
-    session_dir_of: Callable[[Entry], str | None],
+    session_dir_of: Callable[[SessionHeader], str | None],
     report: Callable[[Outcome], None],
 ) -> int:
     """As ``transfer.import_sessions``, into the PostgreSQL database ``conninfo`` names."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from pi_rpc.session.ids import iso_to_ms
@@ -89,7 +89,7 @@ def fold_or_none(text: str | None) -> str | None:
     return fold(text) if text is not None else None
 
 
-def entry_text(entry: dict[str, object]) -> str | None:
+def entry_text(entry: Mapping[str, object]) -> str | None:
     """The text a search reads from this entry (``info_scan.absorb_entry``'s rule with
     ``with_texts``): a user or assistant message's non-empty text, else None."""
     if entry.get("type") != "message":

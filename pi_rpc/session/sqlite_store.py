@@ -50,13 +50,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from pi_rpc.session.backlog import WouldWait, WriteBacklog
+from pi_rpc.session.entries import Entry, SessionHeader, SessionLine, header_of
 from pi_rpc.session.errors import SessionError, SessionInvalidError, SessionReadOnlyError
 from pi_rpc.session.ids import SESSION_ID_RE, iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession, absorb_entry, scan_session
 from pi_rpc.session.jsonl_store import read_and_index
 from pi_rpc.session.lock import SessionLock, holder_pid
 from pi_rpc.session.sqlite_search import entry_text, insert_texts, listing_rows, migrate_to_v2
-from pi_rpc.session.store import Entry, FsyncMode, describe_os_error
+from pi_rpc.session.store import FsyncMode, describe_os_error
 from pi_rpc.session.store_rows import (
     SESSION_ROW_COLUMNS,
     SUMMARY_COLUMNS,
@@ -357,7 +358,7 @@ def _column(value: Any) -> Any:
     return None
 
 
-def _row_of(entry: Entry, line: str | None = None) -> Row:
+def _row_of(entry: SessionLine, line: str | None = None) -> Row:
     return (
         _column(entry.get("id")),
         _column(entry.get("parentId")),
@@ -399,9 +400,9 @@ def insert_rows(conn: sqlite3.Connection, session_id: str, first_seq: int, rows:
 
 def import_session(
     conn: sqlite3.Connection,
-    header: Entry,
+    header: SessionHeader,
     header_line: str,
-    entries: Sequence[tuple[Entry, str]],
+    entries: Sequence[tuple[SessionLine, str]],
     *,
     session_dir: str | None,
     written_at: int,
@@ -671,7 +672,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
 
     # ------------------------------------------------------------------ writing (the backlog's hooks)
 
-    def _prepare(self, entry: Entry) -> Pending:
+    def _prepare(self, entry: SessionLine) -> Pending:
         # The summary as of this entry, copied now: a deferred batch may be written while
         # later entries are accepted, and its sessions row must describe exactly its rows.
         summary = self._summary
@@ -680,10 +681,10 @@ class SqliteSessionStore(WriteBacklog[Pending]):
             summary = replace(summary)
         return _row_of(entry), summary
 
-    def _write_new(self, entries: Sequence[Entry]) -> None:
+    def _write_new(self, entries: Sequence[SessionLine]) -> None:
         self._committed_new(self._commit_new(entries))
 
-    def _commit_new(self, entries: Sequence[Entry]) -> ScannedSession:
+    def _commit_new(self, entries: Sequence[SessionLine]) -> ScannedSession:
         """Insert the session row and its first entries in one transaction; a session of
         this id already in the database is refused as ``FileExistsError`` (the JSONL
         store's exclusive create). Touches no backlog state (deferred writing)."""
@@ -725,7 +726,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
                 (*summary_values(summary, written_at), next_seq + len(items), self._session_id),
             )
 
-    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+    def rewrite(self, header: SessionHeader, entries: Sequence[Entry]) -> None:
         """Replace the whole stored session (migration) in one transaction."""
         if self._read_only:
             return
@@ -745,8 +746,8 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         self._flushed = True
 
     @staticmethod
-    def _rows_and_summary(entries: Sequence[Entry]) -> tuple[Entry, list[Row], ScannedSession]:
-        header = entries[0]
+    def _rows_and_summary(entries: Sequence[SessionLine]) -> tuple[SessionHeader, list[Row], ScannedSession]:
+        header = header_of(entries[0])
         summary = ScannedSession(header)
         rows: list[Row] = []
         for entry in entries[1:]:
@@ -755,7 +756,7 @@ class SqliteSessionStore(WriteBacklog[Pending]):
         return header, rows, summary
 
     def _insert_session(
-        self, conn: sqlite3.Connection, header: Entry, summary: ScannedSession, written_at: int, next_seq: int
+        self, conn: sqlite3.Connection, header: SessionHeader, summary: ScannedSession, written_at: int, next_seq: int
     ) -> None:
         insert_session_row(
             conn,

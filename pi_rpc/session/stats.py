@@ -14,9 +14,8 @@ from typing import Any
 
 from pi_rpc.ai.estimate import calculate_context_tokens as calculate_context_tokens  # (re-exported)
 from pi_rpc.ai.transcript import get_current_system_message
+from pi_rpc.session.entries import Entry
 from pi_rpc.session.jsonfmt import dumps_js, js_len
-
-Entry = dict[str, object]
 
 _IMAGE_CHARS = 4800
 
@@ -205,8 +204,8 @@ def compute_session_stats(
         etype = entry.get("type")
         if etype == "usage":
             add(entry.get("usage"))
-        elif etype in ("branch_summary", "compaction") and entry.get("usage"):
-            add(entry["usage"])
+        elif etype in ("branch_summary", "compaction") and (usage := entry.get("usage")):
+            add(usage)
         if etype != "message":
             continue
         total += 1

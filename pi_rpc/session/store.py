@@ -24,13 +24,14 @@ import errno
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
+from pi_rpc.session.entries import Entry, SessionHeader
+
 if TYPE_CHECKING:
     from pi_rpc.session.backlog import WriteBatch
     from pi_rpc.session.index import EntryIndex
     from pi_rpc.session.listing import SessionInfo
     from pi_rpc.session.loader import LoadedFile
 
-Entry = dict[str, Any]
 FsyncMode = Literal["none", "entry", "turn"]
 FSYNC_MODES = ("none", "entry", "turn")
 
@@ -83,7 +84,7 @@ class SessionStore(Protocol):
         entries after it (the loaded entries then hold only the header)."""
         ...
 
-    def create(self, header: Entry, entries: Sequence[Entry], *, hold: bool = True) -> bool:
+    def create(self, header: SessionHeader, entries: Sequence[Entry], *, hold: bool = True) -> bool:
         """Create the session's storage exclusively with the header and ``entries`` in one
         write. ``hold``: a fault keeps them pending (False returned, ``write_error`` set);
         otherwise the fault is raised and nothing is left behind."""
@@ -93,7 +94,7 @@ class SessionStore(Protocol):
         """Append a batch after whatever a fault holds, all or nothing; False when held."""
         ...
 
-    def rewrite(self, header: Entry, entries: Sequence[Entry]) -> None:
+    def rewrite(self, header: SessionHeader, entries: Sequence[Entry]) -> None:
         """Replace the whole stored session (migration, header for an empty file)."""
         ...
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.session.ids import iso_to_ms
 from pi_rpc.session.info_scan import ScannedSession
 from pi_rpc.session.jsonfmt import dumps_line
 from pi_rpc.session.sqlite_search import fold_or_none
-from pi_rpc.session.store import Entry
 
 if TYPE_CHECKING:
     from pi_rpc.session.listing import SessionInfo
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("name", "message_count", "first_message", "last_activity", "modified", "written_at", "name_folded")
 
 
-def entry_line(entry: Entry) -> str:
+def entry_line(entry: Mapping[str, object]) -> str:
     """The entry as the JSONL store writes it (one line, with its newline)."""
     return dumps_line(entry).decode("utf-8")
 

@@ -18,6 +18,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 
+from pi_rpc.session.entries import SessionHeader
 from pi_rpc.session.errors import SessionLockedError
 from pi_rpc.session.lock import SessionLock
 from pi_rpc.session.postgres_locator import looks_like_conninfo
@@ -32,7 +33,6 @@ from pi_rpc.session.sqlite_store import (
     read_stored_session,
     stored_session_ids,
 )
-from pi_rpc.session.store import Entry
 from pi_rpc.session.transfer_files import (
     Outcome,
     SessionSource,
@@ -50,7 +50,7 @@ from pi_rpc.session.transfer_files import (
 def import_sessions(
     db_path: str,
     sources: Sequence[str],
-    session_dir_of: Callable[[Entry], str | None],
+    session_dir_of: Callable[[SessionHeader], str | None],
     report: Callable[[Outcome], None],
 ) -> int:
     """Import every session file of ``sources`` into the database (created if missing);

@@ -6,12 +6,13 @@ per session, and writing an exported session where the JSONL store would keep it
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import orjson
 
+from pi_rpc.session.entries import Entry, SessionHeader, entry_of, header_of
 from pi_rpc.session.errors import SessionNotAFileError
 from pi_rpc.session.info_scan import parse_line
 from pi_rpc.session.jsonfmt import dumps_line
@@ -19,7 +20,6 @@ from pi_rpc.session.jsonl_store import session_file_name
 from pi_rpc.session.listing import encode_cwd
 from pi_rpc.session.loader import is_valid_header, open_regular, parse_session_bytes, salvage_line
 from pi_rpc.session.migrations import migrate_to_current_version, needs_migration
-from pi_rpc.session.store import Entry
 
 if TYPE_CHECKING:
     from pi_rpc.session.sqlite_store import StoredSession
@@ -34,7 +34,7 @@ class SessionSource:
     """One session file read for import: its header, and each entry with the line to store."""
 
     path: str
-    header: Entry
+    header: SessionHeader
     header_line: str
     entries: list[tuple[Entry, str]]
     mtime_ms: int
@@ -114,23 +114,24 @@ def read_source(path: str) -> SessionSource | None:
     pairs = list(_entries_with_lines(data, notes))
     if not pairs or not is_valid_header(pairs[0][0]):
         return None
-    header = pairs[0][0]
-    if needs_migration(header):
+    if needs_migration(pairs[0][0]):
         # As opening the file does: migrate, drop later session lines, rewrite every line.
         loaded = parse_session_bytes(data)
         version = migrate_to_current_version(loaded.entries)
-        header = loaded.entries[0]
-        migrated = [e for e in loaded.entries[1:] if e.get("type") != "session"]
+        header = header_of(loaded.entries[0])
+        migrated = [entry_of(e) for e in loaded.entries[1:] if e.get("type") != "session"]
         notes.append(f"migrated from format v{version} to v3")
         return SessionSource(path, header, _line(header), [(e, _line(e)) for e in migrated], mtime_ms, notes)
-    return SessionSource(path, header, pairs[0][1], pairs[1:], mtime_ms, notes)
+    # The file's JSON objects, as the header and entries they are stored as.
+    entries = [(entry_of(value), line) for value, line in pairs[1:]]
+    return SessionSource(path, header_of(pairs[0][0]), pairs[0][1], entries, mtime_ms, notes)
 
 
-def _line(entry: Entry) -> str:
+def _line(entry: Mapping[str, object]) -> str:
     return dumps_line(entry).decode("utf-8")
 
 
-def _entries_with_lines(data: bytes, notes: list[str]) -> Iterator[tuple[Entry, str]]:
+def _entries_with_lines(data: bytes, notes: list[str]) -> Iterator[tuple[dict[str, object], str]]:
     """Each entry of the file with the line to store for it: the file's own line (with its
     LF) when it is text, else the JSONL store's serialisation. Lines split on LF only, read
     as the loader reads them (``loader.iter_parsed_lines``)."""

@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pi_rpc.session._gc import gc_paused
+from pi_rpc.session.entries import Entry
 from pi_rpc.session.ids import iso_to_ms, opaque_id
-
-Entry = dict[str, object]
 
 
 def build_tree(

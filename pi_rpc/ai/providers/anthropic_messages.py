@@ -44,7 +44,7 @@ from pi_rpc.ai.providers.common import (
 )
 from pi_rpc.ai.transcript import content_text
 from pi_rpc.ai.transform import collapse_context, transform_messages
-from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.types import AssistantMessageEvent, BlockStartType, Context, Model, StreamOptions
 
 API = "anthropic-messages"
 _EVENTS = {
@@ -377,7 +377,7 @@ class _MessagesStream:
         return None
 
     def _open(
-        self, index: Any, block: dict[str, Any], args: ToolCallArgumentsStream | None, kind: str
+        self, index: Any, block: dict[str, Any], args: ToolCallArgumentsStream | None, kind: BlockStartType
     ) -> AssistantMessageEvent:
         content = self.content
         content.append(block)
@@ -442,9 +442,9 @@ class _MessagesStream:
         block = self.content[ci]
         output = self.output
         if block["type"] == "text":
-            return {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
+            return {"type": "text_end", "contentIndex": ci, "content": str(block["text"]), "partial": output}
         if block["type"] == "thinking":
-            return {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+            return {"type": "thinking_end", "contentIndex": ci, "content": str(block["thinking"]), "partial": output}
         if args is not None:
             final = args.finish()
             block["arguments"] = final["arguments"]

@@ -67,7 +67,7 @@ from pi_rpc.ai.providers.bedrock_request import (
     strict_tool_limits_exceeded,
 )
 from pi_rpc.ai.providers.common import append_text
-from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.types import AssistantMessageEvent, BlockStartType, Context, Model, StreamOptions
 
 API = "bedrock-converse-stream"
 MISSING_EXTRA = "Amazon Bedrock needs the botocore package: pip install 'pi-rpc[bedrock]'"
@@ -616,7 +616,10 @@ class _Blocks:
         self.content.append(block)
         opened = _Open(len(self.content) - 1)
         self.open[key] = opened
-        out.append({"type": f"{kind}_start", "contentIndex": opened.index, "partial": self.output})
+        start: BlockStartType = (
+            "text_start" if kind == "text" else "thinking_start" if kind == "thinking" else "toolcall_start"
+        )
+        out.append({"type": start, "contentIndex": opened.index, "partial": self.output})
         return opened
 
     def delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:

@@ -192,7 +192,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
                 await _pause(delay, options)
                 append_text(block, "thinking", piece)
                 yield {"type": "thinking_delta", "contentIndex": ci, "delta": piece, "partial": output}
-            yield {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+            yield {"type": "thinking_end", "contentIndex": ci, "content": str(block["thinking"]), "partial": output}
         if "text" in turn:
             block = {"type": "text", "text": ""}
             blocks.append(block)
@@ -202,7 +202,7 @@ async def stream_faux(model: Model, context: Context, options: StreamOptions) ->
                 await _pause(delay, options)
                 append_text(block, "text", piece)
                 yield {"type": "text_delta", "contentIndex": ci, "delta": piece, "partial": output}
-            yield {"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output}
+            yield {"type": "text_end", "contentIndex": ci, "content": str(block["text"]), "partial": output}
         for k, call in enumerate(turn.get("toolCalls") or []):
             args = call.get("arguments", {})
             args_text = args if isinstance(args, str) else js_json(args)

@@ -28,7 +28,7 @@ from pi_rpc.ai.output import new_output
 from pi_rpc.ai.providers.common import append_text, failure_event, merged_headers, reasoning_level, request_max_tokens
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
-from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.types import AssistantMessageEvent, BlockDeltaType, BlockStartType, Context, Model, StreamOptions
 
 API = "google-generative-ai"
 _SIG = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -381,8 +381,9 @@ class _GeminiStream:
             return None
         index = len(self.blocks) - 1
         if current["type"] == "text":
-            return {"type": "text_end", "contentIndex": index, "content": current["text"], "partial": self.output}
-        return {"type": "thinking_end", "contentIndex": index, "content": current["thinking"], "partial": self.output}
+            return {"type": "text_end", "contentIndex": index, "content": str(current["text"]), "partial": self.output}
+        content = str(current["thinking"])
+        return {"type": "thinking_end", "contentIndex": index, "content": content, "partial": self.output}
 
     def chunk(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
         output = self.output
@@ -417,9 +418,10 @@ class _GeminiStream:
                 events.append(ev)
             current = self.current = {"type": "thinking", "thinking": ""} if thinking else {"type": "text", "text": ""}
             blocks.append(current)
-            kind = "thinking_start" if thinking else "text_start"
-            events.append({"type": kind, "contentIndex": len(blocks) - 1, "partial": output})
+            start: BlockStartType = "thinking_start" if thinking else "text_start"
+            events.append({"type": start, "contentIndex": len(blocks) - 1, "partial": output})
         sig = part.get("thoughtSignature")
+        kind: BlockDeltaType
         key, signature_key, kind = (
             ("thinking", "thinkingSignature", "thinking_delta")
             if current["type"] == "thinking"

@@ -34,7 +34,15 @@ from pi_rpc.ai.partial_json import ToolCallArgumentsStream
 from pi_rpc.ai.providers.common import append_text, failure_event, reasoning_level, request_max_tokens, short_hash
 from pi_rpc.ai.strict_schema import make_strict_json_schema, resolve_strict_sampling
 from pi_rpc.ai.transform import collapse_context, transform_messages
-from pi_rpc.ai.types import AssistantMessageEvent, Context, Model, StreamOptions
+from pi_rpc.ai.types import (
+    AssistantMessageEvent,
+    BlockDeltaType,
+    BlockEndType,
+    BlockStartType,
+    Context,
+    Model,
+    StreamOptions,
+)
 
 API = "mistral-conversations"
 TOOL_CALL_ID_LENGTH = 9
@@ -329,7 +337,8 @@ class _MistralStream:
             return
         key = "text" if block["type"] == "text" else "thinking"
         index = len(self.blocks) - 1
-        events.append({"type": f"{key}_end", "contentIndex": index, "content": block[key], "partial": self.output})
+        end: BlockEndType = "text_end" if key == "text" else "thinking_end"
+        events.append({"type": end, "contentIndex": index, "content": str(block[key]), "partial": self.output})
 
     def chunk(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
         output = self.output
@@ -378,11 +387,11 @@ class _MistralStream:
             self.finish_current(events)
             current = self.current = {"type": kind, kind: ""}
             blocks.append(current)
-            events.append({"type": f"{kind}_start", "contentIndex": len(blocks) - 1, "partial": self.output})
+            start: BlockStartType = "text_start" if kind == "text" else "thinking_start"
+            events.append({"type": start, "contentIndex": len(blocks) - 1, "partial": self.output})
         append_text(current, kind, piece)
-        events.append(
-            {"type": f"{kind}_delta", "contentIndex": len(blocks) - 1, "delta": piece, "partial": self.output}
-        )
+        delta: BlockDeltaType = "text_delta" if kind == "text" else "thinking_delta"
+        events.append({"type": delta, "contentIndex": len(blocks) - 1, "delta": piece, "partial": self.output})
 
     def _tool_call(self, call: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
         if self.current is not None:

@@ -608,12 +608,14 @@ class _CompletionsStream:
         for ci, block in enumerate(self.blocks):
             btype = block["type"]
             if btype == "text":
-                events.append({"type": "text_end", "contentIndex": ci, "content": block["text"], "partial": output})
+                events.append(
+                    {"type": "text_end", "contentIndex": ci, "content": str(block["text"]), "partial": output}
+                )
             elif btype == "thinking":
                 if self.reasoning_details is not None:
                     block["thinkingSignature"] = js_json(self.reasoning_details)
                 events.append(
-                    {"type": "thinking_end", "contentIndex": ci, "content": block["thinking"], "partial": output}
+                    {"type": "thinking_end", "contentIndex": ci, "content": str(block["thinking"]), "partial": output}
                 )
             else:
                 final = self.arg_streams.pop(id(block)).finish()

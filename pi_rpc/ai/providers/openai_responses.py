@@ -396,15 +396,10 @@ class _ResponsesStream:
         slot = self.slots.get(idx)
         if not slot or slot["block"]["type"] != "toolCall":
             return []
-        slot["block"]["arguments"] = slot["args"].append(event.get("delta", ""))
-        return [
-            {
-                "type": "toolcall_delta",
-                "contentIndex": slot["ci"],
-                "delta": event.get("delta", ""),
-                "partial": self.output,
-            }
-        ]
+        delta = event.get("delta")
+        piece = delta if isinstance(delta, str) else ""
+        slot["block"]["arguments"] = slot["args"].append(piece)
+        return [{"type": "toolcall_delta", "contentIndex": slot["ci"], "delta": piece, "partial": self.output}]
 
     def arguments_done(self, event: dict[str, object], idx: object) -> _Events:
         slot = self.slots.get(idx)

@@ -33,7 +33,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from pi_rpc.ai.errors import AbortedError, ProviderHTTPError, js_json, redact
 from pi_rpc.ai.http import iter_sse_batches, open_stream
@@ -262,7 +262,8 @@ class EventConverter:
                 _set(content[index], key, value)
             self.tool_arguments.pop(index, None)
             return {"type": "toolcall_end", "contentIndex": index, "toolCall": content[index], "partial": partial}
-        return {**event, "partial": partial}
+        # The server's event as it came (checked above), with its extra fields, on our message.
+        return cast("AssistantMessageEvent", {**event, "partial": partial})
 
     def _place(self, index: int, block: dict[str, object]) -> None:
         content: list[dict[str, object]] = self.partial["content"]

@@ -28,6 +28,7 @@ from pi_rpc.modes.acp.tool_calls import (
 )
 
 if TYPE_CHECKING:
+    from pi_rpc.ai.types import AssistantMessageEvent
     from pi_rpc.runtime.events import SessionEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
 
 ReadText = Callable[[str], Awaitable[str | None]]
@@ -102,7 +103,8 @@ class LiveUpdates:
 
     async def translate(self, event: SessionEvent) -> list[dict[str, Any]]:
         if event["type"] == "message_update":
-            return self._assistant(event.get("assistantMessageEvent") or {})
+            inner = event.get("assistantMessageEvent")
+            return self._assistant(inner) if inner else []
         if event["type"] == "tool_execution_start":
             return await self._tool_start(event)
         if event["type"] == "tool_execution_update":
@@ -141,14 +143,13 @@ class LiveUpdates:
             return [_thought(f"Conversation compacted ({result.get('tokensBefore', '?')} tokens before).\n")]
         return []
 
-    def _assistant(self, inner: dict[str, Any]) -> list[dict[str, Any]]:
-        kind = inner.get("type")
-        if kind == "text_delta" and inner.get("delta"):
+    def _assistant(self, inner: AssistantMessageEvent) -> list[dict[str, Any]]:
+        if inner["type"] == "text_delta" and inner["delta"]:
             return [{"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": inner["delta"]}}]
-        if kind == "thinking_delta" and inner.get("delta"):
+        if inner["type"] == "thinking_delta" and inner["delta"]:
             return [_thought(inner["delta"])]
-        if kind == "toolcall_end":
-            block = inner.get("toolCall") or {}
+        if inner["type"] == "toolcall_end":
+            block = inner["toolCall"] or {}
             args = _dict(block.get("arguments"))
             update = self.announce(str(block.get("id", "")), str(block.get("name", "")), args, "pending")
             return [update] if update else []
