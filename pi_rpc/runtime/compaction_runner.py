@@ -28,7 +28,7 @@ from pi_rpc.runtime.errors import RuntimeCommandError, no_api_key_error
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
     from pi_rpc.ai.models.registry import ModelRegistry
-    from pi_rpc.ai.types import Model
+    from pi_rpc.ai.types import Message, Model
     from pi_rpc.compaction.events import SummarizationRetryEvent
     from pi_rpc.config.settings import Settings
     from pi_rpc.extensions.events import ExtensionEvent, SessionCompactFailedEvent
@@ -424,15 +424,15 @@ class CompactionRunner:
         tokens = estimate_projected_context_tokens(store.build_session_projection(), store.get_branch())["tokens"]
         return should_compact(int(tokens), window, self.settings())
 
-    async def compact_before_routed_request(self, model: Mapping[str, object]) -> bool:
+    async def compact_before_routed_request(self, model: Mapping[str, object]) -> list[Message] | None:
         """Under a virtual selection, before each request and after its routing: a threshold
         compaction when the context crosses the threshold of the model the request is routed
-        to (upstream's ``prepareRequest``). Whether one ran: the request then takes the
-        rebuilt context, still on the route already decided."""
+        to (upstream's ``prepareRequest``). The rebuilt context when one ran (the request then
+        takes it, still on the route already decided), else None."""
         if not self.exceeds_threshold(model):
-            return False
+            return None
         await self._run("threshold", None, False)
-        return True
+        return list(self._agent.messages)
 
     async def check_before_prompt(self) -> None:
         last = next((m for m in reversed(self._agent.messages) if m.get("role") == "assistant"), None)

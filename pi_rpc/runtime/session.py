@@ -309,7 +309,8 @@ class AgentSession:
             store=self.session,
             emit=self.emit,
             convert=lambda messages: convert_to_llm_blocking_images(messages, self.settings.images_block_images),
-            compact=self._compact_before_routed_request,
+            # A lambda: the compaction runner is built just below.
+            compact=lambda model: self.compaction.compact_before_routed_request(model),
         )
         self.agent.prepare_request = self.virtual_routing.prepare_request
         self.compaction = CompactionRunner(
@@ -591,13 +592,6 @@ class AgentSession:
                 attempt = self.retry.attempt
                 self.retry.reset()
                 await self.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
-
-    async def _compact_before_routed_request(self, model: Model) -> list[Message] | None:
-        """Under a virtual selection: the live context after a threshold compaction for the
-        routed ``model``, or None when none ran."""
-        if not await self.compaction.compact_before_routed_request(model):
-            return None
-        return list(self.agent.messages)
 
     async def _prepare_next_turn(self, turn: TurnSnapshot) -> TurnUpdate | None:
         """Threshold compaction between the turns of a run (upstream ``prepareNextTurn``): the
