@@ -334,6 +334,12 @@ class RemoteSession:
         handle and the replacements made through this connection."""
         return self
 
+    @property
+    def current(self) -> RemoteSession:
+        """The session now current, as a holder's ``current``: this handle (a replacement over
+        the wire keeps the same object and re-reads its state)."""
+        return self
+
     def on_replaced(self, callback: Callable[[Any], Any]) -> Callable[[], None]:
         self._replaced.append(callback)
 
