@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -51,32 +52,55 @@ class PlainTheme:
         return text
 
 
+@dataclass(frozen=True)
+class OverlayLayer:
+    """One overlay of a ``LineComponent``: its lines and the rectangle pi-tui puts it at (``row``
+    and ``col`` from the top-left of the terminal, ``width`` columns), back to front."""
+
+    row: int
+    col: int
+    width: int
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a ``LineComponent`` shows: ``lines`` in place of the editor (none for an overlay)
+    and its visible ``overlays``."""
+
+    lines: list[str]
+    overlays: list[OverlayLayer] = field(default_factory=list)
+
+
 class LineComponent(ABC):
     """A component its owner draws as lines of text with ANSI styles, handed to ``ctx.ui.custom``
     in place of a factory: a TypeScript extension's pi-tui component, which stays in Node
     (``pi_rpc.extensions.nodejs.component``). A front-end that can show it calls ``open`` once,
     then ``render`` and ``input`` (raw terminal data, as upstream's ``handleInput`` gets it:
-    ``"\\x1b[A"`` for Up, ``"\\r"`` for Enter); each returns the lines to show, or ``None`` once the
-    component is closed. The owner calls ``on_render`` when it wants to be drawn again
-    (``tui.requestRender()``) and ``on_close`` when it is done (``done(result)``: the result goes
-    to the extension directly, not through the front-end). A front-end that closes it for its own
-    reasons calls ``close``. A mode without a terminal never opens it (``custom`` returns ``None``).
+    ``"\\x1b[A"`` for Up, ``"\\r"`` for Enter); each returns the ``Frame`` to show, or ``None`` once
+    the component is closed. ``overlay`` says it floats over the conversation
+    (``custom(factory, {overlay: true})``) instead of replacing the editor. The owner calls
+    ``on_render`` when it wants to be drawn again (``tui.requestRender()``) and ``on_close`` when
+    it is done (``done(result)``: the result goes to the extension directly, not through the
+    front-end). A front-end that closes it for its own reasons calls ``close``. A mode without a
+    terminal never opens it (``custom`` returns ``None``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, overlay: bool = False) -> None:
+        self.overlay = overlay
         self.on_render: Callable[[], None] | None = None
         self.on_close: Callable[[], None] | None = None
 
     @abstractmethod
     async def open(
         self, columns: int, rows: int, palette: dict[str, Any], keybindings: dict[str, Any]
-    ) -> list[str] | None: ...
+    ) -> Frame | None: ...
 
     @abstractmethod
-    async def render(self, columns: int, rows: int, *, invalidate: bool = False) -> list[str] | None: ...
+    async def render(self, columns: int, rows: int, *, invalidate: bool = False) -> Frame | None: ...
 
     @abstractmethod
-    async def input(self, data: str, columns: int, rows: int) -> list[str] | None: ...
+    async def input(self, data: str, columns: int, rows: int) -> Frame | None: ...
 
     @abstractmethod
     def close(self) -> None: ...

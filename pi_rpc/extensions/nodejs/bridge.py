@@ -421,7 +421,7 @@ class ScriptHost:
             return controller.signal
         if kind == "component":  # ctx.ui.custom's component, kept in Node
             cid = str(value.get("id"))
-            component = ScriptComponent(cid, self.request)
+            component = ScriptComponent(cid, self.request, overlay=bool(value.get("overlay")))
             self._components[cid] = component
             return component
         return value

@@ -29,6 +29,8 @@ MINIMUM_TEXT = "22.19"
 JS_DIR = Path(__file__).resolve().parent / "js"
 SOURCES = (
     "sidecar.mjs",
+    "keybindings.mjs",
+    "overlay-layout.mjs",
     "pi-coding-agent.mjs",
     "pi-ai-view.cjs",
     "pi-tui.cjs",

@@ -25,7 +25,7 @@ from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
-from pi_rpc.modes.interactive.line_component import LineComponentScreen
+from pi_rpc.modes.interactive.line_component import ComponentSlots, OverlayScreen
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
@@ -113,6 +113,7 @@ class PiApp(App[int]):
         self._stop_following: Any = None
         self._log_handlers: list[Any] | None = None
         self.ui = TerminalUI(self)
+        self.component_slots = ComponentSlots(self)  # extensions' custom components in the editor's place
         self.progress = TerminalProgress(self)
         self.install_keys()
 
@@ -385,9 +386,14 @@ class PiApp(App[int]):
             return
         rows = self.size.height
         used = sum(widget.outer_size.height for widget in self.areas.values() if widget.display)
-        used += max(self.editor.outer_size.height, 3)
+        slot = self.component_slots.top
+        if slot is not None:  # an extension's component in the editor's place: it comes first
+            slot.refit()
+            used += slot.outer_size.height
+        else:
+            used += max(self.editor.outer_size.height, 3)
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
-        self.transcript.styles.max_height = max(3, rows - used - 1)
+        self.transcript.styles.max_height = max(0 if slot is not None else 3, rows - used - 1)
 
     def print_above(self, renderables: list[Any], *, redraw: bool = False) -> None:
         """Print finished conversation into the terminal's scrollback, above the inline region.
@@ -757,9 +763,14 @@ class PiApp(App[int]):
             return
         # An extension's custom component gets every key (Ctrl+C, Shift+Tab ... too), as
         # upstream's focused component does.
-        if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, LineComponentScreen):
-            self.screen.press_key(event)
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if isinstance(self.screen, OverlayScreen):
+                self.screen.press_key(event)
+                return
+            slot = self.component_slots.top
+            if slot is not None and len(self.screen_stack) == 1:
+                slot.press_key(event)
+                return
         await super().on_event(event)
 
     def action_copy(self) -> None:

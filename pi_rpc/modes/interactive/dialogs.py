@@ -19,7 +19,7 @@ from textual.widgets import Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from pi_rpc.extensions.ui import ExtensionUI, LineComponent
-from pi_rpc.modes.interactive.line_component import LineComponentScreen
+from pi_rpc.modes.interactive.line_component import OverlayScreen
 
 if TYPE_CHECKING:
     from pi_rpc.modes.interactive.app import PiApp
@@ -348,7 +348,11 @@ class TerminalUI(ExtensionUI):
 
     async def custom(self, factory: Any = None, options: Any = None) -> Any:
         if isinstance(factory, LineComponent):  # a TypeScript extension's component, drawn from Node
-            return await self._dialog(LineComponentScreen(factory, self.app.keymap.keys), None)
+            # upstream: an overlay floats over the conversation; a component takes the editor's place
+            if factory.overlay:
+                return await self._dialog(OverlayScreen(factory, self.app.keymap.user), None)
+            await self.app.component_slots.show(factory, self.app.keymap.user)
+            return None
         if not callable(factory):
             return None
         return await self._dialog(CustomScreen(factory), None)

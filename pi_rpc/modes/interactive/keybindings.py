@@ -109,11 +109,14 @@ class Keymap:
 
     keys: dict[str, list[str]]
     warnings: list[str] = field(default_factory=list)
+    # keybindings.json as written (every id, this mode's or not): what extensions' components get
+    user: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, agent_dir: Path | None) -> Keymap:
         keys = {action.id: list(action.keys) for action in ACTIONS}
         warnings: list[str] = []
+        user: dict[str, Any] = {}
         path = agent_dir / KEYBINDINGS_FILE if agent_dir is not None else None
         if path is not None and path.exists():
             try:
@@ -122,6 +125,7 @@ class Keymap:
                     raise ValueError("not a JSON object")
             except (OSError, ValueError) as exc:
                 return cls(keys, [f"Ignoring {path}: {exc}"])
+            user = dict(data)
             for action_id, value in data.items():
                 if action_id.startswith("$"):
                     continue
@@ -132,7 +136,7 @@ class Keymap:
                     warnings.append(f"{path}: {action_id} must be a key or a list of keys")
                     continue
                 keys[action_id] = list(values)
-        return cls(keys, warnings)
+        return cls(keys, warnings, user)
 
     @cached_property
     def editor_actions(self) -> dict[str, str]:

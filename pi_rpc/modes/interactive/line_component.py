@@ -1,6 +1,12 @@
 """A ``LineComponent`` (a TypeScript extension's ``ctx.ui.custom`` component, kept in Node) shown
-in the interactive mode: its lines, ANSI-styled as pi-tui renders them, in place of the editor
-until the extension calls ``done(result)``.
+in the interactive mode until the extension calls ``done(result)``, where upstream shows it: a
+component in place of the editor (the footer stays below it, as upstream's editor slot), an
+overlay (``{overlay: true}``) over the conversation at the rectangle pi-tui computes from its
+``overlayOptions`` (Node sends it with the lines).
+
+A component taller than the room left is cut as upstream's: fullscreen keeps its top lines
+(pi-tui's VStack gives the editor slot what the window leaves and slices the rest off), regular
+keeps its bottom lines (upstream prints every line and the terminal scrolls the top ones away).
 
 The screen asks the component for ``render(width)`` at the terminal's width, hands it every key
 as the raw terminal data upstream's ``handleInput`` gets (``"\\x1b[A"`` for Up, ``"\\r"`` for
@@ -12,6 +18,7 @@ one at a time in order, so keys typed quickly reach it in the order they were ty
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -19,7 +26,7 @@ from textual import events
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from pi_rpc.extensions.ui import LineComponent
+from pi_rpc.extensions.ui import Frame, LineComponent, OverlayLayer
 
 # Textual key names -> the bytes a terminal sends (xterm, legacy mode), which is what pi-tui's
 # matchesKey() recognises.
@@ -148,82 +155,200 @@ def lines_text(lines: list[str]) -> Text:
     return text
 
 
-class LineComponentScreen(ModalScreen[None]):
-    """Shows a ``LineComponent`` at the bottom, full width, until it closes."""
+class ComponentDriver:
+    """Talks to the component for whatever shows it: one call at a time, in order (keys typed
+    quickly reach it in the order they were typed), each answer handed to ``show``; ``finish``
+    when the component is gone."""
 
-    DEFAULT_CSS = """
-    LineComponentScreen { align: center bottom; }
-    LineComponentScreen > Static { width: 100%; height: auto; max-height: 100%; background: $background; }
-    """
-
-    def __init__(self, component: LineComponent, keybindings: dict[str, Any] | None = None) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        owner: Any,
+        component: LineComponent,
+        show: Callable[[Frame], None],
+        finish: Callable[[], None],
+    ) -> None:
+        self.owner = owner  # the widget or screen showing it (its app, whether it is attached)
         self.component = component
-        self.keybindings = keybindings or {}
-        self._lock = asyncio.Lock()  # one call at a time, in order
+        self.show = show
+        self.finish = finish
+        self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._render_pending = False
-        self._finished = False
 
-    def compose(self) -> Any:
-        yield Static(id="lines")
+    def size(self) -> tuple[int, int]:
+        return max(1, self.owner.app.size.width), max(1, self.owner.app.size.height)
 
-    def _terminal_size(self) -> tuple[int, int]:
-        return max(1, self.app.size.width), max(1, self.app.size.height)
-
-    def _spawn(self, call: Any) -> None:
+    def _spawn(self, call: Callable[[], Awaitable[Frame | None]]) -> None:
         task = asyncio.get_running_loop().create_task(self._run(call))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, call: Any) -> None:
+    async def _run(self, call: Callable[[], Awaitable[Frame | None]]) -> None:
         async with self._lock:
-            if not self.is_attached:
+            if not self.owner.is_attached:
                 return
             try:
-                lines = await call()
+                frame = await call()
             except Exception as exc:  # noqa: BLE001 - the extension's fault closes its component, not the app
-                getattr(self.app, "say_soon", lambda *_: None)(f"Extension custom UI failed: {exc}", "error")
-                lines = None
-            if lines is None:
-                self._finish()
-            elif self.is_attached:
-                self.query_one("#lines", Static).update(lines_text(lines))
+                getattr(self.owner.app, "say_soon", lambda *_: None)(f"Extension custom UI failed: {exc}", "error")
+                frame = None
+            if frame is None:
+                self.finish()
+            elif self.owner.is_attached:
+                self.show(frame)
 
-    def on_mount(self) -> None:
+    def open(self, keybindings: dict[str, Any]) -> None:
         self.component.on_render = self._render_requested
-        self.component.on_close = self._finish
-        columns, rows = self._terminal_size()
-        theme = palette(self.app)
-        self._spawn(lambda: self.component.open(columns, rows, theme, self.keybindings))
+        self.component.on_close = self.finish
+        columns, rows = self.size()
+        theme = palette(self.owner.app)
+        self._spawn(lambda: self.component.open(columns, rows, theme, keybindings))
 
     def _render_requested(self) -> None:
         if self._render_pending:  # one render answers a burst of requests
             return
         self._render_pending = True
 
-        async def render() -> list[str] | None:
+        async def render() -> Frame | None:
             self._render_pending = False
-            return await self.component.render(*self._terminal_size())
+            return await self.component.render(*self.size())
 
         self._spawn(render)
 
-    def on_resize(self, _event: events.Resize) -> None:
-        self._spawn(lambda: self.component.render(*self._terminal_size(), invalidate=True))
+    def resized(self) -> None:
+        self._spawn(lambda: self.component.render(*self.size(), invalidate=True))
 
-    def press_key(self, event: events.Key) -> None:
-        """Every key while the component is shown (the app hands them over before its priority
-        bindings)."""
+    def key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
         data = terminal_data(event)
         if data is not None:
-            self._spawn(lambda: self.component.input(data, *self._terminal_size()))
+            self._spawn(lambda: self.component.input(data, *self.size()))
+
+    def paste(self, text: str) -> None:
+        data = f"\x1b[200~{text}\x1b[201~"  # bracketed paste, as a terminal sends it
+        self._spawn(lambda: self.component.input(data, *self.size()))
+
+    def detach(self) -> None:
+        self.component.on_render = None
+        self.component.on_close = None
+        self.component.close()  # nothing happens when it closed itself
+
+
+class ComponentSlot(Static):
+    """A component in place of the editor (the app hides the editor while one is shown and
+    hands it every key). ``room`` is the number of rows the app leaves it."""
+
+    DEFAULT_CSS = "ComponentSlot { width: 100%; height: auto; }"
+
+    def __init__(
+        self,
+        component: LineComponent,
+        keybindings: dict[str, Any],
+        closed: Callable[[ComponentSlot], None],
+        room: Callable[[], int],
+        keep_top: bool,
+    ) -> None:
+        super().__init__(markup=False)
+        self.driver = ComponentDriver(self, component, self._show, self._finish)
+        self.keybindings = keybindings
+        self._on_closed = closed
+        self._room = room
+        self.keep_top = keep_top
+        self.lines: list[str] = []
+        self._finished = False
+
+    def on_mount(self) -> None:
+        self._app_size = self.app.size
+        self.driver.open(self.keybindings)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        # the terminal's size, not the slot's own height (which follows its lines)
+        if self.app.size != self._app_size:
+            self._app_size = self.app.size
+            self.driver.resized()
+
+    def _show(self, frame: Frame) -> None:
+        self.lines = frame.lines
+        self.refit()
+
+    def refit(self) -> None:
+        """Cut to the room left (fullscreen: the top lines; regular: the bottom ones)."""
+        room = max(1, self._room())
+        lines = self.lines
+        if len(lines) > room:
+            lines = lines[:room] if self.keep_top else lines[-room:]
+        self.update(lines_text(lines))
+
+    def press_key(self, event: events.Key) -> None:
+        self.driver.key(event)
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
-        data = f"\x1b[200~{event.text}\x1b[201~"  # bracketed paste, as a terminal sends it
-        self._spawn(lambda: self.component.input(data, *self._terminal_size()))
+        self.driver.paste(event.text)
+
+    def _finish(self) -> None:
+        if self._finished or not self.is_attached:
+            return
+        if len(self.app.screen_stack) > 1:  # a dialog the component opened is still on top
+            self.set_timer(0.05, self._finish)
+            return
+        self._finished = True
+        self._on_closed(self)
+
+    def on_unmount(self) -> None:
+        self.driver.detach()
+
+
+class OverlayScreen(ModalScreen[None]):
+    """An overlay component (and the overlays its ``tui.showOverlay`` opened) over the
+    conversation, each at its rectangle; what is under them stays visible. Gets every key."""
+
+    DEFAULT_CSS = """
+    OverlayScreen { background: transparent; layers: overlays; }
+    OverlayScreen:inline { height: 100vh; }
+    OverlayScreen > Static.overlay { layer: overlays; position: absolute; height: auto; background: $background; }
+    """
+
+    def __init__(self, component: LineComponent, keybindings: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.driver = ComponentDriver(self, component, self._show, self._finish)
+        self.keybindings = keybindings or {}
+        self.shown: list[OverlayLayer] = []
+        self._finished = False
+
+    def compose(self) -> Any:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.driver.open(self.keybindings)
+
+    def _show(self, frame: Frame) -> None:
+        self.shown = frame.overlays
+        shown = list(self.query("Static.overlay").results(Static))
+        for extra in shown[len(frame.overlays) :]:
+            extra.remove()
+        for index, layer in enumerate(frame.overlays):
+            if index < len(shown):
+                widget = shown[index]
+            else:
+                widget = Static(classes="overlay", markup=False)
+                self.mount(widget)
+            widget.styles.width = layer.width
+            widget.styles.offset = (layer.col, layer.row)
+            widget.update(lines_text(layer.lines))
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.driver.resized()
+
+    def press_key(self, event: events.Key) -> None:
+        """Every key while the overlay is shown (the app hands them over before its priority
+        bindings)."""
+        self.driver.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        self.driver.paste(event.text)
 
     def _finish(self) -> None:
         if self._finished or not self.is_attached:
@@ -235,6 +360,62 @@ class LineComponentScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def on_unmount(self) -> None:
-        self.component.on_render = None
-        self.component.on_close = None
-        self.component.close()  # nothing happens when it closed itself
+        self.driver.detach()
+
+
+class ComponentSlots:
+    """The app's editor slot for components, as upstream's extension dialog stack: a new
+    component hides the one shown (or the editor), closing the one shown brings back the one
+    before it (or the editor, with its text as it was)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.stack: list[ComponentSlot] = []
+
+    @property
+    def top(self) -> ComponentSlot | None:
+        return self.stack[-1] if self.stack else None
+
+    def room(self) -> int:
+        """Rows the slot may take: the window less the footer and the other shown areas, and
+        one row for the conversation (fullscreen: upstream's transcript keeps one; regular: a
+        region as tall as the terminal would scroll it)."""
+        app = self.app
+        used = sum(widget.outer_size.height for widget in app.areas.values() if widget.display)
+        return max(1, int(app.size.height) - int(used) - 1)
+
+    def refit(self) -> None:
+        top = self.top
+        if top is not None:
+            top.refit()
+
+    async def show(self, component: LineComponent, keybindings: dict[str, Any]) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def closed(slot: ComponentSlot) -> None:
+            was_top = slot is self.top
+            if slot in self.stack:
+                self.stack.remove(slot)
+            slot.remove()
+            if was_top:
+                if self.top is not None:
+                    self.top.display = True
+                else:
+                    self.app.editor.display = True
+                    self.app.editor.focus()
+            self.app.call_after_refresh(self.app.fit_transcript)
+            if not done.done():
+                done.set_result(None)
+
+        slot = ComponentSlot(component, keybindings, closed, self.room, keep_top=bool(self.app.fullscreen))
+        if self.top is not None:
+            self.top.display = False
+        self.app.editor.display = False
+        self.stack.append(slot)
+        await self.app.mount(slot, before=self.app.editor)
+        self.app.call_after_refresh(self.app.fit_transcript)
+        try:
+            await done
+        finally:
+            if slot in self.stack:  # cancelled (the command went away): close it as done() would
+                closed(slot)

@@ -21,6 +21,8 @@ import * as nodeModule from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { format } from "node:util";
+import { appKeybindings } from "./keybindings.mjs";
+import { overlayLayout } from "./overlay-layout.mjs";
 
 export const PROTOCOL_VERSION = 1;
 const [OUT_FD, SYNC_FD] = (process.env.PI_SIDECAR_FDS || "").split(",").map(Number);
@@ -481,18 +483,27 @@ function createUI(ref) {
 // gets a reference ({$pi:"component", id}); a front-end that draws nothing (RPC) answers the
 // "custom" call at once and the factory never runs, as in upstream's RPC mode.
 
-const customs = new Map(); // component id -> {factory, component, closed, resolve, reject, size, renderQueued}
+const customs = new Map(); // component id -> entry (see openCustom)
 
 function openCustom(ref, factory, options) {
 	const id = `c${nextId++}`;
 	return new Promise((resolve, reject) => {
-		const entry = { factory, component: undefined, closed: false, resolve, reject, size: { columns: 80, rows: 24 } };
+		const entry = {
+			factory,
+			options,
+			component: undefined,
+			closed: false,
+			resolve,
+			reject,
+			size: { columns: 80, rows: 24 },
+			overlays: [], // pi-tui's overlay stack: {component, options, hidden, focusOrder, preFocus, bounds}
+			focus: undefined, // the component keys go to
+			focusOrder: 0,
+		};
 		customs.set(id, entry);
 		const plainOptions = { overlay: Boolean(options?.overlay) };
-		// Overlays are drawn like other components here; the handle's visibility calls do nothing.
-		if (options?.overlay) options.onHandle?.(overlayHandle());
 		// Python answers once its dialog is gone: undefined unless done() already resolved.
-		asyncCall("ui", { ctx: ref, name: "custom", args: [{ $pi: "component", id }, plainOptions], x: 1 }).then(
+		asyncCall("ui", { ctx: ref, name: "custom", args: [{ $pi: "component", id, overlay: plainOptions.overlay }, plainOptions], x: 1 }).then(
 			() => closeCustom(id, undefined),
 			(error) => closeCustom(id, undefined, error),
 		);
@@ -509,6 +520,7 @@ function closeCustom(id, result, error) {
 		if (error) entry.reject(error);
 		else entry.resolve(result);
 	}
+	entry.overlays.length = 0;
 	try {
 		entry.component?.dispose?.();
 	} catch {}
@@ -538,8 +550,72 @@ function paletteTheme(palette) {
 	};
 }
 
-function overlayHandle() {
-	return { hide() {}, setHidden() {}, isHidden: () => false, focus() {}, unfocus() {}, isFocused: () => true };
+function setFocus(entry, component) {
+	if (entry.focus === component) return;
+	if (entry.focus && "focused" in entry.focus) entry.focus.focused = false;
+	entry.focus = component ?? undefined;
+	if (component && typeof component === "object") component.focused = true; // pi-tui's Focusable
+}
+
+function overlayVisible(entry, overlay) {
+	if (overlay.hidden) return false;
+	return overlay.options?.visible ? Boolean(overlay.options.visible(entry.size.columns, entry.size.rows)) : true;
+}
+
+function topOverlay(entry) {
+	let top;
+	for (const overlay of entry.overlays) {
+		if (overlay.options?.nonCapturing || !overlayVisible(entry, overlay)) continue;
+		if (!top || overlay.focusOrder > top.focusOrder) top = overlay;
+	}
+	return top;
+}
+
+// pi-tui's TUI.showOverlay over this component's own overlay stack: the handle hides, shows,
+// focuses and unfocuses as upstream's does; the front-end draws the stack where overlayLayout says.
+function showOverlay(entry, requestRender, component, options) {
+	const overlay = { component, options, hidden: false, focusOrder: ++entry.focusOrder, preFocus: entry.focus };
+	entry.overlays.push(overlay);
+	if (!options?.nonCapturing && overlayVisible(entry, overlay)) setFocus(entry, component);
+	requestRender();
+	const refocus = () => {
+		if (entry.focus === component) setFocus(entry, topOverlay(entry)?.component ?? overlay.preFocus);
+	};
+	return {
+		hide() {
+			const index = entry.overlays.indexOf(overlay);
+			if (index === -1) return;
+			entry.overlays.splice(index, 1);
+			for (const other of entry.overlays) if (other.preFocus === component) other.preFocus = overlay.preFocus;
+			refocus();
+			requestRender();
+		},
+		setHidden(hidden) {
+			if (overlay.hidden === hidden) return;
+			overlay.hidden = hidden;
+			if (hidden) refocus();
+			else if (!options?.nonCapturing && overlayVisible(entry, overlay)) {
+				overlay.focusOrder = ++entry.focusOrder;
+				setFocus(entry, component);
+			}
+			requestRender();
+		},
+		isHidden: () => overlay.hidden,
+		focus() {
+			if (!entry.overlays.includes(overlay) || !overlayVisible(entry, overlay)) return;
+			overlay.focusOrder = ++entry.focusOrder;
+			setFocus(entry, component);
+			requestRender();
+		},
+		unfocus(unfocusOptions) {
+			if (entry.focus !== component && !unfocusOptions) return;
+			const top = topOverlay(entry);
+			setFocus(entry, unfocusOptions ? unfocusOptions.target : top && top !== overlay ? top.component : overlay.preFocus);
+			requestRender();
+		},
+		isFocused: () => entry.focus === component,
+		getBounds: () => (entry.overlays.includes(overlay) && overlay.bounds ? { ...overlay.bounds } : undefined),
+	};
 }
 
 function customTui(id, entry) {
@@ -565,17 +641,46 @@ function customTui(id, entry) {
 		get width() {
 			return entry.size.columns;
 		},
-		showOverlay: () => overlayHandle(),
-		setFocus() {},
+		showOverlay: (component, options) => showOverlay(entry, requestRender, component, options),
+		hasOverlay: () => entry.overlays.some((overlay) => overlayVisible(entry, overlay)),
+		setFocus: (component) => setFocus(entry, component),
 		start() {},
 		stop() {},
 	};
 }
 
+// pi-tui's markers inside rendered lines: the fake cursor becomes reverse video (as pi-tui draws
+// it without a hardware cursor), the other APC markers go.
+const FAKE_CURSOR = /\x1b_pi:fc\x07(.*?)(?:\x1b_pi:\/fc\x07|$)/gs;
+const cleanLine = (line) =>
+	String(line)
+		.replace(FAKE_CURSOR, (_m, text) => `\x1b[7m${text || " "}\x1b[27m`)
+		.replace(/\x1b_[^\x07]*\x07/g, "");
+
+// The lines of a non-overlay component and, for overlays, each visible one back to front with
+// the rectangle pi-tui would composite it at (rows from the top of the terminal).
 function renderCustom(entry, width) {
 	if (entry.closed || !entry.component) return { closed: true };
-	const lines = entry.component.render(width);
-	return { lines: Array.isArray(lines) ? lines.map(String) : [] };
+	const { columns, rows } = entry.size;
+	let lines = [];
+	if (!entry.options?.overlay) {
+		const rendered = entry.component.render(width);
+		lines = Array.isArray(rendered) ? rendered.map(cleanLine) : [];
+	}
+	const visible = entry.overlays.filter((overlay) => overlayVisible(entry, overlay));
+	visible.sort((a, b) => a.focusOrder - b.focusOrder);
+	const overlays = [];
+	for (const overlay of entry.overlays) overlay.bounds = undefined;
+	for (const overlay of visible) {
+		const { width: w, maxHeight } = overlayLayout(overlay.options, 0, columns, rows);
+		let shown = overlay.component.render(w);
+		shown = (Array.isArray(shown) ? shown : []).map(cleanLine);
+		if (maxHeight !== undefined && shown.length > maxHeight) shown = shown.slice(0, maxHeight);
+		const { row, col } = overlayLayout(overlay.options, shown.length, columns, rows);
+		overlay.bounds = { row, col, width: w, height: shown.length };
+		overlays.push({ row, col, width: w, lines: shown });
+	}
+	return { lines, overlays };
 }
 
 async function componentRequest(request) {
@@ -586,9 +691,8 @@ async function componentRequest(request) {
 	switch (request.action) {
 		case "open": {
 			// The pi-tui instance extensions import (its keybindings manager is a module global).
-			const { getKeybindings } = nodeModule.createRequire(import.meta.url)(path.join(HERE, "pi-tui.cjs"));
-			const keybindings = getKeybindings();
-			if (request.keybindings) keybindings.setUserBindings(request.keybindings);
+			const piTui = nodeModule.createRequire(import.meta.url)(path.join(HERE, "pi-tui.cjs"));
+			const keybindings = appKeybindings(piTui, request.keybindings);
 			const done = (result) => {
 				if (entry.closed) return;
 				entry.closed = true;
@@ -599,8 +703,10 @@ async function componentRequest(request) {
 			const theme = paletteTheme(request.palette);
 			entry.theme = theme;
 			globalThis.__piSidecar.theme = theme; // what getSelectListTheme() & co. of pi-coding-agent style with
+			const tui = customTui(request.cid, entry);
+			let component;
 			try {
-				entry.component = await entry.factory(customTui(request.cid, entry), theme, keybindings, done);
+				component = await entry.factory(tui, theme, keybindings, done);
 			} catch (error) {
 				// Upstream rejects custom()'s promise with the factory's error.
 				if (!entry.closed) {
@@ -610,13 +716,30 @@ async function componentRequest(request) {
 				closeCustom(request.cid);
 				return { closed: true };
 			}
+			if (entry.closed) return { closed: true };
+			entry.component = component;
+			if (entry.options?.overlay) {
+				// Upstream's showExtensionCustom: overlayOptions (or a function of none), else the
+				// component's own width; then onHandle gets the overlay's handle.
+				const given = entry.options.overlayOptions;
+				const resolved = given ? (typeof given === "function" ? given() : given) : component?.width ? { width: component.width } : undefined;
+				const handle = tui.showOverlay(component, resolved);
+				entry.options.onHandle?.(handle);
+			} else {
+				setFocus(entry, component);
+			}
 			return renderCustom(entry, width);
 		}
-		case "input":
-			if (!entry.closed) entry.component?.handleInput?.(request.data);
+		case "input": {
+			const target = entry.focus ?? entry.component;
+			if (!entry.closed) target?.handleInput?.(request.data);
 			return renderCustom(entry, width);
+		}
 		case "render":
-			if (request.invalidate) entry.component?.invalidate?.();
+			if (request.invalidate) {
+				entry.component?.invalidate?.();
+				for (const overlay of entry.overlays) if (overlay.component !== entry.component) overlay.component.invalidate?.();
+			}
 			return renderCustom(entry, width);
 		case "close":
 			closeCustom(request.cid);
