@@ -92,7 +92,7 @@ async def _reconnect(remote: RemoteSession) -> None:
         )
         if not mended:
             await remote.refresh()
-            await remote.announce_replaced()
+            await remote.holder.announce_replaced()
     except Exception:  # noqa: BLE001 - dropped again at once: the next record None retries
         return
     remote.reconnects.append({"attempts": attempt, "replayed": replayed, "reread": not mended})

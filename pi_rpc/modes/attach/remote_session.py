@@ -33,7 +33,6 @@ remote counterpart raises ``RemoteUnsupported`` naming it (the slash command sho
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ import anyio.abc
 
 from pi_rpc.modes.attach.connection import CommandFailed, Connection
 from pi_rpc.modes.attach.extension_ui import RemoteDialogs
+from pi_rpc.modes.attach.remote_holder import RemoteHolder
 
 Record = dict[str, Any]
 Listener = Callable[[Record], Awaitable[None]]
@@ -196,7 +196,7 @@ class RemoteSession:
         self.reopen = reopen or (lambda: Connection.open(connection.address))
         self._shutting_down = False
         self._listeners: list[Listener] = []
-        self._replaced: list[Callable[[Any], Any]] = []
+        self._holder = RemoteHolder(self)
         self._tg: anyio.abc.TaskGroup | None = None
         self.dialogs = RemoteDialogs(self._send_answer)
         self._bash_chunks: dict[str, Callable[[str], Awaitable[None]]] = {}
@@ -288,7 +288,7 @@ class RemoteSession:
         await self.read_state()
         if self.state.get("sessionId") != before:
             await self.refresh()  # (replaced by another client meanwhile: shown again)
-            await self.announce_replaced()
+            await self._holder.announce_replaced()
             return
         if self.state.get("model") != model:  # (the levels a model offers differ)
             self.thinking_levels = await self._call("get_available_thinking_levels", key="levels")
@@ -329,32 +329,9 @@ class RemoteSession:
         return unsubscribe
 
     @property
-    def holder(self) -> RemoteSession:
-        """What the app follows, as it follows a local session's holder: the events of this
-        handle and the replacements made through this connection."""
-        return self
-
-    @property
-    def current(self) -> RemoteSession:
-        """The session now current, as a holder's ``current``: this handle (a replacement over
-        the wire keeps the same object and re-reads its state)."""
-        return self
-
-    def on_replaced(self, callback: Callable[[Any], Any]) -> Callable[[], None]:
-        self._replaced.append(callback)
-
-        def stop() -> None:
-            if callback in self._replaced:
-                self._replaced.remove(callback)
-
-        return stop
-
-    async def announce_replaced(self) -> None:
-        """Tell the app the session's messages were replaced (it shows them again)."""
-        for callback in list(self._replaced):
-            outcome = callback(self)
-            if inspect.isawaitable(outcome):
-                await outcome
+    def holder(self) -> RemoteHolder:
+        """What the app follows, as it follows a local session's holder."""
+        return self._holder
 
     def _mine(self, record: Record) -> bool:
         handle = record.get("handle")
@@ -584,7 +561,7 @@ class RemoteSession:
         result = await self._call(type_, **fields)
         await self.refresh()
         if not (result or {}).get("cancelled"):
-            await self.announce_replaced()
+            await self._holder.announce_replaced()
         return dict(result or {})
 
     # /tree: the tree is read when the command opens; moving re-reads the mirror.
