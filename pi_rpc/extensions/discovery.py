@@ -234,8 +234,6 @@ def _add_settings_entries(collected: _Collected, entries: Sequence[Any], scope: 
     """The paths a settings file's ``extensions`` lists, less those its ``-``/``!`` patterns
     exclude (upstream's ``resolveLocalEntries``: a project overriding a global extension names it
     and then ``-``s it)."""
-    from pi_rpc.packages.collect import apply_patterns
-
     patterns = [e for e in entries if isinstance(e, str) and e[:1] in ("+", "-", "!")]
     files: list[str] = []
     for entry in entries:
@@ -244,7 +242,12 @@ def _add_settings_entries(collected: _Collected, entries: Sequence[Any], scope: 
         if entry.startswith(BUILTIN_PREFIX):
             continue  # built-ins are enabled by default; entries only exclude them
         files += _explicit_entries(resolve_path(entry, base))
-    enabled = apply_patterns(files, patterns, base) if patterns else set(files)
+    if patterns:
+        from pi_rpc.packages.collect import apply_patterns  # (only for patterns: startup imports none of it)
+
+        enabled = apply_patterns(files, patterns, base)
+    else:
+        enabled = set(files)
     for path in files:
         if path in enabled:
             collected.add(path, _source_info(path, "local", scope), explicit=True)

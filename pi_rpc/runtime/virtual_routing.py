@@ -26,13 +26,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi_rpc.agent.loop import TurnUpdate
-from pi_rpc.ai.models.virtual import (
-    VIRTUAL_MODEL_STATE_ENTRY,
-    branch_selection,
-    is_virtual,
-    latest_response,
-    latest_state,
-)
+
+# ``pi_rpc.ai.models.virtual`` is imported only where virtual models are registered
+# (``registry.virtual``; registering one imports it): every session builds this module's
+# routing, most never see a virtual model.
 
 if TYPE_CHECKING:
     from pi_rpc.agent.agent import Agent
@@ -75,7 +72,11 @@ class VirtualRouting:
         from the session, so every request is routed from the virtual model."""
         failed, self.failed = self.failed, None
         model, level = self._selection()
-        if model is None or not is_virtual(model) or self._registry.virtual is None:
+        if model is None or self._registry.virtual is None:
+            return None
+        from pi_rpc.ai.models.virtual import VIRTUAL_MODEL_STATE_ENTRY, is_virtual, latest_response, latest_state
+
+        if not is_virtual(model):
             return None
         messages = self._convert(list(context.messages))
         last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
@@ -125,6 +126,8 @@ def stored_selection(
     response) unless virtual models are registered, then upstream's ``branch_selection``."""
     if registry.virtual is None:
         return recorded
+    from pi_rpc.ai.models.virtual import branch_selection
+
     return branch_selection(store.get_branch(), registry.find)
 
 
@@ -145,6 +148,8 @@ def restore_virtual_selection(
     selection = stored_selection(registry, store, None)
     if selection is None:
         return
+    from pi_rpc.ai.models.virtual import is_virtual
+
     found = registry.find(str(selection.get("provider")), str(selection.get("modelId")))
     if found is None or not is_virtual(found) or not registry.has_auth(found["provider"]):
         return
