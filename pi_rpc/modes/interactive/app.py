@@ -25,7 +25,7 @@ from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
-from pi_rpc.modes.interactive.line_component import ComponentSlots, OverlayScreen
+from pi_rpc.modes.interactive.line_component import ComponentSlots, LayersScreen
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
@@ -764,12 +764,22 @@ class PiApp(App[int]):
         # An extension's custom component gets every key (Ctrl+C, Shift+Tab ... too), as
         # upstream's focused component does.
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if isinstance(self.screen, OverlayScreen):
+            if isinstance(self.screen, LayersScreen):
                 self.screen.press_key(event)
                 return
             slot = self.component_slots.top
             if slot is not None and len(self.screen_stack) == 1:
                 slot.press_key(event)
+                return
+        # A paste too (bracketed, as upstream's terminal hands it to the focused component):
+        # Textual would give it to the focused widget, which is not the component.
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            if isinstance(self.screen, LayersScreen):
+                self.screen.paste(event.text)
+                return
+            slot = self.component_slots.top
+            if slot is not None and len(self.screen_stack) == 1:
+                slot.paste(event.text)
                 return
         await super().on_event(event)
 
