@@ -55,6 +55,24 @@ export default function (pi: ExtensionAPI) {
       ctx.ui.notify("probe closed", "info");
     },
   });
+  pi.registerCommand("taller", {
+    description: "A component taller than the terminal whose top line changes on a key",
+    handler: async (_args, ctx) => {
+      await ctx.ui.custom<void>((tui, _theme, _kb, done) => {
+        let presses = 0;
+        return {
+          render: () => Array.from({ length: 45 }, (_, i) => `tall line ${i + 1}` + (i === 0 ? ` n=${presses}` : "")),
+          invalidate() {},
+          handleInput(data: string) {
+            if (matchesKey(data, "escape")) return done();
+            presses++;
+            tui.requestRender();
+          },
+        };
+      });
+      ctx.ui.notify("tall closed", "info");
+    },
+  });
   pi.registerCommand("slotov", {
     description: "A component in the editor's place that opens an overlay",
     handler: async (_args, ctx) => {
@@ -188,4 +206,39 @@ def test_a_paste_reaches_a_component_as_upstreams_bracketed_paste(tmp_path: Path
 
     theirs, ours = _both(tmp_path, "fullscreen", steps)
     assert theirs == 'PROBE got="\\u001b[200~hello paste\\u001b[201~"'
+    assert ours == theirs
+
+
+def test_a_tall_component_in_regular_mode_scrolls_its_top_lines_away_as_upstreams(tmp_path: Path) -> None:
+    """Regular mode, a component taller than the terminal: upstream prints every line, so the
+    screen shows its last lines over the footer and the top ones are in the scrollback; a change
+    to a line up there writes the scrollback again (pi-tui's full redraw), and closing it takes
+    them away. pi_rpc cut the top lines off."""
+
+    def tall_rows(text: str) -> list[str]:
+        return [row.strip() for row in text.split("\n") if "tall line" in row]
+
+    def steps(term: Tmux) -> str:
+        term.type("/taller")
+        shown = _settled(term, "tall line 45")
+        opened = term.history()
+        term.keys("x")
+        _settled(term, "tall line 45")
+        time.sleep(0.5)
+        pressed = term.history()
+        term.keys("Escape")
+        closed = _settled(term, "tall closed")
+        return repr(
+            (
+                tall_rows(shown),
+                shown.rstrip("\n").split("\n")[-1].strip() != "",
+                tall_rows(opened),
+                tall_rows(pressed),
+                tall_rows(term.history()),
+                "tall line" in closed,
+            )
+        )
+
+    theirs, ours = _both(tmp_path, "regular", steps)
+    assert "'tall line 1 n=1'" in theirs and "'tall line 1 n=0'" in theirs
     assert ours == theirs

@@ -395,7 +395,7 @@ class PiApp(App[int]):
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(0 if slot is not None else 3, rows - used - 1)
 
-    def print_above(self, renderables: list[Any], *, redraw: bool = False) -> None:
+    def print_above(self, renderables: list[Any], *, redraw: bool = False, record: bool = True) -> None:
         """Print finished conversation into the terminal's scrollback, above the inline region.
         ``redraw`` (after a resize) clears the screen and the scrollback and prints everything
         printed so far again at the new width, as upstream's terminal re-renders on a resize:
@@ -405,11 +405,14 @@ class PiApp(App[int]):
         region's top-left corner on every frame (``App._display`` moves back by
         ``_previous_cursor_position``). So: go to that corner, clear down, write the text (rows
         scroll off the top of the screen into the scrollback like any program's output), and
-        make the next frame start below it as a fresh, full region."""
+        make the next frame start below it as a fresh, full region.
+
+        ``record=False``: not conversation (a tall component's top lines, which a redraw takes
+        from ``component_slots`` while the component is shown)."""
         driver = self._driver
         if driver is None or not self.is_inline or not (renderables or redraw):
             return
-        if not redraw:
+        if not redraw and record:
             self._printed.extend(renderables)
         import io
 
@@ -426,7 +429,7 @@ class PiApp(App[int]):
             no_color=self.console.no_color,
             legacy_windows=False,
         )
-        for renderable in self._printed if redraw else renderables:
+        for renderable in [*self._printed, *self.component_slots.scrolled_text()] if redraw else renderables:
             console.print(renderable)
         # Raw mode: a bare LF does not return the carriage.
         text = buffer.getvalue().replace("\r\n", "\n").replace("\n", "\r\n")

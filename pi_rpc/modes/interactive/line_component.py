@@ -7,9 +7,11 @@ place opens with ``tui.showOverlay`` are drawn on a screen over the app while th
 In regular (inline) mode overlays sit on the terminal's rows, as upstream's padded frame puts
 them (``LayersScreen``).
 
-A component taller than the room left is cut as upstream's: fullscreen keeps its top lines
+A component taller than the room left is shown as upstream's: fullscreen keeps its top lines
 (pi-tui's VStack gives the editor slot what the window leaves and slices the rest off), regular
-keeps its bottom lines (upstream prints every line and the terminal scrolls the top ones away).
+shows its bottom lines and puts the top ones in the terminal's scrollback (upstream prints every
+line and the terminal scrolls the top ones away; a change up there rewrites the scrollback, as
+pi-tui's full redraw, and so does closing it).
 
 The screen asks the component for ``render(width)`` at the terminal's width, hands it every key
 as the raw terminal data upstream's ``handleInput`` gets (``"\\x1b[A"`` for Up, ``"\\r"`` for
@@ -253,8 +255,10 @@ class ComponentSlot(Static):
         closed: Callable[[ComponentSlot], None],
         room: Callable[[], int],
         keep_top: bool,
+        scroll_away: Callable[[list[str]], None] = lambda _lines: None,
     ) -> None:
         super().__init__(markup=False)
+        self._scroll_away = scroll_away
         self.driver = ComponentDriver(self, component, self._show, self._finish)
         self.keybindings = keybindings
         self._on_closed = closed
@@ -299,11 +303,17 @@ class ComponentSlot(Static):
             self.app.pop_screen()
 
     def refit(self) -> None:
-        """Cut to the room left (fullscreen: the top lines; regular: the bottom ones)."""
+        """Cut to the room left (fullscreen: the top lines; regular: the bottom ones, the lines
+        above them going to the terminal's scrollback)."""
         room = max(1, self._room())
-        lines = self.lines
+        lines, above = self.lines, list[str]()
         if len(lines) > room:
-            lines = lines[:room] if self.keep_top else lines[-room:]
+            if self.keep_top:
+                lines = lines[:room]
+            else:
+                above, lines = lines[:-room], lines[-room:]
+        if not self.keep_top:
+            self._scroll_away(above)
         self.update(lines_text(lines))
 
     def press_key(self, event: events.Key) -> None:
@@ -439,6 +449,25 @@ class ComponentSlots:
     def __init__(self, app: Any) -> None:
         self.app = app
         self.stack: list[ComponentSlot] = []
+        self.scrolled: list[str] = []  # regular mode: the shown component's lines in the scrollback
+
+    def scrolled_text(self) -> list[Text]:
+        """The lines ``scroll_away`` put in the scrollback, for a redraw of it."""
+        return [lines_text([line]) for line in self.scrolled]
+
+    def scroll_away(self, lines: list[str]) -> None:
+        """Regular mode: a component taller than the room left has its top lines in the
+        terminal's scrollback, as upstream prints every line and lets the terminal scroll. Lines
+        added under the ones there scroll away in turn; when one already there changes (or the
+        component closes) the scrollback is written again, as pi-tui's full redraw when a line
+        above the screen changes."""
+        previous, self.scrolled = self.scrolled, list(lines)
+        if lines == previous:
+            return
+        if lines[: len(previous)] == previous:
+            self.app.print_above([lines_text([line]) for line in lines[len(previous) :]], record=False)
+        else:
+            self.app.print_above([], redraw=True)
 
     @property
     def top(self) -> ComponentSlot | None:
@@ -471,11 +500,13 @@ class ComponentSlots:
                 else:
                     self.app.editor.display = True
                     self.app.editor.focus()
+                    self.scroll_away([])
             self.app.call_after_refresh(self.app.fit_transcript)
             if not done.done():
                 done.set_result(None)
 
-        slot = ComponentSlot(component, keybindings, closed, self.room, keep_top=bool(self.app.fullscreen))
+        keep_top = bool(self.app.fullscreen)
+        slot = ComponentSlot(component, keybindings, closed, self.room, keep_top, self.scroll_away)
         if self.top is not None:
             self.top.display = False
         self.app.editor.display = False
