@@ -84,6 +84,7 @@ export default function (pi: ExtensionAPI) {
           invalidate() {},
           handleInput(data: string) {
             if (matchesKey(data, "escape")) handle.hide();
+            else if (data === "q") done();
             else keys += data;
             tui.requestRender();
           },
@@ -242,3 +243,23 @@ def test_a_tall_component_in_regular_mode_scrolls_its_top_lines_away_as_upstream
     theirs, ours = _both(tmp_path, "regular", steps)
     assert "'tall line 1 n=1'" in theirs and "'tall line 1 n=0'" in theirs
     assert ours == theirs
+
+
+@pytest.mark.parametrize("mode", ["fullscreen", "regular"])
+def test_done_with_an_opened_overlay_still_shown_closes_both(tmp_path: Path, mode: str) -> None:
+    """A component in the editor's place calls ``done()`` from its overlay: the overlay goes with
+    it and the editor takes keys again. (Upstream 1.6 leaves that overlay drawn over the screen,
+    with the keys going to the editor: §8 item 32.)"""
+
+    def steps(term: Tmux) -> str:
+        term.type("/slotov")
+        term.wait_for("BASE overlay=false")
+        term.keys("o")
+        term.wait_for("SLOTOV w=40")
+        term.keys("q")
+        shown = _settled(term, "slotov closed")
+        term.keys("z", "z", "z")
+        typed = _settled(term, "zzz")
+        return repr(("SLOTOV" in shown, "BASE" in shown, "│zzz" in typed.replace(" ", "")))
+
+    assert _run(tmp_path, "ours", mode, steps) == repr((False, False, True))
