@@ -25,7 +25,7 @@ from pi_rpc.modes.interactive import display
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
-from pi_rpc.modes.interactive.line_component import ComponentSlots, OverlayScreen
+from pi_rpc.modes.interactive.line_component import ComponentSlots, LayersScreen
 from pi_rpc.modes.interactive.transcript import ToolCall, Transcript
 
 if TYPE_CHECKING:
@@ -395,7 +395,7 @@ class PiApp(App[int]):
         # one row spare: a region as tall as the terminal scrolls it, and scrolled rows cannot be cleared
         self.transcript.styles.max_height = max(0 if slot is not None else 3, rows - used - 1)
 
-    def print_above(self, renderables: list[Any], *, redraw: bool = False) -> None:
+    def print_above(self, renderables: list[Any], *, redraw: bool = False, record: bool = True) -> None:
         """Print finished conversation into the terminal's scrollback, above the inline region.
         ``redraw`` (after a resize) clears the screen and the scrollback and prints everything
         printed so far again at the new width, as upstream's terminal re-renders on a resize:
@@ -405,11 +405,14 @@ class PiApp(App[int]):
         region's top-left corner on every frame (``App._display`` moves back by
         ``_previous_cursor_position``). So: go to that corner, clear down, write the text (rows
         scroll off the top of the screen into the scrollback like any program's output), and
-        make the next frame start below it as a fresh, full region."""
+        make the next frame start below it as a fresh, full region.
+
+        ``record=False``: not conversation (a tall component's top lines, which a redraw takes
+        from ``component_slots`` while the component is shown)."""
         driver = self._driver
         if driver is None or not self.is_inline or not (renderables or redraw):
             return
-        if not redraw:
+        if not redraw and record:
             self._printed.extend(renderables)
         import io
 
@@ -426,7 +429,7 @@ class PiApp(App[int]):
             no_color=self.console.no_color,
             legacy_windows=False,
         )
-        for renderable in self._printed if redraw else renderables:
+        for renderable in [*self._printed, *self.component_slots.scrolled_text()] if redraw else renderables:
             console.print(renderable)
         # Raw mode: a bare LF does not return the carriage.
         text = buffer.getvalue().replace("\r\n", "\n").replace("\n", "\r\n")
@@ -764,12 +767,22 @@ class PiApp(App[int]):
         # An extension's custom component gets every key (Ctrl+C, Shift+Tab ... too), as
         # upstream's focused component does.
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if isinstance(self.screen, OverlayScreen):
+            if isinstance(self.screen, LayersScreen):
                 self.screen.press_key(event)
                 return
             slot = self.component_slots.top
             if slot is not None and len(self.screen_stack) == 1:
                 slot.press_key(event)
+                return
+        # A paste too (bracketed, as upstream's terminal hands it to the focused component):
+        # Textual would give it to the focused widget, which is not the component.
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            if isinstance(self.screen, LayersScreen):
+                self.screen.paste(event.text)
+                return
+            slot = self.component_slots.top
+            if slot is not None and len(self.screen_stack) == 1:
+                slot.paste(event.text)
                 return
         await super().on_event(event)
 

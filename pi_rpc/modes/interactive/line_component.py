@@ -2,15 +2,21 @@
 in the interactive mode until the extension calls ``done(result)``, where upstream shows it: a
 component in place of the editor (the footer stays below it, as upstream's editor slot), an
 overlay (``{overlay: true}``) over the conversation at the rectangle pi-tui computes from its
-``overlayOptions`` (Node sends it with the lines).
+``overlayOptions`` (Node sends it with the lines). Overlays that a component in the editor's
+place opens with ``tui.showOverlay`` are drawn on a screen over the app while there are some.
+In regular (inline) mode overlays sit on the terminal's rows, as upstream's padded frame puts
+them (``LayersScreen``).
 
-A component taller than the room left is cut as upstream's: fullscreen keeps its top lines
+A component taller than the room left is shown as upstream's: fullscreen keeps its top lines
 (pi-tui's VStack gives the editor slot what the window leaves and slices the rest off), regular
-keeps its bottom lines (upstream prints every line and the terminal scrolls the top ones away).
+shows its bottom lines and puts the top ones in the terminal's scrollback (upstream prints every
+line and the terminal scrolls the top ones away; a change up there rewrites the scrollback, as
+pi-tui's full redraw, and so does closing it).
 
 The screen asks the component for ``render(width)`` at the terminal's width, hands it every key
 as the raw terminal data upstream's ``handleInput`` gets (``"\\x1b[A"`` for Up, ``"\\r"`` for
-Enter, a printable character as itself; Escape too: upstream's components close themselves),
+Enter, a printable character as itself; Escape too: upstream's components close themselves;
+a paste as one bracketed paste, the app routes it here as its keys),
 and draws again when the component asks (``tui.requestRender()``). Calls to the component go
 one at a time in order, so keys typed quickly reach it in the order they were typed.
 """
@@ -27,6 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from pi_rpc.extensions.ui import Frame, LineComponent, OverlayLayer
+from pi_rpc.modes.interactive.tui_mode import inline_region_top
 
 # Textual key names -> the bytes a terminal sends (xterm, legacy mode), which is what pi-tui's
 # matchesKey() recognises.
@@ -248,14 +255,17 @@ class ComponentSlot(Static):
         closed: Callable[[ComponentSlot], None],
         room: Callable[[], int],
         keep_top: bool,
+        scroll_away: Callable[[list[str]], None] = lambda _lines: None,
     ) -> None:
         super().__init__(markup=False)
+        self._scroll_away = scroll_away
         self.driver = ComponentDriver(self, component, self._show, self._finish)
         self.keybindings = keybindings
         self._on_closed = closed
         self._room = room
         self.keep_top = keep_top
         self.lines: list[str] = []
+        self.overlays: SlotOverlays | None = None
         self._finished = False
 
     def on_mount(self) -> None:
@@ -271,25 +281,51 @@ class ComponentSlot(Static):
     def _show(self, frame: Frame) -> None:
         self.lines = frame.lines
         self.refit()
+        self._show_overlays(frame.overlays)
+
+    def _show_overlays(self, layers: list[OverlayLayer]) -> None:
+        """Overlays this component opened: a screen over the app while there are some."""
+        layer_screen = self.overlays
+        if layers and layer_screen is None:
+            if len(self.app.screen_stack) > 1:  # a dialog is on top: drawn once it is gone
+                return
+            layer_screen = self.overlays = SlotOverlays(self.driver)
+            self.app.push_screen(layer_screen)
+            self.app.call_after_refresh(layer_screen.draw, layers)
+        elif layers and layer_screen is not None:
+            layer_screen.draw(layers)
+        elif layer_screen is not None:
+            self._drop_overlays()
+
+    def _drop_overlays(self) -> None:
+        layer_screen, self.overlays = self.overlays, None
+        if layer_screen is not None and layer_screen.is_attached and self.app.screen is layer_screen:
+            self.app.pop_screen()
 
     def refit(self) -> None:
-        """Cut to the room left (fullscreen: the top lines; regular: the bottom ones)."""
+        """Cut to the room left (fullscreen: the top lines; regular: the bottom ones, the lines
+        above them going to the terminal's scrollback)."""
         room = max(1, self._room())
-        lines = self.lines
+        lines, above = self.lines, list[str]()
         if len(lines) > room:
-            lines = lines[:room] if self.keep_top else lines[-room:]
+            if self.keep_top:
+                lines = lines[:room]
+            else:
+                above, lines = lines[:-room], lines[-room:]
+        if not self.keep_top:
+            self._scroll_away(above)
         self.update(lines_text(lines))
 
     def press_key(self, event: events.Key) -> None:
         self.driver.key(event)
 
-    def on_paste(self, event: events.Paste) -> None:
-        event.stop()
-        self.driver.paste(event.text)
+    def paste(self, text: str) -> None:
+        self.driver.paste(text)
 
     def _finish(self) -> None:
         if self._finished or not self.is_attached:
             return
+        self._drop_overlays()
         if len(self.app.screen_stack) > 1:  # a dialog the component opened is still on top
             self.set_timer(0.05, self._finish)
             return
@@ -300,55 +336,86 @@ class ComponentSlot(Static):
         self.driver.detach()
 
 
-class OverlayScreen(ModalScreen[None]):
-    """An overlay component (and the overlays its ``tui.showOverlay`` opened) over the
-    conversation, each at its rectangle; what is under them stays visible. Gets every key."""
+class LayersScreen(ModalScreen[None]):
+    """Overlays over the conversation, each at the rectangle pi-tui gives it (rows from the
+    terminal's top); what is under them stays visible. Gets every key and paste for its driver.
+
+    Regular (inline) mode: upstream pads its frame to the terminal's height, so an overlay's row
+    is a row of the terminal, not of the app's region. The region is made to reach the
+    terminal's bottom, and up to the overlay's row when that is above it (the terminal scrolls
+    the rows above into the scrollback, as upstream's padding does when its frame was short)."""
 
     DEFAULT_CSS = """
-    OverlayScreen { background: transparent; layers: overlays; }
-    OverlayScreen:inline { height: 100vh; }
-    OverlayScreen > Static.overlay { layer: overlays; position: absolute; height: auto; background: $background; }
+    LayersScreen { background: transparent; layers: overlays; }
+    LayersScreen > Static.overlay { layer: overlays; position: absolute; height: auto; background: $background; }
     """
 
-    def __init__(self, component: LineComponent, keybindings: dict[str, Any] | None = None) -> None:
+    driver: ComponentDriver
+
+    def __init__(self) -> None:
         super().__init__()
-        self.driver = ComponentDriver(self, component, self._show, self._finish)
-        self.keybindings = keybindings or {}
         self.shown: list[OverlayLayer] = []
-        self._finished = False
+        self._origin: int | None = None  # regular mode: the terminal row the region starts on
 
     def compose(self) -> Any:
         yield from ()
 
-    def on_mount(self) -> None:
-        self.driver.open(self.keybindings)
+    def _region_origin(self, rows: list[int]) -> int:
+        if not self.app.is_inline:
+            return 0
+        if self._origin is None:
+            self._origin = inline_region_top(self.app)
+        self._origin = max(0, min([self._origin, *rows]))  # the region only grows upward
+        self.styles.height = max(1, self.app.size.height - self._origin)
+        return self._origin
 
-    def _show(self, frame: Frame) -> None:
-        self.shown = frame.overlays
+    def on_mount(self) -> None:
+        self._region_origin([])
+
+    def draw(self, layers: list[OverlayLayer]) -> None:
+        self.shown = layers
+        origin = self._region_origin([layer.row for layer in layers])
         shown = list(self.query("Static.overlay").results(Static))
-        for extra in shown[len(frame.overlays) :]:
+        for extra in shown[len(layers) :]:
             extra.remove()
-        for index, layer in enumerate(frame.overlays):
+        for index, layer in enumerate(layers):
             if index < len(shown):
                 widget = shown[index]
             else:
                 widget = Static(classes="overlay", markup=False)
                 self.mount(widget)
             widget.styles.width = layer.width
-            widget.styles.offset = (layer.col, layer.row)
+            widget.styles.offset = (layer.col, layer.row - origin)
             widget.update(lines_text(layer.lines))
-
-    def on_resize(self, _event: events.Resize) -> None:
-        self.driver.resized()
 
     def press_key(self, event: events.Key) -> None:
         """Every key while the overlay is shown (the app hands them over before its priority
         bindings)."""
         self.driver.key(event)
 
-    def on_paste(self, event: events.Paste) -> None:
-        event.stop()
-        self.driver.paste(event.text)
+    def paste(self, text: str) -> None:
+        self.driver.paste(text)
+
+
+class OverlayScreen(LayersScreen):
+    """An overlay component (``{overlay: true}``) and the overlays its ``tui.showOverlay``
+    opened."""
+
+    def __init__(self, component: LineComponent, keybindings: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.driver = ComponentDriver(self, component, self._show, self._finish)
+        self.keybindings = keybindings or {}
+        self._finished = False
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.driver.open(self.keybindings)
+
+    def _show(self, frame: Frame) -> None:
+        self.draw(frame.overlays)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.driver.resized()
 
     def _finish(self) -> None:
         if self._finished or not self.is_attached:
@@ -363,6 +430,17 @@ class OverlayScreen(ModalScreen[None]):
         self.driver.detach()
 
 
+class SlotOverlays(LayersScreen):
+    """The overlays a component in the editor's place opened with ``tui.showOverlay`` (upstream
+    composites them over its whole frame as any other): drawn over the app while there are some;
+    keys and pastes still go to the slot's component, whose Node side hands them to the focused
+    one."""
+
+    def __init__(self, driver: ComponentDriver) -> None:
+        super().__init__()
+        self.driver = driver
+
+
 class ComponentSlots:
     """The app's editor slot for components, as upstream's extension dialog stack: a new
     component hides the one shown (or the editor), closing the one shown brings back the one
@@ -371,6 +449,25 @@ class ComponentSlots:
     def __init__(self, app: Any) -> None:
         self.app = app
         self.stack: list[ComponentSlot] = []
+        self.scrolled: list[str] = []  # regular mode: the shown component's lines in the scrollback
+
+    def scrolled_text(self) -> list[Text]:
+        """The lines ``scroll_away`` put in the scrollback, for a redraw of it."""
+        return [lines_text([line]) for line in self.scrolled]
+
+    def scroll_away(self, lines: list[str]) -> None:
+        """Regular mode: a component taller than the room left has its top lines in the
+        terminal's scrollback, as upstream prints every line and lets the terminal scroll. Lines
+        added under the ones there scroll away in turn; when one already there changes (or the
+        component closes) the scrollback is written again, as pi-tui's full redraw when a line
+        above the screen changes."""
+        previous, self.scrolled = self.scrolled, list(lines)
+        if lines == previous:
+            return
+        if lines[: len(previous)] == previous:
+            self.app.print_above([lines_text([line]) for line in lines[len(previous) :]], record=False)
+        else:
+            self.app.print_above([], redraw=True)
 
     @property
     def top(self) -> ComponentSlot | None:
@@ -403,11 +500,13 @@ class ComponentSlots:
                 else:
                     self.app.editor.display = True
                     self.app.editor.focus()
+                    self.scroll_away([])
             self.app.call_after_refresh(self.app.fit_transcript)
             if not done.done():
                 done.set_result(None)
 
-        slot = ComponentSlot(component, keybindings, closed, self.room, keep_top=bool(self.app.fullscreen))
+        keep_top = bool(self.app.fullscreen)
+        slot = ComponentSlot(component, keybindings, closed, self.room, keep_top, self.scroll_away)
         if self.top is not None:
             self.top.display = False
         self.app.editor.display = False

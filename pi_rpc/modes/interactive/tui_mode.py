@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from pi_rpc.modes.interactive.app import PiApp
 
 
@@ -21,6 +23,13 @@ def layout_for_mode(app: PiApp) -> None:
         app.screen.styles.height = None
         app.transcript.styles.height = None
         app.fit_transcript()
+
+
+def inline_region_top(app: App[int]) -> int:
+    """Regular mode: the terminal row the inline region starts on, as the terminal last
+    reported it (Textual's inline driver asks after every frame); 0 otherwise."""
+    origin = getattr(app._driver, "cursor_origin", None) if app.is_inline else None
+    return int(origin[1]) if origin else 0
 
 
 REFUSED_WITH_DIALOG = "Close active overlays before changing TUI mode"  # upstream's words
