@@ -122,8 +122,13 @@ def test_ctrl_g_keeps_the_frame_whole_and_leaves_no_ghost(tmp_path):
         term.wait_for("a draft")
         term.keys("C-g")
         shown = term.wait_for("Pi will resume when the editor exits.")
+        deadline = time.monotonic() + 5  # a capture can land between the message and the frame's last paint
+        while not any(row.startswith("╭") for row in shown.split("\n")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            shown = term.screen()
         rows = shown.rstrip("\n").split("\n")
-        top = next(i for i, row in enumerate(rows) if row.startswith("╭"))
+        top = next((i for i, row in enumerate(rows) if row.startswith("╭")), None)
+        assert top is not None, shown
         assert "a draft" in rows[top + 1] and rows[top + 2].startswith("╰"), shown
         assert any("Launching external editor: " in row for row in rows[top + 2 :]), shown
         release.touch()
