@@ -113,6 +113,9 @@ def _drive(argv: list[str], root: Path) -> dict[str, Any]:
     subprocess.run(
         [*tmux, "new-session", "-d", "-s", name, "-x", "100", "-y", "40", "-c", str(cwd), *env_args, command],
         check=True,
+        # The tmux server (a new one per socket) starts from this environment and not the
+        # test's: under CI=true upstream's screen drops its bold title.
+        env={key: env[key] for key in keep},
     )
 
     def capture() -> str:
