@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
-from rich.padding import Padding
+from rich.console import RenderableType
 from rich.text import Text
 
 from pi_rpc.extensions.ui import Frame, LineComponent
@@ -67,11 +66,13 @@ def placement_of(options: object) -> str:
     return "belowEditor" if value == "belowEditor" else "aboveEditor"
 
 
-def string_widget(lines: list[str]) -> RenderableType:
-    shown = [Text.from_ansi(line) for line in lines[:MAX_WIDGET_LINES]]
+def string_widget(lines: list[str]) -> Text:
+    """upstream's ``new Text(line, 1, 0)`` per line: one cell on the left (a line longer than
+    the terminal wraps to the first column here)."""
+    shown = [Text.from_ansi(" " + line) for line in lines[:MAX_WIDGET_LINES]]
     if len(lines) > MAX_WIDGET_LINES:
-        shown.append(Text("... (widget truncated)", style="dim"))
-    return Padding(Text("\n").join(shown), (0, 1))
+        shown.append(Text(" ... (widget truncated)", style="dim"))
+    return Text("\n").join(shown)
 
 
 class Chrome:
@@ -105,7 +106,7 @@ class Chrome:
 
     def draw_widgets(self) -> None:
         for placement, area in (("aboveEditor", "ext-widgets"), ("belowEditor", "ext-widgets-below")):
-            blocks: list[RenderableType] = []
+            blocks: list[Text] = []
             for where, content in self.widgets.values():
                 if where != placement:
                     continue
@@ -114,7 +115,7 @@ class Chrome:
                         blocks.append(lines_text(content.lines))
                 else:
                     blocks.append(string_widget(content))
-            self._redraw(area, Group(*blocks) if blocks else None)
+            self._redraw(area, Text("\n").join(blocks) if blocks else None)
 
     # ------------------------------------------------------------------ header and footer
 
