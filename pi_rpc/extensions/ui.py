@@ -173,6 +173,11 @@ class ExtensionUI:
     def set_footer(self, factory: Any = None) -> None:
         return None
 
+    def get_footer_data(self) -> dict[str, Any]:
+        """What upstream's ``footerData`` tells a footer component: the git branch, the
+        extensions' statuses (key -> text) and the number of providers with models."""
+        return {"branch": None, "statuses": {}, "providers": 0}
+
     def set_header(self, factory: Any = None) -> None:
         return None
 

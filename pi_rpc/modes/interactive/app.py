@@ -22,6 +22,7 @@ from textual.widgets import Static, TextArea
 from pi_rpc.log import logger
 from pi_rpc.modes.interactive import commands as slash
 from pi_rpc.modes.interactive import display
+from pi_rpc.modes.interactive.chrome import Chrome
 from pi_rpc.modes.interactive.dialogs import InputScreen, SelectScreen, TerminalUI
 from pi_rpc.modes.interactive.display import TerminalProgress
 from pi_rpc.modes.interactive.editor import Completion, PromptEditor, complete_file
@@ -62,7 +63,7 @@ class PiApp(App[int]):
     CSS = """
     Screen { height: auto; layers: base; }
     Screen:inline { height: auto; min-height: 6; border: none; }
-    #ext-widgets { height: auto; color: $text-muted; padding: 0 1; }
+    #ext-widgets, #ext-widgets-below, #ext-footer { height: auto; padding: 0; }
     #completions { height: auto; max-height: 6; color: $text-muted; padding: 0 1; }
     #footer { height: auto; color: $text-muted; padding: 0 1; }
     #working { height: auto; color: $accent; padding: 0 1; }
@@ -105,7 +106,7 @@ class PiApp(App[int]):
         self.notices = list(notices or [])  # shown once at startup (e.g. where --listen serves)
         self.statuses: dict[str, str] = {}
         self._area_texts: dict[str, str] = {}  # what each one-line area shows (they start empty)
-        self.ext_widgets: dict[str, list[str]] = {}
+        self.chrome = Chrome(self)  # extensions' widgets, header and footer
         self.terminal_title = ""
         self._last_interrupt = 0.0
         self._last_escape = 0.0
@@ -197,14 +198,17 @@ class PiApp(App[int]):
         self.transcript = Transcript()
         self.editor = PromptEditor(self.complete)
         self.areas = {
-            name: Static("", id=name, markup=False) for name in ("working", "ext-widgets", "completions", "footer")
+            name: Static("", id=name, markup=False)
+            for name in ("working", "ext-widgets", "completions", "ext-widgets-below", "footer", "ext-footer")
         }
         yield self.transcript
         yield self.areas["working"]
         yield self.areas["ext-widgets"]
         yield self.areas["completions"]
         yield self.editor
+        yield self.areas["ext-widgets-below"]
         yield self.areas["footer"]
+        yield self.areas["ext-footer"]
 
     async def on_mount(self) -> None:
         session = self.session
@@ -221,7 +225,7 @@ class PiApp(App[int]):
         if session.mcp_command is not None:  # `/mcp` answered while no MCP server is configured
             session.mcp_command.notify = lambda message, kind: self.say_soon(message, kind or "info")
         self._capture_log()
-        for empty in ("working", "ext-widgets", "completions"):
+        for empty in ("working", "ext-widgets", "completions", "ext-widgets-below", "ext-footer"):
             self.areas[empty].display = False
         if self.fullscreen:
             from pi_rpc.modes.interactive.tui_mode import layout_for_mode
@@ -451,6 +455,7 @@ class PiApp(App[int]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_transcript)
+        self.chrome.resized()
         self.refresh_footer()
         if self.is_inline and not self.is_headless:
             # one redraw when the resizing stops (a dragged window sends many sizes)
@@ -471,14 +476,6 @@ class PiApp(App[int]):
         else:
             self.statuses.pop(key, None)
         self.refresh_footer()
-
-    def set_ext_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
-        if lines:
-            self.ext_widgets[key] = list(lines)
-        else:
-            self.ext_widgets.pop(key, None)
-        body = "\n".join(line for block in self.ext_widgets.values() for line in block)
-        self._show("#ext-widgets", Text(body))
 
     def set_terminal_title(self, title: str) -> None:
         self.terminal_title = title

@@ -363,8 +363,17 @@ class TerminalUI(ExtensionUI):
     def set_status(self, key: str, text: str | None = None) -> None:
         self.app.set_status(key, text)
 
-    def set_widget(self, key: str, lines: list[str] | None = None, placement: str | None = None) -> None:
-        self.app.set_ext_widget(key, lines, placement)
+    def set_widget(self, key: str, lines: object = None, placement: object = None) -> None:
+        self.app.chrome.set_widget(key, lines, placement)
+
+    def set_header(self, factory: object = None) -> None:
+        self.app.chrome.set_header(factory)
+
+    def set_footer(self, factory: object = None) -> None:
+        self.app.chrome.set_footer(factory)
+
+    def get_footer_data(self) -> dict[str, object]:
+        return self.app.chrome.footer_data()
 
     def set_title(self, title: str) -> None:
         self.app.set_terminal_title(title)

@@ -73,9 +73,20 @@ class Header(Static):
         self.compact = compact
         self.expanded_hints = expanded_hints
         self.expanded = False
+        self.custom: list[str] | None = None  # an extension's header (ctx.ui.setHeader)
+        self.refresh_body()
+
+    def set_custom(self, lines: list[str] | None) -> None:
+        self.custom = lines
         self.refresh_body()
 
     def refresh_body(self) -> None:
+        if self.custom is not None:
+            from pi_rpc.modes.interactive.line_component import lines_text
+
+            self.body_text = lines_text(self.custom)
+            self._show_body()
+            return
         text = Text()
         text.append(LOGO[0], style="bold")
         text.append(f"  v{self.version}\n", style="dim")
@@ -86,7 +97,15 @@ class Header(Static):
             text.append(" " + self.compact + "\n", style="dim")
             text.append("Press ctrl+o to show full startup help.", style="dim")
         self.body_text = text
-        self.update(text)
+        self._show_body()
+
+    def _show_body(self) -> None:
+        from textual._context import NoActiveAppError
+
+        try:
+            self.update(self.body_text)
+        except NoActiveAppError:  # printed already, changed from outside the app: PrintedHeader reads body_text
+            pass
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
@@ -411,7 +430,15 @@ class ToolCall(Static):
         if self.done and self.duration_ms is not None:
             text.append(f"\nTook {format_duration(self.duration_ms)}", style="dim")
         self.body_text = text
-        self.update(text)
+        self._show_body()
+
+    def _show_body(self) -> None:
+        from textual._context import NoActiveAppError
+
+        try:
+            self.update(self.body_text)
+        except NoActiveAppError:  # printed already, changed from outside the app: PrintedHeader reads body_text
+            pass
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
@@ -450,6 +477,20 @@ def format_duration(ms: float) -> str:
     return f"{minutes // 60}h {minutes % 60}m {remainder}s"
 
 
+class PrintedHeader:
+    """The header in the scrollback (regular mode), drawn from the header's current body: an
+    extension's ``setHeader`` after it was printed shows on the scrollback's next redraw."""
+
+    def __init__(self, header: Header, pad: int) -> None:
+        self.header = header
+        self.pad = pad
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.padding import Padding
+
+        yield Padding(self.header.body_text, (1, self.pad, 1, self.pad))
+
+
 def as_renderable(widget: Any, pad: int = 1) -> Any:
     """What a finished widget prints into the terminal's scrollback (Rich, not Textual);
     ``pad`` is the ``outputPad`` setting (display.py)."""
@@ -466,7 +507,7 @@ def as_renderable(widget: Any, pad: int = 1) -> Any:
     if isinstance(widget, ToolCall):
         return Padding(widget.body_text, (1, pad, 0, pad))
     if isinstance(widget, Header):
-        return Padding(widget.body_text, (1, pad, 1, pad))
+        return PrintedHeader(widget, pad)
     if isinstance(widget, Notice):
         style = {"error": "red", "warning": "yellow"}.get(next(iter(widget.classes), ""), "dim")
         return Padding(Text(widget.text, style=style), (0, pad))
@@ -505,6 +546,7 @@ class Transcript(VerticalScroll):
         self._thinking: Thinking | None = None
         self._tools: dict[str, ToolCall] = {}
         self.output_pad = 1  # upstream's outputPad, set by display.apply
+        self.printed_header: Header | None = None  # regular mode: the header in the scrollback
         # New output is followed (the view stays at the end) unless the reader scrolled up.
         self.follow = True
 
@@ -628,6 +670,7 @@ class Transcript(VerticalScroll):
         if print_above is None:
             return
         renderables = [r for r in (as_renderable(w, self.output_pad) for w in done) if r is not None]
+        self.printed_header = next((w for w in done if isinstance(w, Header)), self.printed_header)
         # removed first, so that the region's new height is known when the printed text
         # makes room for it (print_above)
         await self.remove_children(done)

@@ -468,6 +468,18 @@ function createUI(ref) {
 						return syncCall("ui", { ctx: ref, name: key, args });
 					};
 				}
+				if (CHROME_FACTORIES[key] !== undefined) {
+					// setWidget(key, factory, options), setHeader(factory), setFooter(factory): the
+					// component stays here as a custom one does; Python draws it (interactive mode).
+					return (...args) => {
+						assertGeneration(ref.g);
+						const at = CHROME_FACTORIES[key];
+						const plain = args.map((arg, index) =>
+							typeof arg === "function" ? (index === at ? chromeComponent(ref, key, arg) : null) : arg,
+						);
+						note("ui", { ctx: ref, name: key, args: plain, x: 1 });
+					};
+				}
 				return (...args) => {
 					assertGeneration(ref.g);
 					note("ui", { ctx: ref, name: key, args: args.map((arg) => (typeof arg === "function" ? null : arg)) });
@@ -475,6 +487,43 @@ function createUI(ref) {
 			},
 		},
 	);
+}
+
+// Where a component factory sits in the arguments of the ctx.ui methods that take one.
+const CHROME_FACTORIES = { setWidget: 1, setHeader: 0, setFooter: 0 };
+
+// upstream's ReadonlyFooterDataProvider, read from Python when the footer renders (no branch
+// watcher: onBranchChange never fires).
+function footerData(ref) {
+	const read = () => syncCall("ui", { ctx: ref, name: "getFooterData", args: [] }) ?? {};
+	return {
+		getGitBranch: () => read().branch ?? null,
+		getExtensionStatuses: () => new Map(Object.entries(read().statuses ?? {})),
+		getAvailableProviderCount: () => read().providers ?? 0,
+		onBranchChange: () => () => {},
+	};
+}
+
+// A widget, header or footer component: an entry as a custom component's, opened and rendered
+// through the same "component" requests, never focused and with no done(); Python's close
+// disposes of it (replaced or cleared), as upstream's dispose() of the one it replaces.
+function chromeComponent(ref, key, factory) {
+	const id = `c${nextId++}`;
+	const withData = key === "setFooter";
+	customs.set(id, {
+		factory: (tui, theme) => (withData ? factory(tui, theme, footerData(ref)) : factory(tui, theme)),
+		options: undefined,
+		passive: true,
+		component: undefined,
+		closed: false,
+		resolve() {},
+		reject() {},
+		size: { columns: 80, rows: 24 },
+		overlays: [],
+		focus: undefined,
+		focusOrder: 0,
+	});
+	return { $pi: "component", id, overlay: false };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -702,7 +751,7 @@ async function componentRequest(request) {
 			};
 			const theme = paletteTheme(request.palette);
 			entry.theme = theme;
-			globalThis.__piSidecar.theme = theme; // what getSelectListTheme() & co. of pi-coding-agent style with
+			if (!entry.passive || !globalThis.__piSidecar.theme) globalThis.__piSidecar.theme = theme; // what getSelectListTheme() & co. of pi-coding-agent style with
 			const tui = customTui(request.cid, entry);
 			let component;
 			try {
@@ -725,7 +774,7 @@ async function componentRequest(request) {
 				const resolved = given ? (typeof given === "function" ? given() : given) : component?.width ? { width: component.width } : undefined;
 				const handle = tui.showOverlay(component, resolved);
 				entry.options.onHandle?.(handle);
-			} else {
+			} else if (!entry.passive) {
 				setFocus(entry, component);
 			}
 			return renderCustom(entry, width);
