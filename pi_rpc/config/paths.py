@@ -111,3 +111,34 @@ def resolve_session_dir(
             path = Path(expanded) if os.path.isabs(expanded) else Path(cwd) / expanded
             return SessionDirChoice(Path(os.path.abspath(path)), True, source)
     return SessionDirChoice(default_session_dir(agent, cwd), False, "default")
+
+
+def find_git_root(start: str) -> str | None:
+    """The first directory from ``start`` upwards that contains ``.git`` (file or directory)."""
+    current = os.path.abspath(start)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def ancestor_agents_skill_dirs(cwd: str, user_skills_dir: str) -> list[str]:
+    """``.agents/skills`` of ``cwd`` and of each ancestor up to the git root (or ``/``), nearest
+    first, without the user's own ``user_skills_dir`` (upstream's
+    ``collectAncestorAgentsSkillDirs``): what sessions load and what ``pi config`` lists."""
+    start = os.path.abspath(cwd)
+    git_root = find_git_root(start)
+    user_dir = os.path.normpath(user_skills_dir)
+    found: list[str] = []
+    current = start
+    while True:
+        directory = os.path.join(current, ".agents", "skills")
+        if os.path.normpath(directory) != user_dir:
+            found.append(directory)
+        parent = os.path.dirname(current)
+        if current == git_root or parent == current:
+            return found
+        current = parent

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pi_rpc.config.paths import ancestor_agents_skill_dirs
 from pi_rpc.packages.collect import (
     apply_patterns,
     collect_agents_skills,
@@ -122,7 +123,7 @@ def top_level_resources(
             auto(kind, os.path.join(project_base, kind), "project", project_base, overrides)
             if kind == "skills":
                 # each ancestor's .agents folder is its skills' base (what their patterns are relative to)
-                for directory in ancestor_agents_skill_dirs(manager.cwd):
+                for directory in ancestor_agents_skill_dirs(manager.cwd, os.path.join(agents_base, "skills")):
                     auto(kind, directory, "project", os.path.dirname(directory), overrides, agents=True)
     for kind in kinds:
         auto(kind, os.path.join(user_base, kind), "user", user_base, list(user.get(kind) or []))
@@ -143,32 +144,6 @@ def top_level_resources(
                 )
             )
     return found
-
-
-def ancestor_agents_skill_dirs(cwd: str) -> list[str]:
-    """``.agents/skills`` of ``cwd`` and each ancestor up to the git root (or ``/``), without
-    the user's own ``~/.agents/skills`` (upstream's ``collectAncestorAgentsSkillDirs``)."""
-    start = os.path.abspath(cwd)
-    git_root, probe = None, start
-    while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            git_root = probe
-            break
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    user_dir = os.path.normpath(os.path.join(os.path.expanduser("~"), ".agents", "skills"))
-    found: list[str] = []
-    current = start
-    while True:
-        directory = os.path.join(current, ".agents", "skills")
-        if os.path.normpath(directory) != user_dir:
-            found.append(directory)
-        parent = os.path.dirname(current)
-        if current == git_root or parent == current:
-            return found
-        current = parent
 
 
 def resource_pattern(manager: Any, resource: TopLevelResource, scope: str) -> str:

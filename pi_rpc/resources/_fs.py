@@ -57,18 +57,6 @@ def real_identity(path: str) -> str:
         return os.path.abspath(path)
 
 
-def find_git_root(start: str) -> str | None:
-    """The first directory from ``start`` upwards that contains ``.git`` (file or directory)."""
-    current = os.path.abspath(start)
-    while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
 @dataclass(frozen=True)
 class DirEntry:
     """One directory entry, with symlinks resolved to what they point at."""

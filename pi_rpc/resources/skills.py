@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pi_rpc.config.paths import ancestor_agents_skill_dirs
 from pi_rpc.resources import _fs
 from pi_rpc.resources._text import (
     FrontmatterError,
@@ -256,21 +257,6 @@ def load_skills_from_dir(
     return result
 
 
-def _ancestor_agents_skill_dirs(cwd: str) -> list[str]:
-    git_root = _fs.find_git_root(cwd)
-    dirs: list[str] = []
-    current = cwd
-    while True:
-        dirs.append(os.path.join(current, ".agents", "skills"))
-        if git_root is not None and current == git_root:
-            break
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    return dirs
-
-
 def auto_skill_files(
     *, cwd: str, agent_dir: str, project_trusted: bool = True, home: str | None = None
 ) -> list[tuple[str, dict[str, str]]]:
@@ -287,9 +273,7 @@ def auto_skill_files(
         roots.append(
             (os.path.join(project_base, "skills"), "pi", _fs.source_info("", "auto", "project", base_dir=project_base))
         )
-        for agents_dir in _ancestor_agents_skill_dirs(cwd):
-            if os.path.abspath(agents_dir) == user_agents_skills:
-                continue
+        for agents_dir in ancestor_agents_skill_dirs(cwd, user_agents_skills):
             base = os.path.dirname(agents_dir)
             roots.append((agents_dir, "agents", _fs.source_info("", "auto", "project", base_dir=base)))
     roots.append((os.path.join(agent_dir, "skills"), "pi", _fs.source_info("", "auto", "user", base_dir=agent_dir)))
