@@ -430,15 +430,7 @@ class ToolCall(Static):
         if self.done and self.duration_ms is not None:
             text.append(f"\nTook {format_duration(self.duration_ms)}", style="dim")
         self.body_text = text
-        self._show_body()
-
-    def _show_body(self) -> None:
-        from textual._context import NoActiveAppError
-
-        try:
-            self.update(self.body_text)
-        except NoActiveAppError:  # printed already, changed from outside the app: PrintedHeader reads body_text
-            pass
+        self.update(text)
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
