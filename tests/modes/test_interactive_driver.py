@@ -131,3 +131,54 @@ def test_pi_idling_in_a_terminal_does_not_wake_up(tmp_path: Any, mode: str) -> N
         term.wait_for("still listening")
     finally:
         term.kill()
+
+
+def test_the_loop_ends_when_its_input_is_at_its_end() -> None:
+    """A pipe closed or a terminal hung up stays readable with nothing to read: the loop ends
+    (it spun a full core until the process was killed, and kept the process alive)."""
+    read_end, write_end = os.pipe()
+    os.close(write_end)
+    exit_event = WakingEvent()
+    thread = threading.Thread(target=read_input, args=(read_end, exit_event, XTermParser(), print), daemon=True)
+    thread.start()
+    thread.join(10)
+    try:
+        assert not thread.is_alive(), "the input loop went on reading a stdin at its end"
+        assert not exit_event.is_set()
+    finally:
+        exit_event.set()
+        os.close(read_end)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None or not os.path.isdir("/proc/self/task"), reason="tmux and /proc")
+@pytest.mark.parametrize("mode", ["fullscreen", "regular"])
+def test_pi_ends_without_spinning_when_its_terminal_goes_away(tmp_path: Any, mode: str) -> None:
+    """The terminal closed under a running pi (``tmux kill-server``, as a closed window): pi
+    ends on the SIGHUP without spinning. Its input thread used to spin on the dead terminal at
+    a full core until the hard-exit timer ended the process (about 6 s of CPU after the
+    hangup, in every test that ended a terminal this way). pi's CPU time is read until it ends."""
+    command = f"exec {sys.executable} -m pi_rpc --model faux/faux-1 --tui-mode {mode} --no-session"
+    term = Tmux(tmp_path, command)
+    try:
+        term.wait_for("faux-1")
+        pid = term.pid()
+        term.type("hello")
+        term.wait_for("hello")
+        at_hangup = _cpu_seconds(pid)
+    finally:
+        term.kill()
+    last, deadline = at_hangup, time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            last = _cpu_seconds(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("pi did not end after its terminal went away")
+    assert last - at_hangup < 2.0, f"{last - at_hangup:.2f} s of CPU after the terminal went away"

@@ -84,7 +84,13 @@ def read_input(fileno: int, exit_event: WakingEvent, parser: Any, dispatch: Call
                 elif mask & selectors.EVENT_READ:
                     data = decode(os.read(fileno, 1024 * 4))
                     if not data:
-                        continue  # stdin at its end (piped)
+                        # stdin at its end: a pipe closed, or the terminal hung up (its window
+                        # closed, ``tmux kill-server``); no byte will ever come. It stays
+                        # readable for ever: going on spun this thread at a full core (starving
+                        # the loop ending the app on SIGHUP), and a thread left waiting kept
+                        # the process alive until the hard-exit timer. Textual's own loop
+                        # ends here too.
+                        return
                     for event in parser.feed(data):
                         dispatch(event)
             for event in parser.tick():
