@@ -32,7 +32,9 @@ from tests.support.assert_cache import write_rewritten_modules
 from tests.support.long_tests import order_for_workers
 from tests.support.pi_process import PiProcess, isolated_env, start_in
 
-_UPSTREAM_STATUS = pytest.StashKey[str]()
+_UPSTREAM_INSTALL = pytest.StashKey[upstream.PendingInstall]()
+# set while the controlling process installs upstream: the lock its install holds
+_INSTALL_LOCK_VAR = "PI_RPC_TEST_UPSTREAM_INSTALL_LOCK"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,11 +46,23 @@ def pytest_configure(config: pytest.Config) -> None:
         worker = int("".join(ch for ch in str(workerinput["workerid"]) if ch.isdigit()) or 0)
         write_rewritten_modules(config, [Path(__file__).resolve().parent], (worker, int(workerinput["workercount"])))
         return
+    install = upstream.start_install()  # (in a thread: npm fetches while the rest starts)
+    if install.folder is not None:
+        os.environ[upstream.ENV_VAR] = str(install.folder)
+    if install.lock_path is not None:
+        os.environ[_INSTALL_LOCK_VAR] = str(install.lock_path)
     _compile_the_sources()
-    folder, status = upstream.ensure_installed()
-    if folder is not None:
-        os.environ[upstream.ENV_VAR] = str(folder)
-    config.stash[_UPSTREAM_STATUS] = status
+    config.stash[_UPSTREAM_INSTALL] = install
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """Before any test module is imported (their skip conditions look for upstream), wait for
+    the install ``pytest_configure`` started: in each xdist worker, after it started and wrote
+    its rewritten modules, and in a run without workers."""
+    lock_path = os.environ.get(_INSTALL_LOCK_VAR)
+    if lock_path:
+        upstream.wait_for_install(lock_path)
 
 
 def _compile_the_sources() -> None:
@@ -72,7 +86,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """One loud line, the run's last, when the comparisons with upstream did not run, with how
     many were skipped."""
     terminalreporter = config.pluginmanager.get_plugin("terminalreporter")
-    status = config.stash.get(_UPSTREAM_STATUS, None)
+    install = config.stash.get(_UPSTREAM_INSTALL, None)
+    status = install.result()[1] if install is not None else None
     if terminalreporter is None:
         return
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if "upstream" in str(getattr(r, "longrepr", ""))]

@@ -13,8 +13,10 @@ Order of preference:
 3. Neither: ``None``, and the comparisons skip; ``tests/conftest.py`` prints one loud line with
    the number skipped at the end of the run.
 
-``tests/conftest.py`` calls ``ensure_installed`` once in the controlling process and exports the
-folder as ``PI_UPSTREAM_NODE_DIR``, so workers and the subprocesses they start all agree. Every
+``tests/conftest.py`` calls ``start_install`` once in the controlling process and exports the
+folder as ``PI_UPSTREAM_NODE_DIR``, so workers and the subprocesses they start all agree; the
+install runs while the workers start, and each waits for its end (``wait_for_install``)
+before it collects, so no test sees a half-installed upstream. Every
 test module finds upstream through ``node_dir``/``node_modules``/``argv`` here, nowhere else.
 
 Standard library only (``bench/`` imports it too).
@@ -27,7 +29,9 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
+from typing import IO
 
 LOCK_DIR = Path(__file__).resolve().parents[1] / "upstream"
 ENV_VAR = "PI_UPSTREAM_NODE_DIR"
@@ -82,43 +86,93 @@ SKIP_REASON = (
 
 def ensure_installed() -> tuple[Path | None, str]:
     """Install upstream into the cache folder if needed; ``(folder or None, what happened)``."""
+    return start_install().result()
+
+
+class PendingInstall:
+    """An install of upstream that may still be running in a thread of this process, holding
+    the install's file lock until it ends. ``folder``: where upstream is (or will be) installed,
+    known before the install ends; ``result()`` waits for the end."""
+
+    def __init__(self, folder: Path | None, status: str, lock_path: Path | None = None) -> None:
+        self.folder = folder
+        self.lock_path = lock_path  # held while the install runs (``wait_for_install``)
+        self._result: tuple[Path | None, str] = (folder, status)
+        self._thread: threading.Thread | None = None
+
+    def run_in_background(self, lock: IO[str], npm: str) -> None:
+        def install() -> None:
+            try:
+                self._result = _install_locked(self.folder or cache_dir(), npm)
+            finally:
+                lock.close()  # releases the lock: the waiting processes go on
+
+        self._thread = threading.Thread(target=install, name="upstream-install", daemon=True)
+        self._thread.start()
+
+    def result(self) -> tuple[Path | None, str]:
+        if self._thread is not None:
+            self._thread.join()
+        return self._result
+
+
+def start_install() -> PendingInstall:
+    """Begin installing upstream into the cache folder when it is missing, in a thread that
+    holds the install's file lock (taken before this returns, so a process started afterwards
+    and calling ``wait_for_install`` with ``lock_path`` waits for the end). The install is
+    mostly npm fetching and unpacking: the test workers start and write their rewritten
+    modules meanwhile instead of after it."""
     configured = os.environ.get(ENV_VAR)
     if configured:
         folder = Path(configured)
-        return (
-            (folder, f"{ENV_VAR}={folder}") if is_complete(folder) else (None, f"{ENV_VAR}={folder} holds no install")
-        )
+        if is_complete(folder):
+            return PendingInstall(folder, f"{ENV_VAR}={folder}")
+        return PendingInstall(None, f"{ENV_VAR}={folder} holds no install")
     folder = cache_dir()
     if is_complete(folder):
-        return folder, f"cached in {folder}"
+        return PendingInstall(folder, f"cached in {folder}")
     npm = shutil.which("npm")
     if npm is None:
-        return None, "npm is not on PATH"
+        return PendingInstall(None, "npm is not on PATH")
     folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another test run may be installing the same lockfile
-        if is_complete(folder):
-            return folder, f"cached in {folder}"
-        staging = folder.parent / f"{folder.name}.staging-{os.getpid()}"
+    lock_path = folder.parent / f"{folder.name}.lock"
+    lock = open(lock_path, "w")  # noqa: SIM115 - closed by the install thread, which releases it
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another test run may be installing the same lockfile
+    pending = PendingInstall(folder, "installing", lock_path)
+    pending.run_in_background(lock, npm)
+    return pending
+
+
+def wait_for_install(lock_path: str | os.PathLike[str]) -> None:
+    """Block until the install holding ``lock_path`` (``start_install``) has ended."""
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+
+
+def _install_locked(folder: Path, npm: str) -> tuple[Path | None, str]:
+    """``npm ci`` into a staging folder renamed to ``folder`` when complete (the lock held)."""
+    if is_complete(folder):
+        return folder, f"cached in {folder}"
+    staging = folder.parent / f"{folder.name}.staging-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(LOCK_DIR / name, staging / name)
+    try:
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=staging,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(LOCK_DIR / name, staging / name)
-        try:
-            done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=staging,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_TIMEOUT_S,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            shutil.rmtree(staging, ignore_errors=True)
-            return None, f"npm ci failed: {exc}"
-        if done.returncode != 0 or not is_complete(staging):
-            shutil.rmtree(staging, ignore_errors=True)
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            return None, f"npm ci exited {done.returncode}: {' | '.join(tail)}"
-        shutil.rmtree(folder, ignore_errors=True)
-        staging.rename(folder)  # complete or absent, never half-installed
-        return folder, f"installed into {folder}"
+        return None, f"npm ci failed: {exc}"
+    if done.returncode != 0 or not is_complete(staging):
+        shutil.rmtree(staging, ignore_errors=True)
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        return None, f"npm ci exited {done.returncode}: {' | '.join(tail)}"
+    shutil.rmtree(folder, ignore_errors=True)
+    staging.rename(folder)  # complete or absent, never half-installed
+    return folder, f"installed into {folder}"
