@@ -428,8 +428,18 @@ def test_a_write_waiting_on_the_database_does_not_block_the_server(postgres_url:
         p.settle()
     finally:
         blocker.close()
-    stored = _stored(postgres_url, session_id)
-    roles = [e["message"]["role"] for e in stored[1:] if e["type"] == "message" and e["message"]["role"] != "system"]
+    # The run may have ended while its write still waited (the faux model answers at once): the
+    # writer commits after the lock is gone, so the entries are looked for until they are there.
+    roles: list[str] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        stored = _stored(postgres_url, session_id)
+        roles = [
+            e["message"]["role"] for e in stored[1:] if e["type"] == "message" and e["message"]["role"] != "system"
+        ]
+        if len(roles) >= 4:
+            break
+        time.sleep(0.1)
     assert roles == ["user", "assistant", "user", "assistant"]
     assert not [r for r in p.since(0) if is_event("session_write_error")(r)]
 
