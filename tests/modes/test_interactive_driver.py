@@ -151,7 +151,12 @@ def test_the_loop_ends_when_its_input_is_at_its_end() -> None:
 
 
 def _cpu_seconds(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    """The process's user + system CPU seconds; ``ProcessLookupError`` once it has ended (gone,
+    or a zombie its new parent has not reaped yet)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    if fields[0] == "Z":
+        raise ProcessLookupError(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
