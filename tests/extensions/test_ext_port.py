@@ -65,21 +65,27 @@ def test_no_extension_module_touches_private_members_of_the_session() -> None:
 _EXTENSION = "CAPTURED = {}\n\n\ndef setup(pi):\n    CAPTURED['pi'] = pi\n"
 
 
-@pytest.mark.anyio
-async def test_set_model_goes_from_the_api_to_the_part_that_acts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``pi.set_model`` is the API, the port's verb (credentials check) and the model control
-    that records it: three frames down to the store write (four before the port had verbs:
-    ``ExtensionActions.set_model`` and ``ModelControl.select_model`` only forwarded). A model
-    whose provider has no credentials is refused before anything is written."""
+@pytest.fixture
+def extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An extension that keeps its ``pi`` in ``CAPTURED``, in an isolated, offline agent dir."""
     for key in [k for k in os.environ if k.startswith("PI_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     monkeypatch.setenv("PI_OFFLINE", "1")
-    extension = tmp_path / "capture_pi.py"
-    extension.write_text(_EXTENSION)
+    path = tmp_path / "capture_pi.py"
+    path.write_text(_EXTENSION)
+    return path
+
+
+@pytest.mark.anyio
+async def test_set_model_goes_from_the_api_to_the_part_that_acts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extension: Path
+) -> None:
+    """``pi.set_model`` is the API, the port's verb (credentials check) and the model control
+    that records it: three frames down to the store write (four before the port had verbs:
+    ``ExtensionActions.set_model`` and ``ModelControl.select_model`` only forwarded). A model
+    whose provider has no credentials is refused before anything is written."""
     from pi_rpc.runtime import open_session
     from pi_rpc.session.manager import SessionManager
 
@@ -110,19 +116,12 @@ async def test_set_model_goes_from_the_api_to_the_part_that_acts(
 
 @pytest.mark.anyio
 async def test_reads_and_replacements_go_from_ctx_to_the_part_that_acts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extension: Path
 ) -> None:
     """Issue 32 item 2: ``ctx`` reads the port's view directly (``ctx.get_context_usage()`` is
     ``context.py`` then the session's own ``get_session_stats``; the host's getter that only
     forwarded is gone), and ``ctx.new_session`` is ``context.py``, the host's option
     translation, then the holder (the port binds the holder's command: no forwarding frame)."""
-    for key in [k for k in os.environ if k.startswith("PI_")]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-    extension = tmp_path / "capture_pi.py"
-    extension.write_text(_EXTENSION)
     from pi_rpc.runtime import open_session
     from pi_rpc.runtime.holder import SessionHolder
     from pi_rpc.runtime.session import AgentSession
