@@ -124,6 +124,8 @@ class Chrome:
             self.header.close()
             self.header = None
         if isinstance(factory, LineComponent):
+            # the header is drawn in the transcript, which has no area of its own: the component
+            # needs an area only for the app and its attachment, and the footer's is always there
             self.header = self._open("ext-footer", factory, self._draw_header)
         self._draw_header()
 
