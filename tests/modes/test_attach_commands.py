@@ -108,7 +108,7 @@ async def test_tree_resume_and_export_act_on_the_servers_sessions(isolated_env, 
             await _pick(pilot, "first question")
             await until(pilot, lambda: editor.cmd("get_state")["data"]["sessionFile"] == first_file, timeout=20)
             await until(pilot, lambda: texts(app, "UserMessage") == ["first question"])
-            assert any(n == "Resumed session" for n in notices(app))
+            await until(pilot, lambda: any(n == "Resumed session" for n in notices(app)))
     finally:
         p.kill()
 
@@ -221,8 +221,10 @@ async def test_reconnect_catches_up_after_a_drop_and_rereads_after_a_restart(iso
             await until(pilot, lambda: texts(app, "UserMessage") == ["before the drop", "while away"])
             await until(pilot, lambda: texts(app, "AssistantText").count("You said: while away") == 1)
             assert remote.get_messages() == editor.cmd("get_messages")["data"]["messages"]
-            assert "reconnecting" not in footer(app)
-            assert any(n.startswith(f"Reconnected to {address}: caught up") for n in notices(app))
+            # (the footer and the notice are updated in the app's message loop, after the
+            # reconnect is recorded: waited for, not read at once)
+            await until(pilot, lambda: "reconnecting" not in footer(app))
+            await until(pilot, lambda: any(n.startswith(f"Reconnected to {address}: caught up") for n in notices(app)))
             await _ask(pilot, "after the drop")
 
             # The server dies and a new one listens at the same address: a fresh session.
