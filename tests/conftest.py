@@ -21,26 +21,29 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support import upstream
+from tests.support import npm_registry, upstream
 from tests.support.assert_cache import write_rewritten_modules
 from tests.support.long_tests import order_for_workers
 from tests.support.pi_process import PiProcess, isolated_env, start_in
 
 _UPSTREAM_INSTALL = pytest.StashKey[upstream.PendingInstall]()
+_REGISTRY_INSTALL = pytest.StashKey[threading.Thread | None]()
 # set while the controlling process installs upstream: the lock its install holds
 _INSTALL_LOCK_VAR = "PI_RPC_TEST_UPSTREAM_INSTALL_LOCK"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Install upstream pi 1.6 for the side-by-side tests (once, in the controlling process: xdist
-    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``). An xdist worker writes its
-    share of pytest's rewritten modules before it collects (``tests.support.assert_cache``)."""
+    workers and every subprocess inherit ``PI_UPSTREAM_NODE_DIR``), and the package tests' npm
+    registry when the run includes them. An xdist worker writes its share of pytest's rewritten
+    modules before it collects (``tests.support.assert_cache``)."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         worker = int("".join(ch for ch in str(workerinput["workerid"]) if ch.isdigit()) or 0)
@@ -51,8 +54,18 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[upstream.ENV_VAR] = str(install.folder)
     if install.lock_path is not None:
         os.environ[_INSTALL_LOCK_VAR] = str(install.lock_path)
+    if _runs_tests_under(config, Path(__file__).resolve().parent / "packages"):
+        # (the package tests' registry: npm ci on the core the upstream install leaves idle)
+        config.stash[_REGISTRY_INSTALL] = npm_registry.start_install()
     _compile_the_sources()
     config.stash[_UPSTREAM_INSTALL] = install
+
+
+def _runs_tests_under(config: pytest.Config, folder: Path) -> bool:
+    """Whether one of the run's paths is ``folder``, inside it or holds it (no paths: the
+    whole suite)."""
+    paths = [Path(str(arg).split("::")[0]).resolve() for arg in config.args] or [Path(str(config.rootpath))]
+    return any(path == folder or folder in path.parents or path in folder.parents for path in paths)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -85,6 +98,9 @@ def _compile_the_sources() -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """One loud line, the run's last, when the comparisons with upstream did not run, with how
     many were skipped."""
+    registry_install = config.stash.get(_REGISTRY_INSTALL, None)
+    if registry_install is not None:
+        registry_install.join()  # (a short run may end first: npm ci is not left half done)
     terminalreporter = config.pluginmanager.get_plugin("terminalreporter")
     install = config.stash.get(_UPSTREAM_INSTALL, None)
     status = install.result()[1] if install is not None else None

@@ -3,18 +3,26 @@
 first use (``$PI_RPC_TEST_CACHE`` or ``~/.cache/pi-rpc-tests``; reused while the lock file is
 unchanged) and started on ``127.0.0.1:0`` by ``start.js``, which prints the port it got.
 Packages are published with ``npm publish`` and a dummy token (the registry lets anyone
-publish). No uplinks: nothing is fetched from the internet."""
+publish). No uplinks: nothing is fetched from the internet.
+
+The install takes a file lock, so workers that need the registry at once wait for one
+``npm ci`` instead of each running their own. ``tests/conftest.py`` starts it in the
+controlling process (``start_install``) when the run includes ``tests/packages``, beside
+upstream's: both are mostly npm unpacking on one core while the workers start and wait.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent / "verdaccio"
 
@@ -37,28 +45,73 @@ def npm_available() -> bool:
     return shutil.which("npm") is not None and shutil.which("node") is not None
 
 
-def _install_dir() -> Path:
-    lock = (HERE / "package-lock.json").read_bytes()
-    digest = hashlib.sha256(lock).hexdigest()[:12]
+def _target() -> Path:
+    digest = hashlib.sha256((HERE / "package-lock.json").read_bytes()).hexdigest()[:12]
     base = Path(os.environ.get("PI_RPC_TEST_CACHE") or Path.home() / ".cache" / "pi-rpc-tests")
-    target = base / f"verdaccio-{digest}"
-    if (target / "node_modules" / "verdaccio" / "package.json").exists():
+    return base / f"verdaccio-{digest}"
+
+
+def _is_installed(target: Path) -> bool:
+    return (target / "node_modules" / "verdaccio" / "package.json").exists()
+
+
+def _take_lock(target: Path) -> IO[str]:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = open(target.parent / f"{target.name}.lock", "w")  # noqa: SIM115 - the caller closes it, releasing the lock
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def start_install() -> threading.Thread | None:
+    """Install verdaccio in a thread holding the install's lock (taken before this returns, so
+    a worker asking for the registry afterwards waits for this install); ``None`` when it is
+    installed already or npm is missing."""
+    target = _target()
+    if _is_installed(target) or not npm_available():
+        return None
+    lock = _take_lock(target)
+
+    def install() -> None:
+        try:
+            _install_locked(target)
+        except (OSError, subprocess.SubprocessError):
+            pass  # (the worker that needs it installs again and fails loudly)
+        finally:
+            lock.close()
+
+    thread = threading.Thread(target=install, name="verdaccio-install", daemon=True)
+    thread.start()
+    return thread
+
+
+def _install_dir() -> Path:
+    target = _target()
+    if _is_installed(target):
         return target
-    base.mkdir(parents=True, exist_ok=True)
+    with _take_lock(target):
+        return _install_locked(target)
+
+
+def _install_locked(target: Path) -> Path:
+    if _is_installed(target):
+        return target  # (installed while this process waited for the lock)
+    base = target.parent
     staging = Path(tempfile.mkdtemp(prefix="verdaccio-staging-", dir=base))
     for name in ("package.json", "package-lock.json", "start.js"):
         shutil.copy(HERE / name, staging / name)
-    subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=staging,
-        check=True,
-        timeout=600,
-    )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
+    try:
+        subprocess.run(
+            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=staging,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-    else:
-        os.replace(staging, target)
+        raise
+    shutil.rmtree(target, ignore_errors=True)  # (a half-removed leftover; the lock is held)
+    os.replace(staging, target)
     return target
 
 
