@@ -119,14 +119,19 @@ class Chrome:
 
     # ------------------------------------------------------------------ header and footer
 
+    def _replace(
+        self, old: ChromeComponent | None, factory: object, changed: Callable[[], None]
+    ) -> ChromeComponent | None:
+        """Close the header's or footer's component and open ``factory``'s (none: the built-in one)."""
+        if old is not None:
+            old.close()
+        # a header is drawn in the transcript, which has no area of its own: the component
+        # needs an area only for the app and its attachment, and the footer's is always there
+        return self._open("ext-footer", factory, changed) if isinstance(factory, LineComponent) else None
+
     def set_header(self, factory: object) -> None:
-        if self.header is not None:
-            self.header.close()
-            self.header = None
-        if isinstance(factory, LineComponent):
-            # the header is drawn in the transcript, which has no area of its own: the component
-            # needs an area only for the app and its attachment, and the footer's is always there
-            self.header = self._open("ext-footer", factory, self._draw_header)
+        old, self.header = self.header, None  # (none while the new one opens: it may draw at once)
+        self.header = self._replace(old, factory, self._draw_header)
         self._draw_header()
 
     def _draw_header(self) -> None:
@@ -146,11 +151,8 @@ class Chrome:
         app.call_after_refresh(app.fit_transcript)
 
     def set_footer(self, factory: object) -> None:
-        if self.footer is not None:
-            self.footer.close()
-            self.footer = None
-        if isinstance(factory, LineComponent):
-            self.footer = self._open("ext-footer", factory, self._draw_footer)
+        old, self.footer = self.footer, None  # (none while the new one opens: it may draw at once)
+        self.footer = self._replace(old, factory, self._draw_footer)
         self._draw_footer()
 
     def _draw_footer(self) -> None:
